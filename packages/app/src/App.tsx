@@ -1,0 +1,8 @@
+import { createApp } from '@backstage/frontend-defaults';
+import catalogPlugin from '@backstage/plugin-catalog/alpha';
+import capzPlugin from '@internal/plugin-capz';
+import { navModule } from './modules/nav';
+
+export default createApp({
+  features: [catalogPlugin, capzPlugin, navModule],
+});

@@ -1,0 +1,30 @@
+/*
+ * The Backstage backend that hosts the CAPZ plugins. Only what the product needs is installed: catalog,
+ * scaffolder, auth, permissions, notifications and signals (live updates), and the three CAPZ packages.
+ */
+import { createBackend } from '@backstage/backend-defaults';
+
+const backend = createBackend();
+
+backend.add(import('@backstage/plugin-app-backend'));
+backend.add(import('@backstage/plugin-auth-backend'));
+backend.add(import('@backstage/plugin-auth-backend-module-guest-provider'));
+backend.add(import('@backstage/plugin-catalog-backend'));
+backend.add(
+  import('@backstage/plugin-catalog-backend-module-scaffolder-entity-model'),
+);
+backend.add(import('@backstage/plugin-catalog-backend-module-logs'));
+backend.add(import('@backstage/plugin-scaffolder-backend'));
+backend.add(import('@backstage/plugin-permission-backend'));
+backend.add(
+  import('@backstage/plugin-permission-backend-module-allow-all-policy'),
+);
+backend.add(import('@backstage/plugin-user-settings-backend'));
+backend.add(import('@backstage/plugin-notifications-backend'));
+backend.add(import('@backstage/plugin-signals-backend'));
+
+backend.add(import('@internal/plugin-capz-backend'));
+backend.add(import('@internal/plugin-scaffolder-backend-module-capz'));
+backend.add(import('@internal/plugin-catalog-backend-module-capz'));
+
+backend.start();

@@ -1,0 +1,35 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { packageDir } from './paths.ts';
+
+export interface KubeBinaries {
+  dir: string;
+  etcd: string;
+  kubeApiserver: string;
+  kubeControllerManager: string;
+}
+
+/**
+ * Builds (or finds already built) etcd, kube-apiserver and kube-controller-manager from the Go modules pinned in
+ * go/kube and go/etcd. The script caches by a hash of the pins, so this is instant after the first build.
+ */
+export async function ensureBinaries(): Promise<KubeBinaries> {
+  const script = join(packageDir, 'scripts', 'build-binaries.sh');
+  const dir = await new Promise<string>((resolvePromise, reject) => {
+    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', d => (out += d));
+    child.on('error', reject);
+    child.on('exit', code =>
+      code === 0
+        ? resolvePromise(out.trim().split('\n').pop()!)
+        : reject(new Error(`build-binaries.sh failed with exit code ${code}`)),
+    );
+  });
+  return {
+    dir,
+    etcd: join(dir, 'etcd'),
+    kubeApiserver: join(dir, 'kube-apiserver'),
+    kubeControllerManager: join(dir, 'kube-controller-manager'),
+  };
+}

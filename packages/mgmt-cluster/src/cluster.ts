@@ -1,0 +1,296 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { ensureBinaries } from './binaries.ts';
+import { installCrds } from './install.ts';
+import { loadCrds } from './crds.ts';
+import { log } from './log.ts';
+import { stateDirFor } from './paths.ts';
+import { ensurePki } from './pki.ts';
+import { freePort } from './ports.ts';
+
+export interface StartOptions {
+  /** Names the state folder `.local/mgmt-clusters/<name>` and the kubeconfig context `capz-<name>`. */
+  name: string;
+  /** Overrides the state folder (tests put it on tmpfs). */
+  stateDir?: string;
+  /** etcd without fsync and the state folder removed on stop: for test runs. */
+  ephemeral?: boolean;
+  /** Install the CAPI/CAPZ/ASO CRDs (default true). */
+  crds?: boolean;
+}
+
+/** What a client needs to reach a running management cluster. Written to `<stateDir>/cluster.json`. */
+export interface ClusterInfo {
+  name: string;
+  url: string;
+  /** PEM of the CA that signed the API server's serving certificate. */
+  caPem: string;
+  /** Static token of `capz-admin` (system:masters). */
+  adminToken: string;
+  kubeconfigPath: string;
+  stateDir: string;
+  ephemeral: boolean;
+  pids: { etcd: number; apiserver: number; controllerManager: number };
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A request to the API server with its CA and (optionally) the admin token; resolves with status and body.
+ * Raw JSON on purpose: client-node's typed models drop fields they do not know (e.g. x-kubernetes-int-or-string in
+ * CRD schemas, kubernetes-client/javascript#2483), which would corrupt what we send.
+ */
+export function apiRequest(
+  info: Pick<ClusterInfo, 'url' | 'caPem'> & { adminToken?: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(
+      `${info.url}${path}`,
+      {
+        method,
+        ca: info.caPem,
+        headers: {
+          ...(info.adminToken ? { Authorization: `Bearer ${info.adminToken}` } : {}),
+          ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
+        },
+        timeout: 30_000,
+      },
+      res => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', d => (text += d));
+        res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`timeout on ${method} ${path}`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+export const apiGet = (info: Pick<ClusterInfo, 'url' | 'caPem'> & { adminToken?: string }, path: string) =>
+  apiRequest(info, 'GET', path);
+
+function tail(file: string, lines = 15): string {
+  return existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '(no log)';
+}
+
+/**
+ * Waits until `check` resolves true, failing early with the log of a component that died. Polls a condition, with a
+ * deadline; never a fixed sleep.
+ */
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  opts: { timeoutMs: number; watch: Array<{ pid: number; log: string; name: string }> },
+): Promise<void> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let lastError = '';
+  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+    for (const p of opts.watch) {
+      if (!isAlive(p.pid)) throw new Error(`${p.name} exited while waiting for ${what}:\n${tail(p.log)}`);
+    }
+    try {
+      if (await check()) return;
+    } catch (e) {
+      lastError = (e as Error).message;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${opts.timeoutMs} ms waiting for ${what}${lastError ? ` (${lastError})` : ''}`);
+    }
+    await new Promise(r => setTimeout(r, delay));
+  }
+}
+
+function launch(bin: string, args: string[], logFile: string): number {
+  const out = openSync(logFile, 'a');
+  // Detached with its own process group so that a developer's cluster outlives the starting command.
+  const child = spawn(bin, args, { detached: true, stdio: ['ignore', out, out] });
+  child.unref();
+  if (!child.pid) throw new Error(`could not start ${bin}`);
+  return child.pid;
+}
+
+function kubeconfigYaml(name: string, url: string, caPem: string, token: string): string {
+  const ca = Buffer.from(caPem).toString('base64');
+  const ctx = `capz-${name}`;
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    `- name: ${ctx}`,
+    '  cluster:',
+    `    server: ${url}`,
+    `    certificate-authority-data: ${ca}`,
+    'users:',
+    `- name: ${ctx}-admin`,
+    '  user:',
+    `    token: ${token}`,
+    'contexts:',
+    `- name: ${ctx}`,
+    '  context:',
+    `    cluster: ${ctx}`,
+    `    user: ${ctx}-admin`,
+    `current-context: ${ctx}`,
+    '',
+  ].join('\n');
+}
+
+/** Reads the state of a named cluster if it is running, else undefined. */
+export function runningCluster(name: string, stateDir = stateDirFor(name)): ClusterInfo | undefined {
+  const file = join(stateDir, 'cluster.json');
+  if (!existsSync(file)) return undefined;
+  const info = JSON.parse(readFileSync(file, 'utf8')) as ClusterInfo;
+  if (!info.pids.controllerManager) return undefined;
+  return Object.values(info.pids).every(isAlive) ? info : undefined;
+}
+
+/**
+ * Starts etcd, kube-apiserver and kube-controller-manager on loopback, each on a free port, and installs the CRDs.
+ * Idempotent: when the named cluster already runs and answers /readyz, it is reused. Keeps etcd data in the state
+ * folder, so a restarted (non-ephemeral) cluster still has its objects.
+ */
+export async function startManagementCluster(opts: StartOptions): Promise<ClusterInfo> {
+  const stateDir = opts.stateDir ?? stateDirFor(opts.name);
+  const existing = runningCluster(opts.name, stateDir);
+  if (existing && (await apiGet(existing, '/readyz').catch(() => ({ status: 0 }))).status === 200) {
+    log(`${opts.name}: already running at ${existing.url}`);
+    if (opts.crds !== false) await installCrds(existing, loadCrds());
+    return existing;
+  }
+  if (existing) await stopManagementCluster(existing);
+
+  const started = Date.now();
+  const bins = await ensureBinaries();
+  mkdirSync(join(stateDir, 'logs'), { recursive: true });
+  const pki = ensurePki(stateDir);
+  const caPem = readFileSync(pki.caCert, 'utf8');
+  const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const logs = {
+    etcd: join(stateDir, 'logs', 'etcd.log'),
+    apiserver: join(stateDir, 'logs', 'kube-apiserver.log'),
+    controllerManager: join(stateDir, 'logs', 'kube-controller-manager.log'),
+  };
+
+  const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+  const peerUrl = `http://127.0.0.1:${peerPort}`;
+  const etcdPid = launch(bins.etcd, [
+    `--name=capz-${opts.name}`,
+    `--data-dir=${join(stateDir, 'etcd')}`,
+    `--listen-client-urls=${etcdUrl}`,
+    `--advertise-client-urls=${etcdUrl}`,
+    `--listen-peer-urls=${peerUrl}`,
+    `--initial-advertise-peer-urls=${peerUrl}`,
+    `--initial-cluster=capz-${opts.name}=${peerUrl}`,
+    // The ASO ManagedCluster CRD alone is about 0.5 MB; leave room above etcd's 1.5 MiB default.
+    '--max-request-bytes=8388608',
+    '--log-level=warn',
+    ...(opts.ephemeral ? ['--unsafe-no-fsync'] : []),
+  ], logs.etcd);
+
+  const url = `https://127.0.0.1:${apiPort}`;
+  const apiPid = launch(bins.kubeApiserver, [
+    `--etcd-servers=${etcdUrl}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${apiPort}`,
+    `--cert-dir=${pki.dir}`,
+    `--tls-cert-file=${pki.serverCert}`,
+    `--tls-private-key-file=${pki.serverKey}`,
+    `--client-ca-file=${pki.caCert}`,
+    `--token-auth-file=${pki.tokenFile}`,
+    '--authorization-mode=RBAC',
+    '--service-cluster-ip-range=10.0.0.0/24',
+    `--service-account-issuer=${url}`,
+    `--service-account-key-file=${pki.saPub}`,
+    `--service-account-signing-key-file=${pki.saKey}`,
+    // No service-account controller runs; pods are never created here.
+    '--disable-admission-plugins=ServiceAccount',
+    '--allow-privileged=true',
+    '--profiling=false',
+    '--v=1',
+  ], logs.apiserver);
+
+  const info: ClusterInfo = {
+    name: opts.name,
+    url,
+    caPem,
+    adminToken: pki.adminToken,
+    kubeconfigPath: join(stateDir, 'kubeconfig'),
+    stateDir,
+    ephemeral: Boolean(opts.ephemeral),
+    pids: { etcd: etcdPid, apiserver: apiPid, controllerManager: 0 },
+  };
+  writeFileSync(info.kubeconfigPath, kubeconfigYaml(opts.name, url, caPem, pki.adminToken), { mode: 0o600 });
+  const watch = [
+    { pid: etcdPid, log: logs.etcd, name: 'etcd' },
+    { pid: apiPid, log: logs.apiserver, name: 'kube-apiserver' },
+  ];
+  try {
+    await waitFor('kube-apiserver /readyz', async () => (await apiGet(info, '/readyz')).status === 200, {
+      timeoutMs: 90_000,
+      watch,
+    });
+    // CRDs go in before the controller manager starts: its garbage collector discovers resource types at start and
+    // then only every 30 s, and owner-reference cascades on custom resources need it to know them.
+    if (opts.crds !== false) await installCrds(info, loadCrds());
+    info.pids.controllerManager = launch(bins.kubeControllerManager, [
+      `--kubeconfig=${info.kubeconfigPath}`,
+      '--leader-elect=false',
+      // Garbage collection (owner references) and namespace deletion are what the product relies on.
+      '--controllers=garbage-collector-controller,namespace-controller',
+      '--use-service-account-credentials=false',
+      '--bind-address=127.0.0.1',
+      '--secure-port=0', // no health endpoint then: readiness is read from its log below
+      '--v=1',
+    ], logs.controllerManager);
+    watch.push({ pid: info.pids.controllerManager, log: logs.controllerManager, name: 'kube-controller-manager' });
+    await waitFor(
+      'the garbage collector to sync',
+      async () => readFileSync(logs.controllerManager, 'utf8').includes('Proceeding to collect garbage'),
+      { timeoutMs: 60_000, watch },
+    );
+    writeFileSync(join(stateDir, 'cluster.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
+  } catch (e) {
+    await stopManagementCluster(info);
+    throw e;
+  }
+  log(`${opts.name}: ready at ${url} in ${((Date.now() - started) / 1000).toFixed(1)}s (kubeconfig ${info.kubeconfigPath})`);
+  return info;
+}
+
+/** Stops the processes (SIGTERM, then SIGKILL after 10 s) and removes the state of an ephemeral cluster. */
+export async function stopManagementCluster(info: ClusterInfo): Promise<void> {
+  const pids = [info.pids.controllerManager, info.pids.apiserver, info.pids.etcd].filter(p => p > 0);
+  for (const pid of pids) {
+    try {
+      process.kill(-pid, 'SIGTERM'); // the process group: detached children lead their own
+    } catch {
+      /* already gone */
+    }
+  }
+  const deadline = Date.now() + 10_000;
+  while (pids.some(isAlive) && Date.now() < deadline) await new Promise(r => setTimeout(r, 50));
+  for (const pid of pids.filter(isAlive)) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  if (info.ephemeral) rmSync(info.stateDir, { recursive: true, force: true });
+  else rmSync(join(info.stateDir, 'cluster.json'), { force: true });
+}

@@ -1,0 +1,12 @@
+export {
+  apiGet,
+  apiRequest,
+  runningCluster,
+  startManagementCluster,
+  stopManagementCluster,
+  type ClusterInfo,
+  type StartOptions,
+} from './cluster.ts';
+export { adminKubeConfig } from './client.ts';
+export { CRD_SOURCES, loadCrds, patchCrd, type Crd } from './crds.ts';
+export { ensureBinaries } from './binaries.ts';

@@ -1,0 +1,41 @@
+/**
+ * Test helpers: one management cluster per test run, a namespace per test.
+ *
+ * The README's test command starts one ephemeral cluster and exports CAPZ_TEST_CLUSTER (the path of its
+ * cluster.json) to every test runner. Run on their own, the node:test suites start one in their global setup
+ * (test/globalSetup.ts) and stop it at the end.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { apiRequest, type ClusterInfo } from './cluster.ts';
+
+export function testCluster(): ClusterInfo {
+  const file = process.env.CAPZ_TEST_CLUSTER;
+  if (!file) {
+    throw new Error('CAPZ_TEST_CLUSTER is not set: run the tests through the README test command or with test/globalSetup.ts');
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as ClusterInfo;
+}
+
+interface Hooks {
+  after(fn: () => Promise<void> | void): void;
+}
+
+/**
+ * Creates a namespace of its own for a test (`t-<prefix>-<random>`) and deletes it after the test; the real
+ * namespace controller then removes what the test left in it.
+ */
+export async function testNamespace(t: Hooks, prefix = 'test'): Promise<string> {
+  const info = testCluster();
+  const name = `t-${prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40)}-${randomBytes(3).toString('hex')}`;
+  const res = await apiRequest(info, 'POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, labels: { 'capz.test/namespace': 'true' } },
+  });
+  if (res.status !== 201) throw new Error(`create namespace ${name}: HTTP ${res.status} ${res.body}`);
+  t.after(async () => {
+    await apiRequest(info, 'DELETE', `/api/v1/namespaces/${name}`);
+  });
+  return name;
+}

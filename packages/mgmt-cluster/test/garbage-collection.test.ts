@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { testNamespace } from '../src/testing.ts';
+import { CAPI, CAPZ, customObjects, eventually, statusOf } from './helpers.ts';
+
+async function clusterWithOwnedControlPlane(namespace: string) {
+  const api = customObjects();
+  const owner = await api.createNamespacedCustomObject({
+    ...CAPI,
+    namespace,
+    plural: 'clusters',
+    body: {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'Cluster',
+      metadata: { name: 'c1' },
+      spec: {
+        controlPlaneRef: { apiGroup: CAPZ.group, kind: 'AzureASOManagedControlPlane', name: 'c1' },
+        infrastructureRef: { apiGroup: CAPZ.group, kind: 'AzureASOManagedCluster', name: 'c1' },
+      },
+    },
+  });
+  await api.createNamespacedCustomObject({
+    ...CAPZ,
+    namespace,
+    plural: 'azureasomanagedcontrolplanes',
+    body: {
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+      kind: 'AzureASOManagedControlPlane',
+      metadata: {
+        name: 'c1',
+        ownerReferences: [
+          { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name: 'c1', uid: owner.metadata.uid, controller: true },
+        ],
+      },
+      spec: { resources: [] },
+    },
+  });
+  return api;
+}
+
+const readControlPlane = (api: ReturnType<typeof customObjects>, namespace: string) =>
+  api.getNamespacedCustomObject({ ...CAPZ, namespace, plural: 'azureasomanagedcontrolplanes', name: 'c1' }).then(
+    o => o,
+    e => {
+      if (statusOf(e).code === 404) return null;
+      throw e;
+    },
+  );
+
+test('the garbage collector deletes a dependent when its owner is deleted', async t => {
+  const namespace = await testNamespace(t, 'gc');
+  const api = await clusterWithOwnedControlPlane(namespace);
+  await api.deleteNamespacedCustomObject({
+    ...CAPI,
+    namespace,
+    plural: 'clusters',
+    name: 'c1',
+    propagationPolicy: 'Background',
+  });
+  await eventually('the owned AzureASOManagedControlPlane to be deleted', async () =>
+    (await readControlPlane(api, namespace)) === null ? true : undefined,
+  );
+});
+
+test('with propagationPolicy Orphan the garbage collector keeps the dependent and drops the owner reference', async t => {
+  const namespace = await testNamespace(t, 'gc-orphan');
+  const api = await clusterWithOwnedControlPlane(namespace);
+  await api.deleteNamespacedCustomObject({
+    ...CAPI,
+    namespace,
+    plural: 'clusters',
+    name: 'c1',
+    propagationPolicy: 'Orphan',
+  });
+  // The orphan finalizer is processed by the garbage collector: the owner goes only after the reference is gone.
+  const orphaned = await eventually('the owner reference to be removed', async () => {
+    const cp = await readControlPlane(api, namespace);
+    return cp && !(cp.metadata.ownerReferences ?? []).length ? cp : undefined;
+  });
+  assert.equal(orphaned.metadata.name, 'c1');
+  await eventually('the owner to be gone', async () =>
+    api.getNamespacedCustomObject({ ...CAPI, namespace, plural: 'clusters', name: 'c1' }).then(
+      () => undefined,
+      e => (statusOf(e).code === 404 ? true : undefined),
+    ),
+  );
+});

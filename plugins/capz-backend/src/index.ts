@@ -1,0 +1,6 @@
+/**
+ * The CAPZ backend plugin.
+ *
+ * @packageDocumentation
+ */
+export { capzPlugin as default } from './plugin';

@@ -1,0 +1,41 @@
+import {
+  coreServices,
+  createBackendPlugin,
+} from '@backstage/backend-plugin-api';
+import { capzPermissions } from '@internal/plugin-capz-common';
+import { readManagementClusters } from './config/managementClusters';
+import { createRouter } from './service/router';
+
+/**
+ * The CAPZ backend plugin: management-cluster connections, watch cache, trees and health, condition history,
+ * and the adoption and migration job engine. Wiring only; each concern lives in its own module.
+ * @public
+ */
+export const capzPlugin = createBackendPlugin({
+  pluginId: 'capz',
+  register(env) {
+    env.registerInit({
+      deps: {
+        config: coreServices.rootConfig,
+        logger: coreServices.logger,
+        httpAuth: coreServices.httpAuth,
+        httpRouter: coreServices.httpRouter,
+        permissions: coreServices.permissions,
+        permissionsRegistry: coreServices.permissionsRegistry,
+      },
+      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry }) {
+        const managementClusters = readManagementClusters(config);
+        logger.info(
+          `CAPZ: ${managementClusters.length} management cluster(s) configured: ${
+            managementClusters.map(c => c.name).join(', ') || 'none'
+          }`,
+        );
+        permissionsRegistry.addPermissions(capzPermissions);
+        httpRouter.use(
+          await createRouter({ logger, httpAuth, permissions, managementClusters }),
+        );
+        httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
+      },
+    });
+  },
+});

@@ -1,0 +1,40 @@
+/** How the backend authenticates to a management cluster. @public */
+export type ManagementClusterAuthMethod =
+  | 'serviceAccountToken'
+  | 'kubeconfig'
+  | 'azure';
+
+/** A configured management cluster as the HTTP API shows it: never with secrets. @public */
+export interface ManagementClusterInfo {
+  name: string;
+  title?: string;
+  url?: string;
+  authMethod: ManagementClusterAuthMethod;
+}
+
+/** GET /management-clusters @public */
+export interface ManagementClustersResponse {
+  items: ManagementClusterInfo[];
+}
+
+/**
+ * Which API describes a cluster: the ASO-managed API at v1beta1, the same still referenced as v1alpha1,
+ * or the deprecated AzureManaged* API (a migration candidate).
+ * @public
+ */
+export type ClusterApi = 'aso-v1beta1' | 'aso-v1alpha1' | 'azure-managed';
+
+/** One CAPI Cluster in the clusters list. Filled from the watch cache. @public */
+export interface ClusterSummary {
+  managementCluster: string;
+  namespace: string;
+  name: string;
+  api: ClusterApi;
+  /** Catalog owner from the cluster's `capz.io/owner` annotation, if any. */
+  owner?: string;
+}
+
+/** GET /clusters @public */
+export interface ClustersResponse {
+  items: ClusterSummary[];
+}

@@ -1,0 +1,9 @@
+/**
+ * Shared vocabulary of the CAPZ plugins.
+ *
+ * @packageDocumentation
+ */
+export * from './kinds';
+export * from './permissions';
+export * from './api';
+export * from './manifests/aksAsoCluster';

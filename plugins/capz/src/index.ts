@@ -1,0 +1,7 @@
+/**
+ * The CAPZ frontend plugin.
+ *
+ * @packageDocumentation
+ */
+export { capzPlugin as default } from './plugin';
+export { capzApiRef, type CapzApi } from './api/CapzApi';

@@ -1,0 +1,20 @@
+import { AuthService, DiscoveryService } from '@backstage/backend-plugin-api';
+import { ResponseError } from '@backstage/errors';
+import { ClustersResponse } from '@internal/plugin-capz-common';
+import { ClusterSource } from './CapzClusterEntityProvider';
+
+/** Reads the clusters list from the capz backend plugin with a service token (plugin-to-plugin auth). */
+export class CapzBackendClusterSource implements ClusterSource {
+  constructor(private readonly deps: { discovery: DiscoveryService; auth: AuthService }) {}
+
+  async listClusters() {
+    const base = await this.deps.discovery.getBaseUrl('capz');
+    const { token } = await this.deps.auth.getPluginRequestToken({
+      onBehalfOf: await this.deps.auth.getOwnServiceCredentials(),
+      targetPluginId: 'capz',
+    });
+    const res = await fetch(`${base}/clusters`, { headers: { Authorization: `Bearer ${token}` } });
+    if (!res.ok) throw await ResponseError.fromResponse(res as any);
+    return ((await res.json()) as ClustersResponse).items;
+  }
+}

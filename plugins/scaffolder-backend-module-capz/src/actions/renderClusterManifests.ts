@@ -1,0 +1,57 @@
+import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
+import {
+  generateAksAsoClusterManifests,
+  validateAksAsoClusterParams,
+} from '@internal/plugin-capz-common';
+import { stringify } from 'yaml';
+import { examples } from './renderClusterManifests.examples';
+
+/**
+ * `capz:cluster:render`: the manifests of a new ASO-managed AKS cluster (CAPZ's aks-aso flavor) as YAML.
+ * Pure, so it also runs in template dry-runs.
+ */
+export function createRenderClusterManifestsAction() {
+  return createTemplateAction({
+    id: 'capz:cluster:render',
+    description:
+      'Renders the Cluster API and CAPZ (ASO-managed) manifests of a new AKS cluster as multi-document YAML',
+    examples,
+    supportsDryRun: true,
+    schema: {
+      input: {
+        name: z => z.string().describe('Cluster name (lowercase DNS label)'),
+        namespace: z => z.string().describe('Namespace on the management cluster'),
+        location: z => z.string().describe('Azure region, e.g. westeurope'),
+        kubernetesVersion: z => z.string().describe('Kubernetes version with a leading v, e.g. v1.33.2'),
+        credentialSecretName: z =>
+          z.string().describe('ASO credential Secret in the same namespace (credential-from)'),
+        pools: z =>
+          z
+            .array(
+              z.object({
+                name: z.string(),
+                mode: z.enum(['System', 'User']),
+                vmSize: z.string(),
+                replicas: z.number().int(),
+              }),
+            )
+            .min(1)
+            .describe('Agent pools; at least one System pool'),
+      },
+      output: {
+        manifests: z => z.string().describe('Multi-document YAML of every object'),
+        objectCount: z => z.number().describe('How many objects were rendered'),
+      },
+    },
+    async handler(ctx) {
+      const errors = validateAksAsoClusterParams(ctx.input);
+      if (errors.length) {
+        throw new Error(`Cannot render cluster ${ctx.input.name}: ${errors.join('; ')}`);
+      }
+      const objects = generateAksAsoClusterManifests(ctx.input);
+      ctx.logger.info(`Rendered ${objects.length} objects for cluster ${ctx.input.namespace}/${ctx.input.name}`);
+      ctx.output('manifests', objects.map(o => stringify(o)).join('---\n'));
+      ctx.output('objectCount', objects.length);
+    },
+  });
+}

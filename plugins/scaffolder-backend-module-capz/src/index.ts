@@ -1,0 +1,7 @@
+/**
+ * Scaffolder actions for CAPZ.
+ *
+ * @packageDocumentation
+ */
+export { scaffolderModuleCapz as default } from './module';
+export { createRenderClusterManifestsAction } from './actions/renderClusterManifests';

