@@ -31,7 +31,12 @@ describe('capz backend plugin', () => {
 
   it('rejects unauthenticated requests but serves /health', async () => {
     const { server } = await startTestBackend({
-      features: [capzPlugin, mockServices.rootConfig.factory({ data: config })],
+      features: [
+        capzPlugin,
+        mockServices.rootConfig.factory({ data: config }),
+        // The mock httpAuth treats a request without a token as a user unless told otherwise.
+        mockServices.httpAuth.factory({ defaultCredentials: mockCredentials.none() }),
+      ],
     });
     expect((await request(server).get('/api/capz/management-clusters')).status).toBe(401);
     expect((await request(server).get('/api/capz/health')).status).toBe(200);

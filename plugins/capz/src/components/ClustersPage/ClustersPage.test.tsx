@@ -1,5 +1,4 @@
 import { renderInTestApp, TestApiProvider } from '@backstage/frontend-test-utils';
-import { discoveryApiRef, fetchApiRef } from '@backstage/frontend-plugin-api';
 import { screen } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
