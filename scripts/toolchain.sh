@@ -10,9 +10,9 @@ mkdir -p "$CAPZ_CACHE_DIR"
 
 capz_log() { printf '\033[1m[capz]\033[0m %s\n' "$*" >&2; }
 
-capz_node_ok() { # Backstage declares engines "22 || 24"; client-node 2.x (undici 8) needs >= 22.19
+capz_node_ok() { # Node 24: Backstage (22 || 24), client-node 2.x (>= 22.19), node:test global setup and type stripping
   command -v node >/dev/null 2>&1 || return 1
-  node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit((a===22&&b>=19)||a===24?0:1)'
+  node -e "process.exit(process.versions.node.split(\".\")[0]===\"24\"?0:1)"
 }
 
 if ! capz_node_ok; then
@@ -42,3 +42,5 @@ if [ -z "${YARN_NPM_REGISTRY_SERVER:-}" ]; then
   export YARN_NPM_REGISTRY_SERVER
 fi
 export YARN_ENABLE_TELEMETRY=0 YARN_ENABLE_GLOBAL_CACHE=1
+# The scaffolder's isolated-vm crashes on Node >= 20 with the startup snapshot (Backstage documents this flag).
+case " ${NODE_OPTIONS:-} " in *" --no-node-snapshot "*) ;; *) export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--no-node-snapshot" ;; esac

@@ -3,6 +3,7 @@ import {
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
 import { capzPermissions } from '@internal/plugin-capz-common';
+import { ConnectionMonitor } from './cluster/ConnectionMonitor';
 import { readManagementClusters } from './config/managementClusters';
 import { createRouter } from './service/router';
 
@@ -22,8 +23,9 @@ export const capzPlugin = createBackendPlugin({
         httpRouter: coreServices.httpRouter,
         permissions: coreServices.permissions,
         permissionsRegistry: coreServices.permissionsRegistry,
+        scheduler: coreServices.scheduler,
       },
-      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry }) {
+      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry, scheduler }) {
         const managementClusters = readManagementClusters(config);
         logger.info(
           `CAPZ: ${managementClusters.length} management cluster(s) configured: ${
@@ -31,8 +33,10 @@ export const capzPlugin = createBackendPlugin({
           }`,
         );
         permissionsRegistry.addPermissions(capzPermissions);
+        const connections = new ConnectionMonitor(managementClusters, logger);
+        await connections.start(scheduler);
         httpRouter.use(
-          await createRouter({ logger, httpAuth, permissions, managementClusters }),
+          await createRouter({ logger, httpAuth, permissions, managementClusters, connections }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
       },

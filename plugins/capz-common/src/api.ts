@@ -12,9 +12,19 @@ export interface ManagementClusterInfo {
   authMethod: ManagementClusterAuthMethod;
 }
 
+/** Whether the backend reaches a management cluster, as of its last check. @public */
+export interface ManagementClusterStatus {
+  state: 'unknown' | 'connected' | 'unreachable';
+  /** The API server's gitVersion when connected. */
+  version?: string;
+  /** Why it is unreachable. */
+  message?: string;
+  checkedAt?: string;
+}
+
 /** GET /management-clusters @public */
 export interface ManagementClustersResponse {
-  items: ManagementClusterInfo[];
+  items: Array<ManagementClusterInfo & { status: ManagementClusterStatus }>;
 }
 
 /**

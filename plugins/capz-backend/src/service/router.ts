@@ -12,6 +12,7 @@ import {
 } from '@internal/plugin-capz-common';
 import express from 'express';
 import Router from 'express-promise-router';
+import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
 import { ManagementClusterConfig, toPublicInfo } from '../config/managementClusters';
 
 export interface RouterOptions {
@@ -19,10 +20,11 @@ export interface RouterOptions {
   httpAuth: HttpAuthService;
   permissions: PermissionsService;
   managementClusters: ManagementClusterConfig[];
+  connections: ConnectionMonitor;
 }
 
 export async function createRouter(options: RouterOptions): Promise<express.Router> {
-  const { httpAuth, permissions, managementClusters } = options;
+  const { httpAuth, permissions, managementClusters, connections } = options;
   const router = Router();
   router.use(express.json());
 
@@ -45,7 +47,7 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
   router.get('/management-clusters', async (req, res) => {
     await authorizeRead(req);
     const body: ManagementClustersResponse = {
-      items: managementClusters.map(toPublicInfo),
+      items: managementClusters.map(c => ({ ...toPublicInfo(c), status: connections.status(c.name) })),
     };
     res.json(body);
   });

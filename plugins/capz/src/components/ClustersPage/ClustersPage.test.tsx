@@ -28,13 +28,29 @@ describe('ClustersPage', () => {
     server.use(
       http.get('http://backend.test/api/capz/management-clusters', () =>
         HttpResponse.json({
-          items: [{ name: 'local', title: 'Local management cluster', authMethod: 'kubeconfig' }],
+          items: [
+            {
+              name: 'local',
+              title: 'Local management cluster',
+              authMethod: 'kubeconfig',
+              status: { state: 'connected', version: 'v1.35.4' },
+            },
+            {
+              name: 'weu',
+              authMethod: 'azure',
+              url: 'https://weu.example',
+              status: { state: 'unreachable', message: 'connect ECONNREFUSED' },
+            },
+          ],
         }),
       ),
     );
     await renderPage();
     expect(await screen.findByText('Local management cluster')).toBeInTheDocument();
     expect(screen.getByText('local · kubeconfig')).toBeInTheDocument();
+    expect(screen.getByText('Connected · v1.35.4')).toBeInTheDocument();
+    expect(screen.getByText('Unreachable')).toBeInTheDocument();
+    expect(screen.getByText('weu · azure · connect ECONNREFUSED')).toBeInTheDocument();
   });
 
   it('tells the user how to configure one when there is none', async () => {

@@ -1,0 +1,34 @@
+// Sums the test counts of the three runners into the closing line "N passed, N failed".
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.argv[2];
+let passed = 0;
+let failed = 0;
+const parts = [];
+
+const jestFile = join(dir, 'jest.json');
+if (existsSync(jestFile)) {
+  const j = JSON.parse(readFileSync(jestFile, 'utf8'));
+  passed += j.numPassedTests;
+  failed += j.numFailedTests;
+  parts.push(`unit ${j.numPassedTests}/${j.numTotalTests}`);
+}
+const nodeLog = join(dir, 'integration.log');
+if (existsSync(nodeLog)) {
+  const text = readFileSync(nodeLog, 'utf8');
+  const n = k => Number((text.match(new RegExp(`^ℹ ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
+  passed += n('pass');
+  failed += n('fail');
+  parts.push(`integration ${n('pass')}/${n('tests')}`);
+}
+const e2eFile = join(process.cwd(), 'e2e', 'artifacts', 'results.json');
+if (existsSync(e2eFile)) {
+  const s = JSON.parse(readFileSync(e2eFile, 'utf8')).stats;
+  passed += s.expected;
+  failed += s.unexpected;
+  parts.push(`e2e ${s.expected}/${s.expected + s.unexpected + s.flaky}`);
+}
+console.log(`(${parts.join(', ')})`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

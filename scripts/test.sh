@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs the whole test suite, provisioning what it needs (Node 24, Yarn, dependencies, Kubernetes binaries built
+# from Go modules, Chromium from Debian):
+#   1. type-check (tsc) and lint
+#   2. unit tests (Jest, msw for the frontend)
+#   3. integration tests against a real management cluster started once for the run (node:test)
+#   4. end-to-end tests in Chromium against the running app and the same cluster (Playwright)
+# Exits non-zero on the first failing stage; the last line sums the tests: "N passed, N failed".
+set -euo pipefail
+# shellcheck source=toolchain.sh
+source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
+# shellcheck source=deps.sh
+source "$CAPZ_ROOT/scripts/deps.sh"
+cd "$CAPZ_ROOT"
+reports="$CAPZ_ROOT/.local/reports"
+rm -rf "$reports" && mkdir -p "$reports"
+t0=$(date +%s)
+
+stage() { # stage NAME COMMAND...: runs a stage, timing it
+  local name=$1; shift
+  local s; s=$(date +%s)
+  capz_log "── $name"
+  "$@"
+  capz_log "── $name: ok in $(( $(date +%s) - s ))s"
+}
+
+ensure_chromium() {
+  if [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then return 0; fi
+  capz_log "installing Chromium from Debian (Playwright cannot download its own browser here)"
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >&2
+}
+
+stage "dependencies" capz_install_deps
+stage "chromium" ensure_chromium
+stage "kubernetes binaries" node packages/mgmt-cluster/src/cli.ts build >/dev/null
+stage "type-check" yarn tsc
+stage "lint" yarn lint:all
+stage "unit tests" env CI=true yarn test --json --outputFile="$reports/jest.json"
+
+# One real management cluster for the whole run; every test gets namespaces of its own.
+cluster="test-$$"
+kubeconfig=$(node packages/mgmt-cluster/src/cli.ts start --name "$cluster" --ephemeral)
+trap 'node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" stop --name "$cluster" || true' EXIT
+export CAPZ_TEST_CLUSTER="$(dirname "$kubeconfig")/cluster.json" CAPZ_KUBECONFIG="$kubeconfig"
+
+stage "integration tests" bash -c "yarn workspace @internal/mgmt-cluster test | tee '$reports/integration.log'"
+stage "build app" yarn workspace app build
+stage "e2e tests" yarn test:e2e
+
+capz_log "all stages passed in $(( $(date +%s) - t0 ))s"
+node scripts/summarize-tests.mjs "$reports"
