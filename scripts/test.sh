@@ -46,7 +46,10 @@ trap 'node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" stop --name "$cluster" 
 export CAPZ_TEST_CLUSTER="$(dirname "$kubeconfig")/cluster.json" CAPZ_KUBECONFIG="$kubeconfig"
 
 stage "integration tests" bash -c "yarn workspace @internal/mgmt-cluster test | tee '$reports/integration.log'"
-stage "build app" yarn workspace app build
+build_app() { # the bundle listing is long: keep it in a log, show it only on failure
+  yarn workspace app build > "$reports/app-build.log" 2>&1 || { tail -50 "$reports/app-build.log" >&2; return 1; }
+}
+stage "build app" build_app
 stage "e2e tests" yarn test:e2e
 
 capz_log "all stages passed in $(( $(date +%s) - t0 ))s"
