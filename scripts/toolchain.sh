@@ -44,9 +44,9 @@ if [ -z "${YARN_NPM_REGISTRY_SERVER:-}" ]; then
   YARN_NPM_REGISTRY_SERVER=$(npm config get registry 2>/dev/null | sed 's:/*$::')
   export YARN_NPM_REGISTRY_SERVER
 fi
-if [ -z "${YARN_CA_FILE_PATH:-}" ]; then
+if [ -z "${YARN_HTTPS_CA_FILE_PATH:-}" ]; then
   cafile=$(npm config get cafile 2>/dev/null || true)
-  if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -r "$cafile" ]; then export YARN_CA_FILE_PATH=$cafile; fi
+  if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -r "$cafile" ]; then export YARN_HTTPS_CA_FILE_PATH=$cafile; fi
 fi
 export YARN_ENABLE_TELEMETRY=0 YARN_ENABLE_GLOBAL_CACHE=1
 # The scaffolder's isolated-vm crashes on Node >= 20 with the startup snapshot (Backstage documents this flag).
