@@ -54,6 +54,7 @@ export function apiRequest(
   method: string,
   path: string,
   body?: unknown,
+  contentType = 'application/json',
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolvePromise, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -64,7 +65,7 @@ export function apiRequest(
         ca: info.caPem,
         headers: {
           ...(info.adminToken ? { Authorization: `Bearer ${info.adminToken}` } : {}),
-          ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
+          ...(payload ? { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) } : {}),
         },
         timeout: 30_000,
       },

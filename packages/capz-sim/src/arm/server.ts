@@ -1,0 +1,249 @@
+/**
+ * A read-only, simulated ARM endpoint over an AzureWorld, for discovery of AKS clusters with the real
+ * `@azure/arm-containerservice` client. Which research notes (/work/shared/research/azure-side.md) each behaviour follows:
+ *
+ * - HTTPS on loopback with a generated CA instead of plain http: the SDK's bearer policy refuses non-https URLs
+ *   (azure-side 5.7); clients point `endpoint` at `url` and trust `caPem` (azure-side 3.1 client options).
+ * - `Authorization: Bearer` on every call, `?api-version=` on every call, JSON errors `{"error":{"code","message"}}`,
+ *   case-insensitive paths and names, ids with lowercase `resourcegroups` (azure-side 5.1, 3.1).
+ * - Routes and wire shapes of managed clusters (list by subscription / resource group, get) for api-version 2024-09-01,
+ *   including the read-only fields the SDK flattens (`fqdn`, `azurePortalFQDN`, `currentKubernetesVersion`,
+ *   `nodeResourceGroup`, `resourceUID`, pool `currentOrchestratorVersion`, `nodeImageVersion`) (azure-side 5.3, 3.1).
+ * - Agent pools list/get and their resource shape (azure-side 5.4).
+ * - Provisioning states are reported as the model has them, so a poller reading `properties.provisioningState` sees
+ *   Creating/Updating/Deleting -> Succeeded (azure-side 5.3, 5.5). No LRO routes: this endpoint is read-only.
+ * - 404s carry the ARM codes the SDK surfaces as `RestError.code` (`ResourceNotFound`, `ResourceGroupNotFound`,
+ *   `SubscriptionNotFound`) (azure-side 3.1, 5.2, 5.3).
+ * Not covered by the research notes, modelled on ARM's public error responses: the auth, api-version and routing
+ * codes (`AuthenticationFailed`, `AuthenticationFailedInvalidHeader`, `InvalidAuthenticationToken`, `AuthorizationFailed`,
+ * `MissingApiVersionParameter`, `InvalidApiVersionParameter`, `InvalidResourceType`), the 405 for writes (this
+ * endpoint is read-only), and the order of the checks: authentication, method, api-version, route, subscription
+ * existence, authorization.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { AzureError, notFound } from '../azure/errors.ts';
+import type { AzureWorld } from '../azure/model.ts';
+import { ensureArmTls } from './tls.ts';
+import { API_VERSION, agentPoolToWire, managedClusterToWire } from './wire.ts';
+
+export interface ArmServerOptions {
+  world: AzureWorld;
+  /** bearer token -> the subscription ids that identity may read (read at request time, so it may be changed live) */
+  tokens: Record<string, string[]>;
+  /** default 0 = a free port on 127.0.0.1 */
+  port?: number;
+  /** where the generated CA/server cert live (reused if present) */
+  stateDir: string;
+}
+
+export interface ArmServer {
+  /** `https://127.0.0.1:<port>`, to pass as the SDK's `endpoint` */
+  url: string;
+  /** the CA that signed the serving certificate; clients trust it (e.g. the SDK's `tlsOptions: { ca }`) */
+  caPem: string;
+  close(): Promise<void>;
+}
+
+type RouteKind = 'listBySubscription' | 'listByResourceGroup' | 'getCluster' | 'listPools' | 'getPool';
+type Params = Record<string, string>;
+
+const MC = 'subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters';
+const ROUTES: Array<[RouteKind, string[]]> = [
+  ['listBySubscription', 'subscriptions/{sub}/providers/Microsoft.ContainerService/managedClusters'.split('/')],
+  ['listByResourceGroup', MC.split('/')],
+  ['getCluster', `${MC}/{name}`.split('/')],
+  ['listPools', `${MC}/{name}/agentPools`.split('/')],
+  ['getPool', `${MC}/{name}/agentPools/{pool}`.split('/')],
+];
+
+/** Literal segments match case-insensitively, as in ARM. */
+function matchRoute(segments: string[]): { kind: RouteKind; params: Params } | undefined {
+  for (const [kind, pattern] of ROUTES) {
+    if (pattern.length !== segments.length) continue;
+    const params: Params = {};
+    const ok = pattern.every((p, i) => {
+      if (p.startsWith('{')) {
+        params[p.slice(1, -1)] = segments[i];
+        return segments[i].length > 0;
+      }
+      return p.toLowerCase() === segments[i].toLowerCase();
+    });
+    if (ok) return { kind, params };
+  }
+  return undefined;
+}
+
+function unknownRoute(segments: string[]): AzureError {
+  const i = segments.findIndex(s => s.toLowerCase() === 'providers');
+  if (i >= 0 && segments[i + 1] && segments[i + 2]) {
+    // /providers/{namespace}/{type}/{name}/{subtype}/... -> the type is every other segment after the namespace
+    const type = segments.slice(i + 2).filter((_, j) => j % 2 === 0).join('/');
+    return new AzureError(
+      404,
+      'InvalidResourceType',
+      `The resource type '${type}' could not be found in the namespace '${segments[i + 1]}' for api version '${API_VERSION}'.`,
+    );
+  }
+  return new AzureError(
+    404,
+    'InvalidResourceType',
+    `The resource type could not be found for the request path '/${segments.join('/')}' and api version '${API_VERSION}'.`,
+  );
+}
+
+/** A stable stand-in for the caller's Entra object id, for ARM's AuthorizationFailed message. */
+function objectId(token: string): string {
+  const h = createHash('sha256').update(token).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+function authenticate(req: IncomingMessage, tokens: Record<string, string[]>): { token: string; subscriptions: string[] } {
+  const header = req.headers.authorization;
+  if (!header) {
+    throw new AzureError(401, 'AuthenticationFailed', "Authentication failed. The 'Authorization' header is missing.");
+  }
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) {
+    throw new AzureError(
+      401,
+      'AuthenticationFailedInvalidHeader',
+      "Authentication failed. The 'Authorization' header is provided in an invalid format.",
+    );
+  }
+  if (!Object.hasOwn(tokens, m[1])) throw new AzureError(401, 'InvalidAuthenticationToken', 'The access token is invalid.');
+  return { token: m[1], subscriptions: tokens[m[1]] };
+}
+
+function checkApiVersion(url: URL): void {
+  const values = [...url.searchParams].filter(([k]) => k.toLowerCase() === 'api-version').map(([, v]) => v);
+  if (!values.length || !values[0]) {
+    throw new AzureError(
+      400,
+      'MissingApiVersionParameter',
+      "The api-version query parameter (?api-version=) is required for all requests.",
+    );
+  }
+  if (values.length > 1 || values[0] !== API_VERSION) {
+    throw new AzureError(
+      400,
+      'InvalidApiVersionParameter',
+      `The api-version '${values.join(',')}' is invalid. The supported versions are '${API_VERSION}'.`,
+    );
+  }
+}
+
+function dispatch(world: AzureWorld, kind: RouteKind, p: Params): unknown {
+  switch (kind) {
+    case 'listBySubscription':
+      return { value: world.listManagedClusters(p.sub).map(managedClusterToWire) };
+    case 'listByResourceGroup':
+      return { value: world.listManagedClusters(p.sub, p.rg).map(managedClusterToWire) };
+    case 'getCluster':
+      return managedClusterToWire(world.requireManagedCluster(p.sub, p.rg, p.name));
+    case 'listPools': {
+      const mc = world.requireManagedCluster(p.sub, p.rg, p.name);
+      return { value: Object.values(mc.agentPools).map(pool => agentPoolToWire(mc, pool)) };
+    }
+    case 'getPool': {
+      const mc = world.requireManagedCluster(p.sub, p.rg, p.name);
+      const pool = Object.values(mc.agentPools).find(ap => ap.name.toLowerCase() === p.pool.toLowerCase());
+      if (!pool) throw notFound('Microsoft.ContainerService/managedClusters/agentPools', `${mc.name}/${p.pool}`, p.rg);
+      return agentPoolToWire(mc, pool);
+    }
+  }
+}
+
+function handle(opts: ArmServerOptions, req: IncomingMessage, res: ServerResponse): void {
+  const requestId = randomUUID();
+  const correlationId = (req.headers['x-ms-correlation-request-id'] as string | undefined) ?? requestId;
+  const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      'cache-control': 'no-cache',
+      'x-ms-request-id': requestId,
+      'x-ms-correlation-request-id': correlationId,
+      ...headers,
+    });
+    res.end(text);
+  };
+  try {
+    const caller = authenticate(req, opts.tokens);
+    if (req.method !== 'GET') {
+      throw new AzureError(
+        405,
+        'MethodNotAllowed',
+        `The requested resource does not support http method '${req.method}'. The simulated ARM endpoint is read-only.`,
+      );
+    }
+    const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+    checkApiVersion(url);
+    let segments: string[];
+    try {
+      segments = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    } catch {
+      throw new AzureError(400, 'InvalidRequestUri', `The request URI '${url.pathname}' is not valid.`);
+    }
+    const route = matchRoute(segments);
+    if (!route) throw unknownRoute(segments);
+    const { sub } = route.params;
+    // A subscription that does not exist is reported as such whatever the caller's access (as ARM does).
+    if (!opts.world.hasSubscription(sub)) {
+      throw new AzureError(404, 'SubscriptionNotFound', `The subscription '${sub}' could not be found.`);
+    }
+    if (!caller.subscriptions.some(s => s.toLowerCase() === sub.toLowerCase())) {
+      const oid = objectId(caller.token);
+      const action = route.kind === 'listPools' || route.kind === 'getPool'
+        ? 'Microsoft.ContainerService/managedClusters/agentPools/read'
+        : 'Microsoft.ContainerService/managedClusters/read';
+      throw new AzureError(
+        403,
+        'AuthorizationFailed',
+        `The client '${oid}' with object id '${oid}' does not have authorization to perform action '${action}' over scope '${url.pathname}' or the scope is invalid. If access was recently granted, please refresh your credentials.`,
+      );
+    }
+    send(200, dispatch(opts.world, route.kind, route.params));
+  } catch (e) {
+    if (e instanceof AzureError) {
+      const headers: Record<string, string> = {};
+      if (e.status === 401) {
+        // ARM's challenge; without `claims` the SDK's bearer policy does not retry (no CAE flow), it surfaces the 401.
+        headers['www-authenticate'] =
+          `Bearer authorization_uri="https://login.microsoftonline.com/common", error="invalid_token", error_description="${e.message.replace(/"/g, "'")}"`;
+      }
+      if (e.status === 405) headers.allow = 'GET';
+      send(e.status, e.toBody(), headers);
+    } else {
+      send(500, { error: { code: 'InternalServerError', message: e instanceof Error ? e.message : String(e) } });
+    }
+  }
+}
+
+export async function startArmServer(opts: ArmServerOptions): Promise<ArmServer> {
+  const tls = ensureArmTls(opts.stateDir);
+  const server = createServer({ key: tls.keyPem, cert: tls.certPem }, (req, res) => handle(opts, req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    caPem: tls.caPem,
+    close() {
+      closing ??= new Promise<void>(resolve => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // the SDK keeps connections alive; don't wait for them to time out
+      });
+      return closing;
+    },
+  };
+}

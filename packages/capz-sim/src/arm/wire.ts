@@ -1,0 +1,70 @@
+/**
+ * The AzureWorld model as ARM puts it on the wire for Microsoft.ContainerService api-version 2024-09-01
+ * (azure-side 5.1 resource envelope, 5.3 managed cluster, 5.4 agent pool). Ids use lowercase `resourcegroups`, as AKS
+ * returns them (azure-side 3.1, 5.1).
+ */
+import type { AgentPool, ManagedCluster } from '../azure/model.ts';
+
+export const API_VERSION = '2024-09-01';
+
+export const managedClusterId = (mc: ManagedCluster) =>
+  `/subscriptions/${mc.subscriptionId}/resourcegroups/${mc.resourceGroup}/providers/Microsoft.ContainerService/managedClusters/${mc.name}`;
+
+export const agentPoolId = (mc: ManagedCluster, pool: AgentPool) => `${managedClusterId(mc)}/agentPools/${pool.name}`;
+
+/** The pool's fields as they appear both in `agentPoolProfiles[]` (with `name`) and in an agentPools resource. */
+function poolProperties(p: AgentPool) {
+  return {
+    count: p.count,
+    vmSize: p.vmSize,
+    osType: p.osType,
+    mode: p.mode,
+    type: 'VirtualMachineScaleSets',
+    orchestratorVersion: p.orchestratorVersion,
+    currentOrchestratorVersion: p.currentOrchestratorVersion,
+    provisioningState: p.provisioningState,
+    powerState: { code: p.powerState.code },
+    enableAutoScaling: p.enableAutoScaling,
+    // AKS only reports the bounds when they are set (autoscaling pools).
+    ...(p.minCount !== undefined ? { minCount: p.minCount } : {}),
+    ...(p.maxCount !== undefined ? { maxCount: p.maxCount } : {}),
+    nodeImageVersion: p.nodeImageVersion,
+  };
+}
+
+export function managedClusterToWire(mc: ManagedCluster) {
+  return {
+    id: managedClusterId(mc),
+    name: mc.name,
+    type: 'Microsoft.ContainerService/ManagedClusters',
+    location: mc.location,
+    tags: { ...mc.tags },
+    identity: { ...mc.identity },
+    properties: {
+      provisioningState: mc.provisioningState,
+      powerState: { code: mc.powerState.code },
+      maxAgentPools: 100,
+      kubernetesVersion: mc.kubernetesVersion,
+      currentKubernetesVersion: mc.currentKubernetesVersion,
+      dnsPrefix: mc.dnsPrefix,
+      fqdn: mc.fqdn,
+      azurePortalFQDN: mc.azurePortalFQDN,
+      agentPoolProfiles: Object.values(mc.agentPools).map(p => ({ name: p.name, ...poolProperties(p) })),
+      nodeResourceGroup: mc.nodeResourceGroup,
+      enableRBAC: mc.enableRBAC,
+      disableLocalAccounts: mc.disableLocalAccounts,
+      ...(mc.aadProfile ? { aadProfile: structuredClone(mc.aadProfile) } : {}),
+      networkProfile: structuredClone(mc.networkProfile),
+      resourceUID: mc.resourceUID,
+    },
+  };
+}
+
+export function agentPoolToWire(mc: ManagedCluster, pool: AgentPool) {
+  return {
+    id: agentPoolId(mc, pool),
+    name: pool.name,
+    type: 'Microsoft.ContainerService/managedClusters/agentPools',
+    properties: poolProperties(pool),
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Translations between ASO objects (field names follow the ARM wire JSON, azure-side 3.2) and the simulated Azure
+ * model, and the `status` ASO writes from an Azure GET (fields as the v1api20240901 / v1api20200601 CRDs define
+ * them: the agent pool's ARM type is `type`, its VMSS kind `properties_type`).
+ */
+import type { AgentPool, AgentPoolSpec, ManagedCluster, ManagedClusterSpec, ResourceGroup } from '../azure/model.ts';
+
+const armId = (sub: string, rg: string, rest = '') => `/subscriptions/${sub}/resourceGroups/${rg}${rest}`;
+
+export function clusterSpecFromAso(spec: any): ManagedClusterSpec {
+  return {
+    location: spec.location,
+    dnsPrefix: spec.dnsPrefix,
+    kubernetesVersion: spec.kubernetesVersion,
+    enableRBAC: spec.enableRBAC,
+    disableLocalAccounts: spec.disableLocalAccounts,
+    aadProfile: spec.aadProfile,
+    networkProfile: spec.networkProfile,
+    identity: spec.identity,
+    tags: spec.tags,
+    agentPoolProfiles: (spec.agentPoolProfiles ?? []).map((p: any) => ({ name: p.name, ...poolSpecFromAso(p) })),
+  };
+}
+
+export function poolSpecFromAso(spec: any): AgentPoolSpec {
+  return {
+    count: spec.count,
+    vmSize: spec.vmSize,
+    mode: spec.mode,
+    osType: spec.osType,
+    type: spec.type,
+    orchestratorVersion: spec.orchestratorVersion,
+    enableAutoScaling: spec.enableAutoScaling,
+    minCount: spec.minCount,
+    maxCount: spec.maxCount,
+  };
+}
+
+export function resourceGroupStatus(rg: ResourceGroup) {
+  return {
+    id: `/subscriptions/${rg.subscriptionId}/resourceGroups/${rg.name}`,
+    name: rg.name,
+    location: rg.location,
+    tags: rg.tags,
+    type: 'Microsoft.Resources/resourceGroups',
+    properties: { provisioningState: rg.provisioningState },
+  };
+}
+
+const poolFields = (p: AgentPool) => ({
+  count: p.count,
+  vmSize: p.vmSize,
+  mode: p.mode,
+  osType: p.osType,
+  orchestratorVersion: p.orchestratorVersion,
+  currentOrchestratorVersion: p.currentOrchestratorVersion,
+  enableAutoScaling: p.enableAutoScaling,
+  minCount: p.minCount,
+  maxCount: p.maxCount,
+  nodeImageVersion: p.nodeImageVersion,
+  powerState: p.powerState,
+  provisioningState: p.provisioningState,
+});
+
+export function managedClusterStatus(mc: ManagedCluster) {
+  return {
+    id: armId(mc.subscriptionId, mc.resourceGroup, `/providers/Microsoft.ContainerService/managedClusters/${mc.name}`),
+    name: mc.name,
+    type: 'Microsoft.ContainerService/ManagedClusters',
+    location: mc.location,
+    tags: mc.tags,
+    dnsPrefix: mc.dnsPrefix,
+    kubernetesVersion: mc.kubernetesVersion,
+    currentKubernetesVersion: mc.currentKubernetesVersion,
+    fqdn: mc.fqdn,
+    azurePortalFQDN: mc.azurePortalFQDN,
+    nodeResourceGroup: mc.nodeResourceGroup,
+    enableRBAC: mc.enableRBAC,
+    disableLocalAccounts: mc.disableLocalAccounts,
+    aadProfile: mc.aadProfile,
+    identity: mc.identity,
+    networkProfile: mc.networkProfile,
+    provisioningState: mc.provisioningState,
+    powerState: mc.powerState,
+    resourceUID: mc.resourceUID,
+    agentPoolProfiles: Object.values(mc.agentPools)
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map(p => ({ name: p.name, type: 'VirtualMachineScaleSets', ...poolFields(p) })),
+  };
+}
+
+export function agentPoolStatus(p: AgentPool, sub: string, rg: string, cluster: string) {
+  return {
+    id: armId(sub, rg, `/providers/Microsoft.ContainerService/managedClusters/${cluster}/agentPools/${p.name}`),
+    name: p.name,
+    type: 'Microsoft.ContainerService/managedClusters/agentPools',
+    properties_type: 'VirtualMachineScaleSets',
+    ...poolFields(p),
+  };
+}

@@ -1,0 +1,475 @@
+/**
+ * An in-process model of the slice of Azure that CAPZ and ASO touch: subscriptions, resource groups, AKS managed
+ * clusters and their agent pools (azure-side 5.2-5.4). Long-running operations move through provisioning states
+ * over `operationMs`, like ARM's LROs, and AKS refuses a change while it is busy (azure-side 4.3, 5.3). Every
+ * create, update and delete is counted, so tests can prove that nothing real was lost.
+ */
+import { EventEmitter } from 'node:events';
+import { createHash, randomUUID } from 'node:crypto';
+import { AzureError, notFound } from './errors.ts';
+
+export type ProvisioningState = 'Creating' | 'Updating' | 'Succeeded' | 'Failed' | 'Deleting' | 'Canceled';
+
+export interface ResourceGroup {
+  subscriptionId: string;
+  name: string;
+  location: string;
+  tags: Record<string, string>;
+  provisioningState: ProvisioningState;
+}
+
+export interface AgentPoolSpec {
+  count?: number;
+  vmSize?: string;
+  mode?: 'System' | 'User';
+  osType?: string;
+  type?: string;
+  orchestratorVersion?: string;
+  enableAutoScaling?: boolean;
+  minCount?: number;
+  maxCount?: number;
+}
+
+export interface AgentPool extends Required<Pick<AgentPoolSpec, 'count' | 'vmSize' | 'mode' | 'osType' | 'type'>> {
+  name: string;
+  orchestratorVersion: string;
+  currentOrchestratorVersion: string;
+  enableAutoScaling: boolean;
+  minCount?: number;
+  maxCount?: number;
+  provisioningState: ProvisioningState;
+  powerState: { code: 'Running' | 'Stopped' };
+  nodeImageVersion: string;
+}
+
+export interface ManagedClusterSpec {
+  location: string;
+  dnsPrefix?: string;
+  kubernetesVersion?: string;
+  enableRBAC?: boolean;
+  disableLocalAccounts?: boolean;
+  aadProfile?: { managed?: boolean; enableAzureRBAC?: boolean; adminGroupObjectIDs?: string[] };
+  networkProfile?: Record<string, unknown>;
+  identity?: { type: string };
+  tags?: Record<string, string>;
+  /** Required on create (AKS needs at least one pool; ASO issue #2791). */
+  agentPoolProfiles?: Array<AgentPoolSpec & { name: string }>;
+}
+
+export interface ManagedCluster {
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+  location: string;
+  dnsPrefix: string;
+  kubernetesVersion: string;
+  currentKubernetesVersion: string;
+  enableRBAC: boolean;
+  disableLocalAccounts: boolean;
+  aadProfile?: ManagedClusterSpec['aadProfile'];
+  networkProfile: Record<string, unknown>;
+  identity: { type: string };
+  tags: Record<string, string>;
+  fqdn: string;
+  azurePortalFQDN: string;
+  nodeResourceGroup: string;
+  resourceUID: string;
+  provisioningState: ProvisioningState;
+  powerState: { code: 'Running' | 'Stopped' };
+  agentPools: Record<string, AgentPool>;
+}
+
+type Kind = 'resourceGroups' | 'managedClusters' | 'agentPools';
+export type Counters = Record<'created' | 'updated' | 'deleted', Record<Kind, number>>;
+
+const zero = (): Record<Kind, number> => ({ resourceGroups: 0, managedClusters: 0, agentPools: 0 });
+const key = (...parts: string[]) => parts.map(p => p.toLowerCase()).join('/');
+const DEFAULT_VERSION = '1.33.2';
+
+export interface AzureWorldOptions {
+  /** How long a create/update/delete of a cluster or pool takes (ARM LRO); default 200 ms. */
+  operationMs?: number;
+  subscriptions?: string[];
+}
+
+/** What persists across restarts of the demo: the whole state, never the timers. */
+export interface AzureSnapshot {
+  subscriptions: string[];
+  resourceGroups: ResourceGroup[];
+  managedClusters: ManagedCluster[];
+  counters: Counters;
+}
+
+export class AzureWorld extends EventEmitter {
+  operationMs: number;
+  private readonly subscriptions = new Set<string>();
+  private readonly groups = new Map<string, ResourceGroup>();
+  private readonly clusters = new Map<string, ManagedCluster>();
+  private readonly failures = new Map<string, AzureError>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  counters: Counters = { created: zero(), updated: zero(), deleted: zero() };
+
+  constructor(opts: AzureWorldOptions = {}) {
+    super();
+    this.operationMs = opts.operationMs ?? 200;
+    for (const s of opts.subscriptions ?? []) this.addSubscription(s);
+  }
+
+  addSubscription(id: string): void {
+    this.subscriptions.add(id.toLowerCase());
+  }
+
+  hasSubscription(id: string): boolean {
+    return this.subscriptions.has(id.toLowerCase());
+  }
+
+  private requireSubscription(id: string): void {
+    if (!this.hasSubscription(id)) {
+      throw new AzureError(404, 'SubscriptionNotFound', `The subscription '${id}' could not be found.`);
+    }
+  }
+
+  /** Makes the next write to the resource with this ARM-style path fail with the given error (once). */
+  failNext(resourcePath: string, error: AzureError): void {
+    this.failures.set(resourcePath.toLowerCase(), error);
+  }
+
+  private consumeFailure(resourcePath: string): void {
+    const e = this.failures.get(resourcePath.toLowerCase());
+    if (e) {
+      this.failures.delete(resourcePath.toLowerCase());
+      throw e;
+    }
+  }
+
+  private later(fn: () => void): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+      this.emit('change');
+    }, this.operationMs);
+    this.timers.add(t);
+  }
+
+  /** Stops pending operations (they never complete). */
+  close(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  // ---- resource groups (synchronous in ARM: 200/201, azure-side 5.2) ----
+
+  getResourceGroup(sub: string, name: string): ResourceGroup | undefined {
+    this.requireSubscription(sub);
+    return this.groups.get(key(sub, name));
+  }
+
+  requireResourceGroup(sub: string, name: string): ResourceGroup {
+    const rg = this.getResourceGroup(sub, name);
+    if (!rg) throw notFound('Microsoft.Resources/resourceGroups', name);
+    return rg;
+  }
+
+  listResourceGroups(sub: string): ResourceGroup[] {
+    this.requireSubscription(sub);
+    return [...this.groups.values()].filter(g => g.subscriptionId.toLowerCase() === sub.toLowerCase());
+  }
+
+  putResourceGroup(sub: string, name: string, spec: { location: string; tags?: Record<string, string> }) {
+    this.requireSubscription(sub);
+    this.consumeFailure(`/subscriptions/${sub}/resourceGroups/${name}`);
+    const existing = this.groups.get(key(sub, name));
+    if (existing && existing.location.toLowerCase() !== spec.location.toLowerCase()) {
+      throw new AzureError(
+        409,
+        'InvalidResourceGroupLocation',
+        `Invalid resource group location '${spec.location}'. The Resource group already exists in location '${existing.location}'.`,
+      );
+    }
+    const rg: ResourceGroup = {
+      subscriptionId: sub,
+      name: existing?.name ?? name,
+      location: spec.location,
+      tags: spec.tags ?? existing?.tags ?? {},
+      provisioningState: 'Succeeded',
+    };
+    this.groups.set(key(sub, name), rg);
+    this.counters[existing ? 'updated' : 'created'].resourceGroups++;
+    this.emit('change');
+    return { created: !existing, resourceGroup: rg };
+  }
+
+  /** Deleting a group deletes everything in it (azure-side 5.2), counted per resource. */
+  deleteResourceGroup(sub: string, name: string): boolean {
+    this.requireSubscription(sub);
+    this.consumeFailure(`/subscriptions/${sub}/resourceGroups/${name}`);
+    const rg = this.groups.get(key(sub, name));
+    if (!rg) return false;
+    for (const mc of this.listManagedClusters(sub, name)) this.removeCluster(mc);
+    this.groups.delete(key(sub, name));
+    this.counters.deleted.resourceGroups++;
+    this.emit('change');
+    return true;
+  }
+
+  // ---- managed clusters (LROs, azure-side 5.3) ----
+
+  getManagedCluster(sub: string, rg: string, name: string): ManagedCluster | undefined {
+    this.requireSubscription(sub);
+    return this.clusters.get(key(sub, rg, name));
+  }
+
+  requireManagedCluster(sub: string, rg: string, name: string): ManagedCluster {
+    this.requireResourceGroup(sub, rg);
+    const mc = this.getManagedCluster(sub, rg, name);
+    if (!mc) throw notFound('Microsoft.ContainerService/managedClusters', name, rg);
+    return mc;
+  }
+
+  listManagedClusters(sub: string, rg?: string): ManagedCluster[] {
+    this.requireSubscription(sub);
+    if (rg) this.requireResourceGroup(sub, rg);
+    return [...this.clusters.values()].filter(
+      c =>
+        c.subscriptionId.toLowerCase() === sub.toLowerCase() &&
+        (!rg || c.resourceGroup.toLowerCase() === rg.toLowerCase()),
+    );
+  }
+
+  private static busy(state: ProvisioningState): boolean {
+    return !['Succeeded', 'Failed', 'Canceled'].includes(state);
+  }
+
+  putManagedCluster(sub: string, rg: string, name: string, spec: ManagedClusterSpec): { created: boolean; cluster: ManagedCluster } {
+    const group = this.requireResourceGroup(sub, rg);
+    this.consumeFailure(`/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${name}`);
+    const existing = this.clusters.get(key(sub, rg, name));
+    if (existing && AzureWorld.busy(existing.provisioningState)) {
+      throw new AzureError(
+        409,
+        'OperationNotAllowed',
+        `Operation is not allowed because there's an in progress ${existing.provisioningState.toLowerCase()} operation on managed cluster '${name}'.`,
+      );
+    }
+    if (!existing && !spec.agentPoolProfiles?.length) {
+      throw new AzureError(
+        400,
+        'InvalidParameter',
+        "The value of parameter agentPoolProfiles is invalid. A managed cluster needs at least one agent pool.",
+      );
+    }
+    const version = spec.kubernetesVersion ?? existing?.kubernetesVersion ?? DEFAULT_VERSION;
+    const dnsPrefix = spec.dnsPrefix ?? existing?.dnsPrefix ?? name;
+    const hash = createHash('sha256').update(key(sub, rg, name)).digest('hex').slice(0, 8);
+    const region = spec.location.toLowerCase().replace(/\s/g, '');
+    const mc: ManagedCluster = existing ?? {
+      subscriptionId: sub,
+      resourceGroup: group.name,
+      name,
+      location: spec.location,
+      dnsPrefix,
+      kubernetesVersion: version,
+      currentKubernetesVersion: version,
+      enableRBAC: spec.enableRBAC ?? true,
+      disableLocalAccounts: spec.disableLocalAccounts ?? false,
+      aadProfile: spec.aadProfile,
+      networkProfile: { networkPlugin: 'azure', serviceCidr: '10.0.0.0/16', dnsServiceIP: '10.0.0.10', ...spec.networkProfile },
+      identity: spec.identity ?? { type: 'SystemAssigned' },
+      tags: spec.tags ?? {},
+      fqdn: `${dnsPrefix}-${hash}.hcp.${region}.azmk8s.io`,
+      azurePortalFQDN: `${dnsPrefix}-${hash}.portal.hcp.${region}.azmk8s.io`,
+      nodeResourceGroup: `MC_${group.name}_${name}_${region}`,
+      resourceUID: randomUUID(),
+      provisioningState: 'Creating',
+      powerState: { code: 'Running' },
+      agentPools: {},
+    };
+    if (existing) {
+      Object.assign(mc, {
+        kubernetesVersion: version,
+        disableLocalAccounts: spec.disableLocalAccounts ?? mc.disableLocalAccounts,
+        aadProfile: spec.aadProfile ?? mc.aadProfile,
+        tags: spec.tags ?? mc.tags,
+        provisioningState: 'Updating' as const,
+      });
+    }
+    // Pools in the PUT are created or updated with it; pools absent from it are left alone (as AKS does for updates).
+    for (const p of spec.agentPoolProfiles ?? []) this.applyPool(mc, p.name, p, version);
+    this.clusters.set(key(sub, rg, name), mc);
+    this.counters[existing ? 'updated' : 'created'].managedClusters++;
+    this.later(() => {
+      mc.provisioningState = 'Succeeded';
+      mc.currentKubernetesVersion = mc.kubernetesVersion;
+      for (const p of Object.values(mc.agentPools)) this.settlePool(p, mc);
+    });
+    this.emit('change');
+    return { created: !existing, cluster: mc };
+  }
+
+  deleteManagedCluster(sub: string, rg: string, name: string): boolean {
+    this.requireResourceGroup(sub, rg);
+    this.consumeFailure(`/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${name}`);
+    const mc = this.clusters.get(key(sub, rg, name));
+    if (!mc) return false;
+    if (mc.provisioningState !== 'Deleting') {
+      mc.provisioningState = 'Deleting';
+      this.later(() => this.removeCluster(mc));
+      this.emit('change');
+    }
+    return true;
+  }
+
+  private removeCluster(mc: ManagedCluster): void {
+    if (!this.clusters.delete(key(mc.subscriptionId, mc.resourceGroup, mc.name))) return;
+    this.counters.deleted.agentPools += Object.keys(mc.agentPools).length;
+    this.counters.deleted.managedClusters++;
+  }
+
+  // ---- agent pools (LROs, azure-side 5.4) ----
+
+  private applyPool(mc: ManagedCluster, name: string, spec: AgentPoolSpec, clusterVersion: string): AgentPool {
+    const existing = mc.agentPools[name];
+    const version = spec.orchestratorVersion ?? existing?.orchestratorVersion ?? clusterVersion;
+    const pool: AgentPool = {
+      name,
+      count: spec.count ?? existing?.count ?? 1,
+      vmSize: spec.vmSize ?? existing?.vmSize ?? 'Standard_D2s_v3',
+      mode: spec.mode ?? existing?.mode ?? 'User',
+      osType: spec.osType ?? existing?.osType ?? 'Linux',
+      type: 'VirtualMachineScaleSets',
+      orchestratorVersion: version,
+      currentOrchestratorVersion: existing?.currentOrchestratorVersion ?? version,
+      enableAutoScaling: spec.enableAutoScaling ?? existing?.enableAutoScaling ?? false,
+      minCount: spec.minCount ?? existing?.minCount,
+      maxCount: spec.maxCount ?? existing?.maxCount,
+      provisioningState: existing ? 'Updating' : 'Creating',
+      powerState: { code: 'Running' },
+      nodeImageVersion: 'AKSUbuntu-2204gen2containerd-202611.01.0',
+    };
+    if (pool.enableAutoScaling && pool.minCount !== undefined && pool.count < pool.minCount) pool.count = pool.minCount;
+    mc.agentPools[name] = pool;
+    this.counters[existing ? 'updated' : 'created'].agentPools++;
+    return pool;
+  }
+
+  private settlePool(p: AgentPool, _mc: ManagedCluster): void {
+    if (p.provisioningState === 'Deleting') return;
+    p.provisioningState = 'Succeeded';
+    p.currentOrchestratorVersion = p.orchestratorVersion;
+  }
+
+  getAgentPool(sub: string, rg: string, cluster: string, name: string): AgentPool | undefined {
+    return this.getManagedCluster(sub, rg, cluster)?.agentPools[name];
+  }
+
+  listAgentPools(sub: string, rg: string, cluster: string): AgentPool[] {
+    return Object.values(this.requireManagedCluster(sub, rg, cluster).agentPools);
+  }
+
+  putAgentPool(sub: string, rg: string, cluster: string, name: string, spec: AgentPoolSpec): { created: boolean; pool: AgentPool } {
+    const mc = this.requireManagedCluster(sub, rg, cluster);
+    this.consumeFailure(
+      `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${cluster}/agentPools/${name}`,
+    );
+    if (AzureWorld.busy(mc.provisioningState)) {
+      throw new AzureError(
+        409,
+        'OperationNotAllowed',
+        `Operation is not allowed because there's an in progress ${mc.provisioningState.toLowerCase()} operation on managed cluster '${cluster}'.`,
+      );
+    }
+    const existing = mc.agentPools[name];
+    if (existing && AzureWorld.busy(existing.provisioningState)) {
+      throw new AzureError(409, 'OperationNotAllowed', `Operation is not allowed: agent pool '${name}' is ${existing.provisioningState.toLowerCase()}.`);
+    }
+    const pool = this.applyPool(mc, name, spec, mc.kubernetesVersion);
+    this.later(() => this.settlePool(pool, mc));
+    this.emit('change');
+    return { created: !existing, pool };
+  }
+
+  deleteAgentPool(sub: string, rg: string, cluster: string, name: string): boolean {
+    const mc = this.requireManagedCluster(sub, rg, cluster);
+    this.consumeFailure(
+      `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${cluster}/agentPools/${name}`,
+    );
+    const pool = mc.agentPools[name];
+    if (!pool) return false;
+    if (pool.mode === 'System' && !Object.values(mc.agentPools).some(p => p !== pool && p.mode === 'System')) {
+      throw new AzureError(400, 'OperationNotAllowed', `Cannot delete the last system agent pool '${name}' of managed cluster '${cluster}'.`);
+    }
+    if (pool.provisioningState !== 'Deleting') {
+      pool.provisioningState = 'Deleting';
+      this.later(() => {
+        if (mc.agentPools[name] === pool) {
+          delete mc.agentPools[name];
+          this.counters.deleted.agentPools++;
+        }
+      });
+      this.emit('change');
+    }
+    return true;
+  }
+
+  /**
+   * listClusterAdminCredential / listClusterUserCredential (azure-side 5.3): a kubeconfig for the cluster. Admin
+   * credentials are refused when local accounts are disabled, with AKS's message.
+   */
+  listClusterCredentials(sub: string, rg: string, name: string, which: 'admin' | 'user'): string {
+    const mc = this.requireManagedCluster(sub, rg, name);
+    if (which === 'admin' && mc.disableLocalAccounts) {
+      throw new AzureError(
+        400,
+        'BadRequest',
+        'Getting static credential is not allowed because this cluster is set to disable local accounts.',
+      );
+    }
+    const user = which === 'admin' ? `clusterAdmin_${rg}_${name}` : `clusterUser_${rg}_${name}`;
+    const auth = mc.aadProfile?.managed
+      ? [
+          '    exec:',
+          '      apiVersion: client.authentication.k8s.io/v1beta1',
+          '      command: kubelogin',
+          '      args: [get-token, --login, devicecode, --server-id, 6dae42f8-4368-4678-94ff-3960e28e3630]',
+        ]
+      : [`    token: simulated-${which}-token`];
+    return [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{name: ${name}, cluster: {server: 'https://${mc.fqdn}:443'}}]`,
+      `contexts: [{name: ${name}, context: {cluster: ${name}, user: ${user}}}]`,
+      `current-context: ${name}`,
+      'users:',
+      `- name: ${user}`,
+      '  user:',
+      ...auth,
+      '',
+    ].join('\n');
+  }
+
+  snapshot(): AzureSnapshot {
+    return structuredClone({
+      subscriptions: [...this.subscriptions],
+      resourceGroups: [...this.groups.values()],
+      managedClusters: [...this.clusters.values()],
+      counters: this.counters,
+    });
+  }
+
+  /** Restores a snapshot; operations that were in flight complete at once (Succeeded, or gone when deleting). */
+  static restore(s: AzureSnapshot, opts: AzureWorldOptions = {}): AzureWorld {
+    const w = new AzureWorld({ ...opts, subscriptions: s.subscriptions });
+    for (const g of s.resourceGroups) w.groups.set(key(g.subscriptionId, g.name), g);
+    for (const c of s.managedClusters) {
+      if (c.provisioningState === 'Deleting') continue;
+      if (AzureWorld.busy(c.provisioningState)) c.provisioningState = 'Succeeded';
+      for (const [n, p] of Object.entries(c.agentPools)) {
+        if (p.provisioningState === 'Deleting') delete c.agentPools[n];
+        else if (AzureWorld.busy(p.provisioningState)) p.provisioningState = 'Succeeded';
+      }
+      w.clusters.set(key(c.subscriptionId, c.resourceGroup, c.name), c);
+    }
+    w.counters = s.counters;
+    return w;
+  }
+}

@@ -1,0 +1,348 @@
+/**
+ * The simulated ARM endpoint, driven by the real `@azure/arm-containerservice` client (api-version 2024-09-01).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:https';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ContainerServiceClient } from '@azure/arm-containerservice';
+import type { TokenCredential } from '@azure/core-auth';
+import { isRestError } from '@azure/core-rest-pipeline';
+import { AzureWorld } from '../src/azure/model.ts';
+import { startArmServer, type ArmServer } from '../src/arm/server.ts';
+
+const SUB = '6f1c2d3e-0000-4000-8000-0000000000a1';
+const OTHER_SUB = '6f1c2d3e-0000-4000-8000-0000000000b2';
+const UNKNOWN_SUB = '6f1c2d3e-0000-4000-8000-0000000000ff';
+const TOKEN = 'token-team-a';
+const OTHER_TOKEN = 'token-team-b';
+
+/** Resolves once every cluster and pool of the world has finished its (1 ms) create operation. */
+function settled(world: AzureWorld): Promise<void> {
+  const done = () =>
+    world.snapshot().managedClusters.every(
+      c => c.provisioningState === 'Succeeded' && Object.values(c.agentPools).every(p => p.provisioningState === 'Succeeded'),
+    );
+  return new Promise(resolve => {
+    if (done()) return resolve();
+    const onChange = () => {
+      if (!done()) return;
+      world.off('change', onChange);
+      resolve();
+    };
+    world.on('change', onChange);
+  });
+}
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: { error?: { code: string; message: string } } & Record<string, unknown>;
+}
+
+/** A plain HTTPS request, for what the SDK cannot send (other api-versions, no token, writes). */
+function raw(url: string, opts: { method?: string; token?: string | null; ca?: string }): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
+    const req = request(url, { method: opts.method ?? 'GET', headers, ca: opts.ca, agent: false }, res => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'capz-arm-'));
+  const world = new AzureWorld({ operationMs: 1, subscriptions: [SUB, OTHER_SUB] });
+  const scopesAsked: string[][] = [];
+  const urlsSent: string[] = [];
+  let server: ArmServer;
+
+  const credential = (token: string): TokenCredential => ({
+    getToken: async scopes => {
+      scopesAsked.push([scopes].flat());
+      return { token, expiresOnTimestamp: Date.now() + 3600_000 };
+    },
+  });
+
+  const client = (token = TOKEN, sub = SUB) =>
+    new ContainerServiceClient(credential(token), sub, {
+      endpoint: server.url,
+      apiVersion: '2024-09-01',
+      // Trusting the simulator's CA: `tlsOptions` is a standard core-rest-pipeline client option. It adds the tlsPolicy,
+      // which puts these settings on every request, and the Node HTTP client builds (and caches) an https.Agent from them.
+      // TLS verification stays on (hostname and chain are checked against this CA only); nothing global such as
+      // NODE_EXTRA_CA_CERTS or NODE_TLS_REJECT_UNAUTHORIZED is touched.
+      tlsOptions: { ca: server.caPem },
+      retryOptions: { maxRetries: 0 },
+      additionalPolicies: [
+        { position: 'perCall', policy: { name: 'record-url', sendRequest: (req, next) => (urlsSent.push(req.url), next(req)) } },
+      ],
+    });
+
+  before(async () => {
+    world.putResourceGroup(SUB, 'rg-alpha', { location: 'westeurope' });
+    world.putResourceGroup(SUB, 'rg-beta', { location: 'northeurope', tags: { team: 'beta' } });
+    world.putManagedCluster(SUB, 'rg-alpha', 'alpha-1', {
+      location: 'westeurope',
+      kubernetesVersion: '1.32.5',
+      tags: { env: 'prod' },
+      agentPoolProfiles: [
+        { name: 'system', mode: 'System', count: 3, vmSize: 'Standard_D4s_v5' },
+        { name: 'user', mode: 'User', count: 2, vmSize: 'Standard_D8s_v5', enableAutoScaling: true, minCount: 1, maxCount: 5 },
+      ],
+    });
+    world.putManagedCluster(SUB, 'rg-alpha', 'alpha-entra', {
+      location: 'westeurope',
+      disableLocalAccounts: true,
+      aadProfile: { managed: true, enableAzureRBAC: true, adminGroupObjectIDs: ['0d9a4f1e-1111-4222-8333-444455556666'] },
+      agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }],
+    });
+    world.putManagedCluster(SUB, 'rg-beta', 'beta-1', {
+      location: 'northeurope',
+      agentPoolProfiles: [{ name: 'pool0', mode: 'System', count: 2 }],
+    });
+    world.putResourceGroup(OTHER_SUB, 'rg-other', { location: 'eastus' });
+    world.putManagedCluster(OTHER_SUB, 'rg-other', 'other-1', { location: 'eastus', agentPoolProfiles: [{ name: 'np', mode: 'System' }] });
+    await settled(world);
+    server = await startArmServer({ world, tokens: { [TOKEN]: [SUB], [OTHER_TOKEN]: [OTHER_SUB] }, stateDir });
+  });
+
+  after(async () => {
+    await server?.close();
+    world.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('lists every cluster of the subscription, with AKS-style ids', async () => {
+    const clusters = await collect(client().managedClusters.list());
+    assert.deepEqual(clusters.map(c => c.name).sort(), ['alpha-1', 'alpha-entra', 'beta-1']);
+    const beta = clusters.find(c => c.name === 'beta-1');
+    assert.equal(beta?.id, `/subscriptions/${SUB}/resourcegroups/rg-beta/providers/Microsoft.ContainerService/managedClusters/beta-1`);
+    assert.equal(beta?.type, 'Microsoft.ContainerService/ManagedClusters');
+    assert.equal(beta?.location, 'northeurope');
+    // What the SDK sent: the api-version we asked for, and ARM's default scope although the endpoint is not ARM's.
+    assert.equal(
+      urlsSent.at(-1),
+      `${server.url}/subscriptions/${SUB}/providers/Microsoft.ContainerService/managedClusters?api-version=2024-09-01`,
+    );
+    assert.deepEqual(scopesAsked.at(-1), ['https://management.azure.com/.default']);
+  });
+
+  it('lists clusters by resource group, matching the group name case-insensitively', async () => {
+    const alpha = await collect(client().managedClusters.listByResourceGroup('rg-alpha'));
+    assert.deepEqual(alpha.map(c => c.name).sort(), ['alpha-1', 'alpha-entra']);
+    const beta = await collect(client().managedClusters.listByResourceGroup('RG-BETA'));
+    assert.deepEqual(beta.map(c => c.name), ['beta-1']);
+  });
+
+  it('only shows the caller its own subscription', async () => {
+    const other = await collect(client(OTHER_TOKEN, OTHER_SUB).managedClusters.list());
+    assert.deepEqual(other.map(c => c.name), ['other-1']);
+  });
+
+  it('gets a cluster with the fields the SDK flattens', async () => {
+    const model = world.getManagedCluster(SUB, 'rg-alpha', 'alpha-1');
+    assert.ok(model);
+    const mc = await client().managedClusters.get('rg-alpha', 'alpha-1');
+    assert.equal(mc.provisioningState, 'Succeeded');
+    assert.equal(mc.powerState?.code, 'Running');
+    assert.equal(mc.kubernetesVersion, '1.32.5');
+    assert.equal(mc.currentKubernetesVersion, '1.32.5');
+    assert.equal(mc.fqdn, model.fqdn);
+    assert.match(mc.fqdn ?? '', /^alpha-1-[0-9a-f]{8}\.hcp\.westeurope\.azmk8s\.io$/);
+    assert.match(mc.azurePortalFqdn ?? '', /^alpha-1-[0-9a-f]{8}\.portal\.hcp\.westeurope\.azmk8s\.io$/);
+    assert.equal(mc.nodeResourceGroup, 'MC_rg-alpha_alpha-1_westeurope');
+    assert.equal(mc.enableRbac, true);
+    assert.equal(mc.disableLocalAccounts, false);
+    assert.equal(mc.aadProfile, undefined);
+    assert.equal(mc.resourceUID, model.resourceUID);
+    assert.deepEqual(mc.tags, { env: 'prod' });
+    assert.equal(mc.identity?.type, 'SystemAssigned');
+    assert.equal(mc.networkProfile?.networkPlugin, 'azure');
+    const pools = Object.fromEntries((mc.agentPoolProfiles ?? []).map(p => [p.name, p]));
+    assert.deepEqual(Object.keys(pools).sort(), ['system', 'user']);
+    assert.equal(pools.system.count, 3);
+    assert.equal(pools.system.mode, 'System');
+    assert.equal(pools.system.vmSize, 'Standard_D4s_v5');
+    assert.equal(pools.system.enableAutoScaling, false);
+    assert.equal(pools.system.minCount, undefined);
+    assert.equal(pools.user.count, 2);
+    assert.equal(pools.user.enableAutoScaling, true);
+    assert.equal(pools.user.minCount, 1);
+    assert.equal(pools.user.maxCount, 5);
+    // Inline profiles keep the wire's `type`; only the agentPools resource renames it to `typePropertiesType`.
+    assert.equal(pools.user.type, 'VirtualMachineScaleSets');
+    assert.equal(pools.user.currentOrchestratorVersion, '1.32.5');
+    assert.equal(pools.user.provisioningState, 'Succeeded');
+  });
+
+  it('gets an Entra-only cluster', async () => {
+    const mc = await client().managedClusters.get('rg-alpha', 'ALPHA-ENTRA');
+    assert.equal(mc.name, 'alpha-entra');
+    assert.equal(mc.disableLocalAccounts, true);
+    assert.equal(mc.aadProfile?.managed, true);
+    assert.equal(mc.aadProfile?.enableAzureRbac, true);
+    assert.deepEqual(mc.aadProfile?.adminGroupObjectIDs, ['0d9a4f1e-1111-4222-8333-444455556666']);
+  });
+
+  it('lists and gets agent pools', async () => {
+    const pools = await collect(client().agentPools.list('rg-alpha', 'alpha-1'));
+    assert.deepEqual(pools.map(p => p.name).sort(), ['system', 'user']);
+    const user = await client().agentPools.get('rg-alpha', 'alpha-1', 'user');
+    assert.equal(
+      user.id,
+      `/subscriptions/${SUB}/resourcegroups/rg-alpha/providers/Microsoft.ContainerService/managedClusters/alpha-1/agentPools/user`,
+    );
+    assert.equal(user.type, 'Microsoft.ContainerService/managedClusters/agentPools');
+    assert.equal(user.count, 2);
+    assert.equal(user.vmSize, 'Standard_D8s_v5');
+    assert.equal(user.mode, 'User');
+    assert.equal(user.osType, 'Linux');
+    assert.equal(user.enableAutoScaling, true);
+    assert.equal(user.minCount, 1);
+    assert.equal(user.maxCount, 5);
+    assert.equal(user.typePropertiesType, 'VirtualMachineScaleSets');
+    assert.equal(user.orchestratorVersion, '1.32.5');
+    assert.equal(user.provisioningState, 'Succeeded');
+    assert.equal(user.powerState?.code, 'Running');
+    assert.match(user.nodeImageVersion ?? '', /^AKSUbuntu-/);
+  });
+
+  it('reports missing resources with the ARM codes of the model', async () => {
+    const err = await client().managedClusters.get('rg-alpha', 'nope').then(
+      () => assert.fail('expected a 404'),
+      (e: unknown) => e,
+    );
+    assert.ok(isRestError(err), 'a RestError');
+    assert.equal(err.statusCode, 404);
+    assert.equal(err.code, 'ResourceNotFound');
+    assert.match(err.message, /managedClusters\/nope' under resource group 'rg-alpha' was not found/);
+    await assert.rejects(client().managedClusters.get('rg-missing', 'alpha-1'), {
+      statusCode: 404,
+      code: 'ResourceGroupNotFound',
+    });
+    await assert.rejects(collect(client().managedClusters.listByResourceGroup('rg-missing')), {
+      statusCode: 404,
+      code: 'ResourceGroupNotFound',
+    });
+    await assert.rejects(client().agentPools.get('rg-alpha', 'alpha-1', 'gpu'), { statusCode: 404, code: 'ResourceNotFound' });
+  });
+
+  it('rejects an unknown token with 401', async () => {
+    await assert.rejects(client('forged-token').managedClusters.get('rg-alpha', 'alpha-1'), {
+      name: 'RestError',
+      statusCode: 401,
+      code: 'InvalidAuthenticationToken',
+    });
+  });
+
+  it('rejects a token of another subscription with 403', async () => {
+    await assert.rejects(client(OTHER_TOKEN, SUB).managedClusters.get('rg-alpha', 'alpha-1'), (e: unknown) => {
+      assert.ok(isRestError(e));
+      assert.equal(e.statusCode, 403);
+      assert.equal(e.code, 'AuthorizationFailed');
+      assert.match(
+        e.message,
+        new RegExp(`'Microsoft\\.ContainerService/managedClusters/read' over scope '/subscriptions/${SUB}/resourceGroups/rg-alpha/`),
+      );
+      return true;
+    });
+    // Paged operations keep the ARM code but replace ARM's message with their own.
+    await assert.rejects(collect(client(OTHER_TOKEN, SUB).managedClusters.list()), {
+      statusCode: 403,
+      code: 'AuthorizationFailed',
+      message: 'Pagination failed with unexpected statusCode 403',
+    });
+    await assert.rejects(client(OTHER_TOKEN, SUB).agentPools.get('rg-alpha', 'alpha-1', 'user'), {
+      statusCode: 403,
+      code: 'AuthorizationFailed',
+      message: /'Microsoft\.ContainerService\/managedClusters\/agentPools\/read'/,
+    });
+  });
+
+  it('reports an unknown subscription with 404', async () => {
+    await assert.rejects(collect(client(TOKEN, UNKNOWN_SUB).managedClusters.list()), {
+      statusCode: 404,
+      code: 'SubscriptionNotFound',
+    });
+  });
+
+  it('shows a cluster that is still being created as Creating', async () => {
+    world.operationMs = 600_000; // never completes within the test; world.close() drops the timer
+    try {
+      world.putManagedCluster(OTHER_SUB, 'rg-other', 'other-new', { location: 'eastus', agentPoolProfiles: [{ name: 'np' }] });
+    } finally {
+      world.operationMs = 1;
+    }
+    const mc = await client(OTHER_TOKEN, OTHER_SUB).managedClusters.get('rg-other', 'other-new');
+    assert.equal(mc.provisioningState, 'Creating');
+    assert.equal(mc.agentPoolProfiles?.[0].provisioningState, 'Creating');
+  });
+
+  describe('raw HTTPS', () => {
+    const path = () => `${server.url}/subscriptions/${SUB}/resourceGroups/rg-alpha/providers/Microsoft.ContainerService/managedClusters/alpha-1`;
+
+    it('requires api-version 2024-09-01', async () => {
+      const wrong = await raw(`${path()}?api-version=2023-01-01`, { token: TOKEN, ca: server.caPem });
+      assert.equal(wrong.status, 400);
+      assert.equal(wrong.body.error?.code, 'InvalidApiVersionParameter');
+      assert.match(wrong.body.error?.message ?? '', /'2023-01-01' is invalid/);
+      const missing = await raw(path(), { token: TOKEN, ca: server.caPem });
+      assert.equal(missing.status, 400);
+      assert.equal(missing.body.error?.code, 'MissingApiVersionParameter');
+      const ok = await raw(`${path().replace('resourceGroups', 'RESOURCEGROUPS')}?API-Version=2024-09-01`, {
+        token: TOKEN,
+        ca: server.caPem,
+      });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.body.name, 'alpha-1');
+      assert.equal((ok.body.properties as { enableRBAC?: boolean }).enableRBAC, true);
+      assert.equal(ok.headers['content-type'], 'application/json; charset=utf-8');
+    });
+
+    it('answers like ARM without a token, for writes and for unknown types', async () => {
+      const anonymous = await raw(`${path()}?api-version=2024-09-01`, { token: null, ca: server.caPem });
+      assert.equal(anonymous.status, 401);
+      assert.equal(anonymous.body.error?.code, 'AuthenticationFailed');
+      assert.match(String(anonymous.headers['www-authenticate']), /^Bearer authorization_uri=/);
+      const put = await raw(`${path()}?api-version=2024-09-01`, { method: 'PUT', token: TOKEN, ca: server.caPem });
+      assert.equal(put.status, 405);
+      assert.equal(put.body.error?.code, 'MethodNotAllowed');
+      assert.equal(put.headers.allow, 'GET');
+      const unknown = await raw(`${path()}/maintenanceConfigurations?api-version=2024-09-01`, { token: TOKEN, ca: server.caPem });
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.body.error?.code, 'InvalidResourceType');
+      assert.match(unknown.body.error?.message ?? '', /'managedClusters\/maintenanceConfigurations'/);
+    });
+
+    it('is only trusted through its CA, whose material is reused from the state directory', async () => {
+      await assert.rejects(raw(`${path()}?api-version=2024-09-01`, { token: TOKEN }), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+      const again = await startArmServer({ world, tokens: {}, stateDir });
+      try {
+        assert.equal(again.caPem, server.caPem);
+        assert.notEqual(again.url, server.url);
+        const res = await raw(`${again.url}/subscriptions/${SUB}/providers/Microsoft.ContainerService/managedClusters?api-version=2024-09-01`, {
+          token: TOKEN,
+          ca: again.caPem,
+        });
+        assert.equal(res.status, 401); // this second server knows no tokens
+        assert.equal(res.body.error?.code, 'InvalidAuthenticationToken');
+      } finally {
+        await again.close();
+      }
+    });
+  });
+});
