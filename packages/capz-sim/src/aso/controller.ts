@@ -168,7 +168,7 @@ export class AsoSimulator {
       const r = this.reconcileAzure(kind, obj, policy);
       status = r.status;
       ready = r.done
-        ? { status: 'True', severity: '', reason: undefined, message: undefined }
+        ? { status: 'True', severity: '', reason: 'Succeeded', message: undefined }
         : { status: 'False', severity: 'Info', reason: 'Reconciling', message: 'The resource is in the process of being reconciled by the operator' };
       if (!r.done) requeue = Math.max(20, this.deps.world.operationMs);
       if (r.done && kind === 'ManagedCluster') await this.exportSecrets(obj);
@@ -199,7 +199,9 @@ export class AsoSimulator {
     const w = this.deps.world;
     const sub = this.subscription(o);
     const gen = o.metadata.generation;
-    const upToDate = getCondition(o, 'Ready')?.status === 'True' && getCondition(o, 'Ready')?.observedGeneration === gen;
+    // This generation was PUT already: Ready is True for it, or it is Reconciling it (the PUT went out).
+    const r = getCondition(o, 'Ready');
+    const upToDate = !!r && r.observedGeneration === gen && (r.status === 'True' || r.reason === 'Reconciling');
 
     if (kind === 'ResourceGroup') {
       const rgName = this.azureName(o);
@@ -268,16 +270,19 @@ export class AsoSimulator {
       if (!dest) continue;
       const kubeconfig = this.deps.world.listClusterCredentials(this.subscription(o), rgName, this.azureName(o), which);
       const existing = this.deps.cache.get('Secret', o.metadata.namespace, dest.name);
-      if (existing && unb64(existing.data?.[dest.key]) === kubeconfig) continue;
-      const secret: Obj = {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: dest.name, namespace: o.metadata.namespace, ownerReferences: [ownerRef(o)] },
-        type: 'Opaque',
-        data: { ...(existing?.data ?? {}), [dest.key]: b64(kubeconfig) },
-      };
-      if (existing) await this.deps.kube.replace(K.Secret, { ...secret, metadata: { ...existing.metadata, ownerReferences: [ownerRef(o)] } });
-      else await this.deps.kube.createIfAbsent(K.Secret, secret);
+      const owned = (existing?.metadata.ownerReferences ?? []).some(r => r.uid === o.metadata.uid);
+      if (existing && owned && unb64(existing.data?.[dest.key]) === kubeconfig) continue;
+      // Server-side apply: CAPZ may write the same Secret (`<cluster>-kubeconfig`) under its own field manager.
+      await this.deps.kube.apply(
+        K.Secret,
+        {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: dest.name, namespace: o.metadata.namespace, ownerReferences: [{ ...ownerRef(o), controller: false }] },
+          data: { [dest.key]: b64(kubeconfig) },
+        },
+        'aso-controller',
+      );
     }
   }
 

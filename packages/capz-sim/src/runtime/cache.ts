@@ -16,11 +16,16 @@ export class Cache {
   private readonly handlers = new Map<KindName, Handler[]>();
   private stopped = false;
 
-  constructor(kube: Kube, kc: KubeConfig, kinds: KindName[]) {
+  /** Only objects in namespaces this accepts are seen (cluster-scoped objects always are). */
+  private readonly accept: (ns: string | undefined) => boolean;
+
+  constructor(kube: Kube, kc: KubeConfig, kinds: KindName[], accept: (ns: string | undefined) => boolean = () => true) {
+    this.accept = accept;
     for (const name of kinds) {
       const kind = K[name];
       const informer = makeInformer(kc, pathOf(kind), () => kube.list(kind) as any);
       const dispatch = (type: EventType) => (obj: any) => {
+        if (!this.accept((obj as Obj).metadata.namespace)) return;
         for (const h of this.handlers.get(name) ?? []) {
           try {
             h(type, obj as Obj);
@@ -53,10 +58,11 @@ export class Cache {
   }
 
   get(kind: KindName, ns: string | undefined, name: string): Obj | undefined {
+    if (!this.accept(ns)) return undefined;
     return this.informers.get(kind)?.get(name, ns) as Obj | undefined;
   }
 
   list(kind: KindName, ns?: string): Obj[] {
-    return (this.informers.get(kind)?.list(ns) ?? []) as Obj[];
+    return ((this.informers.get(kind)?.list(ns) ?? []) as Obj[]).filter(o => this.accept(o.metadata.namespace));
   }
 }

@@ -32,6 +32,7 @@ export function setCondition(conditions: Condition[] | undefined, next: Omit<Con
     ...next,
     lastTransitionTime: prev && prev.status === next.status ? prev.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
   };
+  // metav1 conditions require message (empty allowed); ASO/v1beta1 ones omit what is unset.
   for (const k of Object.keys(merged) as Array<keyof Condition>) if (merged[k] === undefined) delete merged[k];
   return [...list.filter(c => c.type !== next.type), merged].sort((a, b) => a.type.localeCompare(b.type));
 }

@@ -7,8 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConnectionMonitor } from './ConnectionMonitor';
 
-// Jest's transform turns client-node's ESM into CommonJS; the backend itself uses a native import().
-const loadClient = async () => require('@kubernetes/client-node');
+// Jest's transform turns client-node's ESM into CommonJS; the backend itself uses a native import(). On a cold
+// Jest cache that transform takes several seconds, so it happens once, in beforeAll, with room to finish.
+let clientNode: unknown;
+const loadClient = async () => clientNode as any;
+beforeAll(() => {
+  clientNode = require('@kubernetes/client-node');
+}, 120_000);
 
 describe('ConnectionMonitor', () => {
   let server: Server;

@@ -1,0 +1,373 @@
+/**
+ * CAPZ's legacy AzureManagedControlPlane / AzureManagedMachinePool / AzureManagedCluster controllers, as far as
+ * migration needs them (capz-ground-truth 5):
+ *  - the ASO objects they create (5.2): ResourceGroup (name: normalised spec.resourceGroupName) and ManagedCluster
+ *    (name: normalised control plane name, owner: the group) controller-owned by the AzureManagedControlPlane, one
+ *    ManagedClustersAgentPool per AzureManagedMachinePool (azureName spec.name, owner: the ManagedCluster)
+ *    controller-owned by it; every one labelled `cluster.x-k8s.io/cluster-name` and annotated
+ *    `credential-from: <cluster>-aso-secret`; reconcile-policy `skip` on first create, then `manage` when "was
+ *    managed" (always for clusters and pools; for the group only with CAPZ's owned tag);
+ *  - `<cluster>-aso-secret`, labelled `<cluster>: owned` and controller-owned by the control plane (5.2);
+ *  - agentPoolProfiles sent only for the first create, then stripped from the ManagedCluster spec (4.3, seed 001);
+ *  - block-move on normal reconcile; pause copies the policy to the pre-pause annotation, sets skip, then removes
+ *    block-move; unpause restores it (5.3). The AzureManagedCluster never gets block-move (5.3);
+ *  - v1beta1-style conditions (with severity) on the control plane and pools (5.1).
+ * Simulated: the credential Secret's values come from the simulator's identity settings instead of an
+ * AzureClusterIdentity (whose CRD is not installed here).
+ */
+import type { Cache } from '../runtime/cache.ts';
+import { Controller, keyOf, splitKey, type Key, type Result } from '../runtime/controller.ts';
+import { apiVersionOf, K } from '../runtime/kinds.ts';
+import { isNotFound, type Kube } from '../runtime/kube.ts';
+import { ann, b64, controllerOf, getCondition, hasFinalizer, isDeleting, label, ownerRef, same, setCondition, unb64 } from '../runtime/meta.ts';
+import type { Condition, Obj } from '../runtime/types.ts';
+import { BLOCK_MOVE, CLUSTER_NAME, PAUSED } from './asoManaged.ts';
+
+const POLICY = 'serviceoperator.azure.com/reconcile-policy';
+const PRE_PAUSE = 'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy';
+const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
+const AMCP_FINALIZER = 'azuremanagedcontrolplane.infrastructure.cluster.x-k8s.io';
+const AMMP_FINALIZER = 'azurecluster.infrastructure.cluster.x-k8s.io';
+export const OWNED_TAG = (cluster: string) => `sigs.k8s.io_cluster-api-provider-azure_cluster_${cluster}`;
+
+/** azure/defaults.go GetNormalizedKubernetesName: lowercase, other characters to '-', trimmed. */
+export const normalize = (s: string) => s.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+|-+$/g, '');
+
+export interface LegacyIdentity {
+  tenantId: string;
+  clientId: string;
+}
+
+type Cond = Omit<Condition, 'lastTransitionTime'>;
+
+export class LegacyControllers {
+  readonly controllers: Controller[];
+  private readonly kube: Kube;
+  private readonly cache: Cache;
+  private readonly identity: LegacyIdentity;
+
+  constructor(kube: Kube, cache: Cache, identity: LegacyIdentity, log: (m: string) => void) {
+    this.kube = kube;
+    this.cache = cache;
+    this.identity = identity;
+    const ownedBy = (kind: string) => (o: Obj) => {
+      const c = controllerOf(o);
+      return c?.kind === kind ? [`${o.metadata.namespace}/${c.name}`] : [];
+    };
+    const sameCluster = (kind: 'AzureManagedControlPlane' | 'AzureManagedMachinePool' | 'AzureManagedCluster') => (o: Obj) =>
+      this.cache.list(kind, o.metadata.namespace).filter(x => label(x, CLUSTER_NAME) && label(x, CLUSTER_NAME) === (o.kind === 'Cluster' ? o.metadata.name : label(o, CLUSTER_NAME))).map(keyOf);
+    this.controllers = [
+      new Controller(
+        {
+          name: 'capz-legacy-controlplane',
+          kind: 'AzureManagedControlPlane',
+          watches: [
+            { kind: 'ResourceGroup', map: ownedBy('AzureManagedControlPlane') },
+            { kind: 'ManagedCluster', map: ownedBy('AzureManagedControlPlane') },
+            { kind: 'Cluster', map: sameCluster('AzureManagedControlPlane') },
+            { kind: 'AzureManagedMachinePool', map: sameCluster('AzureManagedControlPlane') },
+            { kind: 'MachinePool', map: sameCluster('AzureManagedControlPlane') },
+            { kind: 'Secret', map: o => this.cache.list('AzureManagedControlPlane', o.metadata.namespace).map(keyOf) },
+          ],
+          reconcile: k => this.reconcileControlPlane(k),
+        },
+        cache,
+        log,
+      ),
+      new Controller(
+        {
+          name: 'capz-legacy-machinepool',
+          kind: 'AzureManagedMachinePool',
+          watches: [
+            { kind: 'ManagedClustersAgentPool', map: ownedBy('AzureManagedMachinePool') },
+            { kind: 'Cluster', map: sameCluster('AzureManagedMachinePool') },
+            { kind: 'ManagedCluster', map: o => this.cache.list('AzureManagedMachinePool', o.metadata.namespace).map(keyOf) },
+            { kind: 'MachinePool', map: o => this.cache.list('AzureManagedMachinePool', o.metadata.namespace).filter(x => x.metadata.name === o.spec?.template?.spec?.infrastructureRef?.name).map(keyOf) },
+          ],
+          reconcile: k => this.reconcileMachinePool(k),
+        },
+        cache,
+        log,
+      ),
+      new Controller(
+        {
+          name: 'capz-legacy-cluster',
+          kind: 'AzureManagedCluster',
+          watches: [{ kind: 'AzureManagedControlPlane', map: sameCluster('AzureManagedCluster') }, { kind: 'Cluster', map: sameCluster('AzureManagedCluster') }],
+          reconcile: k => this.reconcileCluster(k),
+        },
+        cache,
+        log,
+      ),
+    ];
+  }
+
+  private cluster(o: Obj): Obj | undefined {
+    const name = label(o, CLUSTER_NAME);
+    return name ? this.cache.get('Cluster', o.metadata.namespace, name) : undefined;
+  }
+
+  private paused(o: Obj, cluster: Obj): boolean {
+    return Boolean(cluster.spec?.paused) || ann(o, PAUSED) !== undefined;
+  }
+
+  /** Objects this owner controls: paused to skip with the previous policy saved, then block-move removed (5.3). */
+  private async pause(owner: Obj, kinds: Array<'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'>): Promise<void> {
+    for (const kind of kinds) {
+      for (const o of this.cache.list(kind, owner.metadata.namespace)) {
+        if (controllerOf(o)?.uid !== owner.metadata.uid || ann(o, PRE_PAUSE) !== undefined) continue;
+        await this.kube.mergePatch(K[kind], o.metadata.namespace, o.metadata.name, {
+          metadata: { annotations: { [PRE_PAUSE]: ann(o, POLICY) ?? 'manage', [POLICY]: 'skip' } },
+        });
+      }
+    }
+    if (ann(owner, BLOCK_MOVE) !== undefined) {
+      await this.kube.mergePatch(K[owner.kind as 'AzureManagedControlPlane'], owner.metadata.namespace, owner.metadata.name, { metadata: { annotations: { [BLOCK_MOVE]: null } } });
+    }
+  }
+
+  /** Normal reconcile: finalizer and block-move first, and a paused object's saved policy restored. */
+  private async start(owner: Obj, finalizer: string, kinds: Array<'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'>): Promise<void> {
+    if (ann(owner, BLOCK_MOVE) === undefined || !hasFinalizer(owner, finalizer)) {
+      await this.kube.mergePatch(K[owner.kind as 'AzureManagedControlPlane'], owner.metadata.namespace, owner.metadata.name, {
+        metadata: { annotations: { [BLOCK_MOVE]: 'true' }, finalizers: [...new Set([...(owner.metadata.finalizers ?? []), finalizer])] },
+      });
+    }
+    for (const kind of kinds) {
+      for (const o of this.cache.list(kind, owner.metadata.namespace)) {
+        const saved = ann(o, PRE_PAUSE);
+        if (controllerOf(o)?.uid !== owner.metadata.uid || saved === undefined) continue;
+        await this.kube.mergePatch(K[kind], o.metadata.namespace, o.metadata.name, { metadata: { annotations: { [PRE_PAUSE]: null, [POLICY]: saved } } });
+      }
+    }
+  }
+
+  /** Creates an ASO object (reconcile-policy skip) or flips it to manage once it "was managed" (5.2). */
+  private async ensureAso(
+    kind: 'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool',
+    owner: Obj,
+    clusterName: string,
+    name: string,
+    spec: Record<string, unknown>,
+    wasManaged: boolean,
+  ): Promise<Obj | undefined> {
+    const ns = owner.metadata.namespace;
+    const live = this.cache.get(kind, ns, name);
+    if (!live) {
+      await this.kube.createIfAbsent(K[kind], {
+        apiVersion: apiVersionOf(K[kind]),
+        kind,
+        metadata: {
+          name,
+          namespace: ns,
+          labels: { [CLUSTER_NAME]: clusterName },
+          annotations: { [CREDENTIAL_FROM]: `${clusterName}-aso-secret`, [POLICY]: 'skip' },
+          ownerReferences: [ownerRef(owner)],
+        },
+        spec,
+      });
+      return undefined;
+    }
+    // An existing object this owner does not control is left alone (the adoption guard of 5.2).
+    if (controllerOf(live)?.uid !== owner.metadata.uid) return live;
+    if (wasManaged && ann(live, POLICY) === 'skip' && ann(live, PRE_PAUSE) === undefined) {
+      await this.kube.mergePatch(K[kind], ns, name, { metadata: { annotations: { [POLICY]: 'manage' } } });
+    }
+    return live;
+  }
+
+  private async reconcileControlPlane(key: Key): Promise<Result | void> {
+    const { namespace, name } = splitKey(key);
+    const cp = this.cache.get('AzureManagedControlPlane', namespace, name);
+    if (!cp) return;
+    const cluster = this.cluster(cp);
+    if (!cluster) return; // waiting for CAPI to label and own it
+    const aso = ['ResourceGroup', 'ManagedCluster'] as const;
+    if (this.paused(cp, cluster)) return this.pause(cp, [...aso]);
+    if (isDeleting(cp)) return this.deleteOwned(cp, AMCP_FINALIZER, [...aso]);
+    await this.start(cp, AMCP_FINALIZER, [...aso]);
+    const clusterName = cluster.metadata.name;
+
+    // The ASO credential Secret, owned by the control plane.
+    const secretName = `${clusterName}-aso-secret`;
+    if (!this.cache.get('Secret', namespace, secretName)) {
+      await this.kube.createIfAbsent(K.Secret, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: secretName, namespace, labels: { [clusterName]: 'owned' }, ownerReferences: [ownerRef(cp)] },
+        type: 'Opaque',
+        data: {
+          AZURE_SUBSCRIPTION_ID: b64(cp.spec.subscriptionID ?? ''),
+          AZURE_TENANT_ID: b64(this.identity.tenantId),
+          AZURE_CLIENT_ID: b64(this.identity.clientId),
+          AUTH_MODE: b64('workloadidentity'),
+        },
+      });
+    }
+    const rgName = normalize(cp.spec.resourceGroupName);
+    const rgLive = this.cache.get('ResourceGroup', namespace, rgName);
+    const rgOwnedTag = rgLive?.status?.tags?.[OWNED_TAG(clusterName)] === 'owned';
+    const rg = await this.ensureAso('ResourceGroup', cp, clusterName, rgName, { azureName: cp.spec.resourceGroupName, location: cp.spec.location }, rgOwnedTag);
+
+    const mcName = normalize(name);
+    const mcLive = this.cache.get('ManagedCluster', namespace, mcName);
+    const aad = cp.spec.aadProfile;
+    const mcSpec: Record<string, unknown> = {
+      azureName: name,
+      owner: { name: rgName },
+      location: cp.spec.location,
+      dnsPrefix: cp.spec.dnsPrefix ?? name,
+      kubernetesVersion: String(cp.spec.version).replace(/^v/, ''),
+      identity: { type: 'SystemAssigned' },
+      enableRBAC: true,
+      ...(aad ? { aadProfile: { managed: aad.managed, adminGroupObjectIDs: aad.adminGroupObjectIDs } } : {}),
+      ...(cp.spec.disableLocalAccounts !== undefined ? { disableLocalAccounts: cp.spec.disableLocalAccounts } : {}),
+      operatorSpec: {
+        secrets: aad?.managed
+          ? { userCredentials: { name: `${clusterName}-user-aso-kubeconfig`, key: 'value' } }
+          : { adminCredentials: { name: `${clusterName}-aso-kubeconfig`, key: 'value' } },
+      },
+    };
+    if (!mcLive) {
+      // The first create carries the pools (AKS requires them); the spec builder sends them only then (4.3).
+      const pools = this.cache
+        .list('AzureManagedMachinePool', namespace)
+        .filter(p => label(p, CLUSTER_NAME) === clusterName)
+        .map(p => ({ name: p.spec.name ?? p.metadata.name, mode: p.spec.mode, vmSize: p.spec.sku, count: this.replicasOf(p) ?? 1, type: 'VirtualMachineScaleSets' }));
+      mcSpec.agentPoolProfiles = pools;
+    }
+    const mc = rg ? await this.ensureAso('ManagedCluster', cp, clusterName, mcName, mcSpec, true) : undefined;
+    if (mc && mc.spec?.agentPoolProfiles !== undefined && (mc.status?.agentPoolProfiles ?? []).length) {
+      await this.kube.mergePatch(K.ManagedCluster, namespace, mcName, { spec: { agentPoolProfiles: null } });
+    }
+
+    // Status: v1beta1 conditions, endpoint and kubeconfig.
+    const rgReady = getCondition(rg, 'Ready');
+    const mcReady = getCondition(mc, 'Ready');
+    const conds: Cond[] = [
+      this.fromAso('ResourceGroupReady', rg, rgReady),
+      this.fromAso('ManagedClusterRunning', mc, mcReady),
+    ];
+    const failing = conds.find(c => c.status !== 'True');
+    conds.push(failing ? { ...failing, type: 'Ready' } : { type: 'Ready', status: 'True', severity: '' });
+    const host = mcReady?.status === 'True' ? mc?.status?.fqdn : undefined;
+    if (host && cp.spec.controlPlaneEndpoint?.host !== host) {
+      await this.kube.mergePatch(K.AzureManagedControlPlane, namespace, name, { spec: { controlPlaneEndpoint: { host, port: 443 } } });
+    }
+    if (host && mc) await this.kubeconfig(cp, clusterName, mc);
+    let conditions = cp.status?.conditions as Condition[] | undefined;
+    for (const c of conds) conditions = setCondition(conditions, c);
+    const status = {
+      ...(cp.status ?? {}),
+      conditions,
+      ready: !!host,
+      initialized: !!host,
+      ...(mc?.status?.currentKubernetesVersion ? { version: `v${mc.status.currentKubernetesVersion}` } : {}),
+    };
+    if (!same(cp.status, status)) await this.kube.mergePatch(K.AzureManagedControlPlane, namespace, name, { status }, 'status');
+  }
+
+  private replicasOf(ammp: Obj): number | undefined {
+    const mp = this.cache.list('MachinePool', ammp.metadata.namespace).find(m => m.spec?.template?.spec?.infrastructureRef?.name === ammp.metadata.name);
+    return mp?.spec?.replicas;
+  }
+
+  private fromAso(type: string, o: Obj | undefined, ready: Condition | undefined): Cond {
+    if (!o) return { type, status: 'False', severity: 'Info', reason: 'Creating', message: `${type.replace(/Ready|Running/, '')} is being created` };
+    if (ready?.status === 'True') return { type, status: 'True', severity: '' };
+    return { type, status: 'False', severity: (ready?.severity as Cond['severity']) || 'Info', reason: ready?.reason ?? 'Reconciling', message: ready?.message };
+  }
+
+  private async kubeconfig(cp: Obj, clusterName: string, mc: Obj): Promise<void> {
+    const src = mc.spec?.operatorSpec?.secrets?.adminCredentials ?? mc.spec?.operatorSpec?.secrets?.userCredentials;
+    const value = src ? unb64(this.cache.get('Secret', cp.metadata.namespace, src.name)?.data?.[src.key]) : undefined;
+    if (!value) return;
+    const name = `${clusterName}-kubeconfig`;
+    const current = this.cache.get('Secret', cp.metadata.namespace, name);
+    if (unb64(current?.data?.value) === value) return;
+    const secret: Obj = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: cp.metadata.namespace, labels: { [CLUSTER_NAME]: clusterName }, ownerReferences: [ownerRef(cp)] },
+      type: 'cluster.x-k8s.io/secret',
+      data: { value: b64(value) },
+    };
+    if (current) await this.kube.replace(K.Secret, { ...secret, metadata: { ...current.metadata, labels: secret.metadata.labels } });
+    else await this.kube.createIfAbsent(K.Secret, secret);
+  }
+
+  private async reconcileMachinePool(key: Key): Promise<Result | void> {
+    const { namespace, name } = splitKey(key);
+    const ammp = this.cache.get('AzureManagedMachinePool', namespace, name);
+    if (!ammp) return;
+    const cluster = this.cluster(ammp);
+    if (!cluster) return;
+    if (this.paused(ammp, cluster)) return this.pause(ammp, ['ManagedClustersAgentPool']);
+    if (isDeleting(ammp)) return this.deleteOwned(ammp, AMMP_FINALIZER, ['ManagedClustersAgentPool']);
+    await this.start(ammp, AMMP_FINALIZER, ['ManagedClustersAgentPool']);
+    const clusterName = cluster.metadata.name;
+    const cpName = cluster.spec?.controlPlaneRef?.name;
+    const mc = cpName ? this.cache.get('ManagedCluster', namespace, normalize(cpName)) : undefined;
+    if (!mc) return; // the pool is created once the cluster's ManagedCluster exists
+    const scaling = ammp.spec.scaling;
+    const pool = await this.ensureAso(
+      'ManagedClustersAgentPool',
+      ammp,
+      clusterName,
+      normalize(name),
+      {
+        azureName: ammp.spec.name ?? name,
+        owner: { name: mc.metadata.name },
+        mode: ammp.spec.mode,
+        vmSize: ammp.spec.sku,
+        type: 'VirtualMachineScaleSets',
+        count: this.replicasOf(ammp) ?? 1,
+        ...(scaling ? { enableAutoScaling: true, minCount: scaling.minSize, maxCount: scaling.maxSize } : {}),
+      },
+      true,
+    );
+    const ready = getCondition(pool, 'Ready');
+    const cond = this.fromAso('AgentPoolsReady', pool, ready);
+    let conditions = ammp.status?.conditions as Condition[] | undefined;
+    conditions = setCondition(conditions, cond);
+    conditions = setCondition(conditions, { ...cond, type: 'Ready' });
+    const status = { ...(ammp.status ?? {}), conditions, ready: cond.status === 'True', replicas: pool?.status?.count ?? 0 };
+    if (!same(ammp.status, status)) await this.kube.mergePatch(K.AzureManagedMachinePool, namespace, name, { status }, 'status');
+  }
+
+  private async reconcileCluster(key: Key): Promise<Result | void> {
+    const { namespace, name } = splitKey(key);
+    const amc = this.cache.get('AzureManagedCluster', namespace, name);
+    if (!amc) return;
+    const cluster = this.cluster(amc);
+    if (!cluster || this.paused(amc, cluster) || isDeleting(amc)) return;
+    const cp = this.cache.get('AzureManagedControlPlane', namespace, cluster.spec?.controlPlaneRef?.name ?? '');
+    const endpoint = cp?.spec?.controlPlaneEndpoint;
+    if (endpoint?.host && !same(amc.spec?.controlPlaneEndpoint, endpoint)) {
+      await this.kube.mergePatch(K.AzureManagedCluster, namespace, name, { spec: { controlPlaneEndpoint: endpoint } });
+    }
+    const ready = Boolean(endpoint?.host);
+    if (amc.status?.ready !== ready) await this.kube.mergePatch(K.AzureManagedCluster, namespace, name, { status: { ready } }, 'status');
+  }
+
+  /** Deleting a legacy object deletes the ASO objects it controls (ASO then acts on their policy), then its finalizer. */
+  private async deleteOwned(owner: Obj, finalizer: string, kinds: Array<'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'>): Promise<Result | void> {
+    if (!hasFinalizer(owner, finalizer)) return;
+    let remaining = 0;
+    for (const kind of kinds) {
+      for (const o of this.cache.list(kind, owner.metadata.namespace)) {
+        if (controllerOf(o)?.uid !== owner.metadata.uid) continue;
+        remaining++;
+        if (!isDeleting(o)) await this.kube.delete(K[kind], o.metadata.namespace, o.metadata.name);
+      }
+    }
+    if (remaining) return { requeueAfterMs: 200 };
+    await this.kube
+      .mergePatch(K[owner.kind as 'AzureManagedControlPlane'], owner.metadata.namespace, owner.metadata.name, {
+        metadata: { finalizers: (owner.metadata.finalizers ?? []).filter(f => f !== finalizer), resourceVersion: owner.metadata.resourceVersion },
+      })
+      .catch(e => {
+        if (!isNotFound(e)) throw e;
+      });
+  }
+}
