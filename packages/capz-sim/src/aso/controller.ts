@@ -2,6 +2,8 @@
  * The simulated Azure Service Operator: reconciles ResourceGroup, ManagedCluster and ManagedClustersAgentPool objects
  * against the simulated Azure. Each behaviour follows azure-side section 4 (and 2 for credentials):
  *  - finalizer `serviceoperator.azure.com/finalizer` added before any Azure call and honoured on delete (4.3);
+ *    inference: not added to objects with reconcile-policy skip, so the migration's disarm step (seed 001 step 3)
+ *    stays in effect;
  *  - reconcile-policy `manage` (PUT, delete on Kubernetes delete), `skip` (GET only; AzureResourceNotFound when
  *    missing; never delete), `detach-on-delete` (PUT, never delete); unknown values fall back to manage (4.1);
  *  - credentials: `credential-from` Secret in the same namespace, else `aso-credential` in the namespace, else the
@@ -178,8 +180,9 @@ export class AsoSimulator {
       else throw e;
       requeue = ready.severity === 'Error' ? undefined : 500;
     }
-    // The finalizer goes on before the first status write, as ASO adds it before talking to Azure.
-    if (!hasFinalizer(obj, ASO_FINALIZER)) {
+    // The finalizer goes on before the first status write, as ASO adds it before talking to Azure. Inference: not
+    // on objects set to skip, which ASO never deletes in Azure (so the migration's "disarm" step holds).
+    if (!hasFinalizer(obj, ASO_FINALIZER) && policy !== 'skip') {
       await this.deps.kube.mergePatch(K[kind], namespace, name, { metadata: { finalizers: [...(obj.metadata.finalizers ?? []), ASO_FINALIZER] } });
     }
     const conditions = setCondition(obj.status?.conditions, { type: 'Ready', ...ready, observedGeneration: obj.metadata.generation });

@@ -1,0 +1,168 @@
+/**
+ * Building blocks of the named scenarios: clusters in the shapes each API produces. Objects are written as a person
+ * (or the scaffolder) would write them; the simulated controllers do the rest.
+ */
+import type { AgentPoolSpec, AzureWorld } from '../azure/model.ts';
+import { apiVersionOf, K, type KindName } from '../runtime/kinds.ts';
+import type { Kube } from '../runtime/kube.ts';
+import { b64 } from '../runtime/meta.ts';
+import type { Obj } from '../runtime/types.ts';
+
+export interface PoolSeed extends AgentPoolSpec {
+  name: string;
+  mode: 'System' | 'User';
+  count: number;
+}
+
+const CAPZ = 'infrastructure.cluster.x-k8s.io';
+const o = (kind: KindName, namespace: string, name: string, spec: unknown, metadata: Partial<Obj['metadata']> = {}): Obj => ({
+  apiVersion: apiVersionOf(K[kind]),
+  kind: K[kind].kind,
+  metadata: { name, namespace, ...metadata },
+  spec,
+});
+
+export async function ensureNamespace(kube: Kube, name: string): Promise<void> {
+  await kube.createIfAbsent(K.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+/** An ASO credential Secret (capz-ground-truth 3: the aks-aso flavor's credentials.yaml shape). */
+export async function credentialSecret(kube: Kube, namespace: string, name: string, subscription: string): Promise<void> {
+  await kube.createIfAbsent(K.Secret, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace },
+    type: 'Opaque',
+    data: {
+      AZURE_SUBSCRIPTION_ID: b64(subscription),
+      AZURE_TENANT_ID: b64('00000000-0000-0000-0000-0000000000aa'),
+      AZURE_CLIENT_ID: b64('00000000-0000-0000-0000-0000000000bb'),
+      AUTH_MODE: b64('workloadidentity'),
+    },
+  });
+}
+
+/** An AKS cluster that exists only in Azure (to adopt). */
+export function azureOnlyCluster(
+  world: AzureWorld,
+  sub: string,
+  rg: string,
+  name: string,
+  opts: { location?: string; version?: string; pools: PoolSeed[]; entraOnly?: boolean },
+): void {
+  if (!world.getResourceGroup(sub, rg)) world.putResourceGroup(sub, rg, { location: opts.location ?? 'westeurope' });
+  world.putManagedCluster(sub, rg, name, {
+    location: opts.location ?? 'westeurope',
+    kubernetesVersion: opts.version ?? '1.33.2',
+    ...(opts.entraOnly ? { disableLocalAccounts: true, aadProfile: { managed: true, enableAzureRBAC: true } } : {}),
+    agentPoolProfiles: opts.pools,
+  });
+}
+
+/**
+ * A cluster on the deprecated AzureManaged* API (capz-ground-truth 5), already running in Azure, as CAPZ's legacy
+ * path would have left it: Cluster, AzureManagedCluster, AzureManagedControlPlane, a MachinePool and an
+ * AzureManagedMachinePool per pool. The legacy controllers then create the ASO objects and adopt the Azure cluster.
+ */
+export async function legacyCluster(
+  kube: Kube,
+  world: AzureWorld,
+  opts: { namespace: string; name: string; subscription: string; resourceGroup: string; location?: string; version?: string; pools: PoolSeed[]; entraOnly?: boolean },
+): Promise<void> {
+  const { namespace: ns, name } = opts;
+  const location = opts.location ?? 'westeurope';
+  const version = opts.version ?? '1.33.2';
+  azureOnlyCluster(world, opts.subscription, opts.resourceGroup, name, { location, version, pools: opts.pools, entraOnly: opts.entraOnly });
+  await kube.createIfAbsent(K.Cluster, o('Cluster', ns, name, {
+    controlPlaneRef: { apiGroup: CAPZ, kind: 'AzureManagedControlPlane', name },
+    infrastructureRef: { apiGroup: CAPZ, kind: 'AzureManagedCluster', name },
+  }));
+  await kube.createIfAbsent(K.AzureManagedCluster, o('AzureManagedCluster', ns, name, {}));
+  await kube.createIfAbsent(K.AzureManagedControlPlane, o('AzureManagedControlPlane', ns, name, {
+    identityRef: { apiVersion: `${CAPZ}/v1beta1`, kind: 'AzureClusterIdentity', name: 'cluster-identity', namespace: ns },
+    location,
+    resourceGroupName: opts.resourceGroup,
+    subscriptionID: opts.subscription,
+    version: `v${version}`,
+    ...(opts.entraOnly ? { aadProfile: { managed: true, adminGroupObjectIDs: ['00000000-0000-0000-0000-00000000a0a0'] }, disableLocalAccounts: true } : {}),
+  }));
+  for (const p of opts.pools) {
+    const poolName = `${name}-${p.name}`;
+    await kube.createIfAbsent(K.MachinePool, o('MachinePool', ns, poolName, {
+      clusterName: name,
+      replicas: p.count,
+      template: { spec: { clusterName: name, bootstrap: { dataSecretName: '' }, infrastructureRef: { apiGroup: CAPZ, kind: 'AzureManagedMachinePool', name: poolName }, version: `v${version}` } },
+    }));
+    await kube.createIfAbsent(K.AzureManagedMachinePool, o('AzureManagedMachinePool', ns, poolName, {
+      mode: p.mode,
+      name: p.name,
+      sku: p.vmSize ?? 'Standard_D2s_v3',
+      ...(p.enableAutoScaling ? { scaling: { minSize: p.minCount ?? 1, maxSize: p.maxCount ?? 5 } } : {}),
+    }));
+  }
+}
+
+/**
+ * A new ASO-managed cluster written as CAPZ's aks-aso flavor does (capz-ground-truth 3), at CAPI v1beta2: ASO then
+ * creates the resource group, the AKS cluster and its pools in Azure.
+ */
+export async function asoManagedCluster(
+  kube: Kube,
+  opts: { namespace: string; name: string; location?: string; version?: string; credentialSecret: string; pools: PoolSeed[]; apiVersion?: 'v1beta1' | 'v1alpha1'; entraOnly?: boolean },
+): Promise<void> {
+  const { namespace: ns, name } = opts;
+  const capzVersion = `${CAPZ}/${opts.apiVersion ?? 'v1beta1'}`;
+  const credential = { 'serviceoperator.azure.com/credential-from': opts.credentialSecret };
+  const location = opts.location ?? 'westeurope';
+  const version = `v${opts.version ?? '1.33.2'}`;
+  await kube.createIfAbsent(K.Cluster, o('Cluster', ns, name, {
+    controlPlaneRef: { apiGroup: CAPZ, kind: 'AzureASOManagedControlPlane', name },
+    infrastructureRef: { apiGroup: CAPZ, kind: 'AzureASOManagedCluster', name },
+  }));
+  const withVersion = (kind: KindName, obj: Obj) => ({ ...obj, apiVersion: capzVersion, kind: K[kind].kind });
+  await kube.createIfAbsent(K.AzureASOManagedControlPlane, withVersion('AzureASOManagedControlPlane', o('AzureASOManagedControlPlane', ns, name, {
+    version,
+    resources: [{
+      apiVersion: apiVersionOf(K.ManagedCluster),
+      kind: 'ManagedCluster',
+      metadata: { name, annotations: credential },
+      spec: {
+        dnsPrefix: name,
+        identity: { type: 'SystemAssigned' },
+        location,
+        networkProfile: { networkPlugin: 'azure' },
+        owner: { name },
+        servicePrincipalProfile: { clientId: 'msi' },
+        ...(opts.entraOnly
+          ? { disableLocalAccounts: true, aadProfile: { managed: true, enableAzureRBAC: true }, operatorSpec: { secrets: { userCredentials: { name: `${name}-user-kubeconfig`, key: 'value' } } } }
+          : {}),
+      },
+    }],
+  })));
+  await kube.createIfAbsent(K.AzureASOManagedCluster, withVersion('AzureASOManagedCluster', o('AzureASOManagedCluster', ns, name, {
+    resources: [{ apiVersion: apiVersionOf(K.ResourceGroup), kind: 'ResourceGroup', metadata: { name, annotations: credential }, spec: { location } }],
+  })));
+  for (const p of opts.pools) {
+    const poolName = `${name}-${p.name}`;
+    await kube.createIfAbsent(K.MachinePool, o('MachinePool', ns, poolName, {
+      clusterName: name,
+      replicas: p.count,
+      template: { spec: { clusterName: name, bootstrap: { dataSecretName: '' }, infrastructureRef: { apiGroup: CAPZ, kind: 'AzureASOManagedMachinePool', name: poolName }, version } },
+    }));
+    await kube.createIfAbsent(K.AzureASOManagedMachinePool, withVersion('AzureASOManagedMachinePool', o('AzureASOManagedMachinePool', ns, poolName, {
+      resources: [{
+        apiVersion: apiVersionOf(K.ManagedClustersAgentPool),
+        kind: 'ManagedClustersAgentPool',
+        metadata: { name: poolName, annotations: credential },
+        spec: {
+          azureName: p.name,
+          mode: p.mode,
+          owner: { name },
+          type: 'VirtualMachineScaleSets',
+          vmSize: p.vmSize ?? 'Standard_D2s_v3',
+          ...(p.enableAutoScaling ? { enableAutoScaling: true, minCount: p.minCount ?? 1, maxCount: p.maxCount ?? 5 } : {}),
+        },
+      }],
+    })));
+  }
+}
