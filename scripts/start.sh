@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Starts Backstage with the CAPZ plugins on the embedded default: a real local management cluster (etcd,
-# kube-apiserver and kube-controller-manager built from Go modules, with the CAPI/CAPZ/ASO CRDs) and SQLite.
+# Starts Backstage with the CAPZ plugins on the embedded default: two real local management clusters ("demo" and
+# "demo-2": etcd, kube-apiserver and kube-controller-manager built from Go modules, with the CAPI/CAPZ/ASO CRDs),
+# the simulated Azure/ASO/CAPZ/CAPI world on each with the demo scenarios, and SQLite.
 # Frontend: http://localhost:3000 (AKS clusters page: /capz). Backend: http://localhost:7007.
 #
-#   ./scripts/start.sh                                   local management cluster "demo" (kept running on exit)
+#   ./scripts/start.sh                                   the local management clusters (kept running on exit)
 #   ./scripts/start.sh --kubeconfig ~/.kube/config [--context my-mgmt]   an existing management cluster instead
 #
-# Stop the local management cluster with: yarn mgmt stop   (its etcd data stays in .local/mgmt-clusters/demo)
+# Stop the local management clusters with: yarn mgmt stop --name demo; yarn mgmt stop --name demo-2
+# (their etcd data stays in .local/mgmt-clusters/, the simulated Azure in .local/capz-sim/).
 set -euo pipefail
 kubeconfig="" context=""
 while [ $# -gt 0 ]; do
@@ -24,16 +26,42 @@ source "$CAPZ_ROOT/scripts/deps.sh"
 cd "$CAPZ_ROOT"
 capz_install_deps
 
+mkdir -p .local/sqlite .local/logs
+config_args=()
 if [ -z "$kubeconfig" ]; then
-  capz_log "starting the local management cluster (first run builds Kubernetes from Go modules: ~6 min)"
+  capz_log "starting the local management clusters (first run builds Kubernetes from Go modules: ~6 min)"
   kubeconfig=$(node packages/mgmt-cluster/src/cli.ts start --name demo)
+  kubeconfig2=$(node packages/mgmt-cluster/src/cli.ts start --name demo-2)
+  # The simulated world on each, in the background; it ends with this script (the clusters keep running).
+  sims=()
+  for pair in "demo:all" "demo-2:second-management-cluster"; do
+    name=${pair%%:*}
+    node packages/capz-sim/src/cli.ts run --cluster "$name" --scenarios "${pair#*:}" --subscription "$( [ "$name" = demo ] && echo 5f1c2a9e-7d41-4b1a-9a3e-2c6d8e0f1a2b || echo 9b7e4c21-3a5d-4f60-8e1b-7c2d9a0b4e6f )" \
+      > ".local/logs/capz-sim-$name.log" 2>&1 &
+    sims+=($!)
+  done
+  trap 'kill "${sims[@]}" 2>/dev/null || true' EXIT
+  cat > .local/app-config.demo.yaml <<YAML
+# Written by scripts/start.sh: the two local management clusters.
+capz:
+  managementClusters:
+    - name: local
+      title: Local management cluster
+      kubeconfig:
+        path: $kubeconfig
+    - name: local-2
+      title: Second management cluster
+      kubeconfig:
+        path: $kubeconfig2
+YAML
+  config_args=(--config "$CAPZ_ROOT/app-config.yaml" --config "$CAPZ_ROOT/.local/app-config.demo.yaml")
+  capz_log "simulators logging to .local/logs/capz-sim-*.log"
 else
   [ -r "$kubeconfig" ] || { echo "start.sh: cannot read kubeconfig $kubeconfig" >&2; exit 2; }
   kubeconfig=$(cd "$(dirname "$kubeconfig")" && pwd)/$(basename "$kubeconfig")
 fi
 export CAPZ_KUBECONFIG=$kubeconfig
 if [ -n "$context" ]; then export CAPZ_KUBECONFIG_CONTEXT=$context; fi
-mkdir -p .local/sqlite
 capz_log "management cluster kubeconfig: $CAPZ_KUBECONFIG${context:+ (context $context)}"
 capz_log "starting Backstage: http://localhost:3000/capz (backend http://localhost:7007)"
-exec yarn start
+yarn start "${config_args[@]}"

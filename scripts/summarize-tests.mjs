@@ -14,13 +14,14 @@ if (existsSync(jestFile)) {
   failed += j.numFailedTests;
   parts.push(`unit ${j.numPassedTests}/${j.numTotalTests}`);
 }
-const nodeLog = join(dir, 'integration.log');
-if (existsSync(nodeLog)) {
+for (const [label, file] of [['integration', 'integration-mgmt.log'], ['simulation', 'integration-sim.log']]) {
+  const nodeLog = join(dir, file);
+  if (!existsSync(nodeLog)) continue;
   const text = readFileSync(nodeLog, 'utf8');
   const n = k => Number((text.match(new RegExp(`^ℹ ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
   passed += n('pass');
   failed += n('fail');
-  parts.push(`integration ${n('pass')}/${n('tests')}`);
+  parts.push(`${label} ${n('pass')}/${n('tests')}`);
 }
 const e2eFile = join(process.cwd(), 'e2e', 'artifacts', 'results.json');
 if (existsSync(e2eFile)) {

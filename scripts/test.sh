@@ -45,7 +45,8 @@ kubeconfig=$(node packages/mgmt-cluster/src/cli.ts start --name "$cluster" --eph
 trap 'node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" stop --name "$cluster" || true' EXIT
 export CAPZ_TEST_CLUSTER="$(dirname "$kubeconfig")/cluster.json" CAPZ_KUBECONFIG="$kubeconfig"
 
-stage "integration tests" bash -c "yarn workspace @internal/mgmt-cluster test | tee '$reports/integration.log'"
+stage "integration tests: management cluster" bash -c "set -o pipefail; yarn workspace @internal/mgmt-cluster test | tee '$reports/integration-mgmt.log'"
+stage "integration tests: simulated world" bash -c "set -o pipefail; yarn workspace @internal/capz-sim test | tee '$reports/integration-sim.log'"
 build_app() { # the bundle listing is long: keep it in a log, show it only on failure
   yarn workspace app build > "$reports/app-build.log" 2>&1 || { tail -50 "$reports/app-build.log" >&2; return 1; }
 }

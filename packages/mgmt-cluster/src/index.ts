@@ -10,3 +10,4 @@ export {
 export { adminKubeConfig } from './client.ts';
 export { CRD_SOURCES, loadCrds, patchCrd, type Crd } from './crds.ts';
 export { ensureBinaries } from './binaries.ts';
+export { repoRoot, stateRoot } from './paths.ts';

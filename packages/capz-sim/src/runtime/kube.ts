@@ -54,8 +54,11 @@ export class Kube {
     return this.call('GET', `${pathOf(kind, ns)}${q}`);
   }
 
+  /** Creates at the version the object is written at (e.g. a v1alpha1 AzureASOManagedControlPlane). */
   create(kind: Kind, obj: Obj): Promise<Obj> {
-    return this.call('POST', pathOf(kind, obj.metadata.namespace), { ...obj, apiVersion: obj.apiVersion ?? apiVersionOf(kind), kind: kind.kind });
+    const apiVersion = obj.apiVersion ?? apiVersionOf(kind);
+    const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion;
+    return this.call('POST', pathOf({ ...kind, version }, obj.metadata.namespace), { ...obj, apiVersion, kind: kind.kind });
   }
 
   /** Creates, or returns undefined when the object already exists (the adopt controllers ignore AlreadyExists). */
