@@ -1,19 +1,28 @@
+import { after, before } from 'node:test';
 import { testCluster, testNamespace } from '@internal/mgmt-cluster/testing';
 import { AzureWorld } from '../src/azure/model.ts';
 import { K, type KindName, apiVersionOf } from '../src/runtime/kinds.ts';
 import { Kube } from '../src/runtime/kube.ts';
-import { b64 } from '../src/runtime/meta.ts';
+import { credentialSecretObject } from '../src/scenarios/seed.ts';
 import type { Obj } from '../src/runtime/types.ts';
 import { Simulator } from '../src/simulator.ts';
 
 export const SUB = '11111111-2222-3333-4444-555555555555';
 const namespaces = new Set<string>();
 
-/** One simulator per test file, simulating only the namespaces this file creates. */
-export async function startSimulator(operationMs = 30): Promise<{ sim: Simulator; world: AzureWorld; kube: Kube }> {
-  const world = new AzureWorld({ operationMs, subscriptions: [SUB] });
-  const sim = await Simulator.start({ cluster: testCluster(), world, namespaces: ns => namespaces.has(ns), log: process.env.CAPZ_SIM_LOG ? undefined : () => {} });
-  return { sim, world, kube: new Kube(testCluster()) };
+/**
+ * One simulator per test file, simulating only the namespaces this file creates: started before the file's tests,
+ * stopped after them. The returned object is filled in by then.
+ */
+export function simulatorForFile(operationMs = 30): { sim: Simulator; world: AzureWorld; kube: Kube } {
+  const env = {} as { sim: Simulator; world: AzureWorld; kube: Kube };
+  before(async () => {
+    env.world = new AzureWorld({ operationMs, subscriptions: [SUB] });
+    env.sim = await Simulator.start({ cluster: testCluster(), world: env.world, namespaces: ns => namespaces.has(ns), log: process.env.CAPZ_SIM_LOG ? undefined : () => {} });
+    env.kube = new Kube(testCluster());
+  });
+  after(() => env.sim.stop());
+  return env;
 }
 
 export async function namespaceFor(t: { after(fn: () => unknown): void }, prefix: string): Promise<string> {
@@ -22,21 +31,8 @@ export async function namespaceFor(t: { after(fn: () => unknown): void }, prefix
   return ns;
 }
 
-/** An ASO credential Secret, as CAPZ's aks-aso flavor expects it (capz-ground-truth 3). */
-export function credentialSecret(namespace: string, name: string, subscription = SUB): Obj {
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name, namespace },
-    type: 'Opaque',
-    data: {
-      AZURE_SUBSCRIPTION_ID: b64(subscription),
-      AZURE_TENANT_ID: b64('00000000-0000-0000-0000-0000000000aa'),
-      AZURE_CLIENT_ID: b64('00000000-0000-0000-0000-0000000000bb'),
-      AUTH_MODE: b64('workloadidentity'),
-    },
-  };
-}
+export const credentialSecret = (namespace: string, name: string, subscription = SUB): Obj =>
+  credentialSecretObject(namespace, name, subscription);
 
 export const obj = (kind: KindName, namespace: string, name: string, spec: unknown, metadata: Partial<Obj['metadata']> = {}): Obj => ({
   apiVersion: apiVersionOf(K[kind]),

@@ -27,8 +27,8 @@ export async function ensureNamespace(kube: Kube, name: string): Promise<void> {
 }
 
 /** An ASO credential Secret (capz-ground-truth 3: the aks-aso flavor's credentials.yaml shape). */
-export async function credentialSecret(kube: Kube, namespace: string, name: string, subscription: string): Promise<void> {
-  await kube.createIfAbsent(K.Secret, {
+export function credentialSecretObject(namespace: string, name: string, subscription: string): Obj {
+  return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name, namespace },
@@ -39,7 +39,11 @@ export async function credentialSecret(kube: Kube, namespace: string, name: stri
       AZURE_CLIENT_ID: b64('00000000-0000-0000-0000-0000000000bb'),
       AUTH_MODE: b64('workloadidentity'),
     },
-  });
+  };
+}
+
+export async function credentialSecret(kube: Kube, namespace: string, name: string, subscription: string): Promise<void> {
+  await kube.createIfAbsent(K.Secret, credentialSecretObject(namespace, name, subscription));
 }
 
 /** An AKS cluster that exists only in Azure (to adopt). */
