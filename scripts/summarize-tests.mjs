@@ -7,12 +7,13 @@ let passed = 0;
 let failed = 0;
 const parts = [];
 
-const jestFile = join(dir, 'jest.json');
-if (existsSync(jestFile)) {
+for (const [label, file] of [['unit', 'jest.json'], ['backend integration', 'jest-integration.json']]) {
+  const jestFile = join(dir, file);
+  if (!existsSync(jestFile)) continue;
   const j = JSON.parse(readFileSync(jestFile, 'utf8'));
   passed += j.numPassedTests;
   failed += j.numFailedTests;
-  parts.push(`unit ${j.numPassedTests}/${j.numTotalTests}`);
+  parts.push(`${label} ${j.numPassedTests}/${j.numTotalTests}`);
 }
 for (const [label, file] of [['integration', 'integration-mgmt.log'], ['simulation', 'integration-sim.log']]) {
   const nodeLog = join(dir, file);

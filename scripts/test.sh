@@ -3,7 +3,7 @@
 # from Go modules, Chromium from Debian):
 #   1. type-check (tsc) and lint
 #   2. unit tests (Jest, msw for the frontend)
-#   3. integration tests against a real management cluster started once for the run (node:test)
+#   3. integration tests against a real management cluster started once for the run (node:test, Jest)
 #   4. end-to-end tests in Chromium against the running app and the same cluster (Playwright)
 # Exits non-zero on the first failing stage; the last line sums the tests: "N passed, N failed".
 set -euo pipefail
@@ -37,7 +37,8 @@ stage "chromium" ensure_chromium
 stage "kubernetes binaries" node packages/mgmt-cluster/src/cli.ts build >/dev/null
 stage "type-check" yarn tsc
 stage "lint" yarn lint:all
-stage "unit tests" env CI=true yarn test --json --outputFile="$reports/jest.json"
+# Jest suites named *.integration.test.* need the run's management cluster: they run after it is up.
+stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '\.integration\.test\.' --json --outputFile="$reports/jest.json"
 
 # One real management cluster for the whole run; every test gets namespaces of its own.
 cluster="test-$$"
@@ -46,6 +47,7 @@ trap 'node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" stop --name "$cluster" 
 export CAPZ_TEST_CLUSTER="$(dirname "$kubeconfig")/cluster.json" CAPZ_KUBECONFIG="$kubeconfig"
 
 stage "integration tests: management cluster" bash -c "set -o pipefail; yarn workspace @internal/mgmt-cluster test | tee '$reports/integration-mgmt.log'"
+stage "integration tests: backend" env CI=true yarn test --testPathPatterns '\.integration\.test\.' --json --outputFile="$reports/jest-integration.json"
 stage "integration tests: simulated world" bash -c "set -o pipefail; yarn workspace @internal/capz-sim test | tee '$reports/integration-sim.log'"
 build_app() { # the bundle listing is long: keep it in a log, show it only on failure
   yarn workspace app build > "$reports/app-build.log" 2>&1 || { tail -50 "$reports/app-build.log" >&2; return 1; }

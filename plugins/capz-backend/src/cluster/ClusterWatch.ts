@@ -1,0 +1,209 @@
+import { LoggerService } from '@backstage/backend-plugin-api';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { EventEmitter } from 'node:events';
+import type { ClientNode } from './kubeConfig';
+import { WatchedKind } from './watchedKinds';
+
+/** A Kubernetes object as plain JSON, without `metadata.managedFields` (never needed, often most of the bytes). */
+export interface CachedObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }>;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+export type ChangeType = 'add' | 'update' | 'delete';
+export interface CacheChange {
+  managementCluster: string;
+  kind: string;
+  type: ChangeType;
+  object: CachedObject;
+}
+
+export interface KindWatchStatus {
+  /** The API version being watched, or undefined when the server serves none of the wanted ones. */
+  version?: string;
+  synced: boolean;
+  restarts: number;
+  lastEventAt?: string;
+  error?: string;
+}
+
+interface Informer {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  on(verb: string, cb: (arg: any) => void): void;
+}
+
+const strip = (o: any): CachedObject => {
+  const { managedFields: _m, ...metadata } = o.metadata ?? {};
+  return { ...o, metadata };
+};
+
+/**
+ * List+watch of every watched kind on one management cluster, kept in memory. Built on client-node's informer,
+ * which relists on 410 Gone and resumes after timeouts, but stops on any other error (client-node C2): those are
+ * restarted here with capped exponential backoff, and reported per kind until the next successful list.
+ */
+export class ClusterWatch extends EventEmitter {
+  private readonly objects = new Map<string, Map<string, CachedObject>>();
+  private readonly informers = new Map<string, Informer>();
+  private readonly status = new Map<string, KindWatchStatus>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(
+    readonly name: string,
+    private readonly kc: KubeConfig,
+    private readonly k8s: ClientNode,
+    private readonly kinds: WatchedKind[],
+    private readonly logger: LoggerService,
+    private readonly namespaces?: string[],
+  ) {
+    super();
+    for (const k of kinds) {
+      this.objects.set(k.name, new Map());
+      this.status.set(k.name, { synced: false, restarts: 0 });
+    }
+  }
+
+  /** Starts every kind; resolves once each has listed or failed (failures keep retrying in the background). */
+  async start(): Promise<void> {
+    await Promise.all(this.kinds.map(k => this.startKind(k)));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    await Promise.all([...this.informers.values()].map(i => i.stop().catch(() => undefined)));
+  }
+
+  list(kind: string, namespace?: string): CachedObject[] {
+    const all = [...(this.objects.get(kind)?.values() ?? [])];
+    return namespace === undefined ? all : all.filter(o => o.metadata.namespace === namespace);
+  }
+
+  kindStatus(): Record<string, KindWatchStatus> {
+    return Object.fromEntries([...this.status.entries()].map(([k, s]) => [k, { ...s }]));
+  }
+
+  /** Synced when every kind the server serves has listed. */
+  synced(): boolean {
+    return [...this.status.values()].every(s => s.synced || (s.version === undefined && !s.error));
+  }
+
+  private async servedVersion(kind: WatchedKind): Promise<string | undefined> {
+    if (!kind.group) return kind.versions[0];
+    const api = this.kc.makeApiClient(this.k8s.CustomObjectsApi);
+    for (const version of kind.versions) {
+      try {
+        await api.listClusterCustomObject({ group: kind.group, version, plural: kind.plural, limit: 1 });
+        return version;
+      } catch (e: any) {
+        if (e?.code !== 404) throw e;
+      }
+    }
+    return undefined;
+  }
+
+  private path(kind: WatchedKind, version: string, namespace?: string): string {
+    const base = kind.group ? `/apis/${kind.group}/${version}` : `/api/${version}`;
+    return `${base}${namespace ? `/namespaces/${namespace}` : ''}/${kind.plural}`;
+  }
+
+  private listFn(kind: WatchedKind, version: string, namespace?: string) {
+    const custom = this.kc.makeApiClient(this.k8s.CustomObjectsApi);
+    const core = this.kc.makeApiClient(this.k8s.CoreV1Api);
+    return async (): Promise<any> => {
+      if (!kind.group) {
+        return namespace ? core.listNamespacedEvent({ namespace }) : core.listEventForAllNamespaces();
+      }
+      return namespace
+        ? custom.listNamespacedCustomObject({ group: kind.group, version, namespace, plural: kind.plural })
+        : custom.listClusterCustomObject({ group: kind.group, version, plural: kind.plural });
+    };
+  }
+
+  private async startKind(kind: WatchedKind, attempt = 0): Promise<void> {
+    if (this.stopped) return;
+    const status = this.status.get(kind.name)!;
+    try {
+      const version = await this.servedVersion(kind);
+      status.version = version;
+      if (!version) {
+        status.synced = false;
+        return; // not installed on this cluster: nothing to watch
+      }
+      const scopes = this.namespaces?.length ? this.namespaces : [undefined];
+      await Promise.all(
+        scopes.map(ns => this.startInformer(kind, version, ns, attempt)),
+      );
+      status.synced = true;
+      status.error = undefined;
+    } catch (e) {
+      this.fail(kind, e as Error, attempt);
+    }
+  }
+
+  private async startInformer(kind: WatchedKind, version: string, namespace: string | undefined, attempt: number) {
+    const id = `${kind.name}/${namespace ?? '*'}`;
+    await this.informers.get(id)?.stop().catch(() => undefined);
+    const informer = this.k8s.makeInformer(this.kc, this.path(kind, version, namespace), this.listFn(kind, version, namespace)) as Informer;
+    const store = this.objects.get(kind.name)!;
+    const status = this.status.get(kind.name)!;
+    const apply = (type: ChangeType) => (obj: any) => {
+      const object = strip(obj);
+      // Events are written with the kind's version; Events use the core kind name.
+      if (type === 'delete') store.delete(object.metadata.uid);
+      else store.set(object.metadata.uid, object);
+      status.lastEventAt = new Date().toISOString();
+      const change: CacheChange = { managementCluster: this.name, kind: kind.name, type, object };
+      this.emit('change', change);
+    };
+    informer.on('add', apply('add'));
+    informer.on('update', apply('update'));
+    informer.on('delete', apply('delete'));
+    informer.on('error', (err: Error) => this.fail(kind, err, attempt, () => this.startInformer(kind, version, namespace, attempt + 1)));
+    this.informers.set(id, informer);
+    await informer.start();
+    // A new informer only reports what exists now: drop what vanished while the previous one was down.
+    const present = new Set(((informer as any).list?.(namespace) ?? []).map((o: any) => o.metadata?.uid));
+    for (const [uid, object] of store) {
+      if ((namespace === undefined || object.metadata.namespace === namespace) && !present.has(uid)) {
+        store.delete(uid);
+        this.emit('change', { managementCluster: this.name, kind: kind.name, type: 'delete', object } satisfies CacheChange);
+      }
+    }
+  }
+
+  private fail(kind: WatchedKind, err: Error, attempt: number, restart?: () => Promise<void>): void {
+    if (this.stopped) return;
+    const status = this.status.get(kind.name)!;
+    status.synced = false;
+    status.error = err.message?.split('\n')[0] ?? String(err);
+    status.restarts++;
+    const delay = Math.min(1000 * 2 ** attempt, 30_000) * (0.8 + Math.random() * 0.4);
+    this.logger.warn(`management cluster ${this.name}: watch of ${kind.name} failed (${status.error}); retrying in ${Math.round(delay)} ms`);
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      const again = restart ?? (() => this.startKind(kind, attempt + 1));
+      again()
+        .then(() => {
+          status.synced = true;
+          status.error = undefined;
+        })
+        .catch(e => this.fail(kind, e, attempt + 1, restart));
+    }, delay);
+    this.timers.add(t);
+  }
+}
