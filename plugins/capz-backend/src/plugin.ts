@@ -4,6 +4,7 @@ import {
 } from '@backstage/backend-plugin-api';
 import { capzPermissions } from '@internal/plugin-capz-common';
 import { ConnectionMonitor } from './cluster/ConnectionMonitor';
+import { WatchCache } from './cluster/WatchCache';
 import { readManagementClusters } from './config/managementClusters';
 import { createRouter } from './service/router';
 
@@ -24,8 +25,9 @@ export const capzPlugin = createBackendPlugin({
         permissions: coreServices.permissions,
         permissionsRegistry: coreServices.permissionsRegistry,
         scheduler: coreServices.scheduler,
+        lifecycle: coreServices.lifecycle,
       },
-      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry, scheduler }) {
+      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry, scheduler, lifecycle }) {
         const managementClusters = readManagementClusters(config);
         logger.info(
           `CAPZ: ${managementClusters.length} management cluster(s) configured: ${
@@ -35,8 +37,14 @@ export const capzPlugin = createBackendPlugin({
         permissionsRegistry.addPermissions(capzPermissions);
         const connections = new ConnectionMonitor(managementClusters, logger);
         await connections.start(scheduler);
+        // The watch cache starts in the background: a slow or unreachable cluster never delays the backend.
+        const cache = new WatchCache(managementClusters, logger);
+        lifecycle.addStartupHook(() => {
+          void cache.start();
+        });
+        lifecycle.addShutdownHook(() => cache.stop());
         httpRouter.use(
-          await createRouter({ logger, httpAuth, permissions, managementClusters, connections }),
+          await createRouter({ logger, httpAuth, permissions, managementClusters, connections, cache }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
       },

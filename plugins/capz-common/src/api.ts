@@ -22,9 +22,16 @@ export interface ManagementClusterStatus {
   checkedAt?: string;
 }
 
+/** Whether the watch cache of a management cluster has listed every kind it watches. @public */
+export interface ManagementClusterWatchStatus {
+  synced: boolean;
+  error?: string;
+  kinds: Record<string, { version?: string; synced: boolean; restarts: number; lastEventAt?: string; error?: string }>;
+}
+
 /** GET /management-clusters @public */
 export interface ManagementClustersResponse {
-  items: Array<ManagementClusterInfo & { status: ManagementClusterStatus }>;
+  items: Array<ManagementClusterInfo & { status: ManagementClusterStatus; watch?: ManagementClusterWatchStatus }>;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 import express from 'express';
 import Router from 'express-promise-router';
 import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
+import { WatchCache } from '../cluster/WatchCache';
 import { ManagementClusterConfig, toPublicInfo } from '../config/managementClusters';
 
 export interface RouterOptions {
@@ -21,10 +22,11 @@ export interface RouterOptions {
   permissions: PermissionsService;
   managementClusters: ManagementClusterConfig[];
   connections: ConnectionMonitor;
+  cache?: WatchCache;
 }
 
 export async function createRouter(options: RouterOptions): Promise<express.Router> {
-  const { httpAuth, permissions, managementClusters, connections } = options;
+  const { httpAuth, permissions, managementClusters, connections, cache } = options;
   const router = Router();
   router.use(express.json());
 
@@ -47,7 +49,11 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
   router.get('/management-clusters', async (req, res) => {
     await authorizeRead(req);
     const body: ManagementClustersResponse = {
-      items: managementClusters.map(c => ({ ...toPublicInfo(c), status: connections.status(c.name) })),
+      items: managementClusters.map(c => ({
+        ...toPublicInfo(c),
+        status: connections.status(c.name),
+        ...(cache ? { watch: cache.status(c.name) } : {}),
+      })),
     };
     res.json(body);
   });
