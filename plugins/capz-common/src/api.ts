@@ -1,3 +1,5 @@
+import type { Health } from './tree/types';
+
 /** How the backend authenticates to a management cluster. @public */
 export type ManagementClusterAuthMethod =
   | 'serviceAccountToken'
@@ -49,6 +51,19 @@ export interface ClusterSummary {
   api: ClusterApi;
   /** Catalog owner from the cluster's `capz.io/owner` annotation, if any. */
   owner?: string;
+  /** The rollup of the cluster's whole tree, MachinePools included (unlike CAPI's own Available). */
+  health?: Health;
+  /** Why, prefixed with the deciding object: `ManagedCluster search-prod: ReconciliationBlocked`. */
+  reason?: string;
+  message?: string;
+  /** With the leading "v", e.g. v1.33.2. */
+  kubernetesVersion?: string;
+  /** Azure region. */
+  location?: string;
+  /** MachinePools: how many, how many are healthy (their whole subtree), and their current replicas in total. */
+  pools?: { total: number; ready: number; replicas: number };
+  /** True on the deprecated AzureManaged* API: the cluster should be migrated to AzureASOManagedControlPlane. */
+  migrationCandidate?: boolean;
 }
 
 /** GET /clusters @public */

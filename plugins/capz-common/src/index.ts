@@ -7,3 +7,4 @@ export * from './kinds';
 export * from './permissions';
 export * from './api';
 export * from './manifests/aksAsoCluster';
+export * from './tree';

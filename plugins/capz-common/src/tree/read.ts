@@ -75,6 +75,9 @@ export const findCondition = (o: ObservedObject | undefined, type: string): Cond
 /** Milliseconds since the epoch of an ISO time, or undefined. */
 export function timeOf(v: Date | string | number | undefined): number | undefined {
   if (v === undefined) return undefined;
-  const t = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : Date.parse(v);
+  let t: number;
+  if (v instanceof Date) t = v.getTime();
+  else if (typeof v === 'number') t = v;
+  else t = Date.parse(v);
   return Number.isFinite(t) ? t : undefined;
 }
