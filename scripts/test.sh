@@ -47,8 +47,15 @@ trap 'node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" stop --name "$cluster" 
 export CAPZ_TEST_CLUSTER="$(dirname "$kubeconfig")/cluster.json" CAPZ_KUBECONFIG="$kubeconfig"
 
 stage "integration tests: management cluster" bash -c "set -o pipefail; yarn workspace @internal/mgmt-cluster test | tee '$reports/integration-mgmt.log'"
-stage "integration tests: backend" env CI=true yarn test --testPathPatterns '\.integration\.test\.' --json --outputFile="$reports/jest-integration.json"
 stage "integration tests: simulated world" bash -c "set -o pipefail; yarn workspace @internal/capz-sim test | tee '$reports/integration-sim.log'"
+
+# The demo scenarios, simulated in the background for the backend and e2e stages (only in their team-* namespaces,
+# so they never touch the namespaces of the simulation tests above).
+node packages/capz-sim/src/cli.ts run --cluster "$cluster" --scenarios all --operation-ms 100 --namespace-prefix team- \
+  > "$reports/capz-sim.log" 2>&1 &
+sim_pid=$!
+trap 'kill "$sim_pid" 2>/dev/null || true; rm -rf "$CAPZ_ROOT/.local/capz-sim/$cluster"; node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" stop --name "$cluster" || true' EXIT
+stage "integration tests: backend" env CI=true yarn test --testPathPatterns '\.integration\.test\.' --json --outputFile="$reports/jest-integration.json"
 build_app() { # the bundle listing is long: keep it in a log, show it only on failure
   yarn workspace app build > "$reports/app-build.log" 2>&1 || { tail -50 "$reports/app-build.log" >&2; return 1; }
 }

@@ -2,7 +2,7 @@
 /**
  * capz-sim: runs the simulated Azure, ASO, CAPZ and CAPI controllers against a running local management cluster.
  *
- *   run [--cluster demo] [--scenarios a,b|all|none] [--subscription <id>] [--operation-ms 1500]
+ *   run [--cluster demo] [--scenarios a,b|all|none] [--subscription <id>] [--operation-ms 1500] [--namespace-prefix team-]
  *       Seeds the scenarios (idempotent), persists the Azure state in .local/capz-sim/<cluster>/azure.json so the
  *       demo survives restarts, serves the ARM endpoint (connection details in arm.json there) and runs until
  *       SIGINT/SIGTERM.
@@ -24,6 +24,7 @@ const { positionals, values } = parseArgs({
     scenarios: { type: 'string', default: 'all' },
     subscription: { type: 'string', default: DEMO_SUBSCRIPTION },
     'operation-ms': { type: 'string', default: '1500' },
+    'namespace-prefix': { type: 'string' },
   },
 });
 const log = (m: string) => process.stderr.write(`[capz-sim] ${m}\n`);
@@ -52,7 +53,8 @@ async function run(): Promise<void> {
     }, 200);
   });
 
-  const sim = await Simulator.start({ cluster: info, world, log });
+  const prefix = values['namespace-prefix'];
+  const sim = await Simulator.start({ cluster: info, world, log, ...(prefix ? { namespaces: (ns: string) => ns.startsWith(prefix) } : {}) });
   const names = values.scenarios === 'all' ? DEMO_SCENARIOS : values.scenarios === 'none' ? [] : values.scenarios!.split(',');
   await seedScenarios(names, { kube: sim.kube, world, sim, subscription: values.subscription! });
   const token = `sim-arm-${values.cluster}`;

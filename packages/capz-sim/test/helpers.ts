@@ -25,9 +25,31 @@ export function simulatorForFile(operationMs = 30): { sim: Simulator; world: Azu
   return env;
 }
 
+/**
+ * A namespace of the test's own, simulated by this file's simulator. Cleanup also removes the finalizers of what the
+ * test left in it: namespace deletion removes the credential Secret as early as anything else, after which ASO (like
+ * the real one) can never finish deleting a managed object, and the namespace would hang in Terminating.
+ */
 export async function namespaceFor(t: { after(fn: () => unknown): void }, prefix: string): Promise<string> {
   const ns = await testNamespace(t, prefix);
   namespaces.add(ns);
+  t.after(async () => {
+    // Order-independent: delete the namespace, then clear finalizers until it is gone (controllers may re-add
+    // them on objects that are not being deleted yet).
+    const kube = new Kube(testCluster());
+    await kube.delete(K.Namespace, undefined, ns);
+    const deadline = Date.now() + 30_000;
+    while ((await kube.get(K.Namespace, undefined, ns)) && Date.now() < deadline) {
+      for (const kind of Object.values(K)) {
+        if (!kind.namespaced || kind.kind === 'Event' || kind.kind === 'Secret') continue;
+        const { items } = await kube.list(kind, ns).catch(() => ({ items: [] as Obj[] }));
+        for (const o of items) {
+          if (o.metadata.finalizers?.length) await kube.mergePatch(kind, ns, o.metadata.name, { metadata: { finalizers: null } }).catch(() => undefined);
+        }
+      }
+      await new Promise(r => setTimeout(r, 100)); // the namespace controller finishes asynchronously
+    }
+  });
   return ns;
 }
 

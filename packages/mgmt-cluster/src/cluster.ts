@@ -29,6 +29,10 @@ export interface ClusterInfo {
   caPem: string;
   /** Static token of `capz-admin` (system:masters). */
   adminToken: string;
+  /** Static token of `capz-backend`, the Backstage backend's own identity. */
+  backendToken: string;
+  /** The API server's audit log (JSON lines, metadata level): who asked for what. */
+  auditLog: string;
   kubeconfigPath: string;
   stateDir: string;
   ephemeral: boolean;
@@ -123,6 +127,12 @@ function launch(bin: string, args: string[], logFile: string): number {
   child.unref();
   if (!child.pid) throw new Error(`could not start ${bin}`);
   return child.pid;
+}
+
+function auditPolicy(stateDir: string): string {
+  const file = join(stateDir, 'audit-policy.yaml');
+  writeFileSync(file, ['apiVersion: audit.k8s.io/v1', 'kind: Policy', 'omitStages: [RequestReceived]', 'rules:', '- level: Metadata', ''].join('\n'));
+  return file;
 }
 
 function kubeconfigYaml(name: string, url: string, caPem: string, token: string): string {
@@ -222,6 +232,12 @@ export async function startManagementCluster(opts: StartOptions): Promise<Cluste
     '--disable-admission-plugins=ServiceAccount',
     '--allow-privileged=true',
     '--profiling=false',
+    // Metadata-level audit of every request, written before each response returns (blocking mode): tests use it
+    // to attribute requests to a user, which the request metrics cannot.
+    `--audit-policy-file=${auditPolicy(stateDir)}`,
+    `--audit-log-path=${join(stateDir, 'logs', 'audit.log')}`,
+    '--audit-log-mode=blocking',
+    '--audit-log-maxsize=200',
     '--v=1',
   ], logs.apiserver);
 
@@ -230,6 +246,8 @@ export async function startManagementCluster(opts: StartOptions): Promise<Cluste
     url,
     caPem,
     adminToken: pki.adminToken,
+    backendToken: pki.backendToken,
+    auditLog: join(stateDir, 'logs', 'audit.log'),
     kubeconfigPath: join(stateDir, 'kubeconfig'),
     stateDir,
     ephemeral: Boolean(opts.ephemeral),

@@ -14,6 +14,11 @@ export interface Pki {
   tokenFile: string;
   /** Static bearer token of the admin user (group system:masters). */
   adminToken: string;
+  /**
+   * Static bearer token of `capz-backend`, the identity the Backstage backend uses, so that its requests can be told
+   * apart from everyone else's (e.g. in the audit log).
+   */
+  backendToken: string;
 }
 
 const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -36,6 +41,7 @@ export function ensurePki(stateDir: string): Pki {
     saPub: p('sa.pub'),
     tokenFile: p('tokens.csv'),
     adminToken: '',
+    backendToken: '',
   };
   if (!existsSync(pki.tokenFile)) {
     openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', pki.caKey, '-out', pki.caCert,
@@ -55,6 +61,14 @@ export function ensurePki(stateDir: string): Pki {
     const token = randomBytes(24).toString('hex');
     writeFileSync(pki.tokenFile, `${token},capz-admin,capz-admin,"system:masters"\n`, { mode: 0o600 });
   }
-  pki.adminToken = readFileSync(pki.tokenFile, 'utf8').split(',')[0];
+  let tokens = readFileSync(pki.tokenFile, 'utf8');
+  if (!tokens.includes(',capz-backend,')) {
+    // Group system:masters for now; the minimal RBAC the backend needs is documented with the read path.
+    tokens += `${randomBytes(24).toString('hex')},capz-backend,capz-backend,"system:masters"\n`;
+    writeFileSync(pki.tokenFile, tokens, { mode: 0o600 });
+  }
+  const lines = tokens.trim().split('\n').map(l => l.split(','));
+  pki.adminToken = lines.find(l => l[1] === 'capz-admin')![0];
+  pki.backendToken = lines.find(l => l[1] === 'capz-backend')![0];
   return pki;
 }

@@ -4,7 +4,11 @@ import { EventEmitter } from 'node:events';
 import type { ClientNode } from './kubeConfig';
 import { WatchedKind } from './watchedKinds';
 
-/** A Kubernetes object as plain JSON, without `metadata.managedFields` (never needed, often most of the bytes). */
+/**
+ * A Kubernetes object as plain JSON, with `metadata.managedFields` reduced to who wrote it at which apiVersion
+ * (without a conversion webhook that is the only trace of an object written at v1alpha1); the field sets
+ * (`fieldsV1`), often most of the bytes, are dropped.
+ */
 export interface CachedObject {
   apiVersion?: string;
   kind?: string;
@@ -46,7 +50,16 @@ interface Informer {
 }
 
 const strip = (o: any): CachedObject => {
-  const { managedFields: _m, ...metadata } = o.metadata ?? {};
+  const { managedFields, ...metadata } = o.metadata ?? {};
+  if (Array.isArray(managedFields)) {
+    metadata.managedFields = managedFields.map(({ manager, operation, apiVersion, subresource, time }: any) => ({
+      manager,
+      operation,
+      apiVersion,
+      subresource,
+      time,
+    }));
+  }
   return { ...o, metadata };
 };
 

@@ -3,7 +3,7 @@ import {
   LoggerService,
   PermissionsService,
 } from '@backstage/backend-plugin-api';
-import { NotAllowedError } from '@backstage/errors';
+import { InputError, NotAllowedError, NotFoundError } from '@backstage/errors';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import {
   capzClusterReadPermission,
@@ -14,6 +14,7 @@ import express from 'express';
 import Router from 'express-promise-router';
 import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
 import { WatchCache } from '../cluster/WatchCache';
+import { ClusterViews } from './clusterViews';
 import { ManagementClusterConfig, toPublicInfo } from '../config/managementClusters';
 
 export interface RouterOptions {
@@ -58,11 +59,25 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     res.json(body);
   });
 
-  // The clusters list is served from the watch cache, which the read-path issue adds; until then it is empty.
+  const views = cache ? new ClusterViews(cache, managementClusters.map(c => c.name)) : undefined;
+  const DNS_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
   router.get('/clusters', async (req, res) => {
     await authorizeRead(req);
-    const body: ClustersResponse = { items: [] };
+    const body: ClustersResponse = { items: views?.list() ?? [] };
     res.json(body);
+  });
+
+  router.get('/clusters/:managementCluster/:namespace/:name/tree', async (req, res) => {
+    await authorizeRead(req);
+    const { managementCluster, namespace, name } = req.params;
+    for (const [label, value] of Object.entries({ managementCluster, namespace, name })) {
+      if (!DNS_NAME.test(value)) throw new InputError(`${label} "${value}" is not a valid Kubernetes name`);
+    }
+    const group = req.query.group === undefined ? 3 : Number(req.query.group);
+    if (!Number.isInteger(group) || group < 0) throw new InputError('group must be a whole number >= 0 (0 turns grouping off)');
+    if (!views) throw new NotFoundError('The watch cache is not running');
+    res.json(views.tree(managementCluster, namespace, name, group));
   });
 
   return router;

@@ -1,0 +1,183 @@
+/**
+ * The read path against the real API server with the simulated demo scenarios running on it (scripts/test.sh
+ * starts `capz-sim run --scenarios all` on the run's cluster before this stage): expected trees written out, and
+ * page views served without a single request to the API server.
+ */
+import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
+import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
+import { ClusterSummary, treeToLines } from '@internal/plugin-capz-common';
+import express from 'express';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { once } from 'node:events';
+import request from 'supertest';
+import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
+import { WatchCache } from '../cluster/WatchCache';
+import { createRouter } from './router';
+
+const clusterFile = process.env.CAPZ_TEST_CLUSTER;
+if (!clusterFile) throw new Error('CAPZ_TEST_CLUSTER is not set: run through ./scripts/test.sh (it also starts the simulator)');
+const info = JSON.parse(readFileSync(clusterFile, 'utf8')) as { url: string; caPem: string; adminToken: string; backendToken: string; auditLog: string };
+const loadClient = async () => require('@kubernetes/client-node');
+const managementClusters = [
+  // The backend's own identity, so that the API server's audit log tells its requests apart from everyone else's.
+  { name: 'local', authMethod: 'serviceAccountToken' as const, url: info.url, caData: info.caPem, serviceAccountToken: info.backendToken },
+];
+
+let cache: WatchCache;
+let app: express.Express;
+const auth = { Authorization: mockCredentials.user.header() };
+
+beforeAll(async () => {
+  cache = new WatchCache(managementClusters, mockServices.logger.mock(), loadClient);
+  await cache.start();
+  const logger = mockServices.logger.mock();
+  app = express()
+    .use(
+      await createRouter({
+        logger,
+        httpAuth: mockServices.httpAuth(),
+        permissions: mockServices.permissions(),
+        managementClusters,
+        connections: new ConnectionMonitor(managementClusters, logger, loadClient),
+        cache,
+      }),
+    )
+    .use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger }).error());
+}, 120_000);
+afterAll(() => cache?.stop());
+
+/** Waits on the cache (pushed by the watch) until the scenario clusters settle; no fixed sleep. */
+async function settled(): Promise<ClusterSummary[]> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const res = await request(app).get('/clusters').set(auth);
+    const items = (res.body.items as ClusterSummary[]).filter(c => c.namespace.startsWith('team-'));
+    const want = ['apps-alpha', 'data-lake', 'data-secure', 'payments-dev', 'payments-prod', 'search-prod'];
+    const done =
+      want.every(n => items.some(c => c.name === n)) &&
+      items.filter(c => c.name !== 'search-prod').every(c => c.health === 'healthy') &&
+      items.find(c => c.name === 'search-prod')?.reason === 'ManagedCluster search-prod: ReconciliationBlocked' &&
+      items.find(c => c.name === 'search-prod')?.pools?.total === 2;
+    if (done) return items.sort((a, b) => a.name.localeCompare(b.name));
+    if (Date.now() > deadline) throw new Error(`scenarios did not settle: ${JSON.stringify(items.map(c => [c.name, c.health, c.reason]))}`);
+    await once(cache, 'change');
+  }
+}
+
+const tree = async (ns: string, name: string, group = 3) => {
+  const res = await request(app).get(`/clusters/local/${ns}/${name}/tree?group=${group}`).set(auth);
+  expect(res.status).toBe(200);
+  return treeToLines(res.body.tree);
+};
+
+describe('the clusters list and trees of the demo scenarios', () => {
+  it('summarises every cluster as a person reading its objects would', async () => {
+    const items = await settled();
+    expect(items.map(c => [c.name, c.api, c.health, c.migrationCandidate, c.pools, c.kubernetesVersion])).toEqual([
+      ['apps-alpha', 'aso-v1alpha1', 'healthy', false, { total: 1, ready: 1, replicas: 2 }, 'v1.33.2'],
+      ['data-lake', 'azure-managed', 'healthy', true, { total: 3, ready: 3, replicas: 10 }, 'v1.33.2'],
+      ['data-secure', 'azure-managed', 'healthy', true, { total: 2, ready: 2, replicas: 4 }, 'v1.33.2'],
+      ['payments-dev', 'aso-v1beta1', 'healthy', false, { total: 1, ready: 1, replicas: 1 }, 'v1.33.2'],
+      ['payments-prod', 'aso-v1beta1', 'healthy', false, { total: 3, ready: 3, replicas: 9 }, 'v1.33.2'],
+      ['search-prod', 'aso-v1beta1', 'degraded', false, { total: 2, ready: 0, replicas: 0 }, 'v1.33.2'],
+    ]);
+    expect(items.find(c => c.name === 'search-prod')?.message).toMatch(/in provisioning state 'Upgrading'/);
+  }, 120_000);
+
+  it('builds the trees, with the failing ManagedCluster as the reason and similar pools grouped', async () => {
+    await settled();
+    expect(await tree('team-search', 'search-prod')).toEqual([
+      'Cluster/search-prod degraded ManagedCluster search-prod: ReconciliationBlocked',
+      '  AzureASOManagedCluster/search-prod progressing NotReady',
+      '    ResourceGroup/search-prod healthy Succeeded',
+      '  AzureASOManagedControlPlane/search-prod degraded ReconciliationBlocked',
+      '    ManagedCluster/search-prod degraded ReconciliationBlocked',
+      '  Workers/Workers progressing ManagedClustersAgentPool search-prod-index: WaitingForOwner',
+      '    MachinePool/search-prod-index progressing NotAvailable',
+      '      AzureASOManagedMachinePool/search-prod-index progressing WaitingForOwner',
+      '        ManagedClustersAgentPool/search-prod-index progressing WaitingForOwner',
+      '    MachinePool/search-prod-system progressing NotAvailable',
+      '      AzureASOManagedMachinePool/search-prod-system progressing WaitingForOwner',
+      '        ManagedClustersAgentPool/search-prod-system progressing WaitingForOwner',
+    ]);
+    expect(await tree('team-payments', 'payments-prod')).toEqual([
+      'Cluster/payments-prod healthy Available',
+      '  AzureASOManagedCluster/payments-prod healthy',
+      '    ResourceGroup/payments-prod healthy Succeeded',
+      '  AzureASOManagedControlPlane/payments-prod healthy',
+      '    ManagedCluster/payments-prod healthy Succeeded',
+      '  Workers/Workers healthy',
+      '    MachinePool/3 MachinePools healthy Available [3: payments-prod-api, payments-prod-batch, payments-prod-system]',
+    ]);
+    expect(await tree('team-data', 'data-secure')).toEqual([
+      'Cluster/data-secure healthy Available',
+      '  AzureManagedCluster/data-secure healthy',
+      '  AzureManagedControlPlane/data-secure healthy',
+      '    ResourceGroup/rg-data-secure healthy Succeeded',
+      '    ManagedCluster/data-secure healthy Succeeded',
+      '  Workers/Workers healthy',
+      '    MachinePool/data-secure-jobs healthy Available',
+      '      AzureManagedMachinePool/data-secure-jobs healthy',
+      '        ManagedClustersAgentPool/data-secure-jobs healthy Succeeded',
+      '    MachinePool/data-secure-system healthy Available',
+      '      AzureManagedMachinePool/data-secure-system healthy',
+      '        ManagedClustersAgentPool/data-secure-system healthy Succeeded',
+    ]);
+    // Grouping off shows every pool.
+    expect((await tree('team-payments', 'payments-prod', 0)).filter(l => l.includes('ManagedClustersAgentPool/'))).toHaveLength(3);
+  }, 120_000);
+
+  it('answers bad input with 400 and unknown clusters with 404, naming what was wrong', async () => {
+    const bad = await request(app).get('/clusters/local/Team_Search/x/tree').set(auth);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/namespace "Team_Search" is not a valid Kubernetes name/);
+    const group = await request(app).get('/clusters/local/team-search/search-prod/tree?group=-1').set(auth);
+    expect(group.status).toBe(400);
+    const missing = await request(app).get('/clusters/local/team-search/nope/tree').set(auth);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toBe('No Cluster team-search/nope on management cluster "local"');
+    const mc = await request(app).get('/clusters/elsewhere/team-search/search-prod/tree').set(auth);
+    expect(mc.status).toBe(404);
+  });
+
+  it('serves the clusters list and trees with zero requests to the API server', async () => {
+    await settled();
+    // apiserver_request_total counts every resource request; watches stay open and are left out.
+    const scrape = async (): Promise<number> => {
+      const body = await new Promise<string>((resolve, reject) =>
+        https
+          .get(`${info.url}/metrics`, { ca: info.caPem, headers: { Authorization: `Bearer ${info.adminToken}` } }, res => {
+            let text = '';
+            res.on('data', d => (text += d));
+            res.on('end', () => resolve(text));
+          })
+          .on('error', reject),
+      );
+      return body
+        .split('\n')
+        .filter(l => l.startsWith('apiserver_request_total{') && !l.includes('verb="WATCH"'))
+        .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+    };
+    // apiserver_request_total is cluster-wide (controllers and the simulator write too) and has no user label, so
+    // the backend's own share is read from the API server's audit log: every non-watch request by capz-backend.
+    const backendRequests = (fromByte: number) =>
+      readFileSync(info.auditLog, 'utf8')
+        .slice(fromByte)
+        .split('\n')
+        .filter(Boolean)
+        .map(l => JSON.parse(l))
+        .filter(e => e.user?.username === 'capz-backend' && e.verb !== 'watch');
+    const auditStart = readFileSync(info.auditLog, 'utf8').length;
+    const before = await scrape();
+    for (let i = 0; i < 20; i++) {
+      expect((await request(app).get('/clusters').set(auth)).status).toBe(200);
+      expect((await request(app).get('/clusters/local/team-search/search-prod/tree').set(auth)).status).toBe(200);
+    }
+    const after = await scrape();
+    const made = backendRequests(auditStart);
+    // eslint-disable-next-line no-console
+    console.log(`40 page views: ${made.length} API requests by the backend; apiserver_request_total moved by ${after - before} cluster-wide`);
+    expect(made.map(e => `${e.verb} ${e.requestURI}`)).toEqual([]);
+  }, 120_000);
+});
