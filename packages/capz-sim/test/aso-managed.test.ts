@@ -41,7 +41,11 @@ for (const apiVersion of ['v1beta1', 'v1alpha1'] as const) {
     assert.equal(cp.metadata.annotations!['clusterctl.cluster.x-k8s.io/block-move'], 'true');
     const mc = (await env.kube.get(K.ManagedCluster, ns, name))!;
     assert.deepEqual(mc.metadata.ownerReferences?.map(r => [r.kind, r.name, r.controller]), [['AzureASOManagedControlPlane', name, true]]);
-    const amp = (await env.kube.get(K.AzureASOManagedMachinePool, ns, `${name}-system`))!;
+    // Cluster Available ignores machine pools (CAPI's gap, 6.4): wait for the pool itself.
+    const amp = await until('the system pool to be ready', async () => {
+      const x = await env.kube.get(K.AzureASOManagedMachinePool, ns, `${name}-system`);
+      return x?.status?.ready && x.spec.providerIDList?.length ? x : undefined;
+    });
     assert.equal(amp.status.replicas, 2);
     assert.equal(amp.spec.providerIDList.length, 2);
     const infra = (await env.kube.get(K.AzureASOManagedCluster, ns, name))!;
