@@ -1,5 +1,5 @@
 import { after, before } from 'node:test';
-import { testCluster, testNamespace } from '@internal/mgmt-cluster/testing';
+import { testCluster, testNamespace, until as untilShared } from '@internal/mgmt-cluster/testing';
 import { AzureWorld } from '../src/azure/model.ts';
 import { K, type KindName, apiVersionOf } from '../src/runtime/kinds.ts';
 import { Kube } from '../src/runtime/kube.ts';
@@ -63,21 +63,9 @@ export const obj = (kind: KindName, namespace: string, name: string, spec: unkno
   spec,
 });
 
-/** Polls the real API server until `check` returns a value; fails naming what it waited for and the last state. */
-export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise(r => setTimeout(r, delay));
-  }
-}
+/** The shared condition wait, with this suite's shorter default. */
+export const until = <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000) =>
+  untilShared<T>(what, check, timeoutMs);
 
 export const ready = (o: Obj | undefined) =>
   o?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.status === 'True' ? o : undefined;

@@ -39,3 +39,22 @@ export async function testNamespace(t: Hooks, prefix = 'test'): Promise<string> 
   });
   return name;
 }
+
+/**
+ * Polls until `check` returns a value (neither undefined nor false); fails after `timeoutMs` naming what it waited
+ * for and the last error `check` threw. A wait on a condition, never a fixed sleep.
+ */
+export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v as T;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise(r => setTimeout(r, delay));
+  }
+}

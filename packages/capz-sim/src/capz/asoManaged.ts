@@ -18,7 +18,7 @@
  */
 import type { Cache } from '../runtime/cache.ts';
 import { Controller, keyOf, splitKey, type Key, type Result } from '../runtime/controller.ts';
-import { apiVersionOf, K, type Kind, type KindName } from '../runtime/kinds.ts';
+import { K, type Kind, type KindName } from '../runtime/kinds.ts';
 import { isNotFound, type Kube } from '../runtime/kube.ts';
 import { ann, b64, controllerOf, getCondition, groupOf, hasFinalizer, isDeleting, label, ownerRef, same, unb64 } from '../runtime/meta.ts';
 import type { Obj } from '../runtime/types.ts';
@@ -344,4 +344,3 @@ export class AsoManagedControllers {
   }
 }
 
-export { apiVersionOf };
