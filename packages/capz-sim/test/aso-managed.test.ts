@@ -19,6 +19,10 @@ async function newCluster(t: { after(fn: () => unknown): void }, name: string, a
   await env.kube.create(K.Secret, credentialSecret(ns, 'aso-credential'));
   await asoManagedCluster(env.kube, { namespace: ns, name, credentialSecret: 'aso-credential', pools, apiVersion });
   await until(`${name} to be Available`, async () => condition(await env.kube.get(K.Cluster, ns, name), 'Available')?.status === 'True', 30_000);
+  // Cluster Available ignores machine pools (CAPI's gap, 6.4): wait for every pool as well.
+  for (const p of pools) {
+    await until(`pool ${p.name} to be ready`, async () => (await env.kube.get(K.AzureASOManagedMachinePool, ns, `${name}-${p.name}`))?.status?.ready, 30_000);
+  }
   return ns;
 }
 
