@@ -37,6 +37,8 @@ export interface ClusterInfo {
   stateDir: string;
   ephemeral: boolean;
   pids: { etcd: number; apiserver: number; controllerManager: number };
+  /** The kube-apiserver command line, kept so that tests can restart it on the same port and state. */
+  apiserverArgs: string[];
 }
 
 const isAlive = (pid: number) => {
@@ -213,7 +215,7 @@ export async function startManagementCluster(opts: StartOptions): Promise<Cluste
   ], logs.etcd);
 
   const url = `https://127.0.0.1:${apiPort}`;
-  const apiPid = launch(bins.kubeApiserver, [
+  const apiserverArgs = [
     `--etcd-servers=${etcdUrl}`,
     '--bind-address=127.0.0.1',
     '--advertise-address=127.0.0.1',
@@ -239,7 +241,8 @@ export async function startManagementCluster(opts: StartOptions): Promise<Cluste
     '--audit-log-mode=blocking',
     '--audit-log-maxsize=200',
     '--v=1',
-  ], logs.apiserver);
+  ];
+  const apiPid = launch(bins.kubeApiserver, apiserverArgs, logs.apiserver);
 
   const info: ClusterInfo = {
     name: opts.name,
@@ -252,6 +255,7 @@ export async function startManagementCluster(opts: StartOptions): Promise<Cluste
     stateDir,
     ephemeral: Boolean(opts.ephemeral),
     pids: { etcd: etcdPid, apiserver: apiPid, controllerManager: 0 },
+    apiserverArgs,
   };
   writeFileSync(info.kubeconfigPath, kubeconfigYaml(opts.name, url, caPem, pki.adminToken), { mode: 0o600 });
   const watch = [
@@ -289,6 +293,41 @@ export async function startManagementCluster(opts: StartOptions): Promise<Cluste
   }
   log(`${opts.name}: ready at ${url} in ${((Date.now() - started) / 1000).toFixed(1)}s (kubeconfig ${info.kubeconfigPath})`);
   return info;
+}
+
+/**
+ * Kills the kube-apiserver (SIGKILL: every watch drops at once, as in a crash or a control-plane upgrade) and starts
+ * it again on the same port with the same etcd, then waits for /readyz. Returns the updated info (new pid), also
+ * written to cluster.json. For tests of how clients survive an API-server restart.
+ */
+export async function restartApiServer(info: ClusterInfo): Promise<ClusterInfo> {
+  const bins = await ensureBinaries();
+  try {
+    process.kill(-info.pids.apiserver, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+  const deadline = Date.now() + 10_000;
+  while (isAlive(info.pids.apiserver) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20));
+  const apiLog = join(info.stateDir, 'logs', 'kube-apiserver.log');
+  // The port can linger for a moment after the kill; retry the launch until the new process stays up.
+  let pid = 0;
+  for (let attempt = 0; ; attempt++) {
+    pid = launch(bins.kubeApiserver, info.apiserverArgs, apiLog);
+    try {
+      await waitFor('kube-apiserver /readyz after restart', async () => (await apiGet(info, '/readyz')).status === 200, {
+        timeoutMs: 90_000,
+        watch: [{ pid, log: apiLog, name: 'kube-apiserver' }],
+      });
+      break;
+    } catch (e) {
+      if (attempt >= 3 || isAlive(pid)) throw e;
+    }
+  }
+  const updated: ClusterInfo = { ...info, pids: { ...info.pids, apiserver: pid } };
+  writeFileSync(join(info.stateDir, 'cluster.json'), JSON.stringify(updated, null, 2), { mode: 0o600 });
+  log(`${info.name}: kube-apiserver restarted (pid ${pid})`);
+  return updated;
 }
 
 /** Stops the processes (SIGTERM, then SIGKILL after 10 s) and removes the state of an ephemeral cluster. */

@@ -1,6 +1,7 @@
 export {
   apiGet,
   apiRequest,
+  restartApiServer,
   runningCluster,
   startManagementCluster,
   stopManagementCluster,
