@@ -48,7 +48,7 @@ describe('capz backend plugin', () => {
         capzPlugin,
         mockServices.rootConfig.factory({ data: config }),
         mockServices.permissions.mock({
-          authorize: async () => [{ result: AuthorizeResult.DENY }],
+          authorizeConditional: async () => [{ result: AuthorizeResult.DENY }],
         }).factory,
       ],
     });

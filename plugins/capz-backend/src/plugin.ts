@@ -2,7 +2,8 @@ import {
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
-import { capzPermissions } from '@internal/plugin-capz-common';
+import { capzClusterReadPermission, capzPermissions } from '@internal/plugin-capz-common';
+import { capzClusterResourceRef, capzClusterRules, parseClusterResourceRef } from './permissions/rules';
 import { ConnectionMonitor } from './cluster/ConnectionMonitor';
 import { WatchCache } from './cluster/WatchCache';
 import { readManagementClusters } from './config/managementClusters';
@@ -35,6 +36,12 @@ export const capzPlugin = createBackendPlugin({
           }`,
         );
         permissionsRegistry.addPermissions(capzPermissions);
+        permissionsRegistry.addResourceType({
+          resourceRef: capzClusterResourceRef,
+          rules: capzClusterRules,
+          permissions: [capzClusterReadPermission],
+          getResources: async refs => refs.map(parseClusterResourceRef),
+        });
         const connections = new ConnectionMonitor(managementClusters, logger);
         await connections.start(scheduler);
         // The watch cache starts in the background: a slow or unreachable cluster never delays the backend.

@@ -48,6 +48,8 @@ export interface ClusterSummary {
   managementCluster: string;
   namespace: string;
   name: string;
+  /** The CAPI Cluster's uid: what live-update signals name (see {@link CapzChangeSignal}). */
+  uid: string;
   api: ClusterApi;
   /** Catalog owner from the cluster's `capz.io/owner` annotation, if any. */
   owner?: string;
@@ -69,4 +71,74 @@ export interface ClusterSummary {
 /** GET /clusters @public */
 export interface ClustersResponse {
   items: ClusterSummary[];
+}
+
+/**
+ * One observed change of one condition of one object, as the condition history keeps it.
+ * `transitionTime` is the condition's own lastTransitionTime (the observation time when it has none);
+ * `firstSeen` is when the backend first observed this state.
+ * @public
+ */
+export interface ConditionTransition {
+  objectUid: string;
+  kind: string;
+  name: string;
+  conditionType: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  severity?: string;
+  message?: string;
+  transitionTime: string;
+  firstSeen: string;
+}
+
+/** A Kubernetes Event about one object of a cluster (matched by involvedObject.uid), as the history keeps it. @public */
+export interface TimelineEvent {
+  objectUid: string;
+  kind: string;
+  name: string;
+  type: 'Normal' | 'Warning' | string;
+  reason?: string;
+  message?: string;
+  count: number;
+  firstTimestamp: string;
+  lastTimestamp: string;
+  /** The controller that reported it. */
+  source?: string;
+}
+
+/** GET /clusters/:managementCluster/:namespace/:name/timeline?from&to&uid @public */
+export interface TimelineResponse {
+  from: string;
+  to: string;
+  /** Oldest first. */
+  transitions: ConditionTransition[];
+  /** Oldest first (by lastTimestamp). */
+  events: TimelineEvent[];
+  /** True when more rows matched than the response carries (narrow the range to see them). */
+  truncated: boolean;
+}
+
+/** GET /clusters/:managementCluster/:namespace/:name/objects/:uid: one object of the cluster's tree as YAML. @public */
+export interface ObjectYamlResponse {
+  kind: string;
+  name: string;
+  namespace?: string;
+  /** The object as YAML, managedFields dropped, secret values redacted. */
+  yaml: string;
+}
+
+/** The Backstage signals channel on which the backend announces changes. @public */
+export const CAPZ_SIGNAL_CHANNEL = 'capz:changes';
+
+/**
+ * What the backend pushes on {@link CAPZ_SIGNAL_CHANNEL}. Only opaque uids: signals are broadcast, and a client
+ * re-reads what changed through the permission-checked HTTP API.
+ * @public
+ */
+export interface CapzChangeSignal {
+  /** uids of the CAPI Clusters whose tree, health or timeline changed. */
+  clusterUids: string[];
+  /** True when a management cluster's connection or watch status changed. */
+  managementClusters?: boolean;
 }

@@ -1,9 +1,17 @@
 import { createPermission } from '@backstage/plugin-permission-common';
 
-/** Reading cluster trees, YAML and timelines. @public */
+/**
+ * The resource type of CAPZ clusters: policies can limit access by management cluster and namespace with the
+ * rules the backend registers (`IS_IN_MANAGEMENT_CLUSTER`, `IS_IN_NAMESPACE`).
+ * @public
+ */
+export const CAPZ_CLUSTER_RESOURCE_TYPE = 'capz-cluster';
+
+/** Reading cluster trees, YAML and timelines; conditional on management cluster and namespace. @public */
 export const capzClusterReadPermission = createPermission({
   name: 'capz.cluster.read',
   attributes: { action: 'read' },
+  resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
 });
 
 /** Adopting an existing AKS cluster into CAPZ. @public */

@@ -4,9 +4,7 @@ import {
   PermissionsService,
 } from '@backstage/backend-plugin-api';
 import { InputError, NotAllowedError, NotFoundError } from '@backstage/errors';
-import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import {
-  capzClusterReadPermission,
   ClustersResponse,
   ManagementClustersResponse,
 } from '@internal/plugin-capz-common';
@@ -16,6 +14,7 @@ import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
 import { WatchCache } from '../cluster/WatchCache';
 import { ClusterViews } from './clusterViews';
 import { ManagementClusterConfig, toPublicInfo } from '../config/managementClusters';
+import { readFilter } from '../permissions/readAccess';
 
 export interface RouterOptions {
   logger: LoggerService;
@@ -35,17 +34,10 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     res.json({ status: 'ok' });
   });
 
-  // Every read route authenticates and checks the read permission first.
-  const authorizeRead = async (req: express.Request) => {
-    const credentials = await httpAuth.credentials(req, { allow: ['user', 'service'] });
-    const [decision] = await permissions.authorize(
-      [{ permission: capzClusterReadPermission }],
-      { credentials },
-    );
-    if (decision.result !== AuthorizeResult.ALLOW) {
-      throw new NotAllowedError('Not allowed to read CAPZ clusters');
-    }
-  };
+  // Every read route authenticates and asks for the read permission first; a conditional decision (by management
+  // cluster and namespace) comes back as a filter applied to what the route returns.
+  const authorizeRead = async (req: express.Request) =>
+    readFilter(permissions, await httpAuth.credentials(req, { allow: ['user', 'service'] }));
 
   router.get('/management-clusters', async (req, res) => {
     await authorizeRead(req);
@@ -63,16 +55,19 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
   const DNS_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
   router.get('/clusters', async (req, res) => {
-    await authorizeRead(req);
-    const body: ClustersResponse = { items: views?.list() ?? [] };
+    const allowed = await authorizeRead(req);
+    const body: ClustersResponse = { items: (views?.list() ?? []).filter(allowed) };
     res.json(body);
   });
 
   router.get('/clusters/:managementCluster/:namespace/:name/tree', async (req, res) => {
-    await authorizeRead(req);
+    const allowed = await authorizeRead(req);
     const { managementCluster, namespace, name } = req.params;
     for (const [label, value] of Object.entries({ managementCluster, namespace, name })) {
       if (!DNS_NAME.test(value)) throw new InputError(`${label} "${value}" is not a valid Kubernetes name`);
+    }
+    if (!allowed({ managementCluster, namespace, name })) {
+      throw new NotAllowedError(`Not allowed to read clusters in ${managementCluster}/${namespace}`);
     }
     const group = req.query.group === undefined ? 3 : Number(req.query.group);
     if (!Number.isInteger(group) || group < 0) throw new InputError('group must be a whole number >= 0 (0 turns grouping off)');

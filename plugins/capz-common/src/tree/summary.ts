@@ -135,6 +135,7 @@ export function summarizeCluster(
     managementCluster,
     namespace: cluster.metadata?.namespace ?? '',
     name: nameOf(cluster),
+    uid: cluster.metadata?.uid ?? '',
     api,
     health: tree.health,
     pools,

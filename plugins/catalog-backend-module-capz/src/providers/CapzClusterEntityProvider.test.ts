@@ -4,6 +4,7 @@ import { CapzClusterEntityProvider } from './CapzClusterEntityProvider';
 import { clusterToEntity, entityNameFor } from './clusterEntity';
 
 const cluster: ClusterSummary = {
+  uid: "c0ffee00-0000-0000-0000-000000000001",
   managementCluster: 'local',
   namespace: 'team-a',
   name: 'aks-dev',
