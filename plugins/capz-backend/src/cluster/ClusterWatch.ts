@@ -63,13 +63,49 @@ const strip = (o: any): CachedObject => {
   return { ...o, metadata };
 };
 
+/** The objects of one kind, indexed by uid and by namespace: page views read one namespace at a time. */
+class KindStore {
+  private readonly byUid = new Map<string, CachedObject>();
+  private readonly byNamespace = new Map<string, Map<string, CachedObject>>();
+
+  set(object: CachedObject): void {
+    const uid = object.metadata.uid;
+    const previous = this.byUid.get(uid);
+    if (previous && previous.metadata.namespace !== object.metadata.namespace) this.delete(uid);
+    this.byUid.set(uid, object);
+    const ns = object.metadata.namespace ?? '';
+    let bucket = this.byNamespace.get(ns);
+    if (!bucket) this.byNamespace.set(ns, (bucket = new Map()));
+    bucket.set(uid, object);
+  }
+
+  delete(uid: string): void {
+    const previous = this.byUid.get(uid);
+    if (!previous) return;
+    this.byUid.delete(uid);
+    const ns = previous.metadata.namespace ?? '';
+    const bucket = this.byNamespace.get(ns);
+    bucket?.delete(uid);
+    if (bucket && bucket.size === 0) this.byNamespace.delete(ns);
+  }
+
+  list(namespace?: string): CachedObject[] {
+    if (namespace === undefined) return [...this.byUid.values()];
+    return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+  }
+
+  entries(): IterableIterator<[string, CachedObject]> {
+    return this.byUid.entries();
+  }
+}
+
 /**
  * List+watch of every watched kind on one management cluster, kept in memory. Built on client-node's informer,
  * which relists on 410 Gone and resumes after timeouts, but stops on any other error (client-node C2): those are
  * restarted here with capped exponential backoff, and reported per kind until the next successful list.
  */
 export class ClusterWatch extends EventEmitter {
-  private readonly objects = new Map<string, Map<string, CachedObject>>();
+  private readonly objects = new Map<string, KindStore>();
   private readonly informers = new Map<string, Informer>();
   private readonly status = new Map<string, KindWatchStatus>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -85,7 +121,7 @@ export class ClusterWatch extends EventEmitter {
   ) {
     super();
     for (const k of kinds) {
-      this.objects.set(k.name, new Map());
+      this.objects.set(k.name, new KindStore());
       this.status.set(k.name, { synced: false, restarts: 0 });
     }
   }
@@ -102,8 +138,7 @@ export class ClusterWatch extends EventEmitter {
   }
 
   list(kind: string, namespace?: string): CachedObject[] {
-    const all = [...(this.objects.get(kind)?.values() ?? [])];
-    return namespace === undefined ? all : all.filter(o => o.metadata.namespace === namespace);
+    return this.objects.get(kind)?.list(namespace) ?? [];
   }
 
   kindStatus(): Record<string, KindWatchStatus> {
@@ -178,7 +213,7 @@ export class ClusterWatch extends EventEmitter {
       const object = strip(obj);
       // Events are written with the kind's version; Events use the core kind name.
       if (type === 'delete') store.delete(object.metadata.uid);
-      else store.set(object.metadata.uid, object);
+      else store.set(object);
       status.lastEventAt = new Date().toISOString();
       const change: CacheChange = { managementCluster: this.name, kind: kind.name, type, object };
       this.emit('change', change);
@@ -191,7 +226,7 @@ export class ClusterWatch extends EventEmitter {
     await informer.start();
     // A new informer only reports what exists now: drop what vanished while the previous one was down.
     const present = new Set(((informer as any).list?.(namespace) ?? []).map((o: any) => o.metadata?.uid));
-    for (const [uid, object] of store) {
+    for (const [uid, object] of [...store.entries()]) {
       if ((namespace === undefined || object.metadata.namespace === namespace) && !present.has(uid)) {
         store.delete(uid);
         this.emit('change', { managementCluster: this.name, kind: kind.name, type: 'delete', object } satisfies CacheChange);

@@ -7,6 +7,7 @@ import {
   summarizeCluster,
   TreeNode,
 } from '@internal/plugin-capz-common';
+import { CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 
@@ -25,16 +26,52 @@ export class ClusterViews {
   constructor(private readonly cache: WatchCache, private readonly managementClusters: string[]) {}
 
   list(): ClusterSummary[] {
-    return this.managementClusters.flatMap(mc =>
-      this.cache.list(mc, 'Cluster').map(cluster => {
-        const objects = namespaceObjects(this.cache, mc, cluster.metadata.namespace!);
+    return this.managementClusters.flatMap(mc => {
+      // The objects of a namespace are gathered once for all of its clusters.
+      const byNamespace = new Map<string, ObservedObject[]>();
+      return this.cache.list(mc, 'Cluster').map(cluster => {
+        const ns = cluster.metadata.namespace!;
+        let objects = byNamespace.get(ns);
+        if (!objects) byNamespace.set(ns, (objects = namespaceObjects(this.cache, mc, ns)));
         const tree = buildClusterTree(cluster as ObservedObject, objects);
         return summarizeCluster(mc, tree, cluster as ObservedObject, objects);
-      }),
-    );
+      });
+    });
   }
 
   tree(managementCluster: string, namespace: string, name: string, groupThreshold: number): { summary: ClusterSummary; tree: TreeNode } {
+    const { cluster, objects, tree } = this.build(managementCluster, namespace, name);
+    return {
+      summary: summarizeCluster(managementCluster, tree, cluster as ObservedObject, objects),
+      tree: groupThreshold > 0 ? groupTree(tree, { threshold: groupThreshold }) : tree,
+    };
+  }
+
+  /** One object of a cluster's tree, by uid: the YAML view shows nothing outside the cluster it was asked for. */
+  object(managementCluster: string, namespace: string, name: string, uid: string): CachedObject {
+    const { objects, tree } = this.build(managementCluster, namespace, name);
+    if (!treeUids(tree).has(uid)) {
+      throw new NotFoundError(`No object with uid ${uid} in the tree of Cluster ${namespace}/${name}`);
+    }
+    return objects.find(o => o.metadata?.uid === uid) as CachedObject;
+  }
+
+  /**
+   * The uids of the Clusters whose trees contain any of `changedUids` in one namespace (for live updates). A deleted
+   * object is in no tree any more: then every Cluster of the namespace is named, since one of their trees lost it.
+   */
+  clustersTouchedBy(managementCluster: string, namespace: string, changedUids: Set<string>, deleted: boolean): string[] {
+    const objects = namespaceObjects(this.cache, managementCluster, namespace);
+    const clusters = this.cache.list(managementCluster, 'Cluster', namespace);
+    const touched = clusters.filter(cluster => {
+      const uids = treeUids(buildClusterTree(cluster as ObservedObject, objects));
+      return [...changedUids].some(uid => uids.has(uid));
+    });
+    if (touched.length === 0 && deleted) return clusters.map(c => c.metadata.uid);
+    return touched.map(c => c.metadata.uid);
+  }
+
+  private build(managementCluster: string, namespace: string, name: string) {
     if (!this.managementClusters.includes(managementCluster)) {
       throw new NotFoundError(`No management cluster named "${managementCluster}"`);
     }
@@ -43,10 +80,12 @@ export class ClusterViews {
       throw new NotFoundError(`No Cluster ${namespace}/${name} on management cluster "${managementCluster}"`);
     }
     const objects = namespaceObjects(this.cache, managementCluster, namespace);
-    const tree = buildClusterTree(cluster as ObservedObject, objects);
-    return {
-      summary: summarizeCluster(managementCluster, tree, cluster as ObservedObject, objects),
-      tree: groupThreshold > 0 ? groupTree(tree, { threshold: groupThreshold }) : tree,
-    };
+    return { cluster, objects, tree: buildClusterTree(cluster as ObservedObject, objects) };
   }
+}
+
+function treeUids(tree: TreeNode, into = new Set<string>()): Set<string> {
+  if (tree.uid) into.add(tree.uid);
+  for (const child of tree.children) treeUids(child, into);
+  return into;
 }

@@ -1,20 +1,27 @@
-import {
-  HttpAuthService,
-  LoggerService,
-  PermissionsService,
-} from '@backstage/backend-plugin-api';
+import { HttpAuthService, LoggerService, PermissionsService } from '@backstage/backend-plugin-api';
 import { InputError, NotAllowedError, NotFoundError } from '@backstage/errors';
-import {
-  ClustersResponse,
-  ManagementClustersResponse,
-} from '@internal/plugin-capz-common';
+import { TimelineResponse } from '@internal/plugin-capz-common';
 import express from 'express';
-import Router from 'express-promise-router';
 import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
 import { WatchCache } from '../cluster/WatchCache';
-import { ClusterViews } from './clusterViews';
 import { ManagementClusterConfig, toPublicInfo } from '../config/managementClusters';
 import { readFilter } from '../permissions/readAccess';
+import { createOpenApiRouter } from '../schema/openapi.generated';
+import { ClusterViews } from './clusterViews';
+import { toYaml } from './objectYaml';
+
+/** The part of the condition history the routes read (src/history). */
+export interface TimelineReader {
+  timeline(query: {
+    managementCluster: string;
+    namespace: string;
+    cluster: string;
+    from: Date;
+    to: Date;
+    objectUid?: string;
+    limit: number;
+  }): Promise<TimelineResponse>;
+}
 
 export interface RouterOptions {
   logger: LoggerService;
@@ -23,12 +30,24 @@ export interface RouterOptions {
   managementClusters: ManagementClusterConfig[];
   connections: ConnectionMonitor;
   cache?: WatchCache;
+  history?: TimelineReader;
+  /** Validate responses against the OpenAPI document too (tests turn this on). */
+  validateResponses?: boolean;
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+const MAX_TIMELINE_LIMIT = 20_000;
+
+/**
+ * The plugin's HTTP API, described by src/schema/openapi.yaml and validated against it (bad input is a 400 naming
+ * the field before any handler runs). Every route reads the watch cache or the history, never an API server.
+ */
 export async function createRouter(options: RouterOptions): Promise<express.Router> {
-  const { httpAuth, permissions, managementClusters, connections, cache } = options;
-  const router = Router();
-  router.use(express.json());
+  const { httpAuth, permissions, managementClusters, connections, cache, history } = options;
+  const router = await createOpenApiRouter({
+    validatorOptions: options.validateResponses ? { validateResponses: true } : undefined,
+  });
+  const views = cache ? new ClusterViews(cache, managementClusters.map(c => c.name)) : undefined;
 
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
@@ -39,41 +58,68 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
   const authorizeRead = async (req: express.Request) =>
     readFilter(permissions, await httpAuth.credentials(req, { allow: ['user', 'service'] }));
 
+  /** Authorizes one cluster's routes and checks that its management cluster is configured. */
+  const authorizeCluster = async (req: express.Request, params: { managementCluster: string; namespace: string; name: string }) => {
+    const allowed = await authorizeRead(req);
+    if (!allowed(params)) {
+      throw new NotAllowedError(`Not allowed to read clusters in ${params.managementCluster}/${params.namespace}`);
+    }
+    if (!managementClusters.some(c => c.name === params.managementCluster)) {
+      throw new NotFoundError(`No management cluster named "${params.managementCluster}"`);
+    }
+  };
+
   router.get('/management-clusters', async (req, res) => {
     await authorizeRead(req);
-    const body: ManagementClustersResponse = {
+    res.json({
       items: managementClusters.map(c => ({
         ...toPublicInfo(c),
         status: connections.status(c.name),
         ...(cache ? { watch: cache.status(c.name) } : {}),
       })),
-    };
-    res.json(body);
+    });
   });
-
-  const views = cache ? new ClusterViews(cache, managementClusters.map(c => c.name)) : undefined;
-  const DNS_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
   router.get('/clusters', async (req, res) => {
     const allowed = await authorizeRead(req);
-    const body: ClustersResponse = { items: (views?.list() ?? []).filter(allowed) };
-    res.json(body);
+    res.json({ items: (views?.list() ?? []).filter(allowed) });
   });
 
-  router.get('/clusters/:managementCluster/:namespace/:name/tree', async (req, res) => {
-    const allowed = await authorizeRead(req);
+  // Declared on the untyped router: the recursive TreeNode schema is too deep for the spec-derived types (TS2615).
+  // The validator middleware checks its input all the same.
+  (router as unknown as express.Router).get('/clusters/:managementCluster/:namespace/:name/tree', async (req, res) => {
+    await authorizeCluster(req, req.params as { managementCluster: string; namespace: string; name: string });
     const { managementCluster, namespace, name } = req.params;
-    for (const [label, value] of Object.entries({ managementCluster, namespace, name })) {
-      if (!DNS_NAME.test(value)) throw new InputError(`${label} "${value}" is not a valid Kubernetes name`);
-    }
-    if (!allowed({ managementCluster, namespace, name })) {
-      throw new NotAllowedError(`Not allowed to read clusters in ${managementCluster}/${namespace}`);
-    }
     const group = req.query.group === undefined ? 3 : Number(req.query.group);
-    if (!Number.isInteger(group) || group < 0) throw new InputError('group must be a whole number >= 0 (0 turns grouping off)');
     if (!views) throw new NotFoundError('The watch cache is not running');
     res.json(views.tree(managementCluster, namespace, name, group));
   });
 
-  return router;
+  router.get('/clusters/:managementCluster/:namespace/:name/objects/:uid', async (req, res) => {
+    await authorizeCluster(req, req.params);
+    const { managementCluster, namespace, name, uid } = req.params;
+    if (!views) throw new NotFoundError('The watch cache is not running');
+    const object = views.object(managementCluster, namespace, name, uid);
+    res.json({
+      kind: object.kind ?? '',
+      name: object.metadata.name,
+      ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}),
+      yaml: toYaml(object),
+    });
+  });
+
+  router.get('/clusters/:managementCluster/:namespace/:name/timeline', async (req, res) => {
+    await authorizeCluster(req, req.params);
+    const { managementCluster, namespace, name } = req.params;
+    const to = req.query.to ? new Date(String(req.query.to)) : new Date();
+    const from = req.query.from ? new Date(String(req.query.from)) : new Date(to.getTime() - DAY_MS);
+    if (from.getTime() > to.getTime()) throw new InputError(`from (${from.toISOString()}) is after to (${to.toISOString()})`);
+    const limit = req.query.limit === undefined ? 5000 : Number(req.query.limit);
+    if (limit < 1 || limit > MAX_TIMELINE_LIMIT) throw new InputError(`limit must be between 1 and ${MAX_TIMELINE_LIMIT}`);
+    if (!history) throw new NotFoundError('The condition history is not enabled');
+    const uid = req.query.uid === undefined ? undefined : String(req.query.uid);
+    res.json(await history.timeline({ managementCluster, namespace, cluster: name, from, to, objectUid: uid, limit }));
+  });
+
+  return router as unknown as express.Router;
 }
