@@ -36,14 +36,47 @@ export interface Config {
       };
       /**
        * Microsoft Entra ID for AKS management clusters with local accounts disabled, through @azure/identity.
+       * The backend requests a token for the AKS server application and refreshes it before it expires.
+       * The identity needs Kubernetes RBAC (or Azure RBAC for Kubernetes) to list and watch the watched kinds.
        */
       azure?: {
-        /** Which credential to use; `default` is DefaultAzureCredential. */
+        /**
+         * Which credential to use: `clientSecret` (tenantId, clientId, clientSecret), `workloadIdentity`
+         * (tenantId, clientId, tokenFilePath; default from AZURE_TENANT_ID, AZURE_CLIENT_ID,
+         * AZURE_FEDERATED_TOKEN_FILE), `managedIdentity` (clientId of a user-assigned identity, else the
+         * system-assigned one), `default` (DefaultAzureCredential).
+         */
         credential: 'clientSecret' | 'workloadIdentity' | 'managedIdentity' | 'default';
+        /** The Entra tenant (directory) id. */
         tenantId?: string;
+        /** The app registration's or the user-assigned managed identity's client id. */
         clientId?: string;
-        /** @visibility secret */
+        /**
+         * The app registration's client secret (credential `clientSecret` only).
+         * @visibility secret
+         */
         clientSecret?: string;
+        /** The federated (projected service-account) token file of workload identity. */
+        tokenFilePath?: string;
+        /**
+         * The Entra application the API server accepts tokens for; the scope requested is `<id>/.default`.
+         * Default: 6dae42f8-4368-4678-94ff-3960e28e3630, the AKS server application (all clouds).
+         */
+        serverApplicationId?: string;
+        /**
+         * The Entra authority host, e.g. https://login.microsoftonline.us for Azure Government.
+         * Default: the public cloud (or AZURE_AUTHORITY_HOST).
+         */
+        authorityHost?: string;
+        /** Skip Entra instance discovery, for private authorities (Azure Stack Hub, a test authority). */
+        disableInstanceDiscovery?: boolean;
+        /** PEM CA bundle for the authority's TLS certificate, replacing the well-known CAs (private authorities). */
+        authorityCaData?: string;
+        /**
+         * How many seconds before expiry the token is refreshed in the background (default 300; at most half of
+         * the token's lifetime).
+         */
+        refreshMarginSeconds?: number;
       };
       /**
        * Only watch these namespaces (default: all namespaces).

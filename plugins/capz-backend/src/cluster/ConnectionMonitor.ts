@@ -31,7 +31,7 @@ export class ConnectionMonitor {
         const previous = this.statuses.get(c.name);
         let next: ManagementClusterStatus;
         try {
-          const kc = await kubeConfigFor(c, k8s);
+          const kc = await kubeConfigFor(c, k8s, this.logger);
           const version = await kc.makeApiClient(k8s.VersionApi).getCode();
           next = { state: 'connected', version: version.gitVersion, checkedAt: new Date().toISOString() };
         } catch (e) {

@@ -43,8 +43,75 @@ describe('readManagementClusters', () => {
       [{ name: 'a', url: 'https://x', azure: { credential: 'clientSecret', tenantId: 't' } }],
       /azure.clientId is required with clientSecret/,
     ],
+    [[{ name: 'a', url: 'http://x', azure: { credential: 'default' } }], /url must be https with azure/],
+    [
+      [{ name: 'a', url: 'https://x', azure: { credential: 'managedIdentity', clientSecret: 's' } }],
+      /azure.clientSecret is only used with credential clientSecret/,
+    ],
+    [
+      [{ name: 'a', url: 'https://x', azure: { credential: 'default', tokenFilePath: '/t' } }],
+      /azure.tokenFilePath is only used with credential workloadIdentity/,
+    ],
+    [
+      [{ name: 'a', url: 'https://x', azure: { credential: 'default', authorityHost: 'http://login.example' } }],
+      /azure.authorityHost must be an https URL/,
+    ],
+    [
+      [{ name: 'a', url: 'https://x', azure: { credential: 'default', refreshMarginSeconds: -1 } }],
+      /azure.refreshMarginSeconds must be between 0 and 3600/,
+    ],
+    [
+      [{ name: 'a', url: 'https://x', azure: { credential: 'default', serverApplicationId: 'a b' } }],
+      /azure.serverApplicationId must be an application id/,
+    ],
   ])('rejects %j', (entries, message) => {
     expect(() => read(entries)).toThrow(message);
+  });
+
+  it('reads every azure option, with the defaults left to the token provider', () => {
+    const [full, minimal] = read([
+      {
+        name: 'gov',
+        url: 'https://aks.example',
+        azure: {
+          credential: 'clientSecret',
+          tenantId: 'tid',
+          clientId: 'cid',
+          clientSecret: 's3cret',
+          serverApplicationId: '11111111-2222-3333-4444-555555555555',
+          authorityHost: 'https://login.microsoftonline.us/',
+          disableInstanceDiscovery: true,
+          authorityCaData: 'PEM',
+          refreshMarginSeconds: 120,
+        },
+      },
+      {
+        name: 'wi',
+        url: 'https://aks.example',
+        azure: { credential: 'workloadIdentity', tokenFilePath: '/var/run/secrets/azure/tokens/azure-identity-token' },
+      },
+    ]);
+    expect(full.azure).toEqual({
+      credential: 'clientSecret',
+      tenantId: 'tid',
+      clientId: 'cid',
+      clientSecret: 's3cret',
+      serverApplicationId: '11111111-2222-3333-4444-555555555555',
+      authorityHost: 'https://login.microsoftonline.us',
+      disableInstanceDiscovery: true,
+      authorityCaData: 'PEM',
+      refreshMarginSeconds: 120,
+      tokenFilePath: undefined,
+    });
+    expect(minimal.azure).toMatchObject({
+      credential: 'workloadIdentity',
+      tokenFilePath: '/var/run/secrets/azure/tokens/azure-identity-token',
+      serverApplicationId: undefined,
+      authorityHost: undefined,
+      refreshMarginSeconds: undefined,
+    });
+    expect(JSON.stringify(toPublicInfo(full))).not.toContain('s3cret');
+    expect(toPublicInfo(full)).toEqual({ name: 'gov', title: undefined, url: 'https://aks.example', authMethod: 'azure' });
   });
 
   it('never exposes secrets or paths publicly', () => {
