@@ -32,8 +32,33 @@ ensure_chromium() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >&2
 }
 
+ensure_postgres() { # a throw-away PostgreSQL server for the store tests (TestDatabases reads the connection string)
+  local bin; bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  if [ ! -x "$bin/postgres" ]; then
+    capz_log "installing PostgreSQL from Debian"
+    local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends postgresql >&2
+    bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  fi
+  local major; major=$("$bin/postgres" --version | sed -E 's/[^0-9]*([0-9]+).*/\1/')
+  local dir="$CAPZ_ROOT/.local/postgres/run-$$" port as=()
+  port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+  rm -rf "$dir" && mkdir -p "$dir"
+  # initdb refuses to run as root: the server runs as the postgres user then.
+  if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; as=(runuser -u postgres --); fi
+  "${as[@]}" "$bin/initdb" -D "$dir/data" -A trust -U postgres --no-sync >/dev/null
+  "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -s start \
+    -o "-F -p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories=''"
+  # Stopped when this script exits, however it exits (later stages replace the EXIT trap).
+  (while kill -0 $$ 2>/dev/null; do sleep 1; done
+   "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate -s stop; rm -rf "$dir") </dev/null >/dev/null 2>&1 &
+  export "BACKSTAGE_TEST_DATABASE_POSTGRES${major}_CONNECTION_STRING=postgresql://postgres@127.0.0.1:$port"
+}
+
 stage "dependencies" capz_install_deps
 stage "chromium" ensure_chromium
+stage "postgresql" ensure_postgres
 stage "kubernetes binaries" node packages/mgmt-cluster/src/cli.ts build >/dev/null
 stage "type-check" yarn tsc
 stage "lint" yarn lint:all

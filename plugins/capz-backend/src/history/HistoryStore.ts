@@ -1,0 +1,41 @@
+import { TimelineResponse } from '@internal/plugin-capz-common';
+import { ObservedEvent, ObservedTransition } from './extract';
+
+/** Where an object lives: its management cluster, namespace, and the CAPI Cluster it belongs to (if known). */
+export interface HistoryScope {
+  managementCluster: string;
+  namespace: string;
+  clusterName?: string;
+}
+
+export type TransitionRow = ObservedTransition & HistoryScope;
+export type EventRow = ObservedEvent & HistoryScope;
+
+/** One cluster's timeline: `GET /clusters/:managementCluster/:namespace/:name/timeline`. */
+export interface TimelineQuery {
+  managementCluster: string;
+  namespace: string;
+  /** The CAPI Cluster's name. */
+  cluster: string;
+  from: Date;
+  to: Date;
+  /** Only this object's transitions and Events. */
+  objectUid?: string;
+  /** At most this many transitions and this many Events; the newest are kept when more match. */
+  limit: number;
+}
+
+/** The condition history (DESIGN.md "Data flow" 3). */
+export interface HistoryStore {
+  /**
+   * Records transitions in order, skipping any whose state is already the latest one stored for its object and
+   * condition (re-observations, e.g. the initial list after a restart, or another replica). Returns the new ones.
+   */
+  recordTransitions(rows: TransitionRow[]): Promise<TransitionRow[]>;
+  /** Upserts Events by uid: a repeated Event updates its count, last timestamp and message. */
+  recordEvents(rows: EventRow[]): Promise<void>;
+  /** Transitions (by transition time) and Events (by last timestamp) in the range, oldest first. */
+  timeline(query: TimelineQuery): Promise<TimelineResponse>;
+  /** Deletes transitions and Events older than `olderThan`; returns how many rows went. */
+  prune(olderThan: Date): Promise<{ transitions: number; events: number }>;
+}

@@ -1,0 +1,89 @@
+import { buildClusterTree, ObservedObject, TreeNode } from '@internal/plugin-capz-common';
+import { CachedObject } from '../cluster/ClusterWatch';
+import { WATCHED_KINDS } from '../cluster/watchedKinds';
+
+/** The part of the watch cache the history reads. */
+export interface ObjectSource {
+  list(managementCluster: string, kind: string, namespace?: string): CachedObject[];
+}
+
+/** A CAPI Cluster an object belongs to. */
+export interface ClusterRef {
+  name: string;
+  /** Unknown when only the `cluster.x-k8s.io/cluster-name` label names it and no such Cluster is cached. */
+  uid?: string;
+}
+
+export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+const TREE_KINDS = WATCHED_KINDS.filter(k => k.name !== 'Event').map(k => k.name);
+
+function collectUids(node: TreeNode, cluster: ClusterRef, into: Map<string, ClusterRef>): void {
+  if (node.uid && !into.has(node.uid)) into.set(node.uid, cluster);
+  for (const child of node.children) collectUids(child, cluster, into);
+}
+
+/**
+ * Which CAPI Cluster an object belongs to: the Cluster whose tree (capz-common's `buildClusterTree`, the same tree
+ * the pages show) contains it, else the `cluster.x-k8s.io/cluster-name` label. The uid→Cluster map is built once
+ * per namespace and rebuilt only after a change in that namespace (`invalidate`), so a burst of changes costs one
+ * build per namespace per flush.
+ */
+export class ClusterMembership {
+  private readonly byNamespace = new Map<string, Map<string, ClusterRef>>();
+
+  constructor(private readonly source: ObjectSource) {}
+
+  invalidate(managementCluster: string, namespace: string): void {
+    this.byNamespace.delete(`${managementCluster}/${namespace}`);
+  }
+
+  /** The Cluster of the object with this uid in the namespace, from the trees only. */
+  byUid(managementCluster: string, namespace: string, uid: string): ClusterRef | undefined {
+    return this.members(managementCluster, namespace).get(uid);
+  }
+
+  /** The Cluster of an object: its tree, else itself when it is a Cluster, else its cluster-name label. */
+  resolve(managementCluster: string, object: ObservedObject): ClusterRef | undefined {
+    const namespace = object.metadata?.namespace ?? '';
+    const uid = object.metadata?.uid;
+    const fromTree = uid ? this.byUid(managementCluster, namespace, uid) : undefined;
+    if (fromTree) return fromTree;
+    if (object.kind === 'Cluster' && object.metadata?.name) return { name: object.metadata.name, uid };
+    return this.byLabel(managementCluster, namespace, object.metadata?.labels?.[CLUSTER_NAME_LABEL]);
+  }
+
+  /** The Cluster an Event is about, through its involvedObject.uid. */
+  resolveInvolved(
+    managementCluster: string,
+    namespace: string,
+    involved: { uid: string; kind: string; name: string },
+  ): ClusterRef | undefined {
+    const fromTree = this.byUid(managementCluster, namespace, involved.uid);
+    if (fromTree) return fromTree;
+    if (involved.kind === 'Cluster') return { name: involved.name, uid: involved.uid };
+    const object = this.source.list(managementCluster, involved.kind, namespace).find(o => o.metadata.uid === involved.uid);
+    return this.byLabel(managementCluster, namespace, object?.metadata.labels?.[CLUSTER_NAME_LABEL]);
+  }
+
+  private byLabel(managementCluster: string, namespace: string, name: string | undefined): ClusterRef | undefined {
+    if (!name) return undefined;
+    const cluster = this.source.list(managementCluster, 'Cluster', namespace).find(c => c.metadata.name === name);
+    return { name, uid: cluster?.metadata.uid };
+  }
+
+  private members(managementCluster: string, namespace: string): Map<string, ClusterRef> {
+    const key = `${managementCluster}/${namespace}`;
+    let members = this.byNamespace.get(key);
+    if (members) return members;
+    members = new Map();
+    const objects = TREE_KINDS.flatMap(kind =>
+      this.source.list(managementCluster, kind, namespace).map(o => ({ ...o, kind: o.kind ?? kind }) as ObservedObject),
+    );
+    for (const cluster of this.source.list(managementCluster, 'Cluster', namespace)) {
+      const ref = { name: cluster.metadata.name, uid: cluster.metadata.uid };
+      collectUids(buildClusterTree({ ...cluster, kind: 'Cluster' } as ObservedObject, objects), ref, members);
+    }
+    this.byNamespace.set(key, members);
+    return members;
+  }
+}
