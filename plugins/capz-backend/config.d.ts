@@ -83,5 +83,24 @@ export interface Config {
        */
       namespaces?: string[];
     }>;
+    /** The condition history: every observed condition transition and Event, kept in the plugin's database. */
+    history?: {
+      /**
+       * How long transitions and Events are kept (default 30 days): a duration object such as `{ days: 30 }`, or
+       * a string, ISO 8601 (`P30D`) or short (`30d`). Pruned hourly by a scheduled task.
+       */
+      retention?:
+        | {
+            years?: number;
+            months?: number;
+            weeks?: number;
+            days?: number;
+            hours?: number;
+            minutes?: number;
+            seconds?: number;
+            milliseconds?: number;
+          }
+        | string;
+    };
   };
 }

@@ -35,12 +35,16 @@ exports.up = async function up(knex) {
     table.text('message').nullable();
     table.timestamp('transition_time', { useTz: true }).notNullable();
     table.timestamp('first_seen', { useTz: true }).notNullable();
+    table
+      .timestamp('occurred_at', { useTz: true })
+      .notNullable()
+      .comment('Orders the timeline: first_seen for changes seen live, the condition time for states found on start');
     table.index(
-      ['management_cluster', 'namespace', 'cluster_name', 'transition_time'],
+      ['management_cluster', 'namespace', 'cluster_name', 'occurred_at'],
       'capz_condition_transitions_cluster_time_idx',
     );
     table.index(['object_uid', 'condition_type'], 'capz_condition_transitions_object_idx');
-    table.index(['transition_time'], 'capz_condition_transitions_time_idx');
+    table.index(['occurred_at'], 'capz_condition_transitions_time_idx');
   });
 
   await knex.schema.createTable('capz_events', table => {

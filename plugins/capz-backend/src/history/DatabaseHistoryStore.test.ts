@@ -23,6 +23,7 @@ if (process.env.CI) {
 const MC = 'local';
 const NS = 'team-a';
 
+/** A transition; it occurred at its transition time unless told otherwise. */
 function transition(overrides: Partial<TransitionRow> = {}): TransitionRow {
   return {
     managementCluster: MC,
@@ -38,9 +39,9 @@ function transition(overrides: Partial<TransitionRow> = {}): TransitionRow {
     message: 'working on it',
     transitionTime: '2026-11-20T10:00:00.000Z',
     firstSeen: '2026-11-20T10:00:00.500Z',
-    conditionTime: '2026-11-20T10:00:00.000Z',
     exactTime: true,
     ...overrides,
+    occurredAt: overrides.occurredAt ?? overrides.transitionTime ?? '2026-11-20T10:00:00.000Z',
   };
 }
 
@@ -75,7 +76,7 @@ describe.each(databases.eachSupportedId())('DatabaseHistoryStore on %p', databas
 
   it('stores transitions and returns them oldest first, with every field', async () => {
     const { store } = await createStore();
-    const ready = transition({ status: 'True', reason: 'Succeeded', severity: undefined, message: undefined, transitionTime: '2026-11-20T10:05:00.000Z', conditionTime: '2026-11-20T10:05:00.000Z', firstSeen: '2026-11-20T10:05:01.000Z' });
+    const ready = transition({ status: 'True', reason: 'Succeeded', severity: undefined, message: undefined, transitionTime: '2026-11-20T10:05:00.000Z', firstSeen: '2026-11-20T10:05:01.000Z' });
     expect(await store.recordTransitions([transition(), ready])).toHaveLength(2);
     const timeline = await store.timeline(range);
     expect(timeline).toEqual({
@@ -116,7 +117,7 @@ describe.each(databases.eachSupportedId())('DatabaseHistoryStore on %p', databas
     expect(await store.recordTransitions([transition({ firstSeen: '2026-11-20T11:00:00.000Z' })])).toEqual([]);
     // Two replicas racing past the latest-state check still collide on the key.
     const other = await DatabaseHistoryStore.create({ database: mockServices.database({ knex, migrations: { skip: true } }) });
-    const next = transition({ status: 'True', reason: 'Succeeded', conditionTime: '2026-11-20T10:05:00.000Z', transitionTime: '2026-11-20T10:05:00.000Z' });
+    const next = transition({ status: 'True', reason: 'Succeeded', transitionTime: '2026-11-20T10:05:00.000Z' });
     await Promise.all([store.recordTransitions([next]), other.recordTransitions([next])]);
     expect((await store.timeline(range)).transitions.map(t => t.reason)).toEqual(['Reconciling', 'Succeeded']);
   });
@@ -124,8 +125,9 @@ describe.each(databases.eachSupportedId())('DatabaseHistoryStore on %p', databas
   it('records a state that comes back (A, B, A) even with the same condition time', async () => {
     const { store } = await createStore();
     const waiting = transition({ reason: 'WaitingForOwner', severity: 'Warning' });
-    const reconciling = transition({ transitionTime: '2026-11-20T10:01:00.000Z', firstSeen: '2026-11-20T10:01:00.000Z' });
-    const waitingAgain = transition({ reason: 'WaitingForOwner', severity: 'Warning', transitionTime: '2026-11-20T10:02:00.000Z', firstSeen: '2026-11-20T10:02:00.000Z' });
+    // Reason-only changes: Kubernetes keeps lastTransitionTime, the backend saw them later.
+    const reconciling = transition({ occurredAt: '2026-11-20T10:01:00.000Z', firstSeen: '2026-11-20T10:01:00.000Z' });
+    const waitingAgain = transition({ reason: 'WaitingForOwner', severity: 'Warning', occurredAt: '2026-11-20T10:02:00.000Z', firstSeen: '2026-11-20T10:02:00.000Z' });
     await store.recordTransitions([waiting, reconciling]);
     expect(await store.recordTransitions([waitingAgain])).toHaveLength(1);
     expect((await store.timeline(range)).transitions.map(t => t.reason)).toEqual(['WaitingForOwner', 'Reconciling', 'WaitingForOwner']);
@@ -135,7 +137,7 @@ describe.each(databases.eachSupportedId())('DatabaseHistoryStore on %p', databas
     const { store } = await createStore();
     const synthetic = transition({ objectUid: 'cp-uid', kind: 'AzureASOManagedControlPlane', reason: 'Ready', status: 'True', severity: undefined, message: undefined, exactTime: false });
     await store.recordTransitions([synthetic, transition()]);
-    const later = { transitionTime: '2026-11-20T12:00:00.000Z', conditionTime: '2026-11-20T12:00:00.000Z', firstSeen: '2026-11-20T12:00:01.000Z' };
+    const later = { transitionTime: '2026-11-20T12:00:00.000Z', firstSeen: '2026-11-20T12:00:01.000Z' };
     const written = await store.recordTransitions([{ ...synthetic, ...later }, transition(later)]);
     expect(written.map(t => t.objectUid)).toEqual(['rg-uid']);
   });
@@ -163,14 +165,19 @@ describe.each(databases.eachSupportedId())('DatabaseHistoryStore on %p', databas
     expect(window.events).toEqual([]);
   });
 
-  it('orders by transition time, then by when each was first seen', async () => {
+  it('orders by when each change occurred, not by the condition time a reason-only change keeps', async () => {
     const { store } = await createStore();
     await store.recordTransitions([
-      transition({ objectUid: 'c', transitionTime: '2026-11-20T10:03:00.000Z', conditionTime: '2026-11-20T10:03:00.000Z' }),
-      transition({ objectUid: 'b', transitionTime: '2026-11-20T10:01:00.000Z', firstSeen: '2026-11-20T10:01:02.000Z' }),
-      transition({ objectUid: 'a', transitionTime: '2026-11-20T10:01:00.000Z', firstSeen: '2026-11-20T10:01:01.000Z' }),
+      transition({ objectUid: 'c', occurredAt: '2026-11-20T10:03:00.000Z' }),
+      transition({ objectUid: 'b', transitionTime: '2026-11-20T10:02:00.000Z' }),
+      transition({ objectUid: 'a', transitionTime: '2026-11-20T10:00:00.000Z', occurredAt: '2026-11-20T10:01:00.000Z' }),
     ]);
-    expect((await store.timeline(range)).transitions.map(t => t.objectUid)).toEqual(['a', 'b', 'c']);
+    const { transitions } = await store.timeline(range);
+    expect(transitions.map(t => [t.objectUid, t.transitionTime])).toEqual([
+      ['a', '2026-11-20T10:00:00.000Z'],
+      ['b', '2026-11-20T10:02:00.000Z'],
+      ['c', '2026-11-20T10:00:00.000Z'],
+    ]);
   });
 
   it('keeps the newest rows when the limit cuts, and says so', async () => {

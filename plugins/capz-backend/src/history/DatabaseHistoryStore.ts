@@ -28,6 +28,7 @@ interface TransitionDbRow {
   message: string | null;
   transition_time: Date | string | number;
   first_seen: Date | string | number;
+  occurred_at: Date | string | number;
 }
 
 interface EventDbRow {
@@ -58,7 +59,7 @@ const sha256 = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).di
 
 /** One state of one condition of one object, with the condition's own time. */
 const stateKey = (r: TransitionRow): string =>
-  sha256([r.managementCluster, r.objectUid, r.conditionType, r.status, r.reason ?? null, r.severity ?? null, r.message ?? null, r.conditionTime]);
+  sha256([r.managementCluster, r.objectUid, r.conditionType, r.status, r.reason ?? null, r.severity ?? null, r.message ?? null, r.transitionTime]);
 
 /**
  * The idempotency key of a transition: its state key and the key of the transition it follows. Re-observing a
@@ -113,6 +114,7 @@ export class DatabaseHistoryStore implements HistoryStore {
           message: r.message ?? null,
           transition_time: new Date(r.transitionTime),
           first_seen: new Date(r.firstSeen),
+          occurred_at: new Date(r.occurredAt),
         };
         insert.push(row);
         written.push(r);
@@ -184,10 +186,9 @@ export class DatabaseHistoryStore implements HistoryStore {
       return q.objectUid ? query.where(table === EVENTS ? 'involved_uid' : 'object_uid', q.objectUid) : query;
     };
     // Newest first with one row more than asked, to know whether the limit cut rows; then oldest first.
-    const transitions: TransitionDbRow[] = await scope(TRANSITIONS, 'transition_time')
+    const transitions: TransitionDbRow[] = await scope(TRANSITIONS, 'occurred_at')
       .orderBy([
-        { column: 'transition_time', order: 'desc' },
-        { column: 'first_seen', order: 'desc' },
+        { column: 'occurred_at', order: 'desc' },
         { column: 'id', order: 'desc' },
       ])
       .limit(q.limit + 1);
@@ -207,7 +208,7 @@ export class DatabaseHistoryStore implements HistoryStore {
   }
 
   async prune(olderThan: Date): Promise<{ transitions: number; events: number }> {
-    const transitions = await this.db(TRANSITIONS).where('transition_time', '<', olderThan).delete();
+    const transitions = await this.db(TRANSITIONS).where('occurred_at', '<', olderThan).delete();
     const events = await this.db(EVENTS).where('last_timestamp', '<', olderThan).delete();
     return { transitions, events };
   }

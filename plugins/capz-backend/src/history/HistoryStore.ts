@@ -34,7 +34,7 @@ export interface HistoryStore {
   recordTransitions(rows: TransitionRow[]): Promise<TransitionRow[]>;
   /** Upserts Events by uid: a repeated Event updates its count, last timestamp and message. */
   recordEvents(rows: EventRow[]): Promise<void>;
-  /** Transitions (by transition time) and Events (by last timestamp) in the range, oldest first. */
+  /** Transitions (by when they occurred) and Events (by last timestamp) in the range, oldest first. */
   timeline(query: TimelineQuery): Promise<TimelineResponse>;
   /** Deletes transitions and Events older than `olderThan`; returns how many rows went. */
   prune(olderThan: Date): Promise<{ transitions: number; events: number }>;

@@ -28,25 +28,25 @@ describe('conditionTransitions', () => {
         message: 'no secret',
         transitionTime: '2026-11-20T10:00:00.000Z',
         firstSeen: SEEN,
-        conditionTime: '2026-11-20T10:00:00.000Z',
+        occurredAt: '2026-11-20T10:00:00.000Z',
         exactTime: true,
       },
     ]);
   });
 
-  it('records a status change at the condition time, and an ASO severity "" as none', () => {
+  it('records a status change seen live with its condition time, ordered by when it was seen; ASO severity "" is none', () => {
     const before = resourceGroup({ status: 'False', reason: 'Reconciling', severity: 'Info', lastTransitionTime: T0 });
     const after = resourceGroup({ status: 'True', reason: 'Succeeded', severity: '', lastTransitionTime: T1 });
     const [t] = conditionTransitions(before, after, seen);
-    expect(t).toMatchObject({ status: 'True', reason: 'Succeeded', transitionTime: '2026-11-20T10:05:00.000Z' });
+    expect(t).toMatchObject({ status: 'True', reason: 'Succeeded', transitionTime: '2026-11-20T10:05:00.000Z', occurredAt: SEEN });
     expect(t.severity).toBeUndefined();
   });
 
-  it('dates a reason-only change when it was seen: Kubernetes keeps lastTransitionTime then', () => {
+  it('orders a reason-only change by when it was seen: Kubernetes keeps lastTransitionTime then', () => {
     const before = resourceGroup({ status: 'False', reason: 'WaitingForOwner', severity: 'Warning', lastTransitionTime: T0 });
     const after = resourceGroup({ status: 'False', reason: 'Reconciling', severity: 'Info', lastTransitionTime: T0 });
     expect(conditionTransitions(before, after, seen)).toMatchObject([
-      { reason: 'Reconciling', severity: 'Info', transitionTime: SEEN, conditionTime: '2026-11-20T10:00:00.000Z' },
+      { reason: 'Reconciling', severity: 'Info', transitionTime: '2026-11-20T10:00:00.000Z', occurredAt: SEEN },
     ]);
   });
 

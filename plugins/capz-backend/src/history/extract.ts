@@ -16,11 +16,12 @@ import {
  */
 export interface ObservedTransition extends ConditionTransition {
   /**
-   * The condition's own lastTransitionTime (or the synthetic time, see {@link syntheticReady}); part of the
-   * idempotency key. `transitionTime` is when the state began as best known, which differs for reason-only changes.
+   * When the change happened, for ordering: the observation time for a change seen live (exact to the
+   * millisecond, and in the order the backend saw it), the condition's own time for states found on first sight
+   * (the initial list).
    */
-  conditionTime: string;
-  /** True when `conditionTime` comes from the condition itself, so a changed time means a new episode. */
+  occurredAt: string;
+  /** True when `transitionTime` comes from the condition itself, so a changed time means a new episode. */
   exactTime: boolean;
 }
 
@@ -91,9 +92,8 @@ export function trackedConditions(o: ObservedObject): Array<ConditionView & { sy
  * counts as changed when its status, reason, severity or message differs, or its lastTransitionTime moved (it
  * flipped and came back between two observations). Conditions that disappear are not recorded.
  *
- * `transitionTime` is when the state began: the condition's lastTransitionTime when its status changed (or on first
- * sight), but the observation time when only reason, severity or message changed, since Kubernetes keeps
- * lastTransitionTime then; the observation time too for conditions without one.
+ * `transitionTime` is the condition's lastTransitionTime (kept by Kubernetes across reason-only changes; the
+ * synthetic Ready's status write time; the observation time when there is none). `occurredAt` orders the timeline.
  */
 export function conditionTransitions(
   previous: ObservedObject | undefined,
@@ -107,18 +107,16 @@ export function conditionTransitions(
     const ltt = iso(c.lastTransitionTime);
     const exactTime = !!ltt && !c.synthetic;
     const prev = before.get(c.type);
-    const prevLtt = iso(prev?.lastTransitionTime);
-    if (prev && sameState(prev, c) && (!exactTime || prevLtt === ltt)) continue;
-    const statusKept = prev !== undefined && exactTime && prevLtt === ltt;
+    if (prev && sameState(prev, c) && (!exactTime || iso(prev.lastTransitionTime) === ltt)) continue;
     const t: ObservedTransition = {
       objectUid: next.metadata?.uid ?? '',
       kind: next.kind ?? '',
       name: next.metadata?.name ?? '',
       conditionType: c.type,
       status: c.status,
-      transitionTime: statusKept || !ltt ? seen : ltt,
+      transitionTime: ltt ?? seen,
       firstSeen: seen,
-      conditionTime: ltt ?? seen,
+      occurredAt: previous ? seen : (ltt ?? seen),
       exactTime,
     };
     if (c.reason) t.reason = c.reason;
