@@ -4,4 +4,5 @@
  * @packageDocumentation
  */
 export { capzPlugin as default } from './plugin';
-export { capzApiRef, type CapzApi } from './api/CapzApi';
+export { capzApiRef, type CapzApi, type ClusterRef, type ClusterTreeResponse } from './api/CapzApi';
+export { CAPZ_CLUSTER_ANNOTATION } from './components/EntityClusterContent/annotation';

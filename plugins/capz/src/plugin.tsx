@@ -5,10 +5,12 @@ import {
   fetchApiRef,
   PageBlueprint,
 } from '@backstage/frontend-plugin-api';
+import { EntityContentBlueprint } from '@backstage/plugin-catalog-react/alpha';
 import { RiCloudLine } from '@remixicon/react';
 import { capzApiRef } from './api/CapzApi';
 import { CapzClient } from './api/CapzClient';
-import { rootRouteRef } from './routes';
+import { hasClusterAnnotation } from './components/EntityClusterContent/annotation';
+import { rootRouteRef, clusterRouteRef } from './routes';
 
 const capzApi = ApiBlueprint.make({
   params: defineParams =>
@@ -19,14 +21,26 @@ const capzApi = ApiBlueprint.make({
     }),
 });
 
+/** /capz: the clusters list, and each cluster's page below it. */
 const clustersPage = PageBlueprint.make({
   params: {
     path: '/capz',
     routeRef: rootRouteRef,
     title: 'AKS clusters',
     icon: <RiCloudLine />,
+    loader: () => import('./components/CapzPage').then(m => <m.CapzPage />),
+  },
+});
+
+/** A "Cluster" tab on catalog entities that carry the capz.io/cluster annotation. */
+const entityClusterContent = EntityContentBlueprint.make({
+  name: 'cluster',
+  params: {
+    path: '/aks-cluster',
+    title: 'AKS cluster',
+    filter: hasClusterAnnotation,
     loader: () =>
-      import('./components/ClustersPage').then(m => <m.ClustersPage />),
+      import('./components/EntityClusterContent').then(m => <m.EntityClusterContent />),
   },
 });
 
@@ -35,6 +49,6 @@ export const capzPlugin = createFrontendPlugin({
   pluginId: 'capz',
   title: 'AKS clusters',
   icon: <RiCloudLine />,
-  extensions: [capzApi, clustersPage],
-  routes: { root: rootRouteRef },
+  extensions: [capzApi, clustersPage, entityClusterContent],
+  routes: { root: rootRouteRef, cluster: clusterRouteRef },
 });

@@ -1,78 +1,191 @@
-import { renderInTestApp, TestApiProvider } from '@backstage/frontend-test-utils';
-import { screen } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { capzApiRef } from '../../api/CapzApi';
-import { CapzClient } from '../../api/CapzClient';
+import { CAPZ_SIGNAL_CHANNEL, ManagementClustersResponse } from '@internal/plugin-capz-common';
+import { BASE, CLUSTERS, summary } from '../../testing/fixtures';
+import { FakeSignals, renderCapz, setupCapzServer } from '../../testing/harness';
 import { ClustersPage } from './ClustersPage';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = setupCapzServer();
 
-const client = new CapzClient({
-  discoveryApi: { getBaseUrl: async () => 'http://backend.test/api/capz' },
-  fetchApi: { fetch: (input, init) => fetch(input, init) },
-});
+const MCS: ManagementClustersResponse = {
+  items: [
+    { name: 'local', authMethod: 'kubeconfig', status: { state: 'connected', version: 'v1.35.4' }, watch: { synced: true, kinds: {} } },
+    { name: 'demo-2', authMethod: 'kubeconfig', status: { state: 'connected', version: 'v1.35.4' }, watch: { synced: true, kinds: {} } },
+  ],
+};
 
-const renderPage = () =>
-  renderInTestApp(
-    <TestApiProvider apis={[[capzApiRef, client]]}>
-      <ClustersPage />
-    </TestApiProvider>,
+function serve(opts: { clusters?: typeof CLUSTERS; mcs?: ManagementClustersResponse } = {}) {
+  const calls = { clusters: 0, mcs: 0 };
+  server.use(
+    http.get(`${BASE}/clusters`, () => {
+      calls.clusters++;
+      return HttpResponse.json({ items: opts.clusters ?? CLUSTERS });
+    }),
+    http.get(`${BASE}/management-clusters`, () => {
+      calls.mcs++;
+      return HttpResponse.json(opts.mcs ?? MCS);
+    }),
   );
+  return calls;
+}
+
+const table = () => within(screen.getByRole('region', { name: 'Clusters' })).getByRole('grid');
+const clusterNames = () =>
+  within(table())
+    .getAllByRole('row')
+    .slice(1)
+    .map(r => within(r).getAllByRole('rowheader')[0]?.textContent ?? '');
 
 describe('ClustersPage', () => {
-  it('lists the management clusters the backend reports', async () => {
-    server.use(
-      http.get('http://backend.test/api/capz/management-clusters', () =>
-        HttpResponse.json({
-          items: [
-            {
-              name: 'local',
-              title: 'Local management cluster',
-              authMethod: 'kubeconfig',
-              status: { state: 'connected', version: 'v1.35.4' },
-            },
-            {
-              name: 'weu',
-              authMethod: 'azure',
-              url: 'https://weu.example',
-              status: { state: 'unreachable', message: 'connect ECONNREFUSED' },
-            },
-          ],
-        }),
-      ),
+  it('lists every cluster with health, reason and a link to its page, worst first', async () => {
+    serve();
+    renderCapz(<ClustersPage />);
+    await screen.findByRole('region', { name: 'Clusters' });
+    expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual(['search-prod', 'analytics', 'legacy-web', 'payments']);
+    const row = screen.getByRole('row', { name: /search-prod/ });
+    expect(within(row).getByText('Degraded')).toBeInTheDocument();
+    expect(within(row).getByText('ManagedCluster search-prod: ReconciliationBlocked')).toBeInTheDocument();
+    expect(within(row).getByRole('link', { name: /search-prod/ })).toHaveAttribute(
+      'href',
+      '/capz/clusters/local/team-search/search-prod',
     );
-    await renderPage();
-    expect(await screen.findByText('Local management cluster')).toBeInTheDocument();
-    expect(screen.getByText('local · kubeconfig')).toBeInTheDocument();
-    expect(screen.getByText('Connected · v1.35.4')).toBeInTheDocument();
-    expect(screen.getByText('Unreachable')).toBeInTheDocument();
-    expect(screen.getByText('weu · azure · connect ECONNREFUSED')).toBeInTheDocument();
+    expect(within(screen.getByRole('row', { name: /legacy-web/ })).getByText('Migration candidate')).toBeInTheDocument();
+    expect(screen.getByText('4 clusters')).toBeInTheDocument();
   });
 
-  it('tells the user how to configure one when there is none', async () => {
-    server.use(
-      http.get('http://backend.test/api/capz/management-clusters', () =>
-        HttpResponse.json({ items: [] }),
-      ),
-    );
-    await renderPage();
-    expect(await screen.findByText(/No management cluster is configured/)).toBeInTheDocument();
+  it('filters by search text', async () => {
+    serve();
+    renderCapz(<ClustersPage />);
+    await screen.findByRole('region', { name: 'Clusters' });
+    await userEvent.type(screen.getByRole('searchbox', { name: 'Search' }), 'reconciliationblocked');
+    await waitFor(() => expect(clusterNames()).toHaveLength(1));
+    expect(clusterNames()[0]).toMatch(/^search-prod/);
+    expect(screen.getByText('1 of 4 clusters')).toBeInTheDocument();
   });
 
-  it('shows the backend error', async () => {
+  it('filters by health from the at-a-glance counts, and clears filters', async () => {
+    serve();
+    renderCapz(<ClustersPage />);
+    const glance = await screen.findByRole('group', { name: 'Health at a glance' });
+    await userEvent.click(within(glance).getByRole('button', { name: /1 progressing/ }));
+    await waitFor(() => expect(clusterNames()).toHaveLength(1));
+    expect(clusterNames()[0]).toMatch(/^analytics/);
+    await userEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
+    await waitFor(() => expect(clusterNames()).toHaveLength(4));
+  });
+
+  it.each([
+    ['managementCluster=demo-2', ['analytics']],
+    ['namespace=team-payments', ['payments']],
+    ['health=healthy', ['legacy-web', 'payments']],
+    ['api=azure-managed', ['legacy-web']],
+    ['migration=yes', ['legacy-web']],
+    ['migration=no', ['search-prod', 'analytics', 'payments']],
+    ['location=northeurope', ['search-prod']],
+  ])('filters from the address (%s), so a filtered view is a link', async (query, expected) => {
+    serve();
+    renderCapz(<ClustersPage />, { path: `/?${query}` });
+    await screen.findByRole('region', { name: 'Clusters' });
+    await waitFor(() => expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual(expected));
+  });
+
+  it('sorts by a column', async () => {
+    serve();
+    renderCapz(<ClustersPage />);
+    await screen.findByRole('region', { name: 'Clusters' });
+    await userEvent.click(screen.getByRole('columnheader', { name: /Cluster$/ }));
+    await waitFor(() =>
+      expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual(['analytics', 'legacy-web', 'payments', 'search-prod']),
+    );
+  });
+
+  it('says which management cluster is unreachable and what to do', async () => {
+    serve({
+      mcs: {
+        items: [
+          ...MCS.items,
+          { name: 'weu', authMethod: 'azure', status: { state: 'unreachable', message: 'connect ECONNREFUSED 10.0.0.1:443' } },
+        ],
+      },
+    });
+    renderCapz(<ClustersPage />);
+    expect(await screen.findByText('Management cluster weu is unreachable')).toBeInTheDocument();
+    expect(screen.getByText(/connect ECONNREFUSED 10.0.0.1:443\. Its clusters are missing/)).toBeInTheDocument();
+    expect(screen.getByText(/credentials under capz.managementClusters \(azure\)/)).toBeInTheDocument();
+  });
+
+  it('explains an empty list', async () => {
+    serve({ clusters: [] });
+    renderCapz(<ClustersPage />);
+    expect(await screen.findByText(/No Cluster API clusters were found/)).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'New AKS cluster' })).toBeInTheDocument();
+  });
+
+  it('explains a missing management cluster configuration', async () => {
+    serve({ clusters: [], mcs: { items: [] } });
+    renderCapz(<ClustersPage />);
+    expect(await screen.findByText('No management cluster is configured')).toBeInTheDocument();
+  });
+
+  it('says when nothing matches the filters', async () => {
+    serve();
+    renderCapz(<ClustersPage />, { path: '/?q=nothing-like-this' });
+    expect(await screen.findByText(/No cluster matches these filters/)).toBeInTheDocument();
+  });
+
+  it('shows a loading state until the clusters arrive', async () => {
+    serve();
+    renderCapz(<ClustersPage />);
+    expect(screen.getByRole('status', { name: 'Loading clusters' })).toBeInTheDocument();
+    await screen.findByRole('region', { name: 'Clusters' });
+    expect(screen.queryByRole('status', { name: 'Loading clusters' })).not.toBeInTheDocument();
+  });
+
+  it('shows a permission error with what to do', async () => {
     server.use(
-      http.get('http://backend.test/api/capz/management-clusters', () =>
+      http.get(`${BASE}/clusters`, () =>
         HttpResponse.json(
-          { error: { name: 'NotAllowedError', message: 'Not allowed to read CAPZ clusters' } },
+          { error: { name: 'NotAllowedError', message: 'Not allowed to read CAPZ clusters' }, response: { statusCode: 403 } },
           { status: 403 },
         ),
       ),
+      http.get(`${BASE}/management-clusters`, () => HttpResponse.json(MCS)),
     );
-    await renderPage();
-    expect(await screen.findByText(/Could not load management clusters/)).toBeInTheDocument();
+    renderCapz(<ClustersPage />);
+    expect(await screen.findByText('Could not load the clusters')).toBeInTheDocument();
+    expect(screen.getByText(/Not allowed to read CAPZ clusters/)).toBeInTheDocument();
+    expect(screen.getByText(/Ask a platform engineer for the capz.cluster.read permission/)).toBeInTheDocument();
+  });
+
+  it('refetches on a change signal, so a new cluster appears without reload', async () => {
+    const signals = new FakeSignals();
+    let items = CLUSTERS;
+    let calls = 0;
+    server.use(
+      http.get(`${BASE}/clusters`, () => {
+        calls++;
+        return HttpResponse.json({ items });
+      }),
+      http.get(`${BASE}/management-clusters`, () => HttpResponse.json(MCS)),
+    );
+    renderCapz(<ClustersPage />, { signals });
+    await screen.findByText('4 clusters');
+    expect(calls).toBe(1);
+    items = [...CLUSTERS, summary({ name: 'brand-new' })];
+    signals.publish(CAPZ_SIGNAL_CHANNEL, { clusterUids: ['uid-cluster-brand-new'] });
+    signals.publish(CAPZ_SIGNAL_CHANNEL, { clusterUids: ['uid-cluster-payments'] });
+    expect(await screen.findByText('5 clusters')).toBeInTheDocument();
+    expect(screen.getByRole('row', { name: /brand-new/ })).toBeInTheDocument();
+    // Two messages in a burst: one refetch.
+    expect(calls).toBe(2);
+  });
+
+  it('works without the signals API: fetches once and does not poll', async () => {
+    const calls = serve();
+    renderCapz(<ClustersPage />);
+    await screen.findByText('4 clusters');
+    expect(calls.clusters).toBe(1);
+    expect(screen.queryByText(/Live/)).not.toBeInTheDocument();
   });
 });

@@ -1,0 +1,144 @@
+import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
+import { Button, Flex, Link, Skeleton, Switch, Tab, TabList, TabPanel, Tabs, Text } from '@backstage/ui';
+import { RiRefreshLine } from '@remixicon/react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import useAsyncRetry from 'react-use/esm/useAsyncRetry';
+import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { clusterRouteRef } from '../../routes';
+import { API_LABEL } from '../ClustersPage/filters';
+import { ErrorAlert } from '../shared/errors';
+import { HealthLabel } from '../shared/health';
+import { useLiveRefresh } from '../shared/useLiveRefresh';
+import { TimelinePanel } from '../Timeline/TimelinePanel';
+import { NodeDetails } from './NodeDetails';
+import { ResourceTree } from './ResourceTree';
+import { ancestorsOf, decidingNode, indexTree, initiallyExpanded } from './treeModel';
+
+/**
+ * One cluster: summary, resource tree with node details, and condition timeline. Used by the cluster page and, for
+ * catalog entities that name a cluster, by the entity tab (`linkToPage` adds a link to the full page there).
+ */
+export function ClusterView({ cluster, linkToPage }: { cluster: ClusterRef; linkToPage?: boolean }) {
+  const api = useApi(capzApiRef);
+  const pageLink = useRouteRef(clusterRouteRef);
+  const [grouped, setGrouped] = useState(true);
+  const [refreshKey, setRefreshKey] = useState(0);
+  const [tab, setTab] = useState<string>('resources');
+  const [selected, setSelected] = useState<string | undefined>();
+  const [expanded, setExpanded] = useState<Set<string> | undefined>();
+
+  const { value, loading, error, retry } = useAsyncRetry(
+    () => api.getClusterTree(cluster, { group: grouped ? 3 : 0 }),
+    [api, cluster.managementCluster, cluster.namespace, cluster.name, grouped, refreshKey],
+  );
+  const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
+  const uid = value?.summary.uid;
+  const { live } = useLiveRefresh(refresh, s => !!uid && s.clusterUids.includes(uid));
+
+  const index = useMemo(() => (value ? indexTree(value.tree) : undefined), [value]);
+  const deciding = useMemo(() => (value ? decidingNode(value.tree) : undefined), [value]);
+
+  // First load (and a tree in which the selection vanished): expand everything and select the answer to "why".
+  useEffect(() => {
+    if (!value || !index) return;
+    setExpanded(prev => prev ?? initiallyExpanded(value.tree));
+    setSelected(prev => (prev && index.has(prev) ? prev : deciding?.id ?? value.tree.id));
+  }, [value, index, deciding]);
+
+  const select = useCallback(
+    (id: string) => {
+      if (!index) return;
+      setSelected(id);
+      setExpanded(prev => new Set([...(prev ?? []), ...ancestorsOf(index, id)]));
+      setTab('resources');
+    },
+    [index],
+  );
+
+  if (error) {
+    return <ErrorAlert title={`Could not load cluster ${cluster.namespace}/${cluster.name}`} error={error} />;
+  }
+  if (!value) {
+    return (
+      <div role="status" aria-label="Loading the cluster">
+        <Skeleton width="100%" height={200} />
+      </div>
+    );
+  }
+
+  const { summary, tree } = value;
+  const node = (selected && index?.get(selected)?.node) || tree;
+  const fullPage = linkToPage ? pageLink?.({ ...cluster }) : undefined;
+
+  return (
+    <Flex direction="column" gap="4">
+      <Flex justify="between" align="start" style={{ flexWrap: 'wrap' }} gap="3">
+        <Flex direction="column" gap="1">
+          <Text as="h2" variant="title-medium">
+            {summary.name}
+          </Text>
+          <Text variant="body-small" color="secondary">
+            {`${summary.namespace} · ${summary.managementCluster} · ${API_LABEL[summary.api] ?? summary.api}` +
+              `${summary.kubernetesVersion ? ` · ${summary.kubernetesVersion}` : ''}` +
+              `${summary.location ? ` · ${summary.location}` : ''}` +
+              `${summary.pools ? ` · ${summary.pools.ready}/${summary.pools.total} pools ready, ${summary.pools.replicas} nodes` : ''}`}
+          </Text>
+          <Flex gap="2" align="center">
+            <HealthLabel health={summary.health} />
+            {summary.reason && <Text variant="body-small">{summary.reason}</Text>}
+          </Flex>
+          {summary.migrationCandidate && (
+            <Text variant="body-small" color="warning">
+              Uses the deprecated AzureManaged* API: migrate it to AzureASOManagedControlPlane.
+            </Text>
+          )}
+        </Flex>
+        <Flex gap="2" align="center">
+          {deciding && (
+            <Button variant="primary" size="small" onPress={() => select(deciding.id)}>
+              Why is it not ready?
+            </Button>
+          )}
+          {fullPage && <Link href={fullPage}>Open the cluster page</Link>}
+          {live ? (
+            <Text variant="body-small" color="secondary" title="The page updates when the cluster changes">
+              {loading ? 'Updating…' : 'Live'}
+            </Text>
+          ) : (
+            <Button size="small" variant="secondary" iconStart={<RiRefreshLine size={16} aria-hidden />} onPress={retry}>
+              Refresh
+            </Button>
+          )}
+        </Flex>
+      </Flex>
+
+      <Tabs selectedKey={tab} onSelectionChange={k => setTab(String(k))}>
+        <TabList aria-label="Cluster views">
+          <Tab id="resources">Resources</Tab>
+          <Tab id="timeline">Timeline</Tab>
+        </TabList>
+        <TabPanel id="resources">
+          <Flex direction="column" gap="2" pt="3">
+            <Switch label="Group similar objects" isSelected={grouped} onChange={setGrouped} />
+            <div style={{ display: 'grid', gridTemplateColumns: 'minmax(0, 3fr) minmax(0, 2fr)', gap: 24, alignItems: 'start' }}>
+              <ResourceTree
+                tree={tree}
+                label={`Resources of cluster ${summary.name}`}
+                selected={node.id}
+                onSelect={select}
+                expanded={expanded ?? initiallyExpanded(tree)}
+                onExpandedChange={setExpanded}
+              />
+              <NodeDetails cluster={cluster} node={node} refreshKey={refreshKey} onSelect={select} />
+            </div>
+          </Flex>
+        </TabPanel>
+        <TabPanel id="timeline">
+          <div style={{ paddingTop: 12 }}>
+            <TimelinePanel cluster={cluster} refreshKey={refreshKey} />
+          </div>
+        </TabPanel>
+      </Tabs>
+    </Flex>
+  );
+}

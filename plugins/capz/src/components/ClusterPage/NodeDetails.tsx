@@ -1,0 +1,232 @@
+import { useApi } from '@backstage/frontend-plugin-api';
+import { Alert, Button, Flex, Skeleton, Tab, TabList, TabPanel, Tabs, Text } from '@backstage/ui';
+import { hintFor, TreeNode } from '@internal/plugin-capz-common';
+import { useMemo } from 'react';
+import useAsync from 'react-use/esm/useAsync';
+import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { ErrorAlert } from '../shared/errors';
+import { HEALTH_LABEL, HealthLabel } from '../shared/health';
+import { absoluteTime, relativeTime } from '../shared/time';
+import { TimelinePanel } from '../Timeline/TimelinePanel';
+
+const DAY = 86_400_000;
+
+const cellStyle = { padding: '4px 8px 4px 0', verticalAlign: 'top' as const, borderTop: '1px solid var(--bui-border-1, #ddd)' };
+
+/** The answer to "why is this not ready": reason, message and, for reasons people meet often, what it means. */
+export function WhyNotReady({ node, onSelect }: { node: TreeNode; onSelect?: (id: string) => void }) {
+  if (node.health === 'healthy') return null;
+  const hint = hintFor(node.reason, node.message);
+  const status = node.health === 'failed' ? 'danger' : node.health === 'degraded' ? 'warning' : 'info';
+  return (
+    <Alert
+      status={status}
+      icon
+      title={`${HEALTH_LABEL[node.health]}${node.reason ? `: ${node.reason}` : ''}${hint ? ` — ${hint.title}` : ''}`}
+      description={
+        <Flex direction="column" gap="1">
+          {node.message && <Text as="p">{node.message}</Text>}
+          {hint && <Text as="p">{hint.explanation}</Text>}
+          {hint && (
+            <Text as="p">
+              <strong>What to do:</strong> {hint.action}
+            </Text>
+          )}
+          {node.source && node.source.id !== node.id && onSelect && (
+            <span>
+              <Button size="small" variant="secondary" onPress={() => onSelect(node.source!.id)}>
+                {`Go to ${node.source.kind} ${node.source.name}`}
+              </Button>
+            </span>
+          )}
+        </Flex>
+      }
+    />
+  );
+}
+
+function Conditions({ node }: { node: TreeNode }) {
+  if (node.conditions.length === 0) {
+    return <Text as="p" color="secondary">This object has no conditions{node.group ? ' (a group: select a member after turning grouping off)' : ''}.</Text>;
+  }
+  return (
+    <table aria-label={`Conditions of ${node.kind} ${node.name}`} style={{ width: '100%', borderCollapse: 'collapse' }}>
+      <thead>
+        <tr style={{ textAlign: 'left' }}>
+          <th scope="col">Type</th>
+          <th scope="col">Status</th>
+          <th scope="col">Reason</th>
+          <th scope="col">Message</th>
+          <th scope="col">Since</th>
+        </tr>
+      </thead>
+      <tbody>
+        {node.conditions.map(c => (
+          <tr key={c.type}>
+            <td style={cellStyle}>{c.type}</td>
+            <td style={cellStyle}>{c.status}{c.severity ? ` (${c.severity})` : ''}</td>
+            <td style={cellStyle}>{c.reason ?? ''}</td>
+            <td style={cellStyle}>{c.message ?? ''}</td>
+            <td style={cellStyle} title={absoluteTime(c.lastTransitionTime)}>{relativeTime(c.lastTransitionTime) ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Events({ cluster, uid, refreshKey }: { cluster: ClusterRef; uid: string; refreshKey?: number }) {
+  const api = useApi(capzApiRef);
+  const { value, loading, error } = useAsync(async () => {
+    const to = Date.now();
+    return api.getTimeline(cluster, { from: new Date(to - DAY), to: new Date(to), uid });
+  }, [api, cluster.managementCluster, cluster.namespace, cluster.name, uid, refreshKey]);
+  const events = useMemo(() => [...(value?.events ?? [])].reverse(), [value]);
+  if (error) return <ErrorAlert title="Could not load the Events" error={error} />;
+  if (loading && !value) return <Skeleton width="100%" height={48} />;
+  if (events.length === 0) return <Text as="p" color="secondary">No Events about this object in the last 24 hours.</Text>;
+  return (
+    <table aria-label="Recent Events" style={{ width: '100%', borderCollapse: 'collapse' }}>
+      <thead>
+        <tr style={{ textAlign: 'left' }}>
+          <th scope="col">Last seen</th>
+          <th scope="col">Type</th>
+          <th scope="col">Reason</th>
+          <th scope="col">Message</th>
+          <th scope="col">Count</th>
+          <th scope="col">From</th>
+        </tr>
+      </thead>
+      <tbody>
+        {events.map(e => (
+          <tr key={`${e.reason}/${e.firstTimestamp}/${e.lastTimestamp}/${e.message}`}>
+            <td style={cellStyle} title={absoluteTime(e.lastTimestamp)}>{relativeTime(e.lastTimestamp)}</td>
+            <td style={{ ...cellStyle, color: e.type === 'Warning' ? 'var(--bui-fg-warning)' : undefined }}>{e.type}</td>
+            <td style={cellStyle}>{e.reason ?? ''}</td>
+            <td style={cellStyle}>{e.message ?? ''}</td>
+            <td style={cellStyle}>{e.count}</td>
+            <td style={cellStyle}>{e.source ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Yaml({ cluster, uid, refreshKey }: { cluster: ClusterRef; uid: string; refreshKey?: number }) {
+  const api = useApi(capzApiRef);
+  const { value, loading, error } = useAsync(
+    () => api.getObjectYaml(cluster, uid),
+    [api, cluster.managementCluster, cluster.namespace, cluster.name, uid, refreshKey],
+  );
+  if (error) return <ErrorAlert title="Could not load the YAML" error={error} />;
+  if (loading && !value) return <Skeleton width="100%" height={120} />;
+  if (!value) return null;
+  return (
+    <>
+      <Text as="p" variant="body-small" color="secondary">
+        managedFields are left out and secret values are redacted by the backend.
+      </Text>
+      <pre
+        aria-label={`YAML of ${value.kind} ${value.name}`}
+        tabIndex={0}
+        style={{
+          margin: 0,
+          padding: 12,
+          maxHeight: 480,
+          overflow: 'auto',
+          fontSize: 12,
+          background: 'var(--bui-bg-neutral-1, #f5f5f5)',
+          borderRadius: 4,
+        }}
+      >
+        {value.yaml}
+      </pre>
+    </>
+  );
+}
+
+/** The details of the selected tree node: why, facts, conditions, recent Events, its own timeline and its YAML. */
+export function NodeDetails(props: {
+  cluster: ClusterRef;
+  node: TreeNode;
+  refreshKey?: number;
+  onSelect?: (id: string) => void;
+}) {
+  const { node, cluster } = props;
+  const facts = Object.entries(node.facts);
+  const since = relativeTime(node.since);
+  return (
+    <section aria-label={`Details of ${node.kind} ${node.name}`}>
+      <Flex direction="column" gap="3">
+        <Flex direction="column" gap="1">
+          <Text as="h3" variant="title-small">
+            {node.group ? `${node.group.count} ${node.group.kind}s` : `${node.kind} ${node.name}`}
+          </Text>
+          <Flex gap="2" align="center">
+            <HealthLabel health={node.health} />
+            {since && (
+              <Text variant="body-small" color="secondary" title={absoluteTime(node.since)}>
+                since {since}
+              </Text>
+            )}
+            {node.apiVersion && (
+              <Text variant="body-small" color="secondary">
+                {node.apiVersion}
+              </Text>
+            )}
+          </Flex>
+        </Flex>
+        <WhyNotReady node={node} onSelect={props.onSelect} />
+        {node.group && (
+          <Text as="p">
+            {`Grouped because they are alike (${node.group.kind}, ${HEALTH_LABEL[node.health].toLowerCase()}): `}
+            {node.group.names.join(', ')}. Turn off “Group similar objects” to see each one.
+          </Text>
+        )}
+        <Tabs>
+          <TabList aria-label="Object details">
+            <Tab id="overview">Overview</Tab>
+            <Tab id="events" isDisabled={!node.uid}>Events</Tab>
+            <Tab id="timeline" isDisabled={!node.uid}>Timeline</Tab>
+            <Tab id="yaml" isDisabled={!node.uid}>YAML</Tab>
+          </TabList>
+          <TabPanel id="overview">
+            <Flex direction="column" gap="3">
+              {facts.length > 0 && (
+                <dl style={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', columnGap: 16, rowGap: 4, margin: 0 }}>
+                  {facts.map(([k, v]) => (
+                    <div key={k} style={{ display: 'contents' }}>
+                      <dt style={{ color: 'var(--bui-fg-secondary)' }}>{k}</dt>
+                      <dd style={{ margin: 0 }}>{String(v)}</dd>
+                    </div>
+                  ))}
+                </dl>
+              )}
+              <Conditions node={node} />
+              {!node.uid && (
+                <Text as="p" color="secondary">
+                  {node.reason === 'NotFound'
+                    ? 'This object does not exist in the management cluster, so it has no Events or YAML.'
+                    : 'Not a single object, so it has no Events or YAML.'}
+                </Text>
+              )}
+            </Flex>
+          </TabPanel>
+          <TabPanel id="events">{node.uid && <Events cluster={cluster} uid={node.uid} refreshKey={props.refreshKey} />}</TabPanel>
+          <TabPanel id="timeline">
+            {node.uid && (
+              <TimelinePanel
+                cluster={cluster}
+                objectUid={node.uid}
+                objectLabel={`${node.kind} ${node.name}`}
+                refreshKey={props.refreshKey}
+              />
+            )}
+          </TabPanel>
+          <TabPanel id="yaml">{node.uid && <Yaml cluster={cluster} uid={node.uid} refreshKey={props.refreshKey} />}</TabPanel>
+        </Tabs>
+      </Flex>
+    </section>
+  );
+}

@@ -1,0 +1,2 @@
+export { ClusterPage } from './ClusterPage';
+export { ClusterView } from './ClusterView';

@@ -1,0 +1,19 @@
+import { Entity } from '@backstage/catalog-model';
+import { ClusterRef } from '../../api/CapzApi';
+
+/**
+ * The annotation that names the cluster a catalog entity runs on (or is): `<management cluster>/<namespace>/<name>`.
+ * The catalog module writes it on the cluster entities it provides; put it on a Component to show its cluster.
+ * @public
+ */
+export const CAPZ_CLUSTER_ANNOTATION = 'capz.io/cluster';
+
+export function clusterRefOf(entity: Entity): ClusterRef | undefined {
+  const value = entity.metadata.annotations?.[CAPZ_CLUSTER_ANNOTATION];
+  const parts = value?.split('/').map(p => p.trim());
+  if (!parts || parts.length !== 3 || parts.some(p => !p)) return undefined;
+  return { managementCluster: parts[0], namespace: parts[1], name: parts[2] };
+}
+
+export const hasClusterAnnotation = (entity: Entity): boolean =>
+  Boolean(entity.metadata.annotations?.[CAPZ_CLUSTER_ANNOTATION]);

@@ -1,0 +1,2 @@
+export { EntityClusterContent } from './EntityClusterContent';
+export { CAPZ_CLUSTER_ANNOTATION, clusterRefOf, hasClusterAnnotation } from './annotation';

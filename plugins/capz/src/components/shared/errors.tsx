@@ -1,0 +1,47 @@
+import { ResponseError } from '@backstage/errors';
+import { Alert } from '@backstage/ui';
+
+/** What a person can do about an error from the capz backend, by status code. */
+export function errorAdvice(error: Error): string | undefined {
+  const status = error instanceof ResponseError ? error.statusCode : undefined;
+  switch (status) {
+    case 401:
+      return 'Your session may have expired: sign in again.';
+    case 403:
+      return 'You are not allowed to read this. Ask a platform engineer for the capz.cluster.read permission on this management cluster or namespace.';
+    case 404:
+      return 'It may have been deleted or renamed, or its management cluster is not configured. Go back to the clusters page to find it.';
+    case 400:
+      return 'The request was not valid; check the values in the address or the time range.';
+    case 502:
+    case 503:
+    case 504:
+      return 'The Backstage backend could not be reached. Try again in a moment.';
+    default:
+      return undefined;
+  }
+}
+
+/** The message of an error, without the "Request failed with 403 Forbidden," prefix ResponseError adds. */
+export function errorMessage(error: Error): string {
+  if (error instanceof ResponseError) return error.body?.error?.message ?? error.message;
+  return error.message;
+}
+
+/** An error from the backend, with what to do about it. */
+export function ErrorAlert({ title, error }: { title: string; error: Error }) {
+  const advice = errorAdvice(error);
+  return (
+    <Alert
+      status="danger"
+      icon
+      title={title}
+      description={
+        <>
+          {errorMessage(error)}
+          {advice ? <> {advice}</> : null}
+        </>
+      }
+    />
+  );
+}

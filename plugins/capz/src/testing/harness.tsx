@@ -1,0 +1,55 @@
+import { renderInTestApp } from '@backstage/frontend-test-utils';
+import { signalApiRef, SignalApi } from '@backstage/plugin-signals-react';
+import { CapzChangeSignal } from '@internal/plugin-capz-common';
+import { act } from '@testing-library/react';
+import { setupServer } from 'msw/node';
+import { capzApiRef } from '../api/CapzApi';
+import { CapzClient } from '../api/CapzClient';
+import { rootRouteRef } from '../routes';
+import { BASE } from './fixtures';
+
+/** An msw server for the capz HTTP API; unhandled requests fail the test. */
+export function setupCapzServer() {
+  const server = setupServer();
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterEach(() => server.resetHandlers());
+  afterAll(() => server.close());
+  return server;
+}
+
+export const client = new CapzClient({
+  discoveryApi: { getBaseUrl: async () => BASE },
+  fetchApi: { fetch: (input, init) => fetch(input, init) },
+});
+
+/** A signals API the test drives: `publish` delivers a message to every subscriber of the channel. */
+export class FakeSignals implements SignalApi {
+  private readonly subs = new Map<string, Set<(m: any) => void>>();
+  subscribe(channel: string, onMessage: (message: any) => void) {
+    const set = this.subs.get(channel) ?? new Set();
+    set.add(onMessage);
+    this.subs.set(channel, set);
+    return { unsubscribe: () => set.delete(onMessage) };
+  }
+  publish(channel: string, message: CapzChangeSignal) {
+    act(() => this.subs.get(channel)?.forEach(fn => fn(message)));
+  }
+  subscriberCount(channel: string) {
+    return this.subs.get(channel)?.size ?? 0;
+  }
+}
+
+/** Renders an element of the plugin in a Backstage test app, with the real client against msw. */
+export function renderCapz(
+  element: JSX.Element,
+  opts: { signals?: FakeSignals; path?: string; mountPath?: string } = {},
+) {
+  const apis: any[] = [[capzApiRef, client]];
+  if (opts.signals) apis.push([signalApiRef, opts.signals]);
+  return renderInTestApp(element, {
+    apis,
+    mountedRoutes: { '/capz': rootRouteRef },
+    ...(opts.path ? { initialRouteEntries: [opts.path] } : {}),
+    ...(opts.mountPath ? { mountPath: opts.mountPath } : {}),
+  });
+}
