@@ -1,3 +1,4 @@
+import { resolvePackagePath } from '@backstage/backend-plugin-api';
 import { mockServices, TestDatabaseId, TestDatabases } from '@backstage/backend-test-utils';
 import { DatabaseHistoryStore } from './DatabaseHistoryStore';
 import { EventRow, TransitionRow } from './HistoryStore';
@@ -11,6 +12,7 @@ const postgresId = (Object.keys(process.env)
   .filter((m): m is RegExpExecArray => !!m)
   .map(m => `${m[1]}_${m[2]}`)[0] ?? 'POSTGRES_15') as TestDatabaseId;
 
+const migrationsDir = resolvePackagePath('@internal/plugin-capz-backend', 'migrations');
 const databases = TestDatabases.create({ ids: ['SQLITE_3', postgresId] });
 
 if (process.env.CI) {
@@ -73,6 +75,15 @@ describe.each(databases.eachSupportedId())('DatabaseHistoryStore on %p', databas
     const database = mockServices.database({ knex, migrations: { skip: false } });
     return { knex, store: await DatabaseHistoryStore.create({ database }) };
   }
+
+  it('migrates up and down', async () => {
+    const { knex } = await createStore();
+    expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(true);
+    expect(await knex.schema.hasTable('capz_events')).toBe(true);
+    await knex.migrate.rollback({ directory: migrationsDir }, true);
+    expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(false);
+    expect(await knex.schema.hasTable('capz_events')).toBe(false);
+  });
 
   it('stores transitions and returns them oldest first, with every field', async () => {
     const { store } = await createStore();
