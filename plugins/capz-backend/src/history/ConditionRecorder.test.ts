@@ -154,6 +154,35 @@ describe('ConditionRecorder', () => {
     await recorder.stop();
   });
 
+  it('writes what arrived during a write without waiting for another change', async () => {
+    const cache = new FakeCache();
+    const store = new FakeStore();
+    let release!: () => void;
+    let entered!: () => void;
+    const blocked = new Promise<void>(resolve => (release = resolve));
+    const inFirstWrite = new Promise<void>(resolve => (entered = resolve));
+    const record = store.recordTransitions.bind(store);
+    let first = true;
+    store.recordTransitions = async rows => {
+      if (first) {
+        first = false;
+        entered();
+        await blocked;
+      }
+      return record(rows);
+    };
+    const recorder = new ConditionRecorder({ cache, store, logger: mockServices.logger.mock(), clock, flushIntervalMs: 1 });
+    const written = new Promise<void>(resolve => recorder.on('flush', () => store.transitions.length === 2 && resolve()));
+    recorder.start();
+    cache.change('add', 'Cluster', cluster());
+    await inFirstWrite;
+    cache.change('add', 'Cluster', { ...cluster(), metadata: { name: 'search', namespace: NS, uid: 'search-uid' } });
+    release();
+    await written;
+    expect(store.transitions.map(t => t.clusterName)).toEqual(['payments', 'search']);
+    await recorder.stop();
+  });
+
   it('keeps the rows when a write fails, logs it, and writes them on the retry', async () => {
     const cache = new FakeCache();
     const store = new FakeStore();

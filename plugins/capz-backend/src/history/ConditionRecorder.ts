@@ -144,7 +144,8 @@ export class ConditionRecorder extends EventEmitter {
     this.pendingRows += rows;
     if (this.pendingRows > this.maxPending) this.dropOldest();
     if (this.stopped || this.writing) return;
-    if (this.pendingRows >= this.maxBatchSize) {
+    // A full batch goes out at once, except while the database is failing: then the retry timer paces the writes.
+    if (this.pendingRows >= this.maxBatchSize && this.failures === 0) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
       void this.write();
@@ -170,6 +171,8 @@ export class ConditionRecorder extends EventEmitter {
   private write(): Promise<void> {
     const run = this.writeOnce().finally(() => {
       this.writing = undefined;
+      // What gathered while writing goes out with the next interval (or now, if it is already a full batch).
+      if (this.pendingRows && !this.stopped && !this.timer) this.queued(0);
     });
     this.writing = run;
     return run;
@@ -220,10 +223,7 @@ export class ConditionRecorder extends EventEmitter {
           void this.write();
         }, delay);
       }
-      return;
     }
-    // What gathered while writing goes out with the next interval (or now, if it is already a full batch).
-    if (this.pendingRows && !this.stopped && !this.timer) this.queued(0);
   }
 
   private clusterFor(managementCluster: string, object: ObservedObject): ClusterRef | undefined {
