@@ -17,7 +17,8 @@ const cellStyle = { padding: '4px 8px 4px 0', verticalAlign: 'top' as const, bor
 export function WhyNotReady({ node, onSelect }: { node: TreeNode; onSelect?: (id: string) => void }) {
   if (node.health === 'healthy') return null;
   const hint = hintFor(node.reason, node.message);
-  const status = node.health === 'failed' ? 'danger' : node.health === 'degraded' ? 'warning' : 'info';
+  const STATUS = { failed: 'danger', degraded: 'warning' } as const;
+  const status = STATUS[node.health as keyof typeof STATUS] ?? 'info';
   return (
     <Alert
       status={status}
@@ -129,12 +130,11 @@ function Yaml({ cluster, uid, refreshKey }: { cluster: ClusterRef; uid: string; 
       </Text>
       <pre
         aria-label={`YAML of ${value.kind} ${value.name}`}
-        tabIndex={0}
         style={{
           margin: 0,
           padding: 12,
-          maxHeight: 480,
-          overflow: 'auto',
+          whiteSpace: 'pre-wrap',
+          overflowWrap: 'anywhere',
           fontSize: 12,
           background: 'var(--bui-bg-neutral-1, #f5f5f5)',
           borderRadius: 4,

@@ -4,6 +4,12 @@ import { Button, Collection, Key, Tree, TreeItem, TreeItemContent } from 'react-
 import { HEALTH_COLOR, HEALTH_LABEL, HealthIcon } from '../shared/health';
 import { absoluteTime, relativeTime } from '../shared/time';
 
+function rowBackground(selected: boolean, hovered: boolean): string | undefined {
+  if (selected) return 'var(--bui-bg-neutral-2, rgba(0,0,0,0.08))';
+  if (hovered) return 'var(--bui-bg-neutral-1, rgba(0,0,0,0.04))';
+  return undefined;
+}
+
 /** What a row says, as one line: the tree's accessible name for the row and its typeahead text. */
 export function describeNode(n: TreeNode): string {
   const parts = [`${n.group ? `Group of ${n.group.count} ${n.group.kind}s` : `${n.kind} ${n.name}`}`, HEALTH_LABEL[n.health]];
@@ -90,11 +96,7 @@ export function ResourceTree(props: {
         cursor: 'default',
         outline: isFocusVisible ? '2px solid var(--bui-ring, #1f5493)' : 'none',
         outlineOffset: -2,
-        background: isSelected
-          ? 'var(--bui-bg-neutral-2-pressed, rgba(0,0,0,0.08))'
-          : isHovered
-          ? 'var(--bui-bg-neutral-1-hover, rgba(0,0,0,0.04))'
-          : undefined,
+        background: rowBackground(isSelected, isHovered),
       })}
     >
       <Row node={node} now={now} />

@@ -2,8 +2,8 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { CAPZ_SIGNAL_CHANNEL, ManagementClustersResponse } from '@internal/plugin-capz-common';
-import { BASE, CLUSTERS, summary } from '../../testing/fixtures';
-import { FakeSignals, renderCapz, setupCapzServer } from '../../testing/harness';
+import { BASE, CLUSTERS, summary } from '../../__testUtils__/fixtures';
+import { FakeSignals, renderCapz, setupCapzServer } from '../../__testUtils__/harness';
 import { ClustersPage } from './ClustersPage';
 
 const server = setupCapzServer();

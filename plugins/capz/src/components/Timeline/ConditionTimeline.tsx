@@ -8,11 +8,11 @@ const LABEL_WIDTH = 280;
 
 /** Colour of a segment: True green; False by severity (Error red, Warning amber, Info blue); Unknown grey. */
 export function statusColor(t: ConditionTransition): string {
-  if (t.status === 'True') return 'var(--bui-fg-success, #2e7d32)';
+  if (t.status === 'True') return 'var(--bui-fg-positive, #2e7d32)';
   if (t.status === 'Unknown') return 'var(--bui-fg-secondary, #757575)';
-  if (t.severity === 'Info') return 'var(--bui-fg-info, #1565c0)';
+  if (t.severity === 'Info') return 'var(--bui-accent-fg, #1565c0)';
   if (t.severity === 'Warning') return 'var(--bui-fg-warning, #ed6c02)';
-  return 'var(--bui-fg-danger, #c62828)';
+  return 'var(--bui-fg-negative, #c62828)';
 }
 
 export function describeTransition(t: ConditionTransition, end?: number): string {
@@ -34,13 +34,15 @@ type Active =
   | { lane: string; kind: 'segment'; index: number; x: number }
   | { lane: string; kind: 'event'; index: number; x: number };
 
-const LaneTrack = memo(function LaneTrack(props: {
+/** The marks of one lane; each is an ARIA option of the lane's listbox, named by what it shows. */
+const LaneTrack = memo(function LaneTrackMarks(props: {
   lane: Lane | EventLane;
+  idPrefix: string;
   from: number;
   to: number;
   activeIndex: number;
 }) {
-  const { lane, from, to, activeIndex } = props;
+  const { lane, from, to, activeIndex, idPrefix } = props;
   const span = Math.max(1, to - from);
   const x = (t: number) => ((Math.min(Math.max(t, from), to) - from) / span) * 1000;
   return (
@@ -49,13 +51,16 @@ const LaneTrack = memo(function LaneTrack(props: {
       preserveAspectRatio="none"
       width="100%"
       height={LANE_HEIGHT}
-      aria-hidden
       style={{ display: 'block', background: 'var(--bui-bg-neutral-1, #f5f5f5)', borderRadius: 2 }}
     >
       {'segments' in lane
         ? lane.segments.map((s, i) => (
             <rect
               key={i}
+              id={`${idPrefix}-${i}`}
+              role="option"
+              aria-selected={i === activeIndex}
+              aria-label={describeTransition(s.transition, s.end)}
               x={x(s.start)}
               width={Math.max(0.5, x(s.end) - x(s.start))}
               y={i === activeIndex ? 0 : 2}
@@ -67,16 +72,25 @@ const LaneTrack = memo(function LaneTrack(props: {
         : lane.events.map((e, i) => (
             <rect
               key={i}
+              id={`${idPrefix}-${i}`}
+              role="option"
+              aria-selected={i === activeIndex}
+              aria-label={describeEvent(e)}
               x={x(Date.parse(e.lastTimestamp)) - 1}
               width={i === activeIndex ? 4 : 2}
               y={0}
               height={LANE_HEIGHT}
-              fill={e.type === 'Warning' ? 'var(--bui-fg-warning, #ed6c02)' : 'var(--bui-fg-info, #1565c0)'}
+              fill={e.type === 'Warning' ? 'var(--bui-fg-warning, #ed6c02)' : 'var(--bui-accent-fg, #1565c0)'}
             />
           ))}
     </svg>
   );
 });
+
+function tickShift(i: number, n: number): string | undefined {
+  if (i === 0) return undefined;
+  return i === n - 1 ? 'translateX(-100%)' : 'translateX(-50%)';
+}
 
 function ticks(from: number, to: number, count = 6): number[] {
   const step = (to - from) / count;
@@ -86,8 +100,9 @@ function ticks(from: number, to: number, count = 6): number[] {
 /**
  * A state timeline: one lane per object and condition type, coloured by status over time, with the objects'
  * Events as marks. Hover shows the transition or Event under the pointer. Keyboard: Tab reaches the lanes (one tab
- * stop), Up/Down move between lanes, Left/Right (Home/End) step through a lane's transitions or Events; the
- * focused one is announced and shown as with hover.
+ * stop), Up/Down move between lanes, Left/Right (Home/End) step through a lane's transitions or Events. Each lane
+ * is a horizontal ARIA listbox whose options are its transitions (or Events), named in full, with the active one as
+ * aria-activedescendant: screen readers announce it, and it is shown as on hover.
  */
 export function ConditionTimeline(props: { model: TimelineModel; label: string }) {
   const { model } = props;
@@ -112,7 +127,7 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
   const [active, setActive] = useState<Active | undefined>();
   const [focusLane, setFocusLane] = useState(0);
   const trackRefs = useRef(new Map<string, HTMLDivElement>());
-  const liveId = useId();
+  const idBase = useId().replace(/:/g, '');
   const span = Math.max(1, model.to - model.from);
 
   const itemCount = (l: Lane | EventLane) => ('segments' in l ? l.segments.length : l.events.length);
@@ -223,7 +238,7 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
               style={{
                 position: 'absolute',
                 left: `${(i / (all.length - 1)) * 100}%`,
-                transform: i === 0 ? undefined : i === all.length - 1 ? 'translateX(-100%)' : 'translateX(-50%)',
+                transform: tickShift(i, all.length),
                 whiteSpace: 'nowrap',
               }}
             >
@@ -238,7 +253,7 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
             label={laneLabel(l)}
             summary={laneSummary(l)}
             tabbable={i === focusLane}
-            describedBy={active?.lane === l.key ? liveId : undefined}
+            activeId={active?.lane === l.key ? `${idBase}-${i}-${active.index}` : undefined}
             trackRef={el => {
               if (el) trackRefs.current.set(l.key, el);
               else trackRefs.current.delete(l.key);
@@ -248,7 +263,7 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
             onKeyDown={e => onKeyDown(i, e)}
             onFocus={() => setFocusLane(i)}
           >
-            <LaneTrack lane={l} from={model.from} to={model.to} activeIndex={active?.lane === l.key ? active.index : -1} />
+            <LaneTrack lane={l} idPrefix={`${idBase}-${i}`} from={model.from} to={model.to} activeIndex={active?.lane === l.key ? active.index : -1} />
           </LaneRow>
         ))}
       </div>
@@ -273,9 +288,6 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
           {activeText}
         </div>
       )}
-      <div id={liveId} aria-live="polite" style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>
-        {activeText}
-      </div>
     </div>
   );
 }
@@ -285,7 +297,7 @@ function LaneRow(props: {
   label: string;
   summary: string;
   tabbable: boolean;
-  describedBy?: string;
+  activeId?: string;
   trackRef: (el: HTMLDivElement | null) => void;
   onPointerMove: (e: PointerEvent<HTMLDivElement>) => void;
   onPointerLeave: () => void;
@@ -304,10 +316,11 @@ function LaneRow(props: {
       </div>
       <div
         ref={props.trackRef}
-        role="group"
+        role="listbox"
+        aria-orientation="horizontal"
         aria-roledescription="timeline lane"
         aria-label={props.summary}
-        aria-describedby={props.describedBy}
+        aria-activedescendant={props.activeId}
         tabIndex={props.tabbable ? 0 : -1}
         onPointerMove={props.onPointerMove}
         onPointerLeave={props.onPointerLeave}

@@ -26,10 +26,10 @@ export const HEALTH_ORDER: Health[] = ['failed', 'degraded', 'unknown', 'deletin
 
 /** BUI colour tokens per health; each state also has its own icon shape, so colour is never the only cue. */
 export const HEALTH_COLOR: Record<Health, string> = {
-  healthy: 'var(--bui-fg-success)',
-  progressing: 'var(--bui-fg-info)',
+  healthy: 'var(--bui-fg-positive)',
+  progressing: 'var(--bui-accent-fg)',
   degraded: 'var(--bui-fg-warning)',
-  failed: 'var(--bui-fg-danger)',
+  failed: 'var(--bui-fg-negative)',
   paused: 'var(--bui-fg-secondary)',
   deleting: 'var(--bui-fg-secondary)',
   unknown: 'var(--bui-fg-secondary)',
