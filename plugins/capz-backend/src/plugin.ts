@@ -7,6 +7,8 @@ import { capzClusterResourceRef, capzClusterRules, parseClusterResourceRef } fro
 import { ConnectionMonitor } from './cluster/ConnectionMonitor';
 import { WatchCache } from './cluster/WatchCache';
 import { readManagementClusters } from './config/managementClusters';
+import { ChangeSignals } from './live/ChangeSignals';
+import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { createRouter } from './service/router';
 
 /**
@@ -27,8 +29,9 @@ export const capzPlugin = createBackendPlugin({
         permissionsRegistry: coreServices.permissionsRegistry,
         scheduler: coreServices.scheduler,
         lifecycle: coreServices.lifecycle,
+        signals: signalsServiceRef,
       },
-      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry, scheduler, lifecycle }) {
+      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry, scheduler, lifecycle, signals }) {
         const managementClusters = readManagementClusters(config);
         logger.info(
           `CAPZ: ${managementClusters.length} management cluster(s) configured: ${
@@ -46,10 +49,16 @@ export const capzPlugin = createBackendPlugin({
         await connections.start(scheduler);
         // The watch cache starts in the background: a slow or unreachable cluster never delays the backend.
         const cache = new WatchCache(managementClusters, logger);
+        // Live updates: every change in the cache is announced (coalesced) on the signals channel.
+        const changeSignals = new ChangeSignals(cache, managementClusters.map(c => c.name), signals, logger);
+        changeSignals.start();
         lifecycle.addStartupHook(() => {
           void cache.start();
         });
-        lifecycle.addShutdownHook(() => cache.stop());
+        lifecycle.addShutdownHook(async () => {
+          changeSignals.stop();
+          await cache.stop();
+        });
         httpRouter.use(
           await createRouter({ logger, httpAuth, permissions, managementClusters, connections, cache }),
         );

@@ -36,6 +36,8 @@ describe('generateAksAsoClusterManifests', () => {
     expect(mc.apiVersion).toBe('containerservice.azure.com/v1api20240901');
     expect(mc.metadata.annotations['serviceoperator.azure.com/credential-from']).toBe('aso-credential');
     expect((mp0.spec as any).template.spec.infrastructureRef.name).toBe('team-a-dev-pool0');
+    // The API server rejects an empty template.metadata (minProperties: 1 in the v1beta2 CRD).
+    expect((mp0.spec as any).template).not.toHaveProperty('metadata');
     const pool = (amp0.spec?.resources as any[])[0];
     expect(pool.spec).toMatchObject({ azureName: 'pool0', mode: 'System', owner: { name: 'team-a-dev' } });
   });

@@ -150,8 +150,8 @@ export function generateAksAsoClusterManifests(p: AksAsoClusterParams): KubeObje
         spec: {
           clusterName: p.name,
           replicas: pool.replicas,
+          // No empty template.metadata: CAPI v1beta2 requires at least one property there when it is set.
           template: {
-            metadata: {},
             spec: {
               bootstrap: { dataSecretName: '' },
               clusterName: p.name,

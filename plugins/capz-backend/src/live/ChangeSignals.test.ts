@@ -1,0 +1,98 @@
+import { mockServices } from '@backstage/backend-test-utils';
+import { CAPZ_SIGNAL_CHANNEL } from '@internal/plugin-capz-common';
+import { EventEmitter } from 'node:events';
+import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
+import { WatchCache } from '../cluster/WatchCache';
+import { ChangeSignals } from './ChangeSignals';
+
+const o = (kind: string, ns: string, name: string, uid: string, extra: Record<string, unknown> = {}): CachedObject =>
+  ({
+    apiVersion: kind === 'Cluster' ? 'cluster.x-k8s.io/v1beta2' : 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind,
+    ...extra,
+    metadata: { name, namespace: ns, uid, ...(extra.metadata as object) },
+  }) as CachedObject;
+
+const cluster = (ns: string, name: string, uid: string) =>
+  o('Cluster', ns, name, uid, {
+    spec: { controlPlaneRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AzureASOManagedControlPlane', name } },
+  });
+const controlPlane = (ns: string, name: string, uid: string, owner: CachedObject) =>
+  o('AzureASOManagedControlPlane', ns, name, uid, {
+    metadata: { ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name: owner.metadata.name, uid: owner.metadata.uid }] },
+  });
+
+function setup() {
+  const a = cluster('ns1', 'a', 'uid-a');
+  const b = cluster('ns1', 'b', 'uid-b');
+  const c = cluster('ns2', 'c', 'uid-c');
+  const objects: Record<string, CachedObject[]> = {
+    Cluster: [a, b, c],
+    AzureASOManagedControlPlane: [controlPlane('ns1', 'a', 'uid-cp-a', a), controlPlane('ns1', 'b', 'uid-cp-b', b)],
+  };
+  const cache = Object.assign(new EventEmitter(), {
+    list: (_mc: string, kind: string, ns?: string) => (objects[kind] ?? []).filter(x => ns === undefined || x.metadata.namespace === ns),
+  }) as unknown as WatchCache;
+  const published: any[] = [];
+  const signals = { publish: async (s: any) => void published.push(s) };
+  const live = new ChangeSignals(cache, ['mc'], signals, mockServices.logger.mock(), 60_000);
+  live.start();
+  const emit = (kind: string, type: CacheChange['type'], object: CachedObject) =>
+    cache.emit('change', { managementCluster: 'mc', kind, type, object } satisfies CacheChange);
+  return { live, emit, published, objects };
+}
+
+describe('ChangeSignals', () => {
+  it('names only the Cluster whose tree holds the changed object, on the capz channel, as a broadcast', async () => {
+    const { live, emit, published, objects } = setup();
+    emit('AzureASOManagedControlPlane', 'update', objects.AzureASOManagedControlPlane[0]);
+    await live.flush();
+    expect(published).toEqual([
+      { recipients: { type: 'broadcast' }, channel: CAPZ_SIGNAL_CHANNEL, message: { clusterUids: ['uid-a'] } },
+    ]);
+    live.stop();
+  });
+
+  it('coalesces many changes into one message', async () => {
+    const { live, emit, published, objects } = setup();
+    emit('AzureASOManagedControlPlane', 'update', objects.AzureASOManagedControlPlane[0]);
+    emit('AzureASOManagedControlPlane', 'update', objects.AzureASOManagedControlPlane[1]);
+    emit('Cluster', 'update', objects.Cluster[2]);
+    await live.flush();
+    expect(published).toHaveLength(1);
+    expect(published[0].message.clusterUids.sort()).toEqual(['uid-a', 'uid-b', 'uid-c']);
+    live.stop();
+  });
+
+  it('maps an Event to the object it is about, and ignores Event expiry and unrelated Events', async () => {
+    const { live, emit, published } = setup();
+    const event = (uid: string) => o('Event', 'ns1', `e-${uid}`, `ev-${uid}`, { involvedObject: { uid } });
+    emit('Event', 'add', event('uid-cp-b'));
+    await live.flush();
+    expect(published.map(p => p.message.clusterUids)).toEqual([['uid-b']]);
+    emit('Event', 'delete', event('uid-cp-a'));
+    emit('Event', 'add', event('uid-of-a-pod'));
+    await live.flush();
+    expect(published).toHaveLength(1);
+    live.stop();
+  });
+
+  it('names every Cluster of the namespace when an object that is in no tree any more was deleted', async () => {
+    const { live, emit, published } = setup();
+    emit('AzureASOManagedMachinePool', 'delete', o('AzureASOManagedMachinePool', 'ns1', 'gone', 'uid-gone'));
+    await live.flush();
+    expect(published[0].message.clusterUids.sort()).toEqual(['uid-a', 'uid-b']);
+    live.stop();
+  });
+
+  it('publishes nothing when nothing concerns a cluster, and announces history changes passed to it', async () => {
+    const { live, emit, published } = setup();
+    emit('ManagedCluster', 'add', o('ManagedCluster', 'ns1', 'orphan', 'uid-orphan'));
+    await live.flush();
+    expect(published).toHaveLength(0);
+    live.notifyClusters(['uid-c']);
+    await live.flush();
+    expect(published.map(p => p.message.clusterUids)).toEqual([['uid-c']]);
+    live.stop();
+  });
+});

@@ -1,0 +1,101 @@
+import { LoggerService } from '@backstage/backend-plugin-api';
+import { CAPZ_SIGNAL_CHANNEL, CapzChangeSignal } from '@internal/plugin-capz-common';
+import type { SignalsService } from '@backstage/plugin-signals-node';
+import { CacheChange } from '../cluster/ClusterWatch';
+import { WatchCache } from '../cluster/WatchCache';
+import { ClusterViews } from '../service/clusterViews';
+
+interface PendingNamespace {
+  managementCluster: string;
+  namespace: string;
+  uids: Set<string>;
+  deleted: boolean;
+}
+
+/**
+ * Pushes "these clusters changed" to browsers over Backstage signals, so pages update without polling.
+ *
+ * Signals are broadcast (the signals plugin even accepts unauthenticated subscribers), so a message carries only
+ * the opaque uids of the CAPI Clusters concerned; a page re-reads them through the permission-checked HTTP API.
+ * Changes are coalesced for `coalesceMs` (a timer from the first change, not reset by later ones, so the delay
+ * stays bounded under a steady stream) and mapped to the Clusters whose trees contain the changed objects.
+ */
+export class ChangeSignals {
+  private readonly pending = new Map<string, PendingNamespace>();
+  private readonly direct = new Set<string>();
+  private timer?: NodeJS.Timeout;
+  private readonly views: ClusterViews;
+  private readonly onChange = (change: CacheChange) => this.add(change);
+
+  constructor(
+    private readonly cache: WatchCache,
+    managementClusters: string[],
+    private readonly signals: SignalsService,
+    private readonly logger: LoggerService,
+    private readonly coalesceMs = 100,
+  ) {
+    this.views = new ClusterViews(cache, managementClusters);
+  }
+
+  start(): void {
+    this.cache.on('change', this.onChange);
+  }
+
+  stop(): void {
+    this.cache.off('change', this.onChange);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** For other sources of change (the condition history): announce these Cluster uids with the next flush. */
+  notifyClusters(clusterUids: Iterable<string>): void {
+    for (const uid of clusterUids) this.direct.add(uid);
+    this.schedule();
+  }
+
+  private add({ managementCluster, kind, type, object }: CacheChange): void {
+    if (kind === 'Cluster') {
+      this.direct.add(object.metadata.uid);
+    } else {
+      let uid = object.metadata.uid;
+      if (kind === 'Event') {
+        // An Event concerns the object it is about; its expiry changes nothing on a page.
+        if (type === 'delete') return;
+        uid = (object as { involvedObject?: { uid?: string } }).involvedObject?.uid ?? '';
+        if (!uid) return;
+      }
+      const namespace = object.metadata.namespace ?? '';
+      const key = `${managementCluster}/${namespace}`;
+      let entry = this.pending.get(key);
+      if (!entry) this.pending.set(key, (entry = { managementCluster, namespace, uids: new Set(), deleted: false }));
+      entry.uids.add(uid);
+      if (type === 'delete') entry.deleted = true;
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (!this.timer) this.timer = setTimeout(() => this.flush(), this.coalesceMs);
+  }
+
+  /** Publishes what accumulated; exposed for tests. */
+  async flush(): Promise<void> {
+    this.timer = undefined;
+    const clusterUids = new Set(this.direct);
+    this.direct.clear();
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) {
+      for (const uid of this.views.clustersTouchedBy(p.managementCluster, p.namespace, p.uids, p.deleted)) {
+        clusterUids.add(uid);
+      }
+    }
+    if (clusterUids.size === 0) return;
+    const message: CapzChangeSignal = { clusterUids: [...clusterUids] };
+    try {
+      await this.signals.publish({ recipients: { type: 'broadcast' }, channel: CAPZ_SIGNAL_CHANNEL, message: { ...message } });
+    } catch (e) {
+      this.logger.warn(`could not publish a change signal: ${(e as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Helpers for the integration tests that run against the real local management cluster (packages/mgmt-cluster):
+ * its connection facts, raw requests as its admin, and the one way these tests wait: on a condition.
+ */
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+
+export interface ClusterInfo {
+  name: string;
+  url: string;
+  caPem: string;
+  adminToken: string;
+  backendToken: string;
+  auditLog: string;
+  stateDir: string;
+}
+
+/** The run's cluster (the README test command exports CAPZ_TEST_CLUSTER, the path of its cluster.json). */
+export function testClusterInfo(): ClusterInfo {
+  const file = process.env.CAPZ_TEST_CLUSTER;
+  if (!file) throw new Error('CAPZ_TEST_CLUSTER is not set: run through ./scripts/test.sh (it also starts the simulator)');
+  return JSON.parse(readFileSync(file, 'utf8')) as ClusterInfo;
+}
+
+/** client-node is ESM-only; Jest loads it through its own require (see src/cluster/kubeConfig.ts). */
+export const loadClientForTests = async () => require('@kubernetes/client-node');
+
+/** A raw JSON request as the cluster's admin; resolves with status and parsed body (raw text if not JSON). */
+export function kube(
+  info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      `${info.url}${path}`,
+      {
+        method,
+        ca: info.caPem,
+        headers: {
+          Authorization: `Bearer ${info.adminToken}`,
+          Accept: 'application/json',
+          ...(body === undefined ? {} : { 'Content-Type': contentType }),
+        },
+      },
+      res => {
+        let text = '';
+        res.on('data', d => (text += d));
+        res.on('end', () => {
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            /* not JSON */
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
+    req.on('error', reject);
+    if (body !== undefined) req.write(JSON.stringify(body));
+    req.end();
+  });
+}
+
+/** Polls `check` until it returns a value; fails after `timeoutMs` naming what it waited for. Never a fixed sleep. */
+export async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v as T;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise(r => setTimeout(r, delay));
+  }
+}
+
+/** Every namespaced kind a test may leave objects of, for cleanup. */
+const CLEANUP_COLLECTIONS = [
+  '/apis/cluster.x-k8s.io/v1beta2/{ns}/clusters',
+  '/apis/cluster.x-k8s.io/v1beta2/{ns}/machinepools',
+  '/apis/infrastructure.cluster.x-k8s.io/v1beta1/{ns}/azureasomanagedclusters',
+  '/apis/infrastructure.cluster.x-k8s.io/v1beta1/{ns}/azureasomanagedcontrolplanes',
+  '/apis/infrastructure.cluster.x-k8s.io/v1beta1/{ns}/azureasomanagedmachinepools',
+  '/apis/infrastructure.cluster.x-k8s.io/v1beta1/{ns}/azuremanagedclusters',
+  '/apis/infrastructure.cluster.x-k8s.io/v1beta1/{ns}/azuremanagedcontrolplanes',
+  '/apis/infrastructure.cluster.x-k8s.io/v1beta1/{ns}/azuremanagedmachinepools',
+  '/apis/resources.azure.com/v1api20200601/{ns}/resourcegroups',
+  '/apis/containerservice.azure.com/v1api20240901/{ns}/managedclusters',
+  '/apis/containerservice.azure.com/v1api20240901/{ns}/managedclustersagentpools',
+];
+
+/**
+ * Deletes a test namespace for good. The namespace controller deletes the ASO credential Secret as early as the
+ * objects that need it, and (like real ASO) the simulated ASO then cannot finish deleting them: so, after asking
+ * for the deletion, the finalizers of what is left are removed, as an operator would.
+ */
+export async function deleteTestNamespace(info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>, ns: string): Promise<void> {
+  await kube(info, 'DELETE', `/api/v1/namespaces/${ns}`);
+  await until(`namespace ${ns} to be gone`, async () => {
+    for (const template of CLEANUP_COLLECTIONS) {
+      const path = template.replace('{ns}', `namespaces/${ns}`);
+      const list = await kube(info, 'GET', path);
+      for (const item of list.body?.items ?? []) {
+        if (item.metadata.finalizers?.length) {
+          await kube(info, 'PATCH', `${path}/${item.metadata.name}`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+        }
+      }
+    }
+    return (await kube(info, 'GET', `/api/v1/namespaces/${ns}`)).status === 404;
+  }, 60_000);
+}
