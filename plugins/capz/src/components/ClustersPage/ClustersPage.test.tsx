@@ -113,6 +113,12 @@ describe('ClustersPage', () => {
     expect(await screen.findByText('Management cluster weu is unreachable')).toBeInTheDocument();
     expect(screen.getByText(/connect ECONNREFUSED 10.0.0.1:443\. Its clusters are missing/)).toBeInTheDocument();
     expect(screen.getByText(/credentials under capz.managementClusters \(azure\)/)).toBeInTheDocument();
+    const list = screen.getByRole('list', { name: 'Management clusters' });
+    expect(within(list).getAllByRole('listitem').map(li => li.textContent)).toEqual([
+      'local Connected · v1.35.4',
+      'demo-2 Connected · v1.35.4',
+      'weu Unreachable',
+    ]);
   });
 
   it('explains an empty list', async () => {

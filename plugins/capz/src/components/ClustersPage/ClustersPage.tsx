@@ -28,6 +28,7 @@ import { API_LABEL, applyFilters, ClusterFilters, distinct, FILTER_KEYS, readFil
 type Row = ClusterSummary & { id: string };
 
 const ALL = '__all__';
+const MC_STATE = { connected: 'Connected', unreachable: 'Unreachable', unknown: 'Checking…' } as const;
 const HEALTH_RANK = new Map(HEALTH_ORDER.map((h, i) => [h, i]));
 
 function sortRows(rows: Row[], column: string, direction: 'ascending' | 'descending'): Row[] {
@@ -233,6 +234,19 @@ export function ClustersPage() {
           title="No management cluster is configured"
           description="Add one under capz.managementClusters in app-config.yaml (kubeconfig, service account token or Entra ID), then restart Backstage."
         />
+      )}
+
+      {mcs.value && mcs.value.items.length > 0 && (
+        <ul aria-label="Management clusters" style={{ display: 'flex', flexWrap: 'wrap', gap: 16, listStyle: 'none', padding: 0, margin: 0 }}>
+          {mcs.value.items.map(mc => (
+            <li key={mc.name}>
+              <Text variant="body-small" color={mc.status.state === 'unreachable' ? 'danger' : 'secondary'}>
+                <strong>{mc.title ?? mc.name}</strong>
+                {` ${MC_STATE[mc.status.state]}${mc.status.state === 'connected' && mc.status.version ? ` · ${mc.status.version}` : ''}`}
+              </Text>
+            </li>
+          ))}
+        </ul>
       )}
 
       {clusters.value && all.length > 0 && (

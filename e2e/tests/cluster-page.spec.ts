@@ -1,0 +1,61 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, Page, test } from '@playwright/test';
+import { saveScreenshot, signInAsGuest } from './helpers';
+import { kube } from './kube';
+
+const MP = '/apis/cluster.x-k8s.io/v1beta2/namespaces/team-search/machinepools';
+
+async function expectNoAxeViolations(page: Page, include: string[]) {
+  let builder = new AxeBuilder({ page });
+  for (const selector of include) builder = builder.include(selector);
+  const { violations } = await builder.analyze();
+  expect(violations.map(v => `${v.id}: ${v.help} (${v.nodes.map(n => n.target.join(' ')).join(', ')})`)).toEqual([]);
+}
+
+test('clusters page → failing cluster → why → timeline → live update without reload', async ({ page }) => {
+  await signInAsGuest(page);
+  await page.goto('/capz');
+
+  // Filter to the failing cluster.
+  const clusters = page.getByRole('region', { name: 'Clusters' });
+  await expect(clusters.getByRole('row', { name: /search-prod/ })).toBeVisible();
+  await page.getByRole('searchbox', { name: 'Search' }).fill('search-prod');
+  await expect(page.getByText(/^1 of \d+ clusters$/)).toBeVisible();
+  await saveScreenshot(page, 'clusters-page-filtered');
+  await expectNoAxeViolations(page, ['[aria-label="Health at a glance"]', '[aria-label="Clusters"]']);
+
+  // Open it: the failing ManagedCluster, its reason, and the hint, selected already.
+  await clusters.getByRole('link', { name: 'search-prod' }).click();
+  await expect(page).toHaveURL(/\/capz\/clusters\/[^/]+\/team-search\/search-prod$/);
+  const tree = page.getByRole('treegrid', { name: 'Resources of cluster search-prod' });
+  const mc = tree.getByRole('row', { name: /^ManagedCluster search-prod, \w+, ReconciliationBlocked/ });
+  await expect(mc).toBeVisible();
+  await expect(mc).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('region', { name: 'Details of ManagedCluster search-prod' }).getByText(/Azure is busy with another operation/)).toBeVisible();
+  await saveScreenshot(page, 'cluster-page');
+  await expectNoAxeViolations(page, ['[aria-label="Resources of cluster search-prod"]', '[aria-label="Details of ManagedCluster search-prod"]']);
+
+  // The cluster timeline shows the transition to ReconciliationBlocked.
+  await page.getByRole('tablist', { name: 'Cluster views' }).getByRole('tab', { name: 'Timeline' }).click();
+  const timeline = page.getByRole('group', { name: 'Condition timeline' });
+  await expect(timeline.getByRole('listbox', { name: /^ManagedCluster search-prod · Ready: .*ReconciliationBlocked/ })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Transitions' }).getByRole('row', { name: /ManagedCluster search-prod.*ReconciliationBlocked/ }).first()).toBeVisible();
+  await saveScreenshot(page, 'cluster-timeline');
+  await expectNoAxeViolations(page, ['[aria-label="Condition timeline"]']);
+
+  // A change on the management cluster (scale a pool) reaches the page without reload.
+  await page.getByRole('tablist', { name: 'Cluster views' }).getByRole('tab', { name: 'Resources' }).click();
+  await page.evaluate(() => ((window as any).__capzNoReload = true));
+  const pools = await kube<{ items: any[] }>('GET', MP);
+  const pool = pools.items.find(p => p.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === 'search-prod') ?? pools.items[0];
+  const before = pool.spec.replicas as number;
+  const total = pools.items.reduce((n, p) => n + (p.status?.replicas ?? p.spec.replicas ?? 0), 0);
+  await kube('PATCH', `${MP}/${pool.metadata.name}`, { spec: { replicas: before + 1 } });
+  try {
+    await expect(page.getByText(new RegExp(`pools ready, ${total + 1} nodes`))).toBeVisible({ timeout: 30_000 });
+    expect(await page.evaluate(() => (window as any).__capzNoReload)).toBe(true);
+    await saveScreenshot(page, 'cluster-page-live');
+  } finally {
+    await kube('PATCH', `${MP}/${pool.metadata.name}`, { spec: { replicas: before } });
+  }
+});
