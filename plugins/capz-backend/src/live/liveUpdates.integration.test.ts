@@ -37,7 +37,8 @@ beforeAll(async () => {
   const secrets = await kube(info, 'GET', '/api/v1/secrets');
   const credential = secrets.body.items.find((s: any) => s.metadata.namespace.startsWith('team-') && s.data?.AZURE_SUBSCRIPTION_ID);
   if (!credential) throw new Error('no credential Secret in a team-* namespace: is the simulator running?');
-  expect((await kube(info, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status).toBe(201);
+  const created = await kube(info, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  if (created.status !== 201) throw new Error(`create namespace ${ns}: ${created.status}`);
   await kube(info, 'POST', `/api/v1/namespaces/${ns}/secrets`, {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -104,8 +105,7 @@ function watchCollection(path: string, onEvent: (e: { type: string; object: any 
       let buffer = '';
       res.on('data', chunk => {
         buffer += chunk;
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
+        for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
           const line = buffer.slice(0, nl);
           buffer = buffer.slice(nl + 1);
           if (line.trim()) onEvent(JSON.parse(line));
@@ -126,12 +126,13 @@ async function openSignalsSocket(port: number): Promise<WebSocket> {
     () =>
       new Promise<WebSocket | undefined>(resolve => {
         const ws = new WebSocket(`ws://127.0.0.1:${port}/api/signals`);
+        let timer: NodeJS.Timeout | undefined = undefined;
         const give = (value: WebSocket | undefined) => {
           clearTimeout(timer);
           if (!value) ws.terminate();
           resolve(value);
         };
-        const timer = setTimeout(() => give(undefined), 2000);
+        timer = setTimeout(() => give(undefined), 2000);
         ws.once('open', () => give(ws));
         ws.once('error', () => give(undefined));
         ws.once('unexpected-response', () => give(undefined));
