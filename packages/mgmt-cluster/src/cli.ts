@@ -6,11 +6,12 @@
  *   stop   [--name demo]                              stop the processes (state kept unless ephemeral)
  *   status [--name demo]                              print the cluster's URL and kubeconfig, exit 1 if down
  *   env    [--name demo]                              print `export KUBECONFIG=...` for the shell
+ *   restart-apiserver [--name demo]                   kill the kube-apiserver and start it again (same port, same etcd)
  *   build                                             build the Kubernetes binaries only
  */
 import { parseArgs } from 'node:util';
 import { ensureBinaries } from './binaries.ts';
-import { apiGet, runningCluster, startManagementCluster, stopManagementCluster } from './cluster.ts';
+import { apiGet, restartApiServer, runningCluster, startManagementCluster, stopManagementCluster } from './cluster.ts';
 import { stateDirFor } from './paths.ts';
 
 const { positionals, values } = parseArgs({
@@ -40,6 +41,19 @@ async function main(): Promise<number> {
       process.stderr.write(info ? `${name}: stopped\n` : `${name}: not running\n`);
       return 0;
     }
+    case 'restart-apiserver': {
+      const info = runningCluster(name);
+      if (!info) {
+        process.stderr.write(`${name}: not running\n`);
+        return 1;
+      }
+      if (!info.apiserverArgs) {
+        process.stderr.write(`${name}: started by an older version without its kube-apiserver arguments; stop and start it again\n`);
+        return 1;
+      }
+      await restartApiServer(info);
+      return 0;
+    }
     case 'status':
     case 'env': {
       const info = runningCluster(name);
@@ -56,7 +70,7 @@ async function main(): Promise<number> {
       return 0;
     }
     default:
-      process.stderr.write(`unknown command "${command}": use start, stop, status, env or build\n`);
+      process.stderr.write(`unknown command "${command}": use start, stop, status, env, restart-apiserver or build\n`);
       return 2;
   }
 }

@@ -39,6 +39,8 @@ export function kube(
       {
         method,
         ca: info.caPem,
+        // A fresh connection each time: a kept-alive one may be dead after an API-server restart.
+        agent: false,
         headers: {
           Authorization: `Bearer ${info.adminToken}`,
           Accept: 'application/json',
