@@ -8,6 +8,7 @@ import { ConnectionMonitor } from './cluster/ConnectionMonitor';
 import { WatchCache } from './cluster/WatchCache';
 import { readManagementClusters } from './config/managementClusters';
 import { ChangeSignals } from './live/ChangeSignals';
+import { createHistory, HistoryFlush } from './history';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { createRouter } from './service/router';
 
@@ -29,9 +30,10 @@ export const capzPlugin = createBackendPlugin({
         permissionsRegistry: coreServices.permissionsRegistry,
         scheduler: coreServices.scheduler,
         lifecycle: coreServices.lifecycle,
+        database: coreServices.database,
         signals: signalsServiceRef,
       },
-      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry, scheduler, lifecycle, signals }) {
+      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry, scheduler, lifecycle, database, signals }) {
         const managementClusters = readManagementClusters(config);
         logger.info(
           `CAPZ: ${managementClusters.length} management cluster(s) configured: ${
@@ -52,15 +54,20 @@ export const capzPlugin = createBackendPlugin({
         // Live updates: every change in the cache is announced (coalesced) on the signals channel.
         const changeSignals = new ChangeSignals(cache, managementClusters.map(c => c.name), signals, logger);
         changeSignals.start();
+        // The condition history subscribes before the cache starts, so that the initial list is recorded too; what
+        // it writes is announced like any other change (a timeline on screen grows).
+        const history = await createHistory({ database, scheduler, config, logger, cache });
+        history.recorder.on('flush', (flush: HistoryFlush) => changeSignals.notifyClusters(flush.clusterUids));
         lifecycle.addStartupHook(() => {
           void cache.start();
         });
         lifecycle.addShutdownHook(async () => {
           changeSignals.stop();
+          await history.recorder.stop();
           await cache.stop();
         });
         httpRouter.use(
-          await createRouter({ logger, httpAuth, permissions, managementClusters, connections, cache }),
+          await createRouter({ logger, httpAuth, permissions, managementClusters, connections, cache, history: history.store }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
       },

@@ -194,6 +194,16 @@ describe('live updates', () => {
       };
       walk(tree.body.tree);
       expect(agentPools.map(p => p.facts.replicas)).toEqual([2]);
+      // The condition history recorded the cluster's way up, served by the timeline route oldest first.
+      const timeline = await until('the timeline to hold the agent pool becoming Ready', async () => {
+        const res = await request(backend.server).get(`/api/capz/clusters/local/${ns}/live/timeline`);
+        const t = res.body.transitions as Array<{ kind: string; conditionType: string; status: string; transitionTime: string }>;
+        return t?.some(x => x.kind === 'ManagedClustersAgentPool' && x.conditionType === 'Ready' && x.status === 'True') ? t : undefined;
+      }, 30_000);
+      const kindsSeen = new Set(timeline.map(x => x.kind));
+      for (const k of ['Cluster', 'ResourceGroup', 'ManagedCluster', 'ManagedClustersAgentPool', 'AzureASOManagedControlPlane']) {
+        expect(kindsSeen).toContain(k);
+      }
       // Only opaque uids travel on the broadcast channel.
       for (const r of received) for (const uid of r.clusterUids) expect(uid).toMatch(/^[0-9a-f-]{36}$/);
     } finally {
