@@ -14,22 +14,28 @@ import request from 'supertest';
 import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
 import { WatchCache } from '../cluster/WatchCache';
 import { createRouter } from './router';
+import { ManagementClusterConfig } from '../config/managementClusters';
+import { applyManifest, loadClientForTests, serviceAccountToken, testClusterInfo } from '../testing/realCluster';
+import YAML from 'yaml';
+import { join } from 'node:path';
 
-const clusterFile = process.env.CAPZ_TEST_CLUSTER;
-if (!clusterFile) throw new Error('CAPZ_TEST_CLUSTER is not set: run through ./scripts/test.sh (it also starts the simulator)');
-const info = JSON.parse(readFileSync(clusterFile, 'utf8')) as { url: string; caPem: string; adminToken: string; backendToken: string; auditLog: string };
-const loadClient = async () => require('@kubernetes/client-node');
-const managementClusters = [
-  // The backend's own identity, so that the API server's audit log tells its requests apart from everyone else's.
-  { name: 'local', authMethod: 'serviceAccountToken' as const, url: info.url, caData: info.caPem, serviceAccountToken: info.backendToken },
-];
+const info = testClusterInfo();
+// The backend runs as a ServiceAccount bound to the minimal read RBAC shipped in rbac/read.yaml (and documented in
+// the README): every read in these tests proves that RBAC is enough.
+const BACKEND_USER = 'system:serviceaccount:capz-system:capz-backstage';
+let managementClusters: ManagementClusterConfig[];
 
 let cache: WatchCache;
 let app: express.Express;
 const auth = { Authorization: mockCredentials.user.header() };
 
 beforeAll(async () => {
-  cache = new WatchCache(managementClusters, mockServices.logger.mock(), loadClient);
+  await applyManifest(info, YAML.parseAllDocuments(readFileSync(join(__dirname, '..', '..', 'rbac', 'read.yaml'), 'utf8')).map(d => d.toJS()));
+  const token = await serviceAccountToken(info, 'capz-system', 'capz-backstage');
+  managementClusters = [
+    { name: 'local', authMethod: 'serviceAccountToken', url: info.url, caData: info.caPem, serviceAccountToken: token },
+  ];
+  cache = new WatchCache(managementClusters, mockServices.logger.mock(), loadClientForTests);
   await cache.start();
   const logger = mockServices.logger.mock();
   app = express()
@@ -39,7 +45,7 @@ beforeAll(async () => {
         httpAuth: mockServices.httpAuth(),
         permissions: mockServices.permissions(),
         managementClusters,
-        connections: new ConnectionMonitor(managementClusters, logger, loadClient),
+        connections: new ConnectionMonitor(managementClusters, logger, loadClientForTests),
         cache,
       }),
     )
@@ -52,8 +58,10 @@ async function settled(): Promise<ClusterSummary[]> {
   const deadline = Date.now() + 90_000;
   for (;;) {
     const res = await request(app).get('/clusters').set(auth);
-    const items = (res.body.items as ClusterSummary[]).filter(c => c.namespace.startsWith('team-'));
+    // Only the demo scenarios' clusters: other suites make clusters of their own in team-* namespaces too.
     const want = ['apps-alpha', 'data-lake', 'data-secure', 'payments-dev', 'payments-prod', 'search-prod'];
+    const scenarioNamespaces = ['team-data', 'team-legacy-apps', 'team-payments', 'team-search'];
+    const items = (res.body.items as ClusterSummary[]).filter(c => scenarioNamespaces.includes(c.namespace));
     const done =
       want.every(n => items.some(c => c.name === n)) &&
       items.filter(c => c.name !== 'search-prod').every(c => c.health === 'healthy') &&
@@ -61,7 +69,8 @@ async function settled(): Promise<ClusterSummary[]> {
       items.find(c => c.name === 'search-prod')?.pools?.total === 2;
     if (done) return items.sort((a, b) => a.name.localeCompare(b.name));
     if (Date.now() > deadline) throw new Error(`scenarios did not settle: ${JSON.stringify(items.map(c => [c.name, c.health, c.reason]))}`);
-    await once(cache, 'change');
+    // Woken by the next change, or after a second to re-check the deadline (so a stuck state fails with its reason).
+    await Promise.race([once(cache, 'change'), new Promise(r => setTimeout(r, 1000))]);
   }
 }
 
@@ -160,14 +169,14 @@ describe('the clusters list and trees of the demo scenarios', () => {
         .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
     };
     // apiserver_request_total is cluster-wide (controllers and the simulator write too) and has no user label, so
-    // the backend's own share is read from the API server's audit log: every non-watch request by capz-backend.
+    // the backend's own share is read from the API server's audit log: every non-watch request by the backend's ServiceAccount.
     const backendRequests = (fromByte: number) =>
       readFileSync(info.auditLog, 'utf8')
         .slice(fromByte)
         .split('\n')
         .filter(Boolean)
         .map(l => JSON.parse(l))
-        .filter(e => e.user?.username === 'capz-backend' && e.verb !== 'watch');
+        .filter(e => e.user?.username === BACKEND_USER && e.verb !== 'watch');
     const auditStart = readFileSync(info.auditLog, 'utf8').length;
     const before = await scrape();
     for (let i = 0; i < 20; i++) {
@@ -180,4 +189,23 @@ describe('the clusters list and trees of the demo scenarios', () => {
     console.log(`40 page views: ${made.length} API requests by the backend; apiserver_request_total moved by ${after - before} cluster-wide`);
     expect(made.map(e => `${e.verb} ${e.requestURI}`)).toEqual([]);
   }, 120_000);
+
+  it('shows a missing RBAC grant as a per-kind error, not as an empty cluster', async () => {
+    await applyManifest(info, [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'capz-unbound', namespace: 'capz-system' } }]);
+    const token = await serviceAccountToken(info, 'capz-system', 'capz-unbound');
+    const unbound = new WatchCache(
+      [{ name: 'unbound', authMethod: 'serviceAccountToken', url: info.url, caData: info.caPem, serviceAccountToken: token }],
+      mockServices.logger.mock(),
+      loadClientForTests,
+    );
+    try {
+      await unbound.start();
+      const status = unbound.status('unbound');
+      expect(status.synced).toBe(false);
+      expect(status.kinds.Cluster.error).toMatch(/forbidden|403/i);
+      expect(unbound.list('unbound', 'Cluster')).toEqual([]);
+    } finally {
+      await unbound.stop();
+    }
+  });
 });

@@ -118,3 +118,32 @@ export async function deleteTestNamespace(info: Pick<ClusterInfo, 'url' | 'caPem
     return (await kube(info, 'GET', `/api/v1/namespaces/${ns}`)).status === 404;
   }, 60_000);
 }
+
+const COLLECTION: Record<string, (ns?: string) => string> = {
+  Namespace: () => '/api/v1/namespaces',
+  ServiceAccount: ns => `/api/v1/namespaces/${ns}/serviceaccounts`,
+  ClusterRole: () => '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+  ClusterRoleBinding: () => '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+  RoleBinding: ns => `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`,
+};
+
+/** Creates the objects of a manifest (the kinds above), leaving those that exist already. */
+export async function applyManifest(info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>, objects: any[]): Promise<void> {
+  for (const o of objects) {
+    const collection = COLLECTION[o.kind];
+    if (!collection) throw new Error(`applyManifest: no collection known for ${o.kind}`);
+    const res = await kube(info, 'POST', collection(o.metadata.namespace), o);
+    if (res.status !== 201 && res.status !== 409) throw new Error(`create ${o.kind}/${o.metadata.name}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+}
+
+/** A token for a ServiceAccount through the TokenRequest API, as a deployment would mount one. */
+export async function serviceAccountToken(info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>, namespace: string, name: string): Promise<string> {
+  const res = await kube(info, 'POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec: { expirationSeconds: 3600 },
+  });
+  if (res.status !== 201) throw new Error(`token for ${namespace}/${name}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.status.token;
+}
