@@ -1,11 +1,13 @@
 export {
   apiGet,
   apiRequest,
+  authenticationConfig,
   restartApiServer,
   runningCluster,
   startManagementCluster,
   stopManagementCluster,
   type ClusterInfo,
+  type JwtAuthenticator,
   type StartOptions,
 } from './cluster.ts';
 export { adminKubeConfig } from './client.ts';

@@ -245,8 +245,12 @@ export class ClusterWatch extends EventEmitter {
     const t = setTimeout(() => {
       this.timers.delete(t);
       const again = restart ?? (() => this.startKind(kind, attempt + 1));
+      // startKind and an informer's failed relist report through fail() and still resolve: only a retry that did not
+      // fail again may mark the kind synced (else a cluster that keeps failing shows as synced between retries).
+      const failures = status.restarts;
       again()
         .then(() => {
+          if (status.restarts !== failures) return;
           status.synced = true;
           status.error = undefined;
         })

@@ -1,0 +1,270 @@
+/**
+ * A simulated Microsoft Entra ID token service, enough for `@azure/identity`'s ClientSecretCredential (through MSAL)
+ * to get tokens for the AKS server application, and for a real kube-apiserver with a JWT authenticator
+ * (`--authentication-config`) to validate them, as an AKS cluster with AKS-managed Entra integration does.
+ * Which research notes (/work/shared/research/azure-side.md, A) or public protocol each behaviour follows:
+ *
+ * - HTTPS on loopback with a generated CA: MSAL only accepts https authorities; clients pass `authorityHost: url`,
+ *   `disableInstanceDiscovery: true` (A 1.1, identity's AuthorityValidationOptions) and trust `caPem`.
+ * - OIDC discovery at `/{tenant}/v2.0/.well-known/openid-configuration`, where MSAL looks for a non-Microsoft
+ *   authority (msal-common Authority.defaultOpenIdConfigurationEndpoint) and where the API server looks for the
+ *   issuer `{url}/{tenant}/v2.0` (OIDC Discovery 1.0 section 4); it carries the four fields MSAL requires
+ *   (authorization_endpoint, token_endpoint, issuer, jwks_uri: msal-common isOpenIdConfigResponse) and an issuer on
+ *   the authority's host and port (msal-common Authority.validateIssuer).
+ * - JWKS at `/{tenant}/discovery/v2.0/keys` (Entra's path), RS256 keys with `kid`.
+ * - `POST /{tenant}/oauth2/v2.0/token`, grant `client_credentials` with `client_secret`, scope `<app id>/.default`
+ *   (A 1.2: the POST carries `scope=6dae42f8-…/.default`, `grant_type=client_credentials`); a `claims` parameter
+ *   is accepted and ignored (A 1.2 CAE). Response `{token_type, expires_in, ext_expires_in, access_token}` (A 1.2,
+ *   kubelogin's fixture: `expires_in: 3599`, the default lifetime here; settable, e.g. a few seconds in tests).
+ * - Access tokens: RS256 JWTs with `aud` = the resource application id (the AKS server application for AKS),
+ *   `iss`, `iat`, `nbf`, `exp`, `oid` (the service principal's object id, what AKS and our API-server config map
+ *   to the user name), `sub`, `tid`, `azp`/`appid` (the client id), `ver: 2.0`, `idtyp: app` (Entra access-token
+ *   claims, learn.microsoft.com/entra/identity-platform/access-token-claims-reference, cited in A 1.2).
+ * - Errors as Entra answers them, `{error, error_description: "AADSTSnnnn: …", error_codes, timestamp, trace_id,
+ *   correlation_id}`: wrong secret 401 `invalid_client` AADSTS7000215, unknown client 400 `unauthorized_client`
+ *   AADSTS700016, unknown tenant 400 `invalid_request` AADSTS90002, unknown resource 400 `invalid_scope`
+ *   AADSTS500011, other grants 400 `unsupported_grant_type` AADSTS70003 (*inference*: codes from Entra's public
+ *   error-code reference, not the research notes), an outage 503 `temporarily_unavailable` (`setAvailable(false)`).
+ * - `tokensIssued` counts every token issued, so tests can prove a client refreshed.
+ * Not simulated: certificate or federated (workload identity) client assertions, managed identity endpoints,
+ * user flows, token caching rules on the server side.
+ */
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { ensureEntraTls } from './tls.ts';
+
+/** The first-party "Azure Kubernetes Service AAD Server" application (A 1.2). */
+export const AKS_SERVER_APPLICATION_ID = '6dae42f8-4368-4678-94ff-3960e28e3630';
+
+export interface ServicePrincipal {
+  tenantId: string;
+  clientId: string;
+  clientSecret: string;
+  /** The object id put in `oid` (default: a new UUID). */
+  objectId?: string;
+}
+
+export interface EntraSimOptions {
+  /** Where the generated CA and serving certificate live (reused if present). */
+  stateDir: string;
+  /** Lifetime of issued tokens (default 3599 s); may be changed later through `tokenLifetimeSeconds`. */
+  tokenLifetimeSeconds?: number;
+  /** Resource applications tokens may be issued for (default: the AKS server application). */
+  applications?: string[];
+  servicePrincipals?: ServicePrincipal[];
+  /** default 0 = a free port on 127.0.0.1 */
+  port?: number;
+}
+
+export interface IssuedToken {
+  tenantId: string;
+  clientId: string;
+  objectId: string;
+  audience: string;
+  expiresOn: number;
+}
+
+export interface EntraSim {
+  /** `https://127.0.0.1:<port>`: the authority host for @azure/identity. */
+  url: string;
+  /** The CA that signed the serving certificate (for the client and for the API server's JWT authenticator). */
+  caPem: string;
+  /** The issuer of a tenant's tokens, as the API server's JWT authenticator must be configured with. */
+  issuer(tenantId: string): string;
+  tokenLifetimeSeconds: number;
+  readonly tokensIssued: number;
+  /** Every token issued, oldest first (claims only, never the token itself). */
+  readonly issued: IssuedToken[];
+  /** Registers (or replaces) a service principal; returns its object id. */
+  addServicePrincipal(sp: ServicePrincipal): string;
+  /** Rotates a client's secret: the old one is rejected from now on. */
+  setSecret(clientId: string, clientSecret: string): void;
+  /** While false, the token endpoint answers 503 (an Entra outage); discovery and keys stay up. */
+  setAvailable(available: boolean): void;
+  close(): Promise<void>;
+}
+
+const b64url = (data: string | Buffer) => Buffer.from(data).toString('base64url');
+
+function entraError(res: ServerResponse, status: number, error: string, code: number, description: string): void {
+  const traceId = randomUUID();
+  const correlationId = randomUUID();
+  const timestamp = new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+  res.end(
+    JSON.stringify({
+      error,
+      error_description: `AADSTS${code}: ${description} Trace ID: ${traceId} Correlation ID: ${correlationId} Timestamp: ${timestamp}`,
+      error_codes: [code],
+      timestamp,
+      trace_id: traceId,
+      correlation_id: correlationId,
+    }),
+  );
+}
+
+function json(res: ServerResponse, body: unknown): void {
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', d => (text += d));
+    req.on('end', () => resolve(text));
+    req.on('error', reject);
+  });
+}
+
+export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
+  const tls = ensureEntraTls(opts.stateDir);
+  // One signing key per run: clients fetch the JWKS again when they meet an unknown kid.
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const kid = b64url(randomUUID()).slice(0, 22);
+  const jwk = { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256', kty: 'RSA' };
+
+  const applications = new Set(opts.applications ?? [AKS_SERVER_APPLICATION_ID]);
+  const principals = new Map<string, Required<ServicePrincipal>>(); // by client id
+  const tenants = () => new Set([...principals.values()].map(p => p.tenantId.toLowerCase()));
+  const issued: IssuedToken[] = [];
+  let available = true;
+  let url = '';
+
+  const issuer = (tenantId: string) => `${url}/${tenantId}/v2.0`;
+
+  const addServicePrincipal = (sp: ServicePrincipal): string => {
+    const objectId = sp.objectId ?? randomUUID();
+    principals.set(sp.clientId, { ...sp, objectId });
+    return objectId;
+  };
+  for (const sp of opts.servicePrincipals ?? []) addServicePrincipal(sp);
+
+  const signJwt = (claims: Record<string, unknown>) => {
+    const input = `${b64url(JSON.stringify({ typ: 'JWT', alg: 'RS256', kid }))}.${b64url(JSON.stringify(claims))}`;
+    return `${input}.${sign('sha256', Buffer.from(input), privateKey).toString('base64url')}`;
+  };
+
+  const sim: EntraSim = {
+    url: '',
+    caPem: tls.caPem,
+    issuer,
+    tokenLifetimeSeconds: opts.tokenLifetimeSeconds ?? 3599,
+    get tokensIssued() {
+      return issued.length;
+    },
+    issued,
+    addServicePrincipal,
+    setSecret(clientId, clientSecret) {
+      const sp = principals.get(clientId);
+      if (!sp) throw new Error(`no service principal with client id ${clientId}`);
+      sp.clientSecret = clientSecret;
+    },
+    setAvailable(value) {
+      available = value;
+    },
+    close: () => new Promise<void>(resolve => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+
+  async function token(tenant: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = new URLSearchParams(await readBody(req));
+    if (!available) {
+      entraError(res, 503, 'temporarily_unavailable', 50196, 'The server is temporarily unavailable.');
+      return;
+    }
+    if (!tenants().has(tenant.toLowerCase())) {
+      entraError(res, 400, 'invalid_request', 90002, `Tenant '${tenant}' not found.`);
+      return;
+    }
+    if (form.get('grant_type') !== 'client_credentials') {
+      entraError(res, 400, 'unsupported_grant_type', 70003, 'The app requested an unsupported grant type.');
+      return;
+    }
+    const clientId = form.get('client_id') ?? '';
+    const sp = principals.get(clientId);
+    if (!sp || sp.tenantId.toLowerCase() !== tenant.toLowerCase()) {
+      entraError(res, 400, 'unauthorized_client', 700016,
+        `Application with identifier '${clientId}' was not found in the directory '${tenant}'.`);
+      return;
+    }
+    if (form.get('client_secret') !== sp.clientSecret) {
+      entraError(res, 401, 'invalid_client', 7000215,
+        `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${clientId}'.`);
+      return;
+    }
+    // MSAL adds openid/profile/offline_access to every request; the resource is the one `/.default` scope.
+    const resourceScope = (form.get('scope') ?? '').split(' ').find(s => s.endsWith('/.default'));
+    const audience = resourceScope?.slice(0, -'/.default'.length) ?? '';
+    if (!applications.has(audience)) {
+      entraError(res, 400, 'invalid_scope', 500011,
+        `The resource principal named ${audience || '(none)'} was not found in the tenant named ${tenant}.`);
+      return;
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const lifetime = sim.tokenLifetimeSeconds;
+    const accessToken = signJwt({
+      aud: audience,
+      iss: issuer(sp.tenantId),
+      iat: now,
+      nbf: now,
+      exp: now + lifetime,
+      azp: clientId,
+      appid: clientId,
+      idtyp: 'app',
+      oid: sp.objectId,
+      sub: sp.objectId,
+      tid: sp.tenantId,
+      ver: '2.0',
+      uti: b64url(randomUUID()).slice(0, 22),
+    });
+    issued.push({ tenantId: sp.tenantId, clientId, objectId: sp.objectId, audience, expiresOn: (now + lifetime) * 1000 });
+    json(res, { token_type: 'Bearer', expires_in: lifetime, ext_expires_in: lifetime, access_token: accessToken });
+  }
+
+  const server = createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
+    const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+    const [tenant, ...rest] = path.split('/').filter(Boolean);
+    const route = rest.join('/');
+    const handle = async () => {
+      if (req.method === 'GET' && route === 'v2.0/.well-known/openid-configuration') {
+        const base = `${url}/${tenant}`;
+        json(res, {
+          issuer: issuer(tenant),
+          authorization_endpoint: `${base}/oauth2/v2.0/authorize`,
+          token_endpoint: `${base}/oauth2/v2.0/token`,
+          jwks_uri: `${base}/discovery/v2.0/keys`,
+          end_session_endpoint: `${base}/oauth2/v2.0/logout`,
+          response_types_supported: ['code', 'id_token', 'code id_token', 'id_token token'],
+          subject_types_supported: ['pairwise'],
+          id_token_signing_alg_values_supported: ['RS256'],
+          token_endpoint_auth_methods_supported: ['client_secret_post', 'private_key_jwt', 'client_secret_basic'],
+          scopes_supported: ['openid', 'profile', 'email', 'offline_access'],
+          claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'nbf', 'oid', 'tid', 'azp', 'ver'],
+          tenant_region_scope: null,
+        });
+      } else if (req.method === 'GET' && route === 'discovery/v2.0/keys') {
+        json(res, { keys: [jwk] });
+      } else if (req.method === 'POST' && route === 'oauth2/v2.0/token') {
+        await token(tenant ?? '', req, res);
+      } else {
+        entraError(res, 404, 'invalid_request', 900561, `The endpoint ${req.method} ${path} is not simulated.`);
+      }
+    };
+    handle().catch(e => {
+      if (!res.headersSent) entraError(res, 500, 'server_error', 50000, (e as Error).message);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  sim.url = url;
+  return sim;
+}
