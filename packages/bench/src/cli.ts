@@ -31,6 +31,7 @@ const { values: args } = parseArgs({
     pools: { type: 'string', default: '3' },
     namespaces: { type: 'string', default: '20' },
     concurrency: { type: 'string', default: '16' },
+    'list-requests': { type: 'string', default: '50' },
     'tree-requests': { type: 'string', default: '500' },
     changes: { type: 'string', default: '100' },
     keep: { type: 'boolean', default: false },
@@ -38,13 +39,14 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  process.stdout.write('yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--tree-requests 500] [--changes 100] [--keep]\n');
+  process.stdout.write('yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--list-requests 50] [--tree-requests 500] [--changes 100] [--keep]\n');
   process.exit(0);
 }
 const N = Number(args.clusters);
 const P = Number(args.pools);
 const NAMESPACES = Number(args.namespaces);
 const CONCURRENCY = Number(args.concurrency);
+const LIST_REQUESTS = Number(args['list-requests']);
 const TREE_REQUESTS = Number(args['tree-requests']);
 const CHANGES = Number(args.changes);
 for (const [k, v] of Object.entries({ clusters: N, pools: P, namespaces: NAMESPACES, concurrency: CONCURRENCY })) {
@@ -174,8 +176,8 @@ async function capzBackend(info: ClusterInfo, clusters: SeededCluster[], target:
   // Page views: the clusters list and trees of random clusters; the API server's audit log says whether the
   // backend asked it anything meanwhile.
   const auditStart = auditSize(info.auditLog);
-  const lists = await timeRequests(b, Array.from({ length: 50 }, () => '/api/capz/clusters'));
-  row('GET /api/capz/clusters p50 / p99', `${ms(median(lists.times))} / ${ms(percentile(lists.times, 99))}`, `50 sequential requests; ${listed} clusters, ${(lists.bytes / 1024).toFixed(0)} KiB JSON`);
+  const lists = await timeRequests(b, Array.from({ length: LIST_REQUESTS }, () => '/api/capz/clusters'));
+  row('GET /api/capz/clusters p50 / p99', `${ms(median(lists.times))} / ${ms(percentile(lists.times, 99))}`, `${LIST_REQUESTS} sequential requests; ${listed} clusters, ${(lists.bytes / 1024).toFixed(0)} KiB JSON`);
   const random = rng(7);
   const treePaths = Array.from({ length: TREE_REQUESTS }, () => {
     const c = clusters[Math.floor(random() * clusters.length)];
@@ -185,7 +187,7 @@ async function capzBackend(info: ClusterInfo, clusters: SeededCluster[], target:
   row('GET …/tree p50 / p99', `${ms(median(trees.times))} / ${ms(percentile(trees.times, 99))}`, `${TREE_REQUESTS} sequential requests on random clusters (grouping on, default)`);
   await new Promise(r => setTimeout(r, 500)); // let the audit backend flush
   const audited = auditCount(info, auditStart, e => e.user?.username === 'capz-backend');
-  row('API requests by the backend during those page views', String(audited.count), `non-watch requests by user capz-backend in the API server's audit log over ${50 + TREE_REQUESTS} page views (${audited.detail})`);
+  row('API requests by the backend during those page views', String(audited.count), `non-watch requests by user capz-backend in the API server's audit log over ${LIST_REQUESTS + TREE_REQUESTS} page views (${audited.detail})`);
   const same = await timeRequests(b, Array.from({ length: 20 }, () => `/api/capz/clusters/bench/${target.namespace}/${target.name}/tree`));
   row(`GET …/tree of ${target.namespace}/${target.name} (median)`, ms(median(same.times)), `20 sequential requests, ${(same.bytes / 1024).toFixed(1)} KiB JSON; the cluster compared below`);
   row('CAPZ backend RSS after the latency runs', mib(pid ? rssKib(pid) : NaN), 'VmRSS, same process');
@@ -366,7 +368,7 @@ async function main(): Promise<void> {
       ...rows.map(r => `| ${r.metric} | ${r.value} | ${r.how.replace(/\|/g, '\\|')} |`),
       '',
     ].join('\n');
-    const out = join(localDir, `result-${N}.md`);
+    const out = join(localDir, `result-${N}${P !== 3 ? `-p${P}` : ''}${NAMESPACES !== 20 ? `-ns${NAMESPACES}` : ''}.md`);
     writeFileSync(out, header);
     process.stdout.write(`\n${header}\n`);
     log(`written to ${out}`);
