@@ -17,14 +17,14 @@ import {
 } from '@internal/mgmt-cluster';
 import { until } from '@internal/mgmt-cluster/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import YAML from 'yaml';
 import { readManagementClusters } from '../config/managementClusters';
 import { ConnectionMonitor } from './ConnectionMonitor';
 import { WatchCache } from './WatchCache';
-import { WATCHED_KINDS } from './watchedKinds';
 
 const TENANT = randomUUID();
 const GOOD = { clientId: randomUUID(), clientSecret: `good-${randomBytes(8).toString('hex')}` };
@@ -116,20 +116,17 @@ beforeAll(async () => {
     ],
   });
 
-  // Read-only RBAC for the service principal, exactly the watched kinds: what the README asks of a real cluster.
-  const byGroup = new Map<string, Set<string>>();
-  for (const k of WATCHED_KINDS) byGroup.set(k.group, (byGroup.get(k.group) ?? new Set()).add(k.plural));
-  await mustCreate('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: 'capz-backstage-reader' },
-    rules: [...byGroup].map(([group, plurals]) => ({ apiGroups: [group], resources: [...plurals], verbs: ['get', 'list', 'watch'] })),
-  });
+  // The shipped read RBAC (rbac/read.yaml: list+watch of the cached kinds), its ClusterRole bound to the service
+  // principal as Entra ID users appear here (`entra:<object id>`): what the README asks of a real AKS cluster.
+  const role = YAML.parseAllDocuments(readFileSync(join(__dirname, '..', '..', 'rbac', 'read.yaml'), 'utf8'))
+    .map(d => d.toJS())
+    .find(o => o?.kind === 'ClusterRole');
+  await mustCreate('/apis/rbac.authorization.k8s.io/v1/clusterroles', role);
   await mustCreate('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
-    metadata: { name: 'capz-backstage-reader' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'capz-backstage-reader' },
+    metadata: { name: 'capz-backstage-read-entra' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata.name },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: `entra:${goodObjectId}` }],
   });
   await mustCreate('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
