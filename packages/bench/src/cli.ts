@@ -129,7 +129,9 @@ function auditCount(info: ClusterInfo, offset: number, filter: (e: { user?: { us
   const events = auditSince(info.auditLog, offset).filter(e => e.verb !== 'watch' && filter(e));
   const byVerb = new Map<string, number>();
   for (const e of events) byVerb.set(e.verb, (byVerb.get(e.verb) ?? 0) + 1);
-  return { count: events.length, detail: [...byVerb].map(([v, n]) => `${n} ${v}`).join(', ') || 'none' };
+  const uris = [...new Set(events.map(e => e.requestURI.split('?')[0]))];
+  const detail = [...byVerb].map(([v, n]) => `${n} ${v}`).join(', ');
+  return { count: events.length, detail: detail ? `${detail}: ${uris.slice(0, 4).join(' ')}${uris.length > 4 ? ' …' : ''}` : 'none' };
 }
 
 async function timeRequests(b: RunningBackend, paths: string[]): Promise<{ times: number[]; bytes: number }> {
