@@ -87,9 +87,11 @@ test('adopting an existing AKS cluster by hand yields an Available Cluster and c
   assert.equal(apps?.spec.replicas, 1);
 
   // 4. The new Cluster is Available.
-  const cluster = await until('the Cluster to be Available', async () => {
+  // Available ignores MachinePools (CAPI's gap), so the pools' replicas reach status.workers on their own time:
+  // wait for both, rather than assert the second right after the first.
+  const cluster = await until('the Cluster to be Available with the MachinePool replicas (3) in status.workers', async () => {
     const c = await env.kube.get(K.Cluster, ns, 'aks-adopt');
-    return condition(c, 'Available')?.status === 'True' ? c : undefined;
+    return condition(c, 'Available')?.status === 'True' && c?.status?.workers?.replicas === 3 ? c : undefined;
   });
   assert.equal(cluster.status.workers.replicas, 3, 'MachinePool replicas still count in status.workers');
   const kubeconfig = await env.kube.get(K.Secret, ns, 'aks-adopt-kubeconfig');

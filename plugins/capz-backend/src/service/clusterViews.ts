@@ -4,6 +4,7 @@ import {
   ClusterSummary,
   groupTree,
   ObservedObject,
+  partitionByCluster,
   summarizeCluster,
   TreeNode,
 } from '@internal/plugin-capz-common';
@@ -27,12 +28,13 @@ export class ClusterViews {
 
   list(): ClusterSummary[] {
     return this.managementClusters.flatMap(mc => {
-      // The objects of a namespace are gathered once for all of its clusters.
-      const byNamespace = new Map<string, ObservedObject[]>();
+      // A namespace's objects are gathered and split into per-cluster groups once for all of its clusters.
+      const byNamespace = new Map<string, Map<string, ObservedObject[]>>();
       return this.cache.list(mc, 'Cluster').map(cluster => {
         const ns = cluster.metadata.namespace!;
-        let objects = byNamespace.get(ns);
-        if (!objects) byNamespace.set(ns, (objects = namespaceObjects(this.cache, mc, ns)));
+        let groups = byNamespace.get(ns);
+        if (!groups) byNamespace.set(ns, (groups = partitionByCluster(namespaceObjects(this.cache, mc, ns))));
+        const objects = groups.get(cluster.metadata.uid) ?? [cluster as ObservedObject];
         const tree = buildClusterTree(cluster as ObservedObject, objects);
         return summarizeCluster(mc, tree, cluster as ObservedObject, objects);
       });
@@ -61,9 +63,12 @@ export class ClusterViews {
    * object is in no tree any more: then every Cluster of the namespace is named, since one of their trees lost it.
    */
   clustersTouchedBy(managementCluster: string, namespace: string, changedUids: Set<string>, deleted: boolean): string[] {
-    const objects = namespaceObjects(this.cache, managementCluster, namespace);
+    const groups = partitionByCluster(namespaceObjects(this.cache, managementCluster, namespace));
     const clusters = this.cache.list(managementCluster, 'Cluster', namespace);
     const touched = clusters.filter(cluster => {
+      const objects = groups.get(cluster.metadata.uid) ?? [];
+      // Only a group holding a changed object can have it in its tree: build just those trees.
+      if (!objects.some(o => changedUids.has(o.metadata?.uid ?? ''))) return false;
       const uids = treeUids(buildClusterTree(cluster as ObservedObject, objects));
       return [...changedUids].some(uid => uids.has(uid));
     });
@@ -79,7 +84,7 @@ export class ClusterViews {
     if (!cluster) {
       throw new NotFoundError(`No Cluster ${namespace}/${name} on management cluster "${managementCluster}"`);
     }
-    const objects = namespaceObjects(this.cache, managementCluster, namespace);
+    const objects = partitionByCluster(namespaceObjects(this.cache, managementCluster, namespace)).get(cluster.metadata.uid) ?? [];
     return { cluster, objects, tree: buildClusterTree(cluster as ObservedObject, objects) };
   }
 }

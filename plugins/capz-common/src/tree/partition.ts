@@ -1,0 +1,85 @@
+import type { ObservedObject } from './types';
+
+const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+
+/** Every string a tree lookup could follow from this object: `name`/`clusterName` values anywhere in spec/status. */
+function referencedNames(value: unknown, into: Set<string>, depth = 0): void {
+  if (depth > 12 || !value || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const v of value) referencedNames(v, into, depth + 1);
+    return;
+  }
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof v === 'string') {
+      if (key === 'name' || key === 'clusterName') into.add(v);
+    } else {
+      referencedNames(v, into, depth + 1);
+    }
+  }
+}
+
+/**
+ * Splits one namespace's objects into the groups a cluster tree can reach, in one pass (union-find), so that each
+ * tree is built from its own objects instead of the whole namespace: without it, a namespace of N clusters costs
+ * O(N²) per clusters list (measured by the benchmark: 5.6 s for 1,000 clusters in one namespace).
+ *
+ * The tree only ever follows names (references, `spec.owner.name`, embedded `resources[].metadata.name`,
+ * `clusterName`), owner references and the cluster-name label, so two objects are joined when one names the other
+ * by any of these. That over-approximates (a shared name may join two clusters' groups), which only makes a group
+ * bigger, never drops an object a tree needs. Pure; returns, per Cluster uid, the objects of its group.
+ * @public
+ */
+export function partitionByCluster(objects: readonly ObservedObject[]): Map<string, ObservedObject[]> {
+  const parent = objects.map((_, i) => i);
+  const find = (i: number): number => {
+    let root = i;
+    while (parent[root] !== root) root = parent[root];
+    while (parent[i] !== root) [i, parent[i]] = [parent[i], root];
+    return root;
+  };
+  const union = (a: number, b: number) => {
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) parent[ra] = rb;
+  };
+
+  const byName = new Map<string, number[]>();
+  const byUid = new Map<string, number>();
+  objects.forEach((o, i) => {
+    const name = o.metadata?.name;
+    if (name) {
+      const same = byName.get(name);
+      if (same) same.push(i);
+      else byName.set(name, [i]);
+    }
+    if (o.metadata?.uid) byUid.set(o.metadata.uid, i);
+  });
+
+  objects.forEach((o, i) => {
+    const names = new Set<string>();
+    referencedNames(o.spec, names);
+    referencedNames(o.status, names);
+    const label = o.metadata?.labels?.[CLUSTER_NAME_LABEL];
+    if (label) names.add(label);
+    for (const ref of o.metadata?.ownerReferences ?? []) {
+      if (ref.name) names.add(ref.name);
+      const owner = ref.uid ? byUid.get(ref.uid) : undefined;
+      if (owner !== undefined) union(i, owner);
+    }
+    names.delete(o.metadata?.name ?? '');
+    for (const n of names) for (const j of byName.get(n) ?? []) union(i, j);
+  });
+
+  const groups = new Map<number, ObservedObject[]>();
+  objects.forEach((o, i) => {
+    const root = find(i);
+    const group = groups.get(root);
+    if (group) group.push(o);
+    else groups.set(root, [o]);
+  });
+  const result = new Map<string, ObservedObject[]>();
+  objects.forEach((o, i) => {
+    if (o.kind === 'Cluster' && o.metadata?.uid) result.set(o.metadata.uid, groups.get(find(i))!);
+  });
+  return result;
+}
