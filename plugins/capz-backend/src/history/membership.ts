@@ -1,4 +1,4 @@
-import { buildClusterTree, ObservedObject, TreeNode } from '@internal/plugin-capz-common';
+import { buildClusterTree, ObservedObject, partitionByCluster, TreeNode } from '@internal/plugin-capz-common';
 import { CachedObject } from '../cluster/ClusterWatch';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 
@@ -79,9 +79,12 @@ export class ClusterMembership {
     const objects = TREE_KINDS.flatMap(kind =>
       this.source.list(managementCluster, kind, namespace).map(o => ({ ...o, kind: o.kind ?? kind }) as ObservedObject),
     );
+    // Each tree from its own group of objects: linear in the namespace, not quadratic in its clusters.
+    const groups = partitionByCluster(objects);
     for (const cluster of this.source.list(managementCluster, 'Cluster', namespace)) {
       const ref = { name: cluster.metadata.name, uid: cluster.metadata.uid };
-      collectUids(buildClusterTree({ ...cluster, kind: 'Cluster' } as ObservedObject, objects), ref, members);
+      const group = groups.get(cluster.metadata.uid) ?? objects;
+      collectUids(buildClusterTree({ ...cluster, kind: 'Cluster' } as ObservedObject, group), ref, members);
     }
     this.byNamespace.set(key, members);
     return members;

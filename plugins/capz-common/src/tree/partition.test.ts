@@ -45,4 +45,23 @@ describe('partitionByCluster', () => {
     const cluster = objects.find(o => o.kind === 'Cluster')!;
     expect(buildClusterTree(cluster, groups.get(cluster.metadata!.uid!)!)).toEqual(buildClusterTree(cluster, objects));
   });
+
+  it('joins objects that share the name they reference (the aks-aso flavour names them all after the cluster)', () => {
+    const objects: ObservedObject[] = [
+      {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Cluster',
+        metadata: { name: 'payments', namespace: 'ns', uid: 'c' },
+        spec: { controlPlaneRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AzureASOManagedControlPlane', name: 'payments' } },
+      },
+      {
+        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+        kind: 'AzureASOManagedControlPlane',
+        metadata: { name: 'payments', namespace: 'ns', uid: 'cp' },
+        spec: { resources: [{ apiVersion: 'containerservice.azure.com/v1api20240901', kind: 'ManagedCluster', metadata: { name: 'payments' } }] },
+      },
+      { apiVersion: 'containerservice.azure.com/v1api20240901', kind: 'ManagedCluster', metadata: { name: 'payments', namespace: 'ns', uid: 'mc' } },
+    ];
+    expect(partitionByCluster(objects).get('c')!.map(o => o.metadata!.uid).sort()).toEqual(['c', 'cp', 'mc']);
+  });
 });

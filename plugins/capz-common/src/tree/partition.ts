@@ -66,7 +66,6 @@ export function partitionByCluster(objects: readonly ObservedObject[]): Map<stri
       const owner = ref.uid ? byUid.get(ref.uid) : undefined;
       if (owner !== undefined) union(i, owner);
     }
-    names.delete(o.metadata?.name ?? '');
     for (const n of names) for (const j of byName.get(n) ?? []) union(i, j);
   });
 
