@@ -31,10 +31,15 @@ function referencedNames(value: unknown, into: Set<string>, depth = 0): void {
  */
 export function partitionByCluster(objects: readonly ObservedObject[]): Map<string, ObservedObject[]> {
   const parent = objects.map((_, i) => i);
-  const find = (i: number): number => {
-    let root = i;
+  const find = (start: number): number => {
+    let root = start;
     while (parent[root] !== root) root = parent[root];
-    while (parent[i] !== root) [i, parent[i]] = [parent[i], root];
+    // Path compression: point everything on the way at the root.
+    for (let i = start; parent[i] !== root; ) {
+      const next = parent[i];
+      parent[i] = root;
+      i = next;
+    }
     return root;
   };
   const union = (a: number, b: number) => {
