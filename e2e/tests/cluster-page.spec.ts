@@ -43,19 +43,21 @@ test('clusters page → failing cluster → why → timeline → live update wit
   await saveScreenshot(page, 'cluster-timeline');
   await expectNoAxeViolations(page, ['[aria-label="Condition timeline"]']);
 
-  // A change on the management cluster (scale a pool) reaches the page without reload.
-  await page.getByRole('tablist', { name: 'Cluster views' }).getByRole('tab', { name: 'Resources' }).click();
+  // A change on the management cluster reaches the page without reload: on a healthy cluster (search-prod's pools
+  // cannot scale while its ManagedCluster is blocked), reached by in-app navigation, a pool is scaled and the
+  // simulator carries it out; the page follows through the pushed signal.
   await page.evaluate(() => ((window as any).__capzNoReload = true));
-  const pools = await kube<{ items: any[] }>('GET', MP);
-  const pool = pools.items.find(p => p.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === 'search-prod') ?? pools.items[0];
-  const before = pool.spec.replicas as number;
-  const total = pools.items.reduce((n, p) => n + (p.status?.replicas ?? p.spec.replicas ?? 0), 0);
-  await kube('PATCH', `${MP}/${pool.metadata.name}`, { spec: { replicas: before + 1 } });
+  await page.getByRole('list', { name: 'Breadcrumbs' }).getByRole('link', { name: 'AKS clusters' }).click();
+  await clusters.getByRole('link', { name: 'payments-dev' }).click();
+  await expect(page).toHaveURL(/\/capz\/clusters\/[^/]+\/team-payments\/payments-dev$/);
+  await expect(page.getByText(/pools ready, 1 nodes/)).toBeVisible();
+  const pool = `${MP}/payments-dev-system`.replace('team-search', 'team-payments');
+  await kube('PATCH', pool, { spec: { replicas: 2 } });
   try {
-    await expect(page.getByText(new RegExp(`pools ready, ${total + 1} nodes`))).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByText(/pools ready, 2 nodes/)).toBeVisible({ timeout: 30_000 });
     expect(await page.evaluate(() => (window as any).__capzNoReload)).toBe(true);
     await saveScreenshot(page, 'cluster-page-live');
   } finally {
-    await kube('PATCH', `${MP}/${pool.metadata.name}`, { spec: { replicas: before } });
+    await kube('PATCH', pool, { spec: { replicas: 1 } });
   }
 });

@@ -8,6 +8,8 @@ export async function signInAsGuest(page: Page): Promise<void> {
   const enter = page.getByRole('button', { name: 'Enter' });
   await expect(enter).toBeVisible();
   await enter.click();
+  // Signed in once the app shell is there; navigating before that would land on the sign-in page again.
+  await expect(page.getByTestId('sidebar-root').getByRole('link', { name: 'AKS clusters' })).toBeVisible();
 }
 
 /** Saves a full-page screenshot under e2e/artifacts (ignored by git) for people to look at. */

@@ -1,7 +1,7 @@
 import { TreeNode } from '@internal/plugin-capz-common';
 import { RiArrowRightSLine } from '@remixicon/react';
 import { Button, Collection, Key, Tree, TreeItem, TreeItemContent } from 'react-aria-components';
-import { HEALTH_COLOR, HEALTH_LABEL, HealthIcon } from '../shared/health';
+import { HEALTH_LABEL, HealthIcon } from '../shared/health';
 import { absoluteTime, relativeTime } from '../shared/time';
 
 function rowBackground(selected: boolean, hovered: boolean): string | undefined {
@@ -47,7 +47,8 @@ function Row({ node, now }: { node: TreeNode; now: number }) {
           <span style={{ fontWeight: 600, whiteSpace: 'nowrap' }}>{node.group ? `${node.group.count} × ${node.group.kind}` : node.kind}</span>
           <span style={{ whiteSpace: 'nowrap' }}>{node.group ? '' : node.name}</span>
           {node.health !== 'healthy' && node.reason && (
-            <span style={{ color: HEALTH_COLOR[node.health], whiteSpace: 'nowrap' }}>{node.reason}</span>
+            // Default text colour (the icon carries the health colour): warning-coloured text fails WCAG contrast.
+            <span style={{ fontWeight: 500, whiteSpace: 'nowrap' }}>{node.reason}</span>
           )}
           {node.health !== 'healthy' && node.message && (
             <span
