@@ -18,8 +18,11 @@ if (!clusterFile) throw new Error('CAPZ_TEST_CLUSTER is not set: run through ./s
 const info = JSON.parse(readFileSync(clusterFile, 'utf8')) as { url: string; caPem: string; adminToken: string; backendToken: string };
 const loadClient = async () => require('@kubernetes/client-node');
 
-const ns = `team-hist-${randomBytes(3).toString('hex')}`;
-const name = 'hist';
+const suffix = randomBytes(3).toString('hex');
+const ns = `team-hist-${suffix}`;
+// Azure names come from the object names, and the simulated Azure is shared by every namespace: a name of its own
+// keeps this run clear of a previous run's Azure resources still being deleted.
+const name = `hist-${suffix}`;
 const subscription = '5f1c2a9e-7d41-4b1a-9a3e-2c6d8e0f1a2b'; // the simulator's default subscription
 const CAPZ = 'infrastructure.cluster.x-k8s.io';
 const credential = { 'serviceoperator.azure.com/credential-from': 'hist-credentials' };
@@ -86,7 +89,10 @@ const ready = (kind: string, objName: string, type = 'Ready') =>
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let delay = 25; !(await check()); delay = Math.min(delay * 2, 250)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const states = [...last.values()].map(v => `  ${v.state}`).join('\n');
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; the last states seen:\n${states}`);
+    }
     await new Promise(r => setTimeout(r, delay));
   }
 }
@@ -255,8 +261,8 @@ describe('the condition history of a cluster the simulator reconciles', () => {
     expect(new Set(timeline.transitions.map(t => t.kind))).toEqual(new Set(WATCHED));
     // The forced failure and its recovery, as the simulated ASO reported them.
     const rgReady = seen.get(`${rg.metadata.uid}/Ready`)!;
-    expect(rgReady[0]).toMatch(/^ResourceGroup\/hist Ready=False SecretNotFound Warning credential secret ".*\/hist-credentials" not found/);
-    expect(rgReady[rgReady.length - 1]).toBe('ResourceGroup/hist Ready=True Succeeded -');
+    expect(rgReady[0]).toMatch(new RegExp(`^ResourceGroup/${name} Ready=False SecretNotFound Warning credential secret ".*/hist-credentials" not found`));
+    expect(rgReady[rgReady.length - 1]).toBe(`ResourceGroup/${name} Ready=True Succeeded -`);
 
     // In order across objects: each step of the chain happened after the one it waited for.
     const at = (prefix: string) => {
@@ -265,11 +271,11 @@ describe('the condition history of a cluster the simulator reconciles', () => {
       return i;
     };
     const chain = [
-      'ResourceGroup/hist Ready=False SecretNotFound',
-      'ResourceGroup/hist Ready=True',
-      'ManagedCluster/hist Ready=True',
-      'AzureASOManagedControlPlane/hist Ready=True',
-      'Cluster/hist Available=True',
+      `ResourceGroup/${name} Ready=False SecretNotFound`,
+      `ResourceGroup/${name} Ready=True`,
+      `ManagedCluster/${name} Ready=True`,
+      `AzureASOManagedControlPlane/${name} Ready=True`,
+      `Cluster/${name} Available=True`,
     ].map(at);
     expect(chain).toEqual([...chain].sort((a, b) => a - b));
 
