@@ -26,7 +26,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { AzureError, notFound } from '../azure/errors.ts';
 import type { AzureWorld } from '../azure/model.ts';
-import { ensureArmTls } from './tls.ts';
+import { ensureLoopbackTls } from '../runtime/loopbackTls.ts';
 import { API_VERSION, agentPoolToWire, managedClusterToWire } from './wire.ts';
 
 export interface ArmServerOptions {
@@ -224,7 +224,7 @@ function handle(opts: ArmServerOptions, req: IncomingMessage, res: ServerRespons
 }
 
 export async function startArmServer(opts: ArmServerOptions): Promise<ArmServer> {
-  const tls = ensureArmTls(opts.stateDir);
+  const tls = ensureLoopbackTls(opts.stateDir, 'arm');
   const server = createServer({ key: tls.keyPem, cert: tls.certPem }, (req, res) => handle(opts, req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -33,7 +33,7 @@ import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { ensureEntraTls } from './tls.ts';
+import { ensureLoopbackTls } from '../runtime/loopbackTls.ts';
 
 /** The first-party "Azure Kubernetes Service AAD Server" application (A 1.2). */
 export const AKS_SERVER_APPLICATION_ID = '6dae42f8-4368-4678-94ff-3960e28e3630';
@@ -121,7 +121,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
-  const tls = ensureEntraTls(opts.stateDir);
+  const tls = ensureLoopbackTls(opts.stateDir, 'entra');
   // One signing key per run: clients fetch the JWKS again when they meet an unknown kid.
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const kid = b64url(randomUUID()).slice(0, 22);

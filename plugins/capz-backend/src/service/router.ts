@@ -1,27 +1,17 @@
 import { HttpAuthService, LoggerService, PermissionsService } from '@backstage/backend-plugin-api';
 import { InputError, NotAllowedError, NotFoundError } from '@backstage/errors';
-import { TimelineResponse } from '@internal/plugin-capz-common';
 import express from 'express';
 import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
 import { WatchCache } from '../cluster/WatchCache';
 import { ManagementClusterConfig, toPublicInfo } from '../config/managementClusters';
+import type { HistoryStore } from '../history';
 import { readFilter } from '../permissions/readAccess';
 import { createOpenApiRouter } from '../schema/openapi.generated';
 import { ClusterViews } from './clusterViews';
 import { toYaml } from './objectYaml';
 
 /** The part of the condition history the routes read (src/history). */
-export interface TimelineReader {
-  timeline(query: {
-    managementCluster: string;
-    namespace: string;
-    cluster: string;
-    from: Date;
-    to: Date;
-    objectUid?: string;
-    limit: number;
-  }): Promise<TimelineResponse>;
-}
+export type TimelineReader = Pick<HistoryStore, 'timeline'>;
 
 export interface RouterOptions {
   logger: LoggerService;

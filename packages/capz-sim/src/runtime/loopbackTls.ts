@@ -1,14 +1,15 @@
 /**
- * The simulated Entra ID's TLS material: a throw-away CA and a serving certificate for loopback (SAN IP:127.0.0.1,
- * DNS:localhost), made with the `openssl` CLI like the ARM endpoint's (src/arm/tls.ts). Its own CA, so that trusting
- * the authority (client side and the API server's JWT authenticator) trusts nothing else. Generated once per state
- * directory and reused.
+ * TLS material for the simulator's HTTPS endpoints (ARM, Entra ID): a throw-away CA and a serving certificate for
+ * loopback (SAN IP:127.0.0.1, DNS:localhost), made with the `openssl` CLI like packages/mgmt-cluster/src/pki.ts.
+ * One CA per endpoint, so that trusting one (e.g. the Entra authority) trusts nothing else. Generated once per state
+ * directory and reused, so clients that trusted the CA keep working across restarts.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface EntraTls {
+export interface LoopbackTls {
+  dir: string;
   caPem: string;
   certPem: string;
   keyPem: string;
@@ -16,21 +17,22 @@ export interface EntraTls {
 
 const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 
-// P-256 keys: quick to generate on a small machine; the token-signing key is a separate RSA key (RS256).
+// P-256 keys: as good as RSA for a loopback test server and much quicker to generate on a small machine.
 const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
-export function ensureEntraTls(stateDir: string): EntraTls {
-  const dir = join(stateDir, 'entra-tls');
+/** `name` names the folder (`<name>-tls`) and the CA (`capz-sim-<name>-ca`). */
+export function ensureLoopbackTls(stateDir: string, name: string): LoopbackTls {
+  const dir = join(stateDir, `${name}-tls`);
   const files = { ca: join(dir, 'ca.crt'), cert: join(dir, 'server.crt'), key: join(dir, 'server.key') };
   if (!existsSync(files.key)) {
-    // Generated in a private directory, then renamed into place: a concurrent start never sees half of it.
+    // Generate in a private directory and rename it into place, so a concurrent start never sees half a PKI.
     mkdirSync(stateDir, { recursive: true });
     const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
     mkdirSync(tmp, { mode: 0o700 });
     const t = (f: string) => join(tmp, f);
     try {
       openssl(['req', '-x509', ...EC_KEY, '-keyout', t('ca.key'), '-out', t('ca.crt'), '-days', '3650',
-        '-subj', '/CN=capz-sim-entra-ca',
+        '-subj', `/CN=capz-sim-${name}-ca`,
         '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
       writeFileSync(t('san.ext'), [
         'subjectAltName=IP:127.0.0.1,DNS:localhost',
@@ -48,6 +50,7 @@ export function ensureEntraTls(stateDir: string): EntraTls {
     }
   }
   return {
+    dir,
     caPem: readFileSync(files.ca, 'utf8'),
     certPem: readFileSync(files.cert, 'utf8'),
     keyPem: readFileSync(files.key, 'utf8'),
