@@ -8,7 +8,7 @@ import {
   summarizeCluster,
   TreeNode,
 } from '@internal/plugin-capz-common';
-import { CachedObject } from '../cluster/ClusterWatch';
+import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 
@@ -24,16 +24,40 @@ function namespaceObjects(cache: WatchCache, managementCluster: string, namespac
  * server (DESIGN.md "Data flow" 2).
  */
 export class ClusterViews {
-  constructor(private readonly cache: WatchCache, private readonly managementClusters: string[]) {}
+  /**
+   * Per-cluster object groups of each namespace, kept until something in that namespace changes: in steady state a
+   * tree view then costs only its own objects, however big the namespace.
+   */
+  private readonly groupsByNamespace = new Map<string, Map<string, ObservedObject[]>>();
+
+  constructor(private readonly cache: WatchCache, private readonly managementClusters: string[]) {
+    // Caches that cannot tell about changes (test stand-ins) are simply not memoised.
+    if (typeof cache.on === 'function') {
+      cache.on('change', (change: CacheChange) => {
+        if (change.kind !== 'Event') {
+          this.groupsByNamespace.delete(`${change.managementCluster}/${change.object.metadata.namespace ?? ''}`);
+        }
+      });
+    }
+  }
+
+  private groups(managementCluster: string, namespace: string): Map<string, ObservedObject[]> {
+    const key = `${managementCluster}/${namespace}`;
+    let groups = this.groupsByNamespace.get(key);
+    if (!groups) {
+      groups = partitionByCluster(namespaceObjects(this.cache, managementCluster, namespace));
+      if (typeof this.cache.on === 'function') this.groupsByNamespace.set(key, groups);
+    }
+    return groups;
+  }
 
   list(): ClusterSummary[] {
     return this.managementClusters.flatMap(mc => {
-      // A namespace's objects are gathered and split into per-cluster groups once for all of its clusters.
       const byNamespace = new Map<string, Map<string, ObservedObject[]>>();
       return this.cache.list(mc, 'Cluster').map(cluster => {
         const ns = cluster.metadata.namespace!;
         let groups = byNamespace.get(ns);
-        if (!groups) byNamespace.set(ns, (groups = partitionByCluster(namespaceObjects(this.cache, mc, ns))));
+        if (!groups) byNamespace.set(ns, (groups = this.groups(mc, ns)));
         const objects = groups.get(cluster.metadata.uid) ?? [cluster as ObservedObject];
         const tree = buildClusterTree(cluster as ObservedObject, objects);
         return summarizeCluster(mc, tree, cluster as ObservedObject, objects);
@@ -63,7 +87,7 @@ export class ClusterViews {
    * object is in no tree any more: then every Cluster of the namespace is named, since one of their trees lost it.
    */
   clustersTouchedBy(managementCluster: string, namespace: string, changedUids: Set<string>, deleted: boolean): string[] {
-    const groups = partitionByCluster(namespaceObjects(this.cache, managementCluster, namespace));
+    const groups = this.groups(managementCluster, namespace);
     const clusters = this.cache.list(managementCluster, 'Cluster', namespace);
     const touched = clusters.filter(cluster => {
       const objects = groups.get(cluster.metadata.uid) ?? [];
@@ -84,7 +108,7 @@ export class ClusterViews {
     if (!cluster) {
       throw new NotFoundError(`No Cluster ${namespace}/${name} on management cluster "${managementCluster}"`);
     }
-    const objects = partitionByCluster(namespaceObjects(this.cache, managementCluster, namespace)).get(cluster.metadata.uid) ?? [];
+    const objects = this.groups(managementCluster, namespace).get(cluster.metadata.uid) ?? [];
     return { cluster, objects, tree: buildClusterTree(cluster as ObservedObject, objects) };
   }
 }
