@@ -44,7 +44,11 @@ export async function testNamespace(t: Hooks, prefix = 'test'): Promise<string> 
  * Polls until `check` returns a value (neither undefined nor false); fails after `timeoutMs` naming what it waited
  * for and the last error `check` threw. A wait on a condition, never a fixed sleep.
  */
-export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {

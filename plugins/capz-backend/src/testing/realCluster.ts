@@ -2,25 +2,17 @@
  * Helpers for the integration tests that run against the real local management cluster (packages/mgmt-cluster):
  * its connection facts, raw requests as its admin, and the one way these tests wait: on a condition.
  */
-import { readFileSync } from 'node:fs';
 import https from 'node:https';
+// Test-only helpers (used by *.integration.test.ts alone): the dev dependency is enough.
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import type { ClusterInfo } from '@internal/mgmt-cluster';
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import { testCluster, until } from '@internal/mgmt-cluster/testing';
 
-export interface ClusterInfo {
-  name: string;
-  url: string;
-  caPem: string;
-  adminToken: string;
-  backendToken: string;
-  auditLog: string;
-  stateDir: string;
-}
-
-/** The run's cluster (the README test command exports CAPZ_TEST_CLUSTER, the path of its cluster.json). */
-export function testClusterInfo(): ClusterInfo {
-  const file = process.env.CAPZ_TEST_CLUSTER;
-  if (!file) throw new Error('CAPZ_TEST_CLUSTER is not set: run through ./scripts/test.sh (it also starts the simulator)');
-  return JSON.parse(readFileSync(file, 'utf8')) as ClusterInfo;
-}
+export type { ClusterInfo };
+// The run's cluster and the one condition wait, shared with the node:test suites rather than written again.
+export { until };
+export const testClusterInfo = testCluster;
 
 /** client-node is ESM-only; Jest loads it through its own require (see src/cluster/kubeConfig.ts). */
 export const loadClientForTests = async () => require('@kubernetes/client-node');
@@ -65,22 +57,6 @@ export function kube(
     if (body !== undefined) req.write(JSON.stringify(body));
     req.end();
   });
-}
-
-/** Polls `check` until it returns a value; fails after `timeoutMs` naming what it waited for. Never a fixed sleep. */
-export async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise(r => setTimeout(r, delay));
-  }
 }
 
 /** Every namespaced kind a test may leave objects of, for cleanup. */
