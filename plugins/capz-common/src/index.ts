@@ -8,3 +8,4 @@ export * from './permissions';
 export * from './api';
 export * from './manifests/aksAsoCluster';
 export * from './tree';
+export * from './jobs';

@@ -1,0 +1,278 @@
+/**
+ * The job vocabulary shared by the backend's job engine and the frontend's wizard (DESIGN.md "Data flow" 5).
+ *
+ * A job is a list of steps. Each step is pure data, built from the live cluster by the planners in this folder:
+ * what must hold before it acts (preconditions), what it does (actions), and what must hold afterwards (waits).
+ * The backend interprets exactly this data, so the dry-run plan the user sees IS what runs.
+ */
+import type { KubeObject } from '../manifests/aksAsoCluster';
+
+/** @public */
+export type JobType = 'adopt' | 'migrate' | 'upgrade-api-version';
+
+/**
+ * queued: accepted, no replica runs it yet. running: a replica holds its lease. paused: stopped at a step boundary
+ * by a user, resumable. succeeded / failed / cancelled: final (a failed job can be retried, which resumes it).
+ * @public
+ */
+export type JobState = 'queued' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+
+/** @public */
+export type StepState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+
+/** A namespaced or cluster-scoped object, named as `kubectl` would. @public */
+export interface ObjectRef {
+  /** group/version, or `v1` for core */
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+/**
+ * A fact about the live management cluster (or Azure) that a step checks before it acts, or waits for afterwards.
+ * `orAbsent`: also holds when the object does not exist (a resumed job may already have deleted it).
+ * @public
+ */
+export type LiveCondition =
+  | { type: 'exists'; ref: ObjectRef }
+  | { type: 'absent'; ref: ObjectRef }
+  /** ASO objects: `status.conditions[type=Ready].status == True`. */
+  | { type: 'ready'; ref: ObjectRef }
+  /** A `status.conditions[]` entry, e.g. the CAPI Cluster's `Available`. */
+  | { type: 'condition'; ref: ObjectRef; condition: string; status: 'True' | 'False' }
+  | { type: 'annotation'; ref: ObjectRef; annotation: string; value: string | null; orAbsent?: boolean }
+  | { type: 'label'; ref: ObjectRef; label: string; value: string | null; orAbsent?: boolean }
+  /** A field by path, e.g. ['spec','paused'] = true, ['status','ready'] = true, ['metadata','ownerReferences'] = null. */
+  | { type: 'field'; ref: ObjectRef; path: string[]; value: unknown; orAbsent?: boolean }
+  | { type: 'no-finalizers'; ref: ObjectRef; orAbsent?: boolean }
+  /** A controller ownerReference of this kind and name (any API version of the group). */
+  | { type: 'controlled-by'; ref: ObjectRef; ownerKind: string; ownerName: string }
+  /** The AKS cluster (and, if given, these agent pools) exist in Azure, read through ARM with the job's credential. */
+  | { type: 'azure-cluster-exists'; subscriptionId: string; resourceGroup: string; name: string; agentPools?: string[]; credential: ObjectRef }
+  /** The backend's identity may do this (SelfSubjectAccessReview). */
+  | { type: 'allowed'; verb: string; group: string; resource: string; namespace?: string };
+
+/** @public */
+export type PlannedCondition = LiveCondition & {
+  /** Human words for it, shown in the plan and in errors ("ManagedCluster data-lake is Ready"). */
+  description: string;
+};
+
+/**
+ * What a step does. Every action is idempotent:
+ * - create: AlreadyExists is fine only if the live object carries this job's `capz.io/job` annotation;
+ *   otherwise the step fails without touching it (someone else's object is never reused or overwritten).
+ * - merge-patch: RFC 7386, applied as is.
+ * - delete: background propagation, no wait (`kubectl delete --wait=false`); NotFound is fine.
+ * - copy-secret: reads the Secret at run time and creates it at `to` with metadata reduced to name and namespace
+ *   (no ownerReferences, labels or annotations); values are never stored in the job or shown.
+ * @public
+ */
+export type PlannedAction =
+  | { action: 'create'; ref: ObjectRef; object: KubeObject; description: string }
+  | { action: 'merge-patch'; ref: ObjectRef; patch: Record<string, unknown>; description: string }
+  | { action: 'delete'; ref: ObjectRef; description: string }
+  | { action: 'copy-secret'; from: ObjectRef; to: ObjectRef; description: string };
+
+/** One step of a job, exactly as it will run. @public */
+export interface StepPlan {
+  /** Stable within the job type, e.g. `pause`, `wait-block-move`, `disarm`, `adopt-managed-cluster`. */
+  id: string;
+  title: string;
+  /** Why this step exists, citing the documented procedure. */
+  description: string;
+  /** Checked on the live cluster before acting; if one does not hold, the step fails and changes nothing. */
+  preconditions: PlannedCondition[];
+  actions: PlannedAction[];
+  /** Must all hold after the actions; waited for (event-driven, re-checked on every change) up to the timeout. */
+  waitFor: PlannedCondition[];
+  timeoutSeconds: number;
+}
+
+/** @public */
+export type PreflightStatus = 'pass' | 'warn' | 'fail';
+
+/** One check shown before a job starts. Any `fail` refuses the job (HTTP 422) and nothing changes. @public */
+export interface PreflightCheck {
+  id: string;
+  title: string;
+  status: PreflightStatus;
+  message: string;
+  /** What the user can do about a warn or fail. */
+  fix?: string;
+}
+
+/** POST /jobs and /jobs/preview body for adoption. @public */
+export interface AdoptJobParams {
+  managementCluster: string;
+  /** Where the ASO and CAPI objects are created; created by the job if it does not exist. */
+  namespace: string;
+  /** The ASO credential Secret in `namespace` (the `credential-from` of every object). */
+  credentialSecret: string;
+  subscriptionId: string;
+  resourceGroup: string;
+  /** The AKS cluster's Azure name; also the name of the CAPI Cluster (adoption inherits names). */
+  clusterName: string;
+}
+
+/** POST /jobs and /jobs/preview body for migration from AzureManagedControlPlane. @public */
+export interface MigrateJobParams {
+  managementCluster: string;
+  namespace: string;
+  /** The CAPI Cluster to migrate. */
+  name: string;
+  /** A namespace that must not exist yet (adoption silently reuses same-named objects). */
+  targetNamespace: string;
+}
+
+/** POST /jobs and /jobs/preview body for the v1alpha1 to v1beta1 upgrade. @public */
+export interface UpgradeApiVersionJobParams {
+  managementCluster: string;
+  namespace: string;
+  name: string;
+}
+
+/** @public */
+export type JobRequest =
+  | { type: 'adopt'; params: AdoptJobParams }
+  | { type: 'migrate'; params: MigrateJobParams }
+  | { type: 'upgrade-api-version'; params: UpgradeApiVersionJobParams };
+
+/** The cluster a job works on (for adoption: the cluster it creates). One active job per target. @public */
+export interface JobTarget {
+  managementCluster: string;
+  namespace: string;
+  name: string;
+}
+
+/** @public */
+export interface JobStepStatus {
+  id: string;
+  title: string;
+  state: StepState;
+  /** How many times a replica started this step (more than 1 after a crash or a retry). */
+  attempts: number;
+  startedAt?: string;
+  finishedAt?: string;
+  /** What the step is doing or waiting for now, or why it failed. */
+  message?: string;
+}
+
+/** @public */
+export interface JobLogLine {
+  at: string;
+  level: 'info' | 'warn' | 'error';
+  step?: string;
+  message: string;
+}
+
+/** A manifest the user keeps elsewhere (Git, GitOps) that still says v1alpha1: they must change it. @public */
+export interface ManifestToChange {
+  kind: string;
+  namespace: string;
+  name: string;
+  /** The field manager that last wrote it at v1alpha1, e.g. `kubectl-client-side-apply`, `argocd-controller`. */
+  manager: string;
+  /** What to change, e.g. "apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1 -> v1beta1". */
+  change: string;
+}
+
+/** @public */
+export interface JobResult {
+  /** The cluster to open when the job is done (for migration: in the target namespace). */
+  cluster?: JobTarget;
+  manifestsToChange?: ManifestToChange[];
+}
+
+/** @public */
+export interface Job {
+  id: string;
+  type: JobType;
+  target: JobTarget;
+  /** The request's params (never secret values). */
+  params: AdoptJobParams | MigrateJobParams | UpgradeApiVersionJobParams;
+  /** Backstage user entity ref of whoever asked. */
+  createdBy: string;
+  state: JobState;
+  /** Set while a user's pause or cancel waits for the running step to reach a boundary. */
+  requested?: 'pause' | 'cancel';
+  currentStep?: string;
+  steps: JobStepStatus[];
+  createdAt: string;
+  updatedAt: string;
+  finishedAt?: string;
+  /** Why it failed. */
+  error?: string;
+  /** For a cancelled or failed job: what it left on the cluster, in words, and what is safe to do now. */
+  leftBehind?: string;
+  result?: JobResult;
+}
+
+/** GET /jobs/:id: the job with its plan and the newest log lines. @public */
+export interface JobDetails extends Job {
+  plan: StepPlan[];
+  /** Oldest first; the last 500 lines. */
+  log: JobLogLine[];
+}
+
+/** POST /jobs/preview response. @public */
+export interface JobPreview {
+  type: JobType;
+  target: JobTarget;
+  preflight: PreflightCheck[];
+  /** Empty when a preflight check failed in a way that makes planning impossible. */
+  plan: StepPlan[];
+}
+
+/** GET /jobs?managementCluster&namespace&name&active @public */
+export interface JobsResponse {
+  items: Job[];
+}
+
+/** An AKS cluster the chosen credential can see (GET /azure/clusters). @public */
+export interface DiscoveredAksCluster {
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+  location: string;
+  kubernetesVersion?: string;
+  provisioningState?: string;
+  /** Local accounts disabled: adoption writes `userCredentials` under `<name>-user-kubeconfig`. */
+  entraOnly: boolean;
+  agentPools: Array<{
+    name: string;
+    mode: 'System' | 'User';
+    vmSize: string;
+    count: number;
+    enableAutoScaling?: boolean;
+    minCount?: number;
+    maxCount?: number;
+  }>;
+  /** Set when an ASO ManagedCluster on this management cluster already points at it. */
+  managedBy?: { namespace: string; name: string; cluster?: string };
+}
+
+/** GET /azure/clusters?managementCluster&namespace&credentialSecret @public */
+export interface DiscoveredAksClustersResponse {
+  subscriptionId: string;
+  items: DiscoveredAksCluster[];
+}
+
+/** GET /credential-secrets?managementCluster&namespace: names only, never values. @public */
+export interface CredentialSecretsResponse {
+  items: Array<{ namespace: string; name: string; subscriptionId?: string; authMode?: string }>;
+}
+
+/** The signals channel for job progress: `{ jobId, state, currentStep }`; clients re-read the job over HTTP. @public */
+export const CAPZ_JOBS_SIGNAL_CHANNEL = 'capz:jobs';
+
+/** @public */
+export interface CapzJobSignal {
+  jobId: string;
+  state: JobState;
+  currentStep?: string;
+}
+
+/** The annotation every object a job creates carries, so a resumed job recognises its own objects. @public */
+export const JOB_ANNOTATION = 'capz.io/job';
