@@ -51,7 +51,9 @@ export type LiveCondition =
   /** The AKS cluster (and, if given, these agent pools) exist in Azure, read through ARM with the job's credential. */
   | { type: 'azure-cluster-exists'; subscriptionId: string; resourceGroup: string; name: string; agentPools?: string[]; credential: ObjectRef }
   /** The backend's identity may do this (SelfSubjectAccessReview). */
-  | { type: 'allowed'; verb: string; group: string; resource: string; namespace?: string };
+  | { type: 'allowed'; verb: string; group: string; resource: string; namespace?: string }
+  /** No `metadata.managedFields` entry outside the status subresource was written at this apiVersion. */
+  | { type: 'not-written-at'; ref: ObjectRef; apiVersion: string };
 
 /** @public */
 export type PlannedCondition = LiveCondition & {
@@ -63,7 +65,7 @@ export type PlannedCondition = LiveCondition & {
  * What a step does. Every action is idempotent:
  * - create: AlreadyExists is fine only if the live object carries this job's `capz.io/job` annotation;
  *   otherwise the step fails without touching it (someone else's object is never reused or overwritten).
- * - merge-patch: RFC 7386, applied as is.
+ * - merge-patch: RFC 7386, applied as is, at `ref.apiVersion`; with `ifExists`, NotFound is fine.
  * - delete: background propagation, no wait (`kubectl delete --wait=false`); NotFound is fine.
  * - copy-secret: reads the Secret at run time and creates it at `to` with metadata reduced to name and namespace
  *   (no ownerReferences, labels or annotations); values are never stored in the job or shown.
@@ -71,7 +73,7 @@ export type PlannedCondition = LiveCondition & {
  */
 export type PlannedAction =
   | { action: 'create'; ref: ObjectRef; object: KubeObject; description: string }
-  | { action: 'merge-patch'; ref: ObjectRef; patch: Record<string, unknown>; description: string }
+  | { action: 'merge-patch'; ref: ObjectRef; patch: Record<string, unknown>; description: string; ifExists?: boolean }
   | { action: 'delete'; ref: ObjectRef; description: string }
   | { action: 'copy-secret'; from: ObjectRef; to: ObjectRef; description: string };
 
@@ -237,6 +239,7 @@ export interface DiscoveredAksCluster {
   name: string;
   location: string;
   kubernetesVersion?: string;
+  dnsPrefix?: string;
   provisioningState?: string;
   /** Local accounts disabled: adoption writes `userCredentials` under `<name>-user-kubeconfig`. */
   entraOnly: boolean;
