@@ -83,6 +83,14 @@ export interface Config {
        */
       namespaces?: string[];
     }>;
+    /** Adoption, migration and apiVersion-upgrade jobs. */
+    jobs?: {
+      /**
+       * How long a replica's lease on a running job lasts without a heartbeat (default 30). A crashed replica's job
+       * is resumed by another replica (or the restarted one) after at most this long.
+       */
+      leaseSeconds?: number;
+    };
     /** The condition history: every observed condition transition and Event, kept in the plugin's database. */
     history?: {
       /**

@@ -11,6 +11,8 @@ import { ChangeSignals } from './live/ChangeSignals';
 import { createHistory, HistoryFlush } from './history';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { createRouter } from './service/router';
+import { createJobsRouter } from './service/jobsRouter';
+import { createJobs } from './jobs';
 
 /**
  * The CAPZ backend plugin: management-cluster connections, watch cache, trees and health, condition history,
@@ -31,9 +33,10 @@ export const capzPlugin = createBackendPlugin({
         scheduler: coreServices.scheduler,
         lifecycle: coreServices.lifecycle,
         database: coreServices.database,
+        auditor: coreServices.auditor,
         signals: signalsServiceRef,
       },
-      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry, scheduler, lifecycle, database, signals }) {
+      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry, scheduler, lifecycle, database, auditor, signals }) {
         const managementClusters = readManagementClusters(config);
         logger.info(
           `CAPZ: ${managementClusters.length} management cluster(s) configured: ${
@@ -58,16 +61,23 @@ export const capzPlugin = createBackendPlugin({
         // it writes is announced like any other change (a timeline on screen grows).
         const history = await createHistory({ database, scheduler, config, logger, cache });
         history.recorder.on('flush', (flush: HistoryFlush) => changeSignals.notifyClusters(flush.clusterUids));
-        lifecycle.addStartupHook(() => {
+        // Jobs: durable rows, run under a lease by whichever replica takes it; progress is pushed on its own channel.
+        const jobs = await createJobs({ config, logger, database, managementClusters, cache, signals });
+        lifecycle.addStartupHook(async () => {
           void cache.start();
+          await jobs.engine.start(scheduler);
         });
         lifecycle.addShutdownHook(async () => {
+          await jobs.engine.stop();
           changeSignals.stop();
           await history.recorder.stop();
           await cache.stop();
         });
         httpRouter.use(
           await createRouter({ logger, httpAuth, permissions, managementClusters, connections, cache, history: history.store }),
+        );
+        httpRouter.use(
+          await createJobsRouter({ logger, httpAuth, permissions, auditor, managementClusters, cache, ...jobs }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
       },

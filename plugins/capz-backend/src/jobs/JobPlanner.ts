@@ -1,0 +1,130 @@
+import { InputError, NotFoundError } from '@backstage/errors';
+import {
+  JOB_ANNOTATION,
+  planAdoption,
+  planApiVersionUpgrade,
+  planMigration,
+  requiredAccess,
+  type JobPreview,
+  type JobRequest,
+  type ObservedObject,
+  type StepPlan,
+} from '@internal/plugin-capz-common';
+import type { WatchCache } from '../cluster/WatchCache';
+import { WATCHED_KINDS } from '../cluster/watchedKinds';
+import type { ManagementClusterConfig } from '../config/managementClusters';
+import type { ClusterClient } from './ClusterClient';
+
+/** The Azure side of adoption (AksDiscovery.listClusters). */
+export interface AksLister {
+  listClusters(q: { managementCluster: string; namespace: string; credentialSecret: string }): Promise<{
+    subscriptionId: string;
+    items: import('@internal/plugin-capz-common').DiscoveredAksCluster[];
+  }>;
+}
+
+const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
+
+/**
+ * Builds a job's preflight and plan from what is there now: the watch cache for the cluster's objects, live reads
+ * for what must be exact (does the target namespace exist, does the Secret, what may the backend do), ARM for
+ * adoption. The planners themselves are pure (capz-common/jobs).
+ */
+export class JobPlanner {
+  constructor(
+    private readonly o: {
+      managementClusters: ManagementClusterConfig[];
+      cache: Pick<WatchCache, 'list'>;
+      client: (managementCluster: string) => Promise<ClusterClient>;
+      aks?: AksLister;
+    },
+  ) {}
+
+  async preview(request: JobRequest): Promise<JobPreview & { result?: import('@internal/plugin-capz-common').JobResult }> {
+    const mc = request.params.managementCluster;
+    if (!this.o.managementClusters.some(c => c.name === mc)) throw new NotFoundError(`No management cluster named "${mc}"`);
+    const client = await this.o.client(mc);
+    const access = await Promise.all(
+      requiredAccess(request.type, request.params as never).map(async a => ({ ...a, allowed: await client.canI(a) })),
+    );
+    const namespaceExists = async (name: string) =>
+      !!(await client.get({ apiVersion: 'v1', kind: 'Namespace', name }));
+    const secretExists = async (namespace: string, name: string | undefined) =>
+      !!name && !!(await client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name }));
+
+    switch (request.type) {
+      case 'migrate': {
+        const p = request.params;
+        const objects = this.objectsIn(mc, p.namespace);
+        const cluster = objects.find(o => o.kind === 'Cluster' && o.metadata?.name === p.name);
+        const credentialSecret = objects.find(o => o.kind === 'ManagedCluster' && o.metadata?.annotations?.[CREDENTIAL_FROM])
+          ?.metadata?.annotations?.[CREDENTIAL_FROM];
+        return planMigration(p, {
+          cluster,
+          objects,
+          targetNamespaceExists: await namespaceExists(p.targetNamespace),
+          credentialSecretExists: await secretExists(p.namespace, this.credentialOf(objects, p.name) ?? credentialSecret),
+          access,
+        });
+      }
+      case 'adopt': {
+        const p = request.params;
+        const nsExists = await namespaceExists(p.namespace);
+        const hasSecret = nsExists && (await secretExists(p.namespace, p.credentialSecret));
+        let aks;
+        if (hasSecret) {
+          if (!this.o.aks) throw new InputError('Azure discovery is not configured on this backend (capz.azureDiscovery)');
+          const found = await this.o.aks.listClusters({ managementCluster: mc, namespace: p.namespace, credentialSecret: p.credentialSecret });
+          aks = found.items.find(
+            c => c.name.toLowerCase() === p.clusterName.toLowerCase() && c.resourceGroup.toLowerCase() === p.resourceGroup.toLowerCase(),
+          );
+        }
+        return planAdoption(p, {
+          aks,
+          namespaceExists: nsExists,
+          credentialSecretExists: hasSecret,
+          objects: nsExists ? this.objectsIn(mc, p.namespace) : [],
+          access,
+        });
+      }
+      case 'upgrade-api-version': {
+        const p = request.params;
+        const cached = this.objectsIn(mc, p.namespace);
+        // The cache keeps only who wrote an object at which version; rewriting managedFields needs them whole.
+        const objects = await Promise.all(
+          cached.map(async o =>
+            o.kind?.startsWith('AzureASOManaged')
+              ? ((await client.get({ apiVersion: `infrastructure.cluster.x-k8s.io/v1beta1`, kind: o.kind!, namespace: p.namespace, name: o.metadata!.name! })) as ObservedObject | undefined) ?? o
+              : o,
+          ),
+        );
+        const cluster = objects.find(o => o.kind === 'Cluster' && o.metadata?.name === p.name);
+        const clusterAtV1beta1 = await client
+          .get({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', namespace: p.namespace, name: p.name })
+          .catch(() => undefined);
+        return planApiVersionUpgrade(p, { cluster, clusterAtV1beta1: clusterAtV1beta1 as ObservedObject | undefined, objects, access });
+      }
+      default:
+        throw new InputError(`unknown job type ${(request as { type: string }).type}`);
+    }
+  }
+
+  /** The Secret the old ManagedCluster of this cluster reads its credential from. */
+  private credentialOf(objects: ObservedObject[], clusterName: string): string | undefined {
+    const mc = objects.find(
+      o => o.kind === 'ManagedCluster' && o.metadata?.labels?.['cluster.x-k8s.io/cluster-name'] === clusterName,
+    );
+    return mc?.metadata?.annotations?.[CREDENTIAL_FROM];
+  }
+
+  private objectsIn(mc: string, namespace: string): ObservedObject[] {
+    return WATCHED_KINDS.flatMap(k => this.o.cache.list(mc, k.name, namespace) as unknown as ObservedObject[]);
+  }
+}
+
+/** Puts the job's id into the plan's objects (the planners write a placeholder; see capz-common/jobs). */
+export function bindPlanToJob(plan: StepPlan[], jobId: string): StepPlan[] {
+  return JSON.parse(JSON.stringify(plan).split('${JOB_ID}').join(jobId)) as StepPlan[];
+}
+
+export { JOB_ANNOTATION };

@@ -1,0 +1,78 @@
+import type { DatabaseService, LoggerService } from '@backstage/backend-plugin-api';
+import type { Config } from '@backstage/config';
+import type { SignalsService } from '@backstage/plugin-signals-node';
+import { CAPZ_JOBS_SIGNAL_CHANNEL, type CapzJobSignal } from '@internal/plugin-capz-common';
+import type { WatchCache } from '../cluster/WatchCache';
+import type { ManagementClusterConfig } from '../config/managementClusters';
+import { AksDiscovery } from '../azure/AksDiscovery';
+import { ClusterClient, KubeClusterClient } from './ClusterClient';
+import { faultHookFromEnv } from './faults';
+import { JobEngine } from './JobEngine';
+import { JobPlanner } from './JobPlanner';
+import { JobStore } from './JobStore';
+import type { ChangeWaker } from './StepRunner';
+
+export { JobEngine } from './JobEngine';
+export { JobStore } from './JobStore';
+export { JobPlanner } from './JobPlanner';
+
+/**
+ * The job engine with its store, planner and edges (DESIGN.md "Data flow" 5). Config `capz.jobs.leaseSeconds`
+ * (default 30) bounds how long a crashed replica's job waits before another replica resumes it.
+ */
+export async function createJobs(o: {
+  config: Config;
+  logger: LoggerService;
+  database: DatabaseService;
+  managementClusters: ManagementClusterConfig[];
+  cache: WatchCache;
+  signals?: SignalsService;
+}) {
+  const store = await JobStore.create({ database: o.database });
+  const clients = new Map<string, Promise<ClusterClient>>();
+  const client = (name: string) => {
+    const c = o.managementClusters.find(m => m.name === name);
+    if (!c) return Promise.reject(new Error(`No management cluster named "${name}"`));
+    if (!clients.has(name)) clients.set(name, KubeClusterClient.create(c, o.logger));
+    return clients.get(name)!;
+  };
+  // A wait re-checks when the watch cache reports any change on the job's management cluster.
+  const waker = (managementCluster: string): ChangeWaker => onChange => {
+    const listener = (change: { managementCluster: string }) => {
+      if (change.managementCluster === managementCluster) onChange();
+    };
+    o.cache.on('change', listener);
+    return () => o.cache.off('change', listener);
+  };
+  const readSecret = async (managementCluster: string, namespace: string, name: string) => {
+    const s = await (await client(managementCluster)).get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
+    if (!s) return undefined;
+    const data = ((s as { data?: Record<string, string> }).data ?? {}) as Record<string, string>;
+    return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+  };
+  const aks = new AksDiscovery({
+    config: o.config,
+    logger: o.logger,
+    readSecret,
+    managedClusters: (mc: string) => o.cache.list(mc, 'ManagedCluster') as never,
+    resourceGroups: (mc: string) => o.cache.list(mc, 'ResourceGroup') as never,
+  } as never);
+  const leaseSeconds = o.config.getOptionalNumber('capz.jobs.leaseSeconds') ?? 30;
+  const engine = new JobEngine({
+    store,
+    logger: o.logger,
+    client,
+    waker,
+    azure: aks,
+    leaseMs: leaseSeconds * 1000,
+    faults: faultHookFromEnv(),
+    notify: job => {
+      const message: CapzJobSignal = { jobId: job.id, state: job.state, ...(job.currentStep ? { currentStep: job.currentStep } : {}) };
+      o.signals?.publish({ recipients: { type: 'broadcast' }, channel: CAPZ_JOBS_SIGNAL_CHANNEL, message: { ...message } }).catch(e =>
+        o.logger.warn(`could not publish a job signal: ${(e as Error).message}`),
+      );
+    },
+  });
+  const planner = new JobPlanner({ managementClusters: o.managementClusters, cache: o.cache, client, aks });
+  return { store, engine, planner, client, aks };
+}
