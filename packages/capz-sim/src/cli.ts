@@ -3,18 +3,25 @@
  * capz-sim: runs the simulated Azure, ASO, CAPZ and CAPI controllers against a running local management cluster.
  *
  *   run [--cluster demo] [--scenarios a,b|all|none] [--subscription <id>] [--operation-ms 1500] [--namespace-prefix team-]
- *       Seeds the scenarios (idempotent), persists the Azure state in .local/capz-sim/<cluster>/azure.json so the
- *       demo survives restarts, serves the ARM endpoint (connection details in arm.json there) and runs until
- *       SIGINT/SIGTERM.
+ *       [--backend-name <name>]
+ *       Serves the simulated Entra ID and the ARM endpoint, seeds the scenarios (idempotent), persists the Azure state
+ *       in .local/capz-sim/<cluster>/azure.json so the demo survives restarts, and runs until SIGINT/SIGTERM.
+ *       The simulator's service principal (the one the seeded ASO credential Secrets name) gets tokens from the Entra
+ *       ID for ARM, which let it read the run's subscription. Connection details go to arm.json there, and the
+ *       backend's discovery config to app-config.azure-discovery.yaml there (for `--config`): `capz.azureDiscovery`
+ *       itself, or with --backend-name the override for the backend's management cluster of that name. Both files
+ *       are removed at start and written once the endpoints serve, so a script can wait for them.
  *   scenarios   lists the named scenarios
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot, runningCluster } from '@internal/mgmt-cluster';
-import { startArmServer } from './arm/server.ts';
+import { entraAuthorizer, startArmServer } from './arm/server.ts';
+import { SIM_SERVICE_PRINCIPAL } from './azure/credential.ts';
 import { AzureWorld, type AzureSnapshot } from './azure/model.ts';
 import { DEMO_SCENARIOS, DEMO_SUBSCRIPTION, scenarios, seedScenarios } from './scenarios/index.ts';
+import { AKS_SERVER_APPLICATION_ID, ARM_RESOURCE, startEntraSim } from './entra/server.ts';
 import { Simulator } from './simulator.ts';
 
 const { positionals, values } = parseArgs({
@@ -25,6 +32,7 @@ const { positionals, values } = parseArgs({
     subscription: { type: 'string', default: DEMO_SUBSCRIPTION },
     'operation-ms': { type: 'string', default: '1500' },
     'namespace-prefix': { type: 'string' },
+    'backend-name': { type: 'string' },
   },
 });
 const log = (m: string) => process.stderr.write(`[capz-sim] ${m}\n`);
@@ -35,6 +43,11 @@ async function run(): Promise<void> {
   const stateDir = join(process.env.CAPZ_STATE_DIR ?? join(repoRoot, '.local'), 'capz-sim', values.cluster!);
   mkdirSync(stateDir, { recursive: true });
   const stateFile = join(stateDir, 'azure.json');
+  const armFile = join(stateDir, 'arm.json');
+  const discoveryFile = join(stateDir, 'app-config.azure-discovery.yaml');
+  // Stale files name the ports of an earlier run: gone until this run's endpoints serve.
+  rmSync(armFile, { force: true });
+  rmSync(discoveryFile, { force: true });
   const operationMs = Number(values['operation-ms']);
   const world = existsSync(stateFile)
     ? AzureWorld.restore(JSON.parse(readFileSync(stateFile, 'utf8')) as AzureSnapshot, { operationMs })
@@ -53,15 +66,54 @@ async function run(): Promise<void> {
     }, 200);
   });
 
+  // The endpoints first: the backend can be configured (and start) while the scenarios are still being seeded.
+  const sp = SIM_SERVICE_PRINCIPAL;
+  const entra = await startEntraSim({ stateDir, applications: [AKS_SERVER_APPLICATION_ID, ARM_RESOURCE], servicePrincipals: [sp] });
+  const token = `sim-arm-${values.cluster}`;
+  const arm = await startArmServer({
+    world,
+    // A static token for quick manual calls (curl), and the Entra ID's tokens for the SDK and the backend.
+    tokens: { [token]: [values.subscription!] },
+    authorize: entraAuthorizer(entra, { [sp.clientId]: [values.subscription!] }),
+    stateDir,
+  });
+  const writeAtomically = (file: string, text: string) => {
+    writeFileSync(`${file}.tmp`, text);
+    renameSync(`${file}.tmp`, file);
+  };
+  writeAtomically(armFile, JSON.stringify({
+    url: arm.url,
+    caPem: arm.caPem,
+    token,
+    subscriptions: [values.subscription],
+    authorityHost: entra.url,
+    authorityCaPem: entra.caPem,
+    tenantId: sp.tenantId,
+    clientId: sp.clientId,
+  }, null, 2));
+  // JSON strings are YAML scalars: the PEM needs no YAML escaping of its own.
+  const discovery = [
+    `resourceManagerEndpoint: ${JSON.stringify(arm.url)}`,
+    `authorityHost: ${JSON.stringify(entra.url)}`,
+    'disableInstanceDiscovery: true',
+    `caData: ${JSON.stringify(`${arm.caPem.trim()}\n${entra.caPem.trim()}\n`)}`,
+  ];
+  const backendName = values['backend-name'];
+  const indent = (n: number) => discovery.map(l => `${' '.repeat(n)}${l}`).join('\n');
+  writeAtomically(discoveryFile, [
+    `# Written by capz-sim run --cluster ${values.cluster}: AKS discovery against this simulator's ARM and Entra ID.`,
+    'capz:',
+    '  azureDiscovery:',
+    backendName ? `    managementClusters:\n      ${JSON.stringify(backendName)}:\n${indent(8)}` : indent(4),
+    '',
+  ].join('\n'));
+
   const prefix = values['namespace-prefix'];
   const sim = await Simulator.start({ cluster: info, world, log, ...(prefix ? { namespaces: (ns: string) => ns.startsWith(prefix) } : {}) });
   const names = values.scenarios === 'all' ? DEMO_SCENARIOS : values.scenarios === 'none' ? [] : values.scenarios!.split(',');
   await seedScenarios(names, { kube: sim.kube, world, sim, subscription: values.subscription! });
-  const token = `sim-arm-${values.cluster}`;
-  const arm = await startArmServer({ world, tokens: { [token]: [values.subscription!] }, stateDir });
-  writeFileSync(join(stateDir, 'arm.json'), JSON.stringify({ url: arm.url, caPem: arm.caPem, token, subscriptions: [values.subscription] }, null, 2));
   persist();
-  log(`simulating Azure, ASO, CAPZ and CAPI on ${info.name} (${info.url}); scenarios: ${names.join(', ') || 'none'}; ARM endpoint ${arm.url}`);
+  log(`simulating Azure, ASO, CAPZ and CAPI on ${info.name} (${info.url}); scenarios: ${names.join(', ') || 'none'}; ARM endpoint ${arm.url}, Entra ID ${entra.url}`);
 
   const stop = async () => {
     log('stopping');
@@ -69,6 +121,7 @@ async function run(): Promise<void> {
     persist();
     await sim.stop();
     await arm.close();
+    await entra.close();
     process.exit(0);
   };
   process.on('SIGINT', stop);

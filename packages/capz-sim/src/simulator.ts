@@ -5,6 +5,7 @@
  */
 import { adminKubeConfig, type ClusterInfo } from '@internal/mgmt-cluster';
 import { AsoSimulator } from './aso/controller.ts';
+import { SIM_SERVICE_PRINCIPAL } from './azure/credential.ts';
 import type { AzureWorld } from './azure/model.ts';
 import { CapiControllers } from './capi/controllers.ts';
 import { AdoptionControllers } from './capz/adopt.ts';
@@ -58,7 +59,7 @@ export class Simulator {
     this.cache = new Cache(this.kube, adminKubeConfig(opts.cluster), KINDS, ns => ns === undefined || !accept || accept(ns));
     this.aso = new AsoSimulator({ kube: this.kube, cache: this.cache, world: this.world, opts: { operatorNamespace: opts.operatorNamespace ?? 'capz-system', log } });
     this.adoption = new AdoptionControllers(this.kube, this.cache, log);
-    const identity = opts.identity ?? { tenantId: '00000000-0000-0000-0000-0000000000aa', clientId: '00000000-0000-0000-0000-0000000000bb' };
+    const identity = opts.identity ?? SIM_SERVICE_PRINCIPAL;
     this.controllers = [
       ...this.aso.controllers,
       ...this.adoption.controllers,

@@ -1,5 +1,6 @@
 /**
- * The simulated ARM endpoint, driven by the real `@azure/arm-containerservice` client (api-version 2024-09-01).
+ * The simulated ARM endpoint, driven by the real `@azure/arm-containerservice` client (api-version 2024-09-01), with
+ * static tokens and with tokens the simulated Entra ID issued for ARM.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +12,8 @@ import { ContainerServiceClient } from '@azure/arm-containerservice';
 import type { TokenCredential } from '@azure/core-auth';
 import { isRestError } from '@azure/core-rest-pipeline';
 import { AzureWorld } from '../src/azure/model.ts';
-import { startArmServer, type ArmServer } from '../src/arm/server.ts';
+import { entraAuthorizer, startArmServer, type ArmServer } from '../src/arm/server.ts';
+import { AKS_SERVER_APPLICATION_ID, ARM_RESOURCE, startEntraSim, type EntraSim } from '../src/entra/server.ts';
 
 const SUB = '6f1c2d3e-0000-4000-8000-0000000000a1';
 const OTHER_SUB = '6f1c2d3e-0000-4000-8000-0000000000b2';
@@ -344,5 +346,109 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
         await again.close();
       }
     });
+  });
+});
+
+describe('simulated ARM endpoint with the simulated Entra ID tokens', () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'capz-arm-entra-'));
+  const world = new AzureWorld({ operationMs: 1, subscriptions: [SUB, OTHER_SUB] });
+  const TENANT = '72f988bf-0000-4000-8000-0000000000c1';
+  const READER = { tenantId: TENANT, clientId: '3b1f0a2c-0000-4000-8000-0000000000c2', clientSecret: 'reader-secret' };
+  const NOBODY = { tenantId: TENANT, clientId: '3b1f0a2c-0000-4000-8000-0000000000c3', clientSecret: 'nobody-secret' };
+  let entra: EntraSim;
+  let server: ArmServer;
+  let nobodyObjectId: string;
+
+  /** A client-credentials token straight from the Entra ID's token endpoint, as MSAL would ask for it. */
+  const tokenFor = (sp: typeof READER, resource: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const form = new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: sp.clientId,
+        client_secret: sp.clientSecret,
+        scope: `${resource}/.default openid profile offline_access`,
+      }).toString();
+      const req = request(
+        `${entra.url}/${sp.tenantId}/oauth2/v2.0/token`,
+        { method: 'POST', ca: entra.caPem, agent: false, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        res => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text).access_token) : reject(new Error(text))));
+        },
+      );
+      req.on('error', reject);
+      req.end(form);
+    });
+
+  const client = (token: string, sub = SUB) =>
+    new ContainerServiceClient({ getToken: async () => ({ token, expiresOnTimestamp: Date.now() + 600_000 }) }, sub, {
+      endpoint: server.url,
+      apiVersion: '2024-09-01',
+      tlsOptions: { ca: server.caPem },
+      retryOptions: { maxRetries: 0 },
+    });
+
+  before(async () => {
+    world.putResourceGroup(SUB, 'rg-entra', { location: 'westeurope' });
+    world.putManagedCluster(SUB, 'rg-entra', 'entra-1', { location: 'westeurope', agentPoolProfiles: [{ name: 'system', mode: 'System' }] });
+    await settled(world);
+    entra = await startEntraSim({ stateDir, applications: [ARM_RESOURCE, AKS_SERVER_APPLICATION_ID], servicePrincipals: [READER] });
+    nobodyObjectId = entra.addServicePrincipal(NOBODY);
+    server = await startArmServer({ world, authorize: entraAuthorizer(entra, { [READER.clientId]: [SUB] }), stateDir });
+  });
+
+  after(async () => {
+    await server?.close();
+    await entra?.close();
+    world.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('lets a client read the subscriptions it is granted with a token issued for ARM', async () => {
+    const clusters = await collect(client(await tokenFor(READER, ARM_RESOURCE)).managedClusters.list());
+    assert.deepEqual(clusters.map(c => c.name), ['entra-1']);
+  });
+
+  it('names the caller by its object id when it may not read the subscription', async () => {
+    const token = await tokenFor(NOBODY, ARM_RESOURCE);
+    await assert.rejects(client(token).managedClusters.get('rg-entra', 'entra-1'), (e: unknown) => {
+      assert.ok(isRestError(e));
+      assert.equal(e.statusCode, 403);
+      assert.equal(e.code, 'AuthorizationFailed');
+      assert.match(e.message, new RegExp(`^The client '${nobodyObjectId}' with object id '${nobodyObjectId}' does not have authorization`));
+      return true;
+    });
+    // A granted client still cannot read a subscription it was not granted.
+    await assert.rejects(collect(client(await tokenFor(READER, ARM_RESOURCE), OTHER_SUB).managedClusters.list()), {
+      statusCode: 403,
+      code: 'AuthorizationFailed',
+    });
+  });
+
+  it('refuses tokens for another resource, with a forged signature, or of another issuer', async () => {
+    const aks = await tokenFor(READER, AKS_SERVER_APPLICATION_ID);
+    await assert.rejects(client(aks).managedClusters.get('rg-entra', 'entra-1'), { statusCode: 401, code: 'InvalidAuthenticationToken' });
+    const good = await tokenFor(READER, ARM_RESOURCE);
+    const [h, p] = good.split('.');
+    const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
+    const widened = Buffer.from(JSON.stringify({ ...claims, azp: NOBODY.clientId })).toString('base64url');
+    await assert.rejects(client(`${h}.${widened}.${good.split('.')[2]}`).managedClusters.get('rg-entra', 'entra-1'), {
+      statusCode: 401,
+      code: 'InvalidAuthenticationToken',
+    });
+    // Another Entra ID (its own key) issues a token that is well-formed but not trusted here.
+    const otherDir = mkdtempSync(join(tmpdir(), 'capz-entra-other-'));
+    const other = await startEntraSim({ stateDir: otherDir, applications: [ARM_RESOURCE], servicePrincipals: [READER] });
+    try {
+      const saved = entra;
+      entra = other;
+      const foreign = await tokenFor(READER, ARM_RESOURCE).finally(() => (entra = saved));
+      await assert.rejects(client(foreign).managedClusters.get('rg-entra', 'entra-1'), { statusCode: 401, code: 'InvalidAuthenticationToken' });
+    } finally {
+      await other.close();
+      rmSync(otherDir, { recursive: true, force: true });
+    }
   });
 });

@@ -123,3 +123,25 @@ test('unknown resources, tenants, grants and an outage are refused with their co
   }
   assert.equal((await tokenRequest('right')).status, 200);
 });
+
+test('verify accepts only its own unexpired tokens, for the audience asked', async () => {
+  const token = (await tokenRequest('right')).body.access_token as string;
+  const claims = sim.verify(token, AKS_SERVER_APPLICATION_ID);
+  assert.deepEqual(claims && { ...claims, expiresOn: undefined }, {
+    tenantId: TENANT, clientId: CLIENT, objectId, audience: AKS_SERVER_APPLICATION_ID, expiresOn: undefined,
+  });
+  assert.ok(sim.verify(token), 'any audience when none is asked');
+  assert.equal(sim.verify(token, 'https://management.azure.com'), undefined, 'another audience');
+  const [h, p, s] = token.split('.');
+  const tampered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), oid: 'someone-else' })).toString('base64url');
+  assert.equal(sim.verify(`${h}.${tampered}.${s}`), undefined, 'a changed payload');
+  assert.equal(sim.verify('not.a.jwt'), undefined);
+  const lifetime = sim.tokenLifetimeSeconds;
+  sim.tokenLifetimeSeconds = 0; // expires the second it is issued
+  try {
+    const expired = (await tokenRequest('right')).body.access_token as string;
+    assert.equal(sim.verify(expired, AKS_SERVER_APPLICATION_ID), undefined, 'an expired token');
+  } finally {
+    sim.tokenLifetimeSeconds = lifetime;
+  }
+});

@@ -14,6 +14,8 @@
  *   Creating/Updating/Deleting -> Succeeded (azure-side 5.3, 5.5). No LRO routes: this endpoint is read-only.
  * - 404s carry the ARM codes the SDK surfaces as `RestError.code` (`ResourceNotFound`, `ResourceGroupNotFound`,
  *   `SubscriptionNotFound`) (azure-side 3.1, 5.2, 5.3).
+ * - Callers are static bearer tokens (`tokens`) or, through `authorize` / `entraAuthorizer`, access tokens the
+ *   simulated Entra ID issued for `https://management.azure.com` (azure-side 5.1: ARM tokens have that audience; 5.6).
  * Not covered by the research notes, modelled on ARM's public error responses: the auth, api-version and routing
  * codes (`AuthenticationFailed`, `AuthenticationFailedInvalidHeader`, `InvalidAuthenticationToken`, `AuthorizationFailed`,
  * `MissingApiVersionParameter`, `InvalidApiVersionParameter`, `InvalidResourceType`), the 405 for writes (this
@@ -26,13 +28,26 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { AzureError, notFound } from '../azure/errors.ts';
 import type { AzureWorld } from '../azure/model.ts';
+import { ARM_RESOURCE } from '../entra/server.ts';
 import { ensureLoopbackTls } from '../runtime/loopbackTls.ts';
 import { API_VERSION, agentPoolToWire, managedClusterToWire } from './wire.ts';
+
+/** Who a bearer token is and which subscriptions it may read. */
+export interface ArmCaller {
+  /** The Entra object id ARM names in `AuthorizationFailed` messages. */
+  objectId: string;
+  subscriptions: string[];
+}
 
 export interface ArmServerOptions {
   world: AzureWorld;
   /** bearer token -> the subscription ids that identity may read (read at request time, so it may be changed live) */
-  tokens: Record<string, string[]>;
+  tokens?: Record<string, string[]>;
+  /**
+   * Tokens not in `tokens`: who the token is, or undefined for an invalid token (401 InvalidAuthenticationToken).
+   * `entraAuthorizer` builds one that accepts the simulated Entra ID's tokens for ARM.
+   */
+  authorize?: (token: string) => ArmCaller | undefined;
   /** default 0 = a free port on 127.0.0.1 */
   port?: number;
   /** where the generated CA/server cert live (reused if present) */
@@ -100,7 +115,7 @@ function objectId(token: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-function authenticate(req: IncomingMessage, tokens: Record<string, string[]>): { token: string; subscriptions: string[] } {
+function authenticate(req: IncomingMessage, opts: ArmServerOptions): ArmCaller {
   const header = req.headers.authorization;
   if (!header) {
     throw new AzureError(401, 'AuthenticationFailed', "Authentication failed. The 'Authorization' header is missing.");
@@ -113,8 +128,29 @@ function authenticate(req: IncomingMessage, tokens: Record<string, string[]>): {
       "Authentication failed. The 'Authorization' header is provided in an invalid format.",
     );
   }
-  if (!Object.hasOwn(tokens, m[1])) throw new AzureError(401, 'InvalidAuthenticationToken', 'The access token is invalid.');
-  return { token: m[1], subscriptions: tokens[m[1]] };
+  const tokens = opts.tokens ?? {};
+  if (Object.hasOwn(tokens, m[1])) return { objectId: objectId(m[1]), subscriptions: tokens[m[1]] };
+  const caller = opts.authorize?.(m[1]);
+  if (!caller) throw new AzureError(401, 'InvalidAuthenticationToken', 'The access token is invalid.');
+  return caller;
+}
+
+/**
+ * Accepts the simulated Entra ID's access tokens for ARM (`aud` https://management.azure.com, valid signature and
+ * lifetime) and grants each client (app id) the subscriptions `grants` lists for it at request time; a valid token of
+ * a client without grants authenticates but may read nothing (403 AuthorizationFailed, as ARM without a role
+ * assignment).
+ */
+export function entraAuthorizer(
+  entra: { verify(token: string, audience?: string): { clientId: string; objectId: string } | undefined },
+  grants: Record<string, string[]> | ((clientId: string) => string[]),
+): (token: string) => ArmCaller | undefined {
+  return token => {
+    const claims = entra.verify(token, ARM_RESOURCE);
+    if (!claims) return undefined;
+    const subscriptions = typeof grants === 'function' ? grants(claims.clientId) : (grants[claims.clientId] ?? []);
+    return { objectId: claims.objectId, subscriptions };
+  };
 }
 
 function checkApiVersion(url: URL): void {
@@ -172,7 +208,7 @@ function handle(opts: ArmServerOptions, req: IncomingMessage, res: ServerRespons
     res.end(text);
   };
   try {
-    const caller = authenticate(req, opts.tokens);
+    const caller = authenticate(req, opts);
     if (req.method !== 'GET') {
       throw new AzureError(
         405,
@@ -196,7 +232,7 @@ function handle(opts: ArmServerOptions, req: IncomingMessage, res: ServerRespons
       throw new AzureError(404, 'SubscriptionNotFound', `The subscription '${sub}' could not be found.`);
     }
     if (!caller.subscriptions.some(s => s.toLowerCase() === sub.toLowerCase())) {
-      const oid = objectId(caller.token);
+      const oid = caller.objectId;
       const action = route.kind === 'listPools' || route.kind === 'getPool'
         ? 'Microsoft.ContainerService/managedClusters/agentPools/read'
         : 'Microsoft.ContainerService/managedClusters/read';

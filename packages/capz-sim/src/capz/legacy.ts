@@ -36,6 +36,11 @@ export const normalize = (s: string) => s.toLowerCase().replace(/[^a-z0-9-]/g, '
 export interface LegacyIdentity {
   tenantId: string;
   clientId: string;
+  /**
+   * With a secret, `<cluster>-aso-secret` is the service-principal form CAPZ writes for a ServicePrincipal
+   * AzureClusterIdentity (AZURE_CLIENT_SECRET); without, the workload-identity form (AUTH_MODE) (azure-side 2.2).
+   */
+  clientSecret?: string;
 }
 
 type Cond = Omit<Condition, 'lastTransitionTime'>;
@@ -200,7 +205,9 @@ export class LegacyControllers {
           AZURE_SUBSCRIPTION_ID: b64(cp.spec.subscriptionID ?? ''),
           AZURE_TENANT_ID: b64(this.identity.tenantId),
           AZURE_CLIENT_ID: b64(this.identity.clientId),
-          AUTH_MODE: b64('workloadidentity'),
+          ...(this.identity.clientSecret
+            ? { AZURE_CLIENT_SECRET: b64(this.identity.clientSecret) }
+            : { AUTH_MODE: b64('workloadidentity') }),
         },
       });
     }

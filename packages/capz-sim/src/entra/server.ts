@@ -26,10 +26,12 @@
  *   AADSTS500011, other grants 400 `unsupported_grant_type` AADSTS70003 (*inference*: codes from Entra's public
  *   error-code reference, not the research notes), an outage 503 `temporarily_unavailable` (`setAvailable(false)`).
  * - `tokensIssued` counts every token issued, so tests can prove a client refreshed.
+ * - `verify(token, audience)` checks a token as a resource server would (signature with this service's key, issuer,
+ *   lifetime, audience): the simulated ARM endpoint uses it for tokens issued for `https://management.azure.com`.
  * Not simulated: certificate or federated (workload identity) client assertions, managed identity endpoints,
  * user flows, token caching rules on the server side.
  */
-import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +39,18 @@ import { ensureLoopbackTls } from '../runtime/loopbackTls.ts';
 
 /** The first-party "Azure Kubernetes Service AAD Server" application (A 1.2). */
 export const AKS_SERVER_APPLICATION_ID = '6dae42f8-4368-4678-94ff-3960e28e3630';
+
+/** Azure Resource Manager as a resource: the ARM SDK asks for `https://management.azure.com/.default` (A 5.6, 3.1). */
+export const ARM_RESOURCE = 'https://management.azure.com';
+
+/** The claims of a token this service issued and that is still valid (see `EntraSim.verify`). */
+export interface VerifiedToken {
+  tenantId: string;
+  clientId: string;
+  objectId: string;
+  audience: string;
+  expiresOn: number;
+}
 
 export interface ServicePrincipal {
   tenantId: string;
@@ -83,6 +97,12 @@ export interface EntraSim {
   setSecret(clientId: string, clientSecret: string): void;
   /** While false, the token endpoint answers 503 (an Entra outage); discovery and keys stay up. */
   setAvailable(available: boolean): void;
+  /**
+   * What a resource server does with a bearer token: checks the RS256 signature against this service's key, the
+   * issuer, `nbf`/`exp` and, if given, the audience (a trailing `/` is ignored, as `https://management.azure.com/`
+   * and `https://management.azure.com` name the same resource). Undefined for anything else.
+   */
+  verify(token: string, audience?: string): VerifiedToken | undefined;
   close(): Promise<void>;
 }
 
@@ -165,6 +185,25 @@ export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
     },
     setAvailable(value) {
       available = value;
+    },
+    verify(token, audience) {
+      const parts = token.split('.');
+      if (parts.length !== 3) return undefined;
+      const [h, p, sig] = parts;
+      try {
+        const header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as { alg?: string; kid?: string };
+        if (header.alg !== 'RS256' || header.kid !== kid) return undefined;
+        if (!verify('sha256', Buffer.from(`${h}.${p}`), publicKey, Buffer.from(sig, 'base64url'))) return undefined;
+        const c = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>;
+        const now = Math.floor(Date.now() / 1000);
+        if (typeof c.exp !== 'number' || typeof c.nbf !== 'number' || now >= c.exp || now < c.nbf) return undefined;
+        if (c.iss !== issuer(String(c.tid))) return undefined;
+        const trim = (s: string) => s.replace(/\/+$/, '');
+        if (audience !== undefined && trim(String(c.aud)) !== trim(audience)) return undefined;
+        return { tenantId: String(c.tid), clientId: String(c.azp), objectId: String(c.oid), audience: String(c.aud), expiresOn: c.exp * 1000 };
+      } catch {
+        return undefined;
+      }
     },
     close: () => new Promise<void>(resolve => {
       server.close(() => resolve());

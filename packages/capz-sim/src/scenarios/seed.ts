@@ -2,10 +2,10 @@
  * Building blocks of the named scenarios: clusters in the shapes each API produces. Objects are written as a person
  * (or the scaffolder) would write them; the simulated controllers do the rest.
  */
+import { SIM_SERVICE_PRINCIPAL, servicePrincipalSecretData, type SimServicePrincipal } from '../azure/credential.ts';
 import type { AgentPoolSpec, AzureWorld } from '../azure/model.ts';
 import { apiVersionOf, K, type KindName } from '../runtime/kinds.ts';
 import type { Kube } from '../runtime/kube.ts';
-import { b64 } from '../runtime/meta.ts';
 import type { Obj } from '../runtime/types.ts';
 
 export interface PoolSeed extends AgentPoolSpec {
@@ -26,19 +26,17 @@ export async function ensureNamespace(kube: Kube, name: string): Promise<void> {
   await kube.createIfAbsent(K.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
 
-/** An ASO credential Secret (capz-ground-truth 3: the aks-aso flavor's credentials.yaml shape). */
-export function credentialSecretObject(namespace: string, name: string, subscription: string): Obj {
+/**
+ * An ASO credential Secret (capz-ground-truth 3: the aks-aso flavor's credentials.yaml shape), in the service principal
+ * with client secret form (azure-side 2.2), for the simulator's service principal unless another is given.
+ */
+export function credentialSecretObject(namespace: string, name: string, subscription: string, sp: SimServicePrincipal = SIM_SERVICE_PRINCIPAL): Obj {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name, namespace },
     type: 'Opaque',
-    data: {
-      AZURE_SUBSCRIPTION_ID: b64(subscription),
-      AZURE_TENANT_ID: b64('00000000-0000-0000-0000-0000000000aa'),
-      AZURE_CLIENT_ID: b64('00000000-0000-0000-0000-0000000000bb'),
-      AUTH_MODE: b64('workloadidentity'),
-    },
+    data: servicePrincipalSecretData(subscription, sp),
   };
 }
 
