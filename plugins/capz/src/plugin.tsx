@@ -10,7 +10,7 @@ import { RiCloudLine } from '@remixicon/react';
 import { capzApiRef } from './api/CapzApi';
 import { CapzClient } from './api/CapzClient';
 import { hasClusterAnnotation } from './components/EntityClusterContent/annotation';
-import { rootRouteRef, clusterRouteRef } from './routes';
+import { adoptRouteRef, clusterRouteRef, jobRouteRef, migrateRouteRef, rootRouteRef, upgradeRouteRef } from './routes';
 
 const capzApi = ApiBlueprint.make({
   params: defineParams =>
@@ -50,5 +50,12 @@ export const capzPlugin = createFrontendPlugin({
   title: 'AKS clusters',
   icon: <RiCloudLine />,
   extensions: [capzApi, clustersPage, entityClusterContent],
-  routes: { root: rootRouteRef, cluster: clusterRouteRef },
+  routes: {
+    root: rootRouteRef,
+    cluster: clusterRouteRef,
+    adopt: adoptRouteRef,
+    migrate: migrateRouteRef,
+    upgrade: upgradeRouteRef,
+    job: jobRouteRef,
+  },
 });

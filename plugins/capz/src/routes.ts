@@ -8,3 +8,27 @@ export const clusterRouteRef = createSubRouteRef({
   parent: rootRouteRef,
   path: '/clusters/:managementCluster/:namespace/:name',
 });
+
+/** The adoption wizard. */
+export const adoptRouteRef = createSubRouteRef({
+  parent: rootRouteRef,
+  path: '/adopt',
+});
+
+/** The migration wizard of one AzureManagedControlPlane cluster. */
+export const migrateRouteRef = createSubRouteRef({
+  parent: rootRouteRef,
+  path: '/clusters/:managementCluster/:namespace/:name/migrate',
+});
+
+/** The v1alpha1 to v1beta1 apiVersion upgrade of one AzureASOManagedControlPlane cluster. */
+export const upgradeRouteRef = createSubRouteRef({
+  parent: rootRouteRef,
+  path: '/clusters/:managementCluster/:namespace/:name/upgrade',
+});
+
+/** One job's progress page; everything on it comes from GET /jobs/:id, so a reload shows the same. */
+export const jobRouteRef = createSubRouteRef({
+  parent: rootRouteRef,
+  path: '/jobs/:id',
+});

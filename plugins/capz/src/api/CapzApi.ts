@@ -2,6 +2,12 @@ import { createApiRef } from '@backstage/frontend-plugin-api';
 import {
   ClusterSummary,
   ClustersResponse,
+  CredentialSecretsResponse,
+  DiscoveredAksClustersResponse,
+  JobDetails,
+  JobPreview,
+  JobRequest,
+  JobsResponse,
   ManagementClustersResponse,
   ObjectYamlResponse,
   TimelineResponse,
@@ -33,7 +39,28 @@ export interface CapzApi {
   ): Promise<TimelineResponse>;
   /** One object of the cluster's tree as YAML; the backend has already redacted secret values. */
   getObjectYaml(ref: ClusterRef, uid: string): Promise<ObjectYamlResponse>;
+
+  /** Preflight checks and the exact plan of a job, changing nothing. */
+  previewJob(request: JobRequest): Promise<JobPreview>;
+  /** Starts a job; rejects with a ResponseError (409 active job, 422 preflight failed, 403). */
+  startJob(request: JobRequest): Promise<JobDetails>;
+  /** Newest first. */
+  listJobs(query?: Partial<ClusterRef> & { active?: boolean }): Promise<JobsResponse>;
+  getJob(id: string): Promise<JobDetails>;
+  /** 409 when the job's state does not allow it. */
+  controlJob(id: string, action: JobControl): Promise<JobDetails>;
+  /** Names of ASO credential Secrets in a namespace (never values). */
+  listCredentialSecrets(query: { managementCluster: string; namespace: string }): Promise<CredentialSecretsResponse>;
+  /** AKS clusters the credential can see in Azure. */
+  discoverAksClusters(query: {
+    managementCluster: string;
+    namespace: string;
+    credentialSecret: string;
+  }): Promise<DiscoveredAksClustersResponse>;
 }
+
+/** What a user can do to a job. @public */
+export type JobControl = 'pause' | 'resume' | 'cancel';
 
 /** @public */
 export const capzApiRef = createApiRef<CapzApi>({ id: 'plugin.capz.api' });

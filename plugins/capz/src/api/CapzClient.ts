@@ -2,14 +2,43 @@ import { DiscoveryApi, FetchApi } from '@backstage/frontend-plugin-api';
 import { ResponseError } from '@backstage/errors';
 import {
   ClustersResponse,
+  CredentialSecretsResponse,
+  DiscoveredAksClustersResponse,
+  JobDetails,
+  JobPreview,
+  JobRequest,
+  JobsResponse,
   ManagementClustersResponse,
   ObjectYamlResponse,
   TimelineResponse,
 } from '@internal/plugin-capz-common';
-import { CapzApi, ClusterRef, ClusterTreeResponse } from './CapzApi';
+import { CapzApi, ClusterRef, ClusterTreeResponse, JobControl } from './CapzApi';
 
 const clusterPath = (ref: ClusterRef) =>
   `/clusters/${encodeURIComponent(ref.managementCluster)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
+
+/**
+ * A ResponseError for a failed job request. ResponseError only keeps a JSON body that has both `error` and
+ * `response`; the jobs routes answer 409/422 with `{ error, preflight }`, so the status is added before parsing,
+ * keeping the message readable and the 422's `preflight` available on `body`.
+ */
+async function jobError(res: Response): Promise<ResponseError> {
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const parsed = body as { error?: unknown; response?: unknown } | undefined;
+  const fixed =
+    parsed && typeof parsed === 'object' && parsed.error && !parsed.response
+      ? JSON.stringify({ ...parsed, response: { statusCode: res.status } })
+      : text;
+  return ResponseError.fromResponse(
+    new Response(fixed, { status: res.status, statusText: res.statusText, headers: res.headers }),
+  );
+}
 
 /** Calls the capz backend through Backstage's fetch API, which adds the user's token. */
 export class CapzClient implements CapzApi {
@@ -23,6 +52,17 @@ export class CapzClient implements CapzApi {
     const res = await this.deps.fetchApi.fetch(`${base}${path}${qs ? `?${qs}` : ''}`);
     // ResponseError parses Backstage's error JSON ({ error: { name, message }, response: { statusCode } }).
     if (!res.ok) throw await ResponseError.fromResponse(res);
+    return (await res.json()) as T;
+  }
+
+  private async post<T>(path: string, body?: unknown): Promise<T> {
+    const base = await this.deps.discoveryApi.getBaseUrl('capz');
+    const res = await this.deps.fetchApi.fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+    });
+    if (!res.ok) throw await jobError(res);
     return (await res.json()) as T;
   }
 
@@ -50,5 +90,42 @@ export class CapzClient implements CapzApi {
 
   getObjectYaml(ref: ClusterRef, uid: string): Promise<ObjectYamlResponse> {
     return this.get(`${clusterPath(ref)}/objects/${encodeURIComponent(uid)}`);
+  }
+
+  previewJob(request: JobRequest): Promise<JobPreview> {
+    return this.post('/jobs/preview', request);
+  }
+
+  startJob(request: JobRequest): Promise<JobDetails> {
+    return this.post('/jobs', request);
+  }
+
+  listJobs(query: Partial<ClusterRef> & { active?: boolean } = {}): Promise<JobsResponse> {
+    return this.get('/jobs', {
+      managementCluster: query.managementCluster,
+      namespace: query.namespace,
+      name: query.name,
+      active: query.active === undefined ? undefined : String(query.active),
+    });
+  }
+
+  getJob(id: string): Promise<JobDetails> {
+    return this.get(`/jobs/${encodeURIComponent(id)}`);
+  }
+
+  controlJob(id: string, action: JobControl): Promise<JobDetails> {
+    return this.post(`/jobs/${encodeURIComponent(id)}/${action}`);
+  }
+
+  listCredentialSecrets(query: { managementCluster: string; namespace: string }): Promise<CredentialSecretsResponse> {
+    return this.get('/credential-secrets', query);
+  }
+
+  discoverAksClusters(query: {
+    managementCluster: string;
+    namespace: string;
+    credentialSecret: string;
+  }): Promise<DiscoveredAksClustersResponse> {
+    return this.get('/azure/clusters', query);
   }
 }

@@ -13,6 +13,8 @@ const PATH = '/capz/clusters/local/team-search/search-prod';
 function serve(opts: { tree?: () => TreeNode } = {}) {
   const calls = { tree: [] as string[], timeline: [] as string[], yaml: 0 };
   server.use(
+    // The active-job banner asks once per page.
+    http.get(`${BASE}/jobs`, () => HttpResponse.json({ items: [] })),
     http.get(`${CLUSTER}/tree`, ({ request }) => {
       calls.tree.push(new URL(request.url).search);
       return HttpResponse.json({ summary: SEARCH_PROD, tree: (opts.tree ?? searchProdTree)() });
@@ -134,6 +136,7 @@ describe('cluster page', () => {
 
   it('says what to do when the cluster does not exist', async () => {
     server.use(
+      http.get(`${BASE}/jobs`, () => HttpResponse.json({ items: [] })),
       http.get(`${BASE}/clusters/local/team-x/gone/tree`, () =>
         HttpResponse.json(
           { error: { name: 'NotFoundError', message: 'Cluster team-x/gone not found in local' }, response: { statusCode: 404 } },

@@ -1,13 +1,38 @@
-import { Flex, Link } from '@backstage/ui';
+import { ButtonLink, Flex, Link } from '@backstage/ui';
 import { useRouteRef } from '@backstage/frontend-plugin-api';
+import type { ClusterSummary } from '@internal/plugin-capz-common';
 import { useParams } from 'react-router-dom';
-import { rootRouteRef } from '../../routes';
+import { migrateRouteRef, rootRouteRef, upgradeRouteRef } from '../../routes';
+import { ActiveJobBanner } from '../JobPage';
 import { ClusterView } from './ClusterView';
+
+/** The job wizard a cluster's API calls for: migration off AzureManaged*, or the v1alpha1 -> v1beta1 upgrade. */
+function JobActions({ summary }: { summary: ClusterSummary }) {
+  const migrate = useRouteRef(migrateRouteRef);
+  const upgrade = useRouteRef(upgradeRouteRef);
+  const ref = { managementCluster: summary.managementCluster, namespace: summary.namespace, name: summary.name };
+  if (summary.api === 'azure-managed' && migrate) {
+    return (
+      <ButtonLink size="small" variant="secondary" href={migrate(ref)}>
+        Migrate to ASO API
+      </ButtonLink>
+    );
+  }
+  if (summary.api === 'aso-v1alpha1' && upgrade) {
+    return (
+      <ButtonLink size="small" variant="secondary" href={upgrade(ref)}>
+        Upgrade to v1beta1
+      </ButtonLink>
+    );
+  }
+  return null;
+}
 
 /** The page of one cluster, /capz/clusters/:managementCluster/:namespace/:name. */
 export function ClusterPage() {
   const { managementCluster = '', namespace = '', name = '' } = useParams();
   const root = useRouteRef(rootRouteRef);
+  const cluster = { managementCluster, namespace, name };
   return (
     <Flex direction="column" gap="3" p="4">
       {root && (
@@ -15,7 +40,8 @@ export function ClusterPage() {
           <Link href={root()}>All clusters</Link>
         </nav>
       )}
-      <ClusterView cluster={{ managementCluster, namespace, name }} />
+      <ActiveJobBanner cluster={cluster} />
+      <ClusterView cluster={cluster} actions={summary => <JobActions summary={summary} />} />
     </Flex>
   );
 }

@@ -1,7 +1,8 @@
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import { Button, Flex, Link, Skeleton, Switch, Tab, TabList, TabPanel, Tabs, Text } from '@backstage/ui';
 import { RiRefreshLine } from '@remixicon/react';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
+import type { ClusterSummary } from '@internal/plugin-capz-common';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { clusterRouteRef } from '../../routes';
@@ -18,7 +19,16 @@ import { ancestorsOf, decidingNode, indexTree, initiallyExpanded } from './treeM
  * One cluster: summary, resource tree with node details, and condition timeline. Used by the cluster page and, for
  * catalog entities that name a cluster, by the entity tab (`linkToPage` adds a link to the full page there).
  */
-export function ClusterView({ cluster, linkToPage }: { cluster: ClusterRef; linkToPage?: boolean }) {
+export function ClusterView({
+  cluster,
+  linkToPage,
+  actions,
+}: {
+  cluster: ClusterRef;
+  linkToPage?: boolean;
+  /** Extra buttons next to the summary, e.g. the cluster page's job wizards (they depend on the cluster's API). */
+  actions?: (summary: ClusterSummary) => ReactNode;
+}) {
   const api = useApi(capzApiRef);
   const pageLink = useRouteRef(clusterRouteRef);
   const [grouped, setGrouped] = useState(true);
@@ -94,6 +104,7 @@ export function ClusterView({ cluster, linkToPage }: { cluster: ClusterRef; link
           )}
         </Flex>
         <Flex gap="2" align="center">
+          {actions?.(summary)}
           {deciding && (
             <Button variant="primary" size="small" onPress={() => select(deciding.id)}>
               Why is it not ready?

@@ -2,6 +2,7 @@ import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import {
   Alert,
   Button,
+  ButtonLink,
   Cell,
   CellText,
   ColumnConfig,
@@ -19,7 +20,7 @@ import { useCallback, useMemo } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
-import { clusterRouteRef } from '../../routes';
+import { adoptRouteRef, clusterRouteRef, migrateRouteRef } from '../../routes';
 import { ErrorAlert } from '../shared/errors';
 import { HEALTH_LABEL, HEALTH_ORDER, HealthIcon, HealthLabel } from '../shared/health';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
@@ -116,6 +117,8 @@ function FilterSelect(props: {
 export function ClustersPage() {
   const api = useApi(capzApiRef);
   const clusterLink = useRouteRef(clusterRouteRef);
+  const migrateLink = useRouteRef(migrateRouteRef);
+  const adoptLink = useRouteRef(adoptRouteRef);
   const [params, setParams] = useSearchParams();
   const filters = readFilters(params);
 
@@ -194,13 +197,24 @@ export function ClustersPage() {
       id: 'api',
       label: 'API',
       isSortable: true,
-      cell: r => (
-        <CellText
-          title={API_LABEL[r.api] ?? r.api}
-          description={r.migrationCandidate ? 'Migration candidate' : undefined}
-          color={r.migrationCandidate ? 'primary' : 'secondary'}
-        />
-      ),
+      cell: r =>
+        r.migrationCandidate && migrateLink ? (
+          // The badge opens the migration wizard (the row itself opens the cluster page).
+          <Cell>
+            <Flex direction="column" gap="1">
+              <Text variant="body-medium">{API_LABEL[r.api] ?? r.api}</Text>
+              <Link
+                variant="body-medium"
+                href={migrateLink({ managementCluster: r.managementCluster, namespace: r.namespace, name: r.name })}
+                aria-label={`Migration candidate: migrate ${r.name} to the ASO API`}
+              >
+                Migration candidate
+              </Link>
+            </Flex>
+          </Cell>
+        ) : (
+          <CellText title={API_LABEL[r.api] ?? r.api} color="secondary" />
+        ),
     },
     { id: 'version', label: 'Kubernetes', isSortable: true, cell: r => <CellText title={r.kubernetesVersion ?? '—'} /> },
     { id: 'location', label: 'Location', isSortable: true, cell: r => <CellText title={r.location ?? '—'} /> },
@@ -224,6 +238,13 @@ export function ClustersPage() {
   return (
     // The page title (h1) comes from the plugin header that PageBlueprint renders.
     <Flex direction="column" gap="4" p="4">
+      {adoptLink && (
+        <Flex justify="end">
+          <ButtonLink variant="primary" size="small" href={adoptLink()}>
+            Adopt AKS cluster
+          </ButtonLink>
+        </Flex>
+      )}
       {mcs.value && <ManagementClusterAlerts value={mcs.value} />}
       {error && <ErrorAlert title="Could not load the clusters" error={error} />}
       {mcs.error && !error && <ErrorAlert title="Could not load the management clusters" error={mcs.error} />}

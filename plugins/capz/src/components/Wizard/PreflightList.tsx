@@ -1,0 +1,39 @@
+import { Flex, Text } from '@backstage/ui';
+import type { PreflightCheck } from '@internal/plugin-capz-common';
+import { PREFLIGHT_STATUS, StateIcon } from '../JobPage/jobLabels';
+
+const ORDER = { fail: 0, warn: 1, pass: 2 } as const;
+
+/** Every preflight check, failures first, each with what to do about it. */
+export function PreflightList({ checks }: { checks: PreflightCheck[] }) {
+  const sorted = [...checks].sort((a, b) => ORDER[a.status] - ORDER[b.status]);
+  const failed = checks.filter(c => c.status === 'fail').length;
+  const warned = checks.filter(c => c.status === 'warn').length;
+  return (
+    <Flex direction="column" gap="2">
+      <Text as="p" variant="body-medium" aria-live="polite">
+        {failed
+          ? `${failed} of ${checks.length} checks failed: fix them, then check again. Nothing has been changed.`
+          : `All ${checks.length} checks passed${warned ? `, ${warned} with a warning` : ''}.`}
+      </Text>
+      <ul aria-label="Preflight checks" style={{ listStyle: 'none', padding: 0, margin: 0, display: 'grid', gap: 8 }}>
+        {sorted.map(c => (
+          <li key={c.id} data-testid="preflight-check" data-status={c.status} style={{ display: 'flex', gap: 8, alignItems: 'flex-start' }}>
+            <StateIcon look={PREFLIGHT_STATUS[c.status]} />
+            <Flex direction="column" gap="1">
+              <Text variant="body-medium" weight="bold">
+                {c.title}
+              </Text>
+              <Text variant="body-small">{c.message}</Text>
+              {c.fix && c.status !== 'pass' && (
+                <Text variant="body-small">
+                  <strong>Fix:</strong> {c.fix}
+                </Text>
+              )}
+            </Flex>
+          </li>
+        ))}
+      </ul>
+    </Flex>
+  );
+}

@@ -1,0 +1,3 @@
+export { AdoptWizard } from './AdoptWizard';
+export { MigrateWizard } from './MigrateWizard';
+export { UpgradeWizard } from './UpgradeWizard';

@@ -1,0 +1,23 @@
+import type { JobRequest, JobTarget } from '@internal/plugin-capz-common';
+
+/** The cluster a request works on; for adoption, the cluster it creates (adoption inherits names). */
+export function targetOf(request: JobRequest): JobTarget {
+  return request.type === 'adopt'
+    ? { managementCluster: request.params.managementCluster, namespace: request.params.namespace, name: request.params.clusterName }
+    : { managementCluster: request.params.managementCluster, namespace: request.params.namespace, name: request.params.name };
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * Why `value` is not a valid namespace name (an RFC 1123 DNS label, as Kubernetes requires), or undefined. The same
+ * rule as the backend's, checked here so the user sees it while typing.
+ */
+export function dnsLabelError(value: string): string | undefined {
+  if (!value) return 'Enter a namespace name.';
+  if (value.length > 63) return `Must be at most 63 characters (it has ${value.length}).`;
+  if (!DNS_LABEL.test(value)) {
+    return 'Must be a DNS label: lowercase letters, digits and "-", starting and ending with a letter or digit.';
+  }
+  return undefined;
+}
