@@ -252,6 +252,10 @@ export interface DiscoveredAksCluster {
     minCount?: number;
     maxCount?: number;
   }>;
+  /** ARM's `identity.type` (SystemAssigned, UserAssigned, None), when known: adoption writes SystemAssigned. */
+  identityType?: string;
+  /** ARM's `aadProfile`, when set: adoption writes it back as is so that its PUT does not change it. */
+  aadProfile?: { managed?: boolean; enableAzureRBAC?: boolean; adminGroupObjectIDs?: string[]; tenantID?: string };
   /** Set when an ASO ManagedCluster on this management cluster already points at it. */
   managedBy?: { namespace: string; name: string; cluster?: string };
 }

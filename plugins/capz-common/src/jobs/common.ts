@@ -1,0 +1,192 @@
+/**
+ * Building blocks the planners share: object references, planned conditions with their words, and the access
+ * check. Internal to the jobs folder except for the types and constants re-exported by index.ts.
+ */
+import { apiVersionOf, kinds, type KindName } from '../kinds';
+import type { ObservedObject } from '../tree/types';
+import { JOB_ANNOTATION, type ObjectRef, type PlannedCondition, type PreflightCheck } from './types';
+
+/**
+ * The value planners write into {@link JOB_ANNOTATION} on every object they create. The backend replaces it with
+ * the job's id when it stores the plan (every occurrence of this literal string in the plan), so a resumed job
+ * recognises its own objects.
+ * @public
+ */
+export const JOB_ID_PLACEHOLDER = '$' + '{JOB_ID}';
+
+/** One permission a job needs on the management cluster. @public */
+export interface AccessRequirement {
+  verb: string;
+  /** API group; '' for the core group. */
+  group: string;
+  /** Plural resource name, e.g. `managedclusters`. */
+  resource: string;
+  /** Absent for cluster-scoped resources (namespaces). */
+  namespace?: string;
+  /** The steps that need it, for the refusal message and the RBAC file's comments. */
+  why: string;
+}
+
+/** The backend's answer to an {@link AccessRequirement} (a SelfSubjectAccessReview). @public */
+export interface AccessAnswer {
+  verb: string;
+  group: string;
+  resource: string;
+  namespace?: string;
+  allowed: boolean;
+}
+
+export const CAPZ = 'infrastructure.cluster.x-k8s.io';
+export const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
+export const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
+export const BLOCK_MOVE = 'clusterctl.cluster.x-k8s.io/block-move';
+export const ADOPT = 'sigs.k8s.io/cluster-api-provider-azure-adopt';
+export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+
+export const ref = (kind: KindName, namespace: string, name: string): ObjectRef => ({
+  apiVersion: apiVersionOf(kinds[kind]),
+  kind: kinds[kind].kind,
+  namespace,
+  name,
+});
+
+/** A reference to an observed object at the version it was read (the ASO kinds: whatever the cache holds). */
+export const refTo = (o: ObservedObject, fallback: KindName, namespace?: string): ObjectRef => ({
+  apiVersion: o.apiVersion ?? apiVersionOf(kinds[fallback]),
+  kind: o.kind ?? kinds[fallback].kind,
+  namespace: namespace ?? o.metadata?.namespace,
+  name: o.metadata?.name ?? '',
+});
+
+export const secretRef = (namespace: string, name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Secret', namespace, name });
+export const namespaceRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Namespace', name });
+
+/** `ManagedCluster team-x/foo`, as kubectl would say it. @public */
+export function describeRef(r: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>): string {
+  return `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
+}
+
+/** Planned conditions, each with the words the plan shows. */
+export const when = {
+  exists: (r: ObjectRef, description = `${describeRef(r)} exists`): PlannedCondition => ({ type: 'exists', ref: r, description }),
+  absent: (r: ObjectRef, description = `${describeRef(r)} is gone`): PlannedCondition => ({ type: 'absent', ref: r, description }),
+  ready: (r: ObjectRef, description = `${describeRef(r)} is Ready`): PlannedCondition => ({ type: 'ready', ref: r, description }),
+  condition: (r: ObjectRef, condition: string, status: 'True' | 'False' = 'True'): PlannedCondition => ({
+    type: 'condition',
+    ref: r,
+    condition,
+    status,
+    description: `${describeRef(r)} has ${condition}=${status}`,
+  }),
+  annotation: (r: ObjectRef, annotation: string, value: string | null, orAbsent?: boolean): PlannedCondition => ({
+    type: 'annotation',
+    ref: r,
+    annotation,
+    value,
+    ...(orAbsent ? { orAbsent } : {}),
+    description:
+      (value === null ? `${describeRef(r)} has no ${annotation} annotation` : `${describeRef(r)} has ${annotation}=${value}`) +
+      (orAbsent ? ' (or is gone)' : ''),
+  }),
+  label: (r: ObjectRef, label: string, value: string | null): PlannedCondition => ({
+    type: 'label',
+    ref: r,
+    label,
+    value,
+    description: value === null ? `${describeRef(r)} has no ${label} label` : `${describeRef(r)} is labelled ${label}=${value}`,
+  }),
+  field: (r: ObjectRef, path: string[], value: unknown, description: string, orAbsent?: boolean): PlannedCondition => ({
+    type: 'field',
+    ref: r,
+    path,
+    value,
+    ...(orAbsent !== undefined ? { orAbsent } : {}),
+    description,
+  }),
+  noFinalizers: (r: ObjectRef, orAbsent?: boolean): PlannedCondition => ({
+    type: 'no-finalizers',
+    ref: r,
+    ...(orAbsent ? { orAbsent } : {}),
+    description: `${describeRef(r)} has no finalizers${orAbsent ? ' (or is gone)' : ''}`,
+  }),
+  controlledBy: (r: ObjectRef, ownerKind: string, ownerName: string): PlannedCondition => ({
+    type: 'controlled-by',
+    ref: r,
+    ownerKind,
+    ownerName,
+    description: `${describeRef(r)} is controlled by ${ownerKind} ${ownerName}`,
+  }),
+  notWrittenAt: (r: ObjectRef, apiVersion: string): PlannedCondition => ({
+    type: 'not-written-at',
+    ref: r,
+    apiVersion,
+    description: `no field manager of ${describeRef(r)} writes it at ${apiVersion} any more`,
+  }),
+};
+
+/** An `AccessRequirement` list for one namespace: verbs per resource. */
+export function accessFor(
+  namespace: string | undefined,
+  group: string,
+  resource: string,
+  verbs: Array<[verb: string, why: string]>,
+): AccessRequirement[] {
+  return verbs.map(([verb, why]) => ({ verb, group, resource, ...(namespace !== undefined ? { namespace } : {}), why }));
+}
+
+const accessKey = (a: { verb: string; group: string; resource: string; namespace?: string }) =>
+  `${a.verb} ${a.group}/${a.resource} ${a.namespace ?? ''}`;
+
+/** `create managedclusters.containerservice.azure.com in team-x-aso` */
+export function describeAccess(a: { verb: string; group: string; resource: string; namespace?: string }): string {
+  return `${a.verb} ${a.resource}${a.group ? `.${a.group}` : ''}${a.namespace ? ` in ${a.namespace}` : ' (cluster-wide)'}`;
+}
+
+/** The preflight check that every required permission was answered `allowed`; an unanswered one counts as missing. */
+export function accessCheck(required: AccessRequirement[], answers: readonly AccessAnswer[]): PreflightCheck {
+  const allowed = new Set(answers.filter(a => a.allowed).map(accessKey));
+  const missing = required.filter(r => !allowed.has(accessKey(r)));
+  if (!missing.length) {
+    return { id: 'access', title: 'The backend may do every step', status: 'pass', message: `All ${required.length} permissions are granted.` };
+  }
+  return {
+    id: 'access',
+    title: 'The backend may do every step',
+    status: 'fail',
+    message: `The backend's identity lacks ${missing.length} permission(s): ${missing
+      .map(m => `${describeAccess(m)} (for ${m.why})`)
+      .join('; ')}.`,
+    fix: 'Apply plugins/capz-backend/rbac/jobs.yaml (ClusterRole capz-backstage-jobs) on the management cluster and bind it to the backend\'s identity.',
+  };
+}
+
+export const pass = (id: string, title: string, message: string): PreflightCheck => ({ id, title, status: 'pass', message });
+export const fail = (id: string, title: string, message: string, fix: string): PreflightCheck => ({ id, title, status: 'fail', message, fix });
+export const warn = (id: string, title: string, message: string, fix?: string): PreflightCheck => ({
+  id,
+  title,
+  status: 'warn',
+  message,
+  ...(fix ? { fix } : {}),
+});
+
+/** A deep copy of plain JSON. */
+export const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The group of an apiVersion (`''` for core). */
+export const groupOfApiVersion = (apiVersion: string | undefined): string =>
+  apiVersion && apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+
+/** Whether `o` has an owner reference to a CAPZ object of this kind and name (any version of the group). */
+export function ownedBy(o: ObservedObject, kind: string, name: string, controllerOnly = false): boolean {
+  return (o.metadata?.ownerReferences ?? []).some(
+    r => r.kind === kind && r.name === name && groupOfApiVersion(r.apiVersion) === CAPZ && (!controllerOnly || r.controller === true),
+  );
+}
+
+export const jobAnnotations = (extra: Record<string, string> = {}): Record<string, string> => ({
+  ...extra,
+  [JOB_ANNOTATION]: JOB_ID_PLACEHOLDER,
+});
