@@ -132,7 +132,6 @@ export function AdoptWizard() {
             setSecret(undefined);
             setChosen(undefined);
           }}
-          isInvalid={!!nsError}
           validationBehavior="aria"
           validate={() => nsError ?? null}
         />

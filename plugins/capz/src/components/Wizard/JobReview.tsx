@@ -9,6 +9,14 @@ import { PreflightList } from './PreflightList';
 import { StartJob } from './StartJob';
 import { WizardStep } from './WizardStep';
 
+/** Why Start is disabled, in words next to the button. */
+function startBlockedBy(request: JobRequest | undefined, preview: JobPreview | undefined, failed: boolean) {
+  if (!request) return 'Complete the steps above first.';
+  if (!preview) return 'Run the preflight checks first.';
+  if (failed) return 'A preflight check failed.';
+  return undefined;
+}
+
 /**
  * The last steps of every wizard: preflight (POST /jobs/preview), the exact plan, and Start. A preview belongs to
  * the request it was made for; changing any earlier input discards it, so what is started is what was shown.
@@ -89,17 +97,12 @@ export function JobReview(props: {
         )}
       </WizardStep>
       <WizardStep n={props.firstStep + 2} title="Start">
-        {props.request && (
-          <StartJob
-            request={props.request}
-            disabled={!preview || failed || emptyPlan || !!current?.loading}
-            disabledReason={
-              !preview ? 'Run the preflight checks first.' : failed ? 'A preflight check failed.' : undefined
-            }
-            onPreflight={c => key && setOverride({ key, checks: c })}
-          />
-        )}
-        {!props.request && <Text as="p">Complete the steps above first.</Text>}
+        <StartJob
+          request={props.request}
+          disabled={!props.request || !preview || failed || emptyPlan || !!current?.loading}
+          disabledReason={startBlockedBy(props.request, preview, failed)}
+          onPreflight={c => key && setOverride({ key, checks: c })}
+        />
       </WizardStep>
     </>
   );

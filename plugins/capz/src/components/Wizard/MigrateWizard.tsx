@@ -38,7 +38,6 @@ export function MigrateWizard() {
           style={{ maxWidth: 360 }}
           value={target}
           onChange={setTarget}
-          isInvalid={!!targetError}
           validationBehavior="aria"
           validate={() => targetError ?? null}
         />

@@ -24,7 +24,8 @@ const PERMISSION: Record<JobRequest['type'], string> = {
  * from the backend, so a reload there shows the same). A 422 hands the fresh preflight results back to the wizard.
  */
 export function StartJob(props: {
-  request: JobRequest;
+  /** Undefined while the wizard is incomplete: the button shows, disabled. */
+  request: JobRequest | undefined;
   disabled: boolean;
   disabledReason?: string;
   onPreflight: (checks: PreflightCheck[]) => void;
@@ -36,25 +37,27 @@ export function StartJob(props: {
   const [failure, setFailure] = useState<Failure>();
 
   const start = async () => {
+    const request = props.request;
+    if (!request) return;
     setPending(true);
     setFailure(undefined);
     try {
-      const job = await api.startJob(props.request);
+      const job = await api.startJob(request);
       if (jobLink) navigate(jobLink({ id: job.id }));
     } catch (e) {
-      setFailure(await describe(e as Error));
+      setFailure(await describe(request, e as Error));
       setPending(false);
     }
   };
 
-  async function describe(error: Error): Promise<Failure> {
+  async function describe(request: JobRequest, error: Error): Promise<Failure> {
     const status = error instanceof ResponseError ? error.statusCode : undefined;
     const message = errorMessage(error);
     if (status === 409) {
       // The 409 names the job only in its message; ask the backend for the cluster's active job to link to it.
       let runningJob = message.match(UUID)?.[0];
       try {
-        const active = await api.listJobs({ ...targetOf(props.request), active: true });
+        const active = await api.listJobs({ ...targetOf(request), active: true });
         runningJob = active.items[0]?.id ?? runningJob;
       } catch {
         // Keep the id from the message, if any.
@@ -70,7 +73,7 @@ export function StartJob(props: {
       return {
         title: 'You may not start this job',
         message,
-        advice: `Ask a platform engineer for the ${PERMISSION[props.request.type]} permission.`,
+        advice: `Ask a platform engineer for the ${PERMISSION[request.type]} permission.`,
       };
     }
     return { title: 'Could not start the job', message };
