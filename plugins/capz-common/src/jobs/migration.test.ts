@@ -1,0 +1,351 @@
+import { evaluateObjectCondition } from './conditions';
+import { JOB_ID_PLACEHOLDER } from './common';
+import { planMigration, requiredMigrationAccess, type MigrationSnapshot } from './migration';
+import type { KubeObject } from '../manifests/aksAsoCluster';
+import type { ObservedObject } from '../tree/types';
+import type { MigrateJobParams, PlannedAction, StepPlan } from './types';
+import { allow, asoManagedCluster, find, legacySnapshotObjects, mergePatch, SUB } from './__fixtures__/snapshots';
+
+const POLICY = 'serviceoperator.azure.com/reconcile-policy';
+const params: MigrateJobParams = { managementCluster: 'mgmt', namespace: 'team-legacy', name: 'legacy-1', targetNamespace: 'team-legacy-aso' };
+
+function snapshot(opts: Parameters<typeof legacySnapshotObjects>[0] = {}, p: MigrateJobParams = params): MigrationSnapshot & { objects: any[] } {
+  const { cluster, objects } = legacySnapshotObjects(opts);
+  return { cluster, objects, targetNamespaceExists: false, credentialSecretExists: true, access: allow(requiredMigrationAccess(p)) };
+}
+
+const step = (plan: StepPlan[], id: string) => {
+  const s = plan.find(x => x.id === id);
+  if (!s) throw new Error(`no step ${id}`);
+  return s;
+};
+const creates = (s: StepPlan) => s.actions.filter((a): a is Extract<PlannedAction, { action: 'create' }> => a.action === 'create').map(a => a.object);
+const failed = (r: ReturnType<typeof planMigration>) => r.preflight.filter(c => c.status === 'fail').map(c => c.id);
+
+describe('planMigration', () => {
+  it('plans the documented procedure, in order, when every check passes', () => {
+    const r = planMigration(params, snapshot());
+    expect(failed(r)).toEqual([]);
+    expect(r.preflight.map(c => c.id)).toEqual([
+      'target-namespace', 'cluster', 'healthy', 'not-deleting', 'names', 'agent-pool-profiles', 'credential-secret', 'subscription', 'access',
+    ]);
+    expect(r.plan.map(s => s.id)).toEqual([
+      'pause', 'wait-block-move', 'disarm', 'create-namespace', 'copy-credential-secret', 'adopt-resource-group',
+      'adopt-managed-cluster', 'adopt-agent-pools', 'wait-available', 'delete-old', 'verify',
+    ]);
+    expect(r.target).toEqual({ managementCluster: 'mgmt', namespace: 'team-legacy', name: 'legacy-1' });
+    expect(r.result?.cluster).toEqual({ managementCluster: 'mgmt', namespace: 'team-legacy-aso', name: 'legacy-1' });
+    for (const s of r.plan) {
+      expect(s.description).toMatch(/seed 001|capz-ground-truth/);
+      for (const c of [...s.preconditions, ...s.waitFor]) expect(c.description.length).toBeGreaterThan(5);
+      for (const a of s.actions) expect(a.description.length).toBeGreaterThan(5);
+    }
+    expect(step(r.plan, 'adopt-managed-cluster').timeoutSeconds).toBe(900);
+    expect(step(r.plan, 'wait-available').timeoutSeconds).toBe(900);
+  });
+
+  it('pauses the Cluster with a merge patch at v1beta2 and waits for spec.paused', () => {
+    const s = step(planMigration(params, snapshot()).plan, 'pause');
+    expect(s.actions).toEqual([
+      expect.objectContaining({ action: 'merge-patch', ref: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', namespace: 'team-legacy', name: 'legacy-1' }, patch: { spec: { paused: true } } }),
+    ]);
+    expect(s.waitFor).toEqual([expect.objectContaining({ type: 'field', path: ['spec', 'paused'], value: true })]);
+  });
+
+  it('waits for block-move to go from the control plane and every machine pool, and for skip on the old ASO objects', () => {
+    const s = step(planMigration(params, snapshot()).plan, 'wait-block-move');
+    const blockMove = s.waitFor.filter(c => c.type === 'annotation' && c.annotation === 'clusterctl.cluster.x-k8s.io/block-move');
+    expect(blockMove.map(c => [c.type === 'annotation' && c.ref.kind, c.type === 'annotation' && c.ref.name, c.type === 'annotation' && c.value])).toEqual([
+      ['AzureManagedControlPlane', 'legacy-1', null],
+      ['AzureManagedMachinePool', 'legacy-1-pool0', null],
+      ['AzureManagedMachinePool', 'legacy-1-pool1', null],
+    ]);
+    const skip = s.waitFor.filter(c => c.type === 'annotation' && c.annotation === POLICY);
+    expect(skip.map(c => (c.type === 'annotation' ? `${c.ref.kind}/${c.ref.name}=${c.value}` : ''))).toEqual([
+      'ManagedClustersAgentPool/legacy-1-pool0=skip',
+      'ManagedClustersAgentPool/legacy-1-pool1=skip',
+      'ManagedCluster/legacy-1=skip',
+      'ResourceGroup/rg-legacy-1=skip',
+    ]);
+  });
+
+  it('disarms agent pools, ManagedCluster and ResourceGroup with the documented patch, and the patch makes its waits hold', () => {
+    const snap = snapshot();
+    const s = step(planMigration(params, snap).plan, 'disarm');
+    expect(s.actions.map(a => (a.action === 'merge-patch' ? `${a.ref.kind}/${a.ref.name}` : a.action))).toEqual([
+      'ManagedClustersAgentPool/legacy-1-pool0',
+      'ManagedClustersAgentPool/legacy-1-pool1',
+      'ManagedCluster/legacy-1',
+      'ResourceGroup/rg-legacy-1',
+    ]);
+    for (const a of s.actions) {
+      expect(a).toMatchObject({ action: 'merge-patch', patch: { metadata: { annotations: { [POLICY]: 'skip' }, finalizers: null } } });
+      // The ASO objects are addressed at the version the cache holds them.
+      if (a.action === 'merge-patch' && a.ref.kind !== 'ResourceGroup') expect(a.ref.apiVersion).toBe('containerservice.azure.com/v1api20240901');
+    }
+    // Before: the waits do not hold (ASO finalizer, policy manage); after the patch: they do.
+    const live = (kind: string, name: string) => snap.objects.find(o => o.kind === kind && o.metadata.name === name) as ObservedObject;
+    expect(s.waitFor.every(c => evaluateObjectCondition(c, live((c as any).ref.kind, (c as any).ref.name)).holds)).toBe(false);
+    const patched = new Map<string, ObservedObject>();
+    for (const a of s.actions) if (a.action === 'merge-patch') patched.set(`${a.ref.kind}/${a.ref.name}`, mergePatch(live(a.ref.kind, a.ref.name), a.patch) as ObservedObject);
+    for (const c of s.waitFor) {
+      const ref = (c as any).ref;
+      expect(evaluateObjectCondition(c, patched.get(`${ref.kind}/${ref.name}`))).toMatchObject({ holds: true });
+    }
+  });
+
+  it('creates the namespace and copies the credential Secret without owner references', () => {
+    const plan = planMigration(params, snapshot()).plan;
+    expect(creates(step(plan, 'create-namespace'))).toEqual([
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-legacy-aso', annotations: { 'capz.io/job': JOB_ID_PLACEHOLDER } } },
+    ]);
+    const copy = step(plan, 'copy-credential-secret');
+    expect(copy.actions).toEqual([
+      expect.objectContaining({
+        action: 'copy-secret',
+        from: { apiVersion: 'v1', kind: 'Secret', namespace: 'team-legacy', name: 'legacy-1-aso-secret' },
+        to: { apiVersion: 'v1', kind: 'Secret', namespace: 'team-legacy-aso', name: 'legacy-1-aso-secret' },
+      }),
+    ]);
+    const noOwners = copy.waitFor.find(c => c.type === 'field')!;
+    expect(noOwners).toMatchObject({ path: ['metadata', 'ownerReferences'], value: null, orAbsent: false });
+    expect(evaluateObjectCondition(noOwners, { metadata: { name: 'legacy-1-aso-secret', ownerReferences: [{ kind: 'AzureManagedControlPlane', name: 'legacy-1', controller: true }] } }).holds).toBe(false);
+    expect(evaluateObjectCondition(noOwners, { metadata: { name: 'legacy-1-aso-secret' } }).holds).toBe(true);
+    expect(evaluateObjectCondition(noOwners, undefined).holds).toBe(false);
+  });
+
+  it('creates the ResourceGroup pointing at the existing group, with credential-from', () => {
+    const s = step(planMigration(params, snapshot()).plan, 'adopt-resource-group');
+    expect(creates(s)).toEqual([
+      {
+        apiVersion: 'resources.azure.com/v1api20200601',
+        kind: 'ResourceGroup',
+        metadata: {
+          name: 'rg-legacy-1',
+          namespace: 'team-legacy-aso',
+          annotations: { 'serviceoperator.azure.com/credential-from': 'legacy-1-aso-secret', 'capz.io/job': JOB_ID_PLACEHOLDER },
+        },
+        spec: { azureName: 'RG_legacy-1', location: 'westeurope' },
+      },
+    ]);
+    expect(s.waitFor).toEqual([expect.objectContaining({ type: 'ready', ref: expect.objectContaining({ namespace: 'team-legacy-aso', name: 'rg-legacy-1' }) })]);
+  });
+
+  it('creates the ManagedCluster with agentPoolProfiles from the old status, owner the new group, and the adopt annotation', () => {
+    const snap = snapshot();
+    const s = step(planMigration(params, snap).plan, 'adopt-managed-cluster');
+    const [mc] = creates(s) as KubeObject[];
+    expect(mc.apiVersion).toBe('containerservice.azure.com/v1api20240901');
+    expect(mc.metadata).toEqual({
+      name: 'legacy-1',
+      namespace: 'team-legacy-aso',
+      annotations: {
+        'serviceoperator.azure.com/credential-from': 'legacy-1-aso-secret',
+        'sigs.k8s.io/cluster-api-provider-azure-adopt': 'true',
+        'capz.io/job': JOB_ID_PLACEHOLDER,
+      },
+    });
+    const spec = mc.spec as any;
+    expect(find(snap.objects, 'ManagedCluster', 'legacy-1').spec.agentPoolProfiles).toBeUndefined();
+    expect(spec.owner).toEqual({ name: 'rg-legacy-1' });
+    expect(spec.agentPoolProfiles).toEqual([
+      {
+        name: 'pool0', type: 'VirtualMachineScaleSets', count: 2, vmSize: 'Standard_D2s_v3', mode: 'System', osType: 'Linux', orchestratorVersion: '1.32.5', enableAutoScaling: false,
+        vnetSubnetReference: { armId: expect.stringContaining('/subnets/nodes') },
+      },
+      {
+        name: 'pool1', type: 'VirtualMachineScaleSets', count: 3, vmSize: 'Standard_D4s_v3', mode: 'User', osType: 'Linux', orchestratorVersion: '1.32.5', enableAutoScaling: true, minCount: 1, maxCount: 5,
+        vnetSubnetReference: { armId: expect.stringContaining('/subnets/nodes') },
+      },
+    ]);
+    // The rest of the old spec is kept; the legacy adminCredentials name cannot clash with <name>-kubeconfig.
+    expect(spec).toMatchObject({ azureName: 'legacy-1', location: 'westeurope', kubernetesVersion: '1.32.5', dnsPrefix: 'legacy-1-dns', networkProfile: { serviceCidr: '10.0.0.0/16' } });
+    expect(spec.operatorSpec).toEqual({ secrets: { adminCredentials: { name: 'legacy-1-aso-kubeconfig', key: 'value' } } });
+    expect(s.preconditions).toEqual([expect.objectContaining({ type: 'ready', ref: expect.objectContaining({ kind: 'ResourceGroup', name: 'rg-legacy-1' }) })]);
+    expect(s.waitFor.map(c => `${c.type} ${(c as any).ref.kind}`)).toEqual([
+      'ready ManagedCluster', 'exists Cluster', 'exists AzureASOManagedCluster', 'exists AzureASOManagedControlPlane', 'controlled-by ManagedCluster', 'label AzureASOManagedControlPlane',
+    ]);
+    expect(s.waitFor[4]).toMatchObject({ ownerKind: 'AzureASOManagedControlPlane', ownerName: 'legacy-1' });
+    expect(s.waitFor[5]).toMatchObject({ label: 'cluster.x-k8s.io/cluster-name', value: 'legacy-1' });
+  });
+
+  it('writes userCredentials <name>-user-kubeconfig and no adminCredentials for an Entra-only cluster', () => {
+    const [mc] = creates(step(planMigration(params, snapshot({ entraOnly: true })).plan, 'adopt-managed-cluster'));
+    expect((mc.spec as any).operatorSpec).toEqual({ secrets: { userCredentials: { name: 'legacy-1-user-kubeconfig', key: 'value' } } });
+    expect((mc.spec as any).disableLocalAccounts).toBe(true);
+    expect((mc.spec as any).aadProfile).toEqual({ managed: true, enableAzureRBAC: true });
+  });
+
+  it('creates one annotated agent pool per old pool, same name, spec kept with the new owner (autoscaling too)', () => {
+    const s = step(planMigration(params, snapshot()).plan, 'adopt-agent-pools');
+    const pools = creates(s);
+    expect(pools.map(p => p.metadata.name)).toEqual(['legacy-1-pool0', 'legacy-1-pool1']);
+    expect(pools[1]).toEqual({
+      apiVersion: 'containerservice.azure.com/v1api20240901',
+      kind: 'ManagedClustersAgentPool',
+      metadata: {
+        name: 'legacy-1-pool1',
+        namespace: 'team-legacy-aso',
+        annotations: {
+          'serviceoperator.azure.com/credential-from': 'legacy-1-aso-secret',
+          'sigs.k8s.io/cluster-api-provider-azure-adopt': 'true',
+          'capz.io/job': JOB_ID_PLACEHOLDER,
+        },
+      },
+      spec: {
+        azureName: 'pool1', owner: { name: 'legacy-1' }, mode: 'User', vmSize: 'Standard_D4s_v3', count: 3, type: 'VirtualMachineScaleSets',
+        orchestratorVersion: '1.32.5', osType: 'Linux', enableAutoScaling: true, minCount: 1, maxCount: 5,
+      },
+    });
+    expect(s.preconditions.map(c => c.type)).toEqual(['controlled-by', 'label']);
+    expect(s.waitFor.map(c => `${c.type} ${(c as any).ref.kind} ${(c as any).ref.name}`)).toEqual([
+      'exists MachinePool legacy-1-pool0', 'exists AzureASOManagedMachinePool legacy-1-pool0', 'field AzureASOManagedMachinePool legacy-1-pool0',
+      'exists MachinePool legacy-1-pool1', 'exists AzureASOManagedMachinePool legacy-1-pool1', 'field AzureASOManagedMachinePool legacy-1-pool1',
+    ]);
+    expect(s.waitFor[2]).toMatchObject({ path: ['status', 'ready'], value: true });
+  });
+
+  it('deletes the old objects, then clears finalizers in the documented order, only once the new cluster is Available', () => {
+    const s = step(planMigration(params, snapshot()).plan, 'delete-old');
+    expect(s.actions.map(a => `${a.action} ${(a as any).ref.kind}/${(a as any).ref.name}${a.action === 'merge-patch' && a.ifExists ? ' ifExists' : ''}`)).toEqual([
+      'delete Cluster/legacy-1',
+      'delete AzureManagedCluster/legacy-1',
+      'delete AzureManagedControlPlane/legacy-1',
+      'delete MachinePool/legacy-1-pool0',
+      'delete MachinePool/legacy-1-pool1',
+      'delete AzureManagedMachinePool/legacy-1-pool0',
+      'delete AzureManagedMachinePool/legacy-1-pool1',
+      'merge-patch AzureManagedMachinePool/legacy-1-pool0 ifExists',
+      'merge-patch AzureManagedMachinePool/legacy-1-pool1 ifExists',
+      'merge-patch MachinePool/legacy-1-pool0 ifExists',
+      'merge-patch MachinePool/legacy-1-pool1 ifExists',
+      'merge-patch AzureManagedControlPlane/legacy-1 ifExists',
+      'merge-patch Cluster/legacy-1 ifExists',
+    ]);
+    for (const a of s.actions) if (a.action === 'merge-patch') expect(a.patch).toEqual({ metadata: { finalizers: null } });
+    expect(s.preconditions[0]).toMatchObject({ type: 'condition', condition: 'Available', status: 'True', ref: { namespace: 'team-legacy-aso', name: 'legacy-1' } });
+    const asoGates = s.preconditions.slice(1);
+    expect(asoGates).toHaveLength(8);
+    for (const c of asoGates) expect(c).toMatchObject({ orAbsent: true });
+    // Undisarmed old objects refuse the step; gone ones pass.
+    const mc = find(snapshot().objects, 'ManagedCluster', 'legacy-1');
+    const mcGates = asoGates.filter(c => (c as any).ref.kind === 'ManagedCluster');
+    expect(mcGates.map(c => evaluateObjectCondition(c, mc).holds)).toEqual([false, false]);
+    expect(mcGates.map(c => evaluateObjectCondition(c, undefined).holds)).toEqual([true, true]);
+  });
+
+  it('verifies the old objects are gone and the AKS cluster remains, read with the copied credential', () => {
+    const s = step(planMigration(params, snapshot()).plan, 'verify');
+    const absent = s.waitFor.filter(c => c.type === 'absent').map(c => `${(c as any).ref.kind}/${(c as any).ref.name}`);
+    expect(absent).toEqual(expect.arrayContaining(['Cluster/legacy-1', 'AzureManagedControlPlane/legacy-1', 'ManagedCluster/legacy-1', 'ResourceGroup/rg-legacy-1', 'ManagedClustersAgentPool/legacy-1-pool1']));
+    expect(absent).toHaveLength(7 + 4);
+    expect(s.waitFor.find(c => c.type === 'azure-cluster-exists')).toEqual(
+      expect.objectContaining({
+        subscriptionId: SUB,
+        resourceGroup: 'RG_legacy-1',
+        name: 'legacy-1',
+        agentPools: ['pool0', 'pool1'],
+        credential: { apiVersion: 'v1', kind: 'Secret', namespace: 'team-legacy-aso', name: 'legacy-1-aso-secret' },
+      }),
+    );
+  });
+
+  it('puts the placeholder job annotation on every object it creates', () => {
+    const plan = planMigration(params, snapshot()).plan;
+    const created = plan.flatMap(creates);
+    expect(created).toHaveLength(1 + 1 + 1 + 2);
+    for (const o of created) expect(o.metadata.annotations?.['capz.io/job']).toBe('${JOB_ID}');
+  });
+
+  describe('refuses', () => {
+    it('a missing cluster, with no plan', () => {
+      const r = planMigration({ ...params, name: 'nope' }, { ...snapshot(), cluster: undefined });
+      expect(failed(r)).toEqual(['cluster']);
+      expect(r.plan).toEqual([]);
+    });
+
+    it('a cluster on the ASO API', () => {
+      const { cluster, objects } = asoManagedCluster({ name: 'aso-1', namespace: 'team-legacy' });
+      const r = planMigration({ ...params, name: 'aso-1' }, { ...snapshot(), cluster, objects });
+      expect(r.preflight.find(c => c.id === 'cluster')).toMatchObject({ status: 'fail', message: expect.stringContaining('AzureASOManaged') });
+      expect(r.plan).toEqual([]);
+    });
+
+    it.each([
+      ['an existing target namespace', { targetNamespaceExists: true }, params, /already exists/],
+      ['the source namespace as target', {}, { ...params, targetNamespace: 'team-legacy' }, /must differ/],
+      ['an invalid target namespace', {}, { ...params, targetNamespace: 'Team_New' }, /contains "T", "_".*no uppercase/],
+      ['a too long target namespace', {}, { ...params, targetNamespace: 'x'.repeat(64) }, /64 characters long; at most 63/],
+    ])('%s', (_what, over, p, message) => {
+      const r = planMigration(p, { ...snapshot({}, p), ...over });
+      expect(failed(r)).toEqual(['target-namespace']);
+      expect(r.preflight.find(c => c.id === 'target-namespace')).toMatchObject({ message: expect.stringMatching(message), fix: expect.any(String) });
+    });
+
+    it('an unhealthy pool, naming it and its reason', () => {
+      const snap = snapshot();
+      const ammp = find(snap.objects, 'AzureManagedMachinePool', 'legacy-1-pool1');
+      ammp.status.conditions = [{ type: 'Ready', status: 'False', severity: 'Warning', reason: 'Failed', message: 'quota exceeded' }];
+      const r = planMigration(params, snap);
+      expect(failed(r)).toEqual(['healthy']);
+      expect(r.preflight.find(c => c.id === 'healthy')!.message).toContain('AzureManagedMachinePool legacy-1-pool1 (Ready=False, Failed: quota exceeded)');
+    });
+
+    it('a cluster that is not Available, and an ASO object that is not Ready', () => {
+      const snap = snapshot();
+      snap.cluster!.status!.conditions = [{ type: 'Available', status: 'False', reason: 'NotAvailable' }];
+      find(snap.objects, 'ManagedCluster', 'legacy-1').status.conditions = [{ type: 'Ready', status: 'False', reason: 'Reconciling' }];
+      const msg = planMigration(params, snap).preflight.find(c => c.id === 'healthy')!.message;
+      expect(msg).toContain('Cluster legacy-1 is not Available (False, NotAvailable)');
+      expect(msg).toContain('ManagedCluster legacy-1 (Ready=False, Reconciling)');
+    });
+
+    it('a pool being deleted', () => {
+      const snap = snapshot();
+      find(snap.objects, 'AzureManagedMachinePool', 'legacy-1-pool0').metadata.deletionTimestamp = '2026-11-21T11:00:00Z';
+      const r = planMigration(params, snap);
+      expect(failed(r)).toEqual(['not-deleting']);
+      expect(r.preflight.find(c => c.id === 'not-deleting')!.message).toContain('AzureManagedMachinePool legacy-1-pool0');
+    });
+
+    it('a ManagedCluster without status.agentPoolProfiles', () => {
+      const snap = snapshot();
+      delete find(snap.objects, 'ManagedCluster', 'legacy-1').status.agentPoolProfiles;
+      expect(failed(planMigration(params, snap))).toEqual(['agent-pool-profiles']);
+    });
+
+    it('a missing credential Secret', () => {
+      const r = planMigration(params, { ...snapshot(), credentialSecretExists: false });
+      expect(failed(r)).toEqual(['credential-secret']);
+      expect(r.preflight.find(c => c.id === 'credential-secret')!.message).toContain('team-legacy/legacy-1-aso-secret');
+    });
+
+    it('missing permissions, listing each', () => {
+      const snap = snapshot();
+      snap.access = snap.access.map(a => (a.verb === 'create' && a.resource === 'managedclusters') || (a.verb === 'delete' && a.resource === 'clusters') ? { ...a, allowed: false } : a);
+      const r = planMigration(params, snap);
+      expect(failed(r)).toEqual(['access']);
+      const msg = r.preflight.find(c => c.id === 'access')!.message;
+      expect(msg).toContain('create managedclusters.containerservice.azure.com in team-legacy-aso (for adopt-managed-cluster)');
+      expect(msg).toContain('delete clusters.cluster.x-k8s.io in team-legacy (for delete-old)');
+      expect(msg).toMatch(/lacks 2 permission/);
+    });
+
+    it('unanswered permissions as missing', () => {
+      expect(failed(planMigration(params, { ...snapshot(), access: [] }))).toEqual(['access']);
+    });
+  });
+
+  it('warns when the new Cluster takes another name (the ManagedCluster\'s, after the control plane)', () => {
+    const snap = snapshot();
+    // A Cluster "prod" whose control plane is legacy-1: the legacy ManagedCluster, and so the new Cluster, is legacy-1.
+    snap.cluster!.metadata!.name = 'prod';
+    for (const mp of snap.objects.filter(o => o.kind === 'MachinePool')) mp.spec.clusterName = 'prod';
+    const p = { ...params, name: 'prod' };
+    const r = planMigration(p, { ...snap, access: allow(requiredMigrationAccess(p)) });
+    expect(failed(r)).toEqual([]);
+    expect(r.preflight.find(c => c.id === 'new-name')).toMatchObject({ status: 'warn', message: expect.stringContaining('named legacy-1') });
+    expect(r.result?.cluster?.name).toBe('legacy-1');
+    expect(step(r.plan, 'pause').actions[0]).toMatchObject({ ref: { name: 'prod' } });
+  });
+});
