@@ -83,6 +83,16 @@ export interface Config {
        */
       namespaces?: string[];
     }>;
+    /**
+     * AKS discovery for adoption and the migration's final check: the backend lists and reads AKS clusters through
+     * Azure Resource Manager with the credential of the chosen ASO credential Secret. No configuration is needed for
+     * the Azure public cloud. The same keys under `managementClusters.<name>` override these for one management
+     * cluster (e.g. one in a sovereign cloud).
+     */
+    azureDiscovery?: AzureDiscoverySettings & {
+      /** Per management cluster (by `capz.managementClusters[].name`): overrides of the keys above. */
+      managementClusters?: { [name: string]: AzureDiscoverySettings };
+    };
     /** Adoption, migration and apiVersion-upgrade jobs. */
     jobs?: {
       /**
@@ -111,4 +121,35 @@ export interface Config {
         | string;
     };
   };
+}
+
+/** Where ARM and Entra ID are for AKS discovery, and which credential the backend uses. */
+interface AzureDiscoverySettings {
+  /**
+   * The ARM endpoint (https). Default https://management.azure.com; e.g. https://management.usgovcloudapi.net for
+   * Azure Government, or the simulated ARM endpoint in development.
+   */
+  resourceManagerEndpoint?: string;
+  /**
+   * The resource ARM tokens are requested for (scope `<audience>/.default`). Default https://management.azure.com;
+   * set it with `resourceManagerEndpoint` for sovereign clouds (ASO's AZURE_RESOURCE_MANAGER_AUDIENCE).
+   */
+  resourceManagerAudience?: string;
+  /** The Entra ID authority host (https), e.g. https://login.microsoftonline.us. Default: the public cloud. */
+  authorityHost?: string;
+  /** Skip Entra instance discovery, for private authorities (Azure Stack Hub, a test Entra ID). */
+  disableInstanceDiscovery?: boolean;
+  /**
+   * PEM CA bundle trusted for ARM and Entra ID instead of the well-known CAs (private endpoints, the simulator).
+   * Applies to these clients only; nothing process-wide changes.
+   */
+  caData?: string;
+  /**
+   * `secret` (default): the service principal in the ASO credential Secret (AZURE_CLIENT_SECRET, or a PEM
+   * AZURE_CLIENT_CERTIFICATE). Secrets for workload identity or managed identity name ASO's own pod identity, which
+   * the backend cannot use: with `default` the backend uses its own identity (DefaultAzureCredential: environment,
+   * workload identity, managed identity, Azure CLI) with the Secret's subscription and tenant, for every Secret.
+   * That identity needs read access (e.g. Reader) to the subscriptions' AKS clusters.
+   */
+  credential?: 'secret' | 'default';
 }

@@ -1,0 +1,272 @@
+/**
+ * AKS discovery end to end against the simulated Azure, in process: the real @azure/identity ClientSecretCredential
+ * gets tokens from the simulated Entra ID, and the real @azure/arm-containerservice client reads the simulated ARM
+ * endpoint with them (both HTTPS with their own CAs, trusted through `caData` only). No Kubernetes: the Secrets and
+ * the watch cache's ASO objects are handed in directly.
+ */
+import { mockServices } from '@backstage/backend-test-utils';
+import { ConfigReader } from '@backstage/config';
+import {
+  ARM_RESOURCE,
+  AzureWorld,
+  entraAuthorizer,
+  startArmServer,
+  startEntraSim,
+  type ArmServer,
+  type EntraSim,
+} from '@internal/capz-sim/azure';
+import type { ObservedObject } from '@internal/plugin-capz-common';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AksDiscovery } from './AksDiscovery';
+import { AzureCredentialError, AzureServiceError } from './errors';
+
+const SUB = randomUUID();
+const OTHER_SUB = randomUUID();
+const TENANT = randomUUID();
+const READER = { tenantId: TENANT, clientId: randomUUID(), clientSecret: `reader-${randomBytes(8).toString('hex')}` };
+const OUTSIDER = { tenantId: TENANT, clientId: randomUUID(), clientSecret: `outsider-${randomBytes(8).toString('hex')}` };
+const MC = 'local';
+
+let stateDir: string;
+let world: AzureWorld;
+let entra: EntraSim;
+let arm: ArmServer;
+let secrets: Record<string, Record<string, string>>;
+let managedClusters: ObservedObject[];
+let resourceGroups: ObservedObject[];
+const logger = mockServices.logger.mock();
+
+const secretData = (sp: typeof READER, subscription = SUB, secret = sp.clientSecret) => ({
+  AZURE_SUBSCRIPTION_ID: subscription,
+  AZURE_TENANT_ID: sp.tenantId,
+  AZURE_CLIENT_ID: sp.clientId,
+  AZURE_CLIENT_SECRET: secret,
+});
+
+function discovery(extra: Record<string, unknown> = {}): AksDiscovery {
+  return new AksDiscovery({
+    config: new ConfigReader({
+      capz: {
+        azureDiscovery: {
+          resourceManagerEndpoint: arm.url,
+          authorityHost: entra.url,
+          disableInstanceDiscovery: true,
+          caData: `${arm.caPem}\n${entra.caPem}`,
+          ...extra,
+        },
+      },
+    }),
+    logger,
+    readSecret: async (mc, ns, name) => (mc === MC ? secrets[`${ns}/${name}`] : undefined),
+    managedClusters: mc => (mc === MC ? managedClusters : []),
+    resourceGroups: mc => (mc === MC ? resourceGroups : []),
+  });
+}
+
+/** Resolves once every cluster and pool has finished its create operation. */
+function settled(w: AzureWorld): Promise<void> {
+  const done = () =>
+    w.snapshot().managedClusters.every(
+      c => c.provisioningState === 'Succeeded' && Object.values(c.agentPools).every(p => p.provisioningState === 'Succeeded'),
+    );
+  return new Promise(resolve => {
+    const onChange = () => {
+      if (!done()) return;
+      w.off('change', onChange);
+      resolve();
+    };
+    w.on('change', onChange);
+    onChange();
+  });
+}
+
+const aso = (kind: string, namespace: string, name: string, spec: Record<string, unknown>, metadata: ObservedObject['metadata'] = {}): ObservedObject => ({
+  apiVersion: kind === 'ResourceGroup' ? 'resources.azure.com/v1api20200601' : 'containerservice.azure.com/v1api20240901',
+  kind,
+  metadata: { namespace, name, ...metadata },
+  spec,
+});
+
+beforeAll(async () => {
+  stateDir = mkdtempSync(join(tmpdir(), 'capz-aks-discovery-'));
+  world = new AzureWorld({ operationMs: 1, subscriptions: [SUB, OTHER_SUB] });
+  for (const rg of ['rg-analytics', 'rg-identity', 'rg-payments', 'rg-byid']) world.putResourceGroup(SUB, rg, { location: 'westeurope' });
+  world.putManagedCluster(SUB, 'rg-analytics', 'analytics-aks', {
+    location: 'westeurope',
+    kubernetesVersion: '1.33.2',
+    dnsPrefix: 'analytics',
+    agentPoolProfiles: [
+      { name: 'system', mode: 'System', count: 2, vmSize: 'Standard_D2s_v3' },
+      { name: 'etl', mode: 'User', count: 3, vmSize: 'Standard_D4s_v3', enableAutoScaling: true, minCount: 1, maxCount: 6 },
+    ],
+  });
+  world.putManagedCluster(SUB, 'rg-identity', 'identity-aks', {
+    location: 'northeurope',
+    disableLocalAccounts: true,
+    aadProfile: { managed: true, enableAzureRBAC: true },
+    agentPoolProfiles: [{ name: 'system', mode: 'System', count: 3, vmSize: 'Standard_D2s_v3' }],
+  });
+  world.putManagedCluster(SUB, 'rg-payments', 'Payments-Prod', { location: 'westeurope', agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }] });
+  world.putManagedCluster(SUB, 'rg-byid', 'by-id', { location: 'westeurope', agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }] });
+  // Same name as the ASO-managed one, but in another group: not managed.
+  world.putManagedCluster(SUB, 'rg-analytics', 'payments-prod', { location: 'westeurope', agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }] });
+  world.putResourceGroup(OTHER_SUB, 'rg-other', { location: 'eastus' });
+  world.putManagedCluster(OTHER_SUB, 'rg-other', 'other-aks', { location: 'eastus', agentPoolProfiles: [{ name: 'np', mode: 'System', count: 1 }] });
+  await settled(world);
+
+  entra = await startEntraSim({ stateDir, applications: [ARM_RESOURCE], servicePrincipals: [READER, OUTSIDER] });
+  arm = await startArmServer({ world, authorize: entraAuthorizer(entra, { [READER.clientId]: [SUB] }), stateDir });
+
+  secrets = {
+    'team-a/aso-credential': secretData(READER),
+    'team-a/wrong-secret': secretData(READER, SUB, 'not-the-secret'),
+    'team-a/outsider': secretData(OUTSIDER),
+    'team-a/workload': { AZURE_SUBSCRIPTION_ID: SUB, AZURE_TENANT_ID: TENANT, AZURE_CLIENT_ID: READER.clientId, AUTH_MODE: 'workloadidentity' },
+  };
+  resourceGroups = [aso('ResourceGroup', 'team-pay', 'payments', { azureName: 'rg-payments', location: 'westeurope' })];
+  managedClusters = [
+    // By azureName and its owner group's azureName (ASO has not recorded an id yet).
+    aso('ManagedCluster', 'team-pay', 'payments-prod', { azureName: 'payments-prod', owner: { name: 'payments' } }, {
+      labels: { 'cluster.x-k8s.io/cluster-name': 'payments' },
+    }),
+    // By the resource id ASO recorded.
+    aso('ManagedCluster', 'team-b', 'renamed', { owner: { name: 'missing-group' } }, {
+      annotations: {
+        'serviceoperator.azure.com/resource-id': `/subscriptions/${SUB}/resourceGroups/rg-byid/providers/Microsoft.ContainerService/managedClusters/by-id`,
+      },
+      ownerReferences: [{ kind: 'AzureASOManagedControlPlane', name: 'byid-cluster', controller: true }],
+    }),
+  ];
+});
+
+afterAll(async () => {
+  await arm?.close();
+  await entra?.close();
+  world?.close();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe('AksDiscovery.listClusters', () => {
+  it('lists the clusters of the Secret subscription with pools, autoscaling and Entra-only', async () => {
+    const issuedBefore = entra.tokensIssued;
+    const res = await discovery().listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'aso-credential' });
+    expect(res.subscriptionId).toBe(SUB);
+    expect(res.items.map(c => `${c.resourceGroup}/${c.name}`)).toEqual([
+      'rg-analytics/analytics-aks',
+      'rg-analytics/payments-prod',
+      'rg-byid/by-id',
+      'rg-identity/identity-aks',
+      'rg-payments/Payments-Prod',
+    ]);
+    const analytics = res.items.find(c => c.name === 'analytics-aks')!;
+    expect(analytics).toEqual({
+      subscriptionId: SUB,
+      resourceGroup: 'rg-analytics',
+      name: 'analytics-aks',
+      location: 'westeurope',
+      kubernetesVersion: '1.33.2',
+      dnsPrefix: 'analytics',
+      provisioningState: 'Succeeded',
+      entraOnly: false,
+      agentPools: [
+        { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 2, enableAutoScaling: false },
+        { name: 'etl', mode: 'User', vmSize: 'Standard_D4s_v3', count: 3, enableAutoScaling: true, minCount: 1, maxCount: 6 },
+      ],
+    });
+    expect(res.items.find(c => c.name === 'identity-aks')).toMatchObject({ entraOnly: true, location: 'northeurope' });
+    // The token came from the simulated Entra ID, for ARM.
+    expect(entra.tokensIssued).toBeGreaterThan(issuedBefore);
+    expect(entra.issued.at(-1)).toMatchObject({ clientId: READER.clientId, audience: ARM_RESOURCE });
+  });
+
+  it('marks the clusters an ASO ManagedCluster already points at, by owner group or by resource id', async () => {
+    const res = await discovery().listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'aso-credential' });
+    const managedBy = Object.fromEntries(res.items.map(c => [`${c.resourceGroup}/${c.name}`, c.managedBy]));
+    expect(managedBy).toEqual({
+      'rg-analytics/analytics-aks': undefined,
+      'rg-analytics/payments-prod': undefined,
+      'rg-byid/by-id': { namespace: 'team-b', name: 'renamed', cluster: 'byid-cluster' },
+      'rg-identity/identity-aks': undefined,
+      'rg-payments/Payments-Prod': { namespace: 'team-pay', name: 'payments-prod', cluster: 'payments' },
+    });
+  });
+
+  it('reports a wrong client secret with Entra ID code AADSTS7000215', async () => {
+    const err = await discovery()
+      .listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'wrong-secret' })
+      .catch(e => e);
+    expect(err).toBeInstanceOf(AzureServiceError);
+    expect(err).toMatchObject({ service: 'Entra ID', code: 'AADSTS7000215', statusCode: 502 });
+    expect(err.message).toMatch(/^Entra ID refused the credential while listing AKS clusters in subscription .* credential Secret team-a\/wrong-secret \(client secret, tenant .*\): AADSTS7000215: Invalid client secret provided/);
+    expect(err.message).not.toContain('not-the-secret');
+    expect(JSON.stringify(logger.warn.mock.calls)).not.toContain('not-the-secret');
+  });
+
+  it('reports a credential without access to the subscription as AuthorizationFailed', async () => {
+    const err = await discovery()
+      .listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'outsider' })
+      .catch(e => e);
+    expect(err).toBeInstanceOf(AzureServiceError);
+    expect(err).toMatchObject({ service: 'ARM', code: 'AuthorizationFailed', statusCode: 502 });
+    // ARM's own words, not the pager's "Pagination failed with unexpected statusCode 403".
+    expect(err.message).toMatch(
+      new RegExp(`^ARM answered AuthorizationFailed while listing AKS clusters in subscription ${SUB} .*: The client '[0-9a-f-]+' with object id '[0-9a-f-]+' does not have authorization to perform action 'Microsoft.ContainerService/managedClusters/read'`),
+    );
+  });
+
+  it('explains why a workload-identity Secret cannot be used, and a missing Secret', async () => {
+    const d = discovery();
+    const wi = await d.listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'workload' }).catch(e => e);
+    expect(wi).toBeInstanceOf(AzureCredentialError);
+    expect(wi.statusCode).toBe(400);
+    expect(wi.message).toMatch(/team-a\/workload uses workload identity .* set capz.azureDiscovery.credential to "default"/);
+    const missing = await d.listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'nope' }).catch(e => e);
+    expect(missing).toBeInstanceOf(AzureCredentialError);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.message).toBe('ASO credential Secret team-a/nope was not found on management cluster local');
+  });
+
+  it('refuses an ARM endpoint whose certificate is not trusted', async () => {
+    const err = await discovery({ caData: entra.caPem })
+      .listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'aso-credential' })
+      .catch(e => e);
+    expect(err).toBeInstanceOf(AzureServiceError);
+    expect(err.code).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+    expect(err.message).toMatch(/^Could not reach ARM while listing AKS clusters .*: unable to verify the first certificate.* trust its CA with capz.azureDiscovery.caData$/);
+  });
+});
+
+describe('AksDiscovery.clusterExists', () => {
+  const q = { managementCluster: MC, credential: { namespace: 'team-a', name: 'aso-credential' }, subscriptionId: SUB };
+
+  it('finds a cluster with all its pools', async () => {
+    const r = await discovery().clusterExists({ ...q, resourceGroup: 'rg-analytics', name: 'analytics-aks', agentPools: ['system', 'ETL'] });
+    expect(r).toEqual({ exists: true, missingPools: [], observed: `AKS cluster rg-analytics/analytics-aks in subscription ${SUB} exists (Succeeded) with pools system, etl` });
+  });
+
+  it('names the pools a cluster lacks', async () => {
+    const r = await discovery().clusterExists({ ...q, resourceGroup: 'rg-analytics', name: 'analytics-aks', agentPools: ['system', 'gpu'] });
+    expect(r.exists).toBe(true);
+    expect(r.missingPools).toEqual(['gpu']);
+    expect(r.observed).toMatch(/missing pools: gpu$/);
+  });
+
+  it('answers exists: false for a missing cluster or group', async () => {
+    const d = discovery();
+    const cluster = await d.clusterExists({ ...q, resourceGroup: 'rg-analytics', name: 'gone', agentPools: ['system'] });
+    expect(cluster).toEqual({ exists: false, missingPools: ['system'], observed: `AKS cluster rg-analytics/gone in subscription ${SUB} does not exist (ARM: ResourceNotFound)` });
+    const group = await d.clusterExists({ ...q, resourceGroup: 'rg-gone', name: 'analytics-aks' });
+    expect(group).toMatchObject({ exists: false, missingPools: [], observed: expect.stringContaining('ResourceGroupNotFound') });
+  });
+
+  it('throws for a subscription the credential may not read', async () => {
+    await expect(discovery().clusterExists({ ...q, subscriptionId: OTHER_SUB, resourceGroup: 'rg-other', name: 'other-aks' })).rejects.toMatchObject({
+      name: 'AzureServiceError',
+      code: 'AuthorizationFailed',
+      message: expect.stringContaining(`does not have authorization to perform action 'Microsoft.ContainerService/managedClusters/read' over scope '/subscriptions/${OTHER_SUB}/`),
+    });
+  });
+});

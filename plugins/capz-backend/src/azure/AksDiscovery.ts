@@ -1,0 +1,184 @@
+/**
+ * AKS discovery for adoption and the migration's final check: which AKS clusters an ASO credential can see, and
+ * whether one (with its pools) exists. Reads ARM with `@azure/arm-containerservice` and the credential the ASO
+ * Secret describes (research azure-side 2.3, 3.1), against `capz.azureDiscovery` (public cloud by default; the
+ * simulated ARM and Entra ID in dev and test).
+ */
+import { ContainerServiceClient, type ManagedCluster } from '@azure/arm-containerservice';
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import type { Config } from '@backstage/config';
+import type { DiscoveredAksClustersResponse, ObservedObject } from '@internal/plugin-capz-common';
+import { createHash } from 'node:crypto';
+import { readAzureDiscoveryConfig, type AzureDiscoveryConfig, type AzureDiscoverySettings } from './config';
+import { credentialFromSecret, type SecretCredential } from './credentials';
+import { AzureCredentialError, AzureServiceError, keepErrorBodies, toAzureServiceError } from './errors';
+import { asoTargets, findManagedBy, toDiscoveredCluster } from './mapping';
+
+/** The API version of the ASO CRDs the plugin writes (v1api20240901) and of the simulated ARM (azure-side 3.1). */
+export const AKS_API_VERSION = '2024-09-01';
+
+/** At most this many Secrets' credentials are kept (their MSAL token caches live in them: azure-side 2.3). */
+const CREDENTIAL_CACHE_SIZE = 64;
+
+export interface AksDiscoveryOptions {
+  /** The root config (`capz.azureDiscovery`). */
+  config: Config;
+  logger: LoggerService;
+  /** A Secret's data, base64-decoded; undefined when it does not exist. */
+  readSecret: (managementCluster: string, namespace: string, name: string) => Promise<Record<string, string> | undefined>;
+  /** The ASO ManagedCluster objects of the management cluster's watch cache (all namespaces). */
+  managedClusters: (managementCluster: string) => ObservedObject[];
+  /** Its ASO ResourceGroup objects, to resolve a ManagedCluster's owner group by name (optional). */
+  resourceGroups?: (managementCluster: string) => ObservedObject[];
+}
+
+export interface ClusterExistsQuery {
+  managementCluster: string;
+  credential: { namespace: string; name: string };
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+  agentPools?: string[];
+}
+
+export interface ClusterExistsResult {
+  exists: boolean;
+  /** Requested pools the cluster does not have (all of them when the cluster does not exist). */
+  missingPools: string[];
+  /** What ARM showed, in words. */
+  observed: string;
+}
+
+interface Cached {
+  fingerprint: string;
+  credential: SecretCredential;
+  clients: Map<string, ContainerServiceClient>;
+}
+
+const NOT_FOUND_CODES = new Set(['ResourceNotFound', 'ResourceGroupNotFound', 'NotFound']);
+
+export class AksDiscovery {
+  private readonly settings: AzureDiscoveryConfig;
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(private readonly options: AksDiscoveryOptions) {
+    // Validated here, so a misconfiguration stops the backend at start with the key's name.
+    this.settings = readAzureDiscoveryConfig(options.config);
+  }
+
+  /** GET /azure/clusters: every AKS cluster of the Secret's subscription, marked when an ASO object already owns it. */
+  async listClusters(q: { managementCluster: string; namespace: string; credentialSecret: string }): Promise<DiscoveredAksClustersResponse> {
+    const { credential, client } = await this.clientFor(q.managementCluster, q.namespace, q.credentialSecret);
+    const what = `listing AKS clusters in subscription ${credential.subscriptionId} with ${this.describe(q.namespace, q.credentialSecret, credential)}`;
+    const found: ManagedCluster[] = [];
+    try {
+      for await (const mc of client.managedClusters.list()) found.push(mc);
+    } catch (e) {
+      throw this.fail(e, what);
+    }
+    const targets = asoTargets(
+      this.options.managedClusters(q.managementCluster),
+      this.options.resourceGroups?.(q.managementCluster) ?? [],
+    );
+    const items = found
+      .map(mc => {
+        const d = toDiscoveredCluster(mc, credential.subscriptionId);
+        const managedBy = findManagedBy(d, targets);
+        return managedBy ? { ...d, managedBy } : d;
+      })
+      .sort((a, b) => a.resourceGroup.localeCompare(b.resourceGroup) || a.name.localeCompare(b.name));
+    return { subscriptionId: credential.subscriptionId, items };
+  }
+
+  /**
+   * Whether the AKS cluster (and these pools) exists, read with the job's credential Secret in the given
+   * subscription. A missing cluster or group is an answer (exists: false); any other failure throws.
+   */
+  async clusterExists(q: ClusterExistsQuery): Promise<ClusterExistsResult> {
+    const { credential, client } = await this.clientFor(q.managementCluster, q.credential.namespace, q.credential.name, q.subscriptionId);
+    const where = `${q.resourceGroup}/${q.name} in subscription ${q.subscriptionId}`;
+    let mc: ManagedCluster;
+    try {
+      mc = await client.managedClusters.get(q.resourceGroup, q.name);
+    } catch (e) {
+      const err = e as { statusCode?: number; code?: string };
+      if (err.statusCode === 404 && NOT_FOUND_CODES.has(err.code ?? '')) {
+        return {
+          exists: false,
+          missingPools: [...(q.agentPools ?? [])],
+          observed: `AKS cluster ${where} does not exist (ARM: ${err.code})`,
+        };
+      }
+      throw this.fail(e, `reading AKS cluster ${where} with ${this.describe(q.credential.namespace, q.credential.name, credential)}`);
+    }
+    const pools = (mc.agentPoolProfiles ?? []).map(p => p.name);
+    const missingPools = (q.agentPools ?? []).filter(p => !pools.some(x => x.toLowerCase() === p.toLowerCase()));
+    const state = mc.provisioningState ? ` (${mc.provisioningState})` : '';
+    const poolText = pools.length ? `pools ${pools.join(', ')}` : 'no pools';
+    return {
+      exists: true,
+      missingPools,
+      observed: missingPools.length
+        ? `AKS cluster ${where} exists${state} with ${poolText}; missing pools: ${missingPools.join(', ')}`
+        : `AKS cluster ${where} exists${state} with ${poolText}`,
+    };
+  }
+
+  private describe(namespace: string, name: string, c: SecretCredential): string {
+    return `credential Secret ${namespace}/${name} (${c.mode}, tenant ${c.tenantId})`;
+  }
+
+  private fail(e: unknown, what: string): Error {
+    const err = toAzureServiceError(e, what);
+    // Only the composed message: SDK errors can carry request details; secret values are never part of either.
+    this.options.logger.warn(`AKS discovery: ${err.message}`);
+    return err;
+  }
+
+  /** The credential (cached per Secret content) and an ARM client for the subscription (default: the Secret's). */
+  private async clientFor(
+    managementCluster: string,
+    namespace: string,
+    name: string,
+    subscriptionId?: string,
+  ): Promise<{ credential: SecretCredential; client: ContainerServiceClient }> {
+    const data = await this.options.readSecret(managementCluster, namespace, name);
+    const ref = `${namespace}/${name}`;
+    if (!data) {
+      throw new AzureCredentialError(`ASO credential Secret ${ref} was not found on management cluster ${managementCluster}`, 404);
+    }
+    const settings = this.settings.forManagementCluster(managementCluster);
+    const key = `${managementCluster}/${ref}`;
+    // The Secret's content (and the settings) identify the credential: a rotated secret gets a new one.
+    const fingerprint = createHash('sha256').update(JSON.stringify([Object.entries(data).sort(), settings])).digest('hex');
+    let entry = this.cache.get(key);
+    if (!entry || entry.fingerprint !== fingerprint) {
+      entry = { fingerprint, credential: credentialFromSecret(ref, data, settings), clients: new Map() };
+      this.cache.delete(key);
+      if (this.cache.size >= CREDENTIAL_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(key, entry);
+    }
+    const sub = subscriptionId ?? entry.credential.subscriptionId;
+    let client = entry.clients.get(sub);
+    if (!client) {
+      client = createClient(entry.credential, sub, settings);
+      entry.clients.set(sub, client);
+    }
+    return { credential: entry.credential, client };
+  }
+}
+
+function createClient(c: SecretCredential, subscriptionId: string, s: AzureDiscoverySettings): ContainerServiceClient {
+  return new ContainerServiceClient(c.credential, subscriptionId, {
+    endpoint: s.resourceManagerEndpoint,
+    apiVersion: AKS_API_VERSION,
+    credentials: { scopes: [`${s.resourceManagerAudience}/.default`] },
+    // Per client, verification on: the trusted CAs for a private endpoint or the simulator, nothing process-wide.
+    ...(s.caData ? { tlsOptions: { ca: s.caData } } : {}),
+    // A discovery request is interactive: fail within seconds rather than retry for a minute.
+    retryOptions: { maxRetries: 1 },
+    additionalPolicies: [{ position: 'perCall', policy: keepErrorBodies }],
+  });
+}
+
+export { AzureCredentialError, AzureServiceError };

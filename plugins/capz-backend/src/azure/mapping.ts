@@ -1,0 +1,124 @@
+/**
+ * Pure mapping for AKS discovery: ARM managed clusters to DiscoveredAksCluster, and which ASO ManagedCluster on the
+ * management cluster already points at one (so the wizard can refuse a second owner).
+ */
+import type { ManagedCluster } from '@azure/arm-containerservice';
+import type { DiscoveredAksCluster, ObservedObject } from '@internal/plugin-capz-common';
+
+export interface ArmId {
+  subscriptionId: string;
+  resourceGroup: string;
+  /** The last `name` segment (the cluster for a managed cluster id). */
+  name: string;
+}
+
+/**
+ * Parses `/subscriptions/{sub}/resourceGroups/{rg}[/providers/{ns}/{type}/{name}...]`, matching segment names
+ * case-insensitively (AKS writes `resourcegroups`, ASO `resourceGroups`: azure-side 3.1, 5.1).
+ */
+export function parseArmId(id: string | undefined): ArmId | undefined {
+  if (!id) return undefined;
+  const s = id.split('/').filter(Boolean);
+  if (s.length < 4 || s[0].toLowerCase() !== 'subscriptions' || s[2].toLowerCase() !== 'resourcegroups') return undefined;
+  return { subscriptionId: s[1], resourceGroup: s[3], name: s[s.length - 1] };
+}
+
+const same = (a: string | undefined, b: string | undefined) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
+
+/** The ARM view of one cluster as the wizard shows it. */
+export function toDiscoveredCluster(mc: ManagedCluster, subscriptionId: string): DiscoveredAksCluster {
+  const id = parseArmId(mc.id);
+  return {
+    subscriptionId: id?.subscriptionId ?? subscriptionId,
+    resourceGroup: id?.resourceGroup ?? '',
+    name: mc.name ?? id?.name ?? '',
+    location: mc.location,
+    ...(mc.kubernetesVersion ? { kubernetesVersion: mc.kubernetesVersion } : {}),
+    ...(mc.dnsPrefix ? { dnsPrefix: mc.dnsPrefix } : {}),
+    ...(mc.provisioningState ? { provisioningState: mc.provisioningState } : {}),
+    // Local accounts off means no admin kubeconfig: adoption must export userCredentials (azure-side 4.4, CAPZ docs).
+    entraOnly: mc.disableLocalAccounts === true,
+    agentPools: (mc.agentPoolProfiles ?? []).map(p => ({
+      name: p.name,
+      mode: p.mode === 'System' ? ('System' as const) : ('User' as const),
+      vmSize: p.vmSize ?? '',
+      count: p.count ?? 0,
+      ...(p.enableAutoScaling !== undefined ? { enableAutoScaling: p.enableAutoScaling } : {}),
+      ...(p.minCount !== undefined ? { minCount: p.minCount } : {}),
+      ...(p.maxCount !== undefined ? { maxCount: p.maxCount } : {}),
+    })),
+  };
+}
+
+const RESOURCE_ID = 'serviceoperator.azure.com/resource-id';
+const CLUSTER_NAME = 'cluster.x-k8s.io/cluster-name';
+const CONTROL_PLANES = ['AzureASOManagedControlPlane', 'AzureManagedControlPlane'];
+
+interface AsoTarget {
+  namespace: string;
+  name: string;
+  cluster?: string;
+  azureName: string;
+  resourceGroup?: string;
+  subscriptionId?: string;
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+
+/** Where ASO says (or would say) the object lives: its resource-id annotation, else `status.id`. */
+const armIdOf = (o: ObservedObject) => parseArmId(o.metadata?.annotations?.[RESOURCE_ID] ?? str(o.status?.id));
+
+/**
+ * What each ASO ManagedCluster points at in Azure. Best: its ARM id (ASO's resource-id annotation or status.id).
+ * Else its azureName (`spec.azureName ?? metadata.name`) in its owner's group: `spec.owner.armId`, or the ResourceGroup
+ * object `spec.owner.name` in its namespace (that group's azureName, and subscription if ASO recorded its id).
+ */
+export function asoTargets(managedClusters: ObservedObject[], resourceGroups: ObservedObject[]): AsoTarget[] {
+  const groups = new Map(resourceGroups.map(g => [`${g.metadata?.namespace}/${g.metadata?.name}`, g]));
+  const out: AsoTarget[] = [];
+  for (const mc of managedClusters) {
+    const namespace = mc.metadata?.namespace;
+    const name = mc.metadata?.name;
+    if (!namespace || !name) continue;
+    const controlPlane = mc.metadata?.ownerReferences?.find(r => r.controller && CONTROL_PLANES.includes(r.kind ?? ''));
+    const cluster = mc.metadata?.labels?.[CLUSTER_NAME] ?? controlPlane?.name;
+    const base = { namespace, name, ...(cluster ? { cluster } : {}) };
+    const id = armIdOf(mc);
+    if (id) {
+      out.push({ ...base, azureName: id.name, resourceGroup: id.resourceGroup, subscriptionId: id.subscriptionId });
+      continue;
+    }
+    const spec = mc.spec ?? {};
+    const owner = (spec.owner ?? {}) as { name?: unknown; armId?: unknown };
+    const azureName = str(spec.azureName) ?? name;
+    const ownerId = parseArmId(str(owner.armId));
+    if (ownerId) {
+      out.push({ ...base, azureName, resourceGroup: ownerId.name, subscriptionId: ownerId.subscriptionId });
+      continue;
+    }
+    const group = str(owner.name) ? groups.get(`${namespace}/${owner.name}`) : undefined;
+    const groupId = group && armIdOf(group);
+    out.push({
+      ...base,
+      azureName,
+      ...(group ? { resourceGroup: groupId?.resourceGroup ?? str(group.spec?.azureName) ?? group.metadata?.name } : {}),
+      ...(groupId ? { subscriptionId: groupId.subscriptionId } : {}),
+    });
+  }
+  return out;
+}
+
+/**
+ * The ASO ManagedCluster that points at this AKS cluster, if any. Names compare case-insensitively (ARM does); an
+ * unknown group or subscription does not rule a candidate out: a false "already managed" only makes the wizard
+ * cautious, a missed one would let two owners manage one cluster.
+ */
+export function findManagedBy(cluster: DiscoveredAksCluster, targets: AsoTarget[]): DiscoveredAksCluster['managedBy'] {
+  const t = targets.find(
+    x =>
+      same(x.azureName, cluster.name) &&
+      (x.resourceGroup === undefined || same(x.resourceGroup, cluster.resourceGroup)) &&
+      (x.subscriptionId === undefined || same(x.subscriptionId, cluster.subscriptionId)),
+  );
+  return t ? { namespace: t.namespace, name: t.name, ...(t.cluster ? { cluster: t.cluster } : {}) } : undefined;
+}
