@@ -18,11 +18,11 @@ const clusterPath = (ref: ClusterRef) =>
   `/clusters/${encodeURIComponent(ref.managementCluster)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
 
 /**
- * A ResponseError for a failed job request. ResponseError only keeps a JSON body that has both `error` and
- * `response`; the jobs routes answer 409/422 with `{ error, preflight }`, so the status is added before parsing,
- * keeping the message readable and the 422's `preflight` available on `body`.
+ * A ResponseError for a failed request. ResponseError only keeps a JSON body that has both `error` and `response`;
+ * some routes answer with `{ error, ... }` alone (the jobs routes' 409 and 422 with `preflight`), so the status is
+ * added before parsing, keeping the message readable and extra fields such as `preflight` available on `body`.
  */
-async function jobError(res: Response): Promise<ResponseError> {
+async function responseError(res: Response): Promise<ResponseError> {
   const text = await res.text();
   let body: unknown;
   try {
@@ -51,7 +51,7 @@ export class CapzClient implements CapzApi {
     const qs = params.toString();
     const res = await this.deps.fetchApi.fetch(`${base}${path}${qs ? `?${qs}` : ''}`);
     // ResponseError parses Backstage's error JSON ({ error: { name, message }, response: { statusCode } }).
-    if (!res.ok) throw await ResponseError.fromResponse(res);
+    if (!res.ok) throw await responseError(res);
     return (await res.json()) as T;
   }
 
@@ -62,7 +62,7 @@ export class CapzClient implements CapzApi {
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body ?? {}),
     });
-    if (!res.ok) throw await jobError(res);
+    if (!res.ok) throw await responseError(res);
     return (await res.json()) as T;
   }
 

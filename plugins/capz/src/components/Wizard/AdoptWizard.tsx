@@ -1,3 +1,4 @@
+import { ResponseError } from '@backstage/errors';
 import { useApi } from '@backstage/frontend-plugin-api';
 import { Alert, Flex, Radio, RadioGroup, Select, Skeleton, Text, TextField } from '@backstage/ui';
 import type { DiscoveredAksCluster, JobRequest } from '@internal/plugin-capz-common';
@@ -5,11 +6,31 @@ import { useMemo, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import useDebounce from 'react-use/esm/useDebounce';
 import { capzApiRef } from '../../api/CapzApi';
-import { ErrorAlert } from '../shared/errors';
+import { ErrorAlert, errorMessage } from '../shared/errors';
 import { JobReview } from './JobReview';
 import { dnsLabelError } from './request';
 import { WizardPage } from './WizardPage';
 import { WizardStep } from './WizardStep';
+
+/** What to do when listing AKS clusters fails; a 502 here is Azure refusing, not the backend being down. */
+function DiscoveryError({ error }: { error: Error }) {
+  const status = error instanceof ResponseError ? error.statusCode : undefined;
+  let advice = '';
+  if (status === 502) {
+    advice =
+      " Azure refused the request with this credential: check that its identity has at least Reader on the subscription and that the Secret's tenant and client IDs are right.";
+  } else if (status === 403) {
+    advice = ' Ask a platform engineer for the capz.cluster.adopt permission.';
+  }
+  return (
+    <Alert
+      status="danger"
+      icon
+      title="Could not list the AKS clusters in Azure"
+      description={`${errorMessage(error)}${advice}`}
+    />
+  );
+}
 
 const clusterKey = (c: DiscoveredAksCluster) => `${c.subscriptionId}/${c.resourceGroup}/${c.name}`;
 
@@ -170,7 +191,7 @@ export function AdoptWizard() {
 
       <WizardStep n={4} title="AKS cluster">
         {!secret && <Text as="p">Choose a credential first.</Text>}
-        {discovered.error && <ErrorAlert title="Could not list the AKS clusters in Azure" error={discovered.error} />}
+        {discovered.error && <DiscoveryError error={discovered.error} />}
         {secret && discovered.loading && (
           <div role="status" aria-label="Reading the AKS clusters from Azure">
             <Skeleton width="100%" height={96} />

@@ -130,6 +130,26 @@ describe('adoption wizard', () => {
     expect(start()).toBeDisabled();
   });
 
+  it('says Azure refused when discovery answers 502, with what to check', async () => {
+    serveAdoption();
+    server.use(
+      http.get(`${BASE}/azure/clusters`, () =>
+        HttpResponse.json(
+          { error: { name: 'AzureError', message: 'ARM answered 403 AuthorizationFailed for subscription sub-1' }, response: { statusCode: 502 } },
+          { status: 502 },
+        ),
+      ),
+    );
+    renderCapz(<CapzPage />, { path: '/capz/adopt', mountPath: '/capz/*' });
+    await userEvent.click(await screen.findByRole('button', { name: /Management cluster/ }));
+    await userEvent.click(await screen.findByRole('option', { name: 'local' }));
+    await userEvent.type(screen.getByRole('textbox', { name: /Namespace/ }), 'team-data');
+    await userEvent.click(await screen.findByRole('radio', { name: /aso-credential/ }));
+    expect(await screen.findByText('Could not list the AKS clusters in Azure')).toBeInTheDocument();
+    expect(screen.getByText(/ARM answered 403 AuthorizationFailed.*Azure refused the request with this credential/)).toBeInTheDocument();
+    expect(start()).toBeDisabled();
+  });
+
   it('checks the namespace as a DNS label while typing, before asking the backend', async () => {
     const calls = serveAdoption();
     renderCapz(<CapzPage />, { path: '/capz/adopt', mountPath: '/capz/*' });
