@@ -1,0 +1,208 @@
+import { evaluateObjectCondition } from './conditions';
+import { JOB_ID_PLACEHOLDER } from './common';
+import { planAdoption, requiredAdoptionAccess, type AdoptionSnapshot } from './adoption';
+import type { AdoptJobParams, DiscoveredAksCluster, PlannedAction, StepPlan } from './types';
+import { allow, asoManagedCluster, SUB } from './__fixtures__/snapshots';
+
+const params: AdoptJobParams = {
+  managementCluster: 'mgmt',
+  namespace: 'adopt',
+  credentialSecret: 'aso-credential',
+  subscriptionId: SUB,
+  resourceGroup: 'RG_Adopt',
+  clusterName: 'aks-adopt',
+};
+
+/** The AKS cluster of capz-sim's adoption-procedure test, as ARM discovery reports it. */
+const aksCluster = (over: Partial<DiscoveredAksCluster> = {}): DiscoveredAksCluster => ({
+  subscriptionId: SUB,
+  resourceGroup: 'RG_Adopt',
+  name: 'aks-adopt',
+  location: 'westeurope',
+  kubernetesVersion: '1.33.2',
+  dnsPrefix: 'aks-adopt-dns',
+  provisioningState: 'Succeeded',
+  entraOnly: false,
+  agentPools: [
+    { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 2 },
+    { name: 'apps', mode: 'User', vmSize: 'Standard_D4s_v3', count: 1, enableAutoScaling: true, minCount: 1, maxCount: 5 },
+  ],
+  ...over,
+});
+
+const snapshot = (over: Partial<AdoptionSnapshot> = {}, p = params): AdoptionSnapshot => ({
+  aks: aksCluster(),
+  resourceGroupLocation: 'westeurope',
+  namespaceExists: true,
+  credentialSecretExists: true,
+  objects: [],
+  access: allow(requiredAdoptionAccess(p)),
+  ...over,
+});
+
+const step = (plan: StepPlan[], id: string) => plan.find(s => s.id === id)!;
+const creates = (s: StepPlan) => s.actions.filter((a): a is Extract<PlannedAction, { action: 'create' }> => a.action === 'create').map(a => a.object);
+const failed = (r: ReturnType<typeof planAdoption>) => r.preflight.filter(c => c.status === 'fail').map(c => c.id);
+const credential = { 'serviceoperator.azure.com/credential-from': 'aso-credential' };
+const adopt = { 'sigs.k8s.io/cluster-api-provider-azure-adopt': 'true' };
+
+describe('planAdoption', () => {
+  it('plans resource group, managed cluster, agent pools, available, in that order', () => {
+    const r = planAdoption(params, snapshot());
+    expect(failed(r)).toEqual([]);
+    expect(r.preflight.map(c => c.id)).toEqual(['namespace', 'credential-secret', 'aks-cluster', 'not-managed', 'names', 'no-conflicts', 'access']);
+    expect(r.plan.map(s => s.id)).toEqual(['adopt-resource-group', 'adopt-managed-cluster', 'adopt-agent-pools', 'wait-available']);
+    expect(r.result?.cluster).toEqual({ managementCluster: 'mgmt', namespace: 'adopt', name: 'aks-adopt' });
+    for (const s of r.plan) expect(s.description).toMatch(/capz-ground-truth/);
+  });
+
+  it('creates the ResourceGroup under the normalised name, pointing at the Azure group', () => {
+    const s = step(planAdoption(params, snapshot()).plan, 'adopt-resource-group');
+    expect(creates(s)).toEqual([
+      {
+        apiVersion: 'resources.azure.com/v1api20200601',
+        kind: 'ResourceGroup',
+        metadata: { name: 'rg-adopt', namespace: 'adopt', annotations: { ...credential, 'capz.io/job': JOB_ID_PLACEHOLDER } },
+        spec: { azureName: 'RG_Adopt', location: 'westeurope' },
+      },
+    ]);
+    expect(s.preconditions).toEqual([expect.objectContaining({ type: 'exists', ref: { apiVersion: 'v1', kind: 'Secret', namespace: 'adopt', name: 'aso-credential' } })]);
+    expect(s.waitFor).toEqual([expect.objectContaining({ type: 'ready', ref: expect.objectContaining({ name: 'rg-adopt' }) })]);
+  });
+
+  it('creates the annotated ManagedCluster with the pools from Azure', () => {
+    const s = step(planAdoption(params, snapshot()).plan, 'adopt-managed-cluster');
+    expect(creates(s)).toEqual([
+      {
+        apiVersion: 'containerservice.azure.com/v1api20240901',
+        kind: 'ManagedCluster',
+        metadata: { name: 'aks-adopt', namespace: 'adopt', annotations: { ...credential, ...adopt, 'capz.io/job': JOB_ID_PLACEHOLDER } },
+        spec: {
+          owner: { name: 'rg-adopt' },
+          location: 'westeurope',
+          dnsPrefix: 'aks-adopt-dns',
+          kubernetesVersion: '1.33.2',
+          identity: { type: 'SystemAssigned' },
+          agentPoolProfiles: [
+            { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 2 },
+            { name: 'apps', mode: 'User', vmSize: 'Standard_D4s_v3', count: 1, enableAutoScaling: true, minCount: 1, maxCount: 5 },
+          ],
+        },
+      },
+    ]);
+    expect(s.preconditions).toEqual([expect.objectContaining({ type: 'ready' })]);
+    expect(s.waitFor.map(c => c.type)).toEqual(['ready', 'exists', 'exists', 'exists', 'controlled-by', 'label']);
+  });
+
+  it('Entra-only: disableLocalAccounts, aadProfile and userCredentials <name>-user-kubeconfig', () => {
+    const aks = aksCluster({ entraOnly: true, aadProfile: { managed: true, enableAzureRBAC: true, adminGroupObjectIDs: ['g1'] } });
+    const [mc] = creates(step(planAdoption(params, snapshot({ aks })).plan, 'adopt-managed-cluster'));
+    expect(mc.spec).toMatchObject({
+      disableLocalAccounts: true,
+      aadProfile: { managed: true, enableAzureRBAC: true, adminGroupObjectIDs: ['g1'] },
+      operatorSpec: { secrets: { userCredentials: { name: 'aks-adopt-user-kubeconfig', key: 'value' } } },
+    });
+    expect((mc.spec as any).operatorSpec.secrets.adminCredentials).toBeUndefined();
+    // Not Entra-only: CAPZ defaults adminCredentials; nothing written.
+    const [plain] = creates(step(planAdoption(params, snapshot()).plan, 'adopt-managed-cluster'));
+    expect((plain.spec as any).operatorSpec).toBeUndefined();
+    expect((plain.spec as any).disableLocalAccounts).toBeUndefined();
+  });
+
+  it('creates one annotated agent pool per Azure pool, named <cluster>-<pool>, autoscaling kept', () => {
+    const s = step(planAdoption(params, snapshot()).plan, 'adopt-agent-pools');
+    const pools = creates(s);
+    expect(pools.map(p => p.metadata.name)).toEqual(['aks-adopt-system', 'aks-adopt-apps']);
+    expect(pools[1].spec).toEqual({
+      azureName: 'apps', owner: { name: 'aks-adopt' }, type: 'VirtualMachineScaleSets', mode: 'User', vmSize: 'Standard_D4s_v3', count: 1,
+      enableAutoScaling: true, minCount: 1, maxCount: 5,
+    });
+    expect(pools[0].spec).not.toHaveProperty('enableAutoScaling');
+    expect(pools[1].metadata.annotations).toEqual({ ...credential, ...adopt, 'capz.io/job': JOB_ID_PLACEHOLDER });
+    // Gated on the control plane controlling the ManagedCluster and being labelled (capz-ground-truth 2.2 steps 4-5).
+    const [controlled, labelled] = s.preconditions;
+    const mc = { metadata: { name: 'aks-adopt', ownerReferences: [{ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureASOManagedControlPlane', name: 'aks-adopt', controller: true }] } };
+    expect(evaluateObjectCondition(controlled, mc).holds).toBe(true);
+    expect(evaluateObjectCondition(labelled, { metadata: { name: 'aks-adopt' } }).holds).toBe(false);
+    expect(evaluateObjectCondition(labelled, { metadata: { name: 'aks-adopt', labels: { 'cluster.x-k8s.io/cluster-name': 'aks-adopt' } } }).holds).toBe(true);
+  });
+
+  it('reuses an existing ResourceGroup object for the same Azure group instead of creating one', () => {
+    const existing = { apiVersion: 'resources.azure.com/v1api20200601', kind: 'ResourceGroup', metadata: { name: 'shared-rg', namespace: 'adopt' }, spec: { azureName: 'rg_adopt', location: 'westeurope' } };
+    const r = planAdoption(params, snapshot({ objects: [existing] }));
+    expect(failed(r)).toEqual([]);
+    const s = step(r.plan, 'adopt-resource-group');
+    expect(s.actions).toEqual([]);
+    expect(s.waitFor).toEqual([expect.objectContaining({ type: 'ready', ref: expect.objectContaining({ name: 'shared-rg' }) })]);
+    const [mc] = creates(step(r.plan, 'adopt-managed-cluster'));
+    expect((mc.spec as any).owner).toEqual({ name: 'shared-rg' });
+  });
+
+  describe('refuses', () => {
+    it('a missing namespace, saying to create it and the Secret', () => {
+      const r = planAdoption(params, snapshot({ namespaceExists: false, credentialSecretExists: false }));
+      expect(failed(r)).toEqual(['namespace', 'credential-secret']);
+      expect(r.preflight[0].fix).toMatch(/Create namespace adopt and the ASO credential Secret aso-credential/);
+    });
+
+    it('an AKS cluster that is not found, with no plan', () => {
+      const r = planAdoption(params, snapshot({ aks: undefined }));
+      expect(failed(r)).toEqual(['aks-cluster']);
+      expect(r.plan).toEqual([]);
+    });
+
+    it('an AKS cluster that is not Succeeded', () => {
+      const r = planAdoption(params, snapshot({ aks: aksCluster({ provisioningState: 'Updating' }) }));
+      expect(failed(r)).toEqual(['aks-cluster']);
+      expect(r.preflight.find(c => c.id === 'aks-cluster')!.message).toMatch(/is Updating, not Succeeded/);
+    });
+
+    it('a cluster already managed from this management cluster', () => {
+      const r = planAdoption(params, snapshot({ aks: aksCluster({ managedBy: { namespace: 'team-a', name: 'aks-adopt', cluster: 'aks-adopt' } }) }));
+      expect(failed(r)).toEqual(['not-managed']);
+      expect(r.preflight.find(c => c.id === 'not-managed')!.message).toContain('ManagedCluster team-a/aks-adopt (Cluster aks-adopt)');
+    });
+
+    it('a user-assigned identity, which the plan would switch to SystemAssigned', () => {
+      expect(failed(planAdoption(params, snapshot({ aks: aksCluster({ identityType: 'UserAssigned' }) })))).toEqual(['identity']);
+    });
+
+    it('a cluster name that is not a valid object name as is', () => {
+      const p = { ...params, clusterName: 'AKS_Prod' };
+      const r = planAdoption(p, snapshot({ aks: aksCluster({ name: 'AKS_Prod' }) }, p));
+      expect(failed(r)).toEqual(['names']);
+      expect(r.preflight.find(c => c.id === 'names')!.message).toMatch(/cluster name .*"AKS_Prod" contains "A", "K", "S", "_", "P"/);
+    });
+
+    it('objects of the same names already in the namespace', () => {
+      const { objects } = asoManagedCluster({ name: 'aks-adopt', namespace: 'adopt', pools: [{ name: 'apps' }] });
+      const r = planAdoption(params, snapshot({ objects }));
+      expect(failed(r)).toEqual(['no-conflicts']);
+      const msg = r.preflight.find(c => c.id === 'no-conflicts')!.message;
+      for (const what of ['Cluster aks-adopt', 'AzureASOManagedControlPlane aks-adopt', 'ManagedCluster aks-adopt', 'MachinePool aks-adopt-apps', 'ManagedClustersAgentPool aks-adopt-apps']) {
+        expect(msg).toContain(what);
+      }
+    });
+
+    it('a ResourceGroup object of the normalised name that points elsewhere', () => {
+      const other = { apiVersion: 'resources.azure.com/v1api20200601', kind: 'ResourceGroup', metadata: { name: 'rg-adopt' }, spec: { azureName: 'rg-something-else' } };
+      const r = planAdoption(params, snapshot({ objects: [other] }));
+      expect(failed(r)).toEqual(['no-conflicts']);
+      expect(r.preflight.find(c => c.id === 'no-conflicts')!.message).toContain('ResourceGroup rg-adopt (azureName rg-something-else)');
+    });
+
+    it('missing permissions', () => {
+      const snap = snapshot();
+      snap.access = snap.access.map(a => (a.resource === 'managedclustersagentpools' && a.verb === 'create' ? { ...a, allowed: false } : a));
+      const r = planAdoption(params, snap);
+      expect(failed(r)).toEqual(['access']);
+      expect(r.preflight.find(c => c.id === 'access')!.message).toContain('create managedclustersagentpools.containerservice.azure.com in adopt (for adopt-agent-pools)');
+    });
+  });
+
+  it('warns when the resource group location is unknown and uses the cluster location', () => {
+    const r = planAdoption(params, snapshot({ resourceGroupLocation: undefined, aks: aksCluster({ location: 'northeurope' }) }));
+    expect(r.preflight.find(c => c.id === 'resource-group-location')?.status).toBe('warn');
+    expect((creates(step(r.plan, 'adopt-resource-group'))[0].spec as any).location).toBe('northeurope');
+  });
+});
