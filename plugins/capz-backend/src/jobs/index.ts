@@ -1,7 +1,7 @@
 import type { DatabaseService, LoggerService } from '@backstage/backend-plugin-api';
 import type { Config } from '@backstage/config';
 import type { SignalsService } from '@backstage/plugin-signals-node';
-import { CAPZ_JOBS_SIGNAL_CHANNEL, type CapzJobSignal } from '@internal/plugin-capz-common';
+import { CAPZ_JOBS_SIGNAL_CHANNEL, type CapzJobSignal, type ObservedObject } from '@internal/plugin-capz-common';
 import type { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { AksDiscovery } from '../azure/AksDiscovery';
@@ -54,9 +54,9 @@ export async function createJobs(o: {
     config: o.config,
     logger: o.logger,
     readSecret,
-    managedClusters: (mc: string) => o.cache.list(mc, 'ManagedCluster') as never,
-    resourceGroups: (mc: string) => o.cache.list(mc, 'ResourceGroup') as never,
-  } as never);
+    managedClusters: mc => o.cache.list(mc, 'ManagedCluster') as unknown as ObservedObject[],
+    resourceGroups: mc => o.cache.list(mc, 'ResourceGroup') as unknown as ObservedObject[],
+  });
   const leaseSeconds = o.config.getOptionalNumber('capz.jobs.leaseSeconds') ?? 30;
   const engine = new JobEngine({
     store,

@@ -129,11 +129,26 @@ export async function createJobsRouter(o: JobsRouterOptions): Promise<express.Ro
         await audit.fail({ error: new InputError(`preflight failed: ${failed.map(c => c.id).join(', ')}`) });
         res.status(422).json({
           error: { name: 'PreflightFailedError', message: `Preflight failed: ${failed.map(c => `${c.title}: ${c.message}`).join('; ')}` },
+          request: { method: req.method, url: req.originalUrl },
+          response: { statusCode: 422 },
           preflight: preview.preflight,
         });
         return;
       }
       const id = randomUUID();
+      const active = (await o.store.list({ ...preview.target, active: true, limit: 1 }))[0];
+      if (active) {
+        const message = `${preview.target.managementCluster}/${preview.target.namespace}/${preview.target.name} already has a ${active.state} ${active.type} job (${active.id}); finish, resume or cancel it first`;
+        await audit.fail({ error: new Error(message) });
+        res.status(409).json({
+          error: { name: 'ConflictError', message },
+          request: { method: req.method, url: req.originalUrl },
+          response: { statusCode: 409 },
+          jobId: active.id,
+        });
+        return;
+      }
+      // The unique active_key still decides a race between two requests: the loser gets the store's ConflictError.
       const job = await o.store.insert({
         id,
         request,
@@ -181,7 +196,11 @@ export async function createJobsRouter(o: JobsRouterOptions): Promise<express.Ro
       const changed = action === 'resume' ? await o.store.resume(job.id) : await o.store.request(job.id, action, describeLeftBehind);
       if (!changed) {
         await audit.fail({ error: new Error(`cannot ${action} a ${job.state} job`) });
-        res.status(409).json({ error: { name: 'ConflictError', message: `Cannot ${action} job ${job.id}: it is ${job.state}` } });
+        res.status(409).json({
+          error: { name: 'ConflictError', message: `Cannot ${action} job ${job.id}: it is ${job.state}` },
+          request: { method: req.method, url: req.originalUrl },
+          response: { statusCode: 409 },
+        });
         return;
       }
       await o.store.appendLog(job.id, [{ level: 'info', message: `${action} requested by ${(await credentials(req)).principal.userEntityRef}` }]);
