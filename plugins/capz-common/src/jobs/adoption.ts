@@ -204,7 +204,9 @@ function buildPlan(
   // Entra-only: ASO cannot fetch adminCredentials; userCredentials under a name other than <name>-kubeconfig,
   // which CAPZ writes itself (capz-ground-truth 1.5, 2.4). Otherwise CAPZ defaults adminCredentials (1.5).
   // An aadProfile ARM reports is written back as is, so that the adoption's PUT does not change it.
-  const aad = aks.entraOnly ? { aadProfile: { ...(aks.aadProfile ?? {}), managed: true } } : aks.aadProfile ? { aadProfile: { ...aks.aadProfile } } : {};
+  let aad: Record<string, unknown> = {};
+  if (aks.entraOnly) aad = { aadProfile: { ...(aks.aadProfile ?? {}), managed: true } };
+  else if (aks.aadProfile) aad = { aadProfile: { ...aks.aadProfile } };
   const entra = aks.entraOnly
     ? { disableLocalAccounts: true, operatorSpec: { secrets: { userCredentials: { name: `${name}-user-kubeconfig`, key: 'value' } } } }
     : {};

@@ -78,11 +78,11 @@ describe('planMigration', () => {
       'ManagedCluster/legacy-1',
       'ResourceGroup/rg-legacy-1',
     ]);
-    for (const a of s.actions) {
-      expect(a).toMatchObject({ action: 'merge-patch', patch: { metadata: { annotations: { [POLICY]: 'skip' }, finalizers: null } } });
-      // The ASO objects are addressed at the version the cache holds them.
-      if (a.action === 'merge-patch' && a.ref.kind !== 'ResourceGroup') expect(a.ref.apiVersion).toBe('containerservice.azure.com/v1api20240901');
-    }
+    for (const a of s.actions) expect(a).toMatchObject({ action: 'merge-patch', patch: { metadata: { annotations: { [POLICY]: 'skip' }, finalizers: null } } });
+    // The ASO objects are addressed at the version the cache holds them.
+    expect(s.actions.map(a => (a as any).ref.apiVersion)).toEqual([
+      'containerservice.azure.com/v1api20240901', 'containerservice.azure.com/v1api20240901', 'containerservice.azure.com/v1api20240901', 'resources.azure.com/v1api20200601',
+    ]);
     // Before: the waits do not hold (ASO finalizer, policy manage); after the patch: they do.
     const live = (kind: string, name: string) => snap.objects.find(o => o.kind === kind && o.metadata.name === name) as ObservedObject;
     expect(s.waitFor.every(c => evaluateObjectCondition(c, live((c as any).ref.kind, (c as any).ref.name)).holds)).toBe(false);
@@ -222,7 +222,7 @@ describe('planMigration', () => {
       'merge-patch AzureManagedControlPlane/legacy-1 ifExists',
       'merge-patch Cluster/legacy-1 ifExists',
     ]);
-    for (const a of s.actions) if (a.action === 'merge-patch') expect(a.patch).toEqual({ metadata: { finalizers: null } });
+    expect(s.actions.filter(a => a.action === 'merge-patch').map(a => (a as any).patch)).toEqual(Array(6).fill({ metadata: { finalizers: null } }));
     expect(s.preconditions[0]).toMatchObject({ type: 'condition', condition: 'Available', status: 'True', ref: { namespace: 'team-legacy-aso', name: 'legacy-1' } });
     const asoGates = s.preconditions.slice(1);
     expect(asoGates).toHaveLength(8);

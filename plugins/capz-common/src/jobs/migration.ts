@@ -260,11 +260,9 @@ export function planMigration(params: MigrateJobParams, snap: MigrationSnapshot)
   const legacy = findLegacy(cluster, snap.objects);
   const { amcp, mc, rg } = legacy;
   if (!amcp || !mc || !rg) {
-    const missing = !amcp
-      ? `its AzureManagedControlPlane ${(cluster.spec?.controlPlaneRef as { name?: string } | undefined)?.name ?? ''}`
-      : !mc
-        ? `an ASO ManagedCluster owned by AzureManagedControlPlane ${nameOf(amcp)}`
-        : `the ASO ResourceGroup ${(mc.spec?.owner as { name?: string } | undefined)?.name ?? '(no spec.owner.name)'} its ManagedCluster names`;
+    let missing = `the ASO ResourceGroup ${(mc?.spec?.owner as { name?: string } | undefined)?.name ?? '(no spec.owner.name)'} its ManagedCluster names`;
+    if (!amcp) missing = `its AzureManagedControlPlane ${(cluster.spec?.controlPlaneRef as { name?: string } | undefined)?.name ?? ''}`;
+    else if (!mc) missing = `an ASO ManagedCluster owned by AzureManagedControlPlane ${nameOf(amcp)}`;
     preflight.push(
       fail('cluster', 'The cluster is on the AzureManagedControlPlane API', `Cluster ${from}/${params.name} uses AzureManagedControlPlane, but ${missing} was not found in ${from}.`, 'Wait until the legacy controllers have created the ASO objects (the cluster must be running), then retry.'),
     );
