@@ -4,12 +4,12 @@ import { planMigration, requiredMigrationAccess, type MigrationSnapshot } from '
 import type { KubeObject } from '../manifests/aksAsoCluster';
 import type { ObservedObject } from '../tree/types';
 import type { MigrateJobParams, PlannedAction, StepPlan } from './types';
-import { allow, asoManagedCluster, find, legacySnapshotObjects, mergePatch, SUB } from './__fixtures__/snapshots';
+import { allow, asoManagedCluster, find, legacySnapshotObjects, mergePatch, SUB, type Obj } from './__fixtures__/snapshots';
 
 const POLICY = 'serviceoperator.azure.com/reconcile-policy';
 const params: MigrateJobParams = { managementCluster: 'mgmt', namespace: 'team-legacy', name: 'legacy-1', targetNamespace: 'team-legacy-aso' };
 
-function snapshot(opts: Parameters<typeof legacySnapshotObjects>[0] = {}, p: MigrateJobParams = params): MigrationSnapshot & { objects: any[] } {
+function snapshot(opts: Parameters<typeof legacySnapshotObjects>[0] = {}, p: MigrateJobParams = params): Omit<MigrationSnapshot, 'objects'> & { objects: Obj[] } {
   const { cluster, objects } = legacySnapshotObjects(opts);
   return { cluster, objects, targetNamespaceExists: false, credentialSecretExists: true, access: allow(requiredMigrationAccess(p)) };
 }
