@@ -33,14 +33,27 @@ if [ -z "$kubeconfig" ]; then
   kubeconfig=$(node packages/mgmt-cluster/src/cli.ts start --name demo)
   kubeconfig2=$(node packages/mgmt-cluster/src/cli.ts start --name demo-2)
   # The simulated world on each, in the background; it ends with this script (the clusters keep running).
-  sims=()
+  # Each also serves a simulated ARM endpoint and Entra ID, and writes the backend's AKS discovery config for them
+  # (capz.azureDiscovery; for demo-2 the override of management cluster local-2): passed with --config below.
+  sims=() discovery_configs=()
   for pair in "demo:all" "demo-2:second-management-cluster"; do
     name=${pair%%:*}
+    discovery=".local/capz-sim/$name/app-config.azure-discovery.yaml"
+    rm -f "$discovery" # a stale one names the ports of an earlier run
+    discovery_configs+=("$discovery")
     node packages/capz-sim/src/cli.ts run --cluster "$name" --scenarios "${pair#*:}" --subscription "$( [ "$name" = demo ] && echo 5f1c2a9e-7d41-4b1a-9a3e-2c6d8e0f1a2b || echo 9b7e4c21-3a5d-4f60-8e1b-7c2d9a0b4e6f )" \
-      > ".local/logs/capz-sim-$name.log" 2>&1 &
+      $( [ "$name" = demo ] || echo --backend-name local-2 ) > ".local/logs/capz-sim-$name.log" 2>&1 &
     sims+=($!)
   done
   trap 'kill "${sims[@]}" 2>/dev/null || true' EXIT
+  for i in 0 1; do # the simulators write their discovery config within seconds of starting
+    for _ in $(seq 1 120); do
+      [ -s "${discovery_configs[$i]}" ] && break
+      kill -0 "${sims[$i]}" 2>/dev/null || { echo "start.sh: the simulator stopped:" >&2; tail -20 ".local/logs/capz-sim-$( [ "$i" = 0 ] && echo demo || echo demo-2 ).log" >&2; exit 1; }
+      sleep 0.5
+    done
+    [ -s "${discovery_configs[$i]}" ] || { echo "start.sh: no ${discovery_configs[$i]} after 60 s" >&2; exit 1; }
+  done
   cat > .local/app-config.demo.yaml <<YAML
 # Written by scripts/start.sh: the two local management clusters.
 capz:
@@ -55,6 +68,7 @@ capz:
         path: $kubeconfig2
 YAML
   config_args=(--config "$CAPZ_ROOT/app-config.yaml" --config "$CAPZ_ROOT/.local/app-config.demo.yaml")
+  for f in "${discovery_configs[@]}"; do config_args+=(--config "$CAPZ_ROOT/$f"); done
   capz_log "simulators logging to .local/logs/capz-sim-*.log"
 else
   [ -r "$kubeconfig" ] || { echo "start.sh: cannot read kubeconfig $kubeconfig" >&2; exit 2; }

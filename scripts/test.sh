@@ -80,6 +80,19 @@ node packages/capz-sim/src/cli.ts run --cluster "$cluster" --scenarios all --ope
   > "$reports/capz-sim.log" 2>&1 &
 sim_pid=$!
 trap 'kill "$sim_pid" 2>/dev/null || true; rm -rf "$CAPZ_ROOT/.local/capz-sim/$cluster"; node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" stop --name "$cluster" || true' EXIT
+# The simulator's ARM endpoint and Entra ID for the backend's AKS discovery (capz.azureDiscovery): the config file it
+# writes once they serve, for the integration tests and (through playwright.config.ts) the e2e backend.
+export CAPZ_AZURE_DISCOVERY_CONFIG="$CAPZ_ROOT/.local/capz-sim/$cluster/app-config.azure-discovery.yaml"
+wait_discovery_config() {
+  local _
+  for _ in $(seq 1 120); do
+    [ -s "$CAPZ_AZURE_DISCOVERY_CONFIG" ] && return 0
+    kill -0 "$sim_pid" 2>/dev/null || { tail -20 "$reports/capz-sim.log" >&2; return 1; }
+    sleep 0.5
+  done
+  echo "no $CAPZ_AZURE_DISCOVERY_CONFIG after 60 s" >&2; return 1
+}
+stage "simulated Azure endpoints" wait_discovery_config
 stage "integration tests: backend" env CI=true yarn test --testPathPatterns '\.integration\.test\.' --json --outputFile="$reports/jest-integration.json"
 build_app() { # the bundle listing is long: keep it in a log, show it only on failure
   yarn workspace app build > "$reports/app-build.log" 2>&1 || { tail -50 "$reports/app-build.log" >&2; return 1; }
