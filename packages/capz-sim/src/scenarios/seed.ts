@@ -41,7 +41,15 @@ export function credentialSecretObject(namespace: string, name: string, subscrip
 }
 
 export async function credentialSecret(kube: Kube, namespace: string, name: string, subscription: string): Promise<void> {
-  await kube.createIfAbsent(K.Secret, credentialSecretObject(namespace, name, subscription));
+  const wanted = credentialSecretObject(namespace, name, subscription);
+  if (await kube.createIfAbsent(K.Secret, wanted)) return;
+  // A demo cluster kept from before the seeds used a client secret holds the workload-identity form of the simulator's
+  // own Secret: bring it to the client-secret form (a Secret someone else wrote, for another client, is left alone).
+  const live = await kube.get(K.Secret, namespace, name);
+  const data = live?.data;
+  if (data && !data.AZURE_CLIENT_SECRET && data.AZURE_CLIENT_ID === wanted.data!.AZURE_CLIENT_ID) {
+    await kube.mergePatch(K.Secret, namespace, name, { data: { AZURE_CLIENT_SECRET: wanted.data!.AZURE_CLIENT_SECRET, AUTH_MODE: null } });
+  }
 }
 
 /** An AKS cluster that exists only in Azure (to adopt). */
