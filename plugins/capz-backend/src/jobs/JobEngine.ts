@@ -115,7 +115,8 @@ export class JobEngine {
       })();
     }, Math.max(200, Math.floor(this.leaseMs / 3)));
     try {
-      let job = await store.get(jobId);
+      // One holder, read by the closures below: the job as last written.
+      const cur = { job: await store.get(jobId) };
       const log = (level: 'info' | 'warn' | 'error', message: string, step?: string) =>
         store.appendLog(jobId, [{ level, message, step }]);
       /** Writes under the lease; false means another replica owns the job now and this one must stop. */
@@ -123,21 +124,21 @@ export class JobEngine {
         const ok = await store.update(jobId, me, u);
         if (!ok) lost = true;
         else {
-          job = await store.get(jobId);
-          this.o.notify?.(job);
+          cur.job = await store.get(jobId);
+          this.o.notify?.(cur.job);
         }
         return ok;
       };
-      if (job.state === 'queued') {
+      if (cur.job.state === 'queued') {
         if (!(await save({ state: 'running' }))) return;
         await log('info', `started on replica ${me}`);
       } else {
-        await log('info', `resumed on replica ${me}${job.currentStep ? ` at step ${job.currentStep}` : ''}`);
+        await log('info', `resumed on replica ${me}${cur.job.currentStep ? ` at step ${cur.job.currentStep}` : ''}`);
       }
-      const client = await this.o.client(job.target.managementCluster);
-      for (let i = 0; i < job.plan.length; i++) {
-        const plan = job.plan[i];
-        if (job.steps[i].state === 'succeeded' || job.steps[i].state === 'skipped') continue;
+      const client = await this.o.client(cur.job.target.managementCluster);
+      for (let i = 0; i < cur.job.plan.length; i++) {
+        const plan = cur.job.plan[i];
+        if (cur.job.steps[i].state === 'succeeded' || cur.job.steps[i].state === 'skipped') continue;
         // The step boundary: a user's request is honoured here.
         const fresh = await store.get(jobId);
         if (fresh.requested) {
@@ -146,17 +147,17 @@ export class JobEngine {
         }
         if (this.stopped) return;
         this.o.faults?.(jobId, plan.id, 'before');
-        const steps = (status: Partial<JobStepStatus>) => job.steps.map((s, j) => (j === i ? { ...s, ...status } : s));
-        const attempts = job.steps[i].attempts + 1;
+        const steps = (status: Partial<JobStepStatus>) => cur.job.steps.map((s, j) => (j === i ? { ...s, ...status } : s));
+        const attempts = cur.job.steps[i].attempts + 1;
         if (!(await save({ currentStep: plan.id, steps: steps({ state: 'running', attempts, startedAt: new Date().toISOString(), finishedAt: undefined, message: undefined }) }))) return;
         await log('info', `step "${plan.title}" started (attempt ${attempts})`, plan.id);
         let lastProgress = '';
         const ctx: StepContext = {
           jobId,
-          managementCluster: job.target.managementCluster,
+          managementCluster: cur.job.target.managementCluster,
           client,
           azure: this.o.azure,
-          waker: this.o.waker(job.target.managementCluster),
+          waker: this.o.waker(cur.job.target.managementCluster),
           signal: abort.signal,
           recheckMs: this.o.recheckMs,
           log: (level, message) => log(level, message, plan.id),
@@ -177,12 +178,12 @@ export class JobEngine {
               return;
             }
             await save({ steps: steps({ state: 'pending', attempts, message: `interrupted by ${why}` }) });
-            await this.finishRequested(job, why as 'pause' | 'cancel', save, log);
+            await this.finishRequested(cur.job, why as 'pause' | 'cancel', save, log);
             return;
           }
           const message = (e as Error).message;
           await save({ steps: steps({ state: 'failed', attempts, finishedAt: new Date().toISOString(), message }) });
-          await save({ state: 'failed', error: `${plan.title}: ${message}`, leftBehind: describeLeftBehind(job) });
+          await save({ state: 'failed', error: `${plan.title}: ${message}`, leftBehind: describeLeftBehind(cur.job) });
           await log('error', `step "${plan.title}" failed: ${message}`, plan.id);
           return;
         }

@@ -132,6 +132,22 @@ export async function runAction(a: PlannedAction, ctx: StepContext): Promise<str
   }
 }
 
+/** Resolves on the next change event, after `ms`, or when the run is interrupted, whichever comes first. */
+function wakeOrTimeout(ctx: StepContext, ms: number): Promise<void> {
+  return new Promise<void>(resolve => {
+    const cleanup: Array<() => void> = [];
+    const done = () => {
+      cleanup.forEach(f => f());
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    cleanup.push(() => clearTimeout(timer));
+    cleanup.push(ctx.waker(done));
+    ctx.signal.addEventListener('abort', done);
+    cleanup.push(() => ctx.signal.removeEventListener('abort', done));
+  });
+}
+
 /** Waits until every condition holds: re-checked on every change the watch reports, and every `recheckMs`. */
 export async function waitForAll(conditions: PlannedCondition[], timeoutSeconds: number, ctx: StepContext): Promise<void> {
   if (!conditions.length) return;
@@ -159,17 +175,7 @@ export async function waitForAll(conditions: PlannedCondition[], timeoutSeconds:
     if (left <= 0) {
       throw new StepFailedError(`timed out after ${timeoutSeconds}s ${message}`);
     }
-    await new Promise<void>(resolve => {
-      const done = () => {
-        clearTimeout(timer);
-        unsubscribe();
-        ctx.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.min(left, ctx.recheckMs ?? 5000));
-      const unsubscribe = ctx.waker(done);
-      ctx.signal.addEventListener('abort', done);
-    });
+    await wakeOrTimeout(ctx, Math.min(left, ctx.recheckMs ?? 5000));
   }
 }
 
