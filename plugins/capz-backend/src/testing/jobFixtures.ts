@@ -220,6 +220,28 @@ export async function makeAzureOnlyCluster(
   }
 }
 
+/**
+ * A resource group in Azure with nothing of it left in Kubernetes: an ASO ResourceGroup set to `detach-on-delete`,
+ * waited for, then deleted (the legacy controllers create theirs with reconcile-policy skip: it must exist already).
+ */
+export async function makeAzureResourceGroup(c: Cluster, o: { scratchNamespace: string; credentialSecret: string; resourceGroup: string }): Promise<void> {
+  const ns = o.scratchNamespace;
+  const name = `${o.resourceGroup}-only`;
+  await c.create('ResourceGroup', {
+    apiVersion: 'resources.azure.com/v1api20200601',
+    kind: 'ResourceGroup',
+    metadata: {
+      name,
+      namespace: ns,
+      annotations: { 'serviceoperator.azure.com/credential-from': o.credentialSecret, 'serviceoperator.azure.com/reconcile-policy': 'detach-on-delete' },
+    },
+    spec: { azureName: o.resourceGroup, location: 'westeurope' },
+  });
+  await until(`resource group ${o.resourceGroup} to be Ready in Azure`, async () => condition(await c.get('ResourceGroup', ns, name), 'Ready')?.status === 'True', 60_000);
+  await c.req('DELETE', pathOf('ResourceGroup', ns, name));
+  await until(`ResourceGroup ${ns}/${name} to be gone (detached)`, async () => !(await c.get('ResourceGroup', ns, name)), 30_000);
+}
+
 /** What `capz-sim run` persists of the simulated Azure (debounced 200 ms after a change). */
 export interface AzureState {
   counters: Record<'created' | 'updated' | 'deleted', Record<'resourceGroups' | 'managedClusters' | 'agentPools', number>>;
