@@ -177,7 +177,7 @@ export function JobPage() {
     : undefined;
 
   return (
-    <Flex direction="column" gap="4" p="4" style={{ maxWidth: 1100 }}>
+    <Flex direction="column" gap="4" p="4" style={{ maxWidth: 1100 }} data-testid="job-page">
       <nav aria-label="Breadcrumb">
         <Flex gap="2">
           {root && <Link href={root()}>All clusters</Link>}

@@ -9,7 +9,7 @@ export function WizardPage(props: { title: string; intro: ReactNode; cluster?: C
   const root = useRouteRef(rootRouteRef);
   const clusterLink = useRouteRef(clusterRouteRef);
   return (
-    <Flex direction="column" gap="4" p="4" style={{ maxWidth: 1100 }}>
+    <Flex direction="column" gap="4" p="4" style={{ maxWidth: 1100 }} data-testid="wizard-page">
       <nav aria-label="Breadcrumb">
         <Flex gap="2">
           {root && <Link href={root()}>All clusters</Link>}
