@@ -11,10 +11,12 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+// Test-only helpers (used by *.integration.test.ts alone): the dev dependency is enough.
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import { repoRoot as repo } from '@internal/mgmt-cluster';
 import { until } from './realCluster';
 
-const repo = resolve(__dirname, '..', '..', '..', '..');
 const backendDir = join(repo, 'packages', 'backend');
 
 /** Where scripts/test.sh collects reports; the backends' logs go to `backends/` in it. */

@@ -1,0 +1,121 @@
+/**
+ * The jobs router's permission checks: without capz.cluster.migrate / capz.cluster.adopt (or without read access to
+ * the target) every mutation is a 403 before anything is planned, stored, kicked or changed. The store is the real
+ * JobStore on SQLite; the planner and engine are spies that must not be called.
+ */
+import { mockCredentials, mockServices, TestDatabases } from '@backstage/backend-test-utils';
+import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
+import { AuthorizeResult, PolicyDecision } from '@backstage/plugin-permission-common';
+import type { JobRequest, StepPlan } from '@internal/plugin-capz-common';
+import express from 'express';
+import request from 'supertest';
+import type { ManagementClusterConfig } from '../config/managementClusters';
+import type { JobEngine } from '../jobs/JobEngine';
+import type { JobPlanner } from '../jobs/JobPlanner';
+import { JobStore } from '../jobs/JobStore';
+import { createJobsRouter } from './jobsRouter';
+
+const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
+const mcs: ManagementClusterConfig[] = [{ name: 'east', authMethod: 'serviceAccountToken', url: 'https://east.example', serviceAccountToken: 't' }];
+const auth = { Authorization: mockCredentials.user.header() };
+
+const migrate: JobRequest = { type: 'migrate', params: { managementCluster: 'east', namespace: 'team-a', name: 'alpha', targetNamespace: 'team-a-aso' } };
+const adopt: JobRequest = {
+  type: 'adopt',
+  params: { managementCluster: 'east', namespace: 'team-b', credentialSecret: 'aso-credential', subscriptionId: 'sub', resourceGroup: 'rg', clusterName: 'beta' },
+};
+const plan: StepPlan[] = [{ id: 'pause', title: 'Pause', description: '', preconditions: [], actions: [], waitFor: [], timeoutSeconds: 10 }];
+
+async function setup(o: { jobDecision: AuthorizeResult.ALLOW | AuthorizeResult.DENY; read?: PolicyDecision }) {
+  const knex = await databases.init('SQLITE_3');
+  const store = await JobStore.create({ database: mockServices.database({ knex }) });
+  const planner = { preview: jest.fn() };
+  const engine = { kick: jest.fn(), interrupt: jest.fn() };
+  const client = jest.fn();
+  const audits: string[] = [];
+  const logger = mockServices.logger.mock();
+  const router = await createJobsRouter({
+    logger,
+    httpAuth: mockServices.httpAuth(),
+    permissions: mockServices.permissions.mock({
+      authorize: async reqs => reqs.map(() => ({ result: o.jobDecision })),
+      authorizeConditional: async reqs => reqs.map(() => o.read ?? { result: AuthorizeResult.ALLOW }),
+    }),
+    auditor: mockServices.auditor.mock({
+      createEvent: async (e: { meta?: unknown }) => {
+        audits.push(JSON.stringify(e.meta));
+        return { success: async () => undefined, fail: async () => undefined };
+      },
+    }),
+    managementClusters: mcs,
+    cache: { list: () => [] },
+    store,
+    engine: engine as unknown as JobEngine,
+    planner: planner as unknown as JobPlanner,
+    client,
+  });
+  const app = express().use(router).use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger }).error());
+  /** Nothing was planned, read from a cluster, stored, kicked or audited as done. */
+  const nothingHappened = async () => {
+    expect(planner.preview).not.toHaveBeenCalled();
+    expect(client).not.toHaveBeenCalled();
+    expect(engine.kick).not.toHaveBeenCalled();
+    expect(engine.interrupt).not.toHaveBeenCalled();
+    expect(audits).toEqual([]);
+  };
+  return { app, store, nothingHappened };
+}
+
+describe('jobs router permissions', () => {
+  it('refuses a migration without capz.cluster.migrate: 403 and nothing stored', async () => {
+    const { app, store, nothingHappened } = await setup({ jobDecision: AuthorizeResult.DENY });
+    for (const path of ['/jobs', '/jobs/preview']) {
+      const res = await request(app).post(path).set(auth).send(migrate);
+      expect(res.status).toBe(403);
+      expect(res.body.error.message).toBe('Not allowed to migrate clusters (capz.cluster.migrate)');
+    }
+    expect(await store.list({})).toEqual([]);
+    await nothingHappened();
+  });
+
+  it('refuses an adoption without capz.cluster.adopt: 403 and nothing stored', async () => {
+    const { app, store, nothingHappened } = await setup({ jobDecision: AuthorizeResult.DENY });
+    const res = await request(app).post('/jobs').set(auth).send(adopt);
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toBe('Not allowed to adopt clusters (capz.cluster.adopt)');
+    expect((await request(app).get('/azure/clusters?managementCluster=east&namespace=team-b&credentialSecret=aso-credential').set(auth)).status).toBe(403);
+    expect(await store.list({})).toEqual([]);
+    await nothingHappened();
+  });
+
+  it('refuses a job on a namespace the read policy excludes, even with the job permission', async () => {
+    const read: PolicyDecision = {
+      result: AuthorizeResult.CONDITIONAL,
+      pluginId: 'capz',
+      resourceType: 'capz-cluster',
+      conditions: { rule: 'IS_IN_NAMESPACE', resourceType: 'capz-cluster', params: { namespaces: ['team-z'] } },
+    };
+    const { app, store, nothingHappened } = await setup({ jobDecision: AuthorizeResult.ALLOW, read });
+    const res = await request(app).post('/jobs').set(auth).send(migrate);
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toBe('Not allowed to read clusters in east/team-a');
+    expect(await store.list({})).toEqual([]);
+    await nothingHappened();
+  });
+
+  it('refuses pause, resume and cancel without the permission and leaves the job as it was', async () => {
+    const { app, store, nothingHappened } = await setup({ jobDecision: AuthorizeResult.DENY });
+    await store.insert({ id: 'job-1', request: migrate, target: { managementCluster: 'east', namespace: 'team-a', name: 'alpha' }, plan, createdBy: 'user:default/other' });
+    const before = await store.get('job-1');
+    for (const action of ['pause', 'resume', 'cancel']) {
+      const res = await request(app).post(`/jobs/job-1/${action}`).set(auth);
+      expect(res.status).toBe(403);
+      expect(res.body.error.message).toBe('Not allowed to migrate clusters (capz.cluster.migrate)');
+    }
+    expect(await store.get('job-1')).toEqual(before);
+    expect(await store.readLog('job-1')).toEqual([]);
+    // Reading is a different permission: the job stays visible.
+    expect((await request(app).get('/jobs/job-1').set(auth)).body.state).toBe('queued');
+    await nothingHappened();
+  });
+});
