@@ -8,19 +8,11 @@ import {
   type PlannedCondition,
   type StepPlan,
 } from '@internal/plugin-capz-common';
+import type { AksDiscovery } from '../azure/AksDiscovery';
 import type { ClusterClient } from './ClusterClient';
 
 /** The Azure side of the final verification (AksDiscovery.clusterExists). */
-export interface AzureChecker {
-  clusterExists(q: {
-    managementCluster: string;
-    credential: { namespace: string; name: string };
-    subscriptionId: string;
-    resourceGroup: string;
-    name: string;
-    agentPools?: string[];
-  }): Promise<{ exists: boolean; missingPools: string[]; observed: string }>;
-}
+export type AzureChecker = Pick<AksDiscovery, 'clusterExists'>;
 
 /** Wakes a wait when something may have changed: the watch cache's change events for the management cluster. */
 export type ChangeWaker = (onChange: () => void) => () => void;

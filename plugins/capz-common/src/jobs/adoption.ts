@@ -13,7 +13,6 @@ import {
   CAPZ,
   CLUSTER_NAME_LABEL,
   CREDENTIAL_FROM,
-  describeRef,
   fail,
   jobAnnotations,
   pass,
@@ -24,6 +23,8 @@ import {
   when,
   type AccessAnswer,
   type AccessRequirement,
+  managedClusterAdopted,
+  agentPoolAdopted,
 } from './common';
 import type { JobPlanResult } from './migration';
 import { normalizeKubernetesName, validateDnsLabel, validateDnsSubdomain } from './names';
@@ -250,14 +251,7 @@ function buildPlan(
           description: `Create ManagedCluster ${ns}/${name} with ${ADOPT}: "true" and ${agentPoolProfiles.length} agentPoolProfiles from Azure`,
         },
       ],
-      waitFor: [
-        when.ready(mc),
-        when.exists(cluster),
-        when.exists(ref('AzureASOManagedCluster', ns, name)),
-        when.exists(cp),
-        when.controlledBy(mc, 'AzureASOManagedControlPlane', name),
-        when.label(cp, CLUSTER_NAME_LABEL, name),
-      ],
+      waitFor: managedClusterAdopted(mc, ns, name),
       timeoutSeconds: 900,
     },
     {
@@ -279,14 +273,7 @@ function buildPlan(
           description: `Create ManagedClustersAgentPool ${ns}/${r.name} (azureName ${p.name}${p.enableAutoScaling ? `, autoscaling ${p.minCount}-${p.maxCount}` : ''}) with ${ADOPT}: "true"`,
         };
       }),
-      waitFor: aks.agentPools.flatMap(p => {
-        const amp = ref('AzureASOManagedMachinePool', ns, `${name}-${p.name}`);
-        return [
-          when.exists(ref('MachinePool', ns, `${name}-${p.name}`)),
-          when.exists(amp),
-          when.field(amp, ['status', 'ready'], true, `${describeRef(amp)} is ready`),
-        ];
-      }),
+      waitFor: aks.agentPools.flatMap(p => agentPoolAdopted(ns, `${name}-${p.name}`)),
       timeoutSeconds: 900,
     },
     {

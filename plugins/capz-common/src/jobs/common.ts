@@ -190,3 +190,30 @@ export const jobAnnotations = (extra: Record<string, string> = {}): Record<strin
   ...extra,
   [JOB_ANNOTATION]: JOB_ID_PLACEHOLDER,
 });
+
+/**
+ * What the adopt-managed-cluster step waits for, in adoption and migration alike (capz-ground-truth 2.1, 9): the
+ * ManagedCluster Ready, CAPZ's Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane made, that control
+ * plane owning the ManagedCluster and labelled by CAPI (what the agent-pool adoption then requires, 2.2 step 4-5).
+ */
+export function managedClusterAdopted(mc: ObjectRef, namespace: string, name: string): PlannedCondition[] {
+  const cp = ref('AzureASOManagedControlPlane', namespace, name);
+  return [
+    when.ready(mc),
+    when.exists(ref('Cluster', namespace, name)),
+    when.exists(ref('AzureASOManagedCluster', namespace, name)),
+    when.exists(cp),
+    when.controlledBy(mc, 'AzureASOManagedControlPlane', name),
+    when.label(cp, CLUSTER_NAME_LABEL, name),
+  ];
+}
+
+/** What the adopt-agent-pools step waits for, per pool object name (capz-ground-truth 2.2 steps 6-7). */
+export function agentPoolAdopted(namespace: string, poolObjectName: string): PlannedCondition[] {
+  const amp = ref('AzureASOManagedMachinePool', namespace, poolObjectName);
+  return [
+    when.exists(ref('MachinePool', namespace, poolObjectName)),
+    when.exists(amp),
+    when.field(amp, ['status', 'ready'], true, `${describeRef(amp)} is ready`),
+  ];
+}

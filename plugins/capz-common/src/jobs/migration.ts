@@ -34,6 +34,8 @@ import {
   when,
   type AccessAnswer,
   type AccessRequirement,
+  managedClusterAdopted,
+  agentPoolAdopted,
 } from './common';
 import { validateDnsLabel, validateDnsSubdomain } from './names';
 import type { JobPreview, JobResult, MigrateJobParams, PlannedAction, PreflightCheck, StepPlan } from './types';
@@ -510,14 +512,7 @@ function buildPlan(params: MigrateJobParams, cluster: ObservedObject, l: LegacyO
         description: `Create ManagedCluster ${to}/${newName} with ${ADOPT}: "true" and ${p.profiles.length} agentPoolProfiles from status`,
       },
     ],
-    waitFor: [
-      when.ready(newMc),
-      when.exists(newCluster),
-      when.exists(ref('AzureASOManagedCluster', to, newName)),
-      when.exists(newCp),
-      when.controlledBy(newMc, 'AzureASOManagedControlPlane', newName),
-      when.label(newCp, CLUSTER_NAME_LABEL, newName),
-    ],
+    waitFor: managedClusterAdopted(newMc, to, newName),
     timeoutSeconds: 900,
   });
   steps.push({
@@ -539,14 +534,7 @@ function buildPlan(params: MigrateJobParams, cluster: ObservedObject, l: LegacyO
         description: `Create ManagedClustersAgentPool ${to}/${r.name} (azureName ${azureNameOf(ap)}) with ${ADOPT}: "true"`,
       };
     }),
-    waitFor: l.agentPools.flatMap(ap => {
-      const amp = ref('AzureASOManagedMachinePool', to, nameOf(ap));
-      return [
-        when.exists(ref('MachinePool', to, nameOf(ap))),
-        when.exists(amp),
-        when.field(amp, ['status', 'ready'], true, `${describeRef(amp)} is ready`),
-      ];
-    }),
+    waitFor: l.agentPools.flatMap(ap => agentPoolAdopted(to, nameOf(ap))),
     timeoutSeconds: 900,
   });
   steps.push({
