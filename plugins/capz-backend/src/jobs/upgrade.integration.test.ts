@@ -39,7 +39,8 @@ beforeAll(async () => {
     { name: 'local', authMethod: 'serviceAccountToken', url: info.url, caData: info.caPem, serviceAccountToken: token, namespaces: [ns] },
   ];
   // A cluster as the user applied it with kubectl before the upgrade: every CAPZ object at v1alpha1.
-  expect((await kube(info, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status).toBe(201);
+  const created = await kube(info, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  if (created.status !== 201) throw new Error(`create namespace ${ns}: ${created.status}`);
   const manifests = generateAksAsoClusterManifests({
     name: 'alpha',
     namespace: ns,
@@ -53,7 +54,7 @@ beforeAll(async () => {
     const [group, version] = alpha.apiVersion.split('/');
     const kind = Object.values(kinds).find(k => k.kind === m.kind && k.group === group)!;
     const res = await kube(info, 'POST', `/apis/${group}/${version}/namespaces/${ns}/${kind.plural}?fieldManager=kubectl-client-side-apply`, alpha);
-    expect(res.status).toBe(201);
+    if (res.status !== 201) throw new Error(`create ${m.kind}/${m.metadata.name}: ${res.status} ${JSON.stringify(res.body)}`);
   }
 
   const k8s = await loadClientForTests();
