@@ -81,7 +81,9 @@ async function createCredentialSecret(namespace: string, name = 'aso-credential'
 /** The legacy cluster and everything it must be for a migration's preflight: Available, every object Ready. */
 async function legacyReady(namespace: string, name: string): Promise<true | string> {
   const cluster = await c.get('Cluster', namespace, name);
-  if (condition(cluster, 'Available')?.status !== 'True') return `Cluster ${namespace}/${name} not Available`;
+  if (condition(cluster, 'Available')?.status !== 'True') {
+    return `Cluster ${namespace}/${name} not Available: ${JSON.stringify((cluster?.status?.conditions ?? []).filter((x: any) => x.status !== 'True' && x.type !== 'Paused'))}`;
+  }
   for (const kind of ['AzureManagedControlPlane', 'AzureManagedMachinePool', 'ResourceGroup', 'ManagedCluster', 'ManagedClustersAgentPool'] as const) {
     for (const o of await c.list(kind, namespace)) {
       if (o.metadata.labels?.['cluster.x-k8s.io/cluster-name'] !== name) continue;

@@ -155,7 +155,8 @@ export async function startBackend(o: BackendProcessOptions): Promise<BackendPro
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = {
-    app: { baseUrl: url },
+    // No copy of the built app's assets into the database on every start (app-backend's static fallback cache).
+    app: { baseUrl: url, disableStaticFallbackCache: true },
     backend: {
       baseUrl: url,
       listen: { port, host: '127.0.0.1' },
