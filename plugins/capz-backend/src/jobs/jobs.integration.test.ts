@@ -50,14 +50,18 @@ const AZURE_ONLY = {
   replica2: { resourceGroup: 'rg-replica-aks-2', name: 'replica-aks-2', pools: [system(1), user('api', 1)], entraOnly: true },
 };
 
-async function backend(name: string, database: BackendDatabase, env: Record<string, string> = {}, mayExitDuringStart = false): Promise<BackendProcess> {
+/**
+ * A backend process. The crash tests use a 2 s lease (a killed replica's job is resumed quickly); the replica test a
+ * longer one, so that a heartbeat delayed on a busy machine cannot hand a running job to the other replica.
+ */
+async function backend(name: string, database: BackendDatabase, env: Record<string, string> = {}, mayExitDuringStart = false, leaseSeconds = 2): Promise<BackendProcess> {
   const b = await startBackend({
     mayExitDuringStart,
     name,
     managementCluster: { name: mcName, url: info.url, caPem: info.caPem, token: info.backendToken },
     database,
     configFiles: [join(simState, 'app-config.azure-discovery.yaml')],
-    capz: { jobs: { leaseSeconds: 2 } },
+    capz: { jobs: { leaseSeconds } },
     env,
   });
   running.add(b);
@@ -414,8 +418,8 @@ describe('two replicas on one PostgreSQL database', () => {
     }
     const db: BackendDatabase = { client: 'pg', connection, prefix: `capz_jobs_${process.pid}_` };
     // One after the other: the first creates the databases and runs the migrations.
-    const r1 = await backend('replica-1', db);
-    const r2 = await backend('replica-2', db);
+    const r1 = await backend('replica-1', db, {}, false, 15);
+    const r2 = await backend('replica-2', db, {}, false, 15);
     for (const ns of ['adopt-replica-1', 'adopt-replica-2']) {
       await c.createNamespace(ns);
       await createCredentialSecret(ns);

@@ -123,6 +123,19 @@ export async function createJobsRouter(o: JobsRouterOptions): Promise<express.Ro
       meta: { action: 'create', type: request.type, target: { ...target } },
     });
     try {
+      // The cluster's active job first: once it has changed the cluster, a preflight would fail for that reason.
+      const active = (await o.store.list({ ...target, active: true, limit: 1 }))[0];
+      if (active) {
+        const message = `${target.managementCluster}/${target.namespace}/${target.name} already has a ${active.state} ${active.type} job (${active.id}); finish, resume or cancel it first`;
+        await audit.fail({ error: new Error(message) });
+        res.status(409).json({
+          error: { name: 'ConflictError', message },
+          request: { method: req.method, url: req.originalUrl },
+          response: { statusCode: 409 },
+          jobId: active.id,
+        });
+        return;
+      }
       const preview = await o.planner.preview(request);
       const failed = preview.preflight.filter(c => c.status === 'fail');
       if (failed.length) {
@@ -136,18 +149,6 @@ export async function createJobsRouter(o: JobsRouterOptions): Promise<express.Ro
         return;
       }
       const id = randomUUID();
-      const active = (await o.store.list({ ...preview.target, active: true, limit: 1 }))[0];
-      if (active) {
-        const message = `${preview.target.managementCluster}/${preview.target.namespace}/${preview.target.name} already has a ${active.state} ${active.type} job (${active.id}); finish, resume or cancel it first`;
-        await audit.fail({ error: new Error(message) });
-        res.status(409).json({
-          error: { name: 'ConflictError', message },
-          request: { method: req.method, url: req.originalUrl },
-          response: { statusCode: 409 },
-          jobId: active.id,
-        });
-        return;
-      }
       // The unique active_key still decides a race between two requests: the loser gets the store's ConflictError.
       const job = await o.store.insert({
         id,
