@@ -1,6 +1,6 @@
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import { Alert, Link } from '@backstage/ui';
-import { useCallback } from 'react';
+import { useCallback, useState } from 'react';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { jobRouteRef } from '../../routes';
@@ -11,12 +11,15 @@ import { useJobSignal } from './useJobSignal';
 export function ActiveJobBanner({ cluster }: { cluster: ClusterRef }) {
   const api = useApi(capzApiRef);
   const jobLink = useRouteRef(jobRouteRef);
+  // A new key on every signal, not retry(): retry() is a no-op while a read is in flight, which would drop the
+  // signal of a job that just ended and leave the banner up (see JobPage).
+  const [refreshKey, setRefreshKey] = useState(0);
   const jobs = useAsyncRetry(
     () => api.listJobs({ ...cluster, active: true }),
-    [api, cluster.managementCluster, cluster.namespace, cluster.name],
+    [api, cluster.managementCluster, cluster.namespace, cluster.name, refreshKey],
   );
   const shown = jobs.value?.items[0];
-  const refresh = useCallback(() => jobs.retry(), [jobs]);
+  const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
   // A new job on this cluster has an id we do not know yet: any job signal re-asks (one small request).
   useJobSignal(refresh, s => !shown || s.jobId === shown.id);
 

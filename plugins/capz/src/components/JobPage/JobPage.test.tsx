@@ -75,6 +75,35 @@ describe('job page', () => {
     expect(served.reads).toBe(before + 1);
   });
 
+  it('a signal that arrives while the page is still reading the job is not lost (the last step and the end come close together)', async () => {
+    // Seen in the e2e run: "last step started" and "job succeeded" signals ~ms apart; the second was dropped while
+    // the read for the first was in flight, and the page (which never polls) showed Running forever.
+    const signals = new FakeSignals();
+    let job = jobDetails();
+    let release: (() => void) | undefined;
+    let reads = 0;
+    server.use(
+      http.get(`${BASE}/jobs/${JOB_ID}`, async () => {
+        reads++;
+        const answer = job; // what the backend had when the request arrived
+        if (reads === 2) await new Promise<void>(r => (release = r));
+        return HttpResponse.json(answer);
+      }),
+    );
+    renderCapz(<CapzPage />, { path: JOB_PATH, mountPath: '/capz/*', signals });
+    await waitFor(() => expect(screen.getByText('Live')).toBeInTheDocument());
+    expect(screen.getByTestId('job-state')).toHaveTextContent('Running');
+
+    job = jobDetails({ currentStep: 'pause' });
+    signals.publish(CAPZ_JOBS_SIGNAL_CHANNEL, jobSignal({ jobId: JOB_ID, state: 'running', currentStep: 'pause' }));
+    await waitFor(() => expect(release).toBeDefined()); // the second read is held: the page is loading
+    job = jobDetails({ state: 'succeeded', currentStep: undefined, steps: jobDetails().steps.map(s => ({ ...s, state: 'succeeded' })) });
+    signals.publish(CAPZ_JOBS_SIGNAL_CHANNEL, jobSignal({ jobId: JOB_ID, state: 'succeeded' }));
+    await waitFor(() => expect(reads).toBe(3));
+    release!();
+    await waitFor(() => expect(screen.getByTestId('job-state')).toHaveTextContent('Succeeded'));
+  });
+
   it('cancels after a confirmation and then shows what was left behind', async () => {
     const served = serveJob(jobDetails({ state: 'paused' }));
     renderCapz(<CapzPage />, { path: JOB_PATH, mountPath: '/capz/*' });

@@ -2,7 +2,7 @@ import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import { Alert, Button, Flex, Link, Skeleton, Text } from '@backstage/ui';
 import type { JobDetails, JobLogLine, ManifestToChange } from '@internal/plugin-capz-common';
 import { RiRefreshLine } from '@remixicon/react';
-import { useCallback, useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
@@ -152,8 +152,12 @@ export function JobPage() {
   const api = useApi(capzApiRef);
   const root = useRouteRef(rootRouteRef);
   const clusterLink = useRouteRef(clusterRouteRef);
-  const { value: job, error, loading, retry } = useAsyncRetry(() => api.getJob(id), [api, id]);
-  const refresh = useCallback(() => retry(), [retry]);
+  // A signal must always cause a fresh read: useAsyncRetry's retry() does nothing while a read is in flight, so the
+  // job's last signal (e.g. succeeded, right after the step before) could be dropped and the page stay on a stale
+  // state, since it never polls. A new key starts a new read; the newest answer wins (as in ClusterView).
+  const [refreshKey, setRefreshKey] = useState(0);
+  const { value: job, error, loading, retry } = useAsyncRetry(() => api.getJob(id), [api, id, refreshKey]);
+  const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
   const { live } = useJobSignal(refresh, s => s.jobId === id);
 
   if (error && !job) return (
