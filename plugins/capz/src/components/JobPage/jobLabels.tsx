@@ -23,12 +23,13 @@ type Look = { label: string; icon: RemixiconComponentType; color: string };
 const POSITIVE = 'var(--bui-fg-positive)';
 const NEGATIVE = 'var(--bui-fg-negative)';
 const WARNING = 'var(--bui-fg-warning)';
-const ACCENT = 'var(--bui-accent-fg)';
+// Not --bui-accent-fg: that is the text ON an accent background (white in the light theme), invisible on the page.
+const INFO = 'var(--bui-fg-announcement)';
 const MUTED = 'var(--bui-fg-secondary)';
 
 export const JOB_STATE: Record<JobState, Look> = {
   queued: { label: 'Queued', icon: RiTimeLine, color: MUTED },
-  running: { label: 'Running', icon: RiLoader4Line, color: ACCENT },
+  running: { label: 'Running', icon: RiLoader4Line, color: INFO },
   paused: { label: 'Paused', icon: RiPauseCircleLine, color: MUTED },
   succeeded: { label: 'Succeeded', icon: RiCheckboxCircleFill, color: POSITIVE },
   failed: { label: 'Failed', icon: RiCloseCircleFill, color: NEGATIVE },
@@ -37,7 +38,7 @@ export const JOB_STATE: Record<JobState, Look> = {
 
 export const STEP_STATE: Record<StepState, Look> = {
   pending: { label: 'Pending', icon: RiTimeLine, color: MUTED },
-  running: { label: 'Running', icon: RiLoader4Line, color: ACCENT },
+  running: { label: 'Running', icon: RiLoader4Line, color: INFO },
   succeeded: { label: 'Succeeded', icon: RiCheckboxCircleFill, color: POSITIVE },
   failed: { label: 'Failed', icon: RiCloseCircleFill, color: NEGATIVE },
   skipped: { label: 'Skipped', icon: RiSkipForwardLine, color: MUTED },

@@ -27,7 +27,7 @@ export const HEALTH_ORDER: Health[] = ['failed', 'degraded', 'unknown', 'deletin
 /** BUI colour tokens per health; each state also has its own icon shape, so colour is never the only cue. */
 export const HEALTH_COLOR: Record<Health, string> = {
   healthy: 'var(--bui-fg-positive)',
-  progressing: 'var(--bui-accent-fg)',
+  progressing: 'var(--bui-fg-announcement)', // not --bui-accent-fg: white on the light theme's page (WCAG 1.4.11)
   degraded: 'var(--bui-fg-warning)',
   failed: 'var(--bui-fg-negative)',
   paused: 'var(--bui-fg-secondary)',
