@@ -16,7 +16,7 @@ import {
   useTable,
 } from '@backstage/ui';
 import { ClusterSummary, Health, ManagementClustersResponse } from '@internal/plugin-capz-common';
-import { useCallback, useMemo } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
@@ -122,12 +122,12 @@ export function ClustersPage() {
   const [params, setParams] = useSearchParams();
   const filters = readFilters(params);
 
-  const clusters = useAsyncRetry(() => api.listClusters(), [api]);
-  const mcs = useAsyncRetry(() => api.listManagementClusters(), [api]);
-  const refreshAll = useCallback(() => {
-    clusters.retry();
-    mcs.retry();
-  }, [clusters, mcs]);
+  // A new key per change starts a fresh read: useAsyncRetry's retry() does nothing while a read is in flight, so a
+  // change arriving during one would be lost (and the page does not poll).
+  const [refreshKey, setRefreshKey] = useState(0);
+  const clusters = useAsyncRetry(() => api.listClusters(), [api, refreshKey]);
+  const mcs = useAsyncRetry(() => api.listManagementClusters(), [api, refreshKey]);
+  const refreshAll = useCallback(() => setRefreshKey(k => k + 1), []);
   // Any change can add, remove or move a cluster in this list: refetch on every message (debounced).
   useLiveRefresh(refreshAll, () => true, 500);
 

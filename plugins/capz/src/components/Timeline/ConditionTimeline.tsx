@@ -10,7 +10,7 @@ const LABEL_WIDTH = 280;
 export function statusColor(t: ConditionTransition): string {
   if (t.status === 'True') return 'var(--bui-fg-positive, #2e7d32)';
   if (t.status === 'Unknown') return 'var(--bui-fg-secondary, #757575)';
-  if (t.severity === 'Info') return 'var(--bui-accent-fg, #1565c0)';
+  if (t.severity === 'Info') return 'var(--bui-fg-announcement, #1565c0)';
   if (t.severity === 'Warning') return 'var(--bui-fg-warning, #ed6c02)';
   return 'var(--bui-fg-negative, #c62828)';
 }
@@ -80,7 +80,7 @@ const LaneTrack = memo(function LaneTrackMarks(props: {
               width={i === activeIndex ? 4 : 2}
               y={0}
               height={LANE_HEIGHT}
-              fill={e.type === 'Warning' ? 'var(--bui-fg-warning, #ed6c02)' : 'var(--bui-accent-fg, #1565c0)'}
+              fill={e.type === 'Warning' ? 'var(--bui-fg-warning, #ed6c02)' : 'var(--bui-fg-announcement, #1565c0)'}
             />
           ))}
     </svg>
