@@ -315,6 +315,44 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
       assert.equal(ok.headers['content-type'], 'application/json; charset=utf-8');
     });
 
+    it('gets a resource group with its location (Microsoft.Resources api-versions), with the AKS routes\' auth rules', async () => {
+      const rg = (sub: string, name: string, v = '2021-04-01') => `${server.url}/subscriptions/${sub}/resourcegroups/${name}?api-version=${v}`;
+      const ok = await raw(rg(SUB, 'RG-Beta'), { token: TOKEN, ca: server.caPem });
+      assert.equal(ok.status, 200);
+      assert.deepEqual(ok.body, {
+        id: `/subscriptions/${SUB}/resourceGroups/rg-beta`,
+        name: 'rg-beta',
+        type: 'Microsoft.Resources/resourceGroups',
+        location: 'northeurope',
+        tags: { team: 'beta' },
+        properties: { provisioningState: 'Succeeded' },
+      });
+      // ASO's version is accepted too; the AKS version is not one of Microsoft.Resources'.
+      assert.equal((await raw(rg(SUB, 'rg-alpha', '2020-06-01'), { token: TOKEN, ca: server.caPem })).body.location, 'westeurope');
+      const wrongVersion = await raw(rg(SUB, 'rg-alpha', '2024-09-01'), { token: TOKEN, ca: server.caPem });
+      assert.equal(wrongVersion.status, 400);
+      assert.equal(wrongVersion.body.error?.code, 'InvalidApiVersionParameter');
+      const missing = await raw(rg(SUB, 'rg-missing'), { token: TOKEN, ca: server.caPem });
+      assert.equal(missing.status, 404);
+      assert.equal(missing.body.error?.code, 'ResourceGroupNotFound');
+      assert.match(missing.body.error?.message ?? '', /'rg-missing' could not be found/);
+      const anonymous = await raw(rg(SUB, 'rg-alpha'), { token: null, ca: server.caPem });
+      assert.equal(anonymous.status, 401);
+      assert.equal(anonymous.body.error?.code, 'AuthenticationFailed');
+      const forged = await raw(rg(SUB, 'rg-alpha'), { token: 'forged-token', ca: server.caPem });
+      assert.equal(forged.status, 401);
+      assert.equal(forged.body.error?.code, 'InvalidAuthenticationToken');
+      const otherTeam = await raw(rg(SUB, 'rg-alpha'), { token: OTHER_TOKEN, ca: server.caPem });
+      assert.equal(otherTeam.status, 403);
+      assert.equal(otherTeam.body.error?.code, 'AuthorizationFailed');
+      assert.match(otherTeam.body.error?.message ?? '', /'Microsoft\.Resources\/subscriptions\/resourceGroups\/read' over scope/);
+      const unknownSub = await raw(rg(UNKNOWN_SUB, 'rg-alpha'), { token: TOKEN, ca: server.caPem });
+      assert.equal(unknownSub.status, 404);
+      assert.equal(unknownSub.body.error?.code, 'SubscriptionNotFound');
+      const put = await raw(rg(SUB, 'rg-alpha'), { method: 'PUT', token: TOKEN, ca: server.caPem });
+      assert.equal(put.status, 405);
+    });
+
     it('answers like ARM without a token, for writes and for unknown types', async () => {
       const anonymous = await raw(`${path()}?api-version=2024-09-01`, { token: null, ca: server.caPem });
       assert.equal(anonymous.status, 401);

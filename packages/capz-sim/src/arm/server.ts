@@ -10,6 +10,9 @@
  *   including the read-only fields the SDK flattens (`fqdn`, `azurePortalFQDN`, `currentKubernetesVersion`,
  *   `nodeResourceGroup`, `resourceUID`, pool `currentOrchestratorVersion`, `nodeImageVersion`) (azure-side 5.3, 3.1).
  * - Agent pools list/get and their resource shape (azure-side 5.4).
+ * - Resource group GET (`/subscriptions/{sub}/resourcegroups/{rg}`, Microsoft.Resources api-versions
+ *   `RESOURCES_API_VERSIONS`), 404 `ResourceGroupNotFound` (azure-side 5.2); the same authentication and authorization
+ *   as the AKS routes, with ARM's action `Microsoft.Resources/subscriptions/resourceGroups/read` in a 403 (inference).
  * - Provisioning states are reported as the model has them, so a poller reading `properties.provisioningState` sees
  *   Creating/Updating/Deleting -> Succeeded (azure-side 5.3, 5.5). No LRO routes: this endpoint is read-only.
  * - 404s carry the ARM codes the SDK surfaces as `RestError.code` (`ResourceNotFound`, `ResourceGroupNotFound`,
@@ -19,8 +22,8 @@
  * Not covered by the research notes, modelled on ARM's public error responses: the auth, api-version and routing
  * codes (`AuthenticationFailed`, `AuthenticationFailedInvalidHeader`, `InvalidAuthenticationToken`, `AuthorizationFailed`,
  * `MissingApiVersionParameter`, `InvalidApiVersionParameter`, `InvalidResourceType`), the 405 for writes (this
- * endpoint is read-only), and the order of the checks: authentication, method, api-version, route, subscription
- * existence, authorization.
+ * endpoint is read-only), and the order of the checks: authentication, method, a missing api-version, route, the
+ * route's provider's api-versions, subscription existence, authorization.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -30,7 +33,7 @@ import { AzureError, notFound } from '../azure/errors.ts';
 import type { AzureWorld } from '../azure/model.ts';
 import { ARM_RESOURCE } from '../entra/server.ts';
 import { ensureLoopbackTls } from '../runtime/loopbackTls.ts';
-import { API_VERSION, agentPoolToWire, managedClusterToWire } from './wire.ts';
+import { API_VERSION, RESOURCES_API_VERSIONS, agentPoolToWire, managedClusterToWire, resourceGroupToWire } from './wire.ts';
 
 /** Who a bearer token is and which subscriptions it may read. */
 export interface ArmCaller {
@@ -62,11 +65,12 @@ export interface ArmServer {
   close(): Promise<void>;
 }
 
-type RouteKind = 'listBySubscription' | 'listByResourceGroup' | 'getCluster' | 'listPools' | 'getPool';
+type RouteKind = 'getResourceGroup' | 'listBySubscription' | 'listByResourceGroup' | 'getCluster' | 'listPools' | 'getPool';
 type Params = Record<string, string>;
 
 const MC = 'subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters';
 const ROUTES: Array<[RouteKind, string[]]> = [
+  ['getResourceGroup', 'subscriptions/{sub}/resourceGroups/{rg}'.split('/')],
   ['listBySubscription', 'subscriptions/{sub}/providers/Microsoft.ContainerService/managedClusters'.split('/')],
   ['listByResourceGroup', MC.split('/')],
   ['getCluster', `${MC}/{name}`.split('/')],
@@ -91,7 +95,8 @@ function matchRoute(segments: string[]): { kind: RouteKind; params: Params } | u
   return undefined;
 }
 
-function unknownRoute(segments: string[]): AzureError {
+/** ARM names the api-version the caller sent. */
+function unknownRoute(segments: string[], apiVersion: string): AzureError {
   const i = segments.findIndex(s => s.toLowerCase() === 'providers');
   if (i >= 0 && segments[i + 1] && segments[i + 2]) {
     // /providers/{namespace}/{type}/{name}/{subtype}/... -> the type is every other segment after the namespace
@@ -99,13 +104,13 @@ function unknownRoute(segments: string[]): AzureError {
     return new AzureError(
       404,
       'InvalidResourceType',
-      `The resource type '${type}' could not be found in the namespace '${segments[i + 1]}' for api version '${API_VERSION}'.`,
+      `The resource type '${type}' could not be found in the namespace '${segments[i + 1]}' for api version '${apiVersion}'.`,
     );
   }
   return new AzureError(
     404,
     'InvalidResourceType',
-    `The resource type could not be found for the request path '/${segments.join('/')}' and api version '${API_VERSION}'.`,
+    `The resource type could not be found for the request path '/${segments.join('/')}' and api version '${apiVersion}'.`,
   );
 }
 
@@ -153,7 +158,7 @@ export function entraAuthorizer(
   };
 }
 
-function checkApiVersion(url: URL): void {
+function apiVersions(url: URL): string[] {
   const values = [...url.searchParams].filter(([k]) => k.toLowerCase() === 'api-version').map(([, v]) => v);
   if (!values.length || !values[0]) {
     throw new AzureError(
@@ -162,17 +167,25 @@ function checkApiVersion(url: URL): void {
       "The api-version query parameter (?api-version=) is required for all requests.",
     );
   }
-  if (values.length > 1 || values[0] !== API_VERSION) {
+  return values;
+}
+
+/** Each provider has its own versions: Microsoft.Resources for resource groups, Microsoft.ContainerService for AKS. */
+function checkApiVersion(values: string[], kind: RouteKind): void {
+  const supported = kind === 'getResourceGroup' ? RESOURCES_API_VERSIONS : [API_VERSION];
+  if (values.length > 1 || !supported.includes(values[0])) {
     throw new AzureError(
       400,
       'InvalidApiVersionParameter',
-      `The api-version '${values.join(',')}' is invalid. The supported versions are '${API_VERSION}'.`,
+      `The api-version '${values.join(',')}' is invalid. The supported versions are '${supported.join(',')}'.`,
     );
   }
 }
 
 function dispatch(world: AzureWorld, kind: RouteKind, p: Params): unknown {
   switch (kind) {
+    case 'getResourceGroup':
+      return resourceGroupToWire(world.requireResourceGroup(p.sub, p.rg));
     case 'listBySubscription':
       return { value: world.listManagedClusters(p.sub).map(managedClusterToWire) };
     case 'listByResourceGroup':
@@ -217,7 +230,7 @@ function handle(opts: ArmServerOptions, req: IncomingMessage, res: ServerRespons
       );
     }
     const url = new URL(req.url ?? '/', 'https://127.0.0.1');
-    checkApiVersion(url);
+    const versions = apiVersions(url);
     let segments: string[];
     try {
       segments = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
@@ -225,7 +238,8 @@ function handle(opts: ArmServerOptions, req: IncomingMessage, res: ServerRespons
       throw new AzureError(400, 'InvalidRequestUri', `The request URI '${url.pathname}' is not valid.`);
     }
     const route = matchRoute(segments);
-    if (!route) throw unknownRoute(segments);
+    if (!route) throw unknownRoute(segments, versions[0]);
+    checkApiVersion(versions, route.kind);
     const { sub } = route.params;
     // A subscription that does not exist is reported as such whatever the caller's access (as ARM does).
     if (!opts.world.hasSubscription(sub)) {
@@ -233,9 +247,11 @@ function handle(opts: ArmServerOptions, req: IncomingMessage, res: ServerRespons
     }
     if (!caller.subscriptions.some(s => s.toLowerCase() === sub.toLowerCase())) {
       const oid = caller.objectId;
-      const action = route.kind === 'listPools' || route.kind === 'getPool'
-        ? 'Microsoft.ContainerService/managedClusters/agentPools/read'
-        : 'Microsoft.ContainerService/managedClusters/read';
+      const action = route.kind === 'getResourceGroup'
+        ? 'Microsoft.Resources/subscriptions/resourceGroups/read'
+        : route.kind === 'listPools' || route.kind === 'getPool'
+          ? 'Microsoft.ContainerService/managedClusters/agentPools/read'
+          : 'Microsoft.ContainerService/managedClusters/read';
       throw new AzureError(
         403,
         'AuthorizationFailed',

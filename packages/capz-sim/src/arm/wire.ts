@@ -1,11 +1,33 @@
 /**
  * The AzureWorld model as ARM puts it on the wire for Microsoft.ContainerService api-version 2024-09-01
- * (azure-side 5.1 resource envelope, 5.3 managed cluster, 5.4 agent pool). Ids use lowercase `resourcegroups`, as AKS
- * returns them (azure-side 3.1, 5.1).
+ * (azure-side 5.1 resource envelope, 5.3 managed cluster, 5.4 agent pool) and for Microsoft.Resources resource groups
+ * (azure-side 5.2). Ids of AKS resources use lowercase `resourcegroups`, as AKS returns them (azure-side 3.1, 5.1).
  */
-import type { AgentPool, ManagedCluster } from '../azure/model.ts';
+import type { AgentPool, ManagedCluster, ResourceGroup } from '../azure/model.ts';
 
 export const API_VERSION = '2024-09-01';
+
+/**
+ * The Microsoft.Resources api-versions the resource group GET accepts: ASO's (azure-side 5.2) and 2021-04-01, the
+ * one the plugin's backend sends. Any GA version has the same resource group body; that both are accepted, and no
+ * others, is a choice of the simulator (an inference: ARM accepts every published version of the provider).
+ */
+export const RESOURCES_API_VERSIONS = ['2020-06-01', '2021-04-01'];
+
+/**
+ * A resource group as ARM's GET returns it (azure-side 5.2). The id spells `resourceGroups` in camel case as
+ * Microsoft.Resources returns it (inference from ARM's public reference: the research notes only give AKS's lowercase ids).
+ */
+export function resourceGroupToWire(rg: ResourceGroup) {
+  return {
+    id: `/subscriptions/${rg.subscriptionId}/resourceGroups/${rg.name}`,
+    name: rg.name,
+    type: 'Microsoft.Resources/resourceGroups',
+    location: rg.location,
+    tags: { ...rg.tags },
+    properties: { provisioningState: rg.provisioningState },
+  };
+}
 
 export const managedClusterId = (mc: ManagedCluster) =>
   `/subscriptions/${mc.subscriptionId}/resourcegroups/${mc.resourceGroup}/providers/Microsoft.ContainerService/managedClusters/${mc.name}`;
