@@ -213,13 +213,13 @@ export async function createJobsRouter(o: JobsRouterOptions): Promise<express.Ro
   }
 
   router.get('/credential-secrets', async (req, res) => {
-    const q = parse(z.object({ managementCluster: name, namespace: dnsLabel }), req.query);
+    const q = parse(z.object({ managementCluster: name, namespace: dnsLabel, name: name.optional() }), req.query);
     const allowed = await readFilter(o.permissions, await credentials(req));
-    if (!allowed({ ...q, name: '' })) throw new NotAllowedError(`Not allowed to read clusters in ${q.managementCluster}/${q.namespace}`);
+    if (!allowed({ managementCluster: q.managementCluster, namespace: q.namespace, name: '' })) throw new NotAllowedError(`Not allowed to read clusters in ${q.managementCluster}/${q.namespace}`);
     if (!o.managementClusters.some(c => c.name === q.managementCluster)) throw new NotFoundError(`No management cluster named "${q.managementCluster}"`);
-    // Candidates are the Secrets ASO objects already name, plus ASO's namespace default; each is read live to see
+    // Candidates are the Secrets ASO objects already name, ASO's namespace default and a name the user typed; each is read live to see
     // that it exists. The backend never lists Secrets (that would hand it every value in the namespace).
-    const names = new Set<string>(['aso-credential']);
+    const names = new Set<string>(['aso-credential', ...(q.name ? [q.name] : [])]);
     for (const kind of ['ManagedCluster', 'ResourceGroup', 'ManagedClustersAgentPool']) {
       for (const obj of o.cache.list(q.managementCluster, kind, q.namespace)) {
         const n = (obj as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.['serviceoperator.azure.com/credential-from'];

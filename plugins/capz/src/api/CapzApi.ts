@@ -50,7 +50,8 @@ export interface CapzApi {
   /** 409 when the job's state does not allow it. */
   controlJob(id: string, action: JobControl): Promise<JobDetails>;
   /** Names of ASO credential Secrets in a namespace (never values). */
-  listCredentialSecrets(query: { managementCluster: string; namespace: string }): Promise<CredentialSecretsResponse>;
+  /** `name`: also look for a Secret of this name (the backend never lists Secrets, it checks names). */
+  listCredentialSecrets(query: { managementCluster: string; namespace: string; name?: string }): Promise<CredentialSecretsResponse>;
   /** AKS clusters the credential can see in Azure. */
   discoverAksClusters(query: {
     managementCluster: string;

@@ -117,7 +117,7 @@ export class CapzClient implements CapzApi {
     return this.post(`/jobs/${encodeURIComponent(id)}/${action}`);
   }
 
-  listCredentialSecrets(query: { managementCluster: string; namespace: string }): Promise<CredentialSecretsResponse> {
+  listCredentialSecrets(query: { managementCluster: string; namespace: string; name?: string }): Promise<CredentialSecretsResponse> {
     return this.get('/credential-secrets', query);
   }
 

@@ -77,15 +77,22 @@ export function AdoptWizard() {
   const [debouncedNs, setDebouncedNs] = useState('');
   const [secret, setSecret] = useState<string>();
   const [chosen, setChosen] = useState<string>();
+  // A Secret no ASO object names yet is found by name: the backend checks names, it never lists Secrets.
+  const [otherSecret, setOtherSecret] = useState('');
+  const [debouncedOther, setDebouncedOther] = useState('');
   useDebounce(() => setDebouncedNs(namespace), 300, [namespace]);
+  useDebounce(() => setDebouncedOther(otherSecret.trim()), 300, [otherSecret]);
 
   const nsError = namespace ? dnsLabelError(namespace) : undefined;
   const nsReady = !!mc && !!debouncedNs && debouncedNs === namespace && !dnsLabelError(debouncedNs);
 
   const mcs = useAsync(() => api.listManagementClusters(), [api]);
   const secrets = useAsync(
-    async () => (mc && nsReady ? api.listCredentialSecrets({ managementCluster: mc, namespace: debouncedNs }) : undefined),
-    [api, mc, debouncedNs, nsReady],
+    async () =>
+      mc && nsReady
+        ? api.listCredentialSecrets({ managementCluster: mc, namespace: debouncedNs, ...(debouncedOther ? { name: debouncedOther } : {}) })
+        : undefined,
+    [api, mc, debouncedNs, nsReady, debouncedOther],
   );
   const discovered = useAsync(
     async () =>
@@ -145,7 +152,7 @@ export function AdoptWizard() {
       <WizardStep n={2} title="Namespace">
         <TextField
           label="Namespace"
-          description="Where the ASO and CAPI objects are created; the job creates it if it does not exist. The credential Secret must be in it."
+          description="Where the ASO and CAPI objects are created. It must exist and hold the ASO credential Secret."
           style={{ maxWidth: 360 }}
           value={namespace}
           onChange={v => {
@@ -186,6 +193,15 @@ export function AdoptWizard() {
               </Radio>
             ))}
           </RadioGroup>
+        )}
+        {nsReady && (
+          <TextField
+            label="Another Secret name"
+            description="A credential Secret in this namespace that no ASO object uses yet: type its name and it is listed above once found."
+            style={{ maxWidth: 360 }}
+            value={otherSecret}
+            onChange={setOtherSecret}
+          />
         )}
       </WizardStep>
 

@@ -150,6 +150,29 @@ describe('adoption wizard', () => {
     expect(start()).toBeDisabled();
   });
 
+  it('finds a credential Secret no ASO object names yet by the name the user types', async () => {
+    const calls = serveAdoption();
+    server.use(
+      http.get(`${BASE}/credential-secrets`, ({ request }) => {
+        const q = new URL(request.url).searchParams;
+        calls.secrets.push(q.toString());
+        const items = [{ namespace: q.get('namespace'), name: 'aso-credential', subscriptionId: 'sub-1' }];
+        if (q.get('name') === 'team-sp') items.push({ namespace: q.get('namespace'), name: 'team-sp', subscriptionId: 'sub-2' });
+        return HttpResponse.json({ items });
+      }),
+    );
+    renderCapz(<CapzPage />, { path: '/capz/adopt', mountPath: '/capz/*' });
+    await userEvent.click(await screen.findByRole('button', { name: /Management cluster/ }));
+    await userEvent.click(await screen.findByRole('option', { name: 'local' }));
+    await userEvent.type(screen.getByRole('textbox', { name: /Namespace/ }), 'team-data');
+    await screen.findByRole('radio', { name: /aso-credential/ });
+    expect(screen.queryByRole('radio', { name: /team-sp/ })).not.toBeInTheDocument();
+    await userEvent.type(screen.getByRole('textbox', { name: /Another Secret name/ }), 'team-sp');
+    await userEvent.click(await screen.findByRole('radio', { name: /team-sp · subscription sub-2/ }));
+    expect(calls.secrets.at(-1)).toBe('managementCluster=local&namespace=team-data&name=team-sp');
+    await waitFor(() => expect(calls.discover.at(-1)).toBe('managementCluster=local&namespace=team-data&credentialSecret=team-sp'));
+  });
+
   it('checks the namespace as a DNS label while typing, before asking the backend', async () => {
     const calls = serveAdoption();
     renderCapz(<CapzPage />, { path: '/capz/adopt', mountPath: '/capz/*' });
