@@ -270,3 +270,42 @@ describe('AksDiscovery.clusterExists', () => {
     });
   });
 });
+
+describe('AksDiscovery.resourceGroupLocation', () => {
+  const q = { managementCluster: MC, namespace: 'team-a', credentialSecret: 'aso-credential', subscriptionId: SUB };
+
+  it('reads the location of a resource group, with a token for ARM from the simulated Entra ID', async () => {
+    world.putResourceGroup(SUB, 'rg-elsewhere', { location: 'swedencentral' });
+    const issuedBefore = entra.tokensIssued;
+    const d = discovery();
+    await expect(d.resourceGroupLocation({ ...q, resourceGroup: 'rg-elsewhere' })).resolves.toBe('swedencentral');
+    // ARM matches group names case-insensitively.
+    await expect(d.resourceGroupLocation({ ...q, resourceGroup: 'RG-Analytics' })).resolves.toBe('westeurope');
+    expect(entra.tokensIssued).toBeGreaterThan(issuedBefore);
+    expect(entra.issued.at(-1)).toMatchObject({ clientId: READER.clientId, audience: ARM_RESOURCE });
+  });
+
+  it('answers undefined for a group that does not exist', async () => {
+    await expect(discovery().resourceGroupLocation({ ...q, resourceGroup: 'rg-gone' })).resolves.toBeUndefined();
+  });
+
+  it('throws AzureServiceError with ARM\'s words for a subscription the credential may not read', async () => {
+    const err = await discovery()
+      .resourceGroupLocation({ ...q, subscriptionId: OTHER_SUB, resourceGroup: 'rg-other' })
+      .catch(e => e);
+    expect(err).toBeInstanceOf(AzureServiceError);
+    expect(err).toMatchObject({ service: 'ARM', code: 'AuthorizationFailed', statusCode: 502 });
+    expect(err.message).toMatch(
+      new RegExp(`^ARM answered AuthorizationFailed while reading resource group rg-other in subscription ${OTHER_SUB} with credential Secret team-a/aso-credential .*'Microsoft.Resources/subscriptions/resourceGroups/read'`),
+    );
+  });
+
+  it('throws for a wrong client secret (Entra ID) and for an untrusted ARM certificate', async () => {
+    await expect(
+      discovery().resourceGroupLocation({ ...q, credentialSecret: 'wrong-secret', resourceGroup: 'rg-analytics' }),
+    ).rejects.toMatchObject({ name: 'AzureServiceError', service: 'Entra ID', code: 'AADSTS7000215' });
+    await expect(
+      discovery({ caData: entra.caPem }).resourceGroupLocation({ ...q, resourceGroup: 'rg-analytics' }),
+    ).rejects.toMatchObject({ name: 'AzureServiceError', code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+  });
+});

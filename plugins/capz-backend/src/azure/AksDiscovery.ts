@@ -1,10 +1,11 @@
 /**
  * AKS discovery for adoption and the migration's final check: which AKS clusters an ASO credential can see, and
- * whether one (with its pools) exists. Reads ARM with `@azure/arm-containerservice` and the credential the ASO
- * Secret describes (research azure-side 2.3, 3.1), against `capz.azureDiscovery` (public cloud by default; the
- * simulated ARM and Entra ID in dev and test).
+ * whether one (with its pools) exists, and the location of a resource group (for adoption). Reads ARM with
+ * `@azure/arm-containerservice` and the credential the ASO Secret describes (research azure-side 2.3, 3.1), against
+ * `capz.azureDiscovery` (public cloud by default; the simulated ARM and Entra ID in dev and test).
  */
 import { ContainerServiceClient, type ManagedCluster } from '@azure/arm-containerservice';
+import { createDefaultHttpClient, createPipelineRequest, RestError, type HttpClient } from '@azure/core-rest-pipeline';
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { Config } from '@backstage/config';
 import type { DiscoveredAksClustersResponse, ObservedObject } from '@internal/plugin-capz-common';
@@ -16,6 +17,12 @@ import { asoTargets, findManagedBy, toDiscoveredCluster } from './mapping';
 
 /** The API version of the ASO CRDs the plugin writes (v1api20240901) and of the simulated ARM (azure-side 3.1). */
 export const AKS_API_VERSION = '2024-09-01';
+
+/**
+ * The Microsoft.Resources api-version of the resource group GET: a long-GA version whose body has `location`
+ * (azure-side 5.2 shape; ASO's own version is 2020-06-01). Which one is an inference: every GA version has this body.
+ */
+export const RESOURCES_API_VERSION = '2021-04-01';
 
 /** At most this many Secrets' credentials are kept (their MSAL token caches live in them: azure-side 2.3). */
 const CREDENTIAL_CACHE_SIZE = 64;
@@ -41,6 +48,14 @@ export interface ClusterExistsQuery {
   agentPools?: string[];
 }
 
+export interface ResourceGroupLocationQuery {
+  managementCluster: string;
+  namespace: string;
+  credentialSecret: string;
+  subscriptionId: string;
+  resourceGroup: string;
+}
+
 export interface ClusterExistsResult {
   exists: boolean;
   /** Requested pools the cluster does not have (all of them when the cluster does not exist). */
@@ -56,6 +71,10 @@ interface Cached {
 }
 
 const NOT_FOUND_CODES = new Set(['ResourceNotFound', 'ResourceGroupNotFound', 'NotFound']);
+
+/** One HTTP client for the resource group reads; it caches an https.Agent per pipeline's TLS settings. */
+let sharedHttpClient: HttpClient | undefined;
+const httpClient = () => (sharedHttpClient ??= createDefaultHttpClient());
 
 export class AksDiscovery {
   private readonly settings: AzureDiscoveryConfig;
@@ -124,6 +143,43 @@ export class AksDiscovery {
     };
   }
 
+  /**
+   * The Azure location of a resource group (ARM's resource group GET, azure-side 5.2), read with the Secret's
+   * credential in the given subscription; undefined when the group does not exist (404 ResourceGroupNotFound). Any
+   * other failure throws AzureServiceError / AzureCredentialError, as the other reads do.
+   */
+  async resourceGroupLocation(q: ResourceGroupLocationQuery): Promise<string | undefined> {
+    const { credential, client, settings } = await this.clientFor(q.managementCluster, q.namespace, q.credentialSecret, q.subscriptionId);
+    const what = `reading resource group ${q.resourceGroup} in subscription ${q.subscriptionId} with ${this.describe(q.namespace, q.credentialSecret, credential)}`;
+    // Through the AKS client's own pipeline: the same credential, token scope (audience), trusted CAs, retry and
+    // error-body policies; only the path and the api-version (Microsoft.Resources', which the pipeline keeps) differ.
+    const url = `${settings.resourceManagerEndpoint.replace(/\/+$/, '')}/subscriptions/${encodeURIComponent(q.subscriptionId)}/resourcegroups/${encodeURIComponent(q.resourceGroup)}?api-version=${RESOURCES_API_VERSION}`;
+    const request = createPipelineRequest({ url, method: 'GET' });
+    let body: { location?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+    try {
+      const response = await client.pipeline.sendRequest(httpClient(), request);
+      const status = response.status;
+      try {
+        body = response.bodyAsText ? JSON.parse(response.bodyAsText) : undefined;
+      } catch {
+        body = undefined;
+      }
+      if (status >= 400) {
+        const code = typeof body?.error?.code === 'string' ? body.error.code : undefined;
+        if (status === 404 && code === 'ResourceGroupNotFound') return undefined;
+        throw new RestError(typeof body?.error?.message === 'string' ? body.error.message : `HTTP ${status}`, {
+          code,
+          statusCode: status,
+          request,
+          response,
+        });
+      }
+    } catch (e) {
+      throw this.fail(e, what);
+    }
+    return typeof body?.location === 'string' && body.location ? body.location : undefined;
+  }
+
   private describe(namespace: string, name: string, c: SecretCredential): string {
     return `credential Secret ${namespace}/${name} (${c.mode}, tenant ${c.tenantId})`;
   }
@@ -141,7 +197,7 @@ export class AksDiscovery {
     namespace: string,
     name: string,
     subscriptionId?: string,
-  ): Promise<{ credential: SecretCredential; client: ContainerServiceClient }> {
+  ): Promise<{ credential: SecretCredential; client: ContainerServiceClient; settings: AzureDiscoverySettings }> {
     const data = await this.options.readSecret(managementCluster, namespace, name);
     const ref = `${namespace}/${name}`;
     if (!data) {
@@ -164,7 +220,7 @@ export class AksDiscovery {
       client = createClient(entry.credential, sub, settings);
       entry.clients.set(sub, client);
     }
-    return { credential: entry.credential, client };
+    return { credential: entry.credential, client, settings };
   }
 }
 
