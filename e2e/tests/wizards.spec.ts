@@ -170,8 +170,8 @@ test('adoption wizard: Adopt AKS cluster → management cluster → namespace �
 
   // 5. Preflight. 6. Plan. 7. Start.
   await page.getByRole('button', { name: 'Check and preview' }).click();
-  // Discovery reads the AKS cluster, not its resource group: the planner says it assumes the cluster's location.
-  await expectPreflightPassed(page, ["The resource group's location is known"]);
+  // Every check passes: discovery reads the resource group's own location too (AksDiscovery.resourceGroupLocation).
+  await expectPreflightPassed(page);
   const plan = await planSteps(page);
   for (const id of ['adopt-resource-group', 'adopt-managed-cluster', 'adopt-agent-pools', 'wait-available']) expect(plan).toContain(id);
   expect(plan.indexOf('adopt-managed-cluster')).toBeLessThan(plan.indexOf('wait-available'));

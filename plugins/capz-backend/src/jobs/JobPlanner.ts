@@ -15,12 +15,20 @@ import { WATCHED_KINDS } from '../cluster/watchedKinds';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import type { ClusterClient } from './ClusterClient';
 
-/** The Azure side of adoption (AksDiscovery.listClusters). */
+/** The Azure side of adoption (AksDiscovery.listClusters, AksDiscovery.resourceGroupLocation). */
 export interface AksLister {
   listClusters(q: { managementCluster: string; namespace: string; credentialSecret: string }): Promise<{
     subscriptionId: string;
     items: import('@internal/plugin-capz-common').DiscoveredAksCluster[];
   }>;
+  /** The resource group's location; undefined when the group does not exist. */
+  resourceGroupLocation(q: {
+    managementCluster: string;
+    namespace: string;
+    credentialSecret: string;
+    subscriptionId: string;
+    resourceGroup: string;
+  }): Promise<string | undefined>;
 }
 
 const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
@@ -72,15 +80,31 @@ export class JobPlanner {
         const nsExists = await namespaceExists(p.namespace);
         const hasSecret = nsExists && (await secretExists(p.namespace, p.credentialSecret));
         let aks;
+        let resourceGroupLocation: string | undefined;
         if (hasSecret) {
           if (!this.o.aks) throw new InputError('Azure discovery is not configured on this backend (capz.azureDiscovery)');
           const found = await this.o.aks.listClusters({ managementCluster: mc, namespace: p.namespace, credentialSecret: p.credentialSecret });
           aks = found.items.find(
             c => c.name.toLowerCase() === p.clusterName.toLowerCase() && c.resourceGroup.toLowerCase() === p.resourceGroup.toLowerCase(),
           );
+          if (aks) {
+            // The ASO ResourceGroup is written with the group's own location, which may differ from the cluster's.
+            // A credential that may read the cluster but not its group (a role scoped to the cluster) still gets a
+            // preview: the location stays unknown, the planner warns, and AksDiscovery has logged ARM's answer.
+            resourceGroupLocation = await this.o.aks
+              .resourceGroupLocation({
+                managementCluster: mc,
+                namespace: p.namespace,
+                credentialSecret: p.credentialSecret,
+                subscriptionId: aks.subscriptionId,
+                resourceGroup: aks.resourceGroup,
+              })
+              .catch(() => undefined);
+          }
         }
         return planAdoption(p, {
           aks,
+          resourceGroupLocation,
           namespaceExists: nsExists,
           credentialSecretExists: hasSecret,
           objects: nsExists ? this.objectsIn(mc, p.namespace) : [],

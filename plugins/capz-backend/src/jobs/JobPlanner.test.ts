@@ -1,0 +1,76 @@
+/**
+ * The adoption preview asks ARM for the resource group's location once the AKS cluster is found, and writes the
+ * ASO ResourceGroup with it; when the location cannot be read, the preview still plans (with the cluster's
+ * location) and keeps the planner's warning. Kubernetes and ARM are stand-ins here: AksDiscovery itself is tested
+ * against the simulated ARM and Entra ID (src/azure/AksDiscovery.test.ts).
+ */
+import type { DiscoveredAksCluster, JobRequest, ObservedObject } from '@internal/plugin-capz-common';
+import type { ClusterClient } from './ClusterClient';
+import { JobPlanner, type AksLister } from './JobPlanner';
+
+const SUB = '6f1c2d3e-0000-4000-8000-0000000000a1';
+const aksCluster: DiscoveredAksCluster = {
+  subscriptionId: SUB,
+  resourceGroup: 'rg-payments',
+  name: 'payments-prod',
+  location: 'westeurope',
+  kubernetesVersion: '1.33.2',
+  provisioningState: 'Succeeded',
+  entraOnly: false,
+  agentPools: [{ name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 1 }],
+};
+
+/** A management cluster where the namespace and the Secret exist and every access is allowed. */
+const client = {
+  get: async (ref: { kind: string }) => ({ apiVersion: 'v1', kind: ref.kind, metadata: { name: 'x' } }),
+  canI: async () => true,
+} as unknown as ClusterClient;
+
+const request: JobRequest = {
+  type: 'adopt',
+  params: {
+    managementCluster: 'local',
+    namespace: 'team-pay',
+    credentialSecret: 'aso-credential',
+    subscriptionId: SUB,
+    resourceGroup: 'RG-Payments',
+    clusterName: 'payments-prod',
+  },
+};
+
+function planner(resourceGroupLocation: AksLister['resourceGroupLocation']) {
+  return new JobPlanner({
+    managementClusters: [{ name: 'local' } as never],
+    cache: { list: () => [] },
+    client: async () => client,
+    aks: { listClusters: async () => ({ subscriptionId: SUB, items: [aksCluster] }), resourceGroupLocation },
+  });
+}
+
+const plannedGroupLocation = (plan: Awaited<ReturnType<JobPlanner['preview']>>['plan']) =>
+  plan
+    .flatMap(s => s.actions)
+    .flatMap(a => (a.action === 'create' && a.object.kind === 'ResourceGroup' ? [(a.object as ObservedObject).spec?.location] : []));
+
+describe('JobPlanner adoption preview', () => {
+  it('reads the group location in the cluster subscription and group, and passes every preflight check', async () => {
+    const asked: unknown[] = [];
+    const preview = await planner(async q => {
+      asked.push(q);
+      return 'swedencentral';
+    }).preview(request);
+    expect(asked).toEqual([
+      { managementCluster: 'local', namespace: 'team-pay', credentialSecret: 'aso-credential', subscriptionId: SUB, resourceGroup: 'rg-payments' },
+    ]);
+    expect(preview.preflight.filter(c => c.status !== 'pass')).toEqual([]);
+    expect(plannedGroupLocation(preview.plan)).toEqual(['swedencentral']);
+  });
+
+  it('keeps the warning and the cluster location when the group location cannot be read', async () => {
+    for (const lookup of [async () => undefined, async () => Promise.reject(new Error('AuthorizationFailed'))]) {
+      const preview = await planner(lookup).preview(request);
+      expect(preview.preflight.filter(c => c.status !== 'pass').map(c => `${c.status} ${c.id}`)).toEqual(['warn resource-group-location']);
+      expect(plannedGroupLocation(preview.plan)).toEqual(['westeurope']);
+    }
+  });
+});
