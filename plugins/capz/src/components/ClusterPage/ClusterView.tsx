@@ -1,6 +1,5 @@
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import { Button, Flex, Link, Skeleton, Switch, Tab, TabList, TabPanel, Tabs, Text } from '@backstage/ui';
-import { RiRefreshLine } from '@remixicon/react';
 import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import type { ClusterSummary } from '@internal/plugin-capz-common';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
@@ -8,6 +7,7 @@ import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { clusterRouteRef } from '../../routes';
 import { API_LABEL } from '../ClustersPage/filters';
 import { ErrorAlert } from '../shared/errors';
+import { LiveStatus } from '../shared/LiveStatus';
 import { HealthLabel } from '../shared/health';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
 import { TimelinePanel } from '../Timeline/TimelinePanel';
@@ -111,15 +111,7 @@ export function ClusterView({
             </Button>
           )}
           {fullPage && <Link href={fullPage}>Open the cluster page</Link>}
-          {live ? (
-            <Text variant="body-small" color="secondary" title="The page updates when the cluster changes">
-              {loading ? 'Updating…' : 'Live'}
-            </Text>
-          ) : (
-            <Button size="small" variant="secondary" iconStart={<RiRefreshLine size={16} aria-hidden />} onPress={retry}>
-              Refresh
-            </Button>
-          )}
+          <LiveStatus live={live} loading={loading} onRefresh={retry} what="cluster" />
         </Flex>
       </Flex>
 

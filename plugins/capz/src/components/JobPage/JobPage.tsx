@@ -1,13 +1,13 @@
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
-import { Alert, Button, Flex, Link, Skeleton, Text } from '@backstage/ui';
+import { Alert, Flex, Link, Skeleton, Text } from '@backstage/ui';
 import type { JobDetails, JobLogLine, ManifestToChange } from '@internal/plugin-capz-common';
-import { RiRefreshLine } from '@remixicon/react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
 import { clusterRouteRef, rootRouteRef } from '../../routes';
 import { ErrorAlert } from '../shared/errors';
+import { LiveStatus } from '../shared/LiveStatus';
 import { absoluteTime } from '../shared/time';
 import { PlanPreview } from '../Wizard/PlanPreview';
 import { JobControls } from './JobControls';
@@ -207,15 +207,7 @@ export function JobPage() {
             {requested && <Text variant="body-small">{requested}</Text>}
           </Flex>
         </Flex>
-        {live ? (
-          <Text variant="body-small" color="secondary" title="The page updates when the job changes">
-            {loading ? 'Updating…' : 'Live'}
-          </Text>
-        ) : (
-          <Button size="small" variant="secondary" iconStart={<RiRefreshLine size={16} aria-hidden />} onPress={retry}>
-            Refresh
-          </Button>
-        )}
+        <LiveStatus live={live} loading={loading} onRefresh={retry} what="job" />
       </Flex>
 
       {error && <ErrorAlert title="Could not refresh the job" error={error} />}
