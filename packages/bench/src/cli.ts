@@ -12,7 +12,7 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { repoRoot, startManagementCluster, stopManagementCluster, type ClusterInfo } from '@internal/mgmt-cluster';
+import { freePort, repoRoot, startManagementCluster, stopManagementCluster, type ClusterInfo } from '@internal/mgmt-cluster';
 import { K } from '@internal/capz-sim';
 import {
   fetchJson, resolvePid, startCapzBackend, startStockBackend, stopBackend, waitUntil, writeCapzConfig, writeStockConfig,
@@ -21,7 +21,7 @@ import {
 import { describeOnce, ensureClusterctl, installDescribeCrds } from './clusterctl.ts';
 import { KUBERNETES_ID, rng, Seeder, seedClusters, type SeededCluster } from './seed.ts';
 import { SignalListener } from './signals.ts';
-import { auditSince, auditSize, log, median, mib, ms, percentile, RawKube, rssKib, sec, freePort } from './util.ts';
+import { auditSince, auditSize, log, median, mib, ms, percentile, RawKube, rssKib, sec } from './util.ts';
 
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 

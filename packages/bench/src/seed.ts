@@ -6,7 +6,7 @@
  */
 import { apiRequest, type ClusterInfo } from '@internal/mgmt-cluster';
 import type { Kube, Obj } from '@internal/capz-sim';
-import { K } from '@internal/capz-sim';
+import { K, ownerRef } from '@internal/capz-sim';
 // The scenario builders are not exported by @internal/capz-sim's entry point; imported from source, not copied.
 import { asoManagedCluster, type PoolSeed } from '../../capz-sim/src/scenarios/seed.ts';
 
@@ -89,15 +89,6 @@ function recordingKube(): { kube: Kube; created: Array<{ kind: Kind; obj: Obj }>
   // The builder only calls createIfAbsent; the cast keeps the real Kube type at the import boundary.
   return { kube: fake as unknown as Kube, created };
 }
-
-const ownerRef = (owner: Obj, controller: boolean) => ({
-  apiVersion: owner.apiVersion,
-  kind: owner.kind,
-  name: owner.metadata.name,
-  uid: owner.metadata.uid!,
-  controller,
-  blockOwnerDeletion: true,
-});
 
 const asoReady = (generation = 1, failure?: { reason: string; message: string }) => [
   failure

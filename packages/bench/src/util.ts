@@ -1,6 +1,5 @@
 import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 
 /** Percentile (nearest rank) of a list of numbers; NaN when empty. */
 export function percentile(values: number[], p: number): number {
@@ -18,18 +17,6 @@ export const mib = (kib: number) => (Number.isFinite(kib) ? `${(kib / 1024).toFi
 
 export function log(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePromise(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** A keep-alive HTTPS client for an API server: raw GETs, as timed in the LIST baseline. */

@@ -5,3 +5,4 @@ export { Simulator, type SimulatorOptions } from './simulator.ts';
 export { Kube } from './runtime/kube.ts';
 export { K } from './runtime/kinds.ts';
 export type { Obj, Condition } from './runtime/types.ts';
+export { ownerRef } from './runtime/meta.ts';
