@@ -16,7 +16,7 @@ import YAML from 'yaml';
 import { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { createJobsRouter } from '../service/jobsRouter';
-import { applyManifest, deleteTestNamespace, kube, loadClientForTests, serviceAccountToken, testClusterInfo, until } from '../testing/realCluster';
+import { applyManifest, createObjects, deleteTestNamespace, kube, loadClientForTests, serviceAccountToken, testClusterInfo, until } from '../testing/realCluster';
 import { ClusterClient, KubeClusterClient } from './ClusterClient';
 import { JobEngine } from './JobEngine';
 import { JobPlanner } from './JobPlanner';
@@ -49,13 +49,12 @@ beforeAll(async () => {
     credentialSecretName: 'aso-credential',
     pools: [{ name: 'pool0', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 1 }],
   });
-  for (const m of manifests) {
-    const alpha = m.apiVersion.startsWith('infrastructure.cluster.x-k8s.io/') ? { ...m, apiVersion: CAPZ_ALPHA } : m;
-    const [group, version] = alpha.apiVersion.split('/');
-    const kind = Object.values(kinds).find(k => k.kind === m.kind && k.group === group)!;
-    const res = await kube(info, 'POST', `/apis/${group}/${version}/namespaces/${ns}/${kind.plural}?fieldManager=kubectl-client-side-apply`, alpha);
-    if (res.status !== 201) throw new Error(`create ${m.kind}/${m.metadata.name}: ${res.status} ${JSON.stringify(res.body)}`);
-  }
+  await createObjects(
+    info,
+    ns,
+    manifests.map(m => (m.apiVersion.startsWith('infrastructure.cluster.x-k8s.io/') ? { ...m, apiVersion: CAPZ_ALPHA } : m)),
+    'kubectl-client-side-apply',
+  );
 
   const k8s = await loadClientForTests();
   cache = new WatchCache(managementClusters, mockServices.logger.mock(), loadClientForTests);

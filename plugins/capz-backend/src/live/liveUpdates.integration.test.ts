@@ -12,7 +12,7 @@ import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import WebSocket from 'ws';
 import { capzPlugin } from '../plugin';
-import { deleteTestNamespace, kube, testClusterInfo, until } from '../testing/realCluster';
+import { createObjects, deleteTestNamespace, kube, testClusterInfo, until } from '../testing/realCluster';
 
 // The plugin loads client-node with a native import(), which Jest cannot run; give it Jest's require instead.
 jest.mock('../cluster/kubeConfig', () => ({
@@ -53,12 +53,7 @@ beforeAll(async () => {
     credentialSecretName: 'aso-credential',
     pools: [{ name: 'pool0', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 1 }],
   });
-  for (const m of manifests) {
-    const [group, version] = m.apiVersion.includes('/') ? m.apiVersion.split('/') : ['', m.apiVersion];
-    const kind = Object.values(kinds).find(k => k.kind === m.kind && k.group === group)!;
-    const res = await kube(info, 'POST', `/apis/${group}/${version}/namespaces/${ns}/${kind.plural}`, m);
-    if (res.status !== 201) throw new Error(`create ${m.kind}/${m.metadata.name}: ${res.status} ${JSON.stringify(res.body)}`);
-  }
+  await createObjects(info, ns, manifests);
 
   backend = await startTestBackend({
     features: [

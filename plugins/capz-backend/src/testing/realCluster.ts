@@ -2,6 +2,7 @@
  * Helpers for the integration tests that run against the real local management cluster (packages/mgmt-cluster):
  * its connection facts, raw requests as its admin, and the one way these tests wait: on a condition.
  */
+import { kinds } from '@internal/plugin-capz-common';
 import https from 'node:https';
 // Test-only helpers (used by *.integration.test.ts alone): the dev dependency is enough.
 // eslint-disable-next-line @backstage/no-undeclared-imports
@@ -122,4 +123,24 @@ export async function serviceAccountToken(info: Pick<ClusterInfo, 'url' | 'caPem
   });
   if (res.status !== 201) throw new Error(`token for ${namespace}/${name}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.status.token;
+}
+
+/**
+ * Creates objects of the kinds the plugins know (capz-common `kinds`) in a namespace, at the apiVersion each object is
+ * written at, as `fieldManager` (e.g. `kubectl-client-side-apply`) when given; throws on anything but 201.
+ */
+export async function createObjects(
+  info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>,
+  namespace: string,
+  objects: Array<{ apiVersion: string; kind: string; metadata: { name: string } }>,
+  fieldManager?: string,
+): Promise<void> {
+  for (const o of objects) {
+    const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
+    const kind = Object.values(kinds).find(k => k.kind === o.kind && k.group === group);
+    if (!kind) throw new Error(`createObjects: unknown kind ${o.apiVersion} ${o.kind}`);
+    const query = fieldManager ? `?fieldManager=${encodeURIComponent(fieldManager)}` : '';
+    const res = await kube(info, 'POST', `/apis/${group}/${version}/namespaces/${namespace}/${kind.plural}${query}`, o);
+    if (res.status !== 201) throw new Error(`create ${o.kind}/${o.metadata.name}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
 }
