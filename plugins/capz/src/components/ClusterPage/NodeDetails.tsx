@@ -5,6 +5,7 @@ import { useMemo } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { ErrorAlert } from '../shared/errors';
+import { SimpleTable } from '../shared/SimpleTable';
 import { HEALTH_LABEL, HealthLabel } from '../shared/health';
 import { absoluteTime, relativeTime } from '../shared/time';
 import { TimelinePanel } from '../Timeline/TimelinePanel';
@@ -51,17 +52,7 @@ function Conditions({ node }: { node: TreeNode }) {
     return <Text as="p" color="secondary">This object has no conditions{node.group ? ' (a group: select a member after turning grouping off)' : ''}.</Text>;
   }
   return (
-    <table aria-label={`Conditions of ${node.kind} ${node.name}`} style={{ width: '100%', borderCollapse: 'collapse' }}>
-      <thead>
-        <tr style={{ textAlign: 'left' }}>
-          <th scope="col">Type</th>
-          <th scope="col">Status</th>
-          <th scope="col">Reason</th>
-          <th scope="col">Message</th>
-          <th scope="col">Since</th>
-        </tr>
-      </thead>
-      <tbody>
+    <SimpleTable label={`Conditions of ${node.kind} ${node.name}`} columns={['Type', 'Status', 'Reason', 'Message', 'Since']}>
         {node.conditions.map(c => (
           <tr key={c.type}>
             <td style={cellStyle}>{c.type}</td>
@@ -71,8 +62,7 @@ function Conditions({ node }: { node: TreeNode }) {
             <td style={cellStyle} title={absoluteTime(c.lastTransitionTime)}>{relativeTime(c.lastTransitionTime) ?? ''}</td>
           </tr>
         ))}
-      </tbody>
-    </table>
+    </SimpleTable>
   );
 }
 
@@ -87,18 +77,7 @@ function Events({ cluster, uid, refreshKey }: { cluster: ClusterRef; uid: string
   if (loading && !value) return <Skeleton width="100%" height={48} />;
   if (events.length === 0) return <Text as="p" color="secondary">No Events about this object in the last 24 hours.</Text>;
   return (
-    <table aria-label="Recent Events" style={{ width: '100%', borderCollapse: 'collapse' }}>
-      <thead>
-        <tr style={{ textAlign: 'left' }}>
-          <th scope="col">Last seen</th>
-          <th scope="col">Type</th>
-          <th scope="col">Reason</th>
-          <th scope="col">Message</th>
-          <th scope="col">Count</th>
-          <th scope="col">From</th>
-        </tr>
-      </thead>
-      <tbody>
+    <SimpleTable label="Recent Events" columns={['Last seen', 'Type', 'Reason', 'Message', 'Count', 'From']}>
         {events.map(e => (
           <tr key={`${e.reason}/${e.firstTimestamp}/${e.lastTimestamp}/${e.message}`}>
             <td style={cellStyle} title={absoluteTime(e.lastTimestamp)}>{relativeTime(e.lastTimestamp)}</td>
@@ -109,8 +88,7 @@ function Events({ cluster, uid, refreshKey }: { cluster: ClusterRef; uid: string
             <td style={cellStyle}>{e.source ?? ''}</td>
           </tr>
         ))}
-      </tbody>
-    </table>
+    </SimpleTable>
   );
 }
 

@@ -4,6 +4,7 @@ import { useMemo, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { ErrorAlert } from '../shared/errors';
+import { SimpleTable } from '../shared/SimpleTable';
 import { absoluteTime } from '../shared/time';
 import { ConditionTimeline, statusColor } from './ConditionTimeline';
 import { buildTimeline } from './timelineModel';
@@ -122,18 +123,7 @@ export function TimelinePanel(props: {
           <Text as="h3" variant="title-x-small">
             Transitions, newest first
           </Text>
-          <table style={{ width: '100%', borderCollapse: 'collapse', fontSize: 'var(--bui-font-size-2, 12px)' }}>
-            <thead>
-              <tr style={{ textAlign: 'left' }}>
-                <th scope="col">Time</th>
-                <th scope="col">Object</th>
-                <th scope="col">Condition</th>
-                <th scope="col">Status</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Message</th>
-              </tr>
-            </thead>
-            <tbody>
+          <SimpleTable style={{ fontSize: 'var(--bui-font-size-2, 12px)' }} columns={['Time', 'Object', 'Condition', 'Status', 'Reason', 'Message']}>
               {recent.map(t => (
                 <tr key={`${t.objectUid}/${t.conditionType}/${t.transitionTime}/${t.firstSeen}`} style={{ borderTop: '1px solid var(--bui-border-1, #ddd)' }}>
                   <td style={{ whiteSpace: 'nowrap', paddingRight: 8 }}>{absoluteTime(t.transitionTime)}</td>
@@ -144,8 +134,7 @@ export function TimelinePanel(props: {
                   <td>{t.message ?? ''}</td>
                 </tr>
               ))}
-            </tbody>
-          </table>
+          </SimpleTable>
           {value && value.res.transitions.length > MAX_LIST && (
             <Text variant="body-small" color="secondary">
               {value.res.transitions.length - MAX_LIST} older transitions are in the lanes above only.
