@@ -66,6 +66,10 @@ const ms = (v: string | number | null | undefined) => (v === null || v === undef
 const iso = (v: string | number | null | undefined) => (v === null || v === undefined ? undefined : new Date(Number(v)).toISOString());
 const activeKey = (t: JobTarget) => `${t.managementCluster}/${t.namespace}/${t.name}`;
 
+/** Why a second job on a cluster is refused, naming the job that holds it. */
+export const activeJobMessage = (target: JobTarget, active: Pick<Job, 'id' | 'state' | 'type'>) =>
+  `${activeKey(target)} already has a ${active.state} ${active.type} job (${active.id}); finish, resume or cancel it first`;
+
 function toJob(r: JobRow): StoredJob {
   return {
     id: r.id,
@@ -141,9 +145,7 @@ export class JobStore {
     } catch (e) {
       const active = await this.db<JobRow>(JOBS).where({ active_key: activeKey(job.target) }).first();
       if (active) {
-        throw new ConflictError(
-          `${activeKey(job.target)} already has a ${active.state} ${active.type} job (${active.id}); finish, resume or cancel it first`,
-        );
+        throw new ConflictError(activeJobMessage(job.target, { id: active.id, state: active.state as JobState, type: active.type as Job['type'] }));
       }
       throw e;
     }

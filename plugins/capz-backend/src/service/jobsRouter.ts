@@ -18,7 +18,7 @@ import type { ManagementClusterConfig } from '../config/managementClusters';
 import type { ClusterClient } from '../jobs/ClusterClient';
 import type { JobEngine } from '../jobs/JobEngine';
 import { AksLister, bindPlanToJob, JobPlanner } from '../jobs/JobPlanner';
-import { StoredJob, JobStore } from '../jobs/JobStore';
+import { activeJobMessage, StoredJob, JobStore } from '../jobs/JobStore';
 import { describeLeftBehind } from '../jobs/leftBehind';
 import { readFilter } from '../permissions/readAccess';
 
@@ -126,7 +126,7 @@ export async function createJobsRouter(o: JobsRouterOptions): Promise<express.Ro
       // The cluster's active job first: once it has changed the cluster, a preflight would fail for that reason.
       const active = (await o.store.list({ ...target, active: true, limit: 1 }))[0];
       if (active) {
-        const message = `${target.managementCluster}/${target.namespace}/${target.name} already has a ${active.state} ${active.type} job (${active.id}); finish, resume or cancel it first`;
+        const message = activeJobMessage(target, active);
         await audit.fail({ error: new Error(message) });
         res.status(409).json({
           error: { name: 'ConflictError', message },
