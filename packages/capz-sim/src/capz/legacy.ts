@@ -235,15 +235,20 @@ export class LegacyControllers {
           : { adminCredentials: { name: `${clusterName}-aso-kubeconfig`, key: 'value' } },
       },
     };
-    if (!mcLive) {
-      // The first create carries the pools (AKS requires them); the spec builder sends them only then (4.3).
-      const pools = this.cache
-        .list('AzureManagedMachinePool', namespace)
-        .filter(p => label(p, CLUSTER_NAME) === clusterName)
-        .map(p => ({ name: p.spec.name ?? p.metadata.name, mode: p.spec.mode, vmSize: p.spec.sku, count: this.replicasOf(p) ?? 1, type: 'VirtualMachineScaleSets' }));
-      mcSpec.agentPoolProfiles = pools;
-    }
+    // The spec builder sends the pools only while the AKS cluster does not exist yet (4.3, `configureAgentPoolProfiles`
+    // looks at the existing Azure resource, not at the Kubernetes object): so until ASO reports the cluster (status.id)
+    // the ASO spec follows the AzureManagedMachinePools. A control plane reconciled before its pools are labelled
+    // first sends none (AKS refuses: a cluster needs a pool) and sends them once they appear.
+    const inAzure = Boolean(mcLive?.status?.id);
+    const pools = this.cache
+      .list('AzureManagedMachinePool', namespace)
+      .filter(p => label(p, CLUSTER_NAME) === clusterName)
+      .map(p => ({ name: p.spec.name ?? p.metadata.name, mode: p.spec.mode, vmSize: p.spec.sku, count: this.replicasOf(p) ?? 1, type: 'VirtualMachineScaleSets' }));
+    if (!inAzure) mcSpec.agentPoolProfiles = pools;
     const mc = rg ? await this.ensureAso('ManagedCluster', cp, clusterName, mcName, mcSpec, true) : undefined;
+    if (mc && !inAzure && pools.length && !same(mc.spec?.agentPoolProfiles ?? [], pools) && controllerOf(mc)?.uid === cp.metadata.uid) {
+      await this.kube.mergePatch(K.ManagedCluster, namespace, mcName, { spec: { agentPoolProfiles: pools } });
+    }
     if (mc && mc.spec?.agentPoolProfiles !== undefined && (mc.status?.agentPoolProfiles ?? []).length) {
       await this.kube.mergePatch(K.ManagedCluster, namespace, mcName, { spec: { agentPoolProfiles: null } });
     }
