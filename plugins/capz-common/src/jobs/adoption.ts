@@ -36,6 +36,8 @@ export interface AdoptionSnapshot {
   aks?: DiscoveredAksCluster;
   /** The resource group's own location from ARM, when known (it may differ from the cluster's; RG location is immutable). */
   resourceGroupLocation?: string;
+  /** The resource group's tags from ARM, when known: the ResourceGroup object carries them (ARM replaces tags on PUT). */
+  resourceGroupTags?: Record<string, string>;
   namespaceExists: boolean;
   credentialSecretExists: boolean;
   /** Everything the watch cache holds in `params.namespace`. */

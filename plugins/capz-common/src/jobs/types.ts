@@ -53,7 +53,26 @@ export type LiveCondition =
   /** The backend's identity may do this (SelfSubjectAccessReview). */
   | { type: 'allowed'; verb: string; group: string; resource: string; namespace?: string }
   /** No `metadata.managedFields` entry outside the status subresource was written at this apiVersion. */
-  | { type: 'not-written-at'; ref: ObjectRef; apiVersion: string };
+  | { type: 'not-written-at'; ref: ObjectRef; apiVersion: string }
+  /**
+   * The object is absent, or exists carrying this job's {@link JOB_ANNOTATION}: the state the job's own create leaves
+   * behind, so that a step resumed after a crash between its create and its record accepts its own object.
+   */
+  | { type: 'absent-or-ours'; ref: ObjectRef }
+  /**
+   * One owner per AKS cluster: read live on every configured management cluster, no ASO ManagedCluster (any namespace)
+   * points at this AKS cluster, and no ASO ResourceGroup on reconcile-policy `manage` (which would delete the group
+   * with the cluster in it) points at its resource group, except the objects in `except` (the ones a migration moves
+   * away from) and objects carrying this job's {@link JOB_ANNOTATION}.
+   */
+  | { type: 'sole-manager'; azure: AzureClusterKey; except: ObjectRef[] };
+
+/** An AKS cluster as Azure names it; compared case-insensitively, as ARM does. @public */
+export interface AzureClusterKey {
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+}
 
 /** @public */
 export type PlannedCondition = LiveCondition & {
@@ -90,6 +109,12 @@ export interface StepPlan {
   /** Must all hold after the actions; waited for (event-driven, re-checked on every change) up to the timeout. */
   waitFor: PlannedCondition[];
   timeoutSeconds: number;
+  /**
+   * What this step established that must still hold while the job goes on (e.g. the old Cluster stays paused, the
+   * old ASO objects stay on `skip`). A job that resumes re-checks the invariants of every finished step on the live
+   * cluster first and refuses to go on, naming what moved, if one no longer holds.
+   */
+  invariants?: PlannedCondition[];
 }
 
 /** @public */
@@ -243,6 +268,8 @@ export interface DiscoveredAksCluster {
   provisioningState?: string;
   /** Local accounts disabled: adoption writes `userCredentials` under `<name>-user-kubeconfig`. */
   entraOnly: boolean;
+  /** ARM's tags of the cluster; written back as they are, so that ASO's PUT does not replace them. */
+  tags?: Record<string, string>;
   agentPools: Array<{
     name: string;
     mode: 'System' | 'User';
@@ -251,6 +278,16 @@ export interface DiscoveredAksCluster {
     enableAutoScaling?: boolean;
     minCount?: number;
     maxCount?: number;
+    /** The remaining pool fields ARM reports, written back as they are (ARM replaces them on PUT). */
+    osType?: string;
+    osSKU?: string;
+    orchestratorVersion?: string;
+    availabilityZones?: string[];
+    maxPods?: number;
+    osDiskSizeGB?: number;
+    nodeLabels?: Record<string, string>;
+    nodeTaints?: string[];
+    tags?: Record<string, string>;
   }>;
   /** ARM's `identity.type` (SystemAssigned, UserAssigned, None), when known: adoption writes SystemAssigned. */
   identityType?: string;
