@@ -10,6 +10,8 @@ import { ClientNode, kubeConfigFor, loadClientNode } from '../cluster/kubeConfig
  */
 export interface ClusterClient {
   get(ref: ObjectRef): Promise<KubeObject | undefined>;
+  /** Every object of a kind in every namespace, read live (the sole-manager check; never the watch cache). */
+  list(apiVersion: string, kind: string): Promise<KubeObject[]>;
   /** Creates; `exists` (with the live object) when an object of that name is already there. */
   create(obj: KubeObject): Promise<{ outcome: 'created' | 'exists'; object: KubeObject }>;
   /** RFC 7386 merge patch at `ref.apiVersion`; undefined when the object does not exist. */
@@ -88,6 +90,23 @@ export class KubeClusterClient implements ClusterClient {
       if (statusOf(e) === 404) return undefined;
       return wrap(e, `reading ${describe(ref)}`);
     }
+  }
+
+  async list(apiVersion: string, kind: string): Promise<KubeObject[]> {
+    const out: KubeObject[] = [];
+    let continueToken: string | undefined;
+    try {
+      do {
+        const page = await this.objects.list(apiVersion, kind, undefined, undefined, undefined, undefined, undefined, undefined, 500, continueToken);
+        out.push(...(page.items as unknown as KubeObject[]));
+        continueToken = page.metadata?._continue || undefined;
+      } while (continueToken);
+    } catch (e) {
+      // A kind the API server does not serve (an old ASO without this version) holds no object that could manage.
+      if (statusOf(e) === 404) return out;
+      return wrap(e, `listing ${kind} (${apiVersion}) in every namespace`);
+    }
+    return out;
   }
 
   async create(obj: KubeObject): Promise<{ outcome: 'created' | 'exists'; object: KubeObject }> {

@@ -24,6 +24,9 @@ class MemoryCluster extends EventEmitter implements ClusterClient {
   async get(ref: ObjectRef) {
     return this.objects.get(key(ref));
   }
+  async list(_apiVersion: string, kind: string) {
+    return [...this.objects.values()].filter(o => o.kind === kind);
+  }
   async create(obj: KubeObject) {
     const k = key({ apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name });
     const live = this.objects.get(k);

@@ -5,10 +5,13 @@ import { hostname } from 'node:os';
 import type { ClusterClient } from './ClusterClient';
 import { describeLeftBehind } from './leftBehind';
 import type { JobStore, StoredJob } from './JobStore';
-import { AzureChecker, ChangeWaker, runStep, StepContext, StepInterruptedError } from './StepRunner';
+import { AzureChecker, ChangeWaker, evaluateLive, runStep, StepContext, StepInterruptedError } from './StepRunner';
 
-/** Where a test may stop the process: before or after a step, or at its first unmet wait. */
-export type FaultPoint = 'before' | 'after' | 'wait';
+/**
+ * Where a test may stop the process: before a step, between its actions and its record (`actions`: the actions are
+ * done, the step is not yet recorded as done), at its first unmet wait, or after it is recorded.
+ */
+export type FaultPoint = 'before' | 'actions' | 'wait' | 'after';
 export type FaultHook = (jobId: string, stepId: string, point: FaultPoint) => void;
 
 export interface JobEngineOptions {
@@ -26,6 +29,8 @@ export interface JobEngineOptions {
   pickupSeconds?: number;
   replicaId?: string;
   faults?: FaultHook;
+  /** Every configured management cluster with its client (the one-owner check reads all of them). */
+  clusters?: () => Promise<Array<{ name: string; client: ClusterClient }>>;
 }
 
 /**
@@ -136,6 +141,12 @@ export class JobEngine {
         await log('info', `resumed on replica ${me}${cur.job.currentStep ? ` at step ${cur.job.currentStep}` : ''}`);
       }
       const client = await this.o.client(cur.job.target.managementCluster);
+      const moved = await this.worldMoved(cur.job, client);
+      if (moved) {
+        await save({ state: 'failed', error: moved, leftBehind: describeLeftBehind(cur.job) });
+        await log('error', moved);
+        return;
+      }
       for (let i = 0; i < cur.job.plan.length; i++) {
         const plan = cur.job.plan[i];
         if (cur.job.steps[i].state === 'succeeded' || cur.job.steps[i].state === 'skipped') continue;
@@ -167,6 +178,8 @@ export class JobEngine {
             await save({ steps: steps({ state: 'running', attempts, message }) });
           },
           onWaiting: () => this.o.faults?.(jobId, plan.id, 'wait'),
+          onActionsDone: () => this.o.faults?.(jobId, plan.id, 'actions'),
+          clusters: this.o.clusters,
         };
         try {
           await runStep(plan, ctx);
@@ -197,6 +210,25 @@ export class JobEngine {
       clearInterval(heartbeat);
       if (!lost) await store.release(jobId, me).catch(() => undefined);
     }
+  }
+
+  /**
+   * A job that resumes (after a crash, a pause or a failure) first re-checks, live, what its finished steps
+   * established (e.g. the old Cluster is still paused, the old ASO objects still on skip). If someone changed that
+   * meanwhile, going on could leave two controllers on one AKS cluster: the job stops and says what moved.
+   */
+  private async worldMoved(job: StoredJob, client: ClusterClient): Promise<string | undefined> {
+    const finished = job.plan.filter((_, i) => job.steps[i]?.state === 'succeeded');
+    const ctx = { jobId: job.id, managementCluster: job.target.managementCluster, client, azure: this.o.azure } as StepContext;
+    const problems: string[] = [];
+    for (const step of finished) {
+      for (const c of step.invariants ?? []) {
+        const r = await evaluateLive(c, ctx);
+        if (!r.holds) problems.push(`${c.description}, established by step "${step.title}", no longer holds (now: ${r.observed})`);
+      }
+    }
+    if (!problems.length) return undefined;
+    return `The cluster changed since the job's finished steps: ${problems.join('; ')}. Nothing was changed by this resume; restore that state (or cancel the job and read what it left), then resume.`;
   }
 
   private async finishRequested(

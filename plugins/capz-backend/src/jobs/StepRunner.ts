@@ -1,6 +1,8 @@
 import {
+  apiVersionOf,
   evaluateObjectCondition,
   JOB_ANNOTATION,
+  kinds,
   type KubeObject,
   type LiveCondition,
   type ObjectRef,
@@ -10,6 +12,8 @@ import {
 } from '@internal/plugin-capz-common';
 import type { AksDiscovery } from '../azure/AksDiscovery';
 import type { ClusterClient } from './ClusterClient';
+
+const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
 
 /** The Azure side of the final verification (AksDiscovery.clusterExists). */
 export type AzureChecker = Pick<AksDiscovery, 'clusterExists'>;
@@ -45,6 +49,13 @@ export interface StepContext {
   progress(message: string): Promise<void>;
   /** Test hook: called when a wait first finds a condition not yet holding. */
   onWaiting?: () => void;
+  /** Test hook: called when a step's actions are done, before its waits and before the step is recorded. */
+  onActionsDone?: () => void;
+  /**
+   * Every configured management cluster (this one included), for the checks that must see all of them (one owner
+   * per AKS cluster). Without it only this management cluster is read.
+   */
+  clusters?: () => Promise<Array<{ name: string; client: ClusterClient }>>;
   /** How often a wait re-checks without a change event (a slow or missed watch event must not stall a job). */
   recheckMs?: number;
 }
@@ -69,8 +80,64 @@ export async function evaluateLive(c: LiveCondition, ctx: StepContext): Promise<
     });
     return { holds: r.exists && r.missingPools.length === 0, observed: r.observed };
   }
+  if (c.type === 'sole-manager') return soleManager(c, ctx);
   const obj = await ctx.client.get(c.ref);
-  return evaluateObjectCondition(c, obj);
+  return evaluateObjectCondition(c, obj, ctx.jobId);
+}
+
+const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : undefined);
+const azureNameOf = (o: KubeObject) => (o.spec as { azureName?: string } | undefined)?.azureName || o.metadata.name;
+
+/**
+ * One owner per AKS cluster (issue 16), read live on every configured management cluster: no ManagedCluster in any
+ * namespace points at the AKS cluster (its status.id, ARM's id, when ASO has filled it; else its owner group's and
+ * its own Azure names, whatever the subscription, which can only over-refuse), and no ResourceGroup whose policy lets
+ * ASO delete the group (`manage`, azure-side 4.1) points at its group. The objects the job moves away from and the
+ * job's own objects do not count. A management cluster that cannot be read fails the check: it may hold the owner.
+ */
+async function soleManager(c: Extract<LiveCondition, { type: 'sole-manager' }>, ctx: StepContext): Promise<{ holds: boolean; observed: string }> {
+  const { subscriptionId, resourceGroup, name } = c.azure;
+  const groupId = `/subscriptions/${subscriptionId}/resourcegroups/${resourceGroup}`.toLowerCase();
+  const clusterId = `${groupId}/providers/microsoft.containerservice/managedclusters/${name}`.toLowerCase();
+  const clusters = ctx.clusters ? await ctx.clusters() : [{ name: ctx.managementCluster, client: ctx.client }];
+  const found: string[] = [];
+  for (const mc of clusters) {
+    let groups: KubeObject[];
+    let managed: KubeObject[];
+    try {
+      groups = await mc.client.list(apiVersionOf(kinds.ResourceGroup), 'ResourceGroup');
+      managed = await mc.client.list(apiVersionOf(kinds.ManagedCluster), 'ManagedCluster');
+    } catch (e) {
+      found.push(`management cluster ${mc.name} could not be read (${(e as Error).message})`);
+      continue;
+    }
+    const skip = (o: KubeObject) =>
+      o.metadata.annotations?.[JOB_ANNOTATION] === ctx.jobId ||
+      (mc.name === ctx.managementCluster && c.except.some(r => r.kind === o.kind && r.namespace === o.metadata.namespace && r.name === o.metadata.name));
+    const where = (o: KubeObject) => `${o.kind} ${mc.name}/${o.metadata.namespace}/${o.metadata.name}`;
+    const groupOf = (o: KubeObject) => {
+      const owner = (o.spec as { owner?: { name?: string } } | undefined)?.owner?.name;
+      const g = groups.find(x => x.metadata.namespace === o.metadata.namespace && x.metadata.name === owner);
+      return g ? azureNameOf(g) : owner;
+    };
+    for (const o of managed) {
+      if (skip(o)) continue;
+      const id = lower((o.status as { id?: string } | undefined)?.id);
+      const points = id ? id === clusterId : lower(groupOf(o)) === resourceGroup.toLowerCase() && azureNameOf(o).toLowerCase() === name.toLowerCase();
+      if (points) found.push(`${where(o)} already manages it`);
+    }
+    for (const o of groups) {
+      if (skip(o)) continue;
+      const policy = o.metadata.annotations?.[RECONCILE_POLICY];
+      if (policy === 'skip' || policy === 'detach-on-delete') continue;
+      const id = lower((o.status as { id?: string } | undefined)?.id);
+      const points = id ? id === groupId : azureNameOf(o).toLowerCase() === resourceGroup.toLowerCase();
+      if (points) found.push(`${where(o)} (reconcile-policy manage) would delete its resource group ${resourceGroup}`);
+    }
+  }
+  return found.length
+    ? { holds: false, observed: found.join('; ') }
+    : { holds: true, observed: `no other ASO object on ${clusters.map(x => x.name).join(', ')} points at it` };
 }
 
 function withJobAnnotation(obj: KubeObject, jobId: string): KubeObject {
@@ -182,5 +249,6 @@ export async function runStep(step: StepPlan, ctx: StepContext): Promise<void> {
   for (const a of step.actions) {
     await ctx.log('info', await runAction(a, ctx));
   }
+  ctx.onActionsDone?.();
   await waitForAll(step.waitFor, step.timeoutSeconds, ctx);
 }

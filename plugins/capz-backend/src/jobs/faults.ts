@@ -1,7 +1,7 @@
 import type { FaultHook } from './JobEngine';
 
 /**
- * A crash-test hook: `CAPZ_JOBS_FAULT=<step id>:<before|after|wait>` makes the process kill itself with SIGKILL at
+ * A crash-test hook: `CAPZ_JOBS_FAULT=<step id>:<before|actions|wait|after>` makes the process kill itself with SIGKILL at
  * that point of a job (no shutdown hooks, no lease release: the crash a test must survive). Inert unless set; the
  * crash integration test sets it on a backend process it starts and restarts.
  */

@@ -66,6 +66,8 @@ export async function createJobs(o: {
     azure: aks,
     leaseMs: leaseSeconds * 1000,
     faults: faultHookFromEnv(),
+    // The one-owner check reads every configured management cluster, live.
+    clusters: async () => Promise.all(o.managementClusters.map(async m => ({ name: m.name, client: await client(m.name) }))),
     notify: job => {
       const message: CapzJobSignal = { jobId: job.id, state: job.state, ...(job.currentStep ? { currentStep: job.currentStep } : {}) };
       o.signals?.publish({ recipients: { type: 'broadcast' }, channel: CAPZ_JOBS_SIGNAL_CHANNEL, message: { ...message } }).catch(e =>

@@ -1,13 +1,14 @@
-import type { Job, StepPlan } from '@internal/plugin-capz-common';
+import type { Job, ObjectRef, StepPlan } from '@internal/plugin-capz-common';
+
+const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
 
 /** What each finished step leaves on the cluster, in the words a platform engineer needs when a job stops there. */
 const CONSEQUENCES: Record<string, (job: Job) => string> = {
   pause: () =>
-    'The old Cluster is paused (spec.paused=true): CAPZ and CAPI do not reconcile it, the AKS cluster keeps running. ' +
-    'Unpausing it (spec.paused=false) returns it to normal.',
+    'The old Cluster is paused (spec.paused=true): CAPZ and CAPI do not reconcile it, the AKS cluster keeps running.',
   disarm: () =>
-    'The old ASO objects are disarmed (reconcile-policy skip, no finalizers): deleting them can no longer delete anything ' +
-    'in Azure, and ASO does not reconcile them.',
+    'The old ASO objects are disarmed (reconcile-policy skip): deleting them can no longer delete anything in Azure. ' +
+    'ASO puts its finalizer back on them, which is harmless under skip (it only drops it on delete).',
   'create-namespace': job => `The target namespace ${(job.params as { targetNamespace?: string }).targetNamespace} exists.`,
   'copy-credential-secret': () => 'The ASO credential Secret was copied into the target namespace (no owner references).',
   'adopt-resource-group': job => `An ASO ResourceGroup pointing at the existing resource group exists in ${targetNs(job)}.`,
@@ -20,28 +21,83 @@ const CONSEQUENCES: Record<string, (job: Job) => string> = {
   'rewrite-managed-fields': () => 'The objects no longer record v1alpha1 writers.',
 };
 
+/**
+ * The steps that create ASO objects able to change or delete Azure resources: from their start, words must warn. A
+ * migration's new ResourceGroup keeps the old one's policy, which may be manage; an adoption's is always skip.
+ */
+const MANAGING_STEPS: Record<string, string[]> = {
+  migrate: ['adopt-resource-group', 'adopt-managed-cluster', 'adopt-agent-pools'],
+  adopt: ['adopt-managed-cluster', 'adopt-agent-pools'],
+};
+
 function targetNs(job: Job): string {
   const p = job.params as { targetNamespace?: string; namespace?: string };
   return p.targetNamespace ?? p.namespace ?? job.target.namespace;
 }
 
+const resourceOf = (r: ObjectRef) => `${r.kind.toLowerCase()}.${r.apiVersion.split('/')[0]}/${r.name}`;
+
+/** The ASO objects the job's plan creates (ResourceGroup, ManagedCluster, agent pools), in plan order. */
+function createdAsoObjects(plan: StepPlan[] | undefined): ObjectRef[] {
+  return (plan ?? []).flatMap(s =>
+    s.actions.flatMap(a => (a.action === 'create' && a.ref.apiVersion.split('/')[0].endsWith('.azure.com') ? [a.ref] : [])),
+  );
+}
+
 /**
- * What a cancelled or failed job left behind and what is safe now. Built from the steps that finished; the
- * warning about two owners comes first because it is the dangerous case (ground truth 2: adoption reuses objects).
+ * The exact commands that make the job's new ASO objects harmless before anyone deletes them: under skip ASO never
+ * deletes in Azure (generic_reconciler.go delete: AllowsDelete() is false for skip), and the check shows each policy.
+ */
+function makeSafeCommands(objects: ObjectRef[]): string {
+  const ns = objects[0]?.namespace ?? '';
+  const args = objects.map(resourceOf).join(' ');
+  return (
+    `\`kubectl annotate --overwrite -n ${ns} ${args} ${RECONCILE_POLICY}=skip\`, then check that every row says skip: ` +
+    `\`kubectl get -n ${ns} ${args} -o custom-columns=NAME:.metadata.name,POLICY:.metadata.annotations.serviceoperator\\.azure\\.com/reconcile-policy\``
+  );
+}
+
+const started = (s: Job['steps'][number] | undefined) => !!s && (s.state !== 'pending' || s.attempts > 0);
+
+/**
+ * What a cancelled or failed job left behind and what is safe now, in words that are safe to follow literally: from
+ * the moment a step that creates Azure-managing objects has started, the first thing said is how to make those
+ * objects safe (or to resume), because deleting them as they are would delete the AKS cluster in Azure.
  */
 export function describeLeftBehind(job: Job & { plan?: StepPlan[] }): string {
+  const step = (id: string) => job.steps.find(s => s.id === id);
   const done = job.steps.filter(s => s.state === 'succeeded').map(s => s.id);
   const partial = job.steps.find(s => s.state === 'running' || s.state === 'failed' || (s.state === 'pending' && s.attempts > 0));
   if (!done.length && !partial) return 'Nothing was changed on the cluster.';
   const lines = done.map(id => CONSEQUENCES[id]?.(job) ?? `Step ${id} finished.`);
   if (partial) lines.push(`Step "${partial.title}" was started and may be partly done; its actions are idempotent, so resuming repeats it safely.`);
-  if (job.type === 'migrate' && done.includes('adopt-managed-cluster') && !done.includes('delete-old')) {
+
+  const managing = (MANAGING_STEPS[job.type] ?? []).some(id => started(step(id)));
+  const aso = createdAsoObjects(job.plan);
+  const ns = targetNs(job);
+  if (job.type === 'migrate' && !done.includes('delete-old')) {
+    if (managing) {
+      const old = `${job.target.namespace}/${job.target.name}`;
+      lines.unshift(
+        `DANGER: ASO objects in ${ns} may already manage the same AKS cluster as the old ones, and deleting them as they are ` +
+          `(or the new Cluster, or namespace ${ns}) deletes the AKS cluster in Azure. Safe ways on: resume this job, which finishes the ` +
+          `migration; or, to go back to the old cluster, first make the new objects safe: ${makeSafeCommands(aso)}; then delete namespace ${ns}, ` +
+          `and only once it is gone unpause the old Cluster ${old}. Do NOT unpause the old Cluster while the new objects exist: two controllers would reconcile one AKS cluster.`,
+      );
+    } else if (started(step('pause'))) {
+      lines.push(
+        `Nothing manages the AKS cluster from ${ns}. To return to where you started, unpause the old Cluster ` +
+          `(\`kubectl patch cluster ${job.target.name} -n ${job.target.namespace} --type merge -p '{"spec":{"paused":false}}'\`): ` +
+          'CAPZ then restores the old ASO objects\' own reconcile policies from their pre-pause annotation. ' +
+          `Namespace ${ns} and the copied Secret in it (if any) hold no ASO object and can be deleted.`,
+      );
+    }
+  } else if (job.type === 'adopt' && managing) {
     lines.unshift(
-      'Both the old (paused, disarmed) and the new objects describe the same AKS cluster. Do NOT unpause the old Cluster: ' +
-        'two controllers would reconcile one AKS cluster. Finish by running the migration again (it resumes) or remove the new namespace\'s objects first.',
+      `DANGER: ASO objects in ${ns} may already manage the AKS cluster (reconcile-policy manage): deleting them as they are, the Cluster CAPZ ` +
+        `made for them, or namespace ${ns} deletes the AKS cluster in Azure. Safe ways on: resume this job, which finishes the adoption; or, ` +
+        `to undo it, first make the objects safe: ${makeSafeCommands(aso)}; then delete them (and the Cluster CAPZ made, if any).`,
     );
-  } else if (job.type === 'migrate' && done.includes('pause') && !done.includes('adopt-resource-group')) {
-    lines.push('Nothing new was created; to return to where you started, unpause the old Cluster.');
   }
   lines.push('No Azure resource was deleted by this job.');
   return lines.join(' ');

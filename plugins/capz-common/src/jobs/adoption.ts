@@ -16,8 +16,11 @@ import {
   fail,
   jobAnnotations,
   pass,
+  policyAnnotation,
+  policyBeforeJob,
   ref,
   refTo,
+  soleManager,
   secretRef,
   warn,
   when,
@@ -69,11 +72,26 @@ const azureNameOf = (o: ObservedObject) => (typeof o.spec?.azureName === 'string
 
 /** The pool fields ARM reports that the ASO spec takes as they are (capz-ground-truth 2.2 step 6: autoscaling kept). */
 function poolFields(p: DiscoveredAksCluster['agentPools'][number]): Record<string, unknown> {
+  // Every field ARM reports is written back as it is: ASO PUTs the whole spec, and ARM replaces labels, taints and
+  // tags and resets autoscaling when they are left out (issue 11).
+  const nonEmpty = (v: Record<string, string> | string[] | undefined) => (v && Object.keys(v).length ? v : undefined);
+  const optional: Record<string, unknown> = {
+    osType: p.osType,
+    osSKU: p.osSKU,
+    orchestratorVersion: p.orchestratorVersion,
+    availabilityZones: p.availabilityZones?.length ? [...p.availabilityZones] : undefined,
+    maxPods: p.maxPods,
+    osDiskSizeGB: p.osDiskSizeGB,
+    nodeLabels: nonEmpty(p.nodeLabels) ? { ...p.nodeLabels } : undefined,
+    nodeTaints: nonEmpty(p.nodeTaints) ? [...p.nodeTaints!] : undefined,
+    tags: nonEmpty(p.tags) ? { ...p.tags } : undefined,
+  };
   return {
     mode: p.mode,
     vmSize: p.vmSize,
     count: p.count,
     ...(p.enableAutoScaling ? { enableAutoScaling: true, minCount: p.minCount, maxCount: p.maxCount } : {}),
+    ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
   };
 }
 
@@ -86,7 +104,10 @@ function poolFields(p: DiscoveredAksCluster['agentPools'][number]): Record<strin
  */
 export function planAdoption(params: AdoptJobParams, snap: AdoptionSnapshot): JobPlanResult {
   const ns = params.namespace;
-  const name = params.clusterName;
+  // Azure allows names Kubernetes does not (upper case, '_': `myAKSCluster`); the objects get CAPZ's normalised
+  // name and carry the Azure name in spec.azureName. CAPZ names the CAPI objects after the ManagedCluster object
+  // (capz-ground-truth 2.1), so the Cluster is `name` too.
+  const name = normalizeKubernetesName(params.clusterName);
   const target = { managementCluster: params.managementCluster, namespace: ns, name };
   const preflight: PreflightCheck[] = [];
   const done = (plan: StepPlan[], extra: Partial<JobPlanResult> = {}): JobPlanResult => ({
@@ -109,7 +130,7 @@ export function planAdoption(params: AdoptJobParams, snap: AdoptionSnapshot): Jo
   );
 
   const aks = snap.aks;
-  const where = `${params.resourceGroup}/${name} in subscription ${params.subscriptionId}`;
+  const where = `${params.resourceGroup}/${params.clusterName} in subscription ${params.subscriptionId}`;
   if (!aks) {
     preflight.push(fail('aks-cluster', 'The AKS cluster exists', `No AKS cluster ${where} is visible with this credential.`, 'Check the names, and that the credential may read the cluster (Reader on the resource group at least).'));
   } else if (aks.provisioningState !== 'Succeeded') {
@@ -124,7 +145,7 @@ export function planAdoption(params: AdoptJobParams, snap: AdoptionSnapshot): Jo
     preflight.push(pass('not-managed', 'Nothing manages it yet', 'No ASO ManagedCluster on this management cluster points at it.'));
   }
   if (aks && aks.identityType && aks.identityType !== 'SystemAssigned') {
-    preflight.push(fail('identity', 'The cluster uses a system-assigned identity', `AKS cluster ${name} uses identity ${aks.identityType}; the ManagedCluster this job writes says SystemAssigned, which would change it.`, 'Adopt this cluster by hand with `asoctl import azure-resource` (capz-ground-truth 2.3).'));
+    preflight.push(fail('identity', 'The cluster uses a system-assigned identity', `AKS cluster ${params.clusterName} uses identity ${aks.identityType}; the ManagedCluster this job writes says SystemAssigned, which would change it.`, 'Adopt this cluster by hand with `asoctl import azure-resource` (capz-ground-truth 2.3).'));
   }
 
   // Names: adoption inherits them and cannot change them (capz-ground-truth 2.4).
@@ -134,14 +155,18 @@ export function planAdoption(params: AdoptJobParams, snap: AdoptionSnapshot): Jo
   const poolName = (p: string) => `${name}-${p}`;
   const nameProblems = [
     // The Cluster name is also the cluster.x-k8s.io/cluster-name label value: at most 63 characters.
-    validateDnsLabel(name, `cluster name (the Cluster, AzureASOManaged* and ManagedCluster are named after it as is)`),
+    validateDnsLabel(name, `cluster object name (normalised from the Azure name ${params.clusterName}; the Cluster, AzureASOManaged* and ManagedCluster are named after it)`),
     validateDnsSubdomain(rgName, `ResourceGroup object name (normalised from ${params.resourceGroup})`),
     ...pools.map(p => validateDnsSubdomain(poolName(p.name), 'agent pool object name')),
   ].filter((p): p is string => !!p);
   preflight.push(
     nameProblems.length
       ? fail('names', 'The names are valid', `${nameProblems.join('; ')}.`, 'Adoption names the objects after the AKS cluster and cannot rename them; create the CAPI and CAPZ objects by hand instead (capz-ground-truth 4.2).')
-      : pass('names', 'The names are valid', `Cluster ${name}, ResourceGroup object ${rgName}, pools ${pools.map(p => poolName(p.name)).join(', ') || '(none)'}.`),
+      : pass(
+          'names',
+          'The names are valid',
+          `Cluster ${name}${name !== params.clusterName ? ` (Azure name ${params.clusterName}, kept in the ManagedCluster's spec.azureName)` : ''}, ResourceGroup object ${rgName}${rgName !== params.resourceGroup ? ` (azureName ${params.resourceGroup})` : ''}, pools ${pools.map(p => poolName(p.name)).join(', ') || '(none)'}.`,
+        ),
   );
 
   // Same-named objects would be silently reused by the adoption controllers (capz-ground-truth 2, "idempotence").
@@ -160,13 +185,15 @@ export function planAdoption(params: AdoptJobParams, snap: AdoptionSnapshot): Jo
     preflight.push(warn('resource-group-location', 'The resource group\'s location is known', `The location of resource group ${params.resourceGroup} is not known; the cluster's (${aks.location}) is used.`, 'If the resource group is elsewhere, create its ASO ResourceGroup object first; it is then reused.'));
   }
   if (!aks || !pools.length) {
-    if (aks) preflight.push(fail('pools', 'The cluster has node pools', `AKS cluster ${name} reports no agent pools.`, 'Check the cluster in Azure.'));
+    if (aks) preflight.push(fail('pools', 'The cluster has node pools', `AKS cluster ${params.clusterName} reports no agent pools.`, 'Check the cluster in Azure.'));
     return done([]);
   }
-  return done(buildPlan(params, aks, { rgName, existingRg, rgLocation: snap.resourceGroupLocation ?? aks.location }), {
+  return done(buildPlan(params, aks, { name, rgName, existingRg, rgLocation: snap.resourceGroupLocation ?? aks.location, rgTags: snap.resourceGroupTags }), {
     result: { cluster: { managementCluster: params.managementCluster, namespace: ns, name } },
     facts: {
       cluster: `${ns}/${name}`,
+      azureName: aks.name,
+      reconcilePolicies: `ResourceGroup ${rgName}: ${existingRg ? `${policyBeforeJob(existingRg)} (existing object)` : 'skip (a group CAPZ never owned: ASO never changes or deletes it)'}, ManagedCluster and agent pools: manage`,
       resourceGroupObject: rgName,
       resourceGroupReused: existingRg ? 'yes' : 'no',
       agentPools: pools.map(p => poolName(p.name)).join(', '),
@@ -178,10 +205,10 @@ export function planAdoption(params: AdoptJobParams, snap: AdoptionSnapshot): Jo
 function buildPlan(
   params: AdoptJobParams,
   aks: DiscoveredAksCluster,
-  o: { rgName: string; existingRg?: ObservedObject; rgLocation: string },
+  o: { name: string; rgName: string; existingRg?: ObservedObject; rgLocation: string; rgTags?: Record<string, string> },
 ): StepPlan[] {
   const ns = params.namespace;
-  const name = params.clusterName;
+  const name = o.name;
   const credential = { [CREDENTIAL_FROM]: params.credentialSecret };
   const rg = o.existingRg ? refTo(o.existingRg, 'ResourceGroup', ns) : ref('ResourceGroup', ns, o.rgName);
   const mc = ref('ManagedCluster', ns, name);
@@ -198,10 +225,14 @@ function buildPlan(
           object: {
             apiVersion: rg.apiVersion,
             kind: 'ResourceGroup',
-            metadata: { name: o.rgName, namespace: ns, annotations: jobAnnotations(credential) },
-            spec: { azureName: params.resourceGroup, location: o.rgLocation },
+            // A group CAPZ never owned stays unmanaged: on `skip` ASO only reads it (no PUT that could replace its
+            // tags) and never deletes it, so deleting the adopted cluster later leaves the group and whatever else is
+            // in it, as before the adoption. `detach-on-delete` would keep it from deletion too, but would PUT this
+            // spec over the group (azure-side 4.1, 4.2; ASO reconcile_policy.go AllowsModify/AllowsDelete).
+            metadata: { name: o.rgName, namespace: ns, annotations: jobAnnotations({ ...credential, ...policyAnnotation('skip') }) },
+            spec: { azureName: params.resourceGroup, location: o.rgLocation, ...(o.rgTags && Object.keys(o.rgTags).length ? { tags: { ...o.rgTags } } : {}) },
           },
-          description: `Create ResourceGroup ${ns}/${o.rgName} (azureName ${params.resourceGroup}, credential-from ${params.credentialSecret})`,
+          description: `Create ResourceGroup ${ns}/${o.rgName} (azureName ${params.resourceGroup}, credential-from ${params.credentialSecret}, reconcile-policy skip: never changed or deleted in Azure)`,
         },
       ];
   // Entra-only: ASO cannot fetch adminCredentials; userCredentials under a name other than <name>-kubeconfig,
@@ -221,14 +252,22 @@ function buildPlan(
       description: o.existingRg
         ? `ResourceGroup ${o.rgName} already points at ${params.resourceGroup}; the ManagedCluster's owner must be a Ready ASO ResourceGroup in the same namespace (capz-ground-truth 2.1 step 3, 2.3).`
         : 'Creates an ASO ResourceGroup pointing at the existing group; the adoption controller needs it, Ready, before the ManagedCluster (capz-ground-truth 2.1 step 3, 2.3).',
-      preconditions: [when.exists(secret)],
+      // The job's first write: right before it, no ASO object on any management cluster may manage this AKS
+      // cluster, read live (one owner per AKS cluster); a reused ResourceGroup object is the group's own.
+      preconditions: [
+        when.exists(secret),
+        soleManager(
+          { subscriptionId: params.subscriptionId, resourceGroup: params.resourceGroup, name: aks.name },
+          o.existingRg ? [rg] : [],
+        ),
+      ],
       actions: rgActions,
       waitFor: [when.ready(rg)],
       timeoutSeconds: 300,
     },
     {
       id: 'adopt-managed-cluster',
-      title: `Adopt AKS cluster ${name}`,
+      title: `Adopt AKS cluster ${aks.name}`,
       description: 'Creates the ASO ManagedCluster with the adopt annotation and the pools copied from Azure (the adopt controller strips them afterwards); CAPZ then creates the Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane, which takes control of the ManagedCluster, and CAPI labels it (capz-ground-truth 2.1, 2.4, 9).',
       preconditions: [when.ready(rg)],
       actions: [
@@ -240,8 +279,10 @@ function buildPlan(
             kind: 'ManagedCluster',
             metadata: { name, namespace: ns, annotations: jobAnnotations({ ...credential, [ADOPT]: 'true' }) },
             spec: {
+              azureName: aks.name,
               owner: { name: rg.name },
               location: aks.location,
+              ...(aks.tags && Object.keys(aks.tags).length ? { tags: { ...aks.tags } } : {}),
               ...(aks.dnsPrefix ? { dnsPrefix: aks.dnsPrefix } : {}),
               ...(aks.kubernetesVersion ? { kubernetesVersion: aks.kubernetesVersion } : {}),
               identity: { type: 'SystemAssigned' },
@@ -250,7 +291,7 @@ function buildPlan(
               ...entra,
             },
           },
-          description: `Create ManagedCluster ${ns}/${name} with ${ADOPT}: "true" and ${agentPoolProfiles.length} agentPoolProfiles from Azure`,
+          description: `Create ManagedCluster ${ns}/${name}${name !== aks.name ? ` (azureName ${aks.name})` : ''} with ${ADOPT}: "true" and ${agentPoolProfiles.length} agentPoolProfiles from Azure`,
         },
       ],
       waitFor: managedClusterAdopted(mc, ns, name),

@@ -4,7 +4,7 @@
  */
 import { apiVersionOf, kinds, type KindName } from '../kinds';
 import type { ObservedObject } from '../tree/types';
-import { JOB_ANNOTATION, type ObjectRef, type PlannedCondition, type PreflightCheck } from './types';
+import { JOB_ANNOTATION, type AzureClusterKey, type ObjectRef, type PlannedCondition, type PreflightCheck } from './types';
 
 /**
  * The value planners write into {@link JOB_ANNOTATION} on every object they create. The backend replaces it with
@@ -40,6 +40,8 @@ export const CAPZ = 'infrastructure.cluster.x-k8s.io';
 export const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
 export const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
 export const BLOCK_MOVE = 'clusterctl.cluster.x-k8s.io/block-move';
+/** Where the legacy CAPZ controllers keep an ASO object's own policy while its Cluster is paused (capz-ground-truth 5.3). */
+export const PRE_PAUSE_POLICY = 'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy';
 export const ADOPT = 'sigs.k8s.io/cluster-api-provider-azure-adopt';
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 
@@ -70,6 +72,12 @@ export function describeRef(r: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>): 
 export const when = {
   exists: (r: ObjectRef, description = `${describeRef(r)} exists`): PlannedCondition => ({ type: 'exists', ref: r, description }),
   absent: (r: ObjectRef, description = `${describeRef(r)} is gone`): PlannedCondition => ({ type: 'absent', ref: r, description }),
+  /** What a create leaves behind: a resumed step must accept its own object (a crash between create and record). */
+  absentOrOurs: (r: ObjectRef, description = `${describeRef(r)} does not exist yet, or was created by this job`): PlannedCondition => ({
+    type: 'absent-or-ours',
+    ref: r,
+    description,
+  }),
   ready: (r: ObjectRef, description = `${describeRef(r)} is Ready`): PlannedCondition => ({ type: 'ready', ref: r, description }),
   condition: (r: ObjectRef, condition: string, status: 'True' | 'False' = 'True'): PlannedCondition => ({
     type: 'condition',
@@ -184,6 +192,34 @@ export function ownedBy(o: ObservedObject, kind: string, name: string, controlle
   return (o.metadata?.ownerReferences ?? []).some(
     r => r.kind === kind && r.name === name && groupOfApiVersion(r.apiVersion) === CAPZ && (!controllerOnly || r.controller === true),
   );
+}
+
+/** ASO's reconcile policies (v2/pkg/common/annotations/reconcile_policy.go); anything else means `manage`. */
+export type ReconcilePolicy = 'manage' | 'skip' | 'detach-on-delete';
+
+/**
+ * The reconcile policy an ASO object had before any job or pause touched it: the legacy controllers save it in
+ * {@link PRE_PAUSE_POLICY} when the Cluster is paused and restore it on unpause (capz-ground-truth 5.3); otherwise the
+ * object's own annotation; ASO's default is `manage` (azure-side 4.1).
+ */
+export function policyBeforeJob(o: ObservedObject): ReconcilePolicy {
+  const a = o.metadata?.annotations ?? {};
+  const v = a[PRE_PAUSE_POLICY] ?? a[RECONCILE_POLICY];
+  return v === 'skip' || v === 'detach-on-delete' ? v : 'manage';
+}
+
+/** The annotation that gives a new object `policy`: none for `manage` (ASO's default, as CAPZ writes it). */
+export const policyAnnotation = (policy: ReconcilePolicy): Record<string, string> =>
+  policy === 'manage' ? {} : { [RECONCILE_POLICY]: policy };
+
+/** One owner per AKS cluster, checked live right before a job's first write (see the `sole-manager` condition). */
+export function soleManager(azure: AzureClusterKey, except: ObjectRef[]): PlannedCondition {
+  return {
+    type: 'sole-manager',
+    azure,
+    except,
+    description: `no ASO object on any management cluster${except.length ? ` (besides ${except.map(describeRef).join(', ')})` : ''} manages AKS cluster ${azure.resourceGroup}/${azure.name} or deletes its resource group`,
+  };
 }
 
 export const jobAnnotations = (extra: Record<string, string> = {}): Record<string, string> => ({

@@ -6,7 +6,7 @@
 import { findCondition } from '../tree/read';
 import type { ObservedObject } from '../tree/types';
 import { CAPZ, describeRef, groupOfApiVersion } from './common';
-import type { LiveCondition } from './types';
+import { JOB_ANNOTATION, type LiveCondition } from './types';
 
 /** The result of one condition: whether it holds and, in a few words, what was seen. @public */
 export interface ConditionEvaluation {
@@ -63,15 +63,22 @@ function mapEntry(what: 'annotation' | 'label', map: Record<string, string> | un
  *   group infrastructure.cluster.x-k8s.io (CAPZ's adoption skip rule, capz-ground-truth 2).
  * - `not-written-at`: no `metadata.managedFields` entry outside the status subresource has that apiVersion.
  * - `orAbsent` (annotation, label, field, no-finalizers): a missing object counts as holding.
+ * - `absent-or-ours`: missing, or carrying `capz.io/job: <jobId>` (never holds for a present object without `jobId`).
  *
- * Throws for `azure-cluster-exists` and `allowed`, which are not about one object.
+ * Throws for `azure-cluster-exists`, `allowed` and `sole-manager`, which are not about one object.
  * @public
  */
-export function evaluateObjectCondition(cond: LiveCondition, obj: ObservedObject | undefined): ConditionEvaluation {
-  if (cond.type === 'azure-cluster-exists' || cond.type === 'allowed') {
-    throw new Error(`condition ${cond.type} is not about one Kubernetes object: the backend evaluates it (ARM or SelfSubjectAccessReview)`);
+export function evaluateObjectCondition(cond: LiveCondition, obj: ObservedObject | undefined, jobId?: string): ConditionEvaluation {
+  if (cond.type === 'azure-cluster-exists' || cond.type === 'allowed' || cond.type === 'sole-manager') {
+    throw new Error(`condition ${cond.type} is not about one Kubernetes object: the backend evaluates it (ARM, SelfSubjectAccessReview or a live list)`);
   }
   const who = describeRef(cond.ref);
+  if (cond.type === 'absent-or-ours') {
+    if (!obj) return { holds: true, observed: `${who}: absent` };
+    const owner = obj.metadata?.annotations?.[JOB_ANNOTATION];
+    const ours = jobId !== undefined && owner === jobId;
+    return { holds: ours, observed: `${who}: present, ${owner ? `created by job ${owner}` : 'not created by a job'}${ours ? ' (this one)' : ''}` };
+  }
   if (cond.type === 'exists') {
     if (!obj) return { holds: false, observed: `${who}: absent` };
     return { holds: true, observed: `${who}: present${obj.metadata?.deletionTimestamp ? ' (being deleted)' : ''}` };

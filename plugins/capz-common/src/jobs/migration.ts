@@ -26,7 +26,10 @@ import {
   namespaceRef,
   ownedBy,
   pass,
+  policyAnnotation,
+  policyBeforeJob,
   RECONCILE_POLICY,
+  soleManager,
   ref,
   refTo,
   secretRef,
@@ -38,7 +41,7 @@ import {
   agentPoolAdopted,
 } from './common';
 import { validateDnsLabel, validateDnsSubdomain } from './names';
-import type { JobPreview, JobResult, MigrateJobParams, PlannedAction, PreflightCheck, StepPlan } from './types';
+import type { AzureClusterKey, JobPreview, JobResult, MigrateJobParams, PlannedAction, PreflightCheck, StepPlan } from './types';
 
 /** What {@link planMigration} needs to know about the management cluster. @public */
 export interface MigrationSnapshot {
@@ -132,6 +135,29 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 const nameOf = (o: ObservedObject) => o.metadata?.name ?? '';
 const isDeleting = (o: ObservedObject) => !!o.metadata?.deletionTimestamp;
 const azureNameOf = (o: ObservedObject) => str(o.spec?.azureName) ?? nameOf(o);
+
+const strMap = (v: unknown): Record<string, string> | undefined =>
+  isRecord(v) && Object.values(v).every(x => typeof x === 'string') ? (v as Record<string, string>) : undefined;
+
+/**
+ * The tags to write on a new ASO object: the old object's spec tags, else the tags Azure reports in its status.
+ * ARM replaces a resource's tags on PUT, so a spec without them would erase them at ASO's first PUT (issue 11).
+ */
+function tagsOf(o: ObservedObject): { tags?: Record<string, string> } {
+  const tags = strMap(o.spec?.tags) ?? strMap(o.status?.tags);
+  return tags && Object.keys(tags).length ? { tags: { ...tags } } : {};
+}
+
+/** The new ResourceGroup's spec: the old spec as it is, with its Azure name and location made explicit, and its tags. */
+function resourceGroupSpec(rg: ObservedObject, amcp: ObservedObject): Record<string, unknown> {
+  const { owner: _owner, ...spec } = clone(rg.spec ?? {});
+  return {
+    ...spec,
+    azureName: azureNameOf(rg),
+    location: str(rg.spec?.location) ?? str(rg.status?.location) ?? str(amcp.spec?.location),
+    ...tagsOf(rg),
+  };
+}
 
 function subscriptionOf(amcp: ObservedObject | undefined, mc: ObservedObject): string | undefined {
   const fromCp = str(amcp?.spec?.subscriptionID);
@@ -310,7 +336,8 @@ export function planMigration(params: MigrateJobParams, snap: MigrationSnapshot)
   }
   if (!credential || !subscriptionId) return done([]);
 
-  const plan = buildPlan(params, cluster, legacy, { newName, rgName, credential, subscriptionId, profiles });
+  const azure = { subscriptionId, resourceGroup: azureNameOf(rg), name: azureNameOf(mc) };
+  const plan = buildPlan(params, cluster, legacy, { azure, newName, rgName, credential, subscriptionId, profiles });
   return done(plan, {
     result: { cluster: { managementCluster: params.managementCluster, namespace: to, name: newName } },
     facts: {
@@ -320,6 +347,8 @@ export function planMigration(params: MigrateJobParams, snap: MigrationSnapshot)
       resourceGroup: azureNameOf(rg),
       managedCluster: azureNameOf(mc),
       agentPools: legacy.agentPools.map(azureNameOf).join(', '),
+      // The lifecycle the new objects keep: deleting them later does in Azure what deleting the old ones would have.
+      reconcilePolicies: [rg, mc, ...legacy.agentPools].map(o => `${o.kind} ${nameOf(o)}: ${policyBeforeJob(o)}`).join(', '),
       credentials: isEntraOnly(mc) ? `userCredentials ${newName}-user-kubeconfig (Entra-only)` : 'adminCredentials',
     },
   });
@@ -382,6 +411,8 @@ function namesCheck(newName: string, rgName: string, pools: ObservedObject[], cr
 }
 
 interface PlanInputs {
+  /** The AKS cluster as Azure names it: what the sole-manager check looks for. */
+  azure: AzureClusterKey;
   newName: string;
   rgName: string;
   credential: string;
@@ -421,10 +452,14 @@ function buildPlan(params: MigrateJobParams, cluster: ObservedObject, l: LegacyO
     id: 'pause',
     title: 'Pause the old cluster',
     description: 'Sets Cluster spec.paused=true so that CAPI and the legacy CAPZ controllers stop reconciling, and CAPZ sets the old ASO objects to reconcile-policy skip (seed 001 step 1, capz-ground-truth 5.3).',
-    preconditions: [when.exists(oldCluster)],
+    // The job's first write: right before it, no other ASO object on any management cluster may manage this AKS
+    // cluster (issue 16: one owner per AKS cluster), read live; the old objects are the ones being moved.
+    preconditions: [when.exists(oldCluster), soleManager(p.azure, [...disarmed, ...otherAso])],
     actions: [{ action: 'merge-patch', ref: oldCluster, patch: { spec: { paused: true } }, description: `kubectl patch cluster ${nameOf(cluster)} --type merge -p '{"spec":{"paused":true}}'` }],
     waitFor: [when.field(oldCluster, ['spec', 'paused'], true, `${describeRef(oldCluster)} is paused`)],
     timeoutSeconds: 120,
+    // Until the old Cluster is deleted (delete-old), nobody may unpause it: two controllers would own one AKS cluster.
+    invariants: [when.field(oldCluster, ['spec', 'paused'], true, `${describeRef(oldCluster)} is still paused (or gone)`, true)],
   });
   steps.push({
     id: 'wait-block-move',
@@ -437,11 +472,12 @@ function buildPlan(params: MigrateJobParams, cluster: ObservedObject, l: LegacyO
       ...[...disarmed, ...otherAso].map(r => when.annotation(r, RECONCILE_POLICY, 'skip')),
     ],
     timeoutSeconds: 120,
+    invariants: [...disarmed, ...otherAso].map(r => when.annotation(r, RECONCILE_POLICY, 'skip', true)),
   });
   steps.push({
     id: 'disarm',
     title: 'Disarm the old ASO objects',
-    description: 'Annotates each old ManagedClustersAgentPool, ManagedCluster and ResourceGroup with reconcile-policy skip and removes its finalizers, so that deleting or garbage-collecting the old objects cannot make ASO delete the Azure resources (seed 001 step 3, capz-ground-truth 4.3).',
+    description: 'Annotates each old ManagedClustersAgentPool, ManagedCluster and ResourceGroup with reconcile-policy skip and removes its finalizers, so that deleting or garbage-collecting the old objects cannot make ASO delete the Azure resources (seed 001 step 3, capz-ground-truth 4.3). ASO puts its finalizer back on its next reconcile whatever the policy (generic_reconciler.go: createOrUpdate claims the resource before it reads the policy); what keeps Azure safe is the policy, under which ASO\'s delete only drops its finalizer. So the step waits for skip, not for the finalizers to stay away.',
     preconditions: [],
     actions: disarmed.map(
       (r): PlannedAction => ({
@@ -451,14 +487,16 @@ function buildPlan(params: MigrateJobParams, cluster: ObservedObject, l: LegacyO
         description: `kubectl patch ${r.kind.toLowerCase()} ${r.name} --type merge -p '{"metadata":{"annotations":{"${RECONCILE_POLICY}":"skip"},"finalizers":null}}'`,
       }),
     ),
-    waitFor: disarmed.flatMap(r => [when.annotation(r, RECONCILE_POLICY, 'skip'), when.noFinalizers(r)]),
+    waitFor: disarmed.map(r => when.annotation(r, RECONCILE_POLICY, 'skip')),
     timeoutSeconds: 120,
+    invariants: disarmed.map(r => when.annotation(r, RECONCILE_POLICY, 'skip', true)),
   });
   steps.push({
     id: 'create-namespace',
     title: `Create namespace ${to}`,
     description: 'A new namespace for the new objects, so that adoption cannot reuse an old object of the same name (seed 001 step 4, capz-ground-truth 2, 9).',
-    preconditions: [when.absent(namespaceRef(to), `Namespace ${to} does not exist yet`)],
+    // A crash between the create and its record leaves the namespace with this job's annotation: accepted.
+    preconditions: [when.absentOrOurs(namespaceRef(to), `Namespace ${to} does not exist yet (or was created by this job)`)],
     actions: [{ action: 'create', ref: namespaceRef(to), object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: to, annotations: jobAnnotations() } }, description: `kubectl create namespace ${to}` }],
     waitFor: [when.exists(namespaceRef(to))],
     timeoutSeconds: 60,
@@ -484,10 +522,10 @@ function buildPlan(params: MigrateJobParams, cluster: ObservedObject, l: LegacyO
         object: {
           apiVersion: newRg.apiVersion,
           kind: 'ResourceGroup',
-          metadata: { name: rgName, namespace: to, annotations: jobAnnotations(credentialAnn) },
-          spec: { azureName: azureNameOf(rg), location: str(rg.spec?.location) ?? str(rg.status?.location) ?? str(amcp.spec?.location) },
+          metadata: { name: rgName, namespace: to, annotations: jobAnnotations({ ...credentialAnn, ...policyAnnotation(policyBeforeJob(rg)) }) },
+          spec: resourceGroupSpec(rg, amcp),
         },
-        description: `Create ResourceGroup ${to}/${rgName} (azureName ${azureNameOf(rg)}, credential-from ${credential})`,
+        description: `Create ResourceGroup ${to}/${rgName} (azureName ${azureNameOf(rg)}, credential-from ${credential}, reconcile-policy ${policyBeforeJob(rg)} as before the job)`,
       },
     ],
     waitFor: [when.ready(newRg)],
@@ -506,10 +544,17 @@ function buildPlan(params: MigrateJobParams, cluster: ObservedObject, l: LegacyO
         object: {
           apiVersion: newMc.apiVersion,
           kind: 'ManagedCluster',
-          metadata: { name: newName, namespace: to, annotations: jobAnnotations({ ...credentialAnn, [ADOPT]: 'true' }) },
-          spec: { ...mcSpec, owner: { name: rgName }, agentPoolProfiles: p.profiles, operatorSpec: newOperatorSpec(operatorSpec, newName, isEntraOnly(mc)) },
+          metadata: { name: newName, namespace: to, annotations: jobAnnotations({ ...credentialAnn, ...policyAnnotation(policyBeforeJob(mc)), [ADOPT]: 'true' }) },
+          spec: {
+            ...mcSpec,
+            azureName: azureNameOf(mc),
+            ...tagsOf(mc),
+            owner: { name: rgName },
+            agentPoolProfiles: p.profiles,
+            operatorSpec: newOperatorSpec(operatorSpec, newName, isEntraOnly(mc)),
+          },
         },
-        description: `Create ManagedCluster ${to}/${newName} with ${ADOPT}: "true" and ${p.profiles.length} agentPoolProfiles from status`,
+        description: `Create ManagedCluster ${to}/${newName} (azureName ${azureNameOf(mc)}, reconcile-policy ${policyBeforeJob(mc)} as before the job) with ${ADOPT}: "true" and ${p.profiles.length} agentPoolProfiles from status`,
       },
     ],
     waitFor: managedClusterAdopted(newMc, to, newName),
@@ -528,10 +573,10 @@ function buildPlan(params: MigrateJobParams, cluster: ObservedObject, l: LegacyO
         object: {
           apiVersion: r.apiVersion,
           kind: 'ManagedClustersAgentPool',
-          metadata: { name: r.name, namespace: to, annotations: jobAnnotations({ ...credentialAnn, [ADOPT]: 'true' }) },
-          spec: { ...clone(ap.spec ?? {}), owner: { name: newName } },
+          metadata: { name: r.name, namespace: to, annotations: jobAnnotations({ ...credentialAnn, ...policyAnnotation(policyBeforeJob(ap)), [ADOPT]: 'true' }) },
+          spec: { ...clone(ap.spec ?? {}), azureName: azureNameOf(ap), ...tagsOf(ap), owner: { name: newName } },
         },
-        description: `Create ManagedClustersAgentPool ${to}/${r.name} (azureName ${azureNameOf(ap)}) with ${ADOPT}: "true"`,
+        description: `Create ManagedClustersAgentPool ${to}/${r.name} (azureName ${azureNameOf(ap)}, reconcile-policy ${policyBeforeJob(ap)} as before the job) with ${ADOPT}: "true"`,
       };
     }),
     waitFor: l.agentPools.flatMap(ap => agentPoolAdopted(to, nameOf(ap))),
@@ -553,11 +598,23 @@ function buildPlan(params: MigrateJobParams, cluster: ObservedObject, l: LegacyO
     id: 'delete-old',
     title: 'Delete the old cluster objects',
     description: 'Deletes the old Cluster, AzureManagedCluster, AzureManagedControlPlane, MachinePools and AzureManagedMachinePools without waiting, then clears their finalizers, because CAPI does not reconcile paused objects even when they are deleted. The disarmed ASO objects go with them and leave Azure untouched (seed 001 step 7).',
+    // The last check before anything is deleted: every old ASO object is on skip, read live. Its finalizer may be
+    // back (ASO re-adds it whatever the policy); under skip ASO's delete only drops it (generic_reconciler.go
+    // delete: AllowsDelete() is false), and it is removed once more right before the deletes, as seed 001 step 3 does.
     preconditions: [
       when.condition(newCluster, 'Available'),
-      ...disarmed.flatMap(r => [when.annotation(r, RECONCILE_POLICY, 'skip', true), when.noFinalizers(r, true)]),
+      ...disarmed.map(r => when.annotation(r, RECONCILE_POLICY, 'skip', true)),
     ],
     actions: [
+      ...disarmed.map(
+        (r): PlannedAction => ({
+          action: 'merge-patch',
+          ref: r,
+          patch: { metadata: { finalizers: null } },
+          ifExists: true,
+          description: `kubectl patch ${r.kind.toLowerCase()} ${r.name} --type merge -p '{"metadata":{"finalizers":null}}'`,
+        }),
+      ),
       ...deleted.map((r): PlannedAction => ({ action: 'delete', ref: r, description: `kubectl delete ${r.kind.toLowerCase()} ${r.name} --wait=false` })),
       ...unfinalized.map(
         (r): PlannedAction => ({
