@@ -204,6 +204,45 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
     expect(now.leftBehind).toMatch(/No Azure resource was deleted/);
   });
 
+  it('a resumed job first re-checks what its finished steps established, and refuses if the world moved', async () => {
+    const cluster = new MemoryCluster();
+    const e = engine(store, cluster, 'r1');
+    const guarded: StepPlan[] = [
+      { ...plan[0], invariants: [{ type: 'label', ref: cm('a'), label: 'keep', value: 'yes', description: 'ConfigMap a is labelled keep=yes' }] },
+      plan[1],
+    ];
+    guarded[0] = {
+      ...guarded[0],
+      actions: [{ action: 'create', ref: cm('a'), object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns', labels: { keep: 'yes' } } }, description: 'a' }],
+    };
+    const name = `guarded-${databaseId}`;
+    const job = await store.insert({ id: `${name}-id`, request, target: { ...target, name }, plan: guarded, createdBy: 'user:default/ada' });
+    e.kick(job.id);
+    await until('the wait step', async () => (await store.get(job.id)).steps[1].state === 'running');
+    await store.request(job.id, 'pause', () => undefined);
+    e.interrupt(job.id, 'pause');
+    await e.settled(job.id);
+    // Someone undoes what step 1 established while the job is paused.
+    await cluster.mergePatch(cm('a'), { metadata: { labels: { keep: 'no' } } });
+    const writes = cluster.writes.length;
+    await store.resume(job.id);
+    e.kick(job.id);
+    await e.settled(job.id);
+    const refused = await store.get(job.id);
+    expect(refused.state).toBe('failed');
+    expect(refused.error).toMatch(/ConfigMap a is labelled keep=yes, established by step "Create a", no longer holds \(now: ConfigMap ns\/a: label keep=no\)/);
+    expect(refused.error).toMatch(/Nothing was changed by this resume/);
+    expect(refused.steps[1].attempts).toBe(1);
+    expect(cluster.writes.length).toBe(writes);
+    // Put back, the job goes on from where it was.
+    await cluster.mergePatch(cm('a'), { metadata: { labels: { keep: 'yes' } } });
+    await cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'ns' } });
+    await store.resume(job.id);
+    e.kick(job.id);
+    await until('success', async () => (await store.get(job.id)).state === 'succeeded');
+    expect((await store.get(job.id)).steps.map(s => s.attempts)).toEqual([1, 2]);
+  });
+
   it('fails a step whose precondition does not hold, changing nothing, and resumes after the fix', async () => {
     const cluster = new MemoryCluster();
     const e = engine(store, cluster, 'r1');

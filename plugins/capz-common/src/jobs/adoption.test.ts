@@ -62,11 +62,16 @@ describe('planAdoption', () => {
       {
         apiVersion: 'resources.azure.com/v1api20200601',
         kind: 'ResourceGroup',
-        metadata: { name: 'rg-adopt', namespace: 'adopt', annotations: { ...credential, 'capz.io/job': JOB_ID_PLACEHOLDER } },
+        // A group CAPZ never owned: skip, so ASO neither PUTs over it nor deletes it with the cluster.
+        metadata: { name: 'rg-adopt', namespace: 'adopt', annotations: { ...credential, 'serviceoperator.azure.com/reconcile-policy': 'skip', 'capz.io/job': JOB_ID_PLACEHOLDER } },
         spec: { azureName: 'RG_Adopt', location: 'westeurope' },
       },
     ]);
-    expect(s.preconditions).toEqual([expect.objectContaining({ type: 'exists', ref: { apiVersion: 'v1', kind: 'Secret', namespace: 'adopt', name: 'aso-credential' } })]);
+    expect(s.preconditions).toEqual([
+      expect.objectContaining({ type: 'exists', ref: { apiVersion: 'v1', kind: 'Secret', namespace: 'adopt', name: 'aso-credential' } }),
+      // Right before the first write: one owner per AKS cluster, read live.
+      expect.objectContaining({ type: 'sole-manager', azure: { subscriptionId: SUB, resourceGroup: 'RG_Adopt', name: 'aks-adopt' }, except: [] }),
+    ]);
     expect(s.waitFor).toEqual([expect.objectContaining({ type: 'ready', ref: expect.objectContaining({ name: 'rg-adopt' }) })]);
   });
 
@@ -78,6 +83,7 @@ describe('planAdoption', () => {
         kind: 'ManagedCluster',
         metadata: { name: 'aks-adopt', namespace: 'adopt', annotations: { ...credential, ...adopt, 'capz.io/job': JOB_ID_PLACEHOLDER } },
         spec: {
+          azureName: 'aks-adopt',
           owner: { name: 'rg-adopt' },
           location: 'westeurope',
           dnsPrefix: 'aks-adopt-dns',
@@ -92,6 +98,45 @@ describe('planAdoption', () => {
     ]);
     expect(s.preconditions).toEqual([expect.objectContaining({ type: 'ready' })]);
     expect(s.waitFor.map(c => c.type)).toEqual(['ready', 'exists', 'exists', 'exists', 'controlled-by', 'label']);
+  });
+
+  it('adopts an AKS cluster whose Azure name is no Kubernetes name: normalised object names, the Azure name in spec.azureName', () => {
+    const p = { ...params, resourceGroup: 'My_Resource_Group', clusterName: 'myAKSCluster' };
+    const aks = aksCluster({ name: 'myAKSCluster', resourceGroup: 'My_Resource_Group' });
+    const r = planAdoption(p, snapshot({ aks }, p));
+    expect(failed(r)).toEqual([]);
+    expect(r.target.name).toBe('myakscluster');
+    expect(r.result?.cluster?.name).toBe('myakscluster');
+    expect(r.facts).toMatchObject({ cluster: 'adopt/myakscluster', azureName: 'myAKSCluster', resourceGroupObject: 'my-resource-group' });
+    expect(r.preflight.find(c => c.id === 'names')!.message).toContain('Cluster myakscluster (Azure name myAKSCluster');
+    const [rg] = creates(step(r.plan, 'adopt-resource-group'));
+    expect(rg.metadata.name).toBe('my-resource-group');
+    expect(rg.spec).toMatchObject({ azureName: 'My_Resource_Group' });
+    const [mc] = creates(step(r.plan, 'adopt-managed-cluster'));
+    expect(mc.metadata.name).toBe('myakscluster');
+    expect(mc.spec).toMatchObject({ azureName: 'myAKSCluster', owner: { name: 'my-resource-group' } });
+    expect(creates(step(r.plan, 'adopt-agent-pools')).map(o => [o.metadata.name, o.spec?.azureName, (o.spec?.owner as any).name])).toEqual([
+      ['myakscluster-system', 'system', 'myakscluster'],
+      ['myakscluster-apps', 'apps', 'myakscluster'],
+    ]);
+    expect(step(r.plan, 'wait-available').waitFor[0]).toMatchObject({ ref: { kind: 'Cluster', name: 'myakscluster' } });
+    expect(step(r.plan, 'adopt-resource-group').preconditions[1]).toMatchObject({ azure: { resourceGroup: 'My_Resource_Group', name: 'myAKSCluster' } });
+  });
+
+  it('writes back every field Azure reports, so that ASO\'s PUT changes nothing: tags, labels, taints, OS, zones', () => {
+    const pool = {
+      name: 'gpu', mode: 'User' as const, vmSize: 'Standard_NC6s_v3', count: 2, osType: 'Linux', osSKU: 'AzureLinux', orchestratorVersion: '1.33.2',
+      availabilityZones: ['1', '2'], maxPods: 50, osDiskSizeGB: 128, nodeLabels: { workload: 'gpu' }, nodeTaints: ['sku=gpu:NoSchedule'], tags: { team: 'ml' },
+    };
+    const aks = aksCluster({ tags: { env: 'prod', 'cost-center': '42' }, agentPools: [{ name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 1 }, pool] });
+    const r = planAdoption(params, snapshot({ aks, resourceGroupTags: { owner: 'platform' } }));
+    expect(creates(step(r.plan, 'adopt-resource-group'))[0].spec).toEqual({ azureName: 'RG_Adopt', location: 'westeurope', tags: { owner: 'platform' } });
+    const [mc] = creates(step(r.plan, 'adopt-managed-cluster'));
+    expect(mc.spec?.tags).toEqual({ env: 'prod', 'cost-center': '42' });
+    const { name: _n, ...fields } = pool;
+    expect((mc.spec?.agentPoolProfiles as any[])[1]).toEqual({ name: 'gpu', ...fields });
+    const [, ap] = creates(step(r.plan, 'adopt-agent-pools'));
+    expect(ap.spec).toEqual({ azureName: 'gpu', owner: { name: 'aks-adopt' }, type: 'VirtualMachineScaleSets', ...fields });
   });
 
   it('Entra-only: disableLocalAccounts, aadProfile and userCredentials <name>-user-kubeconfig', () => {
@@ -167,11 +212,11 @@ describe('planAdoption', () => {
       expect(failed(planAdoption(params, snapshot({ aks: aksCluster({ identityType: 'UserAssigned' }) })))).toEqual(['identity']);
     });
 
-    it('a cluster name that is not a valid object name as is', () => {
-      const p = { ...params, clusterName: 'AKS_Prod' };
-      const r = planAdoption(p, snapshot({ aks: aksCluster({ name: 'AKS_Prod' }) }, p));
+    it('a cluster name that normalises to no valid object name', () => {
+      const p = { ...params, clusterName: `${'x'.repeat(70)}` };
+      const r = planAdoption(p, snapshot({ aks: aksCluster({ name: p.clusterName }) }, p));
       expect(failed(r)).toEqual(['names']);
-      expect(r.preflight.find(c => c.id === 'names')!.message).toMatch(/cluster name .*"AKS_Prod" contains "A", "K", "S", "_", "P"/);
+      expect(r.preflight.find(c => c.id === 'names')!.message).toMatch(/cluster object name .* 70 characters long/);
     });
 
     it('objects of the same names already in the namespace', () => {

@@ -3,7 +3,7 @@ import { JOB_ID_PLACEHOLDER } from './common';
 import { planMigration, requiredMigrationAccess, type MigrationSnapshot } from './migration';
 import type { KubeObject } from '../manifests/aksAsoCluster';
 import type { ObservedObject } from '../tree/types';
-import type { MigrateJobParams, PlannedAction, StepPlan } from './types';
+import type { MigrateJobParams, PlannedAction, PlannedCondition, StepPlan } from './types';
 import { allow, asoManagedCluster, find, legacySnapshotObjects, mergePatch, SUB, type Obj } from './__fixtures__/snapshots';
 
 const POLICY = 'serviceoperator.azure.com/reconcile-policy';
@@ -208,6 +208,11 @@ describe('planMigration', () => {
   it('deletes the old objects, then clears finalizers in the documented order, only once the new cluster is Available', () => {
     const s = step(planMigration(params, snapshot()).plan, 'delete-old');
     expect(s.actions.map(a => `${a.action} ${(a as any).ref.kind}/${(a as any).ref.name}${a.action === 'merge-patch' && a.ifExists ? ' ifExists' : ''}`)).toEqual([
+      // ASO re-adds its finalizer whatever the policy: removed once more right before the deletes (seed 001 step 3).
+      'merge-patch ManagedClustersAgentPool/legacy-1-pool0 ifExists',
+      'merge-patch ManagedClustersAgentPool/legacy-1-pool1 ifExists',
+      'merge-patch ManagedCluster/legacy-1 ifExists',
+      'merge-patch ResourceGroup/rg-legacy-1 ifExists',
       'delete Cluster/legacy-1',
       'delete AzureManagedCluster/legacy-1',
       'delete AzureManagedControlPlane/legacy-1',
@@ -222,16 +227,104 @@ describe('planMigration', () => {
       'merge-patch AzureManagedControlPlane/legacy-1 ifExists',
       'merge-patch Cluster/legacy-1 ifExists',
     ]);
-    expect(s.actions.filter(a => a.action === 'merge-patch').map(a => (a as any).patch)).toEqual(Array(6).fill({ metadata: { finalizers: null } }));
+    expect(s.actions.filter(a => a.action === 'merge-patch').map(a => (a as any).patch)).toEqual(Array(10).fill({ metadata: { finalizers: null } }));
     expect(s.preconditions[0]).toMatchObject({ type: 'condition', condition: 'Available', status: 'True', ref: { namespace: 'team-legacy-aso', name: 'legacy-1' } });
     const asoGates = s.preconditions.slice(1);
-    expect(asoGates).toHaveLength(8);
-    for (const c of asoGates) expect(c).toMatchObject({ orAbsent: true });
-    // Undisarmed old objects refuse the step; gone ones pass.
+    expect(asoGates).toHaveLength(4);
+    for (const c of asoGates) expect(c).toMatchObject({ type: 'annotation', annotation: POLICY, value: 'skip', orAbsent: true });
+    // Undisarmed old objects refuse the step; skip with ASO's finalizer back passes (real ASO re-adds it); gone ones pass.
     const mc = find(snapshot().objects, 'ManagedCluster', 'legacy-1');
-    const mcGates = asoGates.filter(c => (c as any).ref.kind === 'ManagedCluster');
-    expect(mcGates.map(c => evaluateObjectCondition(c, mc).holds)).toEqual([false, false]);
-    expect(mcGates.map(c => evaluateObjectCondition(c, undefined).holds)).toEqual([true, true]);
+    const [mcGate] = asoGates.filter(c => (c as any).ref.kind === 'ManagedCluster');
+    expect(evaluateObjectCondition(mcGate, mc).holds).toBe(false);
+    const skippedWithFinalizer = mergePatch(mc, { metadata: { annotations: { [POLICY]: 'skip' }, finalizers: ['serviceoperator.azure.com/finalizer'] } }) as ObservedObject;
+    expect(evaluateObjectCondition(mcGate, skippedWithFinalizer).holds).toBe(true);
+    expect(evaluateObjectCondition(mcGate, undefined).holds).toBe(true);
+  });
+
+  it('disarm waits for skip only: ASO puts its finalizer back whatever the policy (generic_reconciler.go claimResource)', () => {
+    const snap = snapshot();
+    const s = step(planMigration(params, snap).plan, 'disarm');
+    expect(s.waitFor.map(c => c.type)).toEqual(['annotation', 'annotation', 'annotation', 'annotation']);
+    const mc = find(snap.objects, 'ManagedCluster', 'legacy-1');
+    const back = mergePatch(mc, { metadata: { annotations: { [POLICY]: 'skip' }, finalizers: ['serviceoperator.azure.com/finalizer'] } }) as ObservedObject;
+    const mcWait = s.waitFor.find(c => (c as any).ref.kind === 'ManagedCluster')!;
+    expect(evaluateObjectCondition(mcWait, back).holds).toBe(true);
+  });
+
+  it('the new objects keep the lifecycle the old ones had before the job: policies from the pre-pause annotation, else their own', () => {
+    const snap = snapshot();
+    const rg = find(snap.objects, 'ResourceGroup', 'rg-legacy-1');
+    const pool1 = find(snap.objects, 'ManagedClustersAgentPool', 'legacy-1-pool1');
+    // A group CAPZ never owned (legacy CAPZ keeps it on skip), seen while the Cluster is already paused: CAPZ saved skip.
+    (rg.metadata as any).annotations = { [POLICY]: 'skip', 'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy': 'skip' };
+    // A pool whose own policy is manage, seen paused: the saved policy counts, not the pause's skip.
+    (pool1.metadata as any).annotations = { [POLICY]: 'skip', 'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy': 'manage' };
+    const r = planMigration(params, snap);
+    const [newRg] = creates(step(r.plan, 'adopt-resource-group'));
+    expect(newRg.metadata.annotations?.[POLICY]).toBe('skip');
+    const [newMc] = creates(step(r.plan, 'adopt-managed-cluster'));
+    expect(newMc.metadata.annotations?.[POLICY]).toBeUndefined();
+    expect(creates(step(r.plan, 'adopt-agent-pools')).map(p => p.metadata.annotations?.[POLICY])).toEqual([undefined, undefined]);
+    expect(r.facts?.reconcilePolicies).toBe('ResourceGroup rg-legacy-1: skip, ManagedCluster legacy-1: manage, ManagedClustersAgentPool legacy-1-pool0: manage, ManagedClustersAgentPool legacy-1-pool1: manage');
+    // detach-on-delete is kept as it is.
+    (rg.metadata as any).annotations = { [POLICY]: 'detach-on-delete' };
+    expect(creates(step(planMigration(params, snap).plan, 'adopt-resource-group'))[0].metadata.annotations?.[POLICY]).toBe('detach-on-delete');
+  });
+
+  it('keeps every Azure field: group and cluster tags (ARM replaces tags on PUT), names and azureNames', () => {
+    const snap = snapshot();
+    const rg = find(snap.objects, 'ResourceGroup', 'rg-legacy-1');
+    const mc = find(snap.objects, 'ManagedCluster', 'legacy-1');
+    // The group's tags are known only from ASO's status (CAPZ wrote none in its spec); the cluster's from its spec.
+    Object.assign(rg.status ?? ((rg as any).status = {}), { tags: { 'cost-center': 'data', 'sigs.k8s.io_cluster-api-provider-azure_cluster_legacy-1': 'owned' } });
+    mc.spec.tags = { env: 'prod' };
+    // A ManagedCluster whose Azure name differs from its object name.
+    mc.spec.azureName = 'Legacy_AKS_1';
+    const r = planMigration(params, snap);
+    const [newRg] = creates(step(r.plan, 'adopt-resource-group'));
+    expect(newRg.spec).toEqual({ azureName: 'RG_legacy-1', location: 'westeurope', tags: { 'cost-center': 'data', 'sigs.k8s.io_cluster-api-provider-azure_cluster_legacy-1': 'owned' } });
+    const [newMc] = creates(step(r.plan, 'adopt-managed-cluster'));
+    expect(newMc.metadata.name).toBe('legacy-1');
+    expect(newMc.spec).toMatchObject({ azureName: 'Legacy_AKS_1', tags: { env: 'prod' } });
+    const verify = step(r.plan, 'verify').waitFor.find(c => c.type === 'azure-cluster-exists');
+    expect(verify).toMatchObject({ resourceGroup: 'RG_legacy-1', name: 'Legacy_AKS_1' });
+    expect(step(r.plan, 'pause').preconditions[1]).toMatchObject({ type: 'sole-manager', azure: { subscriptionId: SUB, resourceGroup: 'RG_legacy-1', name: 'Legacy_AKS_1' } });
+  });
+
+  it('checks one owner per AKS cluster right before its first write, the old objects excepted', () => {
+    const s = step(planMigration(params, snapshot()).plan, 'pause');
+    const sole = s.preconditions.find(c => c.type === 'sole-manager') as Extract<PlannedCondition, { type: 'sole-manager' }>;
+    expect(sole.except.map(r => `${r.kind}/${r.namespace}/${r.name}`)).toEqual([
+      'ManagedClustersAgentPool/team-legacy/legacy-1-pool0',
+      'ManagedClustersAgentPool/team-legacy/legacy-1-pool1',
+      'ManagedCluster/team-legacy/legacy-1',
+      'ResourceGroup/team-legacy/rg-legacy-1',
+    ]);
+  });
+
+  it('create-namespace accepts the namespace its own create left behind (a crash before the step was recorded)', () => {
+    const s = step(planMigration(params, snapshot()).plan, 'create-namespace');
+    expect(s.preconditions).toEqual([expect.objectContaining({ type: 'absent-or-ours' })]);
+    const [ns] = creates(s);
+    const ours = { ...ns, metadata: { ...ns.metadata, annotations: { 'capz.io/job': 'job-1' } } } as ObservedObject;
+    expect(evaluateObjectCondition(s.preconditions[0], undefined, 'job-1').holds).toBe(true);
+    expect(evaluateObjectCondition(s.preconditions[0], ours, 'job-1').holds).toBe(true);
+    expect(evaluateObjectCondition(s.preconditions[0], ours, 'job-2').holds).toBe(false);
+    expect(evaluateObjectCondition(s.preconditions[0], { metadata: { name: 'team-legacy-aso' } }, 'job-1')).toEqual({
+      holds: false,
+      observed: 'Namespace team-legacy-aso: present, not created by a job',
+    });
+  });
+
+  it('states what finished steps established, for a resumed job to re-check: still paused, still skip', () => {
+    const plan = planMigration(params, snapshot()).plan;
+    const pause = step(plan, 'pause').invariants!;
+    expect(pause).toEqual([expect.objectContaining({ type: 'field', path: ['spec', 'paused'], value: true, orAbsent: true })]);
+    const cluster = snapshot().cluster!;
+    expect(evaluateObjectCondition(pause[0], mergePatch(cluster, { spec: { paused: false } }) as ObservedObject).holds).toBe(false);
+    expect(evaluateObjectCondition(pause[0], undefined).holds).toBe(true);
+    expect(step(plan, 'disarm').invariants!.map(c => (c as any).ref.kind)).toEqual(['ManagedClustersAgentPool', 'ManagedClustersAgentPool', 'ManagedCluster', 'ResourceGroup']);
+    expect(step(plan, 'disarm').invariants!.every(c => c.type === 'annotation' && c.value === 'skip' && c.orAbsent)).toBe(true);
   });
 
   it('verifies the old objects are gone and the AKS cluster remains, read with the copied credential', () => {
