@@ -1,9 +1,12 @@
-import type { JobRequest, JobTarget } from '@internal/plugin-capz-common';
+import { normalizeKubernetesName, type JobRequest, type JobTarget } from '@internal/plugin-capz-common';
 
-/** The cluster a request works on; for adoption, the cluster it creates (adoption inherits names). */
+/**
+ * The cluster a request works on; for adoption, the cluster it creates, named as the planner names it: the AKS
+ * cluster's Azure name normalised to a Kubernetes name (`myAKSCluster` -> `myakscluster`).
+ */
 export function targetOf(request: JobRequest): JobTarget {
   return request.type === 'adopt'
-    ? { managementCluster: request.params.managementCluster, namespace: request.params.namespace, name: request.params.clusterName }
+    ? { managementCluster: request.params.managementCluster, namespace: request.params.namespace, name: normalizeKubernetesName(request.params.clusterName) }
     : { managementCluster: request.params.managementCluster, namespace: request.params.namespace, name: request.params.name };
 }
 
