@@ -66,6 +66,23 @@ export interface ClusterSummary {
   pools?: { total: number; ready: number; replicas: number };
   /** True on the deprecated AzureManaged* API: the cluster should be migrated to AzureASOManagedControlPlane. */
   migrationCandidate?: boolean;
+  /**
+   * Set when this cluster's AKS cluster is also managed from elsewhere: the OTHER places (namespaces or management
+   * clusters) whose ASO ManagedClusters point at the same AKS cluster (ARM id from `status.id`, else resource group
+   * and name) and reconcile it (reconcile-policy not `skip`). Two owners PUT the same cluster, and deleting either
+   * deletes it under the other: keep one.
+   */
+  managedFrom?: ManagedFromPlace[];
+}
+
+/** An ASO ManagedCluster, named by where it is: management cluster, namespace, name. @public */
+export interface ManagedFromPlace {
+  managementCluster: string;
+  namespace: string;
+  /** The ManagedCluster's name. */
+  name: string;
+  /** The CAPI Cluster it belongs to, when known (its cluster-name label or controlling control plane). */
+  cluster?: string;
 }
 
 /** GET /clusters @public */

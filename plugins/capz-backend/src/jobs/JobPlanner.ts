@@ -5,11 +5,13 @@ import {
   planApiVersionUpgrade,
   planMigration,
   requiredAccess,
-  type JobPreview,
+  type JobPlanResult,
   type JobRequest,
   type ObservedObject,
+  type PreflightCheck,
   type StepPlan,
 } from '@internal/plugin-capz-common';
+import { aksOwners, describePlace, ownersOf } from '../azure/owners';
 import type { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 import type { ManagementClusterConfig } from '../config/managementClusters';
@@ -42,13 +44,13 @@ export class JobPlanner {
   constructor(
     private readonly o: {
       managementClusters: ManagementClusterConfig[];
-      cache: Pick<WatchCache, 'list'>;
+      cache: Pick<WatchCache, 'list'> & Partial<Pick<WatchCache, 'status'>>;
       client: (managementCluster: string) => Promise<ClusterClient>;
       aks?: AksLister;
     },
   ) {}
 
-  async preview(request: JobRequest): Promise<JobPreview & { result?: import('@internal/plugin-capz-common').JobResult }> {
+  async preview(request: JobRequest): Promise<JobPlanResult> {
     const mc = request.params.managementCluster;
     if (!this.o.managementClusters.some(c => c.name === mc)) throw new NotFoundError(`No management cluster named "${mc}"`);
     const client = await this.o.client(mc);
@@ -102,7 +104,7 @@ export class JobPlanner {
               .catch(() => undefined);
           }
         }
-        return planAdoption(p, {
+        const planned = planAdoption(p, {
           aks,
           resourceGroupLocation,
           namespaceExists: nsExists,
@@ -110,6 +112,7 @@ export class JobPlanner {
           objects: nsExists ? this.objectsIn(mc, p.namespace) : [],
           access,
         });
+        return aks ? { ...planned, preflight: planned.preflight.map(c => (c.id === 'not-managed' ? this.notManagedAnywhere(aks) : c)) } : planned;
       }
       case 'upgrade-api-version': {
         const p = request.params;
@@ -131,6 +134,44 @@ export class JobPlanner {
       default:
         throw new InputError(`unknown job type ${(request as { type: string }).type}`);
     }
+  }
+
+  /**
+   * Adoption's "nothing manages it yet" over every configured management cluster's watch cache, not only the one
+   * adopting (issue 16): a ManagedCluster anywhere that points at the AKS cluster fails it, named
+   * `<management cluster>/<namespace>/<name>`. A management cluster whose cache is not synced cannot tell: a warning
+   * (the job's live one-owner check before its first write reads it again, and fails if it cannot).
+   */
+  private notManagedAnywhere(aks: { subscriptionId: string; resourceGroup: string; name: string }): PreflightCheck {
+    const names = this.o.managementClusters.map(c => c.name);
+    const title = 'Nothing manages it yet';
+    const owners = ownersOf(aks, aksOwners(this.o.cache, names), { strict: false });
+    if (owners.length) {
+      const where = owners.map(o => `ManagedCluster ${describePlace(o)}${o.cluster ? ` (Cluster ${o.cluster})` : ''}`).join(', ');
+      return {
+        id: 'not-managed',
+        title,
+        status: 'fail',
+        message: `${where} already ${owners.length > 1 ? 'point' : 'points'} at AKS cluster ${aks.resourceGroup}/${aks.name}.`,
+        fix: 'A cluster can be managed from one place only; use the existing Cluster (or remove the other ManagedCluster with reconcile-policy skip first).',
+      };
+    }
+    const blind = names.filter(n => this.o.cache.status && !this.o.cache.status(n).synced);
+    if (blind.length) {
+      return {
+        id: 'not-managed',
+        title,
+        status: 'warn',
+        message: `No ASO ManagedCluster on ${names.filter(n => !blind.includes(n)).join(', ') || 'any management cluster'} points at it, but ${blind.join(', ')} ${blind.length > 1 ? 'are' : 'is'} not read yet.`,
+        fix: 'The job checks every management cluster live before its first write and stops if one cannot be read.',
+      };
+    }
+    return {
+      id: 'not-managed',
+      title,
+      status: 'pass',
+      message: `No ASO ManagedCluster on ${names.length > 1 ? `any of the ${names.length} management clusters (${names.join(', ')})` : names[0]} points at it.`,
+    };
   }
 
   /** The Secret the old ManagedCluster of this cluster reads its credential from. */

@@ -11,11 +11,13 @@ import type {
   StepPlan,
 } from '@internal/plugin-capz-common';
 import { Knex } from 'knex';
+import { describeClaimKey } from './claims';
 
 const migrationsDir = resolvePackagePath('@internal/plugin-capz-backend', 'migrations');
 
 const JOBS = 'capz_jobs';
 const LOG = 'capz_job_log';
+const CLAIMS = 'capz_job_claims';
 /** What GET /jobs/:id carries; older lines stay in the database. */
 export const LOG_TAIL = 500;
 
@@ -70,6 +72,27 @@ const activeKey = (t: JobTarget) => `${t.managementCluster}/${t.namespace}/${t.n
 export const activeJobMessage = (target: JobTarget, active: Pick<Job, 'id' | 'state' | 'type'>) =>
   `${activeKey(target)} already has a ${active.state} ${active.type} job (${active.id}); finish, resume or cancel it first`;
 
+/** Why a job is refused because another one holds a claim on the same Azure resource, naming that job. */
+export const claimMessage = (key: string, holder: Pick<Job, 'id' | 'state' | 'type' | 'target'>) =>
+  `${describeClaimKey(key)} is claimed by the ${holder.state} ${holder.type} job ${holder.id} on ${activeKey(holder.target)}: ` +
+  'one job at a time may adopt or migrate an AKS cluster; let that job finish, or cancel it, first';
+
+/** A 409 that names the job in the way (the router answers with its id). */
+export class JobConflictError extends ConflictError {
+  constructor(
+    message: string,
+    readonly jobId: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A held claim: its key and the job holding it. */
+export interface ClaimHolder {
+  key: string;
+  job: StoredJob;
+}
+
 function toJob(r: JobRow): StoredJob {
   return {
     id: r.id,
@@ -107,7 +130,11 @@ export class JobStore {
 
   constructor(private readonly db: Knex) {}
 
-  /** Inserts a queued job; a ConflictError naming the active job when the cluster already has one. */
+  /**
+   * Inserts a queued job with its claims (azureClaimKeys) in one transaction. A {@link JobConflictError} naming the
+   * job in the way when the cluster already has an active job or another job holds one of the claims: the unique
+   * active_key and the claims' primary key decide a race between replicas, whatever the caches showed.
+   */
   async insert(job: {
     id: string;
     request: JobRequest;
@@ -115,6 +142,7 @@ export class JobStore {
     plan: StepPlan[];
     createdBy: string;
     result?: JobResult;
+    claims?: string[];
   }): Promise<StoredJob> {
     const now = Date.now();
     const row: JobRow = {
@@ -140,16 +168,41 @@ export class JobStore {
       updated_at: now,
       finished_at: null,
     };
+    const claims = [...new Set(job.claims ?? [])].sort();
     try {
-      await this.db<JobRow>(JOBS).insert(row);
+      await this.db.transaction(async tx => {
+        await tx<JobRow>(JOBS).insert(row);
+        if (claims.length) await tx(CLAIMS).insert(claims.map(claim_key => ({ claim_key, job_id: job.id, created_at: now })));
+      });
     } catch (e) {
+      // The transaction is rolled back: nothing of this job is stored. Say which job is in the way.
       const active = await this.db<JobRow>(JOBS).where({ active_key: activeKey(job.target) }).first();
       if (active) {
-        throw new ConflictError(activeJobMessage(job.target, { id: active.id, state: active.state as JobState, type: active.type as Job['type'] }));
+        throw new JobConflictError(activeJobMessage(job.target, { id: active.id, state: active.state as JobState, type: active.type as Job['type'] }), active.id);
       }
+      const [held] = await this.claimHolders(claims);
+      if (held) throw new JobConflictError(claimMessage(held.key, held.job), held.job.id);
       throw e;
     }
     return toJob(row);
+  }
+
+  /** The jobs holding any of these claims (keys from azureClaimKeys), in key order. */
+  async claimHolders(keys: string[]): Promise<ClaimHolder[]> {
+    if (!keys.length) return [];
+    const rows: Array<{ claim_key: string; job_id: string }> = await this.db(CLAIMS).whereIn('claim_key', keys).orderBy('claim_key');
+    const out: ClaimHolder[] = [];
+    for (const r of rows) {
+      const job = await this.db<JobRow>(JOBS).where({ id: r.job_id }).first();
+      if (job) out.push({ key: r.claim_key, job: toJob(job) });
+    }
+    return out;
+  }
+
+  /** The claims a job holds. */
+  async claimsOf(jobId: string): Promise<string[]> {
+    const rows: Array<{ claim_key: string }> = await this.db(CLAIMS).where({ job_id: jobId }).orderBy('claim_key');
+    return rows.map(r => r.claim_key);
   }
 
   async get(id: string): Promise<StoredJob> {
@@ -220,8 +273,18 @@ export class JobStore {
     if (u.leftBehind !== undefined) patch.left_behind = u.leftBehind;
     if (u.result !== undefined) patch.result = u.result ? JSON.stringify(u.result) : null;
     if (u.requested !== undefined) patch.requested = null;
-    const n = await this.db<JobRow>(JOBS).where({ id, lease_owner: owner }).update(patch);
-    return n === 1;
+    const final = u.state !== undefined && FINAL_STATES.includes(u.state);
+    if (!final) {
+      const n = await this.db<JobRow>(JOBS).where({ id, lease_owner: owner }).update(patch);
+      return n === 1;
+    }
+    // A final state releases the job's claims in the same transaction: never a finished job still holding them,
+    // never a claim released while the job could still run.
+    return this.db.transaction(async tx => {
+      const n = await tx<JobRow>(JOBS).where({ id, lease_owner: owner }).update(patch);
+      if (n === 1) await tx(CLAIMS).where({ job_id: id }).delete();
+      return n === 1;
+    });
   }
 
   /**
@@ -253,6 +316,7 @@ export class JobStore {
             updated_at: now,
             left_behind: leftBehind({ ...job, state: 'cancelled' }) ?? null,
           });
+          await tx(CLAIMS).where({ job_id: id }).delete();
         } else if (job.state === 'running' || job.state === 'queued') {
           await tx<JobRow>(JOBS).where({ id }).update({ requested: 'cancel', updated_at: now });
         } else return undefined;

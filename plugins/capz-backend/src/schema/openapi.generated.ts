@@ -253,6 +253,33 @@ export const spec = {
           migrationCandidate: {
             type: 'boolean',
           },
+          managedFrom: {
+            type: 'array',
+            description:
+              "Set when the cluster's AKS cluster is also managed from elsewhere: the other ASO ManagedClusters (any namespace, any management cluster; reconcile-policy not skip) that point at the same AKS cluster.",
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['managementCluster', 'namespace', 'name'],
+              properties: {
+                managementCluster: {
+                  type: 'string',
+                },
+                namespace: {
+                  type: 'string',
+                },
+                name: {
+                  type: 'string',
+                  description: "The ManagedCluster's name.",
+                },
+                cluster: {
+                  type: 'string',
+                  description: 'The CAPI Cluster it belongs to',
+                  'when known.': null,
+                },
+              },
+            },
+          },
         },
       },
       Condition: {

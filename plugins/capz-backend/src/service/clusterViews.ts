@@ -3,11 +3,13 @@ import {
   buildClusterTree,
   ClusterSummary,
   groupTree,
+  ManagedFromPlace,
   ObservedObject,
   partitionByCluster,
   summarizeCluster,
   TreeNode,
 } from '@internal/plugin-capz-common';
+import { aksOwners, managedFromIndex, RECONCILE_POLICY } from '../azure/owners';
 import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
@@ -52,6 +54,7 @@ export class ClusterViews {
   }
 
   list(): ClusterSummary[] {
+    const managedFrom = this.managedFrom();
     return this.managementClusters.flatMap(mc => {
       const byNamespace = new Map<string, Map<string, ObservedObject[]>>();
       return this.cache.list(mc, 'Cluster').map(cluster => {
@@ -60,7 +63,7 @@ export class ClusterViews {
         if (!groups) byNamespace.set(ns, (groups = this.groups(mc, ns)));
         const objects = groups.get(cluster.metadata.uid) ?? [cluster as ObservedObject];
         const tree = buildClusterTree(cluster as ObservedObject, objects);
-        return summarizeCluster(mc, tree, cluster as ObservedObject, objects);
+        return withManagedFrom(summarizeCluster(mc, tree, cluster as ObservedObject, objects), tree, objects, managedFrom);
       });
     });
   }
@@ -68,9 +71,17 @@ export class ClusterViews {
   tree(managementCluster: string, namespace: string, name: string, groupThreshold: number): { summary: ClusterSummary; tree: TreeNode } {
     const { cluster, objects, tree } = this.build(managementCluster, namespace, name);
     return {
-      summary: summarizeCluster(managementCluster, tree, cluster as ObservedObject, objects),
+      summary: withManagedFrom(summarizeCluster(managementCluster, tree, cluster as ObservedObject, objects), tree, objects, this.managedFrom()),
       tree: groupThreshold > 0 ? groupTree(tree, { threshold: groupThreshold }) : tree,
     };
+  }
+
+  /**
+   * Which ManagedClusters share their AKS cluster with others, over every management cluster's cache (one pass over
+   * the ManagedClusters and ResourceGroups, per request: a page view still reaches no API server).
+   */
+  private managedFrom() {
+    return managedFromIndex(aksOwners(this.cache, this.managementClusters));
   }
 
   /** One object of a cluster's tree, by uid: the YAML view shows nothing outside the cluster it was asked for. */
@@ -111,6 +122,31 @@ export class ClusterViews {
     const objects = this.groups(managementCluster, namespace).get(cluster.metadata.uid) ?? [];
     return { cluster, objects, tree: buildClusterTree(cluster as ObservedObject, objects) };
   }
+}
+
+/**
+ * The summary with `managedFrom`: the other places managing the AKS cluster of the ManagedCluster in this cluster's
+ * tree (one that reconciles: not on `skip`), when there are any.
+ */
+function withManagedFrom(
+  summary: ClusterSummary,
+  tree: TreeNode,
+  objects: readonly ObservedObject[],
+  index: Map<string, ManagedFromPlace[]>,
+): ClusterSummary {
+  if (!index.size) return summary;
+  const uids = new Set<string>();
+  const walk = (n: TreeNode) => {
+    if (n.kind === 'ManagedCluster' && n.uid) uids.add(n.uid);
+    n.children.forEach(walk);
+  };
+  walk(tree);
+  const own = (p: ManagedFromPlace) => p.managementCluster === summary.managementCluster && p.namespace === summary.namespace && objects.some(o => o.kind === 'ManagedCluster' && uids.has(o.metadata?.uid ?? '') && o.metadata?.name === p.name);
+  const places = objects
+    .filter(o => o.kind === 'ManagedCluster' && uids.has(o.metadata?.uid ?? '') && o.metadata?.annotations?.[RECONCILE_POLICY]?.toLowerCase() !== 'skip')
+    .flatMap(o => index.get(`${summary.managementCluster}/${o.metadata?.namespace ?? summary.namespace}/${o.metadata?.name}`) ?? [])
+    .filter(p => !own(p));
+  return places.length ? { ...summary, managedFrom: places } : summary;
 }
 
 function treeUids(tree: TreeNode, into = new Set<string>()): Set<string> {

@@ -119,3 +119,77 @@ describe('jobs router permissions', () => {
     await nothingHappened();
   });
 });
+
+describe('jobs router: one job per AKS cluster (claims)', () => {
+  const SUB = 'sub';
+  const claimsOf = (rg: string, name: string) => [`aks:${SUB}/${rg}/${name}`, `rg:${SUB}/${rg}`];
+  const adoptInto = (namespace: string): JobRequest => ({ type: 'adopt', params: { ...(adopt.params as object), namespace } as never });
+  const preview = (r: JobRequest) => ({
+    type: 'adopt',
+    target: { managementCluster: 'east', namespace: (r.params as { namespace: string }).namespace, name: 'beta' },
+    preflight: [{ id: 'not-managed', title: 'Nothing manages it yet', status: 'pass', message: 'ok' }],
+    plan,
+  });
+
+  it('refuses a second adoption of the same AKS cluster (other namespace, other spelling) with 409 before any preflight', async () => {
+    const { store } = await setup({ jobDecision: AuthorizeResult.ALLOW });
+    const { app, planner } = await setupWithPlanner(store, preview);
+    await store.insert({ id: 'job-1', request: adopt, target: { managementCluster: 'east', namespace: 'team-b', name: 'beta' }, plan, createdBy: 'user:default/other', claims: claimsOf('rg', 'beta') });
+    const other = adoptInto('team-c');
+    (other.params as { resourceGroup: string }).resourceGroup = 'RG';
+    const res = await request(app).post('/jobs').set(auth).send(other);
+    expect(res.status).toBe(409);
+    expect(res.body.jobId).toBe('job-1');
+    expect(res.body.error.message).toBe(
+      'AKS cluster sub/rg/beta is claimed by the queued adopt job job-1 on east/team-b/beta: one job at a time may adopt or migrate an AKS cluster; let that job finish, or cancel it, first',
+    );
+    expect((await store.list({})).map(j => j.id)).toEqual(['job-1']);
+    expect(planner.preview).not.toHaveBeenCalled();
+  });
+
+  it('answers a race lost at the database with 409 naming the winner, and stores nothing of the loser', async () => {
+    const { store } = await setup({ jobDecision: AuthorizeResult.ALLOW });
+    // The other replica's job lands while this request runs its preflight, after the early check found no claim.
+    const { app, planner } = await setupWithPlanner(store, async r => {
+      await store.insert({ id: 'winner', request: adoptInto('team-z'), target: { managementCluster: 'east', namespace: 'team-z', name: 'beta' }, plan, createdBy: 'user:default/other', claims: claimsOf('rg', 'beta') });
+      return preview(r);
+    });
+    const res = await request(app).post('/jobs').set(auth).send(adoptInto('team-c'));
+    expect(planner.preview).toHaveBeenCalledTimes(1);
+    expect({ status: res.status, jobId: res.body.jobId }).toEqual({ status: 409, jobId: 'winner' });
+    expect(res.body.error.message).toMatch(/^AKS cluster sub\/rg\/beta is claimed by the queued adopt job winner on east\/team-z\/beta/);
+    expect((await store.list({})).map(j => j.id)).toEqual(['winner']);
+  });
+
+  it('shows a held claim as a failed check in the preview', async () => {
+    const { store } = await setup({ jobDecision: AuthorizeResult.ALLOW });
+    await store.insert({ id: 'job-1', request: adopt, target: { managementCluster: 'east', namespace: 'team-b', name: 'beta' }, plan, createdBy: 'user:default/other', claims: claimsOf('rg', 'beta') });
+    const { app } = await setupWithPlanner(store, preview);
+    const res = await request(app).post('/jobs/preview').set(auth).send(adoptInto('team-c'));
+    expect(res.status).toBe(200);
+    expect(res.body.preflight[0]).toMatchObject({ id: 'no-other-job', status: 'fail', message: expect.stringContaining('adopt job job-1 on east/team-b/beta') });
+  });
+});
+
+/** The router over an existing store with a planner answering `preview`. */
+async function setupWithPlanner(store: JobStore, preview: (r: JobRequest) => unknown) {
+  const planner = { preview: jest.fn(async (r: JobRequest) => preview(r)) };
+  const logger = mockServices.logger.mock();
+  const router = await createJobsRouter({
+    logger,
+    httpAuth: mockServices.httpAuth(),
+    permissions: mockServices.permissions.mock({
+      authorize: async reqs => reqs.map(() => ({ result: AuthorizeResult.ALLOW })),
+      authorizeConditional: async reqs => reqs.map(() => ({ result: AuthorizeResult.ALLOW })),
+    }),
+    auditor: mockServices.auditor.mock({ createEvent: async () => ({ success: async () => undefined, fail: async () => undefined }) }),
+    managementClusters: mcs,
+    cache: { list: () => [] },
+    store,
+    engine: { kick: jest.fn(), interrupt: jest.fn() } as unknown as JobEngine,
+    planner: planner as unknown as JobPlanner,
+    client: jest.fn(),
+  });
+  const app = express().use(router).use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger }).error());
+  return { app, planner };
+}

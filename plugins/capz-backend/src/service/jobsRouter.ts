@@ -18,7 +18,8 @@ import type { ManagementClusterConfig } from '../config/managementClusters';
 import type { ClusterClient } from '../jobs/ClusterClient';
 import type { JobEngine } from '../jobs/JobEngine';
 import { AksLister, bindPlanToJob, JobPlanner } from '../jobs/JobPlanner';
-import { activeJobMessage, StoredJob, JobStore } from '../jobs/JobStore';
+import { azureClaimKeys, previewAzureKey, requestAzureKey } from '../jobs/claims';
+import { activeJobMessage, claimMessage, JobConflictError, StoredJob, JobStore } from '../jobs/JobStore';
 import { describeLeftBehind } from '../jobs/leftBehind';
 import { readFilter } from '../permissions/readAccess';
 
@@ -105,10 +106,41 @@ export async function createJobsRouter(o: JobsRouterOptions): Promise<express.Ro
 
   const details = async (job: StoredJob): Promise<JobDetails> => ({ ...job, log: await o.store.readLog(job.id) });
 
+  /** A 409 naming the job in the way (its id also as `jobId`, for the wizard's link). */
+  const conflict = (req: express.Request, res: express.Response, message: string, jobId: string) =>
+    res.status(409).json({
+      error: { name: 'ConflictError', message },
+      request: { method: req.method, url: req.originalUrl },
+      response: { statusCode: 409 },
+      jobId,
+    });
+
+  /** The job already holding a claim on the Azure resources this request will manage, if any (cheap: params, cache). */
+  const claimHeld = async (request: JobRequest) => {
+    const azure = requestAzureKey(request, o.cache);
+    if (!azure) return undefined;
+    const [held] = await o.store.claimHolders(azureClaimKeys(azure));
+    return held;
+  };
+
   router.post('/jobs/preview', async (req, res) => {
     const request = parse(jobRequest, req.body) as JobRequest;
     await authorizeJob(req, request.type, targetOf(request));
     const { result: _result, ...preview } = await o.planner.preview(request);
+    const held = await claimHeld(request);
+    if (held) {
+      // Shown in the wizard before anything starts; POST /jobs refuses it with a 409 before any preflight.
+      preview.preflight = [
+        {
+          id: 'no-other-job',
+          title: 'No other job adopts or migrates this AKS cluster',
+          status: 'fail',
+          message: claimMessage(held.key, held.job),
+          fix: `Open job ${held.job.id}; start this one once it has finished or been cancelled.`,
+        },
+        ...preview.preflight,
+      ];
+    }
     res.json(preview);
   });
 
@@ -128,12 +160,15 @@ export async function createJobsRouter(o: JobsRouterOptions): Promise<express.Ro
       if (active) {
         const message = activeJobMessage(target, active);
         await audit.fail({ error: new Error(message) });
-        res.status(409).json({
-          error: { name: 'ConflictError', message },
-          request: { method: req.method, url: req.originalUrl },
-          response: { statusCode: 409 },
-          jobId: active.id,
-        });
+        conflict(req, res, message, active.id);
+        return;
+      }
+      // Then the Azure resources it will manage: another job (any namespace, any replica) may hold them already.
+      const held = await claimHeld(request);
+      if (held) {
+        const message = claimMessage(held.key, held.job);
+        await audit.fail({ error: new Error(message) });
+        conflict(req, res, message, held.job.id);
         return;
       }
       const preview = await o.planner.preview(request);
@@ -149,15 +184,29 @@ export async function createJobsRouter(o: JobsRouterOptions): Promise<express.Ro
         return;
       }
       const id = randomUUID();
-      // The unique active_key still decides a race between two requests: the loser gets the store's ConflictError.
-      const job = await o.store.insert({
-        id,
-        request,
-        target: preview.target,
-        plan: bindPlanToJob(preview.plan, id),
-        createdBy: creds.principal.userEntityRef,
-        result: preview.result,
-      });
+      const azure = previewAzureKey(request, preview);
+      if ((request.type === 'adopt' || request.type === 'migrate') && !azure) {
+        throw new InputError(`The preview of this ${request.type} job does not say which AKS cluster it will manage; refusing to start it`);
+      }
+      // The unique active_key and the claims' primary key decide a race between two requests (on any replicas):
+      // the loser gets the store's JobConflictError, and nothing of it is stored.
+      let job: StoredJob;
+      try {
+        job = await o.store.insert({
+          id,
+          request,
+          target: preview.target,
+          plan: bindPlanToJob(preview.plan, id),
+          createdBy: creds.principal.userEntityRef,
+          result: preview.result,
+          claims: azure ? azureClaimKeys(azure) : [],
+        });
+      } catch (e) {
+        if (!(e instanceof JobConflictError)) throw e;
+        await audit.fail({ error: e });
+        conflict(req, res, e.message, e.jobId);
+        return;
+      }
       await o.store.appendLog(id, [{ level: 'info', message: `${request.type} job created by ${creds.principal.userEntityRef}` }]);
       await audit.success({ meta: { jobId: id } });
       o.engine.kick(id);
