@@ -41,7 +41,7 @@ import {
   agentPoolAdopted,
 } from './common';
 import { validateDnsLabel, validateDnsSubdomain } from './names';
-import type { AzureClusterKey, JobPreview, JobResult, MigrateJobParams, PlannedAction, PreflightCheck, StepPlan } from './types';
+import type { AzureClusterKey, JobPreview, JobResult, MigrateJobParams, ObjectRef, PlannedAction, PreflightCheck, StepPlan } from './types';
 
 /** What {@link planMigration} needs to know about the management cluster. @public */
 export interface MigrationSnapshot {
@@ -410,6 +410,15 @@ function namesCheck(newName: string, rgName: string, pools: ObservedObject[], cr
     : pass('names', 'The names are valid', `The new Cluster, ResourceGroup and ${pools.length} agent pool object(s) keep their names.`);
 }
 
+/** `kubectl patch <kind> <name> --type merge -p '{"metadata":{"finalizers":null}}'`; fine if the object is gone. */
+const dropFinalizers = (r: ObjectRef): PlannedAction => ({
+  action: 'merge-patch',
+  ref: r,
+  patch: { metadata: { finalizers: null } },
+  ifExists: true,
+  description: `kubectl patch ${r.kind.toLowerCase()} ${r.name} --type merge -p '{"metadata":{"finalizers":null}}'`,
+});
+
 interface PlanInputs {
   /** The AKS cluster as Azure names it: what the sole-manager check looks for. */
   azure: AzureClusterKey;
@@ -606,25 +615,9 @@ function buildPlan(params: MigrateJobParams, cluster: ObservedObject, l: LegacyO
       ...disarmed.map(r => when.annotation(r, RECONCILE_POLICY, 'skip', true)),
     ],
     actions: [
-      ...disarmed.map(
-        (r): PlannedAction => ({
-          action: 'merge-patch',
-          ref: r,
-          patch: { metadata: { finalizers: null } },
-          ifExists: true,
-          description: `kubectl patch ${r.kind.toLowerCase()} ${r.name} --type merge -p '{"metadata":{"finalizers":null}}'`,
-        }),
-      ),
+      ...disarmed.map(dropFinalizers),
       ...deleted.map((r): PlannedAction => ({ action: 'delete', ref: r, description: `kubectl delete ${r.kind.toLowerCase()} ${r.name} --wait=false` })),
-      ...unfinalized.map(
-        (r): PlannedAction => ({
-          action: 'merge-patch',
-          ref: r,
-          patch: { metadata: { finalizers: null } },
-          ifExists: true,
-          description: `kubectl patch ${r.kind.toLowerCase()} ${r.name} --type merge -p '{"metadata":{"finalizers":null}}'`,
-        }),
-      ),
+      ...unfinalized.map(dropFinalizers),
     ],
     waitFor: deleted.map(r => when.absent(r)),
     timeoutSeconds: 120,
