@@ -194,4 +194,29 @@ describe('ClustersPage', () => {
     expect(calls.clusters).toBe(1);
     expect(screen.queryByText(/Live/)).not.toBeInTheDocument();
   });
+
+  it('flags a cluster whose AKS cluster is managed from more than one place, naming the other places', async () => {
+    const clusters = [
+      summary({
+        name: 'payments',
+        managedFrom: [
+          { managementCluster: 'demo-2', namespace: 'team-copy', name: 'payments', cluster: 'payments' },
+          { managementCluster: 'local', namespace: 'scratch', name: 'payments-by-hand' },
+        ],
+      }),
+      summary({ name: 'search' }),
+    ];
+    serve({ clusters });
+    renderCapz(<ClustersPage />);
+    await screen.findByRole('region', { name: 'Clusters' });
+    const row = screen.getByRole('row', { name: /payments/ });
+    const badge = within(row).getByText('Managed from 3 places');
+    expect(badge).toHaveAttribute('title', expect.stringContaining('also managed by ManagedCluster demo-2/team-copy/payments, local/scratch/payments-by-hand'));
+    expect(within(row).getByText('Also: demo-2/team-copy/payments, local/scratch/payments-by-hand')).toBeInTheDocument();
+    expect(within(row).getByRole('link', { name: 'payments' })).toHaveAttribute('href', '/capz/clusters/local/team-payments/payments');
+    expect(within(screen.getByRole('row', { name: /search/ })).queryByText(/Managed from/)).not.toBeInTheDocument();
+    // And once above the table, with what to do.
+    expect(screen.getByText('1 cluster is managed from more than one place')).toBeInTheDocument();
+    expect(screen.getByText(/local\/team-payments\/payments \(also demo-2\/team-copy\/payments, local\/scratch\/payments-by-hand\)\. .*reconcile-policy: skip/)).toBeInTheDocument();
+  });
 });

@@ -15,7 +15,7 @@ import {
   Text,
   useTable,
 } from '@backstage/ui';
-import { ClusterSummary, Health, ManagementClustersResponse } from '@internal/plugin-capz-common';
+import { ClusterSummary, Health, ManagedFromPlace, ManagementClustersResponse } from '@internal/plugin-capz-common';
 import { useCallback, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
@@ -113,6 +113,39 @@ function FilterSelect(props: {
   );
 }
 
+const placeText = (p: ManagedFromPlace) => `${p.managementCluster}/${p.namespace}/${p.name}${p.cluster && p.cluster !== p.name ? ` (Cluster ${p.cluster})` : ''}`;
+
+/**
+ * The danger badge of a cluster whose AKS cluster other ASO ManagedClusters also manage (issue 16): how many places
+ * in all, and the others in text (also on hover).
+ */
+function ManagedFromBadge({ row }: { row: ClusterSummary }) {
+  const others = row.managedFrom ?? [];
+  const label = `Managed from ${others.length + 1} places`;
+  const list = others.map(placeText).join(', ');
+  return (
+    <Flex direction="column" gap="1">
+      <span
+        title={`This AKS cluster is also managed by ManagedCluster ${list}. Two owners both write it, and deleting either deletes it under the other.`}
+        style={{
+          alignSelf: 'flex-start',
+          padding: '1px 8px',
+          borderRadius: 999,
+          border: '1px solid var(--bui-border-danger)',
+          background: 'var(--bui-bg-danger)',
+          color: 'var(--bui-fg-danger)',
+          fontSize: 'var(--bui-font-size-2)',
+          fontWeight: 600,
+          whiteSpace: 'nowrap',
+        }}
+      >
+        {label}
+      </span>
+      <Text variant="body-small" color="danger">{`Also: ${list}`}</Text>
+    </Flex>
+  );
+}
+
 /** Every CAPI cluster across the management clusters, with search, filters and sorting. */
 export function ClustersPage() {
   const api = useApi(capzApiRef);
@@ -184,7 +217,18 @@ export function ClustersPage() {
       label: 'Cluster',
       isSortable: true,
       isRowHeader: true,
-      cell: r => <CellText title={r.name} description={r.namespace} href={href(r)} />,
+      cell: r =>
+        r.managedFrom?.length ? (
+          <Cell>
+            <Flex direction="column" gap="1">
+              {href(r) ? <Link variant="body-medium" href={href(r)!}>{r.name}</Link> : <Text variant="body-medium">{r.name}</Text>}
+              <Text variant="body-small" color="secondary">{r.namespace}</Text>
+              <ManagedFromBadge row={r} />
+            </Flex>
+          </Cell>
+        ) : (
+          <CellText title={r.name} description={r.namespace} href={href(r)} />
+        ),
     },
     { id: 'managementCluster', label: 'Management cluster', isSortable: true, cell: r => <CellText title={r.managementCluster} /> },
     {
@@ -231,6 +275,7 @@ export function ClustersPage() {
     },
   ];
 
+  const doublyManaged = all.filter(c => c.managedFrom?.length);
   const error = clusters.error;
   const noManagementClusters = mcs.value && mcs.value.items.length === 0;
   const filtered = FILTER_KEYS.some(k => filters[k]);
@@ -246,6 +291,18 @@ export function ClustersPage() {
         </Flex>
       )}
       {mcs.value && <ManagementClusterAlerts value={mcs.value} />}
+      {doublyManaged.length > 0 && (
+        <Alert
+          status="danger"
+          icon
+          title={`${doublyManaged.length} ${doublyManaged.length === 1 ? 'cluster is' : 'clusters are'} managed from more than one place`}
+          description={
+            `${doublyManaged.map(c => `${c.managementCluster}/${c.namespace}/${c.name} (also ${(c.managedFrom ?? []).map(placeText).join(', ')})`).join('; ')}. ` +
+            'Two ASO ManagedClusters write the same AKS cluster, and deleting either one deletes the AKS cluster under the ' +
+            'other. Keep one: set serviceoperator.azure.com/reconcile-policy: skip on the other ManagedCluster, then delete it.'
+          }
+        />
+      )}
       {error && <ErrorAlert title="Could not load the clusters" error={error} />}
       {mcs.error && !error && <ErrorAlert title="Could not load the management clusters" error={mcs.error} />}
       {noManagementClusters && (
