@@ -131,9 +131,10 @@ function ManagedFromBadge({ row }: { row: ClusterSummary }) {
           alignSelf: 'flex-start',
           padding: '1px 8px',
           borderRadius: 999,
-          border: '1px solid var(--bui-border-danger)',
-          background: 'var(--bui-bg-danger)',
-          color: 'var(--bui-fg-danger)',
+          // Solid intent colours: white on red (4.8:1, WCAG AA) in both themes.
+          border: '1px solid var(--bui-negative-border)',
+          background: 'var(--bui-negative-bg)',
+          color: 'var(--bui-negative-fg)',
           fontSize: 'var(--bui-font-size-2)',
           fontWeight: 600,
           whiteSpace: 'nowrap',
