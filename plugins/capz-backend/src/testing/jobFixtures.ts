@@ -95,7 +95,39 @@ export interface PoolSeed {
   enableAutoScaling?: boolean;
   minCount?: number;
   maxCount?: number;
+  /** Azure's pool fields beyond the basics (ARM names; a legacy cluster gets them through its AzureManagedMachinePool). */
+  nodeLabels?: Record<string, string>;
+  /** `key=value:Effect`, as AKS writes them. */
+  nodeTaints?: string[];
+  tags?: Record<string, string>;
+  osDiskSizeGB?: number;
+  maxPods?: number;
+  availabilityZones?: string[];
 }
+
+/** CAPZ's resource-group tag that makes the legacy controllers manage (and delete) a group (capz-ground-truth 5.2). */
+export const OWNED_TAG = (cluster: string) => `sigs.k8s.io_cluster-api-provider-azure_cluster_${cluster}`;
+
+/** azure/defaults.go GetNormalizedKubernetesName: lowercase, other characters to '-', trimmed. */
+export const normalizeName = (s: string) => s.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+|-+$/g, '');
+
+/** The AzureManagedMachinePool form of a pool's taints (`key=value:Effect` -> {key, value, effect}). */
+const taintsOf = (taints: string[]) =>
+  taints.map(t => {
+    const [kv, effect] = t.split(':');
+    const [key, value] = kv.split('=');
+    return { key, value, effect };
+  });
+
+/** The pool fields an ASO agentPoolProfile or ManagedClustersAgentPool takes beyond mode, count and size. */
+const extraPoolFields = (p: PoolSeed) => ({
+  ...(p.nodeLabels ? { nodeLabels: p.nodeLabels } : {}),
+  ...(p.nodeTaints ? { nodeTaints: p.nodeTaints } : {}),
+  ...(p.tags ? { tags: p.tags } : {}),
+  ...(p.osDiskSizeGB ? { osDiskSizeGB: p.osDiskSizeGB } : {}),
+  ...(p.maxPods ? { maxPods: p.maxPods } : {}),
+  ...(p.availabilityZones ? { availabilityZones: p.availabilityZones } : {}),
+});
 
 /**
  * A cluster on the deprecated AzureManaged* API written as the simulator's `legacyCluster` seed writes it (capz-sim
@@ -105,7 +137,7 @@ export interface PoolSeed {
  */
 export async function writeLegacyCluster(
   c: Cluster,
-  o: { namespace: string; name: string; subscription: string; resourceGroup: string; pools: PoolSeed[]; entraOnly?: boolean },
+  o: { namespace: string; name: string; subscription: string; resourceGroup: string; pools: PoolSeed[]; entraOnly?: boolean; tags?: Record<string, string> },
 ): Promise<void> {
   const { namespace: ns, name } = o;
   const version = '1.33.2';
@@ -130,6 +162,7 @@ export async function writeLegacyCluster(
       resourceGroupName: o.resourceGroup,
       subscriptionID: o.subscription,
       version: `v${version}`,
+      ...(o.tags ? { additionalTags: o.tags } : {}),
       ...(o.entraOnly ? { aadProfile: { managed: true, adminGroupObjectIDs: ['00000000-0000-0000-0000-00000000a0a0'] }, disableLocalAccounts: true } : {}),
     },
   });
@@ -161,6 +194,12 @@ export async function writeLegacyCluster(
         name: p.name,
         sku: p.vmSize ?? 'Standard_D2s_v3',
         ...(p.enableAutoScaling ? { scaling: { minSize: p.minCount ?? 1, maxSize: p.maxCount ?? 5 } } : {}),
+        ...(p.nodeLabels ? { nodeLabels: p.nodeLabels } : {}),
+        ...(p.nodeTaints ? { taints: taintsOf(p.nodeTaints) } : {}),
+        ...(p.tags ? { additionalTags: p.tags } : {}),
+        ...(p.osDiskSizeGB ? { osDiskSizeGB: p.osDiskSizeGB } : {}),
+        ...(p.maxPods ? { maxPods: p.maxPods } : {}),
+        ...(p.availabilityZones ? { availabilityZones: p.availabilityZones } : {}),
       },
     });
   }
@@ -169,34 +208,48 @@ export async function writeLegacyCluster(
 /**
  * An AKS cluster that exists only in Azure, made through the simulated ASO: a ResourceGroup and a ManagedCluster
  * (with its pools as agentPoolProfiles) set to `detach-on-delete` are created in a scratch namespace, waited for,
- * then deleted from Kubernetes, which leaves the Azure resources (ASO docs "Annotations": detach-on-delete).
+ * then deleted from Kubernetes, which leaves the Azure resources (ASO docs "Annotations": detach-on-delete). Azure
+ * names need not be Kubernetes names (`myAKSCluster` in `My_Resource_Group`): the scratch objects carry them in
+ * spec.azureName.
  */
 export async function makeAzureOnlyCluster(
   c: Cluster,
-  o: { scratchNamespace: string; credentialSecret: string; resourceGroup: string; name: string; pools: PoolSeed[]; entraOnly?: boolean },
+  o: {
+    scratchNamespace: string;
+    credentialSecret: string;
+    resourceGroup: string;
+    name: string;
+    pools: PoolSeed[];
+    entraOnly?: boolean;
+    tags?: Record<string, string>;
+    resourceGroupTags?: Record<string, string>;
+  },
 ): Promise<void> {
   const ns = o.scratchNamespace;
   const annotations = {
     'serviceoperator.azure.com/credential-from': o.credentialSecret,
     'serviceoperator.azure.com/reconcile-policy': 'detach-on-delete',
   };
-  const rgName = `${o.name}-rg`;
+  const mcName = normalizeName(o.name);
+  const rgName = `${mcName}-rg`;
   await c.create('ResourceGroup', {
     apiVersion: 'resources.azure.com/v1api20200601',
     kind: 'ResourceGroup',
     metadata: { name: rgName, namespace: ns, annotations },
-    spec: { azureName: o.resourceGroup, location: 'westeurope' },
+    spec: { azureName: o.resourceGroup, location: 'westeurope', ...(o.resourceGroupTags ? { tags: o.resourceGroupTags } : {}) },
   });
   await c.create('ManagedCluster', {
     apiVersion: 'containerservice.azure.com/v1api20240901',
     kind: 'ManagedCluster',
-    metadata: { name: o.name, namespace: ns, annotations },
+    metadata: { name: mcName, namespace: ns, annotations },
     spec: {
+      azureName: o.name,
       owner: { name: rgName },
       location: 'westeurope',
-      dnsPrefix: o.name,
+      dnsPrefix: mcName,
       kubernetesVersion: '1.33.2',
       identity: { type: 'SystemAssigned' },
+      ...(o.tags ? { tags: o.tags } : {}),
       ...(o.entraOnly ? { disableLocalAccounts: true, aadProfile: { managed: true, enableAzureRBAC: true } } : {}),
       agentPoolProfiles: o.pools.map(p => ({
         name: p.name,
@@ -205,15 +258,16 @@ export async function makeAzureOnlyCluster(
         vmSize: p.vmSize ?? 'Standard_D2s_v3',
         type: 'VirtualMachineScaleSets',
         ...(p.enableAutoScaling ? { enableAutoScaling: true, minCount: p.minCount, maxCount: p.maxCount } : {}),
+        ...extraPoolFields(p),
       })),
     },
   });
   await until(
-    `the scratch ManagedCluster ${ns}/${o.name} to be Ready in Azure`,
-    async () => condition(await c.get('ManagedCluster', ns, o.name), 'Ready')?.status === 'True',
+    `the scratch ManagedCluster ${ns}/${mcName} to be Ready in Azure`,
+    async () => condition(await c.get('ManagedCluster', ns, mcName), 'Ready')?.status === 'True',
     60_000,
   );
-  for (const [kind, name] of [['ManagedCluster', o.name], ['ResourceGroup', rgName]] as const) {
+  for (const [kind, name] of [['ManagedCluster', mcName], ['ResourceGroup', rgName]] as const) {
     const r = await c.req('DELETE', pathOf(kind, ns, name));
     if (r.status !== 200 && r.status !== 202) throw new Error(`delete ${kind} ${ns}/${name}: ${r.status} ${JSON.stringify(r.body)}`);
     await until(`${kind} ${ns}/${name} to be gone (detached)`, async () => !(await c.get(kind, ns, name)), 30_000);
@@ -224,9 +278,12 @@ export async function makeAzureOnlyCluster(
  * A resource group in Azure with nothing of it left in Kubernetes: an ASO ResourceGroup set to `detach-on-delete`,
  * waited for, then deleted (the legacy controllers create theirs with reconcile-policy skip: it must exist already).
  */
-export async function makeAzureResourceGroup(c: Cluster, o: { scratchNamespace: string; credentialSecret: string; resourceGroup: string }): Promise<void> {
+export async function makeAzureResourceGroup(
+  c: Cluster,
+  o: { scratchNamespace: string; credentialSecret: string; resourceGroup: string; tags?: Record<string, string> },
+): Promise<void> {
   const ns = o.scratchNamespace;
-  const name = `${o.resourceGroup}-only`;
+  const name = `${normalizeName(o.resourceGroup)}-only`;
   await c.create('ResourceGroup', {
     apiVersion: 'resources.azure.com/v1api20200601',
     kind: 'ResourceGroup',
@@ -235,7 +292,7 @@ export async function makeAzureResourceGroup(c: Cluster, o: { scratchNamespace: 
       namespace: ns,
       annotations: { 'serviceoperator.azure.com/credential-from': o.credentialSecret, 'serviceoperator.azure.com/reconcile-policy': 'detach-on-delete' },
     },
-    spec: { azureName: o.resourceGroup, location: 'westeurope' },
+    spec: { azureName: o.resourceGroup, location: 'westeurope', ...(o.tags ? { tags: o.tags } : {}) },
   });
   await until(`resource group ${o.resourceGroup} to be Ready in Azure`, async () => condition(await c.get('ResourceGroup', ns, name), 'Ready')?.status === 'True', 60_000);
   await c.req('DELETE', pathOf('ResourceGroup', ns, name));
@@ -245,7 +302,8 @@ export async function makeAzureResourceGroup(c: Cluster, o: { scratchNamespace: 
 /** What `capz-sim run` persists of the simulated Azure (debounced 200 ms after a change). */
 export interface AzureState {
   counters: Record<'created' | 'updated' | 'deleted', Record<'resourceGroups' | 'managedClusters' | 'agentPools', number>>;
-  managedClusters: Array<{ resourceGroup: string; name: string; provisioningState: string; agentPools: Record<string, { provisioningState: string; count?: number }> }>;
+  resourceGroups: Array<{ subscriptionId: string; name: string; location: string; tags: Record<string, string>; provisioningState: string }>;
+  managedClusters: Array<{ resourceGroup: string; name: string; provisioningState: string; tags: Record<string, string>; agentPools: Record<string, { provisioningState: string; count?: number }> }>;
 }
 
 export function readAzure(stateDir: string): AzureState & { mtimeMs: number } {
