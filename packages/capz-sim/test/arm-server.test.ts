@@ -103,7 +103,11 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
       tags: { env: 'prod' },
       agentPoolProfiles: [
         { name: 'system', mode: 'System', count: 3, vmSize: 'Standard_D4s_v5' },
-        { name: 'user', mode: 'User', count: 2, vmSize: 'Standard_D8s_v5', enableAutoScaling: true, minCount: 1, maxCount: 5 },
+        {
+          name: 'user', mode: 'User', count: 2, vmSize: 'Standard_D8s_v5', enableAutoScaling: true, minCount: 1, maxCount: 5,
+          osSKU: 'AzureLinux', availabilityZones: ['1', '3'], maxPods: 60, osDiskSizeGB: 256,
+          nodeLabels: { workload: 'web' }, nodeTaints: ['workload=web:NoSchedule'], tags: { 'cost-center': 'web' },
+        },
       ],
     });
     world.putManagedCluster(SUB, 'rg-alpha', 'alpha-entra', {
@@ -189,6 +193,15 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
     assert.equal(pools.user.type, 'VirtualMachineScaleSets');
     assert.equal(pools.user.currentOrchestratorVersion, '1.32.5');
     assert.equal(pools.user.provisioningState, 'Succeeded');
+    // The fields adoption writes back: what the PUT gave, and AKS's defaults where it gave nothing.
+    assert.deepEqual(
+      [pools.user.osType, pools.user.osSKU, pools.user.availabilityZones, pools.user.maxPods, pools.user.osDiskSizeGB, pools.user.nodeLabels, pools.user.nodeTaints, pools.user.tags],
+      ['Linux', 'AzureLinux', ['1', '3'], 60, 256, { workload: 'web' }, ['workload=web:NoSchedule'], { 'cost-center': 'web' }],
+    );
+    assert.deepEqual(
+      [pools.system.osSKU, pools.system.availabilityZones, pools.system.maxPods, pools.system.osDiskSizeGB, pools.system.nodeLabels, pools.system.nodeTaints, pools.system.tags],
+      ['Ubuntu', undefined, 30, 128, undefined, undefined, undefined],
+    );
   });
 
   it('gets an Entra-only cluster', async () => {
@@ -221,6 +234,13 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
     assert.equal(user.provisioningState, 'Succeeded');
     assert.equal(user.powerState?.code, 'Running');
     assert.match(user.nodeImageVersion ?? '', /^AKSUbuntu-/);
+    assert.equal(user.osSKU, 'AzureLinux');
+    assert.deepEqual(user.availabilityZones, ['1', '3']);
+    assert.equal(user.maxPods, 60);
+    assert.equal(user.osDiskSizeGB, 256);
+    assert.deepEqual(user.nodeLabels, { workload: 'web' });
+    assert.deepEqual(user.nodeTaints, ['workload=web:NoSchedule']);
+    assert.deepEqual(user.tags, { 'cost-center': 'web' });
   });
 
   it('reports missing resources with the ARM codes of the model', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { AzureError } from '../src/azure/errors.ts';
-import { AzureWorld } from '../src/azure/model.ts';
+import { AzureWorld, azureResourceState } from '../src/azure/model.ts';
 
 const SUB = 'sub-1';
 const pools = [{ name: 'system', mode: 'System' as const, count: 2 }, { name: 'user', mode: 'User' as const, count: 1 }];
@@ -76,4 +76,87 @@ test('a forced failure is returned once, for the named resource only', () => {
   assert.throws(() => w.putResourceGroup(SUB, 'rg', { location: 'westeurope' }), /throttled/);
   assert.equal(w.putResourceGroup(SUB, 'rg', { location: 'westeurope' }).created, true);
   w.close();
+});
+
+test('a resource group PUT replaces its tags: omitted means none (ARM PUT, not PATCH)', () => {
+  const w = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
+  w.putResourceGroup(SUB, 'rg', { location: 'westeurope', tags: { 'cost-center': 'data', owner: 'team-data' } });
+  w.putResourceGroup(SUB, 'rg', { location: 'westeurope', tags: { owner: 'team-data' } });
+  assert.deepEqual(w.getResourceGroup(SUB, 'rg')!.tags, { owner: 'team-data' });
+  w.putResourceGroup(SUB, 'rg', { location: 'westeurope' });
+  assert.deepEqual(w.getResourceGroup(SUB, 'rg')!.tags, {});
+  w.close();
+});
+
+test('a managed cluster PUT replaces the cluster tags and, for the pools it names, labels, taints, tags and autoscaling', async () => {
+  const w = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
+  w.putResourceGroup(SUB, 'rg', { location: 'westeurope' });
+  const full = {
+    name: 'user', mode: 'User' as const, count: 3, vmSize: 'Standard_D4s_v3', osSKU: 'AzureLinux', availabilityZones: ['1', '2'], maxPods: 50,
+    osDiskSizeGB: 256, enableAutoScaling: true, minCount: 2, maxCount: 6, nodeLabels: { workload: 'etl' }, nodeTaints: ['workload=etl:NoSchedule'], tags: { team: 'etl' },
+  };
+  w.putManagedCluster(SUB, 'rg', 'aks', { location: 'westeurope', tags: { env: 'prod', team: 'data' }, agentPoolProfiles: [pools[0], full] });
+  await settled(w, () => w.getManagedCluster(SUB, 'rg', 'aks')!.provisioningState === 'Succeeded');
+  // The same cluster PUT without tags, and the pool with only name, mode and count (as a careless adoption would).
+  w.putManagedCluster(SUB, 'rg', 'aks', { location: 'westeurope', agentPoolProfiles: [{ name: 'user', mode: 'User', count: 3 }] });
+  await settled(w, () => w.getManagedCluster(SUB, 'rg', 'aks')!.provisioningState === 'Succeeded');
+  const mc = w.getManagedCluster(SUB, 'rg', 'aks')!;
+  assert.deepEqual(mc.tags, {});
+  const p = mc.agentPools.user;
+  assert.deepEqual([p.nodeLabels, p.nodeTaints, p.tags], [{}, [], {}], 'replaced: omitted means none');
+  assert.deepEqual([p.enableAutoScaling, p.minCount, p.maxCount], [false, undefined, undefined], 'autoscaling omitted is off');
+  // What AKS does not change in place keeps its value when omitted.
+  assert.deepEqual([p.vmSize, p.osType, p.osSKU, p.availabilityZones, p.maxPods, p.osDiskSizeGB, p.count], ['Standard_D4s_v3', 'Linux', 'AzureLinux', ['1', '2'], 50, 256, 3]);
+  // A pool the PUT does not name is left alone.
+  assert.equal(mc.agentPools.system.count, 2);
+  w.close();
+});
+
+test('an agent pool PUT replaces labels, taints and tags; defaults on create are AKS\'s; autoscaling needs its bounds', async () => {
+  const w = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
+  w.putResourceGroup(SUB, 'rg', { location: 'westeurope' });
+  w.putManagedCluster(SUB, 'rg', 'aks', { location: 'westeurope', agentPoolProfiles: [pools[0]] });
+  await settled(w, () => w.getManagedCluster(SUB, 'rg', 'aks')!.provisioningState === 'Succeeded');
+  const created = w.putAgentPool(SUB, 'rg', 'aks', 'batch', { mode: 'User', count: 2, nodeLabels: { a: '1', b: '2' }, nodeTaints: ['x=y:NoExecute'], tags: { t: '1' } }).pool;
+  assert.deepEqual([created.osSKU, created.osDiskSizeGB, created.maxPods, created.availabilityZones], ['Ubuntu', 128, 30, []]);
+  await settled(w, () => w.getAgentPool(SUB, 'rg', 'aks', 'batch')!.provisioningState === 'Succeeded');
+  w.putAgentPool(SUB, 'rg', 'aks', 'batch', { mode: 'User', count: 2, nodeLabels: { a: '1' } });
+  const p = w.getAgentPool(SUB, 'rg', 'aks', 'batch')!;
+  assert.deepEqual([p.nodeLabels, p.nodeTaints, p.tags], [{ a: '1' }, [], {}]);
+  await settled(w, () => w.getAgentPool(SUB, 'rg', 'aks', 'batch')!.provisioningState === 'Succeeded');
+  assert.throws(
+    () => w.putAgentPool(SUB, 'rg', 'aks', 'batch', { mode: 'User', enableAutoScaling: true }),
+    (e: AzureError) => e.status === 400 && e.code === 'InvalidParameter',
+  );
+  w.close();
+});
+
+test('azureResourceState: every field of a group and its cluster, without provisioning states, diffable', async () => {
+  const w = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
+  w.putResourceGroup(SUB, 'rg', { location: 'westeurope', tags: { 'cost-center': 'data' } });
+  w.putManagedCluster(SUB, 'rg', 'aks', { location: 'westeurope', tags: { env: 'prod' }, agentPoolProfiles: [{ ...pools[0], nodeTaints: ['CriticalAddonsOnly=true:NoSchedule'] }] });
+  const busy = azureResourceState(JSON.parse(JSON.stringify(w.snapshot())), { resourceGroup: 'RG', name: 'aks' });
+  await settled(w, () => w.getManagedCluster(SUB, 'rg', 'aks')!.provisioningState === 'Succeeded');
+  const before = azureResourceState(JSON.parse(JSON.stringify(w.snapshot())), { subscriptionId: SUB, resourceGroup: 'rg' });
+  assert.deepEqual(busy, before, 'provisioning states are left out');
+  assert.deepEqual(before.resourceGroup, { location: 'westeurope', name: 'rg', subscriptionId: SUB, tags: { 'cost-center': 'data' } });
+  assert.deepEqual(before.managedClusters.map(c => c.tags), [{ env: 'prod' }]);
+  assert.deepEqual(before.managedClusters[0].agentPools.system.nodeTaints, ['CriticalAddonsOnly=true:NoSchedule']);
+  assert.equal(JSON.stringify(before), JSON.stringify(azureResourceState(w.snapshot(), { resourceGroup: 'rg' })), 'stable key order');
+  // A PUT that drops a taint shows in the diff.
+  w.putManagedCluster(SUB, 'rg', 'aks', { location: 'westeurope', tags: { env: 'prod' }, agentPoolProfiles: [pools[0]] });
+  await settled(w, () => w.getManagedCluster(SUB, 'rg', 'aks')!.provisioningState === 'Succeeded');
+  assert.notDeepEqual(azureResourceState(w.snapshot(), { resourceGroup: 'rg' }), before);
+  w.close();
+});
+
+test('a state file written before pools carried labels, taints and OS fields restores with AKS defaults', () => {
+  const w = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
+  w.putResourceGroup(SUB, 'rg', { location: 'westeurope' });
+  w.putManagedCluster(SUB, 'rg', 'aks', { location: 'westeurope', agentPoolProfiles: [pools[0]] });
+  const old = JSON.parse(JSON.stringify(w.snapshot()));
+  w.close();
+  for (const f of ['osSKU', 'availabilityZones', 'maxPods', 'osDiskSizeGB', 'nodeLabels', 'nodeTaints', 'tags']) delete old.managedClusters[0].agentPools.system[f];
+  const p = AzureWorld.restore(old).getAgentPool(SUB, 'rg', 'aks', 'system')!;
+  assert.deepEqual([p.osSKU, p.availabilityZones, p.maxPods, p.osDiskSizeGB, p.nodeLabels, p.nodeTaints, p.tags], ['Ubuntu', [], 30, 128, {}, [], {}]);
 });

@@ -47,12 +47,16 @@ test('migrating an AzureManagedControlPlane cluster by the documented procedure 
     await until(`block-move gone from ${kind} ${n}`, async () => (await env.kube.get(K[kind], oldNs, n))?.metadata.annotations?.[BLOCK_MOVE] === undefined);
   }
 
-  // 3. Disarm the old ASO objects: reconcile-policy skip, finalizers null.
+  // 3. Disarm the old ASO objects: reconcile-policy skip, finalizers null. ASO adds its finalizer back on its next
+  // reconcile, whatever the policy (generic_reconciler.go createOrUpdate -> claimResource); under skip its delete
+  // removes it again without touching Azure, which is why step 7 still deletes nothing in Azure.
   for (const [kind, n] of oldAsoObjects(name)) {
     await env.kube.mergePatch(K[kind], oldNs, n, { metadata: { annotations: { [POLICY]: 'skip' }, finalizers: null } });
-    const disarmed = await env.kube.get(K[kind], oldNs, n);
-    assert.equal(disarmed?.metadata.annotations?.[POLICY], 'skip');
-    assert.equal(disarmed?.metadata.finalizers, undefined);
+    const rearmed = await until(`ASO's finalizer back on the disarmed ${kind} ${n}`, async () => {
+      const o = await env.kube.get(K[kind], oldNs, n);
+      return o?.metadata.finalizers?.includes('serviceoperator.azure.com/finalizer') ? o : undefined;
+    });
+    assert.equal(rearmed.metadata.annotations?.[POLICY], 'skip');
   }
 
   // 4. A new namespace. 5. The credential Secret copied, with metadata reduced to name and namespace.

@@ -34,12 +34,26 @@ export const managedClusterId = (mc: ManagedCluster) =>
 
 export const agentPoolId = (mc: ManagedCluster, pool: AgentPool) => `${managedClusterId(mc)}/agentPools/${pool.name}`;
 
-/** The pool's fields as they appear both in `agentPoolProfiles[]` (with `name`) and in an agentPools resource. */
+/** A map or list, left out when empty (AKS omits unset properties; inference for empty ones). */
+const some = <T extends object>(v: T): T | undefined => (Object.keys(v).length ? structuredClone(v) : undefined);
+
+/**
+ * The pool's fields as they appear both in `agentPoolProfiles[]` (with `name`) and in an agentPools resource
+ * (azure-side 5.4; the 2024-09-01 ManagedClusterAgentPoolProfileProperties names: `osSKU`, `availabilityZones`,
+ * `maxPods`, `osDiskSizeGB`, `nodeLabels`, `nodeTaints` as `key=value:Effect`, `tags`).
+ */
 function poolProperties(p: AgentPool) {
   return {
     count: p.count,
     vmSize: p.vmSize,
     osType: p.osType,
+    osSKU: p.osSKU,
+    osDiskSizeGB: p.osDiskSizeGB,
+    maxPods: p.maxPods,
+    ...(p.availabilityZones.length ? { availabilityZones: [...p.availabilityZones] } : {}),
+    ...(some(p.nodeLabels) ? { nodeLabels: { ...p.nodeLabels } } : {}),
+    ...(p.nodeTaints.length ? { nodeTaints: [...p.nodeTaints] } : {}),
+    ...(some(p.tags) ? { tags: { ...p.tags } } : {}),
     mode: p.mode,
     type: 'VirtualMachineScaleSets',
     orchestratorVersion: p.orchestratorVersion,

@@ -1,11 +1,23 @@
 /**
  * The simulated Azure Service Operator: reconciles ResourceGroup, ManagedCluster and ManagedClustersAgentPool objects
- * against the simulated Azure. Each behaviour follows azure-side section 4 (and 2 for credentials):
- *  - finalizer `serviceoperator.azure.com/finalizer` added before any Azure call and honoured on delete (4.3);
- *    inference: not added to objects with reconcile-policy skip, so the migration's disarm step (seed 001 step 3)
- *    stays in effect;
+ * against the simulated Azure. Each behaviour follows azure-side section 4 (and 2 for credentials) and ASO's source
+ * (Azure/azure-service-operator, read file by file):
+ *  - the finalizer `serviceoperator.azure.com/finalizer` is added on every reconcile of an object that is not being
+ *    deleted and lacks it, whatever its reconcile-policy, before the policy is read and before any Azure call:
+ *    v2/internal/reconcilers/generic/generic_reconciler.go `createOrUpdate` calls `claimResource` (which adds the
+ *    finalizer and commits it) and only then `mergeReconcilePolicy` / `AllowsModify`. `claimResource` first runs the
+ *    ARM reconciler's `Claim` (v2/internal/reconcilers/arm/azure_generic_arm_reconciler.go): `ClaimResource`
+ *    (v2/internal/reconcilers/common.go: the owner must exist and be Ready, else WaitingForOwner) and `makeInstance`
+ *    (the credential must resolve, else SecretNotFound); so an object blocked on either gets no finalizer yet.
+ *    A migration's disarm (finalizers null) is therefore undone by ASO's next reconcile;
+ *  - delete: generic_reconciler.go `delete` checks `AllowsDelete()` first: under `skip` or `detach-on-delete` it
+ *    removes the finalizer without any Azure call (and without needing a credential); under `manage` without the
+ *    finalizer it does nothing in Azure; under `manage` with it, Azure's DELETE, then the finalizer goes;
  *  - reconcile-policy `manage` (PUT, delete on Kubernetes delete), `skip` (GET only; AzureResourceNotFound when
- *    missing; never delete), `detach-on-delete` (PUT, never delete); unknown values fall back to manage (4.1);
+ *    missing; never delete), `detach-on-delete` (PUT, never delete); unknown values fall back to manage (4.1;
+ *    v2/pkg/common/annotations/reconcile_policy.go `ParseReconcilePolicy`, `AllowsDelete`, `AllowsModify`);
+ *  - status: replaced by what Azure returns (ASO commits the whole object), so tags or labels a PUT removed
+ *    disappear from status too;
  *  - credentials: `credential-from` Secret in the same namespace, else `aso-credential` in the namespace, else the
  *    global `aso-controller-settings` in the operator namespace; a missing Secret is Ready=False SecretNotFound (2.1);
  *  - owners: spec.owner.name must exist and be Ready first, else Ready=False WaitingForOwner (4.3);
@@ -24,7 +36,7 @@ import type { Cache } from '../runtime/cache.ts';
 import { Controller, keyOf, splitKey, type Key, type Result } from '../runtime/controller.ts';
 import { K, type KindName } from '../runtime/kinds.ts';
 import { isNotFound, type Kube } from '../runtime/kube.ts';
-import { ann, b64, getCondition, hasFinalizer, isDeleting, ownerRef, same, setCondition, unb64 } from '../runtime/meta.ts';
+import { ann, b64, getCondition, hasFinalizer, isDeleting, mergePatchFrom, ownerRef, same, setCondition, unb64 } from '../runtime/meta.ts';
 import type { Condition, Obj } from '../runtime/types.ts';
 import { managedClusterStatus, agentPoolStatus, resourceGroupStatus, poolSpecFromAso, clusterSpecFromAso } from './shapes.ts';
 
@@ -153,6 +165,17 @@ export class AsoSimulator {
     return owner;
   }
 
+  /**
+   * generic_reconciler.go `claimResource` through the ARM reconciler's `Claim`: the owner must exist and be Ready
+   * (common.go `ClaimResource` / `NeedsToWaitForOwner`), then the credential must resolve (`makeInstance`). Returns the
+   * subscription the credential names.
+   */
+  private claim(kind: AsoKind, o: Obj): string {
+    if (kind === 'ManagedCluster') this.owner(o, 'ResourceGroup');
+    if (kind === 'ManagedClustersAgentPool') this.owner(o, 'ManagedCluster');
+    return this.subscription(o);
+  }
+
   private async reconcile(kind: AsoKind, key: Key): Promise<Result | void> {
     const { namespace, name } = splitKey(key);
     const obj = this.deps.cache.get(kind, namespace, name);
@@ -165,9 +188,17 @@ export class AsoSimulator {
     let ready: Omit<Condition, 'lastTransitionTime' | 'type'>;
     let requeue: number | undefined;
     try {
+      const sub = this.claim(kind, obj);
+      // Claimed: the finalizer is committed before the policy is read and before Azure is touched, whatever the
+      // policy (generic_reconciler.go createOrUpdate -> claimResource -> AddFinalizer + CommitUpdate).
+      if (!hasFinalizer(obj, ASO_FINALIZER)) {
+        await this.deps.kube.mergePatch(K[kind], namespace, name, {
+          metadata: { finalizers: [...(obj.metadata.finalizers ?? []), ASO_FINALIZER], resourceVersion: obj.metadata.resourceVersion },
+        });
+      }
       const forced = this.forced.get(`${kind}/${namespace}/${name}`);
       if (forced) throw new Blocked(forced.reason, forced.severity, forced.message);
-      const r = this.reconcileAzure(kind, obj, policy);
+      const r = this.reconcileAzure(kind, obj, policy, sub);
       status = r.status;
       ready = r.done
         ? { status: 'True', severity: '', reason: 'Succeeded', message: undefined }
@@ -180,16 +211,12 @@ export class AsoSimulator {
       else throw e;
       requeue = ready.severity === 'Error' ? undefined : 500;
     }
-    // The finalizer goes on before the first status write, as ASO adds it before talking to Azure. Inference: not
-    // on objects set to skip, which ASO never deletes in Azure (so the migration's "disarm" step holds).
-    if (!hasFinalizer(obj, ASO_FINALIZER) && policy !== 'skip') {
-      await this.deps.kube.mergePatch(K[kind], namespace, name, { metadata: { finalizers: [...(obj.metadata.finalizers ?? []), ASO_FINALIZER] } });
-    }
     const conditions = setCondition(obj.status?.conditions, { type: 'Ready', ...ready, observedGeneration: obj.metadata.generation });
     const next = { ...(status ?? obj.status ?? {}), conditions };
     if (!same(obj.status, next)) {
       try {
-        await this.deps.kube.mergePatch(K[kind], namespace, name, { status: { ...next } }, 'status');
+        // The status as Azure returned it: keys Azure no longer has (tags a PUT replaced) are removed.
+        await this.deps.kube.mergePatch(K[kind], namespace, name, { status: mergePatchFrom(obj.status ?? {}, next) }, 'status');
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }
@@ -198,9 +225,8 @@ export class AsoSimulator {
   }
 
   /** Observes Azure, PUTs when the policy allows and the object asks for a change; returns status and whether done. */
-  private reconcileAzure(kind: AsoKind, o: Obj, policy: Policy): { status?: Record<string, unknown>; done: boolean } {
+  private reconcileAzure(kind: AsoKind, o: Obj, policy: Policy, sub: string): { status?: Record<string, unknown>; done: boolean } {
     const w = this.deps.world;
-    const sub = this.subscription(o);
     const gen = o.metadata.generation;
     // This generation was PUT already: Ready is True for it, or it is Reconciling it (the PUT went out).
     const r = getCondition(o, 'Ready');
@@ -289,6 +315,11 @@ export class AsoSimulator {
     }
   }
 
+  /**
+   * generic_reconciler.go `delete`: a policy that does not allow delete (`skip`, `detach-on-delete`) only removes the
+   * finalizer, without Azure and without a credential; `manage` without the finalizer does nothing in Azure; `manage`
+   * with it deletes in Azure and removes the finalizer once the resource is gone.
+   */
   private async reconcileDelete(kind: AsoKind, o: Obj, policy: Policy): Promise<Result | void> {
     if (!hasFinalizer(o, ASO_FINALIZER)) return;
     if (policy === 'manage') {

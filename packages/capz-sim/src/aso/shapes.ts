@@ -1,7 +1,11 @@
 /**
  * Translations between ASO objects (field names follow the ARM wire JSON, azure-side 3.2) and the simulated Azure
  * model, and the `status` ASO writes from an Azure GET (fields as the v1api20240901 / v1api20200601 CRDs define
- * them: the agent pool's ARM type is `type`, its VMSS kind `properties_type`).
+ * them: the agent pool's ARM type is `type`, its VMSS kind `properties_type`; pool fields `availabilityZones`,
+ * `maxPods`, `nodeLabels`, `nodeTaints`, `osDiskSizeGB`, `osSKU`, `osType`, `tags` as in ASO's
+ * v2/api/containerservice/v1api20240901 ManagedClusterAgentPoolProfile(_STATUS) and ManagedClustersAgentPool).
+ * ASO sends its spec as the PUT body, so whatever the spec leaves out is left out of the PUT (and the model applies
+ * ARM's PUT rules to it). Status fields Azure leaves unset are left out, as Go's omitempty does.
  */
 import type { AgentPool, AgentPoolSpec, ManagedCluster, ManagedClusterSpec, ResourceGroup } from '../azure/model.ts';
 
@@ -28,20 +32,30 @@ export function poolSpecFromAso(spec: any): AgentPoolSpec {
     vmSize: spec.vmSize,
     mode: spec.mode,
     osType: spec.osType,
+    osSKU: spec.osSKU,
     type: spec.type,
     orchestratorVersion: spec.orchestratorVersion,
     enableAutoScaling: spec.enableAutoScaling,
     minCount: spec.minCount,
     maxCount: spec.maxCount,
+    availabilityZones: spec.availabilityZones,
+    maxPods: spec.maxPods,
+    osDiskSizeGB: spec.osDiskSizeGB,
+    nodeLabels: spec.nodeLabels,
+    nodeTaints: spec.nodeTaints,
+    tags: spec.tags,
   };
 }
+
+/** A map or list Azure holds, or nothing when it is empty (ASO's status types are omitempty). */
+const some = <T extends object>(v: T): T | undefined => (Object.keys(v).length ? structuredClone(v) : undefined);
 
 export function resourceGroupStatus(rg: ResourceGroup) {
   return {
     id: `/subscriptions/${rg.subscriptionId}/resourceGroups/${rg.name}`,
     name: rg.name,
     location: rg.location,
-    tags: rg.tags,
+    tags: some(rg.tags),
     type: 'Microsoft.Resources/resourceGroups',
     properties: { provisioningState: rg.provisioningState },
   };
@@ -52,6 +66,13 @@ const poolFields = (p: AgentPool) => ({
   vmSize: p.vmSize,
   mode: p.mode,
   osType: p.osType,
+  osSKU: p.osSKU,
+  availabilityZones: some(p.availabilityZones),
+  maxPods: p.maxPods,
+  osDiskSizeGB: p.osDiskSizeGB,
+  nodeLabels: some(p.nodeLabels),
+  nodeTaints: some(p.nodeTaints),
+  tags: some(p.tags),
   orchestratorVersion: p.orchestratorVersion,
   currentOrchestratorVersion: p.currentOrchestratorVersion,
   enableAutoScaling: p.enableAutoScaling,
@@ -68,7 +89,7 @@ export function managedClusterStatus(mc: ManagedCluster) {
     name: mc.name,
     type: 'Microsoft.ContainerService/ManagedClusters',
     location: mc.location,
-    tags: mc.tags,
+    tags: some(mc.tags),
     dnsPrefix: mc.dnsPrefix,
     kubernetesVersion: mc.kubernetesVersion,
     currentKubernetesVersion: mc.currentKubernetesVersion,

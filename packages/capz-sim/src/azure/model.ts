@@ -3,6 +3,22 @@
  * clusters and their agent pools (azure-side 5.2-5.4). Long-running operations move through provisioning states
  * over `operationMs`, like ARM's LROs, and AKS refuses a change while it is busy (azure-side 4.3, 5.3). Every
  * create, update and delete is counted, so tests can prove that nothing real was lost.
+ *
+ * A PUT is ARM's create-or-replace, not a merge (ARM's PATCH is the merge: Microsoft.Resources "Resource Groups -
+ * Update" retains unspecified fields, its PUT "Create Or Update" does not; the Tags API's `Replace` vs `Merge`):
+ *  - resource group PUT: `tags` replaced, omitted = no tags;
+ *  - managed cluster PUT: the cluster's `tags` replaced, omitted = no tags;
+ *  - agent pool PUT (and each pool in a managed cluster PUT's `agentPoolProfiles`): `nodeLabels`, `nodeTaints` and
+ *    `tags` replaced (omitted = none; CAPZ sends an empty map "as this tells AKS to delete any existing tags",
+ *    azure/services/agentpools/spec.go before v1.14), `enableAutoScaling` omitted = false, and `minCount`/`maxCount`
+ *    are kept only with autoscaling on (autoscaling on without both is AKS's 400 InvalidParameter);
+ *  - fields AKS does not let change in place keep their value when omitted (what a re-PUT of the same pool does):
+ *    `vmSize`, `osType`, `osSKU`, `availabilityZones`, `maxPods`, `osDiskSizeGB` (0 = AKS's default size); `count`
+ *    when omitted (CAPZ's adopted pools and autoscaled pools leave it out, capz-ground-truth 1.5, 2.2); the cluster's
+ *    `dnsPrefix`, `networkProfile`, `identity`, and `kubernetesVersion`/`disableLocalAccounts`/`aadProfile` when
+ *    omitted (as before). Defaults on create follow AKS: osSKU Ubuntu (Windows2022 for Windows), osDiskSizeGB 128,
+ *    maxPods 30 with Azure CNI and 110 with kubenet, no zones. Which omitted fields keep their value is an inference
+ *    from the AKS API reference (immutable properties), not stated in the research notes.
  */
 import { EventEmitter } from 'node:events';
 import { createHash, randomUUID } from 'node:crypto';
@@ -18,25 +34,40 @@ export interface ResourceGroup {
   provisioningState: ProvisioningState;
 }
 
+/** What a PUT of an agent pool (or a pool of a managed cluster PUT) carries; field names as ARM's. */
 export interface AgentPoolSpec {
   count?: number;
   vmSize?: string;
   mode?: 'System' | 'User';
   osType?: string;
+  osSKU?: string;
   type?: string;
   orchestratorVersion?: string;
   enableAutoScaling?: boolean;
   minCount?: number;
   maxCount?: number;
+  availabilityZones?: string[];
+  maxPods?: number;
+  osDiskSizeGB?: number;
+  nodeLabels?: Record<string, string>;
+  /** `key=value:Effect`, as AKS writes taints. */
+  nodeTaints?: string[];
+  tags?: Record<string, string>;
 }
 
-export interface AgentPool extends Required<Pick<AgentPoolSpec, 'count' | 'vmSize' | 'mode' | 'osType' | 'type'>> {
+export interface AgentPool extends Required<Pick<AgentPoolSpec, 'count' | 'vmSize' | 'mode' | 'osType' | 'osSKU' | 'type'>> {
   name: string;
   orchestratorVersion: string;
   currentOrchestratorVersion: string;
   enableAutoScaling: boolean;
   minCount?: number;
   maxCount?: number;
+  availabilityZones: string[];
+  maxPods: number;
+  osDiskSizeGB: number;
+  nodeLabels: Record<string, string>;
+  nodeTaints: string[];
+  tags: Record<string, string>;
   provisioningState: ProvisioningState;
   powerState: { code: 'Running' | 'Stopped' };
   nodeImageVersion: string;
@@ -190,7 +221,8 @@ export class AzureWorld extends EventEmitter {
       subscriptionId: sub,
       name: existing?.name ?? name,
       location: spec.location,
-      tags: spec.tags ?? existing?.tags ?? {},
+      // A PUT replaces the group's tags: omitted means none (module header).
+      tags: { ...(spec.tags ?? {}) },
       provisioningState: 'Succeeded',
     };
     this.groups.set(key(sub, name), rg);
@@ -258,6 +290,7 @@ export class AzureWorld extends EventEmitter {
         "The value of parameter agentPoolProfiles is invalid. A managed cluster needs at least one agent pool.",
       );
     }
+    for (const p of spec.agentPoolProfiles ?? []) AzureWorld.validatePool(p.name, p);
     const version = spec.kubernetesVersion ?? existing?.kubernetesVersion ?? DEFAULT_VERSION;
     const dnsPrefix = spec.dnsPrefix ?? existing?.dnsPrefix ?? name;
     const hash = createHash('sha256').update(key(sub, rg, name)).digest('hex').slice(0, 8);
@@ -275,7 +308,7 @@ export class AzureWorld extends EventEmitter {
       aadProfile: spec.aadProfile,
       networkProfile: { networkPlugin: 'azure', serviceCidr: '10.0.0.0/16', dnsServiceIP: '10.0.0.10', ...spec.networkProfile },
       identity: spec.identity ?? { type: 'SystemAssigned' },
-      tags: spec.tags ?? {},
+      tags: { ...(spec.tags ?? {}) },
       fqdn: `${dnsPrefix}-${hash}.hcp.${region}.azmk8s.io`,
       azurePortalFQDN: `${dnsPrefix}-${hash}.portal.hcp.${region}.azmk8s.io`,
       nodeResourceGroup: `MC_${group.name}_${name}_${region}`,
@@ -289,7 +322,8 @@ export class AzureWorld extends EventEmitter {
         kubernetesVersion: version,
         disableLocalAccounts: spec.disableLocalAccounts ?? mc.disableLocalAccounts,
         aadProfile: spec.aadProfile ?? mc.aadProfile,
-        tags: spec.tags ?? mc.tags,
+        // Replaced, as every PUT does (module header).
+        tags: { ...(spec.tags ?? {}) },
         provisioningState: 'Updating' as const,
       });
     }
@@ -327,26 +361,46 @@ export class AzureWorld extends EventEmitter {
 
   // ---- agent pools (LROs, azure-side 5.4) ----
 
+  /** AKS's 400 for autoscaling without bounds (the agent pool's enableAutoScaling needs minCount and maxCount). */
+  private static validatePool(name: string, spec: AgentPoolSpec): void {
+    if (spec.enableAutoScaling && (spec.minCount === undefined || spec.maxCount === undefined)) {
+      throw new AzureError(400, 'InvalidParameter', `Agent pool '${name}': minCount and maxCount must be set when enableAutoScaling is true.`);
+    }
+    if (spec.enableAutoScaling && spec.minCount! > spec.maxCount!) {
+      throw new AzureError(400, 'InvalidParameter', `Agent pool '${name}': minCount ${spec.minCount} is greater than maxCount ${spec.maxCount}.`);
+    }
+  }
+
+  /** Applies a pool PUT by the rules of the module header: replaced, kept when omitted, or AKS's default on create. */
   private applyPool(mc: ManagedCluster, name: string, spec: AgentPoolSpec, clusterVersion: string): AgentPool {
     const existing = mc.agentPools[name];
     const version = spec.orchestratorVersion ?? existing?.orchestratorVersion ?? clusterVersion;
+    const osType = spec.osType ?? existing?.osType ?? 'Linux';
+    const autoscaling = spec.enableAutoScaling ?? false;
     const pool: AgentPool = {
       name,
       count: spec.count ?? existing?.count ?? 1,
       vmSize: spec.vmSize ?? existing?.vmSize ?? 'Standard_D2s_v3',
       mode: spec.mode ?? existing?.mode ?? 'User',
-      osType: spec.osType ?? existing?.osType ?? 'Linux',
+      osType,
+      osSKU: spec.osSKU ?? existing?.osSKU ?? (osType === 'Windows' ? 'Windows2022' : 'Ubuntu'),
       type: 'VirtualMachineScaleSets',
       orchestratorVersion: version,
       currentOrchestratorVersion: existing?.currentOrchestratorVersion ?? version,
-      enableAutoScaling: spec.enableAutoScaling ?? existing?.enableAutoScaling ?? false,
-      minCount: spec.minCount ?? existing?.minCount,
-      maxCount: spec.maxCount ?? existing?.maxCount,
+      enableAutoScaling: autoscaling,
+      ...(autoscaling ? { minCount: spec.minCount, maxCount: spec.maxCount } : {}),
+      availabilityZones: [...(spec.availabilityZones ?? existing?.availabilityZones ?? [])],
+      maxPods: spec.maxPods ?? existing?.maxPods ?? (mc.networkProfile.networkPlugin === 'kubenet' ? 110 : 30),
+      osDiskSizeGB: spec.osDiskSizeGB || existing?.osDiskSizeGB || 128,
+      nodeLabels: { ...(spec.nodeLabels ?? {}) },
+      nodeTaints: [...(spec.nodeTaints ?? [])],
+      tags: { ...(spec.tags ?? {}) },
       provisioningState: existing ? 'Updating' : 'Creating',
       powerState: { code: 'Running' },
       nodeImageVersion: 'AKSUbuntu-2204gen2containerd-202611.01.0',
     };
     if (pool.enableAutoScaling && pool.minCount !== undefined && pool.count < pool.minCount) pool.count = pool.minCount;
+    if (pool.enableAutoScaling && pool.maxCount !== undefined && pool.count > pool.maxCount) pool.count = pool.maxCount;
     mc.agentPools[name] = pool;
     this.counters[existing ? 'updated' : 'created'].agentPools++;
     return pool;
@@ -382,6 +436,7 @@ export class AzureWorld extends EventEmitter {
     if (existing && AzureWorld.busy(existing.provisioningState)) {
       throw new AzureError(409, 'OperationNotAllowed', `Operation is not allowed: agent pool '${name}' is ${existing.provisioningState.toLowerCase()}.`);
     }
+    AzureWorld.validatePool(name, spec);
     const pool = this.applyPool(mc, name, spec, mc.kubernetesVersion);
     this.later(() => this.settlePool(pool, mc));
     this.emit('change');
@@ -459,17 +514,64 @@ export class AzureWorld extends EventEmitter {
   /** Restores a snapshot; operations that were in flight complete at once (Succeeded, or gone when deleting). */
   static restore(s: AzureSnapshot, opts: AzureWorldOptions = {}): AzureWorld {
     const w = new AzureWorld({ ...opts, subscriptions: s.subscriptions });
-    for (const g of s.resourceGroups) w.groups.set(key(g.subscriptionId, g.name), g);
+    for (const g of s.resourceGroups) w.groups.set(key(g.subscriptionId, g.name), { ...g, tags: g.tags ?? {} });
     for (const c of s.managedClusters) {
       if (c.provisioningState === 'Deleting') continue;
       if (AzureWorld.busy(c.provisioningState)) c.provisioningState = 'Succeeded';
+      c.tags ??= {};
       for (const [n, p] of Object.entries(c.agentPools)) {
         if (p.provisioningState === 'Deleting') delete c.agentPools[n];
         else if (AzureWorld.busy(p.provisioningState)) p.provisioningState = 'Succeeded';
+        // A state file written before the model carried these fields gets AKS's defaults.
+        p.osSKU ??= p.osType === 'Windows' ? 'Windows2022' : 'Ubuntu';
+        p.availabilityZones ??= [];
+        p.maxPods ??= c.networkProfile?.networkPlugin === 'kubenet' ? 110 : 30;
+        p.osDiskSizeGB ??= 128;
+        p.nodeLabels ??= {};
+        p.nodeTaints ??= [];
+        p.tags ??= {};
       }
       w.clusters.set(key(c.subscriptionId, c.resourceGroup, c.name), c);
     }
     w.counters = s.counters;
     return w;
   }
+}
+
+/** A resource group and the AKS cluster(s) in it, as {@link azureResourceState} returns them. */
+export interface AzureResourceState {
+  resourceGroup?: Omit<ResourceGroup, 'provisioningState'>;
+  managedClusters: Array<Omit<ManagedCluster, 'provisioningState' | 'agentPools'> & { agentPools: Record<string, Omit<AgentPool, 'provisioningState'>> }>;
+}
+
+/**
+ * The full state of a resource group and its AKS clusters (or the one named) in a snapshot such as the persisted
+ * `.local/capz-sim/<cluster>/azure.json`, every field included (tags, pool labels, taints, OS, zones, autoscaling,
+ * resourceUID, ...) except the provisioning states, which only say an operation is in flight. Keys are sorted, so two
+ * states taken before and after a job can be compared with `deepStrictEqual` or diffed as JSON: an empty diff means
+ * the job's PUTs changed nothing in Azure (a re-created resource would show as a new `resourceUID`).
+ */
+export function azureResourceState(
+  s: Pick<AzureSnapshot, 'resourceGroups' | 'managedClusters'>,
+  q: { subscriptionId?: string; resourceGroup: string; name?: string },
+): AzureResourceState {
+  const eq = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  const inSub = (sub: string) => !q.subscriptionId || eq(sub, q.subscriptionId);
+  const sorted = <T>(v: T): T => {
+    if (Array.isArray(v)) return v.map(sorted) as T;
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sorted(x)])) as T;
+    }
+    return v;
+  };
+  const rg = s.resourceGroups.find(g => inSub(g.subscriptionId) && eq(g.name, q.resourceGroup));
+  const clusters = s.managedClusters
+    .filter(c => inSub(c.subscriptionId) && eq(c.resourceGroup, q.resourceGroup) && (!q.name || eq(c.name, q.name)))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map(({ provisioningState: _s, agentPools, ...c }) => ({
+      ...c,
+      agentPools: Object.fromEntries(Object.entries(agentPools).map(([n, { provisioningState: _p, ...p }]) => [n, p])),
+    }));
+  const { provisioningState: _g, ...group } = rg ?? ({} as ResourceGroup);
+  return sorted({ ...(rg ? { resourceGroup: group } : {}), managedClusters: clusters });
 }

@@ -51,3 +51,20 @@ function canonical(v: unknown): unknown {
   }
   return v;
 }
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The JSON merge patch (RFC 7386) that turns `old` into `next`: keys `next` no longer has are set to null, so a map
+ * that shrank (tags a PUT replaced) shrinks on the server too; a plain merge of `next` would keep the old keys.
+ * Lists are replaced whole, as merge patch does.
+ */
+export function mergePatchFrom(old: unknown, next: unknown): unknown {
+  if (!isPlainObject(old) || !isPlainObject(next)) return next === undefined ? null : next;
+  const patch: Record<string, unknown> = {};
+  for (const k of Object.keys(old)) if (next[k] === undefined && old[k] !== undefined) patch[k] = null;
+  for (const [k, v] of Object.entries(next)) {
+    if (v !== undefined && !same(old[k], v)) patch[k] = mergePatchFrom(old[k], v);
+  }
+  return patch;
+}
