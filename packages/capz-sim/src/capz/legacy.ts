@@ -8,6 +8,14 @@
  *    `credential-from: <cluster>-aso-secret`; reconcile-policy `skip` on first create, then `manage` when "was
  *    managed" (always for clusters and pools; for the group only with CAPZ's owned tag);
  *  - `<cluster>-aso-secret`, labelled `<cluster>: owned` and controller-owned by the control plane (5.2);
+ *  - the specs as CAPZ's spec builders write them: ResourceGroup `location` and `tags` = CAPZ's own tags
+ *    (`sigs.k8s.io_cluster-api-provider-azure_cluster_<cluster>: owned`, `..._role: common`, `Name`) plus the control
+ *    plane's `additionalTags`, on create only (azure/services/groups/spec.go `Parameters`, `infrav1.Build`); the
+ *    ManagedCluster's `tags` the same way (azure/services/managedclusters/spec.go); each agent pool from its
+ *    AzureManagedMachinePool (azure/scope/managedmachinepool.go `buildAgentPoolSpec`, azure/services/agentpools/
+ *    spec.go `Parameters`): `nodeLabels` = spec.nodeLabels, `nodeTaints` = spec.taints as `key=value:Effect`,
+ *    `tags` = spec.additionalTags, `availabilityZones`, `maxPods`, `osDiskSizeGB`, `osType`, `enableAutoScaling`
+ *    always written (true with spec.scaling's minSize/maxSize), count from the MachinePool;
  *  - agentPoolProfiles sent only for the first create, then stripped from the ManagedCluster spec (4.3, seed 001);
  *  - block-move on normal reconcile; pause copies the policy to the pre-pause annotation, sets skip, then removes
  *    block-move; unpause restores it (5.3). The AzureManagedCluster never gets block-move (5.3);
@@ -29,6 +37,37 @@ const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
 const AMCP_FINALIZER = 'azuremanagedcontrolplane.infrastructure.cluster.x-k8s.io';
 const AMMP_FINALIZER = 'azurecluster.infrastructure.cluster.x-k8s.io';
 export const OWNED_TAG = (cluster: string) => `sigs.k8s.io_cluster-api-provider-azure_cluster_${cluster}`;
+const ROLE_TAG = 'sigs.k8s.io_cluster-api-provider-azure_role';
+
+/** CAPZ's `infrav1.Build` for an owned resource of role common: the additional tags, then CAPZ's own. */
+export function capzTags(cluster: string, name: string, additional: Record<string, string> = {}): Record<string, string> {
+  return { ...additional, [OWNED_TAG(cluster)]: 'owned', [ROLE_TAG]: 'common', Name: name };
+}
+
+/**
+ * The ManagedClustersAgentPool fields CAPZ's `buildAgentPoolSpec` takes from an AzureManagedMachinePool (and the
+ * MachinePool's replicas), under the ARM names ASO uses; the same fields go into the ManagedCluster's
+ * agentPoolProfiles for the first create.
+ */
+export function legacyPoolFields(ammp: Obj, replicas: number | undefined): Record<string, unknown> {
+  const s = ammp.spec ?? {};
+  const taints = (s.taints ?? []) as Array<{ key: string; value?: string; effect: string }>;
+  return {
+    mode: s.mode,
+    vmSize: s.sku,
+    type: 'VirtualMachineScaleSets',
+    count: replicas ?? 1,
+    enableAutoScaling: Boolean(s.scaling),
+    ...(s.scaling ? { minCount: s.scaling.minSize, maxCount: s.scaling.maxSize } : {}),
+    ...(s.osType ? { osType: s.osType } : {}),
+    ...(s.osDiskSizeGB !== undefined ? { osDiskSizeGB: s.osDiskSizeGB } : {}),
+    ...(s.maxPods !== undefined ? { maxPods: s.maxPods } : {}),
+    ...(s.availabilityZones?.length ? { availabilityZones: [...s.availabilityZones] } : {}),
+    ...(s.nodeLabels && Object.keys(s.nodeLabels).length ? { nodeLabels: { ...s.nodeLabels } } : {}),
+    ...(taints.length ? { nodeTaints: taints.map(t => `${t.key}=${t.value ?? ''}:${t.effect}`) } : {}),
+    ...(s.additionalTags && Object.keys(s.additionalTags).length ? { tags: { ...s.additionalTags } } : {}),
+  };
+}
 
 /** azure/defaults.go GetNormalizedKubernetesName: lowercase, other characters to '-', trimmed. */
 export const normalize = (s: string) => s.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+|-+$/g, '');
@@ -214,7 +253,15 @@ export class LegacyControllers {
     const rgName = normalize(cp.spec.resourceGroupName);
     const rgLive = this.cache.get('ResourceGroup', namespace, rgName);
     const rgOwnedTag = rgLive?.status?.tags?.[OWNED_TAG(clusterName)] === 'owned';
-    const rg = await this.ensureAso('ResourceGroup', cp, clusterName, rgName, { azureName: cp.spec.resourceGroupName, location: cp.spec.location }, rgOwnedTag);
+    const additionalTags = (cp.spec.additionalTags ?? {}) as Record<string, string>;
+    const rg = await this.ensureAso(
+      'ResourceGroup',
+      cp,
+      clusterName,
+      rgName,
+      { azureName: cp.spec.resourceGroupName, location: cp.spec.location, tags: capzTags(clusterName, cp.spec.resourceGroupName, additionalTags) },
+      rgOwnedTag,
+    );
 
     const mcName = normalize(name);
     const mcLive = this.cache.get('ManagedCluster', namespace, mcName);
@@ -227,6 +274,7 @@ export class LegacyControllers {
       kubernetesVersion: String(cp.spec.version).replace(/^v/, ''),
       identity: { type: 'SystemAssigned' },
       enableRBAC: true,
+      tags: capzTags(clusterName, name, additionalTags),
       ...(aad ? { aadProfile: { managed: aad.managed, adminGroupObjectIDs: aad.adminGroupObjectIDs } } : {}),
       ...(cp.spec.disableLocalAccounts !== undefined ? { disableLocalAccounts: cp.spec.disableLocalAccounts } : {}),
       operatorSpec: {
@@ -243,7 +291,7 @@ export class LegacyControllers {
     const pools = this.cache
       .list('AzureManagedMachinePool', namespace)
       .filter(p => label(p, CLUSTER_NAME) === clusterName)
-      .map(p => ({ name: p.spec.name ?? p.metadata.name, mode: p.spec.mode, vmSize: p.spec.sku, count: this.replicasOf(p) ?? 1, type: 'VirtualMachineScaleSets' }));
+      .map(p => ({ name: p.spec.name ?? p.metadata.name, ...legacyPoolFields(p, this.replicasOf(p)) }));
     if (!inAzure) mcSpec.agentPoolProfiles = pools;
     const mc = rg ? await this.ensureAso('ManagedCluster', cp, clusterName, mcName, mcSpec, true) : undefined;
     if (mc && !inAzure && pools.length && !same(mc.spec?.agentPoolProfiles ?? [], pools) && controllerOf(mc)?.uid === cp.metadata.uid) {
@@ -321,21 +369,12 @@ export class LegacyControllers {
     const cpName = cluster.spec?.controlPlaneRef?.name;
     const mc = cpName ? this.cache.get('ManagedCluster', namespace, normalize(cpName)) : undefined;
     if (!mc) return; // the pool is created once the cluster's ManagedCluster exists
-    const scaling = ammp.spec.scaling;
     const pool = await this.ensureAso(
       'ManagedClustersAgentPool',
       ammp,
       clusterName,
       normalize(name),
-      {
-        azureName: ammp.spec.name ?? name,
-        owner: { name: mc.metadata.name },
-        mode: ammp.spec.mode,
-        vmSize: ammp.spec.sku,
-        type: 'VirtualMachineScaleSets',
-        count: this.replicasOf(ammp) ?? 1,
-        ...(scaling ? { enableAutoScaling: true, minCount: scaling.minSize, maxCount: scaling.maxSize } : {}),
-      },
+      { azureName: ammp.spec.name ?? name, owner: { name: mc.metadata.name }, ...legacyPoolFields(ammp, this.replicasOf(ammp)) },
       true,
     );
     const ready = getCondition(pool, 'Ready');

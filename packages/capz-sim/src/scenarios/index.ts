@@ -8,7 +8,9 @@ import { asoManagedCluster, azureOnlyCluster, credentialSecret, ensureNamespace,
 
 export const DEMO_SUBSCRIPTION = '5f1c2a9e-7d41-4b1a-9a3e-2c6d8e0f1a2b';
 
-const systemPool = (count = 2): PoolSeed => ({ name: 'system', mode: 'System', count, vmSize: 'Standard_D2s_v3' });
+const systemPool = (count = 2, extra: Partial<PoolSeed> = {}): PoolSeed => ({ name: 'system', mode: 'System', count, vmSize: 'Standard_D2s_v3', ...extra });
+/** AKS's recommended taint for a dedicated system pool. */
+const CRITICAL_ADDONS_ONLY = 'CriticalAddonsOnly=true:NoSchedule';
 const userPool = (name: string, count: number, extra: Partial<PoolSeed> = {}): PoolSeed => ({ name, mode: 'User', count, vmSize: 'Standard_D4s_v3', ...extra });
 
 export interface Scenario {
@@ -56,12 +58,20 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'legacy-to-migrate',
-    description: 'AzureManagedControlPlane clusters ready to migrate: several pools; Entra-only',
+    description: 'AzureManagedControlPlane clusters ready to migrate: several pools with labels, taints and tags; Entra-only',
     async seed({ kube, world, subscription }) {
       await ensureNamespace(kube, 'team-data');
+      // rg-data-lake was made outside CAPZ (tags of its own, none of CAPZ's): the legacy controllers keep its
+      // ResourceGroup on reconcile-policy skip. The cluster carries CAPZ's tags plus the control plane's additionalTags.
       await legacyCluster(kube, world, {
         namespace: 'team-data', name: 'data-lake', subscription, resourceGroup: 'rg-data-lake',
-        pools: [systemPool(3), userPool('spark', 5), userPool('ingest', 2, { enableAutoScaling: true, minCount: 2, maxCount: 8 })],
+        resourceGroupTags: { 'cost-center': 'data', owner: 'team-data@example.com' },
+        additionalTags: { environment: 'production', team: 'data' },
+        pools: [
+          systemPool(3, { nodeTaints: [CRITICAL_ADDONS_ONLY] }),
+          userPool('spark', 5, { nodeLabels: { workload: 'spark' }, nodeTaints: ['workload=spark:NoSchedule'], tags: { 'cost-center': 'data-spark' }, maxPods: 50, osDiskSizeGB: 256 }),
+          userPool('ingest', 2, { enableAutoScaling: true, minCount: 2, maxCount: 8, nodeLabels: { workload: 'ingest' }, availabilityZones: ['1', '2', '3'] }),
+        ],
       });
       await legacyCluster(kube, world, {
         namespace: 'team-data', name: 'data-secure', subscription, resourceGroup: 'rg-data-secure', entraOnly: true, pools: [systemPool(2), userPool('jobs', 2)],
@@ -70,10 +80,31 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'azure-only',
-    description: 'AKS clusters that exist only in Azure (to adopt), one Entra-only',
+    description: 'AKS clusters that exist only in Azure (to adopt), with tags, labels and taints; one Entra-only; one named as Microsoft\'s quickstart does (myAKSCluster in My_Resource_Group)',
     async seed({ world, subscription }) {
-      azureOnlyCluster(world, subscription, 'rg-analytics', 'analytics-aks', { pools: [systemPool(2), userPool('etl', 3)] });
-      azureOnlyCluster(world, subscription, 'rg-identity', 'identity-aks', { entraOnly: true, pools: [systemPool(3)] });
+      azureOnlyCluster(world, subscription, 'rg-analytics', 'analytics-aks', {
+        resourceGroupTags: { 'cost-center': 'analytics', owner: 'team-analytics@example.com' },
+        tags: { environment: 'production', team: 'analytics' },
+        pools: [
+          systemPool(2, { nodeTaints: [CRITICAL_ADDONS_ONLY] }),
+          userPool('etl', 3, {
+            osSKU: 'AzureLinux', availabilityZones: ['1', '2', '3'], nodeLabels: { workload: 'etl', 'example.com/tier': 'batch' },
+            nodeTaints: ['workload=etl:NoSchedule'], tags: { 'cost-center': 'analytics-etl' },
+          }),
+        ],
+      });
+      azureOnlyCluster(world, subscription, 'rg-identity', 'identity-aks', {
+        entraOnly: true,
+        resourceGroupTags: { 'cost-center': 'identity' },
+        tags: { environment: 'production', 'data-classification': 'confidential' },
+        pools: [systemPool(3, { nodeLabels: { tier: 'system' }, maxPods: 50 })],
+      });
+      // An Azure name that is not a Kubernetes name (upper case, `_`), as in Microsoft's AKS quickstart.
+      azureOnlyCluster(world, subscription, 'My_Resource_Group', 'myAKSCluster', {
+        location: 'eastus',
+        tags: { environment: 'dev' },
+        pools: [{ name: 'nodepool1', mode: 'System', count: 1, vmSize: 'Standard_DS2_v2' }],
+      });
     },
   },
   {

@@ -7,6 +7,7 @@ import type { AgentPoolSpec, AzureWorld } from '../azure/model.ts';
 import { apiVersionOf, K, type KindName } from '../runtime/kinds.ts';
 import type { Kube } from '../runtime/kube.ts';
 import type { Obj } from '../runtime/types.ts';
+import { capzTags } from '../capz/legacy.ts';
 
 export interface PoolSeed extends AgentPoolSpec {
   name: string;
@@ -52,20 +53,47 @@ export async function credentialSecret(kube: Kube, namespace: string, name: stri
   }
 }
 
-/** An AKS cluster that exists only in Azure (to adopt). */
+/**
+ * An AKS cluster that exists only in Azure (to adopt), with its resource group. Created when absent and otherwise left
+ * as it is (a restarted demo keeps what the jobs did to it): seeding twice changes nothing.
+ */
 export function azureOnlyCluster(
   world: AzureWorld,
   sub: string,
   rg: string,
   name: string,
-  opts: { location?: string; version?: string; pools: PoolSeed[]; entraOnly?: boolean },
+  opts: {
+    location?: string;
+    /** The resource group's own location, when it differs from the cluster's. */
+    resourceGroupLocation?: string;
+    version?: string;
+    pools: PoolSeed[];
+    entraOnly?: boolean;
+    /** Azure tags of the cluster and of its resource group. */
+    tags?: Record<string, string>;
+    resourceGroupTags?: Record<string, string>;
+  },
 ): void {
-  if (!world.getResourceGroup(sub, rg)) world.putResourceGroup(sub, rg, { location: opts.location ?? 'westeurope' });
+  const location = opts.location ?? 'westeurope';
+  if (!world.getResourceGroup(sub, rg)) {
+    world.putResourceGroup(sub, rg, { location: opts.resourceGroupLocation ?? location, ...(opts.resourceGroupTags ? { tags: opts.resourceGroupTags } : {}) });
+  }
+  if (world.getManagedCluster(sub, rg, name)) return;
   world.putManagedCluster(sub, rg, name, {
-    location: opts.location ?? 'westeurope',
+    location,
     kubernetesVersion: opts.version ?? '1.33.2',
+    ...(opts.tags ? { tags: opts.tags } : {}),
     ...(opts.entraOnly ? { disableLocalAccounts: true, aadProfile: { managed: true, enableAzureRBAC: true } } : {}),
     agentPoolProfiles: opts.pools,
+  });
+}
+
+/** `key=value:Effect` (AKS's taint strings) as CAPZ's AzureManagedMachinePool `spec.taints` entries. */
+export function taintsOf(nodeTaints: string[] | undefined): Array<{ key: string; value: string; effect: string }> {
+  return (nodeTaints ?? []).map(t => {
+    const m = /^([^=:]+)(?:=([^:]*))?:(NoSchedule|NoExecute|PreferNoSchedule)$/.exec(t);
+    if (!m) throw new Error(`taint "${t}" is not key=value:Effect`);
+    return { key: m[1], value: m[2] ?? '', effect: m[3] };
   });
 }
 
@@ -77,12 +105,34 @@ export function azureOnlyCluster(
 export async function legacyCluster(
   kube: Kube,
   world: AzureWorld,
-  opts: { namespace: string; name: string; subscription: string; resourceGroup: string; location?: string; version?: string; pools: PoolSeed[]; entraOnly?: boolean },
+  opts: {
+    namespace: string;
+    name: string;
+    subscription: string;
+    resourceGroup: string;
+    location?: string;
+    version?: string;
+    pools: PoolSeed[];
+    entraOnly?: boolean;
+    /** The control plane's `additionalTags`: CAPZ writes them, with its own, as the AKS cluster's tags. */
+    additionalTags?: Record<string, string>;
+    /** Tags the resource group has in Azure (a group CAPZ did not create: none of CAPZ's own). */
+    resourceGroupTags?: Record<string, string>;
+  },
 ): Promise<void> {
   const { namespace: ns, name } = opts;
   const location = opts.location ?? 'westeurope';
   const version = opts.version ?? '1.33.2';
-  azureOnlyCluster(world, opts.subscription, opts.resourceGroup, name, { location, version, pools: opts.pools, entraOnly: opts.entraOnly });
+  // In Azure as CAPZ keeps it: the cluster's tags are CAPZ's own plus the additional ones, each pool's what its
+  // AzureManagedMachinePool says (legacy.ts `capzTags`, `legacyPoolFields`), so the legacy controllers' PUTs change nothing.
+  azureOnlyCluster(world, opts.subscription, opts.resourceGroup, name, {
+    location,
+    version,
+    pools: opts.pools,
+    entraOnly: opts.entraOnly,
+    tags: capzTags(name, name, opts.additionalTags),
+    resourceGroupTags: opts.resourceGroupTags,
+  });
   await kube.createIfAbsent(K.Cluster, o('Cluster', ns, name, {
     controlPlaneRef: { apiGroup: CAPZ, kind: 'AzureManagedControlPlane', name },
     infrastructureRef: { apiGroup: CAPZ, kind: 'AzureManagedCluster', name },
@@ -94,6 +144,7 @@ export async function legacyCluster(
     resourceGroupName: opts.resourceGroup,
     subscriptionID: opts.subscription,
     version: `v${version}`,
+    ...(opts.additionalTags ? { additionalTags: opts.additionalTags } : {}),
     ...(opts.entraOnly ? { aadProfile: { managed: true, adminGroupObjectIDs: ['00000000-0000-0000-0000-00000000a0a0'] }, disableLocalAccounts: true } : {}),
   }));
   for (const p of opts.pools) {
@@ -108,6 +159,13 @@ export async function legacyCluster(
       name: p.name,
       sku: p.vmSize ?? 'Standard_D2s_v3',
       ...(p.enableAutoScaling ? { scaling: { minSize: p.minCount ?? 1, maxSize: p.maxCount ?? 5 } } : {}),
+      ...(p.osType ? { osType: p.osType } : {}),
+      ...(p.osDiskSizeGB !== undefined ? { osDiskSizeGB: p.osDiskSizeGB } : {}),
+      ...(p.maxPods !== undefined ? { maxPods: p.maxPods } : {}),
+      ...(p.availabilityZones?.length ? { availabilityZones: p.availabilityZones } : {}),
+      ...(p.nodeLabels ? { nodeLabels: p.nodeLabels } : {}),
+      ...(p.nodeTaints?.length ? { taints: taintsOf(p.nodeTaints) } : {}),
+      ...(p.tags ? { additionalTags: p.tags } : {}),
     }));
   }
 }
