@@ -203,6 +203,8 @@ export async function createJobsRouter(o: JobsRouterOptions): Promise<express.Ro
         });
       } catch (e) {
         if (!(e instanceof JobConflictError)) throw e;
+        // Both passed the early check at the same moment (two requests, maybe on two replicas): the database chose.
+        o.logger.info(`job start on ${target.managementCluster}/${target.namespace}/${target.name} lost a race at the database to job ${e.jobId}`);
         await audit.fail({ error: e });
         conflict(req, res, e.message, e.jobId);
         return;
