@@ -93,14 +93,20 @@ const aso = (kind: string, namespace: string, name: string, spec: Record<string,
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'capz-aks-discovery-'));
   world = new AzureWorld({ operationMs: 1, subscriptions: [SUB, OTHER_SUB] });
-  for (const rg of ['rg-analytics', 'rg-identity', 'rg-payments', 'rg-byid']) world.putResourceGroup(SUB, rg, { location: 'westeurope' });
+  for (const rg of ['rg-identity', 'rg-payments', 'rg-byid']) world.putResourceGroup(SUB, rg, { location: 'westeurope' });
+  world.putResourceGroup(SUB, 'rg-analytics', { location: 'westeurope', tags: { 'cost-center': 'analytics', owner: 'team-analytics' } });
   world.putManagedCluster(SUB, 'rg-analytics', 'analytics-aks', {
     location: 'westeurope',
     kubernetesVersion: '1.33.2',
     dnsPrefix: 'analytics',
+    tags: { environment: 'production' },
     agentPoolProfiles: [
-      { name: 'system', mode: 'System', count: 2, vmSize: 'Standard_D2s_v3' },
-      { name: 'etl', mode: 'User', count: 3, vmSize: 'Standard_D4s_v3', enableAutoScaling: true, minCount: 1, maxCount: 6 },
+      { name: 'system', mode: 'System', count: 2, vmSize: 'Standard_D2s_v3', nodeTaints: ['CriticalAddonsOnly=true:NoSchedule'] },
+      {
+        name: 'etl', mode: 'User', count: 3, vmSize: 'Standard_D4s_v3', enableAutoScaling: true, minCount: 1, maxCount: 6,
+        osSKU: 'AzureLinux', availabilityZones: ['1', '2', '3'], maxPods: 50, osDiskSizeGB: 256,
+        nodeLabels: { workload: 'etl' }, nodeTaints: ['workload=etl:NoSchedule'], tags: { 'cost-center': 'analytics-etl' },
+      },
     ],
   });
   world.putManagedCluster(SUB, 'rg-identity', 'identity-aks', {
@@ -150,7 +156,7 @@ afterAll(async () => {
 });
 
 describe('AksDiscovery.listClusters', () => {
-  it('lists the clusters of the Secret subscription with pools, autoscaling and Entra-only', async () => {
+  it('lists the clusters of the Secret subscription with pools and every field adoption writes back, and Entra-only', async () => {
     const issuedBefore = entra.tokensIssued;
     const res = await discovery().listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'aso-credential' });
     expect(res.subscriptionId).toBe(SUB);
@@ -171,12 +177,25 @@ describe('AksDiscovery.listClusters', () => {
       dnsPrefix: 'analytics',
       provisioningState: 'Succeeded',
       entraOnly: false,
+      tags: { environment: 'production' },
+      identityType: 'SystemAssigned',
       agentPools: [
-        { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 2, enableAutoScaling: false },
-        { name: 'etl', mode: 'User', vmSize: 'Standard_D4s_v3', count: 3, enableAutoScaling: true, minCount: 1, maxCount: 6 },
+        {
+          name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 2, enableAutoScaling: false,
+          osType: 'Linux', osSKU: 'Ubuntu', orchestratorVersion: '1.33.2', maxPods: 30, osDiskSizeGB: 128, nodeTaints: ['CriticalAddonsOnly=true:NoSchedule'],
+        },
+        {
+          name: 'etl', mode: 'User', vmSize: 'Standard_D4s_v3', count: 3, enableAutoScaling: true, minCount: 1, maxCount: 6,
+          osType: 'Linux', osSKU: 'AzureLinux', orchestratorVersion: '1.33.2', availabilityZones: ['1', '2', '3'], maxPods: 50, osDiskSizeGB: 256,
+          nodeLabels: { workload: 'etl' }, nodeTaints: ['workload=etl:NoSchedule'], tags: { 'cost-center': 'analytics-etl' },
+        },
       ],
     });
-    expect(res.items.find(c => c.name === 'identity-aks')).toMatchObject({ entraOnly: true, location: 'northeurope' });
+    expect(res.items.find(c => c.name === 'identity-aks')).toMatchObject({
+      entraOnly: true,
+      location: 'northeurope',
+      aadProfile: { managed: true, enableAzureRBAC: true },
+    });
     // The token came from the simulated Entra ID, for ARM.
     expect(entra.tokensIssued).toBeGreaterThan(issuedBefore);
     expect(entra.issued.at(-1)).toMatchObject({ clientId: READER.clientId, audience: ARM_RESOURCE });
@@ -271,27 +290,30 @@ describe('AksDiscovery.clusterExists', () => {
   });
 });
 
-describe('AksDiscovery.resourceGroupLocation', () => {
+describe('AksDiscovery.resourceGroup', () => {
   const q = { managementCluster: MC, namespace: 'team-a', credentialSecret: 'aso-credential', subscriptionId: SUB };
 
-  it('reads the location of a resource group, with a token for ARM from the simulated Entra ID', async () => {
+  it('reads the location and tags of a resource group, with a token for ARM from the simulated Entra ID', async () => {
     world.putResourceGroup(SUB, 'rg-elsewhere', { location: 'swedencentral' });
     const issuedBefore = entra.tokensIssued;
     const d = discovery();
-    await expect(d.resourceGroupLocation({ ...q, resourceGroup: 'rg-elsewhere' })).resolves.toBe('swedencentral');
+    await expect(d.resourceGroup({ ...q, resourceGroup: 'rg-elsewhere' })).resolves.toEqual({ location: 'swedencentral', tags: {} });
     // ARM matches group names case-insensitively.
-    await expect(d.resourceGroupLocation({ ...q, resourceGroup: 'RG-Analytics' })).resolves.toBe('westeurope');
+    await expect(d.resourceGroup({ ...q, resourceGroup: 'RG-Analytics' })).resolves.toEqual({
+      location: 'westeurope',
+      tags: { 'cost-center': 'analytics', owner: 'team-analytics' },
+    });
     expect(entra.tokensIssued).toBeGreaterThan(issuedBefore);
     expect(entra.issued.at(-1)).toMatchObject({ clientId: READER.clientId, audience: ARM_RESOURCE });
   });
 
   it('answers undefined for a group that does not exist', async () => {
-    await expect(discovery().resourceGroupLocation({ ...q, resourceGroup: 'rg-gone' })).resolves.toBeUndefined();
+    await expect(discovery().resourceGroup({ ...q, resourceGroup: 'rg-gone' })).resolves.toBeUndefined();
   });
 
   it('throws AzureServiceError with ARM\'s words for a subscription the credential may not read', async () => {
     const err = await discovery()
-      .resourceGroupLocation({ ...q, subscriptionId: OTHER_SUB, resourceGroup: 'rg-other' })
+      .resourceGroup({ ...q, subscriptionId: OTHER_SUB, resourceGroup: 'rg-other' })
       .catch(e => e);
     expect(err).toBeInstanceOf(AzureServiceError);
     expect(err).toMatchObject({ service: 'ARM', code: 'AuthorizationFailed', statusCode: 502 });
@@ -302,10 +324,10 @@ describe('AksDiscovery.resourceGroupLocation', () => {
 
   it('throws for a wrong client secret (Entra ID) and for an untrusted ARM certificate', async () => {
     await expect(
-      discovery().resourceGroupLocation({ ...q, credentialSecret: 'wrong-secret', resourceGroup: 'rg-analytics' }),
+      discovery().resourceGroup({ ...q, credentialSecret: 'wrong-secret', resourceGroup: 'rg-analytics' }),
     ).rejects.toMatchObject({ name: 'AzureServiceError', service: 'Entra ID', code: 'AADSTS7000215' });
     await expect(
-      discovery({ caData: entra.caPem }).resourceGroupLocation({ ...q, resourceGroup: 'rg-analytics' }),
+      discovery({ caData: entra.caPem }).resourceGroup({ ...q, resourceGroup: 'rg-analytics' }),
     ).rejects.toMatchObject({ name: 'AzureServiceError', code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
   });
 });

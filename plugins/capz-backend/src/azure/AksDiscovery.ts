@@ -1,6 +1,6 @@
 /**
  * AKS discovery for adoption and the migration's final check: which AKS clusters an ASO credential can see, and
- * whether one (with its pools) exists, and the location of a resource group (for adoption). Reads ARM with
+ * whether one (with its pools) exists, and a resource group's location and tags (for adoption). Reads ARM with
  * `@azure/arm-containerservice` and the credential the ASO Secret describes (research azure-side 2.3, 3.1), against
  * `capz.azureDiscovery` (public cloud by default; the simulated ARM and Entra ID in dev and test).
  */
@@ -48,7 +48,7 @@ export interface ClusterExistsQuery {
   agentPools?: string[];
 }
 
-export interface ResourceGroupLocationQuery {
+export interface ResourceGroupQuery {
   managementCluster: string;
   namespace: string;
   credentialSecret: string;
@@ -62,6 +62,13 @@ export interface ClusterExistsResult {
   missingPools: string[];
   /** What ARM showed, in words. */
   observed: string;
+}
+
+/** What adoption needs of a resource group: where it is, and the tags its ASO ResourceGroup must carry. */
+export interface ResourceGroupInfo {
+  location: string;
+  /** ARM's tags of the group ({} when it has none); ARM replaces them on PUT, so adoption writes them back. */
+  tags: Record<string, string>;
 }
 
 interface Cached {
@@ -144,18 +151,18 @@ export class AksDiscovery {
   }
 
   /**
-   * The Azure location of a resource group (ARM's resource group GET, azure-side 5.2), read with the Secret's
-   * credential in the given subscription; undefined when the group does not exist (404 ResourceGroupNotFound). Any
-   * other failure throws AzureServiceError / AzureCredentialError, as the other reads do.
+   * A resource group's location and tags (ARM's resource group GET, azure-side 5.2), read with the Secret's credential
+   * in the given subscription; undefined when the group does not exist (404 ResourceGroupNotFound) or ARM's answer
+   * has no location. Any other failure throws AzureServiceError / AzureCredentialError, as the other reads do.
    */
-  async resourceGroupLocation(q: ResourceGroupLocationQuery): Promise<string | undefined> {
+  async resourceGroup(q: ResourceGroupQuery): Promise<ResourceGroupInfo | undefined> {
     const { credential, client, settings } = await this.clientFor(q.managementCluster, q.namespace, q.credentialSecret, q.subscriptionId);
     const what = `reading resource group ${q.resourceGroup} in subscription ${q.subscriptionId} with ${this.describe(q.namespace, q.credentialSecret, credential)}`;
     // Through the AKS client's own pipeline: the same credential, token scope (audience), trusted CAs, retry and
     // error-body policies; only the path and the api-version (Microsoft.Resources', which the pipeline keeps) differ.
     const url = `${settings.resourceManagerEndpoint.replace(/\/+$/, '')}/subscriptions/${encodeURIComponent(q.subscriptionId)}/resourcegroups/${encodeURIComponent(q.resourceGroup)}?api-version=${RESOURCES_API_VERSION}`;
     const request = createPipelineRequest({ url, method: 'GET' });
-    let body: { location?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+    let body: { location?: unknown; tags?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
     try {
       const response = await client.pipeline.sendRequest(httpClient(), request);
       const status = response.status;
@@ -177,7 +184,8 @@ export class AksDiscovery {
     } catch (e) {
       throw this.fail(e, what);
     }
-    return typeof body?.location === 'string' && body.location ? body.location : undefined;
+    // As before: an answer without a location is no answer (the planner then warns that the location is unknown).
+    return typeof body?.location === 'string' && body.location ? { location: body.location, tags: stringMap(body.tags) } : undefined;
   }
 
   private describe(namespace: string, name: string, c: SecretCredential): string {
@@ -222,6 +230,12 @@ export class AksDiscovery {
     }
     return { credential: entry.credential, client, settings };
   }
+}
+
+/** ARM's tags object, string values only (ARM's tag values are strings). */
+function stringMap(v: unknown): Record<string, string> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
+  return Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, x]) => typeof x === 'string')) as Record<string, string>;
 }
 
 function createClient(c: SecretCredential, subscriptionId: string, s: AzureDiscoverySettings): ContainerServiceClient {

@@ -45,12 +45,43 @@ describe('toDiscoveredCluster', () => {
       kubernetesVersion: '1.32.5',
       provisioningState: 'Updating',
       entraOnly: true,
+      aadProfile: { managed: true },
       agentPools: [
         { name: 'sys', mode: 'System', count: 3, vmSize: 'Standard_D4s_v5' },
         { name: 'gw', mode: 'User', count: 0, vmSize: '', enableAutoScaling: true, minCount: 0, maxCount: 2 },
       ],
     });
     expect(toDiscoveredCluster({ id: id('rg', 'y'), name: 'y', location: 'eastus', aadProfile: { managed: true } }, SUB).entraOnly).toBe(false);
+  });
+
+  it('carries what ARM replaces on PUT (tags, labels, taints) and the pool fields it keeps, copied, empty ones left out', () => {
+    const labels = { workload: 'etl' };
+    const d = toDiscoveredCluster(
+      {
+        id: id('My_Resource_Group', 'myAKSCluster'),
+        name: 'myAKSCluster',
+        location: 'eastus',
+        tags: { environment: 'dev' },
+        identity: { type: 'SystemAssigned' },
+        aadProfile: { managed: true, enableAzureRbac: true, adminGroupObjectIDs: ['g1'], tenantID: 't1' },
+        agentPoolProfiles: [
+          {
+            name: 'etl', mode: 'User', count: 3, vmSize: 'Standard_D4s_v3', osType: 'Linux', osSKU: 'AzureLinux', orchestratorVersion: '1.33.2',
+            availabilityZones: ['1', '2'], maxPods: 50, osDiskSizeGB: 256, nodeLabels: labels, nodeTaints: ['workload=etl:NoSchedule'], tags: { team: 'etl' },
+          },
+          { name: 'nodepool1', mode: 'System', count: 1, vmSize: 'Standard_DS2_v2', nodeLabels: {}, nodeTaints: [], tags: {}, availabilityZones: [] },
+        ],
+      },
+      SUB,
+    );
+    expect(d).toMatchObject({ resourceGroup: 'My_Resource_Group', name: 'myAKSCluster', tags: { environment: 'dev' }, identityType: 'SystemAssigned' });
+    expect(d.aadProfile).toEqual({ managed: true, enableAzureRBAC: true, adminGroupObjectIDs: ['g1'], tenantID: 't1' });
+    expect(d.agentPools[0]).toEqual({
+      name: 'etl', mode: 'User', count: 3, vmSize: 'Standard_D4s_v3', osType: 'Linux', osSKU: 'AzureLinux', orchestratorVersion: '1.33.2',
+      availabilityZones: ['1', '2'], maxPods: 50, osDiskSizeGB: 256, nodeLabels: { workload: 'etl' }, nodeTaints: ['workload=etl:NoSchedule'], tags: { team: 'etl' },
+    });
+    expect(d.agentPools[0].nodeLabels).not.toBe(labels);
+    expect(d.agentPools[1]).toEqual({ name: 'nodepool1', mode: 'System', count: 1, vmSize: 'Standard_DS2_v2' });
   });
 });
 

@@ -25,9 +25,33 @@ export function parseArmId(id: string | undefined): ArmId | undefined {
 
 const same = (a: string | undefined, b: string | undefined) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
 
-/** The ARM view of one cluster as the wizard shows it. */
+/** A copy of a map or list ARM returned, or nothing when it is absent or empty. */
+function nonEmpty<T extends object>(v: T | undefined): T | undefined {
+  if (!v || !Object.keys(v).length) return undefined;
+  return (Array.isArray(v) ? [...v] : { ...v }) as T;
+}
+
+/** Only the keys with a value: the wizard and the planner tell "ARM said nothing" from a value. */
+function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * The ARM view of one cluster as the wizard shows it and adoption writes it back: every pool field ARM replaces or
+ * resets on PUT (labels, taints, tags, autoscaling) and the ones it keeps (OS, zones, maxPods, disk), the cluster's
+ * tags, identity type and aadProfile, so that the ManagedCluster adoption writes makes ASO's PUT change nothing.
+ */
 export function toDiscoveredCluster(mc: ManagedCluster, subscriptionId: string): DiscoveredAksCluster {
   const id = parseArmId(mc.id);
+  const aad = mc.aadProfile;
+  const aadProfile = aad
+    ? defined({
+        managed: aad.managed,
+        enableAzureRBAC: aad.enableAzureRbac,
+        adminGroupObjectIDs: nonEmpty(aad.adminGroupObjectIDs),
+        tenantID: aad.tenantID,
+      })
+    : undefined;
   return {
     subscriptionId: id?.subscriptionId ?? subscriptionId,
     resourceGroup: id?.resourceGroup ?? '',
@@ -38,14 +62,27 @@ export function toDiscoveredCluster(mc: ManagedCluster, subscriptionId: string):
     ...(mc.provisioningState ? { provisioningState: mc.provisioningState } : {}),
     // Local accounts off means no admin kubeconfig: adoption must export userCredentials (azure-side 4.4, CAPZ docs).
     entraOnly: mc.disableLocalAccounts === true,
+    ...defined({ tags: nonEmpty(mc.tags), identityType: mc.identity?.type }),
+    ...(aadProfile && Object.keys(aadProfile).length ? { aadProfile } : {}),
     agentPools: (mc.agentPoolProfiles ?? []).map(p => ({
       name: p.name,
       mode: p.mode === 'System' ? ('System' as const) : ('User' as const),
       vmSize: p.vmSize ?? '',
       count: p.count ?? 0,
-      ...(p.enableAutoScaling !== undefined ? { enableAutoScaling: p.enableAutoScaling } : {}),
-      ...(p.minCount !== undefined ? { minCount: p.minCount } : {}),
-      ...(p.maxCount !== undefined ? { maxCount: p.maxCount } : {}),
+      ...defined({
+        enableAutoScaling: p.enableAutoScaling,
+        minCount: p.minCount,
+        maxCount: p.maxCount,
+        osType: p.osType,
+        osSKU: p.osSKU,
+        orchestratorVersion: p.orchestratorVersion,
+        availabilityZones: nonEmpty(p.availabilityZones),
+        maxPods: p.maxPods,
+        osDiskSizeGB: p.osDiskSizeGB,
+        nodeLabels: nonEmpty(p.nodeLabels),
+        nodeTaints: nonEmpty(p.nodeTaints),
+        tags: nonEmpty(p.tags),
+      }),
     })),
   };
 }

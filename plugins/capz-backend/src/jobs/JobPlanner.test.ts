@@ -38,32 +38,35 @@ const request: JobRequest = {
   },
 };
 
-function planner(resourceGroupLocation: AksLister['resourceGroupLocation']) {
+function planner(resourceGroup: AksLister['resourceGroup']) {
   return new JobPlanner({
     managementClusters: [{ name: 'local' } as never],
     cache: { list: () => [] },
     client: async () => client,
-    aks: { listClusters: async () => ({ subscriptionId: SUB, items: [aksCluster] }), resourceGroupLocation },
+    aks: { listClusters: async () => ({ subscriptionId: SUB, items: [aksCluster] }), resourceGroup },
   });
 }
 
-const plannedGroupLocation = (plan: Awaited<ReturnType<JobPlanner['preview']>>['plan']) =>
+const plannedGroup = (plan: Awaited<ReturnType<JobPlanner['preview']>>['plan']) =>
   plan
     .flatMap(s => s.actions)
-    .flatMap(a => (a.action === 'create' && a.object.kind === 'ResourceGroup' ? [(a.object as ObservedObject).spec?.location] : []));
+    .flatMap(a => (a.action === 'create' && a.object.kind === 'ResourceGroup' ? [(a.object as ObservedObject).spec] : []));
+const plannedGroupLocation = (plan: Awaited<ReturnType<JobPlanner['preview']>>['plan']) => plannedGroup(plan).map(spec => spec?.location);
 
 describe('JobPlanner adoption preview', () => {
-  it('reads the group location in the cluster subscription and group, and passes every preflight check', async () => {
+  it('reads the group location and tags in the cluster subscription and group, and passes every preflight check', async () => {
     const asked: unknown[] = [];
     const preview = await planner(async q => {
       asked.push(q);
-      return 'swedencentral';
+      return { location: 'swedencentral', tags: { 'cost-center': 'payments' } };
     }).preview(request);
     expect(asked).toEqual([
       { managementCluster: 'local', namespace: 'team-pay', credentialSecret: 'aso-credential', subscriptionId: SUB, resourceGroup: 'rg-payments' },
     ]);
     expect(preview.preflight.filter(c => c.status !== 'pass')).toEqual([]);
     expect(plannedGroupLocation(preview.plan)).toEqual(['swedencentral']);
+    // The ResourceGroup carries ARM's tags, as the planner got them (resourceGroupTags).
+    expect(plannedGroup(preview.plan).map(spec => spec?.tags)).toEqual([{ 'cost-center': 'payments' }]);
   });
 
   it('keeps the warning and the cluster location when the group location cannot be read', async () => {

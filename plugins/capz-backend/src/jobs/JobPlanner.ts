@@ -17,20 +17,20 @@ import { WATCHED_KINDS } from '../cluster/watchedKinds';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import type { ClusterClient } from './ClusterClient';
 
-/** The Azure side of adoption (AksDiscovery.listClusters, AksDiscovery.resourceGroupLocation). */
+/** The Azure side of adoption (AksDiscovery.listClusters, AksDiscovery.resourceGroup). */
 export interface AksLister {
   listClusters(q: { managementCluster: string; namespace: string; credentialSecret: string }): Promise<{
     subscriptionId: string;
     items: import('@internal/plugin-capz-common').DiscoveredAksCluster[];
   }>;
-  /** The resource group's location; undefined when the group does not exist. */
-  resourceGroupLocation(q: {
+  /** The resource group's location and ARM tags; undefined when the group does not exist. */
+  resourceGroup(q: {
     managementCluster: string;
     namespace: string;
     credentialSecret: string;
     subscriptionId: string;
     resourceGroup: string;
-  }): Promise<string | undefined>;
+  }): Promise<{ location: string; tags: Record<string, string> } | undefined>;
 }
 
 const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
@@ -82,7 +82,7 @@ export class JobPlanner {
         const nsExists = await namespaceExists(p.namespace);
         const hasSecret = nsExists && (await secretExists(p.namespace, p.credentialSecret));
         let aks;
-        let resourceGroupLocation: string | undefined;
+        let group: { location: string; tags: Record<string, string> } | undefined;
         if (hasSecret) {
           if (!this.o.aks) throw new InputError('Azure discovery is not configured on this backend (capz.azureDiscovery)');
           const found = await this.o.aks.listClusters({ managementCluster: mc, namespace: p.namespace, credentialSecret: p.credentialSecret });
@@ -90,11 +90,12 @@ export class JobPlanner {
             c => c.name.toLowerCase() === p.clusterName.toLowerCase() && c.resourceGroup.toLowerCase() === p.resourceGroup.toLowerCase(),
           );
           if (aks) {
-            // The ASO ResourceGroup is written with the group's own location, which may differ from the cluster's.
-            // A credential that may read the cluster but not its group (a role scoped to the cluster) still gets a
-            // preview: the location stays unknown, the planner warns, and AksDiscovery has logged ARM's answer.
-            resourceGroupLocation = await this.o.aks
-              .resourceGroupLocation({
+            // The ASO ResourceGroup is written with the group's own location, which may differ from the cluster's,
+            // and its tags (ARM replaces them on ASO's PUT). A credential that may read the cluster but not its
+            // group (a role scoped to the cluster) still gets a preview: location and tags stay unknown, the planner
+            // warns, and AksDiscovery has logged ARM's answer.
+            group = await this.o.aks
+              .resourceGroup({
                 managementCluster: mc,
                 namespace: p.namespace,
                 credentialSecret: p.credentialSecret,
@@ -106,7 +107,8 @@ export class JobPlanner {
         }
         const planned = planAdoption(p, {
           aks,
-          resourceGroupLocation,
+          resourceGroupLocation: group?.location,
+          resourceGroupTags: group?.tags,
           namespaceExists: nsExists,
           credentialSecretExists: hasSecret,
           objects: nsExists ? this.objectsIn(mc, p.namespace) : [],
