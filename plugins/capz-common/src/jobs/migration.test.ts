@@ -276,13 +276,15 @@ describe('planMigration', () => {
     const rg = find(snap.objects, 'ResourceGroup', 'rg-legacy-1');
     const mc = find(snap.objects, 'ManagedCluster', 'legacy-1');
     // The group's tags are known only from ASO's status (CAPZ wrote none in its spec); the cluster's from its spec.
-    Object.assign(rg.status ?? ((rg as any).status = {}), { tags: { 'cost-center': 'data', 'sigs.k8s.io_cluster-api-provider-azure_cluster_legacy-1': 'owned' } });
+    Object.assign(rg.status ?? ((rg as any).status = {}), { tags: { 'cost-center': 'data', owner: 'data-team' } });
     mc.spec.tags = { env: 'prod' };
+    // On a group the legacy controllers keep on skip, the spec's CAPZ tags never reached Azure: Azure's count.
+    rg.spec.tags = { 'sigs.k8s.io_cluster-api-provider-azure_cluster_legacy-1': 'owned', 'sigs.k8s.io_cluster-api-provider-azure_role': 'common' };
     // A ManagedCluster whose Azure name differs from its object name.
     mc.spec.azureName = 'Legacy_AKS_1';
     const r = planMigration(params, snap);
     const [newRg] = creates(step(r.plan, 'adopt-resource-group'));
-    expect(newRg.spec).toEqual({ azureName: 'RG_legacy-1', location: 'westeurope', tags: { 'cost-center': 'data', 'sigs.k8s.io_cluster-api-provider-azure_cluster_legacy-1': 'owned' } });
+    expect(newRg.spec).toEqual({ azureName: 'RG_legacy-1', location: 'westeurope', tags: { 'cost-center': 'data', owner: 'data-team' } });
     const [newMc] = creates(step(r.plan, 'adopt-managed-cluster'));
     expect(newMc.metadata.name).toBe('legacy-1');
     expect(newMc.spec).toMatchObject({ azureName: 'Legacy_AKS_1', tags: { env: 'prod' } });

@@ -140,11 +140,12 @@ const strMap = (v: unknown): Record<string, string> | undefined =>
   isRecord(v) && Object.values(v).every(x => typeof x === 'string') ? (v as Record<string, string>) : undefined;
 
 /**
- * The tags to write on a new ASO object: the old object's spec tags, else the tags Azure reports in its status.
- * ARM replaces a resource's tags on PUT, so a spec without them would erase them at ASO's first PUT (issue 11).
+ * The tags to write on a new ASO object: those Azure has (ASO's status, read by GET whatever the policy), else the
+ * old spec's. ARM replaces a resource's tags on PUT, so a spec without them would erase them at ASO's first PUT; and
+ * on a group the legacy controllers keep on `skip`, their spec says CAPZ's tags, which Azure never got (issue 11).
  */
 function tagsOf(o: ObservedObject): { tags?: Record<string, string> } {
-  const tags = strMap(o.spec?.tags) ?? strMap(o.status?.tags);
+  const tags = strMap(o.status?.tags) ?? strMap(o.spec?.tags);
   return tags && Object.keys(tags).length ? { tags: { ...tags } } : {};
 }
 
