@@ -15,7 +15,8 @@ function connection() {
   };
 }
 
-export function kube<T = any>(method: 'GET' | 'PATCH', path: string, body?: unknown): Promise<T> {
+/** A JSON request; PATCH bodies are merge patches, POST bodies objects to create. */
+export function kube<T = any>(method: 'GET' | 'PATCH' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const c = connection();
   const data = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -29,7 +30,9 @@ export function kube<T = any>(method: 'GET' | 'PATCH', path: string, body?: unkn
         headers: {
           authorization: `Bearer ${c.token}`,
           accept: 'application/json',
-          ...(data ? { 'content-type': 'application/merge-patch+json', 'content-length': Buffer.byteLength(data) } : {}),
+          ...(data
+            ? { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json', 'content-length': Buffer.byteLength(data) }
+            : {}),
         },
       },
       res => {

@@ -124,25 +124,26 @@ function ManagedFromBadge({ row }: { row: ClusterSummary }) {
   const label = `Managed from ${others.length + 1} places`;
   const list = others.map(placeText).join(', ');
   return (
-    <Flex direction="column" gap="1">
+    <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
       <span
         title={`This AKS cluster is also managed by ManagedCluster ${list}. Two owners both write it, and deleting either deletes it under the other.`}
         style={{
           alignSelf: 'flex-start',
-          padding: '1px 8px',
-          borderRadius: 999,
+          display: 'inline-block',
+          padding: '1px 6px',
+          borderRadius: 4,
           // Solid intent colours: white on red (4.8:1, WCAG AA) in both themes.
           border: '1px solid var(--bui-negative-border)',
           background: 'var(--bui-negative-bg)',
           color: 'var(--bui-negative-fg)',
           fontSize: 'var(--bui-font-size-2)',
           fontWeight: 600,
-          whiteSpace: 'nowrap',
+          lineHeight: 1.4,
         }}
       >
         {label}
       </span>
-      <Text variant="body-small" color="danger">{`Also: ${list}`}</Text>
+      <Text variant="body-small" color="secondary" style={{ overflowWrap: 'anywhere' }}>{`Also: ${list}`}</Text>
     </Flex>
   );
 }

@@ -1,0 +1,62 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+import { saveScreenshot, signInAsGuest } from './helpers';
+import { kube } from './kube';
+
+/**
+ * What no job can prevent (issue 16): a ManagedCluster written by hand for an AKS cluster that a Cluster already
+ * manages. The clusters page flags the Cluster as managed from two places. The duplicate is written through the API
+ * server as a person with kubectl would, in a namespace of its own without an ASO credential (the simulated ASO, like
+ * the real one, then never reaches Azure with it), and removed afterwards.
+ */
+const NS = 'e2e-duplicate';
+const CS = '/apis/containerservice.azure.com/v1api20240901';
+const RG = '/apis/resources.azure.com/v1api20200601';
+
+test('a hand-made second ManagedCluster on an AKS cluster is flagged on the clusters page', async ({ page }) => {
+  // The AKS cluster behind team-payments/payments-prod, as ASO recorded it.
+  const original = await kube(
+    'GET',
+    `${CS}/namespaces/team-payments/managedclusters/payments-prod`,
+  );
+  const id: string = original.status?.id ?? '';
+  const group = id.split('/')[4];
+  expect(group, `ManagedCluster team-payments/payments-prod has status.id ${id}`).toBeTruthy();
+  const azureName: string = original.spec.azureName ?? original.metadata.name;
+
+  await kube('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  try {
+    await kube('POST', `${RG}/namespaces/${NS}/resourcegroups`, {
+      apiVersion: 'resources.azure.com/v1api20200601',
+      kind: 'ResourceGroup',
+      metadata: { name: 'copy-rg', namespace: NS },
+      spec: { azureName: group, location: original.spec.location },
+    });
+    await kube('POST', `${CS}/namespaces/${NS}/managedclusters`, {
+      apiVersion: 'containerservice.azure.com/v1api20240901',
+      kind: 'ManagedCluster',
+      metadata: { name: 'payments-copy', namespace: NS },
+      spec: { azureName, owner: { name: 'copy-rg' }, location: original.spec.location, dnsPrefix: 'payments-copy' },
+    });
+
+    await signInAsGuest(page);
+    await page.goto('/capz');
+    const row = page.getByRole('region', { name: 'Clusters' }).getByRole('row', { name: /payments-prod/ });
+    // The backend's watch cache has the new object within moments; the page reads it on load.
+    await expect(async () => {
+      await page.reload();
+      await expect(row.getByText('Managed from 2 places')).toBeVisible({ timeout: 3000 });
+    }).toPass({ timeout: 30_000 });
+    await expect(row.getByText(`Also: local/${NS}/payments-copy`)).toBeVisible();
+    await expect(page.getByText('1 cluster is managed from more than one place')).toBeVisible();
+    // Only that cluster: payments-dev (another AKS cluster) is not flagged.
+    await expect(page.getByRole('row', { name: /payments-dev/ }).getByText(/Managed from/)).toHaveCount(0);
+    await saveScreenshot(page, 'clusters-page-managed-from');
+    const { violations } = await new AxeBuilder({ page }).include('[aria-label="Clusters"]').analyze();
+    expect(violations.map(v => `${v.id}: ${v.help} (${v.nodes.map(n => `${n.target.join(' ')}: ${n.failureSummary}`).join('; ')})`)).toEqual([]);
+  } finally {
+    await kube('DELETE', `${CS}/namespaces/${NS}/managedclusters/payments-copy`).catch(() => undefined);
+    await kube('DELETE', `${RG}/namespaces/${NS}/resourcegroups/copy-rg`).catch(() => undefined);
+    await kube('DELETE', `/api/v1/namespaces/${NS}`).catch(() => undefined);
+  }
+});
