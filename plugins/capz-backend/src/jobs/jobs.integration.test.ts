@@ -143,15 +143,18 @@ describe('a backend killed at every point of every step', () => {
   /** Waits until this backend killed itself at its fault; fails if the job fails instead. */
   async function killedByFault(b: BackendProcess, id: string): Promise<void> {
     let dead = false;
+    let ended = '';
     void b.exited.then(() => (dead = true));
     await until(`${b.name} to kill itself at its fault`, async () => {
       if (dead) return true;
       const r = await b.request('GET', `capz/jobs/${id}`).catch(() => undefined);
       if (r?.status === 200 && ['failed', 'cancelled', 'succeeded'].includes(r.body.state)) {
-        throw new Error(`job ${id} is ${r.body.state} before the fault fired: ${r.body.error}\n${logTail(r.body)}`);
+        ended = `job ${id} is ${r.body.state} before the fault fired: ${r.body.error}\n${logTail(r.body)}`;
+        return true;
       }
       return false;
     }, 120_000);
+    if (ended) throw new Error(ended);
     const exit = await b.exited;
     expect(exit.signal).toBe('SIGKILL');
     expect(b.log()).toContain('CAPZ_JOBS_FAULT: killing the process');

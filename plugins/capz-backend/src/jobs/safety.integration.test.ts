@@ -395,14 +395,34 @@ describe('safe words: a job cancelled while CAPZ may be adopting', () => {
     const { annotated, notFound } = await followCommands(job.leftBehind);
     expect(annotated.map(o => o.kind).sort()).toEqual(['ManagedCluster', 'ManagedClustersAgentPool', 'ManagedClustersAgentPool', 'ResourceGroup']);
     say(`annotated ${annotated.length} objects; not found (not created yet): ${notFound.join(', ') || 'none'}`);
-    expect(job.leftBehind).toContain('then delete them (and the Cluster CAPZ made, if any)');
+    // The deletes, in the order the words give them after the check: the objects ("delete them", "what is left of
+    // them") and the Cluster CAPZ made for them. Deleting a Cluster waits until it is gone only if the words say so.
+    const rest = job.leftBehind.slice(job.leftBehind.indexOf('kubectl get'));
+    const objectsAt = rest.search(/delete (them|what is left)/);
+    const clusterAt = rest.search(/the Cluster CAPZ made/);
+    expect({ objectsAt: objectsAt >= 0, clusterAt: clusterAt >= 0 }).toEqual({ objectsAt: true, clusterAt: true });
+    const waitForCluster = /until it is gone/.test(rest.slice(clusterAt, clusterAt + 200));
+    say(`the words delete ${objectsAt < clusterAt ? 'the objects, then the Cluster' : `the Cluster${waitForCluster ? ' (until it is gone)' : ''}, then the objects`}`);
     // What happens to the ASO objects from here on, to say why if Azure loses anything.
     const watches = (['ResourceGroup', 'ManagedCluster'] as const).map(k => w.watch(k, ns));
     await Promise.all(watches.map(x => x.ready));
     const deleting = Date.now();
-    for (const o of annotated) if (await w.c.get(o.kind, ns, o.name)) await userDelete(o.kind, ns, o.name);
+    const deleteObjects = async () => {
+      for (const o of annotated) if (await w.c.get(o.kind, ns, o.name)) await userDelete(o.kind, ns, o.name);
+    };
     const cluster = await w.c.get('Cluster', ns, WORDS_AKS.name);
-    if (cluster) await userDelete('Cluster', ns, WORDS_AKS.name);
+    const deleteCluster = async () => {
+      if (!cluster) return;
+      await userDelete('Cluster', ns, WORDS_AKS.name);
+      if (waitForCluster) await w.waitFor(`Cluster ${ns}/${WORDS_AKS.name} to be gone`, async () => !(await w.c.get('Cluster', ns, WORDS_AKS.name)) || 'still there');
+    };
+    if (objectsAt < clusterAt) {
+      await deleteObjects();
+      await deleteCluster();
+    } else {
+      await deleteCluster();
+      await deleteObjects();
+    }
     await w.waitFor(`everything the adoption made in ${ns} to be gone`, async () => {
       const left = await leftIn(ns);
       return left.length ? left.join(', ') : true;
@@ -414,7 +434,7 @@ describe('safe words: a job cancelled while CAPZ may be adopting', () => {
       .sort((x, y) => x.at - y.at)
       .filter(e => e.type !== 'MODIFIED' || e.object.metadata.deletionTimestamp)
       .map(e => `+${e.at - deleting} ms ${e.type} ${e.object.kind} ${e.object.metadata.name} uid ${e.object.metadata.uid.slice(0, 8)} policy ${e.object.metadata.annotations?.[RECONCILE_POLICY] ?? 'manage'}${e.object.metadata.deletionTimestamp ? ' (deleting)' : ''}`);
-    say(`following "delete them (and the Cluster CAPZ made)" in ${ns}, the ASO objects:\n  ${[...new Set(seen)].join('\n  ')}`);
+    say(`following the deletes in ${ns}, the ASO objects:\n  ${[...new Set(seen)].join('\n  ')}`);
     expect(deletedSince(counters)).toEqual({ resourceGroups: 0, managedClusters: 0, agentPools: 0 });
     expect(diff(stateBefore, azureState(WORDS_AKS.resourceGroup))).toEqual([]);
     say(`adoption undone by the words (Cluster CAPZ made: ${cluster ? 'yes, deleted' : 'none yet'}); Azure deleted nothing`);
