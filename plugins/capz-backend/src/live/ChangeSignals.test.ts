@@ -95,4 +95,32 @@ describe('ChangeSignals', () => {
     expect(published.map(p => p.message.clusterUids)).toEqual([['uid-c']]);
     live.stop();
   });
+
+  it('names the Clusters managing the same AKS cluster when a ManagedCluster in no tree appears or goes (managedFrom)', async () => {
+    const { live, emit, published, objects } = setup();
+    const id = '/subscriptions/sub/resourceGroups/rg-a/providers/Microsoft.ContainerService/managedClusters/aks-a';
+    const mc = (ns: string, name: string, uid: string) =>
+      ({ ...o('ManagedCluster', ns, name, uid), apiVersion: 'containerservice.azure.com/v1api20240901', status: { id } }) as CachedObject;
+    // Cluster a's control plane embeds its ManagedCluster (the ASO API), which points at aks-a.
+    objects.AzureASOManagedControlPlane[0].spec = { resources: [{ apiVersion: 'containerservice.azure.com/v1api20240901', kind: 'ManagedCluster', metadata: { name: 'a' } }] };
+    objects.ManagedCluster = [mc('ns1', 'a', 'uid-mc-a')];
+    const copy = mc('by-hand', 'copy', 'uid-copy');
+    objects.ManagedCluster.push(copy);
+    emit('ManagedCluster', 'add', copy);
+    await live.flush();
+    objects.ManagedCluster.pop();
+    emit('ManagedCluster', 'delete', copy);
+    await live.flush();
+    // One written with its own ResourceGroup (no ARM id yet), both deleted before the flush: still found.
+    const handMade = { ...o('ManagedCluster', 'by-hand', 'copy2', 'uid-copy2'), spec: { azureName: 'AKS-A', owner: { name: 'grp' } } } as CachedObject;
+    objects.ResourceGroup = [{ ...o('ResourceGroup', 'by-hand', 'grp', 'uid-grp'), spec: { azureName: 'rg-a' } } as CachedObject];
+    emit('ManagedCluster', 'delete', handMade);
+    objects.ResourceGroup = [];
+    await live.flush();
+    // A status update of it names nobody (its tree is none; the owners did not change).
+    emit('ManagedCluster', 'update', copy);
+    await live.flush();
+    expect(published.map(p => p.message.clusterUids)).toEqual([['uid-a'], ['uid-a'], ['uid-a']]);
+    live.stop();
+  });
 });

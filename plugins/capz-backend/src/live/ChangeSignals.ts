@@ -1,7 +1,7 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { CAPZ_SIGNAL_CHANNEL, CapzChangeSignal } from '@internal/plugin-capz-common';
 import type { SignalsService } from '@backstage/plugin-signals-node';
-import { CacheChange } from '../cluster/ClusterWatch';
+import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';
 import { ClusterViews } from '../service/clusterViews';
 
@@ -23,6 +23,8 @@ interface PendingNamespace {
 export class ChangeSignals {
   private readonly pending = new Map<string, PendingNamespace>();
   private readonly direct = new Set<string>();
+  /** ManagedClusters that appeared or went: the Clusters managing the same AKS cluster elsewhere change too. */
+  private readonly owners: Array<{ managementCluster: string; object: CachedObject; groups: CachedObject[] }> = [];
   private timer?: NodeJS.Timeout;
   private readonly views: ClusterViews;
   private readonly onChange = (change: CacheChange) => this.add(change);
@@ -64,6 +66,11 @@ export class ChangeSignals {
         uid = (object as { involvedObject?: { uid?: string } }).involvedObject?.uid ?? '';
         if (!uid) return;
       }
+      // One that appeared or went (e.g. written by hand, in no tree) changes the other owners' `managedFrom`.
+      // Its namespace's ResourceGroups as they are now: deleted together with it, its group may be gone at the flush.
+      if (kind === 'ManagedCluster' && type !== 'update') {
+        this.owners.push({ managementCluster, object, groups: this.cache.list(managementCluster, 'ResourceGroup', object.metadata.namespace) });
+      }
       const namespace = object.metadata.namespace ?? '';
       const key = `${managementCluster}/${namespace}`;
       let entry = this.pending.get(key);
@@ -85,6 +92,9 @@ export class ChangeSignals {
     this.direct.clear();
     const pending = [...this.pending.values()];
     this.pending.clear();
+    for (const o of this.owners.splice(0)) {
+      for (const uid of this.views.clustersSharingAks(o.managementCluster, o.object, o.groups)) clusterUids.add(uid);
+    }
     for (const p of pending) {
       for (const uid of this.views.clustersTouchedBy(p.managementCluster, p.namespace, p.uids, p.deleted)) {
         clusterUids.add(uid);

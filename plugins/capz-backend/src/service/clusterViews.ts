@@ -9,7 +9,8 @@ import {
   summarizeCluster,
   TreeNode,
 } from '@internal/plugin-capz-common';
-import { aksOwners, managedFromIndex, RECONCILE_POLICY } from '../azure/owners';
+import { asoTargets } from '../azure/mapping';
+import { aksOwners, managedFromIndex, ownersOf, RECONCILE_POLICY } from '../azure/owners';
 import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
@@ -109,6 +110,30 @@ export class ClusterViews {
     });
     if (touched.length === 0 && deleted) return clusters.map(c => c.metadata.uid);
     return touched.map(c => c.metadata.uid);
+  }
+
+  /**
+   * The uids of the Clusters whose AKS cluster this ManagedCluster points at (on any management cluster): whose
+   * `managedFrom` changes when it appears or goes, though it may be in no tree itself (one written by hand).
+   */
+  clustersSharingAks(managementCluster: string, managedCluster: CachedObject, groupsThen?: CachedObject[]): string[] {
+    const ns = managedCluster.metadata.namespace ?? '';
+    // A deleted one's group may be gone by now too: the caller passes the groups as they were at its event.
+    const groups = (groupsThen ?? this.cache.list(managementCluster, 'ResourceGroup', ns)) as unknown as ObservedObject[];
+    const [target] = asoTargets([{ ...managedCluster, kind: 'ManagedCluster' } as ObservedObject], groups);
+    if (!target) return [];
+    const owners = ownersOf(
+      { name: target.azureName, resourceGroup: target.resourceGroup, subscriptionId: target.subscriptionId },
+      aksOwners(this.cache, this.managementClusters),
+      { strict: true },
+    );
+    const uids = new Set<string>();
+    for (const o of owners) {
+      const obj = this.cache.list(o.managementCluster, 'ManagedCluster', o.namespace).find(x => x.metadata.name === o.name);
+      if (!obj) continue;
+      for (const uid of this.clustersTouchedBy(o.managementCluster, o.namespace, new Set([obj.metadata.uid]), false)) uids.add(uid);
+    }
+    return [...uids];
   }
 
   private build(managementCluster: string, namespace: string, name: string) {
