@@ -37,6 +37,8 @@ export interface AksDiscoveryOptions {
   managedClusters: (managementCluster: string) => ObservedObject[];
   /** Its ASO ResourceGroup objects, to resolve a ManagedCluster's owner group by name (optional). */
   resourceGroups?: (managementCluster: string) => ObservedObject[];
+  /** Every configured management cluster: an AKS cluster managed from any of them is marked (one owner per cluster). */
+  managementClusters?: () => string[];
 }
 
 export interface ClusterExistsQuery {
@@ -102,15 +104,20 @@ export class AksDiscovery {
     } catch (e) {
       throw this.fail(e, what);
     }
-    const targets = asoTargets(
-      this.options.managedClusters(q.managementCluster),
-      this.options.resourceGroups?.(q.managementCluster) ?? [],
-    );
+    // This management cluster first, so that a cluster managed here is named without a management cluster.
+    const others = (this.options.managementClusters?.() ?? []).filter(m => m !== q.managementCluster);
+    const targets = [q.managementCluster, ...others].map(m => ({
+      managementCluster: m,
+      targets: asoTargets(this.options.managedClusters(m), this.options.resourceGroups?.(m) ?? []),
+    }));
     const items = found
       .map(mc => {
         const d = toDiscoveredCluster(mc, credential.subscriptionId);
-        const managedBy = findManagedBy(d, targets);
-        return managedBy ? { ...d, managedBy } : d;
+        for (const t of targets) {
+          const managedBy = findManagedBy(d, t.targets);
+          if (managedBy) return { ...d, managedBy: t.managementCluster === q.managementCluster ? managedBy : { ...managedBy, managementCluster: t.managementCluster } };
+        }
+        return d;
       })
       .sort((a, b) => a.resourceGroup.localeCompare(b.resourceGroup) || a.name.localeCompare(b.name));
     return { subscriptionId: credential.subscriptionId, items };

@@ -11,7 +11,7 @@ import {
   type StepPlan,
 } from '@internal/plugin-capz-common';
 import type { AksDiscovery } from '../azure/AksDiscovery';
-import type { ClusterClient } from './ClusterClient';
+import { KubeRequestError, type ClusterClient } from './ClusterClient';
 
 const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
 
@@ -116,9 +116,12 @@ async function soleManager(c: Extract<LiveCondition, { type: 'sole-manager' }>, 
       (mc.name === ctx.managementCluster && c.except.some(r => r.kind === o.kind && r.namespace === o.metadata.namespace && r.name === o.metadata.name));
     const where = (o: KubeObject) => `${o.kind} ${mc.name}/${o.metadata.namespace}/${o.metadata.name}`;
     const groupOf = (o: KubeObject) => {
-      const owner = (o.spec as { owner?: { name?: string } } | undefined)?.owner?.name;
-      const g = groups.find(x => x.metadata.namespace === o.metadata.namespace && x.metadata.name === owner);
-      return g ? azureNameOf(g) : owner;
+      const owner = (o.spec as { owner?: { name?: string; armId?: string } } | undefined)?.owner;
+      // An owner given as an ARM id (`/subscriptions/<s>/resourceGroups/<g>`) names the group itself.
+      const byId = /\/resourcegroups\/([^/]+)/i.exec(owner?.armId ?? '')?.[1];
+      if (byId) return byId;
+      const g = groups.find(x => x.metadata.namespace === o.metadata.namespace && x.metadata.name === owner?.name);
+      return g ? azureNameOf(g) : owner?.name;
     };
     for (const o of managed) {
       if (skip(o)) continue;
@@ -186,8 +189,35 @@ export async function runAction(a: PlannedAction, ctx: StepContext): Promise<str
       } as KubeObject);
       return `copied ${describeRef(a.from)} to ${describeRef(a.to)} (values not logged)`;
     }
+    case 'set-embedded-annotation':
+      return setEmbeddedAnnotation(a, ctx);
     default:
       throw new StepFailedError(`unknown action ${(a as { action: string }).action}`);
+  }
+}
+
+/**
+ * The embedded resource's annotation set to the value, written back with the resourceVersion it was read at (the API
+ * server refuses a stale write with 409; then it is read again). CAPZ itself writes these objects, so a conflict is
+ * expected now and then.
+ */
+async function setEmbeddedAnnotation(a: Extract<PlannedAction, { action: 'set-embedded-annotation' }>, ctx: StepContext): Promise<string> {
+  const what = `${a.annotation}=${a.value} on ${a.resource.kind} ${a.resource.name} in ${describeRef(a.ref)} spec.resources`;
+  for (let attempt = 1; ; attempt++) {
+    const live = await ctx.client.get(a.ref);
+    if (!live) throw new StepFailedError(`${describeRef(a.ref)} does not exist`);
+    const resources = ((live.spec as { resources?: unknown[] } | undefined)?.resources ?? []) as Array<{ kind?: string; metadata?: { name?: string; annotations?: Record<string, string> } }>;
+    const i = resources.findIndex(r => r.kind === a.resource.kind && r.metadata?.name === a.resource.name);
+    if (i < 0) throw new StepFailedError(`${describeRef(a.ref)} lists no ${a.resource.kind} ${a.resource.name} in spec.resources`);
+    if (resources[i].metadata?.annotations?.[a.annotation] === a.value) return `${what} already set`;
+    const next = resources.map((r, j) => (j === i ? { ...r, metadata: { ...r.metadata, annotations: { ...r.metadata?.annotations, [a.annotation]: a.value } } } : r));
+    try {
+      const resourceVersion = (live.metadata as { resourceVersion?: string }).resourceVersion;
+      await ctx.client.mergePatch(a.ref, { metadata: { resourceVersion }, spec: { resources: next } });
+      return `set ${what}`;
+    } catch (e) {
+      if (!(e instanceof KubeRequestError && e.statusCode === 409) || attempt >= 5) throw e;
+    }
   }
 }
 

@@ -56,6 +56,7 @@ export async function createJobs(o: {
     readSecret,
     managedClusters: mc => o.cache.list(mc, 'ManagedCluster') as unknown as ObservedObject[],
     resourceGroups: mc => o.cache.list(mc, 'ResourceGroup') as unknown as ObservedObject[],
+    managementClusters: () => o.managementClusters.map(m => m.name),
   });
   const leaseSeconds = o.config.getOptionalNumber('capz.jobs.leaseSeconds') ?? 30;
   const engine = new JobEngine({

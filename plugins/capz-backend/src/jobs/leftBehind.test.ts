@@ -20,7 +20,7 @@ const adoptPlan = planAdoption(adoptParams, {
 /** A job of this plan stopped with these step states (the rest pending, never started). */
 function stopped(type: Job['type'], plan: StepPlan[], params: Job['params'], states: Record<string, [Job['steps'][number]['state'], number]>): Job & { plan: StepPlan[] } {
   return {
-    id: 'j1', type, target: { managementCluster: 'mgmt', namespace: 'team-data', name: 'data-lake' }, params, createdBy: 'user:default/ada', state: 'cancelled',
+    id: 'j1', type, target: type === 'adopt' ? { managementCluster: 'mgmt', namespace: 'adopt', name: 'myakscluster' } : { managementCluster: 'mgmt', namespace: 'team-data', name: 'data-lake' }, params, createdBy: 'user:default/ada', state: 'cancelled',
     steps: plan.map(s => ({ id: s.id, title: s.title, state: states[s.id]?.[0] ?? 'pending', attempts: states[s.id]?.[1] ?? 0 })),
     createdAt: '', updatedAt: '', plan,
   };
@@ -35,8 +35,11 @@ describe('describeLeftBehind', () => {
         'managedclustersagentpool.containerservice.azure.com/myakscluster-system managedclustersagentpool.containerservice.azure.com/myakscluster-web ' +
         'serviceoperator.azure.com/reconcile-policy=skip`',
     );
-    // The check comes before any delete in the words: annotate, check, then delete.
-    expect(words.indexOf('check that every row says skip')).toBeLessThan(words.indexOf('then delete them'));
+    // Annotate, check, delete the Cluster CAPZ made and wait until it is gone (CAPZ recreates deleted ASO objects
+    // from spec.resources without the annotation), only then what is left.
+    const order = ['check that every row says skip', 'delete the Cluster CAPZ made', 'kubectl delete cluster -n adopt myakscluster --ignore-not-found --wait=true', 'delete what is left'];
+    expect(order.map(x => words.indexOf(x))).toEqual([...order.map(x => words.indexOf(x))].sort((a, b) => a - b));
+    expect(order.every(x => words.includes(x))).toBe(true);
     expect(words).toMatch(/resume this job/);
   });
 

@@ -52,7 +52,8 @@ function makeSafeCommands(objects: ObjectRef[]): string {
   const ns = objects[0]?.namespace ?? '';
   const args = objects.map(resourceOf).join(' ');
   return (
-    `\`kubectl annotate --overwrite -n ${ns} ${args} ${RECONCILE_POLICY}=skip\`, then check that every row says skip: ` +
+    `\`kubectl annotate --overwrite -n ${ns} ${args} ${RECONCILE_POLICY}=skip\` (kubectl says NotFound for those the job had not created yet: ` +
+    'fine), then check that every row says skip: ' +
     `\`kubectl get -n ${ns} ${args} -o custom-columns=NAME:.metadata.name,POLICY:.metadata.annotations.serviceoperator\\.azure\\.com/reconcile-policy\``
   );
 }
@@ -93,10 +94,14 @@ export function describeLeftBehind(job: Job & { plan?: StepPlan[] }): string {
       );
     }
   } else if (job.type === 'adopt' && managing) {
+    const cluster = job.target.name;
     lines.unshift(
       `DANGER: ASO objects in ${ns} may already manage the AKS cluster (reconcile-policy manage): deleting them as they are, the Cluster CAPZ ` +
         `made for them, or namespace ${ns} deletes the AKS cluster in Azure. Safe ways on: resume this job, which finishes the adoption; or, ` +
-        `to undo it, first make the objects safe: ${makeSafeCommands(aso)}; then delete them (and the Cluster CAPZ made, if any).`,
+        `to undo it, first make the objects safe: ${makeSafeCommands(aso)}; then, if there is one, delete the Cluster CAPZ made for them and wait ` +
+        `until it is gone (\`kubectl delete cluster -n ${ns} ${cluster} --ignore-not-found --wait=true\`): it must go first, because CAPZ recreates ` +
+        `deleted ASO objects from its own copies, without the skip annotation; only then delete what is left of them ` +
+        `(\`kubectl delete -n ${ns} ${aso.map(resourceOf).join(' ')} --ignore-not-found\`).`,
     );
   }
   lines.push('No Azure resource was deleted by this job.');

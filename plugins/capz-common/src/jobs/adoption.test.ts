@@ -51,7 +51,7 @@ describe('planAdoption', () => {
     const r = planAdoption(params, snapshot());
     expect(failed(r)).toEqual([]);
     expect(r.preflight.map(c => c.id)).toEqual(['namespace', 'credential-secret', 'aks-cluster', 'not-managed', 'names', 'no-conflicts', 'access']);
-    expect(r.plan.map(s => s.id)).toEqual(['adopt-resource-group', 'adopt-managed-cluster', 'adopt-agent-pools', 'wait-available']);
+    expect(r.plan.map(s => s.id)).toEqual(['adopt-resource-group', 'adopt-managed-cluster', 'adopt-agent-pools', 'pin-reconcile-policies', 'wait-available']);
     expect(r.result?.cluster).toEqual({ managementCluster: 'mgmt', namespace: 'adopt', name: 'aks-adopt' });
     for (const s of r.plan) expect(s.description).toMatch(/capz-ground-truth/);
   });
@@ -121,6 +121,21 @@ describe('planAdoption', () => {
     ]);
     expect(step(r.plan, 'wait-available').waitFor[0]).toMatchObject({ ref: { kind: 'Cluster', name: 'myakscluster' } });
     expect(step(r.plan, 'adopt-resource-group').preconditions[1]).toMatchObject({ azure: { resourceGroup: 'My_Resource_Group', name: 'myAKSCluster' } });
+  });
+
+  it('pins skip on the group in the AzureASOManagedCluster\'s spec.resources (CAPZ drops annotations when it embeds it)', () => {
+    const s = step(planAdoption(params, snapshot()).plan, 'pin-reconcile-policies');
+    expect(s.actions).toEqual([
+      expect.objectContaining({
+        action: 'set-embedded-annotation',
+        ref: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureASOManagedCluster', namespace: 'adopt', name: 'aks-adopt' },
+        resource: { kind: 'ResourceGroup', name: 'rg-adopt' },
+        annotation: 'serviceoperator.azure.com/reconcile-policy',
+        value: 'skip',
+      }),
+    ]);
+    expect(s.waitFor).toEqual([expect.objectContaining({ type: 'annotation', ref: expect.objectContaining({ kind: 'ResourceGroup', name: 'rg-adopt' }), value: 'skip' })]);
+    expect(requiredAdoptionAccess(params)).toContainEqual(expect.objectContaining({ verb: 'patch', resource: 'azureasomanagedclusters', namespace: 'adopt' }));
   });
 
   it('writes back every field Azure reports, so that ASO\'s PUT changes nothing: tags, labels, taints, OS, zones', () => {

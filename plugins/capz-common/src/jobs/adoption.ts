@@ -16,6 +16,7 @@ import {
   fail,
   jobAnnotations,
   pass,
+  pinPoliciesStep,
   policyAnnotation,
   policyBeforeJob,
   ref,
@@ -61,7 +62,7 @@ export function requiredAdoptionAccess(params: AdoptJobParams): AccessRequiremen
     ...accessFor(ns, kinds.ManagedClustersAgentPool.group, 'managedclustersagentpools', [['get', 'adopt-agent-pools'], ['create', 'adopt-agent-pools']]),
     ...accessFor(ns, CAPI, 'clusters', [['get', 'adopt-managed-cluster, wait-available']]),
     ...accessFor(ns, CAPI, 'machinepools', [['get', 'adopt-agent-pools']]),
-    ...accessFor(ns, CAPZ, 'azureasomanagedclusters', [['get', 'adopt-managed-cluster']]),
+    ...accessFor(ns, CAPZ, 'azureasomanagedclusters', [['get', 'adopt-managed-cluster'], ['patch', 'pin-reconcile-policies']]),
     ...accessFor(ns, CAPZ, 'azureasomanagedcontrolplanes', [['get', 'adopt-managed-cluster, adopt-agent-pools']]),
     ...accessFor(ns, CAPZ, 'azureasomanagedmachinepools', [['get', 'adopt-agent-pools']]),
   ];
@@ -140,7 +141,7 @@ export function planAdoption(params: AdoptJobParams, snap: AdoptionSnapshot): Jo
   }
   if (aks?.managedBy) {
     const m = aks.managedBy;
-    preflight.push(fail('not-managed', 'Nothing manages it yet', `ManagedCluster ${m.namespace}/${m.name}${m.cluster ? ` (Cluster ${m.cluster})` : ''} already points at this AKS cluster.`, 'A cluster can be managed from one place only; use the existing Cluster.'));
+    preflight.push(fail('not-managed', 'Nothing manages it yet', `ManagedCluster ${m.managementCluster ? `${m.managementCluster}/` : ''}${m.namespace}/${m.name}${m.cluster ? ` (Cluster ${m.cluster})` : ''} already points at this AKS cluster.`, 'A cluster can be managed from one place only; use the existing Cluster.'));
   } else if (aks) {
     preflight.push(pass('not-managed', 'Nothing manages it yet', 'No ASO ManagedCluster on this management cluster points at it.'));
   }
@@ -319,6 +320,7 @@ function buildPlan(
       waitFor: aks.agentPools.flatMap(p => agentPoolAdopted(ns, `${name}-${p.name}`)),
       timeoutSeconds: 900,
     },
+    ...(o.existingRg ? [] : [pinPoliciesStep([{ owner: ref('AzureASOManagedCluster', ns, name), aso: rg }])]),
     {
       id: 'wait-available',
       title: 'Wait for the cluster to be Available',

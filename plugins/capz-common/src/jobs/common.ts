@@ -4,7 +4,7 @@
  */
 import { apiVersionOf, kinds, type KindName } from '../kinds';
 import type { ObservedObject } from '../tree/types';
-import { JOB_ANNOTATION, type AzureClusterKey, type ObjectRef, type PlannedCondition, type PreflightCheck } from './types';
+import { JOB_ANNOTATION, type AzureClusterKey, type ObjectRef, type PlannedAction, type PlannedCondition, type PreflightCheck, type StepPlan } from './types';
 
 /**
  * The value planners write into {@link JOB_ANNOTATION} on every object they create. The backend replaces it with
@@ -211,6 +211,43 @@ export function policyBeforeJob(o: ObservedObject): ReconcilePolicy {
 /** The annotation that gives a new object `policy`: none for `manage` (ASO's default, as CAPZ writes it). */
 export const policyAnnotation = (policy: ReconcilePolicy): Record<string, string> =>
   policy === 'manage' ? {} : { [RECONCILE_POLICY]: policy };
+
+/** A new ASO object on `skip`, and the CAPZ object whose `spec.resources` must say so too. */
+export interface PolicyPin {
+  /** The CAPZ object (AzureASOManagedCluster, ...ControlPlane, ...MachinePool) that embeds the ASO object. */
+  owner: ObjectRef;
+  /** The live ASO object. */
+  aso: ObjectRef;
+}
+
+/**
+ * The step that pins `skip` into the CAPZ objects' `spec.resources`. CAPZ's adoption controllers embed only the ASO
+ * objects' name and spec, annotations dropped (capz-ground-truth 2.1 steps 3, 6), and CAPZ re-applies
+ * spec.resources whenever it (re)creates an object: a ResourceGroup deleted and recreated by CAPZ would come back
+ * on `manage` and take the group with it when the cluster is deleted. `skip` is the one policy CAPZ accepts there
+ * (capz-ground-truth 1.4: any other is a terminal Incompatible error on pause).
+ */
+export function pinPoliciesStep(pins: PolicyPin[]): StepPlan {
+  return {
+    id: 'pin-reconcile-policies',
+    title: 'Keep the reconcile policies in CAPZ\'s objects',
+    description:
+      'Sets serviceoperator.azure.com/reconcile-policy: skip on the embedded copies in spec.resources of the ASO objects on skip, because the adoption controllers drop annotations when they embed them and CAPZ would recreate them on manage (capz-ground-truth 1.4, 2.1).',
+    preconditions: [],
+    actions: pins.map(
+      (p): PlannedAction => ({
+        action: 'set-embedded-annotation',
+        ref: p.owner,
+        resource: { kind: p.aso.kind, name: p.aso.name },
+        annotation: RECONCILE_POLICY,
+        value: 'skip',
+        description: `Set ${RECONCILE_POLICY}: skip on ${p.aso.kind} ${p.aso.name} in ${describeRef(p.owner)} spec.resources`,
+      }),
+    ),
+    waitFor: pins.map(p => when.annotation(p.aso, RECONCILE_POLICY, 'skip')),
+    timeoutSeconds: 120,
+  };
+}
 
 /** One owner per AKS cluster, checked live right before a job's first write (see the `sole-manager` condition). */
 export function soleManager(azure: AzureClusterKey, except: ObjectRef[]): PlannedCondition {

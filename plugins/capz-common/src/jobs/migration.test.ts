@@ -266,9 +266,18 @@ describe('planMigration', () => {
     expect(newMc.metadata.annotations?.[POLICY]).toBeUndefined();
     expect(creates(step(r.plan, 'adopt-agent-pools')).map(p => p.metadata.annotations?.[POLICY])).toEqual([undefined, undefined]);
     expect(r.facts?.reconcilePolicies).toBe('ResourceGroup rg-legacy-1: skip, ManagedCluster legacy-1: manage, ManagedClustersAgentPool legacy-1-pool0: manage, ManagedClustersAgentPool legacy-1-pool1: manage');
-    // detach-on-delete is kept as it is.
+    // The group on skip is pinned in the new AzureASOManagedCluster's spec.resources; nothing else is on skip.
+    const pin = step(r.plan, 'pin-reconcile-policies');
+    expect(pin.actions.map(a => (a.action === 'set-embedded-annotation' ? `${a.ref.kind}/${a.ref.namespace}/${a.ref.name} ${a.resource.kind}/${a.resource.name} ${a.value}` : a.action))).toEqual([
+      'AzureASOManagedCluster/team-legacy-aso/legacy-1 ResourceGroup/rg-legacy-1 skip',
+    ]);
+    expect(r.plan.map(s => s.id).slice(-4)).toEqual(['pin-reconcile-policies', 'wait-available', 'delete-old', 'verify']);
+    // detach-on-delete is kept as it is, but cannot be pinned (CAPZ accepts only skip in spec.resources): a warning.
     (rg.metadata as any).annotations = { [POLICY]: 'detach-on-delete' };
-    expect(creates(step(planMigration(params, snap).plan, 'adopt-resource-group'))[0].metadata.annotations?.[POLICY]).toBe('detach-on-delete');
+    const detached = planMigration(params, snap);
+    expect(creates(step(detached.plan, 'adopt-resource-group'))[0].metadata.annotations?.[POLICY]).toBe('detach-on-delete');
+    expect(detached.plan.map(s => s.id)).not.toContain('pin-reconcile-policies');
+    expect(detached.preflight.find(c => c.id === 'detach-on-delete')).toMatchObject({ status: 'warn', message: expect.stringContaining('ResourceGroup rg-legacy-1 is on detach-on-delete') });
   });
 
   it('keeps every Azure field: group and cluster tags (ARM replaces tags on PUT), names and azureNames', () => {

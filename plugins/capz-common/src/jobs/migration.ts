@@ -26,6 +26,8 @@ import {
   namespaceRef,
   ownedBy,
   pass,
+  pinPoliciesStep,
+  type PolicyPin,
   policyAnnotation,
   policyBeforeJob,
   RECONCILE_POLICY,
@@ -191,9 +193,9 @@ export function requiredMigrationAccess(params: MigrateJobParams): AccessRequire
     ...accessFor(to, CS, 'managedclustersagentpools', [['get', 'adopt-agent-pools'], ['create', 'adopt-agent-pools']]),
     ...accessFor(to, CAPI, 'clusters', [['get', 'adopt-managed-cluster, wait-available']]),
     ...accessFor(to, CAPI, 'machinepools', [['get', 'adopt-agent-pools']]),
-    ...accessFor(to, CAPZ, 'azureasomanagedclusters', [['get', 'adopt-managed-cluster']]),
-    ...accessFor(to, CAPZ, 'azureasomanagedcontrolplanes', [['get', 'adopt-managed-cluster, adopt-agent-pools']]),
-    ...accessFor(to, CAPZ, 'azureasomanagedmachinepools', [['get', 'adopt-agent-pools']]),
+    ...accessFor(to, CAPZ, 'azureasomanagedclusters', [['get', 'adopt-managed-cluster'], ['patch', 'pin-reconcile-policies']]),
+    ...accessFor(to, CAPZ, 'azureasomanagedcontrolplanes', [['get', 'adopt-managed-cluster, adopt-agent-pools'], ['patch', 'pin-reconcile-policies']]),
+    ...accessFor(to, CAPZ, 'azureasomanagedmachinepools', [['get', 'adopt-agent-pools'], ['patch', 'pin-reconcile-policies']]),
   ];
 }
 
@@ -328,6 +330,12 @@ export function planMigration(params: MigrateJobParams, snap: MigrationSnapshot)
     preflight.push(pass('subscription', 'The Azure subscription is known', `The AKS cluster is in subscription ${subscriptionId}.`));
   } else {
     preflight.push(fail('subscription', 'The Azure subscription is known', `Neither AzureManagedControlPlane ${nameOf(amcp)} (spec.subscriptionID) nor ManagedCluster ${newName} (status.id) names the subscription.`, 'Wait until ASO has reconciled the ManagedCluster, then retry.'));
+  }
+  const detached = [rg, mc, ...legacy.agentPools].filter(o => policyBeforeJob(o) === 'detach-on-delete');
+  if (detached.length) {
+    preflight.push(
+      warn('detach-on-delete', 'Every reconcile policy can be kept', `${detached.map(o => `${o.kind} ${nameOf(o)}`).join(', ')} ${detached.length === 1 ? 'is' : 'are'} on detach-on-delete. The new objects get it too, but CAPZ accepts no policy but skip in spec.resources (capz-ground-truth 1.4), so it cannot be pinned there: if CAPZ ever recreates such an object, it comes back on manage.`, 'After the migration, check the policy of these objects after any pause of the new Cluster or recreation of its objects.'),
+    );
   }
   const notAdopted = [...legacy.otherRgs, ...legacy.otherAso];
   if (notAdopted.length) {
@@ -592,6 +600,15 @@ function buildPlan(params: MigrateJobParams, cluster: ObservedObject, l: LegacyO
     waitFor: l.agentPools.flatMap(ap => agentPoolAdopted(to, nameOf(ap))),
     timeoutSeconds: 900,
   });
+  // Objects on skip keep it when CAPZ recreates them: pinned in the CAPZ objects that embed them.
+  const pins: PolicyPin[] = [
+    ...(policyBeforeJob(rg) === 'skip' ? [{ owner: ref('AzureASOManagedCluster', to, newName), aso: newRg }] : []),
+    ...(policyBeforeJob(mc) === 'skip' ? [{ owner: newCp, aso: newMc }] : []),
+    ...l.agentPools
+      .filter(ap => policyBeforeJob(ap) === 'skip')
+      .map(ap => ({ owner: ref('AzureASOManagedMachinePool', to, nameOf(ap)), aso: refTo(ap, 'ManagedClustersAgentPool', to) })),
+  ];
+  if (pins.length) steps.push(pinPoliciesStep(pins));
   steps.push({
     id: 'wait-available',
     title: 'Wait for the new cluster to be Available',

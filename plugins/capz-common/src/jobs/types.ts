@@ -94,7 +94,13 @@ export type PlannedAction =
   | { action: 'create'; ref: ObjectRef; object: KubeObject; description: string }
   | { action: 'merge-patch'; ref: ObjectRef; patch: Record<string, unknown>; description: string; ifExists?: boolean }
   | { action: 'delete'; ref: ObjectRef; description: string }
-  | { action: 'copy-secret'; from: ObjectRef; to: ObjectRef; description: string };
+  | { action: 'copy-secret'; from: ObjectRef; to: ObjectRef; description: string }
+  /**
+   * Sets an annotation on one embedded resource of a CAPZ object's `spec.resources` (found by kind and name), so that
+   * CAPZ writes it whenever it (re)creates that ASO object. Read, changed and written back as a merge patch carrying
+   * the read resourceVersion (a concurrent write makes it read again); a no-op when the value is already there.
+   */
+  | { action: 'set-embedded-annotation'; ref: ObjectRef; resource: { kind: string; name: string }; annotation: string; value: string; description: string };
 
 /** One step of a job, exactly as it will run. @public */
 export interface StepPlan {
@@ -293,8 +299,8 @@ export interface DiscoveredAksCluster {
   identityType?: string;
   /** ARM's `aadProfile`, when set: adoption writes it back as is so that its PUT does not change it. */
   aadProfile?: { managed?: boolean; enableAzureRBAC?: boolean; adminGroupObjectIDs?: string[]; tenantID?: string };
-  /** Set when an ASO ManagedCluster on this management cluster already points at it. */
-  managedBy?: { namespace: string; name: string; cluster?: string };
+  /** Set when an ASO ManagedCluster on any configured management cluster already points at it. */
+  managedBy?: { namespace: string; name: string; cluster?: string; /** Set when it is another management cluster. */ managementCluster?: string };
 }
 
 /** GET /azure/clusters?managementCluster&namespace&credentialSecret @public */

@@ -10,14 +10,14 @@ const server = setupCapzServer();
 const CLUSTER = `${BASE}/clusters/local/team-search/search-prod`;
 const PATH = '/capz/clusters/local/team-search/search-prod';
 
-function serve(opts: { tree?: () => TreeNode } = {}) {
+function serve(opts: { tree?: () => TreeNode; summary?: typeof SEARCH_PROD } = {}) {
   const calls = { tree: [] as string[], timeline: [] as string[], yaml: 0 };
   server.use(
     // The active-job banner asks once per page.
     http.get(`${BASE}/jobs`, () => HttpResponse.json({ items: [] })),
     http.get(`${CLUSTER}/tree`, ({ request }) => {
       calls.tree.push(new URL(request.url).search);
-      return HttpResponse.json({ summary: SEARCH_PROD, tree: (opts.tree ?? searchProdTree)() });
+      return HttpResponse.json({ summary: opts.summary ?? SEARCH_PROD, tree: (opts.tree ?? searchProdTree)() });
     }),
     http.get(`${CLUSTER}/timeline`, ({ request }) => {
       const url = new URL(request.url);
@@ -68,6 +68,21 @@ describe('cluster page', () => {
     expect(within(panel).getByRole('table', { name: 'Conditions of ManagedCluster search-prod' })).toHaveTextContent('ReconciliationBlocked');
     // Grouped pools read as one row.
     expect(within(tree()).getByRole('row', { name: /Group of 3 MachinePools, Healthy/ })).toBeInTheDocument();
+  });
+
+  it('flags a cluster whose AKS cluster is managed from another place too, and says what to do', async () => {
+    serve({ summary: { ...SEARCH_PROD, managedFrom: [{ managementCluster: 'edge', namespace: 'by-hand', name: 'search-prod' }] } });
+    renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
+    await screen.findByRole('treegrid');
+    expect(screen.getByText('1 cluster is managed from more than one place')).toBeInTheDocument();
+    expect(screen.getByText(/local\/team-search\/search-prod \(also edge\/by-hand\/search-prod\)\. .*reconcile-policy: skip on the other ManagedCluster, then delete it/)).toBeInTheDocument();
+  });
+
+  it('shows no such flag for a cluster managed from one place', async () => {
+    serve();
+    renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
+    await screen.findByRole('treegrid');
+    expect(screen.queryByText(/managed from more than one place/)).not.toBeInTheDocument();
   });
 
   it('answers "why is it not ready" in one click from anywhere', async () => {

@@ -8,6 +8,7 @@ import { clusterRouteRef } from '../../routes';
 import { API_LABEL } from '../ClustersPage/filters';
 import { ErrorAlert } from '../shared/errors';
 import { LiveStatus } from '../shared/LiveStatus';
+import { ManagedFromAlert } from '../shared/managedFrom';
 import { HealthLabel } from '../shared/health';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
 import { TimelinePanel } from '../Timeline/TimelinePanel';
@@ -82,6 +83,7 @@ export function ClusterView({
 
   return (
     <Flex direction="column" gap="4">
+      <ManagedFromAlert clusters={[summary]} />
       <Flex justify="between" align="start" style={{ flexWrap: 'wrap' }} gap="3">
         <Flex direction="column" gap="1">
           <Text as="h2" variant="title-medium">

@@ -15,9 +15,10 @@ import {
   Text,
   useTable,
 } from '@backstage/ui';
-import { ClusterSummary, Health, ManagedFromPlace, ManagementClustersResponse } from '@internal/plugin-capz-common';
+import { ClusterSummary, Health, ManagementClustersResponse } from '@internal/plugin-capz-common';
 import { useCallback, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
+import { ManagedFromAlert, placeText } from '../shared/managedFrom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
 import { adoptRouteRef, clusterRouteRef, migrateRouteRef } from '../../routes';
@@ -112,8 +113,6 @@ function FilterSelect(props: {
     />
   );
 }
-
-const placeText = (p: ManagedFromPlace) => `${p.managementCluster}/${p.namespace}/${p.name}${p.cluster && p.cluster !== p.name ? ` (Cluster ${p.cluster})` : ''}`;
 
 /**
  * The danger badge of a cluster whose AKS cluster other ASO ManagedClusters also manage (issue 16): how many places
@@ -277,7 +276,6 @@ export function ClustersPage() {
     },
   ];
 
-  const doublyManaged = all.filter(c => c.managedFrom?.length);
   const error = clusters.error;
   const noManagementClusters = mcs.value && mcs.value.items.length === 0;
   const filtered = FILTER_KEYS.some(k => filters[k]);
@@ -293,18 +291,7 @@ export function ClustersPage() {
         </Flex>
       )}
       {mcs.value && <ManagementClusterAlerts value={mcs.value} />}
-      {doublyManaged.length > 0 && (
-        <Alert
-          status="danger"
-          icon
-          title={`${doublyManaged.length} ${doublyManaged.length === 1 ? 'cluster is' : 'clusters are'} managed from more than one place`}
-          description={
-            `${doublyManaged.map(c => `${c.managementCluster}/${c.namespace}/${c.name} (also ${(c.managedFrom ?? []).map(placeText).join(', ')})`).join('; ')}. ` +
-            'Two ASO ManagedClusters write the same AKS cluster, and deleting either one deletes the AKS cluster under the ' +
-            'other. Keep one: set serviceoperator.azure.com/reconcile-policy: skip on the other ManagedCluster, then delete it.'
-          }
-        />
-      )}
+      <ManagedFromAlert clusters={all} />
       {error && <ErrorAlert title="Could not load the clusters" error={error} />}
       {mcs.error && !error && <ErrorAlert title="Could not load the management clusters" error={mcs.error} />}
       {noManagementClusters && (

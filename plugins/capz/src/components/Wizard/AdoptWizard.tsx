@@ -51,7 +51,7 @@ function ClusterOption({ c }: { c: DiscoveredAksCluster }) {
         <span>{facts}</span>
         {c.managedBy && (
           <span>
-            {`Already managed by ManagedCluster ${c.managedBy.namespace}/${c.managedBy.name}` +
+            {`Already managed by ManagedCluster ${c.managedBy.managementCluster ? `${c.managedBy.managementCluster}/` : ''}${c.managedBy.namespace}/${c.managedBy.name}` +
               `${c.managedBy.cluster ? ` (cluster ${c.managedBy.cluster})` : ''}: it cannot be adopted twice.`}
           </span>
         )}

@@ -10,6 +10,7 @@ const VERB: Record<PlannedAction['action'], string> = {
   'merge-patch': 'Patch',
   delete: 'Delete',
   'copy-secret': 'Copy',
+  'set-embedded-annotation': 'Annotate',
 };
 
 const codeStyle = {
@@ -22,7 +23,8 @@ const codeStyle = {
 };
 
 function ActionItem({ action }: { action: PlannedAction }) {
-  const what = action.action === 'copy-secret' ? `Secret ${refText(action.from)} to ${refText(action.to)}` : refText(action.ref);
+  let what = action.action === 'copy-secret' ? `Secret ${refText(action.from)} to ${refText(action.to)}` : refText(action.ref);
+  if (action.action === 'set-embedded-annotation') what = `${action.resource.kind} ${action.resource.name} in ${what} spec.resources`;
   const label = `${VERB[action.action]} ${what}`;
   return (
     <li>
