@@ -41,6 +41,9 @@ import type { Condition, Obj } from '../runtime/types.ts';
 import { managedClusterStatus, agentPoolStatus, resourceGroupStatus, poolSpecFromAso, clusterSpecFromAso } from './shapes.ts';
 
 export const ASO_FINALIZER = 'serviceoperator.azure.com/finalizer';
+
+/** The resource group named by an ARM id (`/subscriptions/<s>/resourceGroups/<g>/...`). */
+const groupOfArmId = (id: unknown): string | undefined => (typeof id === 'string' ? /\/resourcegroups\/([^/]+)/i.exec(id)?.[1] : undefined);
 export const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
 export const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
 
@@ -330,8 +333,10 @@ export class AsoSimulator {
         if (kind === 'ResourceGroup') {
           w.deleteResourceGroup(sub, this.azureName(o));
         } else if (kind === 'ManagedCluster') {
+          // ASO deletes by the resource's own ARM id (its status.id here), so an owner object already gone does
+          // not matter; the owner's names are the fallback for a resource never reconciled.
           const rgObj = this.deps.cache.get('ResourceGroup', o.metadata.namespace, o.spec.owner.name);
-          const rg = rgObj?.spec?.azureName ?? o.spec.owner.name;
+          const rg = groupOfArmId(o.status?.id) ?? rgObj?.spec?.azureName ?? o.spec.owner.name;
           if (w.getResourceGroup(sub, rg) && w.getManagedCluster(sub, rg, this.azureName(o))) {
             w.deleteManagedCluster(sub, rg, this.azureName(o));
             gone = !w.getManagedCluster(sub, rg, this.azureName(o));

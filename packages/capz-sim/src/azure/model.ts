@@ -355,7 +355,12 @@ export class AzureWorld extends EventEmitter {
 
   private removeCluster(mc: ManagedCluster): void {
     if (!this.clusters.delete(key(mc.subscriptionId, mc.resourceGroup, mc.name))) return;
-    this.counters.deleted.agentPools += Object.keys(mc.agentPools).length;
+    // Each pool goes with its cluster and is counted once: a pool whose own delete is still running finds itself
+    // gone when its timer fires and does not count again.
+    for (const name of Object.keys(mc.agentPools)) {
+      delete mc.agentPools[name];
+      this.counters.deleted.agentPools++;
+    }
     this.counters.deleted.managedClusters++;
   }
 
