@@ -2,7 +2,7 @@ import {
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
-import { capzClusterReadPermission, capzPermissions } from '@internal/plugin-capz-common';
+import { capzClusterCreatePermission, capzClusterReadPermission, capzPermissions } from '@internal/plugin-capz-common';
 import { capzClusterResourceRef, capzClusterRules, parseClusterResourceRef } from './permissions/rules';
 import { ConnectionMonitor } from './cluster/ConnectionMonitor';
 import { WatchCache } from './cluster/WatchCache';
@@ -12,6 +12,7 @@ import { createHistory, HistoryFlush } from './history';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { createRouter } from './service/router';
 import { createJobsRouter } from './service/jobsRouter';
+import { createClusterCreateRouter, KubeApplyClient } from './service/clusterCreate';
 import { createJobs } from './jobs';
 
 /**
@@ -47,7 +48,7 @@ export const capzPlugin = createBackendPlugin({
         permissionsRegistry.addResourceType({
           resourceRef: capzClusterResourceRef,
           rules: capzClusterRules,
-          permissions: [capzClusterReadPermission],
+          permissions: [capzClusterReadPermission, capzClusterCreatePermission],
           getResources: async refs => refs.map(parseClusterResourceRef),
         });
         const connections = new ConnectionMonitor(managementClusters, logger);
@@ -78,6 +79,23 @@ export const capzPlugin = createBackendPlugin({
         );
         httpRouter.use(
           await createJobsRouter({ logger, httpAuth, permissions, auditor, managementClusters, cache, ...jobs }),
+        );
+        // New clusters (the scaffolder's capz:cluster:create): server-side apply, one client per management cluster.
+        const applyClients = new Map<string, Promise<KubeApplyClient>>();
+        httpRouter.use(
+          await createClusterCreateRouter({
+            logger,
+            httpAuth,
+            permissions,
+            auditor,
+            managementClusters,
+            client: name => {
+              const c = managementClusters.find(m => m.name === name);
+              if (!c) throw new Error(`No management cluster named "${name}"`);
+              if (!applyClients.has(name)) applyClients.set(name, KubeApplyClient.create(c, logger));
+              return applyClients.get(name)!;
+            },
+          }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
       },

@@ -7,5 +7,6 @@ export * from './kinds';
 export * from './permissions';
 export * from './api';
 export * from './manifests/aksAsoCluster';
+export * from './clusterCreate';
 export * from './tree';
 export * from './jobs';

@@ -26,9 +26,20 @@ export const capzClusterMigratePermission = createPermission({
   attributes: { action: 'update' },
 });
 
+/**
+ * Creating a new cluster's objects on a management cluster (the scaffolder's `capz:cluster:create`, for the user who
+ * runs the template); conditional on management cluster and namespace like reading. @public
+ */
+export const capzClusterCreatePermission = createPermission({
+  name: 'capz.cluster.create',
+  attributes: { action: 'create' },
+  resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
+});
+
 /** @public */
 export const capzPermissions = [
   capzClusterReadPermission,
+  capzClusterCreatePermission,
   capzClusterAdoptPermission,
   capzClusterMigratePermission,
 ];

@@ -5,3 +5,4 @@
  */
 export { scaffolderModuleCapz as default } from './module';
 export { createRenderClusterManifestsAction } from './actions/renderClusterManifests';
+export { createCreateClusterAction } from './actions/createCluster';

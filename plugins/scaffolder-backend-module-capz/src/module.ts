@@ -1,5 +1,6 @@
-import { createBackendModule } from '@backstage/backend-plugin-api';
+import { coreServices, createBackendModule } from '@backstage/backend-plugin-api';
 import { scaffolderActionsExtensionPoint } from '@backstage/plugin-scaffolder-node';
+import { createCreateClusterAction } from './actions/createCluster';
 import { createRenderClusterManifestsAction } from './actions/renderClusterManifests';
 
 /** Registers the CAPZ scaffolder actions. @public */
@@ -8,9 +9,14 @@ export const scaffolderModuleCapz = createBackendModule({
   moduleId: 'capz',
   register(env) {
     env.registerInit({
-      deps: { scaffolder: scaffolderActionsExtensionPoint },
-      async init({ scaffolder }) {
-        scaffolder.addActions(createRenderClusterManifestsAction());
+      deps: {
+        scaffolder: scaffolderActionsExtensionPoint,
+        auth: coreServices.auth,
+        discovery: coreServices.discovery,
+        config: coreServices.rootConfig,
+      },
+      async init({ scaffolder, auth, discovery, config }) {
+        scaffolder.addActions(createRenderClusterManifestsAction(), createCreateClusterAction({ auth, discovery, config }));
       },
     });
   },

@@ -193,6 +193,62 @@ export const spec = {
           },
         },
       },
+      CreateClusterResponse: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'dryRun',
+          'managementCluster',
+          'namespace',
+          'name',
+          'path',
+          'objects',
+        ],
+        properties: {
+          dryRun: {
+            type: 'boolean',
+          },
+          managementCluster: {
+            type: 'string',
+          },
+          namespace: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
+          },
+          path: {
+            type: 'string',
+            description:
+              "The cluster's page in the app, relative to its base URL.",
+          },
+          objects: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['apiVersion', 'kind', 'namespace', 'name'],
+              properties: {
+                apiVersion: {
+                  type: 'string',
+                },
+                kind: {
+                  type: 'string',
+                },
+                namespace: {
+                  type: 'string',
+                },
+                name: {
+                  type: 'string',
+                },
+                uid: {
+                  type: 'string',
+                },
+              },
+            },
+          },
+        },
+      },
       ClusterSummary: {
         type: 'object',
         additionalProperties: false,
@@ -596,6 +652,114 @@ export const spec = {
                       },
                     },
                   },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+      post: {
+        operationId: 'CreateCluster',
+        description:
+          "Renders a new ASO-managed AKS cluster (CAPZ's aks-aso flavor) and applies its objects on the management cluster with server-side apply under the field manager `capz-backstage`, for the calling user. Needs capz.cluster.create (conditional on management cluster and namespace; audited as `capz-cluster-create`). Every check runs before the first write: 400 invalid input (the message names the field) or an object the API server rejects in a dryRun=All apply, 403 not allowed, 409 an object of those names exists already (every name is read live, the ASO objects CAPZ will create included). `dryRun: true` stops after the API server's validation and writes nothing (200).",
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                  'managementCluster',
+                  'namespace',
+                  'name',
+                  'location',
+                  'kubernetesVersion',
+                  'credentialSecretName',
+                  'pools',
+                ],
+                properties: {
+                  managementCluster: {
+                    type: 'string',
+                    minLength: 1,
+                  },
+                  namespace: {
+                    type: 'string',
+                    minLength: 1,
+                  },
+                  name: {
+                    type: 'string',
+                    minLength: 1,
+                  },
+                  location: {
+                    type: 'string',
+                    minLength: 1,
+                  },
+                  kubernetesVersion: {
+                    type: 'string',
+                    minLength: 1,
+                  },
+                  credentialSecretName: {
+                    type: 'string',
+                    minLength: 1,
+                  },
+                  pools: {
+                    type: 'array',
+                    minItems: 1,
+                    maxItems: 100,
+                    items: {
+                      type: 'object',
+                      additionalProperties: false,
+                      required: ['name', 'mode', 'vmSize', 'replicas'],
+                      properties: {
+                        name: {
+                          type: 'string',
+                        },
+                        mode: {
+                          type: 'string',
+                          enum: ['System', 'User'],
+                        },
+                        vmSize: {
+                          type: 'string',
+                          minLength: 1,
+                        },
+                        replicas: {
+                          type: 'integer',
+                          minimum: 0,
+                          maximum: 1000,
+                        },
+                      },
+                    },
+                  },
+                  dryRun: {
+                    type: 'boolean',
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description:
+              'Dry run; every object validated by the API server, nothing written.',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/CreateClusterResponse',
+                },
+              },
+            },
+          },
+          '201': {
+            description: 'Created.',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/CreateClusterResponse',
                 },
               },
             },

@@ -1,0 +1,133 @@
+/**
+ * POST /clusters with a scripted API server (an in-memory ApplyClient): what no real API server here produces on
+ * demand. A refusal in the dry-run pass is a 400 before anything is written; a failure half way names what was
+ * written; derived names are measured on the rendered objects; a second request for a cluster being created is a 409.
+ */
+import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
+import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
+import type { CreateClusterRequest, KubeObject, ObjectRef } from '@internal/plugin-capz-common';
+import express from 'express';
+import request from 'supertest';
+import { ApplyClient, ApplyError, createClusterCreateRouter, createClusterInputErrors } from './clusterCreate';
+
+const auth = { Authorization: mockCredentials.user.header() };
+const body = (o: Partial<CreateClusterRequest> = {}): CreateClusterRequest => ({
+  managementCluster: 'east',
+  namespace: 'team-a',
+  name: 'alpha',
+  location: 'westeurope',
+  kubernetesVersion: 'v1.33.2',
+  credentialSecretName: 'aso-credential',
+  pools: [{ name: 'pool0', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 1 }],
+  ...o,
+});
+
+/** An API server with the namespace and Secret, nothing else; `onApply` may refuse or stall an apply. */
+function scripted(onApply: (obj: KubeObject, dryRun: boolean) => Promise<void> | void = () => undefined) {
+  const written: string[] = [];
+  const client: ApplyClient = {
+    get: async (ref: ObjectRef) => (ref.kind === 'Namespace' || ref.kind === 'Secret' ? ({ metadata: { name: ref.name } } as KubeObject) : undefined),
+    apply: async (obj, o) => {
+      await onApply(obj, o.dryRun);
+      if (!o.dryRun) written.push(`${obj.kind}/${obj.metadata.name}`);
+      return { ...obj, metadata: { ...obj.metadata, uid: `uid-${obj.metadata.name}` } };
+    },
+  };
+  return { client, written };
+}
+
+async function app(client: ApplyClient) {
+  const logger = mockServices.logger.mock();
+  return express()
+    .use(
+      await createClusterCreateRouter({
+        logger,
+        httpAuth: mockServices.httpAuth(),
+        permissions: mockServices.permissions(),
+        auditor: mockServices.auditor.mock(),
+        managementClusters: [{ name: 'east', authMethod: 'serviceAccountToken', url: 'https://east.example', serviceAccountToken: 't' }],
+        client: async () => client,
+        validateResponses: true,
+      }),
+    )
+    .use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger }).error());
+}
+
+describe('POST /clusters', () => {
+  it('answers 400 naming the object when the API server refuses it in the dry-run pass, and writes nothing', async () => {
+    const { client, written } = scripted((obj, dryRun) => {
+      if (dryRun && obj.kind === 'MachinePool') throw new ApplyError(422, 'validating MachinePool team-a/alpha-pool0: spec.replicas: Invalid value');
+    });
+    const res = await request(await app(client)).post('/clusters').set(auth).send(body());
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe('The API server rejected validating MachinePool team-a/alpha-pool0: spec.replicas: Invalid value');
+    expect(written).toEqual([]);
+  });
+
+  it('names what it created when an apply fails half way', async () => {
+    const { client, written } = scripted((obj, dryRun) => {
+      if (!dryRun && obj.kind === 'MachinePool') throw new ApplyError(0, 'applying MachinePool team-a/alpha-pool0: socket hang up');
+    });
+    const res = await request(await app(client)).post('/clusters').set(auth).send(body());
+    expect(res.status).toBe(500);
+    expect(res.body.error.message).toBe(
+      'applying MachinePool team-a/alpha-pool0: socket hang up; already created: Cluster team-a/alpha, AzureASOManagedControlPlane team-a/alpha, AzureASOManagedCluster team-a/alpha',
+    );
+    expect(written).toEqual(['Cluster/alpha', 'AzureASOManagedControlPlane/alpha', 'AzureASOManagedCluster/alpha']);
+  });
+
+  it('refuses a second request for a cluster while the first is being created (409), then serves the next', async () => {
+    let release!: () => void;
+    let reached!: () => void;
+    const stalled = new Promise<void>(r => (release = r));
+    const inside = new Promise<void>(r => (reached = r));
+    const { client } = scripted(async (obj, dryRun) => {
+      if (dryRun && obj.kind === 'Cluster') {
+        reached();
+        await stalled;
+      }
+    });
+    const served = await app(client);
+    const first = request(served).post('/clusters').set(auth).send(body()).then(r => r);
+    await inside; // the first request holds the cluster: it is waiting on its first dry-run apply
+    const second = await request(served).post('/clusters').set(auth).send(body());
+    expect(second.status).toBe(409);
+    expect(second.body.error.message).toBe('A create of cluster east/team-a/alpha is already running');
+    release();
+    expect((await first).status).toBe(201);
+    // Released when done: the next request gets past the lock (and meets the objects, in a real API server).
+    expect((await request(served).post('/clusters').set(auth).send(body())).status).toBe(201);
+  });
+
+  it('answers 400 naming the field for an unknown management cluster', async () => {
+    const { client, written } = scripted();
+    const res = await request(await app(client)).post('/clusters').set(auth).send(body({ managementCluster: 'west' }));
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe('managementCluster: no management cluster named "west" is configured');
+    expect(written).toEqual([]);
+  });
+});
+
+describe('createClusterInputErrors', () => {
+  it('accepts a 54-character name and refuses 55 (the dnsPrefix limit), naming the field', () => {
+    expect(createClusterInputErrors(body({ name: 'a'.repeat(54), pools: [{ name: 'p', mode: 'System', vmSize: 'x', replicas: 1 }] }))).toEqual([]);
+    expect(createClusterInputErrors(body({ name: 'a'.repeat(55), pools: [{ name: 'p', mode: 'System', vmSize: 'x', replicas: 1 }] }))).toEqual([
+      `name: "${'a'.repeat(55)}" is 55 characters; it is the ManagedCluster's dnsPrefix, which CAPZ limits to 54`,
+    ]);
+  });
+
+  it('names the pool whose MachinePool name would be longer than a DNS label', () => {
+    const name = 'a'.repeat(54);
+    const errors = createClusterInputErrors(
+      body({ name, pools: [{ name: 'sys', mode: 'System', vmSize: 'x', replicas: 1 }, { name: 'averylongpoo', mode: 'User', vmSize: 'x', replicas: 0 }] }),
+    );
+    expect(errors).toEqual([
+      `pools[1].name: the MachinePool name "${name}-averylongpoo" (67 characters) must be a DNS label of at most 63 characters`,
+      `pools[1].name: the AzureASOManagedMachinePool name "${name}-averylongpoo" (67 characters) must be a DNS label of at most 63 characters`,
+    ]);
+  });
+
+  it('passes the parameter rules through (capz-common)', () => {
+    expect(createClusterInputErrors(body({ name: 'Bad' }))[0]).toMatch(/^name "Bad" must be a lowercase DNS label/);
+  });
+});

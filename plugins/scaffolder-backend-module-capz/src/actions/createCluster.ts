@@ -1,0 +1,81 @@
+import type { AuthService, DiscoveryService, RootConfigService } from '@backstage/backend-plugin-api';
+import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
+import type { CreateClusterRequest, CreateClusterResponse } from '@internal/plugin-capz-common';
+import { examples } from './createCluster.examples';
+
+export interface CreateClusterActionOptions {
+  auth: AuthService;
+  discovery: DiscoveryService;
+  /** `app.baseUrl` makes the output link absolute; without it the link is the app-relative path. */
+  config?: RootConfigService;
+}
+
+/** The message of a Backstage error body (`{error: {message}}`), else the status and raw text. */
+async function errorOf(res: Response): Promise<string> {
+  const text = await res.text();
+  try {
+    const message = JSON.parse(text)?.error?.message;
+    if (message) return `${res.status}: ${message}`;
+  } catch {
+    /* not JSON */
+  }
+  return `${res.status} ${res.statusText}${text ? `: ${text.slice(0, 500)}` : ''}`;
+}
+
+/**
+ * `capz:cluster:create`: asks the capz backend (`POST /api/capz/clusters`) to render and apply a new ASO-managed AKS
+ * cluster on a management cluster, as the user who runs the template (their credentials, so the backend checks
+ * capz.cluster.create for them and audits it under their name). In a template dry run the backend applies with
+ * `dryRun=All`: the real CRDs validate every object and nothing is written.
+ */
+export function createCreateClusterAction(o: CreateClusterActionOptions) {
+  return createTemplateAction({
+    id: 'capz:cluster:create',
+    description:
+      'Creates a new AKS cluster (CAPZ aks-aso flavor) on a management cluster through the capz backend, as the user who runs the template',
+    examples,
+    supportsDryRun: true,
+    schema: {
+      input: {
+        managementCluster: z => z.string().describe('Management cluster (capz.managementClusters[].name)'),
+        name: z => z.string().describe('Cluster name (lowercase DNS label; at most 54 characters, the dnsPrefix limit)'),
+        namespace: z => z.string().describe('Existing namespace on the management cluster'),
+        location: z => z.string().describe('Azure region, e.g. westeurope'),
+        kubernetesVersion: z => z.string().describe('Kubernetes version with a leading v, e.g. v1.33.2'),
+        credentialSecretName: z => z.string().describe('ASO credential Secret in the same namespace'),
+        pools: z =>
+          z
+            .array(z.object({ name: z.string(), mode: z.enum(['System', 'User']), vmSize: z.string(), replicas: z.number().int() }))
+            .min(1)
+            .describe('Agent pools; at least one System pool'),
+      },
+      output: {
+        clusterUrl: z => z.string().describe("The new cluster's page (absolute when app.baseUrl is configured)"),
+        clusterPath: z => z.string().describe("The new cluster's page, relative to the app"),
+        objects: z => z.array(z.string()).describe('The objects created (or validated, in a dry run) as Kind/name'),
+      },
+    },
+    async handler(ctx) {
+      const credentials = await ctx.getInitiatorCredentials();
+      const { token } = await o.auth.getPluginRequestToken({ onBehalfOf: credentials, targetPluginId: 'capz' });
+      const baseUrl = await o.discovery.getBaseUrl('capz');
+      const dryRun = ctx.isDryRun === true;
+      const request: CreateClusterRequest = { ...ctx.input, dryRun };
+      const target = `${ctx.input.managementCluster}/${ctx.input.namespace}/${ctx.input.name}`;
+      ctx.logger.info(`${dryRun ? 'Validating (dry run, nothing is written)' : 'Creating'} cluster ${target}`);
+      const res = await fetch(`${baseUrl}/clusters`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify(request),
+      });
+      if (!res.ok) throw new Error(`Cannot create cluster ${target}: ${await errorOf(res)}`);
+      const answer = (await res.json()) as CreateClusterResponse;
+      const objects = answer.objects.map(x => `${x.kind}/${x.name}`);
+      ctx.logger.info(`${dryRun ? 'The API server accepted' : 'Created'} ${objects.length} objects: ${objects.join(', ')}`);
+      const appBaseUrl = o.config?.getOptionalString('app.baseUrl')?.replace(/\/+$/, '');
+      ctx.output('clusterPath', answer.path);
+      ctx.output('clusterUrl', appBaseUrl ? `${appBaseUrl}${answer.path}` : answer.path);
+      ctx.output('objects', objects);
+    },
+  });
+}
