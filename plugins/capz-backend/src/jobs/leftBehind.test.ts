@@ -26,6 +26,26 @@ function stopped(type: Job['type'], plan: StepPlan[], params: Job['params'], sta
   };
 }
 
+const migrateParams = { managementCluster: 'mgmt', namespace: 'team-data', name: 'data-lake', targetNamespace: 'data-lake-aso' };
+function migrationPlan(): StepPlan[] {
+  const CAPZ = 'infrastructure.cluster.x-k8s.io';
+  const owner = (kind: string, name: string) => [{ apiVersion: `${CAPZ}/v1beta1`, kind, name, uid: `${kind}-${name}`, controller: true }];
+  const ready = { conditions: [{ type: 'Ready', status: 'True' }] };
+  const objects = [
+    { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', metadata: { name: 'data-lake', namespace: 'team-data' }, spec: { controlPlaneRef: { kind: 'AzureManagedControlPlane', name: 'data-lake' }, infrastructureRef: { kind: 'AzureManagedCluster', name: 'data-lake' } }, status: { conditions: [{ type: 'Available', status: 'True' }] } },
+    { apiVersion: `${CAPZ}/v1beta1`, kind: 'AzureManagedControlPlane', metadata: { name: 'data-lake', namespace: 'team-data' }, spec: { subscriptionID: SUB, location: 'westeurope' }, status: { ...ready, ready: true } },
+    { apiVersion: `${CAPZ}/v1beta1`, kind: 'AzureManagedCluster', metadata: { name: 'data-lake', namespace: 'team-data' }, spec: {} },
+    { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', metadata: { name: 'data-lake-system', namespace: 'team-data' }, spec: { clusterName: 'data-lake', template: { spec: { infrastructureRef: { kind: 'AzureManagedMachinePool', name: 'data-lake-system' } } } } },
+    { apiVersion: `${CAPZ}/v1beta1`, kind: 'AzureManagedMachinePool', metadata: { name: 'data-lake-system', namespace: 'team-data' }, spec: {}, status: ready },
+    { apiVersion: 'resources.azure.com/v1api20200601', kind: 'ResourceGroup', metadata: { name: 'rg-data-lake', namespace: 'team-data', ownerReferences: owner('AzureManagedControlPlane', 'data-lake') }, spec: { azureName: 'rg-data-lake', location: 'westeurope' }, status: ready },
+    { apiVersion: 'containerservice.azure.com/v1api20240901', kind: 'ManagedCluster', metadata: { name: 'data-lake', namespace: 'team-data', annotations: { 'serviceoperator.azure.com/credential-from': 'data-lake-aso-secret' }, ownerReferences: owner('AzureManagedControlPlane', 'data-lake') }, spec: { owner: { name: 'rg-data-lake' } }, status: { ...ready, agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1, vmSize: 'Standard_D2s_v3' }] } },
+    { apiVersion: 'containerservice.azure.com/v1api20240901', kind: 'ManagedClustersAgentPool', metadata: { name: 'data-lake-system', namespace: 'team-data', ownerReferences: owner('AzureManagedMachinePool', 'data-lake-system') }, spec: { azureName: 'system', owner: { name: 'data-lake' } }, status: ready },
+  ];
+  const r = planMigration(migrateParams, { cluster: objects[0], objects, targetNamespaceExists: false, credentialSecretExists: true, access: allow(requiredMigrationAccess(migrateParams)) });
+  if (!r.plan.length) throw new Error(`no plan: ${JSON.stringify(r.preflight.filter(c => c.status === 'fail'))}`);
+  return r.plan;
+}
+
 describe('describeLeftBehind', () => {
   it('an adoption cancelled while adopt-managed-cluster waits: DANGER first, with the exact commands that make its objects safe', () => {
     const words = describeLeftBehind(stopped('adopt', adoptPlan, adoptParams, { 'adopt-resource-group': ['succeeded', 1], 'adopt-managed-cluster': ['pending', 1] }));
@@ -68,22 +88,3 @@ describe('describeLeftBehind', () => {
   });
 });
 
-const migrateParams = { managementCluster: 'mgmt', namespace: 'team-data', name: 'data-lake', targetNamespace: 'data-lake-aso' };
-function migrationPlan(): StepPlan[] {
-  const CAPZ = 'infrastructure.cluster.x-k8s.io';
-  const owner = (kind: string, name: string) => [{ apiVersion: `${CAPZ}/v1beta1`, kind, name, uid: `${kind}-${name}`, controller: true }];
-  const ready = { conditions: [{ type: 'Ready', status: 'True' }] };
-  const objects = [
-    { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', metadata: { name: 'data-lake', namespace: 'team-data' }, spec: { controlPlaneRef: { kind: 'AzureManagedControlPlane', name: 'data-lake' }, infrastructureRef: { kind: 'AzureManagedCluster', name: 'data-lake' } }, status: { conditions: [{ type: 'Available', status: 'True' }] } },
-    { apiVersion: `${CAPZ}/v1beta1`, kind: 'AzureManagedControlPlane', metadata: { name: 'data-lake', namespace: 'team-data' }, spec: { subscriptionID: SUB, location: 'westeurope' }, status: { ...ready, ready: true } },
-    { apiVersion: `${CAPZ}/v1beta1`, kind: 'AzureManagedCluster', metadata: { name: 'data-lake', namespace: 'team-data' }, spec: {} },
-    { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', metadata: { name: 'data-lake-system', namespace: 'team-data' }, spec: { clusterName: 'data-lake', template: { spec: { infrastructureRef: { kind: 'AzureManagedMachinePool', name: 'data-lake-system' } } } } },
-    { apiVersion: `${CAPZ}/v1beta1`, kind: 'AzureManagedMachinePool', metadata: { name: 'data-lake-system', namespace: 'team-data' }, spec: {}, status: ready },
-    { apiVersion: 'resources.azure.com/v1api20200601', kind: 'ResourceGroup', metadata: { name: 'rg-data-lake', namespace: 'team-data', ownerReferences: owner('AzureManagedControlPlane', 'data-lake') }, spec: { azureName: 'rg-data-lake', location: 'westeurope' }, status: ready },
-    { apiVersion: 'containerservice.azure.com/v1api20240901', kind: 'ManagedCluster', metadata: { name: 'data-lake', namespace: 'team-data', annotations: { 'serviceoperator.azure.com/credential-from': 'data-lake-aso-secret' }, ownerReferences: owner('AzureManagedControlPlane', 'data-lake') }, spec: { owner: { name: 'rg-data-lake' } }, status: { ...ready, agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1, vmSize: 'Standard_D2s_v3' }] } },
-    { apiVersion: 'containerservice.azure.com/v1api20240901', kind: 'ManagedClustersAgentPool', metadata: { name: 'data-lake-system', namespace: 'team-data', ownerReferences: owner('AzureManagedMachinePool', 'data-lake-system') }, spec: { azureName: 'system', owner: { name: 'data-lake' } }, status: ready },
-  ];
-  const r = planMigration(migrateParams, { cluster: objects[0], objects, targetNamespaceExists: false, credentialSecretExists: true, access: allow(requiredMigrationAccess(migrateParams)) });
-  if (!r.plan.length) throw new Error(`no plan: ${JSON.stringify(r.preflight.filter(c => c.status === 'fail'))}`);
-  return r.plan;
-}
