@@ -20,7 +20,8 @@ import { applyManifest, deleteTestNamespace, kube, loadClientForTests, serviceAc
 import { ApplyClient, createClusterCreateRouter, KubeApplyClient } from './clusterCreate';
 
 const info = testClusterInfo();
-const ns = `team-create-${randomBytes(3).toString('hex')}`;
+// Not team-*: the test stage simulates the demo world in those namespaces, and its controllers would change the objects.
+const ns = `capz-create-${randomBytes(3).toString('hex')}`;
 const SA = 'capz-create-test';
 const auth = { Authorization: mockCredentials.user.header() };
 
