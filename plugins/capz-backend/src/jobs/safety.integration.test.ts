@@ -387,7 +387,13 @@ describe('safe words: a job cancelled while CAPZ may be adopting', () => {
     const job = await w.settled(main, id);
     say(`adoption cancelled while "${step(waiting, 'adopt-managed-cluster').message}"; left behind: ${job.leftBehind}`);
     expect(job.state).toBe('cancelled');
-    expect(step(job, 'adopt-managed-cluster')).toMatchObject({ state: 'pending', message: 'interrupted by cancel' });
+    // The cancel reaches the wait, or (on a busy machine) the wait is met first and the job stops at the next step
+    // boundary: either way CAPZ may be adopting, which is what the words must say.
+    const amc = step(job, 'adopt-managed-cluster');
+    expect(amc.state === 'succeeded' ? amc.state : { state: amc.state, message: amc.message }).toEqual(
+      amc.state === 'succeeded' ? 'succeeded' : { state: 'pending', message: 'interrupted by cancel' },
+    );
+    expect(job.steps.filter((s: any) => s.id !== 'adopt-resource-group' && s.id !== 'adopt-managed-cluster').every((s: any) => s.state === 'pending')).toBe(true);
     expect(job.leftBehind).toMatch(/^DANGER/);
     // Read when the controllers are done (CAPZ goes on adopting what the job created), then followed literally and
     // in order: make the objects safe, check, "then delete them (and the Cluster CAPZ made, if any)".
