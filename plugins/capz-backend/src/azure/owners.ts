@@ -4,11 +4,11 @@
  * anywhere already?) and by the clusters list (is one AKS cluster managed from more than one place?). Pure over the
  * cache; the job engine's own check before the first write reads the API servers live instead.
  */
-import type { ManagedFromPlace, ObservedObject } from '@internal/plugin-capz-common';
+import { RECONCILE_POLICY_ANNOTATION, type ManagedFromPlace, type ObservedObject } from '@internal/plugin-capz-common';
 import type { WatchCache } from '../cluster/WatchCache';
 import { asoTargets } from './mapping';
 
-export const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
+export const RECONCILE_POLICY = RECONCILE_POLICY_ANNOTATION;
 
 /** One ASO ManagedCluster and the AKS cluster it points at (as far as the cache can tell). */
 export interface AksOwner extends ManagedFromPlace {

@@ -3,6 +3,7 @@ import {
   evaluateObjectCondition,
   JOB_ANNOTATION,
   kinds,
+  RECONCILE_POLICY_ANNOTATION as RECONCILE_POLICY,
   type KubeObject,
   type LiveCondition,
   type ObjectRef,
@@ -11,9 +12,8 @@ import {
   type StepPlan,
 } from '@internal/plugin-capz-common';
 import type { AksDiscovery } from '../azure/AksDiscovery';
+import { parseArmId } from '../azure/mapping';
 import { KubeRequestError, type ClusterClient } from './ClusterClient';
-
-const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
 
 /** The Azure side of the final verification (AksDiscovery.clusterExists). */
 export type AzureChecker = Pick<AksDiscovery, 'clusterExists'>;
@@ -118,7 +118,7 @@ async function soleManager(c: Extract<LiveCondition, { type: 'sole-manager' }>, 
     const groupOf = (o: KubeObject) => {
       const owner = (o.spec as { owner?: { name?: string; armId?: string } } | undefined)?.owner;
       // An owner given as an ARM id (`/subscriptions/<s>/resourceGroups/<g>`) names the group itself.
-      const byId = /\/resourcegroups\/([^/]+)/i.exec(owner?.armId ?? '')?.[1];
+      const byId = parseArmId(owner?.armId)?.resourceGroup;
       if (byId) return byId;
       const g = groups.find(x => x.metadata.namespace === o.metadata.namespace && x.metadata.name === owner?.name);
       return g ? azureNameOf(g) : owner?.name;

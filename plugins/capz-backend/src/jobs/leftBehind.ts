@@ -1,6 +1,4 @@
-import type { Job, ObjectRef, StepPlan } from '@internal/plugin-capz-common';
-
-const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
+import { RECONCILE_POLICY_ANNOTATION as RECONCILE_POLICY, type Job, type ObjectRef, type StepPlan } from '@internal/plugin-capz-common';
 
 /** What each finished step leaves on the cluster, in the words a platform engineer needs when a job stops there. */
 const CONSEQUENCES: Record<string, (job: Job) => string> = {

@@ -3,6 +3,7 @@
  * check. Internal to the jobs folder except for the types and constants re-exported by index.ts.
  */
 import { apiVersionOf, kinds, type KindName } from '../kinds';
+import { RECONCILE_POLICY_ANNOTATION } from '../tree/facts';
 import type { ObservedObject } from '../tree/types';
 import { JOB_ANNOTATION, type AzureClusterKey, type ObjectRef, type PlannedAction, type PlannedCondition, type PreflightCheck, type StepPlan } from './types';
 
@@ -38,7 +39,7 @@ export interface AccessAnswer {
 
 export const CAPZ = 'infrastructure.cluster.x-k8s.io';
 export const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
-export const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
+export const RECONCILE_POLICY = RECONCILE_POLICY_ANNOTATION;
 export const BLOCK_MOVE = 'clusterctl.cluster.x-k8s.io/block-move';
 /** Where the legacy CAPZ controllers keep an ASO object's own policy while its Cluster is paused (capz-ground-truth 5.3). */
 export const PRE_PAUSE_POLICY = 'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy';

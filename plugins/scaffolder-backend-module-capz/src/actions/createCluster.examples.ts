@@ -1,17 +1,8 @@
 import { TemplateExample } from '@backstage/plugin-scaffolder-node';
 import { stringify } from 'yaml';
+import { exampleClusterParams } from './exampleParams';
 
-const params = {
-  name: 'team-a-dev',
-  namespace: 'team-a',
-  location: 'westeurope',
-  kubernetesVersion: 'v1.33.2',
-  credentialSecretName: 'aso-credential',
-  pools: [
-    { name: 'pool0', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 2 },
-    { name: 'pool1', mode: 'User', vmSize: 'Standard_D4s_v3', replicas: 0 },
-  ],
-};
+const params = exampleClusterParams;
 const cluster = { managementCluster: 'prod-weu', ...params };
 
 export const examples: TemplateExample[] = [
