@@ -36,7 +36,9 @@ export default defineConfig({
   webServer: {
     // scripts/test.sh also passes the simulator's AKS discovery config (capz.azureDiscovery: its ARM and Entra ID).
     command: `yarn workspace backend start --config ../../app-config.yaml --config ../../e2e/app-config.e2e.yaml${
-      process.env.CAPZ_AZURE_DISCOVERY_CONFIG ? ` --config ${JSON.stringify(process.env.CAPZ_AZURE_DISCOVERY_CONFIG)}` : ''
+      process.env.CAPZ_AZURE_DISCOVERY_CONFIG
+        ? ` --config ${JSON.stringify(process.env.CAPZ_AZURE_DISCOVERY_CONFIG)}`
+        : ''
     }`,
     url: `http://127.0.0.1:${port}/api/capz/health`,
     reuseExistingServer: false,

@@ -7,7 +7,10 @@ let passed = 0;
 let failed = 0;
 const parts = [];
 
-for (const [label, file] of [['unit', 'jest.json'], ['backend integration', 'jest-integration.json']]) {
+for (const [label, file] of [
+  ['unit', 'jest.json'],
+  ['backend integration', 'jest-integration.json'],
+]) {
   const jestFile = join(dir, file);
   if (!existsSync(jestFile)) continue;
   const j = JSON.parse(readFileSync(jestFile, 'utf8'));
@@ -15,11 +18,15 @@ for (const [label, file] of [['unit', 'jest.json'], ['backend integration', 'jes
   failed += j.numFailedTests;
   parts.push(`${label} ${j.numPassedTests}/${j.numTotalTests}`);
 }
-for (const [label, file] of [['integration', 'integration-mgmt.log'], ['simulation', 'integration-sim.log']]) {
+for (const [label, file] of [
+  ['integration', 'integration-mgmt.log'],
+  ['simulation', 'integration-sim.log'],
+]) {
   const nodeLog = join(dir, file);
   if (!existsSync(nodeLog)) continue;
   const text = readFileSync(nodeLog, 'utf8');
-  const n = k => Number((text.match(new RegExp(`^ℹ ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
+  const n = k =>
+    Number((text.match(new RegExp(`^ℹ ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
   passed += n('pass');
   failed += n('fail');
   parts.push(`${label} ${n('pass')}/${n('tests')}`);

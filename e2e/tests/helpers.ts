@@ -9,11 +9,18 @@ export async function signInAsGuest(page: Page): Promise<void> {
   await expect(enter).toBeVisible();
   await enter.click();
   // Signed in once the app shell is there; navigating before that would land on the sign-in page again.
-  await expect(page.getByTestId('sidebar-root').getByRole('link', { name: 'AKS clusters' })).toBeVisible();
+  await expect(
+    page
+      .getByTestId('sidebar-root')
+      .getByRole('link', { name: 'AKS clusters' }),
+  ).toBeVisible();
 }
 
 /** Saves a full-page screenshot under e2e/artifacts (ignored by git) for people to look at. */
-export async function saveScreenshot(page: Page, name: string): Promise<string> {
+export async function saveScreenshot(
+  page: Page,
+  name: string,
+): Promise<string> {
   const dir = join(__dirname, '..', 'artifacts');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}.png`);

@@ -5,7 +5,10 @@ import { parse } from 'yaml';
 /** Talks to the e2e run's management cluster (CAPZ_KUBECONFIG) with its admin token, as a person with kubectl would. */
 function connection() {
   const path = process.env.CAPZ_KUBECONFIG;
-  if (!path) throw new Error('CAPZ_KUBECONFIG is not set: scripts/test.sh exports it for the e2e stage');
+  if (!path)
+    throw new Error(
+      'CAPZ_KUBECONFIG is not set: scripts/test.sh exports it for the e2e stage',
+    );
   const kc = parse(readFileSync(path, 'utf8'));
   const cluster = kc.clusters[0].cluster;
   return {
@@ -16,7 +19,11 @@ function connection() {
 }
 
 /** A JSON request; PATCH bodies are merge patches, POST bodies objects to create. */
-export function kube<T = any>(method: 'GET' | 'PATCH' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export function kube<T = any>(
+  method: 'GET' | 'PATCH' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const c = connection();
   const data = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -31,7 +38,13 @@ export function kube<T = any>(method: 'GET' | 'PATCH' | 'POST' | 'DELETE', path:
           authorization: `Bearer ${c.token}`,
           accept: 'application/json',
           ...(data
-            ? { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json', 'content-length': Buffer.byteLength(data) }
+            ? {
+                'content-type':
+                  method === 'PATCH'
+                    ? 'application/merge-patch+json'
+                    : 'application/json',
+                'content-length': Buffer.byteLength(data),
+              }
             : {}),
         },
       },
@@ -39,7 +52,9 @@ export function kube<T = any>(method: 'GET' | 'PATCH' | 'POST' | 'DELETE', path:
         let text = '';
         res.on('data', chunk => (text += chunk));
         res.on('end', () =>
-          res.statusCode && res.statusCode < 300 ? resolve(JSON.parse(text)) : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`)),
+          res.statusCode && res.statusCode < 300
+            ? resolve(JSON.parse(text))
+            : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`)),
         );
       },
     );

@@ -13,29 +13,48 @@ const NS = 'e2e-duplicate';
 const CS = '/apis/containerservice.azure.com/v1api20240901';
 const RG = '/apis/resources.azure.com/v1api20200601';
 
-test('a hand-made second ManagedCluster on an AKS cluster is flagged on the clusters page', async ({ page }) => {
+test('a hand-made second ManagedCluster on an AKS cluster is flagged on the clusters page', async ({
+  page,
+}) => {
   // The AKS cluster behind team-payments/payments-prod, as ASO recorded it.
-  const original = await kube('GET', `${CS}/namespaces/team-payments/managedclusters/payments-prod`);
+  const original = await kube(
+    'GET',
+    `${CS}/namespaces/team-payments/managedclusters/payments-prod`,
+  );
   const id: string = original.status?.id ?? '';
   const group = id.split('/')[4];
-  expect(group, `ManagedCluster team-payments/payments-prod has status.id ${id}`).toBeTruthy();
+  expect(
+    group,
+    `ManagedCluster team-payments/payments-prod has status.id ${id}`,
+  ).toBeTruthy();
   const azureName: string = original.spec.azureName ?? original.metadata.name;
 
   await signInAsGuest(page);
   await page.goto('/capz');
-  const row = page.getByRole('region', { name: 'Clusters' }).getByRole('row', { name: /payments-prod/ });
+  const row = page
+    .getByRole('region', { name: 'Clusters' })
+    .getByRole('row', { name: /payments-prod/ });
   await expect(row).toBeVisible();
   await expect(row.getByText(/Managed from/)).toHaveCount(0);
   // From here on the page must follow without a reload (the backend pushes the change of managedFrom).
   await page.evaluate(() => ((window as any).__capzNoReload = true));
 
-  await kube('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  await kube('POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: NS },
+  });
   let deleted = false;
   const removeCopy = async () => {
     if (deleted) return;
     deleted = true;
-    await kube('DELETE', `${CS}/namespaces/${NS}/managedclusters/payments-copy`).catch(() => undefined);
-    await kube('DELETE', `${RG}/namespaces/${NS}/resourcegroups/copy-rg`).catch(() => undefined);
+    await kube(
+      'DELETE',
+      `${CS}/namespaces/${NS}/managedclusters/payments-copy`,
+    ).catch(() => undefined);
+    await kube('DELETE', `${RG}/namespaces/${NS}/resourcegroups/copy-rg`).catch(
+      () => undefined,
+    );
   };
   try {
     await kube('POST', `${RG}/namespaces/${NS}/resourcegroups`, {
@@ -49,23 +68,53 @@ test('a hand-made second ManagedCluster on an AKS cluster is flagged on the clus
       apiVersion: 'containerservice.azure.com/v1api20240901',
       kind: 'ManagedCluster',
       metadata: { name: 'payments-copy', namespace: NS },
-      spec: { azureName, owner: { name: 'copy-rg' }, location: original.spec.location, dnsPrefix: 'payments-copy' },
+      spec: {
+        azureName,
+        owner: { name: 'copy-rg' },
+        location: original.spec.location,
+        dnsPrefix: 'payments-copy',
+      },
     });
 
-    await expect(row.getByText('Managed from 2 places')).toBeVisible({ timeout: 30_000 });
-    console.log(`[managed-from] badge shown ${Date.now() - t0} ms after the duplicate was written, without reload`);
-    await expect(row.getByText(`Also: local/${NS}/payments-copy`)).toBeVisible();
-    await expect(page.getByText('1 cluster is managed from more than one place')).toBeVisible();
+    await expect(row.getByText('Managed from 2 places')).toBeVisible({
+      timeout: 30_000,
+    });
+    console.log(
+      `[managed-from] badge shown ${
+        Date.now() - t0
+      } ms after the duplicate was written, without reload`,
+    );
+    await expect(
+      row.getByText(`Also: local/${NS}/payments-copy`),
+    ).toBeVisible();
+    await expect(
+      page.getByText('1 cluster is managed from more than one place'),
+    ).toBeVisible();
     // Only that cluster: payments-dev (another AKS cluster) is not flagged.
-    await expect(page.getByRole('row', { name: /payments-dev/ }).getByText(/Managed from/)).toHaveCount(0);
+    await expect(
+      page.getByRole('row', { name: /payments-dev/ }).getByText(/Managed from/),
+    ).toHaveCount(0);
     await saveScreenshot(page, 'clusters-page-managed-from');
-    const { violations } = await new AxeBuilder({ page }).include('[aria-label="Clusters"]').analyze();
-    expect(violations.map(v => `${v.id}: ${v.help} (${v.nodes.map(n => `${n.target.join(' ')}: ${n.failureSummary}`).join('; ')})`)).toEqual([]);
+    const { violations } = await new AxeBuilder({ page })
+      .include('[aria-label="Clusters"]')
+      .analyze();
+    expect(
+      violations.map(
+        v =>
+          `${v.id}: ${v.help} (${v.nodes
+            .map(n => `${n.target.join(' ')}: ${n.failureSummary}`)
+            .join('; ')})`,
+      ),
+    ).toEqual([]);
 
     // Removed, the flag goes too.
     await removeCopy();
-    await expect(row.getByText(/Managed from/)).toHaveCount(0, { timeout: 30_000 });
-    expect(await page.evaluate(() => (window as any).__capzNoReload)).toBe(true);
+    await expect(row.getByText(/Managed from/)).toHaveCount(0, {
+      timeout: 30_000,
+    });
+    expect(await page.evaluate(() => (window as any).__capzNoReload)).toBe(
+      true,
+    );
   } finally {
     await removeCopy();
     await kube('DELETE', `/api/v1/namespaces/${NS}`).catch(() => undefined);

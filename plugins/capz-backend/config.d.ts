@@ -46,7 +46,11 @@ export interface Config {
          * AZURE_FEDERATED_TOKEN_FILE), `managedIdentity` (clientId of a user-assigned identity, else the
          * system-assigned one), `default` (DefaultAzureCredential).
          */
-        credential: 'clientSecret' | 'workloadIdentity' | 'managedIdentity' | 'default';
+        credential:
+          | 'clientSecret'
+          | 'workloadIdentity'
+          | 'managedIdentity'
+          | 'default';
         /** The Entra tenant (directory) id. */
         tenantId?: string;
         /** The app registration's or the user-assigned managed identity's client id. */

@@ -45,83 +45,167 @@ function backendBlock(port: number, token: string): string[] {
 }
 
 /** The overrides for packages/backend: the bench management cluster only, in-memory SQLite, a static token. */
-export function writeCapzConfig(file: string, info: ClusterInfo, port: number, token: string): void {
-  writeFileSync(file, [
-    '# Written by packages/bench: the benchmark backend (overrides app-config.yaml).',
-    'app:',
-    `  baseUrl: http://127.0.0.1:${port}`,
-    ...backendBlock(port, token),
-    'capz:',
-    '  managementClusters:',
-    '    - name: bench',
-    '      title: Benchmark management cluster',
-    `      url: ${info.url}`,
-    `      serviceAccountToken: ${info.backendToken}`,
-    `      caData: ${yamlString(info.caPem)}`,
-    '',
-  ].join('\n'));
+export function writeCapzConfig(
+  file: string,
+  info: ClusterInfo,
+  port: number,
+  token: string,
+): void {
+  writeFileSync(
+    file,
+    [
+      '# Written by packages/bench: the benchmark backend (overrides app-config.yaml).',
+      'app:',
+      `  baseUrl: http://127.0.0.1:${port}`,
+      ...backendBlock(port, token),
+      'capz:',
+      '  managementClusters:',
+      '    - name: bench',
+      '      title: Benchmark management cluster',
+      `      url: ${info.url}`,
+      `      serviceAccountToken: ${info.backendToken}`,
+      `      caData: ${yamlString(info.caPem)}`,
+      '',
+    ].join('\n'),
+  );
 }
 
 /** Config of the stock Kubernetes backend: a `config` cluster locator for the bench cluster and one catalog entity. */
-export function writeStockConfig(file: string, info: ClusterInfo, port: number, token: string, entityFile: string): void {
-  writeFileSync(file, [
-    '# Written by packages/bench: the stock @backstage/plugin-kubernetes-backend for comparison.',
-    ...backendBlock(port, token),
-    'catalog:',
-    '  rules:',
-    '    - allow: [Component]',
-    '  locations:',
-    '    - type: file',
-    `      target: ${entityFile}`,
-    'kubernetes:',
-    '  serviceLocatorMethod:',
-    '    type: multiTenant',
-    '  clusterLocatorMethods:',
-    '    - type: config',
-    '      clusters:',
-    '        - name: bench',
-    `          url: ${info.url}`,
-    '          authProvider: serviceAccount',
-    `          serviceAccountToken: ${info.adminToken}`,
-    `          caData: ${Buffer.from(info.caPem).toString('base64')}`,
-    '          skipMetricsLookup: true',
-    '',
-  ].join('\n'));
+export function writeStockConfig(
+  file: string,
+  info: ClusterInfo,
+  port: number,
+  token: string,
+  entityFile: string,
+): void {
+  writeFileSync(
+    file,
+    [
+      '# Written by packages/bench: the stock @backstage/plugin-kubernetes-backend for comparison.',
+      ...backendBlock(port, token),
+      'catalog:',
+      '  rules:',
+      '    - allow: [Component]',
+      '  locations:',
+      '    - type: file',
+      `      target: ${entityFile}`,
+      'kubernetes:',
+      '  serviceLocatorMethod:',
+      '    type: multiTenant',
+      '  clusterLocatorMethods:',
+      '    - type: config',
+      '      clusters:',
+      '        - name: bench',
+      `          url: ${info.url}`,
+      '          authProvider: serviceAccount',
+      `          serviceAccountToken: ${info.adminToken}`,
+      `          caData: ${Buffer.from(info.caPem).toString('base64')}`,
+      '          skipMetricsLookup: true',
+      '',
+    ].join('\n'),
+  );
 }
 
-function launch(name: string, command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; port: number; token: string }): RunningBackend {
+function launch(
+  name: string,
+  command: string,
+  args: string[],
+  opts: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    logFile: string;
+    port: number;
+    token: string;
+  },
+): RunningBackend {
   const out = openSync(opts.logFile, 'w');
   const spawnedAt = performance.now();
   // Its own process group, so that stopping it also stops what yarn and the Backstage CLI start below it.
-  const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', out, out] });
-  return { name, port: opts.port, baseUrl: `http://127.0.0.1:${opts.port}`, token: opts.token, child, spawnedAt, logFile: opts.logFile };
-}
-
-export function startCapzBackend(repoRoot: string, configFile: string, port: number, token: string, info: ClusterInfo, logFile: string): RunningBackend {
-  return launch('capz', 'yarn', ['workspace', 'backend', 'start', '--config', '../../app-config.yaml', '--config', configFile], {
-    cwd: repoRoot,
-    // app-config.yaml's default management cluster reads CAPZ_KUBECONFIG; the bench config replaces that list.
-    env: { ...process.env, CAPZ_KUBECONFIG: info.kubeconfigPath, LOG_LEVEL: 'warn' },
-    logFile,
-    port,
-    token,
+  const child = spawn(command, args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    detached: true,
+    stdio: ['ignore', out, out],
   });
+  return {
+    name,
+    port: opts.port,
+    baseUrl: `http://127.0.0.1:${opts.port}`,
+    token: opts.token,
+    child,
+    spawnedAt,
+    logFile: opts.logFile,
+  };
 }
 
-export function startStockBackend(benchDir: string, configFile: string, port: number, token: string, logFile: string): RunningBackend {
-  return launch('stock-kubernetes', process.execPath, [join(benchDir, 'src', 'stockBackend.ts'), '--config', configFile], {
-    cwd: benchDir,
-    env: { ...process.env, LOG_LEVEL: 'warn' },
-    logFile,
-    port,
-    token,
-  });
+export function startCapzBackend(
+  repoRoot: string,
+  configFile: string,
+  port: number,
+  token: string,
+  info: ClusterInfo,
+  logFile: string,
+): RunningBackend {
+  return launch(
+    'capz',
+    'yarn',
+    [
+      'workspace',
+      'backend',
+      'start',
+      '--config',
+      '../../app-config.yaml',
+      '--config',
+      configFile,
+    ],
+    {
+      cwd: repoRoot,
+      // app-config.yaml's default management cluster reads CAPZ_KUBECONFIG; the bench config replaces that list.
+      env: {
+        ...process.env,
+        CAPZ_KUBECONFIG: info.kubeconfigPath,
+        LOG_LEVEL: 'warn',
+      },
+      logFile,
+      port,
+      token,
+    },
+  );
 }
 
-export async function fetchJson(b: RunningBackend, path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
+export function startStockBackend(
+  benchDir: string,
+  configFile: string,
+  port: number,
+  token: string,
+  logFile: string,
+): RunningBackend {
+  return launch(
+    'stock-kubernetes',
+    process.execPath,
+    [join(benchDir, 'src', 'stockBackend.ts'), '--config', configFile],
+    {
+      cwd: benchDir,
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+      logFile,
+      port,
+      token,
+    },
+  );
+}
+
+export async function fetchJson(
+  b: RunningBackend,
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${b.baseUrl}${path}`, {
     ...init,
-    headers: { Authorization: `Bearer ${b.token}`, 'Content-Type': 'application/json', ...(init.headers ?? {}) },
+    headers: {
+      Authorization: `Bearer ${b.token}`,
+      'Content-Type': 'application/json',
+      ...(init.headers ?? {}),
+    },
   });
   const text = await res.text();
   let body: unknown = text;
@@ -134,16 +218,28 @@ export async function fetchJson(b: RunningBackend, path: string, init: RequestIn
 }
 
 /** Polls `check` every `intervalMs` until it returns true; fails when the backend exits or the deadline passes. */
-export async function waitUntil(b: RunningBackend, what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<number> {
+export async function waitUntil(
+  b: RunningBackend,
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 100,
+): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (b.child.exitCode !== null) throw new Error(`${b.name} backend exited (code ${b.child.exitCode}) while waiting for ${what}; see ${b.logFile}`);
+    if (b.child.exitCode !== null)
+      throw new Error(
+        `${b.name} backend exited (code ${b.child.exitCode}) while waiting for ${what}; see ${b.logFile}`,
+      );
     try {
       if (await check()) return performance.now();
     } catch {
       /* not up yet */
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; see ${b.logFile}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}; see ${b.logFile}`,
+      );
     await new Promise(r => setTimeout(r, intervalMs));
   }
 }
@@ -163,7 +259,10 @@ export async function stopBackend(b: RunningBackend): Promise<void> {
   } catch {
     return;
   }
-  const timedOut = await Promise.race([exited.then(() => false), new Promise<boolean>(r => setTimeout(() => r(true), 15_000))]);
+  const timedOut = await Promise.race([
+    exited.then(() => false),
+    new Promise<boolean>(r => setTimeout(() => r(true), 15_000)),
+  ]);
   if (timedOut) {
     log(`${b.name} backend did not stop on SIGTERM within 15 s: SIGKILL`);
     try {

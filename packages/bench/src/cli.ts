@@ -12,16 +12,50 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort, repoRoot, startManagementCluster, stopManagementCluster, type ClusterInfo } from '@internal/mgmt-cluster';
+import {
+  freePort,
+  repoRoot,
+  startManagementCluster,
+  stopManagementCluster,
+  type ClusterInfo,
+} from '@internal/mgmt-cluster';
 import { K } from '@internal/capz-sim';
 import {
-  fetchJson, resolvePid, startCapzBackend, startStockBackend, stopBackend, waitUntil, writeCapzConfig, writeStockConfig,
+  fetchJson,
+  resolvePid,
+  startCapzBackend,
+  startStockBackend,
+  stopBackend,
+  waitUntil,
+  writeCapzConfig,
+  writeStockConfig,
   type RunningBackend,
 } from './backends.ts';
-import { describeOnce, ensureClusterctl, installDescribeCrds } from './clusterctl.ts';
-import { KUBERNETES_ID, rng, Seeder, seedClusters, type SeededCluster } from './seed.ts';
+import {
+  describeOnce,
+  ensureClusterctl,
+  installDescribeCrds,
+} from './clusterctl.ts';
+import {
+  KUBERNETES_ID,
+  rng,
+  Seeder,
+  seedClusters,
+  type SeededCluster,
+} from './seed.ts';
 import { SignalListener } from './signals.ts';
-import { auditSince, auditSize, log, median, mib, ms, percentile, RawKube, rssKib, sec } from './util.ts';
+import {
+  auditSince,
+  auditSize,
+  log,
+  median,
+  mib,
+  ms,
+  percentile,
+  RawKube,
+  rssKib,
+  sec,
+} from './util.ts';
 
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -39,7 +73,9 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  process.stdout.write('yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--list-requests 50] [--tree-requests 500] [--changes 100] [--keep]\n');
+  process.stdout.write(
+    'yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--list-requests 50] [--tree-requests 500] [--changes 100] [--keep]\n',
+  );
   process.exit(0);
 }
 const N = Number(args.clusters);
@@ -49,8 +85,14 @@ const CONCURRENCY = Number(args.concurrency);
 const LIST_REQUESTS = Number(args['list-requests']);
 const TREE_REQUESTS = Number(args['tree-requests']);
 const CHANGES = Number(args.changes);
-for (const [k, v] of Object.entries({ clusters: N, pools: P, namespaces: NAMESPACES, concurrency: CONCURRENCY })) {
-  if (!Number.isInteger(v) || v < 1) throw new Error(`--${k} must be a positive integer`);
+for (const [k, v] of Object.entries({
+  clusters: N,
+  pools: P,
+  namespaces: NAMESPACES,
+  concurrency: CONCURRENCY,
+})) {
+  if (!Number.isInteger(v) || v < 1)
+    throw new Error(`--${k} must be a positive integer`);
 }
 
 /**
@@ -59,11 +101,23 @@ for (const [k, v] of Object.entries({ clusters: N, pools: P, namespaces: NAMESPA
  * compares this list with the kinds the backend reports and warns on a difference).
  */
 const WATCHED = [
-  K.Cluster, K.MachinePool, K.AzureASOManagedCluster, K.AzureASOManagedControlPlane, K.AzureASOManagedMachinePool,
-  K.AzureManagedCluster, K.AzureManagedControlPlane, K.AzureManagedMachinePool, K.ResourceGroup, K.ManagedCluster,
-  K.ManagedClustersAgentPool, K.Event,
+  K.Cluster,
+  K.MachinePool,
+  K.AzureASOManagedCluster,
+  K.AzureASOManagedControlPlane,
+  K.AzureASOManagedMachinePool,
+  K.AzureManagedCluster,
+  K.AzureManagedControlPlane,
+  K.AzureManagedMachinePool,
+  K.ResourceGroup,
+  K.ManagedCluster,
+  K.ManagedClustersAgentPool,
+  K.Event,
 ];
-const listPath = (k: (typeof WATCHED)[number]) => (k.group ? `/apis/${k.group}/${k.version}/${k.plural}` : `/api/${k.version}/${k.plural}`);
+const listPath = (k: (typeof WATCHED)[number]) =>
+  k.group
+    ? `/apis/${k.group}/${k.version}/${k.plural}`
+    : `/api/${k.version}/${k.plural}`;
 
 interface Row {
   metric: string;
@@ -77,21 +131,37 @@ const row = (metric: string, value: string, how: string) => {
 };
 
 /** One LIST of every watched kind; `limit` pages through with continue tokens. Returns wall time, items, bytes. */
-async function listAll(kube: RawKube, parallel: boolean, limit?: number): Promise<{ ms: number; items: number; bytes: number; requests: number }> {
+async function listAll(
+  kube: RawKube,
+  parallel: boolean,
+  limit?: number,
+): Promise<{ ms: number; items: number; bytes: number; requests: number }> {
   let items = 0;
   let bytes = 0;
   let requests = 0;
   const one = async (k: (typeof WATCHED)[number]) => {
     let cont = '';
     do {
-      const q = limit ? `?limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}` : '';
+      const q = limit
+        ? `?limit=${limit}${
+            cont ? `&continue=${encodeURIComponent(cont)}` : ''
+          }`
+        : '';
       const res = await kube.get(`${listPath(k)}${q}`);
       requests++;
-      if (res.status !== 200) throw new Error(`LIST ${k.kind}: HTTP ${res.status} ${res.body.toString().slice(0, 200)}`);
+      if (res.status !== 200)
+        throw new Error(
+          `LIST ${k.kind}: HTTP ${res.status} ${res.body
+            .toString()
+            .slice(0, 200)}`,
+        );
       bytes += res.body.length;
-      const body = JSON.parse(res.body.toString('utf8')) as { items: unknown[]; metadata: { continue?: string } };
+      const body = JSON.parse(res.body.toString('utf8')) as {
+        items: unknown[];
+        metadata: { continue?: string };
+      };
       items += body.items.length;
-      cont = limit ? (body.metadata.continue ?? '') : '';
+      cont = limit ? body.metadata.continue ?? '' : '';
     } while (cont);
   };
   const started = performance.now();
@@ -101,7 +171,11 @@ async function listAll(kube: RawKube, parallel: boolean, limit?: number): Promis
 }
 
 async function listBaseline(info: ClusterInfo): Promise<void> {
-  const kube = new RawKube({ url: info.url, caPem: info.caPem, token: info.adminToken });
+  const kube = new RawKube({
+    url: info.url,
+    caPem: info.caPem,
+    token: info.adminToken,
+  });
   try {
     await listAll(kube, true); // warm-up: TLS connections and the API server's watch cache
     for (const [label, parallel, limit] of [
@@ -111,12 +185,17 @@ async function listBaseline(info: ClusterInfo): Promise<void> {
       ['parallel, limit=500', true, 500],
     ] as const) {
       const runs = [];
-      for (let i = 0; i < 3; i++) runs.push(await listAll(kube, parallel, limit));
+      for (let i = 0; i < 3; i++)
+        runs.push(await listAll(kube, parallel, limit));
       const r = runs[0];
       row(
         `Plain LIST of the ${WATCHED.length} watched kinds, ${label}`,
         ms(median(runs.map(x => x.ms))),
-        `raw HTTPS GETs (keep-alive, JSON, admin token), all namespaces, median of 3 after a warm-up; ${r.items} objects, ${(r.bytes / 1048576).toFixed(1)} MiB, ${r.requests} requests`,
+        `raw HTTPS GETs (keep-alive, JSON, admin token), all namespaces, median of 3 after a warm-up; ${
+          r.items
+        } objects, ${(r.bytes / 1048576).toFixed(1)} MiB, ${
+          r.requests
+        } requests`,
       );
     }
   } finally {
@@ -125,78 +204,205 @@ async function listBaseline(info: ClusterInfo): Promise<void> {
 }
 
 /** Non-watch requests a user made in an audit-log window, and which. */
-function auditCount(info: ClusterInfo, offset: number, filter: (e: { user?: { username?: string }; userAgent?: string; verb: string }) => boolean) {
-  const events = auditSince(info.auditLog, offset).filter(e => e.verb !== 'watch' && filter(e));
+function auditCount(
+  info: ClusterInfo,
+  offset: number,
+  filter: (e: {
+    user?: { username?: string };
+    userAgent?: string;
+    verb: string;
+  }) => boolean,
+) {
+  const events = auditSince(info.auditLog, offset).filter(
+    e => e.verb !== 'watch' && filter(e),
+  );
   const byVerb = new Map<string, number>();
   for (const e of events) byVerb.set(e.verb, (byVerb.get(e.verb) ?? 0) + 1);
   const uris = [...new Set(events.map(e => e.requestURI.split('?')[0]))];
   const detail = [...byVerb].map(([v, n]) => `${n} ${v}`).join(', ');
-  return { count: events.length, detail: detail ? `${detail}: ${uris.slice(0, 4).join(' ')}${uris.length > 4 ? ' …' : ''}` : 'none' };
+  return {
+    count: events.length,
+    detail: detail
+      ? `${detail}: ${uris.slice(0, 4).join(' ')}${uris.length > 4 ? ' …' : ''}`
+      : 'none',
+  };
 }
 
-async function timeRequests(b: RunningBackend, paths: string[]): Promise<{ times: number[]; bytes: number }> {
+async function timeRequests(
+  b: RunningBackend,
+  paths: string[],
+): Promise<{ times: number[]; bytes: number }> {
   const times: number[] = [];
   let bytes = 0;
   for (const path of paths) {
     const started = performance.now();
-    const res = await fetch(`${b.baseUrl}${path}`, { headers: { Authorization: `Bearer ${b.token}` } });
+    const res = await fetch(`${b.baseUrl}${path}`, {
+      headers: { Authorization: `Bearer ${b.token}` },
+    });
     const text = await res.text();
     times.push(performance.now() - started);
-    if (res.status !== 200) throw new Error(`GET ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    if (res.status !== 200)
+      throw new Error(`GET ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
     bytes = text.length;
   }
   return { times, bytes };
 }
 
-async function capzBackend(info: ClusterInfo, clusters: SeededCluster[], target: SeededCluster, localDir: string): Promise<RunningBackend> {
+async function capzBackend(
+  info: ClusterInfo,
+  clusters: SeededCluster[],
+  target: SeededCluster,
+  localDir: string,
+): Promise<RunningBackend> {
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const configFile = join(localDir, 'app-config.bench.yaml');
   writeCapzConfig(configFile, info, port, token);
-  log(`starting the CAPZ backend (packages/backend) on port ${port}; log: ${join(localDir, 'backend.log')}`);
-  const b = startCapzBackend(repoRoot, configFile, port, token, info, join(localDir, 'backend.log'));
-  const up = await waitUntil(b, 'the backend to answer /api/capz/health', async () => (await fetch(`${b.baseUrl}/api/capz/health`)).ok, 300_000);
-  let watch: { synced: boolean; kinds: Record<string, { version?: string; synced: boolean }> } | undefined;
-  const synced = await waitUntil(b, 'the bench watch to sync', async () => {
-    const res = await fetchJson(b, '/api/capz/management-clusters');
-    watch = res.body?.items?.find((c: { name: string }) => c.name === 'bench')?.watch;
-    return res.status === 200 && watch?.synced === true;
-  }, 600_000, 50);
+  log(
+    `starting the CAPZ backend (packages/backend) on port ${port}; log: ${join(
+      localDir,
+      'backend.log',
+    )}`,
+  );
+  const b = startCapzBackend(
+    repoRoot,
+    configFile,
+    port,
+    token,
+    info,
+    join(localDir, 'backend.log'),
+  );
+  const up = await waitUntil(
+    b,
+    'the backend to answer /api/capz/health',
+    async () => (await fetch(`${b.baseUrl}/api/capz/health`)).ok,
+    300_000,
+  );
+  let watch:
+    | {
+        synced: boolean;
+        kinds: Record<string, { version?: string; synced: boolean }>;
+      }
+    | undefined;
+  const synced = await waitUntil(
+    b,
+    'the bench watch to sync',
+    async () => {
+      const res = await fetchJson(b, '/api/capz/management-clusters');
+      watch = res.body?.items?.find(
+        (c: { name: string }) => c.name === 'bench',
+      )?.watch;
+      return res.status === 200 && watch?.synced === true;
+    },
+    600_000,
+    50,
+  );
   const pid = resolvePid(b);
-  row('CAPZ backend: process start → HTTP up', sec(up - b.spawnedAt), '`yarn workspace backend start --config app-config.yaml --config <bench>` (Backstage CLI transpiles on start) until /api/capz/health answers');
-  row('CAPZ backend: initial sync (HTTP up → watch synced)', sec(synced - up), '/api/capz/management-clusters polled every 50 ms until `bench` reports watch.synced (list+watch of every kind)');
-  row('CAPZ backend: initial sync from process start', sec(synced - b.spawnedAt), 'spawn → watch.synced');
+  row(
+    'CAPZ backend: process start → HTTP up',
+    sec(up - b.spawnedAt),
+    '`yarn workspace backend start --config app-config.yaml --config <bench>` (Backstage CLI transpiles on start) until /api/capz/health answers',
+  );
+  row(
+    'CAPZ backend: initial sync (HTTP up → watch synced)',
+    sec(synced - up),
+    '/api/capz/management-clusters polled every 50 ms until `bench` reports watch.synced (list+watch of every kind)',
+  );
+  row(
+    'CAPZ backend: initial sync from process start',
+    sec(synced - b.spawnedAt),
+    'spawn → watch.synced',
+  );
   const reported = Object.keys(watch?.kinds ?? {}).sort();
   const mine = WATCHED.map(k => k.kind).sort();
-  if (reported.join() !== mine.join()) log(`WARNING: the backend watches ${reported.join(', ')}; the LIST baseline covered ${mine.join(', ')}`);
-  row('CAPZ backend RSS after sync', mib(pid ? rssKib(pid) : NaN), `VmRSS of the serving node process (pid ${pid ?? '?'}, found by its listening socket), not the yarn wrapper`);
+  if (reported.join() !== mine.join())
+    log(
+      `WARNING: the backend watches ${reported.join(
+        ', ',
+      )}; the LIST baseline covered ${mine.join(', ')}`,
+    );
+  row(
+    'CAPZ backend RSS after sync',
+    mib(pid ? rssKib(pid) : NaN),
+    `VmRSS of the serving node process (pid ${
+      pid ?? '?'
+    }, found by its listening socket), not the yarn wrapper`,
+  );
 
   const list = await fetchJson(b, '/api/capz/clusters');
-  const listed = (list.body?.items ?? []).filter((c: { managementCluster?: string }) => c.managementCluster === 'bench').length;
-  if (listed !== clusters.length) log(`WARNING: /api/capz/clusters lists ${listed} bench clusters, ${clusters.length} seeded`);
+  const listed = (list.body?.items ?? []).filter(
+    (c: { managementCluster?: string }) => c.managementCluster === 'bench',
+  ).length;
+  if (listed !== clusters.length)
+    log(
+      `WARNING: /api/capz/clusters lists ${listed} bench clusters, ${clusters.length} seeded`,
+    );
 
   // Page views: the clusters list and trees of random clusters; the API server's audit log says whether the
   // backend asked it anything meanwhile.
   const auditStart = auditSize(info.auditLog);
-  const lists = await timeRequests(b, Array.from({ length: LIST_REQUESTS }, () => '/api/capz/clusters'));
-  row('GET /api/capz/clusters p50 / p99', `${ms(median(lists.times))} / ${ms(percentile(lists.times, 99))}`, `${LIST_REQUESTS} sequential requests; ${listed} clusters, ${(lists.bytes / 1024).toFixed(0)} KiB JSON`);
+  const lists = await timeRequests(
+    b,
+    Array.from({ length: LIST_REQUESTS }, () => '/api/capz/clusters'),
+  );
+  row(
+    'GET /api/capz/clusters p50 / p99',
+    `${ms(median(lists.times))} / ${ms(percentile(lists.times, 99))}`,
+    `${LIST_REQUESTS} sequential requests; ${listed} clusters, ${(
+      lists.bytes / 1024
+    ).toFixed(0)} KiB JSON`,
+  );
   const random = rng(7);
   const treePaths = Array.from({ length: TREE_REQUESTS }, () => {
     const c = clusters[Math.floor(random() * clusters.length)];
     return `/api/capz/clusters/bench/${c.namespace}/${c.name}/tree`;
   });
   const trees = await timeRequests(b, treePaths);
-  row('GET …/tree p50 / p99', `${ms(median(trees.times))} / ${ms(percentile(trees.times, 99))}`, `${TREE_REQUESTS} sequential requests on random clusters (grouping on, default)`);
+  row(
+    'GET …/tree p50 / p99',
+    `${ms(median(trees.times))} / ${ms(percentile(trees.times, 99))}`,
+    `${TREE_REQUESTS} sequential requests on random clusters (grouping on, default)`,
+  );
   await new Promise(r => setTimeout(r, 500)); // let the audit backend flush
-  const audited = auditCount(info, auditStart, e => e.user?.username === 'capz-backend');
-  row('API requests by the backend during those page views', String(audited.count), `non-watch requests by user capz-backend in the API server's audit log over ${LIST_REQUESTS + TREE_REQUESTS} page views (${audited.detail})`);
-  const same = await timeRequests(b, Array.from({ length: 20 }, () => `/api/capz/clusters/bench/${target.namespace}/${target.name}/tree`));
-  row(`GET …/tree of ${target.namespace}/${target.name} (median)`, ms(median(same.times)), `20 sequential requests, ${(same.bytes / 1024).toFixed(1)} KiB JSON; the cluster compared below`);
-  row('CAPZ backend RSS after the latency runs', mib(pid ? rssKib(pid) : NaN), 'VmRSS, same process');
+  const audited = auditCount(
+    info,
+    auditStart,
+    e => e.user?.username === 'capz-backend',
+  );
+  row(
+    'API requests by the backend during those page views',
+    String(audited.count),
+    `non-watch requests by user capz-backend in the API server's audit log over ${
+      LIST_REQUESTS + TREE_REQUESTS
+    } page views (${audited.detail})`,
+  );
+  const same = await timeRequests(
+    b,
+    Array.from(
+      { length: 20 },
+      () => `/api/capz/clusters/bench/${target.namespace}/${target.name}/tree`,
+    ),
+  );
+  row(
+    `GET …/tree of ${target.namespace}/${target.name} (median)`,
+    ms(median(same.times)),
+    `20 sequential requests, ${(same.bytes / 1024).toFixed(
+      1,
+    )} KiB JSON; the cluster compared below`,
+  );
+  row(
+    'CAPZ backend RSS after the latency runs',
+    mib(pid ? rssKib(pid) : NaN),
+    'VmRSS, same process',
+  );
   return b;
 }
 
-async function changeToPush(b: RunningBackend, info: ClusterInfo, clusters: SeededCluster[]): Promise<void> {
+async function changeToPush(
+  b: RunningBackend,
+  info: ClusterInfo,
+  clusters: SeededCluster[],
+): Promise<void> {
   const how = `${CHANGES} changes, one at a time, alternating an annotation on a random CAPI Cluster and the Ready condition of a random ManagedCluster (status subresource); PATCH sent → first capz:changes signal naming that Cluster's uid, on /api/signals (WebSocket, guest)`;
   let listener: SignalListener;
   try {
@@ -213,20 +419,39 @@ async function changeToPush(b: RunningBackend, info: ClusterInfo, clusters: Seed
   try {
     await new Promise(r => setTimeout(r, 300)); // the subscription reaches the server
     for (let i = 0; i < CHANGES; i++) {
-      const c = (i % 2 === 0 ? clusters : healthy)[Math.floor(random() * (i % 2 === 0 ? clusters : healthy).length)];
+      const c = (i % 2 === 0 ? clusters : healthy)[
+        Math.floor(random() * (i % 2 === 0 ? clusters : healthy).length)
+      ];
       const arrived = listener.waitFor(c.uid, 5_000);
       const sent = performance.now();
       if (i % 2 === 0) {
-        await seeder.patch(K.Cluster, c.namespace, c.name, { metadata: { annotations: { 'bench.capz.io/change': String(i) } } });
+        await seeder.patch(K.Cluster, c.namespace, c.name, {
+          metadata: { annotations: { 'bench.capz.io/change': String(i) } },
+        });
       } else {
-        await seeder.patch(K.ManagedCluster, c.namespace, c.name, {
-          status: {
-            conditions: [{
-              type: 'Ready', status: 'True', severity: '', reason: 'Succeeded', message: `bench change ${i}`,
-              observedGeneration: 1, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-            }],
+        await seeder.patch(
+          K.ManagedCluster,
+          c.namespace,
+          c.name,
+          {
+            status: {
+              conditions: [
+                {
+                  type: 'Ready',
+                  status: 'True',
+                  severity: '',
+                  reason: 'Succeeded',
+                  message: `bench change ${i}`,
+                  observedGeneration: 1,
+                  lastTransitionTime: new Date()
+                    .toISOString()
+                    .replace(/\.\d+Z$/, 'Z'),
+                },
+              ],
+            },
           },
-        }, 'status');
+          'status',
+        );
       }
       const at = await arrived;
       if (at === undefined) {
@@ -241,64 +466,149 @@ async function changeToPush(b: RunningBackend, info: ClusterInfo, clusters: Seed
     listener.close();
   }
   if (!latencies.length) {
-    row('Change-to-push latency p95', 'n/a (no push received within 5 s)', `${how}; ${listener.messages} capz:changes messages seen`);
+    row(
+      'Change-to-push latency p95',
+      'n/a (no push received within 5 s)',
+      `${how}; ${listener.messages} capz:changes messages seen`,
+    );
   } else {
-    row('Change-to-push latency p50 / p95 / max', `${ms(median(latencies))} / ${ms(percentile(latencies, 95))} / ${ms(Math.max(...latencies))}`, `${how}; ${latencies.length} received, ${missed} not within 5 s`);
+    row(
+      'Change-to-push latency p50 / p95 / max',
+      `${ms(median(latencies))} / ${ms(percentile(latencies, 95))} / ${ms(
+        Math.max(...latencies),
+      )}`,
+      `${how}; ${latencies.length} received, ${missed} not within 5 s`,
+    );
   }
 }
 
-async function clusterctlDescribe(info: ClusterInfo, clusterctl: string, target: SeededCluster): Promise<void> {
-  const first = await describeOnce(clusterctl, info.kubeconfigPath, target.namespace, target.name);
+async function clusterctlDescribe(
+  info: ClusterInfo,
+  clusterctl: string,
+  target: SeededCluster,
+): Promise<void> {
+  const first = await describeOnce(
+    clusterctl,
+    info.kubeconfigPath,
+    target.namespace,
+    target.name,
+  );
   const lines = first.output.trim().split('\n');
-  if (!lines.some(l => l.includes(`Cluster/${target.name}`))) throw new Error(`clusterctl describe printed no tree:\n${first.output}`);
+  if (!lines.some(l => l.includes(`Cluster/${target.name}`)))
+    throw new Error(`clusterctl describe printed no tree:\n${first.output}`);
   const auditStart = auditSize(info.auditLog);
   const times = [];
-  for (let i = 0; i < 5; i++) times.push((await describeOnce(clusterctl, info.kubeconfigPath, target.namespace, target.name)).ms);
+  for (let i = 0; i < 5; i++)
+    times.push(
+      (
+        await describeOnce(
+          clusterctl,
+          info.kubeconfigPath,
+          target.namespace,
+          target.name,
+        )
+      ).ms,
+    );
   await new Promise(r => setTimeout(r, 500));
-  const audited = auditCount(info, auditStart, e => (e.userAgent ?? '').startsWith('clusterctl'));
+  const audited = auditCount(info, auditStart, e =>
+    (e.userAgent ?? '').startsWith('clusterctl'),
+  );
   row(
     `clusterctl describe cluster ${target.name} -n ${target.namespace} (median)`,
     ms(median(times)),
-    `CAPI v1.13.3 built from Go modules, 5 runs after one warm-up, \`--show-conditions all\`; includes process start, kubeconfig load and API discovery; ${audited.count / 5} API requests per run (${audited.detail} over 5 runs); ${lines.length} lines of output (no ASO objects: describe stops at the CAPZ objects)`,
+    `CAPI v1.13.3 built from Go modules, 5 runs after one warm-up, \`--show-conditions all\`; includes process start, kubeconfig load and API discovery; ${
+      audited.count / 5
+    } API requests per run (${audited.detail} over 5 runs); ${
+      lines.length
+    } lines of output (no ASO objects: describe stops at the CAPZ objects)`,
   );
 }
 
-async function stockQuery(info: ClusterInfo, target: SeededCluster, localDir: string): Promise<void> {
+async function stockQuery(
+  info: ClusterInfo,
+  target: SeededCluster,
+  localDir: string,
+): Promise<void> {
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const entityFile = join(localDir, 'stock-entity.yaml');
-  writeFileSync(entityFile, [
-    'apiVersion: backstage.io/v1alpha1',
-    'kind: Component',
-    'metadata:',
-    `  name: ${target.name}`,
-    '  annotations:',
-    `    ${KUBERNETES_ID}: ${target.name}`,
-    `    backstage.io/kubernetes-namespace: ${target.namespace}`,
-    'spec:',
-    '  type: service',
-    '  owner: platform',
-    '  lifecycle: production',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    entityFile,
+    [
+      'apiVersion: backstage.io/v1alpha1',
+      'kind: Component',
+      'metadata:',
+      `  name: ${target.name}`,
+      '  annotations:',
+      `    ${KUBERNETES_ID}: ${target.name}`,
+      `    backstage.io/kubernetes-namespace: ${target.namespace}`,
+      'spec:',
+      '  type: service',
+      '  owner: platform',
+      '  lifecycle: production',
+      '',
+    ].join('\n'),
+  );
   const configFile = join(localDir, 'app-config.stock.yaml');
   writeStockConfig(configFile, info, port, token, entityFile);
-  log(`starting the stock Kubernetes backend on port ${port}; log: ${join(localDir, 'stock-backend.log')}`);
-  const b = startStockBackend(benchDir, configFile, port, token, join(localDir, 'stock-backend.log'));
+  log(
+    `starting the stock Kubernetes backend on port ${port}; log: ${join(
+      localDir,
+      'stock-backend.log',
+    )}`,
+  );
+  const b = startStockBackend(
+    benchDir,
+    configFile,
+    port,
+    token,
+    join(localDir, 'stock-backend.log'),
+  );
   try {
-    await waitUntil(b, 'the catalog to ingest the entity', async () =>
-      (await fetchJson(b, `/api/catalog/entities/by-name/component/default/${target.name}`)).status === 200, 300_000, 200);
+    await waitUntil(
+      b,
+      'the catalog to ingest the entity',
+      async () =>
+        (
+          await fetchJson(
+            b,
+            `/api/catalog/entities/by-name/component/default/${target.name}`,
+          )
+        ).status === 200,
+      300_000,
+      200,
+    );
     const customResources = [
-      K.Cluster, K.MachinePool, K.AzureASOManagedCluster, K.AzureASOManagedControlPlane, K.AzureASOManagedMachinePool,
-      K.ResourceGroup, K.ManagedCluster, K.ManagedClustersAgentPool,
+      K.Cluster,
+      K.MachinePool,
+      K.AzureASOManagedCluster,
+      K.AzureASOManagedControlPlane,
+      K.AzureASOManagedMachinePool,
+      K.ResourceGroup,
+      K.ManagedCluster,
+      K.ManagedClustersAgentPool,
     ].map(k => ({ group: k.group, apiVersion: k.version, plural: k.plural }));
-    const body = JSON.stringify({ entityRef: `component:default/${target.name}`, customResources });
+    const body = JSON.stringify({
+      entityRef: `component:default/${target.name}`,
+      customResources,
+    });
     const query = async () => {
       const started = performance.now();
-      const res = await fetchJson(b, '/api/kubernetes/resources/custom/query', { method: 'POST', body });
+      const res = await fetchJson(b, '/api/kubernetes/resources/custom/query', {
+        method: 'POST',
+        body,
+      });
       const elapsed = performance.now() - started;
-      if (res.status !== 200) throw new Error(`stock custom query: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-      const objects = (res.body.items ?? []).flatMap((i: { resources: Array<{ resources: unknown[] }> }) => i.resources.flatMap(r => r.resources)).length;
+      if (res.status !== 200)
+        throw new Error(
+          `stock custom query: HTTP ${res.status} ${JSON.stringify(
+            res.body,
+          ).slice(0, 300)}`,
+        );
+      const objects = (res.body.items ?? []).flatMap(
+        (i: { resources: Array<{ resources: unknown[] }> }) =>
+          i.resources.flatMap(r => r.resources),
+      ).length;
       return { elapsed, objects, bytes: JSON.stringify(res.body).length };
     };
     const first = await query();
@@ -306,14 +616,34 @@ async function stockQuery(info: ClusterInfo, target: SeededCluster, localDir: st
     const runs = [];
     for (let i = 0; i < 20; i++) runs.push(await query());
     await new Promise(r => setTimeout(r, 500));
-    const audited = auditCount(info, auditStart, e => e.user?.username === 'capz-admin' && !(e.userAgent ?? '').startsWith('clusterctl'));
+    const audited = auditCount(
+      info,
+      auditStart,
+      e =>
+        e.user?.username === 'capz-admin' &&
+        !(e.userAgent ?? '').startsWith('clusterctl'),
+    );
     row(
       `Stock kubernetes-backend custom-resource query for ${target.name} (median)`,
       ms(median(runs.map(r => r.elapsed))),
-      `@backstage/plugin-kubernetes-backend 0.21.11, POST /api/kubernetes/resources/custom/query for ${customResources.length} CAPI/CAPZ/ASO kinds, label ${KUBERNETES_ID}=${target.name} in namespace ${target.namespace}; 20 runs after one warm-up (first: ${ms(first.elapsed)}); ${runs[0].objects} objects, ${(runs[0].bytes / 1024).toFixed(1)} KiB; ${audited.count / 20} API requests per query (flat lists, no tree or health)`,
+      `@backstage/plugin-kubernetes-backend 0.21.11, POST /api/kubernetes/resources/custom/query for ${
+        customResources.length
+      } CAPI/CAPZ/ASO kinds, label ${KUBERNETES_ID}=${
+        target.name
+      } in namespace ${
+        target.namespace
+      }; 20 runs after one warm-up (first: ${ms(first.elapsed)}); ${
+        runs[0].objects
+      } objects, ${(runs[0].bytes / 1024).toFixed(1)} KiB; ${
+        audited.count / 20
+      } API requests per query (flat lists, no tree or health)`,
     );
     const pid = resolvePid(b);
-    row('Stock kubernetes backend RSS', mib(pid ? rssKib(pid) : NaN), 'VmRSS of that minimal backend (catalog, permissions, kubernetes), for scale');
+    row(
+      'Stock kubernetes backend RSS',
+      mib(pid ? rssKib(pid) : NaN),
+      'VmRSS of that minimal backend (catalog, permissions, kubernetes), for scale',
+    );
   } finally {
     await stopBackend(b);
   }
@@ -324,10 +654,16 @@ async function main(): Promise<void> {
   mkdirSync(localDir, { recursive: true });
   const started = performance.now();
   const cores = availableParallelism();
-  log(`N=${N} clusters, P=${P} pools, ${NAMESPACES} namespaces; ${cores} cores`);
+  log(
+    `N=${N} clusters, P=${P} pools, ${NAMESPACES} namespaces; ${cores} cores`,
+  );
 
   const clusterctl = await ensureClusterctl(repoRoot);
-  log(`clusterctl: ${clusterctl.path} (${sec(clusterctl.ms)}; a cold build takes minutes)`);
+  log(
+    `clusterctl: ${clusterctl.path} (${sec(
+      clusterctl.ms,
+    )}; a cold build takes minutes)`,
+  );
   const info = await startManagementCluster({ name: 'bench', ephemeral: true });
   const stops: Array<() => Promise<void>> = [];
   let capzPgid: number | undefined;
@@ -336,10 +672,22 @@ async function main(): Promise<void> {
     await installDescribeCrds(info);
     log(`seeding ${N} clusters (${CONCURRENCY} at a time)`);
     const seeded = await seedClusters(info, {
-      clusters: N, pools: P, namespaces: NAMESPACES, concurrency: CONCURRENCY,
+      clusters: N,
+      pools: P,
+      namespaces: NAMESPACES,
+      concurrency: CONCURRENCY,
       onProgress: done => log(`seeded ${done}/${N}`),
     });
-    row('Seeding', sec(seeded.ms), `${seeded.objects} objects (${seeded.requests} API requests: create, then status through the status subresource), ${CONCURRENCY} clusters in flight; ${(seeded.requests / (seeded.ms / 1000)).toFixed(0)} requests/s`);
+    row(
+      'Seeding',
+      sec(seeded.ms),
+      `${seeded.objects} objects (${
+        seeded.requests
+      } API requests: create, then status through the status subresource), ${CONCURRENCY} clusters in flight; ${(
+        seeded.requests /
+        (seeded.ms / 1000)
+      ).toFixed(0)} requests/s`,
+    );
     const target = seeded.clusters[Math.floor(N / 2)];
 
     await listBaseline(info);
@@ -358,28 +706,49 @@ async function main(): Promise<void> {
     const header = [
       `## Read-path benchmark: N=${N} clusters`,
       '',
-      `Parameters: N=${N} clusters × P=${P} pools over ${Math.min(NAMESPACES, N)} namespaces = ${objects} objects ` +
+      `Parameters: N=${N} clusters × P=${P} pools over ${Math.min(
+        NAMESPACES,
+        N,
+      )} namespaces = ${objects} objects ` +
         `(per cluster: Cluster, AzureASOManagedCluster, AzureASOManagedControlPlane, ResourceGroup, ManagedCluster, ${P}× MachinePool, ` +
         `AzureASOManagedMachinePool, ManagedClustersAgentPool); about 5% of clusters have a blocked ManagedCluster. ` +
-        `Machine: ${cores} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; ` +
-        `local kube-apiserver 1.35.4 + etcd 3.6.16 on loopback with a metadata audit log; run ${new Date().toISOString().slice(0, 16)}Z, ` +
+        `Machine: ${cores} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(
+          0,
+        )} GiB; Node ${process.version}; ` +
+        `local kube-apiserver 1.35.4 + etcd 3.6.16 on loopback with a metadata audit log; run ${new Date()
+          .toISOString()
+          .slice(0, 16)}Z, ` +
         `${sec(performance.now() - started)} in all.`,
       '',
       '| metric | value | how |',
       '|---|---|---|',
-      ...rows.map(r => `| ${r.metric} | ${r.value} | ${r.how.replace(/\|/g, '\\|')} |`),
+      ...rows.map(
+        r => `| ${r.metric} | ${r.value} | ${r.how.replace(/\|/g, '\\|')} |`,
+      ),
       '',
     ].join('\n');
-    const out = join(localDir, `result-${N}${P !== 3 ? `-p${P}` : ''}${NAMESPACES !== 20 ? `-ns${NAMESPACES}` : ''}.md`);
+    const out = join(
+      localDir,
+      `result-${N}${P !== 3 ? `-p${P}` : ''}${
+        NAMESPACES !== 20 ? `-ns${NAMESPACES}` : ''
+      }.md`,
+    );
     writeFileSync(out, header);
     process.stdout.write(`\n${header}\n`);
     log(`written to ${out}`);
     ok = true;
   } finally {
     if (args.keep) {
-      log(`--keep: the management cluster bench (${info.kubeconfigPath}) and the CAPZ backend stay up; stop them with: yarn mgmt stop --name bench${capzPgid ? `; kill -- -${capzPgid}` : ''}`);
+      log(
+        `--keep: the management cluster bench (${
+          info.kubeconfigPath
+        }) and the CAPZ backend stay up; stop them with: yarn mgmt stop --name bench${
+          capzPgid ? `; kill -- -${capzPgid}` : ''
+        }`,
+      );
     } else {
-      for (const stop of stops.reverse()) await stop().catch(e => log(`stop failed: ${(e as Error).message}`));
+      for (const stop of stops.reverse())
+        await stop().catch(e => log(`stop failed: ${(e as Error).message}`));
       await stopManagementCluster(info);
       log('stopped the backend(s) and the management cluster');
     }

@@ -8,7 +8,10 @@ import { apiRequest, type ClusterInfo } from '@internal/mgmt-cluster';
 import type { Kube, Obj } from '@internal/capz-sim';
 import { K, ownerRef } from '@internal/capz-sim';
 // The scenario builders are not exported by @internal/capz-sim's entry point; imported from source, not copied.
-import { asoManagedCluster, type PoolSeed } from '../../capz-sim/src/scenarios/seed.ts';
+import {
+  asoManagedCluster,
+  type PoolSeed,
+} from '../../capz-sim/src/scenarios/seed.ts';
 
 type Kind = (typeof K)[keyof typeof K];
 
@@ -46,10 +49,19 @@ class ApiError extends Error {
   }
 }
 
-const pathOf = (kind: Kind, ns: string | undefined, name?: string, sub?: string) => {
-  const base = kind.group ? `/apis/${kind.group}/${kind.version}` : `/api/${kind.version}`;
+const pathOf = (
+  kind: Kind,
+  ns: string | undefined,
+  name?: string,
+  sub?: string,
+) => {
+  const base = kind.group
+    ? `/apis/${kind.group}/${kind.version}`
+    : `/api/${kind.version}`;
   const nsPart = kind.namespaced && ns ? `/namespaces/${ns}` : '';
-  return `${base}${nsPart}/${kind.plural}${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+  return `${base}${nsPart}/${kind.plural}${name ? `/${name}` : ''}${
+    sub ? `/${sub}` : ''
+  }`;
 };
 
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -64,7 +76,11 @@ export function rng(seed: number): () => number {
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
-export async function pool<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function pool<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -73,12 +89,17 @@ export async function pool<T, R>(items: T[], limit: number, fn: (item: T, index:
       results[i] = await fn(items[i], i);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, worker),
+  );
   return results;
 }
 
 /** Records what a scenario builder would create, instead of sending it. */
-function recordingKube(): { kube: Kube; created: Array<{ kind: Kind; obj: Obj }> } {
+function recordingKube(): {
+  kube: Kube;
+  created: Array<{ kind: Kind; obj: Obj }>;
+} {
   const created: Array<{ kind: Kind; obj: Obj }> = [];
   const fake = {
     async createIfAbsent(kind: Kind, obj: Obj) {
@@ -90,14 +111,45 @@ function recordingKube(): { kube: Kube; created: Array<{ kind: Kind; obj: Obj }>
   return { kube: fake as unknown as Kube, created };
 }
 
-const asoReady = (generation = 1, failure?: { reason: string; message: string }) => [
+const asoReady = (
+  generation = 1,
+  failure?: { reason: string; message: string },
+) => [
   failure
-    ? { type: 'Ready', status: 'False', severity: 'Warning', reason: failure.reason, message: failure.message, observedGeneration: generation, lastTransitionTime: now() }
-    : { type: 'Ready', status: 'True', severity: '', reason: 'Succeeded', observedGeneration: generation, lastTransitionTime: now() },
+    ? {
+        type: 'Ready',
+        status: 'False',
+        severity: 'Warning',
+        reason: failure.reason,
+        message: failure.message,
+        observedGeneration: generation,
+        lastTransitionTime: now(),
+      }
+    : {
+        type: 'Ready',
+        status: 'True',
+        severity: '',
+        reason: 'Succeeded',
+        observedGeneration: generation,
+        lastTransitionTime: now(),
+      },
 ];
 
-const v1beta2 = (generation: number, conds: Array<{ type: string; status: string; reason: string; message?: string }>) =>
-  conds.map(c => ({ ...c, message: c.message ?? '', observedGeneration: generation, lastTransitionTime: now() }));
+const v1beta2 = (
+  generation: number,
+  conds: Array<{
+    type: string;
+    status: string;
+    reason: string;
+    message?: string;
+  }>,
+) =>
+  conds.map(c => ({
+    ...c,
+    message: c.message ?? '',
+    observedGeneration: generation,
+    lastTransitionTime: now(),
+  }));
 
 export class Seeder {
   readonly conn: Conn;
@@ -107,7 +159,12 @@ export class Seeder {
     this.conn = conn;
   }
 
-  private async call(method: string, path: string, body?: unknown, contentType?: string): Promise<Obj> {
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+  ): Promise<Obj> {
     this.requests++;
     for (let attempt = 0; ; attempt++) {
       const res = await apiRequest(this.conn, method, path, body, contentType);
@@ -116,7 +173,11 @@ export class Seeder {
         await new Promise(r => setTimeout(r, 100 * 2 ** attempt));
         continue;
       }
-      if (res.status >= 400) throw new ApiError(res.status, `${method} ${path}: ${res.status} ${res.body.slice(0, 400)}`);
+      if (res.status >= 400)
+        throw new ApiError(
+          res.status,
+          `${method} ${path}: ${res.status} ${res.body.slice(0, 400)}`,
+        );
       return JSON.parse(res.body) as Obj;
     }
   }
@@ -124,34 +185,67 @@ export class Seeder {
   /** Creates the object (or reads the existing one: re-running with --keep'd clusters is idempotent). */
   async create(kind: Kind, obj: Obj): Promise<Obj> {
     try {
-      return await this.call('POST', pathOf(kind, obj.metadata.namespace), { ...obj, kind: kind.kind });
+      return await this.call('POST', pathOf(kind, obj.metadata.namespace), {
+        ...obj,
+        kind: kind.kind,
+      });
     } catch (e) {
-      if (e instanceof ApiError && e.status === 409) return this.call('GET', pathOf(kind, obj.metadata.namespace, obj.metadata.name));
+      if (e instanceof ApiError && e.status === 409)
+        return this.call(
+          'GET',
+          pathOf(kind, obj.metadata.namespace, obj.metadata.name),
+        );
       throw e;
     }
   }
 
   async patchStatus(kind: Kind, obj: Obj, status: unknown): Promise<Obj> {
-    return this.call('PATCH', pathOf(kind, obj.metadata.namespace, obj.metadata.name, 'status'), { status }, 'application/merge-patch+json');
+    return this.call(
+      'PATCH',
+      pathOf(kind, obj.metadata.namespace, obj.metadata.name, 'status'),
+      { status },
+      'application/merge-patch+json',
+    );
   }
 
-  async patch(kind: Kind, ns: string, name: string, patch: unknown, sub?: string): Promise<Obj> {
-    return this.call('PATCH', pathOf(kind, ns, name, sub), patch, 'application/merge-patch+json');
+  async patch(
+    kind: Kind,
+    ns: string,
+    name: string,
+    patch: unknown,
+    sub?: string,
+  ): Promise<Obj> {
+    return this.call(
+      'PATCH',
+      pathOf(kind, ns, name, sub),
+      patch,
+      'application/merge-patch+json',
+    );
   }
 
   async ensureNamespace(name: string): Promise<void> {
-    await this.create(K.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    await this.create(K.Namespace, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name },
+    });
   }
 }
 
-export const namespaceOf = (i: number, namespaces: number) => `bench-${String(i % namespaces).padStart(2, '0')}`;
+export const namespaceOf = (i: number, namespaces: number) =>
+  `bench-${String(i % namespaces).padStart(2, '0')}`;
 export const clusterNameOf = (i: number) => `aks-${String(i).padStart(5, '0')}`;
 
 /**
  * One cluster, level by level (owners before the objects that reference their uid): Cluster; its infrastructure,
  * control plane and MachinePools; their ASO objects and AzureASOManagedMachinePools; the agent pools.
  */
-async function seedCluster(s: Seeder, i: number, pools: number, namespaces: number): Promise<SeededCluster> {
+async function seedCluster(
+  s: Seeder,
+  i: number,
+  pools: number,
+  namespaces: number,
+): Promise<SeededCluster> {
   const random = rng(1000 + i);
   const ns = namespaceOf(i, namespaces);
   const name = clusterNameOf(i);
@@ -162,75 +256,161 @@ async function seedCluster(s: Seeder, i: number, pools: number, namespaces: numb
   const poolSeeds: PoolSeed[] = Array.from({ length: pools }, (_, p) =>
     p === 0
       ? { name: 'system', mode: 'System', count: 3, vmSize: 'Standard_D4s_v5' }
-      : { name: `user${p}`, mode: 'User', count: 1 + Math.floor(random() * 5), vmSize: 'Standard_D8s_v5', ...(p % 2 === 0 ? { enableAutoScaling: true, minCount: 1, maxCount: 10 } : {}) },
+      : {
+          name: `user${p}`,
+          mode: 'User',
+          count: 1 + Math.floor(random() * 5),
+          vmSize: 'Standard_D8s_v5',
+          ...(p % 2 === 0
+            ? { enableAutoScaling: true, minCount: 1, maxCount: 10 }
+            : {}),
+        },
   );
   const { kube, created } = recordingKube();
-  await asoManagedCluster(kube, { namespace: ns, name, location, version, credentialSecret: CREDENTIAL_SECRET, pools: poolSeeds });
-  const find = (kind: string, objName = name) => created.find(c => c.obj.kind === kind && c.obj.metadata.name === objName)!.obj;
+  await asoManagedCluster(kube, {
+    namespace: ns,
+    name,
+    location,
+    version,
+    credentialSecret: CREDENTIAL_SECRET,
+    pools: poolSeeds,
+  });
+  const find = (kind: string, objName = name) =>
+    created.find(c => c.obj.kind === kind && c.obj.metadata.name === objName)!
+      .obj;
   const labels = { [CLUSTER_NAME]: name, [KUBERNETES_ID]: name };
   const withMeta = (obj: Obj, extra: Partial<Obj['metadata']>): Obj => ({
     ...obj,
-    metadata: { ...obj.metadata, ...extra, labels: { ...obj.metadata.labels, ...labels, ...extra.labels } },
+    metadata: {
+      ...obj.metadata,
+      ...extra,
+      labels: { ...obj.metadata.labels, ...labels, ...extra.labels },
+    },
   });
   let objects = 0;
 
   // Level 0: the Cluster.
   const clusterSpec = find('Cluster');
-  const cluster = await s.create(K.Cluster, withMeta(clusterSpec, { finalizers: ['cluster.cluster.x-k8s.io'] }));
+  const cluster = await s.create(
+    K.Cluster,
+    withMeta(clusterSpec, { finalizers: ['cluster.cluster.x-k8s.io'] }),
+  );
   objects++;
 
   // Level 1: infrastructure and control plane (CAPI adopts them: label + controller owner reference), MachinePools.
   const byCluster = { ownerReferences: [ownerRef(cluster, true)] };
   const amcSpec = find('AzureASOManagedCluster');
   const amcpSpec = find('AzureASOManagedControlPlane');
-  const fqdn = `${name}-${(i * 2654435761 >>> 0).toString(16).padStart(8, '0')}.hcp.${location}.azmk8s.io`;
+  const fqdn = `${name}-${((i * 2654435761) >>> 0)
+    .toString(16)
+    .padStart(8, '0')}.hcp.${location}.azmk8s.io`;
   const endpoint = { host: fqdn, port: 443 };
   const [amc, amcp, ...machinePools] = await Promise.all([
-    s.create(K.AzureASOManagedCluster, withMeta({ ...amcSpec, spec: { ...amcSpec.spec, controlPlaneEndpoint: endpoint } }, {
-      ...byCluster,
-      finalizers: ['azureasomanagedcluster.infrastructure.cluster.x-k8s.io'],
-      annotations: { 'sigs.k8s.io/cluster-api-provider-azure-owned-aso-kinds': 'ResourceGroup.resources.azure.com', 'clusterctl.cluster.x-k8s.io/block-move': 'true' },
-    })),
-    s.create(K.AzureASOManagedControlPlane, withMeta(amcpSpec, {
-      ...byCluster,
-      finalizers: ['azureasomanagedcontrolplane.infrastructure.cluster.x-k8s.io'],
-      annotations: { 'sigs.k8s.io/cluster-api-provider-azure-owned-aso-kinds': 'ManagedCluster.containerservice.azure.com', 'clusterctl.cluster.x-k8s.io/block-move': 'true' },
-    })),
+    s.create(
+      K.AzureASOManagedCluster,
+      withMeta(
+        {
+          ...amcSpec,
+          spec: { ...amcSpec.spec, controlPlaneEndpoint: endpoint },
+        },
+        {
+          ...byCluster,
+          finalizers: [
+            'azureasomanagedcluster.infrastructure.cluster.x-k8s.io',
+          ],
+          annotations: {
+            'sigs.k8s.io/cluster-api-provider-azure-owned-aso-kinds':
+              'ResourceGroup.resources.azure.com',
+            'clusterctl.cluster.x-k8s.io/block-move': 'true',
+          },
+        },
+      ),
+    ),
+    s.create(
+      K.AzureASOManagedControlPlane,
+      withMeta(amcpSpec, {
+        ...byCluster,
+        finalizers: [
+          'azureasomanagedcontrolplane.infrastructure.cluster.x-k8s.io',
+        ],
+        annotations: {
+          'sigs.k8s.io/cluster-api-provider-azure-owned-aso-kinds':
+            'ManagedCluster.containerservice.azure.com',
+          'clusterctl.cluster.x-k8s.io/block-move': 'true',
+        },
+      }),
+    ),
     ...poolSeeds.map(p =>
-      s.create(K.MachinePool, withMeta(find('MachinePool', `${name}-${p.name}`), {
-        ownerReferences: [ownerRef(cluster, false)],
-        finalizers: ['machinepool.cluster.x-k8s.io'],
-        ...(p.enableAutoScaling ? { annotations: { 'cluster.x-k8s.io/replicas-managed-by': 'aks' } } : {}),
-      })),
+      s.create(
+        K.MachinePool,
+        withMeta(find('MachinePool', `${name}-${p.name}`), {
+          ownerReferences: [ownerRef(cluster, false)],
+          finalizers: ['machinepool.cluster.x-k8s.io'],
+          ...(p.enableAutoScaling
+            ? { annotations: { 'cluster.x-k8s.io/replicas-managed-by': 'aks' } }
+            : {}),
+        }),
+      ),
     ),
   ]);
   objects += 2 + machinePools.length;
 
   // Level 2: the ASO objects CAPZ applies (controller-owned by the CAPZ object) and the AzureASOManagedMachinePools.
-  const credential = { 'serviceoperator.azure.com/credential-from': CREDENTIAL_SECRET };
+  const credential = {
+    'serviceoperator.azure.com/credential-from': CREDENTIAL_SECRET,
+  };
   const rgEmbedded = amcSpec.spec.resources[0] as Obj;
   const mcEmbedded = amcpSpec.spec.resources[0] as Obj;
   const aso = (kind: Kind, embedded: Obj, owner: Obj, spec: unknown): Obj =>
-    withMeta({ apiVersion: embedded.apiVersion, kind: kind.kind, metadata: { name: embedded.metadata.name, namespace: ns }, spec }, {
-      ownerReferences: [ownerRef(owner, true)],
-      finalizers: ['serviceoperator.azure.com/finalizer'],
-      annotations: { ...credential, 'serviceoperator.azure.com/latest-reconciled-generation': '1' },
-    });
+    withMeta(
+      {
+        apiVersion: embedded.apiVersion,
+        kind: kind.kind,
+        metadata: { name: embedded.metadata.name, namespace: ns },
+        spec,
+      },
+      {
+        ownerReferences: [ownerRef(owner, true)],
+        finalizers: ['serviceoperator.azure.com/finalizer'],
+        annotations: {
+          ...credential,
+          'serviceoperator.azure.com/latest-reconciled-generation': '1',
+        },
+      },
+    );
   const [rg, mc, ...ammps] = await Promise.all([
-    s.create(K.ResourceGroup, aso(K.ResourceGroup, rgEmbedded, amc, rgEmbedded.spec)),
-    s.create(K.ManagedCluster, aso(K.ManagedCluster, mcEmbedded, amcp, {
-      ...mcEmbedded.spec,
-      kubernetesVersion: version,
-      operatorSpec: { secrets: { adminCredentials: { name: `${name}-kubeconfig`, key: 'value' } } },
-    })),
+    s.create(
+      K.ResourceGroup,
+      aso(K.ResourceGroup, rgEmbedded, amc, rgEmbedded.spec),
+    ),
+    s.create(
+      K.ManagedCluster,
+      aso(K.ManagedCluster, mcEmbedded, amcp, {
+        ...mcEmbedded.spec,
+        kubernetesVersion: version,
+        operatorSpec: {
+          secrets: {
+            adminCredentials: { name: `${name}-kubeconfig`, key: 'value' },
+          },
+        },
+      }),
+    ),
     ...poolSeeds.map((_p, k) => {
       const mp = machinePools[k];
       const spec = find('AzureASOManagedMachinePool', mp.metadata.name);
-      return s.create(K.AzureASOManagedMachinePool, withMeta(spec, {
-        ownerReferences: [ownerRef(mp, true)],
-        finalizers: ['azureasomanagedmachinepool.infrastructure.cluster.x-k8s.io'],
-        annotations: { 'sigs.k8s.io/cluster-api-provider-azure-owned-aso-kinds': 'ManagedClustersAgentPool.containerservice.azure.com' },
-      }));
+      return s.create(
+        K.AzureASOManagedMachinePool,
+        withMeta(spec, {
+          ownerReferences: [ownerRef(mp, true)],
+          finalizers: [
+            'azureasomanagedmachinepool.infrastructure.cluster.x-k8s.io',
+          ],
+          annotations: {
+            'sigs.k8s.io/cluster-api-provider-azure-owned-aso-kinds':
+              'ManagedClustersAgentPool.containerservice.azure.com',
+          },
+        }),
+      );
     }),
   ]);
   objects += 2 + ammps.length;
@@ -239,11 +419,14 @@ async function seedCluster(s: Seeder, i: number, pools: number, namespaces: numb
   const agentPools = await Promise.all(
     ammps.map((ammp, k) => {
       const embedded = ammp.spec.resources[0] as Obj;
-      return s.create(K.ManagedClustersAgentPool, aso(K.ManagedClustersAgentPool, embedded, ammp, {
-        ...embedded.spec,
-        count: poolSeeds[k].count,
-        orchestratorVersion: version,
-      }));
+      return s.create(
+        K.ManagedClustersAgentPool,
+        aso(K.ManagedClustersAgentPool, embedded, ammp, {
+          ...embedded.spec,
+          count: poolSeeds[k].count,
+          orchestratorVersion: version,
+        }),
+      );
     }),
   );
   objects += agentPools.length;
@@ -252,7 +435,10 @@ async function seedCluster(s: Seeder, i: number, pools: number, namespaces: numb
   const nodeRG = `MC_${name}_${name}_${location}`;
   const armBase = `/subscriptions/${SUBSCRIPTION}/resourceGroups/${name}`;
   const mcFailure = failing
-    ? { reason: 'ReconciliationBlocked', message: `Managed cluster '${name}' is in provisioning state 'Upgrading'; ASO will not PUT while AKS is busy.` }
+    ? {
+        reason: 'ReconciliationBlocked',
+        message: `Managed cluster '${name}' is in provisioning state 'Upgrading'; ASO will not PUT while AKS is busy.`,
+      }
     : undefined;
   const poolStatus = (p: PoolSeed) => ({
     count: p.count,
@@ -269,39 +455,74 @@ async function seedCluster(s: Seeder, i: number, pools: number, namespaces: numb
     provisioningState: 'Succeeded',
   });
   const resourceStatus = (o: Obj, ready: boolean) => ({
-    resource: { group: o.apiVersion.split('/')[0], version: o.apiVersion.split('/')[1], kind: o.kind, name: o.metadata.name },
+    resource: {
+      group: o.apiVersion.split('/')[0],
+      version: o.apiVersion.split('/')[1],
+      kind: o.kind,
+      name: o.metadata.name,
+    },
     ready,
   });
   const workers = poolSeeds.reduce((n, p) => n + p.count, 0);
   await Promise.all([
     s.patchStatus(K.ResourceGroup, rg, {
-      id: armBase, name, location, type: 'Microsoft.Resources/resourceGroups', properties: { provisioningState: 'Succeeded' },
+      id: armBase,
+      name,
+      location,
+      type: 'Microsoft.Resources/resourceGroups',
+      properties: { provisioningState: 'Succeeded' },
       conditions: asoReady(rg.metadata.generation),
     }),
     s.patchStatus(K.ManagedCluster, mc, {
       id: `${armBase}/providers/Microsoft.ContainerService/managedClusters/${name}`,
-      name, type: 'Microsoft.ContainerService/ManagedClusters', location, dnsPrefix: name,
-      kubernetesVersion: version, currentKubernetesVersion: version, fqdn,
-      azurePortalFQDN: fqdn.replace('.hcp.', '.portal.hcp.'), nodeResourceGroup: nodeRG, enableRBAC: true,
-      identity: { type: 'SystemAssigned' }, networkProfile: { networkPlugin: 'azure' },
-      provisioningState: failing ? 'Upgrading' : 'Succeeded', powerState: { code: 'Running' },
-      agentPoolProfiles: poolSeeds.map(p => ({ name: p.name, type: 'VirtualMachineScaleSets', ...poolStatus(p) })),
+      name,
+      type: 'Microsoft.ContainerService/ManagedClusters',
+      location,
+      dnsPrefix: name,
+      kubernetesVersion: version,
+      currentKubernetesVersion: version,
+      fqdn,
+      azurePortalFQDN: fqdn.replace('.hcp.', '.portal.hcp.'),
+      nodeResourceGroup: nodeRG,
+      enableRBAC: true,
+      identity: { type: 'SystemAssigned' },
+      networkProfile: { networkPlugin: 'azure' },
+      provisioningState: failing ? 'Upgrading' : 'Succeeded',
+      powerState: { code: 'Running' },
+      agentPoolProfiles: poolSeeds.map(p => ({
+        name: p.name,
+        type: 'VirtualMachineScaleSets',
+        ...poolStatus(p),
+      })),
       conditions: asoReady(mc.metadata.generation, mcFailure),
     }),
     ...agentPools.map((ap, k) =>
       s.patchStatus(K.ManagedClustersAgentPool, ap, {
         id: `${armBase}/providers/Microsoft.ContainerService/managedClusters/${name}/agentPools/${poolSeeds[k].name}`,
-        name: poolSeeds[k].name, type: 'Microsoft.ContainerService/managedClusters/agentPools',
-        properties_type: 'VirtualMachineScaleSets', ...poolStatus(poolSeeds[k]),
+        name: poolSeeds[k].name,
+        type: 'Microsoft.ContainerService/managedClusters/agentPools',
+        properties_type: 'VirtualMachineScaleSets',
+        ...poolStatus(poolSeeds[k]),
         conditions: asoReady(ap.metadata.generation),
       }),
     ),
-    s.patchStatus(K.AzureASOManagedCluster, amc, { resources: [resourceStatus(rg, true)], ready: true }),
+    s.patchStatus(K.AzureASOManagedCluster, amc, {
+      resources: [resourceStatus(rg, true)],
+      ready: true,
+    }),
     s.patchStatus(K.AzureASOManagedControlPlane, amcp, {
-      resources: [resourceStatus(mc, !failing)], controlPlaneEndpoint: endpoint, ready: true, initialized: true, version: `v${version}`,
+      resources: [resourceStatus(mc, !failing)],
+      controlPlaneEndpoint: endpoint,
+      ready: true,
+      initialized: true,
+      version: `v${version}`,
     }),
     ...ammps.map((ammp, k) =>
-      s.patchStatus(K.AzureASOManagedMachinePool, ammp, { resources: [resourceStatus(agentPools[k], true)], replicas: poolSeeds[k].count, ready: true }),
+      s.patchStatus(K.AzureASOManagedMachinePool, ammp, {
+        resources: [resourceStatus(agentPools[k], true)],
+        replicas: poolSeeds[k].count,
+        ready: true,
+      }),
     ),
     ...machinePools.map((mp, k) => {
       const n = poolSeeds[k].count;
@@ -310,9 +531,16 @@ async function seedCluster(s: Seeder, i: number, pools: number, namespaces: numb
           { type: 'Available', status: 'True', reason: 'Available' },
           { type: 'InfrastructureReady', status: 'True', reason: 'Ready' },
         ]),
-        initialization: { infrastructureProvisioned: true, bootstrapDataSecretCreated: true },
-        replicas: n, readyReplicas: n, availableReplicas: n, upToDateReplicas: n,
-        phase: 'Running', observedGeneration: mp.metadata.generation,
+        initialization: {
+          infrastructureProvisioned: true,
+          bootstrapDataSecretCreated: true,
+        },
+        replicas: n,
+        readyReplicas: n,
+        availableReplicas: n,
+        upToDateReplicas: n,
+        phase: 'Running',
+        observedGeneration: mp.metadata.generation,
       });
     }),
     s.patchStatus(K.Cluster, cluster, {
@@ -321,12 +549,26 @@ async function seedCluster(s: Seeder, i: number, pools: number, namespaces: numb
         { type: 'ControlPlaneAvailable', status: 'True', reason: 'Available' },
         { type: 'InfrastructureReady', status: 'True', reason: 'Ready' },
         { type: 'Paused', status: 'False', reason: 'NotPaused' },
-        { type: 'RemoteConnectionProbe', status: 'True', reason: 'ProbeSucceeded' },
+        {
+          type: 'RemoteConnectionProbe',
+          status: 'True',
+          reason: 'ProbeSucceeded',
+        },
         { type: 'WorkersAvailable', status: 'True', reason: 'NoWorkers' },
       ]),
-      initialization: { infrastructureProvisioned: true, controlPlaneInitialized: true },
-      workers: { desiredReplicas: workers, replicas: workers, readyReplicas: workers, availableReplicas: workers, upToDateReplicas: workers },
-      phase: 'Provisioned', observedGeneration: cluster.metadata.generation,
+      initialization: {
+        infrastructureProvisioned: true,
+        controlPlaneInitialized: true,
+      },
+      workers: {
+        desiredReplicas: workers,
+        replicas: workers,
+        readyReplicas: workers,
+        availableReplicas: workers,
+        upToDateReplicas: workers,
+      },
+      phase: 'Provisioned',
+      observedGeneration: cluster.metadata.generation,
     }),
   ]);
   return { namespace: ns, name, uid: cluster.metadata.uid!, objects, failing };
@@ -335,24 +577,49 @@ async function seedCluster(s: Seeder, i: number, pools: number, namespaces: numb
 /** Seeds `clusters` clusters of `pools` pools each over `namespaces` namespaces, `concurrency` clusters at a time. */
 export async function seedClusters(
   conn: Conn,
-  opts: { clusters: number; pools: number; namespaces: number; concurrency: number; onProgress?: (done: number) => void },
+  opts: {
+    clusters: number;
+    pools: number;
+    namespaces: number;
+    concurrency: number;
+    onProgress?: (done: number) => void;
+  },
 ): Promise<SeedResult> {
   const s = new Seeder(conn);
   const started = performance.now();
   const nsCount = Math.min(opts.namespaces, opts.clusters);
-  await pool(Array.from({ length: nsCount }, (_, k) => namespaceOf(k, nsCount)), 8, async ns => {
-    await s.ensureNamespace(ns);
-    await s.create(K.Secret, {
-      apiVersion: 'v1', kind: 'Secret', metadata: { name: CREDENTIAL_SECRET, namespace: ns }, type: 'Opaque',
-      data: { AZURE_SUBSCRIPTION_ID: Buffer.from(SUBSCRIPTION).toString('base64'), AUTH_MODE: Buffer.from('workloadidentity').toString('base64') },
-    });
-  });
+  await pool(
+    Array.from({ length: nsCount }, (_, k) => namespaceOf(k, nsCount)),
+    8,
+    async ns => {
+      await s.ensureNamespace(ns);
+      await s.create(K.Secret, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: CREDENTIAL_SECRET, namespace: ns },
+        type: 'Opaque',
+        data: {
+          AZURE_SUBSCRIPTION_ID: Buffer.from(SUBSCRIPTION).toString('base64'),
+          AUTH_MODE: Buffer.from('workloadidentity').toString('base64'),
+        },
+      });
+    },
+  );
   let done = 0;
-  const clusters = await pool(Array.from({ length: opts.clusters }, (_, i) => i), opts.concurrency, async i => {
-    const c = await seedCluster(s, i, opts.pools, nsCount);
-    done++;
-    if (done % 100 === 0) opts.onProgress?.(done);
-    return c;
-  });
-  return { clusters, objects: clusters.reduce((n, c) => n + c.objects, 0), requests: s.requests, ms: performance.now() - started };
+  const clusters = await pool(
+    Array.from({ length: opts.clusters }, (_, i) => i),
+    opts.concurrency,
+    async i => {
+      const c = await seedCluster(s, i, opts.pools, nsCount);
+      done++;
+      if (done % 100 === 0) opts.onProgress?.(done);
+      return c;
+    },
+  );
+  return {
+    clusters,
+    objects: clusters.reduce((n, c) => n + c.objects, 0),
+    requests: s.requests,
+    ms: performance.now() - started,
+  };
 }

@@ -38,29 +38,47 @@ export class SignalListener {
    * The plugin only hooks the server's `upgrade` event when the first WebSocket request reaches its router, and that
    * first request is never answered; like the app's own signals client, this retries after a short timeout.
    */
-  static async connect(baseUrl: string, attempts = 4, timeoutMs = 3_000): Promise<SignalListener> {
+  static async connect(
+    baseUrl: string,
+    attempts = 4,
+    timeoutMs = 3_000,
+  ): Promise<SignalListener> {
     let lastError = '';
     for (let i = 0; i < attempts; i++) {
       const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/api/signals`);
       const opened = await new Promise<boolean>(resolvePromise => {
         const timer = setTimeout(() => resolvePromise(false), timeoutMs);
-        ws.addEventListener('open', () => {
-          clearTimeout(timer);
-          resolvePromise(true);
-        }, { once: true });
-        ws.addEventListener('error', () => {
-          lastError = 'error event';
-          clearTimeout(timer);
-          resolvePromise(false);
-        }, { once: true });
+        ws.addEventListener(
+          'open',
+          () => {
+            clearTimeout(timer);
+            resolvePromise(true);
+          },
+          { once: true },
+        );
+        ws.addEventListener(
+          'error',
+          () => {
+            lastError = 'error event';
+            clearTimeout(timer);
+            resolvePromise(false);
+          },
+          { once: true },
+        );
       });
       if (opened) {
-        ws.send(JSON.stringify({ action: 'subscribe', channel: CAPZ_SIGNAL_CHANNEL }));
+        ws.send(
+          JSON.stringify({ action: 'subscribe', channel: CAPZ_SIGNAL_CHANNEL }),
+        );
         return new SignalListener(ws);
       }
       ws.close();
     }
-    throw new Error(`the signals WebSocket did not open after ${attempts} attempts of ${timeoutMs} ms${lastError ? ` (${lastError})` : ''}`);
+    throw new Error(
+      `the signals WebSocket did not open after ${attempts} attempts of ${timeoutMs} ms${
+        lastError ? ` (${lastError})` : ''
+      }`,
+    );
   }
 
   /** Resolves with the arrival time of the first message naming `uid`, or undefined after `timeoutMs`. */

@@ -7,7 +7,9 @@ import type { BackendFeature } from '@backstage/backend-plugin-api';
 import { createBackend } from '@backstage/backend-defaults';
 
 // These packages are CommonJS: imported from ESM, their `exports.default` (the feature) is under `default.default`.
-const feature = (m: Promise<{ default: unknown }>): Promise<{ default: BackendFeature }> =>
+const feature = (
+  m: Promise<{ default: unknown }>,
+): Promise<{ default: BackendFeature }> =>
   m.then(ns => {
     const d = ns.default as BackendFeature | { default: BackendFeature };
     return { default: '$$type' in d ? d : d.default };
@@ -16,9 +18,15 @@ const feature = (m: Promise<{ default: unknown }>): Promise<{ default: BackendFe
 const backend = createBackend();
 backend.add(feature(import('@backstage/plugin-catalog-backend')));
 backend.add(feature(import('@backstage/plugin-permission-backend')));
-backend.add(feature(import('@backstage/plugin-permission-backend-module-allow-all-policy')));
+backend.add(
+  feature(
+    import('@backstage/plugin-permission-backend-module-allow-all-policy'),
+  ),
+);
 backend.add(feature(import('@backstage/plugin-kubernetes-backend')));
 backend.start().catch(e => {
-  process.stderr.write(`stock backend failed to start: ${(e as Error).stack ?? e}\n`);
+  process.stderr.write(
+    `stock backend failed to start: ${(e as Error).stack ?? e}\n`,
+  );
   process.exit(1);
 });

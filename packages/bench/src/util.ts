@@ -11,12 +11,19 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]) => percentile(values, 50);
 
-export const ms = (v: number) => (Number.isFinite(v) ? `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0)} ms` : 'n/a');
-export const sec = (v: number) => (Number.isFinite(v) ? `${(v / 1000).toFixed(2)} s` : 'n/a');
-export const mib = (kib: number) => (Number.isFinite(kib) ? `${(kib / 1024).toFixed(0)} MiB` : 'n/a');
+export const ms = (v: number) =>
+  Number.isFinite(v)
+    ? `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0)} ms`
+    : 'n/a';
+export const sec = (v: number) =>
+  Number.isFinite(v) ? `${(v / 1000).toFixed(2)} s` : 'n/a';
+export const mib = (kib: number) =>
+  Number.isFinite(kib) ? `${(kib / 1024).toFixed(0)} MiB` : 'n/a';
 
 export function log(message: string): void {
-  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+  process.stderr.write(
+    `[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`,
+  );
 }
 
 /** A keep-alive HTTPS client for an API server: raw GETs, as timed in the LIST baseline. */
@@ -25,7 +32,10 @@ export class RawKube {
   private readonly url: string;
   private readonly token: string;
 
-  constructor(conn: { url: string; caPem: string; token: string }, maxSockets = 16) {
+  constructor(
+    conn: { url: string; caPem: string; token: string },
+    maxSockets = 16,
+  ) {
     this.agent = new Agent({ keepAlive: true, ca: conn.caPem, maxSockets });
     this.url = conn.url;
     this.token = conn.token;
@@ -35,11 +45,23 @@ export class RawKube {
     return new Promise((resolvePromise, reject) => {
       const req = httpsRequest(
         `${this.url}${path}`,
-        { agent: this.agent, headers: { Authorization: `Bearer ${this.token}`, Accept: 'application/json' }, timeout: 120_000 },
+        {
+          agent: this.agent,
+          headers: {
+            Authorization: `Bearer ${this.token}`,
+            Accept: 'application/json',
+          },
+          timeout: 120_000,
+        },
         res => {
           const chunks: Buffer[] = [];
           res.on('data', d => chunks.push(d));
-          res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          res.on('end', () =>
+            resolvePromise({
+              status: res.statusCode ?? 0,
+              body: Buffer.concat(chunks),
+            }),
+          );
         },
       );
       req.on('timeout', () => req.destroy(new Error(`timeout on GET ${path}`)));
@@ -56,7 +78,9 @@ export class RawKube {
 /** VmRSS of a process in KiB (NaN when gone). */
 export function rssKib(pid: number): number {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = /VmRSS:\s+(\d+) kB/.exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
     return m ? Number(m[1]) : NaN;
   } catch {
     return NaN;
@@ -76,7 +100,8 @@ export function listenerPid(root: number, port: number): number | undefined {
     }
     for (const line of text.split('\n').slice(1)) {
       const f = line.trim().split(/\s+/);
-      if (f.length > 9 && f[1].endsWith(`:${hex}`) && f[3] === '0A') inodes.add(f[9]);
+      if (f.length > 9 && f[1].endsWith(`:${hex}`) && f[3] === '0A')
+        inodes.add(f[9]);
     }
   }
   for (const pid of descendants(root)) {
@@ -88,7 +113,9 @@ export function listenerPid(root: number, port: number): number | undefined {
     }
     for (const fd of fds) {
       try {
-        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        const m = /^socket:\[(\d+)\]$/.exec(
+          readlinkSync(`/proc/${pid}/fd/${fd}`),
+        );
         if (m && inodes.has(m[1])) return pid;
       } catch {
         /* closed meanwhile */

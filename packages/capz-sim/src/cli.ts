@@ -13,15 +13,31 @@
  *       are removed at start and written once the endpoints serve, so a script can wait for them.
  *   scenarios   lists the named scenarios
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot, runningCluster } from '@internal/mgmt-cluster';
 import { entraAuthorizer, startArmServer } from './arm/server.ts';
 import { SIM_SERVICE_PRINCIPAL } from './azure/credential.ts';
 import { AzureWorld, type AzureSnapshot } from './azure/model.ts';
-import { DEMO_SCENARIOS, DEMO_SUBSCRIPTION, scenarios, seedScenarios } from './scenarios/index.ts';
-import { AKS_SERVER_APPLICATION_ID, ARM_RESOURCE, startEntraSim } from './entra/server.ts';
+import {
+  DEMO_SCENARIOS,
+  DEMO_SUBSCRIPTION,
+  scenarios,
+  seedScenarios,
+} from './scenarios/index.ts';
+import {
+  AKS_SERVER_APPLICATION_ID,
+  ARM_RESOURCE,
+  startEntraSim,
+} from './entra/server.ts';
 import { Simulator } from './simulator.ts';
 
 const { positionals, values } = parseArgs({
@@ -39,8 +55,15 @@ const log = (m: string) => process.stderr.write(`[capz-sim] ${m}\n`);
 
 async function run(): Promise<void> {
   const info = runningCluster(values.cluster!);
-  if (!info) throw new Error(`management cluster "${values.cluster}" is not running: start it with \`yarn mgmt start --name ${values.cluster}\``);
-  const stateDir = join(process.env.CAPZ_STATE_DIR ?? join(repoRoot, '.local'), 'capz-sim', values.cluster!);
+  if (!info)
+    throw new Error(
+      `management cluster "${values.cluster}" is not running: start it with \`yarn mgmt start --name ${values.cluster}\``,
+    );
+  const stateDir = join(
+    process.env.CAPZ_STATE_DIR ?? join(repoRoot, '.local'),
+    'capz-sim',
+    values.cluster!,
+  );
   mkdirSync(stateDir, { recursive: true });
   const stateFile = join(stateDir, 'azure.json');
   const armFile = join(stateDir, 'arm.json');
@@ -50,7 +73,10 @@ async function run(): Promise<void> {
   rmSync(discoveryFile, { force: true });
   const operationMs = Number(values['operation-ms']);
   const world = existsSync(stateFile)
-    ? AzureWorld.restore(JSON.parse(readFileSync(stateFile, 'utf8')) as AzureSnapshot, { operationMs })
+    ? AzureWorld.restore(
+        JSON.parse(readFileSync(stateFile, 'utf8')) as AzureSnapshot,
+        { operationMs },
+      )
     : new AzureWorld({ operationMs, subscriptions: [values.subscription!] });
   world.addSubscription(values.subscription!);
   // The demo's Azure persists across restarts: written (debounced) after every change.
@@ -68,29 +94,42 @@ async function run(): Promise<void> {
 
   // The endpoints first: the backend can be configured (and start) while the scenarios are still being seeded.
   const sp = SIM_SERVICE_PRINCIPAL;
-  const entra = await startEntraSim({ stateDir, applications: [AKS_SERVER_APPLICATION_ID, ARM_RESOURCE], servicePrincipals: [sp] });
+  const entra = await startEntraSim({
+    stateDir,
+    applications: [AKS_SERVER_APPLICATION_ID, ARM_RESOURCE],
+    servicePrincipals: [sp],
+  });
   const token = `sim-arm-${values.cluster}`;
   const arm = await startArmServer({
     world,
     // A static token for quick manual calls (curl), and the Entra ID's tokens for the SDK and the backend.
     tokens: { [token]: [values.subscription!] },
-    authorize: entraAuthorizer(entra, { [sp.clientId]: [values.subscription!] }),
+    authorize: entraAuthorizer(entra, {
+      [sp.clientId]: [values.subscription!],
+    }),
     stateDir,
   });
   const writeAtomically = (file: string, text: string) => {
     writeFileSync(`${file}.tmp`, text);
     renameSync(`${file}.tmp`, file);
   };
-  writeAtomically(armFile, JSON.stringify({
-    url: arm.url,
-    caPem: arm.caPem,
-    token,
-    subscriptions: [values.subscription],
-    authorityHost: entra.url,
-    authorityCaPem: entra.caPem,
-    tenantId: sp.tenantId,
-    clientId: sp.clientId,
-  }, null, 2));
+  writeAtomically(
+    armFile,
+    JSON.stringify(
+      {
+        url: arm.url,
+        caPem: arm.caPem,
+        token,
+        subscriptions: [values.subscription],
+        authorityHost: entra.url,
+        authorityCaPem: entra.caPem,
+        tenantId: sp.tenantId,
+        clientId: sp.clientId,
+      },
+      null,
+      2,
+    ),
+  );
   // JSON strings are YAML scalars: the PEM needs no YAML escaping of its own.
   const discovery = [
     `resourceManagerEndpoint: ${JSON.stringify(arm.url)}`,
@@ -99,21 +138,50 @@ async function run(): Promise<void> {
     `caData: ${JSON.stringify(`${arm.caPem.trim()}\n${entra.caPem.trim()}\n`)}`,
   ];
   const backendName = values['backend-name'];
-  const indent = (n: number) => discovery.map(l => `${' '.repeat(n)}${l}`).join('\n');
-  writeAtomically(discoveryFile, [
-    `# Written by capz-sim run --cluster ${values.cluster}: AKS discovery against this simulator's ARM and Entra ID.`,
-    'capz:',
-    '  azureDiscovery:',
-    backendName ? `    managementClusters:\n      ${JSON.stringify(backendName)}:\n${indent(8)}` : indent(4),
-    '',
-  ].join('\n'));
+  const indent = (n: number) =>
+    discovery.map(l => `${' '.repeat(n)}${l}`).join('\n');
+  writeAtomically(
+    discoveryFile,
+    [
+      `# Written by capz-sim run --cluster ${values.cluster}: AKS discovery against this simulator's ARM and Entra ID.`,
+      'capz:',
+      '  azureDiscovery:',
+      backendName
+        ? `    managementClusters:\n      ${JSON.stringify(
+            backendName,
+          )}:\n${indent(8)}`
+        : indent(4),
+      '',
+    ].join('\n'),
+  );
 
   const prefix = values['namespace-prefix'];
-  const sim = await Simulator.start({ cluster: info, world, log, ...(prefix ? { namespaces: (ns: string) => ns.startsWith(prefix) } : {}) });
-  const names = values.scenarios === 'all' ? DEMO_SCENARIOS : values.scenarios === 'none' ? [] : values.scenarios!.split(',');
-  await seedScenarios(names, { kube: sim.kube, world, sim, subscription: values.subscription! });
+  const sim = await Simulator.start({
+    cluster: info,
+    world,
+    log,
+    ...(prefix ? { namespaces: (ns: string) => ns.startsWith(prefix) } : {}),
+  });
+  const names =
+    values.scenarios === 'all'
+      ? DEMO_SCENARIOS
+      : values.scenarios === 'none'
+      ? []
+      : values.scenarios!.split(',');
+  await seedScenarios(names, {
+    kube: sim.kube,
+    world,
+    sim,
+    subscription: values.subscription!,
+  });
   persist();
-  log(`simulating Azure, ASO, CAPZ and CAPI on ${info.name} (${info.url}); scenarios: ${names.join(', ') || 'none'}; ARM endpoint ${arm.url}, Entra ID ${entra.url}`);
+  log(
+    `simulating Azure, ASO, CAPZ and CAPI on ${info.name} (${
+      info.url
+    }); scenarios: ${names.join(', ') || 'none'}; ARM endpoint ${
+      arm.url
+    }, Entra ID ${entra.url}`,
+  );
 
   const stop = async () => {
     log('stopping');
@@ -129,7 +197,8 @@ async function run(): Promise<void> {
 }
 
 if (positionals[0] === 'scenarios') {
-  for (const s of scenarios) process.stdout.write(`${s.name.padEnd(28)} ${s.description}\n`);
+  for (const s of scenarios)
+    process.stdout.write(`${s.name.padEnd(28)} ${s.description}\n`);
 } else if (positionals[0] === 'run' || positionals.length === 0) {
   run().catch((e: Error) => {
     log(e.message);

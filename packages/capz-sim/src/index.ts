@@ -1,4 +1,10 @@
-export { AzureWorld, azureResourceState, type AzureResourceState, type AzureSnapshot, type Counters } from './azure/model.ts';
+export {
+  AzureWorld,
+  azureResourceState,
+  type AzureResourceState,
+  type AzureSnapshot,
+  type Counters,
+} from './azure/model.ts';
 export { AzureError } from './azure/errors.ts';
 export { startArmServer, type ArmServer } from './arm/server.ts';
 export { Simulator, type SimulatorOptions } from './simulator.ts';

@@ -52,19 +52,31 @@ export class Simulator {
   private readonly controllers: Controller[];
 
   private constructor(opts: SimulatorOptions) {
-    const log = opts.log ?? ((m: string) => process.stderr.write(`[capz-sim] ${m}\n`));
+    const log =
+      opts.log ?? ((m: string) => process.stderr.write(`[capz-sim] ${m}\n`));
     this.world = opts.world;
     this.kube = new Kube(opts.cluster);
     const accept = opts.namespaces;
-    this.cache = new Cache(this.kube, adminKubeConfig(opts.cluster), KINDS, ns => ns === undefined || !accept || accept(ns));
-    this.aso = new AsoSimulator({ kube: this.kube, cache: this.cache, world: this.world, opts: { operatorNamespace: opts.operatorNamespace ?? 'capz-system', log } });
+    this.cache = new Cache(
+      this.kube,
+      adminKubeConfig(opts.cluster),
+      KINDS,
+      ns => ns === undefined || !accept || accept(ns),
+    );
+    this.aso = new AsoSimulator({
+      kube: this.kube,
+      cache: this.cache,
+      world: this.world,
+      opts: { operatorNamespace: opts.operatorNamespace ?? 'capz-system', log },
+    });
     this.adoption = new AdoptionControllers(this.kube, this.cache, log);
     const identity = opts.identity ?? SIM_SERVICE_PRINCIPAL;
     this.controllers = [
       ...this.aso.controllers,
       ...this.adoption.controllers,
       ...new AsoManagedControllers(this.kube, this.cache, log).controllers,
-      ...new LegacyControllers(this.kube, this.cache, identity, log).controllers,
+      ...new LegacyControllers(this.kube, this.cache, identity, log)
+        .controllers,
       ...new CapiControllers(this.kube, this.cache, log).controllers,
     ];
   }

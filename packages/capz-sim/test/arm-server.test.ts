@@ -12,8 +12,17 @@ import { ContainerServiceClient } from '@azure/arm-containerservice';
 import type { TokenCredential } from '@azure/core-auth';
 import { isRestError } from '@azure/core-rest-pipeline';
 import { AzureWorld } from '../src/azure/model.ts';
-import { entraAuthorizer, startArmServer, type ArmServer } from '../src/arm/server.ts';
-import { AKS_SERVER_APPLICATION_ID, ARM_RESOURCE, startEntraSim, type EntraSim } from '../src/entra/server.ts';
+import {
+  entraAuthorizer,
+  startArmServer,
+  type ArmServer,
+} from '../src/arm/server.ts';
+import {
+  AKS_SERVER_APPLICATION_ID,
+  ARM_RESOURCE,
+  startEntraSim,
+  type EntraSim,
+} from '../src/entra/server.ts';
 
 const SUB = '6f1c2d3e-0000-4000-8000-0000000000a1';
 const OTHER_SUB = '6f1c2d3e-0000-4000-8000-0000000000b2';
@@ -24,9 +33,15 @@ const OTHER_TOKEN = 'token-team-b';
 /** Resolves once every cluster and pool of the world has finished its (1 ms) create operation. */
 function settled(world: AzureWorld): Promise<void> {
   const done = () =>
-    world.snapshot().managedClusters.every(
-      c => c.provisioningState === 'Succeeded' && Object.values(c.agentPools).every(p => p.provisioningState === 'Succeeded'),
-    );
+    world
+      .snapshot()
+      .managedClusters.every(
+        c =>
+          c.provisioningState === 'Succeeded' &&
+          Object.values(c.agentPools).every(
+            p => p.provisioningState === 'Succeeded',
+          ),
+      );
   return new Promise(resolve => {
     if (done()) return resolve();
     const onChange = () => {
@@ -51,15 +66,30 @@ interface RawResponse {
 }
 
 /** A plain HTTPS request, for what the SDK cannot send (other api-versions, no token, writes). */
-function raw(url: string, opts: { method?: string; token?: string | null; ca?: string }): Promise<RawResponse> {
+function raw(
+  url: string,
+  opts: { method?: string; token?: string | null; ca?: string },
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
-    const req = request(url, { method: opts.method ?? 'GET', headers, ca: opts.ca, agent: false }, res => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) }));
-    });
+    const headers: Record<string, string> = opts.token
+      ? { authorization: `Bearer ${opts.token}` }
+      : {};
+    const req = request(
+      url,
+      { method: opts.method ?? 'GET', headers, ca: opts.ca, agent: false },
+      res => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: JSON.parse(text),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -67,7 +97,10 @@ function raw(url: string, opts: { method?: string; token?: string | null; ca?: s
 
 describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'capz-arm-'));
-  const world = new AzureWorld({ operationMs: 1, subscriptions: [SUB, OTHER_SUB] });
+  const world = new AzureWorld({
+    operationMs: 1,
+    subscriptions: [SUB, OTHER_SUB],
+  });
   const scopesAsked: string[][] = [];
   const urlsSent: string[] = [];
   let server: ArmServer;
@@ -90,13 +123,22 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
       tlsOptions: { ca: server.caPem },
       retryOptions: { maxRetries: 0 },
       additionalPolicies: [
-        { position: 'perCall', policy: { name: 'record-url', sendRequest: (req, next) => (urlsSent.push(req.url), next(req)) } },
+        {
+          position: 'perCall',
+          policy: {
+            name: 'record-url',
+            sendRequest: (req, next) => (urlsSent.push(req.url), next(req)),
+          },
+        },
       ],
     });
 
   before(async () => {
     world.putResourceGroup(SUB, 'rg-alpha', { location: 'westeurope' });
-    world.putResourceGroup(SUB, 'rg-beta', { location: 'northeurope', tags: { team: 'beta' } });
+    world.putResourceGroup(SUB, 'rg-beta', {
+      location: 'northeurope',
+      tags: { team: 'beta' },
+    });
     world.putManagedCluster(SUB, 'rg-alpha', 'alpha-1', {
       location: 'westeurope',
       kubernetesVersion: '1.32.5',
@@ -104,16 +146,31 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
       agentPoolProfiles: [
         { name: 'system', mode: 'System', count: 3, vmSize: 'Standard_D4s_v5' },
         {
-          name: 'user', mode: 'User', count: 2, vmSize: 'Standard_D8s_v5', enableAutoScaling: true, minCount: 1, maxCount: 5,
-          osSKU: 'AzureLinux', availabilityZones: ['1', '3'], maxPods: 60, osDiskSizeGB: 256,
-          nodeLabels: { workload: 'web' }, nodeTaints: ['workload=web:NoSchedule'], tags: { 'cost-center': 'web' },
+          name: 'user',
+          mode: 'User',
+          count: 2,
+          vmSize: 'Standard_D8s_v5',
+          enableAutoScaling: true,
+          minCount: 1,
+          maxCount: 5,
+          osSKU: 'AzureLinux',
+          availabilityZones: ['1', '3'],
+          maxPods: 60,
+          osDiskSizeGB: 256,
+          nodeLabels: { workload: 'web' },
+          nodeTaints: ['workload=web:NoSchedule'],
+          tags: { 'cost-center': 'web' },
         },
       ],
     });
     world.putManagedCluster(SUB, 'rg-alpha', 'alpha-entra', {
       location: 'westeurope',
       disableLocalAccounts: true,
-      aadProfile: { managed: true, enableAzureRBAC: true, adminGroupObjectIDs: ['0d9a4f1e-1111-4222-8333-444455556666'] },
+      aadProfile: {
+        managed: true,
+        enableAzureRBAC: true,
+        adminGroupObjectIDs: ['0d9a4f1e-1111-4222-8333-444455556666'],
+      },
       agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }],
     });
     world.putManagedCluster(SUB, 'rg-beta', 'beta-1', {
@@ -121,9 +178,16 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
       agentPoolProfiles: [{ name: 'pool0', mode: 'System', count: 2 }],
     });
     world.putResourceGroup(OTHER_SUB, 'rg-other', { location: 'eastus' });
-    world.putManagedCluster(OTHER_SUB, 'rg-other', 'other-1', { location: 'eastus', agentPoolProfiles: [{ name: 'np', mode: 'System' }] });
+    world.putManagedCluster(OTHER_SUB, 'rg-other', 'other-1', {
+      location: 'eastus',
+      agentPoolProfiles: [{ name: 'np', mode: 'System' }],
+    });
     await settled(world);
-    server = await startArmServer({ world, tokens: { [TOKEN]: [SUB], [OTHER_TOKEN]: [OTHER_SUB] }, stateDir });
+    server = await startArmServer({
+      world,
+      tokens: { [TOKEN]: [SUB], [OTHER_TOKEN]: [OTHER_SUB] },
+      stateDir,
+    });
   });
 
   after(async () => {
@@ -134,9 +198,16 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
 
   it('lists every cluster of the subscription, with AKS-style ids', async () => {
     const clusters = await collect(client().managedClusters.list());
-    assert.deepEqual(clusters.map(c => c.name).sort(), ['alpha-1', 'alpha-entra', 'beta-1']);
+    assert.deepEqual(clusters.map(c => c.name).sort(), [
+      'alpha-1',
+      'alpha-entra',
+      'beta-1',
+    ]);
     const beta = clusters.find(c => c.name === 'beta-1');
-    assert.equal(beta?.id, `/subscriptions/${SUB}/resourcegroups/rg-beta/providers/Microsoft.ContainerService/managedClusters/beta-1`);
+    assert.equal(
+      beta?.id,
+      `/subscriptions/${SUB}/resourcegroups/rg-beta/providers/Microsoft.ContainerService/managedClusters/beta-1`,
+    );
     assert.equal(beta?.type, 'Microsoft.ContainerService/ManagedClusters');
     assert.equal(beta?.location, 'northeurope');
     // What the SDK sent: the api-version we asked for, and ARM's default scope although the endpoint is not ARM's.
@@ -144,19 +215,33 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
       urlsSent.at(-1),
       `${server.url}/subscriptions/${SUB}/providers/Microsoft.ContainerService/managedClusters?api-version=2024-09-01`,
     );
-    assert.deepEqual(scopesAsked.at(-1), ['https://management.azure.com/.default']);
+    assert.deepEqual(scopesAsked.at(-1), [
+      'https://management.azure.com/.default',
+    ]);
   });
 
   it('lists clusters by resource group, matching the group name case-insensitively', async () => {
-    const alpha = await collect(client().managedClusters.listByResourceGroup('rg-alpha'));
+    const alpha = await collect(
+      client().managedClusters.listByResourceGroup('rg-alpha'),
+    );
     assert.deepEqual(alpha.map(c => c.name).sort(), ['alpha-1', 'alpha-entra']);
-    const beta = await collect(client().managedClusters.listByResourceGroup('RG-BETA'));
-    assert.deepEqual(beta.map(c => c.name), ['beta-1']);
+    const beta = await collect(
+      client().managedClusters.listByResourceGroup('RG-BETA'),
+    );
+    assert.deepEqual(
+      beta.map(c => c.name),
+      ['beta-1'],
+    );
   });
 
   it('only shows the caller its own subscription', async () => {
-    const other = await collect(client(OTHER_TOKEN, OTHER_SUB).managedClusters.list());
-    assert.deepEqual(other.map(c => c.name), ['other-1']);
+    const other = await collect(
+      client(OTHER_TOKEN, OTHER_SUB).managedClusters.list(),
+    );
+    assert.deepEqual(
+      other.map(c => c.name),
+      ['other-1'],
+    );
   });
 
   it('gets a cluster with the fields the SDK flattens', async () => {
@@ -168,8 +253,14 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
     assert.equal(mc.kubernetesVersion, '1.32.5');
     assert.equal(mc.currentKubernetesVersion, '1.32.5');
     assert.equal(mc.fqdn, model.fqdn);
-    assert.match(mc.fqdn ?? '', /^alpha-1-[0-9a-f]{8}\.hcp\.westeurope\.azmk8s\.io$/);
-    assert.match(mc.azurePortalFqdn ?? '', /^alpha-1-[0-9a-f]{8}\.portal\.hcp\.westeurope\.azmk8s\.io$/);
+    assert.match(
+      mc.fqdn ?? '',
+      /^alpha-1-[0-9a-f]{8}\.hcp\.westeurope\.azmk8s\.io$/,
+    );
+    assert.match(
+      mc.azurePortalFqdn ?? '',
+      /^alpha-1-[0-9a-f]{8}\.portal\.hcp\.westeurope\.azmk8s\.io$/,
+    );
     assert.equal(mc.nodeResourceGroup, 'MC_rg-alpha_alpha-1_westeurope');
     assert.equal(mc.enableRbac, true);
     assert.equal(mc.disableLocalAccounts, false);
@@ -178,7 +269,9 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
     assert.deepEqual(mc.tags, { env: 'prod' });
     assert.equal(mc.identity?.type, 'SystemAssigned');
     assert.equal(mc.networkProfile?.networkPlugin, 'azure');
-    const pools = Object.fromEntries((mc.agentPoolProfiles ?? []).map(p => [p.name, p]));
+    const pools = Object.fromEntries(
+      (mc.agentPoolProfiles ?? []).map(p => [p.name, p]),
+    );
     assert.deepEqual(Object.keys(pools).sort(), ['system', 'user']);
     assert.equal(pools.system.count, 3);
     assert.equal(pools.system.mode, 'System');
@@ -195,11 +288,37 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
     assert.equal(pools.user.provisioningState, 'Succeeded');
     // The fields adoption writes back: what the PUT gave, and AKS's defaults where it gave nothing.
     assert.deepEqual(
-      [pools.user.osType, pools.user.osSKU, pools.user.availabilityZones, pools.user.maxPods, pools.user.osDiskSizeGB, pools.user.nodeLabels, pools.user.nodeTaints, pools.user.tags],
-      ['Linux', 'AzureLinux', ['1', '3'], 60, 256, { workload: 'web' }, ['workload=web:NoSchedule'], { 'cost-center': 'web' }],
+      [
+        pools.user.osType,
+        pools.user.osSKU,
+        pools.user.availabilityZones,
+        pools.user.maxPods,
+        pools.user.osDiskSizeGB,
+        pools.user.nodeLabels,
+        pools.user.nodeTaints,
+        pools.user.tags,
+      ],
+      [
+        'Linux',
+        'AzureLinux',
+        ['1', '3'],
+        60,
+        256,
+        { workload: 'web' },
+        ['workload=web:NoSchedule'],
+        { 'cost-center': 'web' },
+      ],
     );
     assert.deepEqual(
-      [pools.system.osSKU, pools.system.availabilityZones, pools.system.maxPods, pools.system.osDiskSizeGB, pools.system.nodeLabels, pools.system.nodeTaints, pools.system.tags],
+      [
+        pools.system.osSKU,
+        pools.system.availabilityZones,
+        pools.system.maxPods,
+        pools.system.osDiskSizeGB,
+        pools.system.nodeLabels,
+        pools.system.nodeTaints,
+        pools.system.tags,
+      ],
       ['Ubuntu', undefined, 30, 128, undefined, undefined, undefined],
     );
   });
@@ -210,18 +329,25 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
     assert.equal(mc.disableLocalAccounts, true);
     assert.equal(mc.aadProfile?.managed, true);
     assert.equal(mc.aadProfile?.enableAzureRbac, true);
-    assert.deepEqual(mc.aadProfile?.adminGroupObjectIDs, ['0d9a4f1e-1111-4222-8333-444455556666']);
+    assert.deepEqual(mc.aadProfile?.adminGroupObjectIDs, [
+      '0d9a4f1e-1111-4222-8333-444455556666',
+    ]);
   });
 
   it('lists and gets agent pools', async () => {
-    const pools = await collect(client().agentPools.list('rg-alpha', 'alpha-1'));
+    const pools = await collect(
+      client().agentPools.list('rg-alpha', 'alpha-1'),
+    );
     assert.deepEqual(pools.map(p => p.name).sort(), ['system', 'user']);
     const user = await client().agentPools.get('rg-alpha', 'alpha-1', 'user');
     assert.equal(
       user.id,
       `/subscriptions/${SUB}/resourcegroups/rg-alpha/providers/Microsoft.ContainerService/managedClusters/alpha-1/agentPools/user`,
     );
-    assert.equal(user.type, 'Microsoft.ContainerService/managedClusters/agentPools');
+    assert.equal(
+      user.type,
+      'Microsoft.ContainerService/managedClusters/agentPools',
+    );
     assert.equal(user.count, 2);
     assert.equal(user.vmSize, 'Standard_D8s_v5');
     assert.equal(user.mode, 'User');
@@ -244,100 +370,158 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
   });
 
   it('reports missing resources with the ARM codes of the model', async () => {
-    const err = await client().managedClusters.get('rg-alpha', 'nope').then(
-      () => assert.fail('expected a 404'),
-      (e: unknown) => e,
-    );
+    const err = await client()
+      .managedClusters.get('rg-alpha', 'nope')
+      .then(
+        () => assert.fail('expected a 404'),
+        (e: unknown) => e,
+      );
     assert.ok(isRestError(err), 'a RestError');
     assert.equal(err.statusCode, 404);
     assert.equal(err.code, 'ResourceNotFound');
-    assert.match(err.message, /managedClusters\/nope' under resource group 'rg-alpha' was not found/);
-    await assert.rejects(client().managedClusters.get('rg-missing', 'alpha-1'), {
-      statusCode: 404,
-      code: 'ResourceGroupNotFound',
-    });
-    await assert.rejects(collect(client().managedClusters.listByResourceGroup('rg-missing')), {
-      statusCode: 404,
-      code: 'ResourceGroupNotFound',
-    });
-    await assert.rejects(client().agentPools.get('rg-alpha', 'alpha-1', 'gpu'), { statusCode: 404, code: 'ResourceNotFound' });
+    assert.match(
+      err.message,
+      /managedClusters\/nope' under resource group 'rg-alpha' was not found/,
+    );
+    await assert.rejects(
+      client().managedClusters.get('rg-missing', 'alpha-1'),
+      {
+        statusCode: 404,
+        code: 'ResourceGroupNotFound',
+      },
+    );
+    await assert.rejects(
+      collect(client().managedClusters.listByResourceGroup('rg-missing')),
+      {
+        statusCode: 404,
+        code: 'ResourceGroupNotFound',
+      },
+    );
+    await assert.rejects(
+      client().agentPools.get('rg-alpha', 'alpha-1', 'gpu'),
+      { statusCode: 404, code: 'ResourceNotFound' },
+    );
   });
 
   it('rejects an unknown token with 401', async () => {
-    await assert.rejects(client('forged-token').managedClusters.get('rg-alpha', 'alpha-1'), {
-      name: 'RestError',
-      statusCode: 401,
-      code: 'InvalidAuthenticationToken',
-    });
+    await assert.rejects(
+      client('forged-token').managedClusters.get('rg-alpha', 'alpha-1'),
+      {
+        name: 'RestError',
+        statusCode: 401,
+        code: 'InvalidAuthenticationToken',
+      },
+    );
   });
 
   it('rejects a token of another subscription with 403', async () => {
-    await assert.rejects(client(OTHER_TOKEN, SUB).managedClusters.get('rg-alpha', 'alpha-1'), (e: unknown) => {
-      assert.ok(isRestError(e));
-      assert.equal(e.statusCode, 403);
-      assert.equal(e.code, 'AuthorizationFailed');
-      assert.match(
-        e.message,
-        new RegExp(`'Microsoft\\.ContainerService/managedClusters/read' over scope '/subscriptions/${SUB}/resourceGroups/rg-alpha/`),
-      );
-      return true;
-    });
+    await assert.rejects(
+      client(OTHER_TOKEN, SUB).managedClusters.get('rg-alpha', 'alpha-1'),
+      (e: unknown) => {
+        assert.ok(isRestError(e));
+        assert.equal(e.statusCode, 403);
+        assert.equal(e.code, 'AuthorizationFailed');
+        assert.match(
+          e.message,
+          new RegExp(
+            `'Microsoft\\.ContainerService/managedClusters/read' over scope '/subscriptions/${SUB}/resourceGroups/rg-alpha/`,
+          ),
+        );
+        return true;
+      },
+    );
     // Paged operations keep the ARM code but replace ARM's message with their own.
-    await assert.rejects(collect(client(OTHER_TOKEN, SUB).managedClusters.list()), {
-      statusCode: 403,
-      code: 'AuthorizationFailed',
-      message: 'Pagination failed with unexpected statusCode 403',
-    });
-    await assert.rejects(client(OTHER_TOKEN, SUB).agentPools.get('rg-alpha', 'alpha-1', 'user'), {
-      statusCode: 403,
-      code: 'AuthorizationFailed',
-      message: /'Microsoft\.ContainerService\/managedClusters\/agentPools\/read'/,
-    });
+    await assert.rejects(
+      collect(client(OTHER_TOKEN, SUB).managedClusters.list()),
+      {
+        statusCode: 403,
+        code: 'AuthorizationFailed',
+        message: 'Pagination failed with unexpected statusCode 403',
+      },
+    );
+    await assert.rejects(
+      client(OTHER_TOKEN, SUB).agentPools.get('rg-alpha', 'alpha-1', 'user'),
+      {
+        statusCode: 403,
+        code: 'AuthorizationFailed',
+        message:
+          /'Microsoft\.ContainerService\/managedClusters\/agentPools\/read'/,
+      },
+    );
   });
 
   it('reports an unknown subscription with 404', async () => {
-    await assert.rejects(collect(client(TOKEN, UNKNOWN_SUB).managedClusters.list()), {
-      statusCode: 404,
-      code: 'SubscriptionNotFound',
-    });
+    await assert.rejects(
+      collect(client(TOKEN, UNKNOWN_SUB).managedClusters.list()),
+      {
+        statusCode: 404,
+        code: 'SubscriptionNotFound',
+      },
+    );
   });
 
   it('shows a cluster that is still being created as Creating', async () => {
     world.operationMs = 600_000; // never completes within the test; world.close() drops the timer
     try {
-      world.putManagedCluster(OTHER_SUB, 'rg-other', 'other-new', { location: 'eastus', agentPoolProfiles: [{ name: 'np' }] });
+      world.putManagedCluster(OTHER_SUB, 'rg-other', 'other-new', {
+        location: 'eastus',
+        agentPoolProfiles: [{ name: 'np' }],
+      });
     } finally {
       world.operationMs = 1;
     }
-    const mc = await client(OTHER_TOKEN, OTHER_SUB).managedClusters.get('rg-other', 'other-new');
+    const mc = await client(OTHER_TOKEN, OTHER_SUB).managedClusters.get(
+      'rg-other',
+      'other-new',
+    );
     assert.equal(mc.provisioningState, 'Creating');
     assert.equal(mc.agentPoolProfiles?.[0].provisioningState, 'Creating');
   });
 
   describe('raw HTTPS', () => {
-    const path = () => `${server.url}/subscriptions/${SUB}/resourceGroups/rg-alpha/providers/Microsoft.ContainerService/managedClusters/alpha-1`;
+    const path = () =>
+      `${server.url}/subscriptions/${SUB}/resourceGroups/rg-alpha/providers/Microsoft.ContainerService/managedClusters/alpha-1`;
 
     it('requires api-version 2024-09-01', async () => {
-      const wrong = await raw(`${path()}?api-version=2023-01-01`, { token: TOKEN, ca: server.caPem });
+      const wrong = await raw(`${path()}?api-version=2023-01-01`, {
+        token: TOKEN,
+        ca: server.caPem,
+      });
       assert.equal(wrong.status, 400);
       assert.equal(wrong.body.error?.code, 'InvalidApiVersionParameter');
       assert.match(wrong.body.error?.message ?? '', /'2023-01-01' is invalid/);
       const missing = await raw(path(), { token: TOKEN, ca: server.caPem });
       assert.equal(missing.status, 400);
       assert.equal(missing.body.error?.code, 'MissingApiVersionParameter');
-      const ok = await raw(`${path().replace('resourceGroups', 'RESOURCEGROUPS')}?API-Version=2024-09-01`, {
+      const ok = await raw(
+        `${path().replace(
+          'resourceGroups',
+          'RESOURCEGROUPS',
+        )}?API-Version=2024-09-01`,
+        {
+          token: TOKEN,
+          ca: server.caPem,
+        },
+      );
+      assert.equal(ok.status, 200);
+      assert.equal(ok.body.name, 'alpha-1');
+      assert.equal(
+        (ok.body.properties as { enableRBAC?: boolean }).enableRBAC,
+        true,
+      );
+      assert.equal(
+        ok.headers['content-type'],
+        'application/json; charset=utf-8',
+      );
+    });
+
+    it("gets a resource group with its location (Microsoft.Resources api-versions), with the AKS routes' auth rules", async () => {
+      const rg = (sub: string, name: string, v = '2021-04-01') =>
+        `${server.url}/subscriptions/${sub}/resourcegroups/${name}?api-version=${v}`;
+      const ok = await raw(rg(SUB, 'RG-Beta'), {
         token: TOKEN,
         ca: server.caPem,
       });
-      assert.equal(ok.status, 200);
-      assert.equal(ok.body.name, 'alpha-1');
-      assert.equal((ok.body.properties as { enableRBAC?: boolean }).enableRBAC, true);
-      assert.equal(ok.headers['content-type'], 'application/json; charset=utf-8');
-    });
-
-    it('gets a resource group with its location (Microsoft.Resources api-versions), with the AKS routes\' auth rules', async () => {
-      const rg = (sub: string, name: string, v = '2021-04-01') => `${server.url}/subscriptions/${sub}/resourcegroups/${name}?api-version=${v}`;
-      const ok = await raw(rg(SUB, 'RG-Beta'), { token: TOKEN, ca: server.caPem });
       assert.equal(ok.status, 200);
       assert.deepEqual(ok.body, {
         id: `/subscriptions/${SUB}/resourceGroups/rg-beta`,
@@ -348,56 +532,114 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
         properties: { provisioningState: 'Succeeded' },
       });
       // ASO's version is accepted too; the AKS version is not one of Microsoft.Resources'.
-      assert.equal((await raw(rg(SUB, 'rg-alpha', '2020-06-01'), { token: TOKEN, ca: server.caPem })).body.location, 'westeurope');
-      const wrongVersion = await raw(rg(SUB, 'rg-alpha', '2024-09-01'), { token: TOKEN, ca: server.caPem });
+      assert.equal(
+        (
+          await raw(rg(SUB, 'rg-alpha', '2020-06-01'), {
+            token: TOKEN,
+            ca: server.caPem,
+          })
+        ).body.location,
+        'westeurope',
+      );
+      const wrongVersion = await raw(rg(SUB, 'rg-alpha', '2024-09-01'), {
+        token: TOKEN,
+        ca: server.caPem,
+      });
       assert.equal(wrongVersion.status, 400);
       assert.equal(wrongVersion.body.error?.code, 'InvalidApiVersionParameter');
-      const missing = await raw(rg(SUB, 'rg-missing'), { token: TOKEN, ca: server.caPem });
+      const missing = await raw(rg(SUB, 'rg-missing'), {
+        token: TOKEN,
+        ca: server.caPem,
+      });
       assert.equal(missing.status, 404);
       assert.equal(missing.body.error?.code, 'ResourceGroupNotFound');
-      assert.match(missing.body.error?.message ?? '', /'rg-missing' could not be found/);
-      const anonymous = await raw(rg(SUB, 'rg-alpha'), { token: null, ca: server.caPem });
+      assert.match(
+        missing.body.error?.message ?? '',
+        /'rg-missing' could not be found/,
+      );
+      const anonymous = await raw(rg(SUB, 'rg-alpha'), {
+        token: null,
+        ca: server.caPem,
+      });
       assert.equal(anonymous.status, 401);
       assert.equal(anonymous.body.error?.code, 'AuthenticationFailed');
-      const forged = await raw(rg(SUB, 'rg-alpha'), { token: 'forged-token', ca: server.caPem });
+      const forged = await raw(rg(SUB, 'rg-alpha'), {
+        token: 'forged-token',
+        ca: server.caPem,
+      });
       assert.equal(forged.status, 401);
       assert.equal(forged.body.error?.code, 'InvalidAuthenticationToken');
-      const otherTeam = await raw(rg(SUB, 'rg-alpha'), { token: OTHER_TOKEN, ca: server.caPem });
+      const otherTeam = await raw(rg(SUB, 'rg-alpha'), {
+        token: OTHER_TOKEN,
+        ca: server.caPem,
+      });
       assert.equal(otherTeam.status, 403);
       assert.equal(otherTeam.body.error?.code, 'AuthorizationFailed');
-      assert.match(otherTeam.body.error?.message ?? '', /'Microsoft\.Resources\/subscriptions\/resourceGroups\/read' over scope/);
-      const unknownSub = await raw(rg(UNKNOWN_SUB, 'rg-alpha'), { token: TOKEN, ca: server.caPem });
+      assert.match(
+        otherTeam.body.error?.message ?? '',
+        /'Microsoft\.Resources\/subscriptions\/resourceGroups\/read' over scope/,
+      );
+      const unknownSub = await raw(rg(UNKNOWN_SUB, 'rg-alpha'), {
+        token: TOKEN,
+        ca: server.caPem,
+      });
       assert.equal(unknownSub.status, 404);
       assert.equal(unknownSub.body.error?.code, 'SubscriptionNotFound');
-      const put = await raw(rg(SUB, 'rg-alpha'), { method: 'PUT', token: TOKEN, ca: server.caPem });
+      const put = await raw(rg(SUB, 'rg-alpha'), {
+        method: 'PUT',
+        token: TOKEN,
+        ca: server.caPem,
+      });
       assert.equal(put.status, 405);
     });
 
     it('answers like ARM without a token, for writes and for unknown types', async () => {
-      const anonymous = await raw(`${path()}?api-version=2024-09-01`, { token: null, ca: server.caPem });
+      const anonymous = await raw(`${path()}?api-version=2024-09-01`, {
+        token: null,
+        ca: server.caPem,
+      });
       assert.equal(anonymous.status, 401);
       assert.equal(anonymous.body.error?.code, 'AuthenticationFailed');
-      assert.match(String(anonymous.headers['www-authenticate']), /^Bearer authorization_uri=/);
-      const put = await raw(`${path()}?api-version=2024-09-01`, { method: 'PUT', token: TOKEN, ca: server.caPem });
+      assert.match(
+        String(anonymous.headers['www-authenticate']),
+        /^Bearer authorization_uri=/,
+      );
+      const put = await raw(`${path()}?api-version=2024-09-01`, {
+        method: 'PUT',
+        token: TOKEN,
+        ca: server.caPem,
+      });
       assert.equal(put.status, 405);
       assert.equal(put.body.error?.code, 'MethodNotAllowed');
       assert.equal(put.headers.allow, 'GET');
-      const unknown = await raw(`${path()}/maintenanceConfigurations?api-version=2024-09-01`, { token: TOKEN, ca: server.caPem });
+      const unknown = await raw(
+        `${path()}/maintenanceConfigurations?api-version=2024-09-01`,
+        { token: TOKEN, ca: server.caPem },
+      );
       assert.equal(unknown.status, 404);
       assert.equal(unknown.body.error?.code, 'InvalidResourceType');
-      assert.match(unknown.body.error?.message ?? '', /'managedClusters\/maintenanceConfigurations'/);
+      assert.match(
+        unknown.body.error?.message ?? '',
+        /'managedClusters\/maintenanceConfigurations'/,
+      );
     });
 
     it('is only trusted through its CA, whose material is reused from the state directory', async () => {
-      await assert.rejects(raw(`${path()}?api-version=2024-09-01`, { token: TOKEN }), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+      await assert.rejects(
+        raw(`${path()}?api-version=2024-09-01`, { token: TOKEN }),
+        { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' },
+      );
       const again = await startArmServer({ world, tokens: {}, stateDir });
       try {
         assert.equal(again.caPem, server.caPem);
         assert.notEqual(again.url, server.url);
-        const res = await raw(`${again.url}/subscriptions/${SUB}/providers/Microsoft.ContainerService/managedClusters?api-version=2024-09-01`, {
-          token: TOKEN,
-          ca: again.caPem,
-        });
+        const res = await raw(
+          `${again.url}/subscriptions/${SUB}/providers/Microsoft.ContainerService/managedClusters?api-version=2024-09-01`,
+          {
+            token: TOKEN,
+            ca: again.caPem,
+          },
+        );
         assert.equal(res.status, 401); // this second server knows no tokens
         assert.equal(res.body.error?.code, 'InvalidAuthenticationToken');
       } finally {
@@ -409,10 +651,21 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
 
 describe('simulated ARM endpoint with the simulated Entra ID tokens', () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'capz-arm-entra-'));
-  const world = new AzureWorld({ operationMs: 1, subscriptions: [SUB, OTHER_SUB] });
+  const world = new AzureWorld({
+    operationMs: 1,
+    subscriptions: [SUB, OTHER_SUB],
+  });
   const TENANT = '72f988bf-0000-4000-8000-0000000000c1';
-  const READER = { tenantId: TENANT, clientId: '3b1f0a2c-0000-4000-8000-0000000000c2', clientSecret: 'reader-secret' };
-  const NOBODY = { tenantId: TENANT, clientId: '3b1f0a2c-0000-4000-8000-0000000000c3', clientSecret: 'nobody-secret' };
+  const READER = {
+    tenantId: TENANT,
+    clientId: '3b1f0a2c-0000-4000-8000-0000000000c2',
+    clientSecret: 'reader-secret',
+  };
+  const NOBODY = {
+    tenantId: TENANT,
+    clientId: '3b1f0a2c-0000-4000-8000-0000000000c3',
+    clientSecret: 'nobody-secret',
+  };
   let entra: EntraSim;
   let server: ArmServer;
   let nobodyObjectId: string;
@@ -428,12 +681,21 @@ describe('simulated ARM endpoint with the simulated Entra ID tokens', () => {
       }).toString();
       const req = request(
         `${entra.url}/${sp.tenantId}/oauth2/v2.0/token`,
-        { method: 'POST', ca: entra.caPem, agent: false, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        {
+          method: 'POST',
+          ca: entra.caPem,
+          agent: false,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        },
         res => {
           let text = '';
           res.setEncoding('utf8');
           res.on('data', (c: string) => (text += c));
-          res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text).access_token) : reject(new Error(text))));
+          res.on('end', () =>
+            res.statusCode === 200
+              ? resolve(JSON.parse(text).access_token)
+              : reject(new Error(text)),
+          );
         },
       );
       req.on('error', reject);
@@ -441,20 +703,40 @@ describe('simulated ARM endpoint with the simulated Entra ID tokens', () => {
     });
 
   const client = (token: string, sub = SUB) =>
-    new ContainerServiceClient({ getToken: async () => ({ token, expiresOnTimestamp: Date.now() + 600_000 }) }, sub, {
-      endpoint: server.url,
-      apiVersion: '2024-09-01',
-      tlsOptions: { ca: server.caPem },
-      retryOptions: { maxRetries: 0 },
-    });
+    new ContainerServiceClient(
+      {
+        getToken: async () => ({
+          token,
+          expiresOnTimestamp: Date.now() + 600_000,
+        }),
+      },
+      sub,
+      {
+        endpoint: server.url,
+        apiVersion: '2024-09-01',
+        tlsOptions: { ca: server.caPem },
+        retryOptions: { maxRetries: 0 },
+      },
+    );
 
   before(async () => {
     world.putResourceGroup(SUB, 'rg-entra', { location: 'westeurope' });
-    world.putManagedCluster(SUB, 'rg-entra', 'entra-1', { location: 'westeurope', agentPoolProfiles: [{ name: 'system', mode: 'System' }] });
+    world.putManagedCluster(SUB, 'rg-entra', 'entra-1', {
+      location: 'westeurope',
+      agentPoolProfiles: [{ name: 'system', mode: 'System' }],
+    });
     await settled(world);
-    entra = await startEntraSim({ stateDir, applications: [ARM_RESOURCE, AKS_SERVER_APPLICATION_ID], servicePrincipals: [READER] });
+    entra = await startEntraSim({
+      stateDir,
+      applications: [ARM_RESOURCE, AKS_SERVER_APPLICATION_ID],
+      servicePrincipals: [READER],
+    });
     nobodyObjectId = entra.addServicePrincipal(NOBODY);
-    server = await startArmServer({ world, authorize: entraAuthorizer(entra, { [READER.clientId]: [SUB] }), stateDir });
+    server = await startArmServer({
+      world,
+      authorize: entraAuthorizer(entra, { [READER.clientId]: [SUB] }),
+      stateDir,
+    });
   });
 
   after(async () => {
@@ -465,45 +747,86 @@ describe('simulated ARM endpoint with the simulated Entra ID tokens', () => {
   });
 
   it('lets a client read the subscriptions it is granted with a token issued for ARM', async () => {
-    const clusters = await collect(client(await tokenFor(READER, ARM_RESOURCE)).managedClusters.list());
-    assert.deepEqual(clusters.map(c => c.name), ['entra-1']);
+    const clusters = await collect(
+      client(await tokenFor(READER, ARM_RESOURCE)).managedClusters.list(),
+    );
+    assert.deepEqual(
+      clusters.map(c => c.name),
+      ['entra-1'],
+    );
   });
 
   it('names the caller by its object id when it may not read the subscription', async () => {
     const token = await tokenFor(NOBODY, ARM_RESOURCE);
-    await assert.rejects(client(token).managedClusters.get('rg-entra', 'entra-1'), (e: unknown) => {
-      assert.ok(isRestError(e));
-      assert.equal(e.statusCode, 403);
-      assert.equal(e.code, 'AuthorizationFailed');
-      assert.match(e.message, new RegExp(`^The client '${nobodyObjectId}' with object id '${nobodyObjectId}' does not have authorization`));
-      return true;
-    });
+    await assert.rejects(
+      client(token).managedClusters.get('rg-entra', 'entra-1'),
+      (e: unknown) => {
+        assert.ok(isRestError(e));
+        assert.equal(e.statusCode, 403);
+        assert.equal(e.code, 'AuthorizationFailed');
+        assert.match(
+          e.message,
+          new RegExp(
+            `^The client '${nobodyObjectId}' with object id '${nobodyObjectId}' does not have authorization`,
+          ),
+        );
+        return true;
+      },
+    );
     // A granted client still cannot read a subscription it was not granted.
-    await assert.rejects(collect(client(await tokenFor(READER, ARM_RESOURCE), OTHER_SUB).managedClusters.list()), {
-      statusCode: 403,
-      code: 'AuthorizationFailed',
-    });
+    await assert.rejects(
+      collect(
+        client(
+          await tokenFor(READER, ARM_RESOURCE),
+          OTHER_SUB,
+        ).managedClusters.list(),
+      ),
+      {
+        statusCode: 403,
+        code: 'AuthorizationFailed',
+      },
+    );
   });
 
   it('refuses tokens for another resource, with a forged signature, or of another issuer', async () => {
     const aks = await tokenFor(READER, AKS_SERVER_APPLICATION_ID);
-    await assert.rejects(client(aks).managedClusters.get('rg-entra', 'entra-1'), { statusCode: 401, code: 'InvalidAuthenticationToken' });
+    await assert.rejects(
+      client(aks).managedClusters.get('rg-entra', 'entra-1'),
+      { statusCode: 401, code: 'InvalidAuthenticationToken' },
+    );
     const good = await tokenFor(READER, ARM_RESOURCE);
     const [h, p] = good.split('.');
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
-    const widened = Buffer.from(JSON.stringify({ ...claims, azp: NOBODY.clientId })).toString('base64url');
-    await assert.rejects(client(`${h}.${widened}.${good.split('.')[2]}`).managedClusters.get('rg-entra', 'entra-1'), {
-      statusCode: 401,
-      code: 'InvalidAuthenticationToken',
-    });
+    const widened = Buffer.from(
+      JSON.stringify({ ...claims, azp: NOBODY.clientId }),
+    ).toString('base64url');
+    await assert.rejects(
+      client(`${h}.${widened}.${good.split('.')[2]}`).managedClusters.get(
+        'rg-entra',
+        'entra-1',
+      ),
+      {
+        statusCode: 401,
+        code: 'InvalidAuthenticationToken',
+      },
+    );
     // Another Entra ID (its own key) issues a token that is well-formed but not trusted here.
     const otherDir = mkdtempSync(join(tmpdir(), 'capz-entra-other-'));
-    const other = await startEntraSim({ stateDir: otherDir, applications: [ARM_RESOURCE], servicePrincipals: [READER] });
+    const other = await startEntraSim({
+      stateDir: otherDir,
+      applications: [ARM_RESOURCE],
+      servicePrincipals: [READER],
+    });
     try {
       const saved = entra;
       entra = other;
-      const foreign = await tokenFor(READER, ARM_RESOURCE).finally(() => (entra = saved));
-      await assert.rejects(client(foreign).managedClusters.get('rg-entra', 'entra-1'), { statusCode: 401, code: 'InvalidAuthenticationToken' });
+      const foreign = await tokenFor(READER, ARM_RESOURCE).finally(
+        () => (entra = saved),
+      );
+      await assert.rejects(
+        client(foreign).managedClusters.get('rg-entra', 'entra-1'),
+        { statusCode: 401, code: 'InvalidAuthenticationToken' },
+      );
     } finally {
       await other.close();
       rmSync(otherDir, { recursive: true, force: true });

@@ -2,7 +2,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { K } from '../src/runtime/kinds.ts';
-import { condition, credentialSecret, namespaceFor, obj, ready, simulatorForFile, SUB, until } from './helpers.ts';
+import {
+  condition,
+  credentialSecret,
+  namespaceFor,
+  obj,
+  ready,
+  simulatorForFile,
+  SUB,
+  until,
+} from './helpers.ts';
 
 const env = simulatorForFile();
 
@@ -10,61 +19,144 @@ const POLICY = 'serviceoperator.azure.com/reconcile-policy';
 const FINALIZER = 'serviceoperator.azure.com/finalizer';
 const credential = { 'serviceoperator.azure.com/credential-from': 'cred' };
 
-for (const [policy, deletesInAzure] of [['manage', true], ['detach-on-delete', false], ['skip', false]] as const) {
-  test(`deleting a ResourceGroup object with reconcile-policy ${policy} ${deletesInAzure ? 'deletes' : 'keeps'} the Azure group`, async t => {
+for (const [policy, deletesInAzure] of [
+  ['manage', true],
+  ['detach-on-delete', false],
+  ['skip', false],
+] as const) {
+  test(`deleting a ResourceGroup object with reconcile-policy ${policy} ${
+    deletesInAzure ? 'deletes' : 'keeps'
+  } the Azure group`, async t => {
     const ns = await namespaceFor(t, `policy-${policy}`);
     const rg = `rg-policy-${policy}`;
     env.world.putResourceGroup(SUB, rg, { location: 'westeurope' }); // exists already: the object adopts it (4.2)
     await env.kube.create(K.Secret, credentialSecret(ns, 'cred'));
-    await env.kube.create(K.ResourceGroup, obj('ResourceGroup', ns, rg, { location: 'westeurope' }, { annotations: { ...credential, [POLICY]: policy } }));
-    const live = await until('Ready', async () => ready(await env.kube.get(K.ResourceGroup, ns, rg)));
+    await env.kube.create(
+      K.ResourceGroup,
+      obj(
+        'ResourceGroup',
+        ns,
+        rg,
+        { location: 'westeurope' },
+        { annotations: { ...credential, [POLICY]: policy } },
+      ),
+    );
+    const live = await until('Ready', async () =>
+      ready(await env.kube.get(K.ResourceGroup, ns, rg)),
+    );
     // Whatever the policy: claimResource adds it before the policy is read (generic_reconciler.go createOrUpdate).
     assert.ok((live.metadata.finalizers ?? []).includes(FINALIZER));
     const before = env.world.counters.deleted.resourceGroups;
     await env.kube.delete(K.ResourceGroup, ns, rg);
-    await until('the object to be gone', async () => (await env.kube.get(K.ResourceGroup, ns, rg)) === undefined);
-    assert.equal(env.world.counters.deleted.resourceGroups - before, deletesInAzure ? 1 : 0);
+    await until(
+      'the object to be gone',
+      async () => (await env.kube.get(K.ResourceGroup, ns, rg)) === undefined,
+    );
+    assert.equal(
+      env.world.counters.deleted.resourceGroups - before,
+      deletesInAzure ? 1 : 0,
+    );
     assert.equal(Boolean(env.world.getResourceGroup(SUB, rg)), !deletesInAzure);
   });
 }
 
-test('disarmed (skip, finalizers null), an object gets ASO\'s finalizer back, and deleting it leaves Azure untouched', async t => {
+test("disarmed (skip, finalizers null), an object gets ASO's finalizer back, and deleting it leaves Azure untouched", async t => {
   // generic_reconciler.go: createOrUpdate -> claimResource adds the finalizer before mergeReconcilePolicy; delete
   // under a policy that does not AllowsDelete() removes it without calling Azure.
   const ns = await namespaceFor(t, 'disarm');
   await env.kube.create(K.Secret, credentialSecret(ns, 'cred'));
-  await env.kube.create(K.ResourceGroup, obj('ResourceGroup', ns, 'rg-disarm', { location: 'westeurope' }, { annotations: credential }));
-  await env.kube.create(K.ManagedCluster, obj('ManagedCluster', ns, 'aks-disarm', {
-    owner: { name: 'rg-disarm' }, location: 'westeurope', dnsPrefix: 'aks-disarm', agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }],
-  }, { annotations: credential }));
-  for (const [kind, name] of [['ResourceGroup', 'rg-disarm'], ['ManagedCluster', 'aks-disarm']] as const) {
+  await env.kube.create(
+    K.ResourceGroup,
+    obj(
+      'ResourceGroup',
+      ns,
+      'rg-disarm',
+      { location: 'westeurope' },
+      { annotations: credential },
+    ),
+  );
+  await env.kube.create(
+    K.ManagedCluster,
+    obj(
+      'ManagedCluster',
+      ns,
+      'aks-disarm',
+      {
+        owner: { name: 'rg-disarm' },
+        location: 'westeurope',
+        dnsPrefix: 'aks-disarm',
+        agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }],
+      },
+      { annotations: credential },
+    ),
+  );
+  for (const [kind, name] of [
+    ['ResourceGroup', 'rg-disarm'],
+    ['ManagedCluster', 'aks-disarm'],
+  ] as const) {
     await until(`${kind} Ready with the finalizer`, async () => {
       const o = ready(await env.kube.get(K[kind], ns, name));
       return o?.metadata.finalizers?.includes(FINALIZER) ? o : undefined;
     });
   }
   const deleted = structuredClone(env.world.counters.deleted);
-  for (const [kind, name] of [['ManagedCluster', 'aks-disarm'], ['ResourceGroup', 'rg-disarm']] as const) {
-    await env.kube.mergePatch(K[kind], ns, name, { metadata: { annotations: { [POLICY]: 'skip' }, finalizers: null } });
-    const back = await until(`ASO to add its finalizer to the disarmed ${kind} again`, async () => {
-      const o = await env.kube.get(K[kind], ns, name);
-      return o?.metadata.finalizers?.includes(FINALIZER) ? o : undefined;
+  for (const [kind, name] of [
+    ['ManagedCluster', 'aks-disarm'],
+    ['ResourceGroup', 'rg-disarm'],
+  ] as const) {
+    await env.kube.mergePatch(K[kind], ns, name, {
+      metadata: { annotations: { [POLICY]: 'skip' }, finalizers: null },
     });
+    const back = await until(
+      `ASO to add its finalizer to the disarmed ${kind} again`,
+      async () => {
+        const o = await env.kube.get(K[kind], ns, name);
+        return o?.metadata.finalizers?.includes(FINALIZER) ? o : undefined;
+      },
+    );
     assert.equal(back.metadata.annotations?.[POLICY], 'skip');
   }
   await env.kube.delete(K.ManagedCluster, ns, 'aks-disarm');
   await env.kube.delete(K.ResourceGroup, ns, 'rg-disarm');
-  for (const [kind, name] of [['ManagedCluster', 'aks-disarm'], ['ResourceGroup', 'rg-disarm']] as const) {
-    await until(`the ${kind} to be gone from Kubernetes`, async () => (await env.kube.get(K[kind], ns, name)) === undefined);
+  for (const [kind, name] of [
+    ['ManagedCluster', 'aks-disarm'],
+    ['ResourceGroup', 'rg-disarm'],
+  ] as const) {
+    await until(
+      `the ${kind} to be gone from Kubernetes`,
+      async () => (await env.kube.get(K[kind], ns, name)) === undefined,
+    );
   }
   assert.deepEqual(env.world.counters.deleted, deleted, 'no Azure deletion');
-  assert.equal(env.world.getManagedCluster(SUB, 'rg-disarm', 'aks-disarm')?.provisioningState, 'Succeeded');
+  assert.equal(
+    env.world.getManagedCluster(SUB, 'rg-disarm', 'aks-disarm')
+      ?.provisioningState,
+    'Succeeded',
+  );
 });
 
 test('an object blocked on its owner or its credential is not claimed: no finalizer yet', async t => {
   const ns = await namespaceFor(t, 'unclaimed');
-  await env.kube.create(K.ManagedCluster, obj('ManagedCluster', ns, 'orphan', { owner: { name: 'rg-missing' }, location: 'westeurope' }, { annotations: credential }));
-  await env.kube.create(K.ResourceGroup, obj('ResourceGroup', ns, 'rg-nocred', { location: 'westeurope' }, { annotations: credential }));
+  await env.kube.create(
+    K.ManagedCluster,
+    obj(
+      'ManagedCluster',
+      ns,
+      'orphan',
+      { owner: { name: 'rg-missing' }, location: 'westeurope' },
+      { annotations: credential },
+    ),
+  );
+  await env.kube.create(
+    K.ResourceGroup,
+    obj(
+      'ResourceGroup',
+      ns,
+      'rg-nocred',
+      { location: 'westeurope' },
+      { annotations: credential },
+    ),
+  );
   const mc = await until('WaitingForOwner', async () => {
     const o = await env.kube.get(K.ManagedCluster, ns, 'orphan');
     return condition(o, 'Ready')?.reason === 'WaitingForOwner' ? o : undefined;
@@ -80,51 +172,151 @@ test('an object blocked on its owner or its credential is not claimed: no finali
 test('ASO PUTs the spec as it is and status follows Azure: tags, labels and taints a spec drops are gone from both', async t => {
   const ns = await namespaceFor(t, 'replace');
   await env.kube.create(K.Secret, credentialSecret(ns, 'cred'));
-  await env.kube.create(K.ResourceGroup, obj('ResourceGroup', ns, 'rg-replace', { location: 'westeurope', tags: { 'cost-center': 'data', owner: 'team' } }, { annotations: credential }));
-  await env.kube.create(K.ManagedCluster, obj('ManagedCluster', ns, 'aks-replace', {
-    owner: { name: 'rg-replace' }, location: 'westeurope', dnsPrefix: 'aks-replace', tags: { env: 'prod' },
-    agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1, nodeTaints: ['CriticalAddonsOnly=true:NoSchedule'], nodeLabels: { tier: 'system' }, tags: { t: '1' } }],
-  }, { annotations: credential }));
-  const mc = await until('the ManagedCluster Ready', async () => ready(await env.kube.get(K.ManagedCluster, ns, 'aks-replace')));
+  await env.kube.create(
+    K.ResourceGroup,
+    obj(
+      'ResourceGroup',
+      ns,
+      'rg-replace',
+      {
+        location: 'westeurope',
+        tags: { 'cost-center': 'data', owner: 'team' },
+      },
+      { annotations: credential },
+    ),
+  );
+  await env.kube.create(
+    K.ManagedCluster,
+    obj(
+      'ManagedCluster',
+      ns,
+      'aks-replace',
+      {
+        owner: { name: 'rg-replace' },
+        location: 'westeurope',
+        dnsPrefix: 'aks-replace',
+        tags: { env: 'prod' },
+        agentPoolProfiles: [
+          {
+            name: 'system',
+            mode: 'System',
+            count: 1,
+            nodeTaints: ['CriticalAddonsOnly=true:NoSchedule'],
+            nodeLabels: { tier: 'system' },
+            tags: { t: '1' },
+          },
+        ],
+      },
+      { annotations: credential },
+    ),
+  );
+  const mc = await until('the ManagedCluster Ready', async () =>
+    ready(await env.kube.get(K.ManagedCluster, ns, 'aks-replace')),
+  );
   // ASO v1api20240901 status names (ManagedClusterAgentPoolProfile_STATUS).
   const profile = mc.status.agentPoolProfiles[0];
   assert.deepEqual(
-    [profile.nodeTaints, profile.nodeLabels, profile.tags, profile.osSKU, profile.osDiskSizeGB, profile.maxPods, profile.osType],
-    [['CriticalAddonsOnly=true:NoSchedule'], { tier: 'system' }, { t: '1' }, 'Ubuntu', 128, 30, 'Linux'],
+    [
+      profile.nodeTaints,
+      profile.nodeLabels,
+      profile.tags,
+      profile.osSKU,
+      profile.osDiskSizeGB,
+      profile.maxPods,
+      profile.osType,
+    ],
+    [
+      ['CriticalAddonsOnly=true:NoSchedule'],
+      { tier: 'system' },
+      { t: '1' },
+      'Ubuntu',
+      128,
+      30,
+      'Linux',
+    ],
   );
   assert.deepEqual(mc.status.tags, { env: 'prod' });
   // A pool object for the same Azure pool that leaves labels, taints and tags out: ASO's PUT removes them in Azure.
-  await env.kube.create(K.ManagedClustersAgentPool, obj('ManagedClustersAgentPool', ns, 'aks-replace-system', {
-    azureName: 'system', owner: { name: 'aks-replace' }, mode: 'System', count: 1,
-  }, { annotations: credential }));
+  await env.kube.create(
+    K.ManagedClustersAgentPool,
+    obj(
+      'ManagedClustersAgentPool',
+      ns,
+      'aks-replace-system',
+      {
+        azureName: 'system',
+        owner: { name: 'aks-replace' },
+        mode: 'System',
+        count: 1,
+      },
+      { annotations: credential },
+    ),
+  );
   const pool = await until('the agent pool Ready without labels', async () => {
-    const o = ready(await env.kube.get(K.ManagedClustersAgentPool, ns, 'aks-replace-system'));
+    const o = ready(
+      await env.kube.get(K.ManagedClustersAgentPool, ns, 'aks-replace-system'),
+    );
     return o && o.status.nodeLabels === undefined ? o : undefined;
   });
-  assert.deepEqual([pool.status.nodeTaints, pool.status.tags, pool.status.properties_type], [undefined, undefined, 'VirtualMachineScaleSets']);
-  assert.deepEqual(env.world.getAgentPool(SUB, 'rg-replace', 'aks-replace', 'system')!.nodeTaints, []);
+  assert.deepEqual(
+    [pool.status.nodeTaints, pool.status.tags, pool.status.properties_type],
+    [undefined, undefined, 'VirtualMachineScaleSets'],
+  );
+  assert.deepEqual(
+    env.world.getAgentPool(SUB, 'rg-replace', 'aks-replace', 'system')!
+      .nodeTaints,
+    [],
+  );
   // The group's tags: a spec with fewer tags replaces them, and status loses the dropped one.
-  await env.kube.mergePatch(K.ResourceGroup, ns, 'rg-replace', { spec: { tags: { 'cost-center': null } } });
+  await env.kube.mergePatch(K.ResourceGroup, ns, 'rg-replace', {
+    spec: { tags: { 'cost-center': null } },
+  });
   await until('the group status to show the replaced tags', async () => {
     const o = await env.kube.get(K.ResourceGroup, ns, 'rg-replace');
-    return ready(o) && JSON.stringify(o!.status.tags) === JSON.stringify({ owner: 'team' });
+    return (
+      ready(o) &&
+      JSON.stringify(o!.status.tags) === JSON.stringify({ owner: 'team' })
+    );
   });
-  assert.deepEqual(env.world.getResourceGroup(SUB, 'rg-replace')!.tags, { owner: 'team' });
+  assert.deepEqual(env.world.getResourceGroup(SUB, 'rg-replace')!.tags, {
+    owner: 'team',
+  });
 });
 
 test('a missing credential Secret is Ready=False SecretNotFound until the Secret is created', async t => {
   const ns = await namespaceFor(t, 'no-secret');
-  await env.kube.create(K.ResourceGroup, obj('ResourceGroup', ns, 'rg-nosecret', { location: 'westeurope' }, { annotations: credential }));
+  await env.kube.create(
+    K.ResourceGroup,
+    obj(
+      'ResourceGroup',
+      ns,
+      'rg-nosecret',
+      { location: 'westeurope' },
+      { annotations: credential },
+    ),
+  );
   const c = await until('SecretNotFound', async () => {
-    const x = condition(await env.kube.get(K.ResourceGroup, ns, 'rg-nosecret'), 'Ready');
+    const x = condition(
+      await env.kube.get(K.ResourceGroup, ns, 'rg-nosecret'),
+      'Ready',
+    );
     return x?.reason === 'SecretNotFound' ? x : undefined;
   });
   assert.equal(c.status, 'False');
   assert.equal(c.severity, 'Warning');
-  assert.match(c.message, new RegExp(`credential secret "${ns}/cred" not found`));
-  assert.equal(env.world.getResourceGroup(SUB, 'rg-nosecret'), undefined, 'nothing was created in Azure');
+  assert.match(
+    c.message,
+    new RegExp(`credential secret "${ns}/cred" not found`),
+  );
+  assert.equal(
+    env.world.getResourceGroup(SUB, 'rg-nosecret'),
+    undefined,
+    'nothing was created in Azure',
+  );
   await env.kube.create(K.Secret, credentialSecret(ns, 'cred'));
-  await until('Ready once the Secret exists', async () => ready(await env.kube.get(K.ResourceGroup, ns, 'rg-nosecret')));
+  await until('Ready once the Secret exists', async () =>
+    ready(await env.kube.get(K.ResourceGroup, ns, 'rg-nosecret')),
+  );
   assert.ok(env.world.getResourceGroup(SUB, 'rg-nosecret'));
 });
 
@@ -132,9 +324,21 @@ test('reconcile-policy skip on a resource missing in Azure is AzureResourceNotFo
   const ns = await namespaceFor(t, 'skip-missing');
   await env.kube.create(K.Secret, credentialSecret(ns, 'cred'));
   const created = env.world.counters.created.resourceGroups;
-  await env.kube.create(K.ResourceGroup, obj('ResourceGroup', ns, 'rg-missing', { location: 'westeurope' }, { annotations: { ...credential, [POLICY]: 'skip' } }));
+  await env.kube.create(
+    K.ResourceGroup,
+    obj(
+      'ResourceGroup',
+      ns,
+      'rg-missing',
+      { location: 'westeurope' },
+      { annotations: { ...credential, [POLICY]: 'skip' } },
+    ),
+  );
   const c = await until('AzureResourceNotFound', async () => {
-    const x = condition(await env.kube.get(K.ResourceGroup, ns, 'rg-missing'), 'Ready');
+    const x = condition(
+      await env.kube.get(K.ResourceGroup, ns, 'rg-missing'),
+      'Ready',
+    );
     return x?.reason === 'AzureResourceNotFound' ? x : undefined;
   });
   assert.equal(c.severity, 'Warning');
@@ -144,14 +348,37 @@ test('reconcile-policy skip on a resource missing in Azure is AzureResourceNotFo
 test('a forced failure shows as the Ready condition with its reason and severity, and clears', async t => {
   const ns = await namespaceFor(t, 'forced');
   await env.kube.create(K.Secret, credentialSecret(ns, 'cred'));
-  await env.kube.create(K.ResourceGroup, obj('ResourceGroup', ns, 'rg-forced', { location: 'westeurope' }, { annotations: credential }));
-  await until('Ready', async () => ready(await env.kube.get(K.ResourceGroup, ns, 'rg-forced')));
-  env.sim.aso.forceFailure('ResourceGroup', ns, 'rg-forced', { reason: 'Failed', severity: 'Error', message: 'simulated failure' });
+  await env.kube.create(
+    K.ResourceGroup,
+    obj(
+      'ResourceGroup',
+      ns,
+      'rg-forced',
+      { location: 'westeurope' },
+      { annotations: credential },
+    ),
+  );
+  await until('Ready', async () =>
+    ready(await env.kube.get(K.ResourceGroup, ns, 'rg-forced')),
+  );
+  env.sim.aso.forceFailure('ResourceGroup', ns, 'rg-forced', {
+    reason: 'Failed',
+    severity: 'Error',
+    message: 'simulated failure',
+  });
   const c = await until('the forced failure', async () => {
-    const x = condition(await env.kube.get(K.ResourceGroup, ns, 'rg-forced'), 'Ready');
+    const x = condition(
+      await env.kube.get(K.ResourceGroup, ns, 'rg-forced'),
+      'Ready',
+    );
     return x?.reason === 'Failed' ? x : undefined;
   });
-  assert.deepEqual([c.status, c.severity, c.message], ['False', 'Error', 'simulated failure']);
+  assert.deepEqual(
+    [c.status, c.severity, c.message],
+    ['False', 'Error', 'simulated failure'],
+  );
   env.sim.aso.forceFailure('ResourceGroup', ns, 'rg-forced', undefined);
-  await until('Ready again', async () => ready(await env.kube.get(K.ResourceGroup, ns, 'rg-forced')));
+  await until('Ready again', async () =>
+    ready(await env.kube.get(K.ResourceGroup, ns, 'rg-forced')),
+  );
 });

@@ -10,7 +10,11 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { AKS_SERVER_APPLICATION_ID, startEntraSim, type EntraSim } from '../src/entra/server.ts';
+import {
+  AKS_SERVER_APPLICATION_ID,
+  startEntraSim,
+  type EntraSim,
+} from '../src/entra/server.ts';
 
 const TENANT = '72f988bf-0000-4000-8000-000000000001';
 const CLIENT = '3b1f0a2c-0000-4000-8000-000000000002';
@@ -18,26 +22,40 @@ let sim: EntraSim;
 let stateDir: string;
 let objectId: string;
 
-function call(path: string, form?: Record<string, string>): Promise<{ status: number; body: any }> {
+function call(
+  path: string,
+  form?: Record<string, string>,
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const payload = form ? new URLSearchParams(form).toString() : undefined;
-    const req = request(`${sim.url}${path}`, {
-      method: form ? 'POST' : 'GET',
-      ca: sim.caPem,
-      agent: false,
-      headers: payload ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {},
-    }, res => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', d => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    });
+    const req = request(
+      `${sim.url}${path}`,
+      {
+        method: form ? 'POST' : 'GET',
+        ca: sim.caPem,
+        agent: false,
+        headers: payload
+          ? { 'Content-Type': 'application/x-www-form-urlencoded' }
+          : {},
+      },
+      res => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', d => (text += d));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
 }
 
-const tokenRequest = (secret: string, scope = `${AKS_SERVER_APPLICATION_ID}/.default`) =>
+const tokenRequest = (
+  secret: string,
+  scope = `${AKS_SERVER_APPLICATION_ID}/.default`,
+) =>
   call(`/${TENANT}/oauth2/v2.0/token`, {
     grant_type: 'client_credentials',
     client_id: CLIENT,
@@ -48,7 +66,11 @@ const tokenRequest = (secret: string, scope = `${AKS_SERVER_APPLICATION_ID}/.def
 before(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'capz-entra-'));
   sim = await startEntraSim({ stateDir, tokenLifetimeSeconds: 120 });
-  objectId = sim.addServicePrincipal({ tenantId: TENANT, clientId: CLIENT, clientSecret: 'right' });
+  objectId = sim.addServicePrincipal({
+    tenantId: TENANT,
+    clientId: CLIENT,
+    clientSecret: 'right',
+  });
 });
 after(async () => {
   await sim.close();
@@ -60,8 +82,12 @@ test('discovery names the issuer, token endpoint and keys on the authority host'
   assert.equal(res.status, 200);
   assert.equal(res.body.issuer, `${sim.url}/${TENANT}/v2.0`);
   assert.equal(res.body.issuer, sim.issuer(TENANT));
-  assert.equal(res.body.token_endpoint, `${sim.url}/${TENANT}/oauth2/v2.0/token`);
-  for (const field of ['authorization_endpoint', 'jwks_uri']) assert.ok(res.body[field], field);
+  assert.equal(
+    res.body.token_endpoint,
+    `${sim.url}/${TENANT}/oauth2/v2.0/token`,
+  );
+  for (const field of ['authorization_endpoint', 'jwks_uri'])
+    assert.ok(res.body[field], field);
 });
 
 test('a client-credentials token is an RS256 JWT for the AKS server application, signed by a published key', async () => {
@@ -75,11 +101,26 @@ test('a client-credentials token is an RS256 JWT for the AKS server application,
   const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
   assert.equal(header.alg, 'RS256');
 
-  const keys = (await call(`/${TENANT}/discovery/v2.0/keys`)).body.keys as any[];
+  const keys = (await call(`/${TENANT}/discovery/v2.0/keys`)).body
+    .keys as any[];
   const jwk = keys.find(k => k.kid === header.kid);
   assert.ok(jwk, 'the token names a published key');
-  assert.ok(verify('sha256', Buffer.from(`${h}.${p}`), createPublicKey({ key: jwk, format: 'jwk' }), Buffer.from(s, 'base64url')));
-  assert.ok(!verify('sha256', Buffer.from(`${h}.${p}x`), createPublicKey({ key: jwk, format: 'jwk' }), Buffer.from(s, 'base64url')));
+  assert.ok(
+    verify(
+      'sha256',
+      Buffer.from(`${h}.${p}`),
+      createPublicKey({ key: jwk, format: 'jwk' }),
+      Buffer.from(s, 'base64url'),
+    ),
+  );
+  assert.ok(
+    !verify(
+      'sha256',
+      Buffer.from(`${h}.${p}x`),
+      createPublicKey({ key: jwk, format: 'jwk' }),
+      Buffer.from(s, 'base64url'),
+    ),
+  );
 
   assert.equal(claims.aud, AKS_SERVER_APPLICATION_ID);
   assert.equal(claims.iss, sim.issuer(TENANT));
@@ -88,7 +129,13 @@ test('a client-credentials token is an RS256 JWT for the AKS server application,
   assert.equal(claims.azp, CLIENT);
   assert.equal(claims.exp - claims.iat, 120);
   assert.equal(sim.tokensIssued, before + 1);
-  assert.deepEqual(sim.issued.at(-1), { tenantId: TENANT, clientId: CLIENT, objectId, audience: AKS_SERVER_APPLICATION_ID, expiresOn: claims.exp * 1000 });
+  assert.deepEqual(sim.issued.at(-1), {
+    tenantId: TENANT,
+    clientId: CLIENT,
+    objectId,
+    audience: AKS_SERVER_APPLICATION_ID,
+    expiresOn: claims.exp * 1000,
+  });
 });
 
 test('a wrong or rotated secret is refused as Entra does, and issues nothing', async () => {
@@ -96,7 +143,10 @@ test('a wrong or rotated secret is refused as Entra does, and issues nothing', a
   const wrong = await tokenRequest('wrong');
   assert.equal(wrong.status, 401);
   assert.equal(wrong.body.error, 'invalid_client');
-  assert.match(wrong.body.error_description, /^AADSTS7000215: Invalid client secret provided/);
+  assert.match(
+    wrong.body.error_description,
+    /^AADSTS7000215: Invalid client secret provided/,
+  );
   assert.deepEqual(wrong.body.error_codes, [7000215]);
 
   sim.setSecret(CLIENT, 'rotated');
@@ -110,10 +160,16 @@ test('unknown resources, tenants, grants and an outage are refused with their co
   const scope = await tokenRequest('right', 'api://unknown');
   assert.equal(scope.status, 400);
   assert.equal(scope.body.error, 'invalid_scope');
-  const tenant = await call('/00000000-0000-0000-0000-000000000000/oauth2/v2.0/token', { grant_type: 'client_credentials' });
+  const tenant = await call(
+    '/00000000-0000-0000-0000-000000000000/oauth2/v2.0/token',
+    { grant_type: 'client_credentials' },
+  );
   assert.equal(tenant.status, 400);
   assert.match(tenant.body.error_description, /^AADSTS90002/);
-  const grant = await call(`/${TENANT}/oauth2/v2.0/token`, { grant_type: 'password', client_id: CLIENT });
+  const grant = await call(`/${TENANT}/oauth2/v2.0/token`, {
+    grant_type: 'password',
+    client_id: CLIENT,
+  });
   assert.equal(grant.body.error, 'unsupported_grant_type');
   sim.setAvailable(false);
   try {
@@ -128,19 +184,40 @@ test('verify accepts only its own unexpired tokens, for the audience asked', asy
   const token = (await tokenRequest('right')).body.access_token as string;
   const claims = sim.verify(token, AKS_SERVER_APPLICATION_ID);
   assert.deepEqual(claims && { ...claims, expiresOn: undefined }, {
-    tenantId: TENANT, clientId: CLIENT, objectId, audience: AKS_SERVER_APPLICATION_ID, expiresOn: undefined,
+    tenantId: TENANT,
+    clientId: CLIENT,
+    objectId,
+    audience: AKS_SERVER_APPLICATION_ID,
+    expiresOn: undefined,
   });
   assert.ok(sim.verify(token), 'any audience when none is asked');
-  assert.equal(sim.verify(token, 'https://management.azure.com'), undefined, 'another audience');
+  assert.equal(
+    sim.verify(token, 'https://management.azure.com'),
+    undefined,
+    'another audience',
+  );
   const [h, p, s] = token.split('.');
-  const tampered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), oid: 'someone-else' })).toString('base64url');
-  assert.equal(sim.verify(`${h}.${tampered}.${s}`), undefined, 'a changed payload');
+  const tampered = Buffer.from(
+    JSON.stringify({
+      ...JSON.parse(Buffer.from(p, 'base64url').toString()),
+      oid: 'someone-else',
+    }),
+  ).toString('base64url');
+  assert.equal(
+    sim.verify(`${h}.${tampered}.${s}`),
+    undefined,
+    'a changed payload',
+  );
   assert.equal(sim.verify('not.a.jwt'), undefined);
   const lifetime = sim.tokenLifetimeSeconds;
   sim.tokenLifetimeSeconds = 0; // expires the second it is issued
   try {
     const expired = (await tokenRequest('right')).body.access_token as string;
-    assert.equal(sim.verify(expired, AKS_SERVER_APPLICATION_ID), undefined, 'an expired token');
+    assert.equal(
+      sim.verify(expired, AKS_SERVER_APPLICATION_ID),
+      undefined,
+      'an expired token',
+    );
   } finally {
     sim.tokenLifetimeSeconds = lifetime;
   }

@@ -16,7 +16,9 @@ export interface KubeBinaries {
 export async function ensureBinaries(): Promise<KubeBinaries> {
   const script = join(packageDir, 'scripts', 'build-binaries.sh');
   const dir = await new Promise<string>((resolvePromise, reject) => {
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('bash', [script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', d => (out += d));
     child.on('error', reject);

@@ -11,7 +11,13 @@
  */
 import { parseArgs } from 'node:util';
 import { ensureBinaries } from './binaries.ts';
-import { apiGet, restartApiServer, runningCluster, startManagementCluster, stopManagementCluster } from './cluster.ts';
+import {
+  apiGet,
+  restartApiServer,
+  runningCluster,
+  startManagementCluster,
+  stopManagementCluster,
+} from './cluster.ts';
 import { stateDirFor } from './paths.ts';
 
 const { positionals, values } = parseArgs({
@@ -31,14 +37,20 @@ async function main(): Promise<number> {
       process.stdout.write(`${(await ensureBinaries()).dir}\n`);
       return 0;
     case 'start': {
-      const info = await startManagementCluster({ name, ephemeral: values.ephemeral, crds: !values['no-crds'] });
+      const info = await startManagementCluster({
+        name,
+        ephemeral: values.ephemeral,
+        crds: !values['no-crds'],
+      });
       process.stdout.write(`${info.kubeconfigPath}\n`);
       return 0;
     }
     case 'stop': {
       const info = runningCluster(name);
       if (info) await stopManagementCluster(info);
-      process.stderr.write(info ? `${name}: stopped\n` : `${name}: not running\n`);
+      process.stderr.write(
+        info ? `${name}: stopped\n` : `${name}: not running\n`,
+      );
       return 0;
     }
     case 'restart-apiserver': {
@@ -48,7 +60,9 @@ async function main(): Promise<number> {
         return 1;
       }
       if (!info.apiserverArgs) {
-        process.stderr.write(`${name}: started by an older version without its kube-apiserver arguments; stop and start it again\n`);
+        process.stderr.write(
+          `${name}: started by an older version without its kube-apiserver arguments; stop and start it again\n`,
+        );
         return 1;
       }
       await restartApiServer(info);
@@ -57,9 +71,14 @@ async function main(): Promise<number> {
     case 'status':
     case 'env': {
       const info = runningCluster(name);
-      const ready = info && (await apiGet(info, '/readyz').catch(() => ({ status: 0 }))).status === 200;
+      const ready =
+        info &&
+        (await apiGet(info, '/readyz').catch(() => ({ status: 0 }))).status ===
+          200;
       if (!info || !ready) {
-        process.stderr.write(`${name}: not running (state in ${stateDirFor(name)})\n`);
+        process.stderr.write(
+          `${name}: not running (state in ${stateDirFor(name)})\n`,
+        );
         return 1;
       }
       process.stdout.write(
@@ -70,7 +89,9 @@ async function main(): Promise<number> {
       return 0;
     }
     default:
-      process.stderr.write(`unknown command "${command}": use start, stop, status, env, restart-apiserver or build\n`);
+      process.stderr.write(
+        `unknown command "${command}": use start, stop, status, env, restart-apiserver or build\n`,
+      );
       return 2;
   }
 }

@@ -1,5 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { ensureBinaries } from './binaries.ts';
@@ -48,9 +55,13 @@ export function authenticationConfig(jwt: JwtAuthenticator[]): string {
       jwt: jwt.map(a => ({
         issuer: {
           url: a.issuer,
-          ...(a.certificateAuthority ? { certificateAuthority: a.certificateAuthority } : {}),
+          ...(a.certificateAuthority
+            ? { certificateAuthority: a.certificateAuthority }
+            : {}),
           audiences: a.audiences,
-          ...(a.audiences.length > 1 ? { audienceMatchPolicy: 'MatchAny' } : {}),
+          ...(a.audiences.length > 1
+            ? { audienceMatchPolicy: 'MatchAny' }
+            : {}),
         },
         claimMappings: {
           username: a.username,
@@ -112,8 +123,15 @@ export function apiRequest(
         method,
         ca: info.caPem,
         headers: {
-          ...(info.adminToken ? { Authorization: `Bearer ${info.adminToken}` } : {}),
-          ...(payload ? { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) } : {}),
+          ...(info.adminToken
+            ? { Authorization: `Bearer ${info.adminToken}` }
+            : {}),
+          ...(payload
+            ? {
+                'Content-Type': contentType,
+                'Content-Length': Buffer.byteLength(payload),
+              }
+            : {}),
         },
         timeout: 30_000,
       },
@@ -121,20 +139,28 @@ export function apiRequest(
         let text = '';
         res.setEncoding('utf8');
         res.on('data', d => (text += d));
-        res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: text }));
+        res.on('end', () =>
+          resolvePromise({ status: res.statusCode ?? 0, body: text }),
+        );
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`timeout on ${method} ${path}`)));
+    req.on('timeout', () =>
+      req.destroy(new Error(`timeout on ${method} ${path}`)),
+    );
     req.on('error', reject);
     req.end(payload);
   });
 }
 
-export const apiGet = (info: Pick<ClusterInfo, 'url' | 'caPem'> & { adminToken?: string }, path: string) =>
-  apiRequest(info, 'GET', path);
+export const apiGet = (
+  info: Pick<ClusterInfo, 'url' | 'caPem'> & { adminToken?: string },
+  path: string,
+) => apiRequest(info, 'GET', path);
 
 function tail(file: string, lines = 15): string {
-  return existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '(no log)';
+  return existsSync(file)
+    ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n')
+    : '(no log)';
 }
 
 /**
@@ -144,13 +170,19 @@ function tail(file: string, lines = 15): string {
 async function waitFor(
   what: string,
   check: () => Promise<boolean>,
-  opts: { timeoutMs: number; watch: Array<{ pid: number; log: string; name: string }> },
+  opts: {
+    timeoutMs: number;
+    watch: Array<{ pid: number; log: string; name: string }>;
+  },
 ): Promise<void> {
   const deadline = Date.now() + opts.timeoutMs;
   let lastError = '';
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
     for (const p of opts.watch) {
-      if (!isAlive(p.pid)) throw new Error(`${p.name} exited while waiting for ${what}:\n${tail(p.log)}`);
+      if (!isAlive(p.pid))
+        throw new Error(
+          `${p.name} exited while waiting for ${what}:\n${tail(p.log)}`,
+        );
     }
     try {
       if (await check()) return;
@@ -158,7 +190,11 @@ async function waitFor(
       lastError = (e as Error).message;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${opts.timeoutMs} ms waiting for ${what}${lastError ? ` (${lastError})` : ''}`);
+      throw new Error(
+        `timed out after ${opts.timeoutMs} ms waiting for ${what}${
+          lastError ? ` (${lastError})` : ''
+        }`,
+      );
     }
     await new Promise(r => setTimeout(r, delay));
   }
@@ -167,7 +203,10 @@ async function waitFor(
 function launch(bin: string, args: string[], logFile: string): number {
   const out = openSync(logFile, 'a');
   // Detached with its own process group so that a developer's cluster outlives the starting command.
-  const child = spawn(bin, args, { detached: true, stdio: ['ignore', out, out] });
+  const child = spawn(bin, args, {
+    detached: true,
+    stdio: ['ignore', out, out],
+  });
   child.unref();
   if (!child.pid) throw new Error(`could not start ${bin}`);
   return child.pid;
@@ -175,17 +214,35 @@ function launch(bin: string, args: string[], logFile: string): number {
 
 function auditPolicy(stateDir: string): string {
   const file = join(stateDir, 'audit-policy.yaml');
-  writeFileSync(file, ['apiVersion: audit.k8s.io/v1', 'kind: Policy', 'omitStages: [RequestReceived]', 'rules:', '- level: Metadata', ''].join('\n'));
+  writeFileSync(
+    file,
+    [
+      'apiVersion: audit.k8s.io/v1',
+      'kind: Policy',
+      'omitStages: [RequestReceived]',
+      'rules:',
+      '- level: Metadata',
+      '',
+    ].join('\n'),
+  );
   return file;
 }
 
-function writeAuthenticationConfig(stateDir: string, jwt: JwtAuthenticator[]): string {
+function writeAuthenticationConfig(
+  stateDir: string,
+  jwt: JwtAuthenticator[],
+): string {
   const file = join(stateDir, 'authentication-config.yaml');
   writeFileSync(file, authenticationConfig(jwt), { mode: 0o600 });
   return file;
 }
 
-function kubeconfigYaml(name: string, url: string, caPem: string, token: string): string {
+function kubeconfigYaml(
+  name: string,
+  url: string,
+  caPem: string,
+  token: string,
+): string {
   const ca = Buffer.from(caPem).toString('base64');
   const ctx = `capz-${name}`;
   return [
@@ -211,7 +268,10 @@ function kubeconfigYaml(name: string, url: string, caPem: string, token: string)
 }
 
 /** Reads the state of a named cluster if it is running, else undefined. */
-export function runningCluster(name: string, stateDir = stateDirFor(name)): ClusterInfo | undefined {
+export function runningCluster(
+  name: string,
+  stateDir = stateDirFor(name),
+): ClusterInfo | undefined {
   const file = join(stateDir, 'cluster.json');
   if (!existsSync(file)) return undefined;
   const info = JSON.parse(readFileSync(file, 'utf8')) as ClusterInfo;
@@ -224,10 +284,16 @@ export function runningCluster(name: string, stateDir = stateDirFor(name)): Clus
  * Idempotent: when the named cluster already runs and answers /readyz, it is reused. Keeps etcd data in the state
  * folder, so a restarted (non-ephemeral) cluster still has its objects.
  */
-export async function startManagementCluster(opts: StartOptions): Promise<ClusterInfo> {
+export async function startManagementCluster(
+  opts: StartOptions,
+): Promise<ClusterInfo> {
   const stateDir = opts.stateDir ?? stateDirFor(opts.name);
   const existing = runningCluster(opts.name, stateDir);
-  if (existing && (await apiGet(existing, '/readyz').catch(() => ({ status: 0 }))).status === 200) {
+  if (
+    existing &&
+    (await apiGet(existing, '/readyz').catch(() => ({ status: 0 }))).status ===
+      200
+  ) {
     log(`${opts.name}: already running at ${existing.url}`);
     if (opts.crds !== false) await installCrds(existing, loadCrds());
     return existing;
@@ -239,7 +305,11 @@ export async function startManagementCluster(opts: StartOptions): Promise<Cluste
   mkdirSync(join(stateDir, 'logs'), { recursive: true });
   const pki = ensurePki(stateDir);
   const caPem = readFileSync(pki.caCert, 'utf8');
-  const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const [etcdPort, peerPort, apiPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const logs = {
     etcd: join(stateDir, 'logs', 'etcd.log'),
     apiserver: join(stateDir, 'logs', 'kube-apiserver.log'),
@@ -248,19 +318,23 @@ export async function startManagementCluster(opts: StartOptions): Promise<Cluste
 
   const etcdUrl = `http://127.0.0.1:${etcdPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  const etcdPid = launch(bins.etcd, [
-    `--name=capz-${opts.name}`,
-    `--data-dir=${join(stateDir, 'etcd')}`,
-    `--listen-client-urls=${etcdUrl}`,
-    `--advertise-client-urls=${etcdUrl}`,
-    `--listen-peer-urls=${peerUrl}`,
-    `--initial-advertise-peer-urls=${peerUrl}`,
-    `--initial-cluster=capz-${opts.name}=${peerUrl}`,
-    // The ASO ManagedCluster CRD alone is about 0.5 MB; leave room above etcd's 1.5 MiB default.
-    '--max-request-bytes=8388608',
-    '--log-level=warn',
-    ...(opts.ephemeral ? ['--unsafe-no-fsync'] : []),
-  ], logs.etcd);
+  const etcdPid = launch(
+    bins.etcd,
+    [
+      `--name=capz-${opts.name}`,
+      `--data-dir=${join(stateDir, 'etcd')}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=capz-${opts.name}=${peerUrl}`,
+      // The ASO ManagedCluster CRD alone is about 0.5 MB; leave room above etcd's 1.5 MiB default.
+      '--max-request-bytes=8388608',
+      '--log-level=warn',
+      ...(opts.ephemeral ? ['--unsafe-no-fsync'] : []),
+    ],
+    logs.etcd,
+  );
 
   const url = `https://127.0.0.1:${apiPort}`;
   const apiserverArgs = [
@@ -288,7 +362,14 @@ export async function startManagementCluster(opts: StartOptions): Promise<Cluste
     `--audit-log-path=${join(stateDir, 'logs', 'audit.log')}`,
     '--audit-log-mode=blocking',
     '--audit-log-maxsize=200',
-    ...(opts.jwtAuthenticators?.length ? [`--authentication-config=${writeAuthenticationConfig(stateDir, opts.jwtAuthenticators)}`] : []),
+    ...(opts.jwtAuthenticators?.length
+      ? [
+          `--authentication-config=${writeAuthenticationConfig(
+            stateDir,
+            opts.jwtAuthenticators,
+          )}`,
+        ]
+      : []),
     '--v=1',
   ];
   const apiPid = launch(bins.kubeApiserver, apiserverArgs, logs.apiserver);
@@ -306,41 +387,68 @@ export async function startManagementCluster(opts: StartOptions): Promise<Cluste
     pids: { etcd: etcdPid, apiserver: apiPid, controllerManager: 0 },
     apiserverArgs,
   };
-  writeFileSync(info.kubeconfigPath, kubeconfigYaml(opts.name, url, caPem, pki.adminToken), { mode: 0o600 });
+  writeFileSync(
+    info.kubeconfigPath,
+    kubeconfigYaml(opts.name, url, caPem, pki.adminToken),
+    { mode: 0o600 },
+  );
   const watch = [
     { pid: etcdPid, log: logs.etcd, name: 'etcd' },
     { pid: apiPid, log: logs.apiserver, name: 'kube-apiserver' },
   ];
   try {
-    await waitFor('kube-apiserver /readyz', async () => (await apiGet(info, '/readyz')).status === 200, {
-      timeoutMs: 90_000,
-      watch,
-    });
+    await waitFor(
+      'kube-apiserver /readyz',
+      async () => (await apiGet(info, '/readyz')).status === 200,
+      {
+        timeoutMs: 90_000,
+        watch,
+      },
+    );
     // CRDs go in before the controller manager starts: its garbage collector discovers resource types at start and
     // then only every 30 s, and owner-reference cascades on custom resources need it to know them.
     if (opts.crds !== false) await installCrds(info, loadCrds());
-    info.pids.controllerManager = launch(bins.kubeControllerManager, [
-      `--kubeconfig=${info.kubeconfigPath}`,
-      '--leader-elect=false',
-      // Garbage collection (owner references) and namespace deletion are what the product relies on.
-      '--controllers=garbage-collector-controller,namespace-controller',
-      '--use-service-account-credentials=false',
-      '--bind-address=127.0.0.1',
-      '--secure-port=0', // no health endpoint then: readiness is read from its log below
-      '--v=1',
-    ], logs.controllerManager);
-    watch.push({ pid: info.pids.controllerManager, log: logs.controllerManager, name: 'kube-controller-manager' });
+    info.pids.controllerManager = launch(
+      bins.kubeControllerManager,
+      [
+        `--kubeconfig=${info.kubeconfigPath}`,
+        '--leader-elect=false',
+        // Garbage collection (owner references) and namespace deletion are what the product relies on.
+        '--controllers=garbage-collector-controller,namespace-controller',
+        '--use-service-account-credentials=false',
+        '--bind-address=127.0.0.1',
+        '--secure-port=0', // no health endpoint then: readiness is read from its log below
+        '--v=1',
+      ],
+      logs.controllerManager,
+    );
+    watch.push({
+      pid: info.pids.controllerManager,
+      log: logs.controllerManager,
+      name: 'kube-controller-manager',
+    });
     await waitFor(
       'the garbage collector to sync',
-      async () => readFileSync(logs.controllerManager, 'utf8').includes('Proceeding to collect garbage'),
+      async () =>
+        readFileSync(logs.controllerManager, 'utf8').includes(
+          'Proceeding to collect garbage',
+        ),
       { timeoutMs: 60_000, watch },
     );
-    writeFileSync(join(stateDir, 'cluster.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
+    writeFileSync(
+      join(stateDir, 'cluster.json'),
+      JSON.stringify(info, null, 2),
+      { mode: 0o600 },
+    );
   } catch (e) {
     await stopManagementCluster(info);
     throw e;
   }
-  log(`${opts.name}: ready at ${url} in ${((Date.now() - started) / 1000).toFixed(1)}s (kubeconfig ${info.kubeconfigPath})`);
+  log(
+    `${opts.name}: ready at ${url} in ${((Date.now() - started) / 1000).toFixed(
+      1,
+    )}s (kubeconfig ${info.kubeconfigPath})`,
+  );
   return info;
 }
 
@@ -349,7 +457,9 @@ export async function startManagementCluster(opts: StartOptions): Promise<Cluste
  * it again on the same port with the same etcd, then waits for /readyz. Returns the updated info (new pid), also
  * written to cluster.json. For tests of how clients survive an API-server restart.
  */
-export async function restartApiServer(info: ClusterInfo): Promise<ClusterInfo> {
+export async function restartApiServer(
+  info: ClusterInfo,
+): Promise<ClusterInfo> {
   const bins = await ensureBinaries();
   try {
     process.kill(-info.pids.apiserver, 'SIGKILL');
@@ -357,31 +467,47 @@ export async function restartApiServer(info: ClusterInfo): Promise<ClusterInfo> 
     /* already gone */
   }
   const deadline = Date.now() + 10_000;
-  while (isAlive(info.pids.apiserver) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20));
+  while (isAlive(info.pids.apiserver) && Date.now() < deadline)
+    await new Promise(r => setTimeout(r, 20));
   const apiLog = join(info.stateDir, 'logs', 'kube-apiserver.log');
   // The port can linger for a moment after the kill; retry the launch until the new process stays up.
   let pid = 0;
   for (let attempt = 0; ; attempt++) {
     pid = launch(bins.kubeApiserver, info.apiserverArgs, apiLog);
     try {
-      await waitFor('kube-apiserver /readyz after restart', async () => (await apiGet(info, '/readyz')).status === 200, {
-        timeoutMs: 90_000,
-        watch: [{ pid, log: apiLog, name: 'kube-apiserver' }],
-      });
+      await waitFor(
+        'kube-apiserver /readyz after restart',
+        async () => (await apiGet(info, '/readyz')).status === 200,
+        {
+          timeoutMs: 90_000,
+          watch: [{ pid, log: apiLog, name: 'kube-apiserver' }],
+        },
+      );
       break;
     } catch (e) {
       if (attempt >= 3 || isAlive(pid)) throw e;
     }
   }
-  const updated: ClusterInfo = { ...info, pids: { ...info.pids, apiserver: pid } };
-  writeFileSync(join(info.stateDir, 'cluster.json'), JSON.stringify(updated, null, 2), { mode: 0o600 });
+  const updated: ClusterInfo = {
+    ...info,
+    pids: { ...info.pids, apiserver: pid },
+  };
+  writeFileSync(
+    join(info.stateDir, 'cluster.json'),
+    JSON.stringify(updated, null, 2),
+    { mode: 0o600 },
+  );
   log(`${info.name}: kube-apiserver restarted (pid ${pid})`);
   return updated;
 }
 
 /** Stops the processes (SIGTERM, then SIGKILL after 10 s) and removes the state of an ephemeral cluster. */
 export async function stopManagementCluster(info: ClusterInfo): Promise<void> {
-  const pids = [info.pids.controllerManager, info.pids.apiserver, info.pids.etcd].filter(p => p > 0);
+  const pids = [
+    info.pids.controllerManager,
+    info.pids.apiserver,
+    info.pids.etcd,
+  ].filter(p => p > 0);
   for (const pid of pids) {
     try {
       process.kill(-pid, 'SIGTERM'); // the process group: detached children lead their own
@@ -390,7 +516,8 @@ export async function stopManagementCluster(info: ClusterInfo): Promise<void> {
     }
   }
   const deadline = Date.now() + 10_000;
-  while (pids.some(isAlive) && Date.now() < deadline) await new Promise(r => setTimeout(r, 50));
+  while (pids.some(isAlive) && Date.now() < deadline)
+    await new Promise(r => setTimeout(r, 50));
   for (const pid of pids.filter(isAlive)) {
     try {
       process.kill(-pid, 'SIGKILL');

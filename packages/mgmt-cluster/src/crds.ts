@@ -1,6 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -11,11 +17,20 @@ import { cacheDir } from './paths.ts';
 export interface Crd {
   apiVersion: string;
   kind: 'CustomResourceDefinition';
-  metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+  };
   spec: {
     group: string;
     names: { kind: string; plural: string };
-    versions: Array<{ name: string; served: boolean; storage: boolean; [k: string]: unknown }>;
+    versions: Array<{
+      name: string;
+      served: boolean;
+      storage: boolean;
+      [k: string]: unknown;
+    }>;
     conversion?: { strategy: string; [k: string]: unknown };
     [k: string]: unknown;
   };
@@ -54,18 +69,27 @@ export const CRD_SOURCES: CrdSource[] = [
   {
     module: 'sigs.k8s.io/cluster-api',
     version: 'v1.13.3',
-    files: ['config/crd/bases/cluster.x-k8s.io_clusters.yaml', 'config/crd/bases/cluster.x-k8s.io_machinepools.yaml'],
+    files: [
+      'config/crd/bases/cluster.x-k8s.io_clusters.yaml',
+      'config/crd/bases/cluster.x-k8s.io_machinepools.yaml',
+    ],
   },
   {
     module: 'sigs.k8s.io/cluster-api-provider-azure',
     version: 'v1.26.0',
     files: capzBases([
-      'azureasomanagedclusters', 'azureasomanagedclustertemplates',
-      'azureasomanagedcontrolplanes', 'azureasomanagedcontrolplanetemplates',
-      'azureasomanagedmachinepools', 'azureasomanagedmachinepooltemplates',
-      'azuremanagedclusters', 'azuremanagedclustertemplates',
-      'azuremanagedcontrolplanes', 'azuremanagedcontrolplanetemplates',
-      'azuremanagedmachinepools', 'azuremanagedmachinepooltemplates',
+      'azureasomanagedclusters',
+      'azureasomanagedclustertemplates',
+      'azureasomanagedcontrolplanes',
+      'azureasomanagedcontrolplanetemplates',
+      'azureasomanagedmachinepools',
+      'azureasomanagedmachinepooltemplates',
+      'azuremanagedclusters',
+      'azuremanagedclustertemplates',
+      'azuremanagedcontrolplanes',
+      'azuremanagedcontrolplanetemplates',
+      'azuremanagedmachinepools',
+      'azuremanagedmachinepooltemplates',
     ]),
     contractLabels: true,
   },
@@ -103,12 +127,16 @@ function stripDescriptions(node: unknown): void {
  * written at a version whose schema matches (the storage version, or an identical one such as v1alpha1 of the
  * AzureASOManaged* kinds).
  */
-export function patchCrd(crd: Crd, source: Pick<CrdSource, 'storage' | 'stripDescriptions'>): Crd {
+export function patchCrd(
+  crd: Crd,
+  source: Pick<CrdSource, 'storage' | 'stripDescriptions'>,
+): Crd {
   const out = structuredClone(crd);
   out.spec.conversion = { strategy: 'None' };
   if (out.metadata.annotations) {
     delete out.metadata.annotations['cert-manager.io/inject-ca-from'];
-    if (!Object.keys(out.metadata.annotations).length) delete out.metadata.annotations;
+    if (!Object.keys(out.metadata.annotations).length)
+      delete out.metadata.annotations;
   }
   const storage = source.storage?.[out.metadata.name];
   if (storage) {
@@ -119,20 +147,29 @@ export function patchCrd(crd: Crd, source: Pick<CrdSource, 'storage' | 'stripDes
   }
   if (source.stripDescriptions) stripDescriptions(out.spec.versions);
   if (out.spec.versions.filter(v => v.storage).length !== 1) {
-    throw new Error(`${out.metadata.name} must have exactly one storage version`);
+    throw new Error(
+      `${out.metadata.name} must have exactly one storage version`,
+    );
   }
   return out;
 }
 
 function moduleDir(module: string, version: string): string {
-  const out = execFileSync('go', ['mod', 'download', '-json', `${module}@${version}`], {
-    cwd: tmpdir(),
-    encoding: 'utf8',
-    env: { ...process.env, GOFLAGS: '-mod=mod' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const out = execFileSync(
+    'go',
+    ['mod', 'download', '-json', `${module}@${version}`],
+    {
+      cwd: tmpdir(),
+      encoding: 'utf8',
+      env: { ...process.env, GOFLAGS: '-mod=mod' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const info = JSON.parse(out) as { Dir?: string; Error?: string };
-  if (!info.Dir) throw new Error(`go mod download ${module}@${version}: ${info.Error ?? 'no Dir'}`);
+  if (!info.Dir)
+    throw new Error(
+      `go mod download ${module}@${version}: ${info.Error ?? 'no Dir'}`,
+    );
   return info.Dir;
 }
 
@@ -141,7 +178,11 @@ function moduleDir(module: string, version: string): string {
  * as JSON under the machine cache, keyed by the pins above.
  */
 export function loadCrds(): Crd[] {
-  const key = createHash('sha256').update(JSON.stringify(CRD_SOURCES)).update(patchCrd.toString()).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(JSON.stringify(CRD_SOURCES))
+    .update(patchCrd.toString())
+    .digest('hex')
+    .slice(0, 16);
   const dir = join(cacheDir(), 'crds');
   const file = join(dir, `${key}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Crd[];
@@ -151,21 +192,35 @@ export function loadCrds(): Crd[] {
     log(`reading CRDs from ${source.module}@${source.version}`);
     const root = moduleDir(source.module, source.version);
     for (const f of source.files) {
-      for (const doc of parseAllDocuments(readFileSync(join(root, f), 'utf8'))) {
+      for (const doc of parseAllDocuments(
+        readFileSync(join(root, f), 'utf8'),
+      )) {
         const crd = doc.toJS() as Crd | null;
         if (!crd || crd.kind !== 'CustomResourceDefinition') continue;
         if (source.only && !source.only.includes(crd.metadata.name)) continue;
         if (source.contractLabels) {
-          const patch = join(root, 'config/crd/patches', `capicontract_in_${crd.spec.names.plural}.yaml`);
-          if (!existsSync(patch)) throw new Error(`no CAPI contract patch for ${crd.metadata.name} in ${source.module}`);
-          const labels = (parseAllDocuments(readFileSync(patch, 'utf8'))[0].toJS() as Crd).metadata.labels ?? {};
+          const patch = join(
+            root,
+            'config/crd/patches',
+            `capicontract_in_${crd.spec.names.plural}.yaml`,
+          );
+          if (!existsSync(patch))
+            throw new Error(
+              `no CAPI contract patch for ${crd.metadata.name} in ${source.module}`,
+            );
+          const labels =
+            (parseAllDocuments(readFileSync(patch, 'utf8'))[0].toJS() as Crd)
+              .metadata.labels ?? {};
           crd.metadata.labels = { ...crd.metadata.labels, ...labels };
         }
         crds.push(patchCrd(crd, source));
       }
     }
     for (const name of source.only ?? []) {
-      if (!crds.some(c => c.metadata.name === name)) throw new Error(`${name} not found in ${source.module}@${source.version}`);
+      if (!crds.some(c => c.metadata.name === name))
+        throw new Error(
+          `${name} not found in ${source.module}@${source.version}`,
+        );
     }
   }
   mkdirSync(dir, { recursive: true });

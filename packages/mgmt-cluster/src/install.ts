@@ -5,9 +5,13 @@ import { log } from './log.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
-async function ok(res: Promise<{ status: number; body: string }>, what: string) {
+async function ok(
+  res: Promise<{ status: number; body: string }>,
+  what: string,
+) {
   const r = await res;
-  if (r.status >= 300) throw new Error(`${what}: HTTP ${r.status}: ${r.body.slice(0, 2000)}`);
+  if (r.status >= 300)
+    throw new Error(`${what}: HTTP ${r.status}: ${r.body.slice(0, 2000)}`);
   return JSON.parse(r.body) as Record<string, any>;
 }
 
@@ -16,49 +20,79 @@ async function ok(res: Promise<{ status: number; body: string }>, what: string) 
  * would overflow the last-applied annotation), then waits until every CRD is Established and its versions are in
  * discovery, so that clients can use them at once.
  */
-export async function installCrds(info: ClusterInfo, crds: Crd[]): Promise<void> {
+export async function installCrds(
+  info: ClusterInfo,
+  crds: Crd[],
+): Promise<void> {
   const started = Date.now();
   for (const crd of crds) {
     const name = crd.metadata.name;
     const created = await apiRequest(info, 'POST', CRDS, crd);
     if (created.status === 409) {
-      const current = await ok(apiGet(info, `${CRDS}/${name}`), `read CRD ${name}`);
+      const current = await ok(
+        apiGet(info, `${CRDS}/${name}`),
+        `read CRD ${name}`,
+      );
       await ok(
         apiRequest(info, 'PUT', `${CRDS}/${name}`, {
           ...crd,
-          metadata: { ...crd.metadata, resourceVersion: current.metadata.resourceVersion },
+          metadata: {
+            ...crd.metadata,
+            resourceVersion: current.metadata.resourceVersion,
+          },
         }),
         `replace CRD ${name}`,
       );
     } else if (created.status >= 300) {
-      throw new Error(`create CRD ${name}: HTTP ${created.status}: ${created.body.slice(0, 2000)}`);
+      throw new Error(
+        `create CRD ${name}: HTTP ${created.status}: ${created.body.slice(
+          0,
+          2000,
+        )}`,
+      );
     }
   }
   const deadline = Date.now() + 60_000;
   const pending = new Set(crds);
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
     for (const crd of [...pending]) {
-      const live = await ok(apiGet(info, `${CRDS}/${crd.metadata.name}`), `read CRD ${crd.metadata.name}`);
+      const live = await ok(
+        apiGet(info, `${CRDS}/${crd.metadata.name}`),
+        `read CRD ${crd.metadata.name}`,
+      );
       const established = (live.status?.conditions ?? []).some(
-        (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
+        (c: { type: string; status: string }) =>
+          c.type === 'Established' && c.status === 'True',
       );
       if (!established) continue;
       const inDiscovery = await Promise.all(
-        crd.spec.versions.filter(v => v.served).map(async v => {
-          const res = await apiGet(info, `/apis/${crd.spec.group}/${v.name}`);
-          return res.status === 200 &&
-            (JSON.parse(res.body) as { resources: Array<{ name: string }> }).resources.some(
-              r => r.name === crd.spec.names.plural,
+        crd.spec.versions
+          .filter(v => v.served)
+          .map(async v => {
+            const res = await apiGet(info, `/apis/${crd.spec.group}/${v.name}`);
+            return (
+              res.status === 200 &&
+              (
+                JSON.parse(res.body) as { resources: Array<{ name: string }> }
+              ).resources.some(r => r.name === crd.spec.names.plural)
             );
-        }),
+          }),
       );
       if (inDiscovery.every(Boolean)) pending.delete(crd);
     }
     if (!pending.size) break;
     if (Date.now() > deadline) {
-      throw new Error(`CRDs not established after 60 s: ${[...pending].map(c => c.metadata.name).join(', ')}`);
+      throw new Error(
+        `CRDs not established after 60 s: ${[...pending]
+          .map(c => c.metadata.name)
+          .join(', ')}`,
+      );
     }
     await new Promise(r => setTimeout(r, delay));
   }
-  log(`${info.name}: ${crds.length} CRDs installed and established in ${Date.now() - started} ms`);
+  log(
+    `${info.name}: ${crds.length} CRDs installed and established in ${
+      Date.now() - started
+    } ms`,
+  );
 }

@@ -3,7 +3,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The package's own folder (go wrapper modules, scripts). */
-export const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const packageDir = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+);
 /** The repository root. */
 export const repoRoot = resolve(packageDir, '..', '..');
 
@@ -11,18 +14,25 @@ export const repoRoot = resolve(packageDir, '..', '..');
 export function cacheDir(): string {
   return (
     process.env.CAPZ_CACHE_DIR ??
-    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'capz-backstage')
+    join(
+      process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'),
+      'capz-backstage',
+    )
   );
 }
 
 /** Where named management clusters keep their state (ignored by git): `.local/mgmt-clusters/<name>`. */
 export function stateRoot(): string {
-  return process.env.CAPZ_STATE_DIR ?? join(repoRoot, '.local', 'mgmt-clusters');
+  return (
+    process.env.CAPZ_STATE_DIR ?? join(repoRoot, '.local', 'mgmt-clusters')
+  );
 }
 
 export function stateDirFor(name: string): string {
   if (!/^[a-z0-9][-a-z0-9]{0,40}$/.test(name)) {
-    throw new Error(`management cluster name "${name}" must be lowercase letters, digits and '-'`);
+    throw new Error(
+      `management cluster name "${name}" must be lowercase letters, digits and '-'`,
+    );
   }
   return join(stateRoot(), name);
 }

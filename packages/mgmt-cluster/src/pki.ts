@@ -21,7 +21,8 @@ export interface Pki {
   backendToken: string;
 }
 
-const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+const openssl = (args: string[]) =>
+  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 
 /**
  * A throw-away CA, a serving certificate for loopback, a service-account key pair and a static admin token.
@@ -44,30 +45,81 @@ export function ensurePki(stateDir: string): Pki {
     backendToken: '',
   };
   if (!existsSync(pki.tokenFile)) {
-    openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', pki.caKey, '-out', pki.caCert,
-      '-days', '3650', '-subj', '/CN=capz-mgmt-cluster-ca']);
+    openssl([
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      pki.caKey,
+      '-out',
+      pki.caCert,
+      '-days',
+      '3650',
+      '-subj',
+      '/CN=capz-mgmt-cluster-ca',
+    ]);
     const ext = p('san.ext');
-    writeFileSync(ext, [
-      'subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc',
-      'extendedKeyUsage=serverAuth',
-      'keyUsage=digitalSignature,keyEncipherment',
-    ].join('\n'));
+    writeFileSync(
+      ext,
+      [
+        'subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc',
+        'extendedKeyUsage=serverAuth',
+        'keyUsage=digitalSignature,keyEncipherment',
+      ].join('\n'),
+    );
     const csr = p('apiserver.csr');
-    openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', pki.serverKey, '-out', csr, '-subj', '/CN=kube-apiserver']);
-    openssl(['x509', '-req', '-in', csr, '-CA', pki.caCert, '-CAkey', pki.caKey, '-CAcreateserial',
-      '-out', pki.serverCert, '-days', '3650', '-extfile', ext]);
+    openssl([
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      pki.serverKey,
+      '-out',
+      csr,
+      '-subj',
+      '/CN=kube-apiserver',
+    ]);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-CA',
+      pki.caCert,
+      '-CAkey',
+      pki.caKey,
+      '-CAcreateserial',
+      '-out',
+      pki.serverCert,
+      '-days',
+      '3650',
+      '-extfile',
+      ext,
+    ]);
     openssl(['genrsa', '-out', pki.saKey, '2048']);
     openssl(['rsa', '-in', pki.saKey, '-pubout', '-out', pki.saPub]);
     const token = randomBytes(24).toString('hex');
-    writeFileSync(pki.tokenFile, `${token},capz-admin,capz-admin,"system:masters"\n`, { mode: 0o600 });
+    writeFileSync(
+      pki.tokenFile,
+      `${token},capz-admin,capz-admin,"system:masters"\n`,
+      { mode: 0o600 },
+    );
   }
   let tokens = readFileSync(pki.tokenFile, 'utf8');
   if (!tokens.includes(',capz-backend,')) {
     // Group system:masters for now; the minimal RBAC the backend needs is documented with the read path.
-    tokens += `${randomBytes(24).toString('hex')},capz-backend,capz-backend,"system:masters"\n`;
+    tokens += `${randomBytes(24).toString(
+      'hex',
+    )},capz-backend,capz-backend,"system:masters"\n`;
     writeFileSync(pki.tokenFile, tokens, { mode: 0o600 });
   }
-  const lines = tokens.trim().split('\n').map(l => l.split(','));
+  const lines = tokens
+    .trim()
+    .split('\n')
+    .map(l => l.split(','));
   pki.adminToken = lines.find(l => l[1] === 'capz-admin')![0];
   pki.backendToken = lines.find(l => l[1] === 'capz-backend')![0];
   return pki;

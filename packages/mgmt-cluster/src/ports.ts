@@ -9,7 +9,9 @@ export function freePort(): Promise<number> {
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
       server.close(() =>
-        typeof address === 'object' && address ? resolvePromise(address.port) : reject(new Error('no port')),
+        typeof address === 'object' && address
+          ? resolvePromise(address.port)
+          : reject(new Error('no port')),
       );
     });
   });

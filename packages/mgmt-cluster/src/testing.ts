@@ -12,7 +12,9 @@ import { apiRequest, type ClusterInfo } from './cluster.ts';
 export function testCluster(): ClusterInfo {
   const file = process.env.CAPZ_TEST_CLUSTER;
   if (!file) {
-    throw new Error('CAPZ_TEST_CLUSTER is not set: run the tests through the README test command or with test/globalSetup.ts');
+    throw new Error(
+      'CAPZ_TEST_CLUSTER is not set: run the tests through the README test command or with test/globalSetup.ts',
+    );
   }
   return JSON.parse(readFileSync(file, 'utf8')) as ClusterInfo;
 }
@@ -25,15 +27,22 @@ interface Hooks {
  * Creates a namespace of its own for a test (`t-<prefix>-<random>`) and deletes it after the test; the real
  * namespace controller then removes what the test left in it.
  */
-export async function testNamespace(t: Hooks, prefix = 'test'): Promise<string> {
+export async function testNamespace(
+  t: Hooks,
+  prefix = 'test',
+): Promise<string> {
   const info = testCluster();
-  const name = `t-${prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40)}-${randomBytes(3).toString('hex')}`;
+  const name = `t-${prefix
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .slice(0, 40)}-${randomBytes(3).toString('hex')}`;
   const res = await apiRequest(info, 'POST', '/api/v1/namespaces', {
     apiVersion: 'v1',
     kind: 'Namespace',
     metadata: { name, labels: { 'capz.test/namespace': 'true' } },
   });
-  if (res.status !== 201) throw new Error(`create namespace ${name}: HTTP ${res.status} ${res.body}`);
+  if (res.status !== 201)
+    throw new Error(`create namespace ${name}: HTTP ${res.status} ${res.body}`);
   t.after(async () => {
     await apiRequest(info, 'DELETE', `/api/v1/namespaces/${name}`);
   });
@@ -58,7 +67,12 @@ export async function until<T>(
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${
+          last ? `: ${(last as Error).message}` : ''
+        }`,
+      );
     await new Promise(r => setTimeout(r, delay));
   }
 }

@@ -8,7 +8,12 @@ import { CAPZ, customObjects } from './helpers.ts';
 const managedCluster = {
   apiVersion: 'containerservice.azure.com/v1api20240901',
   kind: 'ManagedCluster',
-  metadata: { name: 'aks-one', annotations: { 'serviceoperator.azure.com/credential-from': 'aso-credential' } },
+  metadata: {
+    name: 'aks-one',
+    annotations: {
+      'serviceoperator.azure.com/credential-from': 'aso-credential',
+    },
+  },
   spec: {
     dnsPrefix: 'aks-one',
     identity: { type: 'SystemAssigned' },
@@ -76,10 +81,23 @@ test('the status subresource of AzureASOManagedControlPlane takes ready/initiali
     ready: true,
     version: 'v1.33.2',
     resources: [
-      { resource: { group: 'containerservice.azure.com', version: 'v1api20240901', kind: 'ManagedCluster', name: 'aks-one' }, ready: true },
+      {
+        resource: {
+          group: 'containerservice.azure.com',
+          version: 'v1api20240901',
+          kind: 'ManagedCluster',
+          name: 'aks-one',
+        },
+        ready: true,
+      },
     ],
   };
-  const current = await api.getNamespacedCustomObject({ ...CAPZ, namespace, plural: 'azureasomanagedcontrolplanes', name: 'cp' });
+  const current = await api.getNamespacedCustomObject({
+    ...CAPZ,
+    namespace,
+    plural: 'azureasomanagedcontrolplanes',
+    name: 'cp',
+  });
   const updated = await api.replaceNamespacedCustomObjectStatus({
     ...CAPZ,
     namespace,

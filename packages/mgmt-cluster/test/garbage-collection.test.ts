@@ -14,8 +14,16 @@ async function clusterWithOwnedControlPlane(namespace: string) {
       kind: 'Cluster',
       metadata: { name: 'c1' },
       spec: {
-        controlPlaneRef: { apiGroup: CAPZ.group, kind: 'AzureASOManagedControlPlane', name: 'c1' },
-        infrastructureRef: { apiGroup: CAPZ.group, kind: 'AzureASOManagedCluster', name: 'c1' },
+        controlPlaneRef: {
+          apiGroup: CAPZ.group,
+          kind: 'AzureASOManagedControlPlane',
+          name: 'c1',
+        },
+        infrastructureRef: {
+          apiGroup: CAPZ.group,
+          kind: 'AzureASOManagedCluster',
+          name: 'c1',
+        },
       },
     },
   });
@@ -29,7 +37,13 @@ async function clusterWithOwnedControlPlane(namespace: string) {
       metadata: {
         name: 'c1',
         ownerReferences: [
-          { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name: 'c1', uid: owner.metadata.uid, controller: true },
+          {
+            apiVersion: 'cluster.x-k8s.io/v1beta2',
+            kind: 'Cluster',
+            name: 'c1',
+            uid: owner.metadata.uid,
+            controller: true,
+          },
         ],
       },
       spec: { resources: [] },
@@ -38,14 +52,24 @@ async function clusterWithOwnedControlPlane(namespace: string) {
   return api;
 }
 
-const readControlPlane = (api: ReturnType<typeof customObjects>, namespace: string) =>
-  api.getNamespacedCustomObject({ ...CAPZ, namespace, plural: 'azureasomanagedcontrolplanes', name: 'c1' }).then(
-    o => o,
-    e => {
-      if (statusOf(e).code === 404) return null;
-      throw e;
-    },
-  );
+const readControlPlane = (
+  api: ReturnType<typeof customObjects>,
+  namespace: string,
+) =>
+  api
+    .getNamespacedCustomObject({
+      ...CAPZ,
+      namespace,
+      plural: 'azureasomanagedcontrolplanes',
+      name: 'c1',
+    })
+    .then(
+      o => o,
+      e => {
+        if (statusOf(e).code === 404) return null;
+        throw e;
+      },
+    );
 
 test('the garbage collector deletes a dependent when its owner is deleted', async t => {
   const namespace = await testNamespace(t, 'gc');
@@ -57,8 +81,10 @@ test('the garbage collector deletes a dependent when its owner is deleted', asyn
     name: 'c1',
     propagationPolicy: 'Background',
   });
-  await eventually('the owned AzureASOManagedControlPlane to be deleted', async () =>
-    (await readControlPlane(api, namespace)) === null ? true : undefined,
+  await eventually(
+    'the owned AzureASOManagedControlPlane to be deleted',
+    async () =>
+      (await readControlPlane(api, namespace)) === null ? true : undefined,
   );
 });
 
@@ -73,15 +99,25 @@ test('with propagationPolicy Orphan the garbage collector keeps the dependent an
     propagationPolicy: 'Orphan',
   });
   // The orphan finalizer is processed by the garbage collector: the owner goes only after the reference is gone.
-  const orphaned = await eventually('the owner reference to be removed', async () => {
-    const cp = await readControlPlane(api, namespace);
-    return cp && !(cp.metadata.ownerReferences ?? []).length ? cp : undefined;
-  });
+  const orphaned = await eventually(
+    'the owner reference to be removed',
+    async () => {
+      const cp = await readControlPlane(api, namespace);
+      return cp && !(cp.metadata.ownerReferences ?? []).length ? cp : undefined;
+    },
+  );
   assert.equal(orphaned.metadata.name, 'c1');
   await eventually('the owner to be gone', async () =>
-    api.getNamespacedCustomObject({ ...CAPI, namespace, plural: 'clusters', name: 'c1' }).then(
-      () => undefined,
-      e => (statusOf(e).code === 404 ? true : undefined),
-    ),
+    api
+      .getNamespacedCustomObject({
+        ...CAPI,
+        namespace,
+        plural: 'clusters',
+        name: 'c1',
+      })
+      .then(
+        () => undefined,
+        e => (statusOf(e).code === 404 ? true : undefined),
+      ),
   );
 });

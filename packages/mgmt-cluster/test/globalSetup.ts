@@ -3,13 +3,20 @@
  * starts an ephemeral one for this run and stops it afterwards.
  */
 import { join } from 'node:path';
-import { startManagementCluster, stopManagementCluster, type ClusterInfo } from '../src/cluster.ts';
+import {
+  startManagementCluster,
+  stopManagementCluster,
+  type ClusterInfo,
+} from '../src/cluster.ts';
 
 let owned: ClusterInfo | undefined;
 
 export async function globalSetup(): Promise<void> {
   if (process.env.CAPZ_TEST_CLUSTER) return;
-  owned = await startManagementCluster({ name: `test-${process.pid}`, ephemeral: true });
+  owned = await startManagementCluster({
+    name: `test-${process.pid}`,
+    ephemeral: true,
+  });
   process.env.CAPZ_TEST_CLUSTER = join(owned.stateDir, 'cluster.json');
 }
 

@@ -17,5 +17,8 @@ export function statusOf(e: unknown): { code: number; message: string } {
 /** The shared condition wait, under the name these tests use. */
 export const eventually = until;
 
-export const CAPZ = { group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta1' };
+export const CAPZ = {
+  group: 'infrastructure.cluster.x-k8s.io',
+  version: 'v1beta1',
+};
 export const CAPI = { group: 'cluster.x-k8s.io', version: 'v1beta2' };

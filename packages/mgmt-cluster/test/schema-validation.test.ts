@@ -17,11 +17,20 @@ test('the real CAPZ CRD schema rejects an invalid AzureASOManagedControlPlane wi
         spec: { resources: 'not-a-list' },
       },
     })
-    .then(() => undefined, e => statusOf(e));
+    .then(
+      () => undefined,
+      e => statusOf(e),
+    );
   assert.ok(err, 'the create must fail');
   assert.equal(err.code, 422);
-  assert.match(err.message, /AzureASOManagedControlPlane.infrastructure.cluster.x-k8s.io "bad" is invalid/);
-  assert.match(err.message, /spec.resources: Invalid value: "string": spec.resources in body must be of type array/);
+  assert.match(
+    err.message,
+    /AzureASOManagedControlPlane.infrastructure.cluster.x-k8s.io "bad" is invalid/,
+  );
+  assert.match(
+    err.message,
+    /spec.resources: Invalid value: "string": spec.resources in body must be of type array/,
+  );
 });
 
 test('the real ASO CRD schema rejects a ManagedCluster with a wrongly typed field', async t => {
@@ -39,14 +48,22 @@ test('the real ASO CRD schema rejects a ManagedCluster with a wrongly typed fiel
         spec: {
           location: 'westeurope',
           owner: { name: 'rg' },
-          agentPoolProfiles: [{ name: 'pool0', count: 'three', mode: 'System' }],
+          agentPoolProfiles: [
+            { name: 'pool0', count: 'three', mode: 'System' },
+          ],
         },
       },
     })
-    .then(() => undefined, e => statusOf(e));
+    .then(
+      () => undefined,
+      e => statusOf(e),
+    );
   assert.ok(err, 'the create must fail');
   assert.equal(err.code, 422);
-  assert.match(err.message, /spec.agentPoolProfiles\[0\].count: Invalid value: "string": spec.agentPoolProfiles\[0\].count in body must be of type integer/);
+  assert.match(
+    err.message,
+    /spec.agentPoolProfiles\[0\].count: Invalid value: "string": spec.agentPoolProfiles\[0\].count in body must be of type integer/,
+  );
 });
 
 test('the same ManagedCluster with the right types is accepted', async t => {
@@ -63,7 +80,14 @@ test('the same ManagedCluster with the right types is accepted', async t => {
       spec: {
         location: 'westeurope',
         owner: { name: 'rg' },
-        agentPoolProfiles: [{ name: 'pool0', count: 3, mode: 'System', vmSize: 'Standard_D2s_v3' }],
+        agentPoolProfiles: [
+          {
+            name: 'pool0',
+            count: 3,
+            mode: 'System',
+            vmSize: 'Standard_D2s_v3',
+          },
+        ],
       },
     },
   });

@@ -11,20 +11,29 @@
  */
 exports.up = async function up(knex) {
   await knex.schema.createTable('capz_condition_transitions', table => {
-    table.comment('Observed changes of the conditions of watched Kubernetes objects');
+    table.comment(
+      'Observed changes of the conditions of watched Kubernetes objects',
+    );
     table.bigIncrements('id').primary();
     table
       .string('transition_key', 64)
       .notNullable()
       .unique()
-      .comment('sha256 of state_key and the previous transition_key of the condition: re-observing a state is a no-op');
+      .comment(
+        'sha256 of state_key and the previous transition_key of the condition: re-observing a state is a no-op',
+      );
     table
       .string('state_key', 64)
       .notNullable()
-      .comment('sha256 of management cluster, object uid, condition type, state and the condition own time');
+      .comment(
+        'sha256 of management cluster, object uid, condition type, state and the condition own time',
+      );
     table.string('management_cluster', 253).notNullable();
     table.string('namespace', 253).notNullable();
-    table.string('cluster_name', 253).nullable().comment('The CAPI Cluster the object belongs to, if known');
+    table
+      .string('cluster_name', 253)
+      .nullable()
+      .comment('The CAPI Cluster the object belongs to, if known');
     table.string('object_uid', 64).notNullable();
     table.string('kind', 253).notNullable();
     table.string('name', 253).notNullable();
@@ -38,17 +47,24 @@ exports.up = async function up(knex) {
     table
       .timestamp('occurred_at', { useTz: true })
       .notNullable()
-      .comment('Orders the timeline: first_seen for changes seen live, the condition time for states found on start');
+      .comment(
+        'Orders the timeline: first_seen for changes seen live, the condition time for states found on start',
+      );
     table.index(
       ['management_cluster', 'namespace', 'cluster_name', 'occurred_at'],
       'capz_condition_transitions_cluster_time_idx',
     );
-    table.index(['object_uid', 'condition_type'], 'capz_condition_transitions_object_idx');
+    table.index(
+      ['object_uid', 'condition_type'],
+      'capz_condition_transitions_object_idx',
+    );
     table.index(['occurred_at'], 'capz_condition_transitions_time_idx');
   });
 
   await knex.schema.createTable('capz_events', table => {
-    table.comment('Kubernetes Events about watched objects (matched by involvedObject.uid)');
+    table.comment(
+      'Kubernetes Events about watched objects (matched by involvedObject.uid)',
+    );
     table.bigIncrements('id').primary();
     table.string('event_uid', 64).notNullable().unique();
     table.string('management_cluster', 253).notNullable();

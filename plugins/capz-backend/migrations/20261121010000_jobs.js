@@ -20,29 +20,51 @@ exports.up = async function up(knex) {
       .string('active_key', 800)
       .nullable()
       .unique()
-      .comment('management cluster/namespace/name while the job is not final: one active job per cluster');
-    table.text('params').notNullable().comment('The request params as JSON (never secret values)');
-    table.text('plan').notNullable().comment('The StepPlan[] as JSON: exactly what runs');
+      .comment(
+        'management cluster/namespace/name while the job is not final: one active job per cluster',
+      );
+    table
+      .text('params')
+      .notNullable()
+      .comment('The request params as JSON (never secret values)');
+    table
+      .text('plan')
+      .notNullable()
+      .comment('The StepPlan[] as JSON: exactly what runs');
     table.text('steps').notNullable().comment('JobStepStatus[] as JSON');
     table.text('result').nullable();
     table.string('created_by', 255).notNullable();
     table.string('state', 16).notNullable();
-    table.string('requested', 16).nullable().comment('pause or cancel, asked by a user, honoured at a step boundary');
+    table
+      .string('requested', 16)
+      .nullable()
+      .comment('pause or cancel, asked by a user, honoured at a step boundary');
     table.string('current_step', 64).nullable();
     table.text('error').nullable();
     table.text('left_behind').nullable();
-    table.string('lease_owner', 64).nullable().comment('The replica running the job');
+    table
+      .string('lease_owner', 64)
+      .nullable()
+      .comment('The replica running the job');
     table.bigInteger('lease_expires_at').nullable();
     table.bigInteger('created_at').notNullable();
     table.bigInteger('updated_at').notNullable();
     table.bigInteger('finished_at').nullable();
-    table.index(['management_cluster', 'namespace', 'name'], 'capz_jobs_target_idx');
+    table.index(
+      ['management_cluster', 'namespace', 'name'],
+      'capz_jobs_target_idx',
+    );
     table.index(['state'], 'capz_jobs_state_idx');
   });
   await knex.schema.createTable('capz_job_log', table => {
     table.comment('What each job did, line by line');
     table.bigIncrements('id').primary();
-    table.string('job_id', 36).notNullable().references('id').inTable('capz_jobs').onDelete('CASCADE');
+    table
+      .string('job_id', 36)
+      .notNullable()
+      .references('id')
+      .inTable('capz_jobs')
+      .onDelete('CASCADE');
     table.bigInteger('at').notNullable();
     table.string('level', 8).notNullable();
     table.string('step', 64).nullable();

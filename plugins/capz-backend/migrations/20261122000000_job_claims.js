@@ -27,13 +27,22 @@ const keysOf = a => {
 function azureOf(row) {
   const params = JSON.parse(row.params);
   if (row.type === 'adopt') {
-    return { subscriptionId: params.subscriptionId, resourceGroup: params.resourceGroup, name: params.clusterName };
+    return {
+      subscriptionId: params.subscriptionId,
+      resourceGroup: params.resourceGroup,
+      name: params.clusterName,
+    };
   }
   if (row.type !== 'migrate') return undefined;
   for (const step of JSON.parse(row.plan)) {
     for (const c of [...(step.preconditions ?? []), ...(step.waitFor ?? [])]) {
       if (c.type === 'sole-manager') return c.azure;
-      if (c.type === 'azure-cluster-exists') return { subscriptionId: c.subscriptionId, resourceGroup: c.resourceGroup, name: c.name };
+      if (c.type === 'azure-cluster-exists')
+        return {
+          subscriptionId: c.subscriptionId,
+          resourceGroup: c.resourceGroup,
+          name: c.name,
+        };
     }
   }
   return undefined;
@@ -44,12 +53,21 @@ function azureOf(row) {
  */
 exports.up = async function up(knex) {
   await knex.schema.createTable('capz_job_claims', table => {
-    table.comment('Exclusive claims of unfinished adoption and migration jobs on the Azure resources they will manage');
+    table.comment(
+      'Exclusive claims of unfinished adoption and migration jobs on the Azure resources they will manage',
+    );
     table
       .string('claim_key', 800)
       .primary()
-      .comment('aks:<subscription>/<resource group>/<cluster> or rg:<subscription>/<resource group>, lower-cased');
-    table.string('job_id', 36).notNullable().references('id').inTable('capz_jobs').onDelete('CASCADE');
+      .comment(
+        'aks:<subscription>/<resource group>/<cluster> or rg:<subscription>/<resource group>, lower-cased',
+      );
+    table
+      .string('job_id', 36)
+      .notNullable()
+      .references('id')
+      .inTable('capz_jobs')
+      .onDelete('CASCADE');
     table.bigInteger('created_at').notNullable();
     table.index(['job_id'], 'capz_job_claims_job_idx');
   });
@@ -65,7 +83,10 @@ exports.up = async function up(knex) {
     const azure = azureOf(row);
     if (!azure?.subscriptionId || !azure.resourceGroup || !azure.name) continue;
     for (const key of keysOf(azure)) {
-      await knex('capz_job_claims').insert({ claim_key: key, job_id: row.id, created_at: now }).onConflict('claim_key').ignore();
+      await knex('capz_job_claims')
+        .insert({ claim_key: key, job_id: row.id, created_at: now })
+        .onConflict('claim_key')
+        .ignore();
     }
   }
 };

@@ -7,7 +7,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 
-const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'schema');
+const dir = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'src',
+  'schema',
+);
 const spec = YAML.parse(readFileSync(join(dir, 'openapi.yaml'), 'utf8'));
 writeFileSync(
   join(dir, 'openapi.generated.ts'),

@@ -10,8 +10,16 @@ import { capzPlugin } from './plugin';
 const config = {
   capz: {
     managementClusters: [
-      { name: 'local', title: 'Local', kubeconfig: { path: '/secret/path/kubeconfig' } },
-      { name: 'prod', url: 'https://prod.example', serviceAccountToken: 'tok-123' },
+      {
+        name: 'local',
+        title: 'Local',
+        kubeconfig: { path: '/secret/path/kubeconfig' },
+      },
+      {
+        name: 'prod',
+        url: 'https://prod.example',
+        serviceAccountToken: 'tok-123',
+      },
     ],
   },
 };
@@ -25,7 +33,10 @@ describe('capz backend plugin', () => {
       .get('/api/capz/management-clusters')
       .set('Authorization', mockCredentials.user.header());
     expect(res.status).toBe(200);
-    expect(res.body.items.map((c: { name: string }) => c.name)).toEqual(['local', 'prod']);
+    expect(res.body.items.map((c: { name: string }) => c.name)).toEqual([
+      'local',
+      'prod',
+    ]);
     expect(JSON.stringify(res.body)).not.toMatch(/tok-123|\/secret\/path/);
   });
 
@@ -35,10 +46,14 @@ describe('capz backend plugin', () => {
         capzPlugin,
         mockServices.rootConfig.factory({ data: config }),
         // The mock httpAuth treats a request without a token as a user unless told otherwise.
-        mockServices.httpAuth.factory({ defaultCredentials: mockCredentials.none() }),
+        mockServices.httpAuth.factory({
+          defaultCredentials: mockCredentials.none(),
+        }),
       ],
     });
-    expect((await request(server).get('/api/capz/management-clusters')).status).toBe(401);
+    expect(
+      (await request(server).get('/api/capz/management-clusters')).status,
+    ).toBe(401);
     expect((await request(server).get('/api/capz/health')).status).toBe(200);
   });
 

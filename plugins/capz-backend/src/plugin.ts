@@ -2,8 +2,16 @@ import {
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
-import { capzClusterCreatePermission, capzClusterReadPermission, capzPermissions } from '@internal/plugin-capz-common';
-import { capzClusterResourceRef, capzClusterRules, parseClusterResourceRef } from './permissions/rules';
+import {
+  capzClusterCreatePermission,
+  capzClusterReadPermission,
+  capzPermissions,
+} from '@internal/plugin-capz-common';
+import {
+  capzClusterResourceRef,
+  capzClusterRules,
+  parseClusterResourceRef,
+} from './permissions/rules';
 import { ConnectionMonitor } from './cluster/ConnectionMonitor';
 import { WatchCache } from './cluster/WatchCache';
 import { readManagementClusters } from './config/managementClusters';
@@ -12,7 +20,10 @@ import { createHistory, HistoryFlush } from './history';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { createRouter } from './service/router';
 import { createJobsRouter } from './service/jobsRouter';
-import { createClusterCreateRouter, KubeApplyClient } from './service/clusterCreate';
+import {
+  createClusterCreateRouter,
+  KubeApplyClient,
+} from './service/clusterCreate';
 import { createJobs } from './jobs';
 
 /**
@@ -37,10 +48,24 @@ export const capzPlugin = createBackendPlugin({
         auditor: coreServices.auditor,
         signals: signalsServiceRef,
       },
-      async init({ config, logger, httpAuth, httpRouter, permissions, permissionsRegistry, scheduler, lifecycle, database, auditor, signals }) {
+      async init({
+        config,
+        logger,
+        httpAuth,
+        httpRouter,
+        permissions,
+        permissionsRegistry,
+        scheduler,
+        lifecycle,
+        database,
+        auditor,
+        signals,
+      }) {
         const managementClusters = readManagementClusters(config);
         logger.info(
-          `CAPZ: ${managementClusters.length} management cluster(s) configured: ${
+          `CAPZ: ${
+            managementClusters.length
+          } management cluster(s) configured: ${
             managementClusters.map(c => c.name).join(', ') || 'none'
           }`,
         );
@@ -56,14 +81,34 @@ export const capzPlugin = createBackendPlugin({
         // The watch cache starts in the background: a slow or unreachable cluster never delays the backend.
         const cache = new WatchCache(managementClusters, logger);
         // Live updates: every change in the cache is announced (coalesced) on the signals channel.
-        const changeSignals = new ChangeSignals(cache, managementClusters.map(c => c.name), signals, logger);
+        const changeSignals = new ChangeSignals(
+          cache,
+          managementClusters.map(c => c.name),
+          signals,
+          logger,
+        );
         changeSignals.start();
         // The condition history subscribes before the cache starts, so that the initial list is recorded too; what
         // it writes is announced like any other change (a timeline on screen grows).
-        const history = await createHistory({ database, scheduler, config, logger, cache });
-        history.recorder.on('flush', (flush: HistoryFlush) => changeSignals.notifyClusters(flush.clusterUids));
+        const history = await createHistory({
+          database,
+          scheduler,
+          config,
+          logger,
+          cache,
+        });
+        history.recorder.on('flush', (flush: HistoryFlush) =>
+          changeSignals.notifyClusters(flush.clusterUids),
+        );
         // Jobs: durable rows, run under a lease by whichever replica takes it; progress is pushed on its own channel.
-        const jobs = await createJobs({ config, logger, database, managementClusters, cache, signals });
+        const jobs = await createJobs({
+          config,
+          logger,
+          database,
+          managementClusters,
+          cache,
+          signals,
+        });
         lifecycle.addStartupHook(async () => {
           void cache.start();
           await jobs.engine.start(scheduler);
@@ -75,10 +120,26 @@ export const capzPlugin = createBackendPlugin({
           await cache.stop();
         });
         httpRouter.use(
-          await createRouter({ logger, httpAuth, permissions, managementClusters, connections, cache, history: history.store }),
+          await createRouter({
+            logger,
+            httpAuth,
+            permissions,
+            managementClusters,
+            connections,
+            cache,
+            history: history.store,
+          }),
         );
         httpRouter.use(
-          await createJobsRouter({ logger, httpAuth, permissions, auditor, managementClusters, cache, ...jobs }),
+          await createJobsRouter({
+            logger,
+            httpAuth,
+            permissions,
+            auditor,
+            managementClusters,
+            cache,
+            ...jobs,
+          }),
         );
         // New clusters (the scaffolder's capz:cluster:create): server-side apply, one client per management cluster.
         const applyClients = new Map<string, Promise<KubeApplyClient>>();
@@ -92,7 +153,8 @@ export const capzPlugin = createBackendPlugin({
             client: name => {
               const c = managementClusters.find(m => m.name === name);
               if (!c) throw new Error(`No management cluster named "${name}"`);
-              if (!applyClients.has(name)) applyClients.set(name, KubeApplyClient.create(c, logger));
+              if (!applyClients.has(name))
+                applyClients.set(name, KubeApplyClient.create(c, logger));
               return applyClients.get(name)!;
             },
           }),

@@ -28,12 +28,26 @@ export interface ManagementClusterStatus {
 export interface ManagementClusterWatchStatus {
   synced: boolean;
   error?: string;
-  kinds: Record<string, { version?: string; synced: boolean; restarts: number; lastEventAt?: string; error?: string }>;
+  kinds: Record<
+    string,
+    {
+      version?: string;
+      synced: boolean;
+      restarts: number;
+      lastEventAt?: string;
+      error?: string;
+    }
+  >;
 }
 
 /** GET /management-clusters @public */
 export interface ManagementClustersResponse {
-  items: Array<ManagementClusterInfo & { status: ManagementClusterStatus; watch?: ManagementClusterWatchStatus }>;
+  items: Array<
+    ManagementClusterInfo & {
+      status: ManagementClusterStatus;
+      watch?: ManagementClusterWatchStatus;
+    }
+  >;
 }
 
 /**

@@ -23,9 +23,21 @@ export interface CreateClusterResponse {
   /** The cluster's page in the app, relative to its base URL. */
   path: string;
   /** Every object applied (or validated, in a dry run), in order. */
-  objects: Array<{ apiVersion: string; kind: string; namespace: string; name: string; uid?: string }>;
+  objects: Array<{
+    apiVersion: string;
+    kind: string;
+    namespace: string;
+    name: string;
+    uid?: string;
+  }>;
 }
 
 /** The cluster page's path in the app (the `capz` frontend plugin's route). @public */
-export const clusterPagePath = (c: { managementCluster: string; namespace: string; name: string }) =>
-  `/capz/clusters/${encodeURIComponent(c.managementCluster)}/${encodeURIComponent(c.namespace)}/${encodeURIComponent(c.name)}`;
+export const clusterPagePath = (c: {
+  managementCluster: string;
+  namespace: string;
+  name: string;
+}) =>
+  `/capz/clusters/${encodeURIComponent(
+    c.managementCluster,
+  )}/${encodeURIComponent(c.namespace)}/${encodeURIComponent(c.name)}`;

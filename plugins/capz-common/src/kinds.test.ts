@@ -6,7 +6,10 @@ describe('kinds', () => {
       '/apis/infrastructure.cluster.x-k8s.io/v1beta1/azureasomanagedcontrolplanes',
     );
     expect(
-      resourcePath(kinds.ManagedCluster, { namespace: 'team-a', name: 'aks-1' }),
+      resourcePath(kinds.ManagedCluster, {
+        namespace: 'team-a',
+        name: 'aks-1',
+      }),
     ).toBe(
       '/apis/containerservice.azure.com/v1api20240901/namespaces/team-a/managedclusters/aks-1',
     );
@@ -20,10 +23,17 @@ describe('kinds', () => {
 
   it('finds a kind by apiVersion and kind, whatever the version', () => {
     expect(
-      lookupKind('infrastructure.cluster.x-k8s.io/v1alpha1', 'AzureASOManagedControlPlane'),
+      lookupKind(
+        'infrastructure.cluster.x-k8s.io/v1alpha1',
+        'AzureASOManagedControlPlane',
+      ),
     ).toBe(kinds.AzureASOManagedControlPlane);
-    expect(lookupKind('cluster.x-k8s.io/v1beta2', 'MachinePool')).toBe(kinds.MachinePool);
+    expect(lookupKind('cluster.x-k8s.io/v1beta2', 'MachinePool')).toBe(
+      kinds.MachinePool,
+    );
     expect(lookupKind('v1', 'Cluster')).toBeUndefined();
-    expect(apiVersionOf(kinds.ResourceGroup)).toBe('resources.azure.com/v1api20200601');
+    expect(apiVersionOf(kinds.ResourceGroup)).toBe(
+      'resources.azure.com/v1api20200601',
+    );
   });
 });

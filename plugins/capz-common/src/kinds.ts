@@ -50,7 +50,11 @@ export const kinds = {
     'AzureASOManagedMachinePool',
   ),
   AzureManagedCluster: k(CAPZ_GROUP, 'v1beta1', 'AzureManagedCluster'),
-  AzureManagedControlPlane: k(CAPZ_GROUP, 'v1beta1', 'AzureManagedControlPlane'),
+  AzureManagedControlPlane: k(
+    CAPZ_GROUP,
+    'v1beta1',
+    'AzureManagedControlPlane',
+  ),
   AzureManagedMachinePool: k(CAPZ_GROUP, 'v1beta1', 'AzureManagedMachinePool'),
   ResourceGroup: k('resources.azure.com', 'v1api20200601', 'ResourceGroup'),
   ManagedCluster: k(
@@ -69,7 +73,9 @@ export const kinds = {
 export type KindName = keyof typeof kinds;
 
 /** `group/version`, or just `version` for the core group. @public */
-export function apiVersionOf(info: Pick<KindInfo, 'group' | 'version'>): string {
+export function apiVersionOf(
+  info: Pick<KindInfo, 'group' | 'version'>,
+): string {
   return info.group ? `${info.group}/${info.version}` : info.version;
 }
 
@@ -82,12 +88,20 @@ export function resourcePath(
   info: KindInfo,
   opts: { namespace?: string; name?: string } = {},
 ): string {
-  const base = info.group ? `/apis/${info.group}/${info.version}` : `/api/${info.version}`;
+  const base = info.group
+    ? `/apis/${info.group}/${info.version}`
+    : `/api/${info.version}`;
   if (opts.name !== undefined && info.namespaced && !opts.namespace) {
-    throw new Error(`${info.kind} is namespaced: a namespace is required to address ${opts.name}`);
+    throw new Error(
+      `${info.kind} is namespaced: a namespace is required to address ${opts.name}`,
+    );
   }
-  const ns = info.namespaced && opts.namespace ? `/namespaces/${encodeURIComponent(opts.namespace)}` : '';
-  const name = opts.name !== undefined ? `/${encodeURIComponent(opts.name)}` : '';
+  const ns =
+    info.namespaced && opts.namespace
+      ? `/namespaces/${encodeURIComponent(opts.namespace)}`
+      : '';
+  const name =
+    opts.name !== undefined ? `/${encodeURIComponent(opts.name)}` : '';
   return `${base}${ns}/${info.plural}${name}`;
 }
 
@@ -96,7 +110,10 @@ export function resourcePath(
  * (a v1alpha1 AzureASOManagedControlPlane is the same kind as the v1beta1 one).
  * @public
  */
-export function lookupKind(apiVersion: string, kind: string): KindInfo | undefined {
+export function lookupKind(
+  apiVersion: string,
+  kind: string,
+): KindInfo | undefined {
   const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
   return Object.values(kinds).find(i => i.kind === kind && i.group === group);
 }

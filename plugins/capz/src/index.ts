@@ -4,5 +4,10 @@
  * @packageDocumentation
  */
 export { capzPlugin as default } from './plugin';
-export { capzApiRef, type CapzApi, type ClusterRef, type ClusterTreeResponse } from './api/CapzApi';
+export {
+  capzApiRef,
+  type CapzApi,
+  type ClusterRef,
+  type ClusterTreeResponse,
+} from './api/CapzApi';
 export { CAPZ_CLUSTER_ANNOTATION } from './components/EntityClusterContent/annotation';

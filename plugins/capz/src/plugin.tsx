@@ -10,7 +10,14 @@ import { RiCloudLine } from '@remixicon/react';
 import { capzApiRef } from './api/CapzApi';
 import { CapzClient } from './api/CapzClient';
 import { hasClusterAnnotation } from './components/EntityClusterContent/annotation';
-import { adoptRouteRef, clusterRouteRef, jobRouteRef, migrateRouteRef, rootRouteRef, upgradeRouteRef } from './routes';
+import {
+  adoptRouteRef,
+  clusterRouteRef,
+  jobRouteRef,
+  migrateRouteRef,
+  rootRouteRef,
+  upgradeRouteRef,
+} from './routes';
 
 const capzApi = ApiBlueprint.make({
   params: defineParams =>
@@ -40,7 +47,9 @@ const entityClusterContent = EntityContentBlueprint.make({
     title: 'AKS cluster',
     filter: hasClusterAnnotation,
     loader: () =>
-      import('./components/EntityClusterContent').then(m => <m.EntityClusterContent />),
+      import('./components/EntityClusterContent').then(m => (
+        <m.EntityClusterContent />
+      )),
   },
 });
 

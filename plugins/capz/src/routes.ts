@@ -1,4 +1,7 @@
-import { createRouteRef, createSubRouteRef } from '@backstage/frontend-plugin-api';
+import {
+  createRouteRef,
+  createSubRouteRef,
+} from '@backstage/frontend-plugin-api';
 
 /** The clusters page, `/capz`. */
 export const rootRouteRef = createRouteRef();

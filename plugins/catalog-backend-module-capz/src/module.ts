@@ -1,4 +1,7 @@
-import { coreServices, createBackendModule } from '@backstage/backend-plugin-api';
+import {
+  coreServices,
+  createBackendModule,
+} from '@backstage/backend-plugin-api';
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
 import { CapzBackendClusterSource } from './providers/CapzBackendClusterSource';
 import { CapzClusterEntityProvider } from './providers/CapzClusterEntityProvider';
@@ -18,13 +21,16 @@ export const catalogModuleCapz = createBackendModule({
         auth: coreServices.auth,
       },
       async init({ catalog, config, logger, scheduler, discovery, auth }) {
-        const refreshSeconds = config.getOptionalNumber('catalog.providers.capz.refreshSeconds') ?? 60;
+        const refreshSeconds =
+          config.getOptionalNumber('catalog.providers.capz.refreshSeconds') ??
+          60;
         catalog.addEntityProvider(
           new CapzClusterEntityProvider({
             source: new CapzBackendClusterSource({ discovery, auth }),
             logger,
             defaultOwner:
-              config.getOptionalString('catalog.providers.capz.defaultOwner') ?? 'group:default/platform',
+              config.getOptionalString('catalog.providers.capz.defaultOwner') ??
+              'group:default/platform',
             taskRunner: scheduler.createScheduledTaskRunner({
               frequency: { seconds: refreshSeconds },
               timeout: { seconds: Math.max(30, refreshSeconds) },

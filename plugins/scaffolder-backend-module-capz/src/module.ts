@@ -1,4 +1,7 @@
-import { coreServices, createBackendModule } from '@backstage/backend-plugin-api';
+import {
+  coreServices,
+  createBackendModule,
+} from '@backstage/backend-plugin-api';
 import { scaffolderActionsExtensionPoint } from '@backstage/plugin-scaffolder-node';
 import { createCreateClusterAction } from './actions/createCluster';
 import { createRenderClusterManifestsAction } from './actions/renderClusterManifests';
@@ -16,7 +19,10 @@ export const scaffolderModuleCapz = createBackendModule({
         config: coreServices.rootConfig,
       },
       async init({ scaffolder, auth, discovery, config }) {
-        scaffolder.addActions(createRenderClusterManifestsAction(), createCreateClusterAction({ auth, discovery, config }));
+        scaffolder.addActions(
+          createRenderClusterManifestsAction(),
+          createCreateClusterAction({ auth, discovery, config }),
+        );
       },
     });
   },

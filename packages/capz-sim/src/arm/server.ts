@@ -33,7 +33,13 @@ import { AzureError, notFound } from '../azure/errors.ts';
 import type { AzureWorld } from '../azure/model.ts';
 import { ARM_RESOURCE } from '../entra/server.ts';
 import { ensureLoopbackTls } from '../runtime/loopbackTls.ts';
-import { API_VERSION, RESOURCES_API_VERSIONS, agentPoolToWire, managedClusterToWire, resourceGroupToWire } from './wire.ts';
+import {
+  API_VERSION,
+  RESOURCES_API_VERSIONS,
+  agentPoolToWire,
+  managedClusterToWire,
+  resourceGroupToWire,
+} from './wire.ts';
 
 /** Who a bearer token is and which subscriptions it may read. */
 export interface ArmCaller {
@@ -65,13 +71,25 @@ export interface ArmServer {
   close(): Promise<void>;
 }
 
-type RouteKind = 'getResourceGroup' | 'listBySubscription' | 'listByResourceGroup' | 'getCluster' | 'listPools' | 'getPool';
+type RouteKind =
+  | 'getResourceGroup'
+  | 'listBySubscription'
+  | 'listByResourceGroup'
+  | 'getCluster'
+  | 'listPools'
+  | 'getPool';
 type Params = Record<string, string>;
 
-const MC = 'subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters';
+const MC =
+  'subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters';
 const ROUTES: Array<[RouteKind, string[]]> = [
   ['getResourceGroup', 'subscriptions/{sub}/resourceGroups/{rg}'.split('/')],
-  ['listBySubscription', 'subscriptions/{sub}/providers/Microsoft.ContainerService/managedClusters'.split('/')],
+  [
+    'listBySubscription',
+    'subscriptions/{sub}/providers/Microsoft.ContainerService/managedClusters'.split(
+      '/',
+    ),
+  ],
   ['listByResourceGroup', MC.split('/')],
   ['getCluster', `${MC}/{name}`.split('/')],
   ['listPools', `${MC}/{name}/agentPools`.split('/')],
@@ -79,7 +97,9 @@ const ROUTES: Array<[RouteKind, string[]]> = [
 ];
 
 /** Literal segments match case-insensitively, as in ARM. */
-function matchRoute(segments: string[]): { kind: RouteKind; params: Params } | undefined {
+function matchRoute(
+  segments: string[],
+): { kind: RouteKind; params: Params } | undefined {
   for (const [kind, pattern] of ROUTES) {
     if (pattern.length !== segments.length) continue;
     const params: Params = {};
@@ -100,30 +120,44 @@ function unknownRoute(segments: string[], apiVersion: string): AzureError {
   const i = segments.findIndex(s => s.toLowerCase() === 'providers');
   if (i >= 0 && segments[i + 1] && segments[i + 2]) {
     // /providers/{namespace}/{type}/{name}/{subtype}/... -> the type is every other segment after the namespace
-    const type = segments.slice(i + 2).filter((_, j) => j % 2 === 0).join('/');
+    const type = segments
+      .slice(i + 2)
+      .filter((_, j) => j % 2 === 0)
+      .join('/');
     return new AzureError(
       404,
       'InvalidResourceType',
-      `The resource type '${type}' could not be found in the namespace '${segments[i + 1]}' for api version '${apiVersion}'.`,
+      `The resource type '${type}' could not be found in the namespace '${
+        segments[i + 1]
+      }' for api version '${apiVersion}'.`,
     );
   }
   return new AzureError(
     404,
     'InvalidResourceType',
-    `The resource type could not be found for the request path '/${segments.join('/')}' and api version '${apiVersion}'.`,
+    `The resource type could not be found for the request path '/${segments.join(
+      '/',
+    )}' and api version '${apiVersion}'.`,
   );
 }
 
 /** A stable stand-in for the caller's Entra object id, for ARM's AuthorizationFailed message. */
 function objectId(token: string): string {
   const h = createHash('sha256').update(token).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(
+    16,
+    20,
+  )}-${h.slice(20, 32)}`;
 }
 
 function authenticate(req: IncomingMessage, opts: ArmServerOptions): ArmCaller {
   const header = req.headers.authorization;
   if (!header) {
-    throw new AzureError(401, 'AuthenticationFailed', "Authentication failed. The 'Authorization' header is missing.");
+    throw new AzureError(
+      401,
+      'AuthenticationFailed',
+      "Authentication failed. The 'Authorization' header is missing.",
+    );
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m) {
@@ -134,9 +168,15 @@ function authenticate(req: IncomingMessage, opts: ArmServerOptions): ArmCaller {
     );
   }
   const tokens = opts.tokens ?? {};
-  if (Object.hasOwn(tokens, m[1])) return { objectId: objectId(m[1]), subscriptions: tokens[m[1]] };
+  if (Object.hasOwn(tokens, m[1]))
+    return { objectId: objectId(m[1]), subscriptions: tokens[m[1]] };
   const caller = opts.authorize?.(m[1]);
-  if (!caller) throw new AzureError(401, 'InvalidAuthenticationToken', 'The access token is invalid.');
+  if (!caller)
+    throw new AzureError(
+      401,
+      'InvalidAuthenticationToken',
+      'The access token is invalid.',
+    );
   return caller;
 }
 
@@ -147,24 +187,34 @@ function authenticate(req: IncomingMessage, opts: ArmServerOptions): ArmCaller {
  * assignment).
  */
 export function entraAuthorizer(
-  entra: { verify(token: string, audience?: string): { clientId: string; objectId: string } | undefined },
+  entra: {
+    verify(
+      token: string,
+      audience?: string,
+    ): { clientId: string; objectId: string } | undefined;
+  },
   grants: Record<string, string[]> | ((clientId: string) => string[]),
 ): (token: string) => ArmCaller | undefined {
   return token => {
     const claims = entra.verify(token, ARM_RESOURCE);
     if (!claims) return undefined;
-    const subscriptions = typeof grants === 'function' ? grants(claims.clientId) : (grants[claims.clientId] ?? []);
+    const subscriptions =
+      typeof grants === 'function'
+        ? grants(claims.clientId)
+        : grants[claims.clientId] ?? [];
     return { objectId: claims.objectId, subscriptions };
   };
 }
 
 function apiVersions(url: URL): string[] {
-  const values = [...url.searchParams].filter(([k]) => k.toLowerCase() === 'api-version').map(([, v]) => v);
+  const values = [...url.searchParams]
+    .filter(([k]) => k.toLowerCase() === 'api-version')
+    .map(([, v]) => v);
   if (!values.length || !values[0]) {
     throw new AzureError(
       400,
       'MissingApiVersionParameter',
-      "The api-version query parameter (?api-version=) is required for all requests.",
+      'The api-version query parameter (?api-version=) is required for all requests.',
     );
   }
   return values;
@@ -172,12 +222,15 @@ function apiVersions(url: URL): string[] {
 
 /** Each provider has its own versions: Microsoft.Resources for resource groups, Microsoft.ContainerService for AKS. */
 function checkApiVersion(values: string[], kind: RouteKind): void {
-  const supported = kind === 'getResourceGroup' ? RESOURCES_API_VERSIONS : [API_VERSION];
+  const supported =
+    kind === 'getResourceGroup' ? RESOURCES_API_VERSIONS : [API_VERSION];
   if (values.length > 1 || !supported.includes(values[0])) {
     throw new AzureError(
       400,
       'InvalidApiVersionParameter',
-      `The api-version '${values.join(',')}' is invalid. The supported versions are '${supported.join(',')}'.`,
+      `The api-version '${values.join(
+        ',',
+      )}' is invalid. The supported versions are '${supported.join(',')}'.`,
     );
   }
 }
@@ -187,28 +240,55 @@ function dispatch(world: AzureWorld, kind: RouteKind, p: Params): unknown {
     case 'getResourceGroup':
       return resourceGroupToWire(world.requireResourceGroup(p.sub, p.rg));
     case 'listBySubscription':
-      return { value: world.listManagedClusters(p.sub).map(managedClusterToWire) };
+      return {
+        value: world.listManagedClusters(p.sub).map(managedClusterToWire),
+      };
     case 'listByResourceGroup':
-      return { value: world.listManagedClusters(p.sub, p.rg).map(managedClusterToWire) };
+      return {
+        value: world.listManagedClusters(p.sub, p.rg).map(managedClusterToWire),
+      };
     case 'getCluster':
-      return managedClusterToWire(world.requireManagedCluster(p.sub, p.rg, p.name));
+      return managedClusterToWire(
+        world.requireManagedCluster(p.sub, p.rg, p.name),
+      );
     case 'listPools': {
       const mc = world.requireManagedCluster(p.sub, p.rg, p.name);
-      return { value: Object.values(mc.agentPools).map(pool => agentPoolToWire(mc, pool)) };
+      return {
+        value: Object.values(mc.agentPools).map(pool =>
+          agentPoolToWire(mc, pool),
+        ),
+      };
     }
     case 'getPool': {
       const mc = world.requireManagedCluster(p.sub, p.rg, p.name);
-      const pool = Object.values(mc.agentPools).find(ap => ap.name.toLowerCase() === p.pool.toLowerCase());
-      if (!pool) throw notFound('Microsoft.ContainerService/managedClusters/agentPools', `${mc.name}/${p.pool}`, p.rg);
+      const pool = Object.values(mc.agentPools).find(
+        ap => ap.name.toLowerCase() === p.pool.toLowerCase(),
+      );
+      if (!pool)
+        throw notFound(
+          'Microsoft.ContainerService/managedClusters/agentPools',
+          `${mc.name}/${p.pool}`,
+          p.rg,
+        );
       return agentPoolToWire(mc, pool);
     }
   }
 }
 
-function handle(opts: ArmServerOptions, req: IncomingMessage, res: ServerResponse): void {
+function handle(
+  opts: ArmServerOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
   const requestId = randomUUID();
-  const correlationId = (req.headers['x-ms-correlation-request-id'] as string | undefined) ?? requestId;
-  const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const correlationId =
+    (req.headers['x-ms-correlation-request-id'] as string | undefined) ??
+    requestId;
+  const send = (
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     const text = JSON.stringify(body);
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',
@@ -233,9 +313,16 @@ function handle(opts: ArmServerOptions, req: IncomingMessage, res: ServerRespons
     const versions = apiVersions(url);
     let segments: string[];
     try {
-      segments = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+      segments = url.pathname
+        .split('/')
+        .filter(Boolean)
+        .map(decodeURIComponent);
     } catch {
-      throw new AzureError(400, 'InvalidRequestUri', `The request URI '${url.pathname}' is not valid.`);
+      throw new AzureError(
+        400,
+        'InvalidRequestUri',
+        `The request URI '${url.pathname}' is not valid.`,
+      );
     }
     const route = matchRoute(segments);
     if (!route) throw unknownRoute(segments, versions[0]);
@@ -243,13 +330,20 @@ function handle(opts: ArmServerOptions, req: IncomingMessage, res: ServerRespons
     const { sub } = route.params;
     // A subscription that does not exist is reported as such whatever the caller's access (as ARM does).
     if (!opts.world.hasSubscription(sub)) {
-      throw new AzureError(404, 'SubscriptionNotFound', `The subscription '${sub}' could not be found.`);
+      throw new AzureError(
+        404,
+        'SubscriptionNotFound',
+        `The subscription '${sub}' could not be found.`,
+      );
     }
-    if (!caller.subscriptions.some(s => s.toLowerCase() === sub.toLowerCase())) {
+    if (
+      !caller.subscriptions.some(s => s.toLowerCase() === sub.toLowerCase())
+    ) {
       const oid = caller.objectId;
-      const action = route.kind === 'getResourceGroup'
-        ? 'Microsoft.Resources/subscriptions/resourceGroups/read'
-        : route.kind === 'listPools' || route.kind === 'getPool'
+      const action =
+        route.kind === 'getResourceGroup'
+          ? 'Microsoft.Resources/subscriptions/resourceGroups/read'
+          : route.kind === 'listPools' || route.kind === 'getPool'
           ? 'Microsoft.ContainerService/managedClusters/agentPools/read'
           : 'Microsoft.ContainerService/managedClusters/read';
       throw new AzureError(
@@ -264,20 +358,34 @@ function handle(opts: ArmServerOptions, req: IncomingMessage, res: ServerRespons
       const headers: Record<string, string> = {};
       if (e.status === 401) {
         // ARM's challenge; without `claims` the SDK's bearer policy does not retry (no CAE flow), it surfaces the 401.
-        headers['www-authenticate'] =
-          `Bearer authorization_uri="https://login.microsoftonline.com/common", error="invalid_token", error_description="${e.message.replace(/"/g, "'")}"`;
+        headers[
+          'www-authenticate'
+        ] = `Bearer authorization_uri="https://login.microsoftonline.com/common", error="invalid_token", error_description="${e.message.replace(
+          /"/g,
+          "'",
+        )}"`;
       }
       if (e.status === 405) headers.allow = 'GET';
       send(e.status, e.toBody(), headers);
     } else {
-      send(500, { error: { code: 'InternalServerError', message: e instanceof Error ? e.message : String(e) } });
+      send(500, {
+        error: {
+          code: 'InternalServerError',
+          message: e instanceof Error ? e.message : String(e),
+        },
+      });
     }
   }
 }
 
-export async function startArmServer(opts: ArmServerOptions): Promise<ArmServer> {
+export async function startArmServer(
+  opts: ArmServerOptions,
+): Promise<ArmServer> {
   const tls = ensureLoopbackTls(opts.stateDir, 'arm');
-  const server = createServer({ key: tls.keyPem, cert: tls.certPem }, (req, res) => handle(opts, req, res));
+  const server = createServer(
+    { key: tls.keyPem, cert: tls.certPem },
+    (req, res) => handle(opts, req, res),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, '127.0.0.1', () => {

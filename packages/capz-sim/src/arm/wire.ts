@@ -3,7 +3,11 @@
  * (azure-side 5.1 resource envelope, 5.3 managed cluster, 5.4 agent pool) and for Microsoft.Resources resource groups
  * (azure-side 5.2). Ids of AKS resources use lowercase `resourcegroups`, as AKS returns them (azure-side 3.1, 5.1).
  */
-import type { AgentPool, ManagedCluster, ResourceGroup } from '../azure/model.ts';
+import type {
+  AgentPool,
+  ManagedCluster,
+  ResourceGroup,
+} from '../azure/model.ts';
 
 export const API_VERSION = '2024-09-01';
 
@@ -32,10 +36,12 @@ export function resourceGroupToWire(rg: ResourceGroup) {
 export const managedClusterId = (mc: ManagedCluster) =>
   `/subscriptions/${mc.subscriptionId}/resourcegroups/${mc.resourceGroup}/providers/Microsoft.ContainerService/managedClusters/${mc.name}`;
 
-export const agentPoolId = (mc: ManagedCluster, pool: AgentPool) => `${managedClusterId(mc)}/agentPools/${pool.name}`;
+export const agentPoolId = (mc: ManagedCluster, pool: AgentPool) =>
+  `${managedClusterId(mc)}/agentPools/${pool.name}`;
 
 /** A map or list, left out when empty (AKS omits unset properties; inference for empty ones). */
-const some = <T extends object>(v: T): T | undefined => (Object.keys(v).length ? structuredClone(v) : undefined);
+const some = <T extends object>(v: T): T | undefined =>
+  Object.keys(v).length ? structuredClone(v) : undefined;
 
 /**
  * The pool's fields as they appear both in `agentPoolProfiles[]` (with `name`) and in an agentPools resource
@@ -50,7 +56,9 @@ function poolProperties(p: AgentPool) {
     osSKU: p.osSKU,
     osDiskSizeGB: p.osDiskSizeGB,
     maxPods: p.maxPods,
-    ...(p.availabilityZones.length ? { availabilityZones: [...p.availabilityZones] } : {}),
+    ...(p.availabilityZones.length
+      ? { availabilityZones: [...p.availabilityZones] }
+      : {}),
     ...(some(p.nodeLabels) ? { nodeLabels: { ...p.nodeLabels } } : {}),
     ...(p.nodeTaints.length ? { nodeTaints: [...p.nodeTaints] } : {}),
     ...(some(p.tags) ? { tags: { ...p.tags } } : {}),
@@ -85,7 +93,10 @@ export function managedClusterToWire(mc: ManagedCluster) {
       dnsPrefix: mc.dnsPrefix,
       fqdn: mc.fqdn,
       azurePortalFQDN: mc.azurePortalFQDN,
-      agentPoolProfiles: Object.values(mc.agentPools).map(p => ({ name: p.name, ...poolProperties(p) })),
+      agentPoolProfiles: Object.values(mc.agentPools).map(p => ({
+        name: p.name,
+        ...poolProperties(p),
+      })),
       nodeResourceGroup: mc.nodeResourceGroup,
       enableRBAC: mc.enableRBAC,
       disableLocalAccounts: mc.disableLocalAccounts,

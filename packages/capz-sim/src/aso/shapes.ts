@@ -7,9 +7,16 @@
  * ASO sends its spec as the PUT body, so whatever the spec leaves out is left out of the PUT (and the model applies
  * ARM's PUT rules to it). Status fields Azure leaves unset are left out, as Go's omitempty does.
  */
-import type { AgentPool, AgentPoolSpec, ManagedCluster, ManagedClusterSpec, ResourceGroup } from '../azure/model.ts';
+import type {
+  AgentPool,
+  AgentPoolSpec,
+  ManagedCluster,
+  ManagedClusterSpec,
+  ResourceGroup,
+} from '../azure/model.ts';
 
-const armId = (sub: string, rg: string, rest = '') => `/subscriptions/${sub}/resourceGroups/${rg}${rest}`;
+const armId = (sub: string, rg: string, rest = '') =>
+  `/subscriptions/${sub}/resourceGroups/${rg}${rest}`;
 
 export function clusterSpecFromAso(spec: any): ManagedClusterSpec {
   return {
@@ -22,7 +29,10 @@ export function clusterSpecFromAso(spec: any): ManagedClusterSpec {
     networkProfile: spec.networkProfile,
     identity: spec.identity,
     tags: spec.tags,
-    agentPoolProfiles: (spec.agentPoolProfiles ?? []).map((p: any) => ({ name: p.name, ...poolSpecFromAso(p) })),
+    agentPoolProfiles: (spec.agentPoolProfiles ?? []).map((p: any) => ({
+      name: p.name,
+      ...poolSpecFromAso(p),
+    })),
   };
 }
 
@@ -48,7 +58,8 @@ export function poolSpecFromAso(spec: any): AgentPoolSpec {
 }
 
 /** A map or list Azure holds, or nothing when it is empty (ASO's status types are omitempty). */
-const some = <T extends object>(v: T): T | undefined => (Object.keys(v).length ? structuredClone(v) : undefined);
+const some = <T extends object>(v: T): T | undefined =>
+  Object.keys(v).length ? structuredClone(v) : undefined;
 
 export function resourceGroupStatus(rg: ResourceGroup) {
   return {
@@ -85,7 +96,11 @@ const poolFields = (p: AgentPool) => ({
 
 export function managedClusterStatus(mc: ManagedCluster) {
   return {
-    id: armId(mc.subscriptionId, mc.resourceGroup, `/providers/Microsoft.ContainerService/managedClusters/${mc.name}`),
+    id: armId(
+      mc.subscriptionId,
+      mc.resourceGroup,
+      `/providers/Microsoft.ContainerService/managedClusters/${mc.name}`,
+    ),
     name: mc.name,
     type: 'Microsoft.ContainerService/ManagedClusters',
     location: mc.location,
@@ -106,13 +121,26 @@ export function managedClusterStatus(mc: ManagedCluster) {
     resourceUID: mc.resourceUID,
     agentPoolProfiles: Object.values(mc.agentPools)
       .sort((a, b) => a.name.localeCompare(b.name))
-      .map(p => ({ name: p.name, type: 'VirtualMachineScaleSets', ...poolFields(p) })),
+      .map(p => ({
+        name: p.name,
+        type: 'VirtualMachineScaleSets',
+        ...poolFields(p),
+      })),
   };
 }
 
-export function agentPoolStatus(p: AgentPool, sub: string, rg: string, cluster: string) {
+export function agentPoolStatus(
+  p: AgentPool,
+  sub: string,
+  rg: string,
+  cluster: string,
+) {
   return {
-    id: armId(sub, rg, `/providers/Microsoft.ContainerService/managedClusters/${cluster}/agentPools/${p.name}`),
+    id: armId(
+      sub,
+      rg,
+      `/providers/Microsoft.ContainerService/managedClusters/${cluster}/agentPools/${p.name}`,
+    ),
     name: p.name,
     type: 'Microsoft.ContainerService/managedClusters/agentPools',
     properties_type: 'VirtualMachineScaleSets',

@@ -21,7 +21,10 @@ export const SIM_SERVICE_PRINCIPAL: SimServicePrincipal = {
  * The data of an ASO credential Secret for a service principal with a client secret, the first mode ASO tries
  * (azure-side 2.2: SUBSCRIPTION/TENANT/CLIENT are required; AZURE_CLIENT_SECRET selects client-secret auth).
  */
-export function servicePrincipalSecretData(subscription: string, sp: SimServicePrincipal = SIM_SERVICE_PRINCIPAL): Record<string, string> {
+export function servicePrincipalSecretData(
+  subscription: string,
+  sp: SimServicePrincipal = SIM_SERVICE_PRINCIPAL,
+): Record<string, string> {
   return {
     AZURE_SUBSCRIPTION_ID: b64(subscription),
     AZURE_TENANT_ID: b64(sp.tenantId),

@@ -18,7 +18,9 @@ export class AzureError extends Error {
 export const notFound = (type: string, name: string, rg?: string) =>
   new AzureError(
     404,
-    type === 'Microsoft.Resources/resourceGroups' ? 'ResourceGroupNotFound' : 'ResourceNotFound',
+    type === 'Microsoft.Resources/resourceGroups'
+      ? 'ResourceGroupNotFound'
+      : 'ResourceNotFound',
     type === 'Microsoft.Resources/resourceGroups'
       ? `Resource group '${name}' could not be found.`
       : `The Resource '${type}/${name}' under resource group '${rg}' was not found.`,

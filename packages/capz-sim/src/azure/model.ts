@@ -24,7 +24,13 @@ import { EventEmitter } from 'node:events';
 import { createHash, randomUUID } from 'node:crypto';
 import { AzureError, notFound } from './errors.ts';
 
-export type ProvisioningState = 'Creating' | 'Updating' | 'Succeeded' | 'Failed' | 'Deleting' | 'Canceled';
+export type ProvisioningState =
+  | 'Creating'
+  | 'Updating'
+  | 'Succeeded'
+  | 'Failed'
+  | 'Deleting'
+  | 'Canceled';
 
 export interface ResourceGroup {
   subscriptionId: string;
@@ -55,7 +61,13 @@ export interface AgentPoolSpec {
   tags?: Record<string, string>;
 }
 
-export interface AgentPool extends Required<Pick<AgentPoolSpec, 'count' | 'vmSize' | 'mode' | 'osType' | 'osSKU' | 'type'>> {
+export interface AgentPool
+  extends Required<
+    Pick<
+      AgentPoolSpec,
+      'count' | 'vmSize' | 'mode' | 'osType' | 'osSKU' | 'type'
+    >
+  > {
   name: string;
   orchestratorVersion: string;
   currentOrchestratorVersion: string;
@@ -79,7 +91,11 @@ export interface ManagedClusterSpec {
   kubernetesVersion?: string;
   enableRBAC?: boolean;
   disableLocalAccounts?: boolean;
-  aadProfile?: { managed?: boolean; enableAzureRBAC?: boolean; adminGroupObjectIDs?: string[] };
+  aadProfile?: {
+    managed?: boolean;
+    enableAzureRBAC?: boolean;
+    adminGroupObjectIDs?: string[];
+  };
   networkProfile?: Record<string, unknown>;
   identity?: { type: string };
   tags?: Record<string, string>;
@@ -111,9 +127,16 @@ export interface ManagedCluster {
 }
 
 type Kind = 'resourceGroups' | 'managedClusters' | 'agentPools';
-export type Counters = Record<'created' | 'updated' | 'deleted', Record<Kind, number>>;
+export type Counters = Record<
+  'created' | 'updated' | 'deleted',
+  Record<Kind, number>
+>;
 
-const zero = (): Record<Kind, number> => ({ resourceGroups: 0, managedClusters: 0, agentPools: 0 });
+const zero = (): Record<Kind, number> => ({
+  resourceGroups: 0,
+  managedClusters: 0,
+  agentPools: 0,
+});
 const key = (...parts: string[]) => parts.map(p => p.toLowerCase()).join('/');
 const DEFAULT_VERSION = '1.33.2';
 
@@ -156,7 +179,11 @@ export class AzureWorld extends EventEmitter {
 
   private requireSubscription(id: string): void {
     if (!this.hasSubscription(id)) {
-      throw new AzureError(404, 'SubscriptionNotFound', `The subscription '${id}' could not be found.`);
+      throw new AzureError(
+        404,
+        'SubscriptionNotFound',
+        `The subscription '${id}' could not be found.`,
+      );
     }
   }
 
@@ -203,14 +230,23 @@ export class AzureWorld extends EventEmitter {
 
   listResourceGroups(sub: string): ResourceGroup[] {
     this.requireSubscription(sub);
-    return [...this.groups.values()].filter(g => g.subscriptionId.toLowerCase() === sub.toLowerCase());
+    return [...this.groups.values()].filter(
+      g => g.subscriptionId.toLowerCase() === sub.toLowerCase(),
+    );
   }
 
-  putResourceGroup(sub: string, name: string, spec: { location: string; tags?: Record<string, string> }) {
+  putResourceGroup(
+    sub: string,
+    name: string,
+    spec: { location: string; tags?: Record<string, string> },
+  ) {
     this.requireSubscription(sub);
     this.consumeFailure(`/subscriptions/${sub}/resourceGroups/${name}`);
     const existing = this.groups.get(key(sub, name));
-    if (existing && existing.location.toLowerCase() !== spec.location.toLowerCase()) {
+    if (
+      existing &&
+      existing.location.toLowerCase() !== spec.location.toLowerCase()
+    ) {
       throw new AzureError(
         409,
         'InvalidResourceGroupLocation',
@@ -237,7 +273,8 @@ export class AzureWorld extends EventEmitter {
     this.consumeFailure(`/subscriptions/${sub}/resourceGroups/${name}`);
     const rg = this.groups.get(key(sub, name));
     if (!rg) return false;
-    for (const mc of this.listManagedClusters(sub, name)) this.removeCluster(mc);
+    for (const mc of this.listManagedClusters(sub, name))
+      this.removeCluster(mc);
     this.groups.delete(key(sub, name));
     this.counters.deleted.resourceGroups++;
     this.emit('change');
@@ -246,7 +283,11 @@ export class AzureWorld extends EventEmitter {
 
   // ---- managed clusters (LROs, azure-side 5.3) ----
 
-  getManagedCluster(sub: string, rg: string, name: string): ManagedCluster | undefined {
+  getManagedCluster(
+    sub: string,
+    rg: string,
+    name: string,
+  ): ManagedCluster | undefined {
     this.requireSubscription(sub);
     return this.clusters.get(key(sub, rg, name));
   }
@@ -254,7 +295,8 @@ export class AzureWorld extends EventEmitter {
   requireManagedCluster(sub: string, rg: string, name: string): ManagedCluster {
     this.requireResourceGroup(sub, rg);
     const mc = this.getManagedCluster(sub, rg, name);
-    if (!mc) throw notFound('Microsoft.ContainerService/managedClusters', name, rg);
+    if (!mc)
+      throw notFound('Microsoft.ContainerService/managedClusters', name, rg);
     return mc;
   }
 
@@ -272,9 +314,16 @@ export class AzureWorld extends EventEmitter {
     return !['Succeeded', 'Failed', 'Canceled'].includes(state);
   }
 
-  putManagedCluster(sub: string, rg: string, name: string, spec: ManagedClusterSpec): { created: boolean; cluster: ManagedCluster } {
+  putManagedCluster(
+    sub: string,
+    rg: string,
+    name: string,
+    spec: ManagedClusterSpec,
+  ): { created: boolean; cluster: ManagedCluster } {
     const group = this.requireResourceGroup(sub, rg);
-    this.consumeFailure(`/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${name}`);
+    this.consumeFailure(
+      `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${name}`,
+    );
     const existing = this.clusters.get(key(sub, rg, name));
     if (existing && AzureWorld.busy(existing.provisioningState)) {
       throw new AzureError(
@@ -287,13 +336,18 @@ export class AzureWorld extends EventEmitter {
       throw new AzureError(
         400,
         'InvalidParameter',
-        "The value of parameter agentPoolProfiles is invalid. A managed cluster needs at least one agent pool.",
+        'The value of parameter agentPoolProfiles is invalid. A managed cluster needs at least one agent pool.',
       );
     }
-    for (const p of spec.agentPoolProfiles ?? []) AzureWorld.validatePool(p.name, p);
-    const version = spec.kubernetesVersion ?? existing?.kubernetesVersion ?? DEFAULT_VERSION;
+    for (const p of spec.agentPoolProfiles ?? [])
+      AzureWorld.validatePool(p.name, p);
+    const version =
+      spec.kubernetesVersion ?? existing?.kubernetesVersion ?? DEFAULT_VERSION;
     const dnsPrefix = spec.dnsPrefix ?? existing?.dnsPrefix ?? name;
-    const hash = createHash('sha256').update(key(sub, rg, name)).digest('hex').slice(0, 8);
+    const hash = createHash('sha256')
+      .update(key(sub, rg, name))
+      .digest('hex')
+      .slice(0, 8);
     const region = spec.location.toLowerCase().replace(/\s/g, '');
     const mc: ManagedCluster = existing ?? {
       subscriptionId: sub,
@@ -306,7 +360,12 @@ export class AzureWorld extends EventEmitter {
       enableRBAC: spec.enableRBAC ?? true,
       disableLocalAccounts: spec.disableLocalAccounts ?? false,
       aadProfile: spec.aadProfile,
-      networkProfile: { networkPlugin: 'azure', serviceCidr: '10.0.0.0/16', dnsServiceIP: '10.0.0.10', ...spec.networkProfile },
+      networkProfile: {
+        networkPlugin: 'azure',
+        serviceCidr: '10.0.0.0/16',
+        dnsServiceIP: '10.0.0.10',
+        ...spec.networkProfile,
+      },
       identity: spec.identity ?? { type: 'SystemAssigned' },
       tags: { ...(spec.tags ?? {}) },
       fqdn: `${dnsPrefix}-${hash}.hcp.${region}.azmk8s.io`,
@@ -320,7 +379,8 @@ export class AzureWorld extends EventEmitter {
     if (existing) {
       Object.assign(mc, {
         kubernetesVersion: version,
-        disableLocalAccounts: spec.disableLocalAccounts ?? mc.disableLocalAccounts,
+        disableLocalAccounts:
+          spec.disableLocalAccounts ?? mc.disableLocalAccounts,
         aadProfile: spec.aadProfile ?? mc.aadProfile,
         // Replaced, as every PUT does (module header).
         tags: { ...(spec.tags ?? {}) },
@@ -328,7 +388,8 @@ export class AzureWorld extends EventEmitter {
       });
     }
     // Pools in the PUT are created or updated with it; pools absent from it are left alone (as AKS does for updates).
-    for (const p of spec.agentPoolProfiles ?? []) this.applyPool(mc, p.name, p, version);
+    for (const p of spec.agentPoolProfiles ?? [])
+      this.applyPool(mc, p.name, p, version);
     this.clusters.set(key(sub, rg, name), mc);
     this.counters[existing ? 'updated' : 'created'].managedClusters++;
     this.later(() => {
@@ -342,7 +403,9 @@ export class AzureWorld extends EventEmitter {
 
   deleteManagedCluster(sub: string, rg: string, name: string): boolean {
     this.requireResourceGroup(sub, rg);
-    this.consumeFailure(`/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${name}`);
+    this.consumeFailure(
+      `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${name}`,
+    );
     const mc = this.clusters.get(key(sub, rg, name));
     if (!mc) return false;
     if (mc.provisioningState !== 'Deleting') {
@@ -354,7 +417,10 @@ export class AzureWorld extends EventEmitter {
   }
 
   private removeCluster(mc: ManagedCluster): void {
-    if (!this.clusters.delete(key(mc.subscriptionId, mc.resourceGroup, mc.name))) return;
+    if (
+      !this.clusters.delete(key(mc.subscriptionId, mc.resourceGroup, mc.name))
+    )
+      return;
     // Each pool goes with its cluster and is counted once: a pool whose own delete is still running finds itself
     // gone when its timer fires and does not count again.
     for (const name of Object.keys(mc.agentPools)) {
@@ -368,18 +434,37 @@ export class AzureWorld extends EventEmitter {
 
   /** AKS's 400 for autoscaling without bounds (the agent pool's enableAutoScaling needs minCount and maxCount). */
   private static validatePool(name: string, spec: AgentPoolSpec): void {
-    if (spec.enableAutoScaling && (spec.minCount === undefined || spec.maxCount === undefined)) {
-      throw new AzureError(400, 'InvalidParameter', `Agent pool '${name}': minCount and maxCount must be set when enableAutoScaling is true.`);
+    if (
+      spec.enableAutoScaling &&
+      (spec.minCount === undefined || spec.maxCount === undefined)
+    ) {
+      throw new AzureError(
+        400,
+        'InvalidParameter',
+        `Agent pool '${name}': minCount and maxCount must be set when enableAutoScaling is true.`,
+      );
     }
     if (spec.enableAutoScaling && spec.minCount! > spec.maxCount!) {
-      throw new AzureError(400, 'InvalidParameter', `Agent pool '${name}': minCount ${spec.minCount} is greater than maxCount ${spec.maxCount}.`);
+      throw new AzureError(
+        400,
+        'InvalidParameter',
+        `Agent pool '${name}': minCount ${spec.minCount} is greater than maxCount ${spec.maxCount}.`,
+      );
     }
   }
 
   /** Applies a pool PUT by the rules of the module header: replaced, kept when omitted, or AKS's default on create. */
-  private applyPool(mc: ManagedCluster, name: string, spec: AgentPoolSpec, clusterVersion: string): AgentPool {
+  private applyPool(
+    mc: ManagedCluster,
+    name: string,
+    spec: AgentPoolSpec,
+    clusterVersion: string,
+  ): AgentPool {
     const existing = mc.agentPools[name];
-    const version = spec.orchestratorVersion ?? existing?.orchestratorVersion ?? clusterVersion;
+    const version =
+      spec.orchestratorVersion ??
+      existing?.orchestratorVersion ??
+      clusterVersion;
     const osType = spec.osType ?? existing?.osType ?? 'Linux';
     const autoscaling = spec.enableAutoScaling ?? false;
     const pool: AgentPool = {
@@ -388,14 +473,25 @@ export class AzureWorld extends EventEmitter {
       vmSize: spec.vmSize ?? existing?.vmSize ?? 'Standard_D2s_v3',
       mode: spec.mode ?? existing?.mode ?? 'User',
       osType,
-      osSKU: spec.osSKU ?? existing?.osSKU ?? (osType === 'Windows' ? 'Windows2022' : 'Ubuntu'),
+      osSKU:
+        spec.osSKU ??
+        existing?.osSKU ??
+        (osType === 'Windows' ? 'Windows2022' : 'Ubuntu'),
       type: 'VirtualMachineScaleSets',
       orchestratorVersion: version,
-      currentOrchestratorVersion: existing?.currentOrchestratorVersion ?? version,
+      currentOrchestratorVersion:
+        existing?.currentOrchestratorVersion ?? version,
       enableAutoScaling: autoscaling,
-      ...(autoscaling ? { minCount: spec.minCount, maxCount: spec.maxCount } : {}),
-      availabilityZones: [...(spec.availabilityZones ?? existing?.availabilityZones ?? [])],
-      maxPods: spec.maxPods ?? existing?.maxPods ?? (mc.networkProfile.networkPlugin === 'kubenet' ? 110 : 30),
+      ...(autoscaling
+        ? { minCount: spec.minCount, maxCount: spec.maxCount }
+        : {}),
+      availabilityZones: [
+        ...(spec.availabilityZones ?? existing?.availabilityZones ?? []),
+      ],
+      maxPods:
+        spec.maxPods ??
+        existing?.maxPods ??
+        (mc.networkProfile.networkPlugin === 'kubenet' ? 110 : 30),
       osDiskSizeGB: spec.osDiskSizeGB || existing?.osDiskSizeGB || 128,
       nodeLabels: { ...(spec.nodeLabels ?? {}) },
       nodeTaints: [...(spec.nodeTaints ?? [])],
@@ -404,8 +500,18 @@ export class AzureWorld extends EventEmitter {
       powerState: { code: 'Running' },
       nodeImageVersion: 'AKSUbuntu-2204gen2containerd-202611.01.0',
     };
-    if (pool.enableAutoScaling && pool.minCount !== undefined && pool.count < pool.minCount) pool.count = pool.minCount;
-    if (pool.enableAutoScaling && pool.maxCount !== undefined && pool.count > pool.maxCount) pool.count = pool.maxCount;
+    if (
+      pool.enableAutoScaling &&
+      pool.minCount !== undefined &&
+      pool.count < pool.minCount
+    )
+      pool.count = pool.minCount;
+    if (
+      pool.enableAutoScaling &&
+      pool.maxCount !== undefined &&
+      pool.count > pool.maxCount
+    )
+      pool.count = pool.maxCount;
     mc.agentPools[name] = pool;
     this.counters[existing ? 'updated' : 'created'].agentPools++;
     return pool;
@@ -417,15 +523,28 @@ export class AzureWorld extends EventEmitter {
     p.currentOrchestratorVersion = p.orchestratorVersion;
   }
 
-  getAgentPool(sub: string, rg: string, cluster: string, name: string): AgentPool | undefined {
+  getAgentPool(
+    sub: string,
+    rg: string,
+    cluster: string,
+    name: string,
+  ): AgentPool | undefined {
     return this.getManagedCluster(sub, rg, cluster)?.agentPools[name];
   }
 
   listAgentPools(sub: string, rg: string, cluster: string): AgentPool[] {
-    return Object.values(this.requireManagedCluster(sub, rg, cluster).agentPools);
+    return Object.values(
+      this.requireManagedCluster(sub, rg, cluster).agentPools,
+    );
   }
 
-  putAgentPool(sub: string, rg: string, cluster: string, name: string, spec: AgentPoolSpec): { created: boolean; pool: AgentPool } {
+  putAgentPool(
+    sub: string,
+    rg: string,
+    cluster: string,
+    name: string,
+    spec: AgentPoolSpec,
+  ): { created: boolean; pool: AgentPool } {
     const mc = this.requireManagedCluster(sub, rg, cluster);
     this.consumeFailure(
       `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${cluster}/agentPools/${name}`,
@@ -439,7 +558,11 @@ export class AzureWorld extends EventEmitter {
     }
     const existing = mc.agentPools[name];
     if (existing && AzureWorld.busy(existing.provisioningState)) {
-      throw new AzureError(409, 'OperationNotAllowed', `Operation is not allowed: agent pool '${name}' is ${existing.provisioningState.toLowerCase()}.`);
+      throw new AzureError(
+        409,
+        'OperationNotAllowed',
+        `Operation is not allowed: agent pool '${name}' is ${existing.provisioningState.toLowerCase()}.`,
+      );
     }
     AzureWorld.validatePool(name, spec);
     const pool = this.applyPool(mc, name, spec, mc.kubernetesVersion);
@@ -448,15 +571,27 @@ export class AzureWorld extends EventEmitter {
     return { created: !existing, pool };
   }
 
-  deleteAgentPool(sub: string, rg: string, cluster: string, name: string): boolean {
+  deleteAgentPool(
+    sub: string,
+    rg: string,
+    cluster: string,
+    name: string,
+  ): boolean {
     const mc = this.requireManagedCluster(sub, rg, cluster);
     this.consumeFailure(
       `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${cluster}/agentPools/${name}`,
     );
     const pool = mc.agentPools[name];
     if (!pool) return false;
-    if (pool.mode === 'System' && !Object.values(mc.agentPools).some(p => p !== pool && p.mode === 'System')) {
-      throw new AzureError(400, 'OperationNotAllowed', `Cannot delete the last system agent pool '${name}' of managed cluster '${cluster}'.`);
+    if (
+      pool.mode === 'System' &&
+      !Object.values(mc.agentPools).some(p => p !== pool && p.mode === 'System')
+    ) {
+      throw new AzureError(
+        400,
+        'OperationNotAllowed',
+        `Cannot delete the last system agent pool '${name}' of managed cluster '${cluster}'.`,
+      );
     }
     if (pool.provisioningState !== 'Deleting') {
       pool.provisioningState = 'Deleting';
@@ -475,7 +610,12 @@ export class AzureWorld extends EventEmitter {
    * listClusterAdminCredential / listClusterUserCredential (azure-side 5.3): a kubeconfig for the cluster. Admin
    * credentials are refused when local accounts are disabled, with AKS's message.
    */
-  listClusterCredentials(sub: string, rg: string, name: string, which: 'admin' | 'user'): string {
+  listClusterCredentials(
+    sub: string,
+    rg: string,
+    name: string,
+    which: 'admin' | 'user',
+  ): string {
     const mc = this.requireManagedCluster(sub, rg, name);
     if (which === 'admin' && mc.disableLocalAccounts) {
       throw new AzureError(
@@ -484,7 +624,10 @@ export class AzureWorld extends EventEmitter {
         'Getting static credential is not allowed because this cluster is set to disable local accounts.',
       );
     }
-    const user = which === 'admin' ? `clusterAdmin_${rg}_${name}` : `clusterUser_${rg}_${name}`;
+    const user =
+      which === 'admin'
+        ? `clusterAdmin_${rg}_${name}`
+        : `clusterUser_${rg}_${name}`;
     const auth = mc.aadProfile?.managed
       ? [
           '    exec:',
@@ -519,14 +662,17 @@ export class AzureWorld extends EventEmitter {
   /** Restores a snapshot; operations that were in flight complete at once (Succeeded, or gone when deleting). */
   static restore(s: AzureSnapshot, opts: AzureWorldOptions = {}): AzureWorld {
     const w = new AzureWorld({ ...opts, subscriptions: s.subscriptions });
-    for (const g of s.resourceGroups) w.groups.set(key(g.subscriptionId, g.name), { ...g, tags: g.tags ?? {} });
+    for (const g of s.resourceGroups)
+      w.groups.set(key(g.subscriptionId, g.name), { ...g, tags: g.tags ?? {} });
     for (const c of s.managedClusters) {
       if (c.provisioningState === 'Deleting') continue;
-      if (AzureWorld.busy(c.provisioningState)) c.provisioningState = 'Succeeded';
+      if (AzureWorld.busy(c.provisioningState))
+        c.provisioningState = 'Succeeded';
       c.tags ??= {};
       for (const [n, p] of Object.entries(c.agentPools)) {
         if (p.provisioningState === 'Deleting') delete c.agentPools[n];
-        else if (AzureWorld.busy(p.provisioningState)) p.provisioningState = 'Succeeded';
+        else if (AzureWorld.busy(p.provisioningState))
+          p.provisioningState = 'Succeeded';
         // A state file written before the model carried these fields gets AKS's defaults.
         p.osSKU ??= p.osType === 'Windows' ? 'Windows2022' : 'Ubuntu';
         p.availabilityZones ??= [];
@@ -546,7 +692,11 @@ export class AzureWorld extends EventEmitter {
 /** A resource group and the AKS cluster(s) in it, as {@link azureResourceState} returns them. */
 export interface AzureResourceState {
   resourceGroup?: Omit<ResourceGroup, 'provisioningState'>;
-  managedClusters: Array<Omit<ManagedCluster, 'provisioningState' | 'agentPools'> & { agentPools: Record<string, Omit<AgentPool, 'provisioningState'>> }>;
+  managedClusters: Array<
+    Omit<ManagedCluster, 'provisioningState' | 'agentPools'> & {
+      agentPools: Record<string, Omit<AgentPool, 'provisioningState'>>;
+    }
+  >;
 }
 
 /**
@@ -565,18 +715,37 @@ export function azureResourceState(
   const sorted = <T>(v: T): T => {
     if (Array.isArray(v)) return v.map(sorted) as T;
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sorted(x)])) as T;
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([, x]) => x !== undefined)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([k, x]) => [k, sorted(x)]),
+      ) as T;
     }
     return v;
   };
-  const rg = s.resourceGroups.find(g => inSub(g.subscriptionId) && eq(g.name, q.resourceGroup));
+  const rg = s.resourceGroups.find(
+    g => inSub(g.subscriptionId) && eq(g.name, q.resourceGroup),
+  );
   const clusters = s.managedClusters
-    .filter(c => inSub(c.subscriptionId) && eq(c.resourceGroup, q.resourceGroup) && (!q.name || eq(c.name, q.name)))
+    .filter(
+      c =>
+        inSub(c.subscriptionId) &&
+        eq(c.resourceGroup, q.resourceGroup) &&
+        (!q.name || eq(c.name, q.name)),
+    )
     .sort((a, b) => a.name.localeCompare(b.name))
     .map(({ provisioningState: _s, agentPools, ...c }) => ({
       ...c,
-      agentPools: Object.fromEntries(Object.entries(agentPools).map(([n, { provisioningState: _p, ...p }]) => [n, p])),
+      agentPools: Object.fromEntries(
+        Object.entries(agentPools).map(
+          ([n, { provisioningState: _p, ...p }]) => [n, p],
+        ),
+      ),
     }));
   const { provisioningState: _g, ...group } = rg ?? ({} as ResourceGroup);
-  return sorted({ ...(rg ? { resourceGroup: group } : {}), managedClusters: clusters });
+  return sorted({
+    ...(rg ? { resourceGroup: group } : {}),
+    managedClusters: clusters,
+  });
 }

@@ -6,7 +6,12 @@
  * (real CAPZ v1.26 writes v1api20250801; see the README).
  */
 import type { Cache } from '../runtime/cache.ts';
-import { Controller, keyOf, splitKey, type Key } from '../runtime/controller.ts';
+import {
+  Controller,
+  keyOf,
+  splitKey,
+  type Key,
+} from '../runtime/controller.ts';
 import { apiVersionOf, K } from '../runtime/kinds.ts';
 import type { Kube } from '../runtime/kube.ts';
 import { ann, controllerOf, groupOf, label } from '../runtime/meta.ts';
@@ -19,10 +24,17 @@ const CAPZ = 'infrastructure.cluster.x-k8s.io';
 export class AdoptError extends Error {}
 
 const ownedBy = (o: Obj, kind: string) =>
-  (o.metadata.ownerReferences ?? []).some(r => groupOf(r.apiVersion) === CAPZ && r.kind === kind);
+  (o.metadata.ownerReferences ?? []).some(
+    r => groupOf(r.apiVersion) === CAPZ && r.kind === kind,
+  );
 
 /** Name and spec only: annotations (credential-from, the adopt annotation), labels and status are dropped (2.1). */
-const embed = (o: Obj, apiVersion: string, spec: any) => ({ apiVersion, kind: o.kind, metadata: { name: o.metadata.name }, spec });
+const embed = (o: Obj, apiVersion: string, spec: any) => ({
+  apiVersion,
+  kind: o.kind,
+  metadata: { name: o.metadata.name },
+  spec,
+});
 
 export class AdoptionControllers {
   readonly controllers: Controller[];
@@ -34,27 +46,51 @@ export class AdoptionControllers {
   constructor(kube: Kube, cache: Cache, log: (m: string) => void) {
     this.kube = kube;
     this.cache = cache;
-    const wrap = (kind: string, fn: (key: Key) => Promise<void>) => async (key: Key) => {
-      try {
-        await fn(key);
-        this.lastError.delete(`${kind}/${key}`);
-      } catch (e) {
-        this.lastError.set(`${kind}/${key}`, (e as Error).message);
-        throw e;
-      }
-    };
+    const wrap =
+      (kind: string, fn: (key: Key) => Promise<void>) => async (key: Key) => {
+        try {
+          await fn(key);
+          this.lastError.delete(`${kind}/${key}`);
+        } catch (e) {
+          this.lastError.set(`${kind}/${key}`, (e as Error).message);
+          throw e;
+        }
+      };
     this.controllers = [
-      new Controller({ name: 'capz-managedcluster-adopt', kind: 'ManagedCluster', reconcile: wrap('ManagedCluster', k => this.adoptManagedCluster(k)) }, cache, log),
+      new Controller(
+        {
+          name: 'capz-managedcluster-adopt',
+          kind: 'ManagedCluster',
+          reconcile: wrap('ManagedCluster', k => this.adoptManagedCluster(k)),
+        },
+        cache,
+        log,
+      ),
       new Controller(
         {
           name: 'capz-agentpool-adopt',
           kind: 'ManagedClustersAgentPool',
           // The pool waits on its ManagedCluster being owned and the control plane labelled (2.2 step 4-5).
           watches: [
-            { kind: 'ManagedCluster', map: o => cache.list('ManagedClustersAgentPool', o.metadata.namespace).filter(p => p.spec?.owner?.name === o.metadata.name).map(keyOf) },
-            { kind: 'AzureASOManagedControlPlane', map: o => cache.list('ManagedClustersAgentPool', o.metadata.namespace).map(keyOf) },
+            {
+              kind: 'ManagedCluster',
+              map: o =>
+                cache
+                  .list('ManagedClustersAgentPool', o.metadata.namespace)
+                  .filter(p => p.spec?.owner?.name === o.metadata.name)
+                  .map(keyOf),
+            },
+            {
+              kind: 'AzureASOManagedControlPlane',
+              map: o =>
+                cache
+                  .list('ManagedClustersAgentPool', o.metadata.namespace)
+                  .map(keyOf),
+            },
           ],
-          reconcile: wrap('ManagedClustersAgentPool', k => this.adoptAgentPool(k)),
+          reconcile: wrap('ManagedClustersAgentPool', k =>
+            this.adoptAgentPool(k),
+          ),
         },
         cache,
         log,
@@ -66,20 +102,32 @@ export class AdoptionControllers {
   private async adoptManagedCluster(key: Key): Promise<void> {
     const { namespace, name } = splitKey(key);
     const mc = this.cache.get('ManagedCluster', namespace, name);
-    if (!mc || ann(mc, ADOPT) !== 'true' || ownedBy(mc, 'AzureASOManagedControlPlane')) return; // step 1
+    if (
+      !mc ||
+      ann(mc, ADOPT) !== 'true' ||
+      ownedBy(mc, 'AzureASOManagedControlPlane')
+    )
+      return; // step 1
     const ref = (kind: string) => ({ apiGroup: CAPZ, kind, name });
     // Step 2: the Cluster, with references only (no clusterNetwork, topology or labels).
     await this.kube.createIfAbsent(K.Cluster, {
       apiVersion: apiVersionOf(K.Cluster),
       kind: 'Cluster',
       metadata: { name, namespace },
-      spec: { infrastructureRef: ref('AzureASOManagedCluster'), controlPlaneRef: ref('AzureASOManagedControlPlane') },
+      spec: {
+        infrastructureRef: ref('AzureASOManagedCluster'),
+        controlPlaneRef: ref('AzureASOManagedControlPlane'),
+      },
     });
     // Step 3: the ResourceGroup must already exist as an ASO object.
     const rgName = mc.spec?.owner?.name;
-    const rg = rgName ? await this.kube.get(K.ResourceGroup, namespace, rgName) : undefined;
+    const rg = rgName
+      ? await this.kube.get(K.ResourceGroup, namespace, rgName)
+      : undefined;
     if (!rg) {
-      throw new AdoptError(`failed to get ResourceGroup ${namespace}/${rgName}: resourcegroups.resources.azure.com "${rgName}" not found`);
+      throw new AdoptError(
+        `failed to get ResourceGroup ${namespace}/${rgName}: resourcegroups.resources.azure.com "${rgName}" not found`,
+      );
     }
     // Step 4: the AzureASOManagedCluster embeds the group (name and spec only).
     await this.kube.createIfAbsent(K.AzureASOManagedCluster, {
@@ -90,7 +138,9 @@ export class AdoptionControllers {
     });
     // Step 5: pools come from AzureASOManagedMachinePools from now on.
     if (mc.spec?.agentPoolProfiles !== undefined) {
-      await this.kube.mergePatch(K.ManagedCluster, namespace, name, { spec: { agentPoolProfiles: null } });
+      await this.kube.mergePatch(K.ManagedCluster, namespace, name, {
+        spec: { agentPoolProfiles: null },
+      });
     }
     // Step 6: the AzureASOManagedControlPlane embeds the ManagedCluster without pools; spec.version is not set.
     const { agentPoolProfiles: _dropped, ...spec } = mc.spec ?? {};
@@ -106,18 +156,36 @@ export class AdoptionControllers {
   private async adoptAgentPool(key: Key): Promise<void> {
     const { namespace, name } = splitKey(key);
     const pool = this.cache.get('ManagedClustersAgentPool', namespace, name);
-    if (!pool || ann(pool, ADOPT) !== 'true' || ownedBy(pool, 'AzureASOManagedMachinePool')) return; // step 1
+    if (
+      !pool ||
+      ann(pool, ADOPT) !== 'true' ||
+      ownedBy(pool, 'AzureASOManagedMachinePool')
+    )
+      return; // step 1
     const { count, ...spec } = pool.spec ?? {}; // step 2: count moves to the MachinePool
     const ownerName = pool.spec?.owner?.name;
-    if (!ownerName) throw new AdoptError(`agent pool ${namespace}/${name} has no owner`); // step 3
+    if (!ownerName)
+      throw new AdoptError(`agent pool ${namespace}/${name} has no owner`); // step 3
     // Step 4: the ManagedCluster must be controlled by an AzureASOManagedControlPlane of the same name.
     const mc = this.cache.get('ManagedCluster', namespace, ownerName);
     const ctrl = controllerOf(mc);
-    if (!mc || !ctrl || ctrl.kind !== 'AzureASOManagedControlPlane' || groupOf(ctrl.apiVersion) !== CAPZ || ctrl.name !== ownerName) {
-      throw new AdoptError(`ManagedCluster ${namespace}/${ownerName} is not owned by any AzureASOManagedControlPlane`);
+    if (
+      !mc ||
+      !ctrl ||
+      ctrl.kind !== 'AzureASOManagedControlPlane' ||
+      groupOf(ctrl.apiVersion) !== CAPZ ||
+      ctrl.name !== ownerName
+    ) {
+      throw new AdoptError(
+        `ManagedCluster ${namespace}/${ownerName} is not owned by any AzureASOManagedControlPlane`,
+      );
     }
     // Step 5: the control plane's cluster-name label, set by CAPI; without it the MachinePool cannot be created.
-    const cp = this.cache.get('AzureASOManagedControlPlane', namespace, ownerName);
+    const cp = this.cache.get(
+      'AzureASOManagedControlPlane',
+      namespace,
+      ownerName,
+    );
     const clusterName = label(cp, 'cluster.x-k8s.io/cluster-name');
     if (!clusterName) {
       throw new AdoptError(
@@ -131,7 +199,9 @@ export class AdoptionControllers {
       metadata: {
         name,
         namespace,
-        ...(pool.spec?.enableAutoScaling ? { annotations: { 'cluster.x-k8s.io/replicas-managed-by': 'aks' } } : {}),
+        ...(pool.spec?.enableAutoScaling
+          ? { annotations: { 'cluster.x-k8s.io/replicas-managed-by': 'aks' } }
+          : {}),
       },
       spec: {
         clusterName,
@@ -140,7 +210,11 @@ export class AdoptionControllers {
           spec: {
             clusterName,
             bootstrap: { dataSecretName: '' },
-            infrastructureRef: { apiGroup: CAPZ, kind: 'AzureASOManagedMachinePool', name },
+            infrastructureRef: {
+              apiGroup: CAPZ,
+              kind: 'AzureASOManagedMachinePool',
+              name,
+            },
           },
         },
       },
@@ -150,7 +224,11 @@ export class AdoptionControllers {
       apiVersion: apiVersionOf(K.AzureASOManagedMachinePool),
       kind: 'AzureASOManagedMachinePool',
       metadata: { name, namespace },
-      spec: { resources: [embed(pool, apiVersionOf(K.ManagedClustersAgentPool), spec)] },
+      spec: {
+        resources: [
+          embed(pool, apiVersionOf(K.ManagedClustersAgentPool), spec),
+        ],
+      },
     });
   }
 }

@@ -24,24 +24,54 @@
  * AzureClusterIdentity (whose CRD is not installed here).
  */
 import type { Cache } from '../runtime/cache.ts';
-import { Controller, keyOf, splitKey, type Key, type Result } from '../runtime/controller.ts';
+import {
+  Controller,
+  keyOf,
+  splitKey,
+  type Key,
+  type Result,
+} from '../runtime/controller.ts';
 import { apiVersionOf, K } from '../runtime/kinds.ts';
 import { isNotFound, type Kube } from '../runtime/kube.ts';
-import { ann, b64, controllerOf, getCondition, hasFinalizer, isDeleting, label, ownerRef, same, setCondition, unb64 } from '../runtime/meta.ts';
+import {
+  ann,
+  b64,
+  controllerOf,
+  getCondition,
+  hasFinalizer,
+  isDeleting,
+  label,
+  ownerRef,
+  same,
+  setCondition,
+  unb64,
+} from '../runtime/meta.ts';
 import type { Condition, Obj } from '../runtime/types.ts';
 import { BLOCK_MOVE, CLUSTER_NAME, PAUSED } from './asoManaged.ts';
 
 const POLICY = 'serviceoperator.azure.com/reconcile-policy';
-const PRE_PAUSE = 'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy';
+const PRE_PAUSE =
+  'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy';
 const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
-const AMCP_FINALIZER = 'azuremanagedcontrolplane.infrastructure.cluster.x-k8s.io';
+const AMCP_FINALIZER =
+  'azuremanagedcontrolplane.infrastructure.cluster.x-k8s.io';
 const AMMP_FINALIZER = 'azurecluster.infrastructure.cluster.x-k8s.io';
-export const OWNED_TAG = (cluster: string) => `sigs.k8s.io_cluster-api-provider-azure_cluster_${cluster}`;
+export const OWNED_TAG = (cluster: string) =>
+  `sigs.k8s.io_cluster-api-provider-azure_cluster_${cluster}`;
 const ROLE_TAG = 'sigs.k8s.io_cluster-api-provider-azure_role';
 
 /** CAPZ's `infrav1.Build` for an owned resource of role common: the additional tags, then CAPZ's own. */
-export function capzTags(cluster: string, name: string, additional: Record<string, string> = {}): Record<string, string> {
-  return { ...additional, [OWNED_TAG(cluster)]: 'owned', [ROLE_TAG]: 'common', Name: name };
+export function capzTags(
+  cluster: string,
+  name: string,
+  additional: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    ...additional,
+    [OWNED_TAG(cluster)]: 'owned',
+    [ROLE_TAG]: 'common',
+    Name: name,
+  };
 }
 
 /**
@@ -49,28 +79,49 @@ export function capzTags(cluster: string, name: string, additional: Record<strin
  * MachinePool's replicas), under the ARM names ASO uses; the same fields go into the ManagedCluster's
  * agentPoolProfiles for the first create.
  */
-export function legacyPoolFields(ammp: Obj, replicas: number | undefined): Record<string, unknown> {
+export function legacyPoolFields(
+  ammp: Obj,
+  replicas: number | undefined,
+): Record<string, unknown> {
   const s = ammp.spec ?? {};
-  const taints = (s.taints ?? []) as Array<{ key: string; value?: string; effect: string }>;
+  const taints = (s.taints ?? []) as Array<{
+    key: string;
+    value?: string;
+    effect: string;
+  }>;
   return {
     mode: s.mode,
     vmSize: s.sku,
     type: 'VirtualMachineScaleSets',
     count: replicas ?? 1,
     enableAutoScaling: Boolean(s.scaling),
-    ...(s.scaling ? { minCount: s.scaling.minSize, maxCount: s.scaling.maxSize } : {}),
+    ...(s.scaling
+      ? { minCount: s.scaling.minSize, maxCount: s.scaling.maxSize }
+      : {}),
     ...(s.osType ? { osType: s.osType } : {}),
     ...(s.osDiskSizeGB !== undefined ? { osDiskSizeGB: s.osDiskSizeGB } : {}),
     ...(s.maxPods !== undefined ? { maxPods: s.maxPods } : {}),
-    ...(s.availabilityZones?.length ? { availabilityZones: [...s.availabilityZones] } : {}),
-    ...(s.nodeLabels && Object.keys(s.nodeLabels).length ? { nodeLabels: { ...s.nodeLabels } } : {}),
-    ...(taints.length ? { nodeTaints: taints.map(t => `${t.key}=${t.value ?? ''}:${t.effect}`) } : {}),
-    ...(s.additionalTags && Object.keys(s.additionalTags).length ? { tags: { ...s.additionalTags } } : {}),
+    ...(s.availabilityZones?.length
+      ? { availabilityZones: [...s.availabilityZones] }
+      : {}),
+    ...(s.nodeLabels && Object.keys(s.nodeLabels).length
+      ? { nodeLabels: { ...s.nodeLabels } }
+      : {}),
+    ...(taints.length
+      ? { nodeTaints: taints.map(t => `${t.key}=${t.value ?? ''}:${t.effect}`) }
+      : {}),
+    ...(s.additionalTags && Object.keys(s.additionalTags).length
+      ? { tags: { ...s.additionalTags } }
+      : {}),
   };
 }
 
 /** azure/defaults.go GetNormalizedKubernetesName: lowercase, other characters to '-', trimmed. */
-export const normalize = (s: string) => s.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+|-+$/g, '');
+export const normalize = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/^-+|-+$/g, '');
 
 export interface LegacyIdentity {
   tenantId: string;
@@ -90,7 +141,12 @@ export class LegacyControllers {
   private readonly cache: Cache;
   private readonly identity: LegacyIdentity;
 
-  constructor(kube: Kube, cache: Cache, identity: LegacyIdentity, log: (m: string) => void) {
+  constructor(
+    kube: Kube,
+    cache: Cache,
+    identity: LegacyIdentity,
+    log: (m: string) => void,
+  ) {
     this.kube = kube;
     this.cache = cache;
     this.identity = identity;
@@ -98,8 +154,25 @@ export class LegacyControllers {
       const c = controllerOf(o);
       return c?.kind === kind ? [`${o.metadata.namespace}/${c.name}`] : [];
     };
-    const sameCluster = (kind: 'AzureManagedControlPlane' | 'AzureManagedMachinePool' | 'AzureManagedCluster') => (o: Obj) =>
-      this.cache.list(kind, o.metadata.namespace).filter(x => label(x, CLUSTER_NAME) && label(x, CLUSTER_NAME) === (o.kind === 'Cluster' ? o.metadata.name : label(o, CLUSTER_NAME))).map(keyOf);
+    const sameCluster =
+      (
+        kind:
+          | 'AzureManagedControlPlane'
+          | 'AzureManagedMachinePool'
+          | 'AzureManagedCluster',
+      ) =>
+      (o: Obj) =>
+        this.cache
+          .list(kind, o.metadata.namespace)
+          .filter(
+            x =>
+              label(x, CLUSTER_NAME) &&
+              label(x, CLUSTER_NAME) ===
+                (o.kind === 'Cluster'
+                  ? o.metadata.name
+                  : label(o, CLUSTER_NAME)),
+          )
+          .map(keyOf);
     this.controllers = [
       new Controller(
         {
@@ -107,11 +180,26 @@ export class LegacyControllers {
           kind: 'AzureManagedControlPlane',
           watches: [
             { kind: 'ResourceGroup', map: ownedBy('AzureManagedControlPlane') },
-            { kind: 'ManagedCluster', map: ownedBy('AzureManagedControlPlane') },
+            {
+              kind: 'ManagedCluster',
+              map: ownedBy('AzureManagedControlPlane'),
+            },
             { kind: 'Cluster', map: sameCluster('AzureManagedControlPlane') },
-            { kind: 'AzureManagedMachinePool', map: sameCluster('AzureManagedControlPlane') },
-            { kind: 'MachinePool', map: sameCluster('AzureManagedControlPlane') },
-            { kind: 'Secret', map: o => this.cache.list('AzureManagedControlPlane', o.metadata.namespace).map(keyOf) },
+            {
+              kind: 'AzureManagedMachinePool',
+              map: sameCluster('AzureManagedControlPlane'),
+            },
+            {
+              kind: 'MachinePool',
+              map: sameCluster('AzureManagedControlPlane'),
+            },
+            {
+              kind: 'Secret',
+              map: o =>
+                this.cache
+                  .list('AzureManagedControlPlane', o.metadata.namespace)
+                  .map(keyOf),
+            },
           ],
           reconcile: k => this.reconcileControlPlane(k),
         },
@@ -123,10 +211,30 @@ export class LegacyControllers {
           name: 'capz-legacy-machinepool',
           kind: 'AzureManagedMachinePool',
           watches: [
-            { kind: 'ManagedClustersAgentPool', map: ownedBy('AzureManagedMachinePool') },
+            {
+              kind: 'ManagedClustersAgentPool',
+              map: ownedBy('AzureManagedMachinePool'),
+            },
             { kind: 'Cluster', map: sameCluster('AzureManagedMachinePool') },
-            { kind: 'ManagedCluster', map: o => this.cache.list('AzureManagedMachinePool', o.metadata.namespace).map(keyOf) },
-            { kind: 'MachinePool', map: o => this.cache.list('AzureManagedMachinePool', o.metadata.namespace).filter(x => x.metadata.name === o.spec?.template?.spec?.infrastructureRef?.name).map(keyOf) },
+            {
+              kind: 'ManagedCluster',
+              map: o =>
+                this.cache
+                  .list('AzureManagedMachinePool', o.metadata.namespace)
+                  .map(keyOf),
+            },
+            {
+              kind: 'MachinePool',
+              map: o =>
+                this.cache
+                  .list('AzureManagedMachinePool', o.metadata.namespace)
+                  .filter(
+                    x =>
+                      x.metadata.name ===
+                      o.spec?.template?.spec?.infrastructureRef?.name,
+                  )
+                  .map(keyOf),
+            },
           ],
           reconcile: k => this.reconcileMachinePool(k),
         },
@@ -137,7 +245,13 @@ export class LegacyControllers {
         {
           name: 'capz-legacy-cluster',
           kind: 'AzureManagedCluster',
-          watches: [{ kind: 'AzureManagedControlPlane', map: sameCluster('AzureManagedCluster') }, { kind: 'Cluster', map: sameCluster('AzureManagedCluster') }],
+          watches: [
+            {
+              kind: 'AzureManagedControlPlane',
+              map: sameCluster('AzureManagedCluster'),
+            },
+            { kind: 'Cluster', map: sameCluster('AzureManagedCluster') },
+          ],
           reconcile: k => this.reconcileCluster(k),
         },
         cache,
@@ -148,7 +262,9 @@ export class LegacyControllers {
 
   private cluster(o: Obj): Obj | undefined {
     const name = label(o, CLUSTER_NAME);
-    return name ? this.cache.get('Cluster', o.metadata.namespace, name) : undefined;
+    return name
+      ? this.cache.get('Cluster', o.metadata.namespace, name)
+      : undefined;
   }
 
   private paused(o: Obj, cluster: Obj): boolean {
@@ -156,32 +272,81 @@ export class LegacyControllers {
   }
 
   /** Objects this owner controls: paused to skip with the previous policy saved, then block-move removed (5.3). */
-  private async pause(owner: Obj, kinds: Array<'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'>): Promise<void> {
+  private async pause(
+    owner: Obj,
+    kinds: Array<
+      'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'
+    >,
+  ): Promise<void> {
     for (const kind of kinds) {
       for (const o of this.cache.list(kind, owner.metadata.namespace)) {
-        if (controllerOf(o)?.uid !== owner.metadata.uid || ann(o, PRE_PAUSE) !== undefined) continue;
-        await this.kube.mergePatch(K[kind], o.metadata.namespace, o.metadata.name, {
-          metadata: { annotations: { [PRE_PAUSE]: ann(o, POLICY) ?? 'manage', [POLICY]: 'skip' } },
-        });
+        if (
+          controllerOf(o)?.uid !== owner.metadata.uid ||
+          ann(o, PRE_PAUSE) !== undefined
+        )
+          continue;
+        await this.kube.mergePatch(
+          K[kind],
+          o.metadata.namespace,
+          o.metadata.name,
+          {
+            metadata: {
+              annotations: {
+                [PRE_PAUSE]: ann(o, POLICY) ?? 'manage',
+                [POLICY]: 'skip',
+              },
+            },
+          },
+        );
       }
     }
     if (ann(owner, BLOCK_MOVE) !== undefined) {
-      await this.kube.mergePatch(K[owner.kind as 'AzureManagedControlPlane'], owner.metadata.namespace, owner.metadata.name, { metadata: { annotations: { [BLOCK_MOVE]: null } } });
+      await this.kube.mergePatch(
+        K[owner.kind as 'AzureManagedControlPlane'],
+        owner.metadata.namespace,
+        owner.metadata.name,
+        { metadata: { annotations: { [BLOCK_MOVE]: null } } },
+      );
     }
   }
 
   /** Normal reconcile: finalizer and block-move first, and a paused object's saved policy restored. */
-  private async start(owner: Obj, finalizer: string, kinds: Array<'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'>): Promise<void> {
-    if (ann(owner, BLOCK_MOVE) === undefined || !hasFinalizer(owner, finalizer)) {
-      await this.kube.mergePatch(K[owner.kind as 'AzureManagedControlPlane'], owner.metadata.namespace, owner.metadata.name, {
-        metadata: { annotations: { [BLOCK_MOVE]: 'true' }, finalizers: [...new Set([...(owner.metadata.finalizers ?? []), finalizer])] },
-      });
+  private async start(
+    owner: Obj,
+    finalizer: string,
+    kinds: Array<
+      'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'
+    >,
+  ): Promise<void> {
+    if (
+      ann(owner, BLOCK_MOVE) === undefined ||
+      !hasFinalizer(owner, finalizer)
+    ) {
+      await this.kube.mergePatch(
+        K[owner.kind as 'AzureManagedControlPlane'],
+        owner.metadata.namespace,
+        owner.metadata.name,
+        {
+          metadata: {
+            annotations: { [BLOCK_MOVE]: 'true' },
+            finalizers: [
+              ...new Set([...(owner.metadata.finalizers ?? []), finalizer]),
+            ],
+          },
+        },
+      );
     }
     for (const kind of kinds) {
       for (const o of this.cache.list(kind, owner.metadata.namespace)) {
         const saved = ann(o, PRE_PAUSE);
-        if (controllerOf(o)?.uid !== owner.metadata.uid || saved === undefined) continue;
-        await this.kube.mergePatch(K[kind], o.metadata.namespace, o.metadata.name, { metadata: { annotations: { [PRE_PAUSE]: null, [POLICY]: saved } } });
+        if (controllerOf(o)?.uid !== owner.metadata.uid || saved === undefined)
+          continue;
+        await this.kube.mergePatch(
+          K[kind],
+          o.metadata.namespace,
+          o.metadata.name,
+          { metadata: { annotations: { [PRE_PAUSE]: null, [POLICY]: saved } } },
+        );
       }
     }
   }
@@ -205,7 +370,10 @@ export class LegacyControllers {
           name,
           namespace: ns,
           labels: { [CLUSTER_NAME]: clusterName },
-          annotations: { [CREDENTIAL_FROM]: `${clusterName}-aso-secret`, [POLICY]: 'skip' },
+          annotations: {
+            [CREDENTIAL_FROM]: `${clusterName}-aso-secret`,
+            [POLICY]: 'skip',
+          },
           ownerReferences: [ownerRef(owner)],
         },
         spec,
@@ -214,8 +382,14 @@ export class LegacyControllers {
     }
     // An existing object this owner does not control is left alone (the adoption guard of 5.2).
     if (controllerOf(live)?.uid !== owner.metadata.uid) return live;
-    if (wasManaged && ann(live, POLICY) === 'skip' && ann(live, PRE_PAUSE) === undefined) {
-      await this.kube.mergePatch(K[kind], ns, name, { metadata: { annotations: { [POLICY]: 'manage' } } });
+    if (
+      wasManaged &&
+      ann(live, POLICY) === 'skip' &&
+      ann(live, PRE_PAUSE) === undefined
+    ) {
+      await this.kube.mergePatch(K[kind], ns, name, {
+        metadata: { annotations: { [POLICY]: 'manage' } },
+      });
     }
     return live;
   }
@@ -238,7 +412,12 @@ export class LegacyControllers {
       await this.kube.createIfAbsent(K.Secret, {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { name: secretName, namespace, labels: { [clusterName]: 'owned' }, ownerReferences: [ownerRef(cp)] },
+        metadata: {
+          name: secretName,
+          namespace,
+          labels: { [clusterName]: 'owned' },
+          ownerReferences: [ownerRef(cp)],
+        },
         type: 'Opaque',
         data: {
           AZURE_SUBSCRIPTION_ID: b64(cp.spec.subscriptionID ?? ''),
@@ -252,14 +431,22 @@ export class LegacyControllers {
     }
     const rgName = normalize(cp.spec.resourceGroupName);
     const rgLive = this.cache.get('ResourceGroup', namespace, rgName);
-    const rgOwnedTag = rgLive?.status?.tags?.[OWNED_TAG(clusterName)] === 'owned';
-    const additionalTags = (cp.spec.additionalTags ?? {}) as Record<string, string>;
+    const rgOwnedTag =
+      rgLive?.status?.tags?.[OWNED_TAG(clusterName)] === 'owned';
+    const additionalTags = (cp.spec.additionalTags ?? {}) as Record<
+      string,
+      string
+    >;
     const rg = await this.ensureAso(
       'ResourceGroup',
       cp,
       clusterName,
       rgName,
-      { azureName: cp.spec.resourceGroupName, location: cp.spec.location, tags: capzTags(clusterName, cp.spec.resourceGroupName, additionalTags) },
+      {
+        azureName: cp.spec.resourceGroupName,
+        location: cp.spec.location,
+        tags: capzTags(clusterName, cp.spec.resourceGroupName, additionalTags),
+      },
       rgOwnedTag,
     );
 
@@ -275,12 +462,31 @@ export class LegacyControllers {
       identity: { type: 'SystemAssigned' },
       enableRBAC: true,
       tags: capzTags(clusterName, name, additionalTags),
-      ...(aad ? { aadProfile: { managed: aad.managed, adminGroupObjectIDs: aad.adminGroupObjectIDs } } : {}),
-      ...(cp.spec.disableLocalAccounts !== undefined ? { disableLocalAccounts: cp.spec.disableLocalAccounts } : {}),
+      ...(aad
+        ? {
+            aadProfile: {
+              managed: aad.managed,
+              adminGroupObjectIDs: aad.adminGroupObjectIDs,
+            },
+          }
+        : {}),
+      ...(cp.spec.disableLocalAccounts !== undefined
+        ? { disableLocalAccounts: cp.spec.disableLocalAccounts }
+        : {}),
       operatorSpec: {
         secrets: aad?.managed
-          ? { userCredentials: { name: `${clusterName}-user-aso-kubeconfig`, key: 'value' } }
-          : { adminCredentials: { name: `${clusterName}-aso-kubeconfig`, key: 'value' } },
+          ? {
+              userCredentials: {
+                name: `${clusterName}-user-aso-kubeconfig`,
+                key: 'value',
+              },
+            }
+          : {
+              adminCredentials: {
+                name: `${clusterName}-aso-kubeconfig`,
+                key: 'value',
+              },
+            },
       },
     };
     // The spec builder sends the pools only while the AKS cluster does not exist yet (4.3, `configureAgentPoolProfiles`
@@ -291,14 +497,40 @@ export class LegacyControllers {
     const pools = this.cache
       .list('AzureManagedMachinePool', namespace)
       .filter(p => label(p, CLUSTER_NAME) === clusterName)
-      .map(p => ({ name: p.spec.name ?? p.metadata.name, ...legacyPoolFields(p, this.replicasOf(p)) }));
+      .map(p => ({
+        name: p.spec.name ?? p.metadata.name,
+        ...legacyPoolFields(p, this.replicasOf(p)),
+      }));
     if (!inAzure) mcSpec.agentPoolProfiles = pools;
-    const mc = rg ? await this.ensureAso('ManagedCluster', cp, clusterName, mcName, mcSpec, true) : undefined;
-    if (mc && !inAzure && pools.length && !same(mc.spec?.agentPoolProfiles ?? [], pools) && controllerOf(mc)?.uid === cp.metadata.uid) {
-      await this.kube.mergePatch(K.ManagedCluster, namespace, mcName, { spec: { agentPoolProfiles: pools } });
+    const mc = rg
+      ? await this.ensureAso(
+          'ManagedCluster',
+          cp,
+          clusterName,
+          mcName,
+          mcSpec,
+          true,
+        )
+      : undefined;
+    if (
+      mc &&
+      !inAzure &&
+      pools.length &&
+      !same(mc.spec?.agentPoolProfiles ?? [], pools) &&
+      controllerOf(mc)?.uid === cp.metadata.uid
+    ) {
+      await this.kube.mergePatch(K.ManagedCluster, namespace, mcName, {
+        spec: { agentPoolProfiles: pools },
+      });
     }
-    if (mc && mc.spec?.agentPoolProfiles !== undefined && (mc.status?.agentPoolProfiles ?? []).length) {
-      await this.kube.mergePatch(K.ManagedCluster, namespace, mcName, { spec: { agentPoolProfiles: null } });
+    if (
+      mc &&
+      mc.spec?.agentPoolProfiles !== undefined &&
+      (mc.status?.agentPoolProfiles ?? []).length
+    ) {
+      await this.kube.mergePatch(K.ManagedCluster, namespace, mcName, {
+        spec: { agentPoolProfiles: null },
+      });
     }
 
     // Status: v1beta1 conditions, endpoint and kubeconfig.
@@ -309,10 +541,16 @@ export class LegacyControllers {
       this.fromAso('ManagedClusterRunning', mc, mcReady),
     ];
     const failing = conds.find(c => c.status !== 'True');
-    conds.push(failing ? { ...failing, type: 'Ready' } : { type: 'Ready', status: 'True', severity: '' });
+    conds.push(
+      failing
+        ? { ...failing, type: 'Ready' }
+        : { type: 'Ready', status: 'True', severity: '' },
+    );
     const host = mcReady?.status === 'True' ? mc?.status?.fqdn : undefined;
     if (host && cp.spec.controlPlaneEndpoint?.host !== host) {
-      await this.kube.mergePatch(K.AzureManagedControlPlane, namespace, name, { spec: { controlPlaneEndpoint: { host, port: 443 } } });
+      await this.kube.mergePatch(K.AzureManagedControlPlane, namespace, name, {
+        spec: { controlPlaneEndpoint: { host, port: 443 } },
+      });
     }
     if (host && mc) await this.kubeconfig(cp, clusterName, mc);
     let conditions = cp.status?.conditions as Condition[] | undefined;
@@ -322,25 +560,69 @@ export class LegacyControllers {
       conditions,
       ready: !!host,
       initialized: !!host,
-      ...(mc?.status?.currentKubernetesVersion ? { version: `v${mc.status.currentKubernetesVersion}` } : {}),
+      ...(mc?.status?.currentKubernetesVersion
+        ? { version: `v${mc.status.currentKubernetesVersion}` }
+        : {}),
     };
-    if (!same(cp.status, status)) await this.kube.mergePatch(K.AzureManagedControlPlane, namespace, name, { status }, 'status');
+    if (!same(cp.status, status))
+      await this.kube.mergePatch(
+        K.AzureManagedControlPlane,
+        namespace,
+        name,
+        { status },
+        'status',
+      );
   }
 
   private replicasOf(ammp: Obj): number | undefined {
-    const mp = this.cache.list('MachinePool', ammp.metadata.namespace).find(m => m.spec?.template?.spec?.infrastructureRef?.name === ammp.metadata.name);
+    const mp = this.cache
+      .list('MachinePool', ammp.metadata.namespace)
+      .find(
+        m =>
+          m.spec?.template?.spec?.infrastructureRef?.name ===
+          ammp.metadata.name,
+      );
     return mp?.spec?.replicas;
   }
 
-  private fromAso(type: string, o: Obj | undefined, ready: Condition | undefined): Cond {
-    if (!o) return { type, status: 'False', severity: 'Info', reason: 'Creating', message: `${type.replace(/Ready|Running/, '')} is being created` };
+  private fromAso(
+    type: string,
+    o: Obj | undefined,
+    ready: Condition | undefined,
+  ): Cond {
+    if (!o)
+      return {
+        type,
+        status: 'False',
+        severity: 'Info',
+        reason: 'Creating',
+        message: `${type.replace(/Ready|Running/, '')} is being created`,
+      };
     if (ready?.status === 'True') return { type, status: 'True', severity: '' };
-    return { type, status: 'False', severity: (ready?.severity as Cond['severity']) || 'Info', reason: ready?.reason ?? 'Reconciling', message: ready?.message };
+    return {
+      type,
+      status: 'False',
+      severity: (ready?.severity as Cond['severity']) || 'Info',
+      reason: ready?.reason ?? 'Reconciling',
+      message: ready?.message,
+    };
   }
 
-  private async kubeconfig(cp: Obj, clusterName: string, mc: Obj): Promise<void> {
-    const src = mc.spec?.operatorSpec?.secrets?.adminCredentials ?? mc.spec?.operatorSpec?.secrets?.userCredentials;
-    const value = src ? unb64(this.cache.get('Secret', cp.metadata.namespace, src.name)?.data?.[src.key]) : undefined;
+  private async kubeconfig(
+    cp: Obj,
+    clusterName: string,
+    mc: Obj,
+  ): Promise<void> {
+    const src =
+      mc.spec?.operatorSpec?.secrets?.adminCredentials ??
+      mc.spec?.operatorSpec?.secrets?.userCredentials;
+    const value = src
+      ? unb64(
+          this.cache.get('Secret', cp.metadata.namespace, src.name)?.data?.[
+            src.key
+          ],
+        )
+      : undefined;
     if (!value) return;
     const name = `${clusterName}-kubeconfig`;
     const current = this.cache.get('Secret', cp.metadata.namespace, name);
@@ -348,11 +630,20 @@ export class LegacyControllers {
     const secret: Obj = {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name, namespace: cp.metadata.namespace, labels: { [CLUSTER_NAME]: clusterName }, ownerReferences: [ownerRef(cp)] },
+      metadata: {
+        name,
+        namespace: cp.metadata.namespace,
+        labels: { [CLUSTER_NAME]: clusterName },
+        ownerReferences: [ownerRef(cp)],
+      },
       type: 'cluster.x-k8s.io/secret',
       data: { value: b64(value) },
     };
-    if (current) await this.kube.replace(K.Secret, { ...secret, metadata: { ...current.metadata, labels: secret.metadata.labels } });
+    if (current)
+      await this.kube.replace(K.Secret, {
+        ...secret,
+        metadata: { ...current.metadata, labels: secret.metadata.labels },
+      });
     else await this.kube.createIfAbsent(K.Secret, secret);
   }
 
@@ -362,19 +653,29 @@ export class LegacyControllers {
     if (!ammp) return;
     const cluster = this.cluster(ammp);
     if (!cluster) return;
-    if (this.paused(ammp, cluster)) return this.pause(ammp, ['ManagedClustersAgentPool']);
-    if (isDeleting(ammp)) return this.deleteOwned(ammp, AMMP_FINALIZER, ['ManagedClustersAgentPool']);
+    if (this.paused(ammp, cluster))
+      return this.pause(ammp, ['ManagedClustersAgentPool']);
+    if (isDeleting(ammp))
+      return this.deleteOwned(ammp, AMMP_FINALIZER, [
+        'ManagedClustersAgentPool',
+      ]);
     await this.start(ammp, AMMP_FINALIZER, ['ManagedClustersAgentPool']);
     const clusterName = cluster.metadata.name;
     const cpName = cluster.spec?.controlPlaneRef?.name;
-    const mc = cpName ? this.cache.get('ManagedCluster', namespace, normalize(cpName)) : undefined;
+    const mc = cpName
+      ? this.cache.get('ManagedCluster', namespace, normalize(cpName))
+      : undefined;
     if (!mc) return; // the pool is created once the cluster's ManagedCluster exists
     const pool = await this.ensureAso(
       'ManagedClustersAgentPool',
       ammp,
       clusterName,
       normalize(name),
-      { azureName: ammp.spec.name ?? name, owner: { name: mc.metadata.name }, ...legacyPoolFields(ammp, this.replicasOf(ammp)) },
+      {
+        azureName: ammp.spec.name ?? name,
+        owner: { name: mc.metadata.name },
+        ...legacyPoolFields(ammp, this.replicasOf(ammp)),
+      },
       true,
     );
     const ready = getCondition(pool, 'Ready');
@@ -382,8 +683,20 @@ export class LegacyControllers {
     let conditions = ammp.status?.conditions as Condition[] | undefined;
     conditions = setCondition(conditions, cond);
     conditions = setCondition(conditions, { ...cond, type: 'Ready' });
-    const status = { ...(ammp.status ?? {}), conditions, ready: cond.status === 'True', replicas: pool?.status?.count ?? 0 };
-    if (!same(ammp.status, status)) await this.kube.mergePatch(K.AzureManagedMachinePool, namespace, name, { status }, 'status');
+    const status = {
+      ...(ammp.status ?? {}),
+      conditions,
+      ready: cond.status === 'True',
+      replicas: pool?.status?.count ?? 0,
+    };
+    if (!same(ammp.status, status))
+      await this.kube.mergePatch(
+        K.AzureManagedMachinePool,
+        namespace,
+        name,
+        { status },
+        'status',
+      );
   }
 
   private async reconcileCluster(key: Key): Promise<Result | void> {
@@ -392,31 +705,65 @@ export class LegacyControllers {
     if (!amc) return;
     const cluster = this.cluster(amc);
     if (!cluster || this.paused(amc, cluster) || isDeleting(amc)) return;
-    const cp = this.cache.get('AzureManagedControlPlane', namespace, cluster.spec?.controlPlaneRef?.name ?? '');
+    const cp = this.cache.get(
+      'AzureManagedControlPlane',
+      namespace,
+      cluster.spec?.controlPlaneRef?.name ?? '',
+    );
     const endpoint = cp?.spec?.controlPlaneEndpoint;
     if (endpoint?.host && !same(amc.spec?.controlPlaneEndpoint, endpoint)) {
-      await this.kube.mergePatch(K.AzureManagedCluster, namespace, name, { spec: { controlPlaneEndpoint: endpoint } });
+      await this.kube.mergePatch(K.AzureManagedCluster, namespace, name, {
+        spec: { controlPlaneEndpoint: endpoint },
+      });
     }
     const ready = Boolean(endpoint?.host);
-    if (amc.status?.ready !== ready) await this.kube.mergePatch(K.AzureManagedCluster, namespace, name, { status: { ready } }, 'status');
+    if (amc.status?.ready !== ready)
+      await this.kube.mergePatch(
+        K.AzureManagedCluster,
+        namespace,
+        name,
+        { status: { ready } },
+        'status',
+      );
   }
 
   /** Deleting a legacy object deletes the ASO objects it controls (ASO then acts on their policy), then its finalizer. */
-  private async deleteOwned(owner: Obj, finalizer: string, kinds: Array<'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'>): Promise<Result | void> {
+  private async deleteOwned(
+    owner: Obj,
+    finalizer: string,
+    kinds: Array<
+      'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'
+    >,
+  ): Promise<Result | void> {
     if (!hasFinalizer(owner, finalizer)) return;
     let remaining = 0;
     for (const kind of kinds) {
       for (const o of this.cache.list(kind, owner.metadata.namespace)) {
         if (controllerOf(o)?.uid !== owner.metadata.uid) continue;
         remaining++;
-        if (!isDeleting(o)) await this.kube.delete(K[kind], o.metadata.namespace, o.metadata.name);
+        if (!isDeleting(o))
+          await this.kube.delete(
+            K[kind],
+            o.metadata.namespace,
+            o.metadata.name,
+          );
       }
     }
     if (remaining) return { requeueAfterMs: 200 };
     await this.kube
-      .mergePatch(K[owner.kind as 'AzureManagedControlPlane'], owner.metadata.namespace, owner.metadata.name, {
-        metadata: { finalizers: (owner.metadata.finalizers ?? []).filter(f => f !== finalizer), resourceVersion: owner.metadata.resourceVersion },
-      })
+      .mergePatch(
+        K[owner.kind as 'AzureManagedControlPlane'],
+        owner.metadata.namespace,
+        owner.metadata.name,
+        {
+          metadata: {
+            finalizers: (owner.metadata.finalizers ?? []).filter(
+              f => f !== finalizer,
+            ),
+            resourceVersion: owner.metadata.resourceVersion,
+          },
+        },
+      )
       .catch(e => {
         if (!isNotFound(e)) throw e;
       });

@@ -106,12 +106,22 @@ export interface EntraSim {
   close(): Promise<void>;
 }
 
-const b64url = (data: string | Buffer) => Buffer.from(data).toString('base64url');
+const b64url = (data: string | Buffer) =>
+  Buffer.from(data).toString('base64url');
 
-function entraError(res: ServerResponse, status: number, error: string, code: number, description: string): void {
+function entraError(
+  res: ServerResponse,
+  status: number,
+  error: string,
+  code: number,
+  description: string,
+): void {
   const traceId = randomUUID();
   const correlationId = randomUUID();
-  const timestamp = new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  const timestamp = new Date()
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
   res.end(
     JSON.stringify({
@@ -126,7 +136,10 @@ function entraError(res: ServerResponse, status: number, error: string, code: nu
 }
 
 function json(res: ServerResponse, body: unknown): void {
-  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.writeHead(200, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+  });
   res.end(JSON.stringify(body));
 }
 
@@ -143,13 +156,24 @@ function readBody(req: IncomingMessage): Promise<string> {
 export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
   const tls = ensureLoopbackTls(opts.stateDir, 'entra');
   // One signing key per run: clients fetch the JWKS again when they meet an unknown kid.
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+  });
   const kid = b64url(randomUUID()).slice(0, 22);
-  const jwk = { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256', kty: 'RSA' };
+  const jwk = {
+    ...publicKey.export({ format: 'jwk' }),
+    kid,
+    use: 'sig',
+    alg: 'RS256',
+    kty: 'RSA',
+  };
 
-  const applications = new Set(opts.applications ?? [AKS_SERVER_APPLICATION_ID]);
+  const applications = new Set(
+    opts.applications ?? [AKS_SERVER_APPLICATION_ID],
+  );
   const principals = new Map<string, Required<ServicePrincipal>>(); // by client id
-  const tenants = () => new Set([...principals.values()].map(p => p.tenantId.toLowerCase()));
+  const tenants = () =>
+    new Set([...principals.values()].map(p => p.tenantId.toLowerCase()));
   const issued: IssuedToken[] = [];
   let available = true;
   let url = '';
@@ -164,8 +188,12 @@ export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
   for (const sp of opts.servicePrincipals ?? []) addServicePrincipal(sp);
 
   const signJwt = (claims: Record<string, unknown>) => {
-    const input = `${b64url(JSON.stringify({ typ: 'JWT', alg: 'RS256', kid }))}.${b64url(JSON.stringify(claims))}`;
-    return `${input}.${sign('sha256', Buffer.from(input), privateKey).toString('base64url')}`;
+    const input = `${b64url(
+      JSON.stringify({ typ: 'JWT', alg: 'RS256', kid }),
+    )}.${b64url(JSON.stringify(claims))}`;
+    return `${input}.${sign('sha256', Buffer.from(input), privateKey).toString(
+      'base64url',
+    )}`;
   };
 
   const sim: EntraSim = {
@@ -180,7 +208,8 @@ export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
     addServicePrincipal,
     setSecret(clientId, clientSecret) {
       const sp = principals.get(clientId);
-      if (!sp) throw new Error(`no service principal with client id ${clientId}`);
+      if (!sp)
+        throw new Error(`no service principal with client id ${clientId}`);
       sp.clientSecret = clientSecret;
     },
     setAvailable(value) {
@@ -191,58 +220,125 @@ export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
       if (parts.length !== 3) return undefined;
       const [h, p, sig] = parts;
       try {
-        const header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as { alg?: string; kid?: string };
+        const header = JSON.parse(
+          Buffer.from(h, 'base64url').toString('utf8'),
+        ) as { alg?: string; kid?: string };
         if (header.alg !== 'RS256' || header.kid !== kid) return undefined;
-        if (!verify('sha256', Buffer.from(`${h}.${p}`), publicKey, Buffer.from(sig, 'base64url'))) return undefined;
-        const c = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>;
+        if (
+          !verify(
+            'sha256',
+            Buffer.from(`${h}.${p}`),
+            publicKey,
+            Buffer.from(sig, 'base64url'),
+          )
+        )
+          return undefined;
+        const c = JSON.parse(
+          Buffer.from(p, 'base64url').toString('utf8'),
+        ) as Record<string, unknown>;
         const now = Math.floor(Date.now() / 1000);
-        if (typeof c.exp !== 'number' || typeof c.nbf !== 'number' || now >= c.exp || now < c.nbf) return undefined;
+        if (
+          typeof c.exp !== 'number' ||
+          typeof c.nbf !== 'number' ||
+          now >= c.exp ||
+          now < c.nbf
+        )
+          return undefined;
         if (c.iss !== issuer(String(c.tid))) return undefined;
         const trim = (s: string) => s.replace(/\/+$/, '');
-        if (audience !== undefined && trim(String(c.aud)) !== trim(audience)) return undefined;
-        return { tenantId: String(c.tid), clientId: String(c.azp), objectId: String(c.oid), audience: String(c.aud), expiresOn: c.exp * 1000 };
+        if (audience !== undefined && trim(String(c.aud)) !== trim(audience))
+          return undefined;
+        return {
+          tenantId: String(c.tid),
+          clientId: String(c.azp),
+          objectId: String(c.oid),
+          audience: String(c.aud),
+          expiresOn: c.exp * 1000,
+        };
       } catch {
         return undefined;
       }
     },
-    close: () => new Promise<void>(resolve => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>(resolve => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 
-  async function token(tenant: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function token(
+    tenant: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
     const form = new URLSearchParams(await readBody(req));
     if (!available) {
-      entraError(res, 503, 'temporarily_unavailable', 50196, 'The server is temporarily unavailable.');
+      entraError(
+        res,
+        503,
+        'temporarily_unavailable',
+        50196,
+        'The server is temporarily unavailable.',
+      );
       return;
     }
     if (!tenants().has(tenant.toLowerCase())) {
-      entraError(res, 400, 'invalid_request', 90002, `Tenant '${tenant}' not found.`);
+      entraError(
+        res,
+        400,
+        'invalid_request',
+        90002,
+        `Tenant '${tenant}' not found.`,
+      );
       return;
     }
     if (form.get('grant_type') !== 'client_credentials') {
-      entraError(res, 400, 'unsupported_grant_type', 70003, 'The app requested an unsupported grant type.');
+      entraError(
+        res,
+        400,
+        'unsupported_grant_type',
+        70003,
+        'The app requested an unsupported grant type.',
+      );
       return;
     }
     const clientId = form.get('client_id') ?? '';
     const sp = principals.get(clientId);
     if (!sp || sp.tenantId.toLowerCase() !== tenant.toLowerCase()) {
-      entraError(res, 400, 'unauthorized_client', 700016,
-        `Application with identifier '${clientId}' was not found in the directory '${tenant}'.`);
+      entraError(
+        res,
+        400,
+        'unauthorized_client',
+        700016,
+        `Application with identifier '${clientId}' was not found in the directory '${tenant}'.`,
+      );
       return;
     }
     if (form.get('client_secret') !== sp.clientSecret) {
-      entraError(res, 401, 'invalid_client', 7000215,
-        `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${clientId}'.`);
+      entraError(
+        res,
+        401,
+        'invalid_client',
+        7000215,
+        `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${clientId}'.`,
+      );
       return;
     }
     // MSAL adds openid/profile/offline_access to every request; the resource is the one `/.default` scope.
-    const resourceScope = (form.get('scope') ?? '').split(' ').find(s => s.endsWith('/.default'));
+    const resourceScope = (form.get('scope') ?? '')
+      .split(' ')
+      .find(s => s.endsWith('/.default'));
     const audience = resourceScope?.slice(0, -'/.default'.length) ?? '';
     if (!applications.has(audience)) {
-      entraError(res, 400, 'invalid_scope', 500011,
-        `The resource principal named ${audience || '(none)'} was not found in the tenant named ${tenant}.`);
+      entraError(
+        res,
+        400,
+        'invalid_scope',
+        500011,
+        `The resource principal named ${
+          audience || '(none)'
+        } was not found in the tenant named ${tenant}.`,
+      );
       return;
     }
     const now = Math.floor(Date.now() / 1000);
@@ -262,43 +358,87 @@ export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
       ver: '2.0',
       uti: b64url(randomUUID()).slice(0, 22),
     });
-    issued.push({ tenantId: sp.tenantId, clientId, objectId: sp.objectId, audience, expiresOn: (now + lifetime) * 1000 });
-    json(res, { token_type: 'Bearer', expires_in: lifetime, ext_expires_in: lifetime, access_token: accessToken });
+    issued.push({
+      tenantId: sp.tenantId,
+      clientId,
+      objectId: sp.objectId,
+      audience,
+      expiresOn: (now + lifetime) * 1000,
+    });
+    json(res, {
+      token_type: 'Bearer',
+      expires_in: lifetime,
+      ext_expires_in: lifetime,
+      access_token: accessToken,
+    });
   }
 
-  const server = createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
-    const path = new URL(req.url ?? '/', 'https://localhost').pathname;
-    const [tenant, ...rest] = path.split('/').filter(Boolean);
-    const route = rest.join('/');
-    const handle = async () => {
-      if (req.method === 'GET' && route === 'v2.0/.well-known/openid-configuration') {
-        const base = `${url}/${tenant}`;
-        json(res, {
-          issuer: issuer(tenant),
-          authorization_endpoint: `${base}/oauth2/v2.0/authorize`,
-          token_endpoint: `${base}/oauth2/v2.0/token`,
-          jwks_uri: `${base}/discovery/v2.0/keys`,
-          end_session_endpoint: `${base}/oauth2/v2.0/logout`,
-          response_types_supported: ['code', 'id_token', 'code id_token', 'id_token token'],
-          subject_types_supported: ['pairwise'],
-          id_token_signing_alg_values_supported: ['RS256'],
-          token_endpoint_auth_methods_supported: ['client_secret_post', 'private_key_jwt', 'client_secret_basic'],
-          scopes_supported: ['openid', 'profile', 'email', 'offline_access'],
-          claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'nbf', 'oid', 'tid', 'azp', 'ver'],
-          tenant_region_scope: null,
-        });
-      } else if (req.method === 'GET' && route === 'discovery/v2.0/keys') {
-        json(res, { keys: [jwk] });
-      } else if (req.method === 'POST' && route === 'oauth2/v2.0/token') {
-        await token(tenant ?? '', req, res);
-      } else {
-        entraError(res, 404, 'invalid_request', 900561, `The endpoint ${req.method} ${path} is not simulated.`);
-      }
-    };
-    handle().catch(e => {
-      if (!res.headersSent) entraError(res, 500, 'server_error', 50000, (e as Error).message);
-    });
-  });
+  const server = createServer(
+    { cert: tls.certPem, key: tls.keyPem },
+    (req, res) => {
+      const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+      const [tenant, ...rest] = path.split('/').filter(Boolean);
+      const route = rest.join('/');
+      const handle = async () => {
+        if (
+          req.method === 'GET' &&
+          route === 'v2.0/.well-known/openid-configuration'
+        ) {
+          const base = `${url}/${tenant}`;
+          json(res, {
+            issuer: issuer(tenant),
+            authorization_endpoint: `${base}/oauth2/v2.0/authorize`,
+            token_endpoint: `${base}/oauth2/v2.0/token`,
+            jwks_uri: `${base}/discovery/v2.0/keys`,
+            end_session_endpoint: `${base}/oauth2/v2.0/logout`,
+            response_types_supported: [
+              'code',
+              'id_token',
+              'code id_token',
+              'id_token token',
+            ],
+            subject_types_supported: ['pairwise'],
+            id_token_signing_alg_values_supported: ['RS256'],
+            token_endpoint_auth_methods_supported: [
+              'client_secret_post',
+              'private_key_jwt',
+              'client_secret_basic',
+            ],
+            scopes_supported: ['openid', 'profile', 'email', 'offline_access'],
+            claims_supported: [
+              'sub',
+              'iss',
+              'aud',
+              'exp',
+              'iat',
+              'nbf',
+              'oid',
+              'tid',
+              'azp',
+              'ver',
+            ],
+            tenant_region_scope: null,
+          });
+        } else if (req.method === 'GET' && route === 'discovery/v2.0/keys') {
+          json(res, { keys: [jwk] });
+        } else if (req.method === 'POST' && route === 'oauth2/v2.0/token') {
+          await token(tenant ?? '', req, res);
+        } else {
+          entraError(
+            res,
+            404,
+            'invalid_request',
+            900561,
+            `The endpoint ${req.method} ${path} is not simulated.`,
+          );
+        }
+      };
+      handle().catch(e => {
+        if (!res.headersSent)
+          entraError(res, 500, 'server_error', 50000, (e as Error).message);
+      });
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());

@@ -1,4 +1,9 @@
-import { KubeConfig, makeInformer, type Informer, type ObjectCache } from '@kubernetes/client-node';
+import {
+  KubeConfig,
+  makeInformer,
+  type Informer,
+  type ObjectCache,
+} from '@kubernetes/client-node';
 import { K, pathOf, type KindName } from './kinds.ts';
 import type { Kube } from './kube.ts';
 import type { Obj } from './types.ts';
@@ -12,25 +17,39 @@ type Handler = (type: EventType, obj: Obj) => void;
  * reason other than 410/timeout stops in client-node: it is restarted here after a short delay.
  */
 export class Cache {
-  private readonly informers = new Map<KindName, Informer<any> & ObjectCache<any>>();
+  private readonly informers = new Map<
+    KindName,
+    Informer<any> & ObjectCache<any>
+  >();
   private readonly handlers = new Map<KindName, Handler[]>();
   private stopped = false;
 
   /** Only objects in namespaces this accepts are seen (cluster-scoped objects always are). */
   private readonly accept: (ns: string | undefined) => boolean;
 
-  constructor(kube: Kube, kc: KubeConfig, kinds: KindName[], accept: (ns: string | undefined) => boolean = () => true) {
+  constructor(
+    kube: Kube,
+    kc: KubeConfig,
+    kinds: KindName[],
+    accept: (ns: string | undefined) => boolean = () => true,
+  ) {
     this.accept = accept;
     for (const name of kinds) {
       const kind = K[name];
-      const informer = makeInformer(kc, pathOf(kind), () => kube.list(kind) as any);
+      const informer = makeInformer(
+        kc,
+        pathOf(kind),
+        () => kube.list(kind) as any,
+      );
       const dispatch = (type: EventType) => (obj: any) => {
         if (!this.accept((obj as Obj).metadata.namespace)) return;
         for (const h of this.handlers.get(name) ?? []) {
           try {
             h(type, obj as Obj);
           } catch (e) {
-            process.stderr.write(`[capz-sim] handler for ${name} failed: ${(e as Error).stack}\n`);
+            process.stderr.write(
+              `[capz-sim] handler for ${name} failed: ${(e as Error).stack}\n`,
+            );
           }
         }
       };
@@ -38,7 +57,11 @@ export class Cache {
       informer.on('update', dispatch('update'));
       informer.on('delete', dispatch('delete'));
       informer.on('error', () => {
-        if (!this.stopped) setTimeout(() => !this.stopped && informer.start().catch(() => undefined), 500);
+        if (!this.stopped)
+          setTimeout(
+            () => !this.stopped && informer.start().catch(() => undefined),
+            500,
+          );
       });
       this.informers.set(name, informer);
     }
@@ -63,6 +86,8 @@ export class Cache {
   }
 
   list(kind: KindName, ns?: string): Obj[] {
-    return ((this.informers.get(kind)?.list(ns) ?? []) as Obj[]).filter(o => this.accept(o.metadata.namespace));
+    return ((this.informers.get(kind)?.list(ns) ?? []) as Obj[]).filter(o =>
+      this.accept(o.metadata.namespace),
+    );
   }
 }

@@ -4,8 +4,9 @@ import type { Obj } from './types.ts';
 
 /** `namespace/name` of the controller's primary object. */
 export type Key = string;
-export const keyOf = (o: { metadata: { namespace?: string; name: string } }): Key =>
-  `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+export const keyOf = (o: {
+  metadata: { namespace?: string; name: string };
+}): Key => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 export const splitKey = (key: Key) => {
   const i = key.indexOf('/');
   return { namespace: key.slice(0, i) || undefined, name: key.slice(i + 1) };
@@ -43,7 +44,8 @@ export class Controller {
     this.spec = spec;
     this.log = log;
     cache.on(spec.kind, (_t, obj) => this.enqueue(keyOf(obj)));
-    for (const w of spec.watches ?? []) cache.on(w.kind, (_t, obj) => w.map(obj).forEach(k => this.enqueue(k)));
+    for (const w of spec.watches ?? [])
+      cache.on(w.kind, (_t, obj) => w.map(obj).forEach(k => this.enqueue(k)));
   }
 
   enqueue(key: Key): void {
@@ -93,12 +95,17 @@ export class Controller {
       try {
         const result = await this.spec.reconcile(key);
         this.failures.delete(key);
-        if (result?.requeueAfterMs !== undefined) this.enqueueAfter(key, result.requeueAfterMs);
+        if (result?.requeueAfterMs !== undefined)
+          this.enqueueAfter(key, result.requeueAfterMs);
       } catch (e) {
         const n = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, n);
         const delay = Math.min(50 * 2 ** n, 5000);
-        this.log(`${this.spec.name} ${key}: ${(e as Error).message} (retry in ${delay} ms)`);
+        this.log(
+          `${this.spec.name} ${key}: ${
+            (e as Error).message
+          } (retry in ${delay} ms)`,
+        );
         this.enqueueAfter(key, delay);
       }
     }

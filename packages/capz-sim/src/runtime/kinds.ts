@@ -7,7 +7,13 @@ export interface Kind {
   namespaced: boolean;
 }
 
-const k = (group: string, version: string, kind: string, plural = `${kind.toLowerCase()}s`, namespaced = true): Kind => ({
+const k = (
+  group: string,
+  version: string,
+  kind: string,
+  plural = `${kind.toLowerCase()}s`,
+  namespaced = true,
+): Kind => ({
   group,
   version,
   kind,
@@ -24,22 +30,44 @@ export const K = {
   Cluster: k('cluster.x-k8s.io', 'v1beta2', 'Cluster'),
   MachinePool: k('cluster.x-k8s.io', 'v1beta2', 'MachinePool'),
   AzureASOManagedCluster: k(CAPZ, 'v1beta1', 'AzureASOManagedCluster'),
-  AzureASOManagedControlPlane: k(CAPZ, 'v1beta1', 'AzureASOManagedControlPlane'),
+  AzureASOManagedControlPlane: k(
+    CAPZ,
+    'v1beta1',
+    'AzureASOManagedControlPlane',
+  ),
   AzureASOManagedMachinePool: k(CAPZ, 'v1beta1', 'AzureASOManagedMachinePool'),
   AzureManagedCluster: k(CAPZ, 'v1beta1', 'AzureManagedCluster'),
   AzureManagedControlPlane: k(CAPZ, 'v1beta1', 'AzureManagedControlPlane'),
   AzureManagedMachinePool: k(CAPZ, 'v1beta1', 'AzureManagedMachinePool'),
   ResourceGroup: k('resources.azure.com', 'v1api20200601', 'ResourceGroup'),
-  ManagedCluster: k('containerservice.azure.com', 'v1api20240901', 'ManagedCluster'),
-  ManagedClustersAgentPool: k('containerservice.azure.com', 'v1api20240901', 'ManagedClustersAgentPool'),
+  ManagedCluster: k(
+    'containerservice.azure.com',
+    'v1api20240901',
+    'ManagedCluster',
+  ),
+  ManagedClustersAgentPool: k(
+    'containerservice.azure.com',
+    'v1api20240901',
+    'ManagedClustersAgentPool',
+  ),
 } as const;
 
 export type KindName = keyof typeof K;
 
-export const apiVersionOf = (kind: Kind) => (kind.group ? `${kind.group}/${kind.version}` : kind.version);
+export const apiVersionOf = (kind: Kind) =>
+  kind.group ? `${kind.group}/${kind.version}` : kind.version;
 
-export function pathOf(kind: Kind, ns?: string, name?: string, sub?: string): string {
-  const base = kind.group ? `/apis/${kind.group}/${kind.version}` : `/api/${kind.version}`;
+export function pathOf(
+  kind: Kind,
+  ns?: string,
+  name?: string,
+  sub?: string,
+): string {
+  const base = kind.group
+    ? `/apis/${kind.group}/${kind.version}`
+    : `/api/${kind.version}`;
   const nsPart = kind.namespaced && ns ? `/namespaces/${ns}` : '';
-  return `${base}${nsPart}/${kind.plural}${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+  return `${base}${nsPart}/${kind.plural}${name ? `/${name}` : ''}${
+    sub ? `/${sub}` : ''
+  }`;
 }

@@ -5,7 +5,14 @@
  * directory and reused, so clients that trusted the CA keep working across restarts.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 export interface LoopbackTls {
@@ -15,15 +22,26 @@ export interface LoopbackTls {
   keyPem: string;
 }
 
-const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+const openssl = (args: string[]) =>
+  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 
 // P-256 keys: as good as RSA for a loopback test server and much quicker to generate on a small machine.
-const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+const EC_KEY = [
+  '-newkey',
+  'ec',
+  '-pkeyopt',
+  'ec_paramgen_curve:prime256v1',
+  '-nodes',
+];
 
 /** `name` names the folder (`<name>-tls`) and the CA (`capz-sim-<name>-ca`). */
 export function ensureLoopbackTls(stateDir: string, name: string): LoopbackTls {
   const dir = join(stateDir, `${name}-tls`);
-  const files = { ca: join(dir, 'ca.crt'), cert: join(dir, 'server.crt'), key: join(dir, 'server.key') };
+  const files = {
+    ca: join(dir, 'ca.crt'),
+    cert: join(dir, 'server.crt'),
+    key: join(dir, 'server.key'),
+  };
   if (!existsSync(files.key)) {
     // Generate in a private directory and rename it into place, so a concurrent start never sees half a PKI.
     mkdirSync(stateDir, { recursive: true });
@@ -31,18 +49,59 @@ export function ensureLoopbackTls(stateDir: string, name: string): LoopbackTls {
     mkdirSync(tmp, { mode: 0o700 });
     const t = (f: string) => join(tmp, f);
     try {
-      openssl(['req', '-x509', ...EC_KEY, '-keyout', t('ca.key'), '-out', t('ca.crt'), '-days', '3650',
-        '-subj', `/CN=capz-sim-${name}-ca`,
-        '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
-      writeFileSync(t('san.ext'), [
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-        'basicConstraints=CA:FALSE',
-        'extendedKeyUsage=serverAuth',
-        'keyUsage=critical,digitalSignature',
-      ].join('\n'));
-      openssl(['req', ...EC_KEY, '-keyout', t('server.key'), '-out', t('server.csr'), '-subj', '/CN=localhost']);
-      openssl(['x509', '-req', '-in', t('server.csr'), '-CA', t('ca.crt'), '-CAkey', t('ca.key'), '-CAcreateserial',
-        '-out', t('server.crt'), '-days', '3650', '-extfile', t('san.ext')]);
+      openssl([
+        'req',
+        '-x509',
+        ...EC_KEY,
+        '-keyout',
+        t('ca.key'),
+        '-out',
+        t('ca.crt'),
+        '-days',
+        '3650',
+        '-subj',
+        `/CN=capz-sim-${name}-ca`,
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      ]);
+      writeFileSync(
+        t('san.ext'),
+        [
+          'subjectAltName=IP:127.0.0.1,DNS:localhost',
+          'basicConstraints=CA:FALSE',
+          'extendedKeyUsage=serverAuth',
+          'keyUsage=critical,digitalSignature',
+        ].join('\n'),
+      );
+      openssl([
+        'req',
+        ...EC_KEY,
+        '-keyout',
+        t('server.key'),
+        '-out',
+        t('server.csr'),
+        '-subj',
+        '/CN=localhost',
+      ]);
+      openssl([
+        'x509',
+        '-req',
+        '-in',
+        t('server.csr'),
+        '-CA',
+        t('ca.crt'),
+        '-CAkey',
+        t('ca.key'),
+        '-CAcreateserial',
+        '-out',
+        t('server.crt'),
+        '-days',
+        '3650',
+        '-extfile',
+        t('san.ext'),
+      ]);
       renameSync(tmp, dir);
     } catch (e) {
       rmSync(tmp, { recursive: true, force: true });

@@ -2,7 +2,11 @@
  * Building blocks of the named scenarios: clusters in the shapes each API produces. Objects are written as a person
  * (or the scaffolder) would write them; the simulated controllers do the rest.
  */
-import { SIM_SERVICE_PRINCIPAL, servicePrincipalSecretData, type SimServicePrincipal } from '../azure/credential.ts';
+import {
+  SIM_SERVICE_PRINCIPAL,
+  servicePrincipalSecretData,
+  type SimServicePrincipal,
+} from '../azure/credential.ts';
 import type { AgentPoolSpec, AzureWorld } from '../azure/model.ts';
 import { apiVersionOf, K, type KindName } from '../runtime/kinds.ts';
 import type { Kube } from '../runtime/kube.ts';
@@ -16,7 +20,13 @@ export interface PoolSeed extends AgentPoolSpec {
 }
 
 const CAPZ = 'infrastructure.cluster.x-k8s.io';
-const o = (kind: KindName, namespace: string, name: string, spec: unknown, metadata: Partial<Obj['metadata']> = {}): Obj => ({
+const o = (
+  kind: KindName,
+  namespace: string,
+  name: string,
+  spec: unknown,
+  metadata: Partial<Obj['metadata']> = {},
+): Obj => ({
   apiVersion: apiVersionOf(K[kind]),
   kind: K[kind].kind,
   metadata: { name, namespace, ...metadata },
@@ -24,14 +34,23 @@ const o = (kind: KindName, namespace: string, name: string, spec: unknown, metad
 });
 
 export async function ensureNamespace(kube: Kube, name: string): Promise<void> {
-  await kube.createIfAbsent(K.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  await kube.createIfAbsent(K.Namespace, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name },
+  });
 }
 
 /**
  * An ASO credential Secret (capz-ground-truth 3: the aks-aso flavor's credentials.yaml shape), in the service principal
  * with client secret form (azure-side 2.2), for the simulator's service principal unless another is given.
  */
-export function credentialSecretObject(namespace: string, name: string, subscription: string, sp: SimServicePrincipal = SIM_SERVICE_PRINCIPAL): Obj {
+export function credentialSecretObject(
+  namespace: string,
+  name: string,
+  subscription: string,
+  sp: SimServicePrincipal = SIM_SERVICE_PRINCIPAL,
+): Obj {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -41,15 +60,29 @@ export function credentialSecretObject(namespace: string, name: string, subscrip
   };
 }
 
-export async function credentialSecret(kube: Kube, namespace: string, name: string, subscription: string): Promise<void> {
+export async function credentialSecret(
+  kube: Kube,
+  namespace: string,
+  name: string,
+  subscription: string,
+): Promise<void> {
   const wanted = credentialSecretObject(namespace, name, subscription);
   if (await kube.createIfAbsent(K.Secret, wanted)) return;
   // A demo cluster kept from before the seeds used a client secret holds the workload-identity form of the simulator's
   // own Secret: bring it to the client-secret form (a Secret someone else wrote, for another client, is left alone).
   const live = await kube.get(K.Secret, namespace, name);
   const data = live?.data;
-  if (data && !data.AZURE_CLIENT_SECRET && data.AZURE_CLIENT_ID === wanted.data!.AZURE_CLIENT_ID) {
-    await kube.mergePatch(K.Secret, namespace, name, { data: { AZURE_CLIENT_SECRET: wanted.data!.AZURE_CLIENT_SECRET, AUTH_MODE: null } });
+  if (
+    data &&
+    !data.AZURE_CLIENT_SECRET &&
+    data.AZURE_CLIENT_ID === wanted.data!.AZURE_CLIENT_ID
+  ) {
+    await kube.mergePatch(K.Secret, namespace, name, {
+      data: {
+        AZURE_CLIENT_SECRET: wanted.data!.AZURE_CLIENT_SECRET,
+        AUTH_MODE: null,
+      },
+    });
   }
 }
 
@@ -76,22 +109,33 @@ export function azureOnlyCluster(
 ): void {
   const location = opts.location ?? 'westeurope';
   if (!world.getResourceGroup(sub, rg)) {
-    world.putResourceGroup(sub, rg, { location: opts.resourceGroupLocation ?? location, ...(opts.resourceGroupTags ? { tags: opts.resourceGroupTags } : {}) });
+    world.putResourceGroup(sub, rg, {
+      location: opts.resourceGroupLocation ?? location,
+      ...(opts.resourceGroupTags ? { tags: opts.resourceGroupTags } : {}),
+    });
   }
   if (world.getManagedCluster(sub, rg, name)) return;
   world.putManagedCluster(sub, rg, name, {
     location,
     kubernetesVersion: opts.version ?? '1.33.2',
     ...(opts.tags ? { tags: opts.tags } : {}),
-    ...(opts.entraOnly ? { disableLocalAccounts: true, aadProfile: { managed: true, enableAzureRBAC: true } } : {}),
+    ...(opts.entraOnly
+      ? {
+          disableLocalAccounts: true,
+          aadProfile: { managed: true, enableAzureRBAC: true },
+        }
+      : {}),
     agentPoolProfiles: opts.pools,
   });
 }
 
 /** `key=value:Effect` (AKS's taint strings) as CAPZ's AzureManagedMachinePool `spec.taints` entries. */
-export function taintsOf(nodeTaints: string[] | undefined): Array<{ key: string; value: string; effect: string }> {
+export function taintsOf(
+  nodeTaints: string[] | undefined,
+): Array<{ key: string; value: string; effect: string }> {
   return (nodeTaints ?? []).map(t => {
-    const m = /^([^=:]+)(?:=([^:]*))?:(NoSchedule|NoExecute|PreferNoSchedule)$/.exec(t);
+    const m =
+      /^([^=:]+)(?:=([^:]*))?:(NoSchedule|NoExecute|PreferNoSchedule)$/.exec(t);
     if (!m) throw new Error(`taint "${t}" is not key=value:Effect`);
     return { key: m[1], value: m[2] ?? '', effect: m[3] };
   });
@@ -133,40 +177,89 @@ export async function legacyCluster(
     tags: capzTags(name, name, opts.additionalTags),
     resourceGroupTags: opts.resourceGroupTags,
   });
-  await kube.createIfAbsent(K.Cluster, o('Cluster', ns, name, {
-    controlPlaneRef: { apiGroup: CAPZ, kind: 'AzureManagedControlPlane', name },
-    infrastructureRef: { apiGroup: CAPZ, kind: 'AzureManagedCluster', name },
-  }));
-  await kube.createIfAbsent(K.AzureManagedCluster, o('AzureManagedCluster', ns, name, {}));
-  await kube.createIfAbsent(K.AzureManagedControlPlane, o('AzureManagedControlPlane', ns, name, {
-    identityRef: { apiVersion: `${CAPZ}/v1beta1`, kind: 'AzureClusterIdentity', name: 'cluster-identity', namespace: ns },
-    location,
-    resourceGroupName: opts.resourceGroup,
-    subscriptionID: opts.subscription,
-    version: `v${version}`,
-    ...(opts.additionalTags ? { additionalTags: opts.additionalTags } : {}),
-    ...(opts.entraOnly ? { aadProfile: { managed: true, adminGroupObjectIDs: ['00000000-0000-0000-0000-00000000a0a0'] }, disableLocalAccounts: true } : {}),
-  }));
+  await kube.createIfAbsent(
+    K.Cluster,
+    o('Cluster', ns, name, {
+      controlPlaneRef: {
+        apiGroup: CAPZ,
+        kind: 'AzureManagedControlPlane',
+        name,
+      },
+      infrastructureRef: { apiGroup: CAPZ, kind: 'AzureManagedCluster', name },
+    }),
+  );
+  await kube.createIfAbsent(
+    K.AzureManagedCluster,
+    o('AzureManagedCluster', ns, name, {}),
+  );
+  await kube.createIfAbsent(
+    K.AzureManagedControlPlane,
+    o('AzureManagedControlPlane', ns, name, {
+      identityRef: {
+        apiVersion: `${CAPZ}/v1beta1`,
+        kind: 'AzureClusterIdentity',
+        name: 'cluster-identity',
+        namespace: ns,
+      },
+      location,
+      resourceGroupName: opts.resourceGroup,
+      subscriptionID: opts.subscription,
+      version: `v${version}`,
+      ...(opts.additionalTags ? { additionalTags: opts.additionalTags } : {}),
+      ...(opts.entraOnly
+        ? {
+            aadProfile: {
+              managed: true,
+              adminGroupObjectIDs: ['00000000-0000-0000-0000-00000000a0a0'],
+            },
+            disableLocalAccounts: true,
+          }
+        : {}),
+    }),
+  );
   for (const p of opts.pools) {
     const poolName = `${name}-${p.name}`;
-    await kube.createIfAbsent(K.MachinePool, o('MachinePool', ns, poolName, {
-      clusterName: name,
-      replicas: p.count,
-      template: { spec: { clusterName: name, bootstrap: { dataSecretName: '' }, infrastructureRef: { apiGroup: CAPZ, kind: 'AzureManagedMachinePool', name: poolName }, version: `v${version}` } },
-    }));
-    await kube.createIfAbsent(K.AzureManagedMachinePool, o('AzureManagedMachinePool', ns, poolName, {
-      mode: p.mode,
-      name: p.name,
-      sku: p.vmSize ?? 'Standard_D2s_v3',
-      ...(p.enableAutoScaling ? { scaling: { minSize: p.minCount ?? 1, maxSize: p.maxCount ?? 5 } } : {}),
-      ...(p.osType ? { osType: p.osType } : {}),
-      ...(p.osDiskSizeGB !== undefined ? { osDiskSizeGB: p.osDiskSizeGB } : {}),
-      ...(p.maxPods !== undefined ? { maxPods: p.maxPods } : {}),
-      ...(p.availabilityZones?.length ? { availabilityZones: p.availabilityZones } : {}),
-      ...(p.nodeLabels ? { nodeLabels: p.nodeLabels } : {}),
-      ...(p.nodeTaints?.length ? { taints: taintsOf(p.nodeTaints) } : {}),
-      ...(p.tags ? { additionalTags: p.tags } : {}),
-    }));
+    await kube.createIfAbsent(
+      K.MachinePool,
+      o('MachinePool', ns, poolName, {
+        clusterName: name,
+        replicas: p.count,
+        template: {
+          spec: {
+            clusterName: name,
+            bootstrap: { dataSecretName: '' },
+            infrastructureRef: {
+              apiGroup: CAPZ,
+              kind: 'AzureManagedMachinePool',
+              name: poolName,
+            },
+            version: `v${version}`,
+          },
+        },
+      }),
+    );
+    await kube.createIfAbsent(
+      K.AzureManagedMachinePool,
+      o('AzureManagedMachinePool', ns, poolName, {
+        mode: p.mode,
+        name: p.name,
+        sku: p.vmSize ?? 'Standard_D2s_v3',
+        ...(p.enableAutoScaling
+          ? { scaling: { minSize: p.minCount ?? 1, maxSize: p.maxCount ?? 5 } }
+          : {}),
+        ...(p.osType ? { osType: p.osType } : {}),
+        ...(p.osDiskSizeGB !== undefined
+          ? { osDiskSizeGB: p.osDiskSizeGB }
+          : {}),
+        ...(p.maxPods !== undefined ? { maxPods: p.maxPods } : {}),
+        ...(p.availabilityZones?.length
+          ? { availabilityZones: p.availabilityZones }
+          : {}),
+        ...(p.nodeLabels ? { nodeLabels: p.nodeLabels } : {}),
+        ...(p.nodeTaints?.length ? { taints: taintsOf(p.nodeTaints) } : {}),
+        ...(p.tags ? { additionalTags: p.tags } : {}),
+      }),
+    );
   }
 }
 
@@ -176,61 +269,147 @@ export async function legacyCluster(
  */
 export async function asoManagedCluster(
   kube: Kube,
-  opts: { namespace: string; name: string; location?: string; version?: string; credentialSecret: string; pools: PoolSeed[]; apiVersion?: 'v1beta1' | 'v1alpha1'; entraOnly?: boolean },
+  opts: {
+    namespace: string;
+    name: string;
+    location?: string;
+    version?: string;
+    credentialSecret: string;
+    pools: PoolSeed[];
+    apiVersion?: 'v1beta1' | 'v1alpha1';
+    entraOnly?: boolean;
+  },
 ): Promise<void> {
   const { namespace: ns, name } = opts;
   const capzVersion = `${CAPZ}/${opts.apiVersion ?? 'v1beta1'}`;
-  const credential = { 'serviceoperator.azure.com/credential-from': opts.credentialSecret };
+  const credential = {
+    'serviceoperator.azure.com/credential-from': opts.credentialSecret,
+  };
   const location = opts.location ?? 'westeurope';
   const version = `v${opts.version ?? '1.33.2'}`;
-  await kube.createIfAbsent(K.Cluster, o('Cluster', ns, name, {
-    controlPlaneRef: { apiGroup: CAPZ, kind: 'AzureASOManagedControlPlane', name },
-    infrastructureRef: { apiGroup: CAPZ, kind: 'AzureASOManagedCluster', name },
-  }));
-  const withVersion = (kind: KindName, obj: Obj) => ({ ...obj, apiVersion: capzVersion, kind: K[kind].kind });
-  await kube.createIfAbsent(K.AzureASOManagedControlPlane, withVersion('AzureASOManagedControlPlane', o('AzureASOManagedControlPlane', ns, name, {
-    version,
-    resources: [{
-      apiVersion: apiVersionOf(K.ManagedCluster),
-      kind: 'ManagedCluster',
-      metadata: { name, annotations: credential },
-      spec: {
-        dnsPrefix: name,
-        identity: { type: 'SystemAssigned' },
-        location,
-        networkProfile: { networkPlugin: 'azure' },
-        owner: { name },
-        servicePrincipalProfile: { clientId: 'msi' },
-        ...(opts.entraOnly
-          ? { disableLocalAccounts: true, aadProfile: { managed: true, enableAzureRBAC: true }, operatorSpec: { secrets: { userCredentials: { name: `${name}-user-kubeconfig`, key: 'value' } } } }
-          : {}),
+  await kube.createIfAbsent(
+    K.Cluster,
+    o('Cluster', ns, name, {
+      controlPlaneRef: {
+        apiGroup: CAPZ,
+        kind: 'AzureASOManagedControlPlane',
+        name,
       },
-    }],
-  })));
-  await kube.createIfAbsent(K.AzureASOManagedCluster, withVersion('AzureASOManagedCluster', o('AzureASOManagedCluster', ns, name, {
-    resources: [{ apiVersion: apiVersionOf(K.ResourceGroup), kind: 'ResourceGroup', metadata: { name, annotations: credential }, spec: { location } }],
-  })));
+      infrastructureRef: {
+        apiGroup: CAPZ,
+        kind: 'AzureASOManagedCluster',
+        name,
+      },
+    }),
+  );
+  const withVersion = (kind: KindName, obj: Obj) => ({
+    ...obj,
+    apiVersion: capzVersion,
+    kind: K[kind].kind,
+  });
+  await kube.createIfAbsent(
+    K.AzureASOManagedControlPlane,
+    withVersion(
+      'AzureASOManagedControlPlane',
+      o('AzureASOManagedControlPlane', ns, name, {
+        version,
+        resources: [
+          {
+            apiVersion: apiVersionOf(K.ManagedCluster),
+            kind: 'ManagedCluster',
+            metadata: { name, annotations: credential },
+            spec: {
+              dnsPrefix: name,
+              identity: { type: 'SystemAssigned' },
+              location,
+              networkProfile: { networkPlugin: 'azure' },
+              owner: { name },
+              servicePrincipalProfile: { clientId: 'msi' },
+              ...(opts.entraOnly
+                ? {
+                    disableLocalAccounts: true,
+                    aadProfile: { managed: true, enableAzureRBAC: true },
+                    operatorSpec: {
+                      secrets: {
+                        userCredentials: {
+                          name: `${name}-user-kubeconfig`,
+                          key: 'value',
+                        },
+                      },
+                    },
+                  }
+                : {}),
+            },
+          },
+        ],
+      }),
+    ),
+  );
+  await kube.createIfAbsent(
+    K.AzureASOManagedCluster,
+    withVersion(
+      'AzureASOManagedCluster',
+      o('AzureASOManagedCluster', ns, name, {
+        resources: [
+          {
+            apiVersion: apiVersionOf(K.ResourceGroup),
+            kind: 'ResourceGroup',
+            metadata: { name, annotations: credential },
+            spec: { location },
+          },
+        ],
+      }),
+    ),
+  );
   for (const p of opts.pools) {
     const poolName = `${name}-${p.name}`;
-    await kube.createIfAbsent(K.MachinePool, o('MachinePool', ns, poolName, {
-      clusterName: name,
-      replicas: p.count,
-      template: { spec: { clusterName: name, bootstrap: { dataSecretName: '' }, infrastructureRef: { apiGroup: CAPZ, kind: 'AzureASOManagedMachinePool', name: poolName }, version } },
-    }));
-    await kube.createIfAbsent(K.AzureASOManagedMachinePool, withVersion('AzureASOManagedMachinePool', o('AzureASOManagedMachinePool', ns, poolName, {
-      resources: [{
-        apiVersion: apiVersionOf(K.ManagedClustersAgentPool),
-        kind: 'ManagedClustersAgentPool',
-        metadata: { name: poolName, annotations: credential },
-        spec: {
-          azureName: p.name,
-          mode: p.mode,
-          owner: { name },
-          type: 'VirtualMachineScaleSets',
-          vmSize: p.vmSize ?? 'Standard_D2s_v3',
-          ...(p.enableAutoScaling ? { enableAutoScaling: true, minCount: p.minCount ?? 1, maxCount: p.maxCount ?? 5 } : {}),
+    await kube.createIfAbsent(
+      K.MachinePool,
+      o('MachinePool', ns, poolName, {
+        clusterName: name,
+        replicas: p.count,
+        template: {
+          spec: {
+            clusterName: name,
+            bootstrap: { dataSecretName: '' },
+            infrastructureRef: {
+              apiGroup: CAPZ,
+              kind: 'AzureASOManagedMachinePool',
+              name: poolName,
+            },
+            version,
+          },
         },
-      }],
-    })));
+      }),
+    );
+    await kube.createIfAbsent(
+      K.AzureASOManagedMachinePool,
+      withVersion(
+        'AzureASOManagedMachinePool',
+        o('AzureASOManagedMachinePool', ns, poolName, {
+          resources: [
+            {
+              apiVersion: apiVersionOf(K.ManagedClustersAgentPool),
+              kind: 'ManagedClustersAgentPool',
+              metadata: { name: poolName, annotations: credential },
+              spec: {
+                azureName: p.name,
+                mode: p.mode,
+                owner: { name },
+                type: 'VirtualMachineScaleSets',
+                vmSize: p.vmSize ?? 'Standard_D2s_v3',
+                ...(p.enableAutoScaling
+                  ? {
+                      enableAutoScaling: true,
+                      minCount: p.minCount ?? 1,
+                      maxCount: p.maxCount ?? 5,
+                    }
+                  : {}),
+              },
+            },
+          ],
+        }),
+      ),
+    );
   }
 }

@@ -26,8 +26,16 @@ import { AzureCredentialError, AzureServiceError } from './errors';
 const SUB = randomUUID();
 const OTHER_SUB = randomUUID();
 const TENANT = randomUUID();
-const READER = { tenantId: TENANT, clientId: randomUUID(), clientSecret: `reader-${randomBytes(8).toString('hex')}` };
-const OUTSIDER = { tenantId: TENANT, clientId: randomUUID(), clientSecret: `outsider-${randomBytes(8).toString('hex')}` };
+const READER = {
+  tenantId: TENANT,
+  clientId: randomUUID(),
+  clientSecret: `reader-${randomBytes(8).toString('hex')}`,
+};
+const OUTSIDER = {
+  tenantId: TENANT,
+  clientId: randomUUID(),
+  clientSecret: `outsider-${randomBytes(8).toString('hex')}`,
+};
 const MC = 'local';
 
 let stateDir: string;
@@ -39,7 +47,11 @@ let managedClusters: ObservedObject[];
 let resourceGroups: ObservedObject[];
 const logger = mockServices.logger.mock();
 
-const secretData = (sp: typeof READER, subscription = SUB, secret = sp.clientSecret) => ({
+const secretData = (
+  sp: typeof READER,
+  subscription = SUB,
+  secret = sp.clientSecret,
+) => ({
   AZURE_SUBSCRIPTION_ID: subscription,
   AZURE_TENANT_ID: sp.tenantId,
   AZURE_CLIENT_ID: sp.clientId,
@@ -60,7 +72,8 @@ function discovery(extra: Record<string, unknown> = {}): AksDiscovery {
       },
     }),
     logger,
-    readSecret: async (mc, ns, name) => (mc === MC ? secrets[`${ns}/${name}`] : undefined),
+    readSecret: async (mc, ns, name) =>
+      mc === MC ? secrets[`${ns}/${name}`] : undefined,
     managedClusters: mc => (mc === MC ? managedClusters : []),
     resourceGroups: mc => (mc === MC ? resourceGroups : []),
   });
@@ -69,9 +82,15 @@ function discovery(extra: Record<string, unknown> = {}): AksDiscovery {
 /** Resolves once every cluster and pool has finished its create operation. */
 function settled(w: AzureWorld): Promise<void> {
   const done = () =>
-    w.snapshot().managedClusters.every(
-      c => c.provisioningState === 'Succeeded' && Object.values(c.agentPools).every(p => p.provisioningState === 'Succeeded'),
-    );
+    w
+      .snapshot()
+      .managedClusters.every(
+        c =>
+          c.provisioningState === 'Succeeded' &&
+          Object.values(c.agentPools).every(
+            p => p.provisioningState === 'Succeeded',
+          ),
+      );
   return new Promise(resolve => {
     const onChange = () => {
       if (!done()) return;
@@ -83,8 +102,17 @@ function settled(w: AzureWorld): Promise<void> {
   });
 }
 
-const aso = (kind: string, namespace: string, name: string, spec: Record<string, unknown>, metadata: ObservedObject['metadata'] = {}): ObservedObject => ({
-  apiVersion: kind === 'ResourceGroup' ? 'resources.azure.com/v1api20200601' : 'containerservice.azure.com/v1api20240901',
+const aso = (
+  kind: string,
+  namespace: string,
+  name: string,
+  spec: Record<string, unknown>,
+  metadata: ObservedObject['metadata'] = {},
+): ObservedObject => ({
+  apiVersion:
+    kind === 'ResourceGroup'
+      ? 'resources.azure.com/v1api20200601'
+      : 'containerservice.azure.com/v1api20240901',
   kind,
   metadata: { namespace, name, ...metadata },
   spec,
@@ -93,19 +121,40 @@ const aso = (kind: string, namespace: string, name: string, spec: Record<string,
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'capz-aks-discovery-'));
   world = new AzureWorld({ operationMs: 1, subscriptions: [SUB, OTHER_SUB] });
-  for (const rg of ['rg-identity', 'rg-payments', 'rg-byid']) world.putResourceGroup(SUB, rg, { location: 'westeurope' });
-  world.putResourceGroup(SUB, 'rg-analytics', { location: 'westeurope', tags: { 'cost-center': 'analytics', owner: 'team-analytics' } });
+  for (const rg of ['rg-identity', 'rg-payments', 'rg-byid'])
+    world.putResourceGroup(SUB, rg, { location: 'westeurope' });
+  world.putResourceGroup(SUB, 'rg-analytics', {
+    location: 'westeurope',
+    tags: { 'cost-center': 'analytics', owner: 'team-analytics' },
+  });
   world.putManagedCluster(SUB, 'rg-analytics', 'analytics-aks', {
     location: 'westeurope',
     kubernetesVersion: '1.33.2',
     dnsPrefix: 'analytics',
     tags: { environment: 'production' },
     agentPoolProfiles: [
-      { name: 'system', mode: 'System', count: 2, vmSize: 'Standard_D2s_v3', nodeTaints: ['CriticalAddonsOnly=true:NoSchedule'] },
       {
-        name: 'etl', mode: 'User', count: 3, vmSize: 'Standard_D4s_v3', enableAutoScaling: true, minCount: 1, maxCount: 6,
-        osSKU: 'AzureLinux', availabilityZones: ['1', '2', '3'], maxPods: 50, osDiskSizeGB: 256,
-        nodeLabels: { workload: 'etl' }, nodeTaints: ['workload=etl:NoSchedule'], tags: { 'cost-center': 'analytics-etl' },
+        name: 'system',
+        mode: 'System',
+        count: 2,
+        vmSize: 'Standard_D2s_v3',
+        nodeTaints: ['CriticalAddonsOnly=true:NoSchedule'],
+      },
+      {
+        name: 'etl',
+        mode: 'User',
+        count: 3,
+        vmSize: 'Standard_D4s_v3',
+        enableAutoScaling: true,
+        minCount: 1,
+        maxCount: 6,
+        osSKU: 'AzureLinux',
+        availabilityZones: ['1', '2', '3'],
+        maxPods: 50,
+        osDiskSizeGB: 256,
+        nodeLabels: { workload: 'etl' },
+        nodeTaints: ['workload=etl:NoSchedule'],
+        tags: { 'cost-center': 'analytics-etl' },
       },
     ],
   });
@@ -113,38 +162,88 @@ beforeAll(async () => {
     location: 'northeurope',
     disableLocalAccounts: true,
     aadProfile: { managed: true, enableAzureRBAC: true },
-    agentPoolProfiles: [{ name: 'system', mode: 'System', count: 3, vmSize: 'Standard_D2s_v3' }],
+    agentPoolProfiles: [
+      { name: 'system', mode: 'System', count: 3, vmSize: 'Standard_D2s_v3' },
+    ],
   });
-  world.putManagedCluster(SUB, 'rg-payments', 'Payments-Prod', { location: 'westeurope', agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }] });
-  world.putManagedCluster(SUB, 'rg-byid', 'by-id', { location: 'westeurope', agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }] });
+  world.putManagedCluster(SUB, 'rg-payments', 'Payments-Prod', {
+    location: 'westeurope',
+    agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }],
+  });
+  world.putManagedCluster(SUB, 'rg-byid', 'by-id', {
+    location: 'westeurope',
+    agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }],
+  });
   // Same name as the ASO-managed one, but in another group: not managed.
-  world.putManagedCluster(SUB, 'rg-analytics', 'payments-prod', { location: 'westeurope', agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }] });
+  world.putManagedCluster(SUB, 'rg-analytics', 'payments-prod', {
+    location: 'westeurope',
+    agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }],
+  });
   world.putResourceGroup(OTHER_SUB, 'rg-other', { location: 'eastus' });
-  world.putManagedCluster(OTHER_SUB, 'rg-other', 'other-aks', { location: 'eastus', agentPoolProfiles: [{ name: 'np', mode: 'System', count: 1 }] });
+  world.putManagedCluster(OTHER_SUB, 'rg-other', 'other-aks', {
+    location: 'eastus',
+    agentPoolProfiles: [{ name: 'np', mode: 'System', count: 1 }],
+  });
   await settled(world);
 
-  entra = await startEntraSim({ stateDir, applications: [ARM_RESOURCE], servicePrincipals: [READER, OUTSIDER] });
-  arm = await startArmServer({ world, authorize: entraAuthorizer(entra, { [READER.clientId]: [SUB] }), stateDir });
+  entra = await startEntraSim({
+    stateDir,
+    applications: [ARM_RESOURCE],
+    servicePrincipals: [READER, OUTSIDER],
+  });
+  arm = await startArmServer({
+    world,
+    authorize: entraAuthorizer(entra, { [READER.clientId]: [SUB] }),
+    stateDir,
+  });
 
   secrets = {
     'team-a/aso-credential': secretData(READER),
     'team-a/wrong-secret': secretData(READER, SUB, 'not-the-secret'),
     'team-a/outsider': secretData(OUTSIDER),
-    'team-a/workload': { AZURE_SUBSCRIPTION_ID: SUB, AZURE_TENANT_ID: TENANT, AZURE_CLIENT_ID: READER.clientId, AUTH_MODE: 'workloadidentity' },
+    'team-a/workload': {
+      AZURE_SUBSCRIPTION_ID: SUB,
+      AZURE_TENANT_ID: TENANT,
+      AZURE_CLIENT_ID: READER.clientId,
+      AUTH_MODE: 'workloadidentity',
+    },
   };
-  resourceGroups = [aso('ResourceGroup', 'team-pay', 'payments', { azureName: 'rg-payments', location: 'westeurope' })];
+  resourceGroups = [
+    aso('ResourceGroup', 'team-pay', 'payments', {
+      azureName: 'rg-payments',
+      location: 'westeurope',
+    }),
+  ];
   managedClusters = [
     // By azureName and its owner group's azureName (ASO has not recorded an id yet).
-    aso('ManagedCluster', 'team-pay', 'payments-prod', { azureName: 'payments-prod', owner: { name: 'payments' } }, {
-      labels: { 'cluster.x-k8s.io/cluster-name': 'payments' },
-    }),
-    // By the resource id ASO recorded.
-    aso('ManagedCluster', 'team-b', 'renamed', { owner: { name: 'missing-group' } }, {
-      annotations: {
-        'serviceoperator.azure.com/resource-id': `/subscriptions/${SUB}/resourceGroups/rg-byid/providers/Microsoft.ContainerService/managedClusters/by-id`,
+    aso(
+      'ManagedCluster',
+      'team-pay',
+      'payments-prod',
+      { azureName: 'payments-prod', owner: { name: 'payments' } },
+      {
+        labels: { 'cluster.x-k8s.io/cluster-name': 'payments' },
       },
-      ownerReferences: [{ kind: 'AzureASOManagedControlPlane', name: 'byid-cluster', controller: true }],
-    }),
+    ),
+    // By the resource id ASO recorded.
+    aso(
+      'ManagedCluster',
+      'team-b',
+      'renamed',
+      { owner: { name: 'missing-group' } },
+      {
+        annotations: {
+          'serviceoperator.azure.com/resource-id': `/subscriptions/${SUB}/resourceGroups/rg-byid/providers/Microsoft.ContainerService/managedClusters/by-id`,
+        },
+        ownerReferences: [
+          {
+            kind: 'AzureASOManagedControlPlane',
+            name: 'byid-cluster',
+            controller: true,
+          },
+        ],
+      },
+    ),
   ];
 });
 
@@ -158,7 +257,11 @@ afterAll(async () => {
 describe('AksDiscovery.listClusters', () => {
   it('lists the clusters of the Secret subscription with pools and every field adoption writes back, and Entra-only', async () => {
     const issuedBefore = entra.tokensIssued;
-    const res = await discovery().listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'aso-credential' });
+    const res = await discovery().listClusters({
+      managementCluster: MC,
+      namespace: 'team-a',
+      credentialSecret: 'aso-credential',
+    });
     expect(res.subscriptionId).toBe(SUB);
     expect(res.items.map(c => `${c.resourceGroup}/${c.name}`)).toEqual([
       'rg-analytics/analytics-aks',
@@ -181,13 +284,35 @@ describe('AksDiscovery.listClusters', () => {
       identityType: 'SystemAssigned',
       agentPools: [
         {
-          name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 2, enableAutoScaling: false,
-          osType: 'Linux', osSKU: 'Ubuntu', orchestratorVersion: '1.33.2', maxPods: 30, osDiskSizeGB: 128, nodeTaints: ['CriticalAddonsOnly=true:NoSchedule'],
+          name: 'system',
+          mode: 'System',
+          vmSize: 'Standard_D2s_v3',
+          count: 2,
+          enableAutoScaling: false,
+          osType: 'Linux',
+          osSKU: 'Ubuntu',
+          orchestratorVersion: '1.33.2',
+          maxPods: 30,
+          osDiskSizeGB: 128,
+          nodeTaints: ['CriticalAddonsOnly=true:NoSchedule'],
         },
         {
-          name: 'etl', mode: 'User', vmSize: 'Standard_D4s_v3', count: 3, enableAutoScaling: true, minCount: 1, maxCount: 6,
-          osType: 'Linux', osSKU: 'AzureLinux', orchestratorVersion: '1.33.2', availabilityZones: ['1', '2', '3'], maxPods: 50, osDiskSizeGB: 256,
-          nodeLabels: { workload: 'etl' }, nodeTaints: ['workload=etl:NoSchedule'], tags: { 'cost-center': 'analytics-etl' },
+          name: 'etl',
+          mode: 'User',
+          vmSize: 'Standard_D4s_v3',
+          count: 3,
+          enableAutoScaling: true,
+          minCount: 1,
+          maxCount: 6,
+          osType: 'Linux',
+          osSKU: 'AzureLinux',
+          orchestratorVersion: '1.33.2',
+          availabilityZones: ['1', '2', '3'],
+          maxPods: 50,
+          osDiskSizeGB: 256,
+          nodeLabels: { workload: 'etl' },
+          nodeTaints: ['workload=etl:NoSchedule'],
+          tags: { 'cost-center': 'analytics-etl' },
         },
       ],
     });
@@ -198,76 +323,155 @@ describe('AksDiscovery.listClusters', () => {
     });
     // The token came from the simulated Entra ID, for ARM.
     expect(entra.tokensIssued).toBeGreaterThan(issuedBefore);
-    expect(entra.issued.at(-1)).toMatchObject({ clientId: READER.clientId, audience: ARM_RESOURCE });
+    expect(entra.issued.at(-1)).toMatchObject({
+      clientId: READER.clientId,
+      audience: ARM_RESOURCE,
+    });
   });
 
   it('marks the clusters an ASO ManagedCluster already points at, by owner group or by resource id', async () => {
-    const res = await discovery().listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'aso-credential' });
-    const managedBy = Object.fromEntries(res.items.map(c => [`${c.resourceGroup}/${c.name}`, c.managedBy]));
+    const res = await discovery().listClusters({
+      managementCluster: MC,
+      namespace: 'team-a',
+      credentialSecret: 'aso-credential',
+    });
+    const managedBy = Object.fromEntries(
+      res.items.map(c => [`${c.resourceGroup}/${c.name}`, c.managedBy]),
+    );
     expect(managedBy).toEqual({
       'rg-analytics/analytics-aks': undefined,
       'rg-analytics/payments-prod': undefined,
-      'rg-byid/by-id': { namespace: 'team-b', name: 'renamed', cluster: 'byid-cluster' },
+      'rg-byid/by-id': {
+        namespace: 'team-b',
+        name: 'renamed',
+        cluster: 'byid-cluster',
+      },
       'rg-identity/identity-aks': undefined,
-      'rg-payments/Payments-Prod': { namespace: 'team-pay', name: 'payments-prod', cluster: 'payments' },
+      'rg-payments/Payments-Prod': {
+        namespace: 'team-pay',
+        name: 'payments-prod',
+        cluster: 'payments',
+      },
     });
   });
 
   it('reports a wrong client secret with Entra ID code AADSTS7000215', async () => {
     const err = await discovery()
-      .listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'wrong-secret' })
+      .listClusters({
+        managementCluster: MC,
+        namespace: 'team-a',
+        credentialSecret: 'wrong-secret',
+      })
       .catch(e => e);
     expect(err).toBeInstanceOf(AzureServiceError);
-    expect(err).toMatchObject({ service: 'Entra ID', code: 'AADSTS7000215', statusCode: 502 });
-    expect(err.message).toMatch(/^Entra ID refused the credential while listing AKS clusters in subscription .* credential Secret team-a\/wrong-secret \(client secret, tenant .*\): AADSTS7000215: Invalid client secret provided/);
+    expect(err).toMatchObject({
+      service: 'Entra ID',
+      code: 'AADSTS7000215',
+      statusCode: 502,
+    });
+    expect(err.message).toMatch(
+      /^Entra ID refused the credential while listing AKS clusters in subscription .* credential Secret team-a\/wrong-secret \(client secret, tenant .*\): AADSTS7000215: Invalid client secret provided/,
+    );
     expect(err.message).not.toContain('not-the-secret');
-    expect(JSON.stringify(logger.warn.mock.calls)).not.toContain('not-the-secret');
+    expect(JSON.stringify(logger.warn.mock.calls)).not.toContain(
+      'not-the-secret',
+    );
   });
 
   it('reports a credential without access to the subscription as AuthorizationFailed', async () => {
     const err = await discovery()
-      .listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'outsider' })
+      .listClusters({
+        managementCluster: MC,
+        namespace: 'team-a',
+        credentialSecret: 'outsider',
+      })
       .catch(e => e);
     expect(err).toBeInstanceOf(AzureServiceError);
-    expect(err).toMatchObject({ service: 'ARM', code: 'AuthorizationFailed', statusCode: 502 });
+    expect(err).toMatchObject({
+      service: 'ARM',
+      code: 'AuthorizationFailed',
+      statusCode: 502,
+    });
     // ARM's own words, not the pager's "Pagination failed with unexpected statusCode 403".
     expect(err.message).toMatch(
-      new RegExp(`^ARM answered AuthorizationFailed while listing AKS clusters in subscription ${SUB} .*: The client '[0-9a-f-]+' with object id '[0-9a-f-]+' does not have authorization to perform action 'Microsoft.ContainerService/managedClusters/read'`),
+      new RegExp(
+        `^ARM answered AuthorizationFailed while listing AKS clusters in subscription ${SUB} .*: The client '[0-9a-f-]+' with object id '[0-9a-f-]+' does not have authorization to perform action 'Microsoft.ContainerService/managedClusters/read'`,
+      ),
     );
   });
 
   it('explains why a workload-identity Secret cannot be used, and a missing Secret', async () => {
     const d = discovery();
-    const wi = await d.listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'workload' }).catch(e => e);
+    const wi = await d
+      .listClusters({
+        managementCluster: MC,
+        namespace: 'team-a',
+        credentialSecret: 'workload',
+      })
+      .catch(e => e);
     expect(wi).toBeInstanceOf(AzureCredentialError);
     expect(wi.statusCode).toBe(400);
-    expect(wi.message).toMatch(/team-a\/workload uses workload identity .* set capz.azureDiscovery.credential to "default"/);
-    const missing = await d.listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'nope' }).catch(e => e);
+    expect(wi.message).toMatch(
+      /team-a\/workload uses workload identity .* set capz.azureDiscovery.credential to "default"/,
+    );
+    const missing = await d
+      .listClusters({
+        managementCluster: MC,
+        namespace: 'team-a',
+        credentialSecret: 'nope',
+      })
+      .catch(e => e);
     expect(missing).toBeInstanceOf(AzureCredentialError);
     expect(missing.statusCode).toBe(404);
-    expect(missing.message).toBe('ASO credential Secret team-a/nope was not found on management cluster local');
+    expect(missing.message).toBe(
+      'ASO credential Secret team-a/nope was not found on management cluster local',
+    );
   });
 
   it('refuses an ARM endpoint whose certificate is not trusted', async () => {
     const err = await discovery({ caData: entra.caPem })
-      .listClusters({ managementCluster: MC, namespace: 'team-a', credentialSecret: 'aso-credential' })
+      .listClusters({
+        managementCluster: MC,
+        namespace: 'team-a',
+        credentialSecret: 'aso-credential',
+      })
       .catch(e => e);
     expect(err).toBeInstanceOf(AzureServiceError);
     expect(err.code).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
-    expect(err.message).toMatch(/^Could not reach ARM while listing AKS clusters .*: unable to verify the first certificate.* trust its CA with capz.azureDiscovery.caData$/);
+    expect(err.message).toMatch(
+      /^Could not reach ARM while listing AKS clusters .*: unable to verify the first certificate.* trust its CA with capz.azureDiscovery.caData$/,
+    );
   });
 });
 
 describe('AksDiscovery.clusterExists', () => {
-  const q = { managementCluster: MC, credential: { namespace: 'team-a', name: 'aso-credential' }, subscriptionId: SUB };
+  const q = {
+    managementCluster: MC,
+    credential: { namespace: 'team-a', name: 'aso-credential' },
+    subscriptionId: SUB,
+  };
 
   it('finds a cluster with all its pools', async () => {
-    const r = await discovery().clusterExists({ ...q, resourceGroup: 'rg-analytics', name: 'analytics-aks', agentPools: ['system', 'ETL'] });
-    expect(r).toEqual({ exists: true, missingPools: [], observed: `AKS cluster rg-analytics/analytics-aks in subscription ${SUB} exists (Succeeded) with pools system, etl` });
+    const r = await discovery().clusterExists({
+      ...q,
+      resourceGroup: 'rg-analytics',
+      name: 'analytics-aks',
+      agentPools: ['system', 'ETL'],
+    });
+    expect(r).toEqual({
+      exists: true,
+      missingPools: [],
+      observed: `AKS cluster rg-analytics/analytics-aks in subscription ${SUB} exists (Succeeded) with pools system, etl`,
+    });
   });
 
   it('names the pools a cluster lacks', async () => {
-    const r = await discovery().clusterExists({ ...q, resourceGroup: 'rg-analytics', name: 'analytics-aks', agentPools: ['system', 'gpu'] });
+    const r = await discovery().clusterExists({
+      ...q,
+      resourceGroup: 'rg-analytics',
+      name: 'analytics-aks',
+      agentPools: ['system', 'gpu'],
+    });
     expect(r.exists).toBe(true);
     expect(r.missingPools).toEqual(['gpu']);
     expect(r.observed).toMatch(/missing pools: gpu$/);
@@ -275,59 +479,123 @@ describe('AksDiscovery.clusterExists', () => {
 
   it('answers exists: false for a missing cluster or group', async () => {
     const d = discovery();
-    const cluster = await d.clusterExists({ ...q, resourceGroup: 'rg-analytics', name: 'gone', agentPools: ['system'] });
-    expect(cluster).toEqual({ exists: false, missingPools: ['system'], observed: `AKS cluster rg-analytics/gone in subscription ${SUB} does not exist (ARM: ResourceNotFound)` });
-    const group = await d.clusterExists({ ...q, resourceGroup: 'rg-gone', name: 'analytics-aks' });
-    expect(group).toMatchObject({ exists: false, missingPools: [], observed: expect.stringContaining('ResourceGroupNotFound') });
+    const cluster = await d.clusterExists({
+      ...q,
+      resourceGroup: 'rg-analytics',
+      name: 'gone',
+      agentPools: ['system'],
+    });
+    expect(cluster).toEqual({
+      exists: false,
+      missingPools: ['system'],
+      observed: `AKS cluster rg-analytics/gone in subscription ${SUB} does not exist (ARM: ResourceNotFound)`,
+    });
+    const group = await d.clusterExists({
+      ...q,
+      resourceGroup: 'rg-gone',
+      name: 'analytics-aks',
+    });
+    expect(group).toMatchObject({
+      exists: false,
+      missingPools: [],
+      observed: expect.stringContaining('ResourceGroupNotFound'),
+    });
   });
 
   it('throws for a subscription the credential may not read', async () => {
-    await expect(discovery().clusterExists({ ...q, subscriptionId: OTHER_SUB, resourceGroup: 'rg-other', name: 'other-aks' })).rejects.toMatchObject({
+    await expect(
+      discovery().clusterExists({
+        ...q,
+        subscriptionId: OTHER_SUB,
+        resourceGroup: 'rg-other',
+        name: 'other-aks',
+      }),
+    ).rejects.toMatchObject({
       name: 'AzureServiceError',
       code: 'AuthorizationFailed',
-      message: expect.stringContaining(`does not have authorization to perform action 'Microsoft.ContainerService/managedClusters/read' over scope '/subscriptions/${OTHER_SUB}/`),
+      message: expect.stringContaining(
+        `does not have authorization to perform action 'Microsoft.ContainerService/managedClusters/read' over scope '/subscriptions/${OTHER_SUB}/`,
+      ),
     });
   });
 });
 
 describe('AksDiscovery.resourceGroup', () => {
-  const q = { managementCluster: MC, namespace: 'team-a', credentialSecret: 'aso-credential', subscriptionId: SUB };
+  const q = {
+    managementCluster: MC,
+    namespace: 'team-a',
+    credentialSecret: 'aso-credential',
+    subscriptionId: SUB,
+  };
 
   it('reads the location and tags of a resource group, with a token for ARM from the simulated Entra ID', async () => {
     world.putResourceGroup(SUB, 'rg-elsewhere', { location: 'swedencentral' });
     const issuedBefore = entra.tokensIssued;
     const d = discovery();
-    await expect(d.resourceGroup({ ...q, resourceGroup: 'rg-elsewhere' })).resolves.toEqual({ location: 'swedencentral', tags: {} });
+    await expect(
+      d.resourceGroup({ ...q, resourceGroup: 'rg-elsewhere' }),
+    ).resolves.toEqual({ location: 'swedencentral', tags: {} });
     // ARM matches group names case-insensitively.
-    await expect(d.resourceGroup({ ...q, resourceGroup: 'RG-Analytics' })).resolves.toEqual({
+    await expect(
+      d.resourceGroup({ ...q, resourceGroup: 'RG-Analytics' }),
+    ).resolves.toEqual({
       location: 'westeurope',
       tags: { 'cost-center': 'analytics', owner: 'team-analytics' },
     });
     expect(entra.tokensIssued).toBeGreaterThan(issuedBefore);
-    expect(entra.issued.at(-1)).toMatchObject({ clientId: READER.clientId, audience: ARM_RESOURCE });
+    expect(entra.issued.at(-1)).toMatchObject({
+      clientId: READER.clientId,
+      audience: ARM_RESOURCE,
+    });
   });
 
   it('answers undefined for a group that does not exist', async () => {
-    await expect(discovery().resourceGroup({ ...q, resourceGroup: 'rg-gone' })).resolves.toBeUndefined();
+    await expect(
+      discovery().resourceGroup({ ...q, resourceGroup: 'rg-gone' }),
+    ).resolves.toBeUndefined();
   });
 
-  it('throws AzureServiceError with ARM\'s words for a subscription the credential may not read', async () => {
+  it("throws AzureServiceError with ARM's words for a subscription the credential may not read", async () => {
     const err = await discovery()
-      .resourceGroup({ ...q, subscriptionId: OTHER_SUB, resourceGroup: 'rg-other' })
+      .resourceGroup({
+        ...q,
+        subscriptionId: OTHER_SUB,
+        resourceGroup: 'rg-other',
+      })
       .catch(e => e);
     expect(err).toBeInstanceOf(AzureServiceError);
-    expect(err).toMatchObject({ service: 'ARM', code: 'AuthorizationFailed', statusCode: 502 });
+    expect(err).toMatchObject({
+      service: 'ARM',
+      code: 'AuthorizationFailed',
+      statusCode: 502,
+    });
     expect(err.message).toMatch(
-      new RegExp(`^ARM answered AuthorizationFailed while reading resource group rg-other in subscription ${OTHER_SUB} with credential Secret team-a/aso-credential .*'Microsoft.Resources/subscriptions/resourceGroups/read'`),
+      new RegExp(
+        `^ARM answered AuthorizationFailed while reading resource group rg-other in subscription ${OTHER_SUB} with credential Secret team-a/aso-credential .*'Microsoft.Resources/subscriptions/resourceGroups/read'`,
+      ),
     );
   });
 
   it('throws for a wrong client secret (Entra ID) and for an untrusted ARM certificate', async () => {
     await expect(
-      discovery().resourceGroup({ ...q, credentialSecret: 'wrong-secret', resourceGroup: 'rg-analytics' }),
-    ).rejects.toMatchObject({ name: 'AzureServiceError', service: 'Entra ID', code: 'AADSTS7000215' });
+      discovery().resourceGroup({
+        ...q,
+        credentialSecret: 'wrong-secret',
+        resourceGroup: 'rg-analytics',
+      }),
+    ).rejects.toMatchObject({
+      name: 'AzureServiceError',
+      service: 'Entra ID',
+      code: 'AADSTS7000215',
+    });
     await expect(
-      discovery({ caData: entra.caPem }).resourceGroup({ ...q, resourceGroup: 'rg-analytics' }),
-    ).rejects.toMatchObject({ name: 'AzureServiceError', code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+      discovery({ caData: entra.caPem }).resourceGroup({
+        ...q,
+        resourceGroup: 'rg-analytics',
+      }),
+    ).rejects.toMatchObject({
+      name: 'AzureServiceError',
+      code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    });
   });
 });

@@ -4,15 +4,35 @@
  * `@azure/arm-containerservice` and the credential the ASO Secret describes (research azure-side 2.3, 3.1), against
  * `capz.azureDiscovery` (public cloud by default; the simulated ARM and Entra ID in dev and test).
  */
-import { ContainerServiceClient, type ManagedCluster } from '@azure/arm-containerservice';
-import { createDefaultHttpClient, createPipelineRequest, RestError, type HttpClient } from '@azure/core-rest-pipeline';
+import {
+  ContainerServiceClient,
+  type ManagedCluster,
+} from '@azure/arm-containerservice';
+import {
+  createDefaultHttpClient,
+  createPipelineRequest,
+  RestError,
+  type HttpClient,
+} from '@azure/core-rest-pipeline';
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { Config } from '@backstage/config';
-import type { DiscoveredAksClustersResponse, ObservedObject } from '@internal/plugin-capz-common';
+import type {
+  DiscoveredAksClustersResponse,
+  ObservedObject,
+} from '@internal/plugin-capz-common';
 import { createHash } from 'node:crypto';
-import { readAzureDiscoveryConfig, type AzureDiscoveryConfig, type AzureDiscoverySettings } from './config';
+import {
+  readAzureDiscoveryConfig,
+  type AzureDiscoveryConfig,
+  type AzureDiscoverySettings,
+} from './config';
 import { credentialFromSecret, type SecretCredential } from './credentials';
-import { AzureCredentialError, AzureServiceError, keepErrorBodies, toAzureServiceError } from './errors';
+import {
+  AzureCredentialError,
+  AzureServiceError,
+  keepErrorBodies,
+  toAzureServiceError,
+} from './errors';
 import { asoTargets, findManagedBy, toDiscoveredCluster } from './mapping';
 
 /** The API version of the ASO CRDs the plugin writes (v1api20240901) and of the simulated ARM (azure-side 3.1). */
@@ -32,7 +52,11 @@ export interface AksDiscoveryOptions {
   config: Config;
   logger: LoggerService;
   /** A Secret's data, base64-decoded; undefined when it does not exist. */
-  readSecret: (managementCluster: string, namespace: string, name: string) => Promise<Record<string, string> | undefined>;
+  readSecret: (
+    managementCluster: string,
+    namespace: string,
+    name: string,
+  ) => Promise<Record<string, string> | undefined>;
   /** The ASO ManagedCluster objects of the management cluster's watch cache (all namespaces). */
   managedClusters: (managementCluster: string) => ObservedObject[];
   /** Its ASO ResourceGroup objects, to resolve a ManagedCluster's owner group by name (optional). */
@@ -79,7 +103,11 @@ interface Cached {
   clients: Map<string, ContainerServiceClient>;
 }
 
-const NOT_FOUND_CODES = new Set(['ResourceNotFound', 'ResourceGroupNotFound', 'NotFound']);
+const NOT_FOUND_CODES = new Set([
+  'ResourceNotFound',
+  'ResourceGroupNotFound',
+  'NotFound',
+]);
 
 /** One HTTP client for the resource group reads; it caches an https.Agent per pipeline's TLS settings. */
 let sharedHttpClient: HttpClient | undefined;
@@ -95,9 +123,19 @@ export class AksDiscovery {
   }
 
   /** GET /azure/clusters: every AKS cluster of the Secret's subscription, marked when an ASO object already owns it. */
-  async listClusters(q: { managementCluster: string; namespace: string; credentialSecret: string }): Promise<DiscoveredAksClustersResponse> {
-    const { credential, client } = await this.clientFor(q.managementCluster, q.namespace, q.credentialSecret);
-    const what = `listing AKS clusters in subscription ${credential.subscriptionId} with ${this.describe(q.namespace, q.credentialSecret, credential)}`;
+  async listClusters(q: {
+    managementCluster: string;
+    namespace: string;
+    credentialSecret: string;
+  }): Promise<DiscoveredAksClustersResponse> {
+    const { credential, client } = await this.clientFor(
+      q.managementCluster,
+      q.namespace,
+      q.credentialSecret,
+    );
+    const what = `listing AKS clusters in subscription ${
+      credential.subscriptionId
+    } with ${this.describe(q.namespace, q.credentialSecret, credential)}`;
     const found: ManagedCluster[] = [];
     try {
       for await (const mc of client.managedClusters.list()) found.push(mc);
@@ -105,21 +143,37 @@ export class AksDiscovery {
       throw this.fail(e, what);
     }
     // This management cluster first, so that a cluster managed here is named without a management cluster.
-    const others = (this.options.managementClusters?.() ?? []).filter(m => m !== q.managementCluster);
+    const others = (this.options.managementClusters?.() ?? []).filter(
+      m => m !== q.managementCluster,
+    );
     const targets = [q.managementCluster, ...others].map(m => ({
       managementCluster: m,
-      targets: asoTargets(this.options.managedClusters(m), this.options.resourceGroups?.(m) ?? []),
+      targets: asoTargets(
+        this.options.managedClusters(m),
+        this.options.resourceGroups?.(m) ?? [],
+      ),
     }));
     const items = found
       .map(mc => {
         const d = toDiscoveredCluster(mc, credential.subscriptionId);
         for (const t of targets) {
           const managedBy = findManagedBy(d, t.targets);
-          if (managedBy) return { ...d, managedBy: t.managementCluster === q.managementCluster ? managedBy : { ...managedBy, managementCluster: t.managementCluster } };
+          if (managedBy)
+            return {
+              ...d,
+              managedBy:
+                t.managementCluster === q.managementCluster
+                  ? managedBy
+                  : { ...managedBy, managementCluster: t.managementCluster },
+            };
         }
         return d;
       })
-      .sort((a, b) => a.resourceGroup.localeCompare(b.resourceGroup) || a.name.localeCompare(b.name));
+      .sort(
+        (a, b) =>
+          a.resourceGroup.localeCompare(b.resourceGroup) ||
+          a.name.localeCompare(b.name),
+      );
     return { subscriptionId: credential.subscriptionId, items };
   }
 
@@ -128,7 +182,12 @@ export class AksDiscovery {
    * subscription. A missing cluster or group is an answer (exists: false); any other failure throws.
    */
   async clusterExists(q: ClusterExistsQuery): Promise<ClusterExistsResult> {
-    const { credential, client } = await this.clientFor(q.managementCluster, q.credential.namespace, q.credential.name, q.subscriptionId);
+    const { credential, client } = await this.clientFor(
+      q.managementCluster,
+      q.credential.namespace,
+      q.credential.name,
+      q.subscriptionId,
+    );
     const where = `${q.resourceGroup}/${q.name} in subscription ${q.subscriptionId}`;
     let mc: ManagedCluster;
     try {
@@ -142,17 +201,28 @@ export class AksDiscovery {
           observed: `AKS cluster ${where} does not exist (ARM: ${err.code})`,
         };
       }
-      throw this.fail(e, `reading AKS cluster ${where} with ${this.describe(q.credential.namespace, q.credential.name, credential)}`);
+      throw this.fail(
+        e,
+        `reading AKS cluster ${where} with ${this.describe(
+          q.credential.namespace,
+          q.credential.name,
+          credential,
+        )}`,
+      );
     }
     const pools = (mc.agentPoolProfiles ?? []).map(p => p.name);
-    const missingPools = (q.agentPools ?? []).filter(p => !pools.some(x => x.toLowerCase() === p.toLowerCase()));
+    const missingPools = (q.agentPools ?? []).filter(
+      p => !pools.some(x => x.toLowerCase() === p.toLowerCase()),
+    );
     const state = mc.provisioningState ? ` (${mc.provisioningState})` : '';
     const poolText = pools.length ? `pools ${pools.join(', ')}` : 'no pools';
     return {
       exists: true,
       missingPools,
       observed: missingPools.length
-        ? `AKS cluster ${where} exists${state} with ${poolText}; missing pools: ${missingPools.join(', ')}`
+        ? `AKS cluster ${where} exists${state} with ${poolText}; missing pools: ${missingPools.join(
+            ', ',
+          )}`
         : `AKS cluster ${where} exists${state} with ${poolText}`,
     };
   }
@@ -162,40 +232,77 @@ export class AksDiscovery {
    * in the given subscription; undefined when the group does not exist (404 ResourceGroupNotFound) or ARM's answer
    * has no location. Any other failure throws AzureServiceError / AzureCredentialError, as the other reads do.
    */
-  async resourceGroup(q: ResourceGroupQuery): Promise<ResourceGroupInfo | undefined> {
-    const { credential, client, settings } = await this.clientFor(q.managementCluster, q.namespace, q.credentialSecret, q.subscriptionId);
-    const what = `reading resource group ${q.resourceGroup} in subscription ${q.subscriptionId} with ${this.describe(q.namespace, q.credentialSecret, credential)}`;
+  async resourceGroup(
+    q: ResourceGroupQuery,
+  ): Promise<ResourceGroupInfo | undefined> {
+    const { credential, client, settings } = await this.clientFor(
+      q.managementCluster,
+      q.namespace,
+      q.credentialSecret,
+      q.subscriptionId,
+    );
+    const what = `reading resource group ${q.resourceGroup} in subscription ${
+      q.subscriptionId
+    } with ${this.describe(q.namespace, q.credentialSecret, credential)}`;
     // Through the AKS client's own pipeline: the same credential, token scope (audience), trusted CAs, retry and
     // error-body policies; only the path and the api-version (Microsoft.Resources', which the pipeline keeps) differ.
-    const url = `${settings.resourceManagerEndpoint.replace(/\/+$/, '')}/subscriptions/${encodeURIComponent(q.subscriptionId)}/resourcegroups/${encodeURIComponent(q.resourceGroup)}?api-version=${RESOURCES_API_VERSION}`;
+    const url = `${settings.resourceManagerEndpoint.replace(
+      /\/+$/,
+      '',
+    )}/subscriptions/${encodeURIComponent(
+      q.subscriptionId,
+    )}/resourcegroups/${encodeURIComponent(
+      q.resourceGroup,
+    )}?api-version=${RESOURCES_API_VERSION}`;
     const request = createPipelineRequest({ url, method: 'GET' });
-    let body: { location?: unknown; tags?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+    let body:
+      | {
+          location?: unknown;
+          tags?: unknown;
+          error?: { code?: unknown; message?: unknown };
+        }
+      | undefined;
     try {
       const response = await client.pipeline.sendRequest(httpClient(), request);
       const status = response.status;
       try {
-        body = response.bodyAsText ? JSON.parse(response.bodyAsText) : undefined;
+        body = response.bodyAsText
+          ? JSON.parse(response.bodyAsText)
+          : undefined;
       } catch {
         body = undefined;
       }
       if (status >= 400) {
-        const code = typeof body?.error?.code === 'string' ? body.error.code : undefined;
-        if (status === 404 && code === 'ResourceGroupNotFound') return undefined;
-        throw new RestError(typeof body?.error?.message === 'string' ? body.error.message : `HTTP ${status}`, {
-          code,
-          statusCode: status,
-          request,
-          response,
-        });
+        const code =
+          typeof body?.error?.code === 'string' ? body.error.code : undefined;
+        if (status === 404 && code === 'ResourceGroupNotFound')
+          return undefined;
+        throw new RestError(
+          typeof body?.error?.message === 'string'
+            ? body.error.message
+            : `HTTP ${status}`,
+          {
+            code,
+            statusCode: status,
+            request,
+            response,
+          },
+        );
       }
     } catch (e) {
       throw this.fail(e, what);
     }
     // As before: an answer without a location is no answer (the planner then warns that the location is unknown).
-    return typeof body?.location === 'string' && body.location ? { location: body.location, tags: stringMap(body.tags) } : undefined;
+    return typeof body?.location === 'string' && body.location
+      ? { location: body.location, tags: stringMap(body.tags) }
+      : undefined;
   }
 
-  private describe(namespace: string, name: string, c: SecretCredential): string {
+  private describe(
+    namespace: string,
+    name: string,
+    c: SecretCredential,
+  ): string {
     return `credential Secret ${namespace}/${name} (${c.mode}, tenant ${c.tenantId})`;
   }
 
@@ -212,21 +319,39 @@ export class AksDiscovery {
     namespace: string,
     name: string,
     subscriptionId?: string,
-  ): Promise<{ credential: SecretCredential; client: ContainerServiceClient; settings: AzureDiscoverySettings }> {
-    const data = await this.options.readSecret(managementCluster, namespace, name);
+  ): Promise<{
+    credential: SecretCredential;
+    client: ContainerServiceClient;
+    settings: AzureDiscoverySettings;
+  }> {
+    const data = await this.options.readSecret(
+      managementCluster,
+      namespace,
+      name,
+    );
     const ref = `${namespace}/${name}`;
     if (!data) {
-      throw new AzureCredentialError(`ASO credential Secret ${ref} was not found on management cluster ${managementCluster}`, 404);
+      throw new AzureCredentialError(
+        `ASO credential Secret ${ref} was not found on management cluster ${managementCluster}`,
+        404,
+      );
     }
     const settings = this.settings.forManagementCluster(managementCluster);
     const key = `${managementCluster}/${ref}`;
     // The Secret's content (and the settings) identify the credential: a rotated secret gets a new one.
-    const fingerprint = createHash('sha256').update(JSON.stringify([Object.entries(data).sort(), settings])).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([Object.entries(data).sort(), settings]))
+      .digest('hex');
     let entry = this.cache.get(key);
     if (!entry || entry.fingerprint !== fingerprint) {
-      entry = { fingerprint, credential: credentialFromSecret(ref, data, settings), clients: new Map() };
+      entry = {
+        fingerprint,
+        credential: credentialFromSecret(ref, data, settings),
+        clients: new Map(),
+      };
       this.cache.delete(key);
-      if (this.cache.size >= CREDENTIAL_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+      if (this.cache.size >= CREDENTIAL_CACHE_SIZE)
+        this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(key, entry);
     }
     const sub = subscriptionId ?? entry.credential.subscriptionId;
@@ -242,10 +367,18 @@ export class AksDiscovery {
 /** ARM's tags object, string values only (ARM's tag values are strings). */
 function stringMap(v: unknown): Record<string, string> {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
-  return Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, x]) => typeof x === 'string')) as Record<string, string>;
+  return Object.fromEntries(
+    Object.entries(v as Record<string, unknown>).filter(
+      ([, x]) => typeof x === 'string',
+    ),
+  ) as Record<string, string>;
 }
 
-function createClient(c: SecretCredential, subscriptionId: string, s: AzureDiscoverySettings): ContainerServiceClient {
+function createClient(
+  c: SecretCredential,
+  subscriptionId: string,
+  s: AzureDiscoverySettings,
+): ContainerServiceClient {
   return new ContainerServiceClient(c.credential, subscriptionId, {
     endpoint: s.resourceManagerEndpoint,
     apiVersion: AKS_API_VERSION,

@@ -2,7 +2,12 @@ import { ConfigReader } from '@backstage/config';
 import { readAzureDiscoveryConfig } from './config';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-const read = (azureDiscovery?: unknown) => readAzureDiscoveryConfig(new ConfigReader(azureDiscovery === undefined ? {} : { capz: { azureDiscovery } }));
+const read = (azureDiscovery?: unknown) =>
+  readAzureDiscoveryConfig(
+    new ConfigReader(
+      azureDiscovery === undefined ? {} : { capz: { azureDiscovery } },
+    ),
+  );
 
 describe('readAzureDiscoveryConfig', () => {
   it('defaults to the public cloud with the Secret credential', () => {
@@ -23,7 +28,12 @@ describe('readAzureDiscoveryConfig', () => {
       disableInstanceDiscovery: true,
       caData: CA,
       credential: 'default',
-      managementClusters: { 'local-2': { resourceManagerEndpoint: 'https://127.0.0.1:8444', credential: 'secret' } },
+      managementClusters: {
+        'local-2': {
+          resourceManagerEndpoint: 'https://127.0.0.1:8444',
+          credential: 'secret',
+        },
+      },
     });
     expect(c.defaults).toEqual({
       resourceManagerEndpoint: 'https://127.0.0.1:8443',
@@ -33,16 +43,35 @@ describe('readAzureDiscoveryConfig', () => {
       caData: CA,
       credential: 'default',
     });
-    expect(c.forManagementCluster('local-2')).toEqual({ ...c.defaults, resourceManagerEndpoint: 'https://127.0.0.1:8444', credential: 'secret' });
+    expect(c.forManagementCluster('local-2')).toEqual({
+      ...c.defaults,
+      resourceManagerEndpoint: 'https://127.0.0.1:8444',
+      credential: 'secret',
+    });
     expect(c.forManagementCluster('local')).toBe(c.defaults);
   });
 
   it.each([
-    [{ resourceManagerEndpoint: 'http://127.0.0.1:8443' }, 'capz.azureDiscovery.resourceManagerEndpoint must be an https URL, got "http://127.0.0.1:8443"'],
-    [{ authorityHost: 'login' }, 'capz.azureDiscovery.authorityHost must be an https URL, got "login"'],
-    [{ credential: 'workloadIdentity' }, 'capz.azureDiscovery.credential must be one of secret, default, got "workloadIdentity"'],
-    [{ caData: 'not a pem' }, 'capz.azureDiscovery.caData must be PEM text with at least one "-----BEGIN CERTIFICATE-----" block'],
-    [{ managementClusters: { x: { resourceManagerAudience: 'ftp://a' } } }, 'capz.azureDiscovery.managementClusters.x.resourceManagerAudience must be an https URL, got "ftp://a"'],
+    [
+      { resourceManagerEndpoint: 'http://127.0.0.1:8443' },
+      'capz.azureDiscovery.resourceManagerEndpoint must be an https URL, got "http://127.0.0.1:8443"',
+    ],
+    [
+      { authorityHost: 'login' },
+      'capz.azureDiscovery.authorityHost must be an https URL, got "login"',
+    ],
+    [
+      { credential: 'workloadIdentity' },
+      'capz.azureDiscovery.credential must be one of secret, default, got "workloadIdentity"',
+    ],
+    [
+      { caData: 'not a pem' },
+      'capz.azureDiscovery.caData must be PEM text with at least one "-----BEGIN CERTIFICATE-----" block',
+    ],
+    [
+      { managementClusters: { x: { resourceManagerAudience: 'ftp://a' } } },
+      'capz.azureDiscovery.managementClusters.x.resourceManagerAudience must be an https URL, got "ftp://a"',
+    ],
   ])('refuses %j', (cfg, message) => {
     expect(() => read(cfg)).toThrow(message);
   });

@@ -37,28 +37,47 @@ function httpsUrl(c: Config, key: string, where: string): string | undefined {
     throw new Error(`${where}.${key} must be an https URL, got "${value}"`);
   }
   // Bearer tokens only ever travel over TLS (the SDK's bearer policy refuses http too, research azure-side 5.7).
-  if (url.protocol !== 'https:') throw new Error(`${where}.${key} must be an https URL, got "${value}"`);
+  if (url.protocol !== 'https:')
+    throw new Error(`${where}.${key} must be an https URL, got "${value}"`);
   return value.replace(/\/+$/, '');
 }
 
-function readSettings(c: Config | undefined, where: string, base: AzureDiscoverySettings): AzureDiscoverySettings {
+function readSettings(
+  c: Config | undefined,
+  where: string,
+  base: AzureDiscoverySettings,
+): AzureDiscoverySettings {
   if (!c) return base;
   const credential = c.getOptionalString('credential');
-  if (credential !== undefined && !(CREDENTIALS as string[]).includes(credential)) {
-    throw new Error(`${where}.credential must be one of ${CREDENTIALS.join(', ')}, got "${credential}"`);
+  if (
+    credential !== undefined &&
+    !(CREDENTIALS as string[]).includes(credential)
+  ) {
+    throw new Error(
+      `${where}.credential must be one of ${CREDENTIALS.join(
+        ', ',
+      )}, got "${credential}"`,
+    );
   }
   const caData = c.getOptionalString('caData');
   if (caData !== undefined && !caData.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new Error(`${where}.caData must be PEM text with at least one "-----BEGIN CERTIFICATE-----" block`);
+    throw new Error(
+      `${where}.caData must be PEM text with at least one "-----BEGIN CERTIFICATE-----" block`,
+    );
   }
   const endpoint = httpsUrl(c, 'resourceManagerEndpoint', where);
   return {
     resourceManagerEndpoint: endpoint ?? base.resourceManagerEndpoint,
-    resourceManagerAudience: httpsUrl(c, 'resourceManagerAudience', where) ?? base.resourceManagerAudience,
+    resourceManagerAudience:
+      httpsUrl(c, 'resourceManagerAudience', where) ??
+      base.resourceManagerAudience,
     authorityHost: httpsUrl(c, 'authorityHost', where) ?? base.authorityHost,
-    disableInstanceDiscovery: c.getOptionalBoolean('disableInstanceDiscovery') ?? base.disableInstanceDiscovery,
+    disableInstanceDiscovery:
+      c.getOptionalBoolean('disableInstanceDiscovery') ??
+      base.disableInstanceDiscovery,
     caData: caData ?? base.caData,
-    credential: (credential as DiscoveryCredentialMode | undefined) ?? base.credential,
+    credential:
+      (credential as DiscoveryCredentialMode | undefined) ?? base.credential,
   };
 }
 
@@ -74,7 +93,17 @@ export function readAzureDiscoveryConfig(config: Config): AzureDiscoveryConfig {
   const overrides = new Map<string, AzureDiscoverySettings>();
   const perCluster = root?.getOptionalConfig('managementClusters');
   for (const name of perCluster?.keys() ?? []) {
-    overrides.set(name, readSettings(perCluster!.getConfig(name), `capz.azureDiscovery.managementClusters.${name}`, defaults));
+    overrides.set(
+      name,
+      readSettings(
+        perCluster!.getConfig(name),
+        `capz.azureDiscovery.managementClusters.${name}`,
+        defaults,
+      ),
+    );
   }
-  return { defaults, forManagementCluster: name => overrides.get(name) ?? defaults };
+  return {
+    defaults,
+    forManagementCluster: name => overrides.get(name) ?? defaults,
+  };
 }

@@ -1,4 +1,8 @@
-import { ClientCertificateCredential, ClientSecretCredential, DefaultAzureCredential } from '@azure/identity';
+import {
+  ClientCertificateCredential,
+  ClientSecretCredential,
+  DefaultAzureCredential,
+} from '@azure/identity';
 import type { AzureDiscoverySettings } from './config';
 import { credentialFromSecret } from './credentials';
 import { AzureCredentialError } from './errors';
@@ -9,19 +13,48 @@ const settings: AzureDiscoverySettings = {
   disableInstanceDiscovery: false,
   credential: 'secret',
 };
-const ids = { AZURE_SUBSCRIPTION_ID: 'sub-1', AZURE_TENANT_ID: 'tenant-1', AZURE_CLIENT_ID: 'client-1' };
+const ids = {
+  AZURE_SUBSCRIPTION_ID: 'sub-1',
+  AZURE_TENANT_ID: 'tenant-1',
+  AZURE_CLIENT_ID: 'client-1',
+};
 
 describe('credentialFromSecret', () => {
   it('uses a client secret first, as ASO does', () => {
-    const c = credentialFromSecret('ns/s', { ...ids, AZURE_CLIENT_SECRET: 'shh', AZURE_CLIENT_CERTIFICATE: '-----BEGIN CERTIFICATE-----' }, settings);
+    const c = credentialFromSecret(
+      'ns/s',
+      {
+        ...ids,
+        AZURE_CLIENT_SECRET: 'shh',
+        AZURE_CLIENT_CERTIFICATE: '-----BEGIN CERTIFICATE-----',
+      },
+      settings,
+    );
     expect(c.credential).toBeInstanceOf(ClientSecretCredential);
-    expect(c).toMatchObject({ subscriptionId: 'sub-1', tenantId: 'tenant-1', mode: 'client secret' });
+    expect(c).toMatchObject({
+      subscriptionId: 'sub-1',
+      tenantId: 'tenant-1',
+      mode: 'client secret',
+    });
   });
 
   it('uses a PEM client certificate and refuses PKCS#12', () => {
-    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
-    expect(credentialFromSecret('ns/s', { ...ids, AZURE_CLIENT_CERTIFICATE: pem }, settings).credential).toBeInstanceOf(ClientCertificateCredential);
-    expect(() => credentialFromSecret('ns/s', { ...ids, AZURE_CLIENT_CERTIFICATE: 'MIIKpAIBAzCCCm4=' }, settings)).toThrow(/PKCS#12 .* store it as PEM/);
+    const pem =
+      '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
+    expect(
+      credentialFromSecret(
+        'ns/s',
+        { ...ids, AZURE_CLIENT_CERTIFICATE: pem },
+        settings,
+      ).credential,
+    ).toBeInstanceOf(ClientCertificateCredential);
+    expect(() =>
+      credentialFromSecret(
+        'ns/s',
+        { ...ids, AZURE_CLIENT_CERTIFICATE: 'MIIKpAIBAzCCCm4=' },
+        settings,
+      ),
+    ).toThrow(/PKCS#12 .* store it as PEM/);
   });
 
   it('explains that the ASO pod identity cannot be borrowed, for workload and managed identity', () => {
@@ -38,19 +71,37 @@ describe('credentialFromSecret', () => {
       }
       expect(err).toBeInstanceOf(AzureCredentialError);
       expect((err as AzureCredentialError).statusCode).toBe(400);
-      expect((err as Error).message).toContain(`ASO credential Secret team-a/cred uses ${kind}`);
-      expect((err as Error).message).toContain('set capz.azureDiscovery.credential to "default"');
+      expect((err as Error).message).toContain(
+        `ASO credential Secret team-a/cred uses ${kind}`,
+      );
+      expect((err as Error).message).toContain(
+        'set capz.azureDiscovery.credential to "default"',
+      );
     }
   });
 
   it("uses the backend's own identity with the Secret's subscription and tenant when configured, whatever the Secret's mode", () => {
-    const c = credentialFromSecret('ns/s', { ...ids, AUTH_MODE: 'workloadidentity' }, { ...settings, credential: 'default' });
+    const c = credentialFromSecret(
+      'ns/s',
+      { ...ids, AUTH_MODE: 'workloadidentity' },
+      { ...settings, credential: 'default' },
+    );
     expect(c.credential).toBeInstanceOf(DefaultAzureCredential);
-    expect(c).toMatchObject({ subscriptionId: 'sub-1', tenantId: 'tenant-1', mode: 'backend identity' });
+    expect(c).toMatchObject({
+      subscriptionId: 'sub-1',
+      tenantId: 'tenant-1',
+      mode: 'backend identity',
+    });
   });
 
   it('names the missing keys, never the values', () => {
-    expect(() => credentialFromSecret('ns/s', { AZURE_CLIENT_SECRET: 'value-123', AZURE_CLIENT_ID: ' ' }, settings)).toThrow(
+    expect(() =>
+      credentialFromSecret(
+        'ns/s',
+        { AZURE_CLIENT_SECRET: 'value-123', AZURE_CLIENT_ID: ' ' },
+        settings,
+      ),
+    ).toThrow(
       'ASO credential Secret ns/s has no AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID, AZURE_CLIENT_ID: ASO needs AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID',
     );
   });

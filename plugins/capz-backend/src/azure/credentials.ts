@@ -5,7 +5,12 @@
  * those need `capz.azureDiscovery.credential: default`, the backend's own identity, used with the Secret's
  * subscription and tenant.
  */
-import { ClientCertificateCredential, ClientSecretCredential, DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+import {
+  ClientCertificateCredential,
+  ClientSecretCredential,
+  DefaultAzureCredential,
+  type TokenCredential,
+} from '@azure/identity';
 import type { AzureDiscoverySettings } from './config';
 import { AzureCredentialError } from './errors';
 
@@ -20,8 +25,12 @@ export interface SecretCredential {
 /** The TLS and authority options every credential gets (nothing process-wide: per credential, verification on). */
 export function identityOptions(settings: AzureDiscoverySettings) {
   return {
-    ...(settings.authorityHost ? { authorityHost: settings.authorityHost } : {}),
-    ...(settings.disableInstanceDiscovery ? { disableInstanceDiscovery: true } : {}),
+    ...(settings.authorityHost
+      ? { authorityHost: settings.authorityHost }
+      : {}),
+    ...(settings.disableInstanceDiscovery
+      ? { disableInstanceDiscovery: true }
+      : {}),
     ...(settings.caData ? { tlsOptions: { ca: settings.caData } } : {}),
   };
 }
@@ -37,11 +46,21 @@ export function credentialFromSecret(
   const tenantId = value('AZURE_TENANT_ID');
   const clientId = value('AZURE_CLIENT_ID');
   // ASO requires all three in a namespaced or per-resource Secret (azure-side 2.2).
-  const missing = ([['AZURE_SUBSCRIPTION_ID', subscriptionId], ['AZURE_TENANT_ID', tenantId], ['AZURE_CLIENT_ID', clientId]] as const)
+  const missing = (
+    [
+      ['AZURE_SUBSCRIPTION_ID', subscriptionId],
+      ['AZURE_TENANT_ID', tenantId],
+      ['AZURE_CLIENT_ID', clientId],
+    ] as const
+  )
     .filter(([, v]) => !v)
     .map(([k]) => k);
   if (missing.length) {
-    throw new AzureCredentialError(`ASO credential Secret ${secretRef} has no ${missing.join(', ')}: ASO needs AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID`);
+    throw new AzureCredentialError(
+      `ASO credential Secret ${secretRef} has no ${missing.join(
+        ', ',
+      )}: ASO needs AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID`,
+    );
   }
   const options = identityOptions(settings);
   if (settings.credential === 'default') {
@@ -55,7 +74,12 @@ export function credentialFromSecret(
   const clientSecret = value('AZURE_CLIENT_SECRET');
   if (clientSecret) {
     return {
-      credential: new ClientSecretCredential(tenantId!, clientId!, clientSecret, options),
+      credential: new ClientSecretCredential(
+        tenantId!,
+        clientId!,
+        clientSecret,
+        options,
+      ),
       subscriptionId: subscriptionId!,
       tenantId: tenantId!,
       mode: 'client secret',
@@ -70,23 +94,38 @@ export function credentialFromSecret(
       );
     }
     return {
-      credential: new ClientCertificateCredential(tenantId!, clientId!, {
-        certificate,
-        ...(value('AZURE_CLIENT_CERTIFICATE_PASSWORD') ? { certificatePassword: value('AZURE_CLIENT_CERTIFICATE_PASSWORD') } : {}),
-      }, options),
+      credential: new ClientCertificateCredential(
+        tenantId!,
+        clientId!,
+        {
+          certificate,
+          ...(value('AZURE_CLIENT_CERTIFICATE_PASSWORD')
+            ? {
+                certificatePassword: value('AZURE_CLIENT_CERTIFICATE_PASSWORD'),
+              }
+            : {}),
+        },
+        options,
+      ),
       subscriptionId: subscriptionId!,
       tenantId: tenantId!,
       mode: 'client certificate',
     };
   }
   const authMode = (value('AUTH_MODE') ?? 'workloadidentity').toLowerCase();
-  const podIdentity = authMode === 'podidentity' || value('USE_POD_IDENTITY_AUTH')?.toLowerCase() === 'true';
-  const kind = podIdentity ? 'a managed identity (AUTH_MODE podidentity)' : 'workload identity (no AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE)';
-  const howAso = podIdentity ? "the identity assigned to ASO's pod" : "ASO's projected service-account token";
+  const podIdentity =
+    authMode === 'podidentity' ||
+    value('USE_POD_IDENTITY_AUTH')?.toLowerCase() === 'true';
+  const kind = podIdentity
+    ? 'a managed identity (AUTH_MODE podidentity)'
+    : 'workload identity (no AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE)';
+  const howAso = podIdentity
+    ? "the identity assigned to ASO's pod"
+    : "ASO's projected service-account token";
   throw new AzureCredentialError(
     `ASO credential Secret ${secretRef} uses ${kind}: ASO authenticates with ${howAso}, which this backend cannot use. ` +
       'Either put a service principal with AZURE_CLIENT_SECRET in the Secret, or set capz.azureDiscovery.credential to "default" ' +
-      "so the backend uses its own identity (DefaultAzureCredential: its workload identity, managed identity or environment) " +
+      'so the backend uses its own identity (DefaultAzureCredential: its workload identity, managed identity or environment) ' +
       "with the Secret's subscription and tenant; that identity needs Reader on the subscription.",
   );
 }

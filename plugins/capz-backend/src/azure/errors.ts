@@ -26,7 +26,11 @@ export class AzureServiceError extends Error {
   /** `AADSTS7000215`, `AuthorizationFailed`, `ECONNREFUSED`, ... when known. */
   readonly code?: string;
 
-  constructor(service: 'Entra ID' | 'ARM', message: string, opts: { code?: string; statusCode?: 502 | 503 } = {}) {
+  constructor(
+    service: 'Entra ID' | 'ARM',
+    message: string,
+    opts: { code?: string; statusCode?: 502 | 503 } = {},
+  ) {
     super(message);
     this.name = 'AzureServiceError';
     this.service = service;
@@ -53,53 +57,96 @@ export const keepErrorBodies: PipelinePolicy = {
   name: 'capz-keep-arm-error-bodies',
   async sendRequest(request, next) {
     const response = await next(request);
-    if (response.status >= 400 && response.bodyAsText) errorBodies.set(request, response.bodyAsText);
+    if (response.status >= 400 && response.bodyAsText)
+      errorBodies.set(request, response.bodyAsText);
     return response;
   },
 };
 
 /** ARM's own message from the response body. */
 function armMessage(e: RestErrorLike): string | undefined {
-  const text = e.response?.bodyAsText ?? (e.request ? errorBodies.get(e.request) : undefined);
+  const text =
+    e.response?.bodyAsText ??
+    (e.request ? errorBodies.get(e.request) : undefined);
   if (!text) return undefined;
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown } };
-    return typeof body.error?.message === 'string' ? body.error.message : undefined;
+    return typeof body.error?.message === 'string'
+      ? body.error.message
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
 /** The first line of a message: @azure/identity appends troubleshooting links and response dumps. */
-const firstLine = (s: string) => s.split('\n').map(l => l.trim()).find(Boolean) ?? s;
+const firstLine = (s: string) =>
+  s
+    .split('\n')
+    .map(l => l.trim())
+    .find(Boolean) ?? s;
 
 /**
  * Turns what the Azure SDK threw into an AzureServiceError with a message a person can act on. `what` says what was
  * being done ("listing AKS clusters in subscription ..."). Errors of this module pass through unchanged.
  */
-export function toAzureServiceError(e: unknown, what: string): AzureServiceError | AzureCredentialError {
-  if (e instanceof AzureServiceError || e instanceof AzureCredentialError) return e;
-  const err = (e ?? {}) as RestErrorLike & { errorResponse?: { error?: string; errorDescription?: string }; errors?: unknown[] };
+export function toAzureServiceError(
+  e: unknown,
+  what: string,
+): AzureServiceError | AzureCredentialError {
+  if (e instanceof AzureServiceError || e instanceof AzureCredentialError)
+    return e;
+  const err = (e ?? {}) as RestErrorLike & {
+    errorResponse?: { error?: string; errorDescription?: string };
+    errors?: unknown[];
+  };
   const text = String(err.message ?? e);
   // Entra ID: @azure/identity's AuthenticationError (or an aggregate of them) carries `AADSTSnnnn: description`.
-  const aadsts = /AADSTS(\d+):?\s*([^\n]*)/.exec(err.errorResponse?.errorDescription ?? text);
-  if (aadsts || err.name === 'AuthenticationError' || err.name === 'AggregateAuthenticationError' || err.name === 'CredentialUnavailableError') {
+  const aadsts = /AADSTS(\d+):?\s*([^\n]*)/.exec(
+    err.errorResponse?.errorDescription ?? text,
+  );
+  if (
+    aadsts ||
+    err.name === 'AuthenticationError' ||
+    err.name === 'AggregateAuthenticationError' ||
+    err.name === 'CredentialUnavailableError'
+  ) {
     const code = aadsts ? `AADSTS${aadsts[1]}` : err.errorResponse?.error;
-    const detail = aadsts ? `AADSTS${aadsts[1]}: ${aadsts[2].replace(/\s*Trace ID:.*$/, '').trim()}` : firstLine(text);
-    const unavailable = err.errorResponse?.error === 'temporarily_unavailable' || err.statusCode === 503;
-    return new AzureServiceError('Entra ID', `Entra ID refused the credential while ${what}: ${detail}`, {
-      code,
-      statusCode: unavailable ? 503 : 502,
-    });
+    const detail = aadsts
+      ? `AADSTS${aadsts[1]}: ${aadsts[2].replace(/\s*Trace ID:.*$/, '').trim()}`
+      : firstLine(text);
+    const unavailable =
+      err.errorResponse?.error === 'temporarily_unavailable' ||
+      err.statusCode === 503;
+    return new AzureServiceError(
+      'Entra ID',
+      `Entra ID refused the credential while ${what}: ${detail}`,
+      {
+        code,
+        statusCode: unavailable ? 503 : 502,
+      },
+    );
   }
   if (typeof err.statusCode === 'number') {
     const message = armMessage(err) ?? firstLine(text);
     const code = err.code ?? `HTTP ${err.statusCode}`;
-    return new AzureServiceError('ARM', `ARM answered ${code} while ${what}: ${message}`, { code });
+    return new AzureServiceError(
+      'ARM',
+      `ARM answered ${code} while ${what}: ${message}`,
+      { code },
+    );
   }
   // No HTTP answer: connection or TLS failure.
-  const tls = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(err.code ?? '');
+  const tls = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(
+    err.code ?? '',
+  );
   const code = err.code ? ` (${err.code})` : '';
-  const hint = tls ? '. For a private endpoint, trust its CA with capz.azureDiscovery.caData' : '';
-  return new AzureServiceError('ARM', `Could not reach ARM while ${what}: ${firstLine(text)}${code}${hint}`, { code: err.code });
+  const hint = tls
+    ? '. For a private endpoint, trust its CA with capz.azureDiscovery.caData'
+    : '';
+  return new AzureServiceError(
+    'ARM',
+    `Could not reach ARM while ${what}: ${firstLine(text)}${code}${hint}`,
+    { code: err.code },
+  );
 }

@@ -3,7 +3,10 @@
  * management cluster already points at one (so the wizard can refuse a second owner).
  */
 import type { ManagedCluster } from '@azure/arm-containerservice';
-import type { DiscoveredAksCluster, ObservedObject } from '@internal/plugin-capz-common';
+import type {
+  DiscoveredAksCluster,
+  ObservedObject,
+} from '@internal/plugin-capz-common';
 
 export interface ArmId {
   subscriptionId: string;
@@ -19,11 +22,17 @@ export interface ArmId {
 export function parseArmId(id: string | undefined): ArmId | undefined {
   if (!id) return undefined;
   const s = id.split('/').filter(Boolean);
-  if (s.length < 4 || s[0].toLowerCase() !== 'subscriptions' || s[2].toLowerCase() !== 'resourcegroups') return undefined;
+  if (
+    s.length < 4 ||
+    s[0].toLowerCase() !== 'subscriptions' ||
+    s[2].toLowerCase() !== 'resourcegroups'
+  )
+    return undefined;
   return { subscriptionId: s[1], resourceGroup: s[3], name: s[s.length - 1] };
 }
 
-const same = (a: string | undefined, b: string | undefined) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
+const same = (a: string | undefined, b: string | undefined) =>
+  !!a && !!b && a.toLowerCase() === b.toLowerCase();
 
 /** A copy of a map or list ARM returned, or nothing when it is absent or empty. */
 function nonEmpty<T extends object>(v: T | undefined): T | undefined {
@@ -33,7 +42,9 @@ function nonEmpty<T extends object>(v: T | undefined): T | undefined {
 
 /** Only the keys with a value: the wizard and the planner tell "ARM said nothing" from a value. */
 function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return Object.fromEntries(
+    Object.entries(o).filter(([, v]) => v !== undefined),
+  ) as Partial<T>;
 }
 
 /**
@@ -41,7 +52,10 @@ function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
  * resets on PUT (labels, taints, tags, autoscaling) and the ones it keeps (OS, zones, maxPods, disk), the cluster's
  * tags, identity type and aadProfile, so that the ManagedCluster adoption writes makes ASO's PUT change nothing.
  */
-export function toDiscoveredCluster(mc: ManagedCluster, subscriptionId: string): DiscoveredAksCluster {
+export function toDiscoveredCluster(
+  mc: ManagedCluster,
+  subscriptionId: string,
+): DiscoveredAksCluster {
   const id = parseArmId(mc.id);
   const aad = mc.aadProfile;
   const aadProfile = aad
@@ -57,9 +71,13 @@ export function toDiscoveredCluster(mc: ManagedCluster, subscriptionId: string):
     resourceGroup: id?.resourceGroup ?? '',
     name: mc.name ?? id?.name ?? '',
     location: mc.location,
-    ...(mc.kubernetesVersion ? { kubernetesVersion: mc.kubernetesVersion } : {}),
+    ...(mc.kubernetesVersion
+      ? { kubernetesVersion: mc.kubernetesVersion }
+      : {}),
     ...(mc.dnsPrefix ? { dnsPrefix: mc.dnsPrefix } : {}),
-    ...(mc.provisioningState ? { provisioningState: mc.provisioningState } : {}),
+    ...(mc.provisioningState
+      ? { provisioningState: mc.provisioningState }
+      : {}),
     // Local accounts off means no admin kubeconfig: adoption must export userCredentials (azure-side 4.4, CAPZ docs).
     entraOnly: mc.disableLocalAccounts === true,
     ...defined({ tags: nonEmpty(mc.tags), identityType: mc.identity?.type }),
@@ -89,7 +107,10 @@ export function toDiscoveredCluster(mc: ManagedCluster, subscriptionId: string):
 
 const RESOURCE_ID = 'serviceoperator.azure.com/resource-id';
 const CLUSTER_NAME = 'cluster.x-k8s.io/cluster-name';
-const CONTROL_PLANES = ['AzureASOManagedControlPlane', 'AzureManagedControlPlane'];
+const CONTROL_PLANES = [
+  'AzureASOManagedControlPlane',
+  'AzureManagedControlPlane',
+];
 
 interface AsoTarget {
   namespace: string;
@@ -103,26 +124,42 @@ interface AsoTarget {
 const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 
 /** Where ASO says (or would say) the object lives: its resource-id annotation, else `status.id`. */
-const armIdOf = (o: ObservedObject) => parseArmId(o.metadata?.annotations?.[RESOURCE_ID] ?? str(o.status?.id));
+const armIdOf = (o: ObservedObject) =>
+  parseArmId(o.metadata?.annotations?.[RESOURCE_ID] ?? str(o.status?.id));
 
 /**
  * What each ASO ManagedCluster points at in Azure. Best: its ARM id (ASO's resource-id annotation or status.id).
  * Else its azureName (`spec.azureName ?? metadata.name`) in its owner's group: `spec.owner.armId`, or the ResourceGroup
  * object `spec.owner.name` in its namespace (that group's azureName, and subscription if ASO recorded its id).
  */
-export function asoTargets(managedClusters: ObservedObject[], resourceGroups: ObservedObject[]): AsoTarget[] {
-  const groups = new Map(resourceGroups.map(g => [`${g.metadata?.namespace}/${g.metadata?.name}`, g]));
+export function asoTargets(
+  managedClusters: ObservedObject[],
+  resourceGroups: ObservedObject[],
+): AsoTarget[] {
+  const groups = new Map(
+    resourceGroups.map(g => [
+      `${g.metadata?.namespace}/${g.metadata?.name}`,
+      g,
+    ]),
+  );
   const out: AsoTarget[] = [];
   for (const mc of managedClusters) {
     const namespace = mc.metadata?.namespace;
     const name = mc.metadata?.name;
     if (!namespace || !name) continue;
-    const controlPlane = mc.metadata?.ownerReferences?.find(r => r.controller && CONTROL_PLANES.includes(r.kind ?? ''));
+    const controlPlane = mc.metadata?.ownerReferences?.find(
+      r => r.controller && CONTROL_PLANES.includes(r.kind ?? ''),
+    );
     const cluster = mc.metadata?.labels?.[CLUSTER_NAME] ?? controlPlane?.name;
     const base = { namespace, name, ...(cluster ? { cluster } : {}) };
     const id = armIdOf(mc);
     if (id) {
-      out.push({ ...base, azureName: id.name, resourceGroup: id.resourceGroup, subscriptionId: id.subscriptionId });
+      out.push({
+        ...base,
+        azureName: id.name,
+        resourceGroup: id.resourceGroup,
+        subscriptionId: id.subscriptionId,
+      });
       continue;
     }
     const spec = mc.spec ?? {};
@@ -130,15 +167,29 @@ export function asoTargets(managedClusters: ObservedObject[], resourceGroups: Ob
     const azureName = str(spec.azureName) ?? name;
     const ownerId = parseArmId(str(owner.armId));
     if (ownerId) {
-      out.push({ ...base, azureName, resourceGroup: ownerId.name, subscriptionId: ownerId.subscriptionId });
+      out.push({
+        ...base,
+        azureName,
+        resourceGroup: ownerId.name,
+        subscriptionId: ownerId.subscriptionId,
+      });
       continue;
     }
-    const group = str(owner.name) ? groups.get(`${namespace}/${owner.name}`) : undefined;
+    const group = str(owner.name)
+      ? groups.get(`${namespace}/${owner.name}`)
+      : undefined;
     const groupId = group && armIdOf(group);
     out.push({
       ...base,
       azureName,
-      ...(group ? { resourceGroup: groupId?.resourceGroup ?? str(group.spec?.azureName) ?? group.metadata?.name } : {}),
+      ...(group
+        ? {
+            resourceGroup:
+              groupId?.resourceGroup ??
+              str(group.spec?.azureName) ??
+              group.metadata?.name,
+          }
+        : {}),
       ...(groupId ? { subscriptionId: groupId.subscriptionId } : {}),
     });
   }
@@ -150,12 +201,23 @@ export function asoTargets(managedClusters: ObservedObject[], resourceGroups: Ob
  * unknown group or subscription does not rule a candidate out: a false "already managed" only makes the wizard
  * cautious, a missed one would let two owners manage one cluster.
  */
-export function findManagedBy(cluster: DiscoveredAksCluster, targets: AsoTarget[]): DiscoveredAksCluster['managedBy'] {
+export function findManagedBy(
+  cluster: DiscoveredAksCluster,
+  targets: AsoTarget[],
+): DiscoveredAksCluster['managedBy'] {
   const t = targets.find(
     x =>
       same(x.azureName, cluster.name) &&
-      (x.resourceGroup === undefined || same(x.resourceGroup, cluster.resourceGroup)) &&
-      (x.subscriptionId === undefined || same(x.subscriptionId, cluster.subscriptionId)),
+      (x.resourceGroup === undefined ||
+        same(x.resourceGroup, cluster.resourceGroup)) &&
+      (x.subscriptionId === undefined ||
+        same(x.subscriptionId, cluster.subscriptionId)),
   );
-  return t ? { namespace: t.namespace, name: t.name, ...(t.cluster ? { cluster: t.cluster } : {}) } : undefined;
+  return t
+    ? {
+        namespace: t.namespace,
+        name: t.name,
+        ...(t.cluster ? { cluster: t.cluster } : {}),
+      }
+    : undefined;
 }

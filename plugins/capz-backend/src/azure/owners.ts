@@ -4,7 +4,11 @@
  * anywhere already?) and by the clusters list (is one AKS cluster managed from more than one place?). Pure over the
  * cache; the job engine's own check before the first write reads the API servers live instead.
  */
-import { RECONCILE_POLICY_ANNOTATION, type ManagedFromPlace, type ObservedObject } from '@internal/plugin-capz-common';
+import {
+  RECONCILE_POLICY_ANNOTATION,
+  type ManagedFromPlace,
+  type ObservedObject,
+} from '@internal/plugin-capz-common';
 import type { WatchCache } from '../cluster/WatchCache';
 import { asoTargets } from './mapping';
 
@@ -22,14 +26,32 @@ export interface AksOwner extends ManagedFromPlace {
 const lower = (s: string | undefined) => s?.toLowerCase();
 
 /** Every ASO ManagedCluster of these management clusters, with where it points in Azure (see asoTargets). */
-export function aksOwners(cache: Pick<WatchCache, 'list'>, managementClusters: readonly string[]): AksOwner[] {
+export function aksOwners(
+  cache: Pick<WatchCache, 'list'>,
+  managementClusters: readonly string[],
+): AksOwner[] {
   return managementClusters.flatMap(managementCluster => {
-    const managedClusters = cache.list(managementCluster, 'ManagedCluster') as unknown as ObservedObject[];
-    const groups = cache.list(managementCluster, 'ResourceGroup') as unknown as ObservedObject[];
-    const policies = new Map(managedClusters.map(o => [`${o.metadata?.namespace}/${o.metadata?.name}`, o.metadata?.annotations?.[RECONCILE_POLICY]]));
+    const managedClusters = cache.list(
+      managementCluster,
+      'ManagedCluster',
+    ) as unknown as ObservedObject[];
+    const groups = cache.list(
+      managementCluster,
+      'ResourceGroup',
+    ) as unknown as ObservedObject[];
+    const policies = new Map(
+      managedClusters.map(o => [
+        `${o.metadata?.namespace}/${o.metadata?.name}`,
+        o.metadata?.annotations?.[RECONCILE_POLICY],
+      ]),
+    );
     return asoTargets(managedClusters, groups).map(t => {
       const policy = policies.get(`${t.namespace}/${t.name}`);
-      return { managementCluster, ...t, ...(policy ? { reconcilePolicy: policy } : {}) };
+      return {
+        managementCluster,
+        ...t,
+        ...(policy ? { reconcilePolicy: policy } : {}),
+      };
     });
   });
 }
@@ -52,13 +74,15 @@ export function ownersOf(
     if (lower(x.azureName) !== name) return false;
     if (o.strict && (!rg || !x.resourceGroup)) return false;
     if (rg && x.resourceGroup && lower(x.resourceGroup) !== rg) return false;
-    if (sub && x.subscriptionId && lower(x.subscriptionId) !== sub) return false;
+    if (sub && x.subscriptionId && lower(x.subscriptionId) !== sub)
+      return false;
     return true;
   });
 }
 
 /** `<management cluster>/<namespace>/<name>`, as the preflight and the clusters page name a place. */
-export const describePlace = (p: ManagedFromPlace) => `${p.managementCluster}/${p.namespace}/${p.name}`;
+export const describePlace = (p: ManagedFromPlace) =>
+  `${p.managementCluster}/${p.namespace}/${p.name}`;
 
 const place = (o: AksOwner): ManagedFromPlace => ({
   managementCluster: o.managementCluster,
@@ -73,7 +97,9 @@ const place = (o: AksOwner): ManagedFromPlace => ({
  * with at least one other place are in the map. A ManagedCluster on `skip` (e.g. the old one of a migration, disarmed)
  * neither writes to nor deletes anything in Azure and is not counted.
  */
-export function managedFromIndex(owners: readonly AksOwner[]): Map<string, ManagedFromPlace[]> {
+export function managedFromIndex(
+  owners: readonly AksOwner[],
+): Map<string, ManagedFromPlace[]> {
   const managing = owners.filter(o => lower(o.reconcilePolicy) !== 'skip');
   const byName = new Map<string, AksOwner[]>();
   for (const o of managing) {
@@ -84,8 +110,22 @@ export function managedFromIndex(owners: readonly AksOwner[]): Map<string, Manag
   for (const group of byName.values()) {
     if (group.length < 2) continue;
     for (const o of group) {
-      const others = ownersOf({ name: o.azureName, resourceGroup: o.resourceGroup, subscriptionId: o.subscriptionId }, group, { strict: true }).filter(x => x !== o);
-      if (others.length) out.set(describePlace(o), others.map(place).sort((a, b) => describePlace(a).localeCompare(describePlace(b))));
+      const others = ownersOf(
+        {
+          name: o.azureName,
+          resourceGroup: o.resourceGroup,
+          subscriptionId: o.subscriptionId,
+        },
+        group,
+        { strict: true },
+      ).filter(x => x !== o);
+      if (others.length)
+        out.set(
+          describePlace(o),
+          others
+            .map(place)
+            .sort((a, b) => describePlace(a).localeCompare(describePlace(b))),
+        );
     }
   }
   return out;

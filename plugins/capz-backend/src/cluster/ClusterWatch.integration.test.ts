@@ -10,9 +10,16 @@ import { WATCHED_KINDS } from './watchedKinds';
 
 const clusterFile = process.env.CAPZ_TEST_CLUSTER;
 if (!clusterFile) {
-  throw new Error('CAPZ_TEST_CLUSTER is not set: run through ./scripts/test.sh, or start a cluster with `yarn mgmt start --name dev` and export CAPZ_TEST_CLUSTER=.local/mgmt-clusters/dev/cluster.json');
+  throw new Error(
+    'CAPZ_TEST_CLUSTER is not set: run through ./scripts/test.sh, or start a cluster with `yarn mgmt start --name dev` and export CAPZ_TEST_CLUSTER=.local/mgmt-clusters/dev/cluster.json',
+  );
 }
-const info = JSON.parse(readFileSync(clusterFile, 'utf8')) as { name: string; url: string; caPem: string; adminToken: string };
+const info = JSON.parse(readFileSync(clusterFile, 'utf8')) as {
+  name: string;
+  url: string;
+  caPem: string;
+  adminToken: string;
+};
 
 let k8s: any;
 let kc: any;
@@ -26,7 +33,13 @@ beforeAll(async () => {
   k8s = require('@kubernetes/client-node');
   kc = new k8s.KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'test', server: info.url, caData: Buffer.from(info.caPem).toString('base64') }],
+    clusters: [
+      {
+        name: 'test',
+        server: info.url,
+        caData: Buffer.from(info.caPem).toString('base64'),
+      },
+    ],
     users: [{ name: 'test-admin', token: info.adminToken }],
     contexts: [{ name: 'test', cluster: 'test', user: 'test-admin' }],
     currentContext: 'test',
@@ -60,37 +73,93 @@ const controlPlane = (name: string) => ({
 
 describe('ClusterWatch', () => {
   it('lists, then follows adds, updates and deletes, keeping only a compact managedFields', async () => {
-    await custom.createNamespacedCustomObject({ ...CAPZ, namespace: ns, plural: 'azureasomanagedcontrolplanes', body: controlPlane('before-start') });
-    const watch = new ClusterWatch(info.name, kc, k8s, WATCHED_KINDS, mockServices.logger.mock(), [ns]);
+    await custom.createNamespacedCustomObject({
+      ...CAPZ,
+      namespace: ns,
+      plural: 'azureasomanagedcontrolplanes',
+      body: controlPlane('before-start'),
+    });
+    const watch = new ClusterWatch(
+      info.name,
+      kc,
+      k8s,
+      WATCHED_KINDS,
+      mockServices.logger.mock(),
+      [ns],
+    );
     await watch.start();
     try {
       expect(watch.synced()).toBe(true);
       const status = watch.kindStatus();
-      expect(status.AzureASOManagedControlPlane).toMatchObject({ version: 'v1beta1', synced: true, restarts: 0 });
-      expect(status.ManagedCluster).toMatchObject({ version: 'v1api20240901', synced: true });
-      expect(watch.list('AzureASOManagedControlPlane', ns).map(o => o.metadata.name)).toEqual(['before-start']);
+      expect(status.AzureASOManagedControlPlane).toMatchObject({
+        version: 'v1beta1',
+        synced: true,
+        restarts: 0,
+      });
+      expect(status.ManagedCluster).toMatchObject({
+        version: 'v1api20240901',
+        synced: true,
+      });
+      expect(
+        watch.list('AzureASOManagedControlPlane', ns).map(o => o.metadata.name),
+      ).toEqual(['before-start']);
       const [first] = watch.list('AzureASOManagedControlPlane', ns);
       expect(first.metadata.managedFields).toEqual([
-        expect.objectContaining({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', operation: 'Update' }),
+        expect.objectContaining({
+          apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+          operation: 'Update',
+        }),
       ]);
       expect(JSON.stringify(first)).not.toContain('fieldsV1');
 
-      const added = nextChange(watch, c => c.type === 'add' && c.object.metadata.name === 'after-start');
-      await custom.createNamespacedCustomObject({ ...CAPZ, namespace: ns, plural: 'azureasomanagedcontrolplanes', body: controlPlane('after-start') });
+      const added = nextChange(
+        watch,
+        c => c.type === 'add' && c.object.metadata.name === 'after-start',
+      );
+      await custom.createNamespacedCustomObject({
+        ...CAPZ,
+        namespace: ns,
+        plural: 'azureasomanagedcontrolplanes',
+        body: controlPlane('after-start'),
+      });
       expect((await added).kind).toBe('AzureASOManagedControlPlane');
 
-      const updated = nextChange(watch, c => c.type === 'update' && c.object.metadata.labels?.team === 'payments');
+      const updated = nextChange(
+        watch,
+        c =>
+          c.type === 'update' && c.object.metadata.labels?.team === 'payments',
+      );
       await custom.patchNamespacedCustomObject(
-        { ...CAPZ, namespace: ns, plural: 'azureasomanagedcontrolplanes', name: 'after-start', body: { metadata: { labels: { team: 'payments' } } } },
+        {
+          ...CAPZ,
+          namespace: ns,
+          plural: 'azureasomanagedcontrolplanes',
+          name: 'after-start',
+          body: { metadata: { labels: { team: 'payments' } } },
+        },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
       );
       await updated;
-      expect(watch.list('AzureASOManagedControlPlane', ns).find(o => o.metadata.name === 'after-start')?.metadata.labels).toEqual({ team: 'payments' });
+      expect(
+        watch
+          .list('AzureASOManagedControlPlane', ns)
+          .find(o => o.metadata.name === 'after-start')?.metadata.labels,
+      ).toEqual({ team: 'payments' });
 
-      const deleted = nextChange(watch, c => c.type === 'delete' && c.object.metadata.name === 'before-start');
-      await custom.deleteNamespacedCustomObject({ ...CAPZ, namespace: ns, plural: 'azureasomanagedcontrolplanes', name: 'before-start' });
+      const deleted = nextChange(
+        watch,
+        c => c.type === 'delete' && c.object.metadata.name === 'before-start',
+      );
+      await custom.deleteNamespacedCustomObject({
+        ...CAPZ,
+        namespace: ns,
+        plural: 'azureasomanagedcontrolplanes',
+        name: 'before-start',
+      });
       await deleted;
-      expect(watch.list('AzureASOManagedControlPlane', ns).map(o => o.metadata.name)).toEqual(['after-start']);
+      expect(
+        watch.list('AzureASOManagedControlPlane', ns).map(o => o.metadata.name),
+      ).toEqual(['after-start']);
     } finally {
       await watch.stop();
     }
@@ -101,13 +170,25 @@ describe('ClusterWatch', () => {
       info.name,
       kc,
       k8s,
-      [...WATCHED_KINDS.filter(k => k.name === 'Cluster'), { name: 'Missing', group: 'example.com', versions: ['v1'], plural: 'missings' }],
+      [
+        ...WATCHED_KINDS.filter(k => k.name === 'Cluster'),
+        {
+          name: 'Missing',
+          group: 'example.com',
+          versions: ['v1'],
+          plural: 'missings',
+        },
+      ],
       mockServices.logger.mock(),
       [ns],
     );
     await watch.start();
     try {
-      expect(watch.kindStatus().Missing).toEqual({ version: undefined, synced: false, restarts: 0 });
+      expect(watch.kindStatus().Missing).toEqual({
+        version: undefined,
+        synced: false,
+        restarts: 0,
+      });
       expect(watch.kindStatus().Cluster.synced).toBe(true);
       expect(watch.synced()).toBe(true);
     } finally {

@@ -20,7 +20,13 @@ export interface CachedObject {
     generation?: number;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
-    ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }>;
+    ownerReferences?: Array<{
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      controller?: boolean;
+    }>;
     [key: string]: unknown;
   };
   [key: string]: unknown;
@@ -52,13 +58,15 @@ interface Informer {
 const strip = (o: any): CachedObject => {
   const { managedFields, ...metadata } = o.metadata ?? {};
   if (Array.isArray(managedFields)) {
-    metadata.managedFields = managedFields.map(({ manager, operation, apiVersion, subresource, time }: any) => ({
-      manager,
-      operation,
-      apiVersion,
-      subresource,
-      time,
-    }));
+    metadata.managedFields = managedFields.map(
+      ({ manager, operation, apiVersion, subresource, time }: any) => ({
+        manager,
+        operation,
+        apiVersion,
+        subresource,
+        time,
+      }),
+    );
   }
   return { ...o, metadata };
 };
@@ -71,7 +79,8 @@ class KindStore {
   set(object: CachedObject): void {
     const uid = object.metadata.uid;
     const previous = this.byUid.get(uid);
-    if (previous && previous.metadata.namespace !== object.metadata.namespace) this.delete(uid);
+    if (previous && previous.metadata.namespace !== object.metadata.namespace)
+      this.delete(uid);
     this.byUid.set(uid, object);
     const ns = object.metadata.namespace ?? '';
     let bucket = this.byNamespace.get(ns);
@@ -134,7 +143,9 @@ export class ClusterWatch extends EventEmitter {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) clearTimeout(t);
-    await Promise.all([...this.informers.values()].map(i => i.stop().catch(() => undefined)));
+    await Promise.all(
+      [...this.informers.values()].map(i => i.stop().catch(() => undefined)),
+    );
   }
 
   list(kind: string, namespace?: string): CachedObject[] {
@@ -142,12 +153,16 @@ export class ClusterWatch extends EventEmitter {
   }
 
   kindStatus(): Record<string, KindWatchStatus> {
-    return Object.fromEntries([...this.status.entries()].map(([k, s]) => [k, { ...s }]));
+    return Object.fromEntries(
+      [...this.status.entries()].map(([k, s]) => [k, { ...s }]),
+    );
   }
 
   /** Synced when every kind the server serves has listed. */
   synced(): boolean {
-    return [...this.status.values()].every(s => s.synced || (s.version === undefined && !s.error));
+    return [...this.status.values()].every(
+      s => s.synced || (s.version === undefined && !s.error),
+    );
   }
 
   private async servedVersion(kind: WatchedKind): Promise<string | undefined> {
@@ -155,7 +170,12 @@ export class ClusterWatch extends EventEmitter {
     const api = this.kc.makeApiClient(this.k8s.CustomObjectsApi);
     for (const version of kind.versions) {
       try {
-        await api.listClusterCustomObject({ group: kind.group, version, plural: kind.plural, limit: 1 });
+        await api.listClusterCustomObject({
+          group: kind.group,
+          version,
+          plural: kind.plural,
+          limit: 1,
+        });
         return version;
       } catch (e: any) {
         if (e?.code !== 404) throw e;
@@ -165,8 +185,12 @@ export class ClusterWatch extends EventEmitter {
   }
 
   private path(kind: WatchedKind, version: string, namespace?: string): string {
-    const base = kind.group ? `/apis/${kind.group}/${version}` : `/api/${version}`;
-    return `${base}${namespace ? `/namespaces/${namespace}` : ''}/${kind.plural}`;
+    const base = kind.group
+      ? `/apis/${kind.group}/${version}`
+      : `/api/${version}`;
+    return `${base}${namespace ? `/namespaces/${namespace}` : ''}/${
+      kind.plural
+    }`;
   }
 
   private listFn(kind: WatchedKind, version: string, namespace?: string) {
@@ -174,11 +198,22 @@ export class ClusterWatch extends EventEmitter {
     const core = this.kc.makeApiClient(this.k8s.CoreV1Api);
     return async (): Promise<any> => {
       if (!kind.group) {
-        return namespace ? core.listNamespacedEvent({ namespace }) : core.listEventForAllNamespaces();
+        return namespace
+          ? core.listNamespacedEvent({ namespace })
+          : core.listEventForAllNamespaces();
       }
       return namespace
-        ? custom.listNamespacedCustomObject({ group: kind.group, version, namespace, plural: kind.plural })
-        : custom.listClusterCustomObject({ group: kind.group, version, plural: kind.plural });
+        ? custom.listNamespacedCustomObject({
+            group: kind.group,
+            version,
+            namespace,
+            plural: kind.plural,
+          })
+        : custom.listClusterCustomObject({
+            group: kind.group,
+            version,
+            plural: kind.plural,
+          });
     };
   }
 
@@ -203,10 +238,22 @@ export class ClusterWatch extends EventEmitter {
     }
   }
 
-  private async startInformer(kind: WatchedKind, version: string, namespace: string | undefined, attempt: number) {
+  private async startInformer(
+    kind: WatchedKind,
+    version: string,
+    namespace: string | undefined,
+    attempt: number,
+  ) {
     const id = `${kind.name}/${namespace ?? '*'}`;
-    await this.informers.get(id)?.stop().catch(() => undefined);
-    const informer = this.k8s.makeInformer(this.kc, this.path(kind, version, namespace), this.listFn(kind, version, namespace)) as Informer;
+    await this.informers
+      .get(id)
+      ?.stop()
+      .catch(() => undefined);
+    const informer = this.k8s.makeInformer(
+      this.kc,
+      this.path(kind, version, namespace),
+      this.listFn(kind, version, namespace),
+    ) as Informer;
     const store = this.objects.get(kind.name)!;
     const status = this.status.get(kind.name)!;
     const apply = (type: ChangeType) => (obj: any) => {
@@ -215,33 +262,64 @@ export class ClusterWatch extends EventEmitter {
       if (type === 'delete') store.delete(object.metadata.uid);
       else store.set(object);
       status.lastEventAt = new Date().toISOString();
-      const change: CacheChange = { managementCluster: this.name, kind: kind.name, type, object };
+      const change: CacheChange = {
+        managementCluster: this.name,
+        kind: kind.name,
+        type,
+        object,
+      };
       this.emit('change', change);
     };
     informer.on('add', apply('add'));
     informer.on('update', apply('update'));
     informer.on('delete', apply('delete'));
-    informer.on('error', (err: Error) => this.fail(kind, err, attempt, () => this.startInformer(kind, version, namespace, attempt + 1)));
+    informer.on('error', (err: Error) =>
+      this.fail(kind, err, attempt, () =>
+        this.startInformer(kind, version, namespace, attempt + 1),
+      ),
+    );
     this.informers.set(id, informer);
     await informer.start();
     // A new informer only reports what exists now: drop what vanished while the previous one was down.
-    const present = new Set(((informer as any).list?.(namespace) ?? []).map((o: any) => o.metadata?.uid));
+    const present = new Set(
+      ((informer as any).list?.(namespace) ?? []).map(
+        (o: any) => o.metadata?.uid,
+      ),
+    );
     for (const [uid, object] of [...store.entries()]) {
-      if ((namespace === undefined || object.metadata.namespace === namespace) && !present.has(uid)) {
+      if (
+        (namespace === undefined || object.metadata.namespace === namespace) &&
+        !present.has(uid)
+      ) {
         store.delete(uid);
-        this.emit('change', { managementCluster: this.name, kind: kind.name, type: 'delete', object } satisfies CacheChange);
+        this.emit('change', {
+          managementCluster: this.name,
+          kind: kind.name,
+          type: 'delete',
+          object,
+        } satisfies CacheChange);
       }
     }
   }
 
-  private fail(kind: WatchedKind, err: Error, attempt: number, restart?: () => Promise<void>): void {
+  private fail(
+    kind: WatchedKind,
+    err: Error,
+    attempt: number,
+    restart?: () => Promise<void>,
+  ): void {
     if (this.stopped) return;
     const status = this.status.get(kind.name)!;
     status.synced = false;
     status.error = err.message?.split('\n')[0] ?? String(err);
     status.restarts++;
-    const delay = Math.min(1000 * 2 ** attempt, 30_000) * (0.8 + Math.random() * 0.4);
-    this.logger.warn(`management cluster ${this.name}: watch of ${kind.name} failed (${status.error}); retrying in ${Math.round(delay)} ms`);
+    const delay =
+      Math.min(1000 * 2 ** attempt, 30_000) * (0.8 + Math.random() * 0.4);
+    this.logger.warn(
+      `management cluster ${this.name}: watch of ${kind.name} failed (${
+        status.error
+      }); retrying in ${Math.round(delay)} ms`,
+    );
     const t = setTimeout(() => {
       this.timers.delete(t);
       const again = restart ?? (() => this.startKind(kind, attempt + 1));

@@ -23,17 +23,38 @@ describe('ConnectionMonitor', () => {
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'capz-monitor-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     certPem = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: certPem }, (req, res) => {
-      seenAuth.push(req.headers.authorization ?? '');
-      res.setHeader('Content-Type', 'application/json');
-      res.end(JSON.stringify({ major: '1', minor: '35', gitVersion: 'v1.35.4' }));
-    });
+    server = createServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: certPem },
+      (req, res) => {
+        seenAuth.push(req.headers.authorization ?? '');
+        res.setHeader('Content-Type', 'application/json');
+        res.end(
+          JSON.stringify({ major: '1', minor: '35', gitVersion: 'v1.35.4' }),
+        );
+      },
+    );
     rmSync(dir, { recursive: true });
     await new Promise<void>(r => server.listen(0, '127.0.0.1', r));
     url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -43,17 +64,40 @@ describe('ConnectionMonitor', () => {
   it('reports each cluster on its own: connected, unreachable, misconfigured', async () => {
     const monitor = new ConnectionMonitor(
       [
-        { name: 'up', authMethod: 'serviceAccountToken', url, caData: certPem, serviceAccountToken: 'tok' },
-        { name: 'down', authMethod: 'serviceAccountToken', url: 'https://127.0.0.1:1', serviceAccountToken: 'tok' },
-        { name: 'nofile', authMethod: 'kubeconfig', kubeconfig: { path: '/nonexistent/kubeconfig' } },
-        { name: 'wrongca', authMethod: 'serviceAccountToken', url, serviceAccountToken: 'tok' },
+        {
+          name: 'up',
+          authMethod: 'serviceAccountToken',
+          url,
+          caData: certPem,
+          serviceAccountToken: 'tok',
+        },
+        {
+          name: 'down',
+          authMethod: 'serviceAccountToken',
+          url: 'https://127.0.0.1:1',
+          serviceAccountToken: 'tok',
+        },
+        {
+          name: 'nofile',
+          authMethod: 'kubeconfig',
+          kubeconfig: { path: '/nonexistent/kubeconfig' },
+        },
+        {
+          name: 'wrongca',
+          authMethod: 'serviceAccountToken',
+          url,
+          serviceAccountToken: 'tok',
+        },
       ],
       mockServices.logger.mock(),
       loadClient,
     );
     expect(monitor.status('up')).toEqual({ state: 'unknown' });
     await monitor.probeAll();
-    expect(monitor.status('up')).toMatchObject({ state: 'connected', version: 'v1.35.4' });
+    expect(monitor.status('up')).toMatchObject({
+      state: 'connected',
+      version: 'v1.35.4',
+    });
     expect(seenAuth).toEqual(['Bearer tok']); // the server without a trusted CA never saw the token
     expect(monitor.status('down')).toMatchObject({ state: 'unreachable' });
     expect(monitor.status('nofile')).toMatchObject({
@@ -65,7 +109,14 @@ describe('ConnectionMonitor', () => {
 
   it('refuses to send a token over plain HTTP', async () => {
     const monitor = new ConnectionMonitor(
-      [{ name: 'plain', authMethod: 'serviceAccountToken', url: 'http://127.0.0.1:1', serviceAccountToken: 'tok' }],
+      [
+        {
+          name: 'plain',
+          authMethod: 'serviceAccountToken',
+          url: 'http://127.0.0.1:1',
+          serviceAccountToken: 'tok',
+        },
+      ],
       mockServices.logger.mock(),
       loadClient,
     );

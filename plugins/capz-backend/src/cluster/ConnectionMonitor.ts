@@ -33,7 +33,11 @@ export class ConnectionMonitor {
         try {
           const kc = await kubeConfigFor(c, k8s, this.logger);
           const version = await kc.makeApiClient(k8s.VersionApi).getCode();
-          next = { state: 'connected', version: version.gitVersion, checkedAt: new Date().toISOString() };
+          next = {
+            state: 'connected',
+            version: version.gitVersion,
+            checkedAt: new Date().toISOString(),
+          };
         } catch (e) {
           next = {
             state: 'unreachable',
@@ -42,8 +46,11 @@ export class ConnectionMonitor {
           };
         }
         if (previous?.state !== next.state) {
-          const detail = next.state === 'connected' ? next.version : next.message;
-          this.logger.info(`management cluster ${c.name}: ${next.state} (${detail})`);
+          const detail =
+            next.state === 'connected' ? next.version : next.message;
+          this.logger.info(
+            `management cluster ${c.name}: ${next.state} (${detail})`,
+          );
         }
         this.statuses.set(c.name, next);
       }),

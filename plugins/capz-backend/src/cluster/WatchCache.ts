@@ -1,7 +1,12 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { EventEmitter } from 'node:events';
 import { ManagementClusterConfig } from '../config/managementClusters';
-import { CacheChange, CachedObject, ClusterWatch, KindWatchStatus } from './ClusterWatch';
+import {
+  CacheChange,
+  CachedObject,
+  ClusterWatch,
+  KindWatchStatus,
+} from './ClusterWatch';
 import { ClientNode, kubeConfigFor, loadClientNode } from './kubeConfig';
 import { WATCHED_KINDS } from './watchedKinds';
 
@@ -34,14 +39,31 @@ export class WatchCache extends EventEmitter {
       this.clusters.map(async c => {
         try {
           const k8s = await this.loadClient();
-          const watch = new ClusterWatch(c.name, await kubeConfigFor(c, k8s), k8s, WATCHED_KINDS, this.logger, c.namespaces);
-          watch.on('change', (change: CacheChange) => this.emit('change', change));
+          const watch = new ClusterWatch(
+            c.name,
+            await kubeConfigFor(c, k8s),
+            k8s,
+            WATCHED_KINDS,
+            this.logger,
+            c.namespaces,
+          );
+          watch.on('change', (change: CacheChange) =>
+            this.emit('change', change),
+          );
           this.watches.set(c.name, watch);
           await watch.start();
-          this.logger.info(`management cluster ${c.name}: watch cache ${watch.synced() ? 'synced' : 'started, not yet synced'}`);
+          this.logger.info(
+            `management cluster ${c.name}: watch cache ${
+              watch.synced() ? 'synced' : 'started, not yet synced'
+            }`,
+          );
         } catch (e) {
           this.errors.set(c.name, (e as Error).message);
-          this.logger.warn(`management cluster ${c.name}: cannot start the watch cache: ${(e as Error).message}`);
+          this.logger.warn(
+            `management cluster ${c.name}: cannot start the watch cache: ${
+              (e as Error).message
+            }`,
+          );
         }
       }),
     ).then(() => undefined);
@@ -51,13 +73,22 @@ export class WatchCache extends EventEmitter {
     await Promise.all([...this.watches.values()].map(w => w.stop()));
   }
 
-  list(managementCluster: string, kind: string, namespace?: string): CachedObject[] {
+  list(
+    managementCluster: string,
+    kind: string,
+    namespace?: string,
+  ): CachedObject[] {
     return this.watches.get(managementCluster)?.list(kind, namespace) ?? [];
   }
 
   status(managementCluster: string): WatchStatus {
     const watch = this.watches.get(managementCluster);
-    if (!watch) return { synced: false, error: this.errors.get(managementCluster) ?? 'not started', kinds: {} };
+    if (!watch)
+      return {
+        synced: false,
+        error: this.errors.get(managementCluster) ?? 'not started',
+        kinds: {},
+      };
     return { synced: watch.synced(), kinds: watch.kindStatus() };
   }
 }

@@ -8,7 +8,12 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ClusterViews } from '../service/clusterViews';
-import { ClusterInfo, kube, loadClientForTests, until } from '../testing/realCluster';
+import {
+  ClusterInfo,
+  kube,
+  loadClientForTests,
+  until,
+} from '../testing/realCluster';
 import { WatchCache } from './WatchCache';
 import { WATCHED_KINDS } from './watchedKinds';
 
@@ -22,15 +27,44 @@ let cache: WatchCache;
 let views: ClusterViews;
 
 beforeAll(async () => {
-  const kubeconfig = execFileSync('node', [cli('mgmt-cluster'), 'start', '--name', name, '--ephemeral'], { encoding: 'utf8' }).trim();
-  info = JSON.parse(readFileSync(join(dirname(kubeconfig), 'cluster.json'), 'utf8'));
-  sim = spawn('node', [cli('capz-sim'), 'run', '--cluster', name, '--scenarios', 'healthy-aso,failing-aso', '--operation-ms', '100'], {
-    stdio: 'ignore',
-  });
+  const kubeconfig = execFileSync(
+    'node',
+    [cli('mgmt-cluster'), 'start', '--name', name, '--ephemeral'],
+    { encoding: 'utf8' },
+  ).trim();
+  info = JSON.parse(
+    readFileSync(join(dirname(kubeconfig), 'cluster.json'), 'utf8'),
+  );
+  sim = spawn(
+    'node',
+    [
+      cli('capz-sim'),
+      'run',
+      '--cluster',
+      name,
+      '--scenarios',
+      'healthy-aso,failing-aso',
+      '--operation-ms',
+      '100',
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   const managementClusters = [
-    { name, authMethod: 'serviceAccountToken' as const, url: info.url, caData: info.caPem, serviceAccountToken: info.backendToken },
+    {
+      name,
+      authMethod: 'serviceAccountToken' as const,
+      url: info.url,
+      caData: info.caPem,
+      serviceAccountToken: info.backendToken,
+    },
   ];
-  cache = new WatchCache(managementClusters, mockServices.logger.mock(), loadClientForTests);
+  cache = new WatchCache(
+    managementClusters,
+    mockServices.logger.mock(),
+    loadClientForTests,
+  );
   await cache.start();
   views = new ClusterViews(cache, [name]);
 }, 180_000);
@@ -44,7 +78,10 @@ afterAll(async () => {
 const summaries = () =>
   views
     .list()
-    .map(c => `${c.namespace}/${c.name} ${c.health} pools=${c.pools?.ready}/${c.pools?.total} replicas=${c.pools?.replicas}`)
+    .map(
+      c =>
+        `${c.namespace}/${c.name} ${c.health} pools=${c.pools?.ready}/${c.pools?.total} replicas=${c.pools?.replicas}`,
+    )
     .sort();
 
 /** The cache equals what a fresh LIST returns, kind by kind: nothing missed, nothing duplicated, nothing stale. */
@@ -53,24 +90,40 @@ async function cacheMatchesServer(): Promise<string | true> {
   for (const kind of WATCHED_KINDS) {
     const version = status.kinds[kind.name]?.version;
     if (!version) continue;
-    const path = kind.group ? `/apis/${kind.group}/${version}/${kind.plural}` : `/api/${version}/${kind.plural}`;
+    const path = kind.group
+      ? `/apis/${kind.group}/${version}/${kind.plural}`
+      : `/api/${version}/${kind.plural}`;
     const list = await kube(info, 'GET', path);
-    const server = new Map<string, string>(list.body.items.map((o: any) => [o.metadata.uid, o.metadata.resourceVersion]));
+    const server = new Map<string, string>(
+      list.body.items.map((o: any) => [
+        o.metadata.uid,
+        o.metadata.resourceVersion,
+      ]),
+    );
     const cached = cache.list(name, kind.name);
     const mismatch =
-      cached.length !== server.size || cached.some(o => server.get(o.metadata.uid) !== o.metadata.resourceVersion);
-    if (mismatch) return `${kind.name}: cache has ${cached.length}, server ${server.size}`;
+      cached.length !== server.size ||
+      cached.some(
+        o => server.get(o.metadata.uid) !== o.metadata.resourceVersion,
+      );
+    if (mismatch)
+      return `${kind.name}: cache has ${cached.length}, server ${server.size}`;
   }
   return true;
 }
 
 const rgPath = (ns: string, rg = '') =>
-  `/apis/resources.azure.com/v1api20200601/namespaces/${ns}/resourcegroups${rg ? `/${rg}` : ''}`;
+  `/apis/resources.azure.com/v1api20200601/namespaces/${ns}/resourcegroups${
+    rg ? `/${rg}` : ''
+  }`;
 const probe = (rgName: string) => ({
   apiVersion: 'resources.azure.com/v1api20200601',
   kind: 'ResourceGroup',
   // reconcile-policy skip: the simulated ASO leaves it alone (no finalizer, no Azure call), so it is a pure probe.
-  metadata: { name: rgName, annotations: { 'serviceoperator.azure.com/reconcile-policy': 'skip' } },
+  metadata: {
+    name: rgName,
+    annotations: { 'serviceoperator.azure.com/reconcile-policy': 'skip' },
+  },
   spec: { location: 'westeurope' },
 });
 
@@ -81,34 +134,86 @@ describe('after an API-server restart', () => {
       'team-payments/payments-prod healthy pools=3/3 replicas=9',
       'team-search/search-prod degraded pools=0/2 replicas=0',
     ];
-    await until('the scenarios to settle', () => JSON.stringify(summaries()) === JSON.stringify(settled), 120_000).catch(e => {
+    await until(
+      'the scenarios to settle',
+      () => JSON.stringify(summaries()) === JSON.stringify(settled),
+      120_000,
+    ).catch(e => {
       throw new Error(`${e.message}: ${JSON.stringify(summaries())}`);
     });
-    expect((await kube(info, 'POST', rgPath('team-payments'), probe('probe-before'))).status).toBe(201);
-    await until('the probe in the cache', () => cache.list(name, 'ResourceGroup', 'team-payments').some(o => o.metadata.name === 'probe-before'));
+    expect(
+      (await kube(info, 'POST', rgPath('team-payments'), probe('probe-before')))
+        .status,
+    ).toBe(201);
+    await until('the probe in the cache', () =>
+      cache
+        .list(name, 'ResourceGroup', 'team-payments')
+        .some(o => o.metadata.name === 'probe-before'),
+    );
 
-    execFileSync('node', [cli('mgmt-cluster'), 'restart-apiserver', '--name', name], { stdio: 'ignore' });
+    execFileSync(
+      'node',
+      [cli('mgmt-cluster'), 'restart-apiserver', '--name', name],
+      { stdio: 'ignore' },
+    );
 
     // Changes right after the restart, while the informers may still be reconnecting: a delete, a create, and a
     // scale-out that the simulator (reconnecting too) must carry out.
-    expect((await kube(info, 'DELETE', rgPath('team-payments', 'probe-before'))).status).toBe(200);
-    expect((await kube(info, 'POST', rgPath('team-payments'), probe('probe-after'))).status).toBe(201);
-    const mp = await kube(info, 'PATCH', '/apis/cluster.x-k8s.io/v1beta2/namespaces/team-payments/machinepools/payments-dev-system',
-      { spec: { replicas: 2 } }, 'application/merge-patch+json');
+    expect(
+      (await kube(info, 'DELETE', rgPath('team-payments', 'probe-before')))
+        .status,
+    ).toBe(200);
+    expect(
+      (await kube(info, 'POST', rgPath('team-payments'), probe('probe-after')))
+        .status,
+    ).toBe(201);
+    const mp = await kube(
+      info,
+      'PATCH',
+      '/apis/cluster.x-k8s.io/v1beta2/namespaces/team-payments/machinepools/payments-dev-system',
+      { spec: { replicas: 2 } },
+      'application/merge-patch+json',
+    );
     expect(mp.status).toBe(200);
 
-    await until('the cache to match the server again', async () => (await cacheMatchesServer()) === true, 90_000).catch(async e => {
+    await until(
+      'the cache to match the server again',
+      async () => (await cacheMatchesServer()) === true,
+      90_000,
+    ).catch(async e => {
       throw new Error(`${e.message}: ${await cacheMatchesServer()}`);
     });
-    const rgs = cache.list(name, 'ResourceGroup', 'team-payments').map(o => o.metadata.name);
+    const rgs = cache
+      .list(name, 'ResourceGroup', 'team-payments')
+      .map(o => o.metadata.name);
     expect(rgs).toContain('probe-after');
     expect(rgs).not.toContain('probe-before');
-    await until('the scale-out to show', () => summaries().includes('team-payments/payments-dev healthy pools=1/1 replicas=2'), 60_000).catch(e => {
+    await until(
+      'the scale-out to show',
+      () =>
+        summaries().includes(
+          'team-payments/payments-dev healthy pools=1/1 replicas=2',
+        ),
+      60_000,
+    ).catch(e => {
       throw new Error(`${e.message}: ${JSON.stringify(summaries())}`);
     });
-    expect(summaries()).toEqual([settled[0].replace('replicas=1', 'replicas=2'), settled[1], settled[2]]);
+    expect(summaries()).toEqual([
+      settled[0].replace('replicas=1', 'replicas=2'),
+      settled[1],
+      settled[2],
+    ]);
     expect(cache.status(name).synced).toBe(true);
     // eslint-disable-next-line no-console
-    console.log(`watch restarts per kind after the API-server restart: ${JSON.stringify(Object.fromEntries(Object.entries(cache.status(name).kinds).map(([k, s]) => [k, s.restarts])))}`);
+    console.log(
+      `watch restarts per kind after the API-server restart: ${JSON.stringify(
+        Object.fromEntries(
+          Object.entries(cache.status(name).kinds).map(([k, s]) => [
+            k,
+            s.restarts,
+          ]),
+        ),
+      )}`,
+    );
   }, 300_000);
 });

@@ -1,18 +1,27 @@
 import type { AccessToken, TokenCredential } from '@azure/identity';
 import { mockServices } from '@backstage/backend-test-utils';
 import { ManagementClusterConfig } from '../config/managementClusters';
-import { AKS_SERVER_APPLICATION_ID, AzureTokenProvider, azureTokenProviderFor } from './azureToken';
+import {
+  AKS_SERVER_APPLICATION_ID,
+  AzureTokenProvider,
+  azureTokenProviderFor,
+} from './azureToken';
 
 const MIN = 60_000;
 
 /** A credential whose answers the test hands out one by one, with the scopes it was asked for. */
 class FakeCredential implements TokenCredential {
   readonly scopes: string[] = [];
-  private pending: Array<{ resolve: (t: AccessToken | null) => void; reject: (e: Error) => void }> = [];
+  private pending: Array<{
+    resolve: (t: AccessToken | null) => void;
+    reject: (e: Error) => void;
+  }> = [];
 
   getToken(scopes: string | string[]): Promise<AccessToken | null> {
     this.scopes.push(...[scopes].flat());
-    return new Promise((resolve, reject) => this.pending.push({ resolve, reject }));
+    return new Promise((resolve, reject) =>
+      this.pending.push({ resolve, reject }),
+    );
   }
 
   get calls() {
@@ -20,7 +29,11 @@ class FakeCredential implements TokenCredential {
   }
 
   /** Answers the oldest open request. */
-  give(token: string, expiresOnTimestamp: number, extra: Partial<AccessToken> = {}) {
+  give(
+    token: string,
+    expiresOnTimestamp: number,
+    extra: Partial<AccessToken> = {},
+  ) {
     const next = this.pending.shift();
     if (!next) throw new Error('no token request is open');
     next.resolve({ token, expiresOnTimestamp, tokenType: 'Bearer', ...extra });
@@ -62,9 +75,15 @@ function setup(marginSeconds = 300) {
 describe('AzureTokenProvider', () => {
   it('asks for the AKS server application scope and shares one request between concurrent callers', async () => {
     const { credential, provider, at } = setup();
-    const callers = Promise.all([provider.getToken(), provider.getToken(), provider.getToken()]);
+    const callers = Promise.all([
+      provider.getToken(),
+      provider.getToken(),
+      provider.getToken(),
+    ]);
     expect(credential.calls).toBe(1);
-    expect(credential.scopes).toEqual(['6dae42f8-4368-4678-94ff-3960e28e3630/.default']);
+    expect(credential.scopes).toEqual([
+      '6dae42f8-4368-4678-94ff-3960e28e3630/.default',
+    ]);
     credential.give('t1', at() + 60 * MIN);
     expect(await callers).toEqual(['t1', 't1', 't1']);
     expect(await provider.getToken()).toBe('t1');
@@ -89,7 +108,11 @@ describe('AzureTokenProvider', () => {
     await settle();
     expect(await provider.getToken()).toBe('t2');
     expect(credential.calls).toBe(2);
-    expect(provider.status()).toMatchObject({ refreshes: 2, failures: 0, lastError: undefined });
+    expect(provider.status()).toMatchObject({
+      refreshes: 2,
+      failures: 0,
+      lastError: undefined,
+    });
   });
 
   it('keeps the old token through failed refreshes until it expires, with backoff, then fails and recovers', async () => {
@@ -101,10 +124,17 @@ describe('AzureTokenProvider', () => {
 
     advance(56 * MIN);
     expect(await provider.getToken()).toBe('t1');
-    credential.fail('AADSTS7000215: Invalid client secret provided.\nTrace ID: x');
+    credential.fail(
+      'AADSTS7000215: Invalid client secret provided.\nTrace ID: x',
+    );
     await settle();
-    expect(provider.status()).toMatchObject({ failures: 1, lastError: 'AADSTS7000215: Invalid client secret provided.' });
-    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('keeping the current token'));
+    expect(provider.status()).toMatchObject({
+      failures: 1,
+      lastError: 'AADSTS7000215: Invalid client secret provided.',
+    });
+    expect(logger.warn).toHaveBeenCalledWith(
+      expect.stringContaining('keeping the current token'),
+    );
 
     // Within the backoff no new request; after it, the next caller starts one (and still gets the old token).
     expect(await provider.getToken()).toBe('t1');
@@ -120,7 +150,9 @@ describe('AzureTokenProvider', () => {
     const waiting = provider.getToken();
     expect(credential.calls).toBe(4);
     credential.fail('authority unreachable');
-    await expect(waiting).rejects.toThrow('Entra ID token for management cluster prod: authority unreachable');
+    await expect(waiting).rejects.toThrow(
+      'Entra ID token for management cluster prod: authority unreachable',
+    );
     // Within the backoff, callers fail at once without asking the authority again.
     await expect(provider.getToken()).rejects.toThrow('authority unreachable');
     expect(credential.calls).toBe(4);
@@ -130,8 +162,13 @@ describe('AzureTokenProvider', () => {
     expect(credential.calls).toBe(5);
     credential.give('t2', at() + 60 * MIN);
     expect(await recovered).toBe('t2');
-    expect(provider.status()).toMatchObject({ lastError: undefined, failures: 0 });
-    expect(logger.info).toHaveBeenCalledWith(expect.stringContaining('refreshed again'));
+    expect(provider.status()).toMatchObject({
+      lastError: undefined,
+      failures: 0,
+    });
+    expect(logger.info).toHaveBeenCalledWith(
+      expect.stringContaining('refreshed again'),
+    );
   });
 
   it('never spends more than half of a short lifetime in the margin, and stops using a token just before expiry', async () => {
@@ -157,7 +194,9 @@ describe('AzureTokenProvider', () => {
   it('refreshes when the credential says so (refreshAfterTimestamp) even outside the margin', async () => {
     const { credential, provider, at, advance } = setup(300);
     const first = provider.getToken();
-    credential.give('mi', at() + 24 * 60 * MIN, { refreshAfterTimestamp: at() + 12 * 60 * MIN });
+    credential.give('mi', at() + 24 * 60 * MIN, {
+      refreshAfterTimestamp: at() + 12 * 60 * MIN,
+    });
     await first;
     advance(12 * 60 * MIN);
     expect(await provider.getToken()).toBe('mi');
@@ -196,7 +235,12 @@ describe('azureTokenProviderFor', () => {
     name: 'prod',
     authMethod: 'azure',
     url: 'https://aks.example',
-    azure: { credential: 'clientSecret', tenantId: 'tenant', clientId: 'client', clientSecret: 's3cret' },
+    azure: {
+      credential: 'clientSecret',
+      tenantId: 'tenant',
+      clientId: 'client',
+      clientSecret: 's3cret',
+    },
   });
 
   it('shares one provider per configured cluster between the watch cache and the monitor', () => {
@@ -207,7 +251,15 @@ describe('azureTokenProviderFor', () => {
 
   it('reports a misconfigured credential when it is built', () => {
     expect(() =>
-      azureTokenProviderFor({ ...cluster(), azure: { credential: 'clientSecret', tenantId: 'not a tenant!', clientId: 'c', clientSecret: 's' } }),
+      azureTokenProviderFor({
+        ...cluster(),
+        azure: {
+          credential: 'clientSecret',
+          tenantId: 'not a tenant!',
+          clientId: 'c',
+          clientSecret: 's',
+        },
+      }),
     ).toThrow(/tenant/i);
   });
 });

@@ -8,7 +8,10 @@ import {
   type TokenCredentialOptions,
 } from '@azure/identity';
 import type { LoggerService } from '@backstage/backend-plugin-api';
-import type { AzureAuthConfig, ManagementClusterConfig } from '../config/managementClusters';
+import type {
+  AzureAuthConfig,
+  ManagementClusterConfig,
+} from '../config/managementClusters';
 
 /**
  * The first-party "Azure Kubernetes Service AAD Server" application: AKS clusters with AKS-managed Entra ID accept
@@ -25,17 +28,28 @@ const RETRY_MAX_MS = 30_000;
 
 /** The credential for an `azure` block, as @azure/identity builds it. Secrets go to the credential, nowhere else. */
 export function createAzureCredential(azure: AzureAuthConfig): TokenCredential {
-  const common: TokenCredentialOptions & { disableInstanceDiscovery?: boolean } = {
+  const common: TokenCredentialOptions & {
+    disableInstanceDiscovery?: boolean;
+  } = {
     ...(azure.authorityHost ? { authorityHost: azure.authorityHost } : {}),
     // A private authority (Azure Stack Hub, a test Entra) is not in Microsoft's instance-discovery list.
-    ...(azure.disableInstanceDiscovery ? { disableInstanceDiscovery: true } : {}),
+    ...(azure.disableInstanceDiscovery
+      ? { disableInstanceDiscovery: true }
+      : {}),
     // Per credential, TLS verification stays on: a standard core-rest-pipeline option that @azure/identity passes to
     // the HTTP client it gives MSAL (identityClient.ts), so nothing process-wide is changed.
-    ...(azure.authorityCaData ? { tlsOptions: { ca: azure.authorityCaData } } : {}),
+    ...(azure.authorityCaData
+      ? { tlsOptions: { ca: azure.authorityCaData } }
+      : {}),
   };
   switch (azure.credential) {
     case 'clientSecret':
-      return new ClientSecretCredential(azure.tenantId!, azure.clientId!, azure.clientSecret!, common);
+      return new ClientSecretCredential(
+        azure.tenantId!,
+        azure.clientId!,
+        azure.clientSecret!,
+        common,
+      );
     case 'workloadIdentity':
       // Unset values fall back to AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_FEDERATED_TOKEN_FILE (the webhook's env).
       return new WorkloadIdentityCredential({
@@ -52,7 +66,12 @@ export function createAzureCredential(azure: AzureAuthConfig): TokenCredential {
       return new DefaultAzureCredential({
         ...common,
         tenantId: azure.tenantId,
-        ...(azure.clientId ? { managedIdentityClientId: azure.clientId, workloadIdentityClientId: azure.clientId } : {}),
+        ...(azure.clientId
+          ? {
+              managedIdentityClientId: azure.clientId,
+              workloadIdentityClientId: azure.clientId,
+            }
+          : {}),
       });
     default:
       throw new Error(`unknown azure.credential ${String(azure.credential)}`);
@@ -111,7 +130,8 @@ export class AzureTokenProvider {
   logger?: LoggerService;
 
   constructor(private readonly options: AzureTokenProviderOptions) {
-    this.marginMs = (options.refreshMarginSeconds ?? DEFAULT_REFRESH_MARGIN_SECONDS) * 1000;
+    this.marginMs =
+      (options.refreshMarginSeconds ?? DEFAULT_REFRESH_MARGIN_SECONDS) * 1000;
     this.now = options.now ?? Date.now;
     this.logger = options.logger;
   }
@@ -136,7 +156,9 @@ export class AzureTokenProvider {
 
   status(): AzureTokenStatus {
     return {
-      expiresOn: this.current ? new Date(this.current.expiresOn).toISOString() : undefined,
+      expiresOn: this.current
+        ? new Date(this.current.expiresOn).toISOString()
+        : undefined,
       lastError: this.lastError,
       refreshes: this.refreshes,
       failures: this.failures,
@@ -160,11 +182,17 @@ export class AzureTokenProvider {
     }
     const now = this.now();
     const lifetime = token.expiresOnTimestamp - now;
-    if (lifetime <= 0) return this.failed(new Error('the credential returned an expired token'));
+    if (lifetime <= 0)
+      return this.failed(new Error('the credential returned an expired token'));
     if (this.current && token.token === this.current.token) {
       // A credential's cache (MSAL renews only within 300 s of expiry) handed back the token we hold: keep it and
       // ask again a little later, well before it expires.
-      this.current.refreshAt = now + Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, (this.current.usableUntil - now) / 4));
+      this.current.refreshAt =
+        now +
+        Math.min(
+          RETRY_MAX_MS,
+          Math.max(RETRY_MIN_MS, (this.current.usableUntil - now) / 4),
+        );
       return token.token;
     }
     // Short-lived tokens (tests, some managed identities): never spend more than half the lifetime in the margin.
@@ -173,11 +201,16 @@ export class AzureTokenProvider {
       token: token.token,
       expiresOn: token.expiresOnTimestamp,
       usableUntil: token.expiresOnTimestamp - Math.min(30_000, lifetime / 10),
-      refreshAt: Math.min(token.expiresOnTimestamp - margin, token.refreshAfterTimestamp ?? Infinity),
+      refreshAt: Math.min(
+        token.expiresOnTimestamp - margin,
+        token.refreshAfterTimestamp ?? Infinity,
+      ),
     };
     this.refreshes++;
     if (this.lastError) {
-      this.logger?.info(`management cluster ${this.options.clusterName}: Entra ID token refreshed again`);
+      this.logger?.info(
+        `management cluster ${this.options.clusterName}: Entra ID token refreshed again`,
+      );
     }
     this.lastError = undefined;
     this.retryAt = 0;
@@ -190,20 +223,29 @@ export class AzureTokenProvider {
     this.failures++;
     // The first line only: @azure/identity appends troubleshooting links and stack-like detail.
     this.lastError = (e.message ?? String(e)).split('\n')[0];
-    this.retryAt = now + Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (this.failures - 1));
+    this.retryAt =
+      now + Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (this.failures - 1));
     const cur = this.current;
     if (cur && now < cur.usableUntil) {
       this.logger?.warn(
-        `management cluster ${this.options.clusterName}: Entra ID token refresh failed, keeping the current token until ${new Date(cur.expiresOn).toISOString()}: ${this.lastError}`,
+        `management cluster ${
+          this.options.clusterName
+        }: Entra ID token refresh failed, keeping the current token until ${new Date(
+          cur.expiresOn,
+        ).toISOString()}: ${this.lastError}`,
       );
       return cur.token;
     }
-    this.logger?.warn(`management cluster ${this.options.clusterName}: cannot get an Entra ID token: ${this.lastError}`);
+    this.logger?.warn(
+      `management cluster ${this.options.clusterName}: cannot get an Entra ID token: ${this.lastError}`,
+    );
     throw this.error(this.lastError);
   }
 
   private error(message: string): Error {
-    return new Error(`Entra ID token for management cluster ${this.options.clusterName}: ${message}`);
+    return new Error(
+      `Entra ID token for management cluster ${this.options.clusterName}: ${message}`,
+    );
   }
 }
 
@@ -213,14 +255,22 @@ export class AzureTokenProvider {
  */
 const providers = new WeakMap<ManagementClusterConfig, AzureTokenProvider>();
 
-export function azureTokenProviderFor(c: ManagementClusterConfig, logger?: LoggerService): AzureTokenProvider {
+export function azureTokenProviderFor(
+  c: ManagementClusterConfig,
+  logger?: LoggerService,
+): AzureTokenProvider {
   let provider = providers.get(c);
   if (!provider) {
     const azure = c.azure;
-    if (!azure) throw new Error(`management cluster ${c.name} has no azure configuration`);
+    if (!azure)
+      throw new Error(
+        `management cluster ${c.name} has no azure configuration`,
+      );
     provider = new AzureTokenProvider({
       credential: createAzureCredential(azure),
-      scope: `${azure.serverApplicationId ?? AKS_SERVER_APPLICATION_ID}/.default`,
+      scope: `${
+        azure.serverApplicationId ?? AKS_SERVER_APPLICATION_ID
+      }/.default`,
       refreshMarginSeconds: azure.refreshMarginSeconds,
       clusterName: c.name,
       logger,

@@ -6,7 +6,8 @@ import { azureTokenProviderFor } from './azureToken';
 
 /** client-node 1.x/2.x is ESM-only; a CJS backend loads it with a real dynamic import (kept by the build). */
 export type ClientNode = typeof import('@kubernetes/client-node');
-export const loadClientNode = (): Promise<ClientNode> => import('@kubernetes/client-node');
+export const loadClientNode = (): Promise<ClientNode> =>
+  import('@kubernetes/client-node');
 
 /**
  * A KubeConfig for one management cluster, whichever auth method it is configured with. Each cluster gets its own
@@ -22,7 +23,9 @@ export async function kubeConfigFor(
     kc.loadFromString(await readFile(c.kubeconfig.path, 'utf8'));
     if (c.kubeconfig.context) {
       if (!kc.getContextObject(c.kubeconfig.context)) {
-        throw new Error(`context "${c.kubeconfig.context}" not found in ${c.kubeconfig.path}`);
+        throw new Error(
+          `context "${c.kubeconfig.context}" not found in ${c.kubeconfig.path}`,
+        );
       }
       kc.setCurrentContext(c.kubeconfig.context);
     }
@@ -35,7 +38,9 @@ export async function kubeConfigFor(
         {
           name,
           server: c.url,
-          caData: c.caData ? Buffer.from(c.caData).toString('base64') : undefined,
+          caData: c.caData
+            ? Buffer.from(c.caData).toString('base64')
+            : undefined,
           skipTLSVerify: false,
         },
       ],
@@ -54,7 +59,9 @@ export async function kubeConfigFor(
         {
           name,
           server: c.url,
-          caData: c.caData ? Buffer.from(c.caData).toString('base64') : undefined,
+          caData: c.caData
+            ? Buffer.from(c.caData).toString('base64')
+            : undefined,
           skipTLSVerify: false,
         },
       ],

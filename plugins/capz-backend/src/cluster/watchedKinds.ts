@@ -8,7 +8,10 @@ export interface WatchedKind {
   plural: string;
 }
 
-const w = (name: keyof typeof capzKinds, extraVersions: string[] = []): WatchedKind => ({
+const w = (
+  name: keyof typeof capzKinds,
+  extraVersions: string[] = [],
+): WatchedKind => ({
   name,
   group: capzKinds[name].group,
   versions: [capzKinds[name].version, ...extraVersions],

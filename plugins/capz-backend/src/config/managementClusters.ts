@@ -35,23 +35,37 @@ export interface AzureAuthConfig {
 }
 
 /** Which @azure/identity credential authenticates to an AKS management cluster. */
-export type AzureCredentialKind = 'clientSecret' | 'workloadIdentity' | 'managedIdentity' | 'default';
+export type AzureCredentialKind =
+  | 'clientSecret'
+  | 'workloadIdentity'
+  | 'managedIdentity'
+  | 'default';
 
 const NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const AZURE_CREDENTIALS: AzureCredentialKind[] = ['clientSecret', 'workloadIdentity', 'managedIdentity', 'default'];
+const AZURE_CREDENTIALS: AzureCredentialKind[] = [
+  'clientSecret',
+  'workloadIdentity',
+  'managedIdentity',
+  'default',
+];
 
 /**
  * Reads `capz.managementClusters` and checks what the schema cannot: unique names, exactly one auth method,
  * and the fields each method needs. Errors name the offending entry so a misconfiguration is fixed quickly.
  */
-export function readManagementClusters(config: Config): ManagementClusterConfig[] {
-  const entries = config.getOptionalConfigArray('capz.managementClusters') ?? [];
+export function readManagementClusters(
+  config: Config,
+): ManagementClusterConfig[] {
+  const entries =
+    config.getOptionalConfigArray('capz.managementClusters') ?? [];
   const seen = new Set<string>();
   return entries.map((c, i) => {
     const name = c.getString('name');
     const where = `capz.managementClusters[${i}] (${name})`;
     if (!NAME.test(name)) {
-      throw new Error(`${where}: name must be a lowercase DNS label (a-z, 0-9, '-'), at most 63 characters`);
+      throw new Error(
+        `${where}: name must be a lowercase DNS label (a-z, 0-9, '-'), at most 63 characters`,
+      );
     }
     if (seen.has(name)) throw new Error(`${where}: duplicate name`);
     seen.add(name);
@@ -62,7 +76,9 @@ export function readManagementClusters(config: Config): ManagementClusterConfig[
     if (c.has('azure')) methods.push('azure');
     if (methods.length !== 1) {
       throw new Error(
-        `${where}: set exactly one of serviceAccountToken, kubeconfig or azure (found ${methods.length ? methods.join(', ') : 'none'})`,
+        `${where}: set exactly one of serviceAccountToken, kubeconfig or azure (found ${
+          methods.length ? methods.join(', ') : 'none'
+        })`,
       );
     }
     const authMethod = methods[0];
@@ -88,32 +104,61 @@ export function readManagementClusters(config: Config): ManagementClusterConfig[
     } else {
       const credential = c.getString('azure.credential');
       if (!(AZURE_CREDENTIALS as string[]).includes(credential)) {
-        throw new Error(`${where}: azure.credential must be one of ${AZURE_CREDENTIALS.join(', ')}`);
+        throw new Error(
+          `${where}: azure.credential must be one of ${AZURE_CREDENTIALS.join(
+            ', ',
+          )}`,
+        );
       }
       if (credential === 'clientSecret') {
         for (const key of ['tenantId', 'clientId', 'clientSecret']) {
-          if (!c.has(`azure.${key}`)) throw new Error(`${where}: azure.${key} is required with clientSecret`);
+          if (!c.has(`azure.${key}`))
+            throw new Error(
+              `${where}: azure.${key} is required with clientSecret`,
+            );
         }
       } else if (c.has('azure.clientSecret')) {
         // A secret that would silently be ignored is a misconfiguration worth stopping for.
-        throw new Error(`${where}: azure.clientSecret is only used with credential clientSecret`);
+        throw new Error(
+          `${where}: azure.clientSecret is only used with credential clientSecret`,
+        );
       }
       if (c.has('azure.tokenFilePath') && credential !== 'workloadIdentity') {
-        throw new Error(`${where}: azure.tokenFilePath is only used with credential workloadIdentity`);
+        throw new Error(
+          `${where}: azure.tokenFilePath is only used with credential workloadIdentity`,
+        );
       }
       // Bearer tokens only ever travel over TLS (client-node refuses plain HTTP too, but after getting a token).
-      if (!/^https:\/\//i.test(url!)) throw new Error(`${where}: url must be https with azure`);
+      if (!/^https:\/\//i.test(url!))
+        throw new Error(`${where}: url must be https with azure`);
       const authorityHost = c.getOptionalString('azure.authorityHost');
-      if (authorityHost !== undefined && !/^https:\/\/[^/]+/i.test(authorityHost)) {
+      if (
+        authorityHost !== undefined &&
+        !/^https:\/\/[^/]+/i.test(authorityHost)
+      ) {
         throw new Error(`${where}: azure.authorityHost must be an https URL`);
       }
-      const serverApplicationId = c.getOptionalString('azure.serverApplicationId');
-      if (serverApplicationId !== undefined && !/^[\w.:/-]+$/.test(serverApplicationId)) {
-        throw new Error(`${where}: azure.serverApplicationId must be an application id (GUID) or URI`);
+      const serverApplicationId = c.getOptionalString(
+        'azure.serverApplicationId',
+      );
+      if (
+        serverApplicationId !== undefined &&
+        !/^[\w.:/-]+$/.test(serverApplicationId)
+      ) {
+        throw new Error(
+          `${where}: azure.serverApplicationId must be an application id (GUID) or URI`,
+        );
       }
-      const refreshMarginSeconds = c.getOptionalNumber('azure.refreshMarginSeconds');
-      if (refreshMarginSeconds !== undefined && !(refreshMarginSeconds >= 0 && refreshMarginSeconds <= 3600)) {
-        throw new Error(`${where}: azure.refreshMarginSeconds must be between 0 and 3600`);
+      const refreshMarginSeconds = c.getOptionalNumber(
+        'azure.refreshMarginSeconds',
+      );
+      if (
+        refreshMarginSeconds !== undefined &&
+        !(refreshMarginSeconds >= 0 && refreshMarginSeconds <= 3600)
+      ) {
+        throw new Error(
+          `${where}: azure.refreshMarginSeconds must be between 0 and 3600`,
+        );
       }
       result.azure = {
         credential: credential as AzureCredentialKind,
@@ -123,7 +168,9 @@ export function readManagementClusters(config: Config): ManagementClusterConfig[
         tokenFilePath: c.getOptionalString('azure.tokenFilePath'),
         serverApplicationId,
         authorityHost: authorityHost?.replace(/\/+$/, ''),
-        disableInstanceDiscovery: c.getOptionalBoolean('azure.disableInstanceDiscovery'),
+        disableInstanceDiscovery: c.getOptionalBoolean(
+          'azure.disableInstanceDiscovery',
+        ),
         authorityCaData: c.getOptionalString('azure.authorityCaData'),
         refreshMarginSeconds,
       };
@@ -133,6 +180,8 @@ export function readManagementClusters(config: Config): ManagementClusterConfig[
 }
 
 /** What the HTTP API may show of a management cluster: no tokens, secrets or file paths. */
-export function toPublicInfo(c: ManagementClusterConfig): ManagementClusterInfo {
+export function toPublicInfo(
+  c: ManagementClusterConfig,
+): ManagementClusterInfo {
   return { name: c.name, title: c.title, url: c.url, authMethod: c.authMethod };
 }

@@ -1,7 +1,11 @@
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { EventEmitter } from 'node:events';
 import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
-import { ChangeSource, ConditionRecorder, HistoryFlush } from './ConditionRecorder';
+import {
+  ChangeSource,
+  ConditionRecorder,
+  HistoryFlush,
+} from './ConditionRecorder';
 import { DatabaseHistoryStore } from './DatabaseHistoryStore';
 import { EventRow, HistoryStore, TransitionRow } from './HistoryStore';
 
@@ -14,18 +18,34 @@ class FakeCache extends EventEmitter implements ChangeSource {
   readonly objects = new Map<string, CachedObject[]>();
 
   list(_mc: string, kind: string, namespace?: string): CachedObject[] {
-    return (this.objects.get(kind) ?? []).filter(o => namespace === undefined || o.metadata.namespace === namespace);
+    return (this.objects.get(kind) ?? []).filter(
+      o => namespace === undefined || o.metadata.namespace === namespace,
+    );
   }
 
   change(type: CacheChange['type'], kind: string, object: CachedObject): void {
-    const others = (this.objects.get(kind) ?? []).filter(o => o.metadata.uid !== object.metadata.uid);
+    const others = (this.objects.get(kind) ?? []).filter(
+      o => o.metadata.uid !== object.metadata.uid,
+    );
     this.objects.set(kind, type === 'delete' ? others : [...others, object]);
-    this.emit('change', { managementCluster: MC, kind, type, object } satisfies CacheChange);
+    this.emit('change', {
+      managementCluster: MC,
+      kind,
+      type,
+      object,
+    } satisfies CacheChange);
   }
 }
 
-const ready = (status: string, reason: string, time: string, extra: Record<string, unknown> = {}) => ({
-  conditions: [{ type: 'Ready', status, reason, lastTransitionTime: time, ...extra }],
+const ready = (
+  status: string,
+  reason: string,
+  time: string,
+  extra: Record<string, unknown> = {},
+) => ({
+  conditions: [
+    { type: 'Ready', status, reason, lastTransitionTime: time, ...extra },
+  ],
 });
 
 function cluster(): CachedObject {
@@ -34,10 +54,27 @@ function cluster(): CachedObject {
     kind: 'Cluster',
     metadata: { name: 'payments', namespace: NS, uid: 'cluster-uid' },
     spec: {
-      controlPlaneRef: { apiGroup: CAPZ, kind: 'AzureASOManagedControlPlane', name: 'payments' },
-      infrastructureRef: { apiGroup: CAPZ, kind: 'AzureASOManagedCluster', name: 'payments' },
+      controlPlaneRef: {
+        apiGroup: CAPZ,
+        kind: 'AzureASOManagedControlPlane',
+        name: 'payments',
+      },
+      infrastructureRef: {
+        apiGroup: CAPZ,
+        kind: 'AzureASOManagedCluster',
+        name: 'payments',
+      },
     },
-    status: { conditions: [{ type: 'Available', status: 'False', reason: 'NotAvailable', lastTransitionTime: '2026-11-20T10:00:00Z' }] },
+    status: {
+      conditions: [
+        {
+          type: 'Available',
+          status: 'False',
+          reason: 'NotAvailable',
+          lastTransitionTime: '2026-11-20T10:00:00Z',
+        },
+      ],
+    },
   };
 }
 
@@ -46,7 +83,15 @@ function controlPlane(): CachedObject {
     apiVersion: `${CAPZ}/v1beta1`,
     kind: 'AzureASOManagedControlPlane',
     metadata: { name: 'payments', namespace: NS, uid: 'cp-uid' },
-    spec: { resources: [{ apiVersion: 'containerservice.azure.com/v1api20240901', kind: 'ManagedCluster', metadata: { name: 'payments' } }] },
+    spec: {
+      resources: [
+        {
+          apiVersion: 'containerservice.azure.com/v1api20240901',
+          kind: 'ManagedCluster',
+          metadata: { name: 'payments' },
+        },
+      ],
+    },
   };
 }
 
@@ -92,28 +137,63 @@ describe('ConditionRecorder', () => {
   it('records the transitions of every object with the Cluster it belongs to, and announces the Cluster', async () => {
     const cache = new FakeCache();
     const store = new FakeStore();
-    const recorder = new ConditionRecorder({ cache, store, logger: mockServices.logger.mock(), clock, flushIntervalMs: 60_000 });
+    const recorder = new ConditionRecorder({
+      cache,
+      store,
+      logger: mockServices.logger.mock(),
+      clock,
+      flushIntervalMs: 60_000,
+    });
     const flushes: HistoryFlush[] = [];
     recorder.on('flush', f => flushes.push(f));
     recorder.start();
 
     cache.change('add', 'Cluster', cluster());
     cache.change('add', 'AzureASOManagedControlPlane', controlPlane());
-    cache.change('add', 'ManagedCluster', managedCluster(ready('False', 'Reconciling', '2026-11-20T10:00:00Z', { severity: 'Info' })));
+    cache.change(
+      'add',
+      'ManagedCluster',
+      managedCluster(
+        ready('False', 'Reconciling', '2026-11-20T10:00:00Z', {
+          severity: 'Info',
+        }),
+      ),
+    );
     // A pool CAPI labelled but that no tree reaches (its MachinePool is missing): the label decides.
     cache.change('add', 'ManagedClustersAgentPool', {
       kind: 'ManagedClustersAgentPool',
-      metadata: { name: 'payments-pool', namespace: NS, uid: 'pool-uid', labels: { 'cluster.x-k8s.io/cluster-name': 'payments' } },
+      metadata: {
+        name: 'payments-pool',
+        namespace: NS,
+        uid: 'pool-uid',
+        labels: { 'cluster.x-k8s.io/cluster-name': 'payments' },
+      },
       status: ready('True', 'Succeeded', '2026-11-20T10:01:00Z'),
     });
-    cache.change('add', 'ResourceGroup', { kind: 'ResourceGroup', metadata: { name: 'stray', namespace: NS, uid: 'rg-uid' }, status: ready('True', 'Succeeded', '2026-11-20T10:00:00Z') });
-    cache.change('update', 'ManagedCluster', managedCluster(ready('True', 'Succeeded', '2026-11-20T10:05:00Z')));
+    cache.change('add', 'ResourceGroup', {
+      kind: 'ResourceGroup',
+      metadata: { name: 'stray', namespace: NS, uid: 'rg-uid' },
+      status: ready('True', 'Succeeded', '2026-11-20T10:00:00Z'),
+    });
+    cache.change(
+      'update',
+      'ManagedCluster',
+      managedCluster(ready('True', 'Succeeded', '2026-11-20T10:05:00Z')),
+    );
     // Unchanged conditions: nothing to record.
-    cache.change('update', 'ManagedCluster', { ...managedCluster(ready('True', 'Succeeded', '2026-11-20T10:05:00Z')), spec: { x: 1 } });
+    cache.change('update', 'ManagedCluster', {
+      ...managedCluster(ready('True', 'Succeeded', '2026-11-20T10:05:00Z')),
+      spec: { x: 1 },
+    });
     cache.change('add', 'Event', {
       kind: 'Event',
       metadata: { name: 'mc.1', namespace: NS, uid: 'ev-uid' },
-      involvedObject: { kind: 'ManagedCluster', name: 'payments', namespace: NS, uid: 'mc-uid' },
+      involvedObject: {
+        kind: 'ManagedCluster',
+        name: 'payments',
+        namespace: NS,
+        uid: 'mc-uid',
+      },
       type: 'Normal',
       reason: 'Created',
       firstTimestamp: '2026-11-20T10:00:00Z',
@@ -128,25 +208,53 @@ describe('ConditionRecorder', () => {
     expect(store.calls).toBe(0); // nothing was written synchronously with the watch
     await recorder.flush();
 
-    expect(store.transitions.map(t => [t.kind, t.conditionType, t.status, t.reason, t.clusterName])).toEqual([
+    expect(
+      store.transitions.map(t => [
+        t.kind,
+        t.conditionType,
+        t.status,
+        t.reason,
+        t.clusterName,
+      ]),
+    ).toEqual([
       ['Cluster', 'Available', 'False', 'NotAvailable', 'payments'],
       ['ManagedCluster', 'Ready', 'False', 'Reconciling', 'payments'],
       ['ManagedClustersAgentPool', 'Ready', 'True', 'Succeeded', 'payments'],
       ['ResourceGroup', 'Ready', 'True', 'Succeeded', undefined],
       ['ManagedCluster', 'Ready', 'True', 'Succeeded', 'payments'],
     ]);
-    expect(store.events.map(e => [e.eventUid, e.kind, e.clusterName])).toEqual([['ev-uid', 'ManagedCluster', 'payments']]);
-    expect(flushes).toEqual([{ managementCluster: MC, namespace: NS, clusterNames: ['payments'], clusterUids: ['cluster-uid'] }]);
+    expect(store.events.map(e => [e.eventUid, e.kind, e.clusterName])).toEqual([
+      ['ev-uid', 'ManagedCluster', 'payments'],
+    ]);
+    expect(flushes).toEqual([
+      {
+        managementCluster: MC,
+        namespace: NS,
+        clusterNames: ['payments'],
+        clusterUids: ['cluster-uid'],
+      },
+    ]);
     await recorder.stop();
   });
 
   it('writes a burst (the initial list) in batches, never one row at a time', async () => {
     const cache = new FakeCache();
     const store = new FakeStore();
-    const recorder = new ConditionRecorder({ cache, store, logger: mockServices.logger.mock(), clock, maxBatchSize: 1000, flushIntervalMs: 60_000 });
+    const recorder = new ConditionRecorder({
+      cache,
+      store,
+      logger: mockServices.logger.mock(),
+      clock,
+      maxBatchSize: 1000,
+      flushIntervalMs: 60_000,
+    });
     recorder.start();
     for (let i = 0; i < 3500; i++) {
-      cache.change('add', 'ResourceGroup', { kind: 'ResourceGroup', metadata: { name: `rg-${i}`, namespace: NS, uid: `rg-${i}` }, status: ready('True', 'Succeeded', '2026-11-20T10:00:00Z') });
+      cache.change('add', 'ResourceGroup', {
+        kind: 'ResourceGroup',
+        metadata: { name: `rg-${i}`, namespace: NS, uid: `rg-${i}` },
+        status: ready('True', 'Succeeded', '2026-11-20T10:00:00Z'),
+      });
     }
     await recorder.flush();
     expect(store.transitions).toHaveLength(3500);
@@ -171,15 +279,29 @@ describe('ConditionRecorder', () => {
       }
       return record(rows);
     };
-    const recorder = new ConditionRecorder({ cache, store, logger: mockServices.logger.mock(), clock, flushIntervalMs: 1 });
-    const written = new Promise<void>(resolve => recorder.on('flush', () => store.transitions.length === 2 && resolve()));
+    const recorder = new ConditionRecorder({
+      cache,
+      store,
+      logger: mockServices.logger.mock(),
+      clock,
+      flushIntervalMs: 1,
+    });
+    const written = new Promise<void>(resolve =>
+      recorder.on('flush', () => store.transitions.length === 2 && resolve()),
+    );
     recorder.start();
     cache.change('add', 'Cluster', cluster());
     await inFirstWrite;
-    cache.change('add', 'Cluster', { ...cluster(), metadata: { name: 'search', namespace: NS, uid: 'search-uid' } });
+    cache.change('add', 'Cluster', {
+      ...cluster(),
+      metadata: { name: 'search', namespace: NS, uid: 'search-uid' },
+    });
     release();
     await written;
-    expect(store.transitions.map(t => t.clusterName)).toEqual(['payments', 'search']);
+    expect(store.transitions.map(t => t.clusterName)).toEqual([
+      'payments',
+      'search',
+    ]);
     await recorder.stop();
   });
 
@@ -188,28 +310,51 @@ describe('ConditionRecorder', () => {
     const store = new FakeStore();
     store.failures = 1;
     const logger = mockServices.logger.mock();
-    const recorder = new ConditionRecorder({ cache, store, logger, clock, flushIntervalMs: 1, retryDelayMs: 1 });
-    const flushed = new Promise<HistoryFlush>(resolve => recorder.once('flush', resolve));
+    const recorder = new ConditionRecorder({
+      cache,
+      store,
+      logger,
+      clock,
+      flushIntervalMs: 1,
+      retryDelayMs: 1,
+    });
+    const flushed = new Promise<HistoryFlush>(resolve =>
+      recorder.once('flush', resolve),
+    );
     recorder.start();
     cache.change('add', 'Cluster', cluster());
     expect(await flushed).toMatchObject({ clusterNames: ['payments'] });
     expect(store.calls).toBe(2);
     expect(store.transitions.map(t => t.objectUid)).toEqual(['cluster-uid']);
-    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('could not write 1 row(s), retrying in 1 ms: database is down'));
+    expect(logger.warn).toHaveBeenCalledWith(
+      expect.stringContaining(
+        'could not write 1 row(s), retrying in 1 ms: database is down',
+      ),
+    );
     await recorder.stop();
   });
 
   it('writes nothing twice when a restarted backend lists the same objects again', async () => {
     const knex = await databases.init('SQLITE_3');
-    const store = await DatabaseHistoryStore.create({ database: mockServices.database({ knex, migrations: { skip: false } }) });
+    const store = await DatabaseHistoryStore.create({
+      database: mockServices.database({ knex, migrations: { skip: false } }),
+    });
     const objects: Array<[string, CachedObject]> = [
       ['Cluster', cluster()],
       ['AzureASOManagedControlPlane', controlPlane()],
-      ['ManagedCluster', managedCluster(ready('True', 'Succeeded', '2026-11-20T10:05:00Z'))],
+      [
+        'ManagedCluster',
+        managedCluster(ready('True', 'Succeeded', '2026-11-20T10:05:00Z')),
+      ],
     ];
     const run = async () => {
       const cache = new FakeCache();
-      const recorder = new ConditionRecorder({ cache, store, logger: mockServices.logger.mock(), flushIntervalMs: 60_000 });
+      const recorder = new ConditionRecorder({
+        cache,
+        store,
+        logger: mockServices.logger.mock(),
+        flushIntervalMs: 60_000,
+      });
       const flushes: HistoryFlush[] = [];
       recorder.on('flush', f => flushes.push(f));
       recorder.start();
@@ -219,10 +364,16 @@ describe('ConditionRecorder', () => {
     };
     expect(await run()).toHaveLength(1);
     expect(await run()).toEqual([]); // nothing new: no announcement either
-    const timeline = await store.timeline({ managementCluster: MC, namespace: NS, cluster: 'payments', from: new Date(0), to: new Date('2030-01-01'), limit: 100 });
-    expect(timeline.transitions.map(t => `${t.kind}/${t.conditionType}=${t.status}`)).toEqual([
-      'Cluster/Available=False',
-      'ManagedCluster/Ready=True',
-    ]);
+    const timeline = await store.timeline({
+      managementCluster: MC,
+      namespace: NS,
+      cluster: 'payments',
+      from: new Date(0),
+      to: new Date('2030-01-01'),
+      limit: 100,
+    });
+    expect(
+      timeline.transitions.map(t => `${t.kind}/${t.conditionType}=${t.status}`),
+    ).toEqual(['Cluster/Available=False', 'ManagedCluster/Ready=True']);
   });
 });

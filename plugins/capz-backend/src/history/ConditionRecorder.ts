@@ -3,7 +3,12 @@ import { ObservedObject } from '@internal/plugin-capz-common';
 import { EventEmitter } from 'node:events';
 import { CacheChange } from '../cluster/ClusterWatch';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
-import { conditionTransitions, eventOf, ObservedEvent, ObservedTransition } from './extract';
+import {
+  conditionTransitions,
+  eventOf,
+  ObservedEvent,
+  ObservedTransition,
+} from './extract';
 import { EventRow, HistoryStore, TransitionRow } from './HistoryStore';
 import { ClusterMembership, ClusterRef, ObjectSource } from './membership';
 
@@ -47,7 +52,9 @@ interface PendingEvent {
   event: ObservedEvent;
 }
 
-const RECORDED_KINDS = new Set(WATCHED_KINDS.map(k => k.name).filter(k => k !== 'Event'));
+const RECORDED_KINDS = new Set(
+  WATCHED_KINDS.map(k => k.name).filter(k => k !== 'Event'),
+);
 
 /**
  * Records condition transitions and Events from the watch cache's change stream into the {@link HistoryStore}.
@@ -111,7 +118,12 @@ export class ConditionRecorder extends EventEmitter {
     if (this.pendingRows) await this.write();
   }
 
-  private observe({ managementCluster, kind, type, object }: CacheChange): void {
+  private observe({
+    managementCluster,
+    kind,
+    type,
+    object,
+  }: CacheChange): void {
     const now = this.clock();
     const namespace = object.metadata.namespace ?? '';
     if (kind === 'Event') {
@@ -132,7 +144,11 @@ export class ConditionRecorder extends EventEmitter {
       return;
     }
     const observed = { ...object, kind: object.kind ?? kind } as ObservedObject;
-    const transitions = conditionTransitions(this.previous.get(key), observed, now);
+    const transitions = conditionTransitions(
+      this.previous.get(key),
+      observed,
+      now,
+    );
     this.previous.set(key, observed);
     this.deleted.delete(key);
     if (!transitions.length) return;
@@ -159,13 +175,18 @@ export class ConditionRecorder extends EventEmitter {
 
   private dropOldest(): void {
     let dropped = 0;
-    while (this.pendingRows > this.maxPending && (this.transitions.length || this.events.length)) {
+    while (
+      this.pendingRows > this.maxPending &&
+      (this.transitions.length || this.events.length)
+    ) {
       const t = this.transitions.shift();
       const n = t ? t.transitions.length : (this.events.shift(), 1);
       this.pendingRows -= n;
       dropped += n;
     }
-    this.options.logger.warn(`condition history: ${dropped} queued row(s) dropped, the database has been failing`);
+    this.options.logger.warn(
+      `condition history: ${dropped} queued row(s) dropped, the database has been failing`,
+    );
   }
 
   private write(): Promise<void> {
@@ -191,19 +212,29 @@ export class ConditionRecorder extends EventEmitter {
     const transitionRows: TransitionRow[] = [];
     for (const p of transitions) {
       const cluster = this.clusterFor(p.managementCluster, p.object);
-      const scope = { managementCluster: p.managementCluster, namespace: p.object.metadata?.namespace ?? '', clusterName: cluster?.name };
+      const scope = {
+        managementCluster: p.managementCluster,
+        namespace: p.object.metadata?.namespace ?? '',
+        clusterName: cluster?.name,
+      };
       for (const t of p.transitions) transitionRows.push({ ...t, ...scope });
     }
     const eventRows: EventRow[] = events.map(({ managementCluster, event }) => {
       const cluster =
         this.clusterOf.get(`${managementCluster}/${event.objectUid}`) ??
-        this.membership.resolveInvolved(managementCluster, event.namespace, { uid: event.objectUid, kind: event.kind, name: event.name });
+        this.membership.resolveInvolved(managementCluster, event.namespace, {
+          uid: event.objectUid,
+          kind: event.kind,
+          name: event.name,
+        });
       return { ...event, managementCluster, clusterName: cluster?.name };
     });
     for (const key of deleted) this.clusterOf.delete(key);
 
     try {
-      const written = await this.options.store.recordTransitions(transitionRows);
+      const written = await this.options.store.recordTransitions(
+        transitionRows,
+      );
       await this.options.store.recordEvents(eventRows);
       this.failures = 0;
       this.announce(written, eventRows);
@@ -214,7 +245,9 @@ export class ConditionRecorder extends EventEmitter {
       this.pendingRows += rows;
       const delay = Math.min(this.retryDelayMs * 2 ** this.failures++, 60_000);
       this.options.logger.warn(
-        `condition history: could not write ${rows} row(s), retrying in ${delay} ms: ${(e as Error).message}`,
+        `condition history: could not write ${rows} row(s), retrying in ${delay} ms: ${
+          (e as Error).message
+        }`,
       );
       if (this.pendingRows > this.maxPending) this.dropOldest();
       if (!this.stopped && !this.timer) {
@@ -226,9 +259,14 @@ export class ConditionRecorder extends EventEmitter {
     }
   }
 
-  private clusterFor(managementCluster: string, object: ObservedObject): ClusterRef | undefined {
+  private clusterFor(
+    managementCluster: string,
+    object: ObservedObject,
+  ): ClusterRef | undefined {
     const key = `${managementCluster}/${object.metadata?.uid}`;
-    const cluster = this.membership.resolve(managementCluster, object) ?? this.clusterOf.get(key);
+    const cluster =
+      this.membership.resolve(managementCluster, object) ??
+      this.clusterOf.get(key);
     if (cluster) this.clusterOf.set(key, cluster);
     return cluster;
   }
@@ -240,17 +278,33 @@ export class ConditionRecorder extends EventEmitter {
       const key = `${r.managementCluster}/${r.namespace}`;
       let flush = byNamespace.get(key);
       if (!flush) {
-        flush = { managementCluster: r.managementCluster, namespace: r.namespace, clusterNames: [], clusterUids: [] };
+        flush = {
+          managementCluster: r.managementCluster,
+          namespace: r.namespace,
+          clusterNames: [],
+          clusterUids: [],
+        };
         byNamespace.set(key, flush);
       }
-      if (!flush.clusterNames.includes(r.clusterName)) flush.clusterNames.push(r.clusterName);
-      const uid = this.clusterUid(r.managementCluster, r.namespace, r.clusterName);
+      if (!flush.clusterNames.includes(r.clusterName))
+        flush.clusterNames.push(r.clusterName);
+      const uid = this.clusterUid(
+        r.managementCluster,
+        r.namespace,
+        r.clusterName,
+      );
       if (uid && !flush.clusterUids.includes(uid)) flush.clusterUids.push(uid);
     }
     for (const flush of byNamespace.values()) this.emit('flush', flush);
   }
 
-  private clusterUid(managementCluster: string, namespace: string, name: string): string | undefined {
-    return this.options.cache.list(managementCluster, 'Cluster', namespace).find(c => c.metadata.name === name)?.metadata.uid;
+  private clusterUid(
+    managementCluster: string,
+    namespace: string,
+    name: string,
+  ): string | undefined {
+    return this.options.cache
+      .list(managementCluster, 'Cluster', namespace)
+      .find(c => c.metadata.name === name)?.metadata.uid;
   }
 }

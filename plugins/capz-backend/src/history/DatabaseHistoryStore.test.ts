@@ -1,5 +1,9 @@
 import { resolvePackagePath } from '@backstage/backend-plugin-api';
-import { mockServices, TestDatabaseId, TestDatabases } from '@backstage/backend-test-utils';
+import {
+  mockServices,
+  TestDatabaseId,
+  TestDatabases,
+} from '@backstage/backend-test-utils';
 import { DatabaseHistoryStore } from './DatabaseHistoryStore';
 import { EventRow, TransitionRow } from './HistoryStore';
 
@@ -8,11 +12,16 @@ import { EventRow, TransitionRow } from './HistoryStore';
  * the major version is taken from that variable, Debian 12's 15 otherwise.
  */
 const postgresId = (Object.keys(process.env)
-  .map(k => /^BACKSTAGE_TEST_DATABASE_(POSTGRES)(\d+)_CONNECTION_STRING$/.exec(k))
+  .map(k =>
+    /^BACKSTAGE_TEST_DATABASE_(POSTGRES)(\d+)_CONNECTION_STRING$/.exec(k),
+  )
   .filter((m): m is RegExpExecArray => !!m)
   .map(m => `${m[1]}_${m[2]}`)[0] ?? 'POSTGRES_15') as TestDatabaseId;
 
-const migrationsDir = resolvePackagePath('@internal/plugin-capz-backend', 'migrations');
+const migrationsDir = resolvePackagePath(
+  '@internal/plugin-capz-backend',
+  'migrations',
+);
 const databases = TestDatabases.create({ ids: ['SQLITE_3', postgresId] });
 
 if (process.env.CI) {
@@ -43,7 +52,10 @@ function transition(overrides: Partial<TransitionRow> = {}): TransitionRow {
     firstSeen: '2026-11-20T10:00:00.500Z',
     exactTime: true,
     ...overrides,
-    occurredAt: overrides.occurredAt ?? overrides.transitionTime ?? '2026-11-20T10:00:00.000Z',
+    occurredAt:
+      overrides.occurredAt ??
+      overrides.transitionTime ??
+      '2026-11-20T10:00:00.000Z',
   };
 }
 
@@ -67,190 +79,333 @@ function event(overrides: Partial<EventRow> = {}): EventRow {
   };
 }
 
-const range = { managementCluster: MC, namespace: NS, cluster: 'payments', from: new Date('2026-11-20T00:00:00Z'), to: new Date('2026-11-21T00:00:00Z'), limit: 100 };
+const range = {
+  managementCluster: MC,
+  namespace: NS,
+  cluster: 'payments',
+  from: new Date('2026-11-20T00:00:00Z'),
+  to: new Date('2026-11-21T00:00:00Z'),
+  limit: 100,
+};
 
-describe.each(databases.eachSupportedId())('DatabaseHistoryStore on %p', databaseId => {
-  async function createStore() {
-    const knex = await databases.init(databaseId);
-    const database = mockServices.database({ knex, migrations: { skip: false } });
-    return { knex, store: await DatabaseHistoryStore.create({ database }) };
-  }
+describe.each(databases.eachSupportedId())(
+  'DatabaseHistoryStore on %p',
+  databaseId => {
+    async function createStore() {
+      const knex = await databases.init(databaseId);
+      const database = mockServices.database({
+        knex,
+        migrations: { skip: false },
+      });
+      return { knex, store: await DatabaseHistoryStore.create({ database }) };
+    }
 
-  it('migrates up and down', async () => {
-    const { knex } = await createStore();
-    expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(true);
-    expect(await knex.schema.hasTable('capz_events')).toBe(true);
-    await knex.migrate.rollback({ directory: migrationsDir }, true);
-    expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(false);
-    expect(await knex.schema.hasTable('capz_events')).toBe(false);
-  });
-
-  it('stores transitions and returns them oldest first, with every field', async () => {
-    const { store } = await createStore();
-    const ready = transition({ status: 'True', reason: 'Succeeded', severity: undefined, message: undefined, transitionTime: '2026-11-20T10:05:00.000Z', firstSeen: '2026-11-20T10:05:01.000Z' });
-    expect(await store.recordTransitions([transition(), ready])).toHaveLength(2);
-    const timeline = await store.timeline(range);
-    expect(timeline).toEqual({
-      from: '2026-11-20T00:00:00.000Z',
-      to: '2026-11-21T00:00:00.000Z',
-      transitions: [
-        {
-          objectUid: 'rg-uid',
-          kind: 'ResourceGroup',
-          name: 'payments',
-          conditionType: 'Ready',
-          status: 'False',
-          reason: 'Reconciling',
-          severity: 'Info',
-          message: 'working on it',
-          transitionTime: '2026-11-20T10:00:00.000Z',
-          firstSeen: '2026-11-20T10:00:00.500Z',
-        },
-        {
-          objectUid: 'rg-uid',
-          kind: 'ResourceGroup',
-          name: 'payments',
-          conditionType: 'Ready',
-          status: 'True',
-          reason: 'Succeeded',
-          transitionTime: '2026-11-20T10:05:00.000Z',
-          firstSeen: '2026-11-20T10:05:01.000Z',
-        },
-      ],
-      events: [],
-      truncated: false,
+    it('migrates up and down', async () => {
+      const { knex } = await createStore();
+      expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(
+        true,
+      );
+      expect(await knex.schema.hasTable('capz_events')).toBe(true);
+      await knex.migrate.rollback({ directory: migrationsDir }, true);
+      expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(
+        false,
+      );
+      expect(await knex.schema.hasTable('capz_events')).toBe(false);
     });
-  });
 
-  it('is idempotent: re-observing the latest state (a restart, a second replica) writes nothing', async () => {
-    const { knex, store } = await createStore();
-    await store.recordTransitions([transition()]);
-    expect(await store.recordTransitions([transition({ firstSeen: '2026-11-20T11:00:00.000Z' })])).toEqual([]);
-    // Two replicas racing past the latest-state check still collide on the key.
-    const other = await DatabaseHistoryStore.create({ database: mockServices.database({ knex, migrations: { skip: true } }) });
-    const next = transition({ status: 'True', reason: 'Succeeded', transitionTime: '2026-11-20T10:05:00.000Z' });
-    await Promise.all([store.recordTransitions([next]), other.recordTransitions([next])]);
-    expect((await store.timeline(range)).transitions.map(t => t.reason)).toEqual(['Reconciling', 'Succeeded']);
-  });
+    it('stores transitions and returns them oldest first, with every field', async () => {
+      const { store } = await createStore();
+      const ready = transition({
+        status: 'True',
+        reason: 'Succeeded',
+        severity: undefined,
+        message: undefined,
+        transitionTime: '2026-11-20T10:05:00.000Z',
+        firstSeen: '2026-11-20T10:05:01.000Z',
+      });
+      expect(await store.recordTransitions([transition(), ready])).toHaveLength(
+        2,
+      );
+      const timeline = await store.timeline(range);
+      expect(timeline).toEqual({
+        from: '2026-11-20T00:00:00.000Z',
+        to: '2026-11-21T00:00:00.000Z',
+        transitions: [
+          {
+            objectUid: 'rg-uid',
+            kind: 'ResourceGroup',
+            name: 'payments',
+            conditionType: 'Ready',
+            status: 'False',
+            reason: 'Reconciling',
+            severity: 'Info',
+            message: 'working on it',
+            transitionTime: '2026-11-20T10:00:00.000Z',
+            firstSeen: '2026-11-20T10:00:00.500Z',
+          },
+          {
+            objectUid: 'rg-uid',
+            kind: 'ResourceGroup',
+            name: 'payments',
+            conditionType: 'Ready',
+            status: 'True',
+            reason: 'Succeeded',
+            transitionTime: '2026-11-20T10:05:00.000Z',
+            firstSeen: '2026-11-20T10:05:01.000Z',
+          },
+        ],
+        events: [],
+        truncated: false,
+      });
+    });
 
-  it('records a state that comes back (A, B, A) even with the same condition time', async () => {
-    const { store } = await createStore();
-    const waiting = transition({ reason: 'WaitingForOwner', severity: 'Warning' });
-    // Reason-only changes: Kubernetes keeps lastTransitionTime, the backend saw them later.
-    const reconciling = transition({ occurredAt: '2026-11-20T10:01:00.000Z', firstSeen: '2026-11-20T10:01:00.000Z' });
-    const waitingAgain = transition({ reason: 'WaitingForOwner', severity: 'Warning', occurredAt: '2026-11-20T10:02:00.000Z', firstSeen: '2026-11-20T10:02:00.000Z' });
-    await store.recordTransitions([waiting, reconciling]);
-    expect(await store.recordTransitions([waitingAgain])).toHaveLength(1);
-    expect((await store.timeline(range)).transitions.map(t => t.reason)).toEqual(['WaitingForOwner', 'Reconciling', 'WaitingForOwner']);
-  });
+    it('is idempotent: re-observing the latest state (a restart, a second replica) writes nothing', async () => {
+      const { knex, store } = await createStore();
+      await store.recordTransitions([transition()]);
+      expect(
+        await store.recordTransitions([
+          transition({ firstSeen: '2026-11-20T11:00:00.000Z' }),
+        ]),
+      ).toEqual([]);
+      // Two replicas racing past the latest-state check still collide on the key.
+      const other = await DatabaseHistoryStore.create({
+        database: mockServices.database({ knex, migrations: { skip: true } }),
+      });
+      const next = transition({
+        status: 'True',
+        reason: 'Succeeded',
+        transitionTime: '2026-11-20T10:05:00.000Z',
+      });
+      await Promise.all([
+        store.recordTransitions([next]),
+        other.recordTransitions([next]),
+      ]);
+      expect(
+        (await store.timeline(range)).transitions.map(t => t.reason),
+      ).toEqual(['Reconciling', 'Succeeded']);
+    });
 
-  it('drops a re-observed synthetic state whose estimated time moved, but keeps a real condition that flipped meanwhile', async () => {
-    const { store } = await createStore();
-    const synthetic = transition({ objectUid: 'cp-uid', kind: 'AzureASOManagedControlPlane', reason: 'Ready', status: 'True', severity: undefined, message: undefined, exactTime: false });
-    await store.recordTransitions([synthetic, transition()]);
-    const later = { transitionTime: '2026-11-20T12:00:00.000Z', firstSeen: '2026-11-20T12:00:01.000Z' };
-    const written = await store.recordTransitions([{ ...synthetic, ...later }, transition(later)]);
-    expect(written.map(t => t.objectUid)).toEqual(['rg-uid']);
-  });
+    it('records a state that comes back (A, B, A) even with the same condition time', async () => {
+      const { store } = await createStore();
+      const waiting = transition({
+        reason: 'WaitingForOwner',
+        severity: 'Warning',
+      });
+      // Reason-only changes: Kubernetes keeps lastTransitionTime, the backend saw them later.
+      const reconciling = transition({
+        occurredAt: '2026-11-20T10:01:00.000Z',
+        firstSeen: '2026-11-20T10:01:00.000Z',
+      });
+      const waitingAgain = transition({
+        reason: 'WaitingForOwner',
+        severity: 'Warning',
+        occurredAt: '2026-11-20T10:02:00.000Z',
+        firstSeen: '2026-11-20T10:02:00.000Z',
+      });
+      await store.recordTransitions([waiting, reconciling]);
+      expect(await store.recordTransitions([waitingAgain])).toHaveLength(1);
+      expect(
+        (await store.timeline(range)).transitions.map(t => t.reason),
+      ).toEqual(['WaitingForOwner', 'Reconciling', 'WaitingForOwner']);
+    });
 
-  it('filters by management cluster, namespace, cluster, object and time range', async () => {
-    const { store } = await createStore();
-    await store.recordTransitions([
-      transition(),
-      transition({ objectUid: 'mc-uid', kind: 'ManagedCluster', transitionTime: '2026-11-20T10:01:00.000Z' }),
-      transition({ clusterName: 'search', objectUid: 'other-uid' }),
-      transition({ namespace: 'team-b', objectUid: 'b-uid' }),
-      transition({ managementCluster: 'other', objectUid: 'o-uid' }),
-      transition({ clusterName: undefined, objectUid: 'orphan-uid' }),
-      transition({ objectUid: 'old-uid', transitionTime: '2026-11-19T10:00:00.000Z' }),
-    ]);
-    await store.recordEvents([event(), event({ eventUid: 'ev-2', objectUid: 'mc-uid', kind: 'ManagedCluster' }), event({ eventUid: 'ev-3', clusterName: 'search' })]);
-    const all = await store.timeline(range);
-    expect(all.transitions.map(t => t.objectUid)).toEqual(['rg-uid', 'mc-uid']);
-    expect(all.events.map(e => e.objectUid).sort()).toEqual(['mc-uid', 'rg-uid']);
-    const one = await store.timeline({ ...range, objectUid: 'mc-uid' });
-    expect(one.transitions.map(t => t.objectUid)).toEqual(['mc-uid']);
-    expect(one.events.map(e => e.objectUid)).toEqual(['mc-uid']);
-    const window = await store.timeline({ ...range, from: new Date('2026-11-20T10:00:30Z'), to: new Date('2026-11-20T10:02:00Z') });
-    expect(window.transitions.map(t => t.objectUid)).toEqual(['mc-uid']);
-    expect(window.events).toEqual([]);
-  });
+    it('drops a re-observed synthetic state whose estimated time moved, but keeps a real condition that flipped meanwhile', async () => {
+      const { store } = await createStore();
+      const synthetic = transition({
+        objectUid: 'cp-uid',
+        kind: 'AzureASOManagedControlPlane',
+        reason: 'Ready',
+        status: 'True',
+        severity: undefined,
+        message: undefined,
+        exactTime: false,
+      });
+      await store.recordTransitions([synthetic, transition()]);
+      const later = {
+        transitionTime: '2026-11-20T12:00:00.000Z',
+        firstSeen: '2026-11-20T12:00:01.000Z',
+      };
+      const written = await store.recordTransitions([
+        { ...synthetic, ...later },
+        transition(later),
+      ]);
+      expect(written.map(t => t.objectUid)).toEqual(['rg-uid']);
+    });
 
-  it('orders by when each change occurred, not by the condition time a reason-only change keeps', async () => {
-    const { store } = await createStore();
-    await store.recordTransitions([
-      transition({ objectUid: 'c', occurredAt: '2026-11-20T10:03:00.000Z' }),
-      transition({ objectUid: 'b', transitionTime: '2026-11-20T10:02:00.000Z' }),
-      transition({ objectUid: 'a', transitionTime: '2026-11-20T10:00:00.000Z', occurredAt: '2026-11-20T10:01:00.000Z' }),
-    ]);
-    const { transitions } = await store.timeline(range);
-    expect(transitions.map(t => [t.objectUid, t.transitionTime])).toEqual([
-      ['a', '2026-11-20T10:00:00.000Z'],
-      ['b', '2026-11-20T10:02:00.000Z'],
-      ['c', '2026-11-20T10:00:00.000Z'],
-    ]);
-  });
+    it('filters by management cluster, namespace, cluster, object and time range', async () => {
+      const { store } = await createStore();
+      await store.recordTransitions([
+        transition(),
+        transition({
+          objectUid: 'mc-uid',
+          kind: 'ManagedCluster',
+          transitionTime: '2026-11-20T10:01:00.000Z',
+        }),
+        transition({ clusterName: 'search', objectUid: 'other-uid' }),
+        transition({ namespace: 'team-b', objectUid: 'b-uid' }),
+        transition({ managementCluster: 'other', objectUid: 'o-uid' }),
+        transition({ clusterName: undefined, objectUid: 'orphan-uid' }),
+        transition({
+          objectUid: 'old-uid',
+          transitionTime: '2026-11-19T10:00:00.000Z',
+        }),
+      ]);
+      await store.recordEvents([
+        event(),
+        event({
+          eventUid: 'ev-2',
+          objectUid: 'mc-uid',
+          kind: 'ManagedCluster',
+        }),
+        event({ eventUid: 'ev-3', clusterName: 'search' }),
+      ]);
+      const all = await store.timeline(range);
+      expect(all.transitions.map(t => t.objectUid)).toEqual([
+        'rg-uid',
+        'mc-uid',
+      ]);
+      expect(all.events.map(e => e.objectUid).sort()).toEqual([
+        'mc-uid',
+        'rg-uid',
+      ]);
+      const one = await store.timeline({ ...range, objectUid: 'mc-uid' });
+      expect(one.transitions.map(t => t.objectUid)).toEqual(['mc-uid']);
+      expect(one.events.map(e => e.objectUid)).toEqual(['mc-uid']);
+      const window = await store.timeline({
+        ...range,
+        from: new Date('2026-11-20T10:00:30Z'),
+        to: new Date('2026-11-20T10:02:00Z'),
+      });
+      expect(window.transitions.map(t => t.objectUid)).toEqual(['mc-uid']);
+      expect(window.events).toEqual([]);
+    });
 
-  it('keeps the newest rows when the limit cuts, and says so', async () => {
-    const { store } = await createStore();
-    const rows = [0, 1, 2, 3, 4].map(i => transition({ objectUid: `o${i}`, transitionTime: `2026-11-20T10:0${i}:00.000Z` }));
-    await store.recordTransitions(rows);
-    await store.recordEvents([0, 1, 2].map(i => event({ eventUid: `e${i}`, lastTimestamp: `2026-11-20T10:0${i}:00.000Z` })));
-    const cut = await store.timeline({ ...range, limit: 3 });
-    expect(cut.transitions.map(t => t.objectUid)).toEqual(['o2', 'o3', 'o4']);
-    expect(cut.events).toHaveLength(3);
-    expect(cut.truncated).toBe(true);
-    const whole = await store.timeline({ ...range, limit: 5 });
-    expect(whole.transitions).toHaveLength(5);
-    expect(whole.truncated).toBe(false);
-  });
+    it('orders by when each change occurred, not by the condition time a reason-only change keeps', async () => {
+      const { store } = await createStore();
+      await store.recordTransitions([
+        transition({ objectUid: 'c', occurredAt: '2026-11-20T10:03:00.000Z' }),
+        transition({
+          objectUid: 'b',
+          transitionTime: '2026-11-20T10:02:00.000Z',
+        }),
+        transition({
+          objectUid: 'a',
+          transitionTime: '2026-11-20T10:00:00.000Z',
+          occurredAt: '2026-11-20T10:01:00.000Z',
+        }),
+      ]);
+      const { transitions } = await store.timeline(range);
+      expect(transitions.map(t => [t.objectUid, t.transitionTime])).toEqual([
+        ['a', '2026-11-20T10:00:00.000Z'],
+        ['b', '2026-11-20T10:02:00.000Z'],
+        ['c', '2026-11-20T10:00:00.000Z'],
+      ]);
+    });
 
-  it('upserts Events by uid: count, last timestamp and message follow; a known Cluster is kept', async () => {
-    const { store } = await createStore();
-    await store.recordEvents([event()]);
-    await store.recordEvents([
-      event({ count: 2, lastTimestamp: '2026-11-20T10:01:00.000Z', message: 'still missing' }),
-      event({ count: 3, lastTimestamp: '2026-11-20T10:02:00.000Z', message: 'still missing', clusterName: undefined }),
-    ]);
-    expect((await store.timeline(range)).events).toEqual([
-      {
-        objectUid: 'rg-uid',
-        kind: 'ResourceGroup',
-        name: 'payments',
-        type: 'Warning',
-        reason: 'SecretNotFound',
-        message: 'still missing',
-        count: 3,
-        firstTimestamp: '2026-11-20T10:00:00.000Z',
-        lastTimestamp: '2026-11-20T10:02:00.000Z',
-        source: 'aso-controller',
-      },
-    ]);
-  });
+    it('keeps the newest rows when the limit cuts, and says so', async () => {
+      const { store } = await createStore();
+      const rows = [0, 1, 2, 3, 4].map(i =>
+        transition({
+          objectUid: `o${i}`,
+          transitionTime: `2026-11-20T10:0${i}:00.000Z`,
+        }),
+      );
+      await store.recordTransitions(rows);
+      await store.recordEvents(
+        [0, 1, 2].map(i =>
+          event({
+            eventUid: `e${i}`,
+            lastTimestamp: `2026-11-20T10:0${i}:00.000Z`,
+          }),
+        ),
+      );
+      const cut = await store.timeline({ ...range, limit: 3 });
+      expect(cut.transitions.map(t => t.objectUid)).toEqual(['o2', 'o3', 'o4']);
+      expect(cut.events).toHaveLength(3);
+      expect(cut.truncated).toBe(true);
+      const whole = await store.timeline({ ...range, limit: 5 });
+      expect(whole.transitions).toHaveLength(5);
+      expect(whole.truncated).toBe(false);
+    });
 
-  it('writes thousands of rows in a few statements', async () => {
-    const { knex, store } = await createStore();
-    const rows = Array.from({ length: 3000 }, (_, i) => transition({ objectUid: `uid-${i}` }));
-    const statements: string[] = [];
-    knex.on('query', (q: { sql: string }) => statements.push(q.sql.split(' ')[0].toLowerCase()));
-    expect(await store.recordTransitions(rows)).toHaveLength(3000);
-    expect(await store.recordTransitions(rows)).toEqual([]);
-    // One insert per 500 rows, one read of the latest states per 500 rows; the second pass only reads.
-    expect(statements.filter(s => s === 'insert')).toHaveLength(6);
-    expect(statements.filter(s => s === 'select')).toHaveLength(12);
-    expect((await store.timeline({ ...range, limit: 20000 })).transitions).toHaveLength(3000);
-  });
+    it('upserts Events by uid: count, last timestamp and message follow; a known Cluster is kept', async () => {
+      const { store } = await createStore();
+      await store.recordEvents([event()]);
+      await store.recordEvents([
+        event({
+          count: 2,
+          lastTimestamp: '2026-11-20T10:01:00.000Z',
+          message: 'still missing',
+        }),
+        event({
+          count: 3,
+          lastTimestamp: '2026-11-20T10:02:00.000Z',
+          message: 'still missing',
+          clusterName: undefined,
+        }),
+      ]);
+      expect((await store.timeline(range)).events).toEqual([
+        {
+          objectUid: 'rg-uid',
+          kind: 'ResourceGroup',
+          name: 'payments',
+          type: 'Warning',
+          reason: 'SecretNotFound',
+          message: 'still missing',
+          count: 3,
+          firstTimestamp: '2026-11-20T10:00:00.000Z',
+          lastTimestamp: '2026-11-20T10:02:00.000Z',
+          source: 'aso-controller',
+        },
+      ]);
+    });
 
-  it('prunes what is older than the retention', async () => {
-    const { store } = await createStore();
-    await store.recordTransitions([
-      transition({ objectUid: 'old', transitionTime: '2026-10-01T00:00:00.000Z' }),
-      transition({ objectUid: 'new' }),
-    ]);
-    await store.recordEvents([event({ eventUid: 'old', lastTimestamp: '2026-10-01T00:00:00.000Z', firstTimestamp: '2026-10-01T00:00:00.000Z' }), event()]);
-    expect(await store.prune(new Date('2026-11-01T00:00:00Z'))).toEqual({ transitions: 1, events: 1 });
-    const all = await store.timeline({ ...range, from: new Date('2026-01-01T00:00:00Z') });
-    expect(all.transitions.map(t => t.objectUid)).toEqual(['new']);
-    expect(all.events).toHaveLength(1);
-  });
-});
+    it('writes thousands of rows in a few statements', async () => {
+      const { knex, store } = await createStore();
+      const rows = Array.from({ length: 3000 }, (_, i) =>
+        transition({ objectUid: `uid-${i}` }),
+      );
+      const statements: string[] = [];
+      knex.on('query', (q: { sql: string }) =>
+        statements.push(q.sql.split(' ')[0].toLowerCase()),
+      );
+      expect(await store.recordTransitions(rows)).toHaveLength(3000);
+      expect(await store.recordTransitions(rows)).toEqual([]);
+      // One insert per 500 rows, one read of the latest states per 500 rows; the second pass only reads.
+      expect(statements.filter(s => s === 'insert')).toHaveLength(6);
+      expect(statements.filter(s => s === 'select')).toHaveLength(12);
+      expect(
+        (await store.timeline({ ...range, limit: 20000 })).transitions,
+      ).toHaveLength(3000);
+    });
+
+    it('prunes what is older than the retention', async () => {
+      const { store } = await createStore();
+      await store.recordTransitions([
+        transition({
+          objectUid: 'old',
+          transitionTime: '2026-10-01T00:00:00.000Z',
+        }),
+        transition({ objectUid: 'new' }),
+      ]);
+      await store.recordEvents([
+        event({
+          eventUid: 'old',
+          lastTimestamp: '2026-10-01T00:00:00.000Z',
+          firstTimestamp: '2026-10-01T00:00:00.000Z',
+        }),
+        event(),
+      ]);
+      expect(await store.prune(new Date('2026-11-01T00:00:00Z'))).toEqual({
+        transitions: 1,
+        events: 1,
+      });
+      const all = await store.timeline({
+        ...range,
+        from: new Date('2026-01-01T00:00:00Z'),
+      });
+      expect(all.transitions.map(t => t.objectUid)).toEqual(['new']);
+      expect(all.events).toHaveLength(1);
+    });
+  },
+);

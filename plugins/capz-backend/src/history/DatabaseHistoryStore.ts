@@ -1,10 +1,25 @@
-import { DatabaseService, resolvePackagePath } from '@backstage/backend-plugin-api';
-import { ConditionTransition, TimelineEvent, TimelineResponse } from '@internal/plugin-capz-common';
+import {
+  DatabaseService,
+  resolvePackagePath,
+} from '@backstage/backend-plugin-api';
+import {
+  ConditionTransition,
+  TimelineEvent,
+  TimelineResponse,
+} from '@internal/plugin-capz-common';
 import { Knex } from 'knex';
 import { createHash } from 'node:crypto';
-import { EventRow, HistoryStore, TimelineQuery, TransitionRow } from './HistoryStore';
+import {
+  EventRow,
+  HistoryStore,
+  TimelineQuery,
+  TransitionRow,
+} from './HistoryStore';
 
-const migrationsDir = resolvePackagePath('@internal/plugin-capz-backend', 'migrations');
+const migrationsDir = resolvePackagePath(
+  '@internal/plugin-capz-backend',
+  'migrations',
+);
 
 const TRANSITIONS = 'capz_condition_transitions';
 const EVENTS = 'capz_events';
@@ -47,26 +62,41 @@ interface EventDbRow {
 }
 
 /** SQLite returns timestamps as epoch milliseconds (knex binds Dates as numbers there), PostgreSQL as Dates. */
-const toIso = (v: Date | string | number): string => new Date(typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v).toISOString();
+const toIso = (v: Date | string | number): string =>
+  new Date(
+    typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v,
+  ).toISOString();
 
 const chunks = <T>(items: T[], size = CHUNK): T[][] => {
   const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  for (let i = 0; i < items.length; i += size)
+    out.push(items.slice(i, i + size));
   return out;
 };
 
-const sha256 = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('hex');
+const sha256 = (v: unknown) =>
+  createHash('sha256').update(JSON.stringify(v)).digest('hex');
 
 /** One state of one condition of one object, with the condition's own time. */
 const stateKey = (r: TransitionRow): string =>
-  sha256([r.managementCluster, r.objectUid, r.conditionType, r.status, r.reason ?? null, r.severity ?? null, r.message ?? null, r.transitionTime]);
+  sha256([
+    r.managementCluster,
+    r.objectUid,
+    r.conditionType,
+    r.status,
+    r.reason ?? null,
+    r.severity ?? null,
+    r.message ?? null,
+    r.transitionTime,
+  ]);
 
 /**
  * The idempotency key of a transition: its state key and the key of the transition it follows. Re-observing a
  * state (a restart's initial list, a second backend replica) yields the same key; a state that comes back later
  * (A, B, A) yields a new one because it follows a different state.
  */
-const transitionKey = (state: string, previous: string | undefined): string => sha256([state, previous ?? null]);
+const transitionKey = (state: string, previous: string | undefined): string =>
+  sha256([state, previous ?? null]);
 
 const sameState = (a: TransitionDbRow, b: TransitionRow) =>
   a.status === b.status &&
@@ -76,7 +106,10 @@ const sameState = (a: TransitionDbRow, b: TransitionRow) =>
 
 /** The condition history in the plugin's database (SQLite in development, PostgreSQL in production). */
 export class DatabaseHistoryStore implements HistoryStore {
-  static async create(options: { database: DatabaseService; skipMigrations?: boolean }): Promise<DatabaseHistoryStore> {
+  static async create(options: {
+    database: DatabaseService;
+    skipMigrations?: boolean;
+  }): Promise<DatabaseHistoryStore> {
     const client = await options.database.getClient();
     if (!options.database.migrations?.skip && !options.skipMigrations) {
       await client.migrate.latest({ directory: migrationsDir });
@@ -97,7 +130,11 @@ export class DatabaseHistoryStore implements HistoryStore {
         const state = stateKey(r);
         // Already the latest state: the same state and time, or (for conditions without a time of their own, whose
         // time is only an estimate) the same state.
-        if (last && (last.state_key === state || (!r.exactTime && sameState(last, r)))) continue;
+        if (
+          last &&
+          (last.state_key === state || (!r.exactTime && sameState(last, r)))
+        )
+          continue;
         const row = {
           transition_key: transitionKey(state, last?.transition_key),
           state_key: state,
@@ -121,14 +158,19 @@ export class DatabaseHistoryStore implements HistoryStore {
         latest.set(slot, { ...row, id: 0 } as unknown as TransitionDbRow);
       }
       if (insert.length) {
-        await this.db(TRANSITIONS).insert(insert).onConflict('transition_key').ignore();
+        await this.db(TRANSITIONS)
+          .insert(insert)
+          .onConflict('transition_key')
+          .ignore();
       }
     }
     return written;
   }
 
   /** The latest stored row per (management cluster, object, condition) for the objects in `rows`. */
-  private async latestRows(rows: TransitionRow[]): Promise<Map<string, TransitionDbRow>> {
+  private async latestRows(
+    rows: TransitionRow[],
+  ): Promise<Map<string, TransitionDbRow>> {
     const uids = [...new Set(rows.map(r => r.objectUid))];
     const found: TransitionDbRow[] = await this.db(TRANSITIONS).whereIn(
       'id',
@@ -137,12 +179,19 @@ export class DatabaseHistoryStore implements HistoryStore {
         .whereIn('object_uid', uids)
         .groupBy('management_cluster', 'object_uid', 'condition_type'),
     );
-    return new Map(found.map(r => [`${r.management_cluster}\u0000${r.object_uid}\u0000${r.condition_type}`, r]));
+    return new Map(
+      found.map(r => [
+        `${r.management_cluster}\u0000${r.object_uid}\u0000${r.condition_type}`,
+        r,
+      ]),
+    );
   }
 
   async recordEvents(rows: EventRow[]): Promise<void> {
     // One row per Event: PostgreSQL refuses to update the same row twice in one statement.
-    const byUid = new Map(rows.map(r => [`${r.managementCluster}\u0000${r.eventUid}`, r]));
+    const byUid = new Map(
+      rows.map(r => [`${r.managementCluster}\u0000${r.eventUid}`, r]),
+    );
     for (const chunk of chunks([...byUid.values()])) {
       await this.db(EVENTS)
         .insert(
@@ -172,7 +221,9 @@ export class DatabaseHistoryStore implements HistoryStore {
           reason: this.db.raw('excluded.reason'),
           source: this.db.raw('excluded.source'),
           // An object may be matched to its Cluster only later; a known Cluster is never forgotten.
-          cluster_name: this.db.raw(`coalesce(excluded.cluster_name, ${EVENTS}.cluster_name)`),
+          cluster_name: this.db.raw(
+            `coalesce(excluded.cluster_name, ${EVENTS}.cluster_name)`,
+          ),
         });
     }
   }
@@ -180,13 +231,25 @@ export class DatabaseHistoryStore implements HistoryStore {
   async timeline(q: TimelineQuery): Promise<TimelineResponse> {
     const scope = (table: string, timeColumn: string) => {
       const query = this.db(table)
-        .where({ management_cluster: q.managementCluster, namespace: q.namespace, cluster_name: q.cluster })
+        .where({
+          management_cluster: q.managementCluster,
+          namespace: q.namespace,
+          cluster_name: q.cluster,
+        })
         .where(timeColumn, '>=', q.from)
         .where(timeColumn, '<=', q.to);
-      return q.objectUid ? query.where(table === EVENTS ? 'involved_uid' : 'object_uid', q.objectUid) : query;
+      return q.objectUid
+        ? query.where(
+            table === EVENTS ? 'involved_uid' : 'object_uid',
+            q.objectUid,
+          )
+        : query;
     };
     // Newest first with one row more than asked, to know whether the limit cut rows; then oldest first.
-    const transitions: TransitionDbRow[] = await scope(TRANSITIONS, 'occurred_at')
+    const transitions: TransitionDbRow[] = await scope(
+      TRANSITIONS,
+      'occurred_at',
+    )
       .orderBy([
         { column: 'occurred_at', order: 'desc' },
         { column: 'id', order: 'desc' },
@@ -207,9 +270,15 @@ export class DatabaseHistoryStore implements HistoryStore {
     };
   }
 
-  async prune(olderThan: Date): Promise<{ transitions: number; events: number }> {
-    const transitions = await this.db(TRANSITIONS).where('occurred_at', '<', olderThan).delete();
-    const events = await this.db(EVENTS).where('last_timestamp', '<', olderThan).delete();
+  async prune(
+    olderThan: Date,
+  ): Promise<{ transitions: number; events: number }> {
+    const transitions = await this.db(TRANSITIONS)
+      .where('occurred_at', '<', olderThan)
+      .delete();
+    const events = await this.db(EVENTS)
+      .where('last_timestamp', '<', olderThan)
+      .delete();
     return { transitions, events };
   }
 }

@@ -34,10 +34,15 @@ export interface ObservedEvent extends TimelineEvent {
 type State = Pick<ConditionView, 'status' | 'reason' | 'severity' | 'message'>;
 
 const sameState = (a: State, b: State) =>
-  a.status === b.status && a.reason === b.reason && a.severity === b.severity && a.message === b.message;
+  a.status === b.status &&
+  a.reason === b.reason &&
+  a.severity === b.severity &&
+  a.message === b.message;
 
 /** ISO time of a string or a Date (client-node's typed lists deserialise times to Dates); undefined when unset. */
-const iso = (t: string | number | Date | null | undefined): string | undefined => {
+const iso = (
+  t: string | number | Date | null | undefined,
+): string | undefined => {
   if (t === undefined || t === null || t === '') return undefined;
   const d = new Date(t);
   return Number.isFinite(d.getTime()) ? d.toISOString() : undefined;
@@ -60,11 +65,19 @@ function lastStatusWrite(o: ObservedObject): string | undefined {
  * not ready yet, no severity. Its time is the last status write seen in managedFields, which is the same for every
  * backend replica observing the same object version. Nothing is recorded before CAPZ first writes a status.
  */
-export function syntheticReady(o: ObservedObject): (ConditionView & { lastTransitionTime?: string }) | undefined {
+export function syntheticReady(
+  o: ObservedObject,
+): (ConditionView & { lastTransitionTime?: string }) | undefined {
   const status = o.status;
   if (!status || typeof status.ready !== 'boolean') return undefined;
   const time = lastStatusWrite(o);
-  if (status.ready) return { type: 'Ready', status: 'True', reason: 'Ready', ...(time ? { lastTransitionTime: time } : {}) };
+  if (status.ready)
+    return {
+      type: 'Ready',
+      status: 'True',
+      reason: 'Ready',
+      ...(time ? { lastTransitionTime: time } : {}),
+    };
   const waiting = (Array.isArray(status.resources) ? status.resources : [])
     .filter((r: any) => r && r.ready !== true && r.resource?.kind)
     .map((r: any) => `${r.resource.kind}/${r.resource.name ?? ''}`);
@@ -72,13 +85,17 @@ export function syntheticReady(o: ObservedObject): (ConditionView & { lastTransi
     type: 'Ready',
     status: 'False',
     reason: 'NotReady',
-    ...(waiting.length ? { message: `Waiting for ${waiting.join(', ')} to be ready` } : {}),
+    ...(waiting.length
+      ? { message: `Waiting for ${waiting.join(', ')} to be ready` }
+      : {}),
     ...(time ? { lastTransitionTime: time } : {}),
   };
 }
 
 /** The conditions the history tracks for an object: its own (normalised by capz-common), or the synthetic Ready. */
-export function trackedConditions(o: ObservedObject): Array<ConditionView & { synthetic?: boolean }> {
+export function trackedConditions(
+  o: ObservedObject,
+): Array<ConditionView & { synthetic?: boolean }> {
   if (familyOf(o) === 'asoManaged') {
     const ready = syntheticReady(o);
     return ready ? [{ ...ready, synthetic: true }] : [];
@@ -101,13 +118,20 @@ export function conditionTransitions(
   observedAt: Date,
 ): ObservedTransition[] {
   const seen = iso(observedAt)!;
-  const before = new Map((previous ? trackedConditions(previous) : []).map(c => [c.type, c]));
+  const before = new Map(
+    (previous ? trackedConditions(previous) : []).map(c => [c.type, c]),
+  );
   const out: ObservedTransition[] = [];
   for (const c of trackedConditions(next)) {
     const ltt = iso(c.lastTransitionTime);
     const exactTime = !!ltt && !c.synthetic;
     const prev = before.get(c.type);
-    if (prev && sameState(prev, c) && (!exactTime || iso(prev.lastTransitionTime) === ltt)) continue;
+    if (
+      prev &&
+      sameState(prev, c) &&
+      (!exactTime || iso(prev.lastTransitionTime) === ltt)
+    )
+      continue;
     const t: ObservedTransition = {
       objectUid: next.metadata?.uid ?? '',
       kind: next.kind ?? '',
@@ -116,7 +140,7 @@ export function conditionTransitions(
       status: c.status,
       transitionTime: ltt ?? seen,
       firstSeen: seen,
-      occurredAt: previous ? seen : (ltt ?? seen),
+      occurredAt: previous ? seen : ltt ?? seen,
       exactTime,
     };
     if (c.reason) t.reason = c.reason;
@@ -131,12 +155,23 @@ export function conditionTransitions(
  * A core/v1 Event as the history keeps it, or undefined when it names no involved object uid. Times fall back from
  * the legacy fields to the events.k8s.io ones (`eventTime`, `series`), as `kubectl get events` does.
  */
-export function eventOf(e: Record<string, any>, observedAt: Date): ObservedEvent | undefined {
+export function eventOf(
+  e: Record<string, any>,
+  observedAt: Date,
+): ObservedEvent | undefined {
   const involved = e.involvedObject ?? e.regarding;
   const uid = e.metadata?.uid;
   if (!uid || !involved?.uid) return undefined;
-  const first = iso(e.firstTimestamp) ?? iso(e.eventTime) ?? iso(e.metadata?.creationTimestamp) ?? iso(observedAt)!;
-  const last = iso(e.lastTimestamp) ?? iso(e.series?.lastObservedTime) ?? iso(e.eventTime) ?? first;
+  const first =
+    iso(e.firstTimestamp) ??
+    iso(e.eventTime) ??
+    iso(e.metadata?.creationTimestamp) ??
+    iso(observedAt)!;
+  const last =
+    iso(e.lastTimestamp) ??
+    iso(e.series?.lastObservedTime) ??
+    iso(e.eventTime) ??
+    first;
   const out: ObservedEvent = {
     eventUid: uid,
     namespace: e.metadata?.namespace ?? involved.namespace ?? '',

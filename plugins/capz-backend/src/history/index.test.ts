@@ -20,7 +20,9 @@ describe('createHistory', () => {
     });
     expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(true);
     expect(await knex.schema.hasTable('capz_events')).toBe(true);
-    expect(scheduler.scheduleTask).toHaveBeenCalledWith(expect.objectContaining({ id: 'capz-history-prune', scope: 'global' }));
+    expect(scheduler.scheduleTask).toHaveBeenCalledWith(
+      expect.objectContaining({ id: 'capz-history-prune', scope: 'global' }),
+    );
 
     cache.emit('change', {
       managementCluster: 'local',
@@ -29,12 +31,30 @@ describe('createHistory', () => {
       object: {
         kind: 'Cluster',
         metadata: { name: 'c', namespace: 'team-a', uid: 'c-uid' },
-        status: { conditions: [{ type: 'Available', status: 'True', reason: 'Available', lastTransitionTime: '2026-11-20T10:00:00Z' }] },
+        status: {
+          conditions: [
+            {
+              type: 'Available',
+              status: 'True',
+              reason: 'Available',
+              lastTransitionTime: '2026-11-20T10:00:00Z',
+            },
+          ],
+        },
       },
     } satisfies CacheChange);
     await recorder.stop();
-    const timeline = await store.timeline({ managementCluster: 'local', namespace: 'team-a', cluster: 'c', from: new Date(0), to: new Date('2030-01-01'), limit: 10 });
-    expect(timeline.transitions.map(t => `${t.kind}/${t.conditionType}=${t.status}`)).toEqual(['Cluster/Available=True']);
+    const timeline = await store.timeline({
+      managementCluster: 'local',
+      namespace: 'team-a',
+      cluster: 'c',
+      from: new Date(0),
+      to: new Date('2030-01-01'),
+      limit: 10,
+    });
+    expect(
+      timeline.transitions.map(t => `${t.kind}/${t.conditionType}=${t.status}`),
+    ).toEqual(['Cluster/Available=True']);
   });
 
   it('leaves the schema alone when migrations are skipped', async () => {
@@ -46,6 +66,8 @@ describe('createHistory', () => {
       logger: mockServices.logger.mock(),
       cache: Object.assign(new EventEmitter(), { list: () => [] }),
     }).then(({ recorder }) => recorder.stop());
-    expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(false);
+    expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(
+      false,
+    );
   });
 });

@@ -1,4 +1,8 @@
-import { DatabaseService, LoggerService, SchedulerService } from '@backstage/backend-plugin-api';
+import {
+  DatabaseService,
+  LoggerService,
+  SchedulerService,
+} from '@backstage/backend-plugin-api';
 import { Config } from '@backstage/config';
 import { ChangeSource, ConditionRecorder } from './ConditionRecorder';
 import { DatabaseHistoryStore } from './DatabaseHistoryStore';

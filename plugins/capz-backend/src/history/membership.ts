@@ -1,10 +1,19 @@
-import { buildClusterTree, ObservedObject, partitionByCluster, TreeNode } from '@internal/plugin-capz-common';
+import {
+  buildClusterTree,
+  ObservedObject,
+  partitionByCluster,
+  TreeNode,
+} from '@internal/plugin-capz-common';
 import { CachedObject } from '../cluster/ClusterWatch';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 
 /** The part of the watch cache the history reads. */
 export interface ObjectSource {
-  list(managementCluster: string, kind: string, namespace?: string): CachedObject[];
+  list(
+    managementCluster: string,
+    kind: string,
+    namespace?: string,
+  ): CachedObject[];
 }
 
 /** A CAPI Cluster an object belongs to. */
@@ -15,9 +24,15 @@ export interface ClusterRef {
 }
 
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
-const TREE_KINDS = WATCHED_KINDS.filter(k => k.name !== 'Event').map(k => k.name);
+const TREE_KINDS = WATCHED_KINDS.filter(k => k.name !== 'Event').map(
+  k => k.name,
+);
 
-function collectUids(node: TreeNode, cluster: ClusterRef, into: Map<string, ClusterRef>): void {
+function collectUids(
+  node: TreeNode,
+  cluster: ClusterRef,
+  into: Map<string, ClusterRef>,
+): void {
   if (node.uid && !into.has(node.uid)) into.set(node.uid, cluster);
   for (const child of node.children) collectUids(child, cluster, into);
 }
@@ -38,18 +53,32 @@ export class ClusterMembership {
   }
 
   /** The Cluster of the object with this uid in the namespace, from the trees only. */
-  byUid(managementCluster: string, namespace: string, uid: string): ClusterRef | undefined {
+  byUid(
+    managementCluster: string,
+    namespace: string,
+    uid: string,
+  ): ClusterRef | undefined {
     return this.members(managementCluster, namespace).get(uid);
   }
 
   /** The Cluster of an object: its tree, else itself when it is a Cluster, else its cluster-name label. */
-  resolve(managementCluster: string, object: ObservedObject): ClusterRef | undefined {
+  resolve(
+    managementCluster: string,
+    object: ObservedObject,
+  ): ClusterRef | undefined {
     const namespace = object.metadata?.namespace ?? '';
     const uid = object.metadata?.uid;
-    const fromTree = uid ? this.byUid(managementCluster, namespace, uid) : undefined;
+    const fromTree = uid
+      ? this.byUid(managementCluster, namespace, uid)
+      : undefined;
     if (fromTree) return fromTree;
-    if (object.kind === 'Cluster' && object.metadata?.name) return { name: object.metadata.name, uid };
-    return this.byLabel(managementCluster, namespace, object.metadata?.labels?.[CLUSTER_NAME_LABEL]);
+    if (object.kind === 'Cluster' && object.metadata?.name)
+      return { name: object.metadata.name, uid };
+    return this.byLabel(
+      managementCluster,
+      namespace,
+      object.metadata?.labels?.[CLUSTER_NAME_LABEL],
+    );
   }
 
   /** The Cluster an Event is about, through its involvedObject.uid. */
@@ -60,31 +89,60 @@ export class ClusterMembership {
   ): ClusterRef | undefined {
     const fromTree = this.byUid(managementCluster, namespace, involved.uid);
     if (fromTree) return fromTree;
-    if (involved.kind === 'Cluster') return { name: involved.name, uid: involved.uid };
-    const object = this.source.list(managementCluster, involved.kind, namespace).find(o => o.metadata.uid === involved.uid);
-    return this.byLabel(managementCluster, namespace, object?.metadata.labels?.[CLUSTER_NAME_LABEL]);
+    if (involved.kind === 'Cluster')
+      return { name: involved.name, uid: involved.uid };
+    const object = this.source
+      .list(managementCluster, involved.kind, namespace)
+      .find(o => o.metadata.uid === involved.uid);
+    return this.byLabel(
+      managementCluster,
+      namespace,
+      object?.metadata.labels?.[CLUSTER_NAME_LABEL],
+    );
   }
 
-  private byLabel(managementCluster: string, namespace: string, name: string | undefined): ClusterRef | undefined {
+  private byLabel(
+    managementCluster: string,
+    namespace: string,
+    name: string | undefined,
+  ): ClusterRef | undefined {
     if (!name) return undefined;
-    const cluster = this.source.list(managementCluster, 'Cluster', namespace).find(c => c.metadata.name === name);
+    const cluster = this.source
+      .list(managementCluster, 'Cluster', namespace)
+      .find(c => c.metadata.name === name);
     return { name, uid: cluster?.metadata.uid };
   }
 
-  private members(managementCluster: string, namespace: string): Map<string, ClusterRef> {
+  private members(
+    managementCluster: string,
+    namespace: string,
+  ): Map<string, ClusterRef> {
     const key = `${managementCluster}/${namespace}`;
     let members = this.byNamespace.get(key);
     if (members) return members;
     members = new Map();
     const objects = TREE_KINDS.flatMap(kind =>
-      this.source.list(managementCluster, kind, namespace).map(o => ({ ...o, kind: o.kind ?? kind }) as ObservedObject),
+      this.source
+        .list(managementCluster, kind, namespace)
+        .map(o => ({ ...o, kind: o.kind ?? kind } as ObservedObject)),
     );
     // Each tree from its own group of objects: linear in the namespace, not quadratic in its clusters.
     const groups = partitionByCluster(objects);
-    for (const cluster of this.source.list(managementCluster, 'Cluster', namespace)) {
+    for (const cluster of this.source.list(
+      managementCluster,
+      'Cluster',
+      namespace,
+    )) {
       const ref = { name: cluster.metadata.name, uid: cluster.metadata.uid };
       const group = groups.get(cluster.metadata.uid) ?? objects;
-      collectUids(buildClusterTree({ ...cluster, kind: 'Cluster' } as ObservedObject, group), ref, members);
+      collectUids(
+        buildClusterTree(
+          { ...cluster, kind: 'Cluster' } as ObservedObject,
+          group,
+        ),
+        ref,
+        members,
+      );
     }
     this.byNamespace.set(key, members);
     return members;

@@ -25,9 +25,15 @@ export const DEFAULT_RETENTION_MS = 30 * DAY_MS;
  */
 export function readRetentionMs(config: Config): number {
   if (!config.has('capz.history.retention')) return DEFAULT_RETENTION_MS;
-  const duration = readDurationFromConfig(config, { key: 'capz.history.retention' });
-  const ms = (Object.keys(duration) as Array<keyof Duration>).reduce((sum, unit) => sum + (duration[unit] ?? 0) * UNIT_MS[unit], 0);
-  if (!(ms > 0)) throw new Error('capz.history.retention must be a positive duration');
+  const duration = readDurationFromConfig(config, {
+    key: 'capz.history.retention',
+  });
+  const ms = (Object.keys(duration) as Array<keyof Duration>).reduce(
+    (sum, unit) => sum + (duration[unit] ?? 0) * UNIT_MS[unit],
+    0,
+  );
+  if (!(ms > 0))
+    throw new Error('capz.history.retention must be a positive duration');
   return ms;
 }
 
@@ -52,7 +58,9 @@ export async function schedulePrune(options: {
       const pruned = await store.prune(olderThan);
       if (pruned.transitions || pruned.events) {
         logger.info(
-          `condition history: pruned ${pruned.transitions} transition(s) and ${pruned.events} Event(s) older than ${olderThan.toISOString()}`,
+          `condition history: pruned ${pruned.transitions} transition(s) and ${
+            pruned.events
+          } Event(s) older than ${olderThan.toISOString()}`,
         );
       }
     },

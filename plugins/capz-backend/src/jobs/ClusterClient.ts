@@ -2,7 +2,11 @@ import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { KubeObject, ObjectRef } from '@internal/plugin-capz-common';
 import type { KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { ManagementClusterConfig } from '../config/managementClusters';
-import { ClientNode, kubeConfigFor, loadClientNode } from '../cluster/kubeConfig';
+import {
+  ClientNode,
+  kubeConfigFor,
+  loadClientNode,
+} from '../cluster/kubeConfig';
 
 /**
  * What the job engine does on a management cluster: live reads and idempotent writes. Jobs never read the watch
@@ -13,21 +17,28 @@ export interface ClusterClient {
   /** Every object of a kind in every namespace, read live (the sole-manager check; never the watch cache). */
   list(apiVersion: string, kind: string): Promise<KubeObject[]>;
   /** Creates; `exists` (with the live object) when an object of that name is already there. */
-  create(obj: KubeObject): Promise<{ outcome: 'created' | 'exists'; object: KubeObject }>;
+  create(
+    obj: KubeObject,
+  ): Promise<{ outcome: 'created' | 'exists'; object: KubeObject }>;
   /** RFC 7386 merge patch at `ref.apiVersion`; undefined when the object does not exist. */
-  mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject | undefined>;
+  mergePatch(
+    ref: ObjectRef,
+    patch: Record<string, unknown>,
+  ): Promise<KubeObject | undefined>;
   /** Background propagation, no wait; `absent` when it was already gone. */
   delete(ref: ObjectRef): Promise<'deleted' | 'absent'>;
   /** SelfSubjectAccessReview for the backend's own identity. */
-  canI(access: { verb: string; group: string; resource: string; namespace?: string }): Promise<boolean>;
+  canI(access: {
+    verb: string;
+    group: string;
+    resource: string;
+    namespace?: string;
+  }): Promise<boolean>;
 }
 
 /** The API server's answer to a request, with its status code and message (e.g. a CRD validation failure). */
 export class KubeRequestError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-  ) {
+  constructor(readonly statusCode: number, message: string) {
     super(message);
     this.name = 'KubeRequestError';
   }
@@ -36,7 +47,9 @@ export class KubeRequestError extends Error {
 const FIELD_MANAGER = 'capz-backstage';
 
 function statusOf(e: unknown): number | undefined {
-  const code = (e as { code?: unknown; statusCode?: unknown })?.code ?? (e as { statusCode?: unknown })?.statusCode;
+  const code =
+    (e as { code?: unknown; statusCode?: unknown })?.code ??
+    (e as { statusCode?: unknown })?.statusCode;
   return typeof code === 'number' ? code : undefined;
 }
 
@@ -50,25 +63,36 @@ function messageOf(e: unknown): string {
       return body;
     }
   }
-  if (body && typeof body === 'object' && 'message' in body) return String((body as { message: unknown }).message);
+  if (body && typeof body === 'object' && 'message' in body)
+    return String((body as { message: unknown }).message);
   return e instanceof Error ? e.message : String(e);
 }
 
 function wrap(e: unknown, what: string): never {
   const status = statusOf(e);
-  throw new KubeRequestError(status ?? 0, `${what}: ${status ? `HTTP ${status} ` : ''}${messageOf(e)}`);
+  throw new KubeRequestError(
+    status ?? 0,
+    `${what}: ${status ? `HTTP ${status} ` : ''}${messageOf(e)}`,
+  );
 }
 
-const describe = (ref: ObjectRef) => `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
+const describe = (ref: ObjectRef) =>
+  `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
 const header = (ref: ObjectRef) => ({
   apiVersion: ref.apiVersion,
   kind: ref.kind,
-  metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
+  metadata: {
+    name: ref.name,
+    ...(ref.namespace ? { namespace: ref.namespace } : {}),
+  },
 });
 
 /** {@link ClusterClient} over `@kubernetes/client-node`'s generic object API (discovery maps kinds to resources). */
 export class KubeClusterClient implements ClusterClient {
-  static async create(cluster: ManagementClusterConfig, logger?: LoggerService): Promise<KubeClusterClient> {
+  static async create(
+    cluster: ManagementClusterConfig,
+    logger?: LoggerService,
+  ): Promise<KubeClusterClient> {
     const k8s = await loadClientNode();
     const kc = await kubeConfigFor(cluster, k8s, logger);
     return new KubeClusterClient(k8s, kc);
@@ -85,7 +109,9 @@ export class KubeClusterClient implements ClusterClient {
 
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
     try {
-      return (await this.objects.read(header(ref) as never)) as unknown as KubeObject;
+      return (await this.objects.read(
+        header(ref) as never,
+      )) as unknown as KubeObject;
     } catch (e) {
       if (statusOf(e) === 404) return undefined;
       return wrap(e, `reading ${describe(ref)}`);
@@ -97,7 +123,18 @@ export class KubeClusterClient implements ClusterClient {
     let continueToken: string | undefined;
     try {
       do {
-        const page = await this.objects.list(apiVersion, kind, undefined, undefined, undefined, undefined, undefined, undefined, 500, continueToken);
+        const page = await this.objects.list(
+          apiVersion,
+          kind,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          500,
+          continueToken,
+        );
         out.push(...(page.items as unknown as KubeObject[]));
         continueToken = page.metadata?._continue || undefined;
       } while (continueToken);
@@ -109,10 +146,22 @@ export class KubeClusterClient implements ClusterClient {
     return out;
   }
 
-  async create(obj: KubeObject): Promise<{ outcome: 'created' | 'exists'; object: KubeObject }> {
-    const ref: ObjectRef = { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace };
+  async create(
+    obj: KubeObject,
+  ): Promise<{ outcome: 'created' | 'exists'; object: KubeObject }> {
+    const ref: ObjectRef = {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      name: obj.metadata.name,
+      namespace: obj.metadata.namespace,
+    };
     try {
-      const created = await this.objects.create(obj as never, undefined, undefined, FIELD_MANAGER);
+      const created = await this.objects.create(
+        obj as never,
+        undefined,
+        undefined,
+        FIELD_MANAGER,
+      );
       return { outcome: 'created', object: created as unknown as KubeObject };
     } catch (e) {
       if (statusOf(e) !== 409) return wrap(e, `creating ${describe(ref)}`);
@@ -122,9 +171,17 @@ export class KubeClusterClient implements ClusterClient {
     }
   }
 
-  async mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject | undefined> {
+  async mergePatch(
+    ref: ObjectRef,
+    patch: Record<string, unknown>,
+  ): Promise<KubeObject | undefined> {
     try {
-      const body = { ...patch, apiVersion: ref.apiVersion, kind: ref.kind, metadata: { ...(patch.metadata as object), ...header(ref).metadata } };
+      const body = {
+        ...patch,
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        metadata: { ...(patch.metadata as object), ...header(ref).metadata },
+      };
       return (await this.objects.patch(
         body as never,
         undefined,
@@ -141,7 +198,14 @@ export class KubeClusterClient implements ClusterClient {
 
   async delete(ref: ObjectRef): Promise<'deleted' | 'absent'> {
     try {
-      await this.objects.delete(header(ref) as never, undefined, undefined, undefined, undefined, 'Background');
+      await this.objects.delete(
+        header(ref) as never,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        'Background',
+      );
       return 'deleted';
     } catch (e) {
       if (statusOf(e) === 404) return 'absent';
@@ -149,11 +213,20 @@ export class KubeClusterClient implements ClusterClient {
     }
   }
 
-  async canI(a: { verb: string; group: string; resource: string; namespace?: string }): Promise<boolean> {
+  async canI(a: {
+    verb: string;
+    group: string;
+    resource: string;
+    namespace?: string;
+  }): Promise<boolean> {
     const api = this.kc.makeApiClient(this.k8s.AuthorizationV1Api);
     try {
       const review = await api.createSelfSubjectAccessReview({
-        body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { ...a } } },
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: { ...a } },
+        },
       });
       return review.status?.allowed === true;
     } catch (e) {

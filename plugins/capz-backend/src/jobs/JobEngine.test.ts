@@ -1,5 +1,13 @@
-import { mockServices, TestDatabaseId, TestDatabases } from '@backstage/backend-test-utils';
-import type { KubeObject, ObjectRef, StepPlan } from '@internal/plugin-capz-common';
+import {
+  mockServices,
+  TestDatabaseId,
+  TestDatabases,
+} from '@backstage/backend-test-utils';
+import type {
+  KubeObject,
+  ObjectRef,
+  StepPlan,
+} from '@internal/plugin-capz-common';
 import { EventEmitter } from 'node:events';
 import type { ClusterClient } from './ClusterClient';
 import { JobEngine } from './JobEngine';
@@ -11,7 +19,9 @@ import { JobStore } from './JobStore';
  * real API server runs in the integration tests (jobs.integration.test.ts).
  */
 const postgresId = (Object.keys(process.env)
-  .map(k => /^BACKSTAGE_TEST_DATABASE_(POSTGRES)(\d+)_CONNECTION_STRING$/.exec(k))
+  .map(k =>
+    /^BACKSTAGE_TEST_DATABASE_(POSTGRES)(\d+)_CONNECTION_STRING$/.exec(k),
+  )
   .filter((m): m is RegExpExecArray => !!m)
   .map(m => `${m[1]}_${m[2]}`)[0] ?? 'POSTGRES_15') as TestDatabaseId;
 const databases = TestDatabases.create({ ids: ['SQLITE_3', postgresId] });
@@ -28,7 +38,12 @@ class MemoryCluster extends EventEmitter implements ClusterClient {
     return [...this.objects.values()].filter(o => o.kind === kind);
   }
   async create(obj: KubeObject) {
-    const k = key({ apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name });
+    const k = key({
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      namespace: obj.metadata.namespace,
+      name: obj.metadata.name,
+    });
     const live = this.objects.get(k);
     if (live) return { outcome: 'exists' as const, object: live };
     this.objects.set(k, obj);
@@ -39,7 +54,11 @@ class MemoryCluster extends EventEmitter implements ClusterClient {
   async mergePatch(ref: ObjectRef, patch: Record<string, unknown>) {
     const live = this.objects.get(key(ref));
     if (!live) return undefined;
-    const next = { ...live, ...patch, metadata: { ...live.metadata, ...(patch.metadata as object) } } as KubeObject;
+    const next = {
+      ...live,
+      ...patch,
+      metadata: { ...live.metadata, ...(patch.metadata as object) },
+    } as KubeObject;
     this.objects.set(key(ref), next);
     this.writes.push(`patch ${key(ref)}`);
     this.emit('change');
@@ -55,14 +74,30 @@ class MemoryCluster extends EventEmitter implements ClusterClient {
   }
 }
 
-const cm = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name });
+const cm = (name: string): ObjectRef => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  namespace: 'ns',
+  name,
+});
 const plan: StepPlan[] = [
   {
     id: 'create-a',
     title: 'Create a',
     description: '',
     preconditions: [],
-    actions: [{ action: 'create', ref: cm('a'), object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' } }, description: 'a' }],
+    actions: [
+      {
+        action: 'create',
+        ref: cm('a'),
+        object: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'a', namespace: 'ns' },
+        },
+        description: 'a',
+      },
+    ],
     waitFor: [{ type: 'exists', ref: cm('a'), description: 'a exists' }],
     timeoutSeconds: 5,
   },
@@ -80,8 +115,23 @@ const plan: StepPlan[] = [
     title: 'Label a',
     description: '',
     preconditions: [],
-    actions: [{ action: 'merge-patch', ref: cm('a'), patch: { metadata: { labels: { done: 'yes' } } }, description: 'label' }],
-    waitFor: [{ type: 'label', ref: cm('a'), label: 'done', value: 'yes', description: 'a labelled' }],
+    actions: [
+      {
+        action: 'merge-patch',
+        ref: cm('a'),
+        patch: { metadata: { labels: { done: 'yes' } } },
+        description: 'label',
+      },
+    ],
+    waitFor: [
+      {
+        type: 'label',
+        ref: cm('a'),
+        label: 'done',
+        value: 'yes',
+        description: 'a labelled',
+      },
+    ],
     timeoutSeconds: 5,
   },
 ];
@@ -89,7 +139,12 @@ const plan: StepPlan[] = [
 const target = { managementCluster: 'mc', namespace: 'ns', name: 'c1' };
 const request = { type: 'upgrade-api-version' as const, params: target };
 
-function engine(store: JobStore, cluster: MemoryCluster, replicaId: string, leaseMs = 60_000) {
+function engine(
+  store: JobStore,
+  cluster: MemoryCluster,
+  replicaId: string,
+  leaseMs = 60_000,
+) {
   return new JobEngine({
     store,
     logger: mockServices.logger.mock(),
@@ -104,7 +159,11 @@ function engine(store: JobStore, cluster: MemoryCluster, replicaId: string, leas
   });
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
@@ -118,21 +177,35 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
   let store: JobStore;
   beforeAll(async () => {
     const knex = await databases.init(databaseId);
-    store = await JobStore.create({ database: mockServices.database({ knex }) });
+    store = await JobStore.create({
+      database: mockServices.database({ knex }),
+    });
   });
 
   let n = 0;
   const insert = (name = `c${++n}-${databaseId}`) =>
-    store.insert({ id: `${name}-id`, request, target: { ...target, name }, plan, createdBy: 'user:default/ada' });
+    store.insert({
+      id: `${name}-id`,
+      request,
+      target: { ...target, name },
+      plan,
+      createdBy: 'user:default/ada',
+    });
 
   it('runs the steps in order, waits on a condition, and succeeds', async () => {
     const cluster = new MemoryCluster();
     const e = engine(store, cluster, 'r1');
     const job = await insert();
     e.kick(job.id);
-    await until('the wait step', async () => (await store.get(job.id)).steps[1].message?.includes('b exists'));
+    await until('the wait step', async () =>
+      (await store.get(job.id)).steps[1].message?.includes('b exists'),
+    );
     expect((await store.get(job.id)).state).toBe('running');
-    await cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'ns' } });
+    await cluster.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'b', namespace: 'ns' },
+    });
     await e.settled(job.id);
     const done = await store.get(job.id);
     expect(done.state).toBe('succeeded');
@@ -141,15 +214,37 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
       ['wait-b', 'succeeded', 1],
       ['label-a', 'succeeded', 1],
     ]);
-    expect(cluster.objects.get('ConfigMap/ns/a')?.metadata.annotations?.['capz.io/job']).toBe(job.id);
+    expect(
+      cluster.objects.get('ConfigMap/ns/a')?.metadata.annotations?.[
+        'capz.io/job'
+      ],
+    ).toBe(job.id);
     // The cluster is free again.
-    await expect(store.insert({ id: `${job.id}-2`, request, target: job.target, plan, createdBy: 'x' })).resolves.toBeDefined();
+    await expect(
+      store.insert({
+        id: `${job.id}-2`,
+        request,
+        target: job.target,
+        plan,
+        createdBy: 'x',
+      }),
+    ).resolves.toBeDefined();
   });
 
   it('refuses a second active job on the same cluster, naming the first', async () => {
     const job = await insert();
-    await expect(store.insert({ id: 'other', request, target: job.target, plan, createdBy: 'x' })).rejects.toThrow(
-      new RegExp(`already has a queued upgrade-api-version job \\(${job.id}\\)`),
+    await expect(
+      store.insert({
+        id: 'other',
+        request,
+        target: job.target,
+        plan,
+        createdBy: 'x',
+      }),
+    ).rejects.toThrow(
+      new RegExp(
+        `already has a queued upgrade-api-version job \\(${job.id}\\)`,
+      ),
     );
   });
 
@@ -160,23 +255,47 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
     const job = await insert();
     a.kick(job.id);
     b.kick(job.id);
-    await until('the wait step', async () => (await store.get(job.id)).steps[1].state === 'running');
-    await Promise.all([a.settled(job.id), b.settled(job.id)].map(p => Promise.race([p, new Promise(r => setTimeout(r, 10))])));
+    await until(
+      'the wait step',
+      async () => (await store.get(job.id)).steps[1].state === 'running',
+    );
+    await Promise.all(
+      [a.settled(job.id), b.settled(job.id)].map(p =>
+        Promise.race([p, new Promise(r => setTimeout(r, 10))]),
+      ),
+    );
     // Replica a (or b) dies: stopping it without releasing is what a crash looks like to the database.
     const log = await store.readLog(job.id);
-    const runner = log.find(l => l.message.startsWith('started on replica'))!.message.split(' ').pop()!;
+    const runner = log
+      .find(l => l.message.startsWith('started on replica'))!
+      .message.split(' ')
+      .pop()!;
     const [dead, alive] = runner === 'replica-a' ? [a, b] : [b, a];
     (dead as unknown as { stopped: boolean }).stopped = true;
-    (dead as unknown as { running: Map<string, { abort: AbortController }> }).running.get(job.id)?.abort.abort('lease lost');
-    await cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'ns' } });
+    (
+      dead as unknown as { running: Map<string, { abort: AbortController }> }
+    ).running
+      .get(job.id)
+      ?.abort.abort('lease lost');
+    await cluster.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'b', namespace: 'ns' },
+    });
     await until('another replica to resume and finish', async () => {
       await alive.pickup();
       return (await store.get(job.id)).state === 'succeeded';
     });
     const done = await store.get(job.id);
     expect(done.steps.map(s => s.attempts)).toEqual([1, 2, 1]);
-    expect((await store.readLog(job.id)).filter(l => l.message.startsWith('started on replica'))).toHaveLength(1);
-    expect(cluster.writes.filter(w => w === 'create ConfigMap/ns/a')).toHaveLength(1);
+    expect(
+      (await store.readLog(job.id)).filter(l =>
+        l.message.startsWith('started on replica'),
+      ),
+    ).toHaveLength(1);
+    expect(
+      cluster.writes.filter(w => w === 'create ConfigMap/ns/a'),
+    ).toHaveLength(1);
   });
 
   it('pauses during a wait, resumes at the same step, and cancels with what was left behind', async () => {
@@ -184,16 +303,25 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
     const e = engine(store, cluster, 'r1');
     const job = await insert();
     e.kick(job.id);
-    await until('the wait step', async () => (await store.get(job.id)).steps[1].state === 'running');
+    await until(
+      'the wait step',
+      async () => (await store.get(job.id)).steps[1].state === 'running',
+    );
     await store.request(job.id, 'pause', () => undefined);
     e.interrupt(job.id, 'pause');
     await e.settled(job.id);
     let now = await store.get(job.id);
     expect(now.state).toBe('paused');
-    expect(now.steps[1]).toMatchObject({ state: 'pending', message: 'interrupted by pause' });
+    expect(now.steps[1]).toMatchObject({
+      state: 'pending',
+      message: 'interrupted by pause',
+    });
     await store.resume(job.id);
     e.kick(job.id);
-    await until('the wait step again', async () => (await store.get(job.id)).steps[1].attempts === 2);
+    await until(
+      'the wait step again',
+      async () => (await store.get(job.id)).steps[1].attempts === 2,
+    );
     const { describeLeftBehind } = require('./leftBehind');
     await store.request(job.id, 'cancel', describeLeftBehind);
     e.interrupt(job.id, 'cancel');
@@ -208,17 +336,48 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
     const cluster = new MemoryCluster();
     const e = engine(store, cluster, 'r1');
     const guarded: StepPlan[] = [
-      { ...plan[0], invariants: [{ type: 'label', ref: cm('a'), label: 'keep', value: 'yes', description: 'ConfigMap a is labelled keep=yes' }] },
+      {
+        ...plan[0],
+        invariants: [
+          {
+            type: 'label',
+            ref: cm('a'),
+            label: 'keep',
+            value: 'yes',
+            description: 'ConfigMap a is labelled keep=yes',
+          },
+        ],
+      },
       plan[1],
     ];
     guarded[0] = {
       ...guarded[0],
-      actions: [{ action: 'create', ref: cm('a'), object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns', labels: { keep: 'yes' } } }, description: 'a' }],
+      actions: [
+        {
+          action: 'create',
+          ref: cm('a'),
+          object: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'a', namespace: 'ns', labels: { keep: 'yes' } },
+          },
+          description: 'a',
+        },
+      ],
     };
     const name = `guarded-${databaseId}`;
-    const job = await store.insert({ id: `${name}-id`, request, target: { ...target, name }, plan: guarded, createdBy: 'user:default/ada' });
+    const job = await store.insert({
+      id: `${name}-id`,
+      request,
+      target: { ...target, name },
+      plan: guarded,
+      createdBy: 'user:default/ada',
+    });
     e.kick(job.id);
-    await until('the wait step', async () => (await store.get(job.id)).steps[1].state === 'running');
+    await until(
+      'the wait step',
+      async () => (await store.get(job.id)).steps[1].state === 'running',
+    );
     await store.request(job.id, 'pause', () => undefined);
     e.interrupt(job.id, 'pause');
     await e.settled(job.id);
@@ -230,17 +389,30 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
     await e.settled(job.id);
     const refused = await store.get(job.id);
     expect(refused.state).toBe('failed');
-    expect(refused.error).toMatch(/ConfigMap a is labelled keep=yes, established by step "Create a", no longer holds \(now: ConfigMap ns\/a: label keep=no\)/);
+    expect(refused.error).toMatch(
+      /ConfigMap a is labelled keep=yes, established by step "Create a", no longer holds \(now: ConfigMap ns\/a: label keep=no\)/,
+    );
     expect(refused.error).toMatch(/Nothing was changed by this resume/);
     expect(refused.steps[1].attempts).toBe(1);
     expect(cluster.writes.length).toBe(writes);
     // Put back, the job goes on from where it was.
-    await cluster.mergePatch(cm('a'), { metadata: { labels: { keep: 'yes' } } });
-    await cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'ns' } });
+    await cluster.mergePatch(cm('a'), {
+      metadata: { labels: { keep: 'yes' } },
+    });
+    await cluster.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'b', namespace: 'ns' },
+    });
     await store.resume(job.id);
     e.kick(job.id);
-    await until('success', async () => (await store.get(job.id)).state === 'succeeded');
-    expect((await store.get(job.id)).steps.map(s => s.attempts)).toEqual([1, 2]);
+    await until(
+      'success',
+      async () => (await store.get(job.id)).state === 'succeeded',
+    );
+    expect((await store.get(job.id)).steps.map(s => s.attempts)).toEqual([
+      1, 2,
+    ]);
   });
 
   it('fails a step whose precondition does not hold, changing nothing, and resumes after the fix', async () => {
@@ -248,19 +420,32 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
     const e = engine(store, cluster, 'r1');
     const job = await insert();
     // Someone else's object with the planned name: the job must not take it over.
-    await cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' } });
+    await cluster.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', namespace: 'ns' },
+    });
     const writes = cluster.writes.length;
     e.kick(job.id);
     await e.settled(job.id);
     const failed = await store.get(job.id);
     expect(failed.state).toBe('failed');
-    expect(failed.error).toMatch(/ConfigMap ns\/a already exists and was not created by this job/);
+    expect(failed.error).toMatch(
+      /ConfigMap ns\/a already exists and was not created by this job/,
+    );
     expect(cluster.writes.length).toBe(writes);
     await cluster.delete(cm('a'));
-    await cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'ns' } });
+    await cluster.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'b', namespace: 'ns' },
+    });
     await store.resume(job.id);
     e.kick(job.id);
-    await until('success', async () => (await store.get(job.id)).state === 'succeeded');
+    await until(
+      'success',
+      async () => (await store.get(job.id)).state === 'succeeded',
+    );
     expect((await store.get(job.id)).steps[0].attempts).toBe(2);
   });
 });

@@ -1,18 +1,32 @@
-import type { LoggerService, SchedulerService } from '@backstage/backend-plugin-api';
+import type {
+  LoggerService,
+  SchedulerService,
+} from '@backstage/backend-plugin-api';
 import type { Job, JobStepStatus } from '@internal/plugin-capz-common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClusterClient } from './ClusterClient';
 import { describeLeftBehind } from './leftBehind';
 import type { JobStore, StoredJob } from './JobStore';
-import { AzureChecker, ChangeWaker, evaluateLive, runStep, StepContext, StepInterruptedError } from './StepRunner';
+import {
+  AzureChecker,
+  ChangeWaker,
+  evaluateLive,
+  runStep,
+  StepContext,
+  StepInterruptedError,
+} from './StepRunner';
 
 /**
  * Where a test may stop the process: before a step, between its actions and its record (`actions`: the actions are
  * done, the step is not yet recorded as done), at its first unmet wait, or after it is recorded.
  */
 export type FaultPoint = 'before' | 'actions' | 'wait' | 'after';
-export type FaultHook = (jobId: string, stepId: string, point: FaultPoint) => void;
+export type FaultHook = (
+  jobId: string,
+  stepId: string,
+  point: FaultPoint,
+) => void;
 
 export interface JobEngineOptions {
   store: JobStore;
@@ -42,11 +56,16 @@ export interface JobEngineOptions {
 export class JobEngine {
   readonly replicaId: string;
   private readonly leaseMs: number;
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<
+    string,
+    { abort: AbortController; done: Promise<void> }
+  >();
   private stopped = false;
 
   constructor(private readonly o: JobEngineOptions) {
-    this.replicaId = o.replicaId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.replicaId =
+      o.replicaId ??
+      `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     this.leaseMs = o.leaseMs ?? 30_000;
   }
 
@@ -55,7 +74,10 @@ export class JobEngine {
     await scheduler.scheduleTask({
       id: 'capz-jobs-pickup',
       scope: 'local',
-      frequency: { seconds: this.o.pickupSeconds ?? Math.max(1, Math.round(this.leaseMs / 3000)) },
+      frequency: {
+        seconds:
+          this.o.pickupSeconds ?? Math.max(1, Math.round(this.leaseMs / 3000)),
+      },
       timeout: { minutes: 1 },
       initialDelay: { seconds: 0 },
       fn: () => this.pickup(),
@@ -75,7 +97,9 @@ export class JobEngine {
     const entry = { abort, done: Promise.resolve() };
     this.running.set(jobId, entry);
     entry.done = this.run(jobId, abort)
-      .catch(e => this.o.logger.error(`job ${jobId}: ${(e as Error).stack ?? e}`))
+      .catch(e =>
+        this.o.logger.error(`job ${jobId}: ${(e as Error).stack ?? e}`),
+      )
       .finally(() => this.running.delete(jobId));
   }
 
@@ -115,15 +139,20 @@ export class JobEngine {
           const fresh = await store.get(jobId);
           if (fresh.requested) abort.abort(fresh.requested);
         } catch (e) {
-          logger.warn(`job ${jobId}: heartbeat failed: ${(e as Error).message}`);
+          logger.warn(
+            `job ${jobId}: heartbeat failed: ${(e as Error).message}`,
+          );
         }
       })();
     }, Math.max(200, Math.floor(this.leaseMs / 3)));
     try {
       // One holder, read by the closures below: the job as last written.
       const cur = { job: await store.get(jobId) };
-      const log = (level: 'info' | 'warn' | 'error', message: string, step?: string) =>
-        store.appendLog(jobId, [{ level, message, step }]);
+      const log = (
+        level: 'info' | 'warn' | 'error',
+        message: string,
+        step?: string,
+      ) => store.appendLog(jobId, [{ level, message, step }]);
       /** Writes under the lease; false means another replica owns the job now and this one must stop. */
       const save = async (u: Parameters<JobStore['update']>[2]) => {
         const ok = await store.update(jobId, me, u);
@@ -138,18 +167,31 @@ export class JobEngine {
         if (!(await save({ state: 'running' }))) return;
         await log('info', `started on replica ${me}`);
       } else {
-        await log('info', `resumed on replica ${me}${cur.job.currentStep ? ` at step ${cur.job.currentStep}` : ''}`);
+        await log(
+          'info',
+          `resumed on replica ${me}${
+            cur.job.currentStep ? ` at step ${cur.job.currentStep}` : ''
+          }`,
+        );
       }
       const client = await this.o.client(cur.job.target.managementCluster);
       const moved = await this.worldMoved(cur.job, client);
       if (moved) {
-        await save({ state: 'failed', error: moved, leftBehind: describeLeftBehind(cur.job) });
+        await save({
+          state: 'failed',
+          error: moved,
+          leftBehind: describeLeftBehind(cur.job),
+        });
         await log('error', moved);
         return;
       }
       for (let i = 0; i < cur.job.plan.length; i++) {
         const plan = cur.job.plan[i];
-        if (cur.job.steps[i].state === 'succeeded' || cur.job.steps[i].state === 'skipped') continue;
+        if (
+          cur.job.steps[i].state === 'succeeded' ||
+          cur.job.steps[i].state === 'skipped'
+        )
+          continue;
         // The step boundary: a user's request is honoured here.
         const fresh = await store.get(jobId);
         if (fresh.requested) {
@@ -158,10 +200,27 @@ export class JobEngine {
         }
         if (this.stopped) return;
         this.o.faults?.(jobId, plan.id, 'before');
-        const steps = (status: Partial<JobStepStatus>) => cur.job.steps.map((s, j) => (j === i ? { ...s, ...status } : s));
+        const steps = (status: Partial<JobStepStatus>) =>
+          cur.job.steps.map((s, j) => (j === i ? { ...s, ...status } : s));
         const attempts = cur.job.steps[i].attempts + 1;
-        if (!(await save({ currentStep: plan.id, steps: steps({ state: 'running', attempts, startedAt: new Date().toISOString(), finishedAt: undefined, message: undefined }) }))) return;
-        await log('info', `step "${plan.title}" started (attempt ${attempts})`, plan.id);
+        if (
+          !(await save({
+            currentStep: plan.id,
+            steps: steps({
+              state: 'running',
+              attempts,
+              startedAt: new Date().toISOString(),
+              finishedAt: undefined,
+              message: undefined,
+            }),
+          }))
+        )
+          return;
+        await log(
+          'info',
+          `step "${plan.title}" started (attempt ${attempts})`,
+          plan.id,
+        );
         let lastProgress = '';
         const ctx: StepContext = {
           jobId,
@@ -175,7 +234,9 @@ export class JobEngine {
           progress: async message => {
             if (message === lastProgress) return;
             lastProgress = message;
-            await save({ steps: steps({ state: 'running', attempts, message }) });
+            await save({
+              steps: steps({ state: 'running', attempts, message }),
+            });
           },
           onWaiting: () => this.o.faults?.(jobId, plan.id, 'wait'),
           onActionsDone: () => this.o.faults?.(jobId, plan.id, 'actions'),
@@ -187,20 +248,60 @@ export class JobEngine {
           if (e instanceof StepInterruptedError) {
             const why = e.why;
             if (lost || why === 'lease lost' || why === 'shutdown') {
-              await log('warn', `step "${plan.title}" interrupted (${why}); it starts over when the job resumes`, plan.id);
+              await log(
+                'warn',
+                `step "${plan.title}" interrupted (${why}); it starts over when the job resumes`,
+                plan.id,
+              );
               return;
             }
-            await save({ steps: steps({ state: 'pending', attempts, message: `interrupted by ${why}` }) });
-            await this.finishRequested(cur.job, why as 'pause' | 'cancel', save, log);
+            await save({
+              steps: steps({
+                state: 'pending',
+                attempts,
+                message: `interrupted by ${why}`,
+              }),
+            });
+            await this.finishRequested(
+              cur.job,
+              why as 'pause' | 'cancel',
+              save,
+              log,
+            );
             return;
           }
           const message = (e as Error).message;
-          await save({ steps: steps({ state: 'failed', attempts, finishedAt: new Date().toISOString(), message }) });
-          await save({ state: 'failed', error: `${plan.title}: ${message}`, leftBehind: describeLeftBehind(cur.job) });
-          await log('error', `step "${plan.title}" failed: ${message}`, plan.id);
+          await save({
+            steps: steps({
+              state: 'failed',
+              attempts,
+              finishedAt: new Date().toISOString(),
+              message,
+            }),
+          });
+          await save({
+            state: 'failed',
+            error: `${plan.title}: ${message}`,
+            leftBehind: describeLeftBehind(cur.job),
+          });
+          await log(
+            'error',
+            `step "${plan.title}" failed: ${message}`,
+            plan.id,
+          );
           return;
         }
-        if (!(await save({ steps: steps({ state: 'succeeded', attempts, finishedAt: new Date().toISOString(), message: undefined }) }))) return;
+        if (
+          !(await save({
+            steps: steps({
+              state: 'succeeded',
+              attempts,
+              finishedAt: new Date().toISOString(),
+              message: undefined,
+            }),
+          }))
+        )
+          return;
         await log('info', `step "${plan.title}" done`, plan.id);
         this.o.faults?.(jobId, plan.id, 'after');
       }
@@ -217,18 +318,33 @@ export class JobEngine {
    * established (e.g. the old Cluster is still paused, the old ASO objects still on skip). If someone changed that
    * meanwhile, going on could leave two controllers on one AKS cluster: the job stops and says what moved.
    */
-  private async worldMoved(job: StoredJob, client: ClusterClient): Promise<string | undefined> {
-    const finished = job.plan.filter((_, i) => job.steps[i]?.state === 'succeeded');
-    const ctx = { jobId: job.id, managementCluster: job.target.managementCluster, client, azure: this.o.azure } as StepContext;
+  private async worldMoved(
+    job: StoredJob,
+    client: ClusterClient,
+  ): Promise<string | undefined> {
+    const finished = job.plan.filter(
+      (_, i) => job.steps[i]?.state === 'succeeded',
+    );
+    const ctx = {
+      jobId: job.id,
+      managementCluster: job.target.managementCluster,
+      client,
+      azure: this.o.azure,
+    } as StepContext;
     const problems: string[] = [];
     for (const step of finished) {
       for (const c of step.invariants ?? []) {
         const r = await evaluateLive(c, ctx);
-        if (!r.holds) problems.push(`${c.description}, established by step "${step.title}", no longer holds (now: ${r.observed})`);
+        if (!r.holds)
+          problems.push(
+            `${c.description}, established by step "${step.title}", no longer holds (now: ${r.observed})`,
+          );
       }
     }
     if (!problems.length) return undefined;
-    return `The cluster changed since the job's finished steps: ${problems.join('; ')}. Nothing was changed by this resume; restore that state (or cancel the job and read what it left), then resume.`;
+    return `The cluster changed since the job's finished steps: ${problems.join(
+      '; ',
+    )}. Nothing was changed by this resume; restore that state (or cancel the job and read what it left), then resume.`;
   }
 
   private async finishRequested(
@@ -239,9 +355,16 @@ export class JobEngine {
   ): Promise<void> {
     if (what === 'pause') {
       await save({ state: 'paused', requested: null });
-      await log('info', 'paused by request; resume to continue at the same step');
+      await log(
+        'info',
+        'paused by request; resume to continue at the same step',
+      );
     } else {
-      await save({ state: 'cancelled', requested: null, leftBehind: describeLeftBehind(job) });
+      await save({
+        state: 'cancelled',
+        requested: null,
+        leftBehind: describeLeftBehind(job),
+      });
       await log('warn', 'cancelled by request');
     }
   }

@@ -4,7 +4,11 @@
  * location) and keeps the planner's warning. Kubernetes and ARM are stand-ins here: AksDiscovery itself is tested
  * against the simulated ARM and Entra ID (src/azure/AksDiscovery.test.ts).
  */
-import type { DiscoveredAksCluster, JobRequest, ObservedObject } from '@internal/plugin-capz-common';
+import type {
+  DiscoveredAksCluster,
+  JobRequest,
+  ObservedObject,
+} from '@internal/plugin-capz-common';
 import type { ClusterClient } from './ClusterClient';
 import { JobPlanner, type AksLister } from './JobPlanner';
 
@@ -17,12 +21,18 @@ const aksCluster: DiscoveredAksCluster = {
   kubernetesVersion: '1.33.2',
   provisioningState: 'Succeeded',
   entraOnly: false,
-  agentPools: [{ name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 1 }],
+  agentPools: [
+    { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 1 },
+  ],
 };
 
 /** A management cluster where the namespace and the Secret exist and every access is allowed. */
 const client = {
-  get: async (ref: { kind: string }) => ({ apiVersion: 'v1', kind: ref.kind, metadata: { name: 'x' } }),
+  get: async (ref: { kind: string }) => ({
+    apiVersion: 'v1',
+    kind: ref.kind,
+    metadata: { name: 'x' },
+  }),
   canI: async () => true,
 } as unknown as ClusterClient;
 
@@ -43,15 +53,26 @@ function planner(resourceGroup: AksLister['resourceGroup']) {
     managementClusters: [{ name: 'local' } as never],
     cache: { list: () => [] },
     client: async () => client,
-    aks: { listClusters: async () => ({ subscriptionId: SUB, items: [aksCluster] }), resourceGroup },
+    aks: {
+      listClusters: async () => ({ subscriptionId: SUB, items: [aksCluster] }),
+      resourceGroup,
+    },
   });
 }
 
-const plannedGroup = (plan: Awaited<ReturnType<JobPlanner['preview']>>['plan']) =>
+const plannedGroup = (
+  plan: Awaited<ReturnType<JobPlanner['preview']>>['plan'],
+) =>
   plan
     .flatMap(s => s.actions)
-    .flatMap(a => (a.action === 'create' && a.object.kind === 'ResourceGroup' ? [(a.object as ObservedObject).spec] : []));
-const plannedGroupLocation = (plan: Awaited<ReturnType<JobPlanner['preview']>>['plan']) => plannedGroup(plan).map(spec => spec?.location);
+    .flatMap(a =>
+      a.action === 'create' && a.object.kind === 'ResourceGroup'
+        ? [(a.object as ObservedObject).spec]
+        : [],
+    );
+const plannedGroupLocation = (
+  plan: Awaited<ReturnType<JobPlanner['preview']>>['plan'],
+) => plannedGroup(plan).map(spec => spec?.location);
 
 describe('JobPlanner adoption preview', () => {
   it('reads the group location and tags in the cluster subscription and group, and passes every preflight check', async () => {
@@ -61,18 +82,33 @@ describe('JobPlanner adoption preview', () => {
       return { location: 'swedencentral', tags: { 'cost-center': 'payments' } };
     }).preview(request);
     expect(asked).toEqual([
-      { managementCluster: 'local', namespace: 'team-pay', credentialSecret: 'aso-credential', subscriptionId: SUB, resourceGroup: 'rg-payments' },
+      {
+        managementCluster: 'local',
+        namespace: 'team-pay',
+        credentialSecret: 'aso-credential',
+        subscriptionId: SUB,
+        resourceGroup: 'rg-payments',
+      },
     ]);
     expect(preview.preflight.filter(c => c.status !== 'pass')).toEqual([]);
     expect(plannedGroupLocation(preview.plan)).toEqual(['swedencentral']);
     // The ResourceGroup carries ARM's tags, as the planner got them (resourceGroupTags).
-    expect(plannedGroup(preview.plan).map(spec => spec?.tags)).toEqual([{ 'cost-center': 'payments' }]);
+    expect(plannedGroup(preview.plan).map(spec => spec?.tags)).toEqual([
+      { 'cost-center': 'payments' },
+    ]);
   });
 
   it('keeps the warning and the cluster location when the group location cannot be read', async () => {
-    for (const lookup of [async () => undefined, async () => Promise.reject(new Error('AuthorizationFailed'))]) {
+    for (const lookup of [
+      async () => undefined,
+      async () => Promise.reject(new Error('AuthorizationFailed')),
+    ]) {
       const preview = await planner(lookup).preview(request);
-      expect(preview.preflight.filter(c => c.status !== 'pass').map(c => `${c.status} ${c.id}`)).toEqual(['warn resource-group-location']);
+      expect(
+        preview.preflight
+          .filter(c => c.status !== 'pass')
+          .map(c => `${c.status} ${c.id}`),
+      ).toEqual(['warn resource-group-location']);
       expect(plannedGroupLocation(preview.plan)).toEqual(['westeurope']);
     }
   });

@@ -19,7 +19,11 @@ import type { ClusterClient } from './ClusterClient';
 
 /** The Azure side of adoption (AksDiscovery.listClusters, AksDiscovery.resourceGroup). */
 export interface AksLister {
-  listClusters(q: { managementCluster: string; namespace: string; credentialSecret: string }): Promise<{
+  listClusters(q: {
+    managementCluster: string;
+    namespace: string;
+    credentialSecret: string;
+  }): Promise<{
     subscriptionId: string;
     items: import('@internal/plugin-capz-common').DiscoveredAksCluster[];
   }>;
@@ -52,42 +56,72 @@ export class JobPlanner {
 
   async preview(request: JobRequest): Promise<JobPlanResult> {
     const mc = request.params.managementCluster;
-    if (!this.o.managementClusters.some(c => c.name === mc)) throw new NotFoundError(`No management cluster named "${mc}"`);
+    if (!this.o.managementClusters.some(c => c.name === mc))
+      throw new NotFoundError(`No management cluster named "${mc}"`);
     const client = await this.o.client(mc);
     const access = await Promise.all(
-      requiredAccess(request.type, request.params as never).map(async a => ({ ...a, allowed: await client.canI(a) })),
+      requiredAccess(request.type, request.params as never).map(async a => ({
+        ...a,
+        allowed: await client.canI(a),
+      })),
     );
     const namespaceExists = async (name: string) =>
       !!(await client.get({ apiVersion: 'v1', kind: 'Namespace', name }));
     const secretExists = async (namespace: string, name: string | undefined) =>
-      !!name && !!(await client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name }));
+      !!name &&
+      !!(await client.get({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        namespace,
+        name,
+      }));
 
     switch (request.type) {
       case 'migrate': {
         const p = request.params;
         const objects = this.objectsIn(mc, p.namespace);
-        const cluster = objects.find(o => o.kind === 'Cluster' && o.metadata?.name === p.name);
-        const credentialSecret = objects.find(o => o.kind === 'ManagedCluster' && o.metadata?.annotations?.[CREDENTIAL_FROM])
-          ?.metadata?.annotations?.[CREDENTIAL_FROM];
+        const cluster = objects.find(
+          o => o.kind === 'Cluster' && o.metadata?.name === p.name,
+        );
+        const credentialSecret = objects.find(
+          o =>
+            o.kind === 'ManagedCluster' &&
+            o.metadata?.annotations?.[CREDENTIAL_FROM],
+        )?.metadata?.annotations?.[CREDENTIAL_FROM];
         return planMigration(p, {
           cluster,
           objects,
           targetNamespaceExists: await namespaceExists(p.targetNamespace),
-          credentialSecretExists: await secretExists(p.namespace, this.credentialOf(objects, p.name) ?? credentialSecret),
+          credentialSecretExists: await secretExists(
+            p.namespace,
+            this.credentialOf(objects, p.name) ?? credentialSecret,
+          ),
           access,
         });
       }
       case 'adopt': {
         const p = request.params;
         const nsExists = await namespaceExists(p.namespace);
-        const hasSecret = nsExists && (await secretExists(p.namespace, p.credentialSecret));
+        const hasSecret =
+          nsExists && (await secretExists(p.namespace, p.credentialSecret));
         let aks;
-        let group: { location: string; tags: Record<string, string> } | undefined;
+        let group:
+          | { location: string; tags: Record<string, string> }
+          | undefined;
         if (hasSecret) {
-          if (!this.o.aks) throw new InputError('Azure discovery is not configured on this backend (capz.azureDiscovery)');
-          const found = await this.o.aks.listClusters({ managementCluster: mc, namespace: p.namespace, credentialSecret: p.credentialSecret });
+          if (!this.o.aks)
+            throw new InputError(
+              'Azure discovery is not configured on this backend (capz.azureDiscovery)',
+            );
+          const found = await this.o.aks.listClusters({
+            managementCluster: mc,
+            namespace: p.namespace,
+            credentialSecret: p.credentialSecret,
+          });
           aks = found.items.find(
-            c => c.name.toLowerCase() === p.clusterName.toLowerCase() && c.resourceGroup.toLowerCase() === p.resourceGroup.toLowerCase(),
+            c =>
+              c.name.toLowerCase() === p.clusterName.toLowerCase() &&
+              c.resourceGroup.toLowerCase() === p.resourceGroup.toLowerCase(),
           );
           if (aks) {
             // The ASO ResourceGroup is written with the group's own location, which may differ from the cluster's,
@@ -114,7 +148,14 @@ export class JobPlanner {
           objects: nsExists ? this.objectsIn(mc, p.namespace) : [],
           access,
         });
-        return aks ? { ...planned, preflight: planned.preflight.map(c => (c.id === 'not-managed' ? this.notManagedAnywhere(aks) : c)) } : planned;
+        return aks
+          ? {
+              ...planned,
+              preflight: planned.preflight.map(c =>
+                c.id === 'not-managed' ? this.notManagedAnywhere(aks) : c,
+              ),
+            }
+          : planned;
       }
       case 'upgrade-api-version': {
         const p = request.params;
@@ -123,18 +164,37 @@ export class JobPlanner {
         const objects = await Promise.all(
           cached.map(async o =>
             o.kind?.startsWith('AzureASOManaged')
-              ? ((await client.get({ apiVersion: `infrastructure.cluster.x-k8s.io/v1beta1`, kind: o.kind!, namespace: p.namespace, name: o.metadata!.name! })) as ObservedObject | undefined) ?? o
+              ? ((await client.get({
+                  apiVersion: `infrastructure.cluster.x-k8s.io/v1beta1`,
+                  kind: o.kind!,
+                  namespace: p.namespace,
+                  name: o.metadata!.name!,
+                })) as ObservedObject | undefined) ?? o
               : o,
           ),
         );
-        const cluster = objects.find(o => o.kind === 'Cluster' && o.metadata?.name === p.name);
+        const cluster = objects.find(
+          o => o.kind === 'Cluster' && o.metadata?.name === p.name,
+        );
         const clusterAtV1beta1 = await client
-          .get({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', namespace: p.namespace, name: p.name })
+          .get({
+            apiVersion: 'cluster.x-k8s.io/v1beta1',
+            kind: 'Cluster',
+            namespace: p.namespace,
+            name: p.name,
+          })
           .catch(() => undefined);
-        return planApiVersionUpgrade(p, { cluster, clusterAtV1beta1: clusterAtV1beta1 as ObservedObject | undefined, objects, access });
+        return planApiVersionUpgrade(p, {
+          cluster,
+          clusterAtV1beta1: clusterAtV1beta1 as ObservedObject | undefined,
+          objects,
+          access,
+        });
       }
       default:
-        throw new InputError(`unknown job type ${(request as { type: string }).type}`);
+        throw new InputError(
+          `unknown job type ${(request as { type: string }).type}`,
+        );
     }
   }
 
@@ -144,27 +204,49 @@ export class JobPlanner {
    * `<management cluster>/<namespace>/<name>`. A management cluster whose cache is not synced cannot tell: a warning
    * (the job's live one-owner check before its first write reads it again, and fails if it cannot).
    */
-  private notManagedAnywhere(aks: { subscriptionId: string; resourceGroup: string; name: string }): PreflightCheck {
+  private notManagedAnywhere(aks: {
+    subscriptionId: string;
+    resourceGroup: string;
+    name: string;
+  }): PreflightCheck {
     const names = this.o.managementClusters.map(c => c.name);
     const title = 'Nothing manages it yet';
-    const owners = ownersOf(aks, aksOwners(this.o.cache, names), { strict: false });
+    const owners = ownersOf(aks, aksOwners(this.o.cache, names), {
+      strict: false,
+    });
     if (owners.length) {
-      const where = owners.map(o => `ManagedCluster ${describePlace(o)}${o.cluster ? ` (Cluster ${o.cluster})` : ''}`).join(', ');
+      const where = owners
+        .map(
+          o =>
+            `ManagedCluster ${describePlace(o)}${
+              o.cluster ? ` (Cluster ${o.cluster})` : ''
+            }`,
+        )
+        .join(', ');
       return {
         id: 'not-managed',
         title,
         status: 'fail',
-        message: `${where} already ${owners.length > 1 ? 'point' : 'points'} at AKS cluster ${aks.resourceGroup}/${aks.name}.`,
+        message: `${where} already ${
+          owners.length > 1 ? 'point' : 'points'
+        } at AKS cluster ${aks.resourceGroup}/${aks.name}.`,
         fix: 'A cluster can be managed from one place only; use the existing Cluster (or remove the other ManagedCluster with reconcile-policy skip first).',
       };
     }
-    const blind = names.filter(n => this.o.cache.status && !this.o.cache.status(n).synced);
+    const blind = names.filter(
+      n => this.o.cache.status && !this.o.cache.status(n).synced,
+    );
     if (blind.length) {
       return {
         id: 'not-managed',
         title,
         status: 'warn',
-        message: `No ASO ManagedCluster on ${names.filter(n => !blind.includes(n)).join(', ') || 'any management cluster'} points at it, but ${blind.join(', ')} ${blind.length > 1 ? 'are' : 'is'} not read yet.`,
+        message: `No ASO ManagedCluster on ${
+          names.filter(n => !blind.includes(n)).join(', ') ||
+          'any management cluster'
+        } points at it, but ${blind.join(', ')} ${
+          blind.length > 1 ? 'are' : 'is'
+        } not read yet.`,
         fix: 'The job checks every management cluster live before its first write and stops if one cannot be read.',
       };
     }
@@ -172,26 +254,42 @@ export class JobPlanner {
       id: 'not-managed',
       title,
       status: 'pass',
-      message: `No ASO ManagedCluster on ${names.length > 1 ? `any of the ${names.length} management clusters (${names.join(', ')})` : names[0]} points at it.`,
+      message: `No ASO ManagedCluster on ${
+        names.length > 1
+          ? `any of the ${names.length} management clusters (${names.join(
+              ', ',
+            )})`
+          : names[0]
+      } points at it.`,
     };
   }
 
   /** The Secret the old ManagedCluster of this cluster reads its credential from. */
-  private credentialOf(objects: ObservedObject[], clusterName: string): string | undefined {
+  private credentialOf(
+    objects: ObservedObject[],
+    clusterName: string,
+  ): string | undefined {
     const mc = objects.find(
-      o => o.kind === 'ManagedCluster' && o.metadata?.labels?.['cluster.x-k8s.io/cluster-name'] === clusterName,
+      o =>
+        o.kind === 'ManagedCluster' &&
+        o.metadata?.labels?.['cluster.x-k8s.io/cluster-name'] === clusterName,
     );
     return mc?.metadata?.annotations?.[CREDENTIAL_FROM];
   }
 
   private objectsIn(mc: string, namespace: string): ObservedObject[] {
-    return WATCHED_KINDS.flatMap(k => this.o.cache.list(mc, k.name, namespace) as unknown as ObservedObject[]);
+    return WATCHED_KINDS.flatMap(
+      k =>
+        this.o.cache.list(mc, k.name, namespace) as unknown as ObservedObject[],
+    );
   }
 }
 
 /** Puts the job's id into the plan's objects (the planners write a placeholder; see capz-common/jobs). */
 export function bindPlanToJob(plan: StepPlan[], jobId: string): StepPlan[] {
-  return JSON.parse(JSON.stringify(plan).split('${JOB_ID}').join(jobId)) as StepPlan[];
+  return JSON.parse(
+    JSON.stringify(plan).split('${JOB_ID}').join(jobId),
+  ) as StepPlan[];
 }
 
 export { JOB_ANNOTATION };

@@ -1,4 +1,7 @@
-import { DatabaseService, resolvePackagePath } from '@backstage/backend-plugin-api';
+import {
+  DatabaseService,
+  resolvePackagePath,
+} from '@backstage/backend-plugin-api';
 import { ConflictError, NotFoundError } from '@backstage/errors';
 import type {
   Job,
@@ -13,7 +16,10 @@ import type {
 import { Knex } from 'knex';
 import { describeClaimKey } from './claims';
 
-const migrationsDir = resolvePackagePath('@internal/plugin-capz-backend', 'migrations');
+const migrationsDir = resolvePackagePath(
+  '@internal/plugin-capz-backend',
+  'migrations',
+);
 
 const JOBS = 'capz_jobs';
 const LOG = 'capz_job_log';
@@ -64,25 +70,35 @@ export interface JobUpdate {
   requested?: null;
 }
 
-const ms = (v: string | number | null | undefined) => (v === null || v === undefined ? undefined : Number(v));
-const iso = (v: string | number | null | undefined) => (v === null || v === undefined ? undefined : new Date(Number(v)).toISOString());
-const activeKey = (t: JobTarget) => `${t.managementCluster}/${t.namespace}/${t.name}`;
+const ms = (v: string | number | null | undefined) =>
+  v === null || v === undefined ? undefined : Number(v);
+const iso = (v: string | number | null | undefined) =>
+  v === null || v === undefined ? undefined : new Date(Number(v)).toISOString();
+const activeKey = (t: JobTarget) =>
+  `${t.managementCluster}/${t.namespace}/${t.name}`;
 
 /** Why a second job on a cluster is refused, naming the job that holds it. */
-export const activeJobMessage = (target: JobTarget, active: Pick<Job, 'id' | 'state' | 'type'>) =>
-  `${activeKey(target)} already has a ${active.state} ${active.type} job (${active.id}); finish, resume or cancel it first`;
+export const activeJobMessage = (
+  target: JobTarget,
+  active: Pick<Job, 'id' | 'state' | 'type'>,
+) =>
+  `${activeKey(target)} already has a ${active.state} ${active.type} job (${
+    active.id
+  }); finish, resume or cancel it first`;
 
 /** Why a job is refused because another one holds a claim on the same Azure resource, naming that job. */
-export const claimMessage = (key: string, holder: Pick<Job, 'id' | 'state' | 'type' | 'target'>) =>
-  `${describeClaimKey(key)} is claimed by the ${holder.state} ${holder.type} job ${holder.id} on ${activeKey(holder.target)}: ` +
+export const claimMessage = (
+  key: string,
+  holder: Pick<Job, 'id' | 'state' | 'type' | 'target'>,
+) =>
+  `${describeClaimKey(key)} is claimed by the ${holder.state} ${
+    holder.type
+  } job ${holder.id} on ${activeKey(holder.target)}: ` +
   'one job at a time may adopt or migrate an AKS cluster; let that job finish, or cancel it, first';
 
 /** A 409 that names the job in the way (the router answers with its id). */
 export class JobConflictError extends ConflictError {
-  constructor(
-    message: string,
-    readonly jobId: string,
-  ) {
+  constructor(message: string, readonly jobId: string) {
     super(message);
   }
 }
@@ -97,7 +113,11 @@ function toJob(r: JobRow): StoredJob {
   return {
     id: r.id,
     type: r.type as Job['type'],
-    target: { managementCluster: r.management_cluster, namespace: r.namespace, name: r.name },
+    target: {
+      managementCluster: r.management_cluster,
+      namespace: r.namespace,
+      name: r.name,
+    },
     params: JSON.parse(r.params),
     createdBy: r.created_by,
     state: r.state as JobState,
@@ -120,7 +140,9 @@ function toJob(r: JobRow): StoredJob {
  * Times come from the replicas' clocks; the lease is long against any sane clock skew.
  */
 export class JobStore {
-  static async create(options: { database: DatabaseService }): Promise<JobStore> {
+  static async create(options: {
+    database: DatabaseService;
+  }): Promise<JobStore> {
     const db = await options.database.getClient();
     if (!options.database.migrations?.skip) {
       await db.migrate.latest({ directory: migrationsDir });
@@ -154,7 +176,16 @@ export class JobStore {
       active_key: activeKey(job.target),
       params: JSON.stringify(job.request.params),
       plan: JSON.stringify(job.plan),
-      steps: JSON.stringify(job.plan.map((s): JobStepStatus => ({ id: s.id, title: s.title, state: 'pending', attempts: 0 }))),
+      steps: JSON.stringify(
+        job.plan.map(
+          (s): JobStepStatus => ({
+            id: s.id,
+            title: s.title,
+            state: 'pending',
+            attempts: 0,
+          }),
+        ),
+      ),
       result: job.result ? JSON.stringify(job.result) : null,
       created_by: job.createdBy,
       state: 'queued',
@@ -172,16 +203,36 @@ export class JobStore {
     try {
       await this.db.transaction(async tx => {
         await tx<JobRow>(JOBS).insert(row);
-        if (claims.length) await tx(CLAIMS).insert(claims.map(claim_key => ({ claim_key, job_id: job.id, created_at: now })));
+        if (claims.length)
+          await tx(CLAIMS).insert(
+            claims.map(claim_key => ({
+              claim_key,
+              job_id: job.id,
+              created_at: now,
+            })),
+          );
       });
     } catch (e) {
       // The transaction is rolled back: nothing of this job is stored. Say which job is in the way.
-      const active = await this.db<JobRow>(JOBS).where({ active_key: activeKey(job.target) }).first();
+      const active = await this.db<JobRow>(JOBS)
+        .where({ active_key: activeKey(job.target) })
+        .first();
       if (active) {
-        throw new JobConflictError(activeJobMessage(job.target, { id: active.id, state: active.state as JobState, type: active.type as Job['type'] }), active.id);
+        throw new JobConflictError(
+          activeJobMessage(job.target, {
+            id: active.id,
+            state: active.state as JobState,
+            type: active.type as Job['type'],
+          }),
+          active.id,
+        );
       }
       const [held] = await this.claimHolders(claims);
-      if (held) throw new JobConflictError(claimMessage(held.key, held.job), held.job.id);
+      if (held)
+        throw new JobConflictError(
+          claimMessage(held.key, held.job),
+          held.job.id,
+        );
       throw e;
     }
     return toJob(row);
@@ -190,7 +241,11 @@ export class JobStore {
   /** The jobs holding any of these claims (keys from azureClaimKeys), in key order. */
   async claimHolders(keys: string[]): Promise<ClaimHolder[]> {
     if (!keys.length) return [];
-    const rows: Array<{ claim_key: string; job_id: string }> = await this.db(CLAIMS).whereIn('claim_key', keys).orderBy('claim_key');
+    const rows: Array<{ claim_key: string; job_id: string }> = await this.db(
+      CLAIMS,
+    )
+      .whereIn('claim_key', keys)
+      .orderBy('claim_key');
     const out: ClaimHolder[] = [];
     for (const r of rows) {
       const job = await this.db<JobRow>(JOBS).where({ id: r.job_id }).first();
@@ -201,7 +256,9 @@ export class JobStore {
 
   /** The claims a job holds. */
   async claimsOf(jobId: string): Promise<string[]> {
-    const rows: Array<{ claim_key: string }> = await this.db(CLAIMS).where({ job_id: jobId }).orderBy('claim_key');
+    const rows: Array<{ claim_key: string }> = await this.db(CLAIMS)
+      .where({ job_id: jobId })
+      .orderBy('claim_key');
     return rows.map(r => r.claim_key);
   }
 
@@ -212,9 +269,14 @@ export class JobStore {
   }
 
   /** Newest first. */
-  async list(filter: Partial<JobTarget> & { active?: boolean; limit?: number }): Promise<StoredJob[]> {
-    const q = this.db<JobRow>(JOBS).orderBy('created_at', 'desc').limit(filter.limit ?? 100);
-    if (filter.managementCluster) q.where('management_cluster', filter.managementCluster);
+  async list(
+    filter: Partial<JobTarget> & { active?: boolean; limit?: number },
+  ): Promise<StoredJob[]> {
+    const q = this.db<JobRow>(JOBS)
+      .orderBy('created_at', 'desc')
+      .limit(filter.limit ?? 100);
+    if (filter.managementCluster)
+      q.where('management_cluster', filter.managementCluster);
     if (filter.namespace) q.where('namespace', filter.namespace);
     if (filter.name) q.where('name', filter.name);
     if (filter.active) q.whereNotIn('state', FINAL_STATES as JobState[]);
@@ -226,7 +288,9 @@ export class JobStore {
     const rows = await this.db<JobRow>(JOBS)
       .select('id')
       .whereIn('state', ['queued', 'running'])
-      .andWhere(q => q.whereNull('lease_owner').orWhere('lease_expires_at', '<', now))
+      .andWhere(q =>
+        q.whereNull('lease_owner').orWhere('lease_expires_at', '<', now),
+      )
       .orderBy('created_at', 'asc');
     return rows.map(r => r.id);
   }
@@ -235,24 +299,42 @@ export class JobStore {
    * Takes (or renews) the lease of a runnable job. One conditional UPDATE: of two replicas racing for the same job,
    * exactly one sees a changed row (a row lock in PostgreSQL, the database lock in SQLite).
    */
-  async claim(id: string, owner: string, ttlMs: number, now = Date.now()): Promise<boolean> {
+  async claim(
+    id: string,
+    owner: string,
+    ttlMs: number,
+    now = Date.now(),
+  ): Promise<boolean> {
     const n = await this.db<JobRow>(JOBS)
       .where({ id })
       .whereIn('state', ['queued', 'running'])
-      .andWhere(q => q.whereNull('lease_owner').orWhere('lease_expires_at', '<', now).orWhere('lease_owner', owner))
-      .update({ lease_owner: owner, lease_expires_at: now + ttlMs, updated_at: now });
+      .andWhere(q =>
+        q
+          .whereNull('lease_owner')
+          .orWhere('lease_expires_at', '<', now)
+          .orWhere('lease_owner', owner),
+      )
+      .update({
+        lease_owner: owner,
+        lease_expires_at: now + ttlMs,
+        updated_at: now,
+      });
     return n === 1;
   }
 
   /** Extends the lease; false when it is no longer ours. */
   async heartbeat(id: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
-    const n = await this.db<JobRow>(JOBS).where({ id, lease_owner: owner }).update({ lease_expires_at: now + ttlMs });
+    const n = await this.db<JobRow>(JOBS)
+      .where({ id, lease_owner: owner })
+      .update({ lease_expires_at: now + ttlMs });
     return n === 1;
   }
 
   async release(id: string, owner: string): Promise<void> {
-    await this.db<JobRow>(JOBS).where({ id, lease_owner: owner }).update({ lease_owner: null, lease_expires_at: null });
+    await this.db<JobRow>(JOBS)
+      .where({ id, lease_owner: owner })
+      .update({ lease_owner: null, lease_expires_at: null });
   }
 
   /** A runner's write, fenced by its lease; false when the lease is gone (the runner must stop). */
@@ -271,17 +353,22 @@ export class JobStore {
     if (u.steps !== undefined) patch.steps = JSON.stringify(u.steps);
     if (u.error !== undefined) patch.error = u.error;
     if (u.leftBehind !== undefined) patch.left_behind = u.leftBehind;
-    if (u.result !== undefined) patch.result = u.result ? JSON.stringify(u.result) : null;
+    if (u.result !== undefined)
+      patch.result = u.result ? JSON.stringify(u.result) : null;
     if (u.requested !== undefined) patch.requested = null;
     const final = u.state !== undefined && FINAL_STATES.includes(u.state);
     if (!final) {
-      const n = await this.db<JobRow>(JOBS).where({ id, lease_owner: owner }).update(patch);
+      const n = await this.db<JobRow>(JOBS)
+        .where({ id, lease_owner: owner })
+        .update(patch);
       return n === 1;
     }
     // A final state releases the job's claims in the same transaction: never a finished job still holding them,
     // never a claim released while the job could still run.
     return this.db.transaction(async tx => {
-      const n = await tx<JobRow>(JOBS).where({ id, lease_owner: owner }).update(patch);
+      const n = await tx<JobRow>(JOBS)
+        .where({ id, lease_owner: owner })
+        .update(patch);
       if (n === 1) await tx(CLAIMS).where({ job_id: id }).delete();
       return n === 1;
     });
@@ -292,33 +379,52 @@ export class JobStore {
    * once; a running one gets the request, which its runner honours at the next step boundary or during a wait.
    * Returns the job after the change, or undefined when the state does not allow it.
    */
-  async request(id: string, action: 'pause' | 'cancel', leftBehind: (job: StoredJob) => string | undefined): Promise<StoredJob | undefined> {
+  async request(
+    id: string,
+    action: 'pause' | 'cancel',
+    leftBehind: (job: StoredJob) => string | undefined,
+  ): Promise<StoredJob | undefined> {
     return this.db.transaction(async tx => {
-      const row = await tx<JobRow>(JOBS).where({ id }).modify(q => this.lockRow(q)).first();
+      const row = await tx<JobRow>(JOBS)
+        .where({ id })
+        .modify(q => this.lockRow(q))
+        .first();
       if (!row) throw new NotFoundError(`No job ${id}`);
       const job = toJob(row);
       const now = Date.now();
-      const leased = !!row.lease_owner && (ms(row.lease_expires_at) ?? 0) >= now;
-      const idle = job.state === 'paused' || job.state === 'failed' || (job.state === 'queued' && !leased);
+      const leased =
+        !!row.lease_owner && (ms(row.lease_expires_at) ?? 0) >= now;
+      const idle =
+        job.state === 'paused' ||
+        job.state === 'failed' ||
+        (job.state === 'queued' && !leased);
       if (action === 'pause') {
         if (job.state === 'queued' && !leased) {
-          await tx<JobRow>(JOBS).where({ id }).update({ state: 'paused', requested: null, updated_at: now });
+          await tx<JobRow>(JOBS)
+            .where({ id })
+            .update({ state: 'paused', requested: null, updated_at: now });
         } else if (job.state === 'running' || job.state === 'queued') {
-          await tx<JobRow>(JOBS).where({ id }).update({ requested: 'pause', updated_at: now });
+          await tx<JobRow>(JOBS)
+            .where({ id })
+            .update({ requested: 'pause', updated_at: now });
         } else return undefined;
       } else {
         if (idle) {
-          await tx<JobRow>(JOBS).where({ id }).update({
-            state: 'cancelled',
-            requested: null,
-            active_key: null,
-            finished_at: now,
-            updated_at: now,
-            left_behind: leftBehind({ ...job, state: 'cancelled' }) ?? null,
-          });
+          await tx<JobRow>(JOBS)
+            .where({ id })
+            .update({
+              state: 'cancelled',
+              requested: null,
+              active_key: null,
+              finished_at: now,
+              updated_at: now,
+              left_behind: leftBehind({ ...job, state: 'cancelled' }) ?? null,
+            });
           await tx(CLAIMS).where({ job_id: id }).delete();
         } else if (job.state === 'running' || job.state === 'queued') {
-          await tx<JobRow>(JOBS).where({ id }).update({ requested: 'cancel', updated_at: now });
+          await tx<JobRow>(JOBS)
+            .where({ id })
+            .update({ requested: 'cancel', updated_at: now });
         } else return undefined;
       }
       return toJob((await tx<JobRow>(JOBS).where({ id }).first())!);
@@ -328,32 +434,46 @@ export class JobStore {
   /** Paused or failed -> queued again; a failed step starts over (steps are idempotent). */
   async resume(id: string): Promise<StoredJob | undefined> {
     return this.db.transaction(async tx => {
-      const row = await tx<JobRow>(JOBS).where({ id }).modify(q => this.lockRow(q)).first();
+      const row = await tx<JobRow>(JOBS)
+        .where({ id })
+        .modify(q => this.lockRow(q))
+        .first();
       if (!row) throw new NotFoundError(`No job ${id}`);
       if (row.state !== 'paused' && row.state !== 'failed') return undefined;
-      const steps: JobStepStatus[] = JSON.parse(row.steps).map((s: JobStepStatus) =>
-        s.state === 'failed' || s.state === 'running' ? { ...s, state: 'pending' } : s,
+      const steps: JobStepStatus[] = JSON.parse(row.steps).map(
+        (s: JobStepStatus) =>
+          s.state === 'failed' || s.state === 'running'
+            ? { ...s, state: 'pending' }
+            : s,
       );
-      await tx<JobRow>(JOBS).where({ id }).update({
-        state: 'queued',
-        requested: null,
-        error: null,
-        left_behind: null,
-        finished_at: null,
-        steps: JSON.stringify(steps),
-        updated_at: Date.now(),
-      });
+      await tx<JobRow>(JOBS)
+        .where({ id })
+        .update({
+          state: 'queued',
+          requested: null,
+          error: null,
+          left_behind: null,
+          finished_at: null,
+          steps: JSON.stringify(steps),
+          updated_at: Date.now(),
+        });
       return toJob((await tx<JobRow>(JOBS).where({ id }).first())!);
     });
   }
 
   /** Row locks where the database has them (PostgreSQL); SQLite serialises writers anyway and warns on FOR UPDATE. */
   private lockRow(q: Knex.QueryBuilder): void {
-    const client = String((this.db.client as { config?: { client?: unknown } }).config?.client ?? '');
+    const client = String(
+      (this.db.client as { config?: { client?: unknown } }).config?.client ??
+        '',
+    );
     if (client === 'pg' || client.includes('postgres')) q.forUpdate();
   }
 
-  async appendLog(jobId: string, lines: Array<Omit<JobLogLine, 'at'> & { at?: string }>): Promise<void> {
+  async appendLog(
+    jobId: string,
+    lines: Array<Omit<JobLogLine, 'at'> & { at?: string }>,
+  ): Promise<void> {
     if (!lines.length) return;
     await this.db(LOG).insert(
       lines.map(l => ({
@@ -368,12 +488,24 @@ export class JobStore {
 
   /** The newest `limit` lines, oldest first. */
   async readLog(jobId: string, limit = LOG_TAIL): Promise<JobLogLine[]> {
-    const rows = await this.db(LOG).where({ job_id: jobId }).orderBy('id', 'desc').limit(limit);
-    return rows.reverse().map((r: { at: string | number; level: string; step: string | null; message: string }) => ({
-      at: iso(r.at)!,
-      level: r.level as JobLogLine['level'],
-      ...(r.step ? { step: r.step } : {}),
-      message: r.message,
-    }));
+    const rows = await this.db(LOG)
+      .where({ job_id: jobId })
+      .orderBy('id', 'desc')
+      .limit(limit);
+    return rows
+      .reverse()
+      .map(
+        (r: {
+          at: string | number;
+          level: string;
+          step: string | null;
+          message: string;
+        }) => ({
+          at: iso(r.at)!,
+          level: r.level as JobLogLine['level'],
+          ...(r.step ? { step: r.step } : {}),
+          message: r.message,
+        }),
+      );
   }
 }

@@ -60,33 +60,54 @@ export interface StepContext {
   recheckMs?: number;
 }
 
-const describeRef = (r: ObjectRef) => `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
+const describeRef = (r: ObjectRef) =>
+  `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
 
 /** Evaluates one condition against the live cluster (or Azure, or the backend's RBAC). */
-export async function evaluateLive(c: LiveCondition, ctx: StepContext): Promise<{ holds: boolean; observed: string }> {
+export async function evaluateLive(
+  c: LiveCondition,
+  ctx: StepContext,
+): Promise<{ holds: boolean; observed: string }> {
   if (c.type === 'allowed') {
-    const allowed = await ctx.client.canI({ verb: c.verb, group: c.group, resource: c.resource, namespace: c.namespace });
+    const allowed = await ctx.client.canI({
+      verb: c.verb,
+      group: c.group,
+      resource: c.resource,
+      namespace: c.namespace,
+    });
     return { holds: allowed, observed: allowed ? 'allowed' : 'forbidden' };
   }
   if (c.type === 'azure-cluster-exists') {
-    if (!ctx.azure) return { holds: false, observed: 'Azure discovery is not configured on this backend' };
+    if (!ctx.azure)
+      return {
+        holds: false,
+        observed: 'Azure discovery is not configured on this backend',
+      };
     const r = await ctx.azure.clusterExists({
       managementCluster: ctx.managementCluster,
-      credential: { namespace: c.credential.namespace!, name: c.credential.name },
+      credential: {
+        namespace: c.credential.namespace!,
+        name: c.credential.name,
+      },
       subscriptionId: c.subscriptionId,
       resourceGroup: c.resourceGroup,
       name: c.name,
       agentPools: c.agentPools,
     });
-    return { holds: r.exists && r.missingPools.length === 0, observed: r.observed };
+    return {
+      holds: r.exists && r.missingPools.length === 0,
+      observed: r.observed,
+    };
   }
   if (c.type === 'sole-manager') return soleManager(c, ctx);
   const obj = await ctx.client.get(c.ref);
   return evaluateObjectCondition(c, obj, ctx.jobId);
 }
 
-const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : undefined);
-const azureNameOf = (o: KubeObject) => (o.spec as { azureName?: string } | undefined)?.azureName || o.metadata.name;
+const lower = (v: unknown) =>
+  typeof v === 'string' ? v.toLowerCase() : undefined;
+const azureNameOf = (o: KubeObject) =>
+  (o.spec as { azureName?: string } | undefined)?.azureName || o.metadata.name;
 
 /**
  * One owner per AKS cluster (issue 16), read live on every configured management cluster: no ManagedCluster in any
@@ -95,38 +116,71 @@ const azureNameOf = (o: KubeObject) => (o.spec as { azureName?: string } | undef
  * ASO delete the group (`manage`, azure-side 4.1) points at its group. The objects the job moves away from and the
  * job's own objects do not count. A management cluster that cannot be read fails the check: it may hold the owner.
  */
-async function soleManager(c: Extract<LiveCondition, { type: 'sole-manager' }>, ctx: StepContext): Promise<{ holds: boolean; observed: string }> {
+async function soleManager(
+  c: Extract<LiveCondition, { type: 'sole-manager' }>,
+  ctx: StepContext,
+): Promise<{ holds: boolean; observed: string }> {
   const { subscriptionId, resourceGroup, name } = c.azure;
-  const groupId = `/subscriptions/${subscriptionId}/resourcegroups/${resourceGroup}`.toLowerCase();
-  const clusterId = `${groupId}/providers/microsoft.containerservice/managedclusters/${name}`.toLowerCase();
-  const clusters = ctx.clusters ? await ctx.clusters() : [{ name: ctx.managementCluster, client: ctx.client }];
+  const groupId =
+    `/subscriptions/${subscriptionId}/resourcegroups/${resourceGroup}`.toLowerCase();
+  const clusterId =
+    `${groupId}/providers/microsoft.containerservice/managedclusters/${name}`.toLowerCase();
+  const clusters = ctx.clusters
+    ? await ctx.clusters()
+    : [{ name: ctx.managementCluster, client: ctx.client }];
   const found: string[] = [];
   for (const mc of clusters) {
     let groups: KubeObject[];
     let managed: KubeObject[];
     try {
-      groups = await mc.client.list(apiVersionOf(kinds.ResourceGroup), 'ResourceGroup');
-      managed = await mc.client.list(apiVersionOf(kinds.ManagedCluster), 'ManagedCluster');
+      groups = await mc.client.list(
+        apiVersionOf(kinds.ResourceGroup),
+        'ResourceGroup',
+      );
+      managed = await mc.client.list(
+        apiVersionOf(kinds.ManagedCluster),
+        'ManagedCluster',
+      );
     } catch (e) {
-      found.push(`management cluster ${mc.name} could not be read (${(e as Error).message})`);
+      found.push(
+        `management cluster ${mc.name} could not be read (${
+          (e as Error).message
+        })`,
+      );
       continue;
     }
     const skip = (o: KubeObject) =>
       o.metadata.annotations?.[JOB_ANNOTATION] === ctx.jobId ||
-      (mc.name === ctx.managementCluster && c.except.some(r => r.kind === o.kind && r.namespace === o.metadata.namespace && r.name === o.metadata.name));
-    const where = (o: KubeObject) => `${o.kind} ${mc.name}/${o.metadata.namespace}/${o.metadata.name}`;
+      (mc.name === ctx.managementCluster &&
+        c.except.some(
+          r =>
+            r.kind === o.kind &&
+            r.namespace === o.metadata.namespace &&
+            r.name === o.metadata.name,
+        ));
+    const where = (o: KubeObject) =>
+      `${o.kind} ${mc.name}/${o.metadata.namespace}/${o.metadata.name}`;
     const groupOf = (o: KubeObject) => {
-      const owner = (o.spec as { owner?: { name?: string; armId?: string } } | undefined)?.owner;
+      const owner = (
+        o.spec as { owner?: { name?: string; armId?: string } } | undefined
+      )?.owner;
       // An owner given as an ARM id (`/subscriptions/<s>/resourceGroups/<g>`) names the group itself.
       const byId = parseArmId(owner?.armId)?.resourceGroup;
       if (byId) return byId;
-      const g = groups.find(x => x.metadata.namespace === o.metadata.namespace && x.metadata.name === owner?.name);
+      const g = groups.find(
+        x =>
+          x.metadata.namespace === o.metadata.namespace &&
+          x.metadata.name === owner?.name,
+      );
       return g ? azureNameOf(g) : owner?.name;
     };
     for (const o of managed) {
       if (skip(o)) continue;
       const id = lower((o.status as { id?: string } | undefined)?.id);
-      const points = id ? id === clusterId : lower(groupOf(o)) === resourceGroup.toLowerCase() && azureNameOf(o).toLowerCase() === name.toLowerCase();
+      const points = id
+        ? id === clusterId
+        : lower(groupOf(o)) === resourceGroup.toLowerCase() &&
+          azureNameOf(o).toLowerCase() === name.toLowerCase();
       if (points) found.push(`${where(o)} already manages it`);
     }
     for (const o of groups) {
@@ -134,28 +188,58 @@ async function soleManager(c: Extract<LiveCondition, { type: 'sole-manager' }>, 
       const policy = o.metadata.annotations?.[RECONCILE_POLICY];
       if (policy === 'skip' || policy === 'detach-on-delete') continue;
       const id = lower((o.status as { id?: string } | undefined)?.id);
-      const points = id ? id === groupId : azureNameOf(o).toLowerCase() === resourceGroup.toLowerCase();
-      if (points) found.push(`${where(o)} (reconcile-policy manage) would delete its resource group ${resourceGroup}`);
+      const points = id
+        ? id === groupId
+        : azureNameOf(o).toLowerCase() === resourceGroup.toLowerCase();
+      if (points)
+        found.push(
+          `${where(
+            o,
+          )} (reconcile-policy manage) would delete its resource group ${resourceGroup}`,
+        );
     }
   }
   return found.length
     ? { holds: false, observed: found.join('; ') }
-    : { holds: true, observed: `no other ASO object on ${clusters.map(x => x.name).join(', ')} points at it` };
+    : {
+        holds: true,
+        observed: `no other ASO object on ${clusters
+          .map(x => x.name)
+          .join(', ')} points at it`,
+      };
 }
 
 function withJobAnnotation(obj: KubeObject, jobId: string): KubeObject {
-  return { ...obj, metadata: { ...obj.metadata, annotations: { ...obj.metadata.annotations, [JOB_ANNOTATION]: jobId } } };
+  return {
+    ...obj,
+    metadata: {
+      ...obj.metadata,
+      annotations: { ...obj.metadata.annotations, [JOB_ANNOTATION]: jobId },
+    },
+  };
 }
 
 /** Runs one action idempotently; returns the log line that says what happened. */
-export async function runAction(a: PlannedAction, ctx: StepContext): Promise<string> {
+export async function runAction(
+  a: PlannedAction,
+  ctx: StepContext,
+): Promise<string> {
   switch (a.action) {
     case 'create': {
-      const { outcome, object } = await ctx.client.create(withJobAnnotation(a.object, ctx.jobId));
+      const { outcome, object } = await ctx.client.create(
+        withJobAnnotation(a.object, ctx.jobId),
+      );
       if (outcome === 'created') return `created ${describeRef(a.ref)}`;
-      if (object.metadata.annotations?.[JOB_ANNOTATION] === ctx.jobId) return `${describeRef(a.ref)} already exists (created by this job before)`;
+      if (object.metadata.annotations?.[JOB_ANNOTATION] === ctx.jobId)
+        return `${describeRef(
+          a.ref,
+        )} already exists (created by this job before)`;
       // Never reuse or overwrite an object someone else made: adoption would silently take it over (ground truth 2).
-      throw new StepFailedError(`${describeRef(a.ref)} already exists and was not created by this job; remove or rename it, then resume`);
+      throw new StepFailedError(
+        `${describeRef(
+          a.ref,
+        )} already exists and was not created by this job; remove or rename it, then resume`,
+      );
     }
     case 'merge-patch': {
       const patched = await ctx.client.mergePatch(a.ref, a.patch);
@@ -165,19 +249,35 @@ export async function runAction(a: PlannedAction, ctx: StepContext): Promise<str
     }
     case 'delete': {
       const r = await ctx.client.delete(a.ref);
-      return r === 'deleted' ? `deleted ${describeRef(a.ref)} (not waiting)` : `${describeRef(a.ref)} was already gone`;
+      return r === 'deleted'
+        ? `deleted ${describeRef(a.ref)} (not waiting)`
+        : `${describeRef(a.ref)} was already gone`;
     }
     case 'copy-secret': {
       const source = await ctx.client.get(a.from);
       const existing = await ctx.client.get(a.to);
       if (existing) {
-        if (source && JSON.stringify(existing.data ?? {}) === JSON.stringify(source.data ?? {})) {
+        if (
+          source &&
+          JSON.stringify(existing.data ?? {}) ===
+            JSON.stringify(source.data ?? {})
+        ) {
           return `${describeRef(a.to)} already holds the same data`;
         }
-        if (!source) return `${describeRef(a.to)} exists (the source is gone; it was copied before)`;
-        throw new StepFailedError(`${describeRef(a.to)} already exists with other data; it was not copied by this job`);
+        if (!source)
+          return `${describeRef(
+            a.to,
+          )} exists (the source is gone; it was copied before)`;
+        throw new StepFailedError(
+          `${describeRef(
+            a.to,
+          )} already exists with other data; it was not copied by this job`,
+        );
       }
-      if (!source) throw new StepFailedError(`${describeRef(a.from)} does not exist: nothing to copy`);
+      if (!source)
+        throw new StepFailedError(
+          `${describeRef(a.from)} does not exist: nothing to copy`,
+        );
       // Metadata reduced to name and namespace, as the procedure's jq does: no ownerReferences (the old control
       // plane owns the legacy Secret and would take the copy with it), no labels, no annotations.
       await ctx.client.create({
@@ -187,12 +287,16 @@ export async function runAction(a: PlannedAction, ctx: StepContext): Promise<str
         ...(source.type ? { type: source.type } : {}),
         data: source.data ?? {},
       } as KubeObject);
-      return `copied ${describeRef(a.from)} to ${describeRef(a.to)} (values not logged)`;
+      return `copied ${describeRef(a.from)} to ${describeRef(
+        a.to,
+      )} (values not logged)`;
     }
     case 'set-embedded-annotation':
       return setEmbeddedAnnotation(a, ctx);
     default:
-      throw new StepFailedError(`unknown action ${(a as { action: string }).action}`);
+      throw new StepFailedError(
+        `unknown action ${(a as { action: string }).action}`,
+      );
   }
 }
 
@@ -201,22 +305,61 @@ export async function runAction(a: PlannedAction, ctx: StepContext): Promise<str
  * server refuses a stale write with 409; then it is read again). CAPZ itself writes these objects, so a conflict is
  * expected now and then.
  */
-async function setEmbeddedAnnotation(a: Extract<PlannedAction, { action: 'set-embedded-annotation' }>, ctx: StepContext): Promise<string> {
-  const what = `${a.annotation}=${a.value} on ${a.resource.kind} ${a.resource.name} in ${describeRef(a.ref)} spec.resources`;
+async function setEmbeddedAnnotation(
+  a: Extract<PlannedAction, { action: 'set-embedded-annotation' }>,
+  ctx: StepContext,
+): Promise<string> {
+  const what = `${a.annotation}=${a.value} on ${a.resource.kind} ${
+    a.resource.name
+  } in ${describeRef(a.ref)} spec.resources`;
   for (let attempt = 1; ; attempt++) {
     const live = await ctx.client.get(a.ref);
-    if (!live) throw new StepFailedError(`${describeRef(a.ref)} does not exist`);
-    const resources = ((live.spec as { resources?: unknown[] } | undefined)?.resources ?? []) as Array<{ kind?: string; metadata?: { name?: string; annotations?: Record<string, string> } }>;
-    const i = resources.findIndex(r => r.kind === a.resource.kind && r.metadata?.name === a.resource.name);
-    if (i < 0) throw new StepFailedError(`${describeRef(a.ref)} lists no ${a.resource.kind} ${a.resource.name} in spec.resources`);
-    if (resources[i].metadata?.annotations?.[a.annotation] === a.value) return `${what} already set`;
-    const next = resources.map((r, j) => (j === i ? { ...r, metadata: { ...r.metadata, annotations: { ...r.metadata?.annotations, [a.annotation]: a.value } } } : r));
+    if (!live)
+      throw new StepFailedError(`${describeRef(a.ref)} does not exist`);
+    const resources = ((live.spec as { resources?: unknown[] } | undefined)
+      ?.resources ?? []) as Array<{
+      kind?: string;
+      metadata?: { name?: string; annotations?: Record<string, string> };
+    }>;
+    const i = resources.findIndex(
+      r => r.kind === a.resource.kind && r.metadata?.name === a.resource.name,
+    );
+    if (i < 0)
+      throw new StepFailedError(
+        `${describeRef(a.ref)} lists no ${a.resource.kind} ${
+          a.resource.name
+        } in spec.resources`,
+      );
+    if (resources[i].metadata?.annotations?.[a.annotation] === a.value)
+      return `${what} already set`;
+    const next = resources.map((r, j) =>
+      j === i
+        ? {
+            ...r,
+            metadata: {
+              ...r.metadata,
+              annotations: {
+                ...r.metadata?.annotations,
+                [a.annotation]: a.value,
+              },
+            },
+          }
+        : r,
+    );
     try {
-      const resourceVersion = (live.metadata as { resourceVersion?: string }).resourceVersion;
-      await ctx.client.mergePatch(a.ref, { metadata: { resourceVersion }, spec: { resources: next } });
+      const resourceVersion = (live.metadata as { resourceVersion?: string })
+        .resourceVersion;
+      await ctx.client.mergePatch(a.ref, {
+        metadata: { resourceVersion },
+        spec: { resources: next },
+      });
       return `set ${what}`;
     } catch (e) {
-      if (!(e instanceof KubeRequestError && e.statusCode === 409) || attempt >= 5) throw e;
+      if (
+        !(e instanceof KubeRequestError && e.statusCode === 409) ||
+        attempt >= 5
+      )
+        throw e;
     }
   }
 }
@@ -238,20 +381,27 @@ function wakeOrTimeout(ctx: StepContext, ms: number): Promise<void> {
 }
 
 /** Waits until every condition holds: re-checked on every change the watch reports, and every `recheckMs`. */
-export async function waitForAll(conditions: PlannedCondition[], timeoutSeconds: number, ctx: StepContext): Promise<void> {
+export async function waitForAll(
+  conditions: PlannedCondition[],
+  timeoutSeconds: number,
+  ctx: StepContext,
+): Promise<void> {
   if (!conditions.length) return;
   const deadline = Date.now() + timeoutSeconds * 1000;
   let lastMessage = '';
   let reportedWaiting = false;
   for (;;) {
-    if (ctx.signal.aborted) throw new StepInterruptedError(String(ctx.signal.reason ?? 'stopped'));
+    if (ctx.signal.aborted)
+      throw new StepInterruptedError(String(ctx.signal.reason ?? 'stopped'));
     const pending: string[] = [];
     for (const c of conditions) {
       const r = await evaluateLive(c, ctx);
       if (!r.holds) pending.push(`${c.description} (now: ${r.observed})`);
     }
     if (!pending.length) return;
-    const message = `waiting for ${pending[0]}${pending.length > 1 ? ` and ${pending.length - 1} more` : ''}`;
+    const message = `waiting for ${pending[0]}${
+      pending.length > 1 ? ` and ${pending.length - 1} more` : ''
+    }`;
     if (message !== lastMessage) {
       lastMessage = message;
       await ctx.progress(message);
@@ -262,7 +412,9 @@ export async function waitForAll(conditions: PlannedCondition[], timeoutSeconds:
     }
     const left = deadline - Date.now();
     if (left <= 0) {
-      throw new StepFailedError(`timed out after ${timeoutSeconds}s ${message}`);
+      throw new StepFailedError(
+        `timed out after ${timeoutSeconds}s ${message}`,
+      );
     }
     await wakeOrTimeout(ctx, Math.min(left, ctx.recheckMs ?? 5000));
   }
@@ -272,7 +424,10 @@ export async function waitForAll(conditions: PlannedCondition[], timeoutSeconds:
 export async function runStep(step: StepPlan, ctx: StepContext): Promise<void> {
   for (const c of step.preconditions) {
     const r = await evaluateLive(c, ctx);
-    if (!r.holds) throw new StepFailedError(`precondition not met: ${c.description} (now: ${r.observed}); nothing was changed by this step`);
+    if (!r.holds)
+      throw new StepFailedError(
+        `precondition not met: ${c.description} (now: ${r.observed}); nothing was changed by this step`,
+      );
   }
   // The actions run to the end even if a pause or cancel arrives meanwhile: they are quick, and a step's actions
   // half done is a state nobody planned for. Requests are honoured at the wait and at the step boundary.

@@ -1,7 +1,14 @@
-import type { DatabaseService, LoggerService } from '@backstage/backend-plugin-api';
+import type {
+  DatabaseService,
+  LoggerService,
+} from '@backstage/backend-plugin-api';
 import type { Config } from '@backstage/config';
 import type { SignalsService } from '@backstage/plugin-signals-node';
-import { CAPZ_JOBS_SIGNAL_CHANNEL, type CapzJobSignal, type ObservedObject } from '@internal/plugin-capz-common';
+import {
+  CAPZ_JOBS_SIGNAL_CHANNEL,
+  type CapzJobSignal,
+  type ObservedObject,
+} from '@internal/plugin-capz-common';
 import type { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { AksDiscovery } from '../azure/AksDiscovery';
@@ -32,33 +39,52 @@ export async function createJobs(o: {
   const clients = new Map<string, Promise<ClusterClient>>();
   const client = (name: string) => {
     const c = o.managementClusters.find(m => m.name === name);
-    if (!c) return Promise.reject(new Error(`No management cluster named "${name}"`));
-    if (!clients.has(name)) clients.set(name, KubeClusterClient.create(c, o.logger));
+    if (!c)
+      return Promise.reject(new Error(`No management cluster named "${name}"`));
+    if (!clients.has(name))
+      clients.set(name, KubeClusterClient.create(c, o.logger));
     return clients.get(name)!;
   };
   // A wait re-checks when the watch cache reports any change on the job's management cluster.
-  const waker = (managementCluster: string): ChangeWaker => onChange => {
-    const listener = (change: { managementCluster: string }) => {
-      if (change.managementCluster === managementCluster) onChange();
+  const waker =
+    (managementCluster: string): ChangeWaker =>
+    onChange => {
+      const listener = (change: { managementCluster: string }) => {
+        if (change.managementCluster === managementCluster) onChange();
+      };
+      o.cache.on('change', listener);
+      return () => o.cache.off('change', listener);
     };
-    o.cache.on('change', listener);
-    return () => o.cache.off('change', listener);
-  };
-  const readSecret = async (managementCluster: string, namespace: string, name: string) => {
-    const s = await (await client(managementCluster)).get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
+  const readSecret = async (
+    managementCluster: string,
+    namespace: string,
+    name: string,
+  ) => {
+    const s = await (
+      await client(managementCluster)
+    ).get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
     if (!s) return undefined;
-    const data = ((s as { data?: Record<string, string> }).data ?? {}) as Record<string, string>;
-    return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+    const data = ((s as { data?: Record<string, string> }).data ??
+      {}) as Record<string, string>;
+    return Object.fromEntries(
+      Object.entries(data).map(([k, v]) => [
+        k,
+        Buffer.from(v, 'base64').toString('utf8'),
+      ]),
+    );
   };
   const aks = new AksDiscovery({
     config: o.config,
     logger: o.logger,
     readSecret,
-    managedClusters: mc => o.cache.list(mc, 'ManagedCluster') as unknown as ObservedObject[],
-    resourceGroups: mc => o.cache.list(mc, 'ResourceGroup') as unknown as ObservedObject[],
+    managedClusters: mc =>
+      o.cache.list(mc, 'ManagedCluster') as unknown as ObservedObject[],
+    resourceGroups: mc =>
+      o.cache.list(mc, 'ResourceGroup') as unknown as ObservedObject[],
     managementClusters: () => o.managementClusters.map(m => m.name),
   });
-  const leaseSeconds = o.config.getOptionalNumber('capz.jobs.leaseSeconds') ?? 30;
+  const leaseSeconds =
+    o.config.getOptionalNumber('capz.jobs.leaseSeconds') ?? 30;
   const engine = new JobEngine({
     store,
     logger: o.logger,
@@ -68,14 +94,37 @@ export async function createJobs(o: {
     leaseMs: leaseSeconds * 1000,
     faults: faultHookFromEnv(),
     // The one-owner check reads every configured management cluster, live.
-    clusters: async () => Promise.all(o.managementClusters.map(async m => ({ name: m.name, client: await client(m.name) }))),
+    clusters: async () =>
+      Promise.all(
+        o.managementClusters.map(async m => ({
+          name: m.name,
+          client: await client(m.name),
+        })),
+      ),
     notify: job => {
-      const message: CapzJobSignal = { jobId: job.id, state: job.state, ...(job.currentStep ? { currentStep: job.currentStep } : {}) };
-      o.signals?.publish({ recipients: { type: 'broadcast' }, channel: CAPZ_JOBS_SIGNAL_CHANNEL, message: { ...message } }).catch(e =>
-        o.logger.warn(`could not publish a job signal: ${(e as Error).message}`),
-      );
+      const message: CapzJobSignal = {
+        jobId: job.id,
+        state: job.state,
+        ...(job.currentStep ? { currentStep: job.currentStep } : {}),
+      };
+      o.signals
+        ?.publish({
+          recipients: { type: 'broadcast' },
+          channel: CAPZ_JOBS_SIGNAL_CHANNEL,
+          message: { ...message },
+        })
+        .catch(e =>
+          o.logger.warn(
+            `could not publish a job signal: ${(e as Error).message}`,
+          ),
+        );
     },
   });
-  const planner = new JobPlanner({ managementClusters: o.managementClusters, cache: o.cache, client, aks });
+  const planner = new JobPlanner({
+    managementClusters: o.managementClusters,
+    cache: o.cache,
+    client,
+    aks,
+  });
   return { store, engine, planner, client, aks };
 }

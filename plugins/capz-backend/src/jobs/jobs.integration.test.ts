@@ -9,9 +9,25 @@
  *  - two replicas on one PostgreSQL database running each job exactly once.
  * Every wait is on a condition (the job's state, an object on the API server); timings are printed.
  */
-import { BackendDatabase, BackendProcess, postgresConnection } from '../testing/backendProcess';
-import { condition, makeAzureOnlyCluster, makeAzureResourceGroup, writeLegacyCluster } from '../testing/jobFixtures';
-import { everyStep, JobsWorld, logTail, messages, system, user } from '../testing/jobsWorld';
+import {
+  BackendDatabase,
+  BackendProcess,
+  postgresConnection,
+} from '../testing/backendProcess';
+import {
+  condition,
+  makeAzureOnlyCluster,
+  makeAzureResourceGroup,
+  writeLegacyCluster,
+} from '../testing/jobFixtures';
+import {
+  everyStep,
+  JobsWorld,
+  logTail,
+  messages,
+  system,
+  user,
+} from '../testing/jobsWorld';
 import { until } from '../testing/realCluster';
 
 const w = new JobsWorld('jobs');
@@ -20,13 +36,39 @@ let main: BackendProcess;
 
 /** Extra clusters beyond the seeded scenarios, one per test that needs a cluster of its own. */
 const LEGACY = {
-  crash: { namespace: 'crash-src', name: 'crash-lake', resourceGroup: 'rg-crash-lake', pools: [system(2), user('ingest', 2, { enableAutoScaling: true, minCount: 2, maxCount: 6 })] },
-  replica: { namespace: 'replica-src', name: 'replica-lake', resourceGroup: 'rg-replica-lake', pools: [system(1), user('batch', 2)] },
+  crash: {
+    namespace: 'crash-src',
+    name: 'crash-lake',
+    resourceGroup: 'rg-crash-lake',
+    pools: [
+      system(2),
+      user('ingest', 2, { enableAutoScaling: true, minCount: 2, maxCount: 6 }),
+    ],
+  },
+  replica: {
+    namespace: 'replica-src',
+    name: 'replica-lake',
+    resourceGroup: 'rg-replica-lake',
+    pools: [system(1), user('batch', 2)],
+  },
 };
 const AZURE_ONLY = {
-  crash: { resourceGroup: 'rg-crash-aks', name: 'crash-aks', pools: [system(1), user('web', 2)] },
-  replica1: { resourceGroup: 'rg-replica-aks-1', name: 'replica-aks-1', pools: [system(1)] },
-  replica2: { resourceGroup: 'rg-replica-aks-2', name: 'replica-aks-2', pools: [system(1), user('api', 1)], entraOnly: true },
+  crash: {
+    resourceGroup: 'rg-crash-aks',
+    name: 'crash-aks',
+    pools: [system(1), user('web', 2)],
+  },
+  replica1: {
+    resourceGroup: 'rg-replica-aks-1',
+    name: 'replica-aks-1',
+    pools: [system(1)],
+  },
+  replica2: {
+    resourceGroup: 'rg-replica-aks-2',
+    name: 'replica-aks-2',
+    pools: [system(1), user('api', 1)],
+    entraOnly: true,
+  },
 };
 
 beforeAll(async () => {
@@ -37,29 +79,58 @@ beforeAll(async () => {
   backendStarting.catch(() => undefined);
   await w.namespaceWithCredential('fixtures');
   for (const l of Object.values(LEGACY)) {
-    await makeAzureResourceGroup(c, { scratchNamespace: 'fixtures', credentialSecret: 'aso-credential', resourceGroup: l.resourceGroup });
+    await makeAzureResourceGroup(c, {
+      scratchNamespace: 'fixtures',
+      credentialSecret: 'aso-credential',
+      resourceGroup: l.resourceGroup,
+    });
     await c.createNamespace(l.namespace);
     await writeLegacyCluster(c, { ...l, subscription: arm.subscription });
   }
   // A legacy cluster whose resource group does not exist in Azure: its ResourceGroup (reconcile-policy skip, as the
   // legacy controllers create it) is never Ready, so the cluster is not healthy.
   await c.createNamespace('broken-src');
-  await writeLegacyCluster(c, { namespace: 'broken-src', name: 'broken', subscription: arm.subscription, resourceGroup: 'rg-does-not-exist', pools: [system(1)] });
-  for (const a of Object.values(AZURE_ONLY)) {
-    await makeAzureOnlyCluster(c, { scratchNamespace: 'fixtures', credentialSecret: 'aso-credential', ...a });
-  }
-  for (const [ns, name] of [['team-data', 'data-lake'], ['team-data', 'data-secure'], ...Object.values(LEGACY).map(l => [l.namespace, l.name])]) {
-    await w.waitFor(`legacy cluster ${ns}/${name} to be ready to migrate`, () => w.legacyReady(ns, name), 120_000);
-  }
-  await w.waitFor('the broken cluster to report its missing resource group', async () => {
-    const rg = (await c.list('ResourceGroup', 'broken-src'))[0];
-    return condition(rg, 'Ready')?.status === 'False' ? true : `ResourceGroup: ${JSON.stringify(condition(rg, 'Ready'))}`;
+  await writeLegacyCluster(c, {
+    namespace: 'broken-src',
+    name: 'broken',
+    subscription: arm.subscription,
+    resourceGroup: 'rg-does-not-exist',
+    pools: [system(1)],
   });
+  for (const a of Object.values(AZURE_ONLY)) {
+    await makeAzureOnlyCluster(c, {
+      scratchNamespace: 'fixtures',
+      credentialSecret: 'aso-credential',
+      ...a,
+    });
+  }
+  for (const [ns, name] of [
+    ['team-data', 'data-lake'],
+    ['team-data', 'data-secure'],
+    ...Object.values(LEGACY).map(l => [l.namespace, l.name]),
+  ]) {
+    await w.waitFor(
+      `legacy cluster ${ns}/${name} to be ready to migrate`,
+      () => w.legacyReady(ns, name),
+      120_000,
+    );
+  }
+  await w.waitFor(
+    'the broken cluster to report its missing resource group',
+    async () => {
+      const rg = (await c.list('ResourceGroup', 'broken-src'))[0];
+      return condition(rg, 'Ready')?.status === 'False'
+        ? true
+        : `ResourceGroup: ${JSON.stringify(condition(rg, 'Ready'))}`;
+    },
+  );
   main = await backendStarting;
   // Every fixture is settled: from here on no job may create or delete anything in Azure.
   await until('the simulated Azure to hold every fixture', () => {
     const names = w.azure().managedClusters.map(m => m.name);
-    return [...Object.values(LEGACY), ...Object.values(AZURE_ONLY)].every(x => names.includes(x.name));
+    return [...Object.values(LEGACY), ...Object.values(AZURE_ONLY)].every(x =>
+      names.includes(x.name),
+    );
   });
   w.markBaseline();
 }, 600_000);
@@ -70,55 +141,127 @@ afterAll(() => w.stop(), 120_000);
 // The assertions of the end states live in the helpers above (azureUntouched, adoptedCluster, migrated, everyStep).
 /* eslint-disable jest/expect-expect */
 
-const DATA_LAKE = [system(3), user('spark', 5), user('ingest', 2, { enableAutoScaling: true, minCount: 2, maxCount: 8 })];
+const DATA_LAKE = [
+  system(3),
+  user('spark', 5),
+  user('ingest', 2, { enableAutoScaling: true, minCount: 2, maxCount: 8 }),
+];
 const DATA_SECURE = [system(2), user('jobs', 2)];
 
 describe('refusals change nothing', () => {
   /** POST /jobs is refused with this status and message; the cluster and the job list are as before. */
-  async function refused(body: any, status: number, message: RegExp, namespaces: string[]): Promise<any> {
+  async function refused(
+    body: any,
+    status: number,
+    message: RegExp,
+    namespaces: string[],
+  ): Promise<any> {
     const before = await w.c.snapshot(namespaces);
-    const jobsBefore = (await main.request('GET', 'capz/jobs')).body.items.length;
+    const jobsBefore = (await main.request('GET', 'capz/jobs')).body.items
+      .length;
     const r = await main.request('POST', 'capz/jobs', body);
-    expect({ status: r.status, message: r.body?.error?.message }).toEqual({ status, message: expect.stringMatching(message) });
+    expect({ status: r.status, message: r.body?.error?.message }).toEqual({
+      status,
+      message: expect.stringMatching(message),
+    });
     expect(await w.c.snapshot(namespaces)).toEqual(before);
-    expect((await main.request('GET', 'capz/jobs')).body.items.length).toBe(jobsBefore);
+    expect((await main.request('GET', 'capz/jobs')).body.items.length).toBe(
+      jobsBefore,
+    );
     return r.body;
   }
 
   it('an unhealthy cluster is not migrated', async () => {
-    const body = await refused(w.migrate('broken-src', 'broken', 'broken-new'), 422, /healthy/i, ['broken-src']);
-    expect(body.preflight.find((p: any) => p.id === 'healthy')).toMatchObject({ status: 'fail', message: expect.stringMatching(/ResourceGroup|not Available/) });
+    const body = await refused(
+      w.migrate('broken-src', 'broken', 'broken-new'),
+      422,
+      /healthy/i,
+      ['broken-src'],
+    );
+    expect(body.preflight.find((p: any) => p.id === 'healthy')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/ResourceGroup|not Available/),
+    });
     expect(await w.c.namespaceExists('broken-new')).toBe(false);
   }, 60_000);
 
   it('a migration into a namespace that exists is refused', async () => {
-    await refused(w.migrate('team-data', 'data-lake', 'fixtures'), 422, /Namespace fixtures already exists/, ['team-data', 'fixtures']);
+    await refused(
+      w.migrate('team-data', 'data-lake', 'fixtures'),
+      422,
+      /Namespace fixtures already exists/,
+      ['team-data', 'fixtures'],
+    );
   }, 60_000);
 
   it('an adoption without the credential Secret is refused', async () => {
     await w.c.createNamespace('adopt-nosecret');
-    await refused(w.adopt('adopt-nosecret', { resourceGroup: 'rg-analytics', name: 'analytics-aks' }), 422, /Secret adopt-nosecret\/aso-credential does not exist/, ['adopt-nosecret']);
+    await refused(
+      w.adopt('adopt-nosecret', {
+        resourceGroup: 'rg-analytics',
+        name: 'analytics-aks',
+      }),
+      422,
+      /Secret adopt-nosecret\/aso-credential does not exist/,
+      ['adopt-nosecret'],
+    );
   }, 60_000);
 });
 
 describe('migration end to end', () => {
   it('migrates data-lake (three pools, one autoscaling) and refuses a second job on it', async () => {
-    const first = await w.submit(main, w.migrate('team-data', 'data-lake', 'data-lake-aso'));
+    const first = await w.submit(
+      main,
+      w.migrate('team-data', 'data-lake', 'data-lake-aso'),
+    );
     // A second job on the same cluster while the first is active: 409 naming the first, and nothing stored or created.
-    const second = await main.request('POST', 'capz/jobs', w.migrate('team-data', 'data-lake', 'data-lake-other'));
-    expect({ status: second.status, message: second.body?.error?.message }).toEqual({ status: 409, message: expect.stringContaining(first.id) });
+    const second = await main.request(
+      'POST',
+      'capz/jobs',
+      w.migrate('team-data', 'data-lake', 'data-lake-other'),
+    );
+    expect({
+      status: second.status,
+      message: second.body?.error?.message,
+    }).toEqual({ status: 409, message: expect.stringContaining(first.id) });
     const job = await w.finished(main, first.id);
-    const listed = (await main.request('GET', `capz/jobs?managementCluster=${w.mcName}&namespace=team-data&name=data-lake`)).body.items;
+    const listed = (
+      await main.request(
+        'GET',
+        `capz/jobs?managementCluster=${w.mcName}&namespace=team-data&name=data-lake`,
+      )
+    ).body.items;
     expect(listed.map((j: any) => j.id)).toEqual([first.id]);
     expect(await w.c.namespaceExists('data-lake-other')).toBe(false);
     everyStep(job);
-    await w.migrated('team-data', 'data-lake-aso', 'data-lake', 'rg-data-lake', DATA_LAKE);
+    await w.migrated(
+      'team-data',
+      'data-lake-aso',
+      'data-lake',
+      'rg-data-lake',
+      DATA_LAKE,
+    );
   }, 300_000);
 
   it('migrates data-secure (Entra-only)', async () => {
-    const job = await w.finished(main, (await w.submit(main, w.migrate('team-data', 'data-secure', 'data-secure-aso'))).id);
+    const job = await w.finished(
+      main,
+      (
+        await w.submit(
+          main,
+          w.migrate('team-data', 'data-secure', 'data-secure-aso'),
+        )
+      ).id,
+    );
     everyStep(job);
-    await w.migrated('team-data', 'data-secure-aso', 'data-secure', 'rg-data-secure', DATA_SECURE, { entraOnly: true });
+    await w.migrated(
+      'team-data',
+      'data-secure-aso',
+      'data-secure',
+      'rg-data-secure',
+      DATA_SECURE,
+      { entraOnly: true },
+    );
   }, 300_000);
 });
 
@@ -126,17 +269,34 @@ describe('adoption end to end', () => {
   it.each([
     ['analytics-aks', 'rg-analytics', [system(2), user('etl', 3)], false],
     ['identity-aks', 'rg-identity', [system(3)], true],
-  ] as const)('adopts %s', async (name, resourceGroup, pools, entraOnly) => {
-    const ns = `adopt-${name}`;
-    await w.c.createNamespace(ns);
-    await w.createCredentialSecret(ns);
-    const job = await w.finished(main, (await w.submit(main, w.adopt(ns, { resourceGroup, name }))).id);
-    everyStep(job);
-    await w.adoptedCluster(ns, name, [...pools], { entraOnly });
-    await w.azureUntouched(resourceGroup, name, pools.map(p => p.name));
-    const updated = w.azure().counters.updated;
-    say(`after adopting ${name}: Azure updated ${JSON.stringify(updated)} (PUTs onto existing resources, counted, never creations)`);
-  }, 300_000);
+  ] as const)(
+    'adopts %s',
+    async (name, resourceGroup, pools, entraOnly) => {
+      const ns = `adopt-${name}`;
+      await w.c.createNamespace(ns);
+      await w.createCredentialSecret(ns);
+      const job = await w.finished(
+        main,
+        (
+          await w.submit(main, w.adopt(ns, { resourceGroup, name }))
+        ).id,
+      );
+      everyStep(job);
+      await w.adoptedCluster(ns, name, [...pools], { entraOnly });
+      await w.azureUntouched(
+        resourceGroup,
+        name,
+        pools.map(p => p.name),
+      );
+      const updated = w.azure().counters.updated;
+      say(
+        `after adopting ${name}: Azure updated ${JSON.stringify(
+          updated,
+        )} (PUTs onto existing resources, counted, never creations)`,
+      );
+    },
+    300_000,
+  );
 });
 
 describe('a backend killed at every point of every step', () => {
@@ -145,15 +305,26 @@ describe('a backend killed at every point of every step', () => {
     let dead = false;
     let ended = '';
     void b.exited.then(() => (dead = true));
-    await until(`${b.name} to kill itself at its fault`, async () => {
-      if (dead) return true;
-      const r = await b.request('GET', `capz/jobs/${id}`).catch(() => undefined);
-      if (r?.status === 200 && ['failed', 'cancelled', 'succeeded'].includes(r.body.state)) {
-        ended = `job ${id} is ${r.body.state} before the fault fired: ${r.body.error}\n${logTail(r.body)}`;
-        return true;
-      }
-      return false;
-    }, 120_000);
+    await until(
+      `${b.name} to kill itself at its fault`,
+      async () => {
+        if (dead) return true;
+        const r = await b
+          .request('GET', `capz/jobs/${id}`)
+          .catch(() => undefined);
+        if (
+          r?.status === 200 &&
+          ['failed', 'cancelled', 'succeeded'].includes(r.body.state)
+        ) {
+          ended = `job ${id} is ${r.body.state} before the fault fired: ${
+            r.body.error
+          }\n${logTail(r.body)}`;
+          return true;
+        }
+        return false;
+      },
+      120_000,
+    );
     if (ended) throw new Error(ended);
     const exit = await b.exited;
     expect(exit.signal).toBe('SIGKILL');
@@ -161,7 +332,12 @@ describe('a backend killed at every point of every step', () => {
   }
 
   /** Runs a job through backends that each die at the next fault, then one without a fault; returns the job. */
-  async function throughCrashes(db: BackendDatabase, label: string, body: any, faults: string[]): Promise<{ job: any; starts: number[] }> {
+  async function throughCrashes(
+    db: BackendDatabase,
+    label: string,
+    body: any,
+    faults: string[],
+  ): Promise<{ job: any; starts: number[] }> {
     const starts: number[] = [];
     let id = '';
     for (const [i, fault] of faults.entries()) {
@@ -184,45 +360,99 @@ describe('a backend killed at every point of every step', () => {
    * the step's actions and before its record (`actions`), right after its record (`after`). Each kill is a SIGKILL of
    * the backend at that point; the next backend resumes the job and dies at the next point.
    */
-  const crashPoints = (steps: string[], waits: string[]) => steps.flatMap(s => [...(waits.includes(s) ? [`${s}:wait`] : []), `${s}:actions`, `${s}:after`]);
+  const crashPoints = (steps: string[], waits: string[]) =>
+    steps.flatMap(s => [
+      ...(waits.includes(s) ? [`${s}:wait`] : []),
+      `${s}:actions`,
+      `${s}:after`,
+    ]);
 
   /** A step killed at `actions` runs once more; one killed at its wait too: its attempts. */
-  const attemptsAfter = (faults: string[]) => (id: string) => 1 + faults.filter(f => f === `${id}:actions` || f === `${id}:wait`).length;
+  const attemptsAfter = (faults: string[]) => (id: string) =>
+    1 + faults.filter(f => f === `${id}:actions` || f === `${id}:wait`).length;
 
-  async function crashEverywhere(label: string, body: any, waits: string[]): Promise<{ job: any; faults: string[] }> {
+  async function crashEverywhere(
+    label: string,
+    body: any,
+    waits: string[],
+  ): Promise<{ job: any; faults: string[] }> {
     const preview = await main.request('POST', 'capz/jobs/preview', body);
     expect(preview.status).toBe(200);
     const steps: string[] = preview.body.plan.map((s: any) => s.id);
     const faults = crashPoints(steps, waits);
     const started = Date.now();
-    const { job, starts } = await throughCrashes(w.sqlite(label), label, body, faults);
+    const { job, starts } = await throughCrashes(
+      w.sqlite(label),
+      label,
+      body,
+      faults,
+    );
     const mean = starts.reduce((x, y) => x + y, 0) / starts.length / 1000;
-    say(`${label}: ${steps.length} steps, ${faults.length} kills (${faults.join(' ')}), ${starts.length} backend starts (mean ${mean.toFixed(1)} s), ${((Date.now() - started) / 1000).toFixed(0)} s in all`);
+    say(
+      `${label}: ${steps.length} steps, ${faults.length} kills (${faults.join(
+        ' ',
+      )}), ${starts.length} backend starts (mean ${mean.toFixed(1)} s), ${(
+        (Date.now() - started) /
+        1000
+      ).toFixed(0)} s in all`,
+    );
     everyStep(job, attemptsAfter(faults));
     expect(messages(job, /^started on replica/)).toHaveLength(1);
     expect(messages(job, /^resumed on replica/)).toHaveLength(faults.length);
     expect(messages(job, /^job succeeded/)).toHaveLength(1);
     // Every create repeated after a kill found its own object (issue 11: a precondition accepts what its step left).
-    const repeated = messages(job, /already exists \(created by this job before\)/).map((l: any) => l.step);
-    say(`${label}: creates that found their own object after a kill: ${repeated.join(', ')}`);
+    const repeated = messages(
+      job,
+      /already exists \(created by this job before\)/,
+    ).map((l: any) => l.step);
+    say(
+      `${label}: creates that found their own object after a kill: ${repeated.join(
+        ', ',
+      )}`,
+    );
     return { job, faults };
   }
 
   it('a migration resumes after a kill at every point of every step', async () => {
     const l = LEGACY.crash;
-    const { job } = await crashEverywhere('crash-migrate', w.migrate(l.namespace, l.name, 'crash-lake-aso'), ['adopt-managed-cluster']);
+    const { job } = await crashEverywhere(
+      'crash-migrate',
+      w.migrate(l.namespace, l.name, 'crash-lake-aso'),
+      ['adopt-managed-cluster'],
+    );
     // The window issue 11 names: the namespace created, the step not yet recorded.
-    expect(messages(job, /^Namespace crash-lake-aso already exists \(created by this job before\)/)).toHaveLength(1);
-    await w.migrated(l.namespace, 'crash-lake-aso', l.name, l.resourceGroup, l.pools);
+    expect(
+      messages(
+        job,
+        /^Namespace crash-lake-aso already exists \(created by this job before\)/,
+      ),
+    ).toHaveLength(1);
+    await w.migrated(
+      l.namespace,
+      'crash-lake-aso',
+      l.name,
+      l.resourceGroup,
+      l.pools,
+    );
   }, 1_800_000);
 
   it('an adoption resumes after a kill at every point of every step', async () => {
     const a = AZURE_ONLY.crash;
     await w.namespaceWithCredential('adopt-crash');
-    const { job } = await crashEverywhere('crash-adopt', w.adopt('adopt-crash', a), ['adopt-managed-cluster']);
-    expect(messages(job, /^resumed on replica .* at step adopt-managed-cluster/)).toHaveLength(3);
+    const { job } = await crashEverywhere(
+      'crash-adopt',
+      w.adopt('adopt-crash', a),
+      ['adopt-managed-cluster'],
+    );
+    expect(
+      messages(job, /^resumed on replica .* at step adopt-managed-cluster/),
+    ).toHaveLength(3);
     await w.adoptedCluster('adopt-crash', a.name, a.pools);
-    await w.azureUntouched(a.resourceGroup, a.name, a.pools.map(p => p.name));
+    await w.azureUntouched(
+      a.resourceGroup,
+      a.name,
+      a.pools.map(p => p.name),
+    );
   }, 900_000);
 });
 
@@ -230,9 +460,15 @@ describe('two replicas on one PostgreSQL database', () => {
   it('run every job exactly once', async () => {
     const connection = postgresConnection();
     if (!connection) {
-      throw new Error('no PostgreSQL: set BACKSTAGE_TEST_DATABASE_POSTGRES<major>_CONNECTION_STRING (scripts/test.sh ensure_postgres does)');
+      throw new Error(
+        'no PostgreSQL: set BACKSTAGE_TEST_DATABASE_POSTGRES<major>_CONNECTION_STRING (scripts/test.sh ensure_postgres does)',
+      );
     }
-    const db: BackendDatabase = { client: 'pg', connection, prefix: `capz_jobs_${process.pid}_` };
+    const db: BackendDatabase = {
+      client: 'pg',
+      connection,
+      prefix: `capz_jobs_${process.pid}_`,
+    };
     // One after the other: the first creates the databases and runs the migrations.
     const r1 = await w.backend('replica-1', db, {}, false, 15);
     const r2 = await w.backend('replica-2', db, {}, false, 15);
@@ -248,16 +484,32 @@ describe('two replicas on one PostgreSQL database', () => {
       await w.submit(r1, w.migrate(l.namespace, l.name, 'replica-lake-aso')),
     ];
     const done = [];
-    for (const [i, j] of jobs.entries()) done.push(await w.finished(i % 2 ? r1 : r2, j.id));
+    for (const [i, j] of jobs.entries())
+      done.push(await w.finished(i % 2 ? r1 : r2, j.id));
     for (const job of done) {
       everyStep(job);
       expect(messages(job, /^started on replica/)).toHaveLength(1);
       expect(messages(job, /^resumed on replica/)).toHaveLength(0);
       say(`job ${job.id}: ${messages(job, /^started on replica/)[0].message}`);
     }
-    await w.adoptedCluster('adopt-replica-1', AZURE_ONLY.replica1.name, AZURE_ONLY.replica1.pools);
-    await w.adoptedCluster('adopt-replica-2', AZURE_ONLY.replica2.name, AZURE_ONLY.replica2.pools, { entraOnly: true });
-    await w.migrated(l.namespace, 'replica-lake-aso', l.name, l.resourceGroup, l.pools);
+    await w.adoptedCluster(
+      'adopt-replica-1',
+      AZURE_ONLY.replica1.name,
+      AZURE_ONLY.replica1.pools,
+    );
+    await w.adoptedCluster(
+      'adopt-replica-2',
+      AZURE_ONLY.replica2.name,
+      AZURE_ONLY.replica2.pools,
+      { entraOnly: true },
+    );
+    await w.migrated(
+      l.namespace,
+      'replica-lake-aso',
+      l.name,
+      l.resourceGroup,
+      l.pools,
+    );
     await Promise.all([r1.kill(), r2.kill()]);
   }, 600_000);
 });

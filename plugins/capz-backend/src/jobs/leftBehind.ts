@@ -1,4 +1,9 @@
-import { RECONCILE_POLICY_ANNOTATION as RECONCILE_POLICY, type Job, type ObjectRef, type StepPlan } from '@internal/plugin-capz-common';
+import {
+  RECONCILE_POLICY_ANNOTATION as RECONCILE_POLICY,
+  type Job,
+  type ObjectRef,
+  type StepPlan,
+} from '@internal/plugin-capz-common';
 
 /** What each finished step leaves on the cluster, in the words a platform engineer needs when a job stops there. */
 const CONSEQUENCES: Record<string, (job: Job) => string> = {
@@ -7,16 +12,27 @@ const CONSEQUENCES: Record<string, (job: Job) => string> = {
   disarm: () =>
     'The old ASO objects are disarmed (reconcile-policy skip): deleting them can no longer delete anything in Azure. ' +
     'ASO puts its finalizer back on them, which is harmless under skip (it only drops it on delete).',
-  'create-namespace': job => `The target namespace ${(job.params as { targetNamespace?: string }).targetNamespace} exists.`,
-  'copy-credential-secret': () => 'The ASO credential Secret was copied into the target namespace (no owner references).',
-  'adopt-resource-group': job => `An ASO ResourceGroup pointing at the existing resource group exists in ${targetNs(job)}.`,
+  'create-namespace': job =>
+    `The target namespace ${
+      (job.params as { targetNamespace?: string }).targetNamespace
+    } exists.`,
+  'copy-credential-secret': () =>
+    'The ASO credential Secret was copied into the target namespace (no owner references).',
+  'adopt-resource-group': job =>
+    `An ASO ResourceGroup pointing at the existing resource group exists in ${targetNs(
+      job,
+    )}.`,
   'adopt-managed-cluster': job =>
-    `An adopted ManagedCluster and the Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane CAPZ made for it exist in ${targetNs(job)}: ` +
-    'CAPZ now manages the AKS cluster through them.',
-  'adopt-agent-pools': job => `Adopted agent pools with their MachinePools exist in ${targetNs(job)}.`,
-  'delete-old': () => 'The old CAPI/CAPZ objects were (partly) deleted with their finalizers removed; Azure is unaffected.',
+    `An adopted ManagedCluster and the Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane CAPZ made for it exist in ${targetNs(
+      job,
+    )}: ` + 'CAPZ now manages the AKS cluster through them.',
+  'adopt-agent-pools': job =>
+    `Adopted agent pools with their MachinePools exist in ${targetNs(job)}.`,
+  'delete-old': () =>
+    'The old CAPI/CAPZ objects were (partly) deleted with their finalizers removed; Azure is unaffected.',
   'update-references': () => 'The Cluster references point at v1beta1.',
-  'rewrite-managed-fields': () => 'The objects no longer record v1alpha1 writers.',
+  'rewrite-managed-fields': () =>
+    'The objects no longer record v1alpha1 writers.',
 };
 
 /**
@@ -24,7 +40,11 @@ const CONSEQUENCES: Record<string, (job: Job) => string> = {
  * migration's new ResourceGroup keeps the old one's policy, which may be manage; an adoption's is always skip.
  */
 const MANAGING_STEPS: Record<string, string[]> = {
-  migrate: ['adopt-resource-group', 'adopt-managed-cluster', 'adopt-agent-pools'],
+  migrate: [
+    'adopt-resource-group',
+    'adopt-managed-cluster',
+    'adopt-agent-pools',
+  ],
   adopt: ['adopt-managed-cluster', 'adopt-agent-pools'],
 };
 
@@ -33,12 +53,18 @@ function targetNs(job: Job): string {
   return p.targetNamespace ?? p.namespace ?? job.target.namespace;
 }
 
-const resourceOf = (r: ObjectRef) => `${r.kind.toLowerCase()}.${r.apiVersion.split('/')[0]}/${r.name}`;
+const resourceOf = (r: ObjectRef) =>
+  `${r.kind.toLowerCase()}.${r.apiVersion.split('/')[0]}/${r.name}`;
 
 /** The ASO objects the job's plan creates (ResourceGroup, ManagedCluster, agent pools), in plan order. */
 function createdAsoObjects(plan: StepPlan[] | undefined): ObjectRef[] {
   return (plan ?? []).flatMap(s =>
-    s.actions.flatMap(a => (a.action === 'create' && a.ref.apiVersion.split('/')[0].endsWith('.azure.com') ? [a.ref] : [])),
+    s.actions.flatMap(a =>
+      a.action === 'create' &&
+      a.ref.apiVersion.split('/')[0].endsWith('.azure.com')
+        ? [a.ref]
+        : [],
+    ),
   );
 }
 
@@ -56,7 +82,8 @@ function makeSafeCommands(objects: ObjectRef[]): string {
   );
 }
 
-const started = (s: Job['steps'][number] | undefined) => !!s && (s.state !== 'pending' || s.attempts > 0);
+const started = (s: Job['steps'][number] | undefined) =>
+  !!s && (s.state !== 'pending' || s.attempts > 0);
 
 /**
  * What a cancelled or failed job left behind and what is safe now, in words that are safe to follow literally: from
@@ -66,12 +93,24 @@ const started = (s: Job['steps'][number] | undefined) => !!s && (s.state !== 'pe
 export function describeLeftBehind(job: Job & { plan?: StepPlan[] }): string {
   const step = (id: string) => job.steps.find(s => s.id === id);
   const done = job.steps.filter(s => s.state === 'succeeded').map(s => s.id);
-  const partial = job.steps.find(s => s.state === 'running' || s.state === 'failed' || (s.state === 'pending' && s.attempts > 0));
+  const partial = job.steps.find(
+    s =>
+      s.state === 'running' ||
+      s.state === 'failed' ||
+      (s.state === 'pending' && s.attempts > 0),
+  );
   if (!done.length && !partial) return 'Nothing was changed on the cluster.';
-  const lines = done.map(id => CONSEQUENCES[id]?.(job) ?? `Step ${id} finished.`);
-  if (partial) lines.push(`Step "${partial.title}" was started and may be partly done; its actions are idempotent, so resuming repeats it safely.`);
+  const lines = done.map(
+    id => CONSEQUENCES[id]?.(job) ?? `Step ${id} finished.`,
+  );
+  if (partial)
+    lines.push(
+      `Step "${partial.title}" was started and may be partly done; its actions are idempotent, so resuming repeats it safely.`,
+    );
 
-  const managing = (MANAGING_STEPS[job.type] ?? []).some(id => started(step(id)));
+  const managing = (MANAGING_STEPS[job.type] ?? []).some(id =>
+    started(step(id)),
+  );
   const aso = createdAsoObjects(job.plan);
   const ns = targetNs(job);
   if (job.type === 'migrate' && !done.includes('delete-old')) {
@@ -80,14 +119,16 @@ export function describeLeftBehind(job: Job & { plan?: StepPlan[] }): string {
       lines.unshift(
         `DANGER: ASO objects in ${ns} may already manage the same AKS cluster as the old ones, and deleting them as they are ` +
           `(or the new Cluster, or namespace ${ns}) deletes the AKS cluster in Azure. Safe ways on: resume this job, which finishes the ` +
-          `migration; or, to go back to the old cluster, first make the new objects safe: ${makeSafeCommands(aso)}; then delete namespace ${ns}, ` +
+          `migration; or, to go back to the old cluster, first make the new objects safe: ${makeSafeCommands(
+            aso,
+          )}; then delete namespace ${ns}, ` +
           `and only once it is gone unpause the old Cluster ${old}. Do NOT unpause the old Cluster while the new objects exist: two controllers would reconcile one AKS cluster.`,
       );
     } else if (started(step('pause'))) {
       lines.push(
         `Nothing manages the AKS cluster from ${ns}. To return to where you started, unpause the old Cluster ` +
           `(\`kubectl patch cluster ${job.target.name} -n ${job.target.namespace} --type merge -p '{"spec":{"paused":false}}'\`): ` +
-          'CAPZ then restores the old ASO objects\' own reconcile policies from their pre-pause annotation. ' +
+          "CAPZ then restores the old ASO objects' own reconcile policies from their pre-pause annotation. " +
           `Namespace ${ns} and the copied Secret in it (if any) hold no ASO object and can be deleted.`,
       );
     }
@@ -96,10 +137,14 @@ export function describeLeftBehind(job: Job & { plan?: StepPlan[] }): string {
     lines.unshift(
       `DANGER: ASO objects in ${ns} may already manage the AKS cluster (reconcile-policy manage): deleting them as they are, the Cluster CAPZ ` +
         `made for them, or namespace ${ns} deletes the AKS cluster in Azure. Safe ways on: resume this job, which finishes the adoption; or, ` +
-        `to undo it, first make the objects safe: ${makeSafeCommands(aso)}; then, if there is one, delete the Cluster CAPZ made for them and wait ` +
+        `to undo it, first make the objects safe: ${makeSafeCommands(
+          aso,
+        )}; then, if there is one, delete the Cluster CAPZ made for them and wait ` +
         `until it is gone (\`kubectl delete cluster -n ${ns} ${cluster} --ignore-not-found --wait=true\`): it must go first, because CAPZ recreates ` +
         `deleted ASO objects from its own copies, without the skip annotation; only then delete what is left of them ` +
-        `(\`kubectl delete -n ${ns} ${aso.map(resourceOf).join(' ')} --ignore-not-found\`).`,
+        `(\`kubectl delete -n ${ns} ${aso
+          .map(resourceOf)
+          .join(' ')} --ignore-not-found\`).`,
     );
   }
   lines.push('No Azure resource was deleted by this job.');

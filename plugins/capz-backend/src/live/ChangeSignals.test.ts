@@ -5,21 +5,50 @@ import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';
 import { ChangeSignals } from './ChangeSignals';
 
-const o = (kind: string, ns: string, name: string, uid: string, extra: Record<string, unknown> = {}): CachedObject =>
+const o = (
+  kind: string,
+  ns: string,
+  name: string,
+  uid: string,
+  extra: Record<string, unknown> = {},
+): CachedObject =>
   ({
-    apiVersion: kind === 'Cluster' ? 'cluster.x-k8s.io/v1beta2' : 'infrastructure.cluster.x-k8s.io/v1beta1',
+    apiVersion:
+      kind === 'Cluster'
+        ? 'cluster.x-k8s.io/v1beta2'
+        : 'infrastructure.cluster.x-k8s.io/v1beta1',
     kind,
     ...extra,
     metadata: { name, namespace: ns, uid, ...(extra.metadata as object) },
-  }) as CachedObject;
+  } as CachedObject);
 
 const cluster = (ns: string, name: string, uid: string) =>
   o('Cluster', ns, name, uid, {
-    spec: { controlPlaneRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AzureASOManagedControlPlane', name } },
+    spec: {
+      controlPlaneRef: {
+        apiGroup: 'infrastructure.cluster.x-k8s.io',
+        kind: 'AzureASOManagedControlPlane',
+        name,
+      },
+    },
   });
-const controlPlane = (ns: string, name: string, uid: string, owner: CachedObject) =>
+const controlPlane = (
+  ns: string,
+  name: string,
+  uid: string,
+  owner: CachedObject,
+) =>
   o('AzureASOManagedControlPlane', ns, name, uid, {
-    metadata: { ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name: owner.metadata.name, uid: owner.metadata.uid }] },
+    metadata: {
+      ownerReferences: [
+        {
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'Cluster',
+          name: owner.metadata.name,
+          uid: owner.metadata.uid,
+        },
+      ],
+    },
   });
 
 function setup() {
@@ -28,45 +57,87 @@ function setup() {
   const c = cluster('ns2', 'c', 'uid-c');
   const objects: Record<string, CachedObject[]> = {
     Cluster: [a, b, c],
-    AzureASOManagedControlPlane: [controlPlane('ns1', 'a', 'uid-cp-a', a), controlPlane('ns1', 'b', 'uid-cp-b', b)],
+    AzureASOManagedControlPlane: [
+      controlPlane('ns1', 'a', 'uid-cp-a', a),
+      controlPlane('ns1', 'b', 'uid-cp-b', b),
+    ],
   };
   const cache = Object.assign(new EventEmitter(), {
-    list: (_mc: string, kind: string, ns?: string) => (objects[kind] ?? []).filter(x => ns === undefined || x.metadata.namespace === ns),
+    list: (_mc: string, kind: string, ns?: string) =>
+      (objects[kind] ?? []).filter(
+        x => ns === undefined || x.metadata.namespace === ns,
+      ),
   }) as unknown as WatchCache;
   const published: any[] = [];
   const signals = { publish: async (s: any) => void published.push(s) };
-  const live = new ChangeSignals(cache, ['mc'], signals, mockServices.logger.mock(), 60_000);
+  const live = new ChangeSignals(
+    cache,
+    ['mc'],
+    signals,
+    mockServices.logger.mock(),
+    60_000,
+  );
   live.start();
-  const emit = (kind: string, type: CacheChange['type'], object: CachedObject) =>
-    cache.emit('change', { managementCluster: 'mc', kind, type, object } satisfies CacheChange);
+  const emit = (
+    kind: string,
+    type: CacheChange['type'],
+    object: CachedObject,
+  ) =>
+    cache.emit('change', {
+      managementCluster: 'mc',
+      kind,
+      type,
+      object,
+    } satisfies CacheChange);
   return { live, emit, published, objects };
 }
 
 describe('ChangeSignals', () => {
   it('names only the Cluster whose tree holds the changed object, on the capz channel, as a broadcast', async () => {
     const { live, emit, published, objects } = setup();
-    emit('AzureASOManagedControlPlane', 'update', objects.AzureASOManagedControlPlane[0]);
+    emit(
+      'AzureASOManagedControlPlane',
+      'update',
+      objects.AzureASOManagedControlPlane[0],
+    );
     await live.flush();
     expect(published).toEqual([
-      { recipients: { type: 'broadcast' }, channel: CAPZ_SIGNAL_CHANNEL, message: { clusterUids: ['uid-a'] } },
+      {
+        recipients: { type: 'broadcast' },
+        channel: CAPZ_SIGNAL_CHANNEL,
+        message: { clusterUids: ['uid-a'] },
+      },
     ]);
     live.stop();
   });
 
   it('coalesces many changes into one message', async () => {
     const { live, emit, published, objects } = setup();
-    emit('AzureASOManagedControlPlane', 'update', objects.AzureASOManagedControlPlane[0]);
-    emit('AzureASOManagedControlPlane', 'update', objects.AzureASOManagedControlPlane[1]);
+    emit(
+      'AzureASOManagedControlPlane',
+      'update',
+      objects.AzureASOManagedControlPlane[0],
+    );
+    emit(
+      'AzureASOManagedControlPlane',
+      'update',
+      objects.AzureASOManagedControlPlane[1],
+    );
     emit('Cluster', 'update', objects.Cluster[2]);
     await live.flush();
     expect(published).toHaveLength(1);
-    expect(published[0].message.clusterUids.sort()).toEqual(['uid-a', 'uid-b', 'uid-c']);
+    expect(published[0].message.clusterUids.sort()).toEqual([
+      'uid-a',
+      'uid-b',
+      'uid-c',
+    ]);
     live.stop();
   });
 
   it('maps an Event to the object it is about, and ignores Event expiry and unrelated Events', async () => {
     const { live, emit, published } = setup();
-    const event = (uid: string) => o('Event', 'ns1', `e-${uid}`, `ev-${uid}`, { involvedObject: { uid } });
+    const event = (uid: string) =>
+      o('Event', 'ns1', `e-${uid}`, `ev-${uid}`, { involvedObject: { uid } });
     emit('Event', 'add', event('uid-cp-b'));
     await live.flush();
     expect(published.map(p => p.message.clusterUids)).toEqual([['uid-b']]);
@@ -79,7 +150,11 @@ describe('ChangeSignals', () => {
 
   it('names every Cluster of the namespace when an object that is in no tree any more was deleted', async () => {
     const { live, emit, published } = setup();
-    emit('AzureASOManagedMachinePool', 'delete', o('AzureASOManagedMachinePool', 'ns1', 'gone', 'uid-gone'));
+    emit(
+      'AzureASOManagedMachinePool',
+      'delete',
+      o('AzureASOManagedMachinePool', 'ns1', 'gone', 'uid-gone'),
+    );
     await live.flush();
     expect(published[0].message.clusterUids.sort()).toEqual(['uid-a', 'uid-b']);
     live.stop();
@@ -87,7 +162,11 @@ describe('ChangeSignals', () => {
 
   it('publishes nothing when nothing concerns a cluster, and announces history changes passed to it', async () => {
     const { live, emit, published } = setup();
-    emit('ManagedCluster', 'add', o('ManagedCluster', 'ns1', 'orphan', 'uid-orphan'));
+    emit(
+      'ManagedCluster',
+      'add',
+      o('ManagedCluster', 'ns1', 'orphan', 'uid-orphan'),
+    );
     await live.flush();
     expect(published).toHaveLength(0);
     live.notifyClusters(['uid-c']);
@@ -98,11 +177,24 @@ describe('ChangeSignals', () => {
 
   it('names the Clusters managing the same AKS cluster when a ManagedCluster in no tree appears or goes (managedFrom)', async () => {
     const { live, emit, published, objects } = setup();
-    const id = '/subscriptions/sub/resourceGroups/rg-a/providers/Microsoft.ContainerService/managedClusters/aks-a';
+    const id =
+      '/subscriptions/sub/resourceGroups/rg-a/providers/Microsoft.ContainerService/managedClusters/aks-a';
     const mc = (ns: string, name: string, uid: string) =>
-      ({ ...o('ManagedCluster', ns, name, uid), apiVersion: 'containerservice.azure.com/v1api20240901', status: { id } }) as CachedObject;
+      ({
+        ...o('ManagedCluster', ns, name, uid),
+        apiVersion: 'containerservice.azure.com/v1api20240901',
+        status: { id },
+      } as CachedObject);
     // Cluster a's control plane embeds its ManagedCluster (the ASO API), which points at aks-a.
-    objects.AzureASOManagedControlPlane[0].spec = { resources: [{ apiVersion: 'containerservice.azure.com/v1api20240901', kind: 'ManagedCluster', metadata: { name: 'a' } }] };
+    objects.AzureASOManagedControlPlane[0].spec = {
+      resources: [
+        {
+          apiVersion: 'containerservice.azure.com/v1api20240901',
+          kind: 'ManagedCluster',
+          metadata: { name: 'a' },
+        },
+      ],
+    };
     objects.ManagedCluster = [mc('ns1', 'a', 'uid-mc-a')];
     const copy = mc('by-hand', 'copy', 'uid-copy');
     objects.ManagedCluster.push(copy);
@@ -112,15 +204,27 @@ describe('ChangeSignals', () => {
     emit('ManagedCluster', 'delete', copy);
     await live.flush();
     // One written with its own ResourceGroup (no ARM id yet), both deleted before the flush: still found.
-    const handMade = { ...o('ManagedCluster', 'by-hand', 'copy2', 'uid-copy2'), spec: { azureName: 'AKS-A', owner: { name: 'grp' } } } as CachedObject;
-    objects.ResourceGroup = [{ ...o('ResourceGroup', 'by-hand', 'grp', 'uid-grp'), spec: { azureName: 'rg-a' } } as CachedObject];
+    const handMade = {
+      ...o('ManagedCluster', 'by-hand', 'copy2', 'uid-copy2'),
+      spec: { azureName: 'AKS-A', owner: { name: 'grp' } },
+    } as CachedObject;
+    objects.ResourceGroup = [
+      {
+        ...o('ResourceGroup', 'by-hand', 'grp', 'uid-grp'),
+        spec: { azureName: 'rg-a' },
+      } as CachedObject,
+    ];
     emit('ManagedCluster', 'delete', handMade);
     objects.ResourceGroup = [];
     await live.flush();
     // A status update of it names nobody (its tree is none; the owners did not change).
     emit('ManagedCluster', 'update', copy);
     await live.flush();
-    expect(published.map(p => p.message.clusterUids)).toEqual([['uid-a'], ['uid-a'], ['uid-a']]);
+    expect(published.map(p => p.message.clusterUids)).toEqual([
+      ['uid-a'],
+      ['uid-a'],
+      ['uid-a'],
+    ]);
     live.stop();
   });
 });

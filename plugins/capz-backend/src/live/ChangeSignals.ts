@@ -1,5 +1,8 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
-import { CAPZ_SIGNAL_CHANNEL, CapzChangeSignal } from '@internal/plugin-capz-common';
+import {
+  CAPZ_SIGNAL_CHANNEL,
+  CapzChangeSignal,
+} from '@internal/plugin-capz-common';
 import type { SignalsService } from '@backstage/plugin-signals-node';
 import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';
@@ -24,7 +27,11 @@ export class ChangeSignals {
   private readonly pending = new Map<string, PendingNamespace>();
   private readonly direct = new Set<string>();
   /** ManagedClusters that appeared or went: the Clusters managing the same AKS cluster elsewhere change too. */
-  private readonly owners: Array<{ managementCluster: string; object: CachedObject; groups: CachedObject[] }> = [];
+  private readonly owners: Array<{
+    managementCluster: string;
+    object: CachedObject;
+    groups: CachedObject[];
+  }> = [];
   private timer?: NodeJS.Timeout;
   private readonly views: ClusterViews;
   private readonly onChange = (change: CacheChange) => this.add(change);
@@ -63,18 +70,37 @@ export class ChangeSignals {
       if (kind === 'Event') {
         // An Event concerns the object it is about; its expiry changes nothing on a page.
         if (type === 'delete') return;
-        uid = (object as { involvedObject?: { uid?: string } }).involvedObject?.uid ?? '';
+        uid =
+          (object as { involvedObject?: { uid?: string } }).involvedObject
+            ?.uid ?? '';
         if (!uid) return;
       }
       // One that appeared or went (e.g. written by hand, in no tree) changes the other owners' `managedFrom`.
       // Its namespace's ResourceGroups as they are now: deleted together with it, its group may be gone at the flush.
       if (kind === 'ManagedCluster' && type !== 'update') {
-        this.owners.push({ managementCluster, object, groups: this.cache.list(managementCluster, 'ResourceGroup', object.metadata.namespace) });
+        this.owners.push({
+          managementCluster,
+          object,
+          groups: this.cache.list(
+            managementCluster,
+            'ResourceGroup',
+            object.metadata.namespace,
+          ),
+        });
       }
       const namespace = object.metadata.namespace ?? '';
       const key = `${managementCluster}/${namespace}`;
       let entry = this.pending.get(key);
-      if (!entry) this.pending.set(key, (entry = { managementCluster, namespace, uids: new Set(), deleted: false }));
+      if (!entry)
+        this.pending.set(
+          key,
+          (entry = {
+            managementCluster,
+            namespace,
+            uids: new Set(),
+            deleted: false,
+          }),
+        );
       entry.uids.add(uid);
       if (type === 'delete') entry.deleted = true;
     }
@@ -82,7 +108,8 @@ export class ChangeSignals {
   }
 
   private schedule(): void {
-    if (!this.timer) this.timer = setTimeout(() => this.flush(), this.coalesceMs);
+    if (!this.timer)
+      this.timer = setTimeout(() => this.flush(), this.coalesceMs);
   }
 
   /** Publishes what accumulated; exposed for tests. */
@@ -93,19 +120,35 @@ export class ChangeSignals {
     const pending = [...this.pending.values()];
     this.pending.clear();
     for (const o of this.owners.splice(0)) {
-      for (const uid of this.views.clustersSharingAks(o.managementCluster, o.object, o.groups)) clusterUids.add(uid);
+      for (const uid of this.views.clustersSharingAks(
+        o.managementCluster,
+        o.object,
+        o.groups,
+      ))
+        clusterUids.add(uid);
     }
     for (const p of pending) {
-      for (const uid of this.views.clustersTouchedBy(p.managementCluster, p.namespace, p.uids, p.deleted)) {
+      for (const uid of this.views.clustersTouchedBy(
+        p.managementCluster,
+        p.namespace,
+        p.uids,
+        p.deleted,
+      )) {
         clusterUids.add(uid);
       }
     }
     if (clusterUids.size === 0) return;
     const message: CapzChangeSignal = { clusterUids: [...clusterUids] };
     try {
-      await this.signals.publish({ recipients: { type: 'broadcast' }, channel: CAPZ_SIGNAL_CHANNEL, message: { ...message } });
+      await this.signals.publish({
+        recipients: { type: 'broadcast' },
+        channel: CAPZ_SIGNAL_CHANNEL,
+        message: { ...message },
+      });
     } catch (e) {
-      this.logger.warn(`could not publish a change signal: ${(e as Error).message}`);
+      this.logger.warn(
+        `could not publish a change signal: ${(e as Error).message}`,
+      );
     }
   }
 }

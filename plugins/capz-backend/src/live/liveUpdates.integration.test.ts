@@ -5,14 +5,24 @@
  */
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { eventsServiceFactory } from '@backstage/plugin-events-node';
-import { CAPZ_SIGNAL_CHANNEL, generateAksAsoClusterManifests, kinds } from '@internal/plugin-capz-common';
+import {
+  CAPZ_SIGNAL_CHANNEL,
+  generateAksAsoClusterManifests,
+  kinds,
+} from '@internal/plugin-capz-common';
 import { randomBytes } from 'node:crypto';
 import https from 'node:https';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import WebSocket from 'ws';
 import { capzPlugin } from '../plugin';
-import { createObjects, deleteTestNamespace, kube, testClusterInfo, until } from '../testing/realCluster';
+import {
+  createObjects,
+  deleteTestNamespace,
+  kube,
+  testClusterInfo,
+  until,
+} from '../testing/realCluster';
 
 // The plugin loads client-node with a native import(), which Jest cannot run; give it Jest's require instead.
 jest.mock('../cluster/kubeConfig', () => ({
@@ -35,10 +45,21 @@ beforeAll(async () => {
   // A cluster of the test's own, made the way a user makes one: the aks-aso manifests and a credential Secret
   // (copied from a scenario namespace, so that it names the simulated subscription).
   const secrets = await kube(info, 'GET', '/api/v1/secrets');
-  const credential = secrets.body.items.find((s: any) => s.metadata.namespace.startsWith('team-') && s.data?.AZURE_SUBSCRIPTION_ID);
-  if (!credential) throw new Error('no credential Secret in a team-* namespace: is the simulator running?');
-  const created = await kube(info, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  if (created.status !== 201) throw new Error(`create namespace ${ns}: ${created.status}`);
+  const credential = secrets.body.items.find(
+    (s: any) =>
+      s.metadata.namespace.startsWith('team-') && s.data?.AZURE_SUBSCRIPTION_ID,
+  );
+  if (!credential)
+    throw new Error(
+      'no credential Secret in a team-* namespace: is the simulator running?',
+    );
+  const created = await kube(info, 'POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns },
+  });
+  if (created.status !== 201)
+    throw new Error(`create namespace ${ns}: ${created.status}`);
   await kube(info, 'POST', `/api/v1/namespaces/${ns}/secrets`, {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -51,7 +72,9 @@ beforeAll(async () => {
     location: 'westeurope',
     kubernetesVersion: 'v1.33.2',
     credentialSecretName: 'aso-credential',
-    pools: [{ name: 'pool0', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 1 }],
+    pools: [
+      { name: 'pool0', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 1 },
+    ],
   });
   await createObjects(info, ns, manifests);
 
@@ -66,7 +89,13 @@ beforeAll(async () => {
         data: {
           capz: {
             managementClusters: [
-              { name: 'local', url: info.url, caData: info.caPem, serviceAccountToken: info.backendToken, namespaces: [ns] },
+              {
+                name: 'local',
+                url: info.url,
+                caData: info.caPem,
+                serviceAccountToken: info.backendToken,
+                namespaces: [ns],
+              },
             ],
           },
         },
@@ -75,7 +104,10 @@ beforeAll(async () => {
   });
   await until(
     'the watch cache to sync',
-    async () => (await request(backend.server).get('/api/capz/management-clusters')).body.items?.[0]?.watch?.synced,
+    async () =>
+      (
+        await request(backend.server).get('/api/capz/management-clusters')
+      ).body.items?.[0]?.watch?.synced,
     60_000,
   );
 }, 120_000);
@@ -88,11 +120,16 @@ afterAll(async () => {
 
 const summary = async () => {
   const res = await request(backend.server).get('/api/capz/clusters');
-  return res.body.items.find((c: any) => c.namespace === ns && c.name === 'live');
+  return res.body.items.find(
+    (c: any) => c.namespace === ns && c.name === 'live',
+  );
 };
 
 /** Raw watch of one collection, recording when each event arrives: the simulator's writes as any client sees them. */
-function watchCollection(path: string, onEvent: (e: { type: string; object: any }) => void): () => void {
+function watchCollection(
+  path: string,
+  onEvent: (e: { type: string; object: any }) => void,
+): () => void {
   const req = https.get(
     `${info.url}${path}?watch=1&allowWatchBookmarks=false`,
     { ca: info.caPem, headers: { Authorization: `Bearer ${info.adminToken}` } },
@@ -100,7 +137,11 @@ function watchCollection(path: string, onEvent: (e: { type: string; object: any 
       let buffer = '';
       res.on('data', chunk => {
         buffer += chunk;
-        for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+        for (
+          let nl = buffer.indexOf('\n');
+          nl >= 0;
+          nl = buffer.indexOf('\n')
+        ) {
           const line = buffer.slice(0, nl);
           buffer = buffer.slice(nl + 1);
           if (line.trim()) onEvent(JSON.parse(line));
@@ -140,25 +181,38 @@ describe('live updates', () => {
   it('pushes a change the simulator makes to a subscribed client, which then reads it through the API', async () => {
     // The simulator provisions the new cluster: its pool becomes ready.
     let last: unknown;
-    const ready = await until('the new cluster to be healthy', async () => {
-      const s = await summary();
-      last = s;
-      return s?.health === 'healthy' && s.pools?.ready === 1 ? s : undefined;
-    }, 90_000).catch(e => {
+    const ready = await until(
+      'the new cluster to be healthy',
+      async () => {
+        const s = await summary();
+        last = s;
+        return s?.health === 'healthy' && s.pools?.ready === 1 ? s : undefined;
+      },
+      90_000,
+    ).catch(e => {
       throw new Error(`${e.message}; last summary: ${JSON.stringify(last)}`);
     });
 
-    socket = await openSignalsSocket((backend.server.address() as AddressInfo).port);
+    socket = await openSignalsSocket(
+      (backend.server.address() as AddressInfo).port,
+    );
     socket.on('message', data => {
       const { channel, message } = JSON.parse(data.toString());
-      if (channel === CAPZ_SIGNAL_CHANNEL) received.push({ at: Date.now(), clusterUids: message.clusterUids });
+      if (channel === CAPZ_SIGNAL_CHANNEL)
+        received.push({ at: Date.now(), clusterUids: message.clusterUids });
     });
-    socket.send(JSON.stringify({ action: 'subscribe', channel: CAPZ_SIGNAL_CHANNEL }));
+    socket.send(
+      JSON.stringify({ action: 'subscribe', channel: CAPZ_SIGNAL_CHANNEL }),
+    );
 
     // Scale the pool; the simulated ASO then writes the agent pool's status (Updating, then the new count).
     const simWrites: Array<{ at: number; count?: number; state?: string }> = [];
     const stop = watchCollection(plural('ManagedClustersAgentPool'), e => {
-      simWrites.push({ at: Date.now(), count: e.object.status?.count, state: e.object.status?.provisioningState });
+      simWrites.push({
+        at: Date.now(),
+        count: e.object.status?.count,
+        state: e.object.status?.provisioningState,
+      });
     });
     try {
       await until('the test watch to see the pool', () => simWrites.length > 0);
@@ -174,14 +228,31 @@ describe('live updates', () => {
       expect(patched.status).toBe(200);
 
       // The simulator's write that finishes the scale-out, as an independent watch saw it...
-      const done = await until('the simulator to scale the pool to 2', () => simWrites.find(w => w.count === 2 && w.state === 'Succeeded'), 60_000);
+      const done = await until(
+        'the simulator to scale the pool to 2',
+        () => simWrites.find(w => w.count === 2 && w.state === 'Succeeded'),
+        60_000,
+      );
       // ...and the first push naming the cluster after it.
-      const push = await until('a push naming the cluster', () => received.find(r => r.at >= done.at && r.clusterUids.includes(ready.uid)), 10_000);
+      const push = await until(
+        'a push naming the cluster',
+        () =>
+          received.find(
+            r => r.at >= done.at && r.clusterUids.includes(ready.uid),
+          ),
+        10_000,
+      );
       // eslint-disable-next-line no-console
-      console.log(`change-to-push: ${push.at - done.at} ms from the simulator's write (seen by a watch) to the signal`);
+      console.log(
+        `change-to-push: ${
+          push.at - done.at
+        } ms from the simulator's write (seen by a watch) to the signal`,
+      );
 
       // What the push announced is readable at once: the agent pool in the tree has the new count.
-      const tree = await request(backend.server).get(`/api/capz/clusters/local/${ns}/live/tree?group=0`);
+      const tree = await request(backend.server).get(
+        `/api/capz/clusters/local/${ns}/live/tree?group=0`,
+      );
       const agentPools: any[] = [];
       const walk = (n: any) => {
         if (n.kind === 'ManagedClustersAgentPool') agentPools.push(n);
@@ -190,17 +261,42 @@ describe('live updates', () => {
       walk(tree.body.tree);
       expect(agentPools.map(p => p.facts.replicas)).toEqual([2]);
       // The condition history recorded the cluster's way up, served by the timeline route oldest first.
-      const timeline = await until('the timeline to hold the agent pool becoming Ready', async () => {
-        const res = await request(backend.server).get(`/api/capz/clusters/local/${ns}/live/timeline`);
-        const t = res.body.transitions as Array<{ kind: string; conditionType: string; status: string; transitionTime: string }>;
-        return t?.some(x => x.kind === 'ManagedClustersAgentPool' && x.conditionType === 'Ready' && x.status === 'True') ? t : undefined;
-      }, 30_000);
+      const timeline = await until(
+        'the timeline to hold the agent pool becoming Ready',
+        async () => {
+          const res = await request(backend.server).get(
+            `/api/capz/clusters/local/${ns}/live/timeline`,
+          );
+          const t = res.body.transitions as Array<{
+            kind: string;
+            conditionType: string;
+            status: string;
+            transitionTime: string;
+          }>;
+          return t?.some(
+            x =>
+              x.kind === 'ManagedClustersAgentPool' &&
+              x.conditionType === 'Ready' &&
+              x.status === 'True',
+          )
+            ? t
+            : undefined;
+        },
+        30_000,
+      );
       const kindsSeen = new Set(timeline.map(x => x.kind));
-      for (const k of ['Cluster', 'ResourceGroup', 'ManagedCluster', 'ManagedClustersAgentPool', 'AzureASOManagedControlPlane']) {
+      for (const k of [
+        'Cluster',
+        'ResourceGroup',
+        'ManagedCluster',
+        'ManagedClustersAgentPool',
+        'AzureASOManagedControlPlane',
+      ]) {
         expect(kindsSeen).toContain(k);
       }
       // Only opaque uids travel on the broadcast channel.
-      for (const r of received) for (const uid of r.clusterUids) expect(uid).toMatch(/^[0-9a-f-]{36}$/);
+      for (const r of received)
+        for (const uid of r.clusterUids) expect(uid).toMatch(/^[0-9a-f-]{36}$/);
     } finally {
       stop();
     }

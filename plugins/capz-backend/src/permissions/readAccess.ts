@@ -1,4 +1,7 @@
-import { BackstageCredentials, PermissionsService } from '@backstage/backend-plugin-api';
+import {
+  BackstageCredentials,
+  PermissionsService,
+} from '@backstage/backend-plugin-api';
 import { NotAllowedError } from '@backstage/errors';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { createConditionAuthorizer } from '@backstage/plugin-permission-node';
@@ -14,9 +17,18 @@ const conditionAuthorizer = createConditionAuthorizer(capzClusterRules);
  * One conditional decision per request (not one per cluster): the policy answers with conditions, and they are
  * applied in memory to every cluster the request touches.
  */
-export async function readFilter(permissions: PermissionsService, credentials: BackstageCredentials): Promise<ReadFilter> {
-  const [decision] = await permissions.authorizeConditional([{ permission: capzClusterReadPermission }], { credentials });
+export async function readFilter(
+  permissions: PermissionsService,
+  credentials: BackstageCredentials,
+): Promise<ReadFilter> {
+  const [decision] = await permissions.authorizeConditional(
+    [{ permission: capzClusterReadPermission }],
+    { credentials },
+  );
   if (decision.result === AuthorizeResult.ALLOW) return () => true;
-  if (decision.result === AuthorizeResult.DENY) throw new NotAllowedError('Not allowed to read CAPZ clusters (capz.cluster.read)');
+  if (decision.result === AuthorizeResult.DENY)
+    throw new NotAllowedError(
+      'Not allowed to read CAPZ clusters (capz.cluster.read)',
+    );
   return cluster => conditionAuthorizer(decision, cluster);
 }

@@ -1,5 +1,8 @@
 import { CAPZ_CLUSTER_RESOURCE_TYPE } from '@internal/plugin-capz-common';
-import { createPermissionResourceRef, createPermissionRule } from '@backstage/plugin-permission-node';
+import {
+  createPermissionResourceRef,
+  createPermissionRule,
+} from '@backstage/plugin-permission-node';
 import { z } from 'zod';
 
 /** What read decisions are made about: one CAPI Cluster, by where it lives. */
@@ -13,9 +16,15 @@ export interface CapzClusterResource {
  * The in-memory filter a conditional decision becomes: the clusters come from the watch cache, not a database, so
  * conditions are evaluated against each resource (createConditionAuthorizer) and `toQuery` only describes them.
  */
-export type CapzClusterQuery = { managementClusters?: string[]; namespaces?: string[] };
+export type CapzClusterQuery = {
+  managementClusters?: string[];
+  namespaces?: string[];
+};
 
-export const capzClusterResourceRef = createPermissionResourceRef<CapzClusterResource, CapzClusterQuery>().with({
+export const capzClusterResourceRef = createPermissionResourceRef<
+  CapzClusterResource,
+  CapzClusterQuery
+>().with({
   pluginId: 'capz',
   resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
 });
@@ -25,15 +34,21 @@ export const isInManagementCluster = createPermissionRule({
   description: 'Allow clusters on one of the given management clusters',
   resourceRef: capzClusterResourceRef,
   paramsSchema: z.object({
-    managementClusters: z.array(z.string()).describe('Names of management clusters (capz.managementClusters[].name)'),
+    managementClusters: z
+      .array(z.string())
+      .describe(
+        'Names of management clusters (capz.managementClusters[].name)',
+      ),
   }),
-  apply: (resource, { managementClusters }) => managementClusters.includes(resource.managementCluster),
+  apply: (resource, { managementClusters }) =>
+    managementClusters.includes(resource.managementCluster),
   toQuery: ({ managementClusters }) => ({ managementClusters }),
 });
 
 export const isInNamespace = createPermissionRule({
   name: 'IS_IN_NAMESPACE',
-  description: 'Allow clusters in one of the given namespaces of their management cluster',
+  description:
+    'Allow clusters in one of the given namespaces of their management cluster',
   resourceRef: capzClusterResourceRef,
   paramsSchema: z.object({
     namespaces: z.array(z.string()).describe('Namespace names'),
@@ -45,9 +60,12 @@ export const isInNamespace = createPermissionRule({
 export const capzClusterRules = [isInManagementCluster, isInNamespace];
 
 /** `mc/namespace/name`: the resourceRef string of a cluster in permission requests. */
-export const clusterResourceRef = (c: CapzClusterResource) => `${c.managementCluster}/${c.namespace}/${c.name}`;
+export const clusterResourceRef = (c: CapzClusterResource) =>
+  `${c.managementCluster}/${c.namespace}/${c.name}`;
 
-export function parseClusterResourceRef(ref: string): CapzClusterResource | undefined {
+export function parseClusterResourceRef(
+  ref: string,
+): CapzClusterResource | undefined {
   const parts = ref.split('/');
   if (parts.length !== 3 || parts.some(p => !p)) return undefined;
   return { managementCluster: parts[0], namespace: parts[1], name: parts[2] };

@@ -7,8 +7,15 @@
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
-import { AuthorizeResult, type PolicyDecision } from '@backstage/plugin-permission-common';
-import { generateAksAsoClusterManifests, kinds, type CreateClusterRequest } from '@internal/plugin-capz-common';
+import {
+  AuthorizeResult,
+  type PolicyDecision,
+} from '@backstage/plugin-permission-common';
+import {
+  generateAksAsoClusterManifests,
+  kinds,
+  type CreateClusterRequest,
+} from '@internal/plugin-capz-common';
 import express from 'express';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -16,8 +23,19 @@ import { join } from 'node:path';
 import request from 'supertest';
 import YAML from 'yaml';
 import type { ManagementClusterConfig } from '../config/managementClusters';
-import { applyManifest, deleteTestNamespace, kube, loadClientForTests, serviceAccountToken, testClusterInfo } from '../testing/realCluster';
-import { ApplyClient, createClusterCreateRouter, KubeApplyClient } from './clusterCreate';
+import {
+  applyManifest,
+  deleteTestNamespace,
+  kube,
+  loadClientForTests,
+  serviceAccountToken,
+  testClusterInfo,
+} from '../testing/realCluster';
+import {
+  ApplyClient,
+  createClusterCreateRouter,
+  KubeApplyClient,
+} from './clusterCreate';
 
 const info = testClusterInfo();
 // Not team-*: the test stage simulates the demo world in those namespaces, and its controllers would change the objects.
@@ -56,26 +74,42 @@ async function live(name: string) {
   const objects = generateAksAsoClusterManifests({ ...body(), name });
   return Promise.all(
     objects.map(async o => {
-      const res = await kube(info, 'GET', `${collection(o.apiVersion, o.kind)}/${o.metadata.name}`);
+      const res = await kube(
+        info,
+        'GET',
+        `${collection(o.apiVersion, o.kind)}/${o.metadata.name}`,
+      );
       return res.status === 404 ? undefined : res.body;
     }),
   );
 }
 
 beforeAll(async () => {
-  const role = YAML.parseAllDocuments(readFileSync(join(__dirname, '..', '..', 'rbac', 'create.yaml'), 'utf8'))
+  const role = YAML.parseAllDocuments(
+    readFileSync(join(__dirname, '..', '..', 'rbac', 'create.yaml'), 'utf8'),
+  )
     .map(d => d.toJS())
     .filter(d => d.kind === 'ClusterRole');
   await applyManifest(info, [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capz-system' } },
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SA, namespace: 'capz-system' } },
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: SA, namespace: 'capz-system' },
+    },
     ...role,
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
       metadata: { name: SA },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'capz-backstage-create' },
-      subjects: [{ kind: 'ServiceAccount', name: SA, namespace: 'capz-system' }],
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'capz-backstage-create',
+      },
+      subjects: [
+        { kind: 'ServiceAccount', name: SA, namespace: 'capz-system' },
+      ],
     },
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
   ]);
@@ -83,11 +117,23 @@ beforeAll(async () => {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: 'aso-credential' },
-    stringData: { AZURE_SUBSCRIPTION_ID: '00000000-0000-0000-0000-000000000000', AUTH_MODE: 'workloadidentity' },
+    stringData: {
+      AZURE_SUBSCRIPTION_ID: '00000000-0000-0000-0000-000000000000',
+      AUTH_MODE: 'workloadidentity',
+    },
   });
-  if (secret.status !== 201) throw new Error(`create Secret: ${secret.status} ${JSON.stringify(secret.body)}`);
+  if (secret.status !== 201)
+    throw new Error(
+      `create Secret: ${secret.status} ${JSON.stringify(secret.body)}`,
+    );
   const token = await serviceAccountToken(info, 'capz-system', SA);
-  const mc: ManagementClusterConfig = { name: 'local', authMethod: 'serviceAccountToken', url: info.url, caData: info.caPem, serviceAccountToken: token };
+  const mc: ManagementClusterConfig = {
+    name: 'local',
+    authMethod: 'serviceAccountToken',
+    url: info.url,
+    caData: info.caPem,
+    serviceAccountToken: token,
+  };
   const real = await KubeApplyClient.create(mc, undefined, loadClientForTests);
   const recording: ApplyClient = {
     get: ref => {
@@ -95,7 +141,9 @@ beforeAll(async () => {
       return real.get(ref);
     },
     apply: (obj, o) => {
-      apiCalls.push(`apply${o.dryRun ? '(dryRun)' : ''} ${obj.kind}/${obj.metadata.name}`);
+      apiCalls.push(
+        `apply${o.dryRun ? '(dryRun)' : ''} ${obj.kind}/${obj.metadata.name}`,
+      );
       return real.apply(obj, o);
     },
   };
@@ -105,14 +153,17 @@ beforeAll(async () => {
       await createClusterCreateRouter({
         logger,
         httpAuth: mockServices.httpAuth(),
-        permissions: mockServices.permissions.mock({ authorizeConditional: async reqs => reqs.map(() => decision) }),
+        permissions: mockServices.permissions.mock({
+          authorizeConditional: async reqs => reqs.map(() => decision),
+        }),
         auditor: mockServices.auditor.mock({
           createEvent: async (e: { meta?: unknown }) => {
             const entry: { meta: any; outcome?: string } = { meta: e.meta };
             audits.push(entry);
             return {
               success: async () => void (entry.outcome = 'success'),
-              fail: async (f: { error: Error }) => void (entry.outcome = `fail: ${f.error.message}`),
+              fail: async (f: { error: Error }) =>
+                void (entry.outcome = `fail: ${f.error.message}`),
             };
           },
         }),
@@ -121,12 +172,21 @@ beforeAll(async () => {
         validateResponses: true,
       }),
     )
-    .use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger }).error());
+    .use(
+      MiddlewareFactory.create({
+        config: mockServices.rootConfig(),
+        logger,
+      }).error(),
+    );
 }, 60_000);
 
 afterAll(async () => {
   await deleteTestNamespace(info, ns);
-  await kube(info, 'DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${SA}`);
+  await kube(
+    info,
+    'DELETE',
+    `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${SA}`,
+  );
 }, 90_000);
 
 beforeEach(() => {
@@ -137,7 +197,10 @@ beforeEach(() => {
 
 describe('POST /clusters on the real API server', () => {
   it('validates every object with dryRun=All and writes nothing', async () => {
-    const res = await request(app).post('/clusters').set(auth).send(body({ name: 'dry', dryRun: true }));
+    const res = await request(app)
+      .post('/clusters')
+      .set(auth)
+      .send(body({ name: 'dry', dryRun: true }));
     expect(res.status).toBe(200);
     expect(res.body.dryRun).toBe(true);
     expect(res.body.path).toBe(`/capz/clusters/local/${ns}/dry`);
@@ -151,20 +214,58 @@ describe('POST /clusters on the real API server', () => {
       'AzureASOManagedMachinePool/dry-pool1',
     ]);
     expect(apiCalls.filter(c => c.startsWith('apply'))).toHaveLength(7);
-    expect(apiCalls.filter(c => c.startsWith('apply')).every(c => c.startsWith('apply(dryRun)'))).toBe(true);
-    expect(await live('dry')).toEqual([undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
-    expect(audits).toEqual([{ meta: { target: { managementCluster: 'local', namespace: ns, name: 'dry' }, dryRun: true }, outcome: 'success' }]);
+    expect(
+      apiCalls
+        .filter(c => c.startsWith('apply'))
+        .every(c => c.startsWith('apply(dryRun)')),
+    ).toBe(true);
+    expect(await live('dry')).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(audits).toEqual([
+      {
+        meta: {
+          target: { managementCluster: 'local', namespace: ns, name: 'dry' },
+          dryRun: true,
+        },
+        outcome: 'success',
+      },
+    ]);
   });
 
   it('refuses a namespace or credential Secret that does not exist with 400 naming the field, and writes nothing', async () => {
-    const noNamespace = await request(app).post('/clusters').set(auth).send(body({ name: 'lost', namespace: `${ns}-absent` }));
+    const noNamespace = await request(app)
+      .post('/clusters')
+      .set(auth)
+      .send(body({ name: 'lost', namespace: `${ns}-absent` }));
     expect(noNamespace.status).toBe(400);
-    expect(noNamespace.body.error.message).toBe(`namespace: there is no namespace "${ns}-absent" on management cluster local`);
-    const noSecret = await request(app).post('/clusters').set(auth).send(body({ name: 'lost', credentialSecretName: 'nothing-here' }));
+    expect(noNamespace.body.error.message).toBe(
+      `namespace: there is no namespace "${ns}-absent" on management cluster local`,
+    );
+    const noSecret = await request(app)
+      .post('/clusters')
+      .set(auth)
+      .send(body({ name: 'lost', credentialSecretName: 'nothing-here' }));
     expect(noSecret.status).toBe(400);
-    expect(noSecret.body.error.message).toMatch(/^credentialSecretName: there is no Secret "nothing-here" in namespace /);
+    expect(noSecret.body.error.message).toMatch(
+      /^credentialSecretName: there is no Secret "nothing-here" in namespace /,
+    );
     expect(apiCalls.filter(c => c.startsWith('apply'))).toEqual([]);
-    expect(await live('lost')).toEqual([undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect(await live('lost')).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('creates every object with server-side apply under the field manager capz-backstage', async () => {
@@ -174,70 +275,170 @@ describe('POST /clusters on the real API server', () => {
     const objects = await live('fresh');
     expect(objects.every(Boolean)).toBe(true);
     for (const o of objects) {
-      const managers = (o.metadata.managedFields ?? []).map((f: any) => `${f.manager} ${f.operation}`);
+      const managers = (o.metadata.managedFields ?? []).map(
+        (f: any) => `${f.manager} ${f.operation}`,
+      );
       expect(managers).toContain('capz-backstage Apply');
     }
-    expect(res.body.objects.map((o: any) => o.uid)).toEqual(objects.map(o => o.metadata.uid));
+    expect(res.body.objects.map((o: any) => o.uid)).toEqual(
+      objects.map(o => o.metadata.uid),
+    );
     // The objects are what capz-common renders (the API server's defaults aside).
-    expect(objects[0].spec.controlPlaneRef).toEqual({ apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AzureASOManagedControlPlane', name: 'fresh' });
+    expect(objects[0].spec.controlPlaneRef).toEqual({
+      apiGroup: 'infrastructure.cluster.x-k8s.io',
+      kind: 'AzureASOManagedControlPlane',
+      name: 'fresh',
+    });
     expect(objects[1].spec.resources[0].spec.dnsPrefix).toBe('fresh');
     // Validated as a whole before the first write: seven dry-run applies, then seven applies.
     const applies = apiCalls.filter(c => c.startsWith('apply'));
-    expect(applies.slice(0, 7).every(c => c.startsWith('apply(dryRun)'))).toBe(true);
-    expect(applies.slice(7).every(c => !c.startsWith('apply(dryRun)'))).toBe(true);
+    expect(applies.slice(0, 7).every(c => c.startsWith('apply(dryRun)'))).toBe(
+      true,
+    );
+    expect(applies.slice(7).every(c => !c.startsWith('apply(dryRun)'))).toBe(
+      true,
+    );
     expect(applies).toHaveLength(14);
     expect(audits[0].outcome).toBe('success');
   });
 
   it('refuses a second create of the same name with 409, naming what exists, and writes nothing', async () => {
     const before = await live('fresh');
-    const res = await request(app).post('/clusters').set(auth).send(body({ pools: [{ name: 'pool0', mode: 'System', vmSize: 'Standard_D8s_v3', replicas: 5 }] }));
+    const res = await request(app)
+      .post('/clusters')
+      .set(auth)
+      .send(
+        body({
+          pools: [
+            {
+              name: 'pool0',
+              mode: 'System',
+              vmSize: 'Standard_D8s_v3',
+              replicas: 5,
+            },
+          ],
+        }),
+      );
     expect(res.status).toBe(409);
-    expect(res.body.error.message).toMatch(new RegExp(`^name: cluster fresh cannot be created, these objects exist already: Cluster ${ns}/fresh, `));
+    expect(res.body.error.message).toMatch(
+      new RegExp(
+        `^name: cluster fresh cannot be created, these objects exist already: Cluster ${ns}/fresh, `,
+      ),
+    );
     expect(apiCalls.filter(c => c.startsWith('apply'))).toEqual([]);
     const after = await live('fresh');
-    expect(after.map(o => o.metadata.resourceVersion)).toEqual(before.map(o => o.metadata.resourceVersion));
-    expect(audits[0].outcome).toMatch(/^fail: name: cluster fresh cannot be created/);
+    expect(after.map(o => o.metadata.resourceVersion)).toEqual(
+      before.map(o => o.metadata.resourceVersion),
+    );
+    expect(audits[0].outcome).toMatch(
+      /^fail: name: cluster fresh cannot be created/,
+    );
   });
 
   it('refuses with 409 when only an ASO object CAPZ would create exists (a ResourceGroup of that name)', async () => {
-    const rg = await kube(info, 'POST', collection(`resources.azure.com/${kinds.ResourceGroup.version}`, 'ResourceGroup'), {
-      apiVersion: `resources.azure.com/${kinds.ResourceGroup.version}`,
-      kind: 'ResourceGroup',
-      metadata: { name: 'taken' },
-      spec: { location: 'westeurope' },
-    });
+    const rg = await kube(
+      info,
+      'POST',
+      collection(
+        `resources.azure.com/${kinds.ResourceGroup.version}`,
+        'ResourceGroup',
+      ),
+      {
+        apiVersion: `resources.azure.com/${kinds.ResourceGroup.version}`,
+        kind: 'ResourceGroup',
+        metadata: { name: 'taken' },
+        spec: { location: 'westeurope' },
+      },
+    );
     expect(rg.status).toBe(201);
-    const res = await request(app).post('/clusters').set(auth).send(body({ name: 'taken' }));
+    const res = await request(app)
+      .post('/clusters')
+      .set(auth)
+      .send(body({ name: 'taken' }));
     expect(res.status).toBe(409);
-    expect(res.body.error.message).toBe(`name: cluster taken cannot be created, these objects exist already: ResourceGroup ${ns}/taken`);
-    expect(await live('taken')).toEqual([undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect(res.body.error.message).toBe(
+      `name: cluster taken cannot be created, these objects exist already: ResourceGroup ${ns}/taken`,
+    );
+    expect(await live('taken')).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
-  it('refuses a name whose dnsPrefix exceeds CAPZ\'s 54 characters with 400 naming the field, before any request', async () => {
+  it("refuses a name whose dnsPrefix exceeds CAPZ's 54 characters with 400 naming the field, before any request", async () => {
     const name = 'a'.repeat(55);
-    const res = await request(app).post('/clusters').set(auth).send(body({ name, pools: [{ name: 'p', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 1 }] }));
+    const res = await request(app)
+      .post('/clusters')
+      .set(auth)
+      .send(
+        body({
+          name,
+          pools: [
+            {
+              name: 'p',
+              mode: 'System',
+              vmSize: 'Standard_D2s_v3',
+              replicas: 1,
+            },
+          ],
+        }),
+      );
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toBe(`Invalid cluster: name: "${name}" is 55 characters; it is the ManagedCluster's dnsPrefix, which CAPZ limits to 54`);
+    expect(res.body.error.message).toBe(
+      `Invalid cluster: name: "${name}" is 55 characters; it is the ManagedCluster's dnsPrefix, which CAPZ limits to 54`,
+    );
     expect(apiCalls).toEqual([]);
-    expect(await live(name)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect(await live(name)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('refuses a caller without capz.cluster.create (or outside the namespaces a policy allows) with 403, before any request', async () => {
     decision = { result: AuthorizeResult.DENY };
-    const denied = await request(app).post('/clusters').set(auth).send(body({ name: 'nope' }));
+    const denied = await request(app)
+      .post('/clusters')
+      .set(auth)
+      .send(body({ name: 'nope' }));
     expect(denied.status).toBe(403);
-    expect(denied.body.error.message).toBe(`Not allowed to create clusters in local/${ns} (capz.cluster.create)`);
+    expect(denied.body.error.message).toBe(
+      `Not allowed to create clusters in local/${ns} (capz.cluster.create)`,
+    );
     decision = {
       result: AuthorizeResult.CONDITIONAL,
       pluginId: 'capz',
       resourceType: 'capz-cluster',
-      conditions: { rule: 'IS_IN_NAMESPACE', resourceType: 'capz-cluster', params: { namespaces: ['team-other'] } },
+      conditions: {
+        rule: 'IS_IN_NAMESPACE',
+        resourceType: 'capz-cluster',
+        params: { namespaces: ['team-other'] },
+      },
     };
-    const elsewhere = await request(app).post('/clusters').set(auth).send(body({ name: 'nope' }));
+    const elsewhere = await request(app)
+      .post('/clusters')
+      .set(auth)
+      .send(body({ name: 'nope' }));
     expect(elsewhere.status).toBe(403);
     expect(apiCalls).toEqual([]);
     expect(audits).toEqual([]);
-    expect(await live('nope')).toEqual([undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect(await live('nope')).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

@@ -5,10 +5,19 @@
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
-import type { CreateClusterRequest, KubeObject, ObjectRef } from '@internal/plugin-capz-common';
+import type {
+  CreateClusterRequest,
+  KubeObject,
+  ObjectRef,
+} from '@internal/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
-import { ApplyClient, ApplyError, createClusterCreateRouter, createClusterInputErrors } from './clusterCreate';
+import {
+  ApplyClient,
+  ApplyError,
+  createClusterCreateRouter,
+  createClusterInputErrors,
+} from './clusterCreate';
 
 const auth = { Authorization: mockCredentials.user.header() };
 const body = (o: Partial<CreateClusterRequest> = {}): CreateClusterRequest => ({
@@ -18,19 +27,30 @@ const body = (o: Partial<CreateClusterRequest> = {}): CreateClusterRequest => ({
   location: 'westeurope',
   kubernetesVersion: 'v1.33.2',
   credentialSecretName: 'aso-credential',
-  pools: [{ name: 'pool0', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 1 }],
+  pools: [
+    { name: 'pool0', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 1 },
+  ],
   ...o,
 });
 
 /** An API server with the namespace and Secret, nothing else; `onApply` may refuse or stall an apply. */
-function scripted(onApply: (obj: KubeObject, dryRun: boolean) => Promise<void> | void = () => undefined) {
+function scripted(
+  onApply: (obj: KubeObject, dryRun: boolean) => Promise<void> | void = () =>
+    undefined,
+) {
   const written: string[] = [];
   const client: ApplyClient = {
-    get: async (ref: ObjectRef) => (ref.kind === 'Namespace' || ref.kind === 'Secret' ? ({ metadata: { name: ref.name } } as KubeObject) : undefined),
+    get: async (ref: ObjectRef) =>
+      ref.kind === 'Namespace' || ref.kind === 'Secret'
+        ? ({ metadata: { name: ref.name } } as KubeObject)
+        : undefined,
     apply: async (obj, o) => {
       await onApply(obj, o.dryRun);
       if (!o.dryRun) written.push(`${obj.kind}/${obj.metadata.name}`);
-      return { ...obj, metadata: { ...obj.metadata, uid: `uid-${obj.metadata.name}` } };
+      return {
+        ...obj,
+        metadata: { ...obj.metadata, uid: `uid-${obj.metadata.name}` },
+      };
     },
   };
   return { client, written };
@@ -45,35 +65,67 @@ async function app(client: ApplyClient) {
         httpAuth: mockServices.httpAuth(),
         permissions: mockServices.permissions(),
         auditor: mockServices.auditor.mock(),
-        managementClusters: [{ name: 'east', authMethod: 'serviceAccountToken', url: 'https://east.example', serviceAccountToken: 't' }],
+        managementClusters: [
+          {
+            name: 'east',
+            authMethod: 'serviceAccountToken',
+            url: 'https://east.example',
+            serviceAccountToken: 't',
+          },
+        ],
         client: async () => client,
         validateResponses: true,
       }),
     )
-    .use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger }).error());
+    .use(
+      MiddlewareFactory.create({
+        config: mockServices.rootConfig(),
+        logger,
+      }).error(),
+    );
 }
 
 describe('POST /clusters', () => {
   it('answers 400 naming the object when the API server refuses it in the dry-run pass, and writes nothing', async () => {
     const { client, written } = scripted((obj, dryRun) => {
-      if (dryRun && obj.kind === 'MachinePool') throw new ApplyError(422, 'validating MachinePool team-a/alpha-pool0: spec.replicas: Invalid value');
+      if (dryRun && obj.kind === 'MachinePool')
+        throw new ApplyError(
+          422,
+          'validating MachinePool team-a/alpha-pool0: spec.replicas: Invalid value',
+        );
     });
-    const res = await request(await app(client)).post('/clusters').set(auth).send(body());
+    const res = await request(await app(client))
+      .post('/clusters')
+      .set(auth)
+      .send(body());
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toBe('The API server rejected validating MachinePool team-a/alpha-pool0: spec.replicas: Invalid value');
+    expect(res.body.error.message).toBe(
+      'The API server rejected validating MachinePool team-a/alpha-pool0: spec.replicas: Invalid value',
+    );
     expect(written).toEqual([]);
   });
 
   it('names what it created when an apply fails half way', async () => {
     const { client, written } = scripted((obj, dryRun) => {
-      if (!dryRun && obj.kind === 'MachinePool') throw new ApplyError(0, 'applying MachinePool team-a/alpha-pool0: socket hang up');
+      if (!dryRun && obj.kind === 'MachinePool')
+        throw new ApplyError(
+          0,
+          'applying MachinePool team-a/alpha-pool0: socket hang up',
+        );
     });
-    const res = await request(await app(client)).post('/clusters').set(auth).send(body());
+    const res = await request(await app(client))
+      .post('/clusters')
+      .set(auth)
+      .send(body());
     expect(res.status).toBe(500);
     expect(res.body.error.message).toBe(
       'applying MachinePool team-a/alpha-pool0: socket hang up; already created: Cluster team-a/alpha, AzureASOManagedControlPlane team-a/alpha, AzureASOManagedCluster team-a/alpha',
     );
-    expect(written).toEqual(['Cluster/alpha', 'AzureASOManagedControlPlane/alpha', 'AzureASOManagedCluster/alpha']);
+    expect(written).toEqual([
+      'Cluster/alpha',
+      'AzureASOManagedControlPlane/alpha',
+      'AzureASOManagedCluster/alpha',
+    ]);
   });
 
   it('refuses a second request for a cluster while the first is being created (409), then serves the next', async () => {
@@ -88,38 +140,76 @@ describe('POST /clusters', () => {
       }
     });
     const served = await app(client);
-    const first = request(served).post('/clusters').set(auth).send(body()).then(r => r);
+    const first = request(served)
+      .post('/clusters')
+      .set(auth)
+      .send(body())
+      .then(r => r);
     await inside; // the first request holds the cluster: it is waiting on its first dry-run apply
-    const second = await request(served).post('/clusters').set(auth).send(body());
+    const second = await request(served)
+      .post('/clusters')
+      .set(auth)
+      .send(body());
     expect(second.status).toBe(409);
-    expect(second.body.error.message).toBe('A create of cluster east/team-a/alpha is already running');
+    expect(second.body.error.message).toBe(
+      'A create of cluster east/team-a/alpha is already running',
+    );
     release();
     expect((await first).status).toBe(201);
     // Released when done: the next request gets past the lock (and meets the objects, in a real API server).
-    expect((await request(served).post('/clusters').set(auth).send(body())).status).toBe(201);
+    expect(
+      (await request(served).post('/clusters').set(auth).send(body())).status,
+    ).toBe(201);
   });
 
   it('answers 400 naming the field for an unknown management cluster', async () => {
     const { client, written } = scripted();
-    const res = await request(await app(client)).post('/clusters').set(auth).send(body({ managementCluster: 'west' }));
+    const res = await request(await app(client))
+      .post('/clusters')
+      .set(auth)
+      .send(body({ managementCluster: 'west' }));
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toBe('managementCluster: no management cluster named "west" is configured');
+    expect(res.body.error.message).toBe(
+      'managementCluster: no management cluster named "west" is configured',
+    );
     expect(written).toEqual([]);
   });
 });
 
 describe('createClusterInputErrors', () => {
   it('accepts a 54-character name and refuses 55 (the dnsPrefix limit), naming the field', () => {
-    expect(createClusterInputErrors(body({ name: 'a'.repeat(54), pools: [{ name: 'p', mode: 'System', vmSize: 'x', replicas: 1 }] }))).toEqual([]);
-    expect(createClusterInputErrors(body({ name: 'a'.repeat(55), pools: [{ name: 'p', mode: 'System', vmSize: 'x', replicas: 1 }] }))).toEqual([
-      `name: "${'a'.repeat(55)}" is 55 characters; it is the ManagedCluster's dnsPrefix, which CAPZ limits to 54`,
+    expect(
+      createClusterInputErrors(
+        body({
+          name: 'a'.repeat(54),
+          pools: [{ name: 'p', mode: 'System', vmSize: 'x', replicas: 1 }],
+        }),
+      ),
+    ).toEqual([]);
+    expect(
+      createClusterInputErrors(
+        body({
+          name: 'a'.repeat(55),
+          pools: [{ name: 'p', mode: 'System', vmSize: 'x', replicas: 1 }],
+        }),
+      ),
+    ).toEqual([
+      `name: "${'a'.repeat(
+        55,
+      )}" is 55 characters; it is the ManagedCluster's dnsPrefix, which CAPZ limits to 54`,
     ]);
   });
 
   it('names the pool whose MachinePool name would be longer than a DNS label', () => {
     const name = 'a'.repeat(54);
     const errors = createClusterInputErrors(
-      body({ name, pools: [{ name: 'sys', mode: 'System', vmSize: 'x', replicas: 1 }, { name: 'averylongpoo', mode: 'User', vmSize: 'x', replicas: 0 }] }),
+      body({
+        name,
+        pools: [
+          { name: 'sys', mode: 'System', vmSize: 'x', replicas: 1 },
+          { name: 'averylongpoo', mode: 'User', vmSize: 'x', replicas: 0 },
+        ],
+      }),
     );
     expect(errors).toEqual([
       `pools[1].name: the MachinePool name "${name}-averylongpoo" (67 characters) must be a DNS label of at most 63 characters`,
@@ -128,6 +218,8 @@ describe('createClusterInputErrors', () => {
   });
 
   it('passes the parameter rules through (capz-common)', () => {
-    expect(createClusterInputErrors(body({ name: 'Bad' }))[0]).toMatch(/^name "Bad" must be a lowercase DNS label/);
+    expect(createClusterInputErrors(body({ name: 'Bad' }))[0]).toMatch(
+      /^name "Bad" must be a lowercase DNS label/,
+    );
   });
 });

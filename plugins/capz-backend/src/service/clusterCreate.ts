@@ -1,4 +1,9 @@
-import type { AuditorService, HttpAuthService, LoggerService, PermissionsService } from '@backstage/backend-plugin-api';
+import type {
+  AuditorService,
+  HttpAuthService,
+  LoggerService,
+  PermissionsService,
+} from '@backstage/backend-plugin-api';
 import { ConflictError, InputError, NotAllowedError } from '@backstage/errors';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { createConditionAuthorizer } from '@backstage/plugin-permission-node';
@@ -15,7 +20,11 @@ import {
 } from '@internal/plugin-capz-common';
 import express from 'express';
 import type { ManagementClusterConfig } from '../config/managementClusters';
-import { ClientNode, kubeConfigFor, loadClientNode } from '../cluster/kubeConfig';
+import {
+  ClientNode,
+  kubeConfigFor,
+  loadClientNode,
+} from '../cluster/kubeConfig';
 import { capzClusterRules } from '../permissions/rules';
 import { createOpenApiRouter } from '../schema/openapi.generated';
 
@@ -28,19 +37,19 @@ export interface ApplyClient {
 
 /** The API server's refusal of a request (status and its message, e.g. a CRD validation failure). */
 export class ApplyError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-  ) {
+  constructor(readonly statusCode: number, message: string) {
     super(message);
     this.name = 'ApplyError';
   }
 }
 
-const describeRef = (r: { kind: string; namespace?: string; name: string }) => `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
+const describeRef = (r: { kind: string; namespace?: string; name: string }) =>
+  `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
 
 function statusOf(e: unknown): number {
-  const code = (e as { code?: unknown })?.code ?? (e as { statusCode?: unknown })?.statusCode;
+  const code =
+    (e as { code?: unknown })?.code ??
+    (e as { statusCode?: unknown })?.statusCode;
   return typeof code === 'number' ? code : 0;
 }
 
@@ -53,13 +62,18 @@ function messageOf(e: unknown): string {
       return body;
     }
   }
-  if (body && typeof body === 'object' && 'message' in body) return String((body as { message: unknown }).message);
+  if (body && typeof body === 'object' && 'message' in body)
+    return String((body as { message: unknown }).message);
   return e instanceof Error ? e.message : String(e);
 }
 
 /** {@link ApplyClient} over `@kubernetes/client-node`'s generic object API. */
 export class KubeApplyClient implements ApplyClient {
-  static async create(cluster: ManagementClusterConfig, logger?: LoggerService, load: () => Promise<ClientNode> = loadClientNode) {
+  static async create(
+    cluster: ManagementClusterConfig,
+    logger?: LoggerService,
+    load: () => Promise<ClientNode> = loadClientNode,
+  ) {
     const k8s = await load();
     return new KubeApplyClient(k8s, await kubeConfigFor(cluster, k8s, logger));
   }
@@ -74,12 +88,21 @@ export class KubeApplyClient implements ApplyClient {
   }
 
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
-    const header = { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } };
+    const header = {
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+      metadata: { name: ref.name, namespace: ref.namespace },
+    };
     try {
-      return (await this.objects.read(header as never)) as unknown as KubeObject;
+      return (await this.objects.read(
+        header as never,
+      )) as unknown as KubeObject;
     } catch (e) {
       if (statusOf(e) === 404) return undefined;
-      throw new ApplyError(statusOf(e), `reading ${describeRef(ref)}: ${messageOf(e)}`);
+      throw new ApplyError(
+        statusOf(e),
+        `reading ${describeRef(ref)}: ${messageOf(e)}`,
+      );
     }
   }
 
@@ -94,7 +117,13 @@ export class KubeApplyClient implements ApplyClient {
         this.k8s.PatchStrategy.ServerSideApply,
       )) as unknown as KubeObject;
     } catch (e) {
-      throw new ApplyError(statusOf(e), `${o.dryRun ? 'validating' : 'applying'} ${describeRef({ ...obj.metadata, kind: obj.kind })}: ${messageOf(e)}`);
+      throw new ApplyError(
+        statusOf(e),
+        `${o.dryRun ? 'validating' : 'applying'} ${describeRef({
+          ...obj.metadata,
+          kind: obj.kind,
+        })}: ${messageOf(e)}`,
+      );
     }
   }
 }
@@ -113,14 +142,20 @@ export function createClusterInputErrors(p: CreateClusterRequest): string[] {
   const objects = generateAksAsoClusterManifests(p);
   for (const o of objects) {
     if (!DNS_LABEL.test(o.metadata.name)) {
-      const pool = p.pools.findIndex(pl => o.metadata.name === `${p.name}-${pl.name}`);
+      const pool = p.pools.findIndex(
+        pl => o.metadata.name === `${p.name}-${pl.name}`,
+      );
       const field = pool >= 0 ? `pools[${pool}].name` : 'name';
       errors.push(
         `${field}: the ${o.kind} name "${o.metadata.name}" (${o.metadata.name.length} characters) must be a DNS label of at most 63 characters`,
       );
     }
-    for (const r of ((o.spec?.resources ?? []) as KubeObject[]).filter(x => x.kind === 'ManagedCluster')) {
-      const dnsPrefix = String((r.spec as { dnsPrefix?: unknown } | undefined)?.dnsPrefix ?? '');
+    for (const r of ((o.spec?.resources ?? []) as KubeObject[]).filter(
+      x => x.kind === 'ManagedCluster',
+    )) {
+      const dnsPrefix = String(
+        (r.spec as { dnsPrefix?: unknown } | undefined)?.dnsPrefix ?? '',
+      );
       if (dnsPrefix.length > MAX_DNS_PREFIX) {
         errors.push(
           `name: "${p.name}" is ${p.name.length} characters; it is the ManagedCluster's dnsPrefix, which CAPZ limits to ${MAX_DNS_PREFIX}`,
@@ -134,7 +169,12 @@ export function createClusterInputErrors(p: CreateClusterRequest): string[] {
 /** The objects CAPZ will create from the embedded ASO resources (names it will use in the same namespace). */
 const embedded = (objects: KubeObject[], namespace: string): ObjectRef[] =>
   objects.flatMap(o =>
-    ((o.spec?.resources ?? []) as KubeObject[]).map(r => ({ apiVersion: r.apiVersion, kind: r.kind, namespace, name: r.metadata.name })),
+    ((o.spec?.resources ?? []) as KubeObject[]).map(r => ({
+      apiVersion: r.apiVersion,
+      kind: r.kind,
+      namespace,
+      name: r.metadata.name,
+    })),
   );
 
 export interface ClusterCreateRouterOptions {
@@ -156,22 +196,38 @@ const conditionAuthorizer = createConditionAuthorizer(capzClusterRules);
  * name free, read live (409) → every object validated by the API server with dryRun=All (400) → applied (201), or,
  * for a dry run, the answer of the validation (200). Nothing is written before every check has passed.
  */
-export async function createClusterCreateRouter(o: ClusterCreateRouterOptions): Promise<express.Router> {
-  const router = await createOpenApiRouter({ validatorOptions: o.validateResponses ? { validateResponses: true } : undefined });
+export async function createClusterCreateRouter(
+  o: ClusterCreateRouterOptions,
+): Promise<express.Router> {
+  const router = await createOpenApiRouter({
+    validatorOptions: o.validateResponses
+      ? { validateResponses: true }
+      : undefined,
+  });
   /** Creates in flight on this replica, by cluster: a second request for the same cluster is refused at once. */
   const inFlight = new Set<string>();
 
   router.post('/clusters', async (req, res) => {
     const body = req.body as CreateClusterRequest;
     const dryRun = body.dryRun === true;
-    const target = { managementCluster: body.managementCluster, namespace: body.namespace, name: body.name };
+    const target = {
+      managementCluster: body.managementCluster,
+      namespace: body.namespace,
+      name: body.name,
+    };
     const credentials = await o.httpAuth.credentials(req, { allow: ['user'] });
-    const [decision] = await o.permissions.authorizeConditional([{ permission: capzClusterCreatePermission }], { credentials });
+    const [decision] = await o.permissions.authorizeConditional(
+      [{ permission: capzClusterCreatePermission }],
+      { credentials },
+    );
     const allowed =
       decision.result === AuthorizeResult.ALLOW ||
-      (decision.result === AuthorizeResult.CONDITIONAL && conditionAuthorizer(decision, target));
+      (decision.result === AuthorizeResult.CONDITIONAL &&
+        conditionAuthorizer(decision, target));
     if (!allowed) {
-      throw new NotAllowedError(`Not allowed to create clusters in ${target.managementCluster}/${target.namespace} (capz.cluster.create)`);
+      throw new NotAllowedError(
+        `Not allowed to create clusters in ${target.managementCluster}/${target.namespace} (capz.cluster.create)`,
+      );
     }
     const audit = await o.auditor.createEvent({
       eventId: 'capz-cluster-create',
@@ -183,32 +239,67 @@ export async function createClusterCreateRouter(o: ClusterCreateRouterOptions): 
     let locked = false;
     try {
       const errors = createClusterInputErrors(body);
-      if (errors.length) throw new InputError(`Invalid cluster: ${errors.join('; ')}`);
-      if (!o.managementClusters.some(c => c.name === target.managementCluster)) {
-        throw new InputError(`managementCluster: no management cluster named "${target.managementCluster}" is configured`);
+      if (errors.length)
+        throw new InputError(`Invalid cluster: ${errors.join('; ')}`);
+      if (
+        !o.managementClusters.some(c => c.name === target.managementCluster)
+      ) {
+        throw new InputError(
+          `managementCluster: no management cluster named "${target.managementCluster}" is configured`,
+        );
       }
-      if (inFlight.has(key)) throw new ConflictError(`A create of cluster ${key} is already running`);
+      if (inFlight.has(key))
+        throw new ConflictError(
+          `A create of cluster ${key} is already running`,
+        );
       inFlight.add(key);
       locked = true;
 
       const client = await o.client(target.managementCluster);
-      if (!(await client.get({ apiVersion: 'v1', kind: 'Namespace', name: target.namespace }))) {
-        throw new InputError(`namespace: there is no namespace "${target.namespace}" on management cluster ${target.managementCluster}`);
+      if (
+        !(await client.get({
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          name: target.namespace,
+        }))
+      ) {
+        throw new InputError(
+          `namespace: there is no namespace "${target.namespace}" on management cluster ${target.managementCluster}`,
+        );
       }
-      const secret = { apiVersion: 'v1', kind: 'Secret', namespace: target.namespace, name: body.credentialSecretName };
+      const secret = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        namespace: target.namespace,
+        name: body.credentialSecretName,
+      };
       if (!(await client.get(secret))) {
-        throw new InputError(`credentialSecretName: there is no Secret "${body.credentialSecretName}" in namespace ${target.namespace} (ASO reads the Azure credential from it)`);
+        throw new InputError(
+          `credentialSecretName: there is no Secret "${body.credentialSecretName}" in namespace ${target.namespace} (ASO reads the Azure credential from it)`,
+        );
       }
       const objects = generateAksAsoClusterManifests(body);
       // Every name first, read live: the rendered objects and the ASO objects CAPZ will create from them.
       const refs: ObjectRef[] = [
-        ...objects.map(x => ({ apiVersion: x.apiVersion, kind: x.kind, namespace: target.namespace, name: x.metadata.name })),
+        ...objects.map(x => ({
+          apiVersion: x.apiVersion,
+          kind: x.kind,
+          namespace: target.namespace,
+          name: x.metadata.name,
+        })),
         ...embedded(objects, target.namespace),
       ];
       const existing: string[] = [];
-      for (const ref of refs) if (await client.get(ref)) existing.push(describeRef(ref));
+      for (const ref of refs)
+        if (await client.get(ref)) existing.push(describeRef(ref));
       if (existing.length) {
-        throw new ConflictError(`name: cluster ${target.name} cannot be created, these objects exist already: ${existing.join(', ')}`);
+        throw new ConflictError(
+          `name: cluster ${
+            target.name
+          } cannot be created, these objects exist already: ${existing.join(
+            ', ',
+          )}`,
+        );
       }
       // Every object through the API server's validation (CRD schemas, admission) before the first is written.
       const validated: KubeObject[] = [];
@@ -216,7 +307,11 @@ export async function createClusterCreateRouter(o: ClusterCreateRouterOptions): 
         try {
           validated.push(await client.apply(x, { dryRun: true }));
         } catch (e) {
-          if (e instanceof ApplyError && (e.statusCode === 400 || e.statusCode === 422)) throw new InputError(`The API server rejected ${e.message}`);
+          if (
+            e instanceof ApplyError &&
+            (e.statusCode === 400 || e.statusCode === 422)
+          )
+            throw new InputError(`The API server rejected ${e.message}`);
           throw e;
         }
       }
@@ -228,8 +323,18 @@ export async function createClusterCreateRouter(o: ClusterCreateRouterOptions): 
             written.push(await client.apply(x, { dryRun: false }));
           } catch (e) {
             // A failure half way (a timeout, an API server restart) says what it wrote: nothing is rolled back.
-            const done = written.map(w => describeRef({ kind: w.kind, namespace: w.metadata.namespace, name: w.metadata.name }));
-            throw new Error(`${(e as Error).message}; already created: ${done.join(', ') || 'nothing'}`);
+            const done = written.map(w =>
+              describeRef({
+                kind: w.kind,
+                namespace: w.metadata.namespace,
+                name: w.metadata.name,
+              }),
+            );
+            throw new Error(
+              `${(e as Error).message}; already created: ${
+                done.join(', ') || 'nothing'
+              }`,
+            );
           }
         }
       }
@@ -242,11 +347,19 @@ export async function createClusterCreateRouter(o: ClusterCreateRouterOptions): 
           kind: w.kind,
           namespace: w.metadata.namespace ?? target.namespace,
           name: w.metadata.name,
-          ...(!dryRun && (w.metadata as { uid?: string }).uid ? { uid: (w.metadata as { uid?: string }).uid } : {}),
+          ...(!dryRun && (w.metadata as { uid?: string }).uid
+            ? { uid: (w.metadata as { uid?: string }).uid }
+            : {}),
         })),
       };
-      o.logger.info(`${dryRun ? 'validated (dry run)' : 'created'} cluster ${key} (${answer.objects.length} objects) for ${credentials.principal.userEntityRef}`);
-      await audit.success({ meta: { objects: answer.objects.map(x => describeRef(x)) } });
+      o.logger.info(
+        `${dryRun ? 'validated (dry run)' : 'created'} cluster ${key} (${
+          answer.objects.length
+        } objects) for ${credentials.principal.userEntityRef}`,
+      );
+      await audit.success({
+        meta: { objects: answer.objects.map(x => describeRef(x)) },
+      });
       res.status(dryRun ? 200 : 201).json(answer);
     } catch (e) {
       await audit.fail({ error: e as Error });

@@ -15,7 +15,12 @@ import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
 import { WatchCache } from '../cluster/WatchCache';
 import { createRouter } from './router';
 import { ManagementClusterConfig } from '../config/managementClusters';
-import { applyManifest, loadClientForTests, serviceAccountToken, testClusterInfo } from '../testing/realCluster';
+import {
+  applyManifest,
+  loadClientForTests,
+  serviceAccountToken,
+  testClusterInfo,
+} from '../testing/realCluster';
 import YAML from 'yaml';
 import { join } from 'node:path';
 
@@ -30,12 +35,31 @@ let app: express.Express;
 const auth = { Authorization: mockCredentials.user.header() };
 
 beforeAll(async () => {
-  await applyManifest(info, YAML.parseAllDocuments(readFileSync(join(__dirname, '..', '..', 'rbac', 'read.yaml'), 'utf8')).map(d => d.toJS()));
-  const token = await serviceAccountToken(info, 'capz-system', 'capz-backstage');
+  await applyManifest(
+    info,
+    YAML.parseAllDocuments(
+      readFileSync(join(__dirname, '..', '..', 'rbac', 'read.yaml'), 'utf8'),
+    ).map(d => d.toJS()),
+  );
+  const token = await serviceAccountToken(
+    info,
+    'capz-system',
+    'capz-backstage',
+  );
   managementClusters = [
-    { name: 'local', authMethod: 'serviceAccountToken', url: info.url, caData: info.caPem, serviceAccountToken: token },
+    {
+      name: 'local',
+      authMethod: 'serviceAccountToken',
+      url: info.url,
+      caData: info.caPem,
+      serviceAccountToken: token,
+    },
   ];
-  cache = new WatchCache(managementClusters, mockServices.logger.mock(), loadClientForTests);
+  cache = new WatchCache(
+    managementClusters,
+    mockServices.logger.mock(),
+    loadClientForTests,
+  );
   await cache.start();
   const logger = mockServices.logger.mock();
   app = express()
@@ -45,11 +69,20 @@ beforeAll(async () => {
         httpAuth: mockServices.httpAuth(),
         permissions: mockServices.permissions(),
         managementClusters,
-        connections: new ConnectionMonitor(managementClusters, logger, loadClientForTests),
+        connections: new ConnectionMonitor(
+          managementClusters,
+          logger,
+          loadClientForTests,
+        ),
         cache,
       }),
     )
-    .use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger }).error());
+    .use(
+      MiddlewareFactory.create({
+        config: mockServices.rootConfig(),
+        logger,
+      }).error(),
+    );
 }, 120_000);
 afterAll(() => cache?.stop());
 
@@ -59,23 +92,50 @@ async function settled(): Promise<ClusterSummary[]> {
   for (;;) {
     const res = await request(app).get('/clusters').set(auth);
     // Only the demo scenarios' clusters: other suites make clusters of their own in team-* namespaces too.
-    const want = ['apps-alpha', 'data-lake', 'data-secure', 'payments-dev', 'payments-prod', 'search-prod'];
-    const scenarioNamespaces = ['team-data', 'team-legacy-apps', 'team-payments', 'team-search'];
-    const items = (res.body.items as ClusterSummary[]).filter(c => scenarioNamespaces.includes(c.namespace));
+    const want = [
+      'apps-alpha',
+      'data-lake',
+      'data-secure',
+      'payments-dev',
+      'payments-prod',
+      'search-prod',
+    ];
+    const scenarioNamespaces = [
+      'team-data',
+      'team-legacy-apps',
+      'team-payments',
+      'team-search',
+    ];
+    const items = (res.body.items as ClusterSummary[]).filter(c =>
+      scenarioNamespaces.includes(c.namespace),
+    );
     const done =
       want.every(n => items.some(c => c.name === n)) &&
-      items.filter(c => c.name !== 'search-prod').every(c => c.health === 'healthy') &&
-      items.find(c => c.name === 'search-prod')?.reason === 'ManagedCluster search-prod: ReconciliationBlocked' &&
+      items
+        .filter(c => c.name !== 'search-prod')
+        .every(c => c.health === 'healthy') &&
+      items.find(c => c.name === 'search-prod')?.reason ===
+        'ManagedCluster search-prod: ReconciliationBlocked' &&
       items.find(c => c.name === 'search-prod')?.pools?.total === 2;
     if (done) return items.sort((a, b) => a.name.localeCompare(b.name));
-    if (Date.now() > deadline) throw new Error(`scenarios did not settle: ${JSON.stringify(items.map(c => [c.name, c.health, c.reason]))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `scenarios did not settle: ${JSON.stringify(
+          items.map(c => [c.name, c.health, c.reason]),
+        )}`,
+      );
     // Woken by the next change, or after a second to re-check the deadline (so a stuck state fails with its reason).
-    await Promise.race([once(cache, 'change'), new Promise(r => setTimeout(r, 1000))]);
+    await Promise.race([
+      once(cache, 'change'),
+      new Promise(r => setTimeout(r, 1000)),
+    ]);
   }
 }
 
 const tree = async (ns: string, name: string, group = 3) => {
-  const res = await request(app).get(`/clusters/local/${ns}/${name}/tree?group=${group}`).set(auth);
+  const res = await request(app)
+    .get(`/clusters/local/${ns}/${name}/tree?group=${group}`)
+    .set(auth);
   expect(res.status).toBe(200);
   return treeToLines(res.body.tree);
 };
@@ -83,15 +143,68 @@ const tree = async (ns: string, name: string, group = 3) => {
 describe('the clusters list and trees of the demo scenarios', () => {
   it('summarises every cluster as a person reading its objects would', async () => {
     const items = await settled();
-    expect(items.map(c => [c.name, c.api, c.health, c.migrationCandidate, c.pools, c.kubernetesVersion])).toEqual([
-      ['apps-alpha', 'aso-v1alpha1', 'healthy', false, { total: 1, ready: 1, replicas: 2 }, 'v1.33.2'],
-      ['data-lake', 'azure-managed', 'healthy', true, { total: 3, ready: 3, replicas: 10 }, 'v1.33.2'],
-      ['data-secure', 'azure-managed', 'healthy', true, { total: 2, ready: 2, replicas: 4 }, 'v1.33.2'],
-      ['payments-dev', 'aso-v1beta1', 'healthy', false, { total: 1, ready: 1, replicas: 1 }, 'v1.33.2'],
-      ['payments-prod', 'aso-v1beta1', 'healthy', false, { total: 3, ready: 3, replicas: 9 }, 'v1.33.2'],
-      ['search-prod', 'aso-v1beta1', 'degraded', false, { total: 2, ready: 0, replicas: 0 }, 'v1.33.2'],
+    expect(
+      items.map(c => [
+        c.name,
+        c.api,
+        c.health,
+        c.migrationCandidate,
+        c.pools,
+        c.kubernetesVersion,
+      ]),
+    ).toEqual([
+      [
+        'apps-alpha',
+        'aso-v1alpha1',
+        'healthy',
+        false,
+        { total: 1, ready: 1, replicas: 2 },
+        'v1.33.2',
+      ],
+      [
+        'data-lake',
+        'azure-managed',
+        'healthy',
+        true,
+        { total: 3, ready: 3, replicas: 10 },
+        'v1.33.2',
+      ],
+      [
+        'data-secure',
+        'azure-managed',
+        'healthy',
+        true,
+        { total: 2, ready: 2, replicas: 4 },
+        'v1.33.2',
+      ],
+      [
+        'payments-dev',
+        'aso-v1beta1',
+        'healthy',
+        false,
+        { total: 1, ready: 1, replicas: 1 },
+        'v1.33.2',
+      ],
+      [
+        'payments-prod',
+        'aso-v1beta1',
+        'healthy',
+        false,
+        { total: 3, ready: 3, replicas: 9 },
+        'v1.33.2',
+      ],
+      [
+        'search-prod',
+        'aso-v1beta1',
+        'degraded',
+        false,
+        { total: 2, ready: 0, replicas: 0 },
+        'v1.33.2',
+      ],
     ]);
-    expect(items.find(c => c.name === 'search-prod')?.message).toMatch(/in provisioning state 'Upgrading'/);
+    expect(items.find(c => c.name === 'search-prod')?.message).toMatch(
+      /in provisioning state 'Upgrading'/,
+    );
   }, 120_000);
 
   it('builds the trees, with the failing ManagedCluster as the reason and similar pools grouped', async () => {
@@ -134,19 +247,33 @@ describe('the clusters list and trees of the demo scenarios', () => {
       '        ManagedClustersAgentPool/data-secure-system healthy Succeeded',
     ]);
     // Grouping off shows every pool.
-    expect((await tree('team-payments', 'payments-prod', 0)).filter(l => l.includes('ManagedClustersAgentPool/'))).toHaveLength(3);
+    expect(
+      (await tree('team-payments', 'payments-prod', 0)).filter(l =>
+        l.includes('ManagedClustersAgentPool/'),
+      ),
+    ).toHaveLength(3);
   }, 120_000);
 
   it('answers bad input with 400 and unknown clusters with 404, naming what was wrong', async () => {
-    const bad = await request(app).get('/clusters/local/Team_Search/x/tree').set(auth);
+    const bad = await request(app)
+      .get('/clusters/local/Team_Search/x/tree')
+      .set(auth);
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/namespace must match pattern/);
-    const group = await request(app).get('/clusters/local/team-search/search-prod/tree?group=-1').set(auth);
+    const group = await request(app)
+      .get('/clusters/local/team-search/search-prod/tree?group=-1')
+      .set(auth);
     expect(group.status).toBe(400);
-    const missing = await request(app).get('/clusters/local/team-search/nope/tree').set(auth);
+    const missing = await request(app)
+      .get('/clusters/local/team-search/nope/tree')
+      .set(auth);
     expect(missing.status).toBe(404);
-    expect(missing.body.error.message).toBe('No Cluster team-search/nope on management cluster "local"');
-    const mc = await request(app).get('/clusters/elsewhere/team-search/search-prod/tree').set(auth);
+    expect(missing.body.error.message).toBe(
+      'No Cluster team-search/nope on management cluster "local"',
+    );
+    const mc = await request(app)
+      .get('/clusters/elsewhere/team-search/search-prod/tree')
+      .set(auth);
     expect(mc.status).toBe(404);
   });
 
@@ -156,16 +283,27 @@ describe('the clusters list and trees of the demo scenarios', () => {
     const scrape = async (): Promise<number> => {
       const body = await new Promise<string>((resolve, reject) =>
         https
-          .get(`${info.url}/metrics`, { ca: info.caPem, headers: { Authorization: `Bearer ${info.adminToken}` } }, res => {
-            let text = '';
-            res.on('data', d => (text += d));
-            res.on('end', () => resolve(text));
-          })
+          .get(
+            `${info.url}/metrics`,
+            {
+              ca: info.caPem,
+              headers: { Authorization: `Bearer ${info.adminToken}` },
+            },
+            res => {
+              let text = '';
+              res.on('data', d => (text += d));
+              res.on('end', () => resolve(text));
+            },
+          )
           .on('error', reject),
       );
       return body
         .split('\n')
-        .filter(l => l.startsWith('apiserver_request_total{') && !l.includes('verb="WATCH"'))
+        .filter(
+          l =>
+            l.startsWith('apiserver_request_total{') &&
+            !l.includes('verb="WATCH"'),
+        )
         .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
     };
     // apiserver_request_total is cluster-wide (controllers and the simulator write too) and has no user label, so
@@ -181,20 +319,50 @@ describe('the clusters list and trees of the demo scenarios', () => {
     const before = await scrape();
     for (let i = 0; i < 20; i++) {
       expect((await request(app).get('/clusters').set(auth)).status).toBe(200);
-      expect((await request(app).get('/clusters/local/team-search/search-prod/tree').set(auth)).status).toBe(200);
+      expect(
+        (
+          await request(app)
+            .get('/clusters/local/team-search/search-prod/tree')
+            .set(auth)
+        ).status,
+      ).toBe(200);
     }
     const after = await scrape();
     const made = backendRequests(auditStart);
     // eslint-disable-next-line no-console
-    console.log(`40 page views: ${made.length} API requests by the backend; apiserver_request_total moved by ${after - before} cluster-wide`);
+    console.log(
+      `40 page views: ${
+        made.length
+      } API requests by the backend; apiserver_request_total moved by ${
+        after - before
+      } cluster-wide`,
+    );
     expect(made.map(e => `${e.verb} ${e.requestURI}`)).toEqual([]);
   }, 120_000);
 
   it('shows a missing RBAC grant as a per-kind error, not as an empty cluster', async () => {
-    await applyManifest(info, [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'capz-unbound', namespace: 'capz-system' } }]);
-    const token = await serviceAccountToken(info, 'capz-system', 'capz-unbound');
+    await applyManifest(info, [
+      {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: 'capz-unbound', namespace: 'capz-system' },
+      },
+    ]);
+    const token = await serviceAccountToken(
+      info,
+      'capz-system',
+      'capz-unbound',
+    );
     const unbound = new WatchCache(
-      [{ name: 'unbound', authMethod: 'serviceAccountToken', url: info.url, caData: info.caPem, serviceAccountToken: token }],
+      [
+        {
+          name: 'unbound',
+          authMethod: 'serviceAccountToken',
+          url: info.url,
+          caData: info.caPem,
+          serviceAccountToken: token,
+        },
+      ],
       mockServices.logger.mock(),
       loadClientForTests,
     );

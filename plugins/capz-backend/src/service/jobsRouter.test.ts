@@ -3,9 +3,16 @@
  * the target) every mutation is a 403 before anything is planned, stored, kicked or changed. The store is the real
  * JobStore on SQLite; the planner and engine are spies that must not be called.
  */
-import { mockCredentials, mockServices, TestDatabases } from '@backstage/backend-test-utils';
+import {
+  mockCredentials,
+  mockServices,
+  TestDatabases,
+} from '@backstage/backend-test-utils';
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
-import { AuthorizeResult, PolicyDecision } from '@backstage/plugin-permission-common';
+import {
+  AuthorizeResult,
+  PolicyDecision,
+} from '@backstage/plugin-permission-common';
 import type { JobRequest, StepPlan } from '@internal/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
@@ -16,19 +23,56 @@ import { JobStore } from '../jobs/JobStore';
 import { createJobsRouter } from './jobsRouter';
 
 const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
-const mcs: ManagementClusterConfig[] = [{ name: 'east', authMethod: 'serviceAccountToken', url: 'https://east.example', serviceAccountToken: 't' }];
+const mcs: ManagementClusterConfig[] = [
+  {
+    name: 'east',
+    authMethod: 'serviceAccountToken',
+    url: 'https://east.example',
+    serviceAccountToken: 't',
+  },
+];
 const auth = { Authorization: mockCredentials.user.header() };
 
-const migrate: JobRequest = { type: 'migrate', params: { managementCluster: 'east', namespace: 'team-a', name: 'alpha', targetNamespace: 'team-a-aso' } };
+const migrate: JobRequest = {
+  type: 'migrate',
+  params: {
+    managementCluster: 'east',
+    namespace: 'team-a',
+    name: 'alpha',
+    targetNamespace: 'team-a-aso',
+  },
+};
 const adopt: JobRequest = {
   type: 'adopt',
-  params: { managementCluster: 'east', namespace: 'team-b', credentialSecret: 'aso-credential', subscriptionId: 'sub', resourceGroup: 'rg', clusterName: 'beta' },
+  params: {
+    managementCluster: 'east',
+    namespace: 'team-b',
+    credentialSecret: 'aso-credential',
+    subscriptionId: 'sub',
+    resourceGroup: 'rg',
+    clusterName: 'beta',
+  },
 };
-const plan: StepPlan[] = [{ id: 'pause', title: 'Pause', description: '', preconditions: [], actions: [], waitFor: [], timeoutSeconds: 10 }];
+const plan: StepPlan[] = [
+  {
+    id: 'pause',
+    title: 'Pause',
+    description: '',
+    preconditions: [],
+    actions: [],
+    waitFor: [],
+    timeoutSeconds: 10,
+  },
+];
 
-async function setup(o: { jobDecision: AuthorizeResult.ALLOW | AuthorizeResult.DENY; read?: PolicyDecision }) {
+async function setup(o: {
+  jobDecision: AuthorizeResult.ALLOW | AuthorizeResult.DENY;
+  read?: PolicyDecision;
+}) {
   const knex = await databases.init('SQLITE_3');
-  const store = await JobStore.create({ database: mockServices.database({ knex }) });
+  const store = await JobStore.create({
+    database: mockServices.database({ knex }),
+  });
   const planner = { preview: jest.fn() };
   const engine = { kick: jest.fn(), interrupt: jest.fn() };
   const client = jest.fn();
@@ -39,7 +83,8 @@ async function setup(o: { jobDecision: AuthorizeResult.ALLOW | AuthorizeResult.D
     httpAuth: mockServices.httpAuth(),
     permissions: mockServices.permissions.mock({
       authorize: async reqs => reqs.map(() => ({ result: o.jobDecision })),
-      authorizeConditional: async reqs => reqs.map(() => o.read ?? { result: AuthorizeResult.ALLOW }),
+      authorizeConditional: async reqs =>
+        reqs.map(() => o.read ?? { result: AuthorizeResult.ALLOW }),
     }),
     auditor: mockServices.auditor.mock({
       createEvent: async (e: { meta?: unknown }) => {
@@ -54,7 +99,14 @@ async function setup(o: { jobDecision: AuthorizeResult.ALLOW | AuthorizeResult.D
     planner: planner as unknown as JobPlanner,
     client,
   });
-  const app = express().use(router).use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger }).error());
+  const app = express()
+    .use(router)
+    .use(
+      MiddlewareFactory.create({
+        config: mockServices.rootConfig(),
+        logger,
+      }).error(),
+    );
   /** Nothing was planned, read from a cluster, stored, kicked or audited as done. */
   const nothingHappened = async () => {
     expect(planner.preview).not.toHaveBeenCalled();
@@ -68,22 +120,38 @@ async function setup(o: { jobDecision: AuthorizeResult.ALLOW | AuthorizeResult.D
 
 describe('jobs router permissions', () => {
   it('refuses a migration without capz.cluster.migrate: 403 and nothing stored', async () => {
-    const { app, store, nothingHappened } = await setup({ jobDecision: AuthorizeResult.DENY });
+    const { app, store, nothingHappened } = await setup({
+      jobDecision: AuthorizeResult.DENY,
+    });
     for (const path of ['/jobs', '/jobs/preview']) {
       const res = await request(app).post(path).set(auth).send(migrate);
       expect(res.status).toBe(403);
-      expect(res.body.error.message).toBe('Not allowed to migrate clusters (capz.cluster.migrate)');
+      expect(res.body.error.message).toBe(
+        'Not allowed to migrate clusters (capz.cluster.migrate)',
+      );
     }
     expect(await store.list({})).toEqual([]);
     await nothingHappened();
   });
 
   it('refuses an adoption without capz.cluster.adopt: 403 and nothing stored', async () => {
-    const { app, store, nothingHappened } = await setup({ jobDecision: AuthorizeResult.DENY });
+    const { app, store, nothingHappened } = await setup({
+      jobDecision: AuthorizeResult.DENY,
+    });
     const res = await request(app).post('/jobs').set(auth).send(adopt);
     expect(res.status).toBe(403);
-    expect(res.body.error.message).toBe('Not allowed to adopt clusters (capz.cluster.adopt)');
-    expect((await request(app).get('/azure/clusters?managementCluster=east&namespace=team-b&credentialSecret=aso-credential').set(auth)).status).toBe(403);
+    expect(res.body.error.message).toBe(
+      'Not allowed to adopt clusters (capz.cluster.adopt)',
+    );
+    expect(
+      (
+        await request(app)
+          .get(
+            '/azure/clusters?managementCluster=east&namespace=team-b&credentialSecret=aso-credential',
+          )
+          .set(auth)
+      ).status,
+    ).toBe(403);
     expect(await store.list({})).toEqual([]);
     await nothingHappened();
   });
@@ -93,48 +161,93 @@ describe('jobs router permissions', () => {
       result: AuthorizeResult.CONDITIONAL,
       pluginId: 'capz',
       resourceType: 'capz-cluster',
-      conditions: { rule: 'IS_IN_NAMESPACE', resourceType: 'capz-cluster', params: { namespaces: ['team-z'] } },
+      conditions: {
+        rule: 'IS_IN_NAMESPACE',
+        resourceType: 'capz-cluster',
+        params: { namespaces: ['team-z'] },
+      },
     };
-    const { app, store, nothingHappened } = await setup({ jobDecision: AuthorizeResult.ALLOW, read });
+    const { app, store, nothingHappened } = await setup({
+      jobDecision: AuthorizeResult.ALLOW,
+      read,
+    });
     const res = await request(app).post('/jobs').set(auth).send(migrate);
     expect(res.status).toBe(403);
-    expect(res.body.error.message).toBe('Not allowed to read clusters in east/team-a');
+    expect(res.body.error.message).toBe(
+      'Not allowed to read clusters in east/team-a',
+    );
     expect(await store.list({})).toEqual([]);
     await nothingHappened();
   });
 
   it('refuses pause, resume and cancel without the permission and leaves the job as it was', async () => {
-    const { app, store, nothingHappened } = await setup({ jobDecision: AuthorizeResult.DENY });
-    await store.insert({ id: 'job-1', request: migrate, target: { managementCluster: 'east', namespace: 'team-a', name: 'alpha' }, plan, createdBy: 'user:default/other' });
+    const { app, store, nothingHappened } = await setup({
+      jobDecision: AuthorizeResult.DENY,
+    });
+    await store.insert({
+      id: 'job-1',
+      request: migrate,
+      target: { managementCluster: 'east', namespace: 'team-a', name: 'alpha' },
+      plan,
+      createdBy: 'user:default/other',
+    });
     const before = await store.get('job-1');
     for (const action of ['pause', 'resume', 'cancel']) {
       const res = await request(app).post(`/jobs/job-1/${action}`).set(auth);
       expect(res.status).toBe(403);
-      expect(res.body.error.message).toBe('Not allowed to migrate clusters (capz.cluster.migrate)');
+      expect(res.body.error.message).toBe(
+        'Not allowed to migrate clusters (capz.cluster.migrate)',
+      );
     }
     expect(await store.get('job-1')).toEqual(before);
     expect(await store.readLog('job-1')).toEqual([]);
     // Reading is a different permission: the job stays visible.
-    expect((await request(app).get('/jobs/job-1').set(auth)).body.state).toBe('queued');
+    expect((await request(app).get('/jobs/job-1').set(auth)).body.state).toBe(
+      'queued',
+    );
     await nothingHappened();
   });
 });
 
 describe('jobs router: one job per AKS cluster (claims)', () => {
   const SUB = 'sub';
-  const claimsOf = (rg: string, name: string) => [`aks:${SUB}/${rg}/${name}`, `rg:${SUB}/${rg}`];
-  const adoptInto = (namespace: string): JobRequest => ({ type: 'adopt', params: { ...(adopt.params as object), namespace } as never });
+  const claimsOf = (rg: string, name: string) => [
+    `aks:${SUB}/${rg}/${name}`,
+    `rg:${SUB}/${rg}`,
+  ];
+  const adoptInto = (namespace: string): JobRequest => ({
+    type: 'adopt',
+    params: { ...(adopt.params as object), namespace } as never,
+  });
   const preview = (r: JobRequest) => ({
     type: 'adopt',
-    target: { managementCluster: 'east', namespace: (r.params as { namespace: string }).namespace, name: 'beta' },
-    preflight: [{ id: 'not-managed', title: 'Nothing manages it yet', status: 'pass', message: 'ok' }],
+    target: {
+      managementCluster: 'east',
+      namespace: (r.params as { namespace: string }).namespace,
+      name: 'beta',
+    },
+    preflight: [
+      {
+        id: 'not-managed',
+        title: 'Nothing manages it yet',
+        status: 'pass',
+        message: 'ok',
+      },
+    ],
     plan,
   });
 
   it('refuses a second adoption of the same AKS cluster (other namespace, other spelling) with 409 before any preflight', async () => {
     const { store } = await setup({ jobDecision: AuthorizeResult.ALLOW });
     const { app, planner } = await setupWithPlanner(store, preview);
-    await store.insert({ id: 'job-1', request: adopt, target: { managementCluster: 'east', namespace: 'team-b', name: 'beta' }, plan, createdBy: 'user:default/other', claims: claimsOf('rg', 'beta') });
+    await store.insert({
+      id: 'job-1',
+      request: adopt,
+      target: { managementCluster: 'east', namespace: 'team-b', name: 'beta' },
+      plan,
+      createdBy: 'user:default/other',
+      claims: claimsOf('rg', 'beta'),
+    });
     const other = adoptInto('team-c');
     (other.params as { resourceGroup: string }).resourceGroup = 'RG';
     const res = await request(app).post('/jobs').set(auth).send(other);
@@ -151,38 +264,81 @@ describe('jobs router: one job per AKS cluster (claims)', () => {
     const { store } = await setup({ jobDecision: AuthorizeResult.ALLOW });
     // The other replica's job lands while this request runs its preflight, after the early check found no claim.
     const { app, planner } = await setupWithPlanner(store, async r => {
-      await store.insert({ id: 'winner', request: adoptInto('team-z'), target: { managementCluster: 'east', namespace: 'team-z', name: 'beta' }, plan, createdBy: 'user:default/other', claims: claimsOf('rg', 'beta') });
+      await store.insert({
+        id: 'winner',
+        request: adoptInto('team-z'),
+        target: {
+          managementCluster: 'east',
+          namespace: 'team-z',
+          name: 'beta',
+        },
+        plan,
+        createdBy: 'user:default/other',
+        claims: claimsOf('rg', 'beta'),
+      });
       return preview(r);
     });
-    const res = await request(app).post('/jobs').set(auth).send(adoptInto('team-c'));
+    const res = await request(app)
+      .post('/jobs')
+      .set(auth)
+      .send(adoptInto('team-c'));
     expect(planner.preview).toHaveBeenCalledTimes(1);
-    expect({ status: res.status, jobId: res.body.jobId }).toEqual({ status: 409, jobId: 'winner' });
-    expect(res.body.error.message).toMatch(/^AKS cluster sub\/rg\/beta is claimed by the queued adopt job winner on east\/team-z\/beta/);
+    expect({ status: res.status, jobId: res.body.jobId }).toEqual({
+      status: 409,
+      jobId: 'winner',
+    });
+    expect(res.body.error.message).toMatch(
+      /^AKS cluster sub\/rg\/beta is claimed by the queued adopt job winner on east\/team-z\/beta/,
+    );
     expect((await store.list({})).map(j => j.id)).toEqual(['winner']);
   });
 
   it('shows a held claim as a failed check in the preview', async () => {
     const { store } = await setup({ jobDecision: AuthorizeResult.ALLOW });
-    await store.insert({ id: 'job-1', request: adopt, target: { managementCluster: 'east', namespace: 'team-b', name: 'beta' }, plan, createdBy: 'user:default/other', claims: claimsOf('rg', 'beta') });
+    await store.insert({
+      id: 'job-1',
+      request: adopt,
+      target: { managementCluster: 'east', namespace: 'team-b', name: 'beta' },
+      plan,
+      createdBy: 'user:default/other',
+      claims: claimsOf('rg', 'beta'),
+    });
     const { app } = await setupWithPlanner(store, preview);
-    const res = await request(app).post('/jobs/preview').set(auth).send(adoptInto('team-c'));
+    const res = await request(app)
+      .post('/jobs/preview')
+      .set(auth)
+      .send(adoptInto('team-c'));
     expect(res.status).toBe(200);
-    expect(res.body.preflight[0]).toMatchObject({ id: 'no-other-job', status: 'fail', message: expect.stringContaining('adopt job job-1 on east/team-b/beta') });
+    expect(res.body.preflight[0]).toMatchObject({
+      id: 'no-other-job',
+      status: 'fail',
+      message: expect.stringContaining('adopt job job-1 on east/team-b/beta'),
+    });
   });
 });
 
 /** The router over an existing store with a planner answering `preview`. */
-async function setupWithPlanner(store: JobStore, preview: (r: JobRequest) => unknown) {
+async function setupWithPlanner(
+  store: JobStore,
+  preview: (r: JobRequest) => unknown,
+) {
   const planner = { preview: jest.fn(async (r: JobRequest) => preview(r)) };
   const logger = mockServices.logger.mock();
   const router = await createJobsRouter({
     logger,
     httpAuth: mockServices.httpAuth(),
     permissions: mockServices.permissions.mock({
-      authorize: async reqs => reqs.map(() => ({ result: AuthorizeResult.ALLOW })),
-      authorizeConditional: async reqs => reqs.map(() => ({ result: AuthorizeResult.ALLOW })),
+      authorize: async reqs =>
+        reqs.map(() => ({ result: AuthorizeResult.ALLOW })),
+      authorizeConditional: async reqs =>
+        reqs.map(() => ({ result: AuthorizeResult.ALLOW })),
     }),
-    auditor: mockServices.auditor.mock({ createEvent: async () => ({ success: async () => undefined, fail: async () => undefined }) }),
+    auditor: mockServices.auditor.mock({
+      createEvent: async () => ({
+        success: async () => undefined,
+        fail: async () => undefined,
+      }),
+    }),
     managementClusters: mcs,
     cache: { list: () => [] },
     store,
@@ -190,6 +346,13 @@ async function setupWithPlanner(store: JobStore, preview: (r: JobRequest) => unk
     planner: planner as unknown as JobPlanner,
     client: jest.fn(),
   });
-  const app = express().use(router).use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger }).error());
+  const app = express()
+    .use(router)
+    .use(
+      MiddlewareFactory.create({
+        config: mockServices.rootConfig(),
+        logger,
+      }).error(),
+    );
   return { app, planner };
 }

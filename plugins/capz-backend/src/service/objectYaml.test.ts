@@ -10,7 +10,10 @@ describe('redactObject', () => {
       data: { AZURE_CLIENT_SECRET: 'c2VjcmV0', AZURE_TENANT_ID: 'dGVuYW50' },
       stringData: { extra: 'plain' },
     });
-    expect(out.data).toEqual({ AZURE_CLIENT_SECRET: REDACTED, AZURE_TENANT_ID: REDACTED });
+    expect(out.data).toEqual({
+      AZURE_CLIENT_SECRET: REDACTED,
+      AZURE_TENANT_ID: REDACTED,
+    });
     expect(out.stringData).toEqual({ extra: REDACTED });
   });
 
@@ -20,12 +23,19 @@ describe('redactObject', () => {
       metadata: {
         name: 'c1',
         labels: { a: 'b' },
-        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"data":{"x":"secret"}}', keep: 'yes' },
+        annotations: {
+          'kubectl.kubernetes.io/last-applied-configuration':
+            '{"data":{"x":"secret"}}',
+          keep: 'yes',
+        },
         managedFields: [{ manager: 'capz' }],
       },
     });
     expect(out.metadata.managedFields).toBeUndefined();
-    expect(out.metadata.annotations).toEqual({ 'kubectl.kubernetes.io/last-applied-configuration': REDACTED, keep: 'yes' });
+    expect(out.metadata.annotations).toEqual({
+      'kubectl.kubernetes.io/last-applied-configuration': REDACTED,
+      keep: 'yes',
+    });
     expect(out.metadata.labels).toEqual({ a: 'b' });
   });
 
@@ -34,27 +44,51 @@ describe('redactObject', () => {
       kind: 'AzureManagedControlPlane',
       metadata: { name: 'c1' },
       spec: {
-        servicePrincipalProfile: { clientId: 'abc', secret: { name: 'sp-secret', key: 'password' } },
-        windowsProfile: { adminUsername: 'azureuser', adminPassword: 'P@ssw0rd!' },
+        servicePrincipalProfile: {
+          clientId: 'abc',
+          secret: { name: 'sp-secret', key: 'password' },
+        },
+        windowsProfile: {
+          adminUsername: 'azureuser',
+          adminPassword: 'P@ssw0rd!',
+        },
         identity: { token: 'eyJ...' },
         env: [{ name: 'FOO', value: 'bar' }],
       },
     });
-    expect(out.spec.servicePrincipalProfile).toEqual({ clientId: 'abc', secret: { name: 'sp-secret', key: 'password' } });
-    expect(out.spec.windowsProfile).toEqual({ adminUsername: 'azureuser', adminPassword: REDACTED });
+    expect(out.spec.servicePrincipalProfile).toEqual({
+      clientId: 'abc',
+      secret: { name: 'sp-secret', key: 'password' },
+    });
+    expect(out.spec.windowsProfile).toEqual({
+      adminUsername: 'azureuser',
+      adminPassword: REDACTED,
+    });
     expect(out.spec.identity.token).toBe(REDACTED);
     expect(out.spec.env).toEqual([{ name: 'FOO', value: 'bar' }]);
   });
 
   it('does not change its input', () => {
-    const input = { kind: 'Secret', metadata: { name: 's' }, data: { k: 'dg==' } };
+    const input = {
+      kind: 'Secret',
+      metadata: { name: 's' },
+      data: { k: 'dg==' },
+    };
     redactObject(input);
     expect(input.data.k).toBe('dg==');
   });
 
   it('renders YAML that parses back to the redacted object', () => {
-    const yaml = toYaml({ kind: 'Secret', metadata: { name: 's', managedFields: [] }, data: { k: 'dg==' } });
-    expect(YAML.parse(yaml)).toEqual({ kind: 'Secret', metadata: { name: 's' }, data: { k: REDACTED } });
+    const yaml = toYaml({
+      kind: 'Secret',
+      metadata: { name: 's', managedFields: [] },
+      data: { k: 'dg==' },
+    });
+    expect(YAML.parse(yaml)).toEqual({
+      kind: 'Secret',
+      metadata: { name: 's' },
+      data: { k: REDACTED },
+    });
     expect(yaml).not.toContain('dg==');
   });
 });

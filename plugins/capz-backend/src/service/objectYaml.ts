@@ -3,7 +3,8 @@ import YAML from 'yaml';
 export const REDACTED = '<redacted>';
 
 /** Keys whose string values are credentials wherever they appear (ASO and CAPZ keep references, not values). */
-const SECRET_KEY = /^(password|clientSecret|secret|token|accessToken|refreshToken|privateKey|adminPassword|keyData|value)$/i;
+const SECRET_KEY =
+  /^(password|clientSecret|secret|token|accessToken|refreshToken|privateKey|adminPassword|keyData|value)$/i;
 const VALUE_KEYS_UNDER_SECRET_KEY_REF = new Set(['value']);
 
 /**
@@ -16,14 +17,20 @@ export function redactObject(object: Record<string, any>): Record<string, any> {
   if (copy.metadata) {
     delete copy.metadata.managedFields;
     const annotations = copy.metadata.annotations;
-    if (annotations?.['kubectl.kubernetes.io/last-applied-configuration'] !== undefined) {
-      annotations['kubectl.kubernetes.io/last-applied-configuration'] = REDACTED;
+    if (
+      annotations?.['kubectl.kubernetes.io/last-applied-configuration'] !==
+      undefined
+    ) {
+      annotations['kubectl.kubernetes.io/last-applied-configuration'] =
+        REDACTED;
     }
   }
   if (copy.kind === 'Secret') {
     for (const field of ['data', 'stringData']) {
       if (copy[field] && typeof copy[field] === 'object') {
-        copy[field] = Object.fromEntries(Object.keys(copy[field]).map(k => [k, REDACTED]));
+        copy[field] = Object.fromEntries(
+          Object.keys(copy[field]).map(k => [k, REDACTED]),
+        );
       }
     }
   }
@@ -33,10 +40,16 @@ export function redactObject(object: Record<string, any>): Record<string, any> {
       return;
     }
     if (!node || typeof node !== 'object') return;
-    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    for (const [key, value] of Object.entries(
+      node as Record<string, unknown>,
+    )) {
       if (typeof value === 'string' && SECRET_KEY.test(key)) {
         // `value` alone is only a credential inside env-like { name, value } pairs under a secret-looking parent.
-        if (VALUE_KEYS_UNDER_SECRET_KEY_REF.has(key) && !(parentKey && SECRET_KEY.test(parentKey))) continue;
+        if (
+          VALUE_KEYS_UNDER_SECRET_KEY_REF.has(key) &&
+          !(parentKey && SECRET_KEY.test(parentKey))
+        )
+          continue;
         (node as Record<string, unknown>)[key] = REDACTED;
       } else {
         walk(value, key);

@@ -1,6 +1,9 @@
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
-import { AuthorizeResult, PolicyDecision } from '@backstage/plugin-permission-common';
+import {
+  AuthorizeResult,
+  PolicyDecision,
+} from '@backstage/plugin-permission-common';
 import { TimelineResponse } from '@internal/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
@@ -12,23 +15,49 @@ import { ManagementClusterConfig } from '../config/managementClusters';
 import { createRouter, TimelineReader } from './router';
 
 const mcs: ManagementClusterConfig[] = [
-  { name: 'east', authMethod: 'serviceAccountToken', url: 'https://east.example', serviceAccountToken: 'sa-token-east' },
-  { name: 'west', authMethod: 'serviceAccountToken', url: 'https://west.example', serviceAccountToken: 'sa-token-west' },
+  {
+    name: 'east',
+    authMethod: 'serviceAccountToken',
+    url: 'https://east.example',
+    serviceAccountToken: 'sa-token-east',
+  },
+  {
+    name: 'west',
+    authMethod: 'serviceAccountToken',
+    url: 'https://west.example',
+    serviceAccountToken: 'sa-token-west',
+  },
 ];
 
 let n = 0;
-const obj = (kind: string, ns: string, name: string, extra: Record<string, unknown> = {}): CachedObject => ({
-  apiVersion: kind === 'Cluster' ? 'cluster.x-k8s.io/v1beta2' : 'infrastructure.cluster.x-k8s.io/v1beta1',
+const obj = (
+  kind: string,
+  ns: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+): CachedObject => ({
+  apiVersion:
+    kind === 'Cluster'
+      ? 'cluster.x-k8s.io/v1beta2'
+      : 'infrastructure.cluster.x-k8s.io/v1beta1',
   kind,
-  metadata: { name, namespace: ns, uid: `uid-${kind.toLowerCase()}-${ns}-${name}-${++n}` },
+  metadata: {
+    name,
+    namespace: ns,
+    uid: `uid-${kind.toLowerCase()}-${ns}-${name}-${++n}`,
+  },
   ...extra,
 });
 
 /** A WatchCache stand-in with fixed content: the router only reads list() and status(). */
-function fakeCache(content: Record<string, Record<string, CachedObject[]>>): WatchCache {
+function fakeCache(
+  content: Record<string, Record<string, CachedObject[]>>,
+): WatchCache {
   return {
     list: (mc: string, kind: string, ns?: string) =>
-      (content[mc]?.[kind] ?? []).filter(o => ns === undefined || o.metadata.namespace === ns),
+      (content[mc]?.[kind] ?? []).filter(
+        o => ns === undefined || o.metadata.namespace === ns,
+      ),
     status: () => ({ synced: true, kinds: {} }),
   } as unknown as WatchCache;
 }
@@ -36,7 +65,11 @@ function fakeCache(content: Record<string, Record<string, CachedObject[]>>): Wat
 const clusterIn = (ns: string, name: string) =>
   obj('Cluster', ns, name, {
     spec: {
-      controlPlaneRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AzureASOManagedControlPlane', name },
+      controlPlaneRef: {
+        apiGroup: 'infrastructure.cluster.x-k8s.io',
+        kind: 'AzureASOManagedControlPlane',
+        name,
+      },
     },
   });
 
@@ -46,8 +79,17 @@ const eastACp = obj('AzureASOManagedControlPlane', 'team-a', 'alpha', {
     name: 'alpha',
     namespace: 'team-a',
     uid: 'uid-cp-alpha',
-    ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name: 'alpha', uid: eastA.metadata.uid }],
-    annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"secret":"s3cr3t"}' },
+    ownerReferences: [
+      {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Cluster',
+        name: 'alpha',
+        uid: eastA.metadata.uid,
+      },
+    ],
+    annotations: {
+      'kubectl.kubernetes.io/last-applied-configuration': '{"secret":"s3cr3t"}',
+    },
   },
   spec: { windowsProfile: { adminPassword: 'hunter2' } },
 });
@@ -58,12 +100,22 @@ const cache = fakeCache({
   west: { Cluster: [westC] },
 });
 
-const timeline: TimelineResponse = { from: '', to: '', transitions: [], events: [], truncated: false };
+const timeline: TimelineResponse = {
+  from: '',
+  to: '',
+  transitions: [],
+  events: [],
+  truncated: false,
+};
 
-async function app(opts: { decision?: PolicyDecision; history?: TimelineReader } = {}) {
+async function app(
+  opts: { decision?: PolicyDecision; history?: TimelineReader } = {},
+) {
   const logger = mockServices.logger.mock();
   const permissions = opts.decision
-    ? mockServices.permissions.mock({ authorizeConditional: async () => [opts.decision!] })
+    ? mockServices.permissions.mock({
+        authorizeConditional: async () => [opts.decision!],
+      })
     : mockServices.permissions();
   return express()
     .use(
@@ -78,16 +130,30 @@ async function app(opts: { decision?: PolicyDecision; history?: TimelineReader }
         validateResponses: true,
       }),
     )
-    .use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger }).error());
+    .use(
+      MiddlewareFactory.create({
+        config: mockServices.rootConfig(),
+        logger,
+      }).error(),
+    );
 }
 
-const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+const q = (params: Record<string, string>) =>
+  new URLSearchParams(params).toString();
 const auth = { Authorization: mockCredentials.user.header() };
-const names = (res: request.Response) => res.body.items.map((c: { managementCluster: string; name: string }) => `${c.managementCluster}/${c.name}`).sort();
+const names = (res: request.Response) =>
+  res.body.items
+    .map(
+      (c: { managementCluster: string; name: string }) =>
+        `${c.managementCluster}/${c.name}`,
+    )
+    .sort();
 
 describe('router', () => {
   it('lists every cluster when the read permission is granted', async () => {
-    const res = await request(await app()).get('/clusters').set(auth);
+    const res = await request(await app())
+      .get('/clusters')
+      .set(auth);
     expect(res.status).toBe(200);
     expect(names(res)).toEqual(['east/alpha', 'east/beta', 'west/gamma']);
   });
@@ -99,60 +165,111 @@ describe('router', () => {
       resourceType: 'capz-cluster',
       conditions: {
         allOf: [
-          { rule: 'IS_IN_MANAGEMENT_CLUSTER', resourceType: 'capz-cluster', params: { managementClusters: ['east'] } },
-          { rule: 'IS_IN_NAMESPACE', resourceType: 'capz-cluster', params: { namespaces: ['team-a'] } },
+          {
+            rule: 'IS_IN_MANAGEMENT_CLUSTER',
+            resourceType: 'capz-cluster',
+            params: { managementClusters: ['east'] },
+          },
+          {
+            rule: 'IS_IN_NAMESPACE',
+            resourceType: 'capz-cluster',
+            params: { namespaces: ['team-a'] },
+          },
         ],
       },
     };
     const server = await app({ decision });
-    expect(names(await request(server).get('/clusters').set(auth))).toEqual(['east/alpha']);
-    expect((await request(server).get('/clusters/east/team-a/alpha/tree').set(auth)).status).toBe(200);
-    const denied = await request(server).get('/clusters/east/team-b/beta/tree').set(auth);
+    expect(names(await request(server).get('/clusters').set(auth))).toEqual([
+      'east/alpha',
+    ]);
+    expect(
+      (await request(server).get('/clusters/east/team-a/alpha/tree').set(auth))
+        .status,
+    ).toBe(200);
+    const denied = await request(server)
+      .get('/clusters/east/team-b/beta/tree')
+      .set(auth);
     expect(denied.status).toBe(403);
-    expect(denied.body.error.message).toBe('Not allowed to read clusters in east/team-b');
-    expect((await request(server).get('/clusters/west/team-a/gamma/timeline').set(auth)).status).toBe(403);
+    expect(denied.body.error.message).toBe(
+      'Not allowed to read clusters in east/team-b',
+    );
+    expect(
+      (
+        await request(server)
+          .get('/clusters/west/team-a/gamma/timeline')
+          .set(auth)
+      ).status,
+    ).toBe(403);
   });
 
   it('answers 403 on a denied read permission, on every read route', async () => {
     const server = await app({ decision: { result: AuthorizeResult.DENY } });
-    for (const path of ['/clusters', '/management-clusters', '/clusters/east/team-a/alpha/tree']) {
+    for (const path of [
+      '/clusters',
+      '/management-clusters',
+      '/clusters/east/team-a/alpha/tree',
+    ]) {
       expect((await request(server).get(path).set(auth)).status).toBe(403);
     }
   });
 
   it('rejects bad input with a 400 naming the field, before any handler runs', async () => {
     const server = await app();
-    const badName = await request(server).get('/clusters/east/Team_A/alpha/tree').set(auth);
+    const badName = await request(server)
+      .get('/clusters/east/Team_A/alpha/tree')
+      .set(auth);
     expect(badName.status).toBe(400);
     expect(badName.body.error.message).toMatch(/namespace/);
-    const badGroup = await request(server).get('/clusters/east/team-a/alpha/tree?group=-1').set(auth);
+    const badGroup = await request(server)
+      .get('/clusters/east/team-a/alpha/tree?group=-1')
+      .set(auth);
     expect(badGroup.status).toBe(400);
     expect(badGroup.body.error.message).toMatch(/group/);
-    const unknownParam = await request(server).get('/clusters?color=red').set(auth);
+    const unknownParam = await request(server)
+      .get('/clusters?color=red')
+      .set(auth);
     expect(unknownParam.status).toBe(400);
-    const badTime = await request(server).get('/clusters/east/team-a/alpha/timeline?from=yesterday').set(auth);
+    const badTime = await request(server)
+      .get('/clusters/east/team-a/alpha/timeline?from=yesterday')
+      .set(auth);
     expect(badTime.status).toBe(400);
     expect(badTime.body.error.message).toMatch(/from/);
   });
 
   it('answers 404 naming what is missing', async () => {
     const server = await app();
-    const noMc = await request(server).get('/clusters/north/team-a/alpha/tree').set(auth);
+    const noMc = await request(server)
+      .get('/clusters/north/team-a/alpha/tree')
+      .set(auth);
     expect(noMc.status).toBe(404);
     expect(noMc.body.error.message).toBe('No management cluster named "north"');
-    const noCluster = await request(server).get('/clusters/east/team-a/nope/tree').set(auth);
+    const noCluster = await request(server)
+      .get('/clusters/east/team-a/nope/tree')
+      .set(auth);
     expect(noCluster.status).toBe(404);
-    expect(noCluster.body.error.message).toBe('No Cluster team-a/nope on management cluster "east"');
+    expect(noCluster.body.error.message).toBe(
+      'No Cluster team-a/nope on management cluster "east"',
+    );
   });
 
   it('serves an object of the cluster as YAML with secrets redacted, and only objects of that cluster', async () => {
     const server = await app();
-    const res = await request(server).get(`/clusters/east/team-a/alpha/objects/${eastACp.metadata.uid}`).set(auth);
+    const res = await request(server)
+      .get(`/clusters/east/team-a/alpha/objects/${eastACp.metadata.uid}`)
+      .set(auth);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ kind: 'AzureASOManagedControlPlane', name: 'alpha', namespace: 'team-a' });
+    expect(res.body).toMatchObject({
+      kind: 'AzureASOManagedControlPlane',
+      name: 'alpha',
+      namespace: 'team-a',
+    });
     expect(res.body.yaml).not.toMatch(/hunter2|s3cr3t/);
-    expect(YAML.parse(res.body.yaml).spec.windowsProfile.adminPassword).toBe('<redacted>');
-    const other = await request(server).get(`/clusters/east/team-b/beta/objects/${eastACp.metadata.uid}`).set(auth);
+    expect(YAML.parse(res.body.yaml).spec.windowsProfile.adminPassword).toBe(
+      '<redacted>',
+    );
+    const other = await request(server)
+      .get(`/clusters/east/team-b/beta/objects/${eastACp.metadata.uid}`)
+      .set(auth);
     expect(other.status).toBe(404);
   });
 
@@ -161,37 +278,73 @@ describe('router', () => {
     const history: TimelineReader = {
       timeline: async query => {
         calls.push(query);
-        return { ...timeline, from: query.from.toISOString(), to: query.to.toISOString() };
+        return {
+          ...timeline,
+          from: query.from.toISOString(),
+          to: query.to.toISOString(),
+        };
       },
     };
     const server = await app({ history });
     const res = await request(server)
-      
-      .get(`/clusters/east/team-a/alpha/timeline?${q({ from: '2026-11-20T00:00:00Z', to: '2026-11-21T00:00:00Z', uid: 'abc-123' })}`)
+      .get(
+        `/clusters/east/team-a/alpha/timeline?${q({
+          from: '2026-11-20T00:00:00Z',
+          to: '2026-11-21T00:00:00Z',
+          uid: 'abc-123',
+        })}`,
+      )
       .set(auth);
     expect(res.status).toBe(200);
-    expect(calls[0]).toMatchObject({ managementCluster: 'east', namespace: 'team-a', cluster: 'alpha', objectUid: 'abc-123', limit: 5000 });
+    expect(calls[0]).toMatchObject({
+      managementCluster: 'east',
+      namespace: 'team-a',
+      cluster: 'alpha',
+      objectUid: 'abc-123',
+      limit: 5000,
+    });
     expect(res.body.from).toBe('2026-11-20T00:00:00.000Z');
-    const defaults = await request(server).get('/clusters/east/team-a/alpha/timeline').set(auth);
-    expect(new Date(defaults.body.to).getTime() - new Date(defaults.body.from).getTime()).toBe(24 * 3600 * 1000);
+    const defaults = await request(server)
+      .get('/clusters/east/team-a/alpha/timeline')
+      .set(auth);
+    expect(
+      new Date(defaults.body.to).getTime() -
+        new Date(defaults.body.from).getTime(),
+    ).toBe(24 * 3600 * 1000);
     const reversed = await request(server)
-      
-      .get(`/clusters/east/team-a/alpha/timeline?${q({ from: '2026-11-21T00:00:00Z', to: '2026-11-20T00:00:00Z' })}`)
+      .get(
+        `/clusters/east/team-a/alpha/timeline?${q({
+          from: '2026-11-21T00:00:00Z',
+          to: '2026-11-20T00:00:00Z',
+        })}`,
+      )
       .set(auth);
     expect(reversed.status).toBe(400);
-    expect((await request(server).get('/clusters/east/team-a/alpha/timeline?limit=0').set(auth)).status).toBe(400);
+    expect(
+      (
+        await request(server)
+          .get('/clusters/east/team-a/alpha/timeline?limit=0')
+          .set(auth)
+      ).status,
+    ).toBe(400);
     expect(calls).toHaveLength(2);
   });
 
-  it('never shows a management cluster\'s credentials', async () => {
-    const res = await request(await app()).get('/management-clusters').set(auth);
+  it("never shows a management cluster's credentials", async () => {
+    const res = await request(await app())
+      .get('/management-clusters')
+      .set(auth);
     expect(res.status).toBe(200);
     expect(JSON.stringify(res.body)).not.toMatch(/sa-token/);
   });
 
   it('publishes its OpenAPI document', async () => {
-    const res = await request(await app()).get('/openapi.json').set(auth);
+    const res = await request(await app())
+      .get('/openapi.json')
+      .set(auth);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.paths)).toContain('/clusters/{managementCluster}/{namespace}/{name}/timeline');
+    expect(Object.keys(res.body.paths)).toContain(
+      '/clusters/{managementCluster}/{namespace}/{name}/timeline',
+    );
   });
 });

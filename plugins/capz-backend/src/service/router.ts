@@ -1,9 +1,16 @@
-import { HttpAuthService, LoggerService, PermissionsService } from '@backstage/backend-plugin-api';
+import {
+  HttpAuthService,
+  LoggerService,
+  PermissionsService,
+} from '@backstage/backend-plugin-api';
 import { InputError, NotAllowedError, NotFoundError } from '@backstage/errors';
 import express from 'express';
 import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
 import { WatchCache } from '../cluster/WatchCache';
-import { ManagementClusterConfig, toPublicInfo } from '../config/managementClusters';
+import {
+  ManagementClusterConfig,
+  toPublicInfo,
+} from '../config/managementClusters';
 import type { HistoryStore } from '../history';
 import { readFilter } from '../permissions/readAccess';
 import { createOpenApiRouter } from '../schema/openapi.generated';
@@ -32,12 +39,28 @@ const MAX_TIMELINE_LIMIT = 20_000;
  * The plugin's HTTP API, described by src/schema/openapi.yaml and validated against it (bad input is a 400 naming
  * the field before any handler runs). Every route reads the watch cache or the history, never an API server.
  */
-export async function createRouter(options: RouterOptions): Promise<express.Router> {
-  const { httpAuth, permissions, managementClusters, connections, cache, history } = options;
+export async function createRouter(
+  options: RouterOptions,
+): Promise<express.Router> {
+  const {
+    httpAuth,
+    permissions,
+    managementClusters,
+    connections,
+    cache,
+    history,
+  } = options;
   const router = await createOpenApiRouter({
-    validatorOptions: options.validateResponses ? { validateResponses: true } : undefined,
+    validatorOptions: options.validateResponses
+      ? { validateResponses: true }
+      : undefined,
   });
-  const views = cache ? new ClusterViews(cache, managementClusters.map(c => c.name)) : undefined;
+  const views = cache
+    ? new ClusterViews(
+        cache,
+        managementClusters.map(c => c.name),
+      )
+    : undefined;
 
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
@@ -46,16 +69,26 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
   // Every read route authenticates and asks for the read permission first; a conditional decision (by management
   // cluster and namespace) comes back as a filter applied to what the route returns.
   const authorizeRead = async (req: express.Request) =>
-    readFilter(permissions, await httpAuth.credentials(req, { allow: ['user', 'service'] }));
+    readFilter(
+      permissions,
+      await httpAuth.credentials(req, { allow: ['user', 'service'] }),
+    );
 
   /** Authorizes one cluster's routes and checks that its management cluster is configured. */
-  const authorizeCluster = async (req: express.Request, params: { managementCluster: string; namespace: string; name: string }) => {
+  const authorizeCluster = async (
+    req: express.Request,
+    params: { managementCluster: string; namespace: string; name: string },
+  ) => {
     const allowed = await authorizeRead(req);
     if (!allowed(params)) {
-      throw new NotAllowedError(`Not allowed to read clusters in ${params.managementCluster}/${params.namespace}`);
+      throw new NotAllowedError(
+        `Not allowed to read clusters in ${params.managementCluster}/${params.namespace}`,
+      );
     }
     if (!managementClusters.some(c => c.name === params.managementCluster)) {
-      throw new NotFoundError(`No management cluster named "${params.managementCluster}"`);
+      throw new NotFoundError(
+        `No management cluster named "${params.managementCluster}"`,
+      );
     }
   };
 
@@ -77,39 +110,78 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
 
   // Declared on the untyped router: the recursive TreeNode schema is too deep for the spec-derived types (TS2615).
   // The validator middleware checks its input all the same.
-  (router as unknown as express.Router).get('/clusters/:managementCluster/:namespace/:name/tree', async (req, res) => {
-    await authorizeCluster(req, req.params as { managementCluster: string; namespace: string; name: string });
-    const { managementCluster, namespace, name } = req.params;
-    const group = req.query.group === undefined ? 3 : Number(req.query.group);
-    if (!views) throw new NotFoundError('The watch cache is not running');
-    res.json(views.tree(managementCluster, namespace, name, group));
-  });
+  (router as unknown as express.Router).get(
+    '/clusters/:managementCluster/:namespace/:name/tree',
+    async (req, res) => {
+      await authorizeCluster(
+        req,
+        req.params as {
+          managementCluster: string;
+          namespace: string;
+          name: string;
+        },
+      );
+      const { managementCluster, namespace, name } = req.params;
+      const group = req.query.group === undefined ? 3 : Number(req.query.group);
+      if (!views) throw new NotFoundError('The watch cache is not running');
+      res.json(views.tree(managementCluster, namespace, name, group));
+    },
+  );
 
-  router.get('/clusters/:managementCluster/:namespace/:name/objects/:uid', async (req, res) => {
-    await authorizeCluster(req, req.params);
-    const { managementCluster, namespace, name, uid } = req.params;
-    if (!views) throw new NotFoundError('The watch cache is not running');
-    const object = views.object(managementCluster, namespace, name, uid);
-    res.json({
-      kind: object.kind ?? '',
-      name: object.metadata.name,
-      ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}),
-      yaml: toYaml(object),
-    });
-  });
+  router.get(
+    '/clusters/:managementCluster/:namespace/:name/objects/:uid',
+    async (req, res) => {
+      await authorizeCluster(req, req.params);
+      const { managementCluster, namespace, name, uid } = req.params;
+      if (!views) throw new NotFoundError('The watch cache is not running');
+      const object = views.object(managementCluster, namespace, name, uid);
+      res.json({
+        kind: object.kind ?? '',
+        name: object.metadata.name,
+        ...(object.metadata.namespace
+          ? { namespace: object.metadata.namespace }
+          : {}),
+        yaml: toYaml(object),
+      });
+    },
+  );
 
-  router.get('/clusters/:managementCluster/:namespace/:name/timeline', async (req, res) => {
-    await authorizeCluster(req, req.params);
-    const { managementCluster, namespace, name } = req.params;
-    const to = req.query.to ? new Date(String(req.query.to)) : new Date();
-    const from = req.query.from ? new Date(String(req.query.from)) : new Date(to.getTime() - DAY_MS);
-    if (from.getTime() > to.getTime()) throw new InputError(`from (${from.toISOString()}) is after to (${to.toISOString()})`);
-    const limit = req.query.limit === undefined ? 5000 : Number(req.query.limit);
-    if (limit < 1 || limit > MAX_TIMELINE_LIMIT) throw new InputError(`limit must be between 1 and ${MAX_TIMELINE_LIMIT}`);
-    if (!history) throw new NotFoundError('The condition history is not enabled');
-    const uid = req.query.uid === undefined ? undefined : String(req.query.uid);
-    res.json(await history.timeline({ managementCluster, namespace, cluster: name, from, to, objectUid: uid, limit }));
-  });
+  router.get(
+    '/clusters/:managementCluster/:namespace/:name/timeline',
+    async (req, res) => {
+      await authorizeCluster(req, req.params);
+      const { managementCluster, namespace, name } = req.params;
+      const to = req.query.to ? new Date(String(req.query.to)) : new Date();
+      const from = req.query.from
+        ? new Date(String(req.query.from))
+        : new Date(to.getTime() - DAY_MS);
+      if (from.getTime() > to.getTime())
+        throw new InputError(
+          `from (${from.toISOString()}) is after to (${to.toISOString()})`,
+        );
+      const limit =
+        req.query.limit === undefined ? 5000 : Number(req.query.limit);
+      if (limit < 1 || limit > MAX_TIMELINE_LIMIT)
+        throw new InputError(
+          `limit must be between 1 and ${MAX_TIMELINE_LIMIT}`,
+        );
+      if (!history)
+        throw new NotFoundError('The condition history is not enabled');
+      const uid =
+        req.query.uid === undefined ? undefined : String(req.query.uid);
+      res.json(
+        await history.timeline({
+          managementCluster,
+          namespace,
+          cluster: name,
+          from,
+          to,
+          objectUid: uid,
+          limit,
+        }),
+      );
+    },
+  );
 
   return router as unknown as express.Router;
 }

@@ -8,7 +8,12 @@
  * test needs (short job leases, Azure discovery). Its output goes to a log file under the test reports directory.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -20,7 +25,8 @@ import { until } from './realCluster';
 const backendDir = join(repo, 'packages', 'backend');
 
 /** Where scripts/test.sh collects reports; the backends' logs go to `backends/` in it. */
-export const reportsDir = process.env.CAPZ_REPORTS_DIR ?? join(repo, '.local', 'reports');
+export const reportsDir =
+  process.env.CAPZ_REPORTS_DIR ?? join(repo, '.local', 'reports');
 
 /** SQLite files in a directory (survives restarts of the process), or a PostgreSQL server with a per-test prefix. */
 export type BackendDatabase =
@@ -31,7 +37,12 @@ export type BackendDatabase =
 export interface BackendProcessOptions {
   /** Names the log file; a restart gets `-2`, `-3`, ... after it. */
   name: string;
-  managementCluster: { name: string; url: string; caPem: string; token: string };
+  managementCluster: {
+    name: string;
+    url: string;
+    caPem: string;
+    token: string;
+  };
   database: BackendDatabase;
   /** Merged over the generated `capz` section (e.g. `{ jobs: { leaseSeconds: 2 }, azureDiscovery: {...} }`). */
   capz?: Record<string, unknown>;
@@ -61,9 +72,16 @@ export interface BackendProcess {
   /** How long it took from spawn to a working user token. */
   readonly startMs: number;
   /** Resolves when the process has exited (a fault the test set, a crash, or kill()). */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly exited: Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+  }>;
   /** A JSON request to `/api/<path>` as the guest user. */
-  request<T = any>(method: string, path: string, body?: unknown): Promise<BackendResponse<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<BackendResponse<T>>;
   /** The log so far. */
   log(): string;
   /** Stops it (SIGTERM: shutdown hooks run; SIGKILL: a crash) and waits for the exit. */
@@ -100,7 +118,12 @@ export function httpJson(
         headers: {
           Accept: 'application/json',
           ...headers,
-          ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
+          ...(payload
+            ? {
+                'Content-Type': 'application/json',
+                'Content-Length': Buffer.byteLength(payload),
+              }
+            : {}),
         },
         timeout: 60_000,
       },
@@ -119,7 +142,9 @@ export function httpJson(
         });
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer in 60 s`)));
+    req.on('timeout', () =>
+      req.destroy(new Error(`${method} ${url}: no answer in 60 s`)),
+    );
     req.on('error', rej);
     if (payload) req.write(payload);
     req.end();
@@ -129,21 +154,30 @@ export function httpJson(
 function databaseConfig(db: BackendDatabase): Record<string, unknown> {
   if (db.client === 'better-sqlite3') {
     mkdirSync(db.directory, { recursive: true });
-    return { client: 'better-sqlite3', connection: { directory: db.directory } };
+    return {
+      client: 'better-sqlite3',
+      connection: { directory: db.directory },
+    };
   }
   return { client: 'pg', connection: db.connection, prefix: db.prefix };
 }
 
 /** The PostgreSQL server scripts/test.sh started (BACKSTAGE_TEST_DATABASE_POSTGRES<major>_CONNECTION_STRING). */
-export function postgresConnection(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function postgresConnection(
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const key = Object.keys(env)
-    .filter(k => /^BACKSTAGE_TEST_DATABASE_POSTGRES\d+_CONNECTION_STRING$/.test(k))
+    .filter(k =>
+      /^BACKSTAGE_TEST_DATABASE_POSTGRES\d+_CONNECTION_STRING$/.test(k),
+    )
     .sort((a, b) => Number(b.match(/\d+/)![0]) - Number(a.match(/\d+/)![0]))[0];
   return key ? env[key] : undefined;
 }
 
 /** Starts a backend and resolves once it serves /api/capz/health and issued a guest user token. */
-export async function startBackend(o: BackendProcessOptions): Promise<BackendProcess> {
+export async function startBackend(
+  o: BackendProcessOptions,
+): Promise<BackendProcess> {
   const t0 = Date.now();
   const seq = (starts.get(o.name) ?? 0) + 1;
   starts.set(o.name, seq);
@@ -163,9 +197,16 @@ export async function startBackend(o: BackendProcessOptions): Promise<BackendPro
       cors: { origin: url },
       database: databaseConfig(o.database),
     },
-    auth: { providers: { guest: { dangerouslyAllowOutsideDevelopment: true } } },
+    auth: {
+      providers: { guest: { dangerouslyAllowOutsideDevelopment: true } },
+    },
     // No catalog files to read: the backends under test only need the CAPZ plugin, and less work starts faster.
-    catalog: { locations: [], providers: { capz: { defaultOwner: 'group:default/platform', refreshSeconds: 3600 } } },
+    catalog: {
+      locations: [],
+      providers: {
+        capz: { defaultOwner: 'group:default/platform', refreshSeconds: 3600 },
+      },
+    },
     capz: {
       managementClusters: [
         {
@@ -182,10 +223,23 @@ export async function startBackend(o: BackendProcessOptions): Promise<BackendPro
   writeFileSync(configFile, JSON.stringify(config, null, 2));
 
   const log = createWriteStream(logFile, { flags: 'w' });
-  const transform = require.resolve('@backstage/cli-node/config/nodeTransform.cjs', { paths: [backendDir] });
+  const transform = require.resolve(
+    '@backstage/cli-node/config/nodeTransform.cjs',
+    { paths: [backendDir] },
+  );
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--enable-source-maps', '--require', transform, 'src/index.ts', ...['../../app-config.yaml', ...(o.configFiles ?? []), configFile].flatMap(f => ['--config', f])],
+    [
+      '--enable-source-maps',
+      '--require',
+      transform,
+      'src/index.ts',
+      ...[
+        '../../app-config.yaml',
+        ...(o.configFiles ?? []),
+        configFile,
+      ].flatMap(f => ['--config', f]),
+    ],
     {
       cwd: backendDir,
       env: {
@@ -200,7 +254,10 @@ export async function startBackend(o: BackendProcessOptions): Promise<BackendPro
   );
   child.stdout!.pipe(log, { end: false });
   child.stderr!.pipe(log, { end: false });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(res =>
+  const exited = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+  }>(res =>
     child.once('exit', (code, signal) => {
       log.write(`\n[backendProcess] exited: code ${code} signal ${signal}\n`);
       res({ code, signal });
@@ -223,14 +280,28 @@ export async function startBackend(o: BackendProcessOptions): Promise<BackendPro
       `backend ${label} to serve ${url}/api/capz/health`,
       async () => {
         if (hasExited) throw new Error('exited');
-        return (await httpJson(`${url}/api/capz/health`, 'GET').catch(() => ({ status: 0 }))).status === 200;
+        return (
+          (
+            await httpJson(`${url}/api/capz/health`, 'GET').catch(() => ({
+              status: 0,
+            }))
+          ).status === 200
+        );
       },
       o.startTimeoutMs ?? 180_000,
     );
     // The guest provider's refresh issues a user token (the proxy providers want X-Requested-With, as the app sends).
-    const refresh = await httpJson(`${url}/api/auth/guest/refresh`, 'GET', undefined, { 'X-Requested-With': 'XMLHttpRequest' });
+    const refresh = await httpJson(
+      `${url}/api/auth/guest/refresh`,
+      'GET',
+      undefined,
+      { 'X-Requested-With': 'XMLHttpRequest' },
+    );
     token = refresh.body?.backstageIdentity?.token;
-    if (refresh.status !== 200 || !token) throw new Error(`guest sign-in: HTTP ${refresh.status} ${JSON.stringify(refresh.body)}`);
+    if (refresh.status !== 200 || !token)
+      throw new Error(
+        `guest sign-in: HTTP ${refresh.status} ${JSON.stringify(refresh.body)}`,
+      );
   } catch (e) {
     // A request cut off by the process dying ("socket hang up") can come before its exit event: give the exit up
     // to 5 s to arrive before deciding whether it ended by itself.
@@ -238,7 +309,10 @@ export async function startBackend(o: BackendProcessOptions): Promise<BackendPro
     const endedByItself = hasExited;
     if (!hasExited) child.kill('SIGKILL');
     await exited;
-    if (!(endedByItself && o.mayExitDuringStart)) throw new Error(`${(e as Error).message}\n--- last lines of ${logFile}:\n${tail()}`);
+    if (!(endedByItself && o.mayExitDuringStart))
+      throw new Error(
+        `${(e as Error).message}\n--- last lines of ${logFile}:\n${tail()}`,
+      );
   }
   const startMs = Date.now() - t0;
   log.write(`\n[backendProcess] ready in ${startMs} ms\n`);
@@ -251,11 +325,17 @@ export async function startBackend(o: BackendProcessOptions): Promise<BackendPro
     startMs,
     exited,
     log: readLog,
-    request: (method, path, body) => httpJson(`${url}/api/${path.replace(/^\//, '')}`, method, body, { Authorization: `Bearer ${token}` }),
+    request: (method, path, body) =>
+      httpJson(`${url}/api/${path.replace(/^\//, '')}`, method, body, {
+        Authorization: `Bearer ${token}`,
+      }),
     async kill(signal = 'SIGTERM') {
       if (!hasExited) child.kill(signal);
       // A SIGTERM that does not end it within 30 s (a hung shutdown hook) becomes a SIGKILL.
-      const timer = setTimeout(() => !hasExited && child.kill('SIGKILL'), 30_000);
+      const timer = setTimeout(
+        () => !hasExited && child.kill('SIGKILL'),
+        30_000,
+      );
       await exited;
       clearTimeout(timer);
     },

@@ -21,17 +21,28 @@ export const KINDS = {
   AzureASOManagedControlPlane: `apis/${CAPZ}/v1beta1/azureasomanagedcontrolplanes`,
   AzureASOManagedMachinePool: `apis/${CAPZ}/v1beta1/azureasomanagedmachinepools`,
   ResourceGroup: 'apis/resources.azure.com/v1api20200601/resourcegroups',
-  ManagedCluster: 'apis/containerservice.azure.com/v1api20240901/managedclusters',
-  ManagedClustersAgentPool: 'apis/containerservice.azure.com/v1api20240901/managedclustersagentpools',
+  ManagedCluster:
+    'apis/containerservice.azure.com/v1api20240901/managedclusters',
+  ManagedClustersAgentPool:
+    'apis/containerservice.azure.com/v1api20240901/managedclustersagentpools',
   Secret: 'api/v1/secrets',
 } as const;
 export type KindName = keyof typeof KINDS;
 
 /** `/apis/<group>/<version>/namespaces/<ns>/<plural>[/<name>]`. */
-export function pathOf(kind: KindName, namespace: string, name?: string): string {
+export function pathOf(
+  kind: KindName,
+  namespace: string,
+  name?: string,
+): string {
   const [prefix, ...rest] = KINDS[kind].split('/');
   const plural = rest.pop()!;
-  return `/${prefix}/${rest.join('/')}${rest.length ? '/' : ''}namespaces/${namespace}/${plural}${name ? `/${name}` : ''}`.replace('//', '/');
+  return `/${prefix}/${rest.join('/')}${
+    rest.length ? '/' : ''
+  }namespaces/${namespace}/${plural}${name ? `/${name}` : ''}`.replace(
+    '//',
+    '/',
+  );
 }
 
 export class Cluster {
@@ -41,22 +52,39 @@ export class Cluster {
     return kube(this.info, method, path, body, contentType);
   }
 
-  async get(kind: KindName, namespace: string, name: string): Promise<any | undefined> {
+  async get(
+    kind: KindName,
+    namespace: string,
+    name: string,
+  ): Promise<any | undefined> {
     const r = await this.req('GET', pathOf(kind, namespace, name));
     if (r.status === 404) return undefined;
-    if (r.status !== 200) throw new Error(`GET ${kind} ${namespace}/${name}: ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== 200)
+      throw new Error(
+        `GET ${kind} ${namespace}/${name}: ${r.status} ${JSON.stringify(
+          r.body,
+        )}`,
+      );
     return r.body;
   }
 
   async list(kind: KindName, namespace: string): Promise<any[]> {
     const r = await this.req('GET', pathOf(kind, namespace));
-    if (r.status !== 200) throw new Error(`LIST ${kind} in ${namespace}: ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== 200)
+      throw new Error(
+        `LIST ${kind} in ${namespace}: ${r.status} ${JSON.stringify(r.body)}`,
+      );
     return r.body.items;
   }
 
   async create(kind: KindName, obj: any): Promise<void> {
     const r = await this.req('POST', pathOf(kind, obj.metadata.namespace), obj);
-    if (r.status !== 201) throw new Error(`create ${kind} ${obj.metadata.namespace}/${obj.metadata.name}: ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== 201)
+      throw new Error(
+        `create ${kind} ${obj.metadata.namespace}/${obj.metadata.name}: ${
+          r.status
+        } ${JSON.stringify(r.body)}`,
+      );
   }
 
   async namespaceExists(name: string): Promise<boolean> {
@@ -64,8 +92,15 @@ export class Cluster {
   }
 
   async createNamespace(name: string): Promise<void> {
-    const r = await this.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    if (r.status !== 201) throw new Error(`create namespace ${name}: ${r.status} ${JSON.stringify(r.body)}`);
+    const r = await this.req('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name },
+    });
+    if (r.status !== 201)
+      throw new Error(
+        `create namespace ${name}: ${r.status} ${JSON.stringify(r.body)}`,
+      );
   }
 
   /**
@@ -75,17 +110,22 @@ export class Cluster {
   async snapshot(namespaces: string[]): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     const nsList = await this.req('GET', '/api/v1/namespaces');
-    out.namespaces = nsList.body.items.map((n: any) => n.metadata.name).sort().join(',');
+    out.namespaces = nsList.body.items
+      .map((n: any) => n.metadata.name)
+      .sort()
+      .join(',');
     for (const ns of namespaces) {
       for (const kind of Object.keys(KINDS) as KindName[]) {
-        for (const o of await this.list(kind, ns)) out[`${kind} ${ns}/${o.metadata.name}`] = o.metadata.resourceVersion;
+        for (const o of await this.list(kind, ns))
+          out[`${kind} ${ns}/${o.metadata.name}`] = o.metadata.resourceVersion;
       }
     }
     return out;
   }
 }
 
-export const condition = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
+export const condition = (o: any, type: string) =>
+  (o?.status?.conditions ?? []).find((c: any) => c.type === type);
 
 export interface PoolSeed {
   name: string;
@@ -106,10 +146,15 @@ export interface PoolSeed {
 }
 
 /** CAPZ's resource-group tag that makes the legacy controllers manage (and delete) a group (capz-ground-truth 5.2). */
-export const OWNED_TAG = (cluster: string) => `sigs.k8s.io_cluster-api-provider-azure_cluster_${cluster}`;
+export const OWNED_TAG = (cluster: string) =>
+  `sigs.k8s.io_cluster-api-provider-azure_cluster_${cluster}`;
 
 /** azure/defaults.go GetNormalizedKubernetesName: lowercase, other characters to '-', trimmed. */
-export const normalizeName = (s: string) => s.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+|-+$/g, '');
+export const normalizeName = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/^-+|-+$/g, '');
 
 /** The AzureManagedMachinePool form of a pool's taints (`key=value:Effect` -> {key, value, effect}). */
 const taintsOf = (taints: string[]) =>
@@ -137,7 +182,15 @@ const extraPoolFields = (p: PoolSeed) => ({
  */
 export async function writeLegacyCluster(
   c: Cluster,
-  o: { namespace: string; name: string; subscription: string; resourceGroup: string; pools: PoolSeed[]; entraOnly?: boolean; tags?: Record<string, string> },
+  o: {
+    namespace: string;
+    name: string;
+    subscription: string;
+    resourceGroup: string;
+    pools: PoolSeed[];
+    entraOnly?: boolean;
+    tags?: Record<string, string>;
+  },
 ): Promise<void> {
   const { namespace: ns, name } = o;
   const version = '1.33.2';
@@ -147,23 +200,45 @@ export async function writeLegacyCluster(
     kind: 'Cluster',
     metadata: meta(name),
     spec: {
-      controlPlaneRef: { apiGroup: CAPZ, kind: 'AzureManagedControlPlane', name },
+      controlPlaneRef: {
+        apiGroup: CAPZ,
+        kind: 'AzureManagedControlPlane',
+        name,
+      },
       infrastructureRef: { apiGroup: CAPZ, kind: 'AzureManagedCluster', name },
     },
   });
-  await c.create('AzureManagedCluster', { apiVersion: `${CAPZ}/v1beta1`, kind: 'AzureManagedCluster', metadata: meta(name), spec: {} });
+  await c.create('AzureManagedCluster', {
+    apiVersion: `${CAPZ}/v1beta1`,
+    kind: 'AzureManagedCluster',
+    metadata: meta(name),
+    spec: {},
+  });
   await c.create('AzureManagedControlPlane', {
     apiVersion: `${CAPZ}/v1beta1`,
     kind: 'AzureManagedControlPlane',
     metadata: meta(name),
     spec: {
-      identityRef: { apiVersion: `${CAPZ}/v1beta1`, kind: 'AzureClusterIdentity', name: 'cluster-identity', namespace: ns },
+      identityRef: {
+        apiVersion: `${CAPZ}/v1beta1`,
+        kind: 'AzureClusterIdentity',
+        name: 'cluster-identity',
+        namespace: ns,
+      },
       location: 'westeurope',
       resourceGroupName: o.resourceGroup,
       subscriptionID: o.subscription,
       version: `v${version}`,
       ...(o.tags ? { additionalTags: o.tags } : {}),
-      ...(o.entraOnly ? { aadProfile: { managed: true, adminGroupObjectIDs: ['00000000-0000-0000-0000-00000000a0a0'] }, disableLocalAccounts: true } : {}),
+      ...(o.entraOnly
+        ? {
+            aadProfile: {
+              managed: true,
+              adminGroupObjectIDs: ['00000000-0000-0000-0000-00000000a0a0'],
+            },
+            disableLocalAccounts: true,
+          }
+        : {}),
     },
   });
   for (const p of o.pools) {
@@ -179,7 +254,11 @@ export async function writeLegacyCluster(
           spec: {
             clusterName: name,
             bootstrap: { dataSecretName: '' },
-            infrastructureRef: { apiGroup: CAPZ, kind: 'AzureManagedMachinePool', name: poolName },
+            infrastructureRef: {
+              apiGroup: CAPZ,
+              kind: 'AzureManagedMachinePool',
+              name: poolName,
+            },
             version: `v${version}`,
           },
         },
@@ -193,13 +272,17 @@ export async function writeLegacyCluster(
         mode: p.mode,
         name: p.name,
         sku: p.vmSize ?? 'Standard_D2s_v3',
-        ...(p.enableAutoScaling ? { scaling: { minSize: p.minCount ?? 1, maxSize: p.maxCount ?? 5 } } : {}),
+        ...(p.enableAutoScaling
+          ? { scaling: { minSize: p.minCount ?? 1, maxSize: p.maxCount ?? 5 } }
+          : {}),
         ...(p.nodeLabels ? { nodeLabels: p.nodeLabels } : {}),
         ...(p.nodeTaints ? { taints: taintsOf(p.nodeTaints) } : {}),
         ...(p.tags ? { additionalTags: p.tags } : {}),
         ...(p.osDiskSizeGB ? { osDiskSizeGB: p.osDiskSizeGB } : {}),
         ...(p.maxPods ? { maxPods: p.maxPods } : {}),
-        ...(p.availabilityZones ? { availabilityZones: p.availabilityZones } : {}),
+        ...(p.availabilityZones
+          ? { availabilityZones: p.availabilityZones }
+          : {}),
       },
     });
   }
@@ -236,7 +319,11 @@ export async function makeAzureOnlyCluster(
     apiVersion: 'resources.azure.com/v1api20200601',
     kind: 'ResourceGroup',
     metadata: { name: rgName, namespace: ns, annotations },
-    spec: { azureName: o.resourceGroup, location: 'westeurope', ...(o.resourceGroupTags ? { tags: o.resourceGroupTags } : {}) },
+    spec: {
+      azureName: o.resourceGroup,
+      location: 'westeurope',
+      ...(o.resourceGroupTags ? { tags: o.resourceGroupTags } : {}),
+    },
   });
   await c.create('ManagedCluster', {
     apiVersion: 'containerservice.azure.com/v1api20240901',
@@ -250,27 +337,50 @@ export async function makeAzureOnlyCluster(
       kubernetesVersion: '1.33.2',
       identity: { type: 'SystemAssigned' },
       ...(o.tags ? { tags: o.tags } : {}),
-      ...(o.entraOnly ? { disableLocalAccounts: true, aadProfile: { managed: true, enableAzureRBAC: true } } : {}),
+      ...(o.entraOnly
+        ? {
+            disableLocalAccounts: true,
+            aadProfile: { managed: true, enableAzureRBAC: true },
+          }
+        : {}),
       agentPoolProfiles: o.pools.map(p => ({
         name: p.name,
         mode: p.mode,
         count: p.count,
         vmSize: p.vmSize ?? 'Standard_D2s_v3',
         type: 'VirtualMachineScaleSets',
-        ...(p.enableAutoScaling ? { enableAutoScaling: true, minCount: p.minCount, maxCount: p.maxCount } : {}),
+        ...(p.enableAutoScaling
+          ? {
+              enableAutoScaling: true,
+              minCount: p.minCount,
+              maxCount: p.maxCount,
+            }
+          : {}),
         ...extraPoolFields(p),
       })),
     },
   });
   await until(
     `the scratch ManagedCluster ${ns}/${mcName} to be Ready in Azure`,
-    async () => condition(await c.get('ManagedCluster', ns, mcName), 'Ready')?.status === 'True',
+    async () =>
+      condition(await c.get('ManagedCluster', ns, mcName), 'Ready')?.status ===
+      'True',
     60_000,
   );
-  for (const [kind, name] of [['ManagedCluster', mcName], ['ResourceGroup', rgName]] as const) {
+  for (const [kind, name] of [
+    ['ManagedCluster', mcName],
+    ['ResourceGroup', rgName],
+  ] as const) {
     const r = await c.req('DELETE', pathOf(kind, ns, name));
-    if (r.status !== 200 && r.status !== 202) throw new Error(`delete ${kind} ${ns}/${name}: ${r.status} ${JSON.stringify(r.body)}`);
-    await until(`${kind} ${ns}/${name} to be gone (detached)`, async () => !(await c.get(kind, ns, name)), 30_000);
+    if (r.status !== 200 && r.status !== 202)
+      throw new Error(
+        `delete ${kind} ${ns}/${name}: ${r.status} ${JSON.stringify(r.body)}`,
+      );
+    await until(
+      `${kind} ${ns}/${name} to be gone (detached)`,
+      async () => !(await c.get(kind, ns, name)),
+      30_000,
+    );
   }
 }
 
@@ -280,7 +390,12 @@ export async function makeAzureOnlyCluster(
  */
 export async function makeAzureResourceGroup(
   c: Cluster,
-  o: { scratchNamespace: string; credentialSecret: string; resourceGroup: string; tags?: Record<string, string> },
+  o: {
+    scratchNamespace: string;
+    credentialSecret: string;
+    resourceGroup: string;
+    tags?: Record<string, string>;
+  },
 ): Promise<void> {
   const ns = o.scratchNamespace;
   const name = `${normalizeName(o.resourceGroup)}-only`;
@@ -290,28 +405,64 @@ export async function makeAzureResourceGroup(
     metadata: {
       name,
       namespace: ns,
-      annotations: { 'serviceoperator.azure.com/credential-from': o.credentialSecret, 'serviceoperator.azure.com/reconcile-policy': 'detach-on-delete' },
+      annotations: {
+        'serviceoperator.azure.com/credential-from': o.credentialSecret,
+        'serviceoperator.azure.com/reconcile-policy': 'detach-on-delete',
+      },
     },
-    spec: { azureName: o.resourceGroup, location: 'westeurope', ...(o.tags ? { tags: o.tags } : {}) },
+    spec: {
+      azureName: o.resourceGroup,
+      location: 'westeurope',
+      ...(o.tags ? { tags: o.tags } : {}),
+    },
   });
-  await until(`resource group ${o.resourceGroup} to be Ready in Azure`, async () => condition(await c.get('ResourceGroup', ns, name), 'Ready')?.status === 'True', 60_000);
+  await until(
+    `resource group ${o.resourceGroup} to be Ready in Azure`,
+    async () =>
+      condition(await c.get('ResourceGroup', ns, name), 'Ready')?.status ===
+      'True',
+    60_000,
+  );
   await c.req('DELETE', pathOf('ResourceGroup', ns, name));
-  await until(`ResourceGroup ${ns}/${name} to be gone (detached)`, async () => !(await c.get('ResourceGroup', ns, name)), 30_000);
+  await until(
+    `ResourceGroup ${ns}/${name} to be gone (detached)`,
+    async () => !(await c.get('ResourceGroup', ns, name)),
+    30_000,
+  );
 }
 
 /** What `capz-sim run` persists of the simulated Azure (debounced 200 ms after a change). */
 export interface AzureState {
-  counters: Record<'created' | 'updated' | 'deleted', Record<'resourceGroups' | 'managedClusters' | 'agentPools', number>>;
-  resourceGroups: Array<{ subscriptionId: string; name: string; location: string; tags: Record<string, string>; provisioningState: string }>;
-  managedClusters: Array<{ resourceGroup: string; name: string; provisioningState: string; tags: Record<string, string>; agentPools: Record<string, { provisioningState: string; count?: number }> }>;
+  counters: Record<
+    'created' | 'updated' | 'deleted',
+    Record<'resourceGroups' | 'managedClusters' | 'agentPools', number>
+  >;
+  resourceGroups: Array<{
+    subscriptionId: string;
+    name: string;
+    location: string;
+    tags: Record<string, string>;
+    provisioningState: string;
+  }>;
+  managedClusters: Array<{
+    resourceGroup: string;
+    name: string;
+    provisioningState: string;
+    tags: Record<string, string>;
+    agentPools: Record<string, { provisioningState: string; count?: number }>;
+  }>;
 }
 
 export function readAzure(stateDir: string): AzureState & { mtimeMs: number } {
   const file = join(stateDir, 'azure.json');
-  return { ...(JSON.parse(readFileSync(file, 'utf8')) as AzureState), mtimeMs: statSync(file).mtimeMs };
+  return {
+    ...(JSON.parse(readFileSync(file, 'utf8')) as AzureState),
+    mtimeMs: statSync(file).mtimeMs,
+  };
 }
 
-export const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+export const sum = (r: Record<string, number>) =>
+  Object.values(r).reduce((a, b) => a + b, 0);
 
 /** The simulator's ARM endpoint (arm.json in its state directory), read with its static token. */
 export class Arm {
@@ -330,31 +481,61 @@ export class Arm {
 
   private get(path: string): Promise<{ status: number; body: any }> {
     return new Promise((res, rej) => {
-      const req = https.request(`${this.url}${path}${path.includes('?') ? '&' : '?'}api-version=2024-09-01`, {
-        ca: this.caPem,
-        agent: false,
-        headers: { Authorization: `Bearer ${this.token}`, Accept: 'application/json' },
-      }, r => {
-        let text = '';
-        r.on('data', d => (text += d));
-        r.on('end', () => res({ status: r.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-      });
+      const req = https.request(
+        `${this.url}${path}${
+          path.includes('?') ? '&' : '?'
+        }api-version=2024-09-01`,
+        {
+          ca: this.caPem,
+          agent: false,
+          headers: {
+            Authorization: `Bearer ${this.token}`,
+            Accept: 'application/json',
+          },
+        },
+        r => {
+          let text = '';
+          r.on('data', d => (text += d));
+          r.on('end', () =>
+            res({
+              status: r.statusCode ?? 0,
+              body: text ? JSON.parse(text) : undefined,
+            }),
+          );
+        },
+      );
       req.on('error', rej);
       req.end();
     });
   }
 
   /** `name: provisioningState` of the AKS cluster and each of its pools, as ARM serves them now. */
-  async cluster(resourceGroup: string, name: string): Promise<{ state: string; pools: Record<string, string> } | undefined> {
+  async cluster(
+    resourceGroup: string,
+    name: string,
+  ): Promise<{ state: string; pools: Record<string, string> } | undefined> {
     const base = `/subscriptions/${this.subscription}/resourceGroups/${resourceGroup}/providers/Microsoft.ContainerService/managedClusters/${name}`;
     const mc = await this.get(base);
     if (mc.status === 404) return undefined;
-    if (mc.status !== 200) throw new Error(`ARM GET ${base}: ${mc.status} ${JSON.stringify(mc.body)}`);
+    if (mc.status !== 200)
+      throw new Error(
+        `ARM GET ${base}: ${mc.status} ${JSON.stringify(mc.body)}`,
+      );
     const pools = await this.get(`${base}/agentPools`);
-    if (pools.status !== 200) throw new Error(`ARM GET ${base}/agentPools: ${pools.status} ${JSON.stringify(pools.body)}`);
+    if (pools.status !== 200)
+      throw new Error(
+        `ARM GET ${base}/agentPools: ${pools.status} ${JSON.stringify(
+          pools.body,
+        )}`,
+      );
     return {
       state: mc.body.properties.provisioningState,
-      pools: Object.fromEntries(pools.body.value.map((p: any) => [p.name, p.properties.provisioningState])),
+      pools: Object.fromEntries(
+        pools.body.value.map((p: any) => [
+          p.name,
+          p.properties.provisioningState,
+        ]),
+      ),
     };
   }
 }

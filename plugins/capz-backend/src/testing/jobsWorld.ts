@@ -6,7 +6,14 @@
  */
 /* eslint-disable jest/no-standalone-expect -- the end-state checks are the tests' own assertions, called from their it() blocks */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,22 +22,61 @@ import { dirname, join } from 'node:path';
 import { servicePrincipalSecretData } from '@internal/capz-sim/azure';
 // eslint-disable-next-line @backstage/no-undeclared-imports
 import { repoRoot as repo } from '@internal/mgmt-cluster';
-import { BackendDatabase, BackendProcess, reportsDir, startBackend } from './backendProcess';
-import { Arm, AzureState, Cluster, condition, KindName, pathOf, PoolSeed, readAzure } from './jobFixtures';
+import {
+  BackendDatabase,
+  BackendProcess,
+  reportsDir,
+  startBackend,
+} from './backendProcess';
+import {
+  Arm,
+  AzureState,
+  Cluster,
+  condition,
+  KindName,
+  pathOf,
+  PoolSeed,
+  readAzure,
+} from './jobFixtures';
 import { ClusterInfo, until } from './realCluster';
 
 const cli = (pkg: string) => join(repo, 'packages', pkg, 'src', 'cli.ts');
 
-export const system = (count = 2, extra: Partial<PoolSeed> = {}): PoolSeed => ({ name: 'system', mode: 'System', count, ...extra });
-export const user = (name: string, count: number, extra: Partial<PoolSeed> = {}): PoolSeed => ({ name, mode: 'User', count, vmSize: 'Standard_D4s_v3', ...extra });
+export const system = (count = 2, extra: Partial<PoolSeed> = {}): PoolSeed => ({
+  name: 'system',
+  mode: 'System',
+  count,
+  ...extra,
+});
+export const user = (
+  name: string,
+  count: number,
+  extra: Partial<PoolSeed> = {},
+): PoolSeed => ({
+  name,
+  mode: 'User',
+  count,
+  vmSize: 'Standard_D4s_v3',
+  ...extra,
+});
 
-export const logTail = (job: any, n = 15) => (job.log ?? []).slice(-n).map((l: any) => `  ${l.at} ${l.level} ${l.step ?? '-'}: ${l.message}`).join('\n');
-export const messages = (job: any, re: RegExp) => job.log.filter((l: any) => re.test(l.message));
+export const logTail = (job: any, n = 15) =>
+  (job.log ?? [])
+    .slice(-n)
+    .map((l: any) => `  ${l.at} ${l.level} ${l.step ?? '-'}: ${l.message}`)
+    .join('\n');
+export const messages = (job: any, re: RegExp) =>
+  job.log.filter((l: any) => re.test(l.message));
 const FINAL = ['succeeded', 'failed', 'cancelled'];
 
 /** Every planned step succeeded, each with this many attempts (default 1). */
-export function everyStep(job: any, attempts: (id: string) => number = () => 1): void {
-  expect(job.steps.map((s: any) => `${s.id} ${s.state} ${s.attempts}`)).toEqual(job.plan.map((p: any) => `${p.id} succeeded ${attempts(p.id)}`));
+export function everyStep(
+  job: any,
+  attempts: (id: string) => number = () => 1,
+): void {
+  expect(job.steps.map((s: any) => `${s.id} ${s.state} ${s.attempts}`)).toEqual(
+    job.plan.map((p: any) => `${p.id} succeeded ${attempts(p.id)}`),
+  );
 }
 
 export interface WatchEvent {
@@ -45,27 +91,39 @@ export class Watch {
   readonly ready: Promise<void>;
   private req?: ReturnType<typeof https.request>;
 
-  constructor(info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>, path: string) {
+  constructor(
+    info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>,
+    path: string,
+  ) {
     this.ready = new Promise((resolve, reject) => {
-      this.req = https.request(`${info.url}${path}?watch=1&allowWatchBookmarks=false`, {
-        ca: info.caPem,
-        agent: false,
-        headers: { Authorization: `Bearer ${info.adminToken}`, Accept: 'application/json' },
-      }, res => {
-        if (res.statusCode !== 200) {
-          reject(new Error(`watch ${path}: HTTP ${res.statusCode}`));
-          return;
-        }
-        resolve();
-        let buf = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => {
-          buf += d;
-          const lines = buf.split('\n');
-          buf = lines.pop()!;
-          for (const line of lines) if (line.trim()) this.events.push({ at: Date.now(), ...JSON.parse(line) });
-        });
-      });
+      this.req = https.request(
+        `${info.url}${path}?watch=1&allowWatchBookmarks=false`,
+        {
+          ca: info.caPem,
+          agent: false,
+          headers: {
+            Authorization: `Bearer ${info.adminToken}`,
+            Accept: 'application/json',
+          },
+        },
+        res => {
+          if (res.statusCode !== 200) {
+            reject(new Error(`watch ${path}: HTTP ${res.statusCode}`));
+            return;
+          }
+          resolve();
+          let buf = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => {
+            buf += d;
+            const lines = buf.split('\n');
+            buf = lines.pop()!;
+            for (const line of lines)
+              if (line.trim())
+                this.events.push({ at: Date.now(), ...JSON.parse(line) });
+          });
+        },
+      );
       this.req.on('error', e => (this.req?.destroyed ? undefined : reject(e)));
       this.req.end();
     });
@@ -91,26 +149,58 @@ export class JobsWorld {
 
   constructor(readonly label: string) {
     this.mcName = `${label}-${process.pid}`;
-    this.simState = join(process.env.CAPZ_STATE_DIR ?? join(repo, '.local'), 'capz-sim', this.mcName);
+    this.simState = join(
+      process.env.CAPZ_STATE_DIR ?? join(repo, '.local'),
+      'capz-sim',
+      this.mcName,
+    );
     this.tmp = mkdtempSync(join(tmpdir(), `capz-${label}-`));
   }
 
-  say = (m: string) => process.stdout.write(`[${this.label} +${((Date.now() - this.t0) / 1000).toFixed(1)}s] ${m}\n`);
+  say = (m: string) =>
+    process.stdout.write(
+      `[${this.label} +${((Date.now() - this.t0) / 1000).toFixed(1)}s] ${m}\n`,
+    );
 
   /** The management cluster and the simulator with these scenarios; resolves once the simulator's endpoints serve. */
   async start(o: { scenarios: string; operationMs?: number }): Promise<void> {
-    const kubeconfig = execFileSync('node', [cli('mgmt-cluster'), 'start', '--name', this.mcName, '--ephemeral'], { encoding: 'utf8' }).trim();
-    this.info = JSON.parse(readFileSync(join(dirname(kubeconfig), 'cluster.json'), 'utf8'));
+    const kubeconfig = execFileSync(
+      'node',
+      [cli('mgmt-cluster'), 'start', '--name', this.mcName, '--ephemeral'],
+      { encoding: 'utf8' },
+    ).trim();
+    this.info = JSON.parse(
+      readFileSync(join(dirname(kubeconfig), 'cluster.json'), 'utf8'),
+    );
     this.c = new Cluster(this.info);
     this.say(`management cluster ${this.mcName} at ${this.info.url}`);
     mkdirSync(join(reportsDir, 'backends'), { recursive: true });
-    const simLog = createWriteStream(join(reportsDir, 'backends', `capz-sim-${this.mcName}.log`));
-    this.sim = spawn('node', [cli('capz-sim'), 'run', '--cluster', this.mcName, '--scenarios', o.scenarios, '--operation-ms', String(o.operationMs ?? 100)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const simLog = createWriteStream(
+      join(reportsDir, 'backends', `capz-sim-${this.mcName}.log`),
+    );
+    this.sim = spawn(
+      'node',
+      [
+        cli('capz-sim'),
+        'run',
+        '--cluster',
+        this.mcName,
+        '--scenarios',
+        o.scenarios,
+        '--operation-ms',
+        String(o.operationMs ?? 100),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.sim.stdout!.pipe(simLog);
     this.sim.stderr!.pipe(simLog);
-    await until('the simulator to write its discovery config', () => existsSync(join(this.simState, 'app-config.azure-discovery.yaml')), 60_000);
+    await until(
+      'the simulator to write its discovery config',
+      () => existsSync(join(this.simState, 'app-config.azure-discovery.yaml')),
+      60_000,
+    );
     this.arm = new Arm(this.simState);
   }
 
@@ -118,7 +208,13 @@ export class JobsWorld {
     await Promise.all([...this.running].map(b => b.kill()));
     if (process.env.CAPZ_JOBS_KEEP) return; // debugging: leave the cluster and the simulator running
     this.sim?.kill();
-    if (this.info) execFileSync('node', [cli('mgmt-cluster'), 'stop', '--name', this.mcName]);
+    if (this.info)
+      execFileSync('node', [
+        cli('mgmt-cluster'),
+        'stop',
+        '--name',
+        this.mcName,
+      ]);
     rmSync(this.simState, { recursive: true, force: true });
     rmSync(this.tmp, { recursive: true, force: true });
     this.say('done');
@@ -128,11 +224,22 @@ export class JobsWorld {
    * A backend process. The crash tests use a 2 s lease (a killed replica's job is resumed quickly); the replica test a
    * longer one, so that a heartbeat delayed on a busy machine cannot hand a running job to the other replica.
    */
-  async backend(name: string, database: BackendDatabase, env: Record<string, string> = {}, mayExitDuringStart = false, leaseSeconds = 2): Promise<BackendProcess> {
+  async backend(
+    name: string,
+    database: BackendDatabase,
+    env: Record<string, string> = {},
+    mayExitDuringStart = false,
+    leaseSeconds = 2,
+  ): Promise<BackendProcess> {
     const b = await startBackend({
       mayExitDuringStart,
       name,
-      managementCluster: { name: this.mcName, url: this.info.url, caPem: this.info.caPem, token: this.info.backendToken },
+      managementCluster: {
+        name: this.mcName,
+        url: this.info.url,
+        caPem: this.info.caPem,
+        token: this.info.backendToken,
+      },
       database,
       configFiles: [join(this.simState, 'app-config.azure-discovery.yaml')],
       capz: { jobs: { leaseSeconds } },
@@ -140,13 +247,23 @@ export class JobsWorld {
     });
     this.running.add(b);
     void b.exited.then(() => this.running.delete(b));
-    this.say(`backend ${b.name} (pid ${b.pid}${env.CAPZ_JOBS_FAULT ? `, fault ${env.CAPZ_JOBS_FAULT}` : ''}) ready in ${b.startMs} ms; log ${b.logFile}`);
+    this.say(
+      `backend ${b.name} (pid ${b.pid}${
+        env.CAPZ_JOBS_FAULT ? `, fault ${env.CAPZ_JOBS_FAULT}` : ''
+      }) ready in ${b.startMs} ms; log ${b.logFile}`,
+    );
     return b;
   }
 
-  sqlite = (name: string): BackendDatabase => ({ client: 'better-sqlite3', directory: join(this.tmp, name) });
+  sqlite = (name: string): BackendDatabase => ({
+    client: 'better-sqlite3',
+    directory: join(this.tmp, name),
+  });
 
-  async createCredentialSecret(namespace: string, name = 'aso-credential'): Promise<void> {
+  async createCredentialSecret(
+    namespace: string,
+    name = 'aso-credential',
+  ): Promise<void> {
     await this.c.create('Secret', {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -166,27 +283,50 @@ export class JobsWorld {
   async legacyReady(namespace: string, name: string): Promise<true | string> {
     const cluster = await this.c.get('Cluster', namespace, name);
     if (condition(cluster, 'Available')?.status !== 'True') {
-      return `Cluster ${namespace}/${name} not Available: ${JSON.stringify((cluster?.status?.conditions ?? []).filter((x: any) => x.status !== 'True' && x.type !== 'Paused'))}`;
+      return `Cluster ${namespace}/${name} not Available: ${JSON.stringify(
+        (cluster?.status?.conditions ?? []).filter(
+          (x: any) => x.status !== 'True' && x.type !== 'Paused',
+        ),
+      )}`;
     }
-    for (const kind of ['AzureManagedControlPlane', 'AzureManagedMachinePool', 'ResourceGroup', 'ManagedCluster', 'ManagedClustersAgentPool'] as const) {
+    for (const kind of [
+      'AzureManagedControlPlane',
+      'AzureManagedMachinePool',
+      'ResourceGroup',
+      'ManagedCluster',
+      'ManagedClustersAgentPool',
+    ] as const) {
       for (const o of await this.c.list(kind, namespace)) {
-        if (o.metadata.labels?.['cluster.x-k8s.io/cluster-name'] !== name) continue;
-        if (condition(o, 'Ready')?.status !== 'True') return `${kind} ${o.metadata.name} not Ready`;
+        if (o.metadata.labels?.['cluster.x-k8s.io/cluster-name'] !== name)
+          continue;
+        if (condition(o, 'Ready')?.status !== 'True')
+          return `${kind} ${o.metadata.name} not Ready`;
       }
     }
-    const mc = (await this.c.list('ManagedCluster', namespace)).find(o => o.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === name);
-    if (!mc?.status?.agentPoolProfiles?.length) return `ManagedCluster of ${name} has no status.agentPoolProfiles yet`;
+    const mc = (await this.c.list('ManagedCluster', namespace)).find(
+      o => o.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === name,
+    );
+    if (!mc?.status?.agentPoolProfiles?.length)
+      return `ManagedCluster of ${name} has no status.agentPoolProfiles yet`;
     return true;
   }
 
   /** Waits until `check` returns true; on timeout the error names the last thing it said. */
-  async waitFor(what: string, check: () => Promise<true | string>, timeoutMs = 120_000): Promise<void> {
+  async waitFor(
+    what: string,
+    check: () => Promise<true | string>,
+    timeoutMs = 120_000,
+  ): Promise<void> {
     let last = '';
-    await until(what, async () => {
-      const r = await check();
-      if (r !== true) last = r;
-      return r === true;
-    }, timeoutMs).catch(e => {
+    await until(
+      what,
+      async () => {
+        const r = await check();
+        if (r !== true) last = r;
+        return r === true;
+      },
+      timeoutMs,
+    ).catch(e => {
       throw new Error(`${e.message} (last: ${last})`);
     });
   }
@@ -196,59 +336,115 @@ export class JobsWorld {
   /** From here on no job may create or delete anything in Azure: azureUntouched compares with this. */
   markBaseline(): void {
     this.baseline = this.azure();
-    this.say(`fixtures ready; Azure counters ${JSON.stringify(this.baseline.counters)}`);
+    this.say(
+      `fixtures ready; Azure counters ${JSON.stringify(
+        this.baseline.counters,
+      )}`,
+    );
   }
 
   // ---- the jobs API ----
 
   migrate = (namespace: string, name: string, targetNamespace: string) => ({
     type: 'migrate',
-    params: { managementCluster: this.mcName, namespace, name, targetNamespace },
+    params: {
+      managementCluster: this.mcName,
+      namespace,
+      name,
+      targetNamespace,
+    },
   });
 
-  adopt = (namespace: string, a: { resourceGroup: string; name: string }, credentialSecret = 'aso-credential') => ({
+  adopt = (
+    namespace: string,
+    a: { resourceGroup: string; name: string },
+    credentialSecret = 'aso-credential',
+  ) => ({
     type: 'adopt',
-    params: { managementCluster: this.mcName, namespace, credentialSecret, subscriptionId: this.arm.subscription, resourceGroup: a.resourceGroup, clusterName: a.name },
+    params: {
+      managementCluster: this.mcName,
+      namespace,
+      credentialSecret,
+      subscriptionId: this.arm.subscription,
+      resourceGroup: a.resourceGroup,
+      clusterName: a.name,
+    },
   });
 
   async submit(b: BackendProcess, body: unknown): Promise<any> {
     const r = await b.request('POST', 'capz/jobs', body);
-    if (r.status !== 201) throw new Error(`POST /jobs: HTTP ${r.status} ${JSON.stringify(r.body)}`);
-    this.say(`job ${r.body.id} (${r.body.type} ${r.body.target.namespace}/${r.body.target.name}) created on ${b.name}`);
+    if (r.status !== 201)
+      throw new Error(`POST /jobs: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+    this.say(
+      `job ${r.body.id} (${r.body.type} ${r.body.target.namespace}/${r.body.target.name}) created on ${b.name}`,
+    );
     return r.body;
   }
 
   async job(b: BackendProcess, id: string): Promise<any> {
     const r = await b.request('GET', `capz/jobs/${id}`);
-    if (r.status !== 200) throw new Error(`GET /jobs/${id}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== 200)
+      throw new Error(
+        `GET /jobs/${id}: HTTP ${r.status} ${JSON.stringify(r.body)}`,
+      );
     return r.body;
   }
 
   /** Polls the job until it is in one of `states` (default: any final one); returns it in whichever state it is. */
-  async settled(b: BackendProcess, id: string, timeoutMs = 240_000, states = FINAL): Promise<any> {
+  async settled(
+    b: BackendProcess,
+    id: string,
+    timeoutMs = 240_000,
+    states = FINAL,
+  ): Promise<any> {
     let job: any;
-    await until(`job ${id} to be ${states.join(' or ')}`, async () => {
-      job = await this.job(b, id);
-      return states.includes(job.state);
-    }, timeoutMs).catch(e => {
-      throw new Error(`${e.message}; now ${job?.state} at ${job?.currentStep}: ${JSON.stringify(job?.steps?.find((s: any) => s.state === 'running'))}\n${job ? logTail(job) : ''}`);
+    await until(
+      `job ${id} to be ${states.join(' or ')}`,
+      async () => {
+        job = await this.job(b, id);
+        return states.includes(job.state);
+      },
+      timeoutMs,
+    ).catch(e => {
+      throw new Error(
+        `${e.message}; now ${job?.state} at ${
+          job?.currentStep
+        }: ${JSON.stringify(
+          job?.steps?.find((s: any) => s.state === 'running'),
+        )}\n${job ? logTail(job) : ''}`,
+      );
     });
     return job;
   }
 
   /** Polls the job until it is final; fails with the job's error and log when it is not `succeeded`. */
-  async finished(b: BackendProcess, id: string, timeoutMs = 240_000): Promise<any> {
+  async finished(
+    b: BackendProcess,
+    id: string,
+    timeoutMs = 240_000,
+  ): Promise<any> {
     const started = Date.now();
     const job = await this.settled(b, id, timeoutMs);
-    if (job.state !== 'succeeded') throw new Error(`job ${id} ${job.state}: ${job.error}\n${logTail(job)}`);
-    this.say(`job ${id} succeeded (${((Date.now() - started) / 1000).toFixed(1)}s of polling): ${job.steps.map((s: any) => `${s.id}×${s.attempts}`).join(' ')}`);
+    if (job.state !== 'succeeded')
+      throw new Error(`job ${id} ${job.state}: ${job.error}\n${logTail(job)}`);
+    this.say(
+      `job ${id} succeeded (${((Date.now() - started) / 1000).toFixed(
+        1,
+      )}s of polling): ${job.steps
+        .map((s: any) => `${s.id}×${s.attempts}`)
+        .join(' ')}`,
+    );
     return job;
   }
 
   // ---- end states ----
 
   /** Azure holds the cluster and these pools, none being deleted; nothing was created or deleted since the fixtures. */
-  async azureUntouched(resourceGroup: string, name: string, pools: string[]): Promise<void> {
+  async azureUntouched(
+    resourceGroup: string,
+    name: string,
+    pools: string[],
+  ): Promise<void> {
     const live = await this.arm.cluster(resourceGroup, name);
     expect(live?.state).toBe('Succeeded');
     expect(Object.keys(live!.pools).sort()).toEqual([...pools].sort());
@@ -260,48 +456,100 @@ export class JobsWorld {
   }
 
   /** The new cluster is Available with one MachinePool per Azure pool (autoscaling ones managed by AKS). */
-  async adoptedCluster(ns: string, name: string, pools: PoolSeed[], o: { entraOnly?: boolean } = {}): Promise<void> {
+  async adoptedCluster(
+    ns: string,
+    name: string,
+    pools: PoolSeed[],
+    o: { entraOnly?: boolean } = {},
+  ): Promise<void> {
     const c = this.c;
-    await this.waitFor(`Cluster ${ns}/${name} to be Available`, async () => {
-      const cl = await c.get('Cluster', ns, name);
-      return condition(cl, 'Available')?.status === 'True' || `Available: ${JSON.stringify(condition(cl, 'Available'))}`;
-    }, 30_000);
+    await this.waitFor(
+      `Cluster ${ns}/${name} to be Available`,
+      async () => {
+        const cl = await c.get('Cluster', ns, name);
+        return (
+          condition(cl, 'Available')?.status === 'True' ||
+          `Available: ${JSON.stringify(condition(cl, 'Available'))}`
+        );
+      },
+      30_000,
+    );
     const agentPools = await c.list('ManagedClustersAgentPool', ns);
     const machinePools = await c.list('MachinePool', ns);
-    expect(agentPools.map(p => p.spec.azureName ?? p.metadata.name).sort()).toEqual(pools.map(p => p.name).sort());
+    expect(
+      agentPools.map(p => p.spec.azureName ?? p.metadata.name).sort(),
+    ).toEqual(pools.map(p => p.name).sort());
     for (const p of pools) {
-      const ap = agentPools.find(x => (x.spec.azureName ?? x.metadata.name) === p.name)!;
+      const ap = agentPools.find(
+        x => (x.spec.azureName ?? x.metadata.name) === p.name,
+      )!;
       // Adoption names the MachinePool after the agent pool (capz-ground-truth 2.2 step 6).
       const mp = machinePools.find(m => m.metadata.name === ap.metadata.name);
       expect(mp).toBeDefined();
       expect(mp.spec.clusterName).toBe(name);
-      if (p.enableAutoScaling) expect(mp.metadata.annotations?.['cluster.x-k8s.io/replicas-managed-by']).toBe('aks');
-      expect(await c.get('AzureASOManagedMachinePool', ns, ap.metadata.name)).toBeDefined();
+      if (p.enableAutoScaling)
+        expect(
+          mp.metadata.annotations?.['cluster.x-k8s.io/replicas-managed-by'],
+        ).toBe('aks');
+      expect(
+        await c.get('AzureASOManagedMachinePool', ns, ap.metadata.name),
+      ).toBeDefined();
     }
     const mc = await c.get('ManagedCluster', ns, name);
     if (o.entraOnly) {
       // Local accounts disabled: user credentials under <name>-user-kubeconfig (capz-ground-truth 2.4).
-      expect(mc.spec.operatorSpec?.secrets?.userCredentials?.name).toBe(`${name}-user-kubeconfig`);
+      expect(mc.spec.operatorSpec?.secrets?.userCredentials?.name).toBe(
+        `${name}-user-kubeconfig`,
+      );
       expect(mc.spec.operatorSpec?.secrets?.adminCredentials).toBeUndefined();
     }
     expect(condition(mc, 'Ready')?.status).toBe('True');
   }
 
   /** The old objects of a migrated cluster are gone from Kubernetes, the credential copied without owners. */
-  async migrated(from: string, to: string, name: string, resourceGroup: string, pools: PoolSeed[], o: { entraOnly?: boolean } = {}): Promise<void> {
+  async migrated(
+    from: string,
+    to: string,
+    name: string,
+    resourceGroup: string,
+    pools: PoolSeed[],
+    o: { entraOnly?: boolean } = {},
+  ): Promise<void> {
     const c = this.c;
     await this.adoptedCluster(to, name, pools, o);
-    for (const kind of ['Cluster', 'AzureManagedCluster', 'AzureManagedControlPlane'] as const) {
+    for (const kind of [
+      'Cluster',
+      'AzureManagedCluster',
+      'AzureManagedControlPlane',
+    ] as const) {
       expect(await c.get(kind, from, name)).toBeUndefined();
     }
-    const belongs = (x: any) => x.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === name || x.metadata.name.startsWith(`${name}-`) || x.metadata.name === name;
-    for (const kind of ['MachinePool', 'AzureManagedMachinePool', 'ManagedCluster', 'ManagedClustersAgentPool', 'ResourceGroup'] as const) {
-      expect({ kind, left: (await c.list(kind, from)).filter(belongs).map(x => x.metadata.name) }).toEqual({ kind, left: [] });
+    const belongs = (x: any) =>
+      x.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === name ||
+      x.metadata.name.startsWith(`${name}-`) ||
+      x.metadata.name === name;
+    for (const kind of [
+      'MachinePool',
+      'AzureManagedMachinePool',
+      'ManagedCluster',
+      'ManagedClustersAgentPool',
+      'ResourceGroup',
+    ] as const) {
+      expect({
+        kind,
+        left: (await c.list(kind, from))
+          .filter(belongs)
+          .map(x => x.metadata.name),
+      }).toEqual({ kind, left: [] });
     }
     const secret = await c.get('Secret', to, `${name}-aso-secret`);
     expect(secret).toBeDefined();
     expect(secret.metadata.ownerReferences).toBeUndefined();
-    await this.azureUntouched(resourceGroup, name, pools.map(p => p.name));
+    await this.azureUntouched(
+      resourceGroup,
+      name,
+      pools.map(p => p.name),
+    );
   }
 
   /**

@@ -16,7 +16,8 @@ export { until };
 export const testClusterInfo = testCluster;
 
 /** client-node is ESM-only; Jest loads it through its own require (see src/cluster/kubeConfig.ts). */
-export const loadClientForTests = async () => require('@kubernetes/client-node');
+export const loadClientForTests = async () =>
+  require('@kubernetes/client-node');
 
 /** A raw JSON request as the cluster's admin; resolves with status and parsed body (raw text if not JSON). */
 export function kube(
@@ -80,48 +81,88 @@ const CLEANUP_COLLECTIONS = [
  * objects that need it, and (like real ASO) the simulated ASO then cannot finish deleting them: so, after asking
  * for the deletion, the finalizers of what is left are removed, as an operator would.
  */
-export async function deleteTestNamespace(info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>, ns: string): Promise<void> {
+export async function deleteTestNamespace(
+  info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>,
+  ns: string,
+): Promise<void> {
   await kube(info, 'DELETE', `/api/v1/namespaces/${ns}`);
-  await until(`namespace ${ns} to be gone`, async () => {
-    for (const template of CLEANUP_COLLECTIONS) {
-      const path = template.replace('{ns}', `namespaces/${ns}`);
-      const list = await kube(info, 'GET', path);
-      for (const item of list.body?.items ?? []) {
-        if (item.metadata.finalizers?.length) {
-          await kube(info, 'PATCH', `${path}/${item.metadata.name}`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+  await until(
+    `namespace ${ns} to be gone`,
+    async () => {
+      for (const template of CLEANUP_COLLECTIONS) {
+        const path = template.replace('{ns}', `namespaces/${ns}`);
+        const list = await kube(info, 'GET', path);
+        for (const item of list.body?.items ?? []) {
+          if (item.metadata.finalizers?.length) {
+            await kube(
+              info,
+              'PATCH',
+              `${path}/${item.metadata.name}`,
+              { metadata: { finalizers: null } },
+              'application/merge-patch+json',
+            );
+          }
         }
       }
-    }
-    return (await kube(info, 'GET', `/api/v1/namespaces/${ns}`)).status === 404;
-  }, 60_000);
+      return (
+        (await kube(info, 'GET', `/api/v1/namespaces/${ns}`)).status === 404
+      );
+    },
+    60_000,
+  );
 }
 
 const COLLECTION: Record<string, (ns?: string) => string> = {
   Namespace: () => '/api/v1/namespaces',
   ServiceAccount: ns => `/api/v1/namespaces/${ns}/serviceaccounts`,
   ClusterRole: () => '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-  ClusterRoleBinding: () => '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-  RoleBinding: ns => `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`,
+  ClusterRoleBinding: () =>
+    '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+  RoleBinding: ns =>
+    `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`,
 };
 
 /** Creates the objects of a manifest (the kinds above), leaving those that exist already. */
-export async function applyManifest(info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>, objects: any[]): Promise<void> {
+export async function applyManifest(
+  info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>,
+  objects: any[],
+): Promise<void> {
   for (const o of objects) {
     const collection = COLLECTION[o.kind];
-    if (!collection) throw new Error(`applyManifest: no collection known for ${o.kind}`);
+    if (!collection)
+      throw new Error(`applyManifest: no collection known for ${o.kind}`);
     const res = await kube(info, 'POST', collection(o.metadata.namespace), o);
-    if (res.status !== 201 && res.status !== 409) throw new Error(`create ${o.kind}/${o.metadata.name}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 201 && res.status !== 409)
+      throw new Error(
+        `create ${o.kind}/${o.metadata.name}: ${res.status} ${JSON.stringify(
+          res.body,
+        )}`,
+      );
   }
 }
 
 /** A token for a ServiceAccount through the TokenRequest API, as a deployment would mount one. */
-export async function serviceAccountToken(info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>, namespace: string, name: string): Promise<string> {
-  const res = await kube(info, 'POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
-    apiVersion: 'authentication.k8s.io/v1',
-    kind: 'TokenRequest',
-    spec: { expirationSeconds: 3600 },
-  });
-  if (res.status !== 201) throw new Error(`token for ${namespace}/${name}: ${res.status} ${JSON.stringify(res.body)}`);
+export async function serviceAccountToken(
+  info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>,
+  namespace: string,
+  name: string,
+): Promise<string> {
+  const res = await kube(
+    info,
+    'POST',
+    `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
+    {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 3600 },
+    },
+  );
+  if (res.status !== 201)
+    throw new Error(
+      `token for ${namespace}/${name}: ${res.status} ${JSON.stringify(
+        res.body,
+      )}`,
+    );
   return res.body.status.token;
 }
 
@@ -132,15 +173,36 @@ export async function serviceAccountToken(info: Pick<ClusterInfo, 'url' | 'caPem
 export async function createObjects(
   info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>,
   namespace: string,
-  objects: Array<{ apiVersion: string; kind: string; metadata: { name: string } }>,
+  objects: Array<{
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string };
+  }>,
   fieldManager?: string,
 ): Promise<void> {
   for (const o of objects) {
-    const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
-    const kind = Object.values(kinds).find(k => k.kind === o.kind && k.group === group);
-    if (!kind) throw new Error(`createObjects: unknown kind ${o.apiVersion} ${o.kind}`);
-    const query = fieldManager ? `?fieldManager=${encodeURIComponent(fieldManager)}` : '';
-    const res = await kube(info, 'POST', `/apis/${group}/${version}/namespaces/${namespace}/${kind.plural}${query}`, o);
-    if (res.status !== 201) throw new Error(`create ${o.kind}/${o.metadata.name}: ${res.status} ${JSON.stringify(res.body)}`);
+    const [group, version] = o.apiVersion.includes('/')
+      ? o.apiVersion.split('/')
+      : ['', o.apiVersion];
+    const kind = Object.values(kinds).find(
+      k => k.kind === o.kind && k.group === group,
+    );
+    if (!kind)
+      throw new Error(`createObjects: unknown kind ${o.apiVersion} ${o.kind}`);
+    const query = fieldManager
+      ? `?fieldManager=${encodeURIComponent(fieldManager)}`
+      : '';
+    const res = await kube(
+      info,
+      'POST',
+      `/apis/${group}/${version}/namespaces/${namespace}/${kind.plural}${query}`,
+      o,
+    );
+    if (res.status !== 201)
+      throw new Error(
+        `create ${o.kind}/${o.metadata.name}: ${res.status} ${JSON.stringify(
+          res.body,
+        )}`,
+      );
   }
 }

@@ -4,7 +4,10 @@ import { requiredAccess } from './access';
 
 /** The ClusterRole's rules as `verb group/resource` lines, from the flow-style lists jobs.yaml uses. */
 function rbacRules(): Set<string> {
-  const text = readFileSync(resolve(__dirname, '../../../capz-backend/rbac/jobs.yaml'), 'utf8');
+  const text = readFileSync(
+    resolve(__dirname, '../../../capz-backend/rbac/jobs.yaml'),
+    'utf8',
+  );
   const role = text.split('\n---\n')[0];
   const list = (line: string) =>
     line
@@ -18,16 +21,34 @@ function rbacRules(): Set<string> {
     const groups = list(line);
     const resources = list(lines[i + 1]);
     const verbs = list(lines[i + 2]);
-    for (const g of groups) for (const r of resources) for (const v of verbs) out.add(`${v} ${g}/${r}`);
+    for (const g of groups)
+      for (const r of resources)
+        for (const v of verbs) out.add(`${v} ${g}/${r}`);
   });
   return out;
 }
 
 describe('requiredAccess', () => {
   const all = [
-    ...requiredAccess('migrate', { managementCluster: 'm', namespace: 'old', name: 'c', targetNamespace: 'new' }),
-    ...requiredAccess('adopt', { managementCluster: 'm', namespace: 'ns', credentialSecret: 's', subscriptionId: 'x', resourceGroup: 'rg', clusterName: 'c' }),
-    ...requiredAccess('upgrade-api-version', { managementCluster: 'm', namespace: 'ns', name: 'c' }),
+    ...requiredAccess('migrate', {
+      managementCluster: 'm',
+      namespace: 'old',
+      name: 'c',
+      targetNamespace: 'new',
+    }),
+    ...requiredAccess('adopt', {
+      managementCluster: 'm',
+      namespace: 'ns',
+      credentialSecret: 's',
+      subscriptionId: 'x',
+      resourceGroup: 'rg',
+      clusterName: 'c',
+    }),
+    ...requiredAccess('upgrade-api-version', {
+      managementCluster: 'm',
+      namespace: 'ns',
+      name: 'c',
+    }),
   ];
 
   it('matches rbac/jobs.yaml exactly: nothing missing, nothing extra', () => {
@@ -36,8 +57,16 @@ describe('requiredAccess', () => {
   });
 
   it('asks per namespace: the old one for the legacy objects, the new one for what is created', () => {
-    const migrate = requiredAccess('migrate', { managementCluster: 'm', namespace: 'old', name: 'c', targetNamespace: 'new' });
-    const where = (verb: string, resource: string) => migrate.filter(a => a.verb === verb && a.resource === resource).map(a => a.namespace);
+    const migrate = requiredAccess('migrate', {
+      managementCluster: 'm',
+      namespace: 'old',
+      name: 'c',
+      targetNamespace: 'new',
+    });
+    const where = (verb: string, resource: string) =>
+      migrate
+        .filter(a => a.verb === verb && a.resource === resource)
+        .map(a => a.namespace);
     expect(where('patch', 'managedclusters')).toEqual(['old']);
     expect(where('create', 'managedclusters')).toEqual(['new']);
     expect(where('get', 'secrets')).toEqual(['old', 'new']);

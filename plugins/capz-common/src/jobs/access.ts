@@ -3,7 +3,12 @@ import type { AccessRequirement } from './common';
 import { requiredAdoptionAccess } from './adoption';
 import { requiredMigrationAccess } from './migration';
 import { requiredUpgradeAccess } from './upgrade';
-import type { AdoptJobParams, JobType, MigrateJobParams, UpgradeApiVersionJobParams } from './types';
+import type {
+  AdoptJobParams,
+  JobType,
+  MigrateJobParams,
+  UpgradeApiVersionJobParams,
+} from './types';
 
 /**
  * Every permission the backend needs to run every step of a job of this type with these params (plus `get` for
@@ -11,14 +16,29 @@ import type { AdoptJobParams, JobType, MigrateJobParams, UpgradeApiVersionJobPar
  * planner; plugins/capz-backend/rbac/jobs.yaml grants exactly their union.
  * @public
  */
-export function requiredAccess(type: 'adopt', params: AdoptJobParams): AccessRequirement[];
+export function requiredAccess(
+  type: 'adopt',
+  params: AdoptJobParams,
+): AccessRequirement[];
 /** @public */
-export function requiredAccess(type: 'migrate', params: MigrateJobParams): AccessRequirement[];
+export function requiredAccess(
+  type: 'migrate',
+  params: MigrateJobParams,
+): AccessRequirement[];
 /** @public */
-export function requiredAccess(type: 'upgrade-api-version', params: UpgradeApiVersionJobParams): AccessRequirement[];
+export function requiredAccess(
+  type: 'upgrade-api-version',
+  params: UpgradeApiVersionJobParams,
+): AccessRequirement[];
 /** @public */
-export function requiredAccess(type: JobType, params: AdoptJobParams | MigrateJobParams | UpgradeApiVersionJobParams): AccessRequirement[];
-export function requiredAccess(type: JobType, params: AdoptJobParams | MigrateJobParams | UpgradeApiVersionJobParams): AccessRequirement[] {
+export function requiredAccess(
+  type: JobType,
+  params: AdoptJobParams | MigrateJobParams | UpgradeApiVersionJobParams,
+): AccessRequirement[];
+export function requiredAccess(
+  type: JobType,
+  params: AdoptJobParams | MigrateJobParams | UpgradeApiVersionJobParams,
+): AccessRequirement[] {
   switch (type) {
     case 'adopt':
       return requiredAdoptionAccess(params as AdoptJobParams);

@@ -1,7 +1,16 @@
 import { evaluateObjectCondition } from './conditions';
 import { JOB_ID_PLACEHOLDER } from './common';
-import { planAdoption, requiredAdoptionAccess, type AdoptionSnapshot } from './adoption';
-import type { AdoptJobParams, DiscoveredAksCluster, PlannedAction, StepPlan } from './types';
+import {
+  planAdoption,
+  requiredAdoptionAccess,
+  type AdoptionSnapshot,
+} from './adoption';
+import type {
+  AdoptJobParams,
+  DiscoveredAksCluster,
+  PlannedAction,
+  StepPlan,
+} from './types';
 import { allow, asoManagedCluster, SUB } from './__fixtures__/snapshots';
 
 const params: AdoptJobParams = {
@@ -14,7 +23,9 @@ const params: AdoptJobParams = {
 };
 
 /** The AKS cluster of capz-sim's adoption-procedure test, as ARM discovery reports it. */
-const aksCluster = (over: Partial<DiscoveredAksCluster> = {}): DiscoveredAksCluster => ({
+const aksCluster = (
+  over: Partial<DiscoveredAksCluster> = {},
+): DiscoveredAksCluster => ({
   subscriptionId: SUB,
   resourceGroup: 'RG_Adopt',
   name: 'aks-adopt',
@@ -25,12 +36,23 @@ const aksCluster = (over: Partial<DiscoveredAksCluster> = {}): DiscoveredAksClus
   entraOnly: false,
   agentPools: [
     { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 2 },
-    { name: 'apps', mode: 'User', vmSize: 'Standard_D4s_v3', count: 1, enableAutoScaling: true, minCount: 1, maxCount: 5 },
+    {
+      name: 'apps',
+      mode: 'User',
+      vmSize: 'Standard_D4s_v3',
+      count: 1,
+      enableAutoScaling: true,
+      minCount: 1,
+      maxCount: 5,
+    },
   ],
   ...over,
 });
 
-const snapshot = (over: Partial<AdoptionSnapshot> = {}, p = params): AdoptionSnapshot => ({
+const snapshot = (
+  over: Partial<AdoptionSnapshot> = {},
+  p = params,
+): AdoptionSnapshot => ({
   aks: aksCluster(),
   resourceGroupLocation: 'westeurope',
   namespaceExists: true,
@@ -41,47 +63,117 @@ const snapshot = (over: Partial<AdoptionSnapshot> = {}, p = params): AdoptionSna
 });
 
 const step = (plan: StepPlan[], id: string) => plan.find(s => s.id === id)!;
-const creates = (s: StepPlan) => s.actions.filter((a): a is Extract<PlannedAction, { action: 'create' }> => a.action === 'create').map(a => a.object);
-const failed = (r: ReturnType<typeof planAdoption>) => r.preflight.filter(c => c.status === 'fail').map(c => c.id);
-const credential = { 'serviceoperator.azure.com/credential-from': 'aso-credential' };
+const creates = (s: StepPlan) =>
+  s.actions
+    .filter(
+      (a): a is Extract<PlannedAction, { action: 'create' }> =>
+        a.action === 'create',
+    )
+    .map(a => a.object);
+const failed = (r: ReturnType<typeof planAdoption>) =>
+  r.preflight.filter(c => c.status === 'fail').map(c => c.id);
+const credential = {
+  'serviceoperator.azure.com/credential-from': 'aso-credential',
+};
 const adopt = { 'sigs.k8s.io/cluster-api-provider-azure-adopt': 'true' };
 
 describe('planAdoption', () => {
   it('plans resource group, managed cluster, agent pools, available, in that order', () => {
     const r = planAdoption(params, snapshot());
     expect(failed(r)).toEqual([]);
-    expect(r.preflight.map(c => c.id)).toEqual(['namespace', 'credential-secret', 'aks-cluster', 'not-managed', 'names', 'no-conflicts', 'access']);
-    expect(r.plan.map(s => s.id)).toEqual(['adopt-resource-group', 'adopt-managed-cluster', 'adopt-agent-pools', 'pin-reconcile-policies', 'wait-available']);
-    expect(r.result?.cluster).toEqual({ managementCluster: 'mgmt', namespace: 'adopt', name: 'aks-adopt' });
+    expect(r.preflight.map(c => c.id)).toEqual([
+      'namespace',
+      'credential-secret',
+      'aks-cluster',
+      'not-managed',
+      'names',
+      'no-conflicts',
+      'access',
+    ]);
+    expect(r.plan.map(s => s.id)).toEqual([
+      'adopt-resource-group',
+      'adopt-managed-cluster',
+      'adopt-agent-pools',
+      'pin-reconcile-policies',
+      'wait-available',
+    ]);
+    expect(r.result?.cluster).toEqual({
+      managementCluster: 'mgmt',
+      namespace: 'adopt',
+      name: 'aks-adopt',
+    });
     for (const s of r.plan) expect(s.description).toMatch(/capz-ground-truth/);
   });
 
   it('creates the ResourceGroup under the normalised name, pointing at the Azure group', () => {
-    const s = step(planAdoption(params, snapshot()).plan, 'adopt-resource-group');
+    const s = step(
+      planAdoption(params, snapshot()).plan,
+      'adopt-resource-group',
+    );
     expect(creates(s)).toEqual([
       {
         apiVersion: 'resources.azure.com/v1api20200601',
         kind: 'ResourceGroup',
         // A group CAPZ never owned: skip, so ASO neither PUTs over it nor deletes it with the cluster.
-        metadata: { name: 'rg-adopt', namespace: 'adopt', annotations: { ...credential, 'serviceoperator.azure.com/reconcile-policy': 'skip', 'capz.io/job': JOB_ID_PLACEHOLDER } },
+        metadata: {
+          name: 'rg-adopt',
+          namespace: 'adopt',
+          annotations: {
+            ...credential,
+            'serviceoperator.azure.com/reconcile-policy': 'skip',
+            'capz.io/job': JOB_ID_PLACEHOLDER,
+          },
+        },
         spec: { azureName: 'RG_Adopt', location: 'westeurope' },
       },
     ]);
     expect(s.preconditions).toEqual([
-      expect.objectContaining({ type: 'exists', ref: { apiVersion: 'v1', kind: 'Secret', namespace: 'adopt', name: 'aso-credential' } }),
+      expect.objectContaining({
+        type: 'exists',
+        ref: {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          namespace: 'adopt',
+          name: 'aso-credential',
+        },
+      }),
       // Right before the first write: one owner per AKS cluster, read live.
-      expect.objectContaining({ type: 'sole-manager', azure: { subscriptionId: SUB, resourceGroup: 'RG_Adopt', name: 'aks-adopt' }, except: [] }),
+      expect.objectContaining({
+        type: 'sole-manager',
+        azure: {
+          subscriptionId: SUB,
+          resourceGroup: 'RG_Adopt',
+          name: 'aks-adopt',
+        },
+        except: [],
+      }),
     ]);
-    expect(s.waitFor).toEqual([expect.objectContaining({ type: 'ready', ref: expect.objectContaining({ name: 'rg-adopt' }) })]);
+    expect(s.waitFor).toEqual([
+      expect.objectContaining({
+        type: 'ready',
+        ref: expect.objectContaining({ name: 'rg-adopt' }),
+      }),
+    ]);
   });
 
   it('creates the annotated ManagedCluster with the pools from Azure', () => {
-    const s = step(planAdoption(params, snapshot()).plan, 'adopt-managed-cluster');
+    const s = step(
+      planAdoption(params, snapshot()).plan,
+      'adopt-managed-cluster',
+    );
     expect(creates(s)).toEqual([
       {
         apiVersion: 'containerservice.azure.com/v1api20240901',
         kind: 'ManagedCluster',
-        metadata: { name: 'aks-adopt', namespace: 'adopt', annotations: { ...credential, ...adopt, 'capz.io/job': JOB_ID_PLACEHOLDER } },
+        metadata: {
+          name: 'aks-adopt',
+          namespace: 'adopt',
+          annotations: {
+            ...credential,
+            ...adopt,
+            'capz.io/job': JOB_ID_PLACEHOLDER,
+          },
+        },
         spec: {
           azureName: 'aks-adopt',
           owner: { name: 'rg-adopt' },
@@ -90,81 +182,208 @@ describe('planAdoption', () => {
           kubernetesVersion: '1.33.2',
           identity: { type: 'SystemAssigned' },
           agentPoolProfiles: [
-            { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 2 },
-            { name: 'apps', mode: 'User', vmSize: 'Standard_D4s_v3', count: 1, enableAutoScaling: true, minCount: 1, maxCount: 5 },
+            {
+              name: 'system',
+              mode: 'System',
+              vmSize: 'Standard_D2s_v3',
+              count: 2,
+            },
+            {
+              name: 'apps',
+              mode: 'User',
+              vmSize: 'Standard_D4s_v3',
+              count: 1,
+              enableAutoScaling: true,
+              minCount: 1,
+              maxCount: 5,
+            },
           ],
         },
       },
     ]);
-    expect(s.preconditions).toEqual([expect.objectContaining({ type: 'ready' })]);
-    expect(s.waitFor.map(c => c.type)).toEqual(['ready', 'exists', 'exists', 'exists', 'controlled-by', 'label']);
+    expect(s.preconditions).toEqual([
+      expect.objectContaining({ type: 'ready' }),
+    ]);
+    expect(s.waitFor.map(c => c.type)).toEqual([
+      'ready',
+      'exists',
+      'exists',
+      'exists',
+      'controlled-by',
+      'label',
+    ]);
   });
 
   it('adopts an AKS cluster whose Azure name is no Kubernetes name: normalised object names, the Azure name in spec.azureName', () => {
-    const p = { ...params, resourceGroup: 'My_Resource_Group', clusterName: 'myAKSCluster' };
-    const aks = aksCluster({ name: 'myAKSCluster', resourceGroup: 'My_Resource_Group' });
+    const p = {
+      ...params,
+      resourceGroup: 'My_Resource_Group',
+      clusterName: 'myAKSCluster',
+    };
+    const aks = aksCluster({
+      name: 'myAKSCluster',
+      resourceGroup: 'My_Resource_Group',
+    });
     const r = planAdoption(p, snapshot({ aks }, p));
     expect(failed(r)).toEqual([]);
     expect(r.target.name).toBe('myakscluster');
     expect(r.result?.cluster?.name).toBe('myakscluster');
-    expect(r.facts).toMatchObject({ cluster: 'adopt/myakscluster', azureName: 'myAKSCluster', resourceGroupObject: 'my-resource-group' });
-    expect(r.preflight.find(c => c.id === 'names')!.message).toContain('Cluster myakscluster (Azure name myAKSCluster');
+    expect(r.facts).toMatchObject({
+      cluster: 'adopt/myakscluster',
+      azureName: 'myAKSCluster',
+      resourceGroupObject: 'my-resource-group',
+    });
+    expect(r.preflight.find(c => c.id === 'names')!.message).toContain(
+      'Cluster myakscluster (Azure name myAKSCluster',
+    );
     const [rg] = creates(step(r.plan, 'adopt-resource-group'));
     expect(rg.metadata.name).toBe('my-resource-group');
     expect(rg.spec).toMatchObject({ azureName: 'My_Resource_Group' });
     const [mc] = creates(step(r.plan, 'adopt-managed-cluster'));
     expect(mc.metadata.name).toBe('myakscluster');
-    expect(mc.spec).toMatchObject({ azureName: 'myAKSCluster', owner: { name: 'my-resource-group' } });
-    expect(creates(step(r.plan, 'adopt-agent-pools')).map(o => [o.metadata.name, o.spec?.azureName, (o.spec?.owner as any).name])).toEqual([
+    expect(mc.spec).toMatchObject({
+      azureName: 'myAKSCluster',
+      owner: { name: 'my-resource-group' },
+    });
+    expect(
+      creates(step(r.plan, 'adopt-agent-pools')).map(o => [
+        o.metadata.name,
+        o.spec?.azureName,
+        (o.spec?.owner as any).name,
+      ]),
+    ).toEqual([
       ['myakscluster-system', 'system', 'myakscluster'],
       ['myakscluster-apps', 'apps', 'myakscluster'],
     ]);
-    expect(step(r.plan, 'wait-available').waitFor[0]).toMatchObject({ ref: { kind: 'Cluster', name: 'myakscluster' } });
-    expect(step(r.plan, 'adopt-resource-group').preconditions[1]).toMatchObject({ azure: { resourceGroup: 'My_Resource_Group', name: 'myAKSCluster' } });
+    expect(step(r.plan, 'wait-available').waitFor[0]).toMatchObject({
+      ref: { kind: 'Cluster', name: 'myakscluster' },
+    });
+    expect(step(r.plan, 'adopt-resource-group').preconditions[1]).toMatchObject(
+      { azure: { resourceGroup: 'My_Resource_Group', name: 'myAKSCluster' } },
+    );
   });
 
-  it('pins skip on the group in the AzureASOManagedCluster\'s spec.resources (CAPZ drops annotations when it embeds it)', () => {
-    const s = step(planAdoption(params, snapshot()).plan, 'pin-reconcile-policies');
+  it("pins skip on the group in the AzureASOManagedCluster's spec.resources (CAPZ drops annotations when it embeds it)", () => {
+    const s = step(
+      planAdoption(params, snapshot()).plan,
+      'pin-reconcile-policies',
+    );
     expect(s.actions).toEqual([
       expect.objectContaining({
         action: 'set-embedded-annotation',
-        ref: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureASOManagedCluster', namespace: 'adopt', name: 'aks-adopt' },
+        ref: {
+          apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+          kind: 'AzureASOManagedCluster',
+          namespace: 'adopt',
+          name: 'aks-adopt',
+        },
         resource: { kind: 'ResourceGroup', name: 'rg-adopt' },
         annotation: 'serviceoperator.azure.com/reconcile-policy',
         value: 'skip',
       }),
     ]);
-    expect(s.waitFor).toEqual([expect.objectContaining({ type: 'annotation', ref: expect.objectContaining({ kind: 'ResourceGroup', name: 'rg-adopt' }), value: 'skip' })]);
-    expect(requiredAdoptionAccess(params)).toContainEqual(expect.objectContaining({ verb: 'patch', resource: 'azureasomanagedclusters', namespace: 'adopt' }));
+    expect(s.waitFor).toEqual([
+      expect.objectContaining({
+        type: 'annotation',
+        ref: expect.objectContaining({
+          kind: 'ResourceGroup',
+          name: 'rg-adopt',
+        }),
+        value: 'skip',
+      }),
+    ]);
+    expect(requiredAdoptionAccess(params)).toContainEqual(
+      expect.objectContaining({
+        verb: 'patch',
+        resource: 'azureasomanagedclusters',
+        namespace: 'adopt',
+      }),
+    );
   });
 
-  it('writes back every field Azure reports, so that ASO\'s PUT changes nothing: tags, labels, taints, OS, zones', () => {
+  it("writes back every field Azure reports, so that ASO's PUT changes nothing: tags, labels, taints, OS, zones", () => {
     const pool = {
-      name: 'gpu', mode: 'User' as const, vmSize: 'Standard_NC6s_v3', count: 2, osType: 'Linux', osSKU: 'AzureLinux', orchestratorVersion: '1.33.2',
-      availabilityZones: ['1', '2'], maxPods: 50, osDiskSizeGB: 128, nodeLabels: { workload: 'gpu' }, nodeTaints: ['sku=gpu:NoSchedule'], tags: { team: 'ml' },
+      name: 'gpu',
+      mode: 'User' as const,
+      vmSize: 'Standard_NC6s_v3',
+      count: 2,
+      osType: 'Linux',
+      osSKU: 'AzureLinux',
+      orchestratorVersion: '1.33.2',
+      availabilityZones: ['1', '2'],
+      maxPods: 50,
+      osDiskSizeGB: 128,
+      nodeLabels: { workload: 'gpu' },
+      nodeTaints: ['sku=gpu:NoSchedule'],
+      tags: { team: 'ml' },
     };
-    const aks = aksCluster({ tags: { env: 'prod', 'cost-center': '42' }, agentPools: [{ name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 1 }, pool] });
-    const r = planAdoption(params, snapshot({ aks, resourceGroupTags: { owner: 'platform' } }));
-    expect(creates(step(r.plan, 'adopt-resource-group'))[0].spec).toEqual({ azureName: 'RG_Adopt', location: 'westeurope', tags: { owner: 'platform' } });
+    const aks = aksCluster({
+      tags: { env: 'prod', 'cost-center': '42' },
+      agentPools: [
+        { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 1 },
+        pool,
+      ],
+    });
+    const r = planAdoption(
+      params,
+      snapshot({ aks, resourceGroupTags: { owner: 'platform' } }),
+    );
+    expect(creates(step(r.plan, 'adopt-resource-group'))[0].spec).toEqual({
+      azureName: 'RG_Adopt',
+      location: 'westeurope',
+      tags: { owner: 'platform' },
+    });
     const [mc] = creates(step(r.plan, 'adopt-managed-cluster'));
     expect(mc.spec?.tags).toEqual({ env: 'prod', 'cost-center': '42' });
     const { name: _n, ...fields } = pool;
-    expect((mc.spec?.agentPoolProfiles as any[])[1]).toEqual({ name: 'gpu', ...fields });
+    expect((mc.spec?.agentPoolProfiles as any[])[1]).toEqual({
+      name: 'gpu',
+      ...fields,
+    });
     const [, ap] = creates(step(r.plan, 'adopt-agent-pools'));
-    expect(ap.spec).toEqual({ azureName: 'gpu', owner: { name: 'aks-adopt' }, type: 'VirtualMachineScaleSets', ...fields });
+    expect(ap.spec).toEqual({
+      azureName: 'gpu',
+      owner: { name: 'aks-adopt' },
+      type: 'VirtualMachineScaleSets',
+      ...fields,
+    });
   });
 
   it('Entra-only: disableLocalAccounts, aadProfile and userCredentials <name>-user-kubeconfig', () => {
-    const aks = aksCluster({ entraOnly: true, aadProfile: { managed: true, enableAzureRBAC: true, adminGroupObjectIDs: ['g1'] } });
-    const [mc] = creates(step(planAdoption(params, snapshot({ aks })).plan, 'adopt-managed-cluster'));
+    const aks = aksCluster({
+      entraOnly: true,
+      aadProfile: {
+        managed: true,
+        enableAzureRBAC: true,
+        adminGroupObjectIDs: ['g1'],
+      },
+    });
+    const [mc] = creates(
+      step(
+        planAdoption(params, snapshot({ aks })).plan,
+        'adopt-managed-cluster',
+      ),
+    );
     expect(mc.spec).toMatchObject({
       disableLocalAccounts: true,
-      aadProfile: { managed: true, enableAzureRBAC: true, adminGroupObjectIDs: ['g1'] },
-      operatorSpec: { secrets: { userCredentials: { name: 'aks-adopt-user-kubeconfig', key: 'value' } } },
+      aadProfile: {
+        managed: true,
+        enableAzureRBAC: true,
+        adminGroupObjectIDs: ['g1'],
+      },
+      operatorSpec: {
+        secrets: {
+          userCredentials: { name: 'aks-adopt-user-kubeconfig', key: 'value' },
+        },
+      },
     });
-    expect((mc.spec as any).operatorSpec.secrets.adminCredentials).toBeUndefined();
+    expect(
+      (mc.spec as any).operatorSpec.secrets.adminCredentials,
+    ).toBeUndefined();
     // Not Entra-only: CAPZ defaults adminCredentials; nothing written.
-    const [plain] = creates(step(planAdoption(params, snapshot()).plan, 'adopt-managed-cluster'));
+    const [plain] = creates(
+      step(planAdoption(params, snapshot()).plan, 'adopt-managed-cluster'),
+    );
     expect((plain.spec as any).operatorSpec).toBeUndefined();
     expect((plain.spec as any).disableLocalAccounts).toBeUndefined();
   });
@@ -172,37 +391,88 @@ describe('planAdoption', () => {
   it('creates one annotated agent pool per Azure pool, named <cluster>-<pool>, autoscaling kept', () => {
     const s = step(planAdoption(params, snapshot()).plan, 'adopt-agent-pools');
     const pools = creates(s);
-    expect(pools.map(p => p.metadata.name)).toEqual(['aks-adopt-system', 'aks-adopt-apps']);
+    expect(pools.map(p => p.metadata.name)).toEqual([
+      'aks-adopt-system',
+      'aks-adopt-apps',
+    ]);
     expect(pools[1].spec).toEqual({
-      azureName: 'apps', owner: { name: 'aks-adopt' }, type: 'VirtualMachineScaleSets', mode: 'User', vmSize: 'Standard_D4s_v3', count: 1,
-      enableAutoScaling: true, minCount: 1, maxCount: 5,
+      azureName: 'apps',
+      owner: { name: 'aks-adopt' },
+      type: 'VirtualMachineScaleSets',
+      mode: 'User',
+      vmSize: 'Standard_D4s_v3',
+      count: 1,
+      enableAutoScaling: true,
+      minCount: 1,
+      maxCount: 5,
     });
     expect(pools[0].spec).not.toHaveProperty('enableAutoScaling');
-    expect(pools[1].metadata.annotations).toEqual({ ...credential, ...adopt, 'capz.io/job': JOB_ID_PLACEHOLDER });
+    expect(pools[1].metadata.annotations).toEqual({
+      ...credential,
+      ...adopt,
+      'capz.io/job': JOB_ID_PLACEHOLDER,
+    });
     // Gated on the control plane controlling the ManagedCluster and being labelled (capz-ground-truth 2.2 steps 4-5).
     const [controlled, labelled] = s.preconditions;
-    const mc = { metadata: { name: 'aks-adopt', ownerReferences: [{ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureASOManagedControlPlane', name: 'aks-adopt', controller: true }] } };
+    const mc = {
+      metadata: {
+        name: 'aks-adopt',
+        ownerReferences: [
+          {
+            apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+            kind: 'AzureASOManagedControlPlane',
+            name: 'aks-adopt',
+            controller: true,
+          },
+        ],
+      },
+    };
     expect(evaluateObjectCondition(controlled, mc).holds).toBe(true);
-    expect(evaluateObjectCondition(labelled, { metadata: { name: 'aks-adopt' } }).holds).toBe(false);
-    expect(evaluateObjectCondition(labelled, { metadata: { name: 'aks-adopt', labels: { 'cluster.x-k8s.io/cluster-name': 'aks-adopt' } } }).holds).toBe(true);
+    expect(
+      evaluateObjectCondition(labelled, { metadata: { name: 'aks-adopt' } })
+        .holds,
+    ).toBe(false);
+    expect(
+      evaluateObjectCondition(labelled, {
+        metadata: {
+          name: 'aks-adopt',
+          labels: { 'cluster.x-k8s.io/cluster-name': 'aks-adopt' },
+        },
+      }).holds,
+    ).toBe(true);
   });
 
   it('reuses an existing ResourceGroup object for the same Azure group instead of creating one', () => {
-    const existing = { apiVersion: 'resources.azure.com/v1api20200601', kind: 'ResourceGroup', metadata: { name: 'shared-rg', namespace: 'adopt' }, spec: { azureName: 'rg_adopt', location: 'westeurope' } };
+    const existing = {
+      apiVersion: 'resources.azure.com/v1api20200601',
+      kind: 'ResourceGroup',
+      metadata: { name: 'shared-rg', namespace: 'adopt' },
+      spec: { azureName: 'rg_adopt', location: 'westeurope' },
+    };
     const r = planAdoption(params, snapshot({ objects: [existing] }));
     expect(failed(r)).toEqual([]);
     const s = step(r.plan, 'adopt-resource-group');
     expect(s.actions).toEqual([]);
-    expect(s.waitFor).toEqual([expect.objectContaining({ type: 'ready', ref: expect.objectContaining({ name: 'shared-rg' }) })]);
+    expect(s.waitFor).toEqual([
+      expect.objectContaining({
+        type: 'ready',
+        ref: expect.objectContaining({ name: 'shared-rg' }),
+      }),
+    ]);
     const [mc] = creates(step(r.plan, 'adopt-managed-cluster'));
     expect((mc.spec as any).owner).toEqual({ name: 'shared-rg' });
   });
 
   describe('refuses', () => {
     it('a missing namespace, saying to create it and the Secret', () => {
-      const r = planAdoption(params, snapshot({ namespaceExists: false, credentialSecretExists: false }));
+      const r = planAdoption(
+        params,
+        snapshot({ namespaceExists: false, credentialSecretExists: false }),
+      );
       expect(failed(r)).toEqual(['namespace', 'credential-secret']);
-      expect(r.preflight[0].fix).toMatch(/Create namespace adopt and the ASO credential Secret aso-credential/);
+      expect(r.preflight[0].fix).toMatch(
+        /Create namespace adopt and the ASO credential Secret aso-credential/,
+      );
     });
 
     it('an AKS cluster that is not found, with no plan', () => {
@@ -212,57 +482,120 @@ describe('planAdoption', () => {
     });
 
     it('an AKS cluster that is not Succeeded', () => {
-      const r = planAdoption(params, snapshot({ aks: aksCluster({ provisioningState: 'Updating' }) }));
+      const r = planAdoption(
+        params,
+        snapshot({ aks: aksCluster({ provisioningState: 'Updating' }) }),
+      );
       expect(failed(r)).toEqual(['aks-cluster']);
-      expect(r.preflight.find(c => c.id === 'aks-cluster')!.message).toMatch(/is Updating, not Succeeded/);
+      expect(r.preflight.find(c => c.id === 'aks-cluster')!.message).toMatch(
+        /is Updating, not Succeeded/,
+      );
     });
 
     it('a cluster already managed from this management cluster', () => {
-      const r = planAdoption(params, snapshot({ aks: aksCluster({ managedBy: { namespace: 'team-a', name: 'aks-adopt', cluster: 'aks-adopt' } }) }));
+      const r = planAdoption(
+        params,
+        snapshot({
+          aks: aksCluster({
+            managedBy: {
+              namespace: 'team-a',
+              name: 'aks-adopt',
+              cluster: 'aks-adopt',
+            },
+          }),
+        }),
+      );
       expect(failed(r)).toEqual(['not-managed']);
-      expect(r.preflight.find(c => c.id === 'not-managed')!.message).toContain('ManagedCluster team-a/aks-adopt (Cluster aks-adopt)');
+      expect(r.preflight.find(c => c.id === 'not-managed')!.message).toContain(
+        'ManagedCluster team-a/aks-adopt (Cluster aks-adopt)',
+      );
     });
 
     it('a user-assigned identity, which the plan would switch to SystemAssigned', () => {
-      expect(failed(planAdoption(params, snapshot({ aks: aksCluster({ identityType: 'UserAssigned' }) })))).toEqual(['identity']);
+      expect(
+        failed(
+          planAdoption(
+            params,
+            snapshot({ aks: aksCluster({ identityType: 'UserAssigned' }) }),
+          ),
+        ),
+      ).toEqual(['identity']);
     });
 
     it('a cluster name that normalises to no valid object name', () => {
       const p = { ...params, clusterName: `${'x'.repeat(70)}` };
-      const r = planAdoption(p, snapshot({ aks: aksCluster({ name: p.clusterName }) }, p));
+      const r = planAdoption(
+        p,
+        snapshot({ aks: aksCluster({ name: p.clusterName }) }, p),
+      );
       expect(failed(r)).toEqual(['names']);
-      expect(r.preflight.find(c => c.id === 'names')!.message).toMatch(/cluster object name .* 70 characters long/);
+      expect(r.preflight.find(c => c.id === 'names')!.message).toMatch(
+        /cluster object name .* 70 characters long/,
+      );
     });
 
     it('objects of the same names already in the namespace', () => {
-      const { objects } = asoManagedCluster({ name: 'aks-adopt', namespace: 'adopt', pools: [{ name: 'apps' }] });
+      const { objects } = asoManagedCluster({
+        name: 'aks-adopt',
+        namespace: 'adopt',
+        pools: [{ name: 'apps' }],
+      });
       const r = planAdoption(params, snapshot({ objects }));
       expect(failed(r)).toEqual(['no-conflicts']);
       const msg = r.preflight.find(c => c.id === 'no-conflicts')!.message;
-      for (const what of ['Cluster aks-adopt', 'AzureASOManagedControlPlane aks-adopt', 'ManagedCluster aks-adopt', 'MachinePool aks-adopt-apps', 'ManagedClustersAgentPool aks-adopt-apps']) {
+      for (const what of [
+        'Cluster aks-adopt',
+        'AzureASOManagedControlPlane aks-adopt',
+        'ManagedCluster aks-adopt',
+        'MachinePool aks-adopt-apps',
+        'ManagedClustersAgentPool aks-adopt-apps',
+      ]) {
         expect(msg).toContain(what);
       }
     });
 
     it('a ResourceGroup object of the normalised name that points elsewhere', () => {
-      const other = { apiVersion: 'resources.azure.com/v1api20200601', kind: 'ResourceGroup', metadata: { name: 'rg-adopt' }, spec: { azureName: 'rg-something-else' } };
+      const other = {
+        apiVersion: 'resources.azure.com/v1api20200601',
+        kind: 'ResourceGroup',
+        metadata: { name: 'rg-adopt' },
+        spec: { azureName: 'rg-something-else' },
+      };
       const r = planAdoption(params, snapshot({ objects: [other] }));
       expect(failed(r)).toEqual(['no-conflicts']);
-      expect(r.preflight.find(c => c.id === 'no-conflicts')!.message).toContain('ResourceGroup rg-adopt (azureName rg-something-else)');
+      expect(r.preflight.find(c => c.id === 'no-conflicts')!.message).toContain(
+        'ResourceGroup rg-adopt (azureName rg-something-else)',
+      );
     });
 
     it('missing permissions', () => {
       const snap = snapshot();
-      snap.access = snap.access.map(a => (a.resource === 'managedclustersagentpools' && a.verb === 'create' ? { ...a, allowed: false } : a));
+      snap.access = snap.access.map(a =>
+        a.resource === 'managedclustersagentpools' && a.verb === 'create'
+          ? { ...a, allowed: false }
+          : a,
+      );
       const r = planAdoption(params, snap);
       expect(failed(r)).toEqual(['access']);
-      expect(r.preflight.find(c => c.id === 'access')!.message).toContain('create managedclustersagentpools.containerservice.azure.com in adopt (for adopt-agent-pools)');
+      expect(r.preflight.find(c => c.id === 'access')!.message).toContain(
+        'create managedclustersagentpools.containerservice.azure.com in adopt (for adopt-agent-pools)',
+      );
     });
   });
 
   it('warns when the resource group location is unknown and uses the cluster location', () => {
-    const r = planAdoption(params, snapshot({ resourceGroupLocation: undefined, aks: aksCluster({ location: 'northeurope' }) }));
-    expect(r.preflight.find(c => c.id === 'resource-group-location')?.status).toBe('warn');
-    expect((creates(step(r.plan, 'adopt-resource-group'))[0].spec as any).location).toBe('northeurope');
+    const r = planAdoption(
+      params,
+      snapshot({
+        resourceGroupLocation: undefined,
+        aks: aksCluster({ location: 'northeurope' }),
+      }),
+    );
+    expect(
+      r.preflight.find(c => c.id === 'resource-group-location')?.status,
+    ).toBe('warn');
+    expect(
+      (creates(step(r.plan, 'adopt-resource-group'))[0].spec as any).location,
+    ).toBe('northeurope');
   });
 });

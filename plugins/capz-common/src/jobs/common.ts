@@ -5,7 +5,15 @@
 import { apiVersionOf, kinds, type KindName } from '../kinds';
 import { RECONCILE_POLICY_ANNOTATION } from '../tree/facts';
 import type { ObservedObject } from '../tree/types';
-import { JOB_ANNOTATION, type AzureClusterKey, type ObjectRef, type PlannedAction, type PlannedCondition, type PreflightCheck, type StepPlan } from './types';
+import {
+  JOB_ANNOTATION,
+  type AzureClusterKey,
+  type ObjectRef,
+  type PlannedAction,
+  type PlannedCondition,
+  type PreflightCheck,
+  type StepPlan,
+} from './types';
 
 /**
  * The value planners write into {@link JOB_ANNOTATION} on every object they create. The backend replaces it with
@@ -42,11 +50,16 @@ export const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
 export const RECONCILE_POLICY = RECONCILE_POLICY_ANNOTATION;
 export const BLOCK_MOVE = 'clusterctl.cluster.x-k8s.io/block-move';
 /** Where the legacy CAPZ controllers keep an ASO object's own policy while its Cluster is paused (capz-ground-truth 5.3). */
-export const PRE_PAUSE_POLICY = 'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy';
+export const PRE_PAUSE_POLICY =
+  'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy';
 export const ADOPT = 'sigs.k8s.io/cluster-api-provider-azure-adopt';
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 
-export const ref = (kind: KindName, namespace: string, name: string): ObjectRef => ({
+export const ref = (
+  kind: KindName,
+  namespace: string,
+  name: string,
+): ObjectRef => ({
   apiVersion: apiVersionOf(kinds[kind]),
   kind: kinds[kind].kind,
   namespace,
@@ -54,57 +67,110 @@ export const ref = (kind: KindName, namespace: string, name: string): ObjectRef 
 });
 
 /** A reference to an observed object at the version it was read (the ASO kinds: whatever the cache holds). */
-export const refTo = (o: ObservedObject, fallback: KindName, namespace?: string): ObjectRef => ({
+export const refTo = (
+  o: ObservedObject,
+  fallback: KindName,
+  namespace?: string,
+): ObjectRef => ({
   apiVersion: o.apiVersion ?? apiVersionOf(kinds[fallback]),
   kind: o.kind ?? kinds[fallback].kind,
   namespace: namespace ?? o.metadata?.namespace,
   name: o.metadata?.name ?? '',
 });
 
-export const secretRef = (namespace: string, name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Secret', namespace, name });
-export const namespaceRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Namespace', name });
+export const secretRef = (namespace: string, name: string): ObjectRef => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  namespace,
+  name,
+});
+export const namespaceRef = (name: string): ObjectRef => ({
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  name,
+});
 
 /** `ManagedCluster team-x/foo`, as kubectl would say it. @public */
-export function describeRef(r: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>): string {
+export function describeRef(
+  r: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>,
+): string {
   return `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
 }
 
 /** Planned conditions, each with the words the plan shows. */
 export const when = {
-  exists: (r: ObjectRef, description = `${describeRef(r)} exists`): PlannedCondition => ({ type: 'exists', ref: r, description }),
-  absent: (r: ObjectRef, description = `${describeRef(r)} is gone`): PlannedCondition => ({ type: 'absent', ref: r, description }),
+  exists: (
+    r: ObjectRef,
+    description = `${describeRef(r)} exists`,
+  ): PlannedCondition => ({ type: 'exists', ref: r, description }),
+  absent: (
+    r: ObjectRef,
+    description = `${describeRef(r)} is gone`,
+  ): PlannedCondition => ({ type: 'absent', ref: r, description }),
   /** What a create leaves behind: a resumed step must accept its own object (a crash between create and record). */
-  absentOrOurs: (r: ObjectRef, description = `${describeRef(r)} does not exist yet, or was created by this job`): PlannedCondition => ({
+  absentOrOurs: (
+    r: ObjectRef,
+    description = `${describeRef(
+      r,
+    )} does not exist yet, or was created by this job`,
+  ): PlannedCondition => ({
     type: 'absent-or-ours',
     ref: r,
     description,
   }),
-  ready: (r: ObjectRef, description = `${describeRef(r)} is Ready`): PlannedCondition => ({ type: 'ready', ref: r, description }),
-  condition: (r: ObjectRef, condition: string, status: 'True' | 'False' = 'True'): PlannedCondition => ({
+  ready: (
+    r: ObjectRef,
+    description = `${describeRef(r)} is Ready`,
+  ): PlannedCondition => ({ type: 'ready', ref: r, description }),
+  condition: (
+    r: ObjectRef,
+    condition: string,
+    status: 'True' | 'False' = 'True',
+  ): PlannedCondition => ({
     type: 'condition',
     ref: r,
     condition,
     status,
     description: `${describeRef(r)} has ${condition}=${status}`,
   }),
-  annotation: (r: ObjectRef, annotation: string, value: string | null, orAbsent?: boolean): PlannedCondition => ({
+  annotation: (
+    r: ObjectRef,
+    annotation: string,
+    value: string | null,
+    orAbsent?: boolean,
+  ): PlannedCondition => ({
     type: 'annotation',
     ref: r,
     annotation,
     value,
     ...(orAbsent ? { orAbsent } : {}),
     description:
-      (value === null ? `${describeRef(r)} has no ${annotation} annotation` : `${describeRef(r)} has ${annotation}=${value}`) +
+      (value === null
+        ? `${describeRef(r)} has no ${annotation} annotation`
+        : `${describeRef(r)} has ${annotation}=${value}`) +
       (orAbsent ? ' (or is gone)' : ''),
   }),
-  label: (r: ObjectRef, label: string, value: string | null): PlannedCondition => ({
+  label: (
+    r: ObjectRef,
+    label: string,
+    value: string | null,
+  ): PlannedCondition => ({
     type: 'label',
     ref: r,
     label,
     value,
-    description: value === null ? `${describeRef(r)} has no ${label} label` : `${describeRef(r)} is labelled ${label}=${value}`,
+    description:
+      value === null
+        ? `${describeRef(r)} has no ${label} label`
+        : `${describeRef(r)} is labelled ${label}=${value}`,
   }),
-  field: (r: ObjectRef, path: string[], value: unknown, description: string, orAbsent?: boolean): PlannedCondition => ({
+  field: (
+    r: ObjectRef,
+    path: string[],
+    value: unknown,
+    description: string,
+    orAbsent?: boolean,
+  ): PlannedCondition => ({
     type: 'field',
     ref: r,
     path,
@@ -116,9 +182,15 @@ export const when = {
     type: 'no-finalizers',
     ref: r,
     ...(orAbsent ? { orAbsent } : {}),
-    description: `${describeRef(r)} has no finalizers${orAbsent ? ' (or is gone)' : ''}`,
+    description: `${describeRef(r)} has no finalizers${
+      orAbsent ? ' (or is gone)' : ''
+    }`,
   }),
-  controlledBy: (r: ObjectRef, ownerKind: string, ownerName: string): PlannedCondition => ({
+  controlledBy: (
+    r: ObjectRef,
+    ownerKind: string,
+    ownerName: string,
+  ): PlannedCondition => ({
     type: 'controlled-by',
     ref: r,
     ownerKind,
@@ -129,7 +201,9 @@ export const when = {
     type: 'not-written-at',
     ref: r,
     apiVersion,
-    description: `no field manager of ${describeRef(r)} writes it at ${apiVersion} any more`,
+    description: `no field manager of ${describeRef(
+      r,
+    )} writes it at ${apiVersion} any more`,
   }),
 };
 
@@ -140,38 +214,79 @@ export function accessFor(
   resource: string,
   verbs: Array<[verb: string, why: string]>,
 ): AccessRequirement[] {
-  return verbs.map(([verb, why]) => ({ verb, group, resource, ...(namespace !== undefined ? { namespace } : {}), why }));
+  return verbs.map(([verb, why]) => ({
+    verb,
+    group,
+    resource,
+    ...(namespace !== undefined ? { namespace } : {}),
+    why,
+  }));
 }
 
-const accessKey = (a: { verb: string; group: string; resource: string; namespace?: string }) =>
-  `${a.verb} ${a.group}/${a.resource} ${a.namespace ?? ''}`;
+const accessKey = (a: {
+  verb: string;
+  group: string;
+  resource: string;
+  namespace?: string;
+}) => `${a.verb} ${a.group}/${a.resource} ${a.namespace ?? ''}`;
 
 /** `create managedclusters.containerservice.azure.com in team-x-aso` */
-export function describeAccess(a: { verb: string; group: string; resource: string; namespace?: string }): string {
-  return `${a.verb} ${a.resource}${a.group ? `.${a.group}` : ''}${a.namespace ? ` in ${a.namespace}` : ' (cluster-wide)'}`;
+export function describeAccess(a: {
+  verb: string;
+  group: string;
+  resource: string;
+  namespace?: string;
+}): string {
+  return `${a.verb} ${a.resource}${a.group ? `.${a.group}` : ''}${
+    a.namespace ? ` in ${a.namespace}` : ' (cluster-wide)'
+  }`;
 }
 
 /** The preflight check that every required permission was answered `allowed`; an unanswered one counts as missing. */
-export function accessCheck(required: AccessRequirement[], answers: readonly AccessAnswer[]): PreflightCheck {
+export function accessCheck(
+  required: AccessRequirement[],
+  answers: readonly AccessAnswer[],
+): PreflightCheck {
   const allowed = new Set(answers.filter(a => a.allowed).map(accessKey));
   const missing = required.filter(r => !allowed.has(accessKey(r)));
   if (!missing.length) {
-    return { id: 'access', title: 'The backend may do every step', status: 'pass', message: `All ${required.length} permissions are granted.` };
+    return {
+      id: 'access',
+      title: 'The backend may do every step',
+      status: 'pass',
+      message: `All ${required.length} permissions are granted.`,
+    };
   }
   return {
     id: 'access',
     title: 'The backend may do every step',
     status: 'fail',
-    message: `The backend's identity lacks ${missing.length} permission(s): ${missing
+    message: `The backend's identity lacks ${
+      missing.length
+    } permission(s): ${missing
       .map(m => `${describeAccess(m)} (for ${m.why})`)
       .join('; ')}.`,
-    fix: 'Apply plugins/capz-backend/rbac/jobs.yaml (ClusterRole capz-backstage-jobs) on the management cluster and bind it to the backend\'s identity.',
+    fix: "Apply plugins/capz-backend/rbac/jobs.yaml (ClusterRole capz-backstage-jobs) on the management cluster and bind it to the backend's identity.",
   };
 }
 
-export const pass = (id: string, title: string, message: string): PreflightCheck => ({ id, title, status: 'pass', message });
-export const fail = (id: string, title: string, message: string, fix: string): PreflightCheck => ({ id, title, status: 'fail', message, fix });
-export const warn = (id: string, title: string, message: string, fix?: string): PreflightCheck => ({
+export const pass = (
+  id: string,
+  title: string,
+  message: string,
+): PreflightCheck => ({ id, title, status: 'pass', message });
+export const fail = (
+  id: string,
+  title: string,
+  message: string,
+  fix: string,
+): PreflightCheck => ({ id, title, status: 'fail', message, fix });
+export const warn = (
+  id: string,
+  title: string,
+  message: string,
+  fix?: string,
+): PreflightCheck => ({
   id,
   title,
   status: 'warn',
@@ -180,18 +295,29 @@ export const warn = (id: string, title: string, message: string, fix?: string): 
 });
 
 /** A deep copy of plain JSON. */
-export const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+export const clone = <T>(v: T): T =>
+  v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The group of an apiVersion (`''` for core). */
 export const groupOfApiVersion = (apiVersion: string | undefined): string =>
   apiVersion && apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
 
 /** Whether `o` has an owner reference to a CAPZ object of this kind and name (any version of the group). */
-export function ownedBy(o: ObservedObject, kind: string, name: string, controllerOnly = false): boolean {
+export function ownedBy(
+  o: ObservedObject,
+  kind: string,
+  name: string,
+  controllerOnly = false,
+): boolean {
   return (o.metadata?.ownerReferences ?? []).some(
-    r => r.kind === kind && r.name === name && groupOfApiVersion(r.apiVersion) === CAPZ && (!controllerOnly || r.controller === true),
+    r =>
+      r.kind === kind &&
+      r.name === name &&
+      groupOfApiVersion(r.apiVersion) === CAPZ &&
+      (!controllerOnly || r.controller === true),
   );
 }
 
@@ -210,7 +336,9 @@ export function policyBeforeJob(o: ObservedObject): ReconcilePolicy {
 }
 
 /** The annotation that gives a new object `policy`: none for `manage` (ASO's default, as CAPZ writes it). */
-export const policyAnnotation = (policy: ReconcilePolicy): Record<string, string> =>
+export const policyAnnotation = (
+  policy: ReconcilePolicy,
+): Record<string, string> =>
   policy === 'manage' ? {} : { [RECONCILE_POLICY]: policy };
 
 /** A new ASO object on `skip`, and the CAPZ object whose `spec.resources` must say so too. */
@@ -231,7 +359,7 @@ export interface PolicyPin {
 export function pinPoliciesStep(pins: PolicyPin[]): StepPlan {
   return {
     id: 'pin-reconcile-policies',
-    title: 'Keep the reconcile policies in CAPZ\'s objects',
+    title: "Keep the reconcile policies in CAPZ's objects",
     description:
       'Sets serviceoperator.azure.com/reconcile-policy: skip on the embedded copies in spec.resources of the ASO objects on skip, because the adoption controllers drop annotations when they embed them and CAPZ would recreate them on manage (capz-ground-truth 1.4, 2.1).',
     preconditions: [],
@@ -242,7 +370,9 @@ export function pinPoliciesStep(pins: PolicyPin[]): StepPlan {
         resource: { kind: p.aso.kind, name: p.aso.name },
         annotation: RECONCILE_POLICY,
         value: 'skip',
-        description: `Set ${RECONCILE_POLICY}: skip on ${p.aso.kind} ${p.aso.name} in ${describeRef(p.owner)} spec.resources`,
+        description: `Set ${RECONCILE_POLICY}: skip on ${p.aso.kind} ${
+          p.aso.name
+        } in ${describeRef(p.owner)} spec.resources`,
       }),
     ),
     waitFor: pins.map(p => when.annotation(p.aso, RECONCILE_POLICY, 'skip')),
@@ -251,16 +381,25 @@ export function pinPoliciesStep(pins: PolicyPin[]): StepPlan {
 }
 
 /** One owner per AKS cluster, checked live right before a job's first write (see the `sole-manager` condition). */
-export function soleManager(azure: AzureClusterKey, except: ObjectRef[]): PlannedCondition {
+export function soleManager(
+  azure: AzureClusterKey,
+  except: ObjectRef[],
+): PlannedCondition {
   return {
     type: 'sole-manager',
     azure,
     except,
-    description: `no ASO object on any management cluster${except.length ? ` (besides ${except.map(describeRef).join(', ')})` : ''} manages AKS cluster ${azure.resourceGroup}/${azure.name} or deletes its resource group`,
+    description: `no ASO object on any management cluster${
+      except.length ? ` (besides ${except.map(describeRef).join(', ')})` : ''
+    } manages AKS cluster ${azure.resourceGroup}/${
+      azure.name
+    } or deletes its resource group`,
   };
 }
 
-export const jobAnnotations = (extra: Record<string, string> = {}): Record<string, string> => ({
+export const jobAnnotations = (
+  extra: Record<string, string> = {},
+): Record<string, string> => ({
   ...extra,
   [JOB_ANNOTATION]: JOB_ID_PLACEHOLDER,
 });
@@ -270,7 +409,11 @@ export const jobAnnotations = (extra: Record<string, string> = {}): Record<strin
  * ManagedCluster Ready, CAPZ's Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane made, that control
  * plane owning the ManagedCluster and labelled by CAPI (what the agent-pool adoption then requires, 2.2 step 4-5).
  */
-export function managedClusterAdopted(mc: ObjectRef, namespace: string, name: string): PlannedCondition[] {
+export function managedClusterAdopted(
+  mc: ObjectRef,
+  namespace: string,
+  name: string,
+): PlannedCondition[] {
   const cp = ref('AzureASOManagedControlPlane', namespace, name);
   return [
     when.ready(mc),
@@ -283,7 +426,10 @@ export function managedClusterAdopted(mc: ObjectRef, namespace: string, name: st
 }
 
 /** What the adopt-agent-pools step waits for, per pool object name (capz-ground-truth 2.2 steps 6-7). */
-export function agentPoolAdopted(namespace: string, poolObjectName: string): PlannedCondition[] {
+export function agentPoolAdopted(
+  namespace: string,
+  poolObjectName: string,
+): PlannedCondition[] {
   const amp = ref('AzureASOManagedMachinePool', namespace, poolObjectName);
   return [
     when.exists(ref('MachinePool', namespace, poolObjectName)),

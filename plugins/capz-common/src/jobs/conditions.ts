@@ -16,7 +16,8 @@ export interface ConditionEvaluation {
 }
 
 const MAX_MESSAGE = 200;
-const short = (s: string) => (s.length > MAX_MESSAGE ? `${s.slice(0, MAX_MESSAGE - 1)}…` : s);
+const short = (s: string) =>
+  s.length > MAX_MESSAGE ? `${s.slice(0, MAX_MESSAGE - 1)}…` : s;
 
 function show(v: unknown): string {
   if (v === undefined) return 'unset';
@@ -25,7 +26,13 @@ function show(v: unknown): string {
 
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (
+    typeof a !== typeof b ||
+    a === null ||
+    b === null ||
+    typeof a !== 'object'
+  )
+    return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) {
     const bb = b as unknown[];
@@ -47,10 +54,19 @@ function valueAt(o: unknown, path: string[]): unknown {
 }
 
 /** A map entry (annotation, label) against the expected value; `null` expects it unset. */
-function mapEntry(what: 'annotation' | 'label', map: Record<string, string> | undefined, key: string, value: string | null): ConditionEvaluation {
+function mapEntry(
+  what: 'annotation' | 'label',
+  map: Record<string, string> | undefined,
+  key: string,
+  value: string | null,
+): ConditionEvaluation {
   const actual = map?.[key];
-  const observed = actual === undefined ? `no ${what} ${key}` : `${what} ${key}=${actual}`;
-  return { holds: value === null ? actual === undefined : actual === value, observed };
+  const observed =
+    actual === undefined ? `no ${what} ${key}` : `${what} ${key}=${actual}`;
+  return {
+    holds: value === null ? actual === undefined : actual === value,
+    observed,
+  };
 }
 
 /**
@@ -68,26 +84,51 @@ function mapEntry(what: 'annotation' | 'label', map: Record<string, string> | un
  * Throws for `azure-cluster-exists`, `allowed` and `sole-manager`, which are not about one object.
  * @public
  */
-export function evaluateObjectCondition(cond: LiveCondition, obj: ObservedObject | undefined, jobId?: string): ConditionEvaluation {
-  if (cond.type === 'azure-cluster-exists' || cond.type === 'allowed' || cond.type === 'sole-manager') {
-    throw new Error(`condition ${cond.type} is not about one Kubernetes object: the backend evaluates it (ARM, SelfSubjectAccessReview or a live list)`);
+export function evaluateObjectCondition(
+  cond: LiveCondition,
+  obj: ObservedObject | undefined,
+  jobId?: string,
+): ConditionEvaluation {
+  if (
+    cond.type === 'azure-cluster-exists' ||
+    cond.type === 'allowed' ||
+    cond.type === 'sole-manager'
+  ) {
+    throw new Error(
+      `condition ${cond.type} is not about one Kubernetes object: the backend evaluates it (ARM, SelfSubjectAccessReview or a live list)`,
+    );
   }
   const who = describeRef(cond.ref);
   if (cond.type === 'absent-or-ours') {
     if (!obj) return { holds: true, observed: `${who}: absent` };
     const owner = obj.metadata?.annotations?.[JOB_ANNOTATION];
     const ours = jobId !== undefined && owner === jobId;
-    return { holds: ours, observed: `${who}: present, ${owner ? `created by job ${owner}` : 'not created by a job'}${ours ? ' (this one)' : ''}` };
+    return {
+      holds: ours,
+      observed: `${who}: present, ${
+        owner ? `created by job ${owner}` : 'not created by a job'
+      }${ours ? ' (this one)' : ''}`,
+    };
   }
   if (cond.type === 'exists') {
     if (!obj) return { holds: false, observed: `${who}: absent` };
-    return { holds: true, observed: `${who}: present${obj.metadata?.deletionTimestamp ? ' (being deleted)' : ''}` };
+    return {
+      holds: true,
+      observed: `${who}: present${
+        obj.metadata?.deletionTimestamp ? ' (being deleted)' : ''
+      }`,
+    };
   }
   if (cond.type === 'absent') {
     if (!obj) return { holds: true, observed: `${who}: absent` };
-    const fin = obj.metadata && 'finalizers' in obj.metadata ? ((obj.metadata as { finalizers?: string[] }).finalizers ?? []) : [];
+    const fin =
+      obj.metadata && 'finalizers' in obj.metadata
+        ? (obj.metadata as { finalizers?: string[] }).finalizers ?? []
+        : [];
     const deleting = obj.metadata?.deletionTimestamp
-      ? ` (being deleted since ${obj.metadata.deletionTimestamp}${fin.length ? `, finalizers: ${fin.join(', ')}` : ''})`
+      ? ` (being deleted since ${obj.metadata.deletionTimestamp}${
+          fin.length ? `, finalizers: ${fin.join(', ')}` : ''
+        })`
       : '';
     return { holds: false, observed: `${who}: still present${deleting}` };
   }
@@ -101,19 +142,33 @@ export function evaluateObjectCondition(cond: LiveCondition, obj: ObservedObject
       const type = cond.type === 'ready' ? 'Ready' : cond.condition;
       const want = cond.type === 'ready' ? 'True' : cond.status;
       const c = findCondition(obj, type);
-      if (!c) return { holds: false, observed: `${who}: no ${type} condition yet` };
+      if (!c)
+        return { holds: false, observed: `${who}: no ${type} condition yet` };
       const detail = [c.reason, c.message].filter(Boolean).join(': ');
-      let observed = `${who}: ${type}=${c.status}${detail ? ` (${short(detail)})` : ''}`;
+      let observed = `${who}: ${type}=${c.status}${
+        detail ? ` (${short(detail)})` : ''
+      }`;
       let holds = c.status === want;
       const generation = obj.metadata?.generation;
-      if (holds && cond.type === 'ready' && c.observedGeneration !== undefined && generation !== undefined && c.observedGeneration < generation) {
+      if (
+        holds &&
+        cond.type === 'ready' &&
+        c.observedGeneration !== undefined &&
+        generation !== undefined &&
+        c.observedGeneration < generation
+      ) {
         holds = false;
         observed += ` but for generation ${c.observedGeneration}, not the current ${generation}`;
       }
       return { holds, observed };
     }
     case 'annotation': {
-      const r = mapEntry('annotation', obj.metadata?.annotations, cond.annotation, cond.value);
+      const r = mapEntry(
+        'annotation',
+        obj.metadata?.annotations,
+        cond.annotation,
+        cond.value,
+      );
       return { holds: r.holds, observed: `${who}: ${r.observed}` };
     }
     case 'label': {
@@ -122,31 +177,56 @@ export function evaluateObjectCondition(cond: LiveCondition, obj: ObservedObject
     }
     case 'field': {
       const actual = valueAt(obj, cond.path);
-      const holds = cond.value === null ? actual === undefined || actual === null : deepEqual(actual, cond.value);
-      return { holds, observed: `${who}: ${cond.path.join('.')}=${show(actual)}` };
+      const holds =
+        cond.value === null
+          ? actual === undefined || actual === null
+          : deepEqual(actual, cond.value);
+      return {
+        holds,
+        observed: `${who}: ${cond.path.join('.')}=${show(actual)}`,
+      };
     }
     case 'no-finalizers': {
-      const fin = (obj.metadata as { finalizers?: string[] } | undefined)?.finalizers ?? [];
-      return { holds: fin.length === 0, observed: `${who}: ${fin.length ? `finalizers ${fin.join(', ')}` : 'no finalizers'}` };
+      const fin =
+        (obj.metadata as { finalizers?: string[] } | undefined)?.finalizers ??
+        [];
+      return {
+        holds: fin.length === 0,
+        observed: `${who}: ${
+          fin.length ? `finalizers ${fin.join(', ')}` : 'no finalizers'
+        }`,
+      };
     }
     case 'controlled-by': {
-      const controller = (obj.metadata?.ownerReferences ?? []).find(r => r.controller === true);
+      const controller = (obj.metadata?.ownerReferences ?? []).find(
+        r => r.controller === true,
+      );
       const holds =
         !!controller &&
         controller.kind === cond.ownerKind &&
         controller.name === cond.ownerName &&
         groupOfApiVersion(controller.apiVersion) === CAPZ;
       const observed = controller
-        ? `controlled by ${controller.kind} ${controller.name} (${controller.apiVersion ?? 'no apiVersion'})`
+        ? `controlled by ${controller.kind} ${controller.name} (${
+            controller.apiVersion ?? 'no apiVersion'
+          })`
         : 'no controller owner reference';
       return { holds, observed: `${who}: ${observed}` };
     }
     case 'not-written-at': {
-      const writers = (obj.metadata?.managedFields ?? []).filter(m => m.subresource !== 'status' && m.apiVersion === cond.apiVersion);
-      const names = [...new Set(writers.map(m => m.manager ?? '(unnamed manager)'))];
+      const writers = (obj.metadata?.managedFields ?? []).filter(
+        m => m.subresource !== 'status' && m.apiVersion === cond.apiVersion,
+      );
+      const names = [
+        ...new Set(writers.map(m => m.manager ?? '(unnamed manager)')),
+      ];
       return {
         holds: writers.length === 0,
-        observed: `${who}: ${names.length ? `written at ${cond.apiVersion} by ${names.join(', ')}` : `no field manager at ${cond.apiVersion}`}`,
+        observed: `${who}: ${
+          names.length
+            ? `written at ${cond.apiVersion} by ${names.join(', ')}`
+            : `no field manager at ${cond.apiVersion}`
+        }`,
       };
     }
     default: {

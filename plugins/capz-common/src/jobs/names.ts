@@ -21,13 +21,23 @@ function badChars(value: string, allowDot: boolean): string[] {
   return [...bad];
 }
 
-function labelProblem(value: string, what: string, max: number, allowDot: boolean): string | undefined {
+function labelProblem(
+  value: string,
+  what: string,
+  max: number,
+  allowDot: boolean,
+): string | undefined {
   if (value === '') return `${what} must not be empty`;
-  if (value.length > max) return `${what} ${quote(value)} is ${value.length} characters long; at most ${max} are allowed`;
+  if (value.length > max)
+    return `${what} ${quote(value)} is ${
+      value.length
+    } characters long; at most ${max} are allowed`;
   const bad = badChars(value, allowDot);
   if (bad.length) {
     const upper = bad.some(c => c !== c.toLowerCase());
-    return `${what} ${quote(value)} contains ${bad.map(quote).join(', ')}: only lowercase letters, digits, '-'${
+    return `${what} ${quote(value)} contains ${bad
+      .map(quote)
+      .join(', ')}: only lowercase letters, digits, '-'${
       allowDot ? " and '.'" : ''
     } are allowed${upper ? ' (no uppercase)' : ''}`;
   }
@@ -39,10 +49,16 @@ function labelProblem(value: string, what: string, max: number, allowDot: boolea
  * letters, digits and '-', starting and ending with a letter or digit. Returns what is wrong, or undefined.
  * @public
  */
-export function validateDnsLabel(value: string, what = 'name'): string | undefined {
+export function validateDnsLabel(
+  value: string,
+  what = 'name',
+): string | undefined {
   const problem = labelProblem(value, what, LABEL_MAX, false);
   if (problem) return problem;
-  if (!LABEL_RE.test(value)) return `${what} ${quote(value)} must start and end with a lowercase letter or digit`;
+  if (!LABEL_RE.test(value))
+    return `${what} ${quote(
+      value,
+    )} must start and end with a lowercase letter or digit`;
   return undefined;
 }
 
@@ -51,13 +67,21 @@ export function validateDnsLabel(value: string, what = 'name'): string | undefin
  * DNS-1123 labels. Returns what is wrong, or undefined.
  * @public
  */
-export function validateDnsSubdomain(value: string, what = 'name'): string | undefined {
+export function validateDnsSubdomain(
+  value: string,
+  what = 'name',
+): string | undefined {
   const problem = labelProblem(value, what, SUBDOMAIN_MAX, true);
   if (problem) return problem;
   const parts = value.split('.');
-  if (parts.some(p => p === '')) return `${what} ${quote(value)} must not contain empty parts between dots (or start or end with '.')`;
+  if (parts.some(p => p === ''))
+    return `${what} ${quote(
+      value,
+    )} must not contain empty parts between dots (or start or end with '.')`;
   if (parts.some(p => !LABEL_RE.test(p))) {
-    return `${what} ${quote(value)} must start and end with a lowercase letter or digit (also around each '.')`;
+    return `${what} ${quote(
+      value,
+    )} must start and end with a lowercase letter or digit (also around each '.')`;
   }
   return undefined;
 }

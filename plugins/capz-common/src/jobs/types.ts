@@ -15,10 +15,21 @@ export type JobType = 'adopt' | 'migrate' | 'upgrade-api-version';
  * by a user, resumable. succeeded / failed / cancelled: final (a failed job can be retried, which resumes it).
  * @public
  */
-export type JobState = 'queued' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+export type JobState =
+  | 'queued'
+  | 'running'
+  | 'paused'
+  | 'succeeded'
+  | 'failed'
+  | 'cancelled';
 
 /** @public */
-export type StepState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+export type StepState =
+  | 'pending'
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'skipped';
 
 /** A namespaced or cluster-scoped object, named as `kubectl` would. @public */
 export interface ObjectRef {
@@ -40,18 +51,59 @@ export type LiveCondition =
   /** ASO objects: `status.conditions[type=Ready].status == True`. */
   | { type: 'ready'; ref: ObjectRef }
   /** A `status.conditions[]` entry, e.g. the CAPI Cluster's `Available`. */
-  | { type: 'condition'; ref: ObjectRef; condition: string; status: 'True' | 'False' }
-  | { type: 'annotation'; ref: ObjectRef; annotation: string; value: string | null; orAbsent?: boolean }
-  | { type: 'label'; ref: ObjectRef; label: string; value: string | null; orAbsent?: boolean }
+  | {
+      type: 'condition';
+      ref: ObjectRef;
+      condition: string;
+      status: 'True' | 'False';
+    }
+  | {
+      type: 'annotation';
+      ref: ObjectRef;
+      annotation: string;
+      value: string | null;
+      orAbsent?: boolean;
+    }
+  | {
+      type: 'label';
+      ref: ObjectRef;
+      label: string;
+      value: string | null;
+      orAbsent?: boolean;
+    }
   /** A field by path, e.g. ['spec','paused'] = true, ['status','ready'] = true, ['metadata','ownerReferences'] = null. */
-  | { type: 'field'; ref: ObjectRef; path: string[]; value: unknown; orAbsent?: boolean }
+  | {
+      type: 'field';
+      ref: ObjectRef;
+      path: string[];
+      value: unknown;
+      orAbsent?: boolean;
+    }
   | { type: 'no-finalizers'; ref: ObjectRef; orAbsent?: boolean }
   /** A controller ownerReference of this kind and name (any API version of the group). */
-  | { type: 'controlled-by'; ref: ObjectRef; ownerKind: string; ownerName: string }
+  | {
+      type: 'controlled-by';
+      ref: ObjectRef;
+      ownerKind: string;
+      ownerName: string;
+    }
   /** The AKS cluster (and, if given, these agent pools) exist in Azure, read through ARM with the job's credential. */
-  | { type: 'azure-cluster-exists'; subscriptionId: string; resourceGroup: string; name: string; agentPools?: string[]; credential: ObjectRef }
+  | {
+      type: 'azure-cluster-exists';
+      subscriptionId: string;
+      resourceGroup: string;
+      name: string;
+      agentPools?: string[];
+      credential: ObjectRef;
+    }
   /** The backend's identity may do this (SelfSubjectAccessReview). */
-  | { type: 'allowed'; verb: string; group: string; resource: string; namespace?: string }
+  | {
+      type: 'allowed';
+      verb: string;
+      group: string;
+      resource: string;
+      namespace?: string;
+    }
   /** No `metadata.managedFields` entry outside the status subresource was written at this apiVersion. */
   | { type: 'not-written-at'; ref: ObjectRef; apiVersion: string }
   /**
@@ -91,16 +143,39 @@ export type PlannedCondition = LiveCondition & {
  * @public
  */
 export type PlannedAction =
-  | { action: 'create'; ref: ObjectRef; object: KubeObject; description: string }
-  | { action: 'merge-patch'; ref: ObjectRef; patch: Record<string, unknown>; description: string; ifExists?: boolean }
+  | {
+      action: 'create';
+      ref: ObjectRef;
+      object: KubeObject;
+      description: string;
+    }
+  | {
+      action: 'merge-patch';
+      ref: ObjectRef;
+      patch: Record<string, unknown>;
+      description: string;
+      ifExists?: boolean;
+    }
   | { action: 'delete'; ref: ObjectRef; description: string }
-  | { action: 'copy-secret'; from: ObjectRef; to: ObjectRef; description: string }
+  | {
+      action: 'copy-secret';
+      from: ObjectRef;
+      to: ObjectRef;
+      description: string;
+    }
   /**
    * Sets an annotation on one embedded resource of a CAPZ object's `spec.resources` (found by kind and name), so that
    * CAPZ writes it whenever it (re)creates that ASO object. Read, changed and written back as a merge patch carrying
    * the read resourceVersion (a concurrent write makes it read again); a no-op when the value is already there.
    */
-  | { action: 'set-embedded-annotation'; ref: ObjectRef; resource: { kind: string; name: string }; annotation: string; value: string; description: string };
+  | {
+      action: 'set-embedded-annotation';
+      ref: ObjectRef;
+      resource: { kind: string; name: string };
+      annotation: string;
+      value: string;
+      description: string;
+    };
 
 /** One step of a job, exactly as it will run. @public */
 export interface StepPlan {
@@ -298,9 +373,19 @@ export interface DiscoveredAksCluster {
   /** ARM's `identity.type` (SystemAssigned, UserAssigned, None), when known: adoption writes SystemAssigned. */
   identityType?: string;
   /** ARM's `aadProfile`, when set: adoption writes it back as is so that its PUT does not change it. */
-  aadProfile?: { managed?: boolean; enableAzureRBAC?: boolean; adminGroupObjectIDs?: string[]; tenantID?: string };
+  aadProfile?: {
+    managed?: boolean;
+    enableAzureRBAC?: boolean;
+    adminGroupObjectIDs?: string[];
+    tenantID?: string;
+  };
   /** Set when an ASO ManagedCluster on any configured management cluster already points at it. */
-  managedBy?: { namespace: string; name: string; cluster?: string; /** Set when it is another management cluster. */ managementCluster?: string };
+  managedBy?: {
+    namespace: string;
+    name: string;
+    cluster?: string;
+    /** Set when it is another management cluster. */ managementCluster?: string;
+  };
 }
 
 /** GET /azure/clusters?managementCluster&namespace&credentialSecret @public */
@@ -311,7 +396,12 @@ export interface DiscoveredAksClustersResponse {
 
 /** GET /credential-secrets?managementCluster&namespace: names only, never values. @public */
 export interface CredentialSecretsResponse {
-  items: Array<{ namespace: string; name: string; subscriptionId?: string; authMode?: string }>;
+  items: Array<{
+    namespace: string;
+    name: string;
+    subscriptionId?: string;
+    authMode?: string;
+  }>;
 }
 
 /** The signals channel for job progress: `{ jobId, state, currentStep }`; clients re-read the job over HTTP. @public */

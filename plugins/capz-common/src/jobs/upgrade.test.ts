@@ -1,55 +1,136 @@
 import { evaluateObjectCondition } from './conditions';
-import { planApiVersionUpgrade, requiredUpgradeAccess, type UpgradeSnapshot } from './upgrade';
+import {
+  planApiVersionUpgrade,
+  requiredUpgradeAccess,
+  type UpgradeSnapshot,
+} from './upgrade';
 import type { UpgradeApiVersionJobParams } from './types';
-import { allow, asoManagedCluster, find, legacySnapshotObjects, mergePatch, type Obj } from './__fixtures__/snapshots';
+import {
+  allow,
+  asoManagedCluster,
+  find,
+  legacySnapshotObjects,
+  mergePatch,
+  type Obj,
+} from './__fixtures__/snapshots';
 
 const ALPHA = 'infrastructure.cluster.x-k8s.io/v1alpha1';
 const BETA = 'infrastructure.cluster.x-k8s.io/v1beta1';
-const params: UpgradeApiVersionJobParams = { managementCluster: 'mgmt', namespace: 'team-a', name: 'alpha-1' };
+const params: UpgradeApiVersionJobParams = {
+  managementCluster: 'mgmt',
+  namespace: 'team-a',
+  name: 'alpha-1',
+};
 const fields = { 'f:spec': { 'f:resources': {} } };
 
 /** An ASO cluster whose CAPZ objects were applied at v1alpha1 (kubectl) and later read at v1beta1, as after clusterctl upgrade. */
 function snapshot(): UpgradeSnapshot & { objects: Obj[] } {
-  const { cluster, objects } = asoManagedCluster({ name: 'alpha-1', pools: [{ name: 'system', mode: 'System', count: 2 }, { name: 'apps', count: 1 }] });
+  const { cluster, objects } = asoManagedCluster({
+    name: 'alpha-1',
+    pools: [
+      { name: 'system', mode: 'System', count: 2 },
+      { name: 'apps', count: 1 },
+    ],
+  });
   for (const o of objects.filter(x => x.kind!.startsWith('AzureASOManaged'))) {
     o.metadata.managedFields = [
-      { manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: ALPHA, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: fields },
-      { manager: 'capz-manager', operation: 'Update', apiVersion: BETA, subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } },
-      { manager: 'capz-manager', operation: 'Apply', apiVersion: ALPHA, subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } },
+      {
+        manager: 'kubectl-client-side-apply',
+        operation: 'Update',
+        apiVersion: ALPHA,
+        time: '2026-01-01T00:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: fields,
+      },
+      {
+        manager: 'capz-manager',
+        operation: 'Update',
+        apiVersion: BETA,
+        subresource: 'status',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:status': {} },
+      },
+      {
+        manager: 'capz-manager',
+        operation: 'Apply',
+        apiVersion: ALPHA,
+        subresource: 'status',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:status': {} },
+      },
     ] as any;
   }
   const cp = find(objects, 'AzureASOManagedControlPlane', 'alpha-1');
-  cp.metadata.annotations!['kubectl.kubernetes.io/last-applied-configuration'] = JSON.stringify({ apiVersion: ALPHA, kind: 'AzureASOManagedControlPlane' });
+  cp.metadata.annotations!['kubectl.kubernetes.io/last-applied-configuration'] =
+    JSON.stringify({ apiVersion: ALPHA, kind: 'AzureASOManagedControlPlane' });
   const clusterAtV1beta1 = {
     apiVersion: 'cluster.x-k8s.io/v1beta1',
     kind: 'Cluster',
     metadata: { name: 'alpha-1', namespace: 'team-a' },
     spec: {
-      infrastructureRef: { apiVersion: ALPHA, kind: 'AzureASOManagedCluster', name: 'alpha-1' },
-      controlPlaneRef: { apiVersion: ALPHA, kind: 'AzureASOManagedControlPlane', name: 'alpha-1' },
+      infrastructureRef: {
+        apiVersion: ALPHA,
+        kind: 'AzureASOManagedCluster',
+        name: 'alpha-1',
+      },
+      controlPlaneRef: {
+        apiVersion: ALPHA,
+        kind: 'AzureASOManagedControlPlane',
+        name: 'alpha-1',
+      },
     },
   };
-  return { cluster, clusterAtV1beta1, objects, access: allow(requiredUpgradeAccess(params)) };
+  return {
+    cluster,
+    clusterAtV1beta1,
+    objects,
+    access: allow(requiredUpgradeAccess(params)),
+  };
 }
-const failed = (r: ReturnType<typeof planApiVersionUpgrade>) => r.preflight.filter(c => c.status === 'fail').map(c => c.id);
+const failed = (r: ReturnType<typeof planApiVersionUpgrade>) =>
+  r.preflight.filter(c => c.status === 'fail').map(c => c.id);
 
 describe('planApiVersionUpgrade', () => {
   it('updates the references at cluster.x-k8s.io/v1beta1, then moves the v1alpha1 field managers to v1beta1', () => {
     const snap = snapshot();
     const r = planApiVersionUpgrade(params, snap);
     expect(failed(r)).toEqual([]);
-    expect(r.plan.map(s => s.id)).toEqual(['update-references', 'rewrite-managed-fields']);
+    expect(r.plan.map(s => s.id)).toEqual([
+      'update-references',
+      'rewrite-managed-fields',
+    ]);
     const [refs, mf] = r.plan;
     expect(refs.actions).toEqual([
       expect.objectContaining({
         action: 'merge-patch',
-        ref: { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', namespace: 'team-a', name: 'alpha-1' },
-        patch: { spec: { infrastructureRef: { apiVersion: BETA }, controlPlaneRef: { apiVersion: BETA } } },
+        ref: {
+          apiVersion: 'cluster.x-k8s.io/v1beta1',
+          kind: 'Cluster',
+          namespace: 'team-a',
+          name: 'alpha-1',
+        },
+        patch: {
+          spec: {
+            infrastructureRef: { apiVersion: BETA },
+            controlPlaneRef: { apiVersion: BETA },
+          },
+        },
       }),
     ]);
-    expect(refs.waitFor.map(c => (c.type === 'field' ? c.path.join('.') : c.type))).toEqual(['spec.infrastructureRef.apiVersion', 'spec.controlPlaneRef.apiVersion']);
+    expect(
+      refs.waitFor.map(c => (c.type === 'field' ? c.path.join('.') : c.type)),
+    ).toEqual([
+      'spec.infrastructureRef.apiVersion',
+      'spec.controlPlaneRef.apiVersion',
+    ]);
 
-    expect(mf.actions.map(a => (a.action === 'merge-patch' ? `${a.ref.apiVersion} ${a.ref.kind}/${a.ref.name}` : ''))).toEqual([
+    expect(
+      mf.actions.map(a =>
+        a.action === 'merge-patch'
+          ? `${a.ref.apiVersion} ${a.ref.kind}/${a.ref.name}`
+          : '',
+      ),
+    ).toEqual([
       `${BETA} AzureASOManagedCluster/alpha-1`,
       `${BETA} AzureASOManagedControlPlane/alpha-1`,
       `${BETA} AzureASOManagedMachinePool/alpha-1-system`,
@@ -57,34 +138,99 @@ describe('planApiVersionUpgrade', () => {
     ]);
     const patch = (mf.actions[0] as any).patch;
     expect(patch.metadata.managedFields).toEqual([
-      { manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: BETA, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: fields },
-      { manager: 'capz-manager', operation: 'Update', apiVersion: BETA, subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } },
+      {
+        manager: 'kubectl-client-side-apply',
+        operation: 'Update',
+        apiVersion: BETA,
+        time: '2026-01-01T00:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: fields,
+      },
+      {
+        manager: 'capz-manager',
+        operation: 'Update',
+        apiVersion: BETA,
+        subresource: 'status',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:status': {} },
+      },
       // Status entries are left as they are: they do not say how the object was written.
-      { manager: 'capz-manager', operation: 'Apply', apiVersion: ALPHA, subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } },
+      {
+        manager: 'capz-manager',
+        operation: 'Apply',
+        apiVersion: ALPHA,
+        subresource: 'status',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:status': {} },
+      },
     ]);
     // The wait does not hold before and holds after the patch.
     const infra = find(snap.objects, 'AzureASOManagedCluster', 'alpha-1');
     expect(evaluateObjectCondition(mf.waitFor[0], infra).holds).toBe(false);
-    expect(evaluateObjectCondition(mf.waitFor[0], mergePatch(infra, patch) as Obj).holds).toBe(true);
+    expect(
+      evaluateObjectCondition(mf.waitFor[0], mergePatch(infra, patch) as Obj)
+        .holds,
+    ).toBe(true);
   });
 
   it('lists the manifests to change, one per object and manager', () => {
     const r = planApiVersionUpgrade(params, snapshot());
     expect(r.result?.manifestsToChange).toEqual([
-      { kind: 'AzureASOManagedCluster', namespace: 'team-a', name: 'alpha-1', manager: 'kubectl-client-side-apply', change: `apiVersion: ${ALPHA} -> ${BETA}` },
-      { kind: 'AzureASOManagedControlPlane', namespace: 'team-a', name: 'alpha-1', manager: 'kubectl-client-side-apply', change: `apiVersion: ${ALPHA} -> ${BETA}` },
-      { kind: 'AzureASOManagedMachinePool', namespace: 'team-a', name: 'alpha-1-system', manager: 'kubectl-client-side-apply', change: `apiVersion: ${ALPHA} -> ${BETA}` },
-      { kind: 'AzureASOManagedMachinePool', namespace: 'team-a', name: 'alpha-1-apps', manager: 'kubectl-client-side-apply', change: `apiVersion: ${ALPHA} -> ${BETA}` },
+      {
+        kind: 'AzureASOManagedCluster',
+        namespace: 'team-a',
+        name: 'alpha-1',
+        manager: 'kubectl-client-side-apply',
+        change: `apiVersion: ${ALPHA} -> ${BETA}`,
+      },
+      {
+        kind: 'AzureASOManagedControlPlane',
+        namespace: 'team-a',
+        name: 'alpha-1',
+        manager: 'kubectl-client-side-apply',
+        change: `apiVersion: ${ALPHA} -> ${BETA}`,
+      },
+      {
+        kind: 'AzureASOManagedMachinePool',
+        namespace: 'team-a',
+        name: 'alpha-1-system',
+        manager: 'kubectl-client-side-apply',
+        change: `apiVersion: ${ALPHA} -> ${BETA}`,
+      },
+      {
+        kind: 'AzureASOManagedMachinePool',
+        namespace: 'team-a',
+        name: 'alpha-1-apps',
+        manager: 'kubectl-client-side-apply',
+        change: `apiVersion: ${ALPHA} -> ${BETA}`,
+      },
     ]);
   });
 
   it('names GitOps managers too, and a manifest known only from last-applied-configuration', () => {
     const snap = snapshot();
     const mp = find(snap.objects, 'AzureASOManagedMachinePool', 'alpha-1-apps');
-    (mp.metadata.managedFields as any[]).push({ manager: 'argocd-controller', operation: 'Apply', apiVersion: ALPHA, fieldsType: 'FieldsV1', fieldsV1: fields });
-    for (const o of snap.objects) if (o.kind !== 'AzureASOManagedMachinePool' || o.metadata.name !== 'alpha-1-apps') if (o.kind!.startsWith('AzureASOManaged')) o.metadata.managedFields = [];
-    const r = planApiVersionUpgrade(params, { ...snap, clusterAtV1beta1: undefined });
-    expect(r.result?.manifestsToChange?.map(m => `${m.kind}/${m.name} ${m.manager}`)).toEqual([
+    (mp.metadata.managedFields as any[]).push({
+      manager: 'argocd-controller',
+      operation: 'Apply',
+      apiVersion: ALPHA,
+      fieldsType: 'FieldsV1',
+      fieldsV1: fields,
+    });
+    for (const o of snap.objects)
+      if (
+        o.kind !== 'AzureASOManagedMachinePool' ||
+        o.metadata.name !== 'alpha-1-apps'
+      )
+        if (o.kind!.startsWith('AzureASOManaged'))
+          o.metadata.managedFields = [];
+    const r = planApiVersionUpgrade(params, {
+      ...snap,
+      clusterAtV1beta1: undefined,
+    });
+    expect(
+      r.result?.manifestsToChange?.map(m => `${m.kind}/${m.name} ${m.manager}`),
+    ).toEqual([
       'AzureASOManagedMachinePool/alpha-1-apps kubectl-client-side-apply',
       'AzureASOManagedMachinePool/alpha-1-apps argocd-controller',
       'AzureASOManagedControlPlane/alpha-1 kubectl-client-side-apply',
@@ -95,43 +241,99 @@ describe('planApiVersionUpgrade', () => {
 
   it('patches MachinePool references read at v1beta1', () => {
     const snap = snapshot();
-    const mp = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachinePool', metadata: { name: 'alpha-1-apps' }, spec: { clusterName: 'alpha-1', template: { spec: { infrastructureRef: { apiVersion: ALPHA, kind: 'AzureASOManagedMachinePool', name: 'alpha-1-apps' } } } } };
-    const r = planApiVersionUpgrade(params, { ...snap, machinePoolsAtV1beta1: [mp] });
+    const mp = {
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'MachinePool',
+      metadata: { name: 'alpha-1-apps' },
+      spec: {
+        clusterName: 'alpha-1',
+        template: {
+          spec: {
+            infrastructureRef: {
+              apiVersion: ALPHA,
+              kind: 'AzureASOManagedMachinePool',
+              name: 'alpha-1-apps',
+            },
+          },
+        },
+      },
+    };
+    const r = planApiVersionUpgrade(params, {
+      ...snap,
+      machinePoolsAtV1beta1: [mp],
+    });
     expect(r.plan[0].actions[1]).toMatchObject({
-      ref: { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachinePool', name: 'alpha-1-apps' },
-      patch: { spec: { template: { spec: { infrastructureRef: { apiVersion: BETA } } } } },
+      ref: {
+        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        kind: 'MachinePool',
+        name: 'alpha-1-apps',
+      },
+      patch: {
+        spec: {
+          template: { spec: { infrastructureRef: { apiVersion: BETA } } },
+        },
+      },
     });
   });
 
   describe('refuses', () => {
     it('a cluster already on v1beta1: nothing to upgrade', () => {
       const { cluster, objects } = asoManagedCluster({ name: 'alpha-1' });
-      const r = planApiVersionUpgrade(params, { cluster, objects, access: allow(requiredUpgradeAccess(params)) });
+      const r = planApiVersionUpgrade(params, {
+        cluster,
+        objects,
+        access: allow(requiredUpgradeAccess(params)),
+      });
       expect(failed(r)).toEqual(['api']);
-      expect(r.preflight.find(c => c.id === 'api')!.message).toMatch(/^Nothing to upgrade/);
+      expect(r.preflight.find(c => c.id === 'api')!.message).toMatch(
+        /^Nothing to upgrade/,
+      );
       expect(r.plan).toEqual([]);
     });
 
     it('a legacy cluster', () => {
-      const { cluster, objects } = legacySnapshotObjects({ name: 'alpha-1', namespace: 'team-a' });
-      const r = planApiVersionUpgrade(params, { cluster, objects, access: allow(requiredUpgradeAccess(params)) });
-      expect(r.preflight.find(c => c.id === 'api')).toMatchObject({ status: 'fail', fix: expect.stringMatching(/Migrate/) });
+      const { cluster, objects } = legacySnapshotObjects({
+        name: 'alpha-1',
+        namespace: 'team-a',
+      });
+      const r = planApiVersionUpgrade(params, {
+        cluster,
+        objects,
+        access: allow(requiredUpgradeAccess(params)),
+      });
+      expect(r.preflight.find(c => c.id === 'api')).toMatchObject({
+        status: 'fail',
+        fix: expect.stringMatching(/Migrate/),
+      });
     });
 
     it('a missing cluster', () => {
-      expect(failed(planApiVersionUpgrade(params, { objects: [], access: [] }))).toEqual(['cluster', 'access']);
+      expect(
+        failed(planApiVersionUpgrade(params, { objects: [], access: [] })),
+      ).toEqual(['cluster', 'access']);
     });
 
     it('objects that can only be read at v1alpha1 (CAPZ not upgraded)', () => {
-      const { cluster, objects } = asoManagedCluster({ name: 'alpha-1', capzVersion: 'v1alpha1' });
-      const r = planApiVersionUpgrade(params, { cluster, objects, access: allow(requiredUpgradeAccess(params)) });
+      const { cluster, objects } = asoManagedCluster({
+        name: 'alpha-1',
+        capzVersion: 'v1alpha1',
+      });
+      const r = planApiVersionUpgrade(params, {
+        cluster,
+        objects,
+        access: allow(requiredUpgradeAccess(params)),
+      });
       expect(failed(r)).toContain('v1beta1-served');
     });
 
     it('managedFields without fieldsV1 (read from a cache that strips them)', () => {
       const snap = snapshot();
-      for (const o of snap.objects) for (const e of (o.metadata.managedFields ?? []) as any[]) delete e.fieldsV1;
-      expect(failed(planApiVersionUpgrade(params, snap))).toEqual(['managed-fields']);
+      for (const o of snap.objects)
+        for (const e of (o.metadata.managedFields ?? []) as any[])
+          delete e.fieldsV1;
+      expect(failed(planApiVersionUpgrade(params, snap))).toEqual([
+        'managed-fields',
+      ]);
     });
   });
 });

@@ -11,16 +11,40 @@
 import { kinds } from '../kinds';
 import { detectClusterApi } from '../tree/summary';
 import type { ObservedObject } from '../tree/types';
-import { accessCheck, accessFor, CAPZ, CLUSTER_NAME_LABEL, describeRef, fail, isRecord, pass, when, type AccessAnswer, type AccessRequirement } from './common';
+import {
+  accessCheck,
+  accessFor,
+  CAPZ,
+  CLUSTER_NAME_LABEL,
+  describeRef,
+  fail,
+  isRecord,
+  pass,
+  when,
+  type AccessAnswer,
+  type AccessRequirement,
+} from './common';
 import type { JobPlanResult } from './migration';
-import type { ManifestToChange, ObjectRef, PlannedAction, PlannedCondition, PreflightCheck, StepPlan, UpgradeApiVersionJobParams } from './types';
+import type {
+  ManifestToChange,
+  ObjectRef,
+  PlannedAction,
+  PlannedCondition,
+  PreflightCheck,
+  StepPlan,
+  UpgradeApiVersionJobParams,
+} from './types';
 
 const V1ALPHA1 = `${CAPZ}/v1alpha1`;
 const V1BETA1 = `${CAPZ}/v1beta1`;
 const CAPI_V1BETA1 = `${kinds.Cluster.group}/v1beta1`;
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 const CHANGE = `apiVersion: ${V1ALPHA1} -> ${V1BETA1}`;
-const ASO_MANAGED_KINDS = ['AzureASOManagedCluster', 'AzureASOManagedControlPlane', 'AzureASOManagedMachinePool'];
+const ASO_MANAGED_KINDS = [
+  'AzureASOManagedCluster',
+  'AzureASOManagedControlPlane',
+  'AzureASOManagedMachinePool',
+];
 
 /** What {@link planApiVersionUpgrade} needs to know. @public */
 export interface UpgradeSnapshot {
@@ -37,14 +61,29 @@ export interface UpgradeSnapshot {
 }
 
 /** The permissions every step of the upgrade needs. @public */
-export function requiredUpgradeAccess(params: UpgradeApiVersionJobParams): AccessRequirement[] {
+export function requiredUpgradeAccess(
+  params: UpgradeApiVersionJobParams,
+): AccessRequirement[] {
   const ns = params.namespace;
   const CAPI = kinds.Cluster.group;
   return [
-    ...accessFor(ns, CAPI, 'clusters', [['get', 'update-references'], ['patch', 'update-references']]),
-    ...accessFor(ns, CAPI, 'machinepools', [['get', 'update-references'], ['patch', 'update-references']]),
-    ...['azureasomanagedclusters', 'azureasomanagedcontrolplanes', 'azureasomanagedmachinepools'].flatMap(r =>
-      accessFor(ns, CAPZ, r, [['get', 'rewrite-managed-fields'], ['patch', 'rewrite-managed-fields']]),
+    ...accessFor(ns, CAPI, 'clusters', [
+      ['get', 'update-references'],
+      ['patch', 'update-references'],
+    ]),
+    ...accessFor(ns, CAPI, 'machinepools', [
+      ['get', 'update-references'],
+      ['patch', 'update-references'],
+    ]),
+    ...[
+      'azureasomanagedclusters',
+      'azureasomanagedcontrolplanes',
+      'azureasomanagedmachinepools',
+    ].flatMap(r =>
+      accessFor(ns, CAPZ, r, [
+        ['get', 'rewrite-managed-fields'],
+        ['patch', 'rewrite-managed-fields'],
+      ]),
     ),
   ];
 }
@@ -52,21 +91,35 @@ export function requiredUpgradeAccess(params: UpgradeApiVersionJobParams): Acces
 const nameOf = (o: ObservedObject | undefined) => o?.metadata?.name ?? '';
 const isAlphaRef = (r: unknown) => isRecord(r) && r.apiVersion === V1ALPHA1;
 type Entry = Record<string, unknown>;
-const entriesOf = (o: ObservedObject): Entry[] => (o.metadata?.managedFields ?? []) as unknown as Entry[];
-const writtenAtAlpha = (e: Entry) => e.subresource !== 'status' && e.apiVersion === V1ALPHA1;
+const entriesOf = (o: ObservedObject): Entry[] =>
+  (o.metadata?.managedFields ?? []) as unknown as Entry[];
+const writtenAtAlpha = (e: Entry) =>
+  e.subresource !== 'status' && e.apiVersion === V1ALPHA1;
 
 /** The cluster's AzureASOManaged* objects: its references, its MachinePools' references, and the labelled ones. */
-function capzObjectsOf(cluster: ObservedObject, objects: readonly ObservedObject[]): ObservedObject[] {
+function capzObjectsOf(
+  cluster: ObservedObject,
+  objects: readonly ObservedObject[],
+): ObservedObject[] {
   const name = nameOf(cluster);
   const refs = [cluster.spec?.infrastructureRef, cluster.spec?.controlPlaneRef];
   for (const mp of objects) {
     if (mp.kind === 'MachinePool' && mp.spec?.clusterName === name) {
-      refs.push((mp.spec?.template as { spec?: { infrastructureRef?: unknown } } | undefined)?.spec?.infrastructureRef);
+      refs.push(
+        (
+          mp.spec?.template as
+            | { spec?: { infrastructureRef?: unknown } }
+            | undefined
+        )?.spec?.infrastructureRef,
+      );
     }
   }
   const wanted = new Set(refs.filter(isRecord).map(r => `${r.kind}/${r.name}`));
   return objects.filter(
-    o => ASO_MANAGED_KINDS.includes(o.kind ?? '') && (wanted.has(`${o.kind}/${nameOf(o)}`) || o.metadata?.labels?.[CLUSTER_NAME_LABEL] === name),
+    o =>
+      ASO_MANAGED_KINDS.includes(o.kind ?? '') &&
+      (wanted.has(`${o.kind}/${nameOf(o)}`) ||
+        o.metadata?.labels?.[CLUSTER_NAME_LABEL] === name),
   );
 }
 
@@ -76,7 +129,9 @@ function lastAppliedApiVersion(o: ObservedObject): string | undefined {
   if (!raw) return undefined;
   try {
     const parsed = JSON.parse(raw) as { apiVersion?: unknown };
-    return typeof parsed.apiVersion === 'string' ? parsed.apiVersion : undefined;
+    return typeof parsed.apiVersion === 'string'
+      ? parsed.apiVersion
+      : undefined;
   } catch {
     return undefined;
   }
@@ -88,56 +143,142 @@ function lastAppliedApiVersion(o: ObservedObject): string | undefined {
  * Assumes the API server accepts `metadata.managedFields` in a merge patch (it replaces the list).
  * @public
  */
-export function planApiVersionUpgrade(params: UpgradeApiVersionJobParams, snap: UpgradeSnapshot): JobPlanResult {
+export function planApiVersionUpgrade(
+  params: UpgradeApiVersionJobParams,
+  snap: UpgradeSnapshot,
+): JobPlanResult {
   const ns = params.namespace;
-  const target = { managementCluster: params.managementCluster, namespace: ns, name: params.name };
+  const target = {
+    managementCluster: params.managementCluster,
+    namespace: ns,
+    name: params.name,
+  };
   const preflight: PreflightCheck[] = [];
-  const done = (plan: StepPlan[], manifestsToChange?: ManifestToChange[]): JobPlanResult => ({
+  const done = (
+    plan: StepPlan[],
+    manifestsToChange?: ManifestToChange[],
+  ): JobPlanResult => ({
     type: 'upgrade-api-version',
     target,
-    preflight: [...preflight, accessCheck(requiredUpgradeAccess(params), snap.access)],
+    preflight: [
+      ...preflight,
+      accessCheck(requiredUpgradeAccess(params), snap.access),
+    ],
     plan,
-    ...(manifestsToChange ? { result: { cluster: target, manifestsToChange } } : {}),
+    ...(manifestsToChange
+      ? { result: { cluster: target, manifestsToChange } }
+      : {}),
   });
 
-  const cluster = snap.cluster ?? snap.objects.find(o => o.kind === 'Cluster' && nameOf(o) === params.name);
+  const cluster =
+    snap.cluster ??
+    snap.objects.find(o => o.kind === 'Cluster' && nameOf(o) === params.name);
   if (!cluster) {
-    preflight.push(fail('cluster', 'The cluster exists', `There is no Cluster ${ns}/${params.name}.`, 'Check the namespace and name.'));
+    preflight.push(
+      fail(
+        'cluster',
+        'The cluster exists',
+        `There is no Cluster ${ns}/${params.name}.`,
+        'Check the namespace and name.',
+      ),
+    );
     return done([]);
   }
-  preflight.push(pass('cluster', 'The cluster exists', `Cluster ${ns}/${params.name} exists.`));
+  preflight.push(
+    pass(
+      'cluster',
+      'The cluster exists',
+      `Cluster ${ns}/${params.name} exists.`,
+    ),
+  );
 
   const v1b1 = snap.clusterAtV1beta1;
-  const staleClusterRefs = (['infrastructureRef', 'controlPlaneRef'] as const).filter(k => isAlphaRef(v1b1?.spec?.[k]));
+  const staleClusterRefs = (
+    ['infrastructureRef', 'controlPlaneRef'] as const
+  ).filter(k => isAlphaRef(v1b1?.spec?.[k]));
   const stalePools = (snap.machinePoolsAtV1beta1 ?? []).filter(
-    mp => mp.spec?.clusterName === params.name && isAlphaRef((mp.spec?.template as { spec?: { infrastructureRef?: unknown } } | undefined)?.spec?.infrastructureRef),
+    mp =>
+      mp.spec?.clusterName === params.name &&
+      isAlphaRef(
+        (
+          mp.spec?.template as
+            | { spec?: { infrastructureRef?: unknown } }
+            | undefined
+        )?.spec?.infrastructureRef,
+      ),
   );
   const api = detectClusterApi(cluster, snap.objects);
   const capz = capzObjectsOf(cluster, snap.objects);
   const rewrite = capz.filter(o => entriesOf(o).some(writtenAtAlpha));
   const lastApplied = capz.filter(o => lastAppliedApiVersion(o) === V1ALPHA1);
   if (api === 'azure-managed') {
-    preflight.push(fail('api', 'The cluster is on the v1alpha1 AzureASOManaged API', `Cluster ${params.name} uses the legacy AzureManagedControlPlane API.`, 'Migrate it to AzureASOManagedControlPlane instead.'));
+    preflight.push(
+      fail(
+        'api',
+        'The cluster is on the v1alpha1 AzureASOManaged API',
+        `Cluster ${params.name} uses the legacy AzureManagedControlPlane API.`,
+        'Migrate it to AzureASOManagedControlPlane instead.',
+      ),
+    );
     return done([]);
   }
-  if (api !== 'aso-v1alpha1' && !staleClusterRefs.length && !stalePools.length && !lastApplied.length) {
-    preflight.push(fail('api', 'The cluster is on the v1alpha1 AzureASOManaged API', `Nothing to upgrade: Cluster ${params.name} and its AzureASOManaged objects already use ${V1BETA1}.`, 'Nothing to do.'));
+  if (
+    api !== 'aso-v1alpha1' &&
+    !staleClusterRefs.length &&
+    !stalePools.length &&
+    !lastApplied.length
+  ) {
+    preflight.push(
+      fail(
+        'api',
+        'The cluster is on the v1alpha1 AzureASOManaged API',
+        `Nothing to upgrade: Cluster ${params.name} and its AzureASOManaged objects already use ${V1BETA1}.`,
+        'Nothing to do.',
+      ),
+    );
     return done([]);
   }
-  preflight.push(pass('api', 'The cluster is on the v1alpha1 AzureASOManaged API', `Cluster ${params.name} still uses ${V1ALPHA1} somewhere (references, field managers or applied manifests).`));
+  preflight.push(
+    pass(
+      'api',
+      'The cluster is on the v1alpha1 AzureASOManaged API',
+      `Cluster ${params.name} still uses ${V1ALPHA1} somewhere (references, field managers or applied manifests).`,
+    ),
+  );
 
   const readAtAlpha = capz.filter(o => o.apiVersion === V1ALPHA1);
   if (readAtAlpha.length) {
-    preflight.push(fail('v1beta1-served', `${V1BETA1} is served`, `${readAtAlpha.map(o => `${o.kind} ${nameOf(o)}`).join(', ')} could only be read at ${V1ALPHA1}.`, 'Upgrade CAPZ first (clusterctl upgrade; seed 001 "Migrating from v1alpha1 to v1beta1" step 1), then retry.'));
+    preflight.push(
+      fail(
+        'v1beta1-served',
+        `${V1BETA1} is served`,
+        `${readAtAlpha
+          .map(o => `${o.kind} ${nameOf(o)}`)
+          .join(', ')} could only be read at ${V1ALPHA1}.`,
+        'Upgrade CAPZ first (clusterctl upgrade; seed 001 "Migrating from v1alpha1 to v1beta1" step 1), then retry.',
+      ),
+    );
   }
   // Rewriting needs the entries whole: one without fieldsV1 would lose the fields its manager owns.
-  const partial = rewrite.filter(o => entriesOf(o).some(e => !isRecord(e.fieldsV1)));
+  const partial = rewrite.filter(o =>
+    entriesOf(o).some(e => !isRecord(e.fieldsV1)),
+  );
   if (partial.length) {
-    preflight.push(fail('managed-fields', 'The field ownership is known', `The managedFields of ${partial.map(o => `${o.kind} ${nameOf(o)}`).join(', ')} were read without fieldsV1.`, 'Read the objects from the API server rather than the watch cache, then retry.'));
+    preflight.push(
+      fail(
+        'managed-fields',
+        'The field ownership is known',
+        `The managedFields of ${partial
+          .map(o => `${o.kind} ${nameOf(o)}`)
+          .join(', ')} were read without fieldsV1.`,
+        'Read the objects from the API server rather than the watch cache, then retry.',
+      ),
+    );
   }
 
   const plan: StepPlan[] = [];
-  if (staleClusterRefs.length || stalePools.length) plan.push(referencesStep(params, staleClusterRefs, stalePools));
+  if (staleClusterRefs.length || stalePools.length)
+    plan.push(referencesStep(params, staleClusterRefs, stalePools));
   if (rewrite.length) plan.push(managedFieldsStep(ns, rewrite));
 
   const manifests: ManifestToChange[] = [];
@@ -146,40 +287,99 @@ export function planApiVersionUpgrade(params: UpgradeApiVersionJobParams, snap: 
     const key = `${o.kind}/${nameOf(o)}/${manager}`;
     if (seen.has(key)) return;
     seen.add(key);
-    manifests.push({ kind: o.kind ?? '', namespace: ns, name: nameOf(o), manager, change });
+    manifests.push({
+      kind: o.kind ?? '',
+      namespace: ns,
+      name: nameOf(o),
+      manager,
+      change,
+    });
   };
-  for (const o of capz) for (const e of entriesOf(o).filter(writtenAtAlpha)) add(o, typeof e.manager === 'string' ? e.manager : '(unnamed manager)', CHANGE);
+  for (const o of capz)
+    for (const e of entriesOf(o).filter(writtenAtAlpha))
+      add(
+        o,
+        typeof e.manager === 'string' ? e.manager : '(unnamed manager)',
+        CHANGE,
+      );
   for (const o of lastApplied) add(o, 'kubectl-client-side-apply', CHANGE);
-  const clusterLastApplied = cluster.metadata?.annotations?.[LAST_APPLIED] ?? v1b1?.metadata?.annotations?.[LAST_APPLIED];
+  const clusterLastApplied =
+    cluster.metadata?.annotations?.[LAST_APPLIED] ??
+    v1b1?.metadata?.annotations?.[LAST_APPLIED];
   if (clusterLastApplied?.includes(V1ALPHA1)) {
-    add(cluster, 'kubectl-client-side-apply', `spec.infrastructureRef / spec.controlPlaneRef ${CHANGE}`);
+    add(
+      cluster,
+      'kubectl-client-side-apply',
+      `spec.infrastructureRef / spec.controlPlaneRef ${CHANGE}`,
+    );
   }
   return done(plan, manifests);
 }
 
-function referencesStep(params: UpgradeApiVersionJobParams, clusterRefs: Array<'infrastructureRef' | 'controlPlaneRef'>, pools: ObservedObject[]): StepPlan {
+function referencesStep(
+  params: UpgradeApiVersionJobParams,
+  clusterRefs: Array<'infrastructureRef' | 'controlPlaneRef'>,
+  pools: ObservedObject[],
+): StepPlan {
   const ns = params.namespace;
-  const clusterRef: ObjectRef = { apiVersion: CAPI_V1BETA1, kind: 'Cluster', namespace: ns, name: params.name };
+  const clusterRef: ObjectRef = {
+    apiVersion: CAPI_V1BETA1,
+    kind: 'Cluster',
+    namespace: ns,
+    name: params.name,
+  };
   const actions: PlannedAction[] = [];
   const waitFor: PlannedCondition[] = [];
   if (clusterRefs.length) {
     actions.push({
       action: 'merge-patch',
       ref: clusterRef,
-      patch: { spec: Object.fromEntries(clusterRefs.map(k => [k, { apiVersion: V1BETA1 }])) },
-      description: `Set ${clusterRefs.map(k => `spec.${k}.apiVersion`).join(' and ')} of Cluster ${params.name} to ${V1BETA1}`,
+      patch: {
+        spec: Object.fromEntries(
+          clusterRefs.map(k => [k, { apiVersion: V1BETA1 }]),
+        ),
+      },
+      description: `Set ${clusterRefs
+        .map(k => `spec.${k}.apiVersion`)
+        .join(' and ')} of Cluster ${params.name} to ${V1BETA1}`,
     });
-    for (const k of clusterRefs) waitFor.push(when.field(clusterRef, ['spec', k, 'apiVersion'], V1BETA1, `${describeRef(clusterRef)} spec.${k} says ${V1BETA1}`));
+    for (const k of clusterRefs)
+      waitFor.push(
+        when.field(
+          clusterRef,
+          ['spec', k, 'apiVersion'],
+          V1BETA1,
+          `${describeRef(clusterRef)} spec.${k} says ${V1BETA1}`,
+        ),
+      );
   }
   for (const mp of pools) {
-    const r: ObjectRef = { apiVersion: CAPI_V1BETA1, kind: 'MachinePool', namespace: ns, name: nameOf(mp) };
+    const r: ObjectRef = {
+      apiVersion: CAPI_V1BETA1,
+      kind: 'MachinePool',
+      namespace: ns,
+      name: nameOf(mp),
+    };
     actions.push({
       action: 'merge-patch',
       ref: r,
-      patch: { spec: { template: { spec: { infrastructureRef: { apiVersion: V1BETA1 } } } } },
-      description: `Set spec.template.spec.infrastructureRef.apiVersion of MachinePool ${nameOf(mp)} to ${V1BETA1}`,
+      patch: {
+        spec: {
+          template: { spec: { infrastructureRef: { apiVersion: V1BETA1 } } },
+        },
+      },
+      description: `Set spec.template.spec.infrastructureRef.apiVersion of MachinePool ${nameOf(
+        mp,
+      )} to ${V1BETA1}`,
     });
-    waitFor.push(when.field(r, ['spec', 'template', 'spec', 'infrastructureRef', 'apiVersion'], V1BETA1, `${describeRef(r)} infrastructureRef says ${V1BETA1}`));
+    waitFor.push(
+      when.field(
+        r,
+        ['spec', 'template', 'spec', 'infrastructureRef', 'apiVersion'],
+        V1BETA1,
+        `${describeRef(r)} infrastructureRef says ${V1BETA1}`,
+      ),
+    );
   }
   return {
     id: 'update-references',
@@ -196,14 +396,35 @@ function managedFieldsStep(ns: string, objects: ObservedObject[]): StepPlan {
   const actions: PlannedAction[] = [];
   const waitFor: PlannedCondition[] = [];
   for (const o of objects) {
-    const r: ObjectRef = { apiVersion: V1BETA1, kind: o.kind ?? '', namespace: ns, name: nameOf(o) };
+    const r: ObjectRef = {
+      apiVersion: V1BETA1,
+      kind: o.kind ?? '',
+      namespace: ns,
+      name: nameOf(o),
+    };
     const entries = entriesOf(o);
-    const managers = [...new Set(entries.filter(writtenAtAlpha).map(e => String(e.manager ?? '(unnamed manager)')))];
+    const managers = [
+      ...new Set(
+        entries
+          .filter(writtenAtAlpha)
+          .map(e => String(e.manager ?? '(unnamed manager)')),
+      ),
+    ];
     actions.push({
       action: 'merge-patch',
       ref: r,
-      patch: { metadata: { managedFields: entries.map(e => (writtenAtAlpha(e) ? { ...e, apiVersion: V1BETA1 } : e)) } },
-      description: `Record the fields ${managers.join(', ')} own${managers.length === 1 ? 's' : ''} on ${o.kind} ${nameOf(o)} at ${V1BETA1} instead of ${V1ALPHA1} (the full managedFields list, the other entries unchanged)`,
+      patch: {
+        metadata: {
+          managedFields: entries.map(e =>
+            writtenAtAlpha(e) ? { ...e, apiVersion: V1BETA1 } : e,
+          ),
+        },
+      },
+      description: `Record the fields ${managers.join(', ')} own${
+        managers.length === 1 ? 's' : ''
+      } on ${o.kind} ${nameOf(
+        o,
+      )} at ${V1BETA1} instead of ${V1ALPHA1} (the full managedFields list, the other entries unchanged)`,
     });
     waitFor.push(when.notWrittenAt(r, V1ALPHA1));
   }

@@ -1,4 +1,8 @@
-import { generateAksAsoClusterManifests, validateAksAsoClusterParams, AksAsoClusterParams } from './aksAsoCluster';
+import {
+  generateAksAsoClusterManifests,
+  validateAksAsoClusterParams,
+  AksAsoClusterParams,
+} from './aksAsoCluster';
 
 const params: AksAsoClusterParams = {
   name: 'team-a-dev',
@@ -34,12 +38,20 @@ describe('generateAksAsoClusterManifests', () => {
     });
     const mc = (cp.spec?.resources as any[])[0];
     expect(mc.apiVersion).toBe('containerservice.azure.com/v1api20240901');
-    expect(mc.metadata.annotations['serviceoperator.azure.com/credential-from']).toBe('aso-credential');
-    expect((mp0.spec as any).template.spec.infrastructureRef.name).toBe('team-a-dev-pool0');
+    expect(
+      mc.metadata.annotations['serviceoperator.azure.com/credential-from'],
+    ).toBe('aso-credential');
+    expect((mp0.spec as any).template.spec.infrastructureRef.name).toBe(
+      'team-a-dev-pool0',
+    );
     // The API server rejects an empty template.metadata (minProperties: 1 in the v1beta2 CRD).
     expect((mp0.spec as any).template).not.toHaveProperty('metadata');
     const pool = (amp0.spec?.resources as any[])[0];
-    expect(pool.spec).toMatchObject({ azureName: 'pool0', mode: 'System', owner: { name: 'team-a-dev' } });
+    expect(pool.spec).toMatchObject({
+      azureName: 'pool0',
+      mode: 'System',
+      owner: { name: 'team-a-dev' },
+    });
   });
 
   it('lists every problem with bad parameters and generates nothing', () => {
@@ -60,6 +72,8 @@ describe('generateAksAsoClusterManifests', () => {
       'pool "userpool" appears twice',
       'pool "userpool" replicas must be a whole number, at least 1 for a System pool',
     ]);
-    expect(() => generateAksAsoClusterManifests(bad)).toThrow(/Invalid cluster parameters: name "Team_A"/);
+    expect(() => generateAksAsoClusterManifests(bad)).toThrow(
+      /Invalid cluster parameters: name "Team_A"/,
+    );
   });
 });

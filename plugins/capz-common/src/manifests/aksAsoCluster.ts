@@ -45,26 +45,40 @@ export function validateAksAsoClusterParams(p: AksAsoClusterParams): string[] {
   const errors: string[] = [];
   // AKS limits the cluster name to 63 characters; the node resource group name is derived from it.
   if (!DNS_LABEL.test(p.name) || p.name.length > 63) {
-    errors.push(`name "${p.name}" must be a lowercase DNS label of at most 63 characters`);
+    errors.push(
+      `name "${p.name}" must be a lowercase DNS label of at most 63 characters`,
+    );
   }
-  if (!DNS_LABEL.test(p.namespace)) errors.push(`namespace "${p.namespace}" is not a valid namespace name`);
+  if (!DNS_LABEL.test(p.namespace))
+    errors.push(`namespace "${p.namespace}" is not a valid namespace name`);
   if (!/^v\d+\.\d+\.\d+$/.test(p.kubernetesVersion)) {
-    errors.push(`kubernetesVersion "${p.kubernetesVersion}" must look like v1.33.2`);
+    errors.push(
+      `kubernetesVersion "${p.kubernetesVersion}" must look like v1.33.2`,
+    );
   }
   if (!p.location) errors.push('location is required');
   if (!p.credentialSecretName) errors.push('credentialSecretName is required');
   if (!p.pools.some(pool => pool.mode === 'System')) {
-    errors.push('at least one pool must have mode System (AKS requires a system pool)');
+    errors.push(
+      'at least one pool must have mode System (AKS requires a system pool)',
+    );
   }
   const seen = new Set<string>();
   for (const pool of p.pools) {
     if (!POOL_NAME.test(pool.name)) {
-      errors.push(`pool "${pool.name}" must start with a letter and have at most 12 lowercase letters or digits`);
+      errors.push(
+        `pool "${pool.name}" must start with a letter and have at most 12 lowercase letters or digits`,
+      );
     }
     if (seen.has(pool.name)) errors.push(`pool "${pool.name}" appears twice`);
     seen.add(pool.name);
-    if (!Number.isInteger(pool.replicas) || pool.replicas < (pool.mode === 'System' ? 1 : 0)) {
-      errors.push(`pool "${pool.name}" replicas must be a whole number, at least 1 for a System pool`);
+    if (
+      !Number.isInteger(pool.replicas) ||
+      pool.replicas < (pool.mode === 'System' ? 1 : 0)
+    ) {
+      errors.push(
+        `pool "${pool.name}" replicas must be a whole number, at least 1 for a System pool`,
+      );
     }
   }
   return errors;
@@ -79,15 +93,24 @@ export function validateAksAsoClusterParams(p: AksAsoClusterParams): string[] {
  * Throws with every validation message when the parameters are invalid.
  * @public
  */
-export function generateAksAsoClusterManifests(p: AksAsoClusterParams): KubeObject[] {
+export function generateAksAsoClusterManifests(
+  p: AksAsoClusterParams,
+): KubeObject[] {
   const errors = validateAksAsoClusterParams(p);
-  if (errors.length) throw new Error(`Invalid cluster parameters: ${errors.join('; ')}`);
+  if (errors.length)
+    throw new Error(`Invalid cluster parameters: ${errors.join('; ')}`);
 
   const capz = apiVersionOf(kinds.AzureASOManagedCluster);
-  const credential = { 'serviceoperator.azure.com/credential-from': p.credentialSecretName };
+  const credential = {
+    'serviceoperator.azure.com/credential-from': p.credentialSecretName,
+  };
   const meta = (name: string) => ({ name, namespace: p.namespace });
   // CAPI v1beta2 references name the group only; CAPI resolves the version from the CRD's contract label.
-  const capzRef = (kind: string, name: string) => ({ apiGroup: kinds.AzureASOManagedCluster.group, kind, name });
+  const capzRef = (kind: string, name: string) => ({
+    apiGroup: kinds.AzureASOManagedCluster.group,
+    kind,
+    name,
+  });
   const capi = apiVersionOf(kinds.Cluster);
 
   const objects: KubeObject[] = [

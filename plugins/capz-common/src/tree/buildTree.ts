@@ -30,7 +30,12 @@ import {
 } from './health';
 import { at, conditionsOf, groupOf, kindOf, label, nameOf, str } from './read';
 import { rollupHealth } from './rollup';
-import type { HealthOptions, HealthResult, ObservedObject, TreeNode } from './types';
+import type {
+  HealthOptions,
+  HealthResult,
+  ObservedObject,
+  TreeNode,
+} from './types';
 
 /** Options of {@link buildClusterTree}. @public */
 export type BuildTreeOptions = HealthOptions;
@@ -51,13 +56,20 @@ function refFrom(v: unknown): Ref | undefined {
   if (!kind || !name) return undefined;
   const apiGroup = str(at(v, 'apiGroup'));
   const apiVersion = str(at(v, 'apiVersion'));
-  return { kind, name, group: apiGroup ?? (apiVersion ? groupOf(apiVersion) : undefined) };
+  return {
+    kind,
+    name,
+    group: apiGroup ?? (apiVersion ? groupOf(apiVersion) : undefined),
+  };
 }
 
 const KNOWN_KINDS = new Set<string>(Object.values(kinds).map(k => k.kind));
 const ASO_ORDER = Object.keys(WATCHED_ASO_KINDS);
 
-function withVerdict(base: Omit<TreeNode, keyof HealthResult | 'health'>, v: HealthResult): TreeNode {
+function withVerdict(
+  base: Omit<TreeNode, keyof HealthResult | 'health'>,
+  v: HealthResult,
+): TreeNode {
   const n: TreeNode = { ...base, health: v.health };
   if (v.reason) n.reason = v.reason;
   if (v.message) n.message = v.message;
@@ -67,7 +79,11 @@ function withVerdict(base: Omit<TreeNode, keyof HealthResult | 'health'>, v: Hea
   return n;
 }
 
-function objectNode(o: ObservedObject, v: HealthResult, children: TreeNode[] = []): TreeNode {
+function objectNode(
+  o: ObservedObject,
+  v: HealthResult,
+  children: TreeNode[] = [],
+): TreeNode {
   const base: Omit<TreeNode, keyof HealthResult | 'health'> = {
     id: refOf(o).id,
     kind: kindOf(o),
@@ -82,7 +98,13 @@ function objectNode(o: ObservedObject, v: HealthResult, children: TreeNode[] = [
   return withVerdict(base, v);
 }
 
-function missingNode(parent: TreeNode, kind: string, name: string, v: HealthResult, namespace?: string): TreeNode {
+function missingNode(
+  parent: TreeNode,
+  kind: string,
+  name: string,
+  v: HealthResult,
+  namespace?: string,
+): TreeNode {
   const base: Omit<TreeNode, keyof HealthResult | 'health'> = {
     id: `missing:${parent.id}:${kind}:${name}`,
     kind,
@@ -110,21 +132,41 @@ export function buildClusterTree(
   const namespace = cluster.metadata?.namespace;
   const clusterName = nameOf(cluster);
   const pool = objects.filter(
-    o => o !== cluster && (!namespace || !o.metadata?.namespace || o.metadata.namespace === namespace),
+    o =>
+      o !== cluster &&
+      (!namespace ||
+        !o.metadata?.namespace ||
+        o.metadata.namespace === namespace),
   );
   const ctx = { ...opts, clusterPaused: isClusterPaused(cluster) };
 
   const lookup = (ref: Ref): ObservedObject | undefined =>
-    pool.find(o => kindOf(o) === ref.kind && nameOf(o) === ref.name && (!ref.group || !o.apiVersion || groupOf(o.apiVersion) === ref.group));
+    pool.find(
+      o =>
+        kindOf(o) === ref.kind &&
+        nameOf(o) === ref.name &&
+        (!ref.group || !o.apiVersion || groupOf(o.apiVersion) === ref.group),
+    );
 
   const asoNode = (o: ObservedObject): TreeNode =>
-    objectNode(o, asoObjectHealth(o, { ...opts, ownerFound: asoOwnerFound(o, pool) }));
+    objectNode(
+      o,
+      asoObjectHealth(o, { ...opts, ownerFound: asoOwnerFound(o, pool) }),
+    );
 
   /** The ASO objects under a CAPZ object: embedded (ASO-managed API) or controller-owned (legacy API). */
   const asoChildren = (o: ObservedObject, node: TreeNode): TreeNode[] => {
     if (familyOf(o) === 'asoManaged') {
       return resolveResources(o, pool).map(r =>
-        r.object ? asoNode(r.object) : missingNode(node, r.ref.kind, r.ref.name, resolvedResourceHealth(r, pool, opts), namespace),
+        r.object
+          ? asoNode(r.object)
+          : missingNode(
+              node,
+              r.ref.kind,
+              r.ref.name,
+              resolvedResourceHealth(r, pool, opts),
+              namespace,
+            ),
       );
     }
     if (familyOf(o) === 'legacyManaged') {
@@ -133,10 +175,17 @@ export function buildClusterTree(
         .filter(x => watchedAsoGroup(kindOf(x)) !== undefined)
         .filter(x =>
           (x.metadata?.ownerReferences ?? []).some(
-            r => r.controller && r.kind === kindOf(o) && (uid && r.uid ? r.uid === uid : r.name === nameOf(o)),
+            r =>
+              r.controller &&
+              r.kind === kindOf(o) &&
+              (uid && r.uid ? r.uid === uid : r.name === nameOf(o)),
           ),
         )
-        .sort((a, b) => ASO_ORDER.indexOf(kindOf(a)) - ASO_ORDER.indexOf(kindOf(b)) || nameOf(a).localeCompare(nameOf(b)))
+        .sort(
+          (a, b) =>
+            ASO_ORDER.indexOf(kindOf(a)) - ASO_ORDER.indexOf(kindOf(b)) ||
+            nameOf(a).localeCompare(nameOf(b)),
+        )
         .map(asoNode);
     }
     return [];
@@ -155,7 +204,9 @@ export function buildClusterTree(
           health: 'unknown',
           reason: watched ? 'NotFound' : 'NotWatched',
           message: watched
-            ? `${ref.kind} ${namespace ? `${namespace}/` : ''}${ref.name}, referenced by ${parent.kind} ${parent.name}, was not found`
+            ? `${ref.kind} ${namespace ? `${namespace}/` : ''}${
+                ref.name
+              }, referenced by ${parent.kind} ${parent.name}, was not found`
             : `${ref.kind} ${ref.name}, referenced by ${parent.kind} ${parent.name}, is not a kind the CAPZ plugin watches`,
         },
         namespace,
@@ -176,7 +227,11 @@ export function buildClusterTree(
 
   const machinePools = pool
     .filter(o => kindOf(o) === 'MachinePool')
-    .filter(o => (str(o.spec?.clusterName) ?? label(o, CLUSTER_NAME_LABEL)) === clusterName)
+    .filter(
+      o =>
+        (str(o.spec?.clusterName) ?? label(o, CLUSTER_NAME_LABEL)) ===
+        clusterName,
+    )
     .sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
   if (machinePools.length) {
     const workers: TreeNode = {
@@ -188,20 +243,31 @@ export function buildClusterTree(
       facts: { machinePools: machinePools.length },
       children: machinePools.map(mp => {
         const node = objectNode(mp, objectHealth(mp, pool, ctx));
-        const infra = refFrom(at(mp.spec, 'template', 'spec', 'infrastructureRef'));
+        const infra = refFrom(
+          at(mp.spec, 'template', 'spec', 'infrastructureRef'),
+        );
         if (infra) node.children.push(refNode(infra, node));
         return node;
       }),
     };
     if (namespace) workers.namespace = namespace;
     // Virtual: no verdict of its own, except that all its pools going away is a deletion, not "progressing".
-    const ownWorkers: HealthResult = workers.children.every(c => c.health === 'deleting')
+    const ownWorkers: HealthResult = workers.children.every(
+      c => c.health === 'deleting',
+    )
       ? { health: 'deleting', reason: 'Deleting' }
       : { health: 'healthy' };
     root.children.push(withVerdict(workers, rollupHealth(ownWorkers, workers)));
   }
 
   const rolled = rollupHealth(own, root);
-  const { reason: _r, message: _m, severity: _s, since: _t, source: _src, ...rest } = root;
+  const {
+    reason: _r,
+    message: _m,
+    severity: _s,
+    since: _t,
+    source: _src,
+    ...rest
+  } = root;
   return withVerdict(rest, rolled);
 }

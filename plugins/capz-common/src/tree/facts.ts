@@ -6,17 +6,23 @@ import { ann, arr, at, bool, kindOf, num, str } from './read';
 import type { ObservedObject } from './types';
 
 /** ASO's reconcile policy annotation (azure-side 4.1). @public */
-export const RECONCILE_POLICY_ANNOTATION = 'serviceoperator.azure.com/reconcile-policy';
+export const RECONCILE_POLICY_ANNOTATION =
+  'serviceoperator.azure.com/reconcile-policy';
 
 type Facts = Record<string, string | number | boolean>;
 
 function put(f: Facts, key: string, v: unknown): void {
-  if ((typeof v === 'string' && v !== '') || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean') {
+  if (
+    (typeof v === 'string' && v !== '') ||
+    (typeof v === 'number' && Number.isFinite(v)) ||
+    typeof v === 'boolean'
+  ) {
     f[key] = v;
   }
 }
 
-const controllerOf = (o: ObservedObject) => o.metadata?.ownerReferences?.find(r => r.controller);
+const controllerOf = (o: ObservedObject) =>
+  o.metadata?.ownerReferences?.find(r => r.controller);
 
 /** The facts of one object, by kind. @public */
 export function factsFor(o: ObservedObject): Facts {
@@ -28,7 +34,11 @@ export function factsFor(o: ObservedObject): Facts {
     case 'Cluster':
       put(f, 'phase', str(st?.phase));
       put(f, 'paused', bool(s?.paused));
-      put(f, 'controlPlaneEndpoint', str(at(s, 'controlPlaneEndpoint', 'host')));
+      put(
+        f,
+        'controlPlaneEndpoint',
+        str(at(s, 'controlPlaneEndpoint', 'host')),
+      );
       put(f, 'kubernetesVersion', str(at(s, 'topology', 'version')));
       put(f, 'workersDesired', num(at(st, 'workers', 'desiredReplicas')));
       put(f, 'workersReady', num(at(st, 'workers', 'readyReplicas')));
@@ -41,23 +51,36 @@ export function factsFor(o: ObservedObject): Facts {
       put(f, 'readyReplicas', num(st?.readyReplicas));
       put(f, 'availableReplicas', num(st?.availableReplicas));
       put(f, 'phase', str(st?.phase));
-      put(f, 'replicasManagedBy', ann(o, 'cluster.x-k8s.io/replicas-managed-by'));
+      put(
+        f,
+        'replicasManagedBy',
+        ann(o, 'cluster.x-k8s.io/replicas-managed-by'),
+      );
       break;
     case 'AzureASOManagedControlPlane':
       put(f, 'kubernetesVersion', str(st?.version) ?? str(s?.version));
       put(f, 'desiredKubernetesVersion', str(s?.version));
       put(f, 'ready', bool(st?.ready));
       put(f, 'initialized', bool(st?.initialized));
-      put(f, 'controlPlaneEndpoint', str(at(st, 'controlPlaneEndpoint', 'host')));
+      put(
+        f,
+        'controlPlaneEndpoint',
+        str(at(st, 'controlPlaneEndpoint', 'host')),
+      );
       break;
     case 'AzureASOManagedCluster':
       put(f, 'ready', bool(st?.ready));
-      put(f, 'controlPlaneEndpoint', str(at(s, 'controlPlaneEndpoint', 'host')));
+      put(
+        f,
+        'controlPlaneEndpoint',
+        str(at(s, 'controlPlaneEndpoint', 'host')),
+      );
       break;
     case 'AzureASOManagedMachinePool':
       put(f, 'ready', bool(st?.ready));
       put(f, 'replicas', num(st?.replicas));
-      if (Array.isArray(s?.providerIDList)) put(f, 'providerIDs', arr(s?.providerIDList).length);
+      if (Array.isArray(s?.providerIDList))
+        put(f, 'providerIDs', arr(s?.providerIDList).length);
       break;
     case 'AzureManagedControlPlane':
       put(f, 'kubernetesVersion', str(st?.version) ?? str(s?.version));
@@ -66,7 +89,11 @@ export function factsFor(o: ObservedObject): Facts {
       put(f, 'resourceGroupName', str(s?.resourceGroupName));
       put(f, 'ready', bool(st?.ready));
       put(f, 'initialized', bool(st?.initialized));
-      put(f, 'controlPlaneEndpoint', str(at(s, 'controlPlaneEndpoint', 'host')));
+      put(
+        f,
+        'controlPlaneEndpoint',
+        str(at(s, 'controlPlaneEndpoint', 'host')),
+      );
       put(f, 'disableLocalAccounts', bool(s?.disableLocalAccounts));
       break;
     case 'AzureManagedMachinePool':
@@ -80,32 +107,61 @@ export function factsFor(o: ObservedObject): Facts {
       break;
     case 'AzureManagedCluster':
       put(f, 'ready', bool(st?.ready));
-      put(f, 'controlPlaneEndpoint', str(at(s, 'controlPlaneEndpoint', 'host')));
+      put(
+        f,
+        'controlPlaneEndpoint',
+        str(at(s, 'controlPlaneEndpoint', 'host')),
+      );
       break;
     case 'ResourceGroup':
       put(f, 'azureName', str(s?.azureName) ?? str(st?.name));
       put(f, 'location', str(st?.location) ?? str(s?.location));
-      put(f, 'provisioningState', str(at(st, 'properties', 'provisioningState')) ?? str(st?.provisioningState));
+      put(
+        f,
+        'provisioningState',
+        str(at(st, 'properties', 'provisioningState')) ??
+          str(st?.provisioningState),
+      );
       break;
     case 'ManagedCluster':
       put(f, 'azureName', str(s?.azureName) ?? str(st?.name));
-      put(f, 'kubernetesVersion', str(st?.currentKubernetesVersion) ?? str(s?.kubernetesVersion));
+      put(
+        f,
+        'kubernetesVersion',
+        str(st?.currentKubernetesVersion) ?? str(s?.kubernetesVersion),
+      );
       put(f, 'location', str(st?.location) ?? str(s?.location));
       put(f, 'fqdn', str(st?.privateFQDN) ?? str(st?.fqdn));
       put(f, 'nodeResourceGroup', str(st?.nodeResourceGroup));
       put(f, 'provisioningState', str(st?.provisioningState));
       put(f, 'powerState', str(at(st, 'powerState', 'code')));
-      put(f, 'disableLocalAccounts', bool(st?.disableLocalAccounts) ?? bool(s?.disableLocalAccounts));
-      put(f, 'entraManaged', bool(at(st, 'aadProfile', 'managed')) ?? bool(at(s, 'aadProfile', 'managed')));
+      put(
+        f,
+        'disableLocalAccounts',
+        bool(st?.disableLocalAccounts) ?? bool(s?.disableLocalAccounts),
+      );
+      put(
+        f,
+        'entraManaged',
+        bool(at(st, 'aadProfile', 'managed')) ??
+          bool(at(s, 'aadProfile', 'managed')),
+      );
       put(f, 'agentPools', arr(st?.agentPoolProfiles).length || undefined);
       break;
     case 'ManagedClustersAgentPool': {
       put(f, 'azureName', str(s?.azureName) ?? str(st?.name));
       put(f, 'mode', str(st?.mode) ?? str(s?.mode));
       put(f, 'vmSize', str(st?.vmSize) ?? str(s?.vmSize));
-      put(f, 'kubernetesVersion', str(st?.currentOrchestratorVersion) ?? str(st?.orchestratorVersion) ?? str(s?.orchestratorVersion));
+      put(
+        f,
+        'kubernetesVersion',
+        str(st?.currentOrchestratorVersion) ??
+          str(st?.orchestratorVersion) ??
+          str(s?.orchestratorVersion),
+      );
       put(f, 'replicas', num(st?.count) ?? num(s?.count));
-      const autoscaling = bool(st?.enableAutoScaling) ?? bool(s?.enableAutoScaling);
+      const autoscaling =
+        bool(st?.enableAutoScaling) ?? bool(s?.enableAutoScaling);
       put(f, 'autoscaling', autoscaling);
       if (autoscaling) {
         put(f, 'autoscalingMin', num(st?.minCount) ?? num(s?.minCount));
@@ -120,6 +176,7 @@ export function factsFor(o: ObservedObject): Facts {
   }
   put(f, 'reconcilePolicy', ann(o, RECONCILE_POLICY_ANNOTATION));
   const controller = controllerOf(o);
-  if (controller?.kind && controller.name) put(f, 'controlledBy', `${controller.kind}/${controller.name}`);
+  if (controller?.kind && controller.name)
+    put(f, 'controlledBy', `${controller.kind}/${controller.name}`);
   return f;
 }

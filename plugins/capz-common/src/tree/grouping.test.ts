@@ -1,19 +1,41 @@
 import { buildClusterTree } from './buildTree';
 import { groupTree } from './grouping';
 import { treeToLines } from './text';
-import { asoManagedCluster, failReady, find, markNotReady, NOW, setCapiCondition } from './__fixtures__/clusters';
+import {
+  asoManagedCluster,
+  failReady,
+  find,
+  markNotReady,
+  NOW,
+  setCapiCondition,
+} from './__fixtures__/clusters';
 import { node } from './__fixtures__/nodes';
 
 const opts = { now: NOW };
 
 describe('groupTree: fifty similar pools and one failing', () => {
   const bigCluster = () => {
-    const pools = Array.from({ length: 51 }, (_, i) => ({ name: `p${String(i).padStart(2, '0')}`, count: 1 + (i % 3) }));
+    const pools = Array.from({ length: 51 }, (_, i) => ({
+      name: `p${String(i).padStart(2, '0')}`,
+      count: 1 + (i % 3),
+    }));
     const f = asoManagedCluster({ name: 'big', pools });
-    failReady(find(f.objects, 'ManagedClustersAgentPool', 'big-p17'), 'ReconciliationFailedPermanently', 'Error', 'quota exceeded');
+    failReady(
+      find(f.objects, 'ManagedClustersAgentPool', 'big-p17'),
+      'ReconciliationFailedPermanently',
+      'Error',
+      'quota exceeded',
+    );
     markNotReady(find(f.objects, 'AzureASOManagedMachinePool', 'big-p17'));
     // One of the healthy pools has been Available for longest: the group's since.
-    setCapiCondition(find(f.objects, 'MachinePool', 'big-p42'), 'Available', 'True', 'Available', '', '2026-11-01T00:00:00Z');
+    setCapiCondition(
+      find(f.objects, 'MachinePool', 'big-p42'),
+      'Available',
+      'True',
+      'Available',
+      '',
+      '2026-11-01T00:00:00Z',
+    );
     return f;
   };
 
@@ -34,7 +56,10 @@ describe('groupTree: fifty similar pools and one failing', () => {
     ]);
     const workers = tree.children[2];
     const group = workers.children[0];
-    const names = Array.from({ length: 51 }, (_, i) => `big-p${String(i).padStart(2, '0')}`).filter(n => n !== 'big-p17');
+    const names = Array.from(
+      { length: 51 },
+      (_, i) => `big-p${String(i).padStart(2, '0')}`,
+    ).filter(n => n !== 'big-p17');
     expect(group).toEqual({
       id: `group:${workers.id}:MachinePool:healthy:Available`,
       kind: 'MachinePool',
@@ -48,9 +73,18 @@ describe('groupTree: fifty similar pools and one failing', () => {
       facts: {
         count: 50,
         // 1 + (i % 3) replicas for i in 0..50 without 17 (which has 3).
-        replicas: names.reduce((n, name) => n + 1 + (Number(name.slice(5)) % 3), 0),
-        readyReplicas: names.reduce((n, name) => n + 1 + (Number(name.slice(5)) % 3), 0),
-        availableReplicas: names.reduce((n, name) => n + 1 + (Number(name.slice(5)) % 3), 0),
+        replicas: names.reduce(
+          (n, name) => n + 1 + (Number(name.slice(5)) % 3),
+          0,
+        ),
+        readyReplicas: names.reduce(
+          (n, name) => n + 1 + (Number(name.slice(5)) % 3),
+          0,
+        ),
+        availableReplicas: names.reduce(
+          (n, name) => n + 1 + (Number(name.slice(5)) % 3),
+          0,
+        ),
       },
       children: [],
       group: { kind: 'MachinePool', count: 50, names },
@@ -68,25 +102,56 @@ describe('groupTree: fifty similar pools and one failing', () => {
 });
 
 describe('groupTree: rules', () => {
-  const parent = (...children: ReturnType<typeof node>[]) => node('Workers', 'Workers', 'healthy', { children });
+  const parent = (...children: ReturnType<typeof node>[]) =>
+    node('Workers', 'Workers', 'healthy', { children });
 
   it('groups at the threshold and not below it', () => {
-    const two = parent(node('MachinePool', 'a', 'healthy'), node('MachinePool', 'b', 'healthy'));
+    const two = parent(
+      node('MachinePool', 'a', 'healthy'),
+      node('MachinePool', 'b', 'healthy'),
+    );
     expect(groupTree(two).children.map(c => c.name)).toEqual(['a', 'b']);
-    expect(groupTree(two, { threshold: 2 }).children.map(c => c.name)).toEqual(['2 MachinePools']);
-    expect(groupTree(two, { threshold: 1 }).children.map(c => c.name)).toEqual(['a', 'b']);
-    const three = parent(node('MachinePool', 'a', 'healthy'), node('MachinePool', 'b', 'healthy'), node('MachinePool', 'c', 'healthy'));
-    expect(groupTree(three).children.map(c => c.name)).toEqual(['3 MachinePools']);
-    expect(groupTree(three, { threshold: 4 }).children.map(c => c.name)).toEqual(['a', 'b', 'c']);
+    expect(groupTree(two, { threshold: 2 }).children.map(c => c.name)).toEqual([
+      '2 MachinePools',
+    ]);
+    expect(groupTree(two, { threshold: 1 }).children.map(c => c.name)).toEqual([
+      'a',
+      'b',
+    ]);
+    const three = parent(
+      node('MachinePool', 'a', 'healthy'),
+      node('MachinePool', 'b', 'healthy'),
+      node('MachinePool', 'c', 'healthy'),
+    );
+    expect(groupTree(three).children.map(c => c.name)).toEqual([
+      '3 MachinePools',
+    ]);
+    expect(
+      groupTree(three, { threshold: 4 }).children.map(c => c.name),
+    ).toEqual(['a', 'b', 'c']);
   });
 
   it('groups by kind, health and reason; groups take the place of their first member', () => {
     const p = parent(
-      node('MachinePool', 'a', 'degraded', { reason: 'QuotaExceeded', message: 'quota', since: '2026-11-21T10:00:00Z', severity: 'Warning' }),
+      node('MachinePool', 'a', 'degraded', {
+        reason: 'QuotaExceeded',
+        message: 'quota',
+        since: '2026-11-21T10:00:00Z',
+        severity: 'Warning',
+      }),
       node('MachinePool', 'b', 'degraded', { reason: 'Other' }),
-      node('MachinePool', 'c', 'degraded', { reason: 'QuotaExceeded', message: 'quota', since: '2026-11-21T09:00:00Z', severity: 'Warning' }),
+      node('MachinePool', 'c', 'degraded', {
+        reason: 'QuotaExceeded',
+        message: 'quota',
+        since: '2026-11-21T09:00:00Z',
+        severity: 'Warning',
+      }),
       node('Other', 'x', 'degraded', { reason: 'QuotaExceeded' }),
-      node('MachinePool', 'd', 'degraded', { reason: 'QuotaExceeded', message: 'quota', severity: 'Warning' }),
+      node('MachinePool', 'd', 'degraded', {
+        reason: 'QuotaExceeded',
+        message: 'quota',
+        severity: 'Warning',
+      }),
       node('MachinePool', 'e', 'healthy'),
     );
     const g = groupTree(p);
@@ -97,12 +162,26 @@ describe('groupTree: rules', () => {
       '  Other/x degraded QuotaExceeded',
       '  MachinePool/e healthy',
     ]);
-    expect(g.children[0]).toMatchObject({ message: 'quota', severity: 'Warning', since: '2026-11-21T09:00:00Z', id: 'group:Workers/Workers:MachinePool:degraded:QuotaExceeded' });
+    expect(g.children[0]).toMatchObject({
+      message: 'quota',
+      severity: 'Warning',
+      since: '2026-11-21T09:00:00Z',
+      id: 'group:Workers/Workers:MachinePool:degraded:QuotaExceeded',
+    });
   });
 
   it('a sibling whose subtree is worse than itself is not grouped with the healthy ones', () => {
-    const sick = node('MachinePool', 'c', 'healthy', { children: [node('ManagedClustersAgentPool', 'c', 'failed', { reason: 'Boom' })] });
-    const p = parent(node('MachinePool', 'a', 'healthy'), node('MachinePool', 'b', 'healthy'), sick, node('MachinePool', 'd', 'healthy'));
+    const sick = node('MachinePool', 'c', 'healthy', {
+      children: [
+        node('ManagedClustersAgentPool', 'c', 'failed', { reason: 'Boom' }),
+      ],
+    });
+    const p = parent(
+      node('MachinePool', 'a', 'healthy'),
+      node('MachinePool', 'b', 'healthy'),
+      sick,
+      node('MachinePool', 'd', 'healthy'),
+    );
     expect(treeToLines(groupTree(p))).toEqual([
       'Workers/Workers healthy',
       '  MachinePool/3 MachinePools healthy [3: a, b, d]',
@@ -112,7 +191,9 @@ describe('groupTree: rules', () => {
   });
 
   it('keeps messages that differ out of the group, and leaves existing group nodes alone', () => {
-    const existing = node('MachinePool', '4 MachinePools', 'healthy', { group: { kind: 'MachinePool', count: 4, names: ['w', 'x', 'y', 'z'] } });
+    const existing = node('MachinePool', '4 MachinePools', 'healthy', {
+      group: { kind: 'MachinePool', count: 4, names: ['w', 'x', 'y', 'z'] },
+    });
     const p = parent(
       existing,
       node('MachinePool', 'a', 'progressing', { message: 'one' }),
@@ -121,13 +202,22 @@ describe('groupTree: rules', () => {
     );
     const g = groupTree(p);
     expect(g.children[0]).toEqual(existing);
-    expect(g.children[1]).toMatchObject({ name: '3 MachinePools', health: 'progressing' });
+    expect(g.children[1]).toMatchObject({
+      name: '3 MachinePools',
+      health: 'progressing',
+    });
     expect(g.children[1].message).toBeUndefined();
   });
 
   it('groups at any depth', () => {
     const deep = node('Cluster', 'c', 'healthy', {
-      children: [node('AzureManagedControlPlane', 'cp', 'healthy', { children: ['a', 'b', 'c'].map(n => node('ResourceGroup', n, 'healthy')) })],
+      children: [
+        node('AzureManagedControlPlane', 'cp', 'healthy', {
+          children: ['a', 'b', 'c'].map(n =>
+            node('ResourceGroup', n, 'healthy'),
+          ),
+        }),
+      ],
     });
     expect(treeToLines(groupTree(deep))).toEqual([
       'Cluster/c healthy',

@@ -18,20 +18,29 @@ export interface GroupingOptions {
  */
 function stateOf(n: TreeNode): { health: Health; reason?: string } {
   const w = worstInSubtree(n);
-  if (compareHealth(w.health, n.health) > 0) return { health: w.health, reason: w.node.reason };
+  if (compareHealth(w.health, n.health) > 0)
+    return { health: w.health, reason: w.node.reason };
   return { health: n.health, reason: n.reason };
 }
 
 function sum(members: TreeNode[], fact: string): number | undefined {
-  const values = members.map(m => m.facts[fact]).filter((v): v is number => typeof v === 'number');
+  const values = members
+    .map(m => m.facts[fact])
+    .filter((v): v is number => typeof v === 'number');
   return values.length ? values.reduce((a, b) => a + b, 0) : undefined;
 }
 
 function common<T>(values: T[]): T | undefined {
-  return values.length && values.every(v => v === values[0]) ? values[0] : undefined;
+  return values.length && values.every(v => v === values[0])
+    ? values[0]
+    : undefined;
 }
 
-function groupNode(parent: TreeNode, members: TreeNode[], state: { health: Health; reason?: string }): TreeNode {
+function groupNode(
+  parent: TreeNode,
+  members: TreeNode[],
+  state: { health: Health; reason?: string },
+): TreeNode {
   const kind = members[0].kind;
   const since = members
     .map(m => m.since)
@@ -72,10 +81,14 @@ function groupNode(parent: TreeNode, members: TreeNode[], state: { health: Healt
  * place of their first member; everything else keeps its order. Already grouped nodes are left as they are.
  * @public
  */
-export function groupTree(node: TreeNode, opts: GroupingOptions = {}): TreeNode {
+export function groupTree(
+  node: TreeNode,
+  opts: GroupingOptions = {},
+): TreeNode {
   const threshold = opts.threshold ?? 3;
   const children = node.children.map(c => groupTree(c, opts));
-  if (threshold < 2 || children.length < threshold) return { ...node, children };
+  if (threshold < 2 || children.length < threshold)
+    return { ...node, children };
 
   const keyOf = (n: TreeNode) => {
     const s = stateOf(n);

@@ -21,7 +21,14 @@ import {
   timeOf,
   versionOf,
 } from './read';
-import type { ConditionView, Health, HealthOptions, HealthResult, NodeRef, ObservedObject } from './types';
+import type {
+  ConditionView,
+  Health,
+  HealthOptions,
+  HealthResult,
+  NodeRef,
+  ObservedObject,
+} from './types';
 
 /** The pause annotation CAPI and CAPZ honour on any object (capz-ground-truth 1.4, 5.3). @public */
 export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
@@ -56,13 +63,26 @@ export const WATCHED_ASO_KINDS: Readonly<Record<string, string>> = {
 
 /** The API group of a watched ASO kind, or undefined (own properties only: kinds come from untrusted JSON). @public */
 export function watchedAsoGroup(kind: string): string | undefined {
-  return Object.prototype.hasOwnProperty.call(WATCHED_ASO_KINDS, kind) ? WATCHED_ASO_KINDS[kind] : undefined;
+  return Object.prototype.hasOwnProperty.call(WATCHED_ASO_KINDS, kind)
+    ? WATCHED_ASO_KINDS[kind]
+    : undefined;
 }
 
 /** Reasons that mean "working on it", whatever their severity says. */
-const PROGRESSING_REASONS = new Set(['Reconciling', 'ReconciliationPostponed', 'Deleting']);
+const PROGRESSING_REASONS = new Set([
+  'Reconciling',
+  'ReconciliationPostponed',
+  'Deleting',
+]);
 /** MachinePool/Cluster phases during which "not available" is expected. */
-const PROVISIONING_PHASES = new Set(['Pending', 'Provisioning', 'Provisioned', 'ScalingUp', 'ScalingDown', 'Scaling']);
+const PROVISIONING_PHASES = new Set([
+  'Pending',
+  'Provisioning',
+  'Provisioned',
+  'ScalingUp',
+  'ScalingDown',
+  'Scaling',
+]);
 
 const DEFAULT_GRACE_SECONDS = 300;
 
@@ -71,7 +91,11 @@ const describe = (o: ObservedObject) => `${kindOf(o) || 'Object'} ${nameOf(o)}`;
 /** A reference to an object, as tree nodes identify it. @public */
 export function refOf(o: ObservedObject): NodeRef {
   const ns = o.metadata?.namespace ?? '';
-  return { id: o.metadata?.uid ?? `obj:${kindOf(o)}:${ns}/${nameOf(o)}`, kind: kindOf(o), name: nameOf(o) };
+  return {
+    id: o.metadata?.uid ?? `obj:${kindOf(o)}:${ns}/${nameOf(o)}`,
+    kind: kindOf(o),
+    name: nameOf(o),
+  };
 }
 
 function compact(r: HealthResult): HealthResult {
@@ -84,7 +108,11 @@ function compact(r: HealthResult): HealthResult {
   return out;
 }
 
-function fromCondition(health: Health, c: ConditionView, extra: Partial<HealthResult> = {}): HealthResult {
+function fromCondition(
+  health: Health,
+  c: ConditionView,
+  extra: Partial<HealthResult> = {},
+): HealthResult {
   return compact({
     health,
     reason: c.reason,
@@ -99,7 +127,11 @@ function fromCondition(health: Health, c: ConditionView, extra: Partial<HealthRe
  * An object with no status (or no Ready condition) at all: `progressing` while it is younger than the grace period
  * (its controller simply has not reached it yet), `unknown` after that (is the controller running?).
  */
-function notObserved(o: ObservedObject, opts: HealthOptions, what: string): HealthResult {
+function notObserved(
+  o: ObservedObject,
+  opts: HealthOptions,
+  what: string,
+): HealthResult {
   const created = timeOf(o.metadata?.creationTimestamp);
   const now = timeOf(opts.now) ?? Date.now();
   const grace = (opts.newObjectGraceSeconds ?? DEFAULT_GRACE_SECONDS) * 1000;
@@ -118,23 +150,41 @@ function notObserved(o: ObservedObject, opts: HealthOptions, what: string): Heal
   });
 }
 
-function deleting(o: ObservedObject, c: ConditionView | undefined, paused: boolean): HealthResult {
+function deleting(
+  o: ObservedObject,
+  c: ConditionView | undefined,
+  paused: boolean,
+): HealthResult {
   // A deletion that is stuck explains itself through its Ready condition (e.g. ASO cannot reach Azure).
   const stuck =
-    c && c.status !== 'True' && (c.severity === 'Warning' || c.severity === 'Error') && c.reason !== 'Deleting';
+    c &&
+    c.status !== 'True' &&
+    (c.severity === 'Warning' || c.severity === 'Error') &&
+    c.reason !== 'Deleting';
   if (stuck) {
-    return fromCondition('deleting', c, { since: o.metadata?.deletionTimestamp });
+    return fromCondition('deleting', c, {
+      since: o.metadata?.deletionTimestamp,
+    });
   }
   return compact({
     health: 'deleting',
     reason: 'Deleting',
-    message: paused ? `${describe(o)} is being deleted, but reconciliation is paused: deletion waits` : undefined,
+    message: paused
+      ? `${describe(
+          o,
+        )} is being deleted, but reconciliation is paused: deletion waits`
+      : undefined,
     since: o.metadata?.deletionTimestamp,
   });
 }
 
 function pausedResult(message: string, c?: ConditionView): HealthResult {
-  return compact({ health: 'paused', reason: 'Paused', message, since: c?.lastTransitionTime });
+  return compact({
+    health: 'paused',
+    reason: 'Paused',
+    message,
+    since: c?.lastTransitionTime,
+  });
 }
 
 /**
@@ -145,8 +195,10 @@ function pausedResult(message: string, c?: ConditionView): HealthResult {
  */
 function notTrue(c: ConditionView, ownerFound?: boolean): Health {
   if (c.severity === 'Error') return 'failed';
-  if (c.reason === 'WaitingForOwner') return ownerFound === false ? 'degraded' : 'progressing';
-  if (c.severity === 'Info' || (c.reason && PROGRESSING_REASONS.has(c.reason))) return 'progressing';
+  if (c.reason === 'WaitingForOwner')
+    return ownerFound === false ? 'degraded' : 'progressing';
+  if (c.severity === 'Info' || (c.reason && PROGRESSING_REASONS.has(c.reason)))
+    return 'progressing';
   if (c.severity === 'Warning') return 'degraded';
   return c.status === 'Unknown' ? 'progressing' : 'degraded';
 }
@@ -169,18 +221,24 @@ export interface AsoHealthContext extends HealthOptions {
  *   after the grace period.
  * @public
  */
-export function asoObjectHealth(o: ObservedObject, ctx: AsoHealthContext = {}): HealthResult {
+export function asoObjectHealth(
+  o: ObservedObject,
+  ctx: AsoHealthContext = {},
+): HealthResult {
   const ready = findCondition(o, 'Ready');
   if (isDeleting(o)) return deleting(o, ready, false);
   if (!ready) return notObserved(o, ctx, 'Ready condition');
   const generation = o.metadata?.generation;
-  const stale = generation !== undefined && (ready.observedGeneration ?? 0) < generation;
+  const stale =
+    generation !== undefined && (ready.observedGeneration ?? 0) < generation;
   if (ready.status === 'True') {
     if (stale) {
       return compact({
         health: 'progressing',
         reason: 'GenerationNotObserved',
-        message: `ASO has not processed generation ${generation} yet (Ready is for generation ${ready.observedGeneration ?? 'none'})`,
+        message: `ASO has not processed generation ${generation} yet (Ready is for generation ${
+          ready.observedGeneration ?? 'none'
+        })`,
       });
     }
     return fromCondition('healthy', ready);
@@ -190,7 +248,11 @@ export function asoObjectHealth(o: ObservedObject, ctx: AsoHealthContext = {}): 
     return compact({
       health: 'progressing',
       reason: 'GenerationNotObserved',
-      message: `ASO has not processed generation ${generation} yet; generation ${ready.observedGeneration ?? 'none'} failed with ${ready.reason ?? 'an error'}${ready.message ? `: ${ready.message}` : ''}`,
+      message: `ASO has not processed generation ${generation} yet; generation ${
+        ready.observedGeneration ?? 'none'
+      } failed with ${ready.reason ?? 'an error'}${
+        ready.message ? `: ${ready.message}` : ''
+      }`,
       severity: 'Info',
     });
   }
@@ -198,14 +260,23 @@ export function asoObjectHealth(o: ObservedObject, ctx: AsoHealthContext = {}): 
 }
 
 /** Whether an ASO object's `spec.owner` exists among `objects`; undefined when it has no owner by name. @public */
-export function asoOwnerFound(o: ObservedObject, objects: readonly ObservedObject[]): boolean | undefined {
+export function asoOwnerFound(
+  o: ObservedObject,
+  objects: readonly ObservedObject[],
+): boolean | undefined {
   const ownerName = str(at(o.spec, 'owner', 'name'));
-  const ownerKinds = new Map([['ManagedCluster', 'ResourceGroup'], ['ManagedClustersAgentPool', 'ManagedCluster']]);
+  const ownerKinds = new Map([
+    ['ManagedCluster', 'ResourceGroup'],
+    ['ManagedClustersAgentPool', 'ManagedCluster'],
+  ]);
   const ownerKind = ownerKinds.get(kindOf(o));
   if (!ownerName || !ownerKind) return undefined;
   const ns = o.metadata?.namespace;
   return objects.some(
-    x => kindOf(x) === ownerKind && nameOf(x) === ownerName && (!ns || !x.metadata?.namespace || x.metadata.namespace === ns),
+    x =>
+      kindOf(x) === ownerKind &&
+      nameOf(x) === ownerName &&
+      (!ns || !x.metadata?.namespace || x.metadata.namespace === ns),
   );
 }
 
@@ -233,7 +304,10 @@ export interface ResolvedResource {
  * kind and name (versions are ignored, as CAPZ does), each resolved among `objects` in the same namespace.
  * @public
  */
-export function resolveResources(owner: ObservedObject, objects: readonly ObservedObject[]): ResolvedResource[] {
+export function resolveResources(
+  owner: ObservedObject,
+  objects: readonly ObservedObject[],
+): ResolvedResource[] {
   const byKey = new Map<string, ResolvedResource>();
   const key = (r: ResourceRef) => `${r.group}/${r.kind}/${r.name}`;
   for (const item of arr(owner.spec?.resources)) {
@@ -241,19 +315,38 @@ export function resolveResources(owner: ObservedObject, objects: readonly Observ
     const name = str(at(item, 'metadata', 'name'));
     if (!kind || !name) continue;
     const apiVersion = str(at(item, 'apiVersion'));
-    const ref: ResourceRef = { group: groupOf(apiVersion), version: apiVersion ? versionOf(apiVersion) : undefined, kind, name };
-    if (!byKey.has(key(ref))) byKey.set(key(ref), { ref, watched: watchedAsoGroup(kind) === ref.group });
+    const ref: ResourceRef = {
+      group: groupOf(apiVersion),
+      version: apiVersion ? versionOf(apiVersion) : undefined,
+      kind,
+      name,
+    };
+    if (!byKey.has(key(ref)))
+      byKey.set(key(ref), {
+        ref,
+        watched: watchedAsoGroup(kind) === ref.group,
+      });
   }
   for (const item of arr(owner.status?.resources)) {
     const r = obj(at(item, 'resource'));
     const kind = str(r?.kind);
     const name = str(r?.name);
     if (!kind || !name) continue;
-    const ref: ResourceRef = { group: str(r?.group) ?? '', version: str(r?.version), kind, name };
+    const ref: ResourceRef = {
+      group: str(r?.group) ?? '',
+      version: str(r?.version),
+      kind,
+      name,
+    };
     const existing = byKey.get(key(ref));
     const ready = bool(at(item, 'ready'));
     if (existing) existing.readyInStatus = ready;
-    else byKey.set(key(ref), { ref, readyInStatus: ready, watched: watchedAsoGroup(kind) === ref.group });
+    else
+      byKey.set(key(ref), {
+        ref,
+        readyInStatus: ready,
+        watched: watchedAsoGroup(kind) === ref.group,
+      });
   }
   const ns = owner.metadata?.namespace;
   for (const r of byKey.values()) {
@@ -274,7 +367,11 @@ export function resolvedResourceHealth(
   objects: readonly ObservedObject[],
   opts: HealthOptions = {},
 ): HealthResult {
-  if (r.object) return asoObjectHealth(r.object, { ...opts, ownerFound: asoOwnerFound(r.object, objects) });
+  if (r.object)
+    return asoObjectHealth(r.object, {
+      ...opts,
+      ownerFound: asoOwnerFound(r.object, objects),
+    });
   if (!r.watched) {
     // Not watched: all we know is what CAPZ reports in status.resources.
     return r.readyInStatus
@@ -282,10 +379,18 @@ export function resolvedResourceHealth(
       : compact({
           health: 'unknown',
           reason: 'NotWatched',
-          message: `${r.ref.kind} ${r.ref.name} (${r.ref.group}) is not watched; CAPZ reports it ${r.readyInStatus === false ? 'not ready' : 'without status'}`,
+          message: `${r.ref.kind} ${r.ref.name} (${
+            r.ref.group
+          }) is not watched; CAPZ reports it ${
+            r.readyInStatus === false ? 'not ready' : 'without status'
+          }`,
         });
   }
-  return { health: 'unknown', reason: 'NotFound', message: `${r.ref.kind} ${r.ref.name} was not found` };
+  return {
+    health: 'unknown',
+    reason: 'NotFound',
+    message: `${r.ref.kind} ${r.ref.name} was not found`,
+  };
 }
 
 /** Extra context for the CAPZ and MachinePool health functions. @public */
@@ -294,9 +399,14 @@ export interface CapzHealthContext extends HealthOptions {
   clusterPaused?: boolean;
 }
 
-function isPausedObject(o: ObservedObject, ctx: CapzHealthContext): string | undefined {
-  if (ctx.clusterPaused) return 'The Cluster is paused: CAPZ has set its ASO objects to reconcile-policy skip';
-  if (ann(o, PAUSED_ANNOTATION) !== undefined) return `${describe(o)} has the ${PAUSED_ANNOTATION} annotation`;
+function isPausedObject(
+  o: ObservedObject,
+  ctx: CapzHealthContext,
+): string | undefined {
+  if (ctx.clusterPaused)
+    return 'The Cluster is paused: CAPZ has set its ASO objects to reconcile-policy skip';
+  if (ann(o, PAUSED_ANNOTATION) !== undefined)
+    return `${describe(o)} has the ${PAUSED_ANNOTATION} annotation`;
   return undefined;
 }
 
@@ -318,7 +428,12 @@ export function asoManagedHealth(
   objects: readonly ObservedObject[],
   ctx: CapzHealthContext = {},
 ): HealthResult {
-  if (isDeleting(o)) return deleting(o, undefined, !!ctx.clusterPaused || ann(o, PAUSED_ANNOTATION) !== undefined);
+  if (isDeleting(o))
+    return deleting(
+      o,
+      undefined,
+      !!ctx.clusterPaused || ann(o, PAUSED_ANNOTATION) !== undefined,
+    );
   const paused = isPausedObject(o, ctx);
   if (paused) return pausedResult(paused);
 
@@ -326,39 +441,63 @@ export function asoManagedHealth(
   let decided: { r: ResolvedResource; h: HealthResult } | undefined;
   for (const r of resources) {
     const h = resolvedResourceHealth(r, objects, ctx);
-    if (h.health !== 'healthy' && (!decided || compareHealth(h.health, decided.h.health) > 0)) decided = { r, h };
+    if (
+      h.health !== 'healthy' &&
+      (!decided || compareHealth(h.health, decided.h.health) > 0)
+    )
+      decided = { r, h };
   }
   if (decided) {
     const source: NodeRef = decided.r.object
       ? refOf(decided.r.object)
-      : { id: `missing:${refOf(o).id}:${decided.r.ref.kind}:${decided.r.ref.name}`, kind: decided.r.ref.kind, name: decided.r.ref.name };
+      : {
+          id: `missing:${refOf(o).id}:${decided.r.ref.kind}:${
+            decided.r.ref.name
+          }`,
+          kind: decided.r.ref.kind,
+          name: decided.r.ref.name,
+        };
     return compact({ ...decided.h, source });
   }
   const status = o.status;
-  if (!status || !Object.keys(status).length) return notObserved(o, ctx, 'status');
+  if (!status || !Object.keys(status).length)
+    return notObserved(o, ctx, 'status');
   const ready = status.ready === true;
   const isControlPlane = kindOf(o) === 'AzureASOManagedControlPlane';
   if (ready && isControlPlane && status.initialized === false) {
-    return { health: 'progressing', reason: 'NotInitialized', message: `${describe(o)} is ready but not initialized` };
+    return {
+      health: 'progressing',
+      reason: 'NotInitialized',
+      message: `${describe(o)} is ready but not initialized`,
+    };
   }
   if (ready) {
     // Healthy since the last embedded object became ready, the best estimate there is.
     const since = resources
-      .map(r => (r.object ? findCondition(r.object, 'Ready')?.lastTransitionTime : undefined))
+      .map(r =>
+        r.object
+          ? findCondition(r.object, 'Ready')?.lastTransitionTime
+          : undefined,
+      )
       .filter((t): t is string => !!t)
       .sort()
       .pop();
     return compact({ health: 'healthy', since });
   }
   const waitingFor: Record<string, string> = {
-    AzureASOManagedCluster: 'its Azure resources are ready; waiting for the control plane endpoint',
-    AzureASOManagedControlPlane: 'its ManagedCluster is ready; CAPZ is writing the endpoint and kubeconfig',
-    AzureASOManagedMachinePool: 'its agent pool is ready; CAPZ is matching the pool to its Nodes',
+    AzureASOManagedCluster:
+      'its Azure resources are ready; waiting for the control plane endpoint',
+    AzureASOManagedControlPlane:
+      'its ManagedCluster is ready; CAPZ is writing the endpoint and kubeconfig',
+    AzureASOManagedMachinePool:
+      'its agent pool is ready; CAPZ is matching the pool to its Nodes',
   };
   return {
     health: 'progressing',
     reason: 'NotReady',
-    message: `${describe(o)} is not ready yet: ${waitingFor[kindOf(o)] ?? 'waiting for CAPZ'}`,
+    message: `${describe(o)} is not ready yet: ${
+      waitingFor[kindOf(o)] ?? 'waiting for CAPZ'
+    }`,
   };
 }
 
@@ -372,12 +511,21 @@ export function asoManagedHealth(
  * - no Ready condition (AzureManagedCluster has none) → `status.ready`; no status → as for a new object.
  * @public
  */
-export function legacyManagedHealth(o: ObservedObject, ctx: CapzHealthContext = {}): HealthResult {
+export function legacyManagedHealth(
+  o: ObservedObject,
+  ctx: CapzHealthContext = {},
+): HealthResult {
   const ready = findCondition(o, 'Ready');
-  if (isDeleting(o)) return deleting(o, ready, !!ctx.clusterPaused || ann(o, PAUSED_ANNOTATION) !== undefined);
+  if (isDeleting(o))
+    return deleting(
+      o,
+      ready,
+      !!ctx.clusterPaused || ann(o, PAUSED_ANNOTATION) !== undefined,
+    );
   const paused = isPausedObject(o, ctx);
   if (paused) return pausedResult(paused);
-  const errorReason = str(o.status?.errorReason) ?? str(o.status?.failureReason);
+  const errorReason =
+    str(o.status?.errorReason) ?? str(o.status?.failureReason);
   if (errorReason) {
     return compact({
       health: 'failed',
@@ -389,16 +537,25 @@ export function legacyManagedHealth(o: ObservedObject, ctx: CapzHealthContext = 
   if (ready) {
     if (ready.status === 'True') {
       if (o.status?.ready === false) {
-        return { health: 'progressing', reason: 'NotReady', message: `${describe(o)} reports Ready but status.ready is false` };
+        return {
+          health: 'progressing',
+          reason: 'NotReady',
+          message: `${describe(o)} reports Ready but status.ready is false`,
+        };
       }
       return fromCondition('healthy', ready);
     }
     return fromCondition(notTrue(ready), ready);
   }
   const status = o.status;
-  if (!status || !Object.keys(status).length) return notObserved(o, ctx, 'status');
+  if (!status || !Object.keys(status).length)
+    return notObserved(o, ctx, 'status');
   if (status.ready === true) return { health: 'healthy' };
-  return { health: 'progressing', reason: 'NotReady', message: `${describe(o)} is not ready yet` };
+  return {
+    health: 'progressing',
+    reason: 'NotReady',
+    message: `${describe(o)} is not ready yet`,
+  };
 }
 
 /** Whether a CAPI Cluster is paused: `spec.paused`, the pause annotation, or its Paused condition. @public */
@@ -411,11 +568,16 @@ export function isClusterPaused(cluster: ObservedObject | undefined): boolean {
   );
 }
 
-function staleGeneration(o: ObservedObject, c?: ConditionView): number | undefined {
+function staleGeneration(
+  o: ObservedObject,
+  c?: ConditionView,
+): number | undefined {
   const generation = o.metadata?.generation;
   if (generation === undefined) return undefined;
   const observed = c?.observedGeneration ?? num(o.status?.observedGeneration);
-  return observed !== undefined && observed < generation ? generation : undefined;
+  return observed !== undefined && observed < generation
+    ? generation
+    : undefined;
 }
 
 /**
@@ -427,12 +589,18 @@ function staleGeneration(o: ObservedObject, c?: ConditionView): number | undefin
  * It ignores MachinePools, as CAPI's Available does: {@link buildClusterTree}'s rollup closes that gap.
  * @public
  */
-export function clusterHealth(cluster: ObservedObject, opts: HealthOptions = {}): HealthResult {
+export function clusterHealth(
+  cluster: ObservedObject,
+  opts: HealthOptions = {},
+): HealthResult {
   const paused = isClusterPaused(cluster);
   if (isDeleting(cluster)) return deleting(cluster, undefined, paused);
   if (paused) {
     const c = findCondition(cluster, 'Paused');
-    return pausedResult(`Cluster ${nameOf(cluster)} is paused: CAPI and CAPZ do not reconcile it`, c?.status === 'True' ? c : undefined);
+    return pausedResult(
+      `Cluster ${nameOf(cluster)} is paused: CAPI and CAPZ do not reconcile it`,
+      c?.status === 'True' ? c : undefined,
+    );
   }
   const phase = str(cluster.status?.phase);
   const available = findCondition(cluster, 'Available');
@@ -440,17 +608,39 @@ export function clusterHealth(cluster: ObservedObject, opts: HealthOptions = {})
     if (available.status === 'True') {
       const gen = staleGeneration(cluster, available);
       if (gen !== undefined) {
-        return { health: 'progressing', reason: 'GenerationNotObserved', message: `CAPI has not processed generation ${gen} of Cluster ${nameOf(cluster)} yet` };
+        return {
+          health: 'progressing',
+          reason: 'GenerationNotObserved',
+          message: `CAPI has not processed generation ${gen} of Cluster ${nameOf(
+            cluster,
+          )} yet`,
+        };
       }
       return fromCondition('healthy', available);
     }
-    return fromCondition(phase === 'Pending' || phase === 'Provisioning' ? 'progressing' : 'degraded', available);
+    return fromCondition(
+      phase === 'Pending' || phase === 'Provisioning'
+        ? 'progressing'
+        : 'degraded',
+      available,
+    );
   }
   const ready = findCondition(cluster, 'Ready');
-  if (ready) return fromCondition(ready.status === 'True' ? 'healthy' : notTrue(ready), ready);
-  if (phase === 'Provisioned') return { health: 'healthy', reason: 'Provisioned' };
-  if (phase === 'Pending' || phase === 'Provisioning') return { health: 'progressing', reason: phase };
-  if (phase === 'Failed') return { health: 'failed', reason: 'Failed', message: str(cluster.status?.failureMessage) };
+  if (ready)
+    return fromCondition(
+      ready.status === 'True' ? 'healthy' : notTrue(ready),
+      ready,
+    );
+  if (phase === 'Provisioned')
+    return { health: 'healthy', reason: 'Provisioned' };
+  if (phase === 'Pending' || phase === 'Provisioning')
+    return { health: 'progressing', reason: phase };
+  if (phase === 'Failed')
+    return {
+      health: 'failed',
+      reason: 'Failed',
+      message: str(cluster.status?.failureMessage),
+    };
   return notObserved(cluster, opts, 'status');
 }
 
@@ -465,45 +655,84 @@ export function clusterHealth(cluster: ObservedObject, opts: HealthOptions = {})
  *   `progressing` (`WaitingForReplicas`); no status → as for a new object.
  * @public
  */
-export function machinePoolHealth(mp: ObservedObject, ctx: CapzHealthContext = {}): HealthResult {
+export function machinePoolHealth(
+  mp: ObservedObject,
+  ctx: CapzHealthContext = {},
+): HealthResult {
   const pausedCond = findCondition(mp, 'Paused');
-  const paused = ctx.clusterPaused || ann(mp, PAUSED_ANNOTATION) !== undefined || pausedCond?.status === 'True';
+  const paused =
+    ctx.clusterPaused ||
+    ann(mp, PAUSED_ANNOTATION) !== undefined ||
+    pausedCond?.status === 'True';
   if (isDeleting(mp)) return deleting(mp, undefined, !!paused);
   if (paused) {
-    return pausedResult(ctx.clusterPaused ? 'The Cluster is paused' : `${describe(mp)} is paused`, pausedCond?.status === 'True' ? pausedCond : undefined);
+    return pausedResult(
+      ctx.clusterPaused ? 'The Cluster is paused' : `${describe(mp)} is paused`,
+      pausedCond?.status === 'True' ? pausedCond : undefined,
+    );
   }
   const phase = str(mp.status?.phase);
   if (phase === 'Failed') {
     return compact({
       health: 'failed',
-      reason: str(mp.status?.failureReason) ?? str(at(mp.status, 'deprecated', 'v1beta1', 'failureReason')) ?? 'Failed',
-      message: str(mp.status?.failureMessage) ?? str(at(mp.status, 'deprecated', 'v1beta1', 'failureMessage')),
+      reason:
+        str(mp.status?.failureReason) ??
+        str(at(mp.status, 'deprecated', 'v1beta1', 'failureReason')) ??
+        'Failed',
+      message:
+        str(mp.status?.failureMessage) ??
+        str(at(mp.status, 'deprecated', 'v1beta1', 'failureMessage')),
       severity: 'Error',
     });
   }
   const gen = staleGeneration(mp);
   if (gen !== undefined) {
-    return { health: 'progressing', reason: 'GenerationNotObserved', message: `CAPI has not processed generation ${gen} of MachinePool ${nameOf(mp)} yet` };
+    return {
+      health: 'progressing',
+      reason: 'GenerationNotObserved',
+      message: `CAPI has not processed generation ${gen} of MachinePool ${nameOf(
+        mp,
+      )} yet`,
+    };
   }
-  const expectedNotAvailable = phase !== undefined && PROVISIONING_PHASES.has(phase);
+  const expectedNotAvailable =
+    phase !== undefined && PROVISIONING_PHASES.has(phase);
   const available = findCondition(mp, 'Available');
   if (available) {
     if (available.status === 'True') return fromCondition('healthy', available);
-    return fromCondition(expectedNotAvailable ? 'progressing' : 'degraded', available);
+    return fromCondition(
+      expectedNotAvailable ? 'progressing' : 'degraded',
+      available,
+    );
   }
   const infra = findCondition(mp, 'InfrastructureReady');
-  if (infra && infra.status !== 'True') return fromCondition(expectedNotAvailable ? 'progressing' : 'degraded', infra);
+  if (infra && infra.status !== 'True')
+    return fromCondition(
+      expectedNotAvailable ? 'progressing' : 'degraded',
+      infra,
+    );
   const desired = num(mp.spec?.replicas);
   const readyReplicas = num(mp.status?.readyReplicas);
   if (readyReplicas !== undefined) {
-    if (desired === undefined || readyReplicas >= desired) return { health: 'healthy' };
-    return { health: 'progressing', reason: 'WaitingForReplicas', message: `${readyReplicas} of ${desired} replicas are ready` };
+    if (desired === undefined || readyReplicas >= desired)
+      return { health: 'healthy' };
+    return {
+      health: 'progressing',
+      reason: 'WaitingForReplicas',
+      message: `${readyReplicas} of ${desired} replicas are ready`,
+    };
   }
   return notObserved(mp, ctx, 'status');
 }
 
 /** The families {@link objectHealth} dispatches on. @public */
-export type ObjectFamily = 'cluster' | 'machinePool' | 'asoManaged' | 'legacyManaged' | 'aso' | 'other';
+export type ObjectFamily =
+  | 'cluster'
+  | 'machinePool'
+  | 'asoManaged'
+  | 'legacyManaged'
+  | 'aso'
+  | 'other';
 
 /** Which health family an object belongs to, by kind. @public */
 export function familyOf(o: ObservedObject): ObjectFamily {
@@ -536,7 +765,10 @@ export function objectHealth(
     case 'legacyManaged':
       return legacyManagedHealth(o, ctx);
     case 'aso':
-      return asoObjectHealth(o, { ...ctx, ownerFound: asoOwnerFound(o, objects) });
+      return asoObjectHealth(o, {
+        ...ctx,
+        ownerFound: asoOwnerFound(o, objects),
+      });
     default:
       return conditionsOf(o).length || isDeleting(o) || isObj(o.status)
         ? asoObjectHealth(o, ctx)

@@ -53,13 +53,14 @@ const HINTS: Record<string, Entry> = {
       'ASO reads its Azure credential from the Secret named by serviceoperator.azure.com/credential-from, else ' +
       'aso-credential in the namespace, else the global aso-controller-settings. That Secret was not found.',
     action:
-      'Create the Secret in the object\'s namespace with AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and ' +
+      "Create the Secret in the object's namespace with AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and " +
       'AZURE_CLIENT_ID (plus a client secret or workload identity). After a migration, copy <cluster>-aso-secret ' +
       'without its owner references.',
   },
   ConfigMapNotFound: {
     title: 'A referenced ConfigMap is missing',
-    explanation: 'The object reads a value from a ConfigMap that does not exist in its namespace.',
+    explanation:
+      'The object reads a value from a ConfigMap that does not exist in its namespace.',
     action: 'Create the ConfigMap or fix the reference in the spec.',
   },
   WaitingForOwner: {
@@ -67,12 +68,15 @@ const HINTS: Record<string, Entry> = {
     explanation:
       'Its owner in spec.owner (the resource group of a cluster, the cluster of an agent pool) does not exist or ' +
       'is not Ready yet. Normal while a cluster is being created.',
-    action: 'Look at the owner: its status carries the real cause. If the owner does not exist, check spec.owner.name.',
+    action:
+      'Look at the owner: its status carries the real cause. If the owner does not exist, check spec.owner.name.',
   },
   Reconciling: {
     title: 'Being created or updated',
-    explanation: 'ASO is applying the spec in Azure. AKS operations take several minutes.',
-    action: 'Nothing to do. If it lasts much longer than usual, look at the Azure activity log.',
+    explanation:
+      'ASO is applying the spec in Azure. AKS operations take several minutes.',
+    action:
+      'Nothing to do. If it lasts much longer than usual, look at the Azure activity log.',
   },
   ReconciliationPostponed: {
     title: 'Postponed',
@@ -84,7 +88,8 @@ const HINTS: Record<string, Entry> = {
     explanation:
       'The object is being deleted. With reconcile-policy manage, ASO deletes the Azure resource too; with skip or ' +
       'detach-on-delete it leaves Azure alone.',
-    action: 'Nothing to do, unless the deletion was not intended: check the reconcile-policy at once.',
+    action:
+      'Nothing to do, unless the deletion was not intended: check the reconcile-policy at once.',
   },
   ReconciliationFailedPermanently: {
     title: 'ASO gave up',
@@ -99,7 +104,8 @@ const HINTS: Record<string, Entry> = {
     explanation:
       'The credential in use is for a different subscription than the one the resource already belongs to. ASO ' +
       'will not move a resource between subscriptions.',
-    action: 'Point serviceoperator.azure.com/credential-from at a credential for the original subscription.',
+    action:
+      'Point serviceoperator.azure.com/credential-from at a credential for the original subscription.',
   },
   ReferenceNotFound: {
     title: 'A referenced resource is missing',
@@ -110,31 +116,38 @@ const HINTS: Record<string, Entry> = {
   },
   PostReconciliationFailure: {
     title: 'Follow-up step failed',
-    explanation: 'The Azure resource is in place, but a step ASO runs afterwards (such as exporting secrets) failed.',
-    action: 'Read the message; for a ManagedCluster check spec.operatorSpec.secrets.',
+    explanation:
+      'The Azure resource is in place, but a step ASO runs afterwards (such as exporting secrets) failed.',
+    action:
+      'Read the message; for a ManagedCluster check spec.operatorSpec.secrets.',
   },
   FailedWritingAdditionalKubernetesObjects: {
     title: 'Could not write exported Secrets or ConfigMaps',
     explanation:
       'ASO could not write the Secrets or ConfigMaps the spec asks it to export, often because one of that name ' +
       'already exists and is owned by something else.',
-    action: 'Check spec.operatorSpec for names that clash with existing Secrets or ConfigMaps.',
+    action:
+      'Check spec.operatorSpec for names that clash with existing Secrets or ConfigMaps.',
   },
   Failed: {
     title: 'Failed',
-    explanation: 'ASO\'s catch-all failure: the message says what went wrong.',
-    action: 'Read the message. With severity Warning ASO keeps retrying; with Error it waits for a spec change.',
+    explanation: "ASO's catch-all failure: the message says what went wrong.",
+    action:
+      'Read the message. With severity Warning ASO keeps retrying; with Error it waits for a spec change.',
   },
   BadRequest: {
     title: 'Azure rejected the request',
-    explanation: 'Azure answered 400 Bad Request: the request is not valid as sent.',
-    action: 'Read the message and fix the spec. ASO retries only once the spec changes if the error is terminal.',
+    explanation:
+      'Azure answered 400 Bad Request: the request is not valid as sent.',
+    action:
+      'Read the message and fix the spec. ASO retries only once the spec changes if the error is terminal.',
   },
   InvalidParameter: {
     title: 'Azure rejected a value',
-    explanation: 'An ARM error: one of the values in the spec is not valid. The message names it.',
+    explanation:
+      'An ARM error: one of the values in the spec is not valid. The message names it.',
     action:
-      'Fix that value. For ASO-managed clusters change it in the CAPZ object\'s spec.resources; remember CAPZ sets ' +
+      "Fix that value. For ASO-managed clusters change it in the CAPZ object's spec.resources; remember CAPZ sets " +
       'kubernetesVersion, orchestratorVersion and count itself (from the control plane and MachinePool).',
   },
   OperationNotAllowed: {
@@ -142,44 +155,55 @@ const HINTS: Record<string, Entry> = {
     explanation:
       'An ARM error: the operation is not allowed now, most often for lack of quota (for example vCPUs in the ' +
       'region) or because AKS cannot change the field in place.',
-    action: 'Read the message: request more quota, or create a new pool instead of changing an immutable field.',
+    action:
+      'Read the message: request more quota, or create a new pool instead of changing an immutable field.',
   },
   ResourceGroupNotFound: {
     title: 'The resource group does not exist',
-    explanation: 'An ARM error: the Azure resource group the resource should live in does not exist.',
-    action: 'Check the ResourceGroup object (its azureName and Ready condition) and the subscription.',
+    explanation:
+      'An ARM error: the Azure resource group the resource should live in does not exist.',
+    action:
+      'Check the ResourceGroup object (its azureName and Ready condition) and the subscription.',
   },
   // Reasons set by this module.
   NotFound: {
     title: 'Object not found',
-    explanation: 'Another object references this one, but it does not exist in the management cluster.',
+    explanation:
+      'Another object references this one, but it does not exist in the management cluster.',
     action:
       'Normal for a few seconds while a cluster is created (CAPZ records a kind before it creates its objects). ' +
       'Otherwise check the name in the reference, or whether it was deleted.',
   },
   NotWatched: {
     title: 'Not watched',
-    explanation: 'The object is of a kind the CAPZ plugin does not watch, so its state is not shown.',
+    explanation:
+      'The object is of a kind the CAPZ plugin does not watch, so its state is not shown.',
     action: 'Inspect it with kubectl if it matters.',
   },
   NotReconciledYet: {
     title: 'Not reconciled yet',
-    explanation: 'The object is new and its controller has not written a status yet.',
+    explanation:
+      'The object is new and its controller has not written a status yet.',
     action: 'Nothing to do; it should change within seconds.',
   },
   NotReconciled: {
     title: 'No status',
-    explanation: 'The object has had no status for a while: its controller may not be running or may not watch it.',
-    action: 'Check that ASO, CAPZ and CAPI are running in the management cluster and that their logs mention it.',
+    explanation:
+      'The object has had no status for a while: its controller may not be running or may not watch it.',
+    action:
+      'Check that ASO, CAPZ and CAPI are running in the management cluster and that their logs mention it.',
   },
   GenerationNotObserved: {
     title: 'Spec change not processed yet',
-    explanation: 'The spec changed and the controller has not caught up with the latest generation yet.',
-    action: 'Nothing to do; wait for the controller. If it never catches up, check the controller\'s logs.',
+    explanation:
+      'The spec changed and the controller has not caught up with the latest generation yet.',
+    action:
+      "Nothing to do; wait for the controller. If it never catches up, check the controller's logs.",
   },
   NotReady: {
     title: 'Not ready yet',
-    explanation: 'Its Azure resources are ready, but CAPZ has not finished its own part (endpoint, kubeconfig, nodes).',
+    explanation:
+      'Its Azure resources are ready, but CAPZ has not finished its own part (endpoint, kubeconfig, nodes).',
     action: 'Nothing to do; if it lasts, check the CAPZ controller logs.',
   },
   Paused: {
@@ -197,7 +221,8 @@ function bare(reason: string): string {
   return (i >= 0 ? reason.slice(i + 2) : reason).trim();
 }
 
-const LOCAL_ACCOUNTS_MESSAGE = /local accounts|admin credentials|static credential/i;
+const LOCAL_ACCOUNTS_MESSAGE =
+  /local accounts|admin credentials|static credential/i;
 
 /**
  * A plain-language explanation and suggested action for a reason, or undefined for reasons it does not know.
@@ -205,13 +230,22 @@ const LOCAL_ACCOUNTS_MESSAGE = /local accounts|admin credentials|static credenti
  * static/admin credentials is the "local accounts disabled" case (azure-side 4.4).
  * @public
  */
-export function hintFor(reason: string | undefined, message?: string): ReasonHint | undefined {
+export function hintFor(
+  reason: string | undefined,
+  message?: string,
+): ReasonHint | undefined {
   if (!reason) return undefined;
   const r = bare(reason);
-  if ((r === 'BadRequest' || r === 'Failed') && message && LOCAL_ACCOUNTS_MESSAGE.test(message)) {
+  if (
+    (r === 'BadRequest' || r === 'Failed') &&
+    message &&
+    LOCAL_ACCOUNTS_MESSAGE.test(message)
+  ) {
     return { reason: r, ...LOCAL_ACCOUNTS };
   }
-  const entry = Object.prototype.hasOwnProperty.call(HINTS, r) ? HINTS[r] : undefined;
+  const entry = Object.prototype.hasOwnProperty.call(HINTS, r)
+    ? HINTS[r]
+    : undefined;
   return entry ? { reason: r, ...entry } : undefined;
 }
 

@@ -29,7 +29,9 @@ function referencedNames(value: unknown, into: Set<string>, depth = 0): void {
  * bigger, never drops an object a tree needs. Pure; returns, per Cluster uid, the objects of its group.
  * @public
  */
-export function partitionByCluster(objects: readonly ObservedObject[]): Map<string, ObservedObject[]> {
+export function partitionByCluster(
+  objects: readonly ObservedObject[],
+): Map<string, ObservedObject[]> {
   const parent = objects.map((_, i) => i);
   const find = (start: number): number => {
     let root = start;
@@ -83,7 +85,8 @@ export function partitionByCluster(objects: readonly ObservedObject[]): Map<stri
   });
   const result = new Map<string, ObservedObject[]>();
   objects.forEach((o, i) => {
-    if (o.kind === 'Cluster' && o.metadata?.uid) result.set(o.metadata.uid, groups.get(find(i))!);
+    if (o.kind === 'Cluster' && o.metadata?.uid)
+      result.set(o.metadata.uid, groups.get(find(i))!);
   });
   return result;
 }

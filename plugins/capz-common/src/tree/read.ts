@@ -5,12 +5,16 @@ import type { ConditionView, ObservedObject, Severity } from './types';
 
 export type Json = Record<string, unknown>;
 
-export const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 export const obj = (v: unknown): Json | undefined => (isObj(v) ? v : undefined);
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-export const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+export const str = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : undefined;
+export const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+export const bool = (v: unknown): boolean | undefined =>
+  typeof v === 'boolean' ? v : undefined;
 
 /** Reads a nested value: `at(o, 'status', 'powerState', 'code')`. */
 export function at(v: unknown, ...path: string[]): unknown {
@@ -22,15 +26,23 @@ export function at(v: unknown, ...path: string[]): unknown {
   return cur;
 }
 
-export const nameOf = (o: ObservedObject | undefined): string => o?.metadata?.name ?? '';
+export const nameOf = (o: ObservedObject | undefined): string =>
+  o?.metadata?.name ?? '';
 export const kindOf = (o: ObservedObject | undefined): string => o?.kind ?? '';
-export const ann = (o: ObservedObject | undefined, key: string): string | undefined => o?.metadata?.annotations?.[key];
-export const label = (o: ObservedObject | undefined, key: string): string | undefined => o?.metadata?.labels?.[key];
+export const ann = (
+  o: ObservedObject | undefined,
+  key: string,
+): string | undefined => o?.metadata?.annotations?.[key];
+export const label = (
+  o: ObservedObject | undefined,
+  key: string,
+): string | undefined => o?.metadata?.labels?.[key];
 export const groupOf = (apiVersion: string | undefined): string =>
   apiVersion && apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
 export const versionOf = (apiVersion: string | undefined): string | undefined =>
   apiVersion ? apiVersion.split('/').pop() : undefined;
-export const isDeleting = (o: ObservedObject | undefined): boolean => Boolean(o?.metadata?.deletionTimestamp);
+export const isDeleting = (o: ObservedObject | undefined): boolean =>
+  Boolean(o?.metadata?.deletionTimestamp);
 
 const SEVERITIES: readonly string[] = ['Info', 'Warning', 'Error'];
 const STATUSES: readonly string[] = ['True', 'False', 'Unknown'];
@@ -40,7 +52,9 @@ function toCondition(v: unknown): ConditionView | undefined {
   const type = str(v.type);
   if (!type) return undefined;
   const rawStatus = str(v.status);
-  const status = (rawStatus && STATUSES.includes(rawStatus) ? rawStatus : 'Unknown') as ConditionView['status'];
+  const status = (
+    rawStatus && STATUSES.includes(rawStatus) ? rawStatus : 'Unknown'
+  ) as ConditionView['status'];
   const c: ConditionView = { type, status };
   const reason = str(v.reason);
   const message = str(v.message);
@@ -49,7 +63,8 @@ function toCondition(v: unknown): ConditionView | undefined {
   const og = num(v.observedGeneration);
   if (reason) c.reason = reason;
   if (message) c.message = message;
-  if (severity && SEVERITIES.includes(severity)) c.severity = severity as Severity;
+  if (severity && SEVERITIES.includes(severity))
+    c.severity = severity as Severity;
   if (ltt) c.lastTransitionTime = ltt;
   if (og !== undefined) c.observedGeneration = og;
   return c;
@@ -61,7 +76,9 @@ function toCondition(v: unknown): ConditionView | undefined {
  * @public
  */
 export function conditionsOf(o: ObservedObject | undefined): ConditionView[] {
-  const main = arr(o?.status?.conditions).map(toCondition).filter((c): c is ConditionView => !!c);
+  const main = arr(o?.status?.conditions)
+    .map(toCondition)
+    .filter((c): c is ConditionView => !!c);
   const v1beta2 = arr(at(o?.status, 'v1beta2', 'conditions'))
     .map(toCondition)
     .filter((c): c is ConditionView => !!c);
@@ -70,11 +87,15 @@ export function conditionsOf(o: ObservedObject | undefined): ConditionView[] {
   return [...v1beta2, ...main.filter(c => !types.has(c.type))];
 }
 
-export const findCondition = (o: ObservedObject | undefined, type: string): ConditionView | undefined =>
-  conditionsOf(o).find(c => c.type === type);
+export const findCondition = (
+  o: ObservedObject | undefined,
+  type: string,
+): ConditionView | undefined => conditionsOf(o).find(c => c.type === type);
 
 /** Milliseconds since the epoch of an ISO time, or undefined. */
-export function timeOf(v: Date | string | number | undefined): number | undefined {
+export function timeOf(
+  v: Date | string | number | undefined,
+): number | undefined {
   if (v === undefined) return undefined;
   let t: number;
   if (v instanceof Date) t = v.getTime();

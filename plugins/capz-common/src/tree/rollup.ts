@@ -18,14 +18,20 @@ function contributed(n: TreeNode): Health {
 
 /** The worst node of a subtree, with the health it contributes. On ties the deeper node wins (it names the cause),
  * and among siblings the first one. @public */
-export function worstInSubtree(node: TreeNode): { health: Health; node: TreeNode } {
+export function worstInSubtree(node: TreeNode): {
+  health: Health;
+  node: TreeNode;
+} {
   let childBest: { health: Health; node: TreeNode } | undefined;
   for (const child of node.children) {
     const r = worstInSubtree(child);
-    if (!childBest || compareHealth(r.health, childBest.health) > 0) childBest = r;
+    if (!childBest || compareHealth(r.health, childBest.health) > 0)
+      childBest = r;
   }
   const self = { health: contributed(node), node };
-  return childBest && compareHealth(childBest.health, self.health) >= 0 ? childBest : self;
+  return childBest && compareHealth(childBest.health, self.health) >= 0
+    ? childBest
+    : self;
 }
 
 const prefix = (n: TreeNode, text: string) => `${n.kind} ${n.name}: ${text}`;
@@ -67,7 +73,11 @@ export function rollupHealth(own: HealthResult, node: TreeNode): HealthResult {
     return r;
   };
   const serious = best.health === 'degraded' || best.health === 'failed';
-  if (own.health === 'deleting') return serious ? fromDescendant('deleting') : own;
-  if (own.health === 'paused') return serious ? fromDescendant(best.health) : own;
-  return compareHealth(best.health, own.health) >= 0 ? fromDescendant(best.health) : own;
+  if (own.health === 'deleting')
+    return serious ? fromDescendant('deleting') : own;
+  if (own.health === 'paused')
+    return serious ? fromDescendant(best.health) : own;
+  return compareHealth(best.health, own.health) >= 0
+    ? fromDescendant(best.health)
+    : own;
 }

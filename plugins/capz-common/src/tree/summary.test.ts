@@ -1,7 +1,14 @@
 import { buildClusterTree } from './buildTree';
 import { groupTree } from './grouping';
 import { detectClusterApi, summarizeCluster } from './summary';
-import { asoManagedCluster, failReady, find, legacyCluster, markNotReady, NOW } from './__fixtures__/clusters';
+import {
+  asoManagedCluster,
+  failReady,
+  find,
+  legacyCluster,
+  markNotReady,
+  NOW,
+} from './__fixtures__/clusters';
 
 const opts = { now: NOW };
 
@@ -12,7 +19,11 @@ describe('summarizeCluster', () => {
       name: 'search-prod',
       location: 'northeurope',
       version: '1.33.2',
-      pools: [{ name: 'system', mode: 'System', count: 3 }, { name: 'user1', count: 2 }, { name: 'user2', count: 4 }],
+      pools: [
+        { name: 'system', mode: 'System', count: 3 },
+        { name: 'user1', count: 2 },
+        { name: 'user2', count: 4 },
+      ],
     });
     cluster.metadata.annotations = { 'capz.io/owner': 'group:default/search' };
     const tree = buildClusterTree(cluster, objects, opts);
@@ -33,10 +44,26 @@ describe('summarizeCluster', () => {
   });
 
   it('a failing cluster: the rollup reason and message, and the pools that are not ready', () => {
-    const { cluster, objects } = asoManagedCluster({ name: 'gap', pools: [{ name: 'system', mode: 'System', count: 2 }, { name: 'batch', count: 1 }] });
-    failReady(find(objects, 'ManagedClustersAgentPool', 'gap-batch'), 'OperationNotAllowed', 'Error', 'quota exceeded');
+    const { cluster, objects } = asoManagedCluster({
+      name: 'gap',
+      pools: [
+        { name: 'system', mode: 'System', count: 2 },
+        { name: 'batch', count: 1 },
+      ],
+    });
+    failReady(
+      find(objects, 'ManagedClustersAgentPool', 'gap-batch'),
+      'OperationNotAllowed',
+      'Error',
+      'quota exceeded',
+    );
     markNotReady(find(objects, 'AzureASOManagedMachinePool', 'gap-batch'));
-    const s = summarizeCluster('m', buildClusterTree(cluster, objects, opts), cluster, objects);
+    const s = summarizeCluster(
+      'm',
+      buildClusterTree(cluster, objects, opts),
+      cluster,
+      objects,
+    );
     expect(s).toMatchObject({
       health: 'failed',
       reason: 'ManagedClustersAgentPool gap-batch: OperationNotAllowed',
@@ -47,33 +74,73 @@ describe('summarizeCluster', () => {
   });
 
   it('counts pools the same way on a grouped tree', () => {
-    const pools = Array.from({ length: 12 }, (_, i) => ({ name: `p${i}`, count: 2 }));
+    const pools = Array.from({ length: 12 }, (_, i) => ({
+      name: `p${i}`,
+      count: 2,
+    }));
     const { cluster, objects } = asoManagedCluster({ name: 'many', pools });
-    failReady(find(objects, 'ManagedClustersAgentPool', 'many-p3'), 'ReconciliationBlocked', 'Warning', 'busy');
+    failReady(
+      find(objects, 'ManagedClustersAgentPool', 'many-p3'),
+      'ReconciliationBlocked',
+      'Warning',
+      'busy',
+    );
     const tree = buildClusterTree(cluster, objects, opts);
     const grouped = groupTree(tree);
     expect(grouped.children[2].children).toHaveLength(2);
     const expected = { total: 12, ready: 11, replicas: 24 };
-    expect(summarizeCluster('m', tree, cluster, objects).pools).toEqual(expected);
-    expect(summarizeCluster('m', grouped, cluster, objects).pools).toEqual(expected);
+    expect(summarizeCluster('m', tree, cluster, objects).pools).toEqual(
+      expected,
+    );
+    expect(summarizeCluster('m', grouped, cluster, objects).pools).toEqual(
+      expected,
+    );
   });
 
   it('takes the version from the control plane status, else the ManagedCluster, else the spec', () => {
-    const { cluster, objects } = asoManagedCluster({ name: 'v', version: '1.32.1' });
+    const { cluster, objects } = asoManagedCluster({
+      name: 'v',
+      version: '1.32.1',
+    });
     const cp = find(objects, 'AzureASOManagedControlPlane', 'v');
     cp.spec.version = 'v1.33.0'; // upgrade requested
     const tree = () => buildClusterTree(cluster, objects, opts);
-    expect(summarizeCluster('m', tree(), cluster, objects).kubernetesVersion).toBe('v1.32.1');
+    expect(
+      summarizeCluster('m', tree(), cluster, objects).kubernetesVersion,
+    ).toBe('v1.32.1');
     delete cp.status.version;
-    find(objects, 'ManagedCluster', 'v').status.currentKubernetesVersion = '1.32.9';
-    expect(summarizeCluster('m', tree(), cluster, objects).kubernetesVersion).toBe('v1.32.9');
+    find(objects, 'ManagedCluster', 'v').status.currentKubernetesVersion =
+      '1.32.9';
+    expect(
+      summarizeCluster('m', tree(), cluster, objects).kubernetesVersion,
+    ).toBe('v1.32.9');
     const noMc = objects.filter(o => o.kind !== 'ManagedCluster');
-    expect(summarizeCluster('m', buildClusterTree(cluster, noMc, opts), cluster, noMc).kubernetesVersion).toBe('v1.33.0');
+    expect(
+      summarizeCluster(
+        'm',
+        buildClusterTree(cluster, noMc, opts),
+        cluster,
+        noMc,
+      ).kubernetesVersion,
+    ).toBe('v1.33.0');
   });
 
   it('a legacy AzureManaged* cluster is a migration candidate', () => {
-    const { cluster, objects } = legacyCluster({ name: 'old-prod', location: 'eastus', version: '1.31.4', pools: [{ name: 'pool0', mode: 'System', count: 3 }, { name: 'pool1', count: 1 }] });
-    const s = summarizeCluster('m', buildClusterTree(cluster, objects, opts), cluster, objects);
+    const { cluster, objects } = legacyCluster({
+      name: 'old-prod',
+      location: 'eastus',
+      version: '1.31.4',
+      pools: [
+        { name: 'pool0', mode: 'System', count: 3 },
+        { name: 'pool1', count: 1 },
+      ],
+    });
+    const s = summarizeCluster(
+      'm',
+      buildClusterTree(cluster, objects, opts),
+      cluster,
+      objects,
+    );
     expect(s).toEqual({
       managementCluster: 'm',
       namespace: 'team-legacy',
@@ -91,8 +158,18 @@ describe('summarizeCluster', () => {
 
   it('a cluster without pools or objects still summarises', () => {
     const { cluster } = asoManagedCluster({ name: 'empty' });
-    const s = summarizeCluster('m', buildClusterTree(cluster, [], opts), cluster, []);
-    expect(s).toMatchObject({ api: 'aso-v1beta1', health: 'unknown', pools: { total: 0, ready: 0, replicas: 0 }, migrationCandidate: false });
+    const s = summarizeCluster(
+      'm',
+      buildClusterTree(cluster, [], opts),
+      cluster,
+      [],
+    );
+    expect(s).toMatchObject({
+      api: 'aso-v1beta1',
+      health: 'unknown',
+      pools: { total: 0, ready: 0, replicas: 0 },
+      migrationCandidate: false,
+    });
     expect(s.kubernetesVersion).toBeUndefined();
     expect(s.location).toBeUndefined();
   });
@@ -100,50 +177,107 @@ describe('summarizeCluster', () => {
 
 describe('detectClusterApi', () => {
   it('aso-v1alpha1 when the CAPZ objects are read at v1alpha1', () => {
-    const { cluster, objects } = asoManagedCluster({ name: 'alpha', capzVersion: 'v1alpha1' });
+    const { cluster, objects } = asoManagedCluster({
+      name: 'alpha',
+      capzVersion: 'v1alpha1',
+    });
     expect(detectClusterApi(cluster, objects)).toBe('aso-v1alpha1');
-    expect(summarizeCluster('m', buildClusterTree(cluster, objects, opts), cluster, objects).api).toBe('aso-v1alpha1');
+    expect(
+      summarizeCluster(
+        'm',
+        buildClusterTree(cluster, objects, opts),
+        cluster,
+        objects,
+      ).api,
+    ).toBe('aso-v1alpha1');
   });
 
   it('aso-v1alpha1 when read at v1beta1 but a field manager wrote them at v1alpha1', () => {
-    const { cluster, objects } = asoManagedCluster({ name: 'alpha', capzVersion: 'v1alpha1' });
-    for (const o of objects) if (o.kind!.startsWith('AzureASOManaged')) o.apiVersion = 'infrastructure.cluster.x-k8s.io/v1beta1';
+    const { cluster, objects } = asoManagedCluster({
+      name: 'alpha',
+      capzVersion: 'v1alpha1',
+    });
+    for (const o of objects)
+      if (o.kind!.startsWith('AzureASOManaged'))
+        o.apiVersion = 'infrastructure.cluster.x-k8s.io/v1beta1';
     expect(detectClusterApi(cluster, objects)).toBe('aso-v1alpha1');
     // Only a status write at v1alpha1 does not count: that is a controller, not how the object is written.
     for (const o of objects) {
       for (const m of o.metadata.managedFields ?? []) {
-        m.apiVersion = m.subresource === 'status' ? 'infrastructure.cluster.x-k8s.io/v1alpha1' : 'infrastructure.cluster.x-k8s.io/v1beta1';
+        m.apiVersion =
+          m.subresource === 'status'
+            ? 'infrastructure.cluster.x-k8s.io/v1alpha1'
+            : 'infrastructure.cluster.x-k8s.io/v1beta1';
       }
     }
     expect(detectClusterApi(cluster, objects)).toBe('aso-v1beta1');
   });
 
   it('a v1alpha1 AzureASOManagedMachinePool alone is enough', () => {
-    const { cluster, objects } = asoManagedCluster({ name: 'mixed', pools: [{ name: 'a' }, { name: 'b' }] });
-    find(objects, 'AzureASOManagedMachinePool', 'mixed-b').apiVersion = 'infrastructure.cluster.x-k8s.io/v1alpha1';
+    const { cluster, objects } = asoManagedCluster({
+      name: 'mixed',
+      pools: [{ name: 'a' }, { name: 'b' }],
+    });
+    find(objects, 'AzureASOManagedMachinePool', 'mixed-b').apiVersion =
+      'infrastructure.cluster.x-k8s.io/v1alpha1';
     expect(detectClusterApi(cluster, objects)).toBe('aso-v1alpha1');
   });
 
   it('v1beta1 Cluster references with a v1alpha1 apiVersion', () => {
     const { cluster, objects } = asoManagedCluster({ name: 'ref' });
-    cluster.spec.controlPlaneRef = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1alpha1', kind: 'AzureASOManagedControlPlane', name: 'ref' };
+    cluster.spec.controlPlaneRef = {
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1alpha1',
+      kind: 'AzureASOManagedControlPlane',
+      name: 'ref',
+    };
     expect(detectClusterApi(cluster, objects)).toBe('aso-v1alpha1');
   });
 
   it('the hint wins either way for ASO-managed clusters, never for legacy ones', () => {
     const beta = asoManagedCluster({ name: 'b' });
-    expect(detectClusterApi(beta.cluster, beta.objects, { apiVersionHint: 'v1alpha1' })).toBe('aso-v1alpha1');
-    expect(detectClusterApi(beta.cluster, beta.objects, { apiVersionHint: 'infrastructure.cluster.x-k8s.io/v1alpha1' })).toBe('aso-v1alpha1');
+    expect(
+      detectClusterApi(beta.cluster, beta.objects, {
+        apiVersionHint: 'v1alpha1',
+      }),
+    ).toBe('aso-v1alpha1');
+    expect(
+      detectClusterApi(beta.cluster, beta.objects, {
+        apiVersionHint: 'infrastructure.cluster.x-k8s.io/v1alpha1',
+      }),
+    ).toBe('aso-v1alpha1');
     const alpha = asoManagedCluster({ name: 'a', capzVersion: 'v1alpha1' });
-    expect(detectClusterApi(alpha.cluster, alpha.objects, { apiVersionHint: 'v1beta1' })).toBe('aso-v1beta1');
+    expect(
+      detectClusterApi(alpha.cluster, alpha.objects, {
+        apiVersionHint: 'v1beta1',
+      }),
+    ).toBe('aso-v1beta1');
     const legacy = legacyCluster({ name: 'l' });
-    expect(detectClusterApi(legacy.cluster, legacy.objects, { apiVersionHint: 'v1alpha1' })).toBe('azure-managed');
-    const summary = summarizeCluster('m', buildClusterTree(beta.cluster, beta.objects, opts), beta.cluster, beta.objects, { apiVersionHint: 'v1alpha1' });
+    expect(
+      detectClusterApi(legacy.cluster, legacy.objects, {
+        apiVersionHint: 'v1alpha1',
+      }),
+    ).toBe('azure-managed');
+    const summary = summarizeCluster(
+      'm',
+      buildClusterTree(beta.cluster, beta.objects, opts),
+      beta.cluster,
+      beta.objects,
+      { apiVersionHint: 'v1alpha1' },
+    );
     expect(summary.api).toBe('aso-v1alpha1');
   });
 
   it('azure-managed from the infrastructure kind when there is no control plane reference', () => {
-    expect(detectClusterApi({ spec: { infrastructureRef: { kind: 'AzureManagedCluster', name: 'x' } } }, [])).toBe('azure-managed');
+    expect(
+      detectClusterApi(
+        {
+          spec: {
+            infrastructureRef: { kind: 'AzureManagedCluster', name: 'x' },
+          },
+        },
+        [],
+      ),
+    ).toBe('azure-managed');
     expect(detectClusterApi({}, [])).toBe('aso-v1beta1');
   });
 });

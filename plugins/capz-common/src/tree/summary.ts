@@ -20,28 +20,47 @@ export interface SummarizeOptions {
   apiVersionHint?: string;
 }
 
-const isAlpha = (apiVersion: string | undefined) => versionOf(apiVersion) === 'v1alpha1';
+const isAlpha = (apiVersion: string | undefined) =>
+  versionOf(apiVersion) === 'v1alpha1';
 
-function lookupRef(ref: unknown, namespace: string | undefined, objects: readonly ObservedObject[]): ObservedObject | undefined {
+function lookupRef(
+  ref: unknown,
+  namespace: string | undefined,
+  objects: readonly ObservedObject[],
+): ObservedObject | undefined {
   const kind = str(at(ref, 'kind'));
   const name = str(at(ref, 'name'));
   if (!kind || !name) return undefined;
   return objects.find(
-    o => kindOf(o) === kind && nameOf(o) === name && (!namespace || !o.metadata?.namespace || o.metadata.namespace === namespace),
+    o =>
+      kindOf(o) === kind &&
+      nameOf(o) === name &&
+      (!namespace ||
+        !o.metadata?.namespace ||
+        o.metadata.namespace === namespace),
   );
 }
 
 /** The CAPZ objects of a cluster: its infrastructure, its control plane and its machine pools' infrastructure. */
-function capzObjectsOf(cluster: ObservedObject, objects: readonly ObservedObject[]): ObservedObject[] {
+function capzObjectsOf(
+  cluster: ObservedObject,
+  objects: readonly ObservedObject[],
+): ObservedObject[] {
   const ns = cluster.metadata?.namespace;
   const refs = [
     at(cluster.spec, 'infrastructureRef'),
     at(cluster.spec, 'controlPlaneRef'),
     ...objects
-      .filter(o => kindOf(o) === 'MachinePool' && str(o.spec?.clusterName) === nameOf(cluster))
+      .filter(
+        o =>
+          kindOf(o) === 'MachinePool' &&
+          str(o.spec?.clusterName) === nameOf(cluster),
+      )
       .map(o => at(o.spec, 'template', 'spec', 'infrastructureRef')),
   ];
-  return refs.map(r => lookupRef(r, ns, objects)).filter((o): o is ObservedObject => !!o);
+  return refs
+    .map(r => lookupRef(r, ns, objects))
+    .filter((o): o is ObservedObject => !!o);
 }
 
 /**
@@ -63,14 +82,26 @@ export function detectClusterApi(
 ): ClusterApi {
   const cpKind = str(at(cluster.spec, 'controlPlaneRef', 'kind'));
   const infraKind = str(at(cluster.spec, 'infrastructureRef', 'kind'));
-  if (cpKind === 'AzureManagedControlPlane' || (!cpKind && infraKind === 'AzureManagedCluster')) return 'azure-managed';
-  if (opts.apiVersionHint) return isAlpha(opts.apiVersionHint) ? 'aso-v1alpha1' : 'aso-v1beta1';
-  const refVersions = [str(at(cluster.spec, 'controlPlaneRef', 'apiVersion')), str(at(cluster.spec, 'infrastructureRef', 'apiVersion'))];
+  if (
+    cpKind === 'AzureManagedControlPlane' ||
+    (!cpKind && infraKind === 'AzureManagedCluster')
+  )
+    return 'azure-managed';
+  if (opts.apiVersionHint)
+    return isAlpha(opts.apiVersionHint) ? 'aso-v1alpha1' : 'aso-v1beta1';
+  const refVersions = [
+    str(at(cluster.spec, 'controlPlaneRef', 'apiVersion')),
+    str(at(cluster.spec, 'infrastructureRef', 'apiVersion')),
+  ];
   if (refVersions.some(isAlpha)) return 'aso-v1alpha1';
-  const capz = capzObjectsOf(cluster, objects).filter(o => kindOf(o).startsWith('AzureASOManaged'));
+  const capz = capzObjectsOf(cluster, objects).filter(o =>
+    kindOf(o).startsWith('AzureASOManaged'),
+  );
   if (capz.some(o => isAlpha(o.apiVersion))) return 'aso-v1alpha1';
   const writtenAtAlpha = capz.some(o =>
-    (o.metadata?.managedFields ?? []).some(m => m.subresource !== 'status' && isAlpha(m.apiVersion)),
+    (o.metadata?.managedFields ?? []).some(
+      m => m.subresource !== 'status' && isAlpha(m.apiVersion),
+    ),
   );
   return writtenAtAlpha ? 'aso-v1alpha1' : 'aso-v1beta1';
 }
@@ -80,7 +111,10 @@ function withV(v: string | number | boolean | undefined): string | undefined {
   return v.startsWith('v') ? v : `v${v}`;
 }
 
-function findNode(root: TreeNode, pred: (n: TreeNode) => boolean): TreeNode | undefined {
+function findNode(
+  root: TreeNode,
+  pred: (n: TreeNode) => boolean,
+): TreeNode | undefined {
   if (pred(root)) return root;
   for (const c of root.children) {
     const found = findNode(c, pred);
@@ -110,16 +144,28 @@ export function summarizeCluster(
 ): ClusterSummary {
   const api = detectClusterApi(cluster, objects, opts);
   const ns = cluster.metadata?.namespace;
-  const controlPlane = lookupRef(at(cluster.spec, 'controlPlaneRef'), ns, objects);
-  const managedCluster = findNode(tree, n => n.kind === 'ManagedCluster' && !n.group);
-  const resourceGroup = findNode(tree, n => n.kind === 'ResourceGroup' && !n.group);
+  const controlPlane = lookupRef(
+    at(cluster.spec, 'controlPlaneRef'),
+    ns,
+    objects,
+  );
+  const managedCluster = findNode(
+    tree,
+    n => n.kind === 'ManagedCluster' && !n.group,
+  );
+  const resourceGroup = findNode(
+    tree,
+    n => n.kind === 'ResourceGroup' && !n.group,
+  );
   const kubernetesVersion =
     withV(str(controlPlane?.status?.version)) ??
     withV(managedCluster?.facts.kubernetesVersion) ??
     withV(str(controlPlane?.spec?.version));
-  const location = [managedCluster?.facts.location, str(controlPlane?.spec?.location), resourceGroup?.facts.location].find(
-    (v): v is string => typeof v === 'string' && v !== '',
-  );
+  const location = [
+    managedCluster?.facts.location,
+    str(controlPlane?.spec?.location),
+    resourceGroup?.facts.location,
+  ].find((v): v is string => typeof v === 'string' && v !== '');
 
   const workers = tree.children.find(c => c.kind === 'Workers');
   const pools = { total: 0, ready: 0, replicas: 0 };

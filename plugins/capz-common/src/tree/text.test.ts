@@ -8,8 +8,17 @@ describe('treeToLines', () => {
       children: [
         node('Workers', 'Workers', 'healthy', {
           children: [
-            node('MachinePool', '4 MachinePools', 'healthy', { reason: 'Available', group: { kind: 'MachinePool', count: 4, names: ['a', 'b', 'c', 'd'] } }),
-            node('MachinePool', '3 MachinePools', 'healthy', { group: { kind: 'MachinePool', count: 3, names: ['e', 'f', 'g'] } }),
+            node('MachinePool', '4 MachinePools', 'healthy', {
+              reason: 'Available',
+              group: {
+                kind: 'MachinePool',
+                count: 4,
+                names: ['a', 'b', 'c', 'd'],
+              },
+            }),
+            node('MachinePool', '3 MachinePools', 'healthy', {
+              group: { kind: 'MachinePool', count: 3, names: ['e', 'f', 'g'] },
+            }),
           ],
         }),
       ],

@@ -8,7 +8,9 @@ import {
 
 export const BASE = 'http://backend.test/api/capz';
 
-export function summary(over: Partial<ClusterSummary> & { name: string }): ClusterSummary {
+export function summary(
+  over: Partial<ClusterSummary> & { name: string },
+): ClusterSummary {
   return {
     managementCluster: 'local',
     namespace: `team-${over.name}`,
@@ -28,21 +30,41 @@ export const SEARCH_PROD = summary({
   namespace: 'team-search',
   health: 'degraded',
   reason: 'ManagedCluster search-prod: ReconciliationBlocked',
-  message: 'Managed cluster is busy with another operation (provisioningState Updating)',
+  message:
+    'Managed cluster is busy with another operation (provisioningState Updating)',
   location: 'northeurope',
 });
 
 export const CLUSTERS: ClusterSummary[] = [
   SEARCH_PROD,
   summary({ name: 'payments' }),
-  summary({ name: 'legacy-web', api: 'azure-managed', migrationCandidate: true, location: 'eastus' }),
-  summary({ name: 'analytics', managementCluster: 'demo-2', api: 'aso-v1alpha1', health: 'progressing', reason: 'MachinePool analytics-pool0: Reconciling' }),
+  summary({
+    name: 'legacy-web',
+    api: 'azure-managed',
+    migrationCandidate: true,
+    location: 'eastus',
+  }),
+  summary({
+    name: 'analytics',
+    managementCluster: 'demo-2',
+    api: 'aso-v1alpha1',
+    health: 'progressing',
+    reason: 'MachinePool analytics-pool0: Reconciling',
+  }),
 ];
 
 const T0 = '2026-11-21T10:00:00Z';
 
-function node(over: Partial<TreeNode> & { id: string; kind: string; name: string }): TreeNode {
-  return { health: 'healthy', conditions: [], facts: {}, children: [], ...over };
+function node(
+  over: Partial<TreeNode> & { id: string; kind: string; name: string },
+): TreeNode {
+  return {
+    health: 'healthy',
+    conditions: [],
+    facts: {},
+    children: [],
+    ...over,
+  };
 }
 
 /** A tree like the backend's for search-prod: the ManagedCluster is blocked, everything else fine. */
@@ -54,7 +76,8 @@ export function searchProdTree(): TreeNode {
     name: 'search-prod',
     health: 'degraded',
     reason: 'ReconciliationBlocked',
-    message: 'Managed cluster is busy with another operation (provisioningState Updating)',
+    message:
+      'Managed cluster is busy with another operation (provisioningState Updating)',
     severity: 'Warning',
     since: '2026-11-21T11:00:00Z',
     conditions: [
@@ -63,7 +86,8 @@ export function searchProdTree(): TreeNode {
         status: 'False',
         reason: 'ReconciliationBlocked',
         severity: 'Warning',
-        message: 'Managed cluster is busy with another operation (provisioningState Updating)',
+        message:
+          'Managed cluster is busy with another operation (provisioningState Updating)',
         lastTransitionTime: '2026-11-21T11:00:00Z',
       },
     ],
@@ -88,7 +112,22 @@ export function searchProdTree(): TreeNode {
     reason: 'ManagedCluster search-prod: ReconciliationBlocked',
     source: { id: 'uid-mc', kind: 'ManagedCluster', name: 'search-prod' },
     children: [
-      node({ id: 'uid-infra', uid: 'uid-infra', kind: 'AzureASOManagedCluster', name: 'search-prod', since: T0, children: [node({ id: 'uid-rg', uid: 'uid-rg', kind: 'ResourceGroup', name: 'search-prod', since: T0 })] }),
+      node({
+        id: 'uid-infra',
+        uid: 'uid-infra',
+        kind: 'AzureASOManagedCluster',
+        name: 'search-prod',
+        since: T0,
+        children: [
+          node({
+            id: 'uid-rg',
+            uid: 'uid-rg',
+            kind: 'ResourceGroup',
+            name: 'search-prod',
+            since: T0,
+          }),
+        ],
+      }),
       cp,
       node({
         id: 'workers:search-prod',
@@ -99,7 +138,11 @@ export function searchProdTree(): TreeNode {
             id: 'group:workers:MachinePool:healthy:',
             kind: 'MachinePool',
             name: '3 MachinePools',
-            group: { kind: 'MachinePool', count: 3, names: ['pool0', 'pool1', 'pool2'] },
+            group: {
+              kind: 'MachinePool',
+              count: 3,
+              names: ['pool0', 'pool1', 'pool2'],
+            },
             facts: { count: 3, replicas: 9 },
           }),
         ],
@@ -112,8 +155,22 @@ export function searchProdTree(): TreeNode {
 export function bigTree(pools: number): TreeNode {
   const workers = node({ id: 'workers:big', kind: 'Workers', name: 'Workers' });
   for (let i = 0; i < pools; i++) {
-    const agent = node({ id: `uid-ap-${i}`, uid: `uid-ap-${i}`, kind: 'ManagedClustersAgentPool', name: `pool${i}`, since: T0, facts: { count: 3 } });
-    const ammp = node({ id: `uid-ammp-${i}`, uid: `uid-ammp-${i}`, kind: 'AzureASOManagedMachinePool', name: `pool${i}`, since: T0, children: [agent] });
+    const agent = node({
+      id: `uid-ap-${i}`,
+      uid: `uid-ap-${i}`,
+      kind: 'ManagedClustersAgentPool',
+      name: `pool${i}`,
+      since: T0,
+      facts: { count: 3 },
+    });
+    const ammp = node({
+      id: `uid-ammp-${i}`,
+      uid: `uid-ammp-${i}`,
+      kind: 'AzureASOManagedMachinePool',
+      name: `pool${i}`,
+      since: T0,
+      children: [agent],
+    });
     workers.children.push(
       node({
         id: `uid-mp-${i}`,
@@ -128,10 +185,18 @@ export function bigTree(pools: number): TreeNode {
       }),
     );
   }
-  return node({ id: 'uid-cluster-big', uid: 'uid-cluster-big', kind: 'Cluster', name: 'big', children: [workers] });
+  return node({
+    id: 'uid-cluster-big',
+    uid: 'uid-cluster-big',
+    kind: 'Cluster',
+    name: 'big',
+    children: [workers],
+  });
 }
 
-export function transition(over: Partial<ConditionTransition> & { transitionTime: string }): ConditionTransition {
+export function transition(
+  over: Partial<ConditionTransition> & { transitionTime: string },
+): ConditionTransition {
   return {
     objectUid: 'uid-mc',
     kind: 'ManagedCluster',
@@ -144,7 +209,9 @@ export function transition(over: Partial<ConditionTransition> & { transitionTime
   };
 }
 
-export function event(over: Partial<TimelineEvent> & { lastTimestamp: string }): TimelineEvent {
+export function event(
+  over: Partial<TimelineEvent> & { lastTimestamp: string },
+): TimelineEvent {
   return {
     objectUid: 'uid-mc',
     kind: 'ManagedCluster',
@@ -159,11 +226,18 @@ export function event(over: Partial<TimelineEvent> & { lastTimestamp: string }):
 }
 
 /** `count` transitions spread over `objects` objects and three condition types, between from and to. */
-export function bigTimeline(count: number, from: number, to: number, objects = 20): TimelineResponse {
+export function bigTimeline(
+  count: number,
+  from: number,
+  to: number,
+  objects = 20,
+): TimelineResponse {
   const types = ['Ready', 'Available', 'Paused'];
   const transitions: ConditionTransition[] = [];
   for (let i = 0; i < count; i++) {
-    const t = new Date(from + ((i + 1) / (count + 1)) * (to - from)).toISOString();
+    const t = new Date(
+      from + ((i + 1) / (count + 1)) * (to - from),
+    ).toISOString();
     const o = i % objects;
     transitions.push(
       transition({
@@ -178,5 +252,11 @@ export function bigTimeline(count: number, from: number, to: number, objects = 2
       }),
     );
   }
-  return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), transitions, events: [], truncated: false };
+  return {
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+    transitions,
+    events: [],
+    truncated: false,
+  };
 }

@@ -32,7 +32,10 @@ export interface CapzApi {
   listManagementClusters(): Promise<ManagementClustersResponse>;
   listClusters(): Promise<ClustersResponse>;
   /** `group`: merge runs of at least this many similar siblings (0 = never). The backend defaults to 3. */
-  getClusterTree(ref: ClusterRef, options?: { group?: number }): Promise<ClusterTreeResponse>;
+  getClusterTree(
+    ref: ClusterRef,
+    options?: { group?: number },
+  ): Promise<ClusterTreeResponse>;
   getTimeline(
     ref: ClusterRef,
     query: { from: Date; to: Date; uid?: string },
@@ -45,13 +48,19 @@ export interface CapzApi {
   /** Starts a job; rejects with a ResponseError (409 active job, 422 preflight failed, 403). */
   startJob(request: JobRequest): Promise<JobDetails>;
   /** Newest first. */
-  listJobs(query?: Partial<ClusterRef> & { active?: boolean }): Promise<JobsResponse>;
+  listJobs(
+    query?: Partial<ClusterRef> & { active?: boolean },
+  ): Promise<JobsResponse>;
   getJob(id: string): Promise<JobDetails>;
   /** 409 when the job's state does not allow it. */
   controlJob(id: string, action: JobControl): Promise<JobDetails>;
   /** Names of ASO credential Secrets in a namespace (never values). */
   /** `name`: also look for a Secret of this name (the backend never lists Secrets, it checks names). */
-  listCredentialSecrets(query: { managementCluster: string; namespace: string; name?: string }): Promise<CredentialSecretsResponse>;
+  listCredentialSecrets(query: {
+    managementCluster: string;
+    namespace: string;
+    name?: string;
+  }): Promise<CredentialSecretsResponse>;
   /** AKS clusters the credential can see in Azure. */
   discoverAksClusters(query: {
     managementCluster: string;

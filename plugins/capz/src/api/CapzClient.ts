@@ -12,10 +12,17 @@ import {
   ObjectYamlResponse,
   TimelineResponse,
 } from '@internal/plugin-capz-common';
-import { CapzApi, ClusterRef, ClusterTreeResponse, JobControl } from './CapzApi';
+import {
+  CapzApi,
+  ClusterRef,
+  ClusterTreeResponse,
+  JobControl,
+} from './CapzApi';
 
 const clusterPath = (ref: ClusterRef) =>
-  `/clusters/${encodeURIComponent(ref.managementCluster)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
+  `/clusters/${encodeURIComponent(ref.managementCluster)}/${encodeURIComponent(
+    ref.namespace,
+  )}/${encodeURIComponent(ref.name)}`;
 
 /**
  * A ResponseError for a failed request. ResponseError only keeps a JSON body that has both `error` and `response`;
@@ -36,20 +43,32 @@ async function responseError(res: Response): Promise<ResponseError> {
       ? JSON.stringify({ ...parsed, response: { statusCode: res.status } })
       : text;
   return ResponseError.fromResponse(
-    new Response(fixed, { status: res.status, statusText: res.statusText, headers: res.headers }),
+    new Response(fixed, {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    }),
   );
 }
 
 /** Calls the capz backend through Backstage's fetch API, which adds the user's token. */
 export class CapzClient implements CapzApi {
-  constructor(private readonly deps: { discoveryApi: DiscoveryApi; fetchApi: FetchApi }) {}
+  constructor(
+    private readonly deps: { discoveryApi: DiscoveryApi; fetchApi: FetchApi },
+  ) {}
 
-  private async get<T>(path: string, query?: Record<string, string | undefined>): Promise<T> {
+  private async get<T>(
+    path: string,
+    query?: Record<string, string | undefined>,
+  ): Promise<T> {
     const base = await this.deps.discoveryApi.getBaseUrl('capz');
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, v);
+    for (const [k, v] of Object.entries(query ?? {}))
+      if (v !== undefined) params.set(k, v);
     const qs = params.toString();
-    const res = await this.deps.fetchApi.fetch(`${base}${path}${qs ? `?${qs}` : ''}`);
+    const res = await this.deps.fetchApi.fetch(
+      `${base}${path}${qs ? `?${qs}` : ''}`,
+    );
     // ResponseError parses Backstage's error JSON ({ error: { name, message }, response: { statusCode } }).
     if (!res.ok) throw await responseError(res);
     return (await res.json()) as T;
@@ -74,13 +93,19 @@ export class CapzClient implements CapzApi {
     return this.get('/clusters');
   }
 
-  getClusterTree(ref: ClusterRef, options?: { group?: number }): Promise<ClusterTreeResponse> {
+  getClusterTree(
+    ref: ClusterRef,
+    options?: { group?: number },
+  ): Promise<ClusterTreeResponse> {
     return this.get(`${clusterPath(ref)}/tree`, {
       group: options?.group === undefined ? undefined : String(options.group),
     });
   }
 
-  getTimeline(ref: ClusterRef, query: { from: Date; to: Date; uid?: string }): Promise<TimelineResponse> {
+  getTimeline(
+    ref: ClusterRef,
+    query: { from: Date; to: Date; uid?: string },
+  ): Promise<TimelineResponse> {
     return this.get(`${clusterPath(ref)}/timeline`, {
       from: query.from.toISOString(),
       to: query.to.toISOString(),
@@ -100,7 +125,9 @@ export class CapzClient implements CapzApi {
     return this.post('/jobs', request);
   }
 
-  listJobs(query: Partial<ClusterRef> & { active?: boolean } = {}): Promise<JobsResponse> {
+  listJobs(
+    query: Partial<ClusterRef> & { active?: boolean } = {},
+  ): Promise<JobsResponse> {
     return this.get('/jobs', {
       managementCluster: query.managementCluster,
       namespace: query.namespace,
@@ -117,7 +144,11 @@ export class CapzClient implements CapzApi {
     return this.post(`/jobs/${encodeURIComponent(id)}/${action}`);
   }
 
-  listCredentialSecrets(query: { managementCluster: string; namespace: string; name?: string }): Promise<CredentialSecretsResponse> {
+  listCredentialSecrets(query: {
+    managementCluster: string;
+    namespace: string;
+    name?: string;
+  }): Promise<CredentialSecretsResponse> {
     return this.get('/credential-secrets', query);
   }
 

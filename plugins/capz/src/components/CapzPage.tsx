@@ -9,10 +9,19 @@ export function CapzPage() {
   return (
     <Routes>
       <Route path="/" element={<ClustersPage />} />
-      <Route path="/clusters/:managementCluster/:namespace/:name" element={<ClusterPage />} />
+      <Route
+        path="/clusters/:managementCluster/:namespace/:name"
+        element={<ClusterPage />}
+      />
       <Route path="/adopt" element={<AdoptWizard />} />
-      <Route path="/clusters/:managementCluster/:namespace/:name/migrate" element={<MigrateWizard />} />
-      <Route path="/clusters/:managementCluster/:namespace/:name/upgrade" element={<UpgradeWizard />} />
+      <Route
+        path="/clusters/:managementCluster/:namespace/:name/migrate"
+        element={<MigrateWizard />}
+      />
+      <Route
+        path="/clusters/:managementCluster/:namespace/:name/upgrade"
+        element={<UpgradeWizard />}
+      />
       <Route path="/jobs/:id" element={<JobPage />} />
     </Routes>
   );

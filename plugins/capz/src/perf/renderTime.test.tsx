@@ -20,7 +20,9 @@ function measure(label: string, runs: number, fn: () => void): void {
   }
   const sorted = [...times].sort((a, b) => a - b);
   process.stdout.write(
-    `[render-time] ${label}: first ${times[0].toFixed(1)} ms, median ${sorted[Math.floor(runs / 2)].toFixed(1)} ms over ${runs} runs (jsdom)\n`,
+    `[render-time] ${label}: first ${times[0].toFixed(1)} ms, median ${sorted[
+      Math.floor(runs / 2)
+    ].toFixed(1)} ms over ${runs} runs (jsdom)\n`,
   );
 }
 
@@ -30,7 +32,13 @@ describe('render time', () => {
     let rows = 0;
     measure('tree, 50 pools, 153 rows', 5, () => {
       const { unmount, container } = render(
-        <ResourceTree tree={tree} label="big" onSelect={() => {}} expanded={initiallyExpanded(tree)} onExpandedChange={() => {}} />,
+        <ResourceTree
+          tree={tree}
+          label="big"
+          onSelect={() => {}}
+          expanded={initiallyExpanded(tree)}
+          onExpandedChange={() => {}}
+        />,
       );
       rows = container.querySelectorAll('[role="row"]').length;
       unmount();
@@ -39,12 +47,25 @@ describe('render time', () => {
 
     // Selecting a row re-renders the tree.
     const { rerender } = render(
-      <ResourceTree tree={tree} label="big" onSelect={() => {}} expanded={initiallyExpanded(tree)} onExpandedChange={() => {}} />,
+      <ResourceTree
+        tree={tree}
+        label="big"
+        onSelect={() => {}}
+        expanded={initiallyExpanded(tree)}
+        onExpandedChange={() => {}}
+      />,
     );
     measure('tree, 50 pools, change selection', 5, () => {
       act(() =>
         rerender(
-          <ResourceTree tree={tree} label="big" selected={`uid-mp-${Math.floor(Math.random() * 50)}`} onSelect={() => {}} expanded={initiallyExpanded(tree)} onExpandedChange={() => {}} />,
+          <ResourceTree
+            tree={tree}
+            label="big"
+            selected={`uid-mp-${Math.floor(Math.random() * 50)}`}
+            onSelect={() => {}}
+            expanded={initiallyExpanded(tree)}
+            onExpandedChange={() => {}}
+          />,
         ),
       );
     });
@@ -60,9 +81,14 @@ describe('render time', () => {
     });
     measure('timeline, 1,000 transitions, 60 lanes', 5, () => {
       const { unmount, container } = render(
-        <ConditionTimeline model={buildTimeline(res.transitions, res.events, from, to)} label="big" />,
+        <ConditionTimeline
+          model={buildTimeline(res.transitions, res.events, from, to)}
+          label="big"
+        />,
       );
-      lanes = container.querySelectorAll('[aria-roledescription="timeline lane"]').length;
+      lanes = container.querySelectorAll(
+        '[aria-roledescription="timeline lane"]',
+      ).length;
       expect(container.querySelectorAll('rect')).toHaveLength(1000);
       unmount();
     });

@@ -5,7 +5,9 @@ import { ClusterSource } from './CapzClusterEntityProvider';
 
 /** Reads the clusters list from the capz backend plugin with a service token (plugin-to-plugin auth). */
 export class CapzBackendClusterSource implements ClusterSource {
-  constructor(private readonly deps: { discovery: DiscoveryService; auth: AuthService }) {}
+  constructor(
+    private readonly deps: { discovery: DiscoveryService; auth: AuthService },
+  ) {}
 
   async listClusters() {
     const base = await this.deps.discovery.getBaseUrl('capz');
@@ -13,7 +15,9 @@ export class CapzBackendClusterSource implements ClusterSource {
       onBehalfOf: await this.deps.auth.getOwnServiceCredentials(),
       targetPluginId: 'capz',
     });
-    const res = await fetch(`${base}/clusters`, { headers: { Authorization: `Bearer ${token}` } });
+    const res = await fetch(`${base}/clusters`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     if (!res.ok) throw await ResponseError.fromResponse(res as any);
     return ((await res.json()) as ClustersResponse).items;
   }

@@ -1,5 +1,11 @@
-import { LoggerService, SchedulerServiceTaskRunner } from '@backstage/backend-plugin-api';
-import { EntityProvider, EntityProviderConnection } from '@backstage/plugin-catalog-node';
+import {
+  LoggerService,
+  SchedulerServiceTaskRunner,
+} from '@backstage/backend-plugin-api';
+import {
+  EntityProvider,
+  EntityProviderConnection,
+} from '@backstage/plugin-catalog-node';
 import { ClusterSummary } from '@internal/plugin-capz-common';
 import { clusterToEntity } from './clusterEntity';
 
@@ -34,14 +40,21 @@ export class CapzClusterEntityProvider implements EntityProvider {
   }
 
   async refresh(): Promise<void> {
-    if (!this.connection) throw new Error('CapzClusterEntityProvider is not connected');
+    if (!this.connection)
+      throw new Error('CapzClusterEntityProvider is not connected');
     const clusters = await this.deps.source.listClusters();
     const entities = clusters.map(c =>
-      clusterToEntity(c, { providerName: this.getProviderName(), defaultOwner: this.deps.defaultOwner }),
+      clusterToEntity(c, {
+        providerName: this.getProviderName(),
+        defaultOwner: this.deps.defaultOwner,
+      }),
     );
     await this.connection.applyMutation({
       type: 'full',
-      entities: entities.map(entity => ({ entity, locationKey: this.getProviderName() })),
+      entities: entities.map(entity => ({
+        entity,
+        locationKey: this.getProviderName(),
+      })),
     });
     this.deps.logger.info(`capz: ${entities.length} cluster entities`);
   }

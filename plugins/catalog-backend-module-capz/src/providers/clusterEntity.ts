@@ -1,17 +1,29 @@
-import { ANNOTATION_LOCATION, ANNOTATION_ORIGIN_LOCATION, Entity } from '@backstage/catalog-model';
+import {
+  ANNOTATION_LOCATION,
+  ANNOTATION_ORIGIN_LOCATION,
+  Entity,
+} from '@backstage/catalog-model';
 import { ClusterSummary } from '@internal/plugin-capz-common';
 
 /** The annotation that ties a catalog entity to a CAPZ cluster: `<management cluster>/<namespace>/<name>`. */
 export const CAPZ_CLUSTER_ANNOTATION = 'capz.io/cluster';
 
 /** Entity names allow [a-z0-9A-Z-_.], at most 63 characters; cluster identities are unique per management cluster. */
-export function entityNameFor(c: Pick<ClusterSummary, 'managementCluster' | 'namespace' | 'name'>): string {
-  const raw = `${c.managementCluster}-${c.namespace}-${c.name}`.replace(/[^a-zA-Z0-9-_.]/g, '-');
+export function entityNameFor(
+  c: Pick<ClusterSummary, 'managementCluster' | 'namespace' | 'name'>,
+): string {
+  const raw = `${c.managementCluster}-${c.namespace}-${c.name}`.replace(
+    /[^a-zA-Z0-9-_.]/g,
+    '-',
+  );
   return raw.length <= 63 ? raw : raw.slice(0, 63).replace(/[-_.]+$/, '');
 }
 
 /** A CAPZ cluster as a catalog Resource of type kubernetes-cluster. */
-export function clusterToEntity(c: ClusterSummary, opts: { providerName: string; defaultOwner: string }): Entity {
+export function clusterToEntity(
+  c: ClusterSummary,
+  opts: { providerName: string; defaultOwner: string },
+): Entity {
   const location = `capz:${c.managementCluster}/${c.namespace}/${c.name}`;
   return {
     apiVersion: 'backstage.io/v1alpha1',

@@ -32,13 +32,22 @@ const readBody = async (req: IncomingMessage) => {
 beforeAll(async () => {
   server = createServer(async (req, res) => {
     const body = await readBody(req);
-    seen.push({ method: req.method, url: req.url, authorization: req.headers.authorization, body });
+    seen.push({
+      method: req.method,
+      url: req.url,
+      authorization: req.headers.authorization,
+      body,
+    });
     const r = reply(body);
-    res.writeHead(r.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(r.body));
+    res
+      .writeHead(r.status, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify(r.body));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/capz`;
+  baseUrl = `http://127.0.0.1:${
+    (server.address() as AddressInfo).port
+  }/api/capz`;
 });
 afterAll(() => server.close());
 beforeEach(() => {
@@ -55,18 +64,34 @@ const created = (dryRun: boolean) => ({
     name: 'team-a-dev',
     path: '/capz/clusters/prod-weu/team-a/team-a-dev',
     objects: [
-      { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', namespace: 'team-a', name: 'team-a-dev' },
-      { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureASOManagedControlPlane', namespace: 'team-a', name: 'team-a-dev' },
+      {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Cluster',
+        namespace: 'team-a',
+        name: 'team-a-dev',
+      },
+      {
+        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+        kind: 'AzureASOManagedControlPlane',
+        namespace: 'team-a',
+        name: 'team-a-dev',
+      },
     ],
   },
 });
 
 function setup(appBaseUrl?: string) {
-  const discovery = { getBaseUrl: async (id: string) => (id === 'capz' ? baseUrl : 'http://nowhere.invalid'), getExternalBaseUrl: async () => 'http://nowhere.invalid' };
+  const discovery = {
+    getBaseUrl: async (id: string) =>
+      id === 'capz' ? baseUrl : 'http://nowhere.invalid',
+    getExternalBaseUrl: async () => 'http://nowhere.invalid',
+  };
   return createCreateClusterAction({
     auth: mockServices.auth(),
     discovery,
-    config: mockServices.rootConfig({ data: appBaseUrl ? { app: { baseUrl: appBaseUrl } } : {} }),
+    config: mockServices.rootConfig({
+      data: appBaseUrl ? { app: { baseUrl: appBaseUrl } } : {},
+    }),
   });
 }
 
@@ -79,15 +104,29 @@ describe('capz:cluster:create', () => {
       {
         method: 'POST',
         url: '/api/capz/clusters',
-        authorization: `Bearer ${mockCredentials.service.token({ onBehalfOf: await ctx.getInitiatorCredentials(), targetPluginId: 'capz' })}`,
+        authorization: `Bearer ${mockCredentials.service.token({
+          onBehalfOf: await ctx.getInitiatorCredentials(),
+          targetPluginId: 'capz',
+        })}`,
         body: { ...input, dryRun: false },
       },
     ]);
     // The token is the initiating user's, not the scaffolder's own.
-    expect(seen[0].authorization).toContain(mockCredentials.user().principal.userEntityRef);
-    expect(ctx.output).toHaveBeenCalledWith('clusterUrl', 'http://backstage.example/capz/clusters/prod-weu/team-a/team-a-dev');
-    expect(ctx.output).toHaveBeenCalledWith('clusterPath', '/capz/clusters/prod-weu/team-a/team-a-dev');
-    expect(ctx.output).toHaveBeenCalledWith('objects', ['Cluster/team-a-dev', 'AzureASOManagedControlPlane/team-a-dev']);
+    expect(seen[0].authorization).toContain(
+      mockCredentials.user().principal.userEntityRef,
+    );
+    expect(ctx.output).toHaveBeenCalledWith(
+      'clusterUrl',
+      'http://backstage.example/capz/clusters/prod-weu/team-a/team-a-dev',
+    );
+    expect(ctx.output).toHaveBeenCalledWith(
+      'clusterPath',
+      '/capz/clusters/prod-weu/team-a/team-a-dev',
+    );
+    expect(ctx.output).toHaveBeenCalledWith('objects', [
+      'Cluster/team-a-dev',
+      'AzureASOManagedControlPlane/team-a-dev',
+    ]);
   });
 
   it('sends dryRun: true in a template dry run (the backend applies with dryRun=All)', async () => {
@@ -96,23 +135,45 @@ describe('capz:cluster:create', () => {
     const ctx = { ...createMockActionContext({ input }), isDryRun: true };
     await setup().handler(ctx);
     expect(seen.map(s => s.body.dryRun)).toEqual([true]);
-    expect(ctx.output).toHaveBeenCalledWith('clusterUrl', '/capz/clusters/prod-weu/team-a/team-a-dev');
+    expect(ctx.output).toHaveBeenCalledWith(
+      'clusterUrl',
+      '/capz/clusters/prod-weu/team-a/team-a-dev',
+    );
   });
 
   it.each([
-    [409, 'name: cluster team-a-dev cannot be created, these objects exist already: Cluster team-a/team-a-dev'],
-    [403, 'Not allowed to create clusters in prod-weu/team-a (capz.cluster.create)'],
+    [
+      409,
+      'name: cluster team-a-dev cannot be created, these objects exist already: Cluster team-a/team-a-dev',
+    ],
+    [
+      403,
+      'Not allowed to create clusters in prod-weu/team-a (capz.cluster.create)',
+    ],
     [400, 'Invalid cluster: name: "x" is 55 characters'],
-  ])('fails with the backend\'s %s and its message, and outputs nothing', async (status, message) => {
-    reply = () => ({ status, body: { error: { name: 'Error', message }, response: { statusCode: status } } });
-    const ctx = createMockActionContext({ input });
-    await expect(setup().handler(ctx)).rejects.toThrow(`Cannot create cluster prod-weu/team-a/team-a-dev: ${status}: ${message}`);
-    expect(ctx.output).not.toHaveBeenCalled();
-  });
+  ])(
+    "fails with the backend's %s and its message, and outputs nothing",
+    async (status, message) => {
+      reply = () => ({
+        status,
+        body: {
+          error: { name: 'Error', message },
+          response: { statusCode: status },
+        },
+      });
+      const ctx = createMockActionContext({ input });
+      await expect(setup().handler(ctx)).rejects.toThrow(
+        `Cannot create cluster prod-weu/team-a/team-a-dev: ${status}: ${message}`,
+      );
+      expect(ctx.output).not.toHaveBeenCalled();
+    },
+  );
 
   it('fails with the status and text when the answer is not a Backstage error', async () => {
     reply = () => ({ status: 502, body: 'upstream gone' });
     const ctx = createMockActionContext({ input });
-    await expect(setup().handler(ctx)).rejects.toThrow(/^Cannot create cluster prod-weu\/team-a\/team-a-dev: 502 Bad Gateway: "upstream gone"$/);
+    await expect(setup().handler(ctx)).rejects.toThrow(
+      /^Cannot create cluster prod-weu\/team-a\/team-a-dev: 502 Bad Gateway: "upstream gone"$/,
+    );
   });
 });

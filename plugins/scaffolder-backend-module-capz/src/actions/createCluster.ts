@@ -1,6 +1,13 @@
-import type { AuthService, DiscoveryService, RootConfigService } from '@backstage/backend-plugin-api';
+import type {
+  AuthService,
+  DiscoveryService,
+  RootConfigService,
+} from '@backstage/backend-plugin-api';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
-import type { CreateClusterRequest, CreateClusterResponse } from '@internal/plugin-capz-common';
+import type {
+  CreateClusterRequest,
+  CreateClusterResponse,
+} from '@internal/plugin-capz-common';
 import { examples } from './createCluster.examples';
 
 export interface CreateClusterActionOptions {
@@ -19,7 +26,9 @@ async function errorOf(res: Response): Promise<string> {
   } catch {
     /* not JSON */
   }
-  return `${res.status} ${res.statusText}${text ? `: ${text.slice(0, 500)}` : ''}`;
+  return `${res.status} ${res.statusText}${
+    text ? `: ${text.slice(0, 500)}` : ''
+  }`;
 }
 
 /**
@@ -37,44 +46,97 @@ export function createCreateClusterAction(o: CreateClusterActionOptions) {
     supportsDryRun: true,
     schema: {
       input: {
-        managementCluster: z => z.string().describe('Management cluster (capz.managementClusters[].name)'),
-        name: z => z.string().describe('Cluster name (lowercase DNS label; at most 54 characters, the dnsPrefix limit)'),
-        namespace: z => z.string().describe('Existing namespace on the management cluster'),
+        managementCluster: z =>
+          z
+            .string()
+            .describe('Management cluster (capz.managementClusters[].name)'),
+        name: z =>
+          z
+            .string()
+            .describe(
+              'Cluster name (lowercase DNS label; at most 54 characters, the dnsPrefix limit)',
+            ),
+        namespace: z =>
+          z.string().describe('Existing namespace on the management cluster'),
         location: z => z.string().describe('Azure region, e.g. westeurope'),
-        kubernetesVersion: z => z.string().describe('Kubernetes version with a leading v, e.g. v1.33.2'),
-        credentialSecretName: z => z.string().describe('ASO credential Secret in the same namespace'),
+        kubernetesVersion: z =>
+          z
+            .string()
+            .describe('Kubernetes version with a leading v, e.g. v1.33.2'),
+        credentialSecretName: z =>
+          z.string().describe('ASO credential Secret in the same namespace'),
         pools: z =>
           z
-            .array(z.object({ name: z.string(), mode: z.enum(['System', 'User']), vmSize: z.string(), replicas: z.number().int() }))
+            .array(
+              z.object({
+                name: z.string(),
+                mode: z.enum(['System', 'User']),
+                vmSize: z.string(),
+                replicas: z.number().int(),
+              }),
+            )
             .min(1)
             .describe('Agent pools; at least one System pool'),
       },
       output: {
-        clusterUrl: z => z.string().describe("The new cluster's page (absolute when app.baseUrl is configured)"),
-        clusterPath: z => z.string().describe("The new cluster's page, relative to the app"),
-        objects: z => z.array(z.string()).describe('The objects created (or validated, in a dry run) as Kind/name'),
+        clusterUrl: z =>
+          z
+            .string()
+            .describe(
+              "The new cluster's page (absolute when app.baseUrl is configured)",
+            ),
+        clusterPath: z =>
+          z.string().describe("The new cluster's page, relative to the app"),
+        objects: z =>
+          z
+            .array(z.string())
+            .describe(
+              'The objects created (or validated, in a dry run) as Kind/name',
+            ),
       },
     },
     async handler(ctx) {
       const credentials = await ctx.getInitiatorCredentials();
-      const { token } = await o.auth.getPluginRequestToken({ onBehalfOf: credentials, targetPluginId: 'capz' });
+      const { token } = await o.auth.getPluginRequestToken({
+        onBehalfOf: credentials,
+        targetPluginId: 'capz',
+      });
       const baseUrl = await o.discovery.getBaseUrl('capz');
       const dryRun = ctx.isDryRun === true;
       const request: CreateClusterRequest = { ...ctx.input, dryRun };
       const target = `${ctx.input.managementCluster}/${ctx.input.namespace}/${ctx.input.name}`;
-      ctx.logger.info(`${dryRun ? 'Validating (dry run, nothing is written)' : 'Creating'} cluster ${target}`);
+      ctx.logger.info(
+        `${
+          dryRun ? 'Validating (dry run, nothing is written)' : 'Creating'
+        } cluster ${target}`,
+      );
       const res = await fetch(`${baseUrl}/clusters`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        headers: {
+          'Content-Type': 'application/json',
+          Authorization: `Bearer ${token}`,
+        },
         body: JSON.stringify(request),
       });
-      if (!res.ok) throw new Error(`Cannot create cluster ${target}: ${await errorOf(res)}`);
+      if (!res.ok)
+        throw new Error(
+          `Cannot create cluster ${target}: ${await errorOf(res)}`,
+        );
       const answer = (await res.json()) as CreateClusterResponse;
       const objects = answer.objects.map(x => `${x.kind}/${x.name}`);
-      ctx.logger.info(`${dryRun ? 'The API server accepted' : 'Created'} ${objects.length} objects: ${objects.join(', ')}`);
-      const appBaseUrl = o.config?.getOptionalString('app.baseUrl')?.replace(/\/+$/, '');
+      ctx.logger.info(
+        `${dryRun ? 'The API server accepted' : 'Created'} ${
+          objects.length
+        } objects: ${objects.join(', ')}`,
+      );
+      const appBaseUrl = o.config
+        ?.getOptionalString('app.baseUrl')
+        ?.replace(/\/+$/, '');
       ctx.output('clusterPath', answer.path);
-      ctx.output('clusterUrl', appBaseUrl ? `${appBaseUrl}${answer.path}` : answer.path);
+      ctx.output(
+        'clusterUrl',
+        appBaseUrl ? `${appBaseUrl}${answer.path}` : answer.path,
+      );
       ctx.output('objects', objects);
     },
   });

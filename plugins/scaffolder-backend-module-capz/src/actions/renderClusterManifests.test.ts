@@ -10,7 +10,9 @@ describe('capz:cluster:render', () => {
     const input = parse(examples[0].example).steps[0].input;
     const ctx = createMockActionContext({ input });
     await action.handler(ctx);
-    const [[name, yaml]] = (ctx.output as jest.Mock).mock.calls.filter(([n]) => n === 'manifests');
+    const [[name, yaml]] = (ctx.output as jest.Mock).mock.calls.filter(
+      ([n]) => n === 'manifests',
+    );
     expect(name).toBe('manifests');
     const docs = parseAllDocuments(yaml).map(d => d.toJS());
     expect(docs.map(d => d.kind)).toEqual([
@@ -27,7 +29,9 @@ describe('capz:cluster:render', () => {
 
   it('fails with every validation message and outputs nothing', async () => {
     const input = parse(examples[0].example).steps[0].input;
-    const ctx = createMockActionContext({ input: { ...input, name: 'Bad', pools: [] } });
+    const ctx = createMockActionContext({
+      input: { ...input, name: 'Bad', pools: [] },
+    });
     await expect(action.handler(ctx)).rejects.toThrow(
       /Cannot render cluster Bad: name "Bad" must be a lowercase DNS label.*at least one pool must have mode System/,
     );

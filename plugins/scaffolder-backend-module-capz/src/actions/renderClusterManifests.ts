@@ -20,11 +20,19 @@ export function createRenderClusterManifestsAction() {
     schema: {
       input: {
         name: z => z.string().describe('Cluster name (lowercase DNS label)'),
-        namespace: z => z.string().describe('Namespace on the management cluster'),
+        namespace: z =>
+          z.string().describe('Namespace on the management cluster'),
         location: z => z.string().describe('Azure region, e.g. westeurope'),
-        kubernetesVersion: z => z.string().describe('Kubernetes version with a leading v, e.g. v1.33.2'),
+        kubernetesVersion: z =>
+          z
+            .string()
+            .describe('Kubernetes version with a leading v, e.g. v1.33.2'),
         credentialSecretName: z =>
-          z.string().describe('ASO credential Secret in the same namespace (credential-from)'),
+          z
+            .string()
+            .describe(
+              'ASO credential Secret in the same namespace (credential-from)',
+            ),
         pools: z =>
           z
             .array(
@@ -39,17 +47,22 @@ export function createRenderClusterManifestsAction() {
             .describe('Agent pools; at least one System pool'),
       },
       output: {
-        manifests: z => z.string().describe('Multi-document YAML of every object'),
+        manifests: z =>
+          z.string().describe('Multi-document YAML of every object'),
         objectCount: z => z.number().describe('How many objects were rendered'),
       },
     },
     async handler(ctx) {
       const errors = validateAksAsoClusterParams(ctx.input);
       if (errors.length) {
-        throw new Error(`Cannot render cluster ${ctx.input.name}: ${errors.join('; ')}`);
+        throw new Error(
+          `Cannot render cluster ${ctx.input.name}: ${errors.join('; ')}`,
+        );
       }
       const objects = generateAksAsoClusterManifests(ctx.input);
-      ctx.logger.info(`Rendered ${objects.length} objects for cluster ${ctx.input.namespace}/${ctx.input.name}`);
+      ctx.logger.info(
+        `Rendered ${objects.length} objects for cluster ${ctx.input.namespace}/${ctx.input.name}`,
+      );
       ctx.output('manifests', objects.map(o => stringify(o)).join('---\n'));
       ctx.output('objectCount', objects.length);
     },

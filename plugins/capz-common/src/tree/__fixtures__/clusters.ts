@@ -21,7 +21,8 @@ const POLICY = 'serviceoperator.azure.com/reconcile-policy';
 
 let uidSeq = 0;
 /** A deterministic uid per fixture object. */
-const uid = (kind: string, name: string) => `uid-${kind.toLowerCase()}-${name}-${++uidSeq}`;
+const uid = (kind: string, name: string) =>
+  `uid-${kind.toLowerCase()}-${name}-${++uidSeq}`;
 
 export type Obj = ObservedObject & {
   metadata: NonNullable<ObservedObject['metadata']> & { name: string };
@@ -29,7 +30,11 @@ export type Obj = ObservedObject & {
   status: Record<string, any>;
 };
 
-export const find = (objects: readonly ObservedObject[], kind: string, name: string): Obj => {
+export const find = (
+  objects: readonly ObservedObject[],
+  kind: string,
+  name: string,
+): Obj => {
   const o = objects.find(x => x.kind === kind && x.metadata?.name === name);
   if (!o) throw new Error(`fixture ${kind}/${name} not found`);
   return o as Obj;
@@ -43,8 +48,20 @@ const ownerRef = (o: Obj, controller = true) => ({
   controller,
 });
 
-function meta(kind: string, namespace: string, name: string, extra: Partial<Obj['metadata']> = {}): Obj['metadata'] {
-  return { name, namespace, uid: uid(kind, name), generation: 1, creationTimestamp: '2026-11-20T09:30:00Z', ...extra };
+function meta(
+  kind: string,
+  namespace: string,
+  name: string,
+  extra: Partial<Obj['metadata']> = {},
+): Obj['metadata'] {
+  return {
+    name,
+    namespace,
+    uid: uid(kind, name),
+    generation: 1,
+    creationTimestamp: '2026-11-20T09:30:00Z',
+    ...extra,
+  };
 }
 
 /** ASO's Ready condition when the resource is reconciled (aso/controller.ts). */
@@ -65,8 +82,18 @@ export function failReady(
   message: string,
   at = '2026-11-21T11:00:00Z',
 ): Obj {
-  const conditions = (o.status.conditions ?? []).filter((c: any) => c.type !== 'Ready');
-  conditions.push({ type: 'Ready', status: 'False', severity, reason, message, observedGeneration: o.metadata.generation, lastTransitionTime: at });
+  const conditions = (o.status.conditions ?? []).filter(
+    (c: any) => c.type !== 'Ready',
+  );
+  conditions.push({
+    type: 'Ready',
+    status: 'False',
+    severity,
+    reason,
+    message,
+    observedGeneration: o.metadata.generation,
+    lastTransitionTime: at,
+  });
   o.status.conditions = conditions;
   return o;
 }
@@ -75,28 +102,56 @@ export function failReady(
 export function markNotReady(o: Obj, kind?: string): Obj {
   o.status.ready = false;
   if ('initialized' in o.status) o.status.initialized = false;
-  for (const r of o.status.resources ?? []) if (!kind || r.resource.kind === kind) r.ready = false;
+  for (const r of o.status.resources ?? [])
+    if (!kind || r.resource.kind === kind) r.ready = false;
   return o;
 }
 
 /** Sets a metav1 condition on a CAPI object. */
-export function setCapiCondition(o: Obj, type: string, status: 'True' | 'False', reason: string, message = '', at = '2026-11-21T11:00:00Z'): Obj {
-  const conditions = (o.status.conditions ?? []).filter((c: any) => c.type !== type);
-  conditions.push({ type, status, reason, message, observedGeneration: o.metadata.generation, lastTransitionTime: at });
-  o.status.conditions = conditions.sort((a: any, b: any) => a.type.localeCompare(b.type));
+export function setCapiCondition(
+  o: Obj,
+  type: string,
+  status: 'True' | 'False',
+  reason: string,
+  message = '',
+  at = '2026-11-21T11:00:00Z',
+): Obj {
+  const conditions = (o.status.conditions ?? []).filter(
+    (c: any) => c.type !== type,
+  );
+  conditions.push({
+    type,
+    status,
+    reason,
+    message,
+    observedGeneration: o.metadata.generation,
+    lastTransitionTime: at,
+  });
+  o.status.conditions = conditions.sort((a: any, b: any) =>
+    a.type.localeCompare(b.type),
+  );
   return o;
 }
 
 const capiConditions = (generation: number, available: boolean) =>
   [
-    { type: 'Available', status: available ? 'True' : 'False', reason: available ? 'Available' : 'NotAvailable' },
+    {
+      type: 'Available',
+      status: available ? 'True' : 'False',
+      reason: available ? 'Available' : 'NotAvailable',
+    },
     { type: 'ControlPlaneAvailable', status: 'True', reason: 'Available' },
     { type: 'InfrastructureReady', status: 'True', reason: 'Ready' },
     { type: 'Paused', status: 'False', reason: 'NotPaused' },
     { type: 'RemoteConnectionProbe', status: 'True', reason: 'ProbeSucceeded' },
     // MachinePools never feed it (capz-ground-truth 6.4).
     { type: 'WorkersAvailable', status: 'True', reason: 'NoWorkers' },
-  ].map(c => ({ ...c, message: '', observedGeneration: generation, lastTransitionTime: T_READY }));
+  ].map(c => ({
+    ...c,
+    message: '',
+    observedGeneration: generation,
+    lastTransitionTime: T_READY,
+  }));
 
 export interface PoolOpts {
   name: string;
@@ -137,14 +192,27 @@ export function asoManagedCluster(opts: AsoClusterOpts): ClusterFixture {
   const cluster: Obj = {
     apiVersion: CAPI,
     kind: 'Cluster',
-    metadata: meta('Cluster', ns, name, { finalizers: ['cluster.cluster.x-k8s.io'] } as any),
+    metadata: meta('Cluster', ns, name, {
+      finalizers: ['cluster.cluster.x-k8s.io'],
+    } as any),
     spec: {
-      controlPlaneRef: { apiGroup: CAPZ_GROUP, kind: 'AzureASOManagedControlPlane', name },
-      infrastructureRef: { apiGroup: CAPZ_GROUP, kind: 'AzureASOManagedCluster', name },
+      controlPlaneRef: {
+        apiGroup: CAPZ_GROUP,
+        kind: 'AzureASOManagedControlPlane',
+        name,
+      },
+      infrastructureRef: {
+        apiGroup: CAPZ_GROUP,
+        kind: 'AzureASOManagedCluster',
+        name,
+      },
     },
     status: {
       conditions: capiConditions(1, true),
-      initialization: { infrastructureProvisioned: true, controlPlaneInitialized: true },
+      initialization: {
+        infrastructureProvisioned: true,
+        controlPlaneInitialized: true,
+      },
       workers: {
         desiredReplicas: pools.reduce((n, p) => n + (p.count ?? 1), 0),
         replicas: pools.reduce((n, p) => n + (p.count ?? 1), 0),
@@ -164,11 +232,25 @@ export function asoManagedCluster(opts: AsoClusterOpts): ClusterFixture {
       },
       ownerReferences: [ownerRef(owner, kind !== 'AzureASOManagedMachinePool')],
       managedFields: [
-        { manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: capzApi },
-        { manager: 'capz-manager', operation: 'Update', apiVersion: `${CAPZ_GROUP}/v1beta1`, subresource: 'status' },
+        {
+          manager: 'kubectl-client-side-apply',
+          operation: 'Update',
+          apiVersion: capzApi,
+        },
+        {
+          manager: 'capz-manager',
+          operation: 'Update',
+          apiVersion: `${CAPZ_GROUP}/v1beta1`,
+          subresource: 'status',
+        },
       ],
     } as any);
-  const statusRes = (group: string, apiVersion: string, kind: string, n: string) => ({
+  const statusRes = (
+    group: string,
+    apiVersion: string,
+    kind: string,
+    n: string,
+  ) => ({
     resource: { group, version: apiVersion.split('/')[1], kind, name: n },
     ready: true,
   });
@@ -176,17 +258,39 @@ export function asoManagedCluster(opts: AsoClusterOpts): ClusterFixture {
   const infra: Obj = {
     apiVersion: capzApi,
     kind: 'AzureASOManagedCluster',
-    metadata: capzMeta('AzureASOManagedCluster', name, cluster, 'ResourceGroup.v1api20200601.resources.azure.com'),
+    metadata: capzMeta(
+      'AzureASOManagedCluster',
+      name,
+      cluster,
+      'ResourceGroup.v1api20200601.resources.azure.com',
+    ),
     spec: {
       controlPlaneEndpoint: { host: fqdn, port: 443 },
-      resources: [{ apiVersion: RG_API, kind: 'ResourceGroup', metadata: { name, annotations: credential }, spec: { location } }],
+      resources: [
+        {
+          apiVersion: RG_API,
+          kind: 'ResourceGroup',
+          metadata: { name, annotations: credential },
+          spec: { location },
+        },
+      ],
     },
-    status: { resources: [statusRes('resources.azure.com', RG_API, 'ResourceGroup', name)], ready: true },
+    status: {
+      resources: [
+        statusRes('resources.azure.com', RG_API, 'ResourceGroup', name),
+      ],
+      ready: true,
+    },
   };
   const cp: Obj = {
     apiVersion: capzApi,
     kind: 'AzureASOManagedControlPlane',
-    metadata: capzMeta('AzureASOManagedControlPlane', name, cluster, 'ManagedCluster.v1api20240901.containerservice.azure.com'),
+    metadata: capzMeta(
+      'AzureASOManagedControlPlane',
+      name,
+      cluster,
+      'ManagedCluster.v1api20240901.containerservice.azure.com',
+    ),
     spec: {
       version: `v${version}`,
       resources: [
@@ -194,12 +298,20 @@ export function asoManagedCluster(opts: AsoClusterOpts): ClusterFixture {
           apiVersion: CS_API,
           kind: 'ManagedCluster',
           metadata: { name, annotations: credential },
-          spec: { dnsPrefix: name, identity: { type: 'SystemAssigned' }, location, networkProfile: { networkPlugin: 'azure' }, owner: { name } },
+          spec: {
+            dnsPrefix: name,
+            identity: { type: 'SystemAssigned' },
+            location,
+            networkProfile: { networkPlugin: 'azure' },
+            owner: { name },
+          },
         },
       ],
     },
     status: {
-      resources: [statusRes('containerservice.azure.com', CS_API, 'ManagedCluster', name)],
+      resources: [
+        statusRes('containerservice.azure.com', CS_API, 'ManagedCluster', name),
+      ],
       controlPlaneEndpoint: { host: fqdn, port: 443 },
       ready: true,
       initialized: true,
@@ -240,7 +352,11 @@ export function asoManagedCluster(opts: AsoClusterOpts): ClusterFixture {
       kubernetesVersion: version,
       location,
       owner: { name },
-      operatorSpec: { secrets: { adminCredentials: { name: `${name}-kubeconfig`, key: 'value' } } },
+      operatorSpec: {
+        secrets: {
+          adminCredentials: { name: `${name}-kubeconfig`, key: 'value' },
+        },
+      },
     },
     status: {
       id: `/subscriptions/${SUB}/resourceGroups/${name}/providers/Microsoft.ContainerService/managedClusters/${name}`,
@@ -256,7 +372,12 @@ export function asoManagedCluster(opts: AsoClusterOpts): ClusterFixture {
       disableLocalAccounts: false,
       provisioningState: 'Succeeded',
       powerState: { code: 'Running' },
-      agentPoolProfiles: pools.map(p => ({ name: p.name, count: p.count ?? 1, mode: p.mode ?? 'User', provisioningState: 'Succeeded' })),
+      agentPoolProfiles: pools.map(p => ({
+        name: p.name,
+        count: p.count ?? 1,
+        mode: p.mode ?? 'User',
+        provisioningState: 'Succeeded',
+      })),
       conditions: [asoReady()],
     },
   };
@@ -272,7 +393,9 @@ export function asoManagedCluster(opts: AsoClusterOpts): ClusterFixture {
         labels: { [CLUSTER_NAME]: name },
         ownerReferences: [ownerRef(cluster, false)],
         finalizers: ['machinepool.cluster.x-k8s.io'],
-        ...(p.autoscale ? { annotations: { 'cluster.x-k8s.io/replicas-managed-by': 'aks' } } : {}),
+        ...(p.autoscale
+          ? { annotations: { 'cluster.x-k8s.io/replicas-managed-by': 'aks' } }
+          : {}),
       } as any),
       spec: {
         clusterName: name,
@@ -281,17 +404,38 @@ export function asoManagedCluster(opts: AsoClusterOpts): ClusterFixture {
           spec: {
             clusterName: name,
             bootstrap: { dataSecretName: '' },
-            infrastructureRef: { apiGroup: CAPZ_GROUP, kind: 'AzureASOManagedMachinePool', name: poolName },
+            infrastructureRef: {
+              apiGroup: CAPZ_GROUP,
+              kind: 'AzureASOManagedMachinePool',
+              name: poolName,
+            },
             version: `v${version}`,
           },
         },
       },
       status: {
         conditions: [
-          { type: 'Available', status: 'True', reason: 'Available', message: '', observedGeneration: 1, lastTransitionTime: T_READY },
-          { type: 'InfrastructureReady', status: 'True', reason: 'Ready', message: '', observedGeneration: 1, lastTransitionTime: T_READY },
+          {
+            type: 'Available',
+            status: 'True',
+            reason: 'Available',
+            message: '',
+            observedGeneration: 1,
+            lastTransitionTime: T_READY,
+          },
+          {
+            type: 'InfrastructureReady',
+            status: 'True',
+            reason: 'Ready',
+            message: '',
+            observedGeneration: 1,
+            lastTransitionTime: T_READY,
+          },
         ],
-        initialization: { infrastructureProvisioned: true, bootstrapDataSecretCreated: true },
+        initialization: {
+          infrastructureProvisioned: true,
+          bootstrapDataSecretCreated: true,
+        },
         replicas: count,
         readyReplicas: count,
         availableReplicas: count,
@@ -306,18 +450,49 @@ export function asoManagedCluster(opts: AsoClusterOpts): ClusterFixture {
       owner: { name },
       type: 'VirtualMachineScaleSets',
       vmSize: p.vmSize ?? 'Standard_D2s_v3',
-      ...(p.autoscale ? { enableAutoScaling: true, minCount: p.autoscale.min, maxCount: p.autoscale.max } : {}),
+      ...(p.autoscale
+        ? {
+            enableAutoScaling: true,
+            minCount: p.autoscale.min,
+            maxCount: p.autoscale.max,
+          }
+        : {}),
     };
     const amp: Obj = {
       apiVersion: capzApi,
       kind: 'AzureASOManagedMachinePool',
-      metadata: capzMeta('AzureASOManagedMachinePool', poolName, mp, 'ManagedClustersAgentPool.v1api20240901.containerservice.azure.com'),
+      metadata: capzMeta(
+        'AzureASOManagedMachinePool',
+        poolName,
+        mp,
+        'ManagedClustersAgentPool.v1api20240901.containerservice.azure.com',
+      ),
       spec: {
-        providerIDList: Array.from({ length: count }, (_, i) => `azure:///subscriptions/${SUB}/resourceGroups/${nodeRG.toLowerCase()}/providers/Microsoft.Compute/virtualMachineScaleSets/aks-${p.name}-vmss/virtualMachines/${i}`),
-        resources: [{ apiVersion: CS_API, kind: 'ManagedClustersAgentPool', metadata: { name: poolName, annotations: credential }, spec: poolSpec }],
+        providerIDList: Array.from(
+          { length: count },
+          (_, i) =>
+            `azure:///subscriptions/${SUB}/resourceGroups/${nodeRG.toLowerCase()}/providers/Microsoft.Compute/virtualMachineScaleSets/aks-${
+              p.name
+            }-vmss/virtualMachines/${i}`,
+        ),
+        resources: [
+          {
+            apiVersion: CS_API,
+            kind: 'ManagedClustersAgentPool',
+            metadata: { name: poolName, annotations: credential },
+            spec: poolSpec,
+          },
+        ],
       },
       status: {
-        resources: [statusRes('containerservice.azure.com', CS_API, 'ManagedClustersAgentPool', poolName)],
+        resources: [
+          statusRes(
+            'containerservice.azure.com',
+            CS_API,
+            'ManagedClustersAgentPool',
+            poolName,
+          ),
+        ],
         replicas: count,
         ready: true,
       },
@@ -339,7 +514,9 @@ export function asoManagedCluster(opts: AsoClusterOpts): ClusterFixture {
         orchestratorVersion: version,
         currentOrchestratorVersion: version,
         enableAutoScaling: !!p.autoscale,
-        ...(p.autoscale ? { minCount: p.autoscale.min, maxCount: p.autoscale.max } : {}),
+        ...(p.autoscale
+          ? { minCount: p.autoscale.min, maxCount: p.autoscale.max }
+          : {}),
         nodeImageVersion: 'AKSUbuntu-2204gen2containerd-202611.01.0',
         powerState: { code: 'Running' },
         provisioningState: 'Succeeded',
@@ -359,26 +536,53 @@ const normalize = (s: string) =>
     .replace(/^-+|-+$/g, '');
 
 /** v1beta1-style (CAPI v1beta1 Conditions) True condition with empty severity. */
-const v1beta1True = (type: string) => ({ type, status: 'True', severity: '', lastTransitionTime: T_READY });
+const v1beta1True = (type: string) => ({
+  type,
+  status: 'True',
+  severity: '',
+  lastTransitionTime: T_READY,
+});
 
 /** A healthy cluster on the deprecated AzureManaged* API (seed.ts legacyCluster, capz/legacy.ts). */
-export function legacyCluster(opts: { namespace?: string; name: string; resourceGroup?: string; location?: string; version?: string; pools?: PoolOpts[] }): ClusterFixture {
+export function legacyCluster(opts: {
+  namespace?: string;
+  name: string;
+  resourceGroup?: string;
+  location?: string;
+  version?: string;
+  pools?: PoolOpts[];
+}): ClusterFixture {
   const ns = opts.namespace ?? 'team-legacy';
   const name = opts.name;
   const location = opts.location ?? 'westeurope';
   const version = opts.version ?? '1.32.5';
   const rgName = opts.resourceGroup ?? `RG_${name}`;
   const pools = opts.pools ?? [{ name: 'pool0', mode: 'System', count: 3 }];
-  const asoAnnotations = { [CREDENTIAL_FROM]: `${name}-aso-secret`, [POLICY]: 'manage' };
+  const asoAnnotations = {
+    [CREDENTIAL_FROM]: `${name}-aso-secret`,
+    [POLICY]: 'manage',
+  };
   const cluster: Obj = {
     apiVersion: CAPI,
     kind: 'Cluster',
     metadata: meta('Cluster', ns, name),
     spec: {
-      controlPlaneRef: { apiGroup: CAPZ_GROUP, kind: 'AzureManagedControlPlane', name },
-      infrastructureRef: { apiGroup: CAPZ_GROUP, kind: 'AzureManagedCluster', name },
+      controlPlaneRef: {
+        apiGroup: CAPZ_GROUP,
+        kind: 'AzureManagedControlPlane',
+        name,
+      },
+      infrastructureRef: {
+        apiGroup: CAPZ_GROUP,
+        kind: 'AzureManagedCluster',
+        name,
+      },
     },
-    status: { conditions: capiConditions(1, true), phase: 'Provisioned', observedGeneration: 1 },
+    status: {
+      conditions: capiConditions(1, true),
+      phase: 'Provisioned',
+      observedGeneration: 1,
+    },
   };
   const capzMeta = (kind: string, n: string, owner: Obj, controller: boolean) =>
     meta(kind, ns, n, {
@@ -389,8 +593,16 @@ export function legacyCluster(opts: { namespace?: string; name: string; resource
   const amc: Obj = {
     apiVersion: `${CAPZ_GROUP}/v1beta1`,
     kind: 'AzureManagedCluster',
-    metadata: meta('AzureManagedCluster', ns, name, { labels: { [CLUSTER_NAME]: name }, ownerReferences: [ownerRef(cluster)] }),
-    spec: { controlPlaneEndpoint: { host: `${name}-dns.hcp.${location}.azmk8s.io`, port: 443 } },
+    metadata: meta('AzureManagedCluster', ns, name, {
+      labels: { [CLUSTER_NAME]: name },
+      ownerReferences: [ownerRef(cluster)],
+    }),
+    spec: {
+      controlPlaneEndpoint: {
+        host: `${name}-dns.hcp.${location}.azmk8s.io`,
+        port: 443,
+      },
+    },
     status: { ready: true },
   };
   const amcp: Obj = {
@@ -398,15 +610,27 @@ export function legacyCluster(opts: { namespace?: string; name: string; resource
     kind: 'AzureManagedControlPlane',
     metadata: capzMeta('AzureManagedControlPlane', name, cluster, true),
     spec: {
-      identityRef: { apiVersion: `${CAPZ_GROUP}/v1beta1`, kind: 'AzureClusterIdentity', name: 'cluster-identity', namespace: ns },
+      identityRef: {
+        apiVersion: `${CAPZ_GROUP}/v1beta1`,
+        kind: 'AzureClusterIdentity',
+        name: 'cluster-identity',
+        namespace: ns,
+      },
       location,
       resourceGroupName: rgName,
       subscriptionID: SUB,
       version: `v${version}`,
-      controlPlaneEndpoint: { host: `${name}-dns.hcp.${location}.azmk8s.io`, port: 443 },
+      controlPlaneEndpoint: {
+        host: `${name}-dns.hcp.${location}.azmk8s.io`,
+        port: 443,
+      },
     },
     status: {
-      conditions: [v1beta1True('ManagedClusterRunning'), v1beta1True('Ready'), v1beta1True('ResourceGroupReady')],
+      conditions: [
+        v1beta1True('ManagedClusterRunning'),
+        v1beta1True('Ready'),
+        v1beta1True('ResourceGroupReady'),
+      ],
       ready: true,
       initialized: true,
       version: `v${version}`,
@@ -423,13 +647,23 @@ export function legacyCluster(opts: { namespace?: string; name: string; resource
     kind: 'ResourceGroup',
     metadata: asoMeta('ResourceGroup', normalize(rgName), amcp),
     spec: { azureName: rgName, location },
-    status: { name: rgName, location, properties: { provisioningState: 'Succeeded' }, conditions: [asoReady()] },
+    status: {
+      name: rgName,
+      location,
+      properties: { provisioningState: 'Succeeded' },
+      conditions: [asoReady()],
+    },
   };
   const mc: Obj = {
     apiVersion: CS_API,
     kind: 'ManagedCluster',
     metadata: asoMeta('ManagedCluster', normalize(name), amcp),
-    spec: { azureName: name, owner: { name: normalize(rgName) }, location, kubernetesVersion: version },
+    spec: {
+      azureName: name,
+      owner: { name: normalize(rgName) },
+      location,
+      kubernetesVersion: version,
+    },
     status: {
       name,
       location,
@@ -448,7 +682,10 @@ export function legacyCluster(opts: { namespace?: string; name: string; resource
     const mp: Obj = {
       apiVersion: CAPI,
       kind: 'MachinePool',
-      metadata: meta('MachinePool', ns, poolName, { labels: { [CLUSTER_NAME]: name }, ownerReferences: [ownerRef(cluster, false)] }),
+      metadata: meta('MachinePool', ns, poolName, {
+        labels: { [CLUSTER_NAME]: name },
+        ownerReferences: [ownerRef(cluster, false)],
+      }),
       spec: {
         clusterName: name,
         replicas: count,
@@ -456,15 +693,33 @@ export function legacyCluster(opts: { namespace?: string; name: string; resource
           spec: {
             clusterName: name,
             bootstrap: { dataSecretName: '' },
-            infrastructureRef: { apiGroup: CAPZ_GROUP, kind: 'AzureManagedMachinePool', name: poolName },
+            infrastructureRef: {
+              apiGroup: CAPZ_GROUP,
+              kind: 'AzureManagedMachinePool',
+              name: poolName,
+            },
             version: `v${version}`,
           },
         },
       },
       status: {
         conditions: [
-          { type: 'Available', status: 'True', reason: 'Available', message: '', observedGeneration: 1, lastTransitionTime: T_READY },
-          { type: 'InfrastructureReady', status: 'True', reason: 'Ready', message: '', observedGeneration: 1, lastTransitionTime: T_READY },
+          {
+            type: 'Available',
+            status: 'True',
+            reason: 'Available',
+            message: '',
+            observedGeneration: 1,
+            lastTransitionTime: T_READY,
+          },
+          {
+            type: 'InfrastructureReady',
+            status: 'True',
+            reason: 'Ready',
+            message: '',
+            observedGeneration: 1,
+            lastTransitionTime: T_READY,
+          },
         ],
         replicas: count,
         readyReplicas: count,
@@ -481,16 +736,34 @@ export function legacyCluster(opts: { namespace?: string; name: string; resource
         mode: p.mode ?? 'User',
         name: p.name,
         sku: p.vmSize ?? 'Standard_D2s_v3',
-        ...(p.autoscale ? { scaling: { minSize: p.autoscale.min, maxSize: p.autoscale.max } } : {}),
+        ...(p.autoscale
+          ? { scaling: { minSize: p.autoscale.min, maxSize: p.autoscale.max } }
+          : {}),
       },
-      status: { conditions: [v1beta1True('AgentPoolsReady'), v1beta1True('Ready')], ready: true, replicas: count },
+      status: {
+        conditions: [v1beta1True('AgentPoolsReady'), v1beta1True('Ready')],
+        ready: true,
+        replicas: count,
+      },
     };
     const ap: Obj = {
       apiVersion: CS_API,
       kind: 'ManagedClustersAgentPool',
       metadata: asoMeta('ManagedClustersAgentPool', normalize(poolName), ammp),
-      spec: { azureName: p.name, owner: { name: normalize(name) }, mode: p.mode ?? 'User', vmSize: p.vmSize ?? 'Standard_D2s_v3', count },
-      status: { name: p.name, count, mode: p.mode ?? 'User', provisioningState: 'Succeeded', conditions: [asoReady()] },
+      spec: {
+        azureName: p.name,
+        owner: { name: normalize(name) },
+        mode: p.mode ?? 'User',
+        vmSize: p.vmSize ?? 'Standard_D2s_v3',
+        count,
+      },
+      status: {
+        name: p.name,
+        count,
+        mode: p.mode ?? 'User',
+        provisioningState: 'Succeeded',
+        conditions: [asoReady()],
+      },
     };
     objects.push(mp, ammp, ap);
   }

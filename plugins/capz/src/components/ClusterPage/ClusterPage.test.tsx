@@ -2,22 +2,37 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { CAPZ_SIGNAL_CHANNEL, TreeNode } from '@internal/plugin-capz-common';
-import { BASE, event, SEARCH_PROD, searchProdTree, transition } from '../../__testUtils__/fixtures';
-import { FakeSignals, renderCapz, setupCapzServer } from '../../__testUtils__/harness';
+import {
+  BASE,
+  event,
+  SEARCH_PROD,
+  searchProdTree,
+  transition,
+} from '../../__testUtils__/fixtures';
+import {
+  FakeSignals,
+  renderCapz,
+  setupCapzServer,
+} from '../../__testUtils__/harness';
 import { CapzPage } from '../CapzPage';
 
 const server = setupCapzServer();
 const CLUSTER = `${BASE}/clusters/local/team-search/search-prod`;
 const PATH = '/capz/clusters/local/team-search/search-prod';
 
-function serve(opts: { tree?: () => TreeNode; summary?: typeof SEARCH_PROD } = {}) {
+function serve(
+  opts: { tree?: () => TreeNode; summary?: typeof SEARCH_PROD } = {},
+) {
   const calls = { tree: [] as string[], timeline: [] as string[], yaml: 0 };
   server.use(
     // The active-job banner asks once per page.
     http.get(`${BASE}/jobs`, () => HttpResponse.json({ items: [] })),
     http.get(`${CLUSTER}/tree`, ({ request }) => {
       calls.tree.push(new URL(request.url).search);
-      return HttpResponse.json({ summary: opts.summary ?? SEARCH_PROD, tree: (opts.tree ?? searchProdTree)() });
+      return HttpResponse.json({
+        summary: opts.summary ?? SEARCH_PROD,
+        tree: (opts.tree ?? searchProdTree)(),
+      });
     }),
     http.get(`${CLUSTER}/timeline`, ({ request }) => {
       const url = new URL(request.url);
@@ -25,17 +40,34 @@ function serve(opts: { tree?: () => TreeNode; summary?: typeof SEARCH_PROD } = {
       const uid = url.searchParams.get('uid');
       // Oldest first, as the API returns them.
       const all = [
-        transition({ objectUid: 'uid-rg', kind: 'ResourceGroup', transitionTime: '2026-11-21T08:00:00Z' }),
-        transition({ transitionTime: '2026-11-21T09:00:00Z', status: 'True', reason: 'Succeeded' }),
-        transition({ transitionTime: '2026-11-21T11:00:00Z', status: 'False', reason: 'ReconciliationBlocked', severity: 'Warning', message: 'busy' }),
+        transition({
+          objectUid: 'uid-rg',
+          kind: 'ResourceGroup',
+          transitionTime: '2026-11-21T08:00:00Z',
+        }),
+        transition({
+          transitionTime: '2026-11-21T09:00:00Z',
+          status: 'True',
+          reason: 'Succeeded',
+        }),
+        transition({
+          transitionTime: '2026-11-21T11:00:00Z',
+          status: 'False',
+          reason: 'ReconciliationBlocked',
+          severity: 'Warning',
+          message: 'busy',
+        }),
       ];
       return HttpResponse.json({
         from: url.searchParams.get('from'),
         to: url.searchParams.get('to'),
         transitions: uid ? all.filter(t => t.objectUid === uid) : all,
-        events: [event({ lastTimestamp: '2026-11-21T11:00:05Z', message: 'Operation Updating is in progress' })].filter(
-          e => !uid || e.objectUid === uid,
-        ),
+        events: [
+          event({
+            lastTimestamp: '2026-11-21T11:00:05Z',
+            message: 'Operation Updating is in progress',
+          }),
+        ].filter(e => !uid || e.objectUid === uid),
         truncated: false,
       });
     }),
@@ -52,62 +84,110 @@ function serve(opts: { tree?: () => TreeNode; summary?: typeof SEARCH_PROD } = {
   return calls;
 }
 
-const tree = () => screen.getByRole('treegrid', { name: 'Resources of cluster search-prod' });
+const tree = () =>
+  screen.getByRole('treegrid', { name: 'Resources of cluster search-prod' });
 const details = (name: RegExp) => screen.getByRole('region', { name });
 
 describe('cluster page', () => {
   it('shows the tree and, selected already, why the cluster is not ready with a plain-language hint', async () => {
     serve();
     renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
-    await screen.findByRole('treegrid', { name: 'Resources of cluster search-prod' });
-    const mc = within(tree()).getByRole('row', { name: /ManagedCluster search-prod, Degraded, ReconciliationBlocked/ });
+    await screen.findByRole('treegrid', {
+      name: 'Resources of cluster search-prod',
+    });
+    const mc = within(tree()).getByRole('row', {
+      name: /ManagedCluster search-prod, Degraded, ReconciliationBlocked/,
+    });
     expect(mc).toHaveAttribute('aria-selected', 'true');
     const panel = details(/Details of ManagedCluster search-prod/);
-    expect(within(panel).getByText(/Degraded: ReconciliationBlocked — Azure is busy with another operation/)).toBeInTheDocument();
+    expect(
+      within(panel).getByText(
+        /Degraded: ReconciliationBlocked — Azure is busy with another operation/,
+      ),
+    ).toBeInTheDocument();
     expect(within(panel).getByText(/What to do:/)).toBeInTheDocument();
-    expect(within(panel).getByRole('table', { name: 'Conditions of ManagedCluster search-prod' })).toHaveTextContent('ReconciliationBlocked');
+    expect(
+      within(panel).getByRole('table', {
+        name: 'Conditions of ManagedCluster search-prod',
+      }),
+    ).toHaveTextContent('ReconciliationBlocked');
     // Grouped pools read as one row.
-    expect(within(tree()).getByRole('row', { name: /Group of 3 MachinePools, Healthy/ })).toBeInTheDocument();
+    expect(
+      within(tree()).getByRole('row', {
+        name: /Group of 3 MachinePools, Healthy/,
+      }),
+    ).toBeInTheDocument();
   });
 
   it('flags a cluster whose AKS cluster is managed from another place too, and says what to do', async () => {
-    serve({ summary: { ...SEARCH_PROD, managedFrom: [{ managementCluster: 'edge', namespace: 'by-hand', name: 'search-prod' }] } });
+    serve({
+      summary: {
+        ...SEARCH_PROD,
+        managedFrom: [
+          {
+            managementCluster: 'edge',
+            namespace: 'by-hand',
+            name: 'search-prod',
+          },
+        ],
+      },
+    });
     renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
     await screen.findByRole('treegrid');
-    expect(screen.getByText('1 cluster is managed from more than one place')).toBeInTheDocument();
-    expect(screen.getByText(/local\/team-search\/search-prod \(also edge\/by-hand\/search-prod\)\. .*reconcile-policy: skip on the other ManagedCluster, then delete it/)).toBeInTheDocument();
+    expect(
+      screen.getByText('1 cluster is managed from more than one place'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        /local\/team-search\/search-prod \(also edge\/by-hand\/search-prod\)\. .*reconcile-policy: skip on the other ManagedCluster, then delete it/,
+      ),
+    ).toBeInTheDocument();
   });
 
   it('shows no such flag for a cluster managed from one place', async () => {
     serve();
     renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
     await screen.findByRole('treegrid');
-    expect(screen.queryByText(/managed from more than one place/)).not.toBeInTheDocument();
+    expect(
+      screen.queryByText(/managed from more than one place/),
+    ).not.toBeInTheDocument();
   });
 
   it('answers "why is it not ready" in one click from anywhere', async () => {
     serve();
     renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
     await screen.findByRole('treegrid');
-    await userEvent.click(within(tree()).getByRole('row', { name: /^ResourceGroup search-prod/ }));
+    await userEvent.click(
+      within(tree()).getByRole('row', { name: /^ResourceGroup search-prod/ }),
+    );
     expect(details(/Details of ResourceGroup search-prod/)).toBeInTheDocument();
-    await userEvent.click(screen.getByRole('button', { name: 'Why is it not ready?' }));
-    expect(details(/Details of ManagedCluster search-prod/)).toBeInTheDocument();
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Why is it not ready?' }),
+    );
+    expect(
+      details(/Details of ManagedCluster search-prod/),
+    ).toBeInTheDocument();
   });
 
   it('is navigable by keyboard: arrows move, Left collapses, Right expands, selection follows', async () => {
     serve();
     renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
     await screen.findByRole('treegrid');
-    const root = within(tree()).getByRole('row', { name: /^Cluster search-prod/ });
+    const root = within(tree()).getByRole('row', {
+      name: /^Cluster search-prod/,
+    });
     await userEvent.click(root);
     expect(root).toHaveAttribute('aria-expanded', 'true');
     await userEvent.keyboard('{ArrowDown}');
-    const infra = within(tree()).getByRole('row', { name: /^AzureASOManagedCluster search-prod/ });
+    const infra = within(tree()).getByRole('row', {
+      name: /^AzureASOManagedCluster search-prod/,
+    });
     expect(infra).toHaveFocus();
     await userEvent.keyboard('{ArrowLeft}');
     expect(infra).toHaveAttribute('aria-expanded', 'false');
-    expect(within(tree()).queryByRole('row', { name: /^ResourceGroup/ })).not.toBeInTheDocument();
+    expect(
+      within(tree()).queryByRole('row', { name: /^ResourceGroup/ }),
+    ).not.toBeInTheDocument();
     await userEvent.keyboard('{ArrowRight}');
     expect(infra).toHaveAttribute('aria-expanded', 'true');
     await userEvent.keyboard('{ArrowDown}{Enter}');
@@ -121,23 +201,44 @@ describe('cluster page', () => {
     const panel = details(/Details of ManagedCluster search-prod/);
     expect(calls.yaml).toBe(0);
     await userEvent.click(within(panel).getByRole('tab', { name: 'Events' }));
-    expect(await within(panel).findByRole('table', { name: 'Recent Events' })).toHaveTextContent('Operation Updating is in progress');
+    expect(
+      await within(panel).findByRole('table', { name: 'Recent Events' }),
+    ).toHaveTextContent('Operation Updating is in progress');
     expect(calls.timeline.some(q => q.includes('uid=uid-mc'))).toBe(true);
     await userEvent.click(within(panel).getByRole('tab', { name: 'YAML' }));
-    expect(await within(panel).findByLabelText('YAML of ManagedCluster search-prod')).toHaveTextContent('uid: uid-mc');
+    expect(
+      await within(panel).findByLabelText('YAML of ManagedCluster search-prod'),
+    ).toHaveTextContent('uid: uid-mc');
     await userEvent.click(within(panel).getByRole('tab', { name: 'Timeline' }));
-    expect(await within(panel).findByRole('group', { name: 'Condition timeline of ManagedCluster search-prod' })).toBeInTheDocument();
+    expect(
+      await within(panel).findByRole('group', {
+        name: 'Condition timeline of ManagedCluster search-prod',
+      }),
+    ).toBeInTheDocument();
   });
 
   it('shows the cluster timeline with the transition', async () => {
     serve();
     renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
     await screen.findByRole('treegrid');
-    await userEvent.click(within(screen.getByRole('tablist', { name: 'Cluster views' })).getByRole('tab', { name: 'Timeline' }));
-    const timeline = await screen.findByRole('group', { name: 'Condition timeline' });
-    expect(within(timeline).getByRole('listbox', { name: /ManagedCluster search-prod · Ready: 2 transitions, last False \(ReconciliationBlocked\)/ })).toBeInTheDocument();
+    await userEvent.click(
+      within(screen.getByRole('tablist', { name: 'Cluster views' })).getByRole(
+        'tab',
+        { name: 'Timeline' },
+      ),
+    );
+    const timeline = await screen.findByRole('group', {
+      name: 'Condition timeline',
+    });
+    expect(
+      within(timeline).getByRole('listbox', {
+        name: /ManagedCluster search-prod · Ready: 2 transitions, last False \(ReconciliationBlocked\)/,
+      }),
+    ).toBeInTheDocument();
     const list = screen.getByRole('region', { name: 'Transitions' });
-    expect(within(list).getAllByRole('row')[1]).toHaveTextContent(/ManagedCluster search-prod.*Ready.*False.*ReconciliationBlocked/);
+    expect(within(list).getAllByRole('row')[1]).toHaveTextContent(
+      /ManagedCluster search-prod.*Ready.*False.*ReconciliationBlocked/,
+    );
   });
 
   it('turns grouping off on request', async () => {
@@ -145,7 +246,9 @@ describe('cluster page', () => {
     renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
     await screen.findByRole('treegrid');
     expect(calls.tree).toEqual(['?group=3']);
-    await userEvent.click(screen.getByRole('switch', { name: 'Group similar objects' }));
+    await userEvent.click(
+      screen.getByRole('switch', { name: 'Group similar objects' }),
+    );
     await waitFor(() => expect(calls.tree).toEqual(['?group=3', '?group=0']));
   });
 
@@ -154,15 +257,30 @@ describe('cluster page', () => {
       http.get(`${BASE}/jobs`, () => HttpResponse.json({ items: [] })),
       http.get(`${BASE}/clusters/local/team-x/gone/tree`, () =>
         HttpResponse.json(
-          { error: { name: 'NotFoundError', message: 'Cluster team-x/gone not found in local' }, response: { statusCode: 404 } },
+          {
+            error: {
+              name: 'NotFoundError',
+              message: 'Cluster team-x/gone not found in local',
+            },
+            response: { statusCode: 404 },
+          },
           { status: 404 },
         ),
       ),
     );
-    renderCapz(<CapzPage />, { path: '/capz/clusters/local/team-x/gone', mountPath: '/capz/*' });
-    expect(await screen.findByText('Could not load cluster team-x/gone')).toBeInTheDocument();
-    expect(screen.getByText(/Cluster team-x\/gone not found in local/)).toBeInTheDocument();
-    expect(screen.getByText(/Go back to the clusters page/)).toBeInTheDocument();
+    renderCapz(<CapzPage />, {
+      path: '/capz/clusters/local/team-x/gone',
+      mountPath: '/capz/*',
+    });
+    expect(
+      await screen.findByText('Could not load cluster team-x/gone'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(/Cluster team-x\/gone not found in local/),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(/Go back to the clusters page/),
+    ).toBeInTheDocument();
   });
 
   it('updates live when the backend signals a change of this cluster, and ignores other clusters', async () => {
@@ -175,14 +293,24 @@ describe('cluster page', () => {
         return t;
       },
     });
-    const live = renderCapz(<CapzPage />, { path: PATH, signals, mountPath: '/capz/*' });
-    await waitFor(() => expect(within(live.container).getByText('Live')).toBeInTheDocument());
+    const live = renderCapz(<CapzPage />, {
+      path: PATH,
+      signals,
+      mountPath: '/capz/*',
+    });
+    await waitFor(() =>
+      expect(within(live.container).getByText('Live')).toBeInTheDocument(),
+    );
     const before = calls.tree.length;
-    signals.publish(CAPZ_SIGNAL_CHANNEL, { clusterUids: ['uid-cluster-payments'] });
+    signals.publish(CAPZ_SIGNAL_CHANNEL, {
+      clusterUids: ['uid-cluster-payments'],
+    });
     reason = 'AzureResourceNotFound';
     signals.publish(CAPZ_SIGNAL_CHANNEL, { clusterUids: [SEARCH_PROD.uid] });
     expect(
-      await within(live.container).findByRole('row', { name: /ManagedCluster search-prod, Degraded, AzureResourceNotFound/ }),
+      await within(live.container).findByRole('row', {
+        name: /ManagedCluster search-prod, Degraded, AzureResourceNotFound/,
+      }),
     ).toBeInTheDocument();
     expect(calls.tree.length).toBe(before + 1);
   });

@@ -10,7 +10,11 @@ import { ClusterView } from './ClusterView';
 function JobActions({ summary }: { summary: ClusterSummary }) {
   const migrate = useRouteRef(migrateRouteRef);
   const upgrade = useRouteRef(upgradeRouteRef);
-  const ref = { managementCluster: summary.managementCluster, namespace: summary.namespace, name: summary.name };
+  const ref = {
+    managementCluster: summary.managementCluster,
+    namespace: summary.namespace,
+    name: summary.name,
+  };
   if (summary.api === 'azure-managed' && migrate) {
     return (
       <ButtonLink size="small" variant="secondary" href={migrate(ref)}>
@@ -41,7 +45,10 @@ export function ClusterPage() {
         </nav>
       )}
       <ActiveJobBanner cluster={cluster} />
-      <ClusterView cluster={cluster} actions={summary => <JobActions summary={summary} />} />
+      <ClusterView
+        cluster={cluster}
+        actions={summary => <JobActions summary={summary} />}
+      />
     </Flex>
   );
 }

@@ -1,5 +1,16 @@
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
-import { Button, Flex, Link, Skeleton, Switch, Tab, TabList, TabPanel, Tabs, Text } from '@backstage/ui';
+import {
+  Button,
+  Flex,
+  Link,
+  Skeleton,
+  Switch,
+  Tab,
+  TabList,
+  TabPanel,
+  Tabs,
+  Text,
+} from '@backstage/ui';
 import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import type { ClusterSummary } from '@internal/plugin-capz-common';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
@@ -14,7 +25,12 @@ import { useLiveRefresh } from '../shared/useLiveRefresh';
 import { TimelinePanel } from '../Timeline/TimelinePanel';
 import { NodeDetails } from './NodeDetails';
 import { ResourceTree } from './ResourceTree';
-import { ancestorsOf, decidingNode, indexTree, initiallyExpanded } from './treeModel';
+import {
+  ancestorsOf,
+  decidingNode,
+  indexTree,
+  initiallyExpanded,
+} from './treeModel';
 
 /**
  * One cluster: summary, resource tree with node details, and condition timeline. Used by the cluster page and, for
@@ -40,34 +56,59 @@ export function ClusterView({
 
   const { value, loading, error, retry } = useAsyncRetry(
     () => api.getClusterTree(cluster, { group: grouped ? 3 : 0 }),
-    [api, cluster.managementCluster, cluster.namespace, cluster.name, grouped, refreshKey],
+    [
+      api,
+      cluster.managementCluster,
+      cluster.namespace,
+      cluster.name,
+      grouped,
+      refreshKey,
+    ],
   );
   const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
   const uid = value?.summary.uid;
-  const { live } = useLiveRefresh(refresh, s => !!uid && s.clusterUids.includes(uid));
+  const { live } = useLiveRefresh(
+    refresh,
+    s => !!uid && s.clusterUids.includes(uid),
+  );
 
-  const index = useMemo(() => (value ? indexTree(value.tree) : undefined), [value]);
-  const deciding = useMemo(() => (value ? decidingNode(value.tree) : undefined), [value]);
+  const index = useMemo(
+    () => (value ? indexTree(value.tree) : undefined),
+    [value],
+  );
+  const deciding = useMemo(
+    () => (value ? decidingNode(value.tree) : undefined),
+    [value],
+  );
 
   // First load (and a tree in which the selection vanished): expand everything and select the answer to "why".
   useEffect(() => {
     if (!value || !index) return;
     setExpanded(prev => prev ?? initiallyExpanded(value.tree));
-    setSelected(prev => (prev && index.has(prev) ? prev : deciding?.id ?? value.tree.id));
+    setSelected(prev =>
+      prev && index.has(prev) ? prev : deciding?.id ?? value.tree.id,
+    );
   }, [value, index, deciding]);
 
   const select = useCallback(
     (id: string) => {
       if (!index) return;
       setSelected(id);
-      setExpanded(prev => new Set([...(prev ?? []), ...ancestorsOf(index, id)]));
+      setExpanded(
+        prev => new Set([...(prev ?? []), ...ancestorsOf(index, id)]),
+      );
       setTab('resources');
     },
     [index],
   );
 
   if (error) {
-    return <ErrorAlert title={`Could not load cluster ${cluster.namespace}/${cluster.name}`} error={error} />;
+    return (
+      <ErrorAlert
+        title={`Could not load cluster ${cluster.namespace}/${cluster.name}`}
+        error={error}
+      />
+    );
   }
   if (!value) {
     return (
@@ -84,36 +125,63 @@ export function ClusterView({
   return (
     <Flex direction="column" gap="4">
       <ManagedFromAlert clusters={[summary]} />
-      <Flex justify="between" align="start" style={{ flexWrap: 'wrap' }} gap="3">
+      <Flex
+        justify="between"
+        align="start"
+        style={{ flexWrap: 'wrap' }}
+        gap="3"
+      >
         <Flex direction="column" gap="1">
           <Text as="h2" variant="title-medium">
             {summary.name}
           </Text>
           <Text variant="body-small" color="secondary">
-            {`${summary.namespace} · ${summary.managementCluster} · ${API_LABEL[summary.api] ?? summary.api}` +
-              `${summary.kubernetesVersion ? ` · ${summary.kubernetesVersion}` : ''}` +
+            {`${summary.namespace} · ${summary.managementCluster} · ${
+              API_LABEL[summary.api] ?? summary.api
+            }` +
+              `${
+                summary.kubernetesVersion
+                  ? ` · ${summary.kubernetesVersion}`
+                  : ''
+              }` +
               `${summary.location ? ` · ${summary.location}` : ''}` +
-              `${summary.pools ? ` · ${summary.pools.ready}/${summary.pools.total} pools ready, ${summary.pools.replicas} nodes` : ''}`}
+              `${
+                summary.pools
+                  ? ` · ${summary.pools.ready}/${summary.pools.total} pools ready, ${summary.pools.replicas} nodes`
+                  : ''
+              }`}
           </Text>
           <Flex gap="2" align="center">
             <HealthLabel health={summary.health} />
-            {summary.reason && <Text variant="body-small">{summary.reason}</Text>}
+            {summary.reason && (
+              <Text variant="body-small">{summary.reason}</Text>
+            )}
           </Flex>
           {summary.migrationCandidate && (
             <Text variant="body-small" color="warning">
-              Uses the deprecated AzureManaged* API: migrate it to AzureASOManagedControlPlane.
+              Uses the deprecated AzureManaged* API: migrate it to
+              AzureASOManagedControlPlane.
             </Text>
           )}
         </Flex>
         <Flex gap="2" align="center">
           {actions?.(summary)}
           {deciding && (
-            <Button variant="primary" size="small" onPress={() => select(deciding.id)}>
+            <Button
+              variant="primary"
+              size="small"
+              onPress={() => select(deciding.id)}
+            >
               Why is it not ready?
             </Button>
           )}
           {fullPage && <Link href={fullPage}>Open the cluster page</Link>}
-          <LiveStatus live={live} loading={loading} onRefresh={retry} what="cluster" />
+          <LiveStatus
+            live={live}
+            loading={loading}
+            onRefresh={retry}
+            what="cluster"
+          />
         </Flex>
       </Flex>
 
@@ -124,8 +192,19 @@ export function ClusterView({
         </TabList>
         <TabPanel id="resources">
           <Flex direction="column" gap="2" pt="3">
-            <Switch label="Group similar objects" isSelected={grouped} onChange={setGrouped} />
-            <div style={{ display: 'grid', gridTemplateColumns: 'minmax(0, 3fr) minmax(0, 2fr)', gap: 24, alignItems: 'start' }}>
+            <Switch
+              label="Group similar objects"
+              isSelected={grouped}
+              onChange={setGrouped}
+            />
+            <div
+              style={{
+                display: 'grid',
+                gridTemplateColumns: 'minmax(0, 3fr) minmax(0, 2fr)',
+                gap: 24,
+                alignItems: 'start',
+              }}
+            >
               <ResourceTree
                 tree={tree}
                 label={`Resources of cluster ${summary.name}`}
@@ -134,7 +213,12 @@ export function ClusterView({
                 expanded={expanded ?? initiallyExpanded(tree)}
                 onExpandedChange={setExpanded}
               />
-              <NodeDetails cluster={cluster} node={node} refreshKey={refreshKey} onSelect={select} />
+              <NodeDetails
+                cluster={cluster}
+                node={node}
+                refreshKey={refreshKey}
+                onSelect={select}
+              />
             </div>
           </Flex>
         </TabPanel>

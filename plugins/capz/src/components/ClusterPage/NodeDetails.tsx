@@ -1,5 +1,15 @@
 import { useApi } from '@backstage/frontend-plugin-api';
-import { Alert, Button, Flex, Skeleton, Tab, TabList, TabPanel, Tabs, Text } from '@backstage/ui';
+import {
+  Alert,
+  Button,
+  Flex,
+  Skeleton,
+  Tab,
+  TabList,
+  TabPanel,
+  Tabs,
+  Text,
+} from '@backstage/ui';
 import { hintFor, TreeNode } from '@internal/plugin-capz-common';
 import { useMemo } from 'react';
 import useAsync from 'react-use/esm/useAsync';
@@ -12,10 +22,20 @@ import { TimelinePanel } from '../Timeline/TimelinePanel';
 
 const DAY = 86_400_000;
 
-const cellStyle = { padding: '4px 8px 4px 0', verticalAlign: 'top' as const, borderTop: '1px solid var(--bui-border-1, #ddd)' };
+const cellStyle = {
+  padding: '4px 8px 4px 0',
+  verticalAlign: 'top' as const,
+  borderTop: '1px solid var(--bui-border-1, #ddd)',
+};
 
 /** The answer to "why is this not ready": reason, message and, for reasons people meet often, what it means. */
-export function WhyNotReady({ node, onSelect }: { node: TreeNode; onSelect?: (id: string) => void }) {
+export function WhyNotReady({
+  node,
+  onSelect,
+}: {
+  node: TreeNode;
+  onSelect?: (id: string) => void;
+}) {
   if (node.health === 'healthy') return null;
   const hint = hintFor(node.reason, node.message);
   const STATUS = { failed: 'danger', degraded: 'warning' } as const;
@@ -24,7 +44,9 @@ export function WhyNotReady({ node, onSelect }: { node: TreeNode; onSelect?: (id
     <Alert
       status={status}
       icon
-      title={`${HEALTH_LABEL[node.health]}${node.reason ? `: ${node.reason}` : ''}${hint ? ` — ${hint.title}` : ''}`}
+      title={`${HEALTH_LABEL[node.health]}${
+        node.reason ? `: ${node.reason}` : ''
+      }${hint ? ` — ${hint.title}` : ''}`}
       description={
         <Flex direction="column" gap="1">
           {node.message && <Text as="p">{node.message}</Text>}
@@ -36,7 +58,11 @@ export function WhyNotReady({ node, onSelect }: { node: TreeNode; onSelect?: (id
           )}
           {node.source && node.source.id !== node.id && onSelect && (
             <span>
-              <Button size="small" variant="secondary" onPress={() => onSelect(node.source!.id)}>
+              <Button
+                size="small"
+                variant="secondary"
+                onPress={() => onSelect(node.source!.id)}
+              >
                 {`Go to ${node.source.kind} ${node.source.name}`}
               </Button>
             </span>
@@ -49,62 +75,134 @@ export function WhyNotReady({ node, onSelect }: { node: TreeNode; onSelect?: (id
 
 function Conditions({ node }: { node: TreeNode }) {
   if (node.conditions.length === 0) {
-    return <Text as="p" color="secondary">This object has no conditions{node.group ? ' (a group: select a member after turning grouping off)' : ''}.</Text>;
+    return (
+      <Text as="p" color="secondary">
+        This object has no conditions
+        {node.group
+          ? ' (a group: select a member after turning grouping off)'
+          : ''}
+        .
+      </Text>
+    );
   }
   return (
-    <SimpleTable label={`Conditions of ${node.kind} ${node.name}`} columns={['Type', 'Status', 'Reason', 'Message', 'Since']}>
-        {node.conditions.map(c => (
-          <tr key={c.type}>
-            <td style={cellStyle}>{c.type}</td>
-            <td style={cellStyle}>{c.status}{c.severity ? ` (${c.severity})` : ''}</td>
-            <td style={cellStyle}>{c.reason ?? ''}</td>
-            <td style={cellStyle}>{c.message ?? ''}</td>
-            <td style={cellStyle} title={absoluteTime(c.lastTransitionTime)}>{relativeTime(c.lastTransitionTime) ?? ''}</td>
-          </tr>
-        ))}
+    <SimpleTable
+      label={`Conditions of ${node.kind} ${node.name}`}
+      columns={['Type', 'Status', 'Reason', 'Message', 'Since']}
+    >
+      {node.conditions.map(c => (
+        <tr key={c.type}>
+          <td style={cellStyle}>{c.type}</td>
+          <td style={cellStyle}>
+            {c.status}
+            {c.severity ? ` (${c.severity})` : ''}
+          </td>
+          <td style={cellStyle}>{c.reason ?? ''}</td>
+          <td style={cellStyle}>{c.message ?? ''}</td>
+          <td style={cellStyle} title={absoluteTime(c.lastTransitionTime)}>
+            {relativeTime(c.lastTransitionTime) ?? ''}
+          </td>
+        </tr>
+      ))}
     </SimpleTable>
   );
 }
 
-function Events({ cluster, uid, refreshKey }: { cluster: ClusterRef; uid: string; refreshKey?: number }) {
+function Events({
+  cluster,
+  uid,
+  refreshKey,
+}: {
+  cluster: ClusterRef;
+  uid: string;
+  refreshKey?: number;
+}) {
   const api = useApi(capzApiRef);
   const { value, loading, error } = useAsync(async () => {
     const to = Date.now();
-    return api.getTimeline(cluster, { from: new Date(to - DAY), to: new Date(to), uid });
-  }, [api, cluster.managementCluster, cluster.namespace, cluster.name, uid, refreshKey]);
+    return api.getTimeline(cluster, {
+      from: new Date(to - DAY),
+      to: new Date(to),
+      uid,
+    });
+  }, [
+    api,
+    cluster.managementCluster,
+    cluster.namespace,
+    cluster.name,
+    uid,
+    refreshKey,
+  ]);
   const events = useMemo(() => [...(value?.events ?? [])].reverse(), [value]);
-  if (error) return <ErrorAlert title="Could not load the Events" error={error} />;
+  if (error)
+    return <ErrorAlert title="Could not load the Events" error={error} />;
   if (loading && !value) return <Skeleton width="100%" height={48} />;
-  if (events.length === 0) return <Text as="p" color="secondary">No Events about this object in the last 24 hours.</Text>;
+  if (events.length === 0)
+    return (
+      <Text as="p" color="secondary">
+        No Events about this object in the last 24 hours.
+      </Text>
+    );
   return (
-    <SimpleTable label="Recent Events" columns={['Last seen', 'Type', 'Reason', 'Message', 'Count', 'From']}>
-        {events.map(e => (
-          <tr key={`${e.reason}/${e.firstTimestamp}/${e.lastTimestamp}/${e.message}`}>
-            <td style={cellStyle} title={absoluteTime(e.lastTimestamp)}>{relativeTime(e.lastTimestamp)}</td>
-            <td style={{ ...cellStyle, color: e.type === 'Warning' ? 'var(--bui-fg-warning)' : undefined }}>{e.type}</td>
-            <td style={cellStyle}>{e.reason ?? ''}</td>
-            <td style={cellStyle}>{e.message ?? ''}</td>
-            <td style={cellStyle}>{e.count}</td>
-            <td style={cellStyle}>{e.source ?? ''}</td>
-          </tr>
-        ))}
+    <SimpleTable
+      label="Recent Events"
+      columns={['Last seen', 'Type', 'Reason', 'Message', 'Count', 'From']}
+    >
+      {events.map(e => (
+        <tr
+          key={`${e.reason}/${e.firstTimestamp}/${e.lastTimestamp}/${e.message}`}
+        >
+          <td style={cellStyle} title={absoluteTime(e.lastTimestamp)}>
+            {relativeTime(e.lastTimestamp)}
+          </td>
+          <td
+            style={{
+              ...cellStyle,
+              color: e.type === 'Warning' ? 'var(--bui-fg-warning)' : undefined,
+            }}
+          >
+            {e.type}
+          </td>
+          <td style={cellStyle}>{e.reason ?? ''}</td>
+          <td style={cellStyle}>{e.message ?? ''}</td>
+          <td style={cellStyle}>{e.count}</td>
+          <td style={cellStyle}>{e.source ?? ''}</td>
+        </tr>
+      ))}
     </SimpleTable>
   );
 }
 
-function Yaml({ cluster, uid, refreshKey }: { cluster: ClusterRef; uid: string; refreshKey?: number }) {
+function Yaml({
+  cluster,
+  uid,
+  refreshKey,
+}: {
+  cluster: ClusterRef;
+  uid: string;
+  refreshKey?: number;
+}) {
   const api = useApi(capzApiRef);
   const { value, loading, error } = useAsync(
     () => api.getObjectYaml(cluster, uid),
-    [api, cluster.managementCluster, cluster.namespace, cluster.name, uid, refreshKey],
+    [
+      api,
+      cluster.managementCluster,
+      cluster.namespace,
+      cluster.name,
+      uid,
+      refreshKey,
+    ],
   );
-  if (error) return <ErrorAlert title="Could not load the YAML" error={error} />;
+  if (error)
+    return <ErrorAlert title="Could not load the YAML" error={error} />;
   if (loading && !value) return <Skeleton width="100%" height={120} />;
   if (!value) return null;
   return (
     <>
       <Text as="p" variant="body-small" color="secondary">
-        managedFields are left out and secret values are redacted by the backend.
+        managedFields are left out and secret values are redacted by the
+        backend.
       </Text>
       <pre
         aria-label={`YAML of ${value.kind} ${value.name}`}
@@ -139,12 +237,18 @@ export function NodeDetails(props: {
       <Flex direction="column" gap="3">
         <Flex direction="column" gap="1">
           <Text as="h3" variant="title-small">
-            {node.group ? `${node.group.count} ${node.group.kind}s` : `${node.kind} ${node.name}`}
+            {node.group
+              ? `${node.group.count} ${node.group.kind}s`
+              : `${node.kind} ${node.name}`}
           </Text>
           <Flex gap="2" align="center">
             <HealthLabel health={node.health} />
             {since && (
-              <Text variant="body-small" color="secondary" title={absoluteTime(node.since)}>
+              <Text
+                variant="body-small"
+                color="secondary"
+                title={absoluteTime(node.since)}
+              >
                 since {since}
               </Text>
             )}
@@ -158,21 +262,38 @@ export function NodeDetails(props: {
         <WhyNotReady node={node} onSelect={props.onSelect} />
         {node.group && (
           <Text as="p">
-            {`Grouped because they are alike (${node.group.kind}, ${HEALTH_LABEL[node.health].toLowerCase()}): `}
-            {node.group.names.join(', ')}. Turn off “Group similar objects” to see each one.
+            {`Grouped because they are alike (${
+              node.group.kind
+            }, ${HEALTH_LABEL[node.health].toLowerCase()}): `}
+            {node.group.names.join(', ')}. Turn off “Group similar objects” to
+            see each one.
           </Text>
         )}
         <Tabs>
           <TabList aria-label="Object details">
             <Tab id="overview">Overview</Tab>
-            <Tab id="events" isDisabled={!node.uid}>Events</Tab>
-            <Tab id="timeline" isDisabled={!node.uid}>Timeline</Tab>
-            <Tab id="yaml" isDisabled={!node.uid}>YAML</Tab>
+            <Tab id="events" isDisabled={!node.uid}>
+              Events
+            </Tab>
+            <Tab id="timeline" isDisabled={!node.uid}>
+              Timeline
+            </Tab>
+            <Tab id="yaml" isDisabled={!node.uid}>
+              YAML
+            </Tab>
           </TabList>
           <TabPanel id="overview">
             <Flex direction="column" gap="3">
               {facts.length > 0 && (
-                <dl style={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', columnGap: 16, rowGap: 4, margin: 0 }}>
+                <dl
+                  style={{
+                    display: 'grid',
+                    gridTemplateColumns: 'max-content 1fr',
+                    columnGap: 16,
+                    rowGap: 4,
+                    margin: 0,
+                  }}
+                >
                   {facts.map(([k, v]) => (
                     <div key={k} style={{ display: 'contents' }}>
                       <dt style={{ color: 'var(--bui-fg-secondary)' }}>{k}</dt>
@@ -191,7 +312,15 @@ export function NodeDetails(props: {
               )}
             </Flex>
           </TabPanel>
-          <TabPanel id="events">{node.uid && <Events cluster={cluster} uid={node.uid} refreshKey={props.refreshKey} />}</TabPanel>
+          <TabPanel id="events">
+            {node.uid && (
+              <Events
+                cluster={cluster}
+                uid={node.uid}
+                refreshKey={props.refreshKey}
+              />
+            )}
+          </TabPanel>
           <TabPanel id="timeline">
             {node.uid && (
               <TimelinePanel
@@ -202,7 +331,15 @@ export function NodeDetails(props: {
               />
             )}
           </TabPanel>
-          <TabPanel id="yaml">{node.uid && <Yaml cluster={cluster} uid={node.uid} refreshKey={props.refreshKey} />}</TabPanel>
+          <TabPanel id="yaml">
+            {node.uid && (
+              <Yaml
+                cluster={cluster}
+                uid={node.uid}
+                refreshKey={props.refreshKey}
+              />
+            )}
+          </TabPanel>
         </Tabs>
       </Flex>
     </section>

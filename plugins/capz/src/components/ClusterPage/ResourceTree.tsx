@@ -1,10 +1,20 @@
 import { TreeNode } from '@internal/plugin-capz-common';
 import { RiArrowRightSLine } from '@remixicon/react';
-import { Button, Collection, Key, Tree, TreeItem, TreeItemContent } from 'react-aria-components';
+import {
+  Button,
+  Collection,
+  Key,
+  Tree,
+  TreeItem,
+  TreeItemContent,
+} from 'react-aria-components';
 import { HEALTH_LABEL, HealthIcon } from '../shared/health';
 import { absoluteTime, relativeTime } from '../shared/time';
 
-function rowBackground(selected: boolean, hovered: boolean): string | undefined {
+function rowBackground(
+  selected: boolean,
+  hovered: boolean,
+): string | undefined {
   if (selected) return 'var(--bui-bg-neutral-2, rgba(0,0,0,0.08))';
   if (hovered) return 'var(--bui-bg-neutral-1, rgba(0,0,0,0.04))';
   return undefined;
@@ -12,7 +22,14 @@ function rowBackground(selected: boolean, hovered: boolean): string | undefined 
 
 /** What a row says, as one line: the tree's accessible name for the row and its typeahead text. */
 export function describeNode(n: TreeNode): string {
-  const parts = [`${n.group ? `Group of ${n.group.count} ${n.group.kind}s` : `${n.kind} ${n.name}`}`, HEALTH_LABEL[n.health]];
+  const parts = [
+    `${
+      n.group
+        ? `Group of ${n.group.count} ${n.group.kind}s`
+        : `${n.kind} ${n.name}`
+    }`,
+    HEALTH_LABEL[n.health],
+  ];
   if (n.reason && n.health !== 'healthy') parts.push(n.reason);
   return parts.join(', ');
 }
@@ -22,7 +39,9 @@ function Row({ node, now }: { node: TreeNode; now: number }) {
   return (
     <TreeItemContent>
       {({ hasChildItems, isExpanded }) => (
-        <div style={{ display: 'flex', alignItems: 'center', gap: 6, minWidth: 0 }}>
+        <div
+          style={{ display: 'flex', alignItems: 'center', gap: 6, minWidth: 0 }}
+        >
           {hasChildItems ? (
             <Button
               slot="chevron"
@@ -44,22 +63,44 @@ function Row({ node, now }: { node: TreeNode; now: number }) {
             <span style={{ width: 16, flex: 'none' }} />
           )}
           <HealthIcon health={node.health} />
-          <span style={{ fontWeight: 600, whiteSpace: 'nowrap' }}>{node.group ? `${node.group.count} × ${node.group.kind}` : node.kind}</span>
-          <span style={{ whiteSpace: 'nowrap' }}>{node.group ? '' : node.name}</span>
+          <span style={{ fontWeight: 600, whiteSpace: 'nowrap' }}>
+            {node.group
+              ? `${node.group.count} × ${node.group.kind}`
+              : node.kind}
+          </span>
+          <span style={{ whiteSpace: 'nowrap' }}>
+            {node.group ? '' : node.name}
+          </span>
           {node.health !== 'healthy' && node.reason && (
             // Default text colour (the icon carries the health colour): warning-coloured text fails WCAG contrast.
-            <span style={{ fontWeight: 500, whiteSpace: 'nowrap' }}>{node.reason}</span>
+            <span style={{ fontWeight: 500, whiteSpace: 'nowrap' }}>
+              {node.reason}
+            </span>
           )}
           {node.health !== 'healthy' && node.message && (
             <span
-              style={{ color: 'var(--bui-fg-secondary)', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', minWidth: 0 }}
+              style={{
+                color: 'var(--bui-fg-secondary)',
+                overflow: 'hidden',
+                textOverflow: 'ellipsis',
+                whiteSpace: 'nowrap',
+                minWidth: 0,
+              }}
               title={node.message}
             >
               {node.message}
             </span>
           )}
           {since && (
-            <span style={{ marginLeft: 'auto', color: 'var(--bui-fg-secondary)', whiteSpace: 'nowrap', paddingLeft: 8 }} title={absoluteTime(node.since)}>
+            <span
+              style={{
+                marginLeft: 'auto',
+                color: 'var(--bui-fg-secondary)',
+                whiteSpace: 'nowrap',
+                paddingLeft: 8,
+              }}
+              title={absoluteTime(node.since)}
+            >
               {HEALTH_LABEL[node.health]} {since}
             </span>
           )}
@@ -118,8 +159,15 @@ export function ResourceTree(props: {
         if (first !== undefined) props.onSelect(String(first));
       }}
       expandedKeys={props.expanded}
-      onExpandedChange={keys => props.onExpandedChange(new Set([...keys].map((k: Key) => String(k))))}
-      style={{ display: 'flex', flexDirection: 'column', gap: 1, fontSize: 'var(--bui-font-size-3, 14px)' }}
+      onExpandedChange={keys =>
+        props.onExpandedChange(new Set([...keys].map((k: Key) => String(k))))
+      }
+      style={{
+        display: 'flex',
+        flexDirection: 'column',
+        gap: 1,
+        fontSize: 'var(--bui-font-size-3, 14px)',
+      }}
     >
       {renderItem}
     </Tree>

@@ -11,7 +11,9 @@ const RANK: Record<Health, number> = {
 };
 
 /** Every node by id, with its parent's id. */
-export function indexTree(root: TreeNode): Map<string, { node: TreeNode; parent?: string }> {
+export function indexTree(
+  root: TreeNode,
+): Map<string, { node: TreeNode; parent?: string }> {
   const index = new Map<string, { node: TreeNode; parent?: string }>();
   const walk = (n: TreeNode, parent?: string) => {
     index.set(n.id, { node: n, parent });
@@ -22,7 +24,10 @@ export function indexTree(root: TreeNode): Map<string, { node: TreeNode; parent?
 }
 
 /** The ids from the root down to (not including) `id`. */
-export function ancestorsOf(index: ReturnType<typeof indexTree>, id: string): string[] {
+export function ancestorsOf(
+  index: ReturnType<typeof indexTree>,
+  id: string,
+): string[] {
   const out: string[] = [];
   let cur = index.get(id)?.parent;
   while (cur) {
@@ -39,10 +44,12 @@ export function ancestorsOf(index: ReturnType<typeof indexTree>, id: string): st
 export function decidingNode(root: TreeNode): TreeNode | undefined {
   if (root.health === 'healthy') return undefined;
   const index = indexTree(root);
-  if (root.source && index.has(root.source.id)) return index.get(root.source.id)!.node;
+  if (root.source && index.has(root.source.id))
+    return index.get(root.source.id)!.node;
   let best: { node: TreeNode; depth: number } | undefined;
   const walk = (n: TreeNode, depth: number) => {
-    if (RANK[n.health] >= RANK[root.health] && (!best || depth > best.depth)) best = { node: n, depth };
+    if (RANK[n.health] >= RANK[root.health] && (!best || depth > best.depth))
+      best = { node: n, depth };
     n.children.forEach(c => walk(c, depth + 1));
   };
   walk(root, 0);

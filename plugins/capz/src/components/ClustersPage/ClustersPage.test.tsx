@@ -1,21 +1,40 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { CAPZ_SIGNAL_CHANNEL, ManagementClustersResponse } from '@internal/plugin-capz-common';
+import {
+  CAPZ_SIGNAL_CHANNEL,
+  ManagementClustersResponse,
+} from '@internal/plugin-capz-common';
 import { BASE, CLUSTERS, summary } from '../../__testUtils__/fixtures';
-import { FakeSignals, renderCapz, setupCapzServer } from '../../__testUtils__/harness';
+import {
+  FakeSignals,
+  renderCapz,
+  setupCapzServer,
+} from '../../__testUtils__/harness';
 import { ClustersPage } from './ClustersPage';
 
 const server = setupCapzServer();
 
 const MCS: ManagementClustersResponse = {
   items: [
-    { name: 'local', authMethod: 'kubeconfig', status: { state: 'connected', version: 'v1.35.4' }, watch: { synced: true, kinds: {} } },
-    { name: 'demo-2', authMethod: 'kubeconfig', status: { state: 'connected', version: 'v1.35.4' }, watch: { synced: true, kinds: {} } },
+    {
+      name: 'local',
+      authMethod: 'kubeconfig',
+      status: { state: 'connected', version: 'v1.35.4' },
+      watch: { synced: true, kinds: {} },
+    },
+    {
+      name: 'demo-2',
+      authMethod: 'kubeconfig',
+      status: { state: 'connected', version: 'v1.35.4' },
+      watch: { synced: true, kinds: {} },
+    },
   ],
 };
 
-function serve(opts: { clusters?: typeof CLUSTERS; mcs?: ManagementClustersResponse } = {}) {
+function serve(
+  opts: { clusters?: typeof CLUSTERS; mcs?: ManagementClustersResponse } = {},
+) {
   const calls = { clusters: 0, mcs: 0 };
   server.use(
     http.get(`${BASE}/clusters`, () => {
@@ -30,7 +49,8 @@ function serve(opts: { clusters?: typeof CLUSTERS; mcs?: ManagementClustersRespo
   return calls;
 }
 
-const table = () => within(screen.getByRole('region', { name: 'Clusters' })).getByRole('grid');
+const table = () =>
+  within(screen.getByRole('region', { name: 'Clusters' })).getByRole('grid');
 const clusterNames = () =>
   within(table())
     .getAllByRole('row')
@@ -42,15 +62,27 @@ describe('ClustersPage', () => {
     serve();
     renderCapz(<ClustersPage />);
     await screen.findByRole('region', { name: 'Clusters' });
-    expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual(['search-prod', 'analytics', 'legacy-web', 'payments']);
+    expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual([
+      'search-prod',
+      'analytics',
+      'legacy-web',
+      'payments',
+    ]);
     const row = screen.getByRole('row', { name: /search-prod/ });
     expect(within(row).getByText('Degraded')).toBeInTheDocument();
-    expect(within(row).getByText('ManagedCluster search-prod: ReconciliationBlocked')).toBeInTheDocument();
-    expect(within(row).getByRole('link', { name: /search-prod/ })).toHaveAttribute(
-      'href',
-      '/capz/clusters/local/team-search/search-prod',
-    );
-    expect(within(screen.getByRole('row', { name: /legacy-web/ })).getByText('Migration candidate')).toBeInTheDocument();
+    expect(
+      within(row).getByText(
+        'ManagedCluster search-prod: ReconciliationBlocked',
+      ),
+    ).toBeInTheDocument();
+    expect(
+      within(row).getByRole('link', { name: /search-prod/ }),
+    ).toHaveAttribute('href', '/capz/clusters/local/team-search/search-prod');
+    expect(
+      within(screen.getByRole('row', { name: /legacy-web/ })).getByText(
+        'Migration candidate',
+      ),
+    ).toBeInTheDocument();
     expect(screen.getByText('4 clusters')).toBeInTheDocument();
   });
 
@@ -58,7 +90,10 @@ describe('ClustersPage', () => {
     serve();
     renderCapz(<ClustersPage />);
     await screen.findByRole('region', { name: 'Clusters' });
-    await userEvent.type(screen.getByRole('searchbox', { name: 'Search' }), 'reconciliationblocked');
+    await userEvent.type(
+      screen.getByRole('searchbox', { name: 'Search' }),
+      'reconciliationblocked',
+    );
     await waitFor(() => expect(clusterNames()).toHaveLength(1));
     expect(clusterNames()[0]).toMatch(/^search-prod/);
     expect(screen.getByText('1 of 4 clusters')).toBeInTheDocument();
@@ -67,11 +102,17 @@ describe('ClustersPage', () => {
   it('filters by health from the at-a-glance counts, and clears filters', async () => {
     serve();
     renderCapz(<ClustersPage />);
-    const glance = await screen.findByRole('group', { name: 'Health at a glance' });
-    await userEvent.click(within(glance).getByRole('button', { name: /1 progressing/ }));
+    const glance = await screen.findByRole('group', {
+      name: 'Health at a glance',
+    });
+    await userEvent.click(
+      within(glance).getByRole('button', { name: /1 progressing/ }),
+    );
     await waitFor(() => expect(clusterNames()).toHaveLength(1));
     expect(clusterNames()[0]).toMatch(/^analytics/);
-    await userEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Clear filters' }),
+    );
     await waitFor(() => expect(clusterNames()).toHaveLength(4));
   });
 
@@ -83,20 +124,34 @@ describe('ClustersPage', () => {
     ['migration=yes', ['legacy-web']],
     ['migration=no', ['search-prod', 'analytics', 'payments']],
     ['location=northeurope', ['search-prod']],
-  ])('filters from the address (%s), so a filtered view is a link', async (query, expected) => {
-    serve();
-    renderCapz(<ClustersPage />, { path: `/?${query}` });
-    await screen.findByRole('region', { name: 'Clusters' });
-    await waitFor(() => expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual(expected));
-  });
+  ])(
+    'filters from the address (%s), so a filtered view is a link',
+    async (query, expected) => {
+      serve();
+      renderCapz(<ClustersPage />, { path: `/?${query}` });
+      await screen.findByRole('region', { name: 'Clusters' });
+      await waitFor(() =>
+        expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual(
+          expected,
+        ),
+      );
+    },
+  );
 
   it('sorts by a column', async () => {
     serve();
     renderCapz(<ClustersPage />);
     await screen.findByRole('region', { name: 'Clusters' });
-    await userEvent.click(screen.getByRole('columnheader', { name: /Cluster$/ }));
+    await userEvent.click(
+      screen.getByRole('columnheader', { name: /Cluster$/ }),
+    );
     await waitFor(() =>
-      expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual(['analytics', 'legacy-web', 'payments', 'search-prod']),
+      expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual([
+        'analytics',
+        'legacy-web',
+        'payments',
+        'search-prod',
+      ]),
     );
   });
 
@@ -105,16 +160,35 @@ describe('ClustersPage', () => {
       mcs: {
         items: [
           ...MCS.items,
-          { name: 'weu', authMethod: 'azure', status: { state: 'unreachable', message: 'connect ECONNREFUSED 10.0.0.1:443' } },
+          {
+            name: 'weu',
+            authMethod: 'azure',
+            status: {
+              state: 'unreachable',
+              message: 'connect ECONNREFUSED 10.0.0.1:443',
+            },
+          },
         ],
       },
     });
     renderCapz(<ClustersPage />);
-    expect(await screen.findByText('Management cluster weu is unreachable')).toBeInTheDocument();
-    expect(screen.getByText(/connect ECONNREFUSED 10.0.0.1:443\. Its clusters are missing/)).toBeInTheDocument();
-    expect(screen.getByText(/credentials under capz.managementClusters \(azure\)/)).toBeInTheDocument();
+    expect(
+      await screen.findByText('Management cluster weu is unreachable'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        /connect ECONNREFUSED 10.0.0.1:443\. Its clusters are missing/,
+      ),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(/credentials under capz.managementClusters \(azure\)/),
+    ).toBeInTheDocument();
     const list = screen.getByRole('list', { name: 'Management clusters' });
-    expect(within(list).getAllByRole('listitem').map(li => li.textContent)).toEqual([
+    expect(
+      within(list)
+        .getAllByRole('listitem')
+        .map(li => li.textContent),
+    ).toEqual([
       'local Connected · v1.35.4',
       'demo-2 Connected · v1.35.4',
       'weu Unreachable',
@@ -124,44 +198,70 @@ describe('ClustersPage', () => {
   it('explains an empty list', async () => {
     serve({ clusters: [] });
     renderCapz(<ClustersPage />);
-    expect(await screen.findByText(/No Cluster API clusters were found/)).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'New AKS cluster' })).toBeInTheDocument();
+    expect(
+      await screen.findByText(/No Cluster API clusters were found/),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByRole('link', { name: 'New AKS cluster' }),
+    ).toBeInTheDocument();
   });
 
   it('explains a missing management cluster configuration', async () => {
     serve({ clusters: [], mcs: { items: [] } });
     renderCapz(<ClustersPage />);
-    expect(await screen.findByText('No management cluster is configured')).toBeInTheDocument();
+    expect(
+      await screen.findByText('No management cluster is configured'),
+    ).toBeInTheDocument();
   });
 
   it('says when nothing matches the filters', async () => {
     serve();
     renderCapz(<ClustersPage />, { path: '/?q=nothing-like-this' });
-    expect(await screen.findByText(/No cluster matches these filters/)).toBeInTheDocument();
+    expect(
+      await screen.findByText(/No cluster matches these filters/),
+    ).toBeInTheDocument();
   });
 
   it('shows a loading state until the clusters arrive', async () => {
     serve();
     renderCapz(<ClustersPage />);
-    expect(screen.getByRole('status', { name: 'Loading clusters' })).toBeInTheDocument();
+    expect(
+      screen.getByRole('status', { name: 'Loading clusters' }),
+    ).toBeInTheDocument();
     await screen.findByRole('region', { name: 'Clusters' });
-    expect(screen.queryByRole('status', { name: 'Loading clusters' })).not.toBeInTheDocument();
+    expect(
+      screen.queryByRole('status', { name: 'Loading clusters' }),
+    ).not.toBeInTheDocument();
   });
 
   it('shows a permission error with what to do', async () => {
     server.use(
       http.get(`${BASE}/clusters`, () =>
         HttpResponse.json(
-          { error: { name: 'NotAllowedError', message: 'Not allowed to read CAPZ clusters' }, response: { statusCode: 403 } },
+          {
+            error: {
+              name: 'NotAllowedError',
+              message: 'Not allowed to read CAPZ clusters',
+            },
+            response: { statusCode: 403 },
+          },
           { status: 403 },
         ),
       ),
       http.get(`${BASE}/management-clusters`, () => HttpResponse.json(MCS)),
     );
     renderCapz(<ClustersPage />);
-    expect(await screen.findByText('Could not load the clusters')).toBeInTheDocument();
-    expect(screen.getByText(/Not allowed to read CAPZ clusters/)).toBeInTheDocument();
-    expect(screen.getByText(/Ask a platform engineer for the capz.cluster.read permission/)).toBeInTheDocument();
+    expect(
+      await screen.findByText('Could not load the clusters'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(/Not allowed to read CAPZ clusters/),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        /Ask a platform engineer for the capz.cluster.read permission/,
+      ),
+    ).toBeInTheDocument();
   });
 
   it('refetches on a change signal, so a new cluster appears without reload', async () => {
@@ -179,8 +279,12 @@ describe('ClustersPage', () => {
     await screen.findByText('4 clusters');
     expect(calls).toBe(1);
     items = [...CLUSTERS, summary({ name: 'brand-new' })];
-    signals.publish(CAPZ_SIGNAL_CHANNEL, { clusterUids: ['uid-cluster-brand-new'] });
-    signals.publish(CAPZ_SIGNAL_CHANNEL, { clusterUids: ['uid-cluster-payments'] });
+    signals.publish(CAPZ_SIGNAL_CHANNEL, {
+      clusterUids: ['uid-cluster-brand-new'],
+    });
+    signals.publish(CAPZ_SIGNAL_CHANNEL, {
+      clusterUids: ['uid-cluster-payments'],
+    });
     expect(await screen.findByText('5 clusters')).toBeInTheDocument();
     expect(screen.getByRole('row', { name: /brand-new/ })).toBeInTheDocument();
     // Two messages in a burst: one refetch.
@@ -200,8 +304,17 @@ describe('ClustersPage', () => {
       summary({
         name: 'payments',
         managedFrom: [
-          { managementCluster: 'demo-2', namespace: 'team-copy', name: 'payments', cluster: 'payments' },
-          { managementCluster: 'local', namespace: 'scratch', name: 'payments-by-hand' },
+          {
+            managementCluster: 'demo-2',
+            namespace: 'team-copy',
+            name: 'payments',
+            cluster: 'payments',
+          },
+          {
+            managementCluster: 'local',
+            namespace: 'scratch',
+            name: 'payments-by-hand',
+          },
         ],
       }),
       summary({ name: 'search' }),
@@ -211,12 +324,34 @@ describe('ClustersPage', () => {
     await screen.findByRole('region', { name: 'Clusters' });
     const row = screen.getByRole('row', { name: /payments/ });
     const badge = within(row).getByText('Managed from 3 places');
-    expect(badge).toHaveAttribute('title', expect.stringContaining('also managed by ManagedCluster demo-2/team-copy/payments, local/scratch/payments-by-hand'));
-    expect(within(row).getByText('Also: demo-2/team-copy/payments, local/scratch/payments-by-hand')).toBeInTheDocument();
-    expect(within(row).getByRole('link', { name: 'payments' })).toHaveAttribute('href', '/capz/clusters/local/team-payments/payments');
-    expect(within(screen.getByRole('row', { name: /search/ })).queryByText(/Managed from/)).not.toBeInTheDocument();
+    expect(badge).toHaveAttribute(
+      'title',
+      expect.stringContaining(
+        'also managed by ManagedCluster demo-2/team-copy/payments, local/scratch/payments-by-hand',
+      ),
+    );
+    expect(
+      within(row).getByText(
+        'Also: demo-2/team-copy/payments, local/scratch/payments-by-hand',
+      ),
+    ).toBeInTheDocument();
+    expect(within(row).getByRole('link', { name: 'payments' })).toHaveAttribute(
+      'href',
+      '/capz/clusters/local/team-payments/payments',
+    );
+    expect(
+      within(screen.getByRole('row', { name: /search/ })).queryByText(
+        /Managed from/,
+      ),
+    ).not.toBeInTheDocument();
     // And once above the table, with what to do.
-    expect(screen.getByText('1 cluster is managed from more than one place')).toBeInTheDocument();
-    expect(screen.getByText(/local\/team-payments\/payments \(also demo-2\/team-copy\/payments, local\/scratch\/payments-by-hand\)\. .*reconcile-policy: skip/)).toBeInTheDocument();
+    expect(
+      screen.getByText('1 cluster is managed from more than one place'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        /local\/team-payments\/payments \(also demo-2\/team-copy\/payments, local\/scratch\/payments-by-hand\)\. .*reconcile-policy: skip/,
+      ),
+    ).toBeInTheDocument();
   });
 });

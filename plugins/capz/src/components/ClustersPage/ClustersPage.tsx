@@ -15,7 +15,11 @@ import {
   Text,
   useTable,
 } from '@backstage/ui';
-import { ClusterSummary, Health, ManagementClustersResponse } from '@internal/plugin-capz-common';
+import {
+  ClusterSummary,
+  Health,
+  ManagementClustersResponse,
+} from '@internal/plugin-capz-common';
 import { useCallback, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { ManagedFromAlert, placeText } from '../shared/managedFrom';
@@ -23,17 +27,37 @@ import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
 import { adoptRouteRef, clusterRouteRef, migrateRouteRef } from '../../routes';
 import { ErrorAlert } from '../shared/errors';
-import { HEALTH_LABEL, HEALTH_ORDER, HealthIcon, HealthLabel } from '../shared/health';
+import {
+  HEALTH_LABEL,
+  HEALTH_ORDER,
+  HealthIcon,
+  HealthLabel,
+} from '../shared/health';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
-import { API_LABEL, applyFilters, ClusterFilters, distinct, FILTER_KEYS, readFilters } from './filters';
+import {
+  API_LABEL,
+  applyFilters,
+  ClusterFilters,
+  distinct,
+  FILTER_KEYS,
+  readFilters,
+} from './filters';
 
 type Row = ClusterSummary & { id: string };
 
 const ALL = '__all__';
-const MC_STATE = { connected: 'Connected', unreachable: 'Unreachable', unknown: 'Checking…' } as const;
+const MC_STATE = {
+  connected: 'Connected',
+  unreachable: 'Unreachable',
+  unknown: 'Checking…',
+} as const;
 const HEALTH_RANK = new Map(HEALTH_ORDER.map((h, i) => [h, i]));
 
-function sortRows(rows: Row[], column: string, direction: 'ascending' | 'descending'): Row[] {
+function sortRows(
+  rows: Row[],
+  column: string,
+  direction: 'ascending' | 'descending',
+): Row[] {
   const key = (r: Row): string | number => {
     switch (column) {
       case 'health':
@@ -58,14 +82,25 @@ function sortRows(rows: Row[], column: string, direction: 'ascending' | 'descend
   return [...rows].sort((a, b) => {
     const ka = key(a);
     const kb = key(b);
-    const c = typeof ka === 'number' && typeof kb === 'number' ? ka - kb : String(ka).localeCompare(String(kb));
+    const c =
+      typeof ka === 'number' && typeof kb === 'number'
+        ? ka - kb
+        : String(ka).localeCompare(String(kb));
     return c !== 0 ? sign * c : a.id.localeCompare(b.id);
   });
 }
 
-function ManagementClusterAlerts({ value }: { value: ManagementClustersResponse }) {
-  const unreachable = value.items.filter(mc => mc.status.state === 'unreachable');
-  const syncing = value.items.filter(mc => mc.status.state === 'connected' && mc.watch && !mc.watch.synced);
+function ManagementClusterAlerts({
+  value,
+}: {
+  value: ManagementClustersResponse;
+}) {
+  const unreachable = value.items.filter(
+    mc => mc.status.state === 'unreachable',
+  );
+  const syncing = value.items.filter(
+    mc => mc.status.state === 'connected' && mc.watch && !mc.watch.synced,
+  );
   return (
     <>
       {unreachable.map(mc => (
@@ -75,7 +110,9 @@ function ManagementClusterAlerts({ value }: { value: ManagementClustersResponse 
           icon
           title={`Management cluster ${mc.title ?? mc.name} is unreachable`}
           description={
-            `${mc.status.message ? `${mc.status.message}. ` : ''}Its clusters are missing below or may be out of ` +
+            `${
+              mc.status.message ? `${mc.status.message}. ` : ''
+            }Its clusters are missing below or may be out of ` +
             `date. Check that its API server is up and that the credentials under capz.managementClusters ` +
             `(${mc.authMethod}) are still valid; this page updates by itself once it answers.`
           }
@@ -108,7 +145,9 @@ function FilterSelect(props: {
       size="small"
       style={{ minWidth: 160 }}
       value={props.value ?? ALL}
-      onChange={key => props.onChange(key === ALL || key === null ? undefined : String(key))}
+      onChange={key =>
+        props.onChange(key === ALL || key === null ? undefined : String(key))
+      }
       options={[{ id: ALL, label: 'All' }, ...props.options]}
     />
   );
@@ -142,7 +181,11 @@ function ManagedFromBadge({ row }: { row: ClusterSummary }) {
       >
         {label}
       </span>
-      <Text variant="body-small" color="secondary" style={{ overflowWrap: 'anywhere' }}>{`Also: ${list}`}</Text>
+      <Text
+        variant="body-small"
+        color="secondary"
+        style={{ overflowWrap: 'anywhere' }}
+      >{`Also: ${list}`}</Text>
     </Flex>
   );
 }
@@ -160,7 +203,10 @@ export function ClustersPage() {
   // change arriving during one would be lost (and the page does not poll).
   const [refreshKey, setRefreshKey] = useState(0);
   const clusters = useAsyncRetry(() => api.listClusters(), [api, refreshKey]);
-  const mcs = useAsyncRetry(() => api.listManagementClusters(), [api, refreshKey]);
+  const mcs = useAsyncRetry(
+    () => api.listManagementClusters(),
+    [api, refreshKey],
+  );
   const refreshAll = useCallback(() => setRefreshKey(k => k + 1), []);
   // Any change can add, remove or move a cluster in this list: refetch on every message (debounced).
   useLiveRefresh(refreshAll, () => true, 500);
@@ -190,12 +236,23 @@ export function ClustersPage() {
     );
 
   const all = useMemo(
-    () => (clusters.value?.items ?? []).map(c => ({ ...c, id: `${c.managementCluster}/${c.namespace}/${c.name}` })),
+    () =>
+      (clusters.value?.items ?? []).map(c => ({
+        ...c,
+        id: `${c.managementCluster}/${c.namespace}/${c.name}`,
+      })),
     [clusters.value],
   );
-  const rows = useMemo(() => applyFilters(all, filters) as Row[], [all, filters]);
+  const rows = useMemo(
+    () => applyFilters(all, filters) as Row[],
+    [all, filters],
+  );
   const href = (c: ClusterSummary) =>
-    clusterLink?.({ managementCluster: c.managementCluster, namespace: c.namespace, name: c.name });
+    clusterLink?.({
+      managementCluster: c.managementCluster,
+      namespace: c.namespace,
+      name: c.name,
+    });
 
   const { tableProps } = useTable<Row>({
     mode: 'complete',
@@ -207,12 +264,23 @@ export function ClustersPage() {
 
   const counts = useMemo(() => {
     const m = new Map<Health, number>();
-    for (const c of all) m.set(c.health ?? 'unknown', (m.get(c.health ?? 'unknown') ?? 0) + 1);
+    for (const c of all)
+      m.set(c.health ?? 'unknown', (m.get(c.health ?? 'unknown') ?? 0) + 1);
     return m;
   }, [all]);
 
   const columns: ColumnConfig<Row>[] = [
-    { id: 'health', label: 'Health', isSortable: true, width: 130, cell: r => <Cell><HealthLabel health={r.health} /></Cell> },
+    {
+      id: 'health',
+      label: 'Health',
+      isSortable: true,
+      width: 130,
+      cell: r => (
+        <Cell>
+          <HealthLabel health={r.health} />
+        </Cell>
+      ),
+    },
     {
       id: 'name',
       label: 'Cluster',
@@ -222,8 +290,16 @@ export function ClustersPage() {
         r.managedFrom?.length ? (
           <Cell>
             <Flex direction="column" gap="1">
-              {href(r) ? <Link variant="body-medium" href={href(r)!}>{r.name}</Link> : <Text variant="body-medium">{r.name}</Text>}
-              <Text variant="body-small" color="secondary">{r.namespace}</Text>
+              {href(r) ? (
+                <Link variant="body-medium" href={href(r)!}>
+                  {r.name}
+                </Link>
+              ) : (
+                <Text variant="body-medium">{r.name}</Text>
+              )}
+              <Text variant="body-small" color="secondary">
+                {r.namespace}
+              </Text>
               <ManagedFromBadge row={r} />
             </Flex>
           </Cell>
@@ -231,7 +307,12 @@ export function ClustersPage() {
           <CellText title={r.name} description={r.namespace} href={href(r)} />
         ),
     },
-    { id: 'managementCluster', label: 'Management cluster', isSortable: true, cell: r => <CellText title={r.managementCluster} /> },
+    {
+      id: 'managementCluster',
+      label: 'Management cluster',
+      isSortable: true,
+      cell: r => <CellText title={r.managementCluster} />,
+    },
     {
       id: 'reason',
       label: 'Reason',
@@ -250,7 +331,11 @@ export function ClustersPage() {
               <Text variant="body-medium">{API_LABEL[r.api] ?? r.api}</Text>
               <Link
                 variant="body-medium"
-                href={migrateLink({ managementCluster: r.managementCluster, namespace: r.namespace, name: r.name })}
+                href={migrateLink({
+                  managementCluster: r.managementCluster,
+                  namespace: r.namespace,
+                  name: r.name,
+                })}
                 aria-label={`Migration candidate: migrate ${r.name} to the ASO API`}
               >
                 Migration candidate
@@ -261,8 +346,18 @@ export function ClustersPage() {
           <CellText title={API_LABEL[r.api] ?? r.api} color="secondary" />
         ),
     },
-    { id: 'version', label: 'Kubernetes', isSortable: true, cell: r => <CellText title={r.kubernetesVersion ?? '—'} /> },
-    { id: 'location', label: 'Location', isSortable: true, cell: r => <CellText title={r.location ?? '—'} /> },
+    {
+      id: 'version',
+      label: 'Kubernetes',
+      isSortable: true,
+      cell: r => <CellText title={r.kubernetesVersion ?? '—'} />,
+    },
+    {
+      id: 'location',
+      label: 'Location',
+      isSortable: true,
+      cell: r => <CellText title={r.location ?? '—'} />,
+    },
     {
       id: 'pools',
       label: 'Pools',
@@ -292,8 +387,15 @@ export function ClustersPage() {
       )}
       {mcs.value && <ManagementClusterAlerts value={mcs.value} />}
       <ManagedFromAlert clusters={all} />
-      {error && <ErrorAlert title="Could not load the clusters" error={error} />}
-      {mcs.error && !error && <ErrorAlert title="Could not load the management clusters" error={mcs.error} />}
+      {error && (
+        <ErrorAlert title="Could not load the clusters" error={error} />
+      )}
+      {mcs.error && !error && (
+        <ErrorAlert
+          title="Could not load the management clusters"
+          error={mcs.error}
+        />
+      )}
       {noManagementClusters && (
         <Alert
           status="info"
@@ -304,12 +406,31 @@ export function ClustersPage() {
       )}
 
       {mcs.value && mcs.value.items.length > 0 && (
-        <ul aria-label="Management clusters" style={{ display: 'flex', flexWrap: 'wrap', gap: 16, listStyle: 'none', padding: 0, margin: 0 }}>
+        <ul
+          aria-label="Management clusters"
+          style={{
+            display: 'flex',
+            flexWrap: 'wrap',
+            gap: 16,
+            listStyle: 'none',
+            padding: 0,
+            margin: 0,
+          }}
+        >
           {mcs.value.items.map(mc => (
             <li key={mc.name}>
-              <Text variant="body-small" color={mc.status.state === 'unreachable' ? 'danger' : 'secondary'}>
+              <Text
+                variant="body-small"
+                color={
+                  mc.status.state === 'unreachable' ? 'danger' : 'secondary'
+                }
+              >
                 <strong>{mc.title ?? mc.name}</strong>
-                {` ${MC_STATE[mc.status.state]}${mc.status.state === 'connected' && mc.status.version ? ` · ${mc.status.version}` : ''}`}
+                {` ${MC_STATE[mc.status.state]}${
+                  mc.status.state === 'connected' && mc.status.version
+                    ? ` · ${mc.status.version}`
+                    : ''
+                }`}
               </Text>
             </li>
           ))}
@@ -317,7 +438,12 @@ export function ClustersPage() {
       )}
 
       {clusters.value && all.length > 0 && (
-        <Flex gap="2" align="center" role="group" aria-label="Health at a glance">
+        <Flex
+          gap="2"
+          align="center"
+          role="group"
+          aria-label="Health at a glance"
+        >
           {HEALTH_ORDER.filter(h => counts.get(h)).map(h => (
             <Button
               key={h}
@@ -325,7 +451,9 @@ export function ClustersPage() {
               variant={filters.health === h ? 'primary' : 'secondary'}
               aria-pressed={filters.health === h}
               iconStart={<HealthIcon health={h} />}
-              onPress={() => setFilter('health', filters.health === h ? undefined : h)}
+              onPress={() =>
+                setFilter('health', filters.health === h ? undefined : h)
+              }
             >
               {`${counts.get(h)} ${HEALTH_LABEL[h].toLowerCase()}`}
             </Button>
@@ -344,13 +472,19 @@ export function ClustersPage() {
         <FilterSelect
           label="Management cluster"
           value={filters.managementCluster}
-          options={distinct([...all.map(c => c.managementCluster), ...(mcs.value?.items.map(m => m.name) ?? [])]).map(v => ({ id: v, label: v }))}
+          options={distinct([
+            ...all.map(c => c.managementCluster),
+            ...(mcs.value?.items.map(m => m.name) ?? []),
+          ]).map(v => ({ id: v, label: v }))}
           onChange={v => setFilter('managementCluster', v)}
         />
         <FilterSelect
           label="Namespace"
           value={filters.namespace}
-          options={distinct(all.map(c => c.namespace)).map(v => ({ id: v, label: v }))}
+          options={distinct(all.map(c => c.namespace)).map(v => ({
+            id: v,
+            label: v,
+          }))}
           onChange={v => setFilter('namespace', v)}
         />
         <FilterSelect
@@ -362,7 +496,10 @@ export function ClustersPage() {
         <FilterSelect
           label="API"
           value={filters.api}
-          options={Object.entries(API_LABEL).map(([id, label]) => ({ id, label }))}
+          options={Object.entries(API_LABEL).map(([id, label]) => ({
+            id,
+            label,
+          }))}
           onChange={v => setFilter('api', v)}
         />
         <FilterSelect
@@ -377,7 +514,10 @@ export function ClustersPage() {
         <FilterSelect
           label="Location"
           value={filters.location}
-          options={distinct(all.map(c => c.location)).map(v => ({ id: v, label: v }))}
+          options={distinct(all.map(c => c.location)).map(v => ({
+            id: v,
+            label: v,
+          }))}
           onChange={v => setFilter('location', v)}
         />
         {filtered && (
@@ -395,26 +535,38 @@ export function ClustersPage() {
 
       {clusters.value && (
         <>
-          <Text as="p" variant="body-small" color="secondary" aria-live="polite">
-            {filtered ? `${rows.length} of ${all.length} clusters` : `${all.length} clusters`}
+          <Text
+            as="p"
+            variant="body-small"
+            color="secondary"
+            aria-live="polite"
+          >
+            {filtered
+              ? `${rows.length} of ${all.length} clusters`
+              : `${all.length} clusters`}
           </Text>
           {/* BUI's Table names its grid "Data table"; the region gives it this page's name. */}
           <section aria-label="Clusters">
-          <Table<Row>
-            {...tableProps}
-            columnConfig={columns}
-            rowConfig={{ getHref: r => href(r) }}
-            emptyState={
-              all.length === 0 ? (
-                <Text as="p">
-                  No Cluster API clusters were found on the management clusters. Ask for a new one with the{' '}
-                  <Link href="/create">New AKS cluster</Link> template, or adopt an existing AKS cluster.
-                </Text>
-              ) : (
-                <Text as="p">No cluster matches these filters. Clear the filters or search for something else.</Text>
-              )
-            }
-          />
+            <Table<Row>
+              {...tableProps}
+              columnConfig={columns}
+              rowConfig={{ getHref: r => href(r) }}
+              emptyState={
+                all.length === 0 ? (
+                  <Text as="p">
+                    No Cluster API clusters were found on the management
+                    clusters. Ask for a new one with the{' '}
+                    <Link href="/create">New AKS cluster</Link> template, or
+                    adopt an existing AKS cluster.
+                  </Text>
+                ) : (
+                  <Text as="p">
+                    No cluster matches these filters. Clear the filters or
+                    search for something else.
+                  </Text>
+                )
+              }
+            />
           </section>
         </>
       )}

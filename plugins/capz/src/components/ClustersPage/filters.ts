@@ -1,4 +1,8 @@
-import { ClusterApi, ClusterSummary, Health } from '@internal/plugin-capz-common';
+import {
+  ClusterApi,
+  ClusterSummary,
+  Health,
+} from '@internal/plugin-capz-common';
 
 /** The clusters page's filters; every one is optional ("all"). They live in the URL, so a filtered view is a link. */
 export interface ClusterFilters {
@@ -12,7 +16,15 @@ export interface ClusterFilters {
   location?: string;
 }
 
-export const FILTER_KEYS = ['q', 'managementCluster', 'namespace', 'health', 'api', 'migration', 'location'] as const;
+export const FILTER_KEYS = [
+  'q',
+  'managementCluster',
+  'namespace',
+  'health',
+  'api',
+  'migration',
+  'location',
+] as const;
 
 export const API_LABEL: Record<ClusterApi, string> = {
   'aso-v1beta1': 'ASO-managed (v1beta1)',
@@ -33,11 +45,22 @@ export function readFilters(params: URLSearchParams): ClusterFilters {
 function matchesSearch(c: ClusterSummary, q: string): boolean {
   const needle = q.trim().toLowerCase();
   if (!needle) return true;
-  return [c.name, c.namespace, c.managementCluster, c.reason, c.message, c.kubernetesVersion, c.location, c.owner]
-    .some(v => v?.toLowerCase().includes(needle));
+  return [
+    c.name,
+    c.namespace,
+    c.managementCluster,
+    c.reason,
+    c.message,
+    c.kubernetesVersion,
+    c.location,
+    c.owner,
+  ].some(v => v?.toLowerCase().includes(needle));
 }
 
-export function applyFilters(items: ClusterSummary[], f: ClusterFilters): ClusterSummary[] {
+export function applyFilters(
+  items: ClusterSummary[],
+  f: ClusterFilters,
+): ClusterSummary[] {
   return items.filter(
     c =>
       (!f.q || matchesSearch(c, f.q)) &&
@@ -45,10 +68,13 @@ export function applyFilters(items: ClusterSummary[], f: ClusterFilters): Cluste
       (!f.namespace || c.namespace === f.namespace) &&
       (!f.health || (c.health ?? 'unknown') === f.health) &&
       (!f.api || c.api === f.api) &&
-      (!f.migration || Boolean(c.migrationCandidate) === (f.migration === 'yes')) &&
+      (!f.migration ||
+        Boolean(c.migrationCandidate) === (f.migration === 'yes')) &&
       (!f.location || c.location === f.location),
   );
 }
 
 export const distinct = (values: Array<string | undefined>): string[] =>
-  [...new Set(values.filter((v): v is string => Boolean(v)))].sort((a, b) => a.localeCompare(b));
+  [...new Set(values.filter((v): v is string => Boolean(v)))].sort((a, b) =>
+    a.localeCompare(b),
+  );

@@ -1,2 +1,6 @@
 export { EntityClusterContent } from './EntityClusterContent';
-export { CAPZ_CLUSTER_ANNOTATION, clusterRefOf, hasClusterAnnotation } from './annotation';
+export {
+  CAPZ_CLUSTER_ANNOTATION,
+  clusterRefOf,
+  hasClusterAnnotation,
+} from './annotation';

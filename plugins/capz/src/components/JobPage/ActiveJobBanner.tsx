@@ -16,7 +16,13 @@ export function ActiveJobBanner({ cluster }: { cluster: ClusterRef }) {
   const [refreshKey, setRefreshKey] = useState(0);
   const jobs = useAsyncRetry(
     () => api.listJobs({ ...cluster, active: true }),
-    [api, cluster.managementCluster, cluster.namespace, cluster.name, refreshKey],
+    [
+      api,
+      cluster.managementCluster,
+      cluster.namespace,
+      cluster.name,
+      refreshKey,
+    ],
   );
   const shown = jobs.value?.items[0];
   const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
@@ -30,10 +36,19 @@ export function ActiveJobBanner({ cluster }: { cluster: ClusterRef }) {
       status="info"
       icon
       data-testid="active-job-banner"
-      title={`${JOB_TYPE_LABEL[shown.type]} in progress (${JOB_STATE[shown.state].label.toLowerCase()})`}
+      title={`${JOB_TYPE_LABEL[shown.type]} in progress (${JOB_STATE[
+        shown.state
+      ].label.toLowerCase()})`}
       description={
         <>
-          {`A job is working on this cluster${shown.currentStep ? `, at step “${shown.steps.find(s => s.id === shown.currentStep)?.title ?? shown.currentStep}”` : ''}. Another job cannot start until it ends. `}
+          {`A job is working on this cluster${
+            shown.currentStep
+              ? `, at step “${
+                  shown.steps.find(s => s.id === shown.currentStep)?.title ??
+                  shown.currentStep
+                }”`
+              : ''
+          }. Another job cannot start until it ends. `}
           <Link href={jobLink({ id: shown.id })}>Open the job</Link>
         </>
       }

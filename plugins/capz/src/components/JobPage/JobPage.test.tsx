@@ -1,10 +1,28 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { CAPZ_JOBS_SIGNAL_CHANNEL, CapzChangeSignal, CapzJobSignal, JobDetails } from '@internal/plugin-capz-common';
-import { BASE, SEARCH_PROD, searchProdTree, summary } from '../../__testUtils__/fixtures';
-import { FakeSignals, renderCapz, setupCapzServer } from '../../__testUtils__/harness';
-import { JOB_ID, jobDetails, OTHER_JOB_ID } from '../../__testUtils__/jobFixtures';
+import {
+  CAPZ_JOBS_SIGNAL_CHANNEL,
+  CapzChangeSignal,
+  CapzJobSignal,
+  JobDetails,
+} from '@internal/plugin-capz-common';
+import {
+  BASE,
+  SEARCH_PROD,
+  searchProdTree,
+  summary,
+} from '../../__testUtils__/fixtures';
+import {
+  FakeSignals,
+  renderCapz,
+  setupCapzServer,
+} from '../../__testUtils__/harness';
+import {
+  JOB_ID,
+  jobDetails,
+  OTHER_JOB_ID,
+} from '../../__testUtils__/jobFixtures';
 import { CapzPage } from '../CapzPage';
 
 const server = setupCapzServer();
@@ -26,7 +44,8 @@ function serveJob(initial: JobDetails) {
           state: 'cancelled',
           requested: undefined,
           finishedAt: '2026-11-21T10:01:00Z',
-          leftBehind: 'Namespace team-data and Secret team-data/aso-credential were created and stay. Nothing in Azure changed; it is safe to delete the namespace.',
+          leftBehind:
+            'Namespace team-data and Secret team-data/aso-credential were created and stay. Nothing in Azure changed; it is safe to delete the namespace.',
         };
       }
       return HttpResponse.json(state.job);
@@ -43,35 +62,76 @@ describe('job page', () => {
     const signals = new FakeSignals();
     const served = serveJob(jobDetails());
     renderCapz(<CapzPage />, { path: JOB_PATH, mountPath: '/capz/*', signals });
-    expect(await screen.findByRole('heading', { name: 'Adoption: team-data/data-lake' })).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', {
+        name: 'Adoption: team-data/data-lake',
+      }),
+    ).toBeInTheDocument();
     expect(screen.getByTestId('job-state')).toHaveTextContent('Running');
 
     const steps = screen.getAllByTestId('job-step');
     expect(steps).toHaveLength(3);
-    expect(within(steps[0]).getByRole('img', { name: 'Succeeded' })).toBeInTheDocument();
+    expect(
+      within(steps[0]).getByRole('img', { name: 'Succeeded' }),
+    ).toBeInTheDocument();
     expect(steps[1]).toHaveAttribute('aria-current', 'step');
     expect(steps[1]).toHaveTextContent('2 attempts');
-    expect(steps[1]).toHaveTextContent('Waiting for Secret team-data/aso-credential');
-    expect(within(steps[2]).getByRole('img', { name: 'Pending' })).toBeInTheDocument();
-    expect(screen.getByTestId('job-log')).toHaveTextContent('[create-namespace] created Namespace team-data');
+    expect(steps[1]).toHaveTextContent(
+      'Waiting for Secret team-data/aso-credential',
+    );
+    expect(
+      within(steps[2]).getByRole('img', { name: 'Pending' }),
+    ).toBeInTheDocument();
+    expect(screen.getByTestId('job-log')).toHaveTextContent(
+      '[create-namespace] created Namespace team-data',
+    );
     expect(screen.getByRole('button', { name: 'Pause' })).toBeInTheDocument();
     await waitFor(() => expect(screen.getByText('Live')).toBeInTheDocument());
 
     const before = served.reads;
-    signals.publish(CAPZ_JOBS_SIGNAL_CHANNEL, jobSignal({ jobId: OTHER_JOB_ID, state: 'running' }));
+    signals.publish(
+      CAPZ_JOBS_SIGNAL_CHANNEL,
+      jobSignal({ jobId: OTHER_JOB_ID, state: 'running' }),
+    );
     served.job = jobDetails({
       currentStep: 'pause',
       steps: served.job.steps.map(s => {
-        if (s.id === 'copy-credential') return { ...s, state: 'succeeded', message: undefined, finishedAt: '2026-11-21T10:00:09Z' };
+        if (s.id === 'copy-credential')
+          return {
+            ...s,
+            state: 'succeeded',
+            message: undefined,
+            finishedAt: '2026-11-21T10:00:09Z',
+          };
         if (s.id === 'pause') return { ...s, state: 'running', attempts: 1 };
         return s;
       }),
-      log: [...served.job.log, { at: '2026-11-21T10:00:09Z', level: 'info', step: 'copy-credential', message: 'copied Secret aso-credential' }],
+      log: [
+        ...served.job.log,
+        {
+          at: '2026-11-21T10:00:09Z',
+          level: 'info',
+          step: 'copy-credential',
+          message: 'copied Secret aso-credential',
+        },
+      ],
     });
-    signals.publish(CAPZ_JOBS_SIGNAL_CHANNEL, jobSignal({ jobId: JOB_ID, state: 'running', currentStep: 'pause' }));
-    expect(await screen.findByText(/copied Secret aso-credential/)).toBeInTheDocument();
-    expect(within(screen.getAllByTestId('job-step')[1]).getByRole('img', { name: 'Succeeded' })).toBeInTheDocument();
-    expect(screen.getAllByTestId('job-step')[2]).toHaveAttribute('aria-current', 'step');
+    signals.publish(
+      CAPZ_JOBS_SIGNAL_CHANNEL,
+      jobSignal({ jobId: JOB_ID, state: 'running', currentStep: 'pause' }),
+    );
+    expect(
+      await screen.findByText(/copied Secret aso-credential/),
+    ).toBeInTheDocument();
+    expect(
+      within(screen.getAllByTestId('job-step')[1]).getByRole('img', {
+        name: 'Succeeded',
+      }),
+    ).toBeInTheDocument();
+    expect(screen.getAllByTestId('job-step')[2]).toHaveAttribute(
+      'aria-current',
+      'step',
+    );
     expect(served.reads).toBe(before + 1);
   });
 
@@ -95,13 +155,25 @@ describe('job page', () => {
     expect(screen.getByTestId('job-state')).toHaveTextContent('Running');
 
     job = jobDetails({ currentStep: 'pause' });
-    signals.publish(CAPZ_JOBS_SIGNAL_CHANNEL, jobSignal({ jobId: JOB_ID, state: 'running', currentStep: 'pause' }));
+    signals.publish(
+      CAPZ_JOBS_SIGNAL_CHANNEL,
+      jobSignal({ jobId: JOB_ID, state: 'running', currentStep: 'pause' }),
+    );
     await waitFor(() => expect(release).toBeDefined()); // the second read is held: the page is loading
-    job = jobDetails({ state: 'succeeded', currentStep: undefined, steps: jobDetails().steps.map(s => ({ ...s, state: 'succeeded' })) });
-    signals.publish(CAPZ_JOBS_SIGNAL_CHANNEL, jobSignal({ jobId: JOB_ID, state: 'succeeded' }));
+    job = jobDetails({
+      state: 'succeeded',
+      currentStep: undefined,
+      steps: jobDetails().steps.map(s => ({ ...s, state: 'succeeded' })),
+    });
+    signals.publish(
+      CAPZ_JOBS_SIGNAL_CHANNEL,
+      jobSignal({ jobId: JOB_ID, state: 'succeeded' }),
+    );
     await waitFor(() => expect(reads).toBe(3));
     release!();
-    await waitFor(() => expect(screen.getByTestId('job-state')).toHaveTextContent('Succeeded'));
+    await waitFor(() =>
+      expect(screen.getByTestId('job-state')).toHaveTextContent('Succeeded'),
+    );
   });
 
   it('cancels after a confirmation and then shows what was left behind', async () => {
@@ -109,39 +181,67 @@ describe('job page', () => {
     renderCapz(<CapzPage />, { path: JOB_PATH, mountPath: '/capz/*' });
     await screen.findByTestId('job-state');
     expect(screen.getByRole('button', { name: 'Resume' })).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'Pause' })).not.toBeInTheDocument();
+    expect(
+      screen.queryByRole('button', { name: 'Pause' }),
+    ).not.toBeInTheDocument();
 
     await userEvent.click(screen.getByRole('button', { name: 'Cancel job' }));
     const dialog = await screen.findByRole('dialog');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Keep the job' }));
-    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Keep the job' }),
+    );
+    await waitFor(() =>
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument(),
+    );
     expect(served.posts).toEqual([]);
 
     await userEvent.click(screen.getByRole('button', { name: 'Cancel job' }));
-    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Cancel the job' }));
-    await waitFor(() => expect(screen.getByTestId('job-state')).toHaveTextContent('Cancelled'));
+    await userEvent.click(
+      within(await screen.findByRole('dialog')).getByRole('button', {
+        name: 'Cancel the job',
+      }),
+    );
+    await waitFor(() =>
+      expect(screen.getByTestId('job-state')).toHaveTextContent('Cancelled'),
+    );
     expect(served.posts).toEqual(['cancel']);
     const left = screen.getByTestId('job-left-behind');
     expect(left).toHaveTextContent('What the job left behind');
     expect(left).toHaveTextContent('it is safe to delete the namespace');
-    expect(screen.queryByRole('group', { name: 'Job controls' })).not.toBeInTheDocument();
+    expect(
+      screen.queryByRole('group', { name: 'Job controls' }),
+    ).not.toBeInTheDocument();
   });
 
   it('shows a 409 from a control as the backend says it', async () => {
     serveJob(jobDetails());
     server.use(
       http.post(`${BASE}/jobs/${JOB_ID}/pause`, () =>
-        HttpResponse.json({ error: { name: 'ConflictError', message: `Cannot pause job ${JOB_ID}: it is succeeded` } }, { status: 409 }),
+        HttpResponse.json(
+          {
+            error: {
+              name: 'ConflictError',
+              message: `Cannot pause job ${JOB_ID}: it is succeeded`,
+            },
+          },
+          { status: 409 },
+        ),
       ),
     );
     renderCapz(<CapzPage />, { path: JOB_PATH, mountPath: '/capz/*' });
     await userEvent.click(await screen.findByRole('button', { name: 'Pause' }));
-    expect(await screen.findByText(`Cannot pause job ${JOB_ID}: it is succeeded`)).toBeInTheDocument();
+    expect(
+      await screen.findByText(`Cannot pause job ${JOB_ID}: it is succeeded`),
+    ).toBeInTheDocument();
     expect(screen.getByText('Could not pause the job')).toBeInTheDocument();
   });
 
   it('for a finished upgrade links to the cluster and lists the manifests to change', async () => {
-    const target = { managementCluster: 'demo-2', namespace: 'team-analytics', name: 'analytics' };
+    const target = {
+      managementCluster: 'demo-2',
+      namespace: 'team-analytics',
+      name: 'analytics',
+    };
     serveJob(
       jobDetails({
         type: 'upgrade-api-version',
@@ -159,23 +259,35 @@ describe('job page', () => {
               namespace: 'team-analytics',
               name: 'analytics',
               manager: 'argocd-controller',
-              change: 'apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1 -> v1beta1',
+              change:
+                'apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1 -> v1beta1',
             },
           ],
         },
       }),
     );
     renderCapz(<CapzPage />, { path: JOB_PATH, mountPath: '/capz/*' });
-    expect(await screen.findByRole('heading', { name: /API version upgrade.*: team-analytics\/analytics/ })).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', {
+        name: /API version upgrade.*: team-analytics\/analytics/,
+      }),
+    ).toBeInTheDocument();
     expect(screen.getByTestId('job-state')).toHaveTextContent('Succeeded');
-    expect(screen.getByRole('link', { name: 'Open cluster team-analytics/analytics' })).toHaveAttribute(
-      'href',
-      '/capz/clusters/demo-2/team-analytics/analytics',
-    );
-    const rows = within(screen.getByRole('table', { name: 'Manifests to change' })).getAllByRole('row');
+    expect(
+      screen.getByRole('link', {
+        name: 'Open cluster team-analytics/analytics',
+      }),
+    ).toHaveAttribute('href', '/capz/clusters/demo-2/team-analytics/analytics');
+    const rows = within(
+      screen.getByRole('table', { name: 'Manifests to change' }),
+    ).getAllByRole('row');
     expect(rows).toHaveLength(2);
-    expect(rows[1]).toHaveTextContent(/AzureASOManagedControlPlane.*team-analytics\/analytics.*argocd-controller.*v1alpha1 -> v1beta1/);
-    expect(screen.queryByRole('group', { name: 'Job controls' })).not.toBeInTheDocument();
+    expect(rows[1]).toHaveTextContent(
+      /AzureASOManagedControlPlane.*team-analytics\/analytics.*argocd-controller.*v1alpha1 -> v1beta1/,
+    );
+    expect(
+      screen.queryByRole('group', { name: 'Job controls' }),
+    ).not.toBeInTheDocument();
   });
 });
 
@@ -183,51 +295,115 @@ describe('entry points', () => {
   const CLUSTER = `${BASE}/clusters/local/team-search/search-prod`;
 
   it('the cluster page shows the active job with a link, and the wizard its API calls for', async () => {
-    const legacy = { ...SEARCH_PROD, api: 'azure-managed' as const, migrationCandidate: true };
+    const legacy = {
+      ...SEARCH_PROD,
+      api: 'azure-managed' as const,
+      migrationCandidate: true,
+    };
     server.use(
-      http.get(`${CLUSTER}/tree`, () => HttpResponse.json({ summary: legacy, tree: searchProdTree() })),
+      http.get(`${CLUSTER}/tree`, () =>
+        HttpResponse.json({ summary: legacy, tree: searchProdTree() }),
+      ),
       http.get(`${BASE}/jobs`, ({ request }) => {
-        expect(new URL(request.url).searchParams.toString()).toBe('managementCluster=local&namespace=team-search&name=search-prod&active=true');
-        return HttpResponse.json({ items: [jobDetails({ type: 'migrate', target: { managementCluster: 'local', namespace: 'team-search', name: 'search-prod' } })] });
+        expect(new URL(request.url).searchParams.toString()).toBe(
+          'managementCluster=local&namespace=team-search&name=search-prod&active=true',
+        );
+        return HttpResponse.json({
+          items: [
+            jobDetails({
+              type: 'migrate',
+              target: {
+                managementCluster: 'local',
+                namespace: 'team-search',
+                name: 'search-prod',
+              },
+            }),
+          ],
+        });
       }),
     );
-    renderCapz(<CapzPage />, { path: '/capz/clusters/local/team-search/search-prod', mountPath: '/capz/*' });
+    renderCapz(<CapzPage />, {
+      path: '/capz/clusters/local/team-search/search-prod',
+      mountPath: '/capz/*',
+    });
     const banner = await screen.findByTestId('active-job-banner');
-    expect(banner).toHaveTextContent('Migration to the ASO API in progress (running)');
+    expect(banner).toHaveTextContent(
+      'Migration to the ASO API in progress (running)',
+    );
     expect(banner).toHaveTextContent('at step “Copy the credential”');
-    expect(within(banner).getByRole('link', { name: 'Open the job' })).toHaveAttribute('href', JOB_PATH);
-    expect(await screen.findByRole('link', { name: 'Migrate to ASO API' })).toHaveAttribute(
+    expect(
+      within(banner).getByRole('link', { name: 'Open the job' }),
+    ).toHaveAttribute('href', JOB_PATH);
+    expect(
+      await screen.findByRole('link', { name: 'Migrate to ASO API' }),
+    ).toHaveAttribute(
       'href',
       '/capz/clusters/local/team-search/search-prod/migrate',
     );
-    expect(screen.queryByRole('link', { name: 'Upgrade to v1beta1' })).not.toBeInTheDocument();
+    expect(
+      screen.queryByRole('link', { name: 'Upgrade to v1beta1' }),
+    ).not.toBeInTheDocument();
   });
 
   it('a v1alpha1 cluster offers the upgrade, and no banner without an active job', async () => {
     server.use(
-      http.get(`${CLUSTER}/tree`, () => HttpResponse.json({ summary: { ...SEARCH_PROD, api: 'aso-v1alpha1' }, tree: searchProdTree() })),
+      http.get(`${CLUSTER}/tree`, () =>
+        HttpResponse.json({
+          summary: { ...SEARCH_PROD, api: 'aso-v1alpha1' },
+          tree: searchProdTree(),
+        }),
+      ),
       http.get(`${BASE}/jobs`, () => HttpResponse.json({ items: [] })),
     );
-    renderCapz(<CapzPage />, { path: '/capz/clusters/local/team-search/search-prod', mountPath: '/capz/*' });
-    expect(await screen.findByRole('link', { name: 'Upgrade to v1beta1' })).toHaveAttribute(
+    renderCapz(<CapzPage />, {
+      path: '/capz/clusters/local/team-search/search-prod',
+      mountPath: '/capz/*',
+    });
+    expect(
+      await screen.findByRole('link', { name: 'Upgrade to v1beta1' }),
+    ).toHaveAttribute(
       'href',
       '/capz/clusters/local/team-search/search-prod/upgrade',
     );
-    expect(screen.queryByRole('link', { name: 'Migrate to ASO API' })).not.toBeInTheDocument();
+    expect(
+      screen.queryByRole('link', { name: 'Migrate to ASO API' }),
+    ).not.toBeInTheDocument();
     expect(screen.queryByTestId('active-job-banner')).not.toBeInTheDocument();
   });
 
   it('the clusters page links to the adoption wizard and a migration candidate to its wizard', async () => {
     server.use(
       http.get(`${BASE}/clusters`, () =>
-        HttpResponse.json({ items: [summary({ name: 'legacy-web', api: 'azure-managed', migrationCandidate: true }), summary({ name: 'payments' })] }),
+        HttpResponse.json({
+          items: [
+            summary({
+              name: 'legacy-web',
+              api: 'azure-managed',
+              migrationCandidate: true,
+            }),
+            summary({ name: 'payments' }),
+          ],
+        }),
       ),
-      http.get(`${BASE}/management-clusters`, () => HttpResponse.json({ items: [] })),
+      http.get(`${BASE}/management-clusters`, () =>
+        HttpResponse.json({ items: [] }),
+      ),
     );
     renderCapz(<CapzPage />, { path: '/capz', mountPath: '/capz/*' });
-    expect(await screen.findByRole('link', { name: 'Adopt AKS cluster' })).toHaveAttribute('href', '/capz/adopt');
-    const link = await screen.findByRole('link', { name: 'Migration candidate: migrate legacy-web to the ASO API' });
-    expect(link).toHaveAttribute('href', '/capz/clusters/local/team-legacy-web/legacy-web/migrate');
-    expect(within(screen.getByRole('row', { name: /payments/ })).queryByText('Migration candidate')).not.toBeInTheDocument();
+    expect(
+      await screen.findByRole('link', { name: 'Adopt AKS cluster' }),
+    ).toHaveAttribute('href', '/capz/adopt');
+    const link = await screen.findByRole('link', {
+      name: 'Migration candidate: migrate legacy-web to the ASO API',
+    });
+    expect(link).toHaveAttribute(
+      'href',
+      '/capz/clusters/local/team-legacy-web/legacy-web/migrate',
+    );
+    expect(
+      within(screen.getByRole('row', { name: /payments/ })).queryByText(
+        'Migration candidate',
+      ),
+    ).not.toBeInTheDocument();
   });
 });

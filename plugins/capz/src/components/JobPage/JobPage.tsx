@@ -1,6 +1,10 @@
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import { Alert, Flex, Link, Skeleton, Text } from '@backstage/ui';
-import type { JobDetails, JobLogLine, ManifestToChange } from '@internal/plugin-capz-common';
+import type {
+  JobDetails,
+  JobLogLine,
+  ManifestToChange,
+} from '@internal/plugin-capz-common';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
@@ -11,14 +15,32 @@ import { LiveStatus } from '../shared/LiveStatus';
 import { absoluteTime } from '../shared/time';
 import { PlanPreview } from '../Wizard/PlanPreview';
 import { JobControls } from './JobControls';
-import { JOB_TYPE_LABEL, JobStateLabel, STEP_STATE, StateIcon } from './jobLabels';
+import {
+  JOB_TYPE_LABEL,
+  JobStateLabel,
+  STEP_STATE,
+  StateIcon,
+} from './jobLabels';
 import { useJobSignal } from './useJobSignal';
 
-const cell = { textAlign: 'left' as const, padding: '4px 8px', borderBottom: '1px solid var(--bui-border, #ddd)' };
+const cell = {
+  textAlign: 'left' as const,
+  padding: '4px 8px',
+  borderBottom: '1px solid var(--bui-border, #ddd)',
+};
 
 function Steps({ job }: { job: JobDetails }) {
   return (
-    <ol aria-label="Steps" style={{ listStyle: 'none', margin: 0, padding: 0, display: 'grid', gap: 8 }}>
+    <ol
+      aria-label="Steps"
+      style={{
+        listStyle: 'none',
+        margin: 0,
+        padding: 0,
+        display: 'grid',
+        gap: 8,
+      }}
+    >
       {job.steps.map((s, i) => (
         <li
           key={s.id}
@@ -29,7 +51,10 @@ function Steps({ job }: { job: JobDetails }) {
         >
           <StateIcon look={STEP_STATE[s.state]} />
           <Flex direction="column" gap="1">
-            <Text variant="body-medium" weight={job.currentStep === s.id ? 'bold' : 'regular'}>
+            <Text
+              variant="body-medium"
+              weight={job.currentStep === s.id ? 'bold' : 'regular'}
+            >
               {`${i + 1}. ${s.title}`}
             </Text>
             <Text variant="body-small" color="secondary">
@@ -51,7 +76,9 @@ function Steps({ job }: { job: JobDetails }) {
 }
 
 const logLine = (l: JobLogLine) =>
-  `${absoluteTime(l.at)}  ${l.level.toUpperCase().padEnd(5)} ${l.step ? `[${l.step}] ` : ''}${l.message}`;
+  `${absoluteTime(l.at)}  ${l.level.toUpperCase().padEnd(5)} ${
+    l.step ? `[${l.step}] ` : ''
+  }${l.message}`;
 
 function Log({ lines }: { lines: JobLogLine[] }) {
   const ref = useRef<HTMLPreElement>(null);
@@ -68,7 +95,15 @@ function Log({ lines }: { lines: JobLogLine[] }) {
       // It scrolls: keyboard users must be able to focus it to scroll (axe scrollable-region-focusable).
       // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex
       tabIndex={0}
-      style={{ margin: 0, padding: 8, maxHeight: 360, overflow: 'auto', fontSize: 12, background: 'var(--bui-bg-neutral-2, var(--bui-bg-surface-2))', borderRadius: 4 }}
+      style={{
+        margin: 0,
+        padding: 8,
+        maxHeight: 360,
+        overflow: 'auto',
+        fontSize: 12,
+        background: 'var(--bui-bg-neutral-2, var(--bui-bg-surface-2))',
+        borderRadius: 4,
+      }}
     >
       {lines.length ? lines.map(logLine).join('\n') : 'No log lines yet.'}
     </pre>
@@ -82,10 +117,14 @@ function ManifestsToChange({ items }: { items: ManifestToChange[] }) {
         Manifests to change
       </Text>
       <Text as="p" variant="body-small">
-        These objects were last written at v1alpha1 by a tool other than the controllers. Change the manifests you keep
-        for them (Git, GitOps), or the next apply writes v1alpha1 again.
+        These objects were last written at v1alpha1 by a tool other than the
+        controllers. Change the manifests you keep for them (Git, GitOps), or
+        the next apply writes v1alpha1 again.
       </Text>
-      <table aria-label="Manifests to change" style={{ width: '100%', borderCollapse: 'collapse' }}>
+      <table
+        aria-label="Manifests to change"
+        style={{ width: '100%', borderCollapse: 'collapse' }}
+      >
         <thead>
           <tr>
             <th style={cell}>Kind</th>
@@ -117,13 +156,26 @@ function Outcome({ job }: { job: JobDetails }) {
   return (
     <>
       {job.state === 'failed' && (
-        <Alert status="danger" icon title="The job failed" description={job.error ?? 'See the failed step and the log below.'} />
+        <Alert
+          status="danger"
+          icon
+          title="The job failed"
+          description={job.error ?? 'See the failed step and the log below.'}
+        />
       )}
-      {(job.state === 'failed' || job.state === 'cancelled') && job.leftBehind && (
-        <div data-testid="job-left-behind">
-          <Alert status="warning" icon title="What the job left behind" description={<span style={{ whiteSpace: 'pre-wrap' }}>{job.leftBehind}</span>} />
-        </div>
-      )}
+      {(job.state === 'failed' || job.state === 'cancelled') &&
+        job.leftBehind && (
+          <div data-testid="job-left-behind">
+            <Alert
+              status="warning"
+              icon
+              title="What the job left behind"
+              description={
+                <span style={{ whiteSpace: 'pre-wrap' }}>{job.leftBehind}</span>
+              }
+            />
+          </div>
+        )}
       {job.state === 'succeeded' && (
         <Alert
           status="success"
@@ -131,17 +183,26 @@ function Outcome({ job }: { job: JobDetails }) {
           title="The job is done"
           description={
             result && clusterLink ? (
-              <Link href={clusterLink({ ...result })}>{`Open cluster ${result.namespace}/${result.name}`}</Link>
+              <Link
+                href={clusterLink({ ...result })}
+              >{`Open cluster ${result.namespace}/${result.name}`}</Link>
             ) : undefined
           }
         />
       )}
-      {job.state === 'succeeded' && job.result?.manifestsToChange && job.result.manifestsToChange.length > 0 && (
-        <ManifestsToChange items={job.result.manifestsToChange} />
-      )}
-      {job.state === 'succeeded' && job.type === 'upgrade-api-version' && job.result?.manifestsToChange?.length === 0 && (
-        <Text as="p">No manifest outside the controllers still writes v1alpha1: nothing else to change.</Text>
-      )}
+      {job.state === 'succeeded' &&
+        job.result?.manifestsToChange &&
+        job.result.manifestsToChange.length > 0 && (
+          <ManifestsToChange items={job.result.manifestsToChange} />
+        )}
+      {job.state === 'succeeded' &&
+        job.type === 'upgrade-api-version' &&
+        job.result?.manifestsToChange?.length === 0 && (
+          <Text as="p">
+            No manifest outside the controllers still writes v1alpha1: nothing
+            else to change.
+          </Text>
+        )}
     </>
   );
 }
@@ -156,15 +217,21 @@ export function JobPage() {
   // job's last signal (e.g. succeeded, right after the step before) could be dropped and the page stay on a stale
   // state, since it never polls. A new key starts a new read; the newest answer wins (as in ClusterView).
   const [refreshKey, setRefreshKey] = useState(0);
-  const { value: job, error, loading, retry } = useAsyncRetry(() => api.getJob(id), [api, id, refreshKey]);
+  const {
+    value: job,
+    error,
+    loading,
+    retry,
+  } = useAsyncRetry(() => api.getJob(id), [api, id, refreshKey]);
   const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
   const { live } = useJobSignal(refresh, s => s.jobId === id);
 
-  if (error && !job) return (
-    <Flex direction="column" gap="3" p="4">
-      <ErrorAlert title={`Could not load job ${id}`} error={error} />
-    </Flex>
-  );
+  if (error && !job)
+    return (
+      <Flex direction="column" gap="3" p="4">
+        <ErrorAlert title={`Could not load job ${id}`} error={error} />
+      </Flex>
+    );
   if (!job) {
     return (
       <div role="status" aria-label="Loading the job" style={{ padding: 16 }}>
@@ -175,13 +242,25 @@ export function JobPage() {
 
   const t = job.target;
   // An adoption's target exists only once the job has created it.
-  const targetLink = clusterLink && (job.type !== 'adopt' || job.state === 'succeeded') ? clusterLink({ ...t }) : undefined;
-  const requested = job.requested && !['succeeded', 'failed', 'cancelled'].includes(job.state)
-    ? `${job.requested === 'pause' ? 'Pause' : 'Cancel'} requested: takes effect when the running step reaches a safe boundary.`
-    : undefined;
+  const targetLink =
+    clusterLink && (job.type !== 'adopt' || job.state === 'succeeded')
+      ? clusterLink({ ...t })
+      : undefined;
+  const requested =
+    job.requested && !['succeeded', 'failed', 'cancelled'].includes(job.state)
+      ? `${
+          job.requested === 'pause' ? 'Pause' : 'Cancel'
+        } requested: takes effect when the running step reaches a safe boundary.`
+      : undefined;
 
   return (
-    <Flex direction="column" gap="4" p="4" style={{ maxWidth: 1100 }} data-testid="job-page">
+    <Flex
+      direction="column"
+      gap="4"
+      p="4"
+      style={{ maxWidth: 1100 }}
+      data-testid="job-page"
+    >
       <nav aria-label="Breadcrumb">
         <Flex gap="2">
           {root && <Link href={root()}>All clusters</Link>}
@@ -193,21 +272,37 @@ export function JobPage() {
           )}
         </Flex>
       </nav>
-      <Flex justify="between" align="start" gap="3" style={{ flexWrap: 'wrap' }}>
+      <Flex
+        justify="between"
+        align="start"
+        gap="3"
+        style={{ flexWrap: 'wrap' }}
+      >
         <Flex direction="column" gap="1">
           <Text as="h2" variant="title-medium">
             {`${JOB_TYPE_LABEL[job.type]}: ${t.namespace}/${t.name}`}
           </Text>
           <Text variant="body-small" color="secondary">
-            {`Job ${job.id} · ${t.managementCluster} · started by ${job.createdBy} on ${absoluteTime(job.createdAt)}` +
-              `${job.finishedAt ? ` · finished ${absoluteTime(job.finishedAt)}` : ''}`}
+            {`Job ${job.id} · ${t.managementCluster} · started by ${
+              job.createdBy
+            } on ${absoluteTime(job.createdAt)}` +
+              `${
+                job.finishedAt
+                  ? ` · finished ${absoluteTime(job.finishedAt)}`
+                  : ''
+              }`}
           </Text>
           <Flex gap="2" align="center" aria-live="polite">
             <JobStateLabel state={job.state} testId="job-state" />
             {requested && <Text variant="body-small">{requested}</Text>}
           </Flex>
         </Flex>
-        <LiveStatus live={live} loading={loading} onRefresh={retry} what="job" />
+        <LiveStatus
+          live={live}
+          loading={loading}
+          onRefresh={retry}
+          what="job"
+        />
       </Flex>
 
       {error && <ErrorAlert title="Could not refresh the job" error={error} />}
@@ -234,7 +329,9 @@ export function JobPage() {
 
       {job.plan.length > 0 && (
         <details>
-          <summary>The plan: what each step checks, changes and waits for</summary>
+          <summary>
+            The plan: what each step checks, changes and waits for
+          </summary>
           <div style={{ paddingTop: 8 }}>
             <PlanPreview plan={job.plan} />
           </div>

@@ -1,4 +1,9 @@
-import type { JobState, JobType, PreflightStatus, StepState } from '@internal/plugin-capz-common';
+import type {
+  JobState,
+  JobType,
+  PreflightStatus,
+  StepState,
+} from '@internal/plugin-capz-common';
 import {
   RiCheckboxCircleFill,
   RiCloseCircleFill,
@@ -31,7 +36,11 @@ export const JOB_STATE: Record<JobState, Look> = {
   queued: { label: 'Queued', icon: RiTimeLine, color: MUTED },
   running: { label: 'Running', icon: RiLoader4Line, color: INFO },
   paused: { label: 'Paused', icon: RiPauseCircleLine, color: MUTED },
-  succeeded: { label: 'Succeeded', icon: RiCheckboxCircleFill, color: POSITIVE },
+  succeeded: {
+    label: 'Succeeded',
+    icon: RiCheckboxCircleFill,
+    color: POSITIVE,
+  },
   failed: { label: 'Failed', icon: RiCloseCircleFill, color: NEGATIVE },
   cancelled: { label: 'Cancelled', icon: RiStopCircleLine, color: MUTED },
 };
@@ -39,7 +48,11 @@ export const JOB_STATE: Record<JobState, Look> = {
 export const STEP_STATE: Record<StepState, Look> = {
   pending: { label: 'Pending', icon: RiTimeLine, color: MUTED },
   running: { label: 'Running', icon: RiLoader4Line, color: INFO },
-  succeeded: { label: 'Succeeded', icon: RiCheckboxCircleFill, color: POSITIVE },
+  succeeded: {
+    label: 'Succeeded',
+    icon: RiCheckboxCircleFill,
+    color: POSITIVE,
+  },
   failed: { label: 'Failed', icon: RiCloseCircleFill, color: NEGATIVE },
   skipped: { label: 'Skipped', icon: RiSkipForwardLine, color: MUTED },
 };
@@ -54,18 +67,32 @@ export const PREFLIGHT_STATUS: Record<PreflightStatus, Look> = {
 export function StateIcon({ look, size = 16 }: { look: Look; size?: number }) {
   const Icon = look.icon;
   return (
-    <span role="img" aria-label={look.label} title={look.label} style={{ display: 'inline-flex', flexShrink: 0 }}>
+    <span
+      role="img"
+      aria-label={look.label}
+      title={look.label}
+      style={{ display: 'inline-flex', flexShrink: 0 }}
+    >
       <Icon size={size} color={look.color} aria-hidden />
     </span>
   );
 }
 
 /** Icon and word, for a job's state in a heading or a banner. */
-export function JobStateLabel({ state, testId }: { state: JobState; testId?: string }) {
+export function JobStateLabel({
+  state,
+  testId,
+}: {
+  state: JobState;
+  testId?: string;
+}) {
   const look = JOB_STATE[state];
   const Icon = look.icon;
   return (
-    <span data-testid={testId} style={{ display: 'inline-flex', alignItems: 'center', gap: 4 }}>
+    <span
+      data-testid={testId}
+      style={{ display: 'inline-flex', alignItems: 'center', gap: 4 }}
+    >
       <Icon size={16} color={look.color} aria-hidden />
       <span>{look.label}</span>
     </span>
@@ -73,4 +100,5 @@ export function JobStateLabel({ state, testId }: { state: JobState; testId?: str
 }
 
 /** Not final: a user can still pause, resume or cancel it, and it blocks other jobs on the same cluster. */
-export const isActive = (state: JobState) => state === 'queued' || state === 'running' || state === 'paused';
+export const isActive = (state: JobState) =>
+  state === 'queued' || state === 'running' || state === 'paused';

@@ -1,4 +1,10 @@
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import {
+  fireEvent,
+  render,
+  screen,
+  waitFor,
+  within,
+} from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { http, HttpResponse } from 'msw';
@@ -12,49 +18,112 @@ const server = setupCapzServer();
 const FROM = Date.parse('2026-11-21T08:00:00Z');
 const TO = Date.parse('2026-11-21T12:00:00Z');
 const TRANSITIONS = [
-  transition({ transitionTime: '2026-11-21T09:00:00Z', status: 'True', reason: 'Succeeded' }),
-  transition({ transitionTime: '2026-11-21T10:00:00Z', status: 'False', reason: 'ReconciliationBlocked', severity: 'Warning', message: 'busy updating' }),
-  transition({ objectUid: 'uid-rg', kind: 'ResourceGroup', name: 'rg', transitionTime: '2026-11-21T09:30:00Z' }),
+  transition({
+    transitionTime: '2026-11-21T09:00:00Z',
+    status: 'True',
+    reason: 'Succeeded',
+  }),
+  transition({
+    transitionTime: '2026-11-21T10:00:00Z',
+    status: 'False',
+    reason: 'ReconciliationBlocked',
+    severity: 'Warning',
+    message: 'busy updating',
+  }),
+  transition({
+    objectUid: 'uid-rg',
+    kind: 'ResourceGroup',
+    name: 'rg',
+    transitionTime: '2026-11-21T09:30:00Z',
+  }),
 ];
-const model = () => buildTimeline(TRANSITIONS, [event({ lastTimestamp: '2026-11-21T10:00:05Z', reason: 'Blocked' })], FROM, TO);
+const model = () =>
+  buildTimeline(
+    TRANSITIONS,
+    [event({ lastTimestamp: '2026-11-21T10:00:05Z', reason: 'Blocked' })],
+    FROM,
+    TO,
+  );
 
 describe('ConditionTimeline', () => {
   it('names each lane with its object, condition and latest status', () => {
     render(<ConditionTimeline model={model()} label="Condition timeline" />);
     const timeline = screen.getByRole('group', { name: 'Condition timeline' });
-    expect(within(timeline).getByRole('listbox', { name: 'ManagedCluster search-prod · Ready: 2 transitions, last False (ReconciliationBlocked)' })).toBeInTheDocument();
-    expect(within(timeline).getByRole('listbox', { name: 'ManagedCluster search-prod · Events: 1 events' })).toBeInTheDocument();
-    expect(within(timeline).getByRole('listbox', { name: 'ResourceGroup rg · Ready: 1 transitions, last True (Succeeded)' })).toBeInTheDocument();
+    expect(
+      within(timeline).getByRole('listbox', {
+        name: 'ManagedCluster search-prod · Ready: 2 transitions, last False (ReconciliationBlocked)',
+      }),
+    ).toBeInTheDocument();
+    expect(
+      within(timeline).getByRole('listbox', {
+        name: 'ManagedCluster search-prod · Events: 1 events',
+      }),
+    ).toBeInTheDocument();
+    expect(
+      within(timeline).getByRole('listbox', {
+        name: 'ResourceGroup rg · Ready: 1 transitions, last True (Succeeded)',
+      }),
+    ).toBeInTheDocument();
   });
 
   it('steps through transitions and lanes with the keyboard and announces each', async () => {
     render(<ConditionTimeline model={model()} label="Condition timeline" />);
     await userEvent.tab();
-    const ready = screen.getByRole('listbox', { name: /ManagedCluster search-prod · Ready/ });
+    const ready = screen.getByRole('listbox', {
+      name: /ManagedCluster search-prod · Ready/,
+    });
     expect(ready).toHaveFocus();
     await userEvent.keyboard('{End}');
-    expect(screen.getByRole('tooltip')).toHaveTextContent(/Ready False, reason ReconciliationBlocked, severity Warning.*busy updating/);
+    expect(screen.getByRole('tooltip')).toHaveTextContent(
+      /Ready False, reason ReconciliationBlocked, severity Warning.*busy updating/,
+    );
     await userEvent.keyboard('{ArrowLeft}');
-    expect(screen.getByRole('tooltip')).toHaveTextContent(/Ready True, reason Succeeded/);
-    expect(within(ready).getByRole('option', { selected: true })).toHaveAccessibleName(/Ready True, reason Succeeded/);
-    expect(ready.getAttribute('aria-activedescendant')).toBe(within(ready).getByRole('option', { selected: true }).id);
+    expect(screen.getByRole('tooltip')).toHaveTextContent(
+      /Ready True, reason Succeeded/,
+    );
+    expect(
+      within(ready).getByRole('option', { selected: true }),
+    ).toHaveAccessibleName(/Ready True, reason Succeeded/);
+    expect(ready.getAttribute('aria-activedescendant')).toBe(
+      within(ready).getByRole('option', { selected: true }).id,
+    );
     await userEvent.keyboard('{ArrowDown}');
     const events = screen.getByRole('listbox', { name: /Events/ });
     expect(events).toHaveFocus();
-    expect(screen.getByRole('tooltip')).toHaveTextContent(/Warning event Blocked on ManagedCluster search-prod/);
+    expect(screen.getByRole('tooltip')).toHaveTextContent(
+      /Warning event Blocked on ManagedCluster search-prod/,
+    );
     await userEvent.keyboard('{Escape}');
     expect(screen.queryByRole('tooltip')).not.toBeInTheDocument();
     // Only one lane is a tab stop.
-    expect(screen.getAllByRole('listbox').filter(g => g.getAttribute('tabindex') === '0')).toHaveLength(1);
+    expect(
+      screen
+        .getAllByRole('listbox')
+        .filter(g => g.getAttribute('tabindex') === '0'),
+    ).toHaveLength(1);
   });
 
   it('shows the transition under the pointer', () => {
     render(<ConditionTimeline model={model()} label="Condition timeline" />);
-    const ready = screen.getByRole('listbox', { name: /ManagedCluster search-prod · Ready/ });
-    jest.spyOn(ready, 'getBoundingClientRect').mockReturnValue({ left: 0, width: 400, top: 0, height: 18, right: 400, bottom: 18, x: 0, y: 0, toJSON: () => ({}) });
+    const ready = screen.getByRole('listbox', {
+      name: /ManagedCluster search-prod · Ready/,
+    });
+    jest.spyOn(ready, 'getBoundingClientRect').mockReturnValue({
+      left: 0,
+      width: 400,
+      top: 0,
+      height: 18,
+      right: 400,
+      bottom: 18,
+      x: 0,
+      y: 0,
+      toJSON: () => ({}),
+    });
     // 11:00 is 3/4 of the way from 08:00 to 12:00.
     fireEvent.pointerMove(ready, { clientX: 300 });
-    expect(screen.getByRole('tooltip')).toHaveTextContent(/Ready False, reason ReconciliationBlocked/);
+    expect(screen.getByRole('tooltip')).toHaveTextContent(
+      /Ready False, reason ReconciliationBlocked/,
+    );
     fireEvent.pointerMove(ready, { clientX: 10 });
     expect(screen.queryByRole('tooltip')).not.toBeInTheDocument();
     fireEvent.pointerMove(ready, { clientX: 120 });
@@ -65,17 +134,31 @@ describe('ConditionTimeline', () => {
 });
 
 describe('TimelinePanel', () => {
-  const cluster = { managementCluster: 'local', namespace: 'team-search', name: 'search-prod' };
+  const cluster = {
+    managementCluster: 'local',
+    namespace: 'team-search',
+    name: 'search-prod',
+  };
   const NOW = Date.parse('2026-11-21T12:00:00Z');
 
   function serve(body: object = {}) {
     const queries: URLSearchParams[] = [];
     server.use(
-      http.get(`${BASE}/clusters/local/team-search/search-prod/timeline`, ({ request }) => {
-        const q = new URL(request.url).searchParams;
-        queries.push(q);
-        return HttpResponse.json({ from: q.get('from'), to: q.get('to'), transitions: TRANSITIONS, events: [], truncated: false, ...body });
-      }),
+      http.get(
+        `${BASE}/clusters/local/team-search/search-prod/timeline`,
+        ({ request }) => {
+          const q = new URL(request.url).searchParams;
+          queries.push(q);
+          return HttpResponse.json({
+            from: q.get('from'),
+            to: q.get('to'),
+            transitions: TRANSITIONS,
+            events: [],
+            truncated: false,
+            ...body,
+          });
+        },
+      ),
     );
     return queries;
   }
@@ -99,7 +182,9 @@ describe('TimelinePanel', () => {
     renderCapz(<TimelinePanel cluster={cluster} now={() => NOW} />);
     await screen.findByRole('group', { name: 'Condition timeline' });
     await userEvent.click(screen.getByRole('button', { name: /Time range/ }));
-    await userEvent.click(await screen.findByRole('option', { name: 'Last 7 days' }));
+    await userEvent.click(
+      await screen.findByRole('option', { name: 'Last 7 days' }),
+    );
     await waitFor(() => expect(queries).toHaveLength(2));
     expect(queries[1].get('from')).toBe('2026-11-14T12:00:00.000Z');
   });
@@ -119,7 +204,9 @@ describe('TimelinePanel', () => {
     renderCapz(<Live />);
     await screen.findByRole('group', { name: 'Condition timeline' });
     now = NOW + 60_000;
-    await userEvent.click(screen.getByRole('button', { name: 'change arrives' }));
+    await userEvent.click(
+      screen.getByRole('button', { name: 'change arrives' }),
+    );
     await waitFor(() => expect(queries).toHaveLength(2));
     expect(queries[1].get('to')).toBe('2026-11-21T12:01:00.000Z');
   });
@@ -133,17 +220,27 @@ describe('TimelinePanel', () => {
   it('explains an empty range', async () => {
     serve({ transitions: [] });
     renderCapz(<TimelinePanel cluster={cluster} now={() => NOW} />);
-    expect(await screen.findByText(/No condition changed and no Event was recorded/)).toBeInTheDocument();
+    expect(
+      await screen.findByText(/No condition changed and no Event was recorded/),
+    ).toBeInTheDocument();
   });
 
   it('shows a bad request clearly', async () => {
     server.use(
       http.get(`${BASE}/clusters/local/team-search/search-prod/timeline`, () =>
-        HttpResponse.json({ error: { name: 'InputError', message: 'from is after to' }, response: { statusCode: 400 } }, { status: 400 }),
+        HttpResponse.json(
+          {
+            error: { name: 'InputError', message: 'from is after to' },
+            response: { statusCode: 400 },
+          },
+          { status: 400 },
+        ),
       ),
     );
     renderCapz(<TimelinePanel cluster={cluster} now={() => NOW} />);
-    expect(await screen.findByText('Could not load the timeline')).toBeInTheDocument();
+    expect(
+      await screen.findByText('Could not load the timeline'),
+    ).toBeInTheDocument();
     expect(screen.getByText(/from is after to/)).toBeInTheDocument();
   });
 });

@@ -1,5 +1,16 @@
-import { ConditionTransition, TimelineEvent } from '@internal/plugin-capz-common';
-import { KeyboardEvent, memo, PointerEvent, useId, useMemo, useRef, useState } from 'react';
+import {
+  ConditionTransition,
+  TimelineEvent,
+} from '@internal/plugin-capz-common';
+import {
+  KeyboardEvent,
+  memo,
+  PointerEvent,
+  useId,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { absoluteTime } from '../shared/time';
 import { EventLane, Lane, segmentAt, TimelineModel } from './timelineModel';
 
@@ -15,17 +26,26 @@ export function statusColor(t: ConditionTransition): string {
   return 'var(--bui-fg-negative, #c62828)';
 }
 
-export function describeTransition(t: ConditionTransition, end?: number): string {
+export function describeTransition(
+  t: ConditionTransition,
+  end?: number,
+): string {
   const parts = [`${t.kind} ${t.name} ${t.conditionType} ${t.status}`];
   if (t.reason) parts.push(`reason ${t.reason}`);
   if (t.severity) parts.push(`severity ${t.severity}`);
-  parts.push(`from ${absoluteTime(t.transitionTime)}${end !== undefined ? ` to ${absoluteTime(end)}` : ''}`);
+  parts.push(
+    `from ${absoluteTime(t.transitionTime)}${
+      end !== undefined ? ` to ${absoluteTime(end)}` : ''
+    }`,
+  );
   if (t.message) parts.push(t.message);
   return parts.join(', ');
 }
 
 export function describeEvent(e: TimelineEvent): string {
-  return `${e.type} event ${e.reason ?? ''} on ${e.kind} ${e.name} at ${absoluteTime(e.lastTimestamp)}${
+  return `${e.type} event ${e.reason ?? ''} on ${e.kind} ${
+    e.name
+  } at ${absoluteTime(e.lastTimestamp)}${
     e.count > 1 ? ` (${e.count} times)` : ''
   }${e.message ? `: ${e.message}` : ''}`;
 }
@@ -44,14 +64,19 @@ const LaneTrack = memo(function LaneTrackMarks(props: {
 }) {
   const { lane, from, to, activeIndex, idPrefix } = props;
   const span = Math.max(1, to - from);
-  const x = (t: number) => ((Math.min(Math.max(t, from), to) - from) / span) * 1000;
+  const x = (t: number) =>
+    ((Math.min(Math.max(t, from), to) - from) / span) * 1000;
   return (
     <svg
       viewBox={`0 0 1000 ${LANE_HEIGHT}`}
       preserveAspectRatio="none"
       width="100%"
       height={LANE_HEIGHT}
-      style={{ display: 'block', background: 'var(--bui-bg-neutral-1, #f5f5f5)', borderRadius: 2 }}
+      style={{
+        display: 'block',
+        background: 'var(--bui-bg-neutral-1, #f5f5f5)',
+        borderRadius: 2,
+      }}
     >
       {'segments' in lane
         ? lane.segments.map((s, i) => (
@@ -80,7 +105,11 @@ const LaneTrack = memo(function LaneTrackMarks(props: {
               width={i === activeIndex ? 4 : 2}
               y={0}
               height={LANE_HEIGHT}
-              fill={e.type === 'Warning' ? 'var(--bui-fg-warning, #ed6c02)' : 'var(--bui-fg-announcement, #1565c0)'}
+              fill={
+                e.type === 'Warning'
+                  ? 'var(--bui-fg-warning, #ed6c02)'
+                  : 'var(--bui-fg-announcement, #1565c0)'
+              }
             />
           ))}
     </svg>
@@ -104,7 +133,10 @@ function ticks(from: number, to: number, count = 6): number[] {
  * is a horizontal ARIA listbox whose options are its transitions (or Events), named in full, with the active one as
  * aria-activedescendant: screen readers announce it, and it is shown as on hover.
  */
-export function ConditionTimeline(props: { model: TimelineModel; label: string }) {
+export function ConditionTimeline(props: {
+  model: TimelineModel;
+  label: string;
+}) {
   const { model } = props;
   const rows = useMemo(() => {
     // Each object's condition lanes, then its Events lane.
@@ -120,7 +152,8 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
         seen.add(l.objectUid);
       }
     });
-    for (const ev of model.eventLanes) if (!seen.has(ev.objectUid)) out.push(ev);
+    for (const ev of model.eventLanes)
+      if (!seen.has(ev.objectUid)) out.push(ev);
     return out;
   }, [model]);
 
@@ -130,19 +163,27 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
   const idBase = useId().replace(/:/g, '');
   const span = Math.max(1, model.to - model.from);
 
-  const itemCount = (l: Lane | EventLane) => ('segments' in l ? l.segments.length : l.events.length);
+  const itemCount = (l: Lane | EventLane) =>
+    'segments' in l ? l.segments.length : l.events.length;
   const xOf = (l: Lane | EventLane, i: number) =>
     'segments' in l
       ? (Math.max(l.segments[i].start, model.from) - model.from) / span
       : (Date.parse(l.events[i].lastTimestamp) - model.from) / span;
 
-  const onPointerMove = (l: Lane | EventLane, e: PointerEvent<HTMLDivElement>) => {
+  const onPointerMove = (
+    l: Lane | EventLane,
+    e: PointerEvent<HTMLDivElement>,
+  ) => {
     const rect = e.currentTarget.getBoundingClientRect();
     const frac = rect.width > 0 ? (e.clientX - rect.left) / rect.width : 0;
     const time = model.from + frac * span;
     if ('segments' in l) {
       const i = segmentAt(l, time);
-      setActive(i >= 0 ? { lane: l.key, kind: 'segment', index: i, x: frac } : undefined);
+      setActive(
+        i >= 0
+          ? { lane: l.key, kind: 'segment', index: i, x: frac }
+          : undefined,
+      );
     } else {
       // The nearest Event within 1% of the width.
       let best = -1;
@@ -154,7 +195,11 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
           best = i;
         }
       });
-      setActive(best >= 0 ? { lane: l.key, kind: 'event', index: best, x: frac } : undefined);
+      setActive(
+        best >= 0
+          ? { lane: l.key, kind: 'event', index: best, x: frac }
+          : undefined,
+      );
     }
   };
 
@@ -164,7 +209,13 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
     setFocusLane(i);
     trackRefs.current.get(l.key)?.focus();
     const n = itemCount(l);
-    if (n) setActive({ lane: l.key, kind: 'segments' in l ? 'segment' : 'event', index: n - 1, x: xOf(l, n - 1) });
+    if (n)
+      setActive({
+        lane: l.key,
+        kind: 'segments' in l ? 'segment' : 'event',
+        index: n - 1,
+        x: xOf(l, n - 1),
+      });
   };
 
   const onKeyDown = (i: number, e: KeyboardEvent<HTMLDivElement>) => {
@@ -173,7 +224,13 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
     const cur = active && active.lane === l.key ? active.index : n - 1;
     const select = (j: number) => {
       const k = Math.max(0, Math.min(n - 1, j));
-      if (n) setActive({ lane: l.key, kind: 'segments' in l ? 'segment' : 'event', index: k, x: xOf(l, k) });
+      if (n)
+        setActive({
+          lane: l.key,
+          kind: 'segments' in l ? 'segment' : 'event',
+          index: k,
+          x: xOf(l, k),
+        });
     };
     switch (e.key) {
       case 'ArrowUp':
@@ -216,22 +273,44 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
   }
 
   const laneLabel = (l: Lane | EventLane) =>
-    'segments' in l ? `${l.kind} ${l.name} · ${l.conditionType}` : `${l.kind} ${l.name} · Events`;
+    'segments' in l
+      ? `${l.kind} ${l.name} · ${l.conditionType}`
+      : `${l.kind} ${l.name} · Events`;
   const laneSummary = (l: Lane | EventLane) => {
     if ('segments' in l) {
       const last = l.segments[l.segments.length - 1]?.transition;
       return `${laneLabel(l)}: ${l.segments.length} transitions${
-        last ? `, last ${last.status}${last.reason ? ` (${last.reason})` : ''}` : ''
+        last
+          ? `, last ${last.status}${last.reason ? ` (${last.reason})` : ''}`
+          : ''
       }`;
     }
     return `${laneLabel(l)}: ${l.events.length} events`;
   };
 
   return (
-    <div role="group" aria-label={props.label} style={{ position: 'relative', fontSize: 'var(--bui-font-size-2, 12px)' }}>
-      <div style={{ display: 'grid', gridTemplateColumns: `${LABEL_WIDTH}px 1fr`, columnGap: 8, rowGap: 3 }}>
+    <div
+      role="group"
+      aria-label={props.label}
+      style={{ position: 'relative', fontSize: 'var(--bui-font-size-2, 12px)' }}
+    >
+      <div
+        style={{
+          display: 'grid',
+          gridTemplateColumns: `${LABEL_WIDTH}px 1fr`,
+          columnGap: 8,
+          rowGap: 3,
+        }}
+      >
         <div />
-        <div style={{ position: 'relative', height: 16, color: 'var(--bui-fg-secondary)' }} aria-hidden>
+        <div
+          style={{
+            position: 'relative',
+            height: 16,
+            color: 'var(--bui-fg-secondary)',
+          }}
+          aria-hidden
+        >
           {ticks(model.from, model.to).map((t, i, all) => (
             <span
               key={t}
@@ -253,7 +332,11 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
             label={laneLabel(l)}
             summary={laneSummary(l)}
             tabbable={i === focusLane}
-            activeId={active?.lane === l.key ? `${idBase}-${i}-${active.index}` : undefined}
+            activeId={
+              active?.lane === l.key
+                ? `${idBase}-${i}-${active.index}`
+                : undefined
+            }
             trackRef={el => {
               if (el) trackRefs.current.set(l.key, el);
               else trackRefs.current.delete(l.key);
@@ -263,7 +346,13 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
             onKeyDown={e => onKeyDown(i, e)}
             onFocus={() => setFocusLane(i)}
           >
-            <LaneTrack lane={l} idPrefix={`${idBase}-${i}`} from={model.from} to={model.to} activeIndex={active?.lane === l.key ? active.index : -1} />
+            <LaneTrack
+              lane={l}
+              idPrefix={`${idBase}-${i}`}
+              from={model.from}
+              to={model.to}
+              activeIndex={active?.lane === l.key ? active.index : -1}
+            />
           </LaneRow>
         ))}
       </div>
@@ -273,7 +362,9 @@ export function ConditionTimeline(props: { model: TimelineModel; label: string }
           style={{
             position: 'absolute',
             zIndex: 10,
-            left: `calc(${LABEL_WIDTH + 8}px + (100% - ${LABEL_WIDTH + 8}px) * ${Math.min(0.7, active!.x)})`,
+            left: `calc(${LABEL_WIDTH + 8}px + (100% - ${
+              LABEL_WIDTH + 8
+            }px) * ${Math.min(0.7, active!.x)})`,
             top: 16 + (rows.indexOf(activeLane) + 1) * (LANE_HEIGHT + 3) + 4,
             maxWidth: 420,
             padding: '6px 8px',
@@ -308,7 +399,12 @@ function LaneRow(props: {
   return (
     <>
       <div
-        style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', lineHeight: `${LANE_HEIGHT}px` }}
+        style={{
+          overflow: 'hidden',
+          textOverflow: 'ellipsis',
+          whiteSpace: 'nowrap',
+          lineHeight: `${LANE_HEIGHT}px`,
+        }}
         title={props.label}
         aria-hidden
       >

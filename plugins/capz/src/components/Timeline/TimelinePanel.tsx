@@ -44,17 +44,42 @@ export function TimelinePanel(props: {
   const { value, loading, error } = useAsync(async () => {
     const to = endAt ?? nowFn();
     const from = to - range.ms;
-    const res = await api.getTimeline(props.cluster, { from: new Date(from), to: new Date(to), uid: props.objectUid });
+    const res = await api.getTimeline(props.cluster, {
+      from: new Date(from),
+      to: new Date(to),
+      uid: props.objectUid,
+    });
     return { res, from, to };
     // refreshKey only matters while following now.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [api, props.cluster.managementCluster, props.cluster.namespace, props.cluster.name, props.objectUid, range.ms, endAt, endAt === undefined ? props.refreshKey : 0]);
+  }, [
+    api,
+    props.cluster.managementCluster,
+    props.cluster.namespace,
+    props.cluster.name,
+    props.objectUid,
+    range.ms,
+    endAt,
+    endAt === undefined ? props.refreshKey : 0,
+  ]);
 
   const model = useMemo(
-    () => (value ? buildTimeline(value.res.transitions, value.res.events, value.from, value.to) : undefined),
+    () =>
+      value
+        ? buildTimeline(
+            value.res.transitions,
+            value.res.events,
+            value.from,
+            value.to,
+          )
+        : undefined,
     [value],
   );
-  const recent = useMemo(() => (value ? [...value.res.transitions].reverse().slice(0, MAX_LIST) : []), [value]);
+  const recent = useMemo(
+    () =>
+      value ? [...value.res.transitions].reverse().slice(0, MAX_LIST) : [],
+    [value],
+  );
 
   const shift = (dir: -1 | 1) => {
     const end = (endAt ?? nowFn()) + dir * range.ms;
@@ -75,23 +100,35 @@ export function TimelinePanel(props: {
         <Button size="small" variant="secondary" onPress={() => shift(-1)}>
           Earlier
         </Button>
-        <Button size="small" variant="secondary" onPress={() => shift(1)} isDisabled={endAt === undefined}>
+        <Button
+          size="small"
+          variant="secondary"
+          onPress={() => shift(1)}
+          isDisabled={endAt === undefined}
+        >
           Later
         </Button>
         {endAt !== undefined && (
-          <Button size="small" variant="tertiary" onPress={() => setEndAt(undefined)}>
+          <Button
+            size="small"
+            variant="tertiary"
+            onPress={() => setEndAt(undefined)}
+          >
             Back to now
           </Button>
         )}
         {value && (
           <Text variant="body-small" color="secondary">
-            {absoluteTime(value.from)} – {endAt === undefined ? 'now' : absoluteTime(value.to)}
+            {absoluteTime(value.from)} –{' '}
+            {endAt === undefined ? 'now' : absoluteTime(value.to)}
             {endAt === undefined ? ' · updates live' : ''}
           </Text>
         )}
       </Flex>
 
-      {error && <ErrorAlert title="Could not load the timeline" error={error} />}
+      {error && (
+        <ErrorAlert title="Could not load the timeline" error={error} />
+      )}
       {loading && !value && (
         <div role="status" aria-label="Loading the timeline">
           <Skeleton width="100%" height={80} />
@@ -107,15 +144,18 @@ export function TimelinePanel(props: {
       )}
       {model && model.lanes.length === 0 && model.eventLanes.length === 0 && (
         <Text as="p" color="secondary">
-          No condition changed and no Event was recorded {props.objectLabel ? `for ${props.objectLabel} ` : ''}in this
-          range. The history starts when the Backstage backend first watched the cluster; pick a longer range to look
-          further back.
+          No condition changed and no Event was recorded{' '}
+          {props.objectLabel ? `for ${props.objectLabel} ` : ''}in this range.
+          The history starts when the Backstage backend first watched the
+          cluster; pick a longer range to look further back.
         </Text>
       )}
       {model && (model.lanes.length > 0 || model.eventLanes.length > 0) && (
         <ConditionTimeline
           model={model}
-          label={`Condition timeline${props.objectLabel ? ` of ${props.objectLabel}` : ''}`}
+          label={`Condition timeline${
+            props.objectLabel ? ` of ${props.objectLabel}` : ''
+          }`}
         />
       )}
       {recent.length > 0 && (
@@ -123,21 +163,47 @@ export function TimelinePanel(props: {
           <Text as="h3" variant="title-x-small">
             Transitions, newest first
           </Text>
-          <SimpleTable style={{ fontSize: 'var(--bui-font-size-2, 12px)' }} columns={['Time', 'Object', 'Condition', 'Status', 'Reason', 'Message']}>
-              {recent.map(t => (
-                <tr key={`${t.objectUid}/${t.conditionType}/${t.transitionTime}/${t.firstSeen}`} style={{ borderTop: '1px solid var(--bui-border-1, #ddd)' }}>
-                  <td style={{ whiteSpace: 'nowrap', paddingRight: 8 }}>{absoluteTime(t.transitionTime)}</td>
-                  <td style={{ whiteSpace: 'nowrap', paddingRight: 8 }}>{`${t.kind} ${t.name}`}</td>
-                  <td style={{ paddingRight: 8 }}>{t.conditionType}</td>
-                  <td style={{ paddingRight: 8, color: statusColor(t), fontWeight: 600 }}>{t.status}</td>
-                  <td style={{ paddingRight: 8 }}>{t.reason ?? ''}</td>
-                  <td>{t.message ?? ''}</td>
-                </tr>
-              ))}
+          <SimpleTable
+            style={{ fontSize: 'var(--bui-font-size-2, 12px)' }}
+            columns={[
+              'Time',
+              'Object',
+              'Condition',
+              'Status',
+              'Reason',
+              'Message',
+            ]}
+          >
+            {recent.map(t => (
+              <tr
+                key={`${t.objectUid}/${t.conditionType}/${t.transitionTime}/${t.firstSeen}`}
+                style={{ borderTop: '1px solid var(--bui-border-1, #ddd)' }}
+              >
+                <td style={{ whiteSpace: 'nowrap', paddingRight: 8 }}>
+                  {absoluteTime(t.transitionTime)}
+                </td>
+                <td
+                  style={{ whiteSpace: 'nowrap', paddingRight: 8 }}
+                >{`${t.kind} ${t.name}`}</td>
+                <td style={{ paddingRight: 8 }}>{t.conditionType}</td>
+                <td
+                  style={{
+                    paddingRight: 8,
+                    color: statusColor(t),
+                    fontWeight: 600,
+                  }}
+                >
+                  {t.status}
+                </td>
+                <td style={{ paddingRight: 8 }}>{t.reason ?? ''}</td>
+                <td>{t.message ?? ''}</td>
+              </tr>
+            ))}
           </SimpleTable>
           {value && value.res.transitions.length > MAX_LIST && (
             <Text variant="body-small" color="secondary">
-              {value.res.transitions.length - MAX_LIST} older transitions are in the lanes above only.
+              {value.res.transitions.length - MAX_LIST} older transitions are in
+              the lanes above only.
             </Text>
           )}
         </section>

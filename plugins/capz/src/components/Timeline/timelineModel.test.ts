@@ -10,18 +10,36 @@ describe('buildTimeline', () => {
     const m = buildTimeline(
       [
         transition({ transitionTime: '2026-11-21T07:00:00Z', status: 'True' }),
-        transition({ objectUid: 'uid-rg', kind: 'ResourceGroup', transitionTime: '2026-11-21T08:30:00Z' }),
-        transition({ transitionTime: '2026-11-21T09:00:00Z', conditionType: 'Available', status: 'False' }),
-        transition({ transitionTime: '2026-11-21T10:00:00Z', status: 'False', reason: 'ReconciliationBlocked' }),
+        transition({
+          objectUid: 'uid-rg',
+          kind: 'ResourceGroup',
+          transitionTime: '2026-11-21T08:30:00Z',
+        }),
+        transition({
+          transitionTime: '2026-11-21T09:00:00Z',
+          conditionType: 'Available',
+          status: 'False',
+        }),
+        transition({
+          transitionTime: '2026-11-21T10:00:00Z',
+          status: 'False',
+          reason: 'ReconciliationBlocked',
+        }),
       ],
       [event({ lastTimestamp: '2026-11-21T10:00:01Z' })],
       FROM,
       TO,
     );
-    expect(m.lanes.map(l => l.key)).toEqual(['uid-mc/Ready', 'uid-mc/Available', 'uid-rg/Ready']);
+    expect(m.lanes.map(l => l.key)).toEqual([
+      'uid-mc/Ready',
+      'uid-mc/Available',
+      'uid-rg/Ready',
+    ]);
     const ready = m.lanes[0];
     // A transition before the range starts at the range's start.
-    expect(ready.segments.map(s => [s.start, s.end, s.transition.status])).toEqual([
+    expect(
+      ready.segments.map(s => [s.start, s.end, s.transition.status]),
+    ).toEqual([
       [FROM, at('2026-11-21T10:00:00Z'), 'True'],
       [at('2026-11-21T10:00:00Z'), TO, 'False'],
     ]);

@@ -1,4 +1,7 @@
-import { ConditionTransition, TimelineEvent } from '@internal/plugin-capz-common';
+import {
+  ConditionTransition,
+  TimelineEvent,
+} from '@internal/plugin-capz-common';
 
 /** One stretch of time in which a condition kept one status. */
 export interface Segment {
@@ -50,11 +53,19 @@ export function buildTimeline(
   const lanes = new Map<string, Lane>();
   const objectOrder = new Map<string, number>();
   for (const t of transitions) {
-    if (!objectOrder.has(t.objectUid)) objectOrder.set(t.objectUid, objectOrder.size);
+    if (!objectOrder.has(t.objectUid))
+      objectOrder.set(t.objectUid, objectOrder.size);
     const key = `${t.objectUid}/${t.conditionType}`;
     let lane = lanes.get(key);
     if (!lane) {
-      lane = { key, objectUid: t.objectUid, kind: t.kind, name: t.name, conditionType: t.conditionType, segments: [] };
+      lane = {
+        key,
+        objectUid: t.objectUid,
+        kind: t.kind,
+        name: t.name,
+        conditionType: t.conditionType,
+        segments: [],
+      };
       lanes.set(key, lane);
     }
     const start = Math.max(from, ms(t.transitionTime));
@@ -64,11 +75,18 @@ export function buildTimeline(
   }
   const eventLanes = new Map<string, EventLane>();
   for (const e of events) {
-    if (!objectOrder.has(e.objectUid)) objectOrder.set(e.objectUid, objectOrder.size);
+    if (!objectOrder.has(e.objectUid))
+      objectOrder.set(e.objectUid, objectOrder.size);
     const key = `${e.objectUid}/events`;
     let lane = eventLanes.get(key);
     if (!lane) {
-      lane = { key, objectUid: e.objectUid, kind: e.kind, name: e.name, events: [] };
+      lane = {
+        key,
+        objectUid: e.objectUid,
+        kind: e.kind,
+        name: e.name,
+        events: [],
+      };
       eventLanes.set(key, lane);
     }
     lane.events.push(e);
@@ -77,10 +95,16 @@ export function buildTimeline(
   const sorted = [...lanes.values()].sort(
     (a, b) =>
       order(a) - order(b) ||
-      Number(b.conditionType === 'Ready') - Number(a.conditionType === 'Ready') ||
+      Number(b.conditionType === 'Ready') -
+        Number(a.conditionType === 'Ready') ||
       a.conditionType.localeCompare(b.conditionType),
   );
-  return { from, to, lanes: sorted, eventLanes: [...eventLanes.values()].sort((a, b) => order(a) - order(b)) };
+  return {
+    from,
+    to,
+    lanes: sorted,
+    eventLanes: [...eventLanes.values()].sort((a, b) => order(a) - order(b)),
+  };
 }
 
 /** The index of the segment of a lane at a time, or -1; binary search, as hovering a long lane calls it often. */

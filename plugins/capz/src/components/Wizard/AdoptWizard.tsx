@@ -1,7 +1,19 @@
 import { ResponseError } from '@backstage/errors';
 import { useApi } from '@backstage/frontend-plugin-api';
-import { Alert, Flex, Radio, RadioGroup, Select, Skeleton, Text, TextField } from '@backstage/ui';
-import type { DiscoveredAksCluster, JobRequest } from '@internal/plugin-capz-common';
+import {
+  Alert,
+  Flex,
+  Radio,
+  RadioGroup,
+  Select,
+  Skeleton,
+  Text,
+  TextField,
+} from '@backstage/ui';
+import type {
+  DiscoveredAksCluster,
+  JobRequest,
+} from '@internal/plugin-capz-common';
 import { useMemo, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import useDebounce from 'react-use/esm/useDebounce';
@@ -32,35 +44,55 @@ function DiscoveryError({ error }: { error: Error }) {
   );
 }
 
-const clusterKey = (c: DiscoveredAksCluster) => `${c.subscriptionId}/${c.resourceGroup}/${c.name}`;
+const clusterKey = (c: DiscoveredAksCluster) =>
+  `${c.subscriptionId}/${c.resourceGroup}/${c.name}`;
 
 function poolText(p: DiscoveredAksCluster['agentPools'][number]) {
-  const scale = p.enableAutoScaling ? `, autoscaling ${p.minCount ?? '?'}–${p.maxCount ?? '?'}` : '';
+  const scale = p.enableAutoScaling
+    ? `, autoscaling ${p.minCount ?? '?'}–${p.maxCount ?? '?'}`
+    : '';
   return `${p.name} (${p.mode}, ${p.vmSize}, ${p.count} nodes${scale})`;
 }
 
 /** One discovered cluster as a radio: already-managed ones are shown but cannot be chosen. */
 function ClusterOption({ c }: { c: DiscoveredAksCluster }) {
-  const facts = [c.resourceGroup, c.location, c.kubernetesVersion && `Kubernetes ${c.kubernetesVersion}`, c.provisioningState]
+  const facts = [
+    c.resourceGroup,
+    c.location,
+    c.kubernetesVersion && `Kubernetes ${c.kubernetesVersion}`,
+    c.provisioningState,
+  ]
     .filter(Boolean)
     .join(' · ');
   return (
     <Radio value={clusterKey(c)} isDisabled={!!c.managedBy}>
-      <span data-testid="aks-cluster" style={{ display: 'inline-flex', flexDirection: 'column', gap: 2 }}>
+      <span
+        data-testid="aks-cluster"
+        style={{ display: 'inline-flex', flexDirection: 'column', gap: 2 }}
+      >
         <strong>{c.name}</strong>
         <span>{facts}</span>
         {c.managedBy && (
           <span>
-            {`Already managed by ManagedCluster ${c.managedBy.managementCluster ? `${c.managedBy.managementCluster}/` : ''}${c.managedBy.namespace}/${c.managedBy.name}` +
-              `${c.managedBy.cluster ? ` (cluster ${c.managedBy.cluster})` : ''}: it cannot be adopted twice.`}
+            {`Already managed by ManagedCluster ${
+              c.managedBy.managementCluster
+                ? `${c.managedBy.managementCluster}/`
+                : ''
+            }${c.managedBy.namespace}/${c.managedBy.name}` +
+              `${
+                c.managedBy.cluster ? ` (cluster ${c.managedBy.cluster})` : ''
+              }: it cannot be adopted twice.`}
           </span>
         )}
         {c.entraOnly && (
           <span>
-            Entra ID only (local accounts disabled): adoption writes user credentials to the Secret {`${c.name}-user-kubeconfig`}.
+            Entra ID only (local accounts disabled): adoption writes user
+            credentials to the Secret {`${c.name}-user-kubeconfig`}.
           </span>
         )}
-        <span>{`Pools: ${c.agentPools.length ? c.agentPools.map(poolText).join('; ') : 'none'}`}</span>
+        <span>{`Pools: ${
+          c.agentPools.length ? c.agentPools.map(poolText).join('; ') : 'none'
+        }`}</span>
       </span>
     </Radio>
   );
@@ -84,25 +116,39 @@ export function AdoptWizard() {
   useDebounce(() => setDebouncedOther(otherSecret.trim()), 300, [otherSecret]);
 
   const nsError = namespace ? dnsLabelError(namespace) : undefined;
-  const nsReady = !!mc && !!debouncedNs && debouncedNs === namespace && !dnsLabelError(debouncedNs);
+  const nsReady =
+    !!mc &&
+    !!debouncedNs &&
+    debouncedNs === namespace &&
+    !dnsLabelError(debouncedNs);
 
   const mcs = useAsync(() => api.listManagementClusters(), [api]);
   const secrets = useAsync(
     async () =>
       mc && nsReady
-        ? api.listCredentialSecrets({ managementCluster: mc, namespace: debouncedNs, ...(debouncedOther ? { name: debouncedOther } : {}) })
+        ? api.listCredentialSecrets({
+            managementCluster: mc,
+            namespace: debouncedNs,
+            ...(debouncedOther ? { name: debouncedOther } : {}),
+          })
         : undefined,
     [api, mc, debouncedNs, nsReady, debouncedOther],
   );
   const discovered = useAsync(
     async () =>
       mc && nsReady && secret
-        ? api.discoverAksClusters({ managementCluster: mc, namespace: debouncedNs, credentialSecret: secret })
+        ? api.discoverAksClusters({
+            managementCluster: mc,
+            namespace: debouncedNs,
+            credentialSecret: secret,
+          })
         : undefined,
     [api, mc, debouncedNs, nsReady, secret],
   );
 
-  const cluster = discovered.value?.items.find(c => clusterKey(c) === chosen && !c.managedBy);
+  const cluster = discovered.value?.items.find(
+    c => clusterKey(c) === chosen && !c.managedBy,
+  );
   const request = useMemo<JobRequest | undefined>(
     () =>
       mc && nsReady && secret && cluster
@@ -127,7 +173,12 @@ export function AdoptWizard() {
       intro="Brings an AKS cluster that already runs in Azure under Cluster API management without recreating it: the job creates ASO objects that adopt the cluster and its pools, then the CAPI Cluster on top. The AKS cluster keeps its name."
     >
       <WizardStep n={1} title="Management cluster">
-        {mcs.error && <ErrorAlert title="Could not load the management clusters" error={mcs.error} />}
+        {mcs.error && (
+          <ErrorAlert
+            title="Could not load the management clusters"
+            error={mcs.error}
+          />
+        )}
         {mcs.loading && <Skeleton width={240} height={32} />}
         {mcs.value && (
           <Select
@@ -142,7 +193,9 @@ export function AdoptWizard() {
             }}
             options={mcs.value.items.map(m => ({
               id: m.name,
-              label: `${m.title ?? m.name}${m.status.state === 'unreachable' ? ' (unreachable)' : ''}`,
+              label: `${m.title ?? m.name}${
+                m.status.state === 'unreachable' ? ' (unreachable)' : ''
+              }`,
               disabled: m.status.state === 'unreachable',
             }))}
           />
@@ -166,8 +219,15 @@ export function AdoptWizard() {
       </WizardStep>
 
       <WizardStep n={3} title="Credential">
-        {!nsReady && <Text as="p">Choose a management cluster and a namespace first.</Text>}
-        {secrets.error && <ErrorAlert title="Could not list the credential Secrets" error={secrets.error} />}
+        {!nsReady && (
+          <Text as="p">Choose a management cluster and a namespace first.</Text>
+        )}
+        {secrets.error && (
+          <ErrorAlert
+            title="Could not list the credential Secrets"
+            error={secrets.error}
+          />
+        )}
         {nsReady && secrets.loading && <Skeleton width="100%" height={48} />}
         {nsReady && secrets.value && secrets.value.items.length === 0 && (
           <Alert
@@ -189,7 +249,9 @@ export function AdoptWizard() {
           >
             {secrets.value.items.map(s => (
               <Radio key={s.name} value={s.name}>
-                {`${s.name}${s.subscriptionId ? ` · subscription ${s.subscriptionId}` : ''}${s.authMode ? ` · ${s.authMode}` : ''}`}
+                {`${s.name}${
+                  s.subscriptionId ? ` · subscription ${s.subscriptionId}` : ''
+                }${s.authMode ? ` · ${s.authMode}` : ''}`}
               </Radio>
             ))}
           </RadioGroup>

@@ -1,6 +1,10 @@
 import { useApi } from '@backstage/frontend-plugin-api';
 import { Alert, Button, Flex, Skeleton, Text } from '@backstage/ui';
-import type { JobPreview, JobRequest, PreflightCheck } from '@internal/plugin-capz-common';
+import type {
+  JobPreview,
+  JobRequest,
+  PreflightCheck,
+} from '@internal/plugin-capz-common';
 import { useCallback, useEffect, useState } from 'react';
 import { capzApiRef } from '../../api/CapzApi';
 import { ErrorAlert } from '../shared/errors';
@@ -10,7 +14,11 @@ import { StartJob } from './StartJob';
 import { WizardStep } from './WizardStep';
 
 /** Why Start is disabled, in words next to the button. */
-function startBlockedBy(request: JobRequest | undefined, preview: JobPreview | undefined, failed: boolean) {
+function startBlockedBy(
+  request: JobRequest | undefined,
+  preview: JobPreview | undefined,
+  failed: boolean,
+) {
   if (!request) return 'Complete the steps above first.';
   if (!preview) return 'Run the preflight checks first.';
   if (failed) return 'A preflight check failed.';
@@ -31,14 +39,26 @@ export function JobReview(props: {
 }) {
   const api = useApi(capzApiRef);
   const key = props.request ? JSON.stringify(props.request) : undefined;
-  const [state, setState] = useState<{ key: string; loading: boolean; preview?: JobPreview; error?: Error }>();
-  const [override, setOverride] = useState<{ key: string; checks: PreflightCheck[] }>();
+  const [state, setState] = useState<{
+    key: string;
+    loading: boolean;
+    preview?: JobPreview;
+    error?: Error;
+  }>();
+  const [override, setOverride] = useState<{
+    key: string;
+    checks: PreflightCheck[];
+  }>();
 
   const run = useCallback(async () => {
     if (!props.request || !key) return;
     setState({ key, loading: true });
     try {
-      setState({ key, loading: false, preview: await api.previewJob(props.request) });
+      setState({
+        key,
+        loading: false,
+        preview: await api.previewJob(props.request),
+      });
     } catch (e) {
       setState({ key, loading: false, error: e as Error });
     }
@@ -52,7 +72,10 @@ export function JobReview(props: {
 
   const current = state && state.key === key ? state : undefined;
   const preview = current?.preview;
-  const checks = override && override.key === key ? override.checks : preview?.preflight ?? [];
+  const checks =
+    override && override.key === key
+      ? override.checks
+      : preview?.preflight ?? [];
   const failed = checks.some(c => c.status === 'fail');
   const emptyPlan = !!preview && preview.plan.length === 0;
 
@@ -62,14 +85,24 @@ export function JobReview(props: {
         {!props.request && <Text as="p">Complete the steps above first.</Text>}
         {props.request && !props.auto && (
           <Flex>
-            <Button variant="secondary" onPress={run} isPending={current?.loading} isDisabled={current?.loading}>
+            <Button
+              variant="secondary"
+              onPress={run}
+              isPending={current?.loading}
+              isDisabled={current?.loading}
+            >
               {preview ? 'Check again' : 'Check and preview'}
             </Button>
           </Flex>
         )}
         {props.request && props.auto && preview && (
           <Flex>
-            <Button variant="secondary" onPress={run} isPending={current?.loading} isDisabled={current?.loading}>
+            <Button
+              variant="secondary"
+              onPress={run}
+              isPending={current?.loading}
+              isDisabled={current?.loading}
+            >
               Check again
             </Button>
           </Flex>
@@ -79,13 +112,25 @@ export function JobReview(props: {
             <Skeleton width="100%" height={64} />
           </div>
         )}
-        {current?.error && <ErrorAlert title="Could not run the preflight checks" error={current.error} />}
+        {current?.error && (
+          <ErrorAlert
+            title="Could not run the preflight checks"
+            error={current.error}
+          />
+        )}
         {preview && !current?.loading && <PreflightList checks={checks} />}
       </WizardStep>
       <WizardStep n={props.firstStep + 1} title="Plan">
-        {!preview && <Text as="p">The plan appears here after the preflight checks.</Text>}
+        {!preview && (
+          <Text as="p">The plan appears here after the preflight checks.</Text>
+        )}
         {emptyPlan && (
-          <Alert status="warning" icon title="No plan" description="A failed check makes planning impossible: fix it and check again." />
+          <Alert
+            status="warning"
+            icon
+            title="No plan"
+            description="A failed check makes planning impossible: fix it and check again."
+          />
         )}
         {preview && !emptyPlan && (
           <>
@@ -99,7 +144,13 @@ export function JobReview(props: {
       <WizardStep n={props.firstStep + 2} title="Start">
         <StartJob
           request={props.request}
-          disabled={!props.request || !preview || failed || emptyPlan || !!current?.loading}
+          disabled={
+            !props.request ||
+            !preview ||
+            failed ||
+            emptyPlan ||
+            !!current?.loading
+          }
           disabledReason={startBlockedBy(props.request, preview, failed)}
           onPreflight={c => key && setOverride({ key, checks: c })}
         />

@@ -15,13 +15,25 @@ import { WizardStep } from './WizardStep';
 export function MigrateWizard() {
   const { managementCluster = '', namespace = '', name = '' } = useParams();
   const [target, setTarget] = useState(`${namespace}-aso`);
-  const targetError = dnsLabelError(target) ?? (target === namespace ? 'Must differ from the current namespace.' : undefined);
+  const targetError =
+    dnsLabelError(target) ??
+    (target === namespace
+      ? 'Must differ from the current namespace.'
+      : undefined);
 
   const request = useMemo<JobRequest | undefined>(
     () =>
       targetError
         ? undefined
-        : { type: 'migrate', params: { managementCluster, namespace, name, targetNamespace: target } },
+        : {
+            type: 'migrate',
+            params: {
+              managementCluster,
+              namespace,
+              name,
+              targetNamespace: target,
+            },
+          },
     [managementCluster, namespace, name, target, targetError],
   );
 

@@ -1,9 +1,15 @@
 import { Flex, Text } from '@backstage/ui';
-import type { ObjectRef, PlannedAction, PlannedCondition, StepPlan } from '@internal/plugin-capz-common';
+import type {
+  ObjectRef,
+  PlannedAction,
+  PlannedCondition,
+  StepPlan,
+} from '@internal/plugin-capz-common';
 import { stringify } from 'yaml';
 
 /** `kind namespace/name`, as kubectl names an object. */
-export const refText = (ref: ObjectRef) => `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
+export const refText = (ref: ObjectRef) =>
+  `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
 
 const VERB: Record<PlannedAction['action'], string> = {
   create: 'Create',
@@ -23,15 +29,21 @@ const codeStyle = {
 };
 
 function ActionItem({ action }: { action: PlannedAction }) {
-  let what = action.action === 'copy-secret' ? `Secret ${refText(action.from)} to ${refText(action.to)}` : refText(action.ref);
-  if (action.action === 'set-embedded-annotation') what = `${action.resource.kind} ${action.resource.name} in ${what} spec.resources`;
+  let what =
+    action.action === 'copy-secret'
+      ? `Secret ${refText(action.from)} to ${refText(action.to)}`
+      : refText(action.ref);
+  if (action.action === 'set-embedded-annotation')
+    what = `${action.resource.kind} ${action.resource.name} in ${what} spec.resources`;
   const label = `${VERB[action.action]} ${what}`;
   return (
     <li>
       <Flex direction="column" gap="1">
         <Text variant="body-small">
           <strong>{VERB[action.action]}</strong> {what}
-          {action.action === 'merge-patch' && action.ifExists ? ' (if it exists)' : ''}
+          {action.action === 'merge-patch' && action.ifExists
+            ? ' (if it exists)'
+            : ''}
         </Text>
         <Text variant="body-small" color="secondary">
           {action.description}
@@ -53,14 +65,22 @@ function ActionItem({ action }: { action: PlannedAction }) {
           </details>
         )}
         {action.action === 'copy-secret' && (
-          <Text variant="body-small">The Secret's data is copied at run time and never shown or stored.</Text>
+          <Text variant="body-small">
+            The Secret's data is copied at run time and never shown or stored.
+          </Text>
         )}
       </Flex>
     </li>
   );
 }
 
-function Conditions({ title, items }: { title: string; items: PlannedCondition[] }) {
+function Conditions({
+  title,
+  items,
+}: {
+  title: string;
+  items: PlannedCondition[];
+}) {
   if (!items.length) return null;
   return (
     <Flex direction="column" gap="1">
@@ -79,14 +99,25 @@ function Conditions({ title, items }: { title: string; items: PlannedCondition[]
 }
 
 function minutes(seconds: number) {
-  return seconds >= 120 ? `${Math.round(seconds / 60)} minutes` : `${seconds} seconds`;
+  return seconds >= 120
+    ? `${Math.round(seconds / 60)} minutes`
+    : `${seconds} seconds`;
 }
 
 /** The exact steps the job will run: what each checks first, does, and waits for. */
-export function PlanPreview({ plan, headingLevel = 4 }: { plan: StepPlan[]; headingLevel?: 3 | 4 }) {
+export function PlanPreview({
+  plan,
+  headingLevel = 4,
+}: {
+  plan: StepPlan[];
+  headingLevel?: 3 | 4;
+}) {
   const H = `h${headingLevel}` as const;
   return (
-    <ol aria-label="Plan" style={{ margin: 0, paddingLeft: 24, display: 'grid', gap: 16 }}>
+    <ol
+      aria-label="Plan"
+      style={{ margin: 0, paddingLeft: 24, display: 'grid', gap: 16 }}
+    >
       {plan.map(step => (
         <li key={step.id} data-testid="plan-step" data-step={step.id}>
           <Flex direction="column" gap="2">
@@ -96,13 +127,24 @@ export function PlanPreview({ plan, headingLevel = 4 }: { plan: StepPlan[]; head
             <Text as="p" variant="body-small">
               {step.description}
             </Text>
-            <Conditions title={`Before “${step.title}”, checks`} items={step.preconditions} />
+            <Conditions
+              title={`Before “${step.title}”, checks`}
+              items={step.preconditions}
+            />
             {step.actions.length > 0 ? (
               <Flex direction="column" gap="1">
                 <Text variant="body-small" weight="bold">
                   Changes
                 </Text>
-                <ul aria-label={`Changes of “${step.title}”`} style={{ margin: 0, paddingLeft: 20, display: 'grid', gap: 6 }}>
+                <ul
+                  aria-label={`Changes of “${step.title}”`}
+                  style={{
+                    margin: 0,
+                    paddingLeft: 20,
+                    display: 'grid',
+                    gap: 6,
+                  }}
+                >
                   {step.actions.map((a, i) => (
                     <ActionItem key={i} action={a} />
                   ))}
@@ -111,7 +153,10 @@ export function PlanPreview({ plan, headingLevel = 4 }: { plan: StepPlan[]; head
             ) : (
               <Text variant="body-small">Changes nothing.</Text>
             )}
-            <Conditions title={`Then waits up to ${minutes(step.timeoutSeconds)} until`} items={step.waitFor} />
+            <Conditions
+              title={`Then waits up to ${minutes(step.timeoutSeconds)} until`}
+              items={step.waitFor}
+            />
           </Flex>
         </li>
       ))}

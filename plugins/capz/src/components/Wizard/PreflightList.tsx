@@ -14,11 +14,27 @@ export function PreflightList({ checks }: { checks: PreflightCheck[] }) {
       <Text as="p" variant="body-medium" aria-live="polite">
         {failed
           ? `${failed} of ${checks.length} checks failed: fix them, then check again. Nothing has been changed.`
-          : `All ${checks.length} checks passed${warned ? `, ${warned} with a warning` : ''}.`}
+          : `All ${checks.length} checks passed${
+              warned ? `, ${warned} with a warning` : ''
+            }.`}
       </Text>
-      <ul aria-label="Preflight checks" style={{ listStyle: 'none', padding: 0, margin: 0, display: 'grid', gap: 8 }}>
+      <ul
+        aria-label="Preflight checks"
+        style={{
+          listStyle: 'none',
+          padding: 0,
+          margin: 0,
+          display: 'grid',
+          gap: 8,
+        }}
+      >
         {sorted.map(c => (
-          <li key={c.id} data-testid="preflight-check" data-status={c.status} style={{ display: 'flex', gap: 8, alignItems: 'flex-start' }}>
+          <li
+            key={c.id}
+            data-testid="preflight-check"
+            data-status={c.status}
+            style={{ display: 'flex', gap: 8, alignItems: 'flex-start' }}
+          >
             <StateIcon look={PREFLIGHT_STATUS[c.status]} />
             <Flex direction="column" gap="1">
               <Text variant="body-medium" weight="bold">

@@ -11,7 +11,12 @@ import { targetOf } from './request';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
-type Failure = { title: string; message: string; advice?: string; runningJob?: string };
+type Failure = {
+  title: string;
+  message: string;
+  advice?: string;
+  runningJob?: string;
+};
 
 const PERMISSION: Record<JobRequest['type'], string> = {
   adopt: 'capz.cluster.adopt',
@@ -51,29 +56,45 @@ export function StartJob(props: {
   };
 
   async function describe(request: JobRequest, error: Error): Promise<Failure> {
-    const status = error instanceof ResponseError ? error.statusCode : undefined;
+    const status =
+      error instanceof ResponseError ? error.statusCode : undefined;
     const message = errorMessage(error);
     if (status === 409) {
       // The 409 names the job only in its message; ask the backend for the cluster's active job to link to it.
       let runningJob = message.match(UUID)?.[0];
       try {
-        const active = await api.listJobs({ ...targetOf(request), active: true });
+        const active = await api.listJobs({
+          ...targetOf(request),
+          active: true,
+        });
         runningJob = active.items[0]?.id ?? runningJob;
       } catch {
         // Keep the id from the message, if any.
       }
-      return { title: 'This cluster already has a job running', message, runningJob };
+      return {
+        title: 'This cluster already has a job running',
+        message,
+        runningJob,
+      };
     }
     if (status === 422) {
-      const preflight = (error as ResponseError).body as unknown as { preflight?: PreflightCheck[] };
+      const preflight = (error as ResponseError).body as unknown as {
+        preflight?: PreflightCheck[];
+      };
       if (preflight.preflight) props.onPreflight(preflight.preflight);
-      return { title: 'A preflight check failed when starting', message, advice: 'Nothing was changed. See the checks above.' };
+      return {
+        title: 'A preflight check failed when starting',
+        message,
+        advice: 'Nothing was changed. See the checks above.',
+      };
     }
     if (status === 403) {
       return {
         title: 'You may not start this job',
         message,
-        advice: `Ask a platform engineer for the ${PERMISSION[request.type]} permission.`,
+        advice: `Ask a platform engineer for the ${
+          PERMISSION[request.type]
+        } permission.`,
       };
     }
     return { title: 'Could not start the job', message };
@@ -94,7 +115,9 @@ export function StartJob(props: {
               {failure.runningJob && jobLink && (
                 <>
                   {' '}
-                  <Link href={jobLink({ id: failure.runningJob })}>Open the running job</Link>
+                  <Link href={jobLink({ id: failure.runningJob })}>
+                    Open the running job
+                  </Link>
                 </>
               )}
             </>
@@ -108,7 +131,11 @@ export function StartJob(props: {
           isDisabled={props.disabled || pending}
           isPending={pending}
           onPress={start}
-          aria-describedby={props.disabled && props.disabledReason ? 'start-job-reason' : undefined}
+          aria-describedby={
+            props.disabled && props.disabledReason
+              ? 'start-job-reason'
+              : undefined
+          }
         >
           Start
         </Button>

@@ -11,7 +11,10 @@ import { WizardPage } from './WizardPage';
 export function UpgradeWizard() {
   const { managementCluster = '', namespace = '', name = '' } = useParams();
   const request = useMemo<JobRequest>(
-    () => ({ type: 'upgrade-api-version', params: { managementCluster, namespace, name } }),
+    () => ({
+      type: 'upgrade-api-version',
+      params: { managementCluster, namespace, name },
+    }),
     [managementCluster, namespace, name],
   );
   return (

@@ -1,30 +1,61 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import type { JobRequest, ManagementClustersResponse, PreflightCheck } from '@internal/plugin-capz-common';
+import type {
+  JobRequest,
+  ManagementClustersResponse,
+  PreflightCheck,
+} from '@internal/plugin-capz-common';
 import { BASE } from '../../__testUtils__/fixtures';
 import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
-import { DISCOVERED, JOB_ID, jobDetails, OTHER_JOB_ID, PLAN, PREFLIGHT_OK } from '../../__testUtils__/jobFixtures';
+import {
+  DISCOVERED,
+  JOB_ID,
+  jobDetails,
+  OTHER_JOB_ID,
+  PLAN,
+  PREFLIGHT_OK,
+} from '../../__testUtils__/jobFixtures';
 import { CapzPage } from '../CapzPage';
 
 const server = setupCapzServer();
 
 const MCS: ManagementClustersResponse = {
   items: [
-    { name: 'local', authMethod: 'kubeconfig', status: { state: 'connected', version: 'v1.35.4' } },
-    { name: 'demo-2', authMethod: 'kubeconfig', status: { state: 'connected', version: 'v1.35.4' } },
+    {
+      name: 'local',
+      authMethod: 'kubeconfig',
+      status: { state: 'connected', version: 'v1.35.4' },
+    },
+    {
+      name: 'demo-2',
+      authMethod: 'kubeconfig',
+      status: { state: 'connected', version: 'v1.35.4' },
+    },
   ],
 };
 
 function serveAdoption(opts: { preflight?: PreflightCheck[] } = {}) {
-  const calls = { secrets: [] as string[], discover: [] as string[], preview: [] as JobRequest[], start: [] as JobRequest[] };
+  const calls = {
+    secrets: [] as string[],
+    discover: [] as string[],
+    preview: [] as JobRequest[],
+    start: [] as JobRequest[],
+  };
   server.use(
     http.get(`${BASE}/management-clusters`, () => HttpResponse.json(MCS)),
     http.get(`${BASE}/credential-secrets`, ({ request }) => {
       const q = new URL(request.url).searchParams;
       calls.secrets.push(q.toString());
       return HttpResponse.json({
-        items: [{ namespace: q.get('namespace'), name: 'aso-credential', subscriptionId: 'sub-1', authMode: 'workloadidentity' }],
+        items: [
+          {
+            namespace: q.get('namespace'),
+            name: 'aso-credential',
+            subscriptionId: 'sub-1',
+            authMode: 'workloadidentity',
+          },
+        ],
       });
     }),
     http.get(`${BASE}/azure/clusters`, ({ request }) => {
@@ -36,14 +67,21 @@ function serveAdoption(opts: { preflight?: PreflightCheck[] } = {}) {
       calls.preview.push(body);
       return HttpResponse.json({
         type: body.type,
-        target: { managementCluster: 'local', namespace: 'team-data', name: 'data-lake' },
+        target: {
+          managementCluster: 'local',
+          namespace: 'team-data',
+          name: 'data-lake',
+        },
         preflight: opts.preflight ?? PREFLIGHT_OK,
         plan: PLAN,
       });
     }),
     http.post(`${BASE}/jobs`, async ({ request }) => {
       calls.start.push((await request.json()) as JobRequest);
-      return HttpResponse.json(jobDetails({ state: 'queued', currentStep: undefined }), { status: 201 });
+      return HttpResponse.json(
+        jobDetails({ state: 'queued', currentStep: undefined }),
+        { status: 201 },
+      );
     }),
     http.get(`${BASE}/jobs/${JOB_ID}`, () => HttpResponse.json(jobDetails())),
   );
@@ -52,11 +90,20 @@ function serveAdoption(opts: { preflight?: PreflightCheck[] } = {}) {
 
 /** Management cluster, namespace and credential, as a user picks them. */
 async function pickUpToCluster() {
-  const mcSelect = await screen.findByRole('button', { name: /Management cluster/ });
+  const mcSelect = await screen.findByRole('button', {
+    name: /Management cluster/,
+  });
   await userEvent.click(mcSelect);
   await userEvent.click(await screen.findByRole('option', { name: 'local' }));
-  await userEvent.type(screen.getByRole('textbox', { name: /Namespace/ }), 'team-data');
-  await userEvent.click(await screen.findByRole('radio', { name: /aso-credential · subscription sub-1/ }));
+  await userEvent.type(
+    screen.getByRole('textbox', { name: /Namespace/ }),
+    'team-data',
+  );
+  await userEvent.click(
+    await screen.findByRole('radio', {
+      name: /aso-credential · subscription sub-1/,
+    }),
+  );
   return screen.findByRole('radiogroup', { name: /AKS cluster to adopt/ });
 }
 
@@ -66,25 +113,49 @@ describe('adoption wizard', () => {
   it('goes from management cluster to a started job, sending exactly the chosen cluster', async () => {
     const calls = serveAdoption();
     renderCapz(<CapzPage />, { path: '/capz/adopt', mountPath: '/capz/*' });
-    expect(await screen.findByRole('heading', { name: 'Adopt an AKS cluster' })).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', { name: 'Adopt an AKS cluster' }),
+    ).toBeInTheDocument();
     expect(screen.getAllByTestId('wizard-step').length).toBe(7);
 
     const clusters = await pickUpToCluster();
-    expect(calls.secrets).toEqual(['managementCluster=local&namespace=team-data']);
-    expect(calls.discover).toEqual(['managementCluster=local&namespace=team-data&credentialSecret=aso-credential']);
+    expect(calls.secrets).toEqual([
+      'managementCluster=local&namespace=team-data',
+    ]);
+    expect(calls.discover).toEqual([
+      'managementCluster=local&namespace=team-data&credentialSecret=aso-credential',
+    ]);
     // Pools and the Entra-only note are shown with each cluster.
-    expect(within(clusters).getByRole('radio', { name: /data-lake.*Pools: system \(System, Standard_D4s_v5, 3 nodes\); work \(User, Standard_D4s_v5, 3 nodes, autoscaling 1–5\)/ })).toBeInTheDocument();
-    expect(within(clusters).getByRole('radio', { name: /secure-one.*Entra ID only.*secure-one-user-kubeconfig/ })).toBeInTheDocument();
+    expect(
+      within(clusters).getByRole('radio', {
+        name: /data-lake.*Pools: system \(System, Standard_D4s_v5, 3 nodes\); work \(User, Standard_D4s_v5, 3 nodes, autoscaling 1–5\)/,
+      }),
+    ).toBeInTheDocument();
+    expect(
+      within(clusters).getByRole('radio', {
+        name: /secure-one.*Entra ID only.*secure-one-user-kubeconfig/,
+      }),
+    ).toBeInTheDocument();
     expect(start()).toBeDisabled();
 
-    await userEvent.click(within(clusters).getByRole('radio', { name: /^data-lake/ }));
-    await userEvent.click(screen.getByRole('button', { name: 'Check and preview' }));
+    await userEvent.click(
+      within(clusters).getByRole('radio', { name: /^data-lake/ }),
+    );
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Check and preview' }),
+    );
 
     const checks = await screen.findAllByTestId('preflight-check');
     expect(checks).toHaveLength(2);
-    expect(within(checks[0]).getByRole('img', { name: 'Warning' })).toBeInTheDocument();
-    expect(checks[0]).toHaveTextContent('Fix: Nothing needed; upgrade CAPZ to v1.22');
-    expect(within(checks[1]).getByRole('img', { name: 'Pass' })).toBeInTheDocument();
+    expect(
+      within(checks[0]).getByRole('img', { name: 'Warning' }),
+    ).toBeInTheDocument();
+    expect(checks[0]).toHaveTextContent(
+      'Fix: Nothing needed; upgrade CAPZ to v1.22',
+    );
+    expect(
+      within(checks[1]).getByRole('img', { name: 'Pass' }),
+    ).toBeInTheDocument();
 
     const steps = screen.getAllByTestId('plan-step');
     expect(steps.map(s => within(s).getByRole('heading').textContent)).toEqual([
@@ -92,11 +163,23 @@ describe('adoption wizard', () => {
       'Copy the credential',
       'Pause the old cluster',
     ]);
-    expect(within(steps[0]).getByLabelText('YAML of Create Namespace team-data')).toHaveTextContent('kind: Namespace');
-    expect(within(steps[0]).getByText('The backend may create namespaces')).toBeInTheDocument();
-    expect(within(steps[1]).getByText(/copied at run time and never shown/)).toBeInTheDocument();
-    expect(within(steps[2]).getByLabelText('Patch of Patch Cluster team-old/data-lake')).toHaveTextContent('paused: true');
-    expect(within(steps[2]).getByText('Cluster team-old/data-lake is paused')).toBeInTheDocument();
+    expect(
+      within(steps[0]).getByLabelText('YAML of Create Namespace team-data'),
+    ).toHaveTextContent('kind: Namespace');
+    expect(
+      within(steps[0]).getByText('The backend may create namespaces'),
+    ).toBeInTheDocument();
+    expect(
+      within(steps[1]).getByText(/copied at run time and never shown/),
+    ).toBeInTheDocument();
+    expect(
+      within(steps[2]).getByLabelText(
+        'Patch of Patch Cluster team-old/data-lake',
+      ),
+    ).toHaveTextContent('paused: true');
+    expect(
+      within(steps[2]).getByText('Cluster team-old/data-lake is paused'),
+    ).toBeInTheDocument();
 
     const expected: JobRequest = {
       type: 'adopt',
@@ -114,7 +197,11 @@ describe('adoption wizard', () => {
     await userEvent.click(start());
     await waitFor(() => expect(calls.start).toEqual([expected]));
     // The wizard opens the job's page.
-    expect(await screen.findByRole('heading', { name: 'Adoption: team-data/data-lake' })).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', {
+        name: 'Adoption: team-data/data-lake',
+      }),
+    ).toBeInTheDocument();
     expect(screen.getByTestId('job-state')).toHaveTextContent('Running');
   });
 
@@ -122,11 +209,15 @@ describe('adoption wizard', () => {
     serveAdoption();
     renderCapz(<CapzPage />, { path: '/capz/adopt', mountPath: '/capz/*' });
     const clusters = await pickUpToCluster();
-    const billing = within(clusters).getByRole('radio', { name: /^billing.*Already managed by ManagedCluster team-billing\/billing/ });
+    const billing = within(clusters).getByRole('radio', {
+      name: /^billing.*Already managed by ManagedCluster team-billing\/billing/,
+    });
     expect(billing).toBeDisabled();
     await userEvent.click(billing);
     expect(billing).not.toBeChecked();
-    expect(screen.queryByRole('button', { name: 'Check and preview' })).not.toBeInTheDocument();
+    expect(
+      screen.queryByRole('button', { name: 'Check and preview' }),
+    ).not.toBeInTheDocument();
     expect(start()).toBeDisabled();
   });
 
@@ -135,18 +226,38 @@ describe('adoption wizard', () => {
     server.use(
       http.get(`${BASE}/azure/clusters`, () =>
         HttpResponse.json(
-          { error: { name: 'AzureError', message: 'ARM answered 403 AuthorizationFailed for subscription sub-1' }, response: { statusCode: 502 } },
+          {
+            error: {
+              name: 'AzureError',
+              message:
+                'ARM answered 403 AuthorizationFailed for subscription sub-1',
+            },
+            response: { statusCode: 502 },
+          },
           { status: 502 },
         ),
       ),
     );
     renderCapz(<CapzPage />, { path: '/capz/adopt', mountPath: '/capz/*' });
-    await userEvent.click(await screen.findByRole('button', { name: /Management cluster/ }));
+    await userEvent.click(
+      await screen.findByRole('button', { name: /Management cluster/ }),
+    );
     await userEvent.click(await screen.findByRole('option', { name: 'local' }));
-    await userEvent.type(screen.getByRole('textbox', { name: /Namespace/ }), 'team-data');
-    await userEvent.click(await screen.findByRole('radio', { name: /aso-credential/ }));
-    expect(await screen.findByText('Could not list the AKS clusters in Azure')).toBeInTheDocument();
-    expect(screen.getByText(/ARM answered 403 AuthorizationFailed.*Azure refused the request with this credential/)).toBeInTheDocument();
+    await userEvent.type(
+      screen.getByRole('textbox', { name: /Namespace/ }),
+      'team-data',
+    );
+    await userEvent.click(
+      await screen.findByRole('radio', { name: /aso-credential/ }),
+    );
+    expect(
+      await screen.findByText('Could not list the AKS clusters in Azure'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        /ARM answered 403 AuthorizationFailed.*Azure refused the request with this credential/,
+      ),
+    ).toBeInTheDocument();
     expect(start()).toBeDisabled();
   });
 
@@ -156,27 +267,60 @@ describe('adoption wizard', () => {
       http.get(`${BASE}/credential-secrets`, ({ request }) => {
         const q = new URL(request.url).searchParams;
         calls.secrets.push(q.toString());
-        const items = [{ namespace: q.get('namespace'), name: 'aso-credential', subscriptionId: 'sub-1' }];
-        if (q.get('name') === 'team-sp') items.push({ namespace: q.get('namespace'), name: 'team-sp', subscriptionId: 'sub-2' });
+        const items = [
+          {
+            namespace: q.get('namespace'),
+            name: 'aso-credential',
+            subscriptionId: 'sub-1',
+          },
+        ];
+        if (q.get('name') === 'team-sp')
+          items.push({
+            namespace: q.get('namespace'),
+            name: 'team-sp',
+            subscriptionId: 'sub-2',
+          });
         return HttpResponse.json({ items });
       }),
     );
     renderCapz(<CapzPage />, { path: '/capz/adopt', mountPath: '/capz/*' });
-    await userEvent.click(await screen.findByRole('button', { name: /Management cluster/ }));
+    await userEvent.click(
+      await screen.findByRole('button', { name: /Management cluster/ }),
+    );
     await userEvent.click(await screen.findByRole('option', { name: 'local' }));
-    await userEvent.type(screen.getByRole('textbox', { name: /Namespace/ }), 'team-data');
+    await userEvent.type(
+      screen.getByRole('textbox', { name: /Namespace/ }),
+      'team-data',
+    );
     await screen.findByRole('radio', { name: /aso-credential/ });
-    expect(screen.queryByRole('radio', { name: /team-sp/ })).not.toBeInTheDocument();
-    await userEvent.type(screen.getByRole('textbox', { name: /Another Secret name/ }), 'team-sp');
-    await userEvent.click(await screen.findByRole('radio', { name: /team-sp · subscription sub-2/ }));
-    expect(calls.secrets.at(-1)).toBe('managementCluster=local&namespace=team-data&name=team-sp');
-    await waitFor(() => expect(calls.discover.at(-1)).toBe('managementCluster=local&namespace=team-data&credentialSecret=team-sp'));
+    expect(
+      screen.queryByRole('radio', { name: /team-sp/ }),
+    ).not.toBeInTheDocument();
+    await userEvent.type(
+      screen.getByRole('textbox', { name: /Another Secret name/ }),
+      'team-sp',
+    );
+    await userEvent.click(
+      await screen.findByRole('radio', {
+        name: /team-sp · subscription sub-2/,
+      }),
+    );
+    expect(calls.secrets.at(-1)).toBe(
+      'managementCluster=local&namespace=team-data&name=team-sp',
+    );
+    await waitFor(() =>
+      expect(calls.discover.at(-1)).toBe(
+        'managementCluster=local&namespace=team-data&credentialSecret=team-sp',
+      ),
+    );
   });
 
   it('checks the namespace as a DNS label while typing, before asking the backend', async () => {
     const calls = serveAdoption();
     renderCapz(<CapzPage />, { path: '/capz/adopt', mountPath: '/capz/*' });
-    await userEvent.click(await screen.findByRole('button', { name: /Management cluster/ }));
+    await userEvent.click(
+      await screen.findByRole('button', { name: /Management cluster/ }),
+    );
     await userEvent.click(await screen.findByRole('option', { name: 'local' }));
     const ns = screen.getByRole('textbox', { name: /Namespace/ });
     await userEvent.type(ns, 'Team_Data');
@@ -196,7 +340,11 @@ describe('migration wizard', () => {
         preview.push((await request.json()) as JobRequest);
         return HttpResponse.json({
           type: 'migrate',
-          target: { managementCluster: 'local', namespace: 'team-legacy', name: 'legacy-web' },
+          target: {
+            managementCluster: 'local',
+            namespace: 'team-legacy',
+            name: 'legacy-web',
+          },
           preflight: [
             ...PREFLIGHT_OK,
             {
@@ -212,81 +360,155 @@ describe('migration wizard', () => {
       }),
     );
     renderCapz(<CapzPage />, { path: MIGRATE_PATH, mountPath: '/capz/*' });
-    expect(await screen.findByRole('heading', { name: 'Migrate legacy-web to the ASO API' })).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', {
+        name: 'Migrate legacy-web to the ASO API',
+      }),
+    ).toBeInTheDocument();
     const target = screen.getByRole('textbox', { name: /Target namespace/ });
     expect(target).toHaveValue('team-legacy-aso');
 
     await userEvent.clear(target);
     await userEvent.type(target, '-bad');
     expect(target).toHaveAttribute('aria-invalid', 'true');
-    expect(screen.getByText(/Must be a DNS label: lowercase letters, digits and "-"/)).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'Check and preview' })).not.toBeInTheDocument();
+    expect(
+      screen.getByText(
+        /Must be a DNS label: lowercase letters, digits and "-"/,
+      ),
+    ).toBeInTheDocument();
+    expect(
+      screen.queryByRole('button', { name: 'Check and preview' }),
+    ).not.toBeInTheDocument();
 
     await userEvent.clear(target);
     await userEvent.type(target, 'team-legacy-aso');
     expect(target).not.toHaveAttribute('aria-invalid', 'true');
-    await userEvent.click(screen.getByRole('button', { name: 'Check and preview' }));
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Check and preview' }),
+    );
 
     const checks = await screen.findAllByTestId('preflight-check');
     // Failures first.
-    expect(within(checks[0]).getByRole('img', { name: 'Fail' })).toBeInTheDocument();
-    expect(checks[0]).toHaveTextContent('Namespace team-legacy-aso already exists');
-    expect(checks[0]).toHaveTextContent('Fix: Choose a namespace that does not exist yet');
+    expect(
+      within(checks[0]).getByRole('img', { name: 'Fail' }),
+    ).toBeInTheDocument();
+    expect(checks[0]).toHaveTextContent(
+      'Namespace team-legacy-aso already exists',
+    );
+    expect(checks[0]).toHaveTextContent(
+      'Fix: Choose a namespace that does not exist yet',
+    );
     expect(screen.getByText(/1 of 3 checks failed/)).toBeInTheDocument();
     expect(start()).toBeDisabled();
     expect(screen.getByText('A preflight check failed.')).toBeInTheDocument();
     expect(preview).toEqual([
-      { type: 'migrate', params: { managementCluster: 'local', namespace: 'team-legacy', name: 'legacy-web', targetNamespace: 'team-legacy-aso' } },
+      {
+        type: 'migrate',
+        params: {
+          managementCluster: 'local',
+          namespace: 'team-legacy',
+          name: 'legacy-web',
+          targetNamespace: 'team-legacy-aso',
+        },
+      },
     ]);
   });
 
   it('on 409 says a job is already running and links to it', async () => {
     server.use(
       http.post(`${BASE}/jobs/preview`, () =>
-        HttpResponse.json({ type: 'migrate', target: { managementCluster: 'local', namespace: 'team-legacy', name: 'legacy-web' }, preflight: PREFLIGHT_OK, plan: PLAN }),
+        HttpResponse.json({
+          type: 'migrate',
+          target: {
+            managementCluster: 'local',
+            namespace: 'team-legacy',
+            name: 'legacy-web',
+          },
+          preflight: PREFLIGHT_OK,
+          plan: PLAN,
+        }),
       ),
       http.post(`${BASE}/jobs`, () =>
         HttpResponse.json(
-          { error: { name: 'ConflictError', message: `Cluster local/team-legacy/legacy-web already has an active job ${OTHER_JOB_ID}` } },
+          {
+            error: {
+              name: 'ConflictError',
+              message: `Cluster local/team-legacy/legacy-web already has an active job ${OTHER_JOB_ID}`,
+            },
+          },
           { status: 409 },
         ),
       ),
       http.get(`${BASE}/jobs`, ({ request }) => {
         const q = new URL(request.url).searchParams;
-        expect(q.toString()).toBe('managementCluster=local&namespace=team-legacy&name=legacy-web&active=true');
-        return HttpResponse.json({ items: [jobDetails({ id: OTHER_JOB_ID, type: 'migrate' })] });
+        expect(q.toString()).toBe(
+          'managementCluster=local&namespace=team-legacy&name=legacy-web&active=true',
+        );
+        return HttpResponse.json({
+          items: [jobDetails({ id: OTHER_JOB_ID, type: 'migrate' })],
+        });
       }),
     );
     renderCapz(<CapzPage />, { path: MIGRATE_PATH, mountPath: '/capz/*' });
-    await userEvent.click(await screen.findByRole('button', { name: 'Check and preview' }));
+    await userEvent.click(
+      await screen.findByRole('button', { name: 'Check and preview' }),
+    );
     await screen.findAllByTestId('preflight-check');
     await userEvent.click(start());
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('This cluster already has a job running');
-    expect(alert).toHaveTextContent(`already has an active job ${OTHER_JOB_ID}`);
-    expect(within(alert).getByRole('link', { name: 'Open the running job' })).toHaveAttribute('href', `/capz/jobs/${OTHER_JOB_ID}`);
+    expect(alert).toHaveTextContent(
+      `already has an active job ${OTHER_JOB_ID}`,
+    );
+    expect(
+      within(alert).getByRole('link', { name: 'Open the running job' }),
+    ).toHaveAttribute('href', `/capz/jobs/${OTHER_JOB_ID}`);
   });
 
   it('on 422 shows the fresh preflight results from the start request', async () => {
     server.use(
       http.post(`${BASE}/jobs/preview`, () =>
-        HttpResponse.json({ type: 'migrate', target: { managementCluster: 'local', namespace: 'team-legacy', name: 'legacy-web' }, preflight: PREFLIGHT_OK, plan: PLAN }),
+        HttpResponse.json({
+          type: 'migrate',
+          target: {
+            managementCluster: 'local',
+            namespace: 'team-legacy',
+            name: 'legacy-web',
+          },
+          preflight: PREFLIGHT_OK,
+          plan: PLAN,
+        }),
       ),
       http.post(`${BASE}/jobs`, () =>
         HttpResponse.json(
           {
-            error: { name: 'PreflightFailedError', message: 'Preflight failed: CAPZ version: CAPZ stopped' },
-            preflight: [{ id: 'capz-version', title: 'CAPZ version', status: 'fail', message: 'CAPZ stopped', fix: 'Start the CAPZ controller.' }],
+            error: {
+              name: 'PreflightFailedError',
+              message: 'Preflight failed: CAPZ version: CAPZ stopped',
+            },
+            preflight: [
+              {
+                id: 'capz-version',
+                title: 'CAPZ version',
+                status: 'fail',
+                message: 'CAPZ stopped',
+                fix: 'Start the CAPZ controller.',
+              },
+            ],
           },
           { status: 422 },
         ),
       ),
     );
     renderCapz(<CapzPage />, { path: MIGRATE_PATH, mountPath: '/capz/*' });
-    await userEvent.click(await screen.findByRole('button', { name: 'Check and preview' }));
+    await userEvent.click(
+      await screen.findByRole('button', { name: 'Check and preview' }),
+    );
     await screen.findAllByTestId('preflight-check');
     await userEvent.click(start());
-    expect(await screen.findByRole('alert')).toHaveTextContent('Preflight failed: CAPZ version: CAPZ stopped');
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Preflight failed: CAPZ version: CAPZ stopped',
+    );
     const checks = screen.getAllByTestId('preflight-check');
     expect(checks).toHaveLength(1);
     expect(checks[0]).toHaveTextContent('Fix: Start the CAPZ controller.');
@@ -300,13 +522,38 @@ describe('upgrade wizard', () => {
     server.use(
       http.post(`${BASE}/jobs/preview`, async ({ request }) => {
         preview.push((await request.json()) as JobRequest);
-        return HttpResponse.json({ type: 'upgrade-api-version', target: { managementCluster: 'demo-2', namespace: 'team-analytics', name: 'analytics' }, preflight: PREFLIGHT_OK, plan: PLAN });
+        return HttpResponse.json({
+          type: 'upgrade-api-version',
+          target: {
+            managementCluster: 'demo-2',
+            namespace: 'team-analytics',
+            name: 'analytics',
+          },
+          preflight: PREFLIGHT_OK,
+          plan: PLAN,
+        });
       }),
     );
-    renderCapz(<CapzPage />, { path: '/capz/clusters/demo-2/team-analytics/analytics/upgrade', mountPath: '/capz/*' });
-    expect(await screen.findByRole('heading', { name: 'Upgrade analytics to the v1beta1 API' })).toBeInTheDocument();
+    renderCapz(<CapzPage />, {
+      path: '/capz/clusters/demo-2/team-analytics/analytics/upgrade',
+      mountPath: '/capz/*',
+    });
+    expect(
+      await screen.findByRole('heading', {
+        name: 'Upgrade analytics to the v1beta1 API',
+      }),
+    ).toBeInTheDocument();
     expect(await screen.findAllByTestId('plan-step')).toHaveLength(3);
-    expect(preview).toEqual([{ type: 'upgrade-api-version', params: { managementCluster: 'demo-2', namespace: 'team-analytics', name: 'analytics' } }]);
+    expect(preview).toEqual([
+      {
+        type: 'upgrade-api-version',
+        params: {
+          managementCluster: 'demo-2',
+          namespace: 'team-analytics',
+          name: 'analytics',
+        },
+      },
+    ]);
     expect(start()).toBeEnabled();
   });
 });

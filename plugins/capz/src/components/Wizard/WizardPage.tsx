@@ -5,18 +5,31 @@ import { clusterRouteRef, rootRouteRef } from '../../routes';
 import type { ClusterRef } from '../../api/CapzApi';
 
 /** The frame of a wizard page: breadcrumb back, title (h2; the plugin header is h1), intro, steps. */
-export function WizardPage(props: { title: string; intro: ReactNode; cluster?: ClusterRef; children: ReactNode }) {
+export function WizardPage(props: {
+  title: string;
+  intro: ReactNode;
+  cluster?: ClusterRef;
+  children: ReactNode;
+}) {
   const root = useRouteRef(rootRouteRef);
   const clusterLink = useRouteRef(clusterRouteRef);
   return (
-    <Flex direction="column" gap="4" p="4" style={{ maxWidth: 1100 }} data-testid="wizard-page">
+    <Flex
+      direction="column"
+      gap="4"
+      p="4"
+      style={{ maxWidth: 1100 }}
+      data-testid="wizard-page"
+    >
       <nav aria-label="Breadcrumb">
         <Flex gap="2">
           {root && <Link href={root()}>All clusters</Link>}
           {props.cluster && clusterLink && (
             <>
               <span aria-hidden>/</span>
-              <Link href={clusterLink({ ...props.cluster })}>{props.cluster.name}</Link>
+              <Link href={clusterLink({ ...props.cluster })}>
+                {props.cluster.name}
+              </Link>
             </>
           )}
         </Flex>

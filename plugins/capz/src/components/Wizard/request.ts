@@ -1,4 +1,8 @@
-import { normalizeKubernetesName, type JobRequest, type JobTarget } from '@internal/plugin-capz-common';
+import {
+  normalizeKubernetesName,
+  type JobRequest,
+  type JobTarget,
+} from '@internal/plugin-capz-common';
 
 /**
  * The cluster a request works on; for adoption, the cluster it creates, named as the planner names it: the AKS
@@ -6,8 +10,16 @@ import { normalizeKubernetesName, type JobRequest, type JobTarget } from '@inter
  */
 export function targetOf(request: JobRequest): JobTarget {
   return request.type === 'adopt'
-    ? { managementCluster: request.params.managementCluster, namespace: request.params.namespace, name: normalizeKubernetesName(request.params.clusterName) }
-    : { managementCluster: request.params.managementCluster, namespace: request.params.namespace, name: request.params.name };
+    ? {
+        managementCluster: request.params.managementCluster,
+        namespace: request.params.namespace,
+        name: normalizeKubernetesName(request.params.clusterName),
+      }
+    : {
+        managementCluster: request.params.managementCluster,
+        namespace: request.params.namespace,
+        name: request.params.name,
+      };
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -18,7 +30,8 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  */
 export function dnsLabelError(value: string): string | undefined {
   if (!value) return 'Enter a namespace name.';
-  if (value.length > 63) return `Must be at most 63 characters (it has ${value.length}).`;
+  if (value.length > 63)
+    return `Must be at most 63 characters (it has ${value.length}).`;
   if (!DNS_LABEL.test(value)) {
     return 'Must be a DNS label: lowercase letters, digits and "-", starting and ending with a letter or digit.';
   }

@@ -24,7 +24,8 @@ export function errorAdvice(error: Error): string | undefined {
 
 /** The message of an error, without the "Request failed with 403 Forbidden," prefix ResponseError adds. */
 export function errorMessage(error: Error): string {
-  if (error instanceof ResponseError) return error.body?.error?.message ?? error.message;
+  if (error instanceof ResponseError)
+    return error.body?.error?.message ?? error.message;
   return error.message;
 }
 

@@ -22,7 +22,15 @@ export const HEALTH_LABEL: Record<Health, string> = {
 };
 
 /** Worst first: the order the clusters page sorts by and the health filter lists. */
-export const HEALTH_ORDER: Health[] = ['failed', 'degraded', 'unknown', 'deleting', 'progressing', 'paused', 'healthy'];
+export const HEALTH_ORDER: Health[] = [
+  'failed',
+  'degraded',
+  'unknown',
+  'deleting',
+  'progressing',
+  'paused',
+  'healthy',
+];
 
 /** BUI colour tokens per health; each state also has its own icon shape, so colour is never the only cue. */
 export const HEALTH_COLOR: Record<Health, string> = {
@@ -46,12 +54,25 @@ const ICON: Record<Health, RemixiconComponentType> = {
 };
 
 /** An icon for a health. Decorative unless `labelled`: callers put the word next to it or in an accessible name. */
-export function HealthIcon({ health, size = 16, labelled }: { health: Health; size?: number; labelled?: boolean }) {
+export function HealthIcon({
+  health,
+  size = 16,
+  labelled,
+}: {
+  health: Health;
+  size?: number;
+  labelled?: boolean;
+}) {
   const Icon = ICON[health] ?? RiQuestionLine;
   const icon = <Icon size={size} color={HEALTH_COLOR[health]} aria-hidden />;
   if (!labelled) return icon;
   return (
-    <span role="img" aria-label={HEALTH_LABEL[health]} title={HEALTH_LABEL[health]} style={{ display: 'inline-flex' }}>
+    <span
+      role="img"
+      aria-label={HEALTH_LABEL[health]}
+      title={HEALTH_LABEL[health]}
+      style={{ display: 'inline-flex' }}
+    >
       {icon}
     </span>
   );

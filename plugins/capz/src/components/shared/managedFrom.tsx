@@ -1,9 +1,14 @@
 import { Alert } from '@backstage/ui';
-import type { ClusterSummary, ManagedFromPlace } from '@internal/plugin-capz-common';
+import type {
+  ClusterSummary,
+  ManagedFromPlace,
+} from '@internal/plugin-capz-common';
 
 /** `<management cluster>/<namespace>/<name> (Cluster <c>)`: one other place whose ManagedCluster manages the same AKS cluster. */
 export const placeText = (p: ManagedFromPlace) =>
-  `${p.managementCluster}/${p.namespace}/${p.name}${p.cluster && p.cluster !== p.name ? ` (Cluster ${p.cluster})` : ''}`;
+  `${p.managementCluster}/${p.namespace}/${p.name}${
+    p.cluster && p.cluster !== p.name ? ` (Cluster ${p.cluster})` : ''
+  }`;
 
 /**
  * The danger alert for clusters whose AKS cluster is managed from more than one place (issue 16), with what to do.
@@ -16,9 +21,20 @@ export function ManagedFromAlert({ clusters }: { clusters: ClusterSummary[] }) {
     <Alert
       status="danger"
       icon
-      title={`${doublyManaged.length} ${doublyManaged.length === 1 ? 'cluster is' : 'clusters are'} managed from more than one place`}
+      title={`${doublyManaged.length} ${
+        doublyManaged.length === 1 ? 'cluster is' : 'clusters are'
+      } managed from more than one place`}
       description={
-        `${doublyManaged.map(c => `${c.managementCluster}/${c.namespace}/${c.name} (also ${(c.managedFrom ?? []).map(placeText).join(', ')})`).join('; ')}. ` +
+        `${doublyManaged
+          .map(
+            c =>
+              `${c.managementCluster}/${c.namespace}/${c.name} (also ${(
+                c.managedFrom ?? []
+              )
+                .map(placeText)
+                .join(', ')})`,
+          )
+          .join('; ')}. ` +
         'Two ASO ManagedClusters write the same AKS cluster, and deleting either one deletes the AKS cluster under the ' +
         'other. Keep one: set serviceoperator.azure.com/reconcile-policy: skip on the other ManagedCluster, then delete it.'
       }

@@ -8,13 +8,17 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
 const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
 /** "5 minutes ago", relative to `now`. */
-export function relativeTime(iso: string | undefined, now: number = Date.now()): string | undefined {
+export function relativeTime(
+  iso: string | undefined,
+  now: number = Date.now(),
+): string | undefined {
   if (!iso) return undefined;
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return undefined;
   const diff = t - now;
   for (const [unit, ms] of UNITS) {
-    if (Math.abs(diff) >= ms || unit === 'second') return rtf.format(Math.round(diff / ms), unit);
+    if (Math.abs(diff) >= ms || unit === 'second')
+      return rtf.format(Math.round(diff / ms), unit);
   }
   return undefined;
 }

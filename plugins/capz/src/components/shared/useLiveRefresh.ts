@@ -1,4 +1,7 @@
-import { CAPZ_SIGNAL_CHANNEL, CapzChangeSignal } from '@internal/plugin-capz-common';
+import {
+  CAPZ_SIGNAL_CHANNEL,
+  CapzChangeSignal,
+} from '@internal/plugin-capz-common';
 import { useSignal } from '@backstage/plugin-signals-react';
 import { useEffect, useRef } from 'react';
 
@@ -14,9 +17,9 @@ export function useLiveRefresh(
   debounceMs = 300,
 ): { live: boolean } {
   // CapzChangeSignal is plain JSON; the index signature only satisfies useSignal's JsonObject bound.
-  const { lastSignal, isSignalsAvailable } = useSignal<CapzChangeSignal & { [k: string]: any }>(
-    CAPZ_SIGNAL_CHANNEL,
-  );
+  const { lastSignal, isSignalsAvailable } = useSignal<
+    CapzChangeSignal & { [k: string]: any }
+  >(CAPZ_SIGNAL_CHANNEL);
   const refreshRef = useRef(refresh);
   refreshRef.current = refresh;
   const matchesRef = useRef(matches);
