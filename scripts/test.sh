@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite, provisioning what it needs (Node 24, Yarn, dependencies, Kubernetes binaries built
 # from Go modules, Chromium from Debian):
-#   1. type-check (tsc) and lint
+#   1. type-check (tsc), lint and format (prettier --check)
 #   2. unit tests (Jest, msw for the frontend)
 #   3. integration tests against a real management cluster started once for the run (node:test, Jest)
 #   4. end-to-end tests in Chromium against the running app and the same cluster (Playwright)
@@ -62,6 +62,8 @@ stage "postgresql" ensure_postgres
 stage "kubernetes binaries" node packages/mgmt-cluster/src/cli.ts build >/dev/null
 stage "type-check" yarn tsc
 stage "lint" yarn lint:all
+# One format for every file (Backstage's prettier config): a misformatted file fails the run here.
+stage "format" yarn prettier:check
 # Jest suites named *.integration.test.* need the run's management cluster: they run after it is up.
 stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '\.integration\.test\.' --json --outputFile="$reports/jest.json"
 
