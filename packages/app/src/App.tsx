@@ -1,6 +1,6 @@
 import { createApp } from '@backstage/frontend-defaults';
 import catalogPlugin from '@backstage/plugin-catalog/alpha';
-import capzPlugin from '@internal/plugin-capz';
+import capzPlugin from '@capz-backstage/plugin-capz';
 import { navModule } from './modules/nav';
 
 export default createApp({

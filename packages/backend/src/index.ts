@@ -23,8 +23,8 @@ backend.add(import('@backstage/plugin-user-settings-backend'));
 backend.add(import('@backstage/plugin-notifications-backend'));
 backend.add(import('@backstage/plugin-signals-backend'));
 
-backend.add(import('@internal/plugin-capz-backend'));
-backend.add(import('@internal/plugin-scaffolder-backend-module-capz'));
-backend.add(import('@internal/plugin-catalog-backend-module-capz'));
+backend.add(import('@capz-backstage/plugin-capz-backend'));
+backend.add(import('@capz-backstage/plugin-scaffolder-backend-module-capz'));
+backend.add(import('@capz-backstage/plugin-catalog-backend-module-capz'));
 
 backend.start();

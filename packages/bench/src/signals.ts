@@ -3,7 +3,7 @@
  * Contract: plugins/capz-common/src/api.ts (CAPZ_SIGNAL_CHANNEL, CapzChangeSignal); type-only import, the value is
  * repeated here because this package runs in plain Node without the Backstage build.
  */
-import type { CapzChangeSignal } from '@internal/plugin-capz-common';
+import type { CapzChangeSignal } from '@capz-backstage/plugin-capz-common';
 
 export const CAPZ_SIGNAL_CHANNEL = 'capz:changes';
 

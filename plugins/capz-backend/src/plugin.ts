@@ -6,7 +6,7 @@ import {
   capzClusterCreatePermission,
   capzClusterReadPermission,
   capzPermissions,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import {
   capzClusterResourceRef,
   capzClusterRules,

@@ -15,7 +15,7 @@ import {
   type ArmServer,
   type EntraSim,
 } from '@internal/capz-sim/azure';
-import type { ObservedObject } from '@internal/plugin-capz-common';
+import type { ObservedObject } from '@capz-backstage/plugin-capz-common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -19,7 +19,7 @@ import type { Config } from '@backstage/config';
 import type {
   DiscoveredAksClustersResponse,
   ObservedObject,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { createHash } from 'node:crypto';
 import {
   readAzureDiscoveryConfig,

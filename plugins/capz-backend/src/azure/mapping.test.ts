@@ -1,4 +1,4 @@
-import type { ObservedObject } from '@internal/plugin-capz-common';
+import type { ObservedObject } from '@capz-backstage/plugin-capz-common';
 import {
   asoTargets,
   findManagedBy,

@@ -6,7 +6,7 @@ import type { ManagedCluster } from '@azure/arm-containerservice';
 import type {
   DiscoveredAksCluster,
   ObservedObject,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 
 export interface ArmId {
   subscriptionId: string;

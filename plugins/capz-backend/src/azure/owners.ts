@@ -8,7 +8,7 @@ import {
   RECONCILE_POLICY_ANNOTATION,
   type ManagedFromPlace,
   type ObservedObject,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import type { WatchCache } from '../cluster/WatchCache';
 import { asoTargets } from './mapping';
 

@@ -1,5 +1,5 @@
 import { LoggerService, SchedulerService } from '@backstage/backend-plugin-api';
-import { ManagementClusterStatus } from '@internal/plugin-capz-common';
+import { ManagementClusterStatus } from '@capz-backstage/plugin-capz-common';
 import { ManagementClusterConfig } from '../config/managementClusters';
 import { ClientNode, kubeConfigFor, loadClientNode } from './kubeConfig';
 

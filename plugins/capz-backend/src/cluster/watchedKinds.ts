@@ -1,4 +1,4 @@
-import { kinds as capzKinds } from '@internal/plugin-capz-common';
+import { kinds as capzKinds } from '@capz-backstage/plugin-capz-common';
 
 /** A kind the backend lists and watches; `versions` in order of preference (the first the server serves wins). */
 export interface WatchedKind {

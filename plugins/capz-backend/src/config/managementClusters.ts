@@ -2,7 +2,7 @@ import { Config } from '@backstage/config';
 import {
   ManagementClusterAuthMethod,
   ManagementClusterInfo,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 
 /** A management cluster as configured, including how to authenticate. Never sent to the browser as is. */
 export interface ManagementClusterConfig extends ManagementClusterInfo {

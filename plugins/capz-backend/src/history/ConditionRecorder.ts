@@ -1,5 +1,5 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
-import { ObservedObject } from '@internal/plugin-capz-common';
+import { ObservedObject } from '@capz-backstage/plugin-capz-common';
 import { EventEmitter } from 'node:events';
 import { CacheChange } from '../cluster/ClusterWatch';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';

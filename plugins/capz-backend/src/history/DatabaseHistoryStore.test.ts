@@ -19,7 +19,7 @@ const postgresId = (Object.keys(process.env)
   .map(m => `${m[1]}_${m[2]}`)[0] ?? 'POSTGRES_15') as TestDatabaseId;
 
 const migrationsDir = resolvePackagePath(
-  '@internal/plugin-capz-backend',
+  '@capz-backstage/plugin-capz-backend',
   'migrations',
 );
 const databases = TestDatabases.create({ ids: ['SQLITE_3', postgresId] });

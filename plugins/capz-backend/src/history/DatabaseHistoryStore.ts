@@ -6,7 +6,7 @@ import {
   ConditionTransition,
   TimelineEvent,
   TimelineResponse,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { Knex } from 'knex';
 import { createHash } from 'node:crypto';
 import {
@@ -17,7 +17,7 @@ import {
 } from './HistoryStore';
 
 const migrationsDir = resolvePackagePath(
-  '@internal/plugin-capz-backend',
+  '@capz-backstage/plugin-capz-backend',
   'migrations',
 );
 

@@ -1,4 +1,4 @@
-import { TimelineResponse } from '@internal/plugin-capz-common';
+import { TimelineResponse } from '@capz-backstage/plugin-capz-common';
 import { ObservedEvent, ObservedTransition } from './extract';
 
 /** Where an object lives: its management cluster, namespace, and the CAPI Cluster it belongs to (if known). */

@@ -1,4 +1,4 @@
-import { ObservedObject } from '@internal/plugin-capz-common';
+import { ObservedObject } from '@capz-backstage/plugin-capz-common';
 import { conditionTransitions, eventOf } from './extract';
 
 const T0 = '2026-11-20T10:00:00Z';

@@ -8,7 +8,7 @@ import {
   familyOf,
   ObservedObject,
   TimelineEvent,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 
 /**
  * One transition as extracted from an object: {@link ConditionTransition} plus what the store needs to decide

@@ -6,7 +6,7 @@
  * and condition in the order they happened, and the causal chain in order across objects.
  */
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
-import { kinds } from '@internal/plugin-capz-common';
+import { kinds } from '@capz-backstage/plugin-capz-common';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { WatchCache } from '../cluster/WatchCache';

@@ -3,7 +3,7 @@ import {
   ObservedObject,
   partitionByCluster,
   TreeNode,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { CachedObject } from '../cluster/ClusterWatch';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 

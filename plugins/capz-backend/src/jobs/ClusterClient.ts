@@ -1,5 +1,5 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
-import type { KubeObject, ObjectRef } from '@internal/plugin-capz-common';
+import type { KubeObject, ObjectRef } from '@capz-backstage/plugin-capz-common';
 import type { KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { ManagementClusterConfig } from '../config/managementClusters';
 import {

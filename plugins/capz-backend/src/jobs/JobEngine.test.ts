@@ -7,7 +7,7 @@ import type {
   KubeObject,
   ObjectRef,
   StepPlan,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { EventEmitter } from 'node:events';
 import type { ClusterClient } from './ClusterClient';
 import { JobEngine } from './JobEngine';

@@ -2,7 +2,7 @@ import type {
   LoggerService,
   SchedulerService,
 } from '@backstage/backend-plugin-api';
-import type { Job, JobStepStatus } from '@internal/plugin-capz-common';
+import type { Job, JobStepStatus } from '@capz-backstage/plugin-capz-common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClusterClient } from './ClusterClient';

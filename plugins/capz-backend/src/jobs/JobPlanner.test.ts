@@ -8,7 +8,7 @@ import type {
   DiscoveredAksCluster,
   JobRequest,
   ObservedObject,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import type { ClusterClient } from './ClusterClient';
 import { JobPlanner, type AksLister } from './JobPlanner';
 

@@ -10,7 +10,7 @@ import {
   type ObservedObject,
   type PreflightCheck,
   type StepPlan,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { aksOwners, describePlace, ownersOf } from '../azure/owners';
 import type { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
@@ -25,7 +25,7 @@ export interface AksLister {
     credentialSecret: string;
   }): Promise<{
     subscriptionId: string;
-    items: import('@internal/plugin-capz-common').DiscoveredAksCluster[];
+    items: import('@capz-backstage/plugin-capz-common').DiscoveredAksCluster[];
   }>;
   /** The resource group's location and ARM tags; undefined when the group does not exist. */
   resourceGroup(q: {

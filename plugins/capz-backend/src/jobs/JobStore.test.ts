@@ -4,7 +4,7 @@ import {
   TestDatabases,
 } from '@backstage/backend-test-utils';
 import { resolvePackagePath } from '@backstage/backend-plugin-api';
-import type { JobRequest, StepPlan } from '@internal/plugin-capz-common';
+import type { JobRequest, StepPlan } from '@capz-backstage/plugin-capz-common';
 import { azureClaimKeys } from './claims';
 import { JobConflictError, JobStore } from './JobStore';
 
@@ -198,7 +198,7 @@ describe.each(databases.eachSupportedId())(
     it('gives the unfinished jobs of before the migration their claims, the oldest first', async () => {
       const knex = await databases.init(databaseId);
       const directory = resolvePackagePath(
-        '@internal/plugin-capz-backend',
+        '@capz-backstage/plugin-capz-backend',
         'migrations',
       );
       await knex.migrate.up({ directory }); // condition history

@@ -12,12 +12,12 @@ import type {
   JobStepStatus,
   JobTarget,
   StepPlan,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { Knex } from 'knex';
 import { describeClaimKey } from './claims';
 
 const migrationsDir = resolvePackagePath(
-  '@internal/plugin-capz-backend',
+  '@capz-backstage/plugin-capz-backend',
   'migrations',
 );
 

@@ -2,7 +2,7 @@ import type {
   KubeObject,
   LiveCondition,
   ObjectRef,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import type { ClusterClient } from './ClusterClient';
 import { evaluateLive, type StepContext } from './StepRunner';
 

@@ -10,7 +10,7 @@ import {
   type PlannedAction,
   type PlannedCondition,
   type StepPlan,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import type { AksDiscovery } from '../azure/AksDiscovery';
 import { parseArmId } from '../azure/mapping';
 import { KubeRequestError, type ClusterClient } from './ClusterClient';

@@ -9,7 +9,7 @@ import type {
   ObservedObject,
   PlannedCondition,
   StepPlan,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import type { WatchCache } from '../cluster/WatchCache';
 import { parseArmId } from '../azure/mapping';
 

@@ -8,7 +8,7 @@ import {
   CAPZ_JOBS_SIGNAL_CHANNEL,
   type CapzJobSignal,
   type ObservedObject,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import type { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { AksDiscovery } from '../azure/AksDiscovery';

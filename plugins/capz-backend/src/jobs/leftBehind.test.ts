@@ -5,7 +5,7 @@ import {
   requiredMigrationAccess,
   type Job,
   type StepPlan,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { describeLeftBehind } from './leftBehind';
 
 const SUB = '00000000-0000-0000-0000-000000000001';

@@ -3,7 +3,7 @@ import {
   type Job,
   type ObjectRef,
   type StepPlan,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 
 /** What each finished step leaves on the cluster, in the words a platform engineer needs when a job stops there. */
 const CONSEQUENCES: Record<string, (job: Job) => string> = {

@@ -12,7 +12,7 @@ import {
   kinds,
   type Job,
   type ObservedObject,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

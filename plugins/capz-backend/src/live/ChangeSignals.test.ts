@@ -1,5 +1,5 @@
 import { mockServices } from '@backstage/backend-test-utils';
-import { CAPZ_SIGNAL_CHANNEL } from '@internal/plugin-capz-common';
+import { CAPZ_SIGNAL_CHANNEL } from '@capz-backstage/plugin-capz-common';
 import { EventEmitter } from 'node:events';
 import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';

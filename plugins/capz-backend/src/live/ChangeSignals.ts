@@ -2,7 +2,7 @@ import { LoggerService } from '@backstage/backend-plugin-api';
 import {
   CAPZ_SIGNAL_CHANNEL,
   CapzChangeSignal,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import type { SignalsService } from '@backstage/plugin-signals-node';
 import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';

@@ -9,7 +9,7 @@ import {
   CAPZ_SIGNAL_CHANNEL,
   generateAksAsoClusterManifests,
   kinds,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { randomBytes } from 'node:crypto';
 import https from 'node:https';
 import { AddressInfo } from 'node:net';

@@ -5,7 +5,7 @@ import {
 import { NotAllowedError } from '@backstage/errors';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { createConditionAuthorizer } from '@backstage/plugin-permission-node';
-import { capzClusterReadPermission } from '@internal/plugin-capz-common';
+import { capzClusterReadPermission } from '@capz-backstage/plugin-capz-common';
 import { CapzClusterResource, capzClusterRules } from './rules';
 
 /** Which clusters a caller may read: everything, nothing (then a 403 is thrown), or those a policy's conditions allow. */

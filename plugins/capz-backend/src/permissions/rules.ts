@@ -1,4 +1,4 @@
-import { CAPZ_CLUSTER_RESOURCE_TYPE } from '@internal/plugin-capz-common';
+import { CAPZ_CLUSTER_RESOURCE_TYPE } from '@capz-backstage/plugin-capz-common';
 import {
   createPermissionResourceRef,
   createPermissionRule,

@@ -15,7 +15,7 @@ import {
   generateAksAsoClusterManifests,
   kinds,
   type CreateClusterRequest,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

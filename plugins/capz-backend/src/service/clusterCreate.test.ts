@@ -9,7 +9,7 @@ import type {
   CreateClusterRequest,
   KubeObject,
   ObjectRef,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
 import {

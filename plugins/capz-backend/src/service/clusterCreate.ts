@@ -17,7 +17,7 @@ import {
   type CreateClusterResponse,
   type KubeObject,
   type ObjectRef,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import {

@@ -5,7 +5,10 @@
  */
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
-import { ClusterSummary, treeToLines } from '@internal/plugin-capz-common';
+import {
+  ClusterSummary,
+  treeToLines,
+} from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';

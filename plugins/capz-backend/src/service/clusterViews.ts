@@ -8,7 +8,7 @@ import {
   partitionByCluster,
   summarizeCluster,
   TreeNode,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { asoTargets } from '../azure/mapping';
 import {
   aksOwners,

@@ -13,7 +13,7 @@ import {
   AuthorizeResult,
   PolicyDecision,
 } from '@backstage/plugin-permission-common';
-import type { JobRequest, StepPlan } from '@internal/plugin-capz-common';
+import type { JobRequest, StepPlan } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
 import type { ManagementClusterConfig } from '../config/managementClusters';

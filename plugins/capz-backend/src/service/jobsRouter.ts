@@ -13,7 +13,7 @@ import {
   type JobDetails,
   type JobRequest,
   type JobType,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import Router from 'express-promise-router';
 import { randomUUID } from 'node:crypto';

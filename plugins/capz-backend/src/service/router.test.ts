@@ -4,7 +4,7 @@ import {
   AuthorizeResult,
   PolicyDecision,
 } from '@backstage/plugin-permission-common';
-import { TimelineResponse } from '@internal/plugin-capz-common';
+import { TimelineResponse } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
 import YAML from 'yaml';

@@ -2,7 +2,7 @@
  * Helpers for the integration tests that run against the real local management cluster (packages/mgmt-cluster):
  * its connection facts, raw requests as its admin, and the one way these tests wait: on a condition.
  */
-import { kinds } from '@internal/plugin-capz-common';
+import { kinds } from '@capz-backstage/plugin-capz-common';
 import https from 'node:https';
 // Test-only helpers (used by *.integration.test.ts alone): the dev dependency is enough.
 // eslint-disable-next-line @backstage/no-undeclared-imports

@@ -4,7 +4,7 @@ import {
   TimelineEvent,
   TimelineResponse,
   TreeNode,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 
 export const BASE = 'http://backend.test/api/capz';
 

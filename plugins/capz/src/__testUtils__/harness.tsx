@@ -1,6 +1,6 @@
 import { renderInTestApp } from '@backstage/frontend-test-utils';
 import { signalApiRef, SignalApi } from '@backstage/plugin-signals-react';
-import { CapzChangeSignal } from '@internal/plugin-capz-common';
+import { CapzChangeSignal } from '@capz-backstage/plugin-capz-common';
 import { act } from '@testing-library/react';
 import { setupServer } from 'msw/node';
 import { capzApiRef } from '../api/CapzApi';

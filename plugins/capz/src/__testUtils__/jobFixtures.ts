@@ -3,7 +3,7 @@ import type {
   JobDetails,
   PreflightCheck,
   StepPlan,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 
 export const JOB_ID = '6f1c2b7e-3d4a-4c5b-9e8f-0a1b2c3d4e5f';
 export const OTHER_JOB_ID = '0b9a8c7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d';

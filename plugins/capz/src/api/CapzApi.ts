@@ -12,7 +12,7 @@ import {
   ObjectYamlResponse,
   TimelineResponse,
   TreeNode,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 
 /** Names one CAPI Cluster: the management cluster it lives on, its namespace and its name. @public */
 export interface ClusterRef {

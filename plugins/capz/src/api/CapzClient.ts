@@ -11,7 +11,7 @@ import {
   ManagementClustersResponse,
   ObjectYamlResponse,
   TimelineResponse,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import {
   CapzApi,
   ClusterRef,

@@ -1,6 +1,6 @@
 import { AuthService, DiscoveryService } from '@backstage/backend-plugin-api';
 import { ResponseError } from '@backstage/errors';
-import { ClustersResponse } from '@internal/plugin-capz-common';
+import { ClustersResponse } from '@capz-backstage/plugin-capz-common';
 import { ClusterSource } from './CapzClusterEntityProvider';
 
 /** Reads the clusters list from the capz backend plugin with a service token (plugin-to-plugin auth). */

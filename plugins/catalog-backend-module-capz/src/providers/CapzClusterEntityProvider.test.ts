@@ -1,5 +1,5 @@
 import { mockServices } from '@backstage/backend-test-utils';
-import { ClusterSummary } from '@internal/plugin-capz-common';
+import { ClusterSummary } from '@capz-backstage/plugin-capz-common';
 import { CapzClusterEntityProvider } from './CapzClusterEntityProvider';
 import { clusterToEntity, entityNameFor } from './clusterEntity';
 

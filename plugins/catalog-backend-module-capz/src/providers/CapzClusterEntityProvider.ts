@@ -6,7 +6,7 @@ import {
   EntityProvider,
   EntityProviderConnection,
 } from '@backstage/plugin-catalog-node';
-import { ClusterSummary } from '@internal/plugin-capz-common';
+import { ClusterSummary } from '@capz-backstage/plugin-capz-common';
 import { clusterToEntity } from './clusterEntity';
 
 /** Where the provider gets clusters from: the capz backend in production, a stub in tests. */

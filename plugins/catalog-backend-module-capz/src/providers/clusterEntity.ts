@@ -3,7 +3,7 @@ import {
   ANNOTATION_ORIGIN_LOCATION,
   Entity,
 } from '@backstage/catalog-model';
-import { ClusterSummary } from '@internal/plugin-capz-common';
+import { ClusterSummary } from '@capz-backstage/plugin-capz-common';
 
 /** The annotation that ties a catalog entity to a CAPZ cluster: `<management cluster>/<namespace>/<name>`. */
 export const CAPZ_CLUSTER_ANNOTATION = 'capz.io/cluster';

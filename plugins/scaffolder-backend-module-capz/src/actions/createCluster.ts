@@ -7,7 +7,7 @@ import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
 import type {
   CreateClusterRequest,
   CreateClusterResponse,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { examples } from './createCluster.examples';
 
 export interface CreateClusterActionOptions {

@@ -2,7 +2,7 @@ import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
 import {
   generateAksAsoClusterManifests,
   validateAksAsoClusterParams,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { stringify } from 'yaml';
 import { examples } from './renderClusterManifests.examples';
 

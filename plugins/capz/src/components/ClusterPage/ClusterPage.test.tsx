@@ -1,7 +1,10 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { CAPZ_SIGNAL_CHANNEL, TreeNode } from '@internal/plugin-capz-common';
+import {
+  CAPZ_SIGNAL_CHANNEL,
+  TreeNode,
+} from '@capz-backstage/plugin-capz-common';
 import {
   BASE,
   event,

@@ -1,6 +1,6 @@
 import { ButtonLink, Flex, Link } from '@backstage/ui';
 import { useRouteRef } from '@backstage/frontend-plugin-api';
-import type { ClusterSummary } from '@internal/plugin-capz-common';
+import type { ClusterSummary } from '@capz-backstage/plugin-capz-common';
 import { useParams } from 'react-router-dom';
 import { migrateRouteRef, rootRouteRef, upgradeRouteRef } from '../../routes';
 import { ActiveJobBanner } from '../JobPage';

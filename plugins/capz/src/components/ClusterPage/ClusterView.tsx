@@ -12,7 +12,7 @@ import {
   Text,
 } from '@backstage/ui';
 import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
-import type { ClusterSummary } from '@internal/plugin-capz-common';
+import type { ClusterSummary } from '@capz-backstage/plugin-capz-common';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { clusterRouteRef } from '../../routes';

@@ -10,7 +10,7 @@ import {
   Tabs,
   Text,
 } from '@backstage/ui';
-import { hintFor, TreeNode } from '@internal/plugin-capz-common';
+import { hintFor, TreeNode } from '@capz-backstage/plugin-capz-common';
 import { useMemo } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';

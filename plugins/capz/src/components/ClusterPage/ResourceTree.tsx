@@ -1,4 +1,4 @@
-import { TreeNode } from '@internal/plugin-capz-common';
+import { TreeNode } from '@capz-backstage/plugin-capz-common';
 import { RiArrowRightSLine } from '@remixicon/react';
 import {
   Button,

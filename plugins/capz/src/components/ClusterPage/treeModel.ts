@@ -1,4 +1,4 @@
-import { Health, TreeNode } from '@internal/plugin-capz-common';
+import { Health, TreeNode } from '@capz-backstage/plugin-capz-common';
 
 const RANK: Record<Health, number> = {
   healthy: 0,

@@ -4,7 +4,7 @@ import { http, HttpResponse } from 'msw';
 import {
   CAPZ_SIGNAL_CHANNEL,
   ManagementClustersResponse,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { BASE, CLUSTERS, summary } from '../../__testUtils__/fixtures';
 import {
   FakeSignals,

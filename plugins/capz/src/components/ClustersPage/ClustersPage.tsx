@@ -19,7 +19,7 @@ import {
   ClusterSummary,
   Health,
   ManagementClustersResponse,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { useCallback, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { ManagedFromAlert, placeText } from '../shared/managedFrom';

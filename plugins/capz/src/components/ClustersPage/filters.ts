@@ -2,7 +2,7 @@ import {
   ClusterApi,
   ClusterSummary,
   Health,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 
 /** The clusters page's filters; every one is optional ("all"). They live in the URL, so a filtered view is a link. */
 export interface ClusterFilters {

@@ -8,7 +8,7 @@ import {
   Flex,
   Text,
 } from '@backstage/ui';
-import type { Job } from '@internal/plugin-capz-common';
+import type { Job } from '@capz-backstage/plugin-capz-common';
 import { RiPauseLine, RiPlayLine, RiStopCircleLine } from '@remixicon/react';
 import { useState } from 'react';
 import { capzApiRef, JobControl } from '../../api/CapzApi';

@@ -6,7 +6,7 @@ import {
   CapzChangeSignal,
   CapzJobSignal,
   JobDetails,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import {
   BASE,
   SEARCH_PROD,

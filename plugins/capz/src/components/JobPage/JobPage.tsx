@@ -4,7 +4,7 @@ import type {
   JobDetails,
   JobLogLine,
   ManifestToChange,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';

@@ -3,7 +3,7 @@ import type {
   JobType,
   PreflightStatus,
   StepState,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import {
   RiCheckboxCircleFill,
   RiCloseCircleFill,

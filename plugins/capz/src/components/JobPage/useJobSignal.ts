@@ -1,7 +1,7 @@
 import {
   CAPZ_JOBS_SIGNAL_CHANNEL,
   CapzJobSignal,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { useSignal } from '@backstage/plugin-signals-react';
 import { useEffect, useRef } from 'react';
 

@@ -1,7 +1,7 @@
 import {
   ConditionTransition,
   TimelineEvent,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import {
   KeyboardEvent,
   memo,

@@ -1,7 +1,7 @@
 import {
   ConditionTransition,
   TimelineEvent,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 
 /** One stretch of time in which a condition kept one status. */
 export interface Segment {

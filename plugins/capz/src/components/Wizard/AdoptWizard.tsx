@@ -13,7 +13,7 @@ import {
 import type {
   DiscoveredAksCluster,
   JobRequest,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { useMemo, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import useDebounce from 'react-use/esm/useDebounce';

@@ -4,7 +4,7 @@ import type {
   JobPreview,
   JobRequest,
   PreflightCheck,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { useCallback, useEffect, useState } from 'react';
 import { capzApiRef } from '../../api/CapzApi';
 import { ErrorAlert } from '../shared/errors';

@@ -1,5 +1,5 @@
 import { TextField } from '@backstage/ui';
-import type { JobRequest } from '@internal/plugin-capz-common';
+import type { JobRequest } from '@capz-backstage/plugin-capz-common';
 import { useMemo, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { JobReview } from './JobReview';

@@ -4,7 +4,7 @@ import type {
   PlannedAction,
   PlannedCondition,
   StepPlan,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { stringify } from 'yaml';
 
 /** `kind namespace/name`, as kubectl names an object. */

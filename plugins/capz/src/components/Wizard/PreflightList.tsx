@@ -1,5 +1,5 @@
 import { Flex, Text } from '@backstage/ui';
-import type { PreflightCheck } from '@internal/plugin-capz-common';
+import type { PreflightCheck } from '@capz-backstage/plugin-capz-common';
 import { PREFLIGHT_STATUS, StateIcon } from '../JobPage/jobLabels';
 
 const ORDER = { fail: 0, warn: 1, pass: 2 } as const;

@@ -1,7 +1,10 @@
 import { ResponseError } from '@backstage/errors';
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import { Alert, Button, Flex, Link } from '@backstage/ui';
-import type { JobRequest, PreflightCheck } from '@internal/plugin-capz-common';
+import type {
+  JobRequest,
+  PreflightCheck,
+} from '@capz-backstage/plugin-capz-common';
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { capzApiRef } from '../../api/CapzApi';

@@ -1,4 +1,4 @@
-import type { JobRequest } from '@internal/plugin-capz-common';
+import type { JobRequest } from '@capz-backstage/plugin-capz-common';
 import { useMemo } from 'react';
 import { useParams } from 'react-router-dom';
 import { JobReview } from './JobReview';

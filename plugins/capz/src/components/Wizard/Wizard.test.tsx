@@ -5,7 +5,7 @@ import type {
   JobRequest,
   ManagementClustersResponse,
   PreflightCheck,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 import { BASE } from '../../__testUtils__/fixtures';
 import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
 import {

@@ -2,7 +2,7 @@ import {
   normalizeKubernetesName,
   type JobRequest,
   type JobTarget,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 
 /**
  * The cluster a request works on; for adoption, the cluster it creates, named as the planner names it: the AKS

@@ -1,4 +1,4 @@
-import { Health } from '@internal/plugin-capz-common';
+import { Health } from '@capz-backstage/plugin-capz-common';
 import {
   RiCheckboxCircleFill,
   RiCloseCircleFill,

@@ -2,7 +2,7 @@ import { Alert } from '@backstage/ui';
 import type {
   ClusterSummary,
   ManagedFromPlace,
-} from '@internal/plugin-capz-common';
+} from '@capz-backstage/plugin-capz-common';
 
 /** `<management cluster>/<namespace>/<name> (Cluster <c>)`: one other place whose ManagedCluster manages the same AKS cluster. */
 export const placeText = (p: ManagedFromPlace) =>
