@@ -19,7 +19,6 @@ import { ChangeSignals } from './live/ChangeSignals';
 import { createHistory, HistoryFlush } from './history';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { createRouter } from './service/router';
-import { createJobsRouter } from './service/jobsRouter';
 import {
   createClusterCreateRouter,
   KubeApplyClient,
@@ -128,17 +127,15 @@ export const capzPlugin = createBackendPlugin({
             connections,
             cache,
             history: history.store,
-          }),
-        );
-        httpRouter.use(
-          await createJobsRouter({
-            logger,
-            httpAuth,
-            permissions,
-            auditor,
-            managementClusters,
-            cache,
-            ...jobs,
+            jobs: {
+              logger,
+              httpAuth,
+              permissions,
+              auditor,
+              managementClusters,
+              cache,
+              ...jobs,
+            },
           }),
         );
         // New clusters (the scaffolder's capz:cluster:create): server-side apply, one client per management cluster.

@@ -11,7 +11,8 @@ import type {
 import { EventEmitter } from 'node:events';
 import type { ClusterClient } from './ClusterClient';
 import { JobEngine } from './JobEngine';
-import { JobStore } from './JobStore';
+import { DatabaseJobStore } from './DatabaseJobStore';
+import type { JobStore } from './JobStore';
 
 /**
  * The engine's mechanics on both databases: lease, step order, resume after a lost replica, pause/resume/cancel,
@@ -177,7 +178,7 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
   let store: JobStore;
   beforeAll(async () => {
     const knex = await databases.init(databaseId);
-    store = await JobStore.create({
+    store = await DatabaseJobStore.create({
       database: mockServices.database({ knex }),
     });
   });

@@ -1,4 +1,13 @@
-import type { FaultHook } from './JobEngine';
+/**
+ * Where a test may stop the process: before a step, between its actions and its record (`actions`: the actions are
+ * done, the step is not yet recorded as done), at its first unmet wait, or after it is recorded.
+ */
+export type FaultPoint = 'before' | 'actions' | 'wait' | 'after';
+export type FaultHook = (
+  jobId: string,
+  stepId: string,
+  point: FaultPoint,
+) => void;
 
 /**
  * A crash-test hook: `CAPZ_JOBS_FAULT=<step id>:<before|actions|wait|after>` makes the process kill itself with SIGKILL at

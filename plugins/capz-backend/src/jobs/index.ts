@@ -16,11 +16,14 @@ import { ClusterClient, KubeClusterClient } from './ClusterClient';
 import { faultHookFromEnv } from './faults';
 import { JobEngine } from './JobEngine';
 import { JobPlanner } from './JobPlanner';
-import { JobStore } from './JobStore';
+import { DatabaseJobStore } from './DatabaseJobStore';
+import type { JobStore } from './JobStore';
+import { secretReader } from './secrets';
 import type { ChangeWaker } from './StepRunner';
 
 export { JobEngine } from './JobEngine';
-export { JobStore } from './JobStore';
+export type { JobStore, StoredJob } from './JobStore';
+export { DatabaseJobStore } from './DatabaseJobStore';
 export { JobPlanner } from './JobPlanner';
 
 /**
@@ -35,7 +38,9 @@ export async function createJobs(o: {
   cache: WatchCache;
   signals?: SignalsService;
 }) {
-  const store = await JobStore.create({ database: o.database });
+  const store: JobStore = await DatabaseJobStore.create({
+    database: o.database,
+  });
   const clients = new Map<string, Promise<ClusterClient>>();
   const client = (name: string) => {
     const c = o.managementClusters.find(m => m.name === name);
@@ -55,24 +60,7 @@ export async function createJobs(o: {
       o.cache.on('change', listener);
       return () => o.cache.off('change', listener);
     };
-  const readSecret = async (
-    managementCluster: string,
-    namespace: string,
-    name: string,
-  ) => {
-    const s = await (
-      await client(managementCluster)
-    ).get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
-    if (!s) return undefined;
-    const data = ((s as { data?: Record<string, string> }).data ??
-      {}) as Record<string, string>;
-    return Object.fromEntries(
-      Object.entries(data).map(([k, v]) => [
-        k,
-        Buffer.from(v, 'base64').toString('utf8'),
-      ]),
-    );
-  };
+  const readSecret = secretReader(client);
   const aks = new AksDiscovery({
     config: o.config,
     logger: o.logger,
@@ -126,5 +114,5 @@ export async function createJobs(o: {
     client,
     aks,
   });
-  return { store, engine, planner, client, aks };
+  return { store, engine, planner, client, aks, readSecret };
 }

@@ -35,7 +35,7 @@ import {
 import { ClusterClient, KubeClusterClient } from './ClusterClient';
 import { JobEngine } from './JobEngine';
 import { JobPlanner } from './JobPlanner';
-import { JobStore } from './JobStore';
+import { DatabaseJobStore } from './DatabaseJobStore';
 
 const info = testClusterInfo();
 const ns = `team-upgrade-${randomBytes(3).toString('hex')}`;
@@ -108,7 +108,7 @@ beforeAll(async () => {
     connection: ':memory:',
     useNullAsDefault: true,
   });
-  const store = await JobStore.create({
+  const store = await DatabaseJobStore.create({
     database: mockServices.database({ knex }),
   });
   const clients = new Map<string, ClusterClient>();

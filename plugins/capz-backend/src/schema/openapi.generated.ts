@@ -46,6 +46,16 @@ export const spec = {
           $ref: '#/components/schemas/Name',
         },
       },
+      jobId: {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description: "The job's id.",
+        schema: {
+          type: 'string',
+          minLength: 1,
+        },
+      },
     },
     responses: {
       Error: {
@@ -55,6 +65,36 @@ export const spec = {
           'application/json': {
             schema: {
               $ref: '#/components/schemas/Error',
+            },
+          },
+        },
+      },
+      JobConflict: {
+        description: 'A conflict caused by a job, named by `jobId`.',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/JobConflict',
+            },
+          },
+        },
+      },
+      PreflightFailed: {
+        description: 'A preflight check failed; nothing was stored.',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/PreflightFailed',
+            },
+          },
+        },
+      },
+      JobDetails: {
+        description: 'The job after the change.',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/JobDetails',
             },
           },
         },
@@ -569,6 +609,426 @@ export const spec = {
           },
         },
       },
+      ObjectName: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 253,
+      },
+      DnsLabel: {
+        type: 'string',
+        maxLength: 63,
+        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+        description:
+          'A DNS label: lowercase letters, digits and "-", starting and ending with a letter or digit.',
+      },
+      JobConflict: {
+        description:
+          'A Backstage error body (ConflictError) whose cause is a job: the job in the way of a new one, or the job whose state refuses the action. `jobId` names it (also serialized in `error.jobId`).',
+        allOf: [
+          {
+            $ref: '#/components/schemas/Error',
+          },
+          {
+            type: 'object',
+            required: ['jobId'],
+            properties: {
+              jobId: {
+                type: 'string',
+              },
+            },
+          },
+        ],
+      },
+      PreflightFailed: {
+        description:
+          'A Backstage error body (name PreflightFailedError) with the preflight checks; at least one has status fail.',
+        allOf: [
+          {
+            $ref: '#/components/schemas/Error',
+          },
+          {
+            type: 'object',
+            required: ['preflight'],
+            properties: {
+              preflight: {
+                type: 'array',
+                items: {
+                  $ref: '#/components/schemas/PreflightCheck',
+                },
+              },
+            },
+          },
+        ],
+      },
+      AdoptJobRequest: {
+        type: 'object',
+        required: ['type', 'params'],
+        properties: {
+          type: {
+            type: 'string',
+            enum: ['adopt'],
+          },
+          params: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+              'managementCluster',
+              'namespace',
+              'credentialSecret',
+              'subscriptionId',
+              'resourceGroup',
+              'clusterName',
+            ],
+            properties: {
+              managementCluster: {
+                $ref: '#/components/schemas/ObjectName',
+              },
+              namespace: {
+                $ref: '#/components/schemas/DnsLabel',
+              },
+              credentialSecret: {
+                $ref: '#/components/schemas/ObjectName',
+              },
+              subscriptionId: {
+                type: 'string',
+                minLength: 1,
+              },
+              resourceGroup: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 90,
+              },
+              clusterName: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 63,
+              },
+            },
+          },
+        },
+      },
+      MigrateJobRequest: {
+        type: 'object',
+        required: ['type', 'params'],
+        properties: {
+          type: {
+            type: 'string',
+            enum: ['migrate'],
+          },
+          params: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+              'managementCluster',
+              'namespace',
+              'name',
+              'targetNamespace',
+            ],
+            properties: {
+              managementCluster: {
+                $ref: '#/components/schemas/ObjectName',
+              },
+              namespace: {
+                $ref: '#/components/schemas/DnsLabel',
+              },
+              name: {
+                $ref: '#/components/schemas/ObjectName',
+              },
+              targetNamespace: {
+                $ref: '#/components/schemas/DnsLabel',
+              },
+            },
+          },
+        },
+      },
+      UpgradeApiVersionJobRequest: {
+        type: 'object',
+        required: ['type', 'params'],
+        properties: {
+          type: {
+            type: 'string',
+            enum: ['upgrade-api-version'],
+          },
+          params: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['managementCluster', 'namespace', 'name'],
+            properties: {
+              managementCluster: {
+                $ref: '#/components/schemas/ObjectName',
+              },
+              namespace: {
+                $ref: '#/components/schemas/DnsLabel',
+              },
+              name: {
+                $ref: '#/components/schemas/ObjectName',
+              },
+            },
+          },
+        },
+      },
+      JobRequest: {
+        description:
+          "What to do (capz-common's JobRequest); `type` selects the params.",
+        oneOf: [
+          {
+            $ref: '#/components/schemas/AdoptJobRequest',
+          },
+          {
+            $ref: '#/components/schemas/MigrateJobRequest',
+          },
+          {
+            $ref: '#/components/schemas/UpgradeApiVersionJobRequest',
+          },
+        ],
+        discriminator: {
+          propertyName: 'type',
+          mapping: {
+            adopt: '#/components/schemas/AdoptJobRequest',
+            migrate: '#/components/schemas/MigrateJobRequest',
+            'upgrade-api-version':
+              '#/components/schemas/UpgradeApiVersionJobRequest',
+          },
+        },
+      },
+      JobTarget: {
+        type: 'object',
+        required: ['managementCluster', 'namespace', 'name'],
+        properties: {
+          managementCluster: {
+            type: 'string',
+          },
+          namespace: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
+          },
+        },
+      },
+      PreflightCheck: {
+        type: 'object',
+        required: ['id', 'title', 'status', 'message'],
+        properties: {
+          id: {
+            type: 'string',
+          },
+          title: {
+            type: 'string',
+          },
+          status: {
+            type: 'string',
+            enum: ['pass', 'warn', 'fail'],
+          },
+          message: {
+            type: 'string',
+          },
+          fix: {
+            type: 'string',
+          },
+        },
+      },
+      StepPlan: {
+        type: 'object',
+        description:
+          "One step exactly as it will run (capz-common's StepPlan).",
+        required: [
+          'id',
+          'title',
+          'description',
+          'preconditions',
+          'actions',
+          'waitFor',
+          'timeoutSeconds',
+        ],
+        properties: {
+          id: {
+            type: 'string',
+          },
+          title: {
+            type: 'string',
+          },
+          description: {
+            type: 'string',
+          },
+          preconditions: {
+            type: 'array',
+            items: {
+              type: 'object',
+            },
+          },
+          actions: {
+            type: 'array',
+            items: {
+              type: 'object',
+            },
+          },
+          waitFor: {
+            type: 'array',
+            items: {
+              type: 'object',
+            },
+          },
+          timeoutSeconds: {
+            type: 'number',
+          },
+          invariants: {
+            type: 'array',
+            items: {
+              type: 'object',
+            },
+          },
+        },
+      },
+      Job: {
+        type: 'object',
+        description: "A job (capz-common's Job).",
+        required: [
+          'id',
+          'type',
+          'target',
+          'params',
+          'createdBy',
+          'state',
+          'steps',
+          'createdAt',
+          'updatedAt',
+        ],
+        properties: {
+          id: {
+            type: 'string',
+          },
+          type: {
+            type: 'string',
+            enum: ['adopt', 'migrate', 'upgrade-api-version'],
+          },
+          target: {
+            $ref: '#/components/schemas/JobTarget',
+          },
+          params: {
+            type: 'object',
+          },
+          createdBy: {
+            type: 'string',
+          },
+          state: {
+            type: 'string',
+            enum: [
+              'queued',
+              'running',
+              'paused',
+              'succeeded',
+              'failed',
+              'cancelled',
+            ],
+          },
+          requested: {
+            type: 'string',
+            enum: ['pause', 'cancel'],
+          },
+          currentStep: {
+            type: 'string',
+          },
+          steps: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'title', 'state', 'attempts'],
+              properties: {
+                id: {
+                  type: 'string',
+                },
+                title: {
+                  type: 'string',
+                },
+                state: {
+                  type: 'string',
+                  enum: [
+                    'pending',
+                    'running',
+                    'succeeded',
+                    'failed',
+                    'skipped',
+                  ],
+                },
+                attempts: {
+                  type: 'integer',
+                },
+                startedAt: {
+                  type: 'string',
+                },
+                finishedAt: {
+                  type: 'string',
+                },
+                message: {
+                  type: 'string',
+                },
+              },
+            },
+          },
+          createdAt: {
+            type: 'string',
+          },
+          updatedAt: {
+            type: 'string',
+          },
+          finishedAt: {
+            type: 'string',
+          },
+          error: {
+            type: 'string',
+          },
+          leftBehind: {
+            type: 'string',
+          },
+          result: {
+            type: 'object',
+          },
+        },
+      },
+      JobDetails: {
+        description:
+          'The job with its plan and the newest log lines (oldest first; the last 500).',
+        allOf: [
+          {
+            $ref: '#/components/schemas/Job',
+          },
+          {
+            type: 'object',
+            required: ['plan', 'log'],
+            properties: {
+              plan: {
+                type: 'array',
+                items: {
+                  $ref: '#/components/schemas/StepPlan',
+                },
+              },
+              log: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['at', 'level', 'message'],
+                  properties: {
+                    at: {
+                      type: 'string',
+                    },
+                    level: {
+                      type: 'string',
+                      enum: ['info', 'warn', 'error'],
+                    },
+                    step: {
+                      type: 'string',
+                    },
+                    message: {
+                      type: 'string',
+                    },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
     },
   },
   paths: {
@@ -971,6 +1431,386 @@ export const spec = {
                     },
                     yaml: {
                       type: 'string',
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/jobs/preview': {
+      post: {
+        operationId: 'PreviewJob',
+        description:
+          'The preflight checks and the exact plan a job would run, changing nothing. Needs capz.cluster.adopt (adopt) or capz.cluster.migrate (migrate, upgrade-api-version) and read access to the target. A job already holding a claim on the same AKS cluster shows as the failed check `no-other-job`.',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                $ref: '#/components/schemas/JobRequest',
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['type', 'target', 'preflight', 'plan'],
+                  properties: {
+                    type: {
+                      type: 'string',
+                    },
+                    target: {
+                      $ref: '#/components/schemas/JobTarget',
+                    },
+                    preflight: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/PreflightCheck',
+                      },
+                    },
+                    plan: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/StepPlan',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/jobs': {
+      get: {
+        operationId: 'ListJobs',
+        description:
+          'Jobs the caller may read, newest first (at most 100), without their plans.',
+        parameters: [
+          {
+            name: 'managementCluster',
+            in: 'query',
+            schema: {
+              type: 'string',
+            },
+          },
+          {
+            name: 'namespace',
+            in: 'query',
+            schema: {
+              type: 'string',
+            },
+          },
+          {
+            name: 'name',
+            in: 'query',
+            schema: {
+              type: 'string',
+            },
+          },
+          {
+            name: 'active',
+            in: 'query',
+            description:
+              '`true`: only jobs not in a final state (succeeded, cancelled).',
+            schema: {
+              type: 'string',
+              enum: ['true', 'false'],
+            },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/Job',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+      post: {
+        operationId: 'StartJob',
+        description:
+          'Starts a job (same permissions as the preview; audited as `capz-job`). 409 (JobConflict) when the cluster has an active job or another job holds a claim on its AKS cluster or resource group, before any preflight; 422 (PreflightFailed) when a preflight check fails. Nothing is stored in either case.',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                $ref: '#/components/schemas/JobRequest',
+              },
+            },
+          },
+        },
+        responses: {
+          '201': {
+            description: 'Created; the job runs in the background.',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/JobDetails',
+                },
+              },
+            },
+          },
+          '409': {
+            $ref: '#/components/responses/JobConflict',
+          },
+          '422': {
+            $ref: '#/components/responses/PreflightFailed',
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/jobs/{id}': {
+      get: {
+        operationId: 'GetJob',
+        description:
+          'One job with its plan and log (404 when the caller may not read its target).',
+        parameters: [
+          {
+            $ref: '#/components/parameters/jobId',
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/JobDetails',
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/jobs/{id}/pause': {
+      post: {
+        operationId: 'PauseJob',
+        description:
+          'Pauses a job: a job nobody runs pauses at once, a running one at its next step boundary or wait. Same permissions as starting it; audited. 409 (JobConflict) when its state does not allow it.',
+        parameters: [
+          {
+            $ref: '#/components/parameters/jobId',
+          },
+        ],
+        responses: {
+          '200': {
+            $ref: '#/components/responses/JobDetails',
+          },
+          '409': {
+            $ref: '#/components/responses/JobConflict',
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/jobs/{id}/resume': {
+      post: {
+        operationId: 'ResumeJob',
+        description:
+          'Resumes a paused or failed job at its first unfinished step (a failed step starts over). Same permissions as starting it; audited. 409 (JobConflict) when its state does not allow it.',
+        parameters: [
+          {
+            $ref: '#/components/parameters/jobId',
+          },
+        ],
+        responses: {
+          '200': {
+            $ref: '#/components/responses/JobDetails',
+          },
+          '409': {
+            $ref: '#/components/responses/JobConflict',
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/jobs/{id}/cancel': {
+      post: {
+        operationId: 'CancelJob',
+        description:
+          'Cancels a job: an idle one at once, a running one at its next step boundary or wait; the job then says what it left on the cluster. Same permissions as starting it; audited. 409 (JobConflict) when its state does not allow it.',
+        parameters: [
+          {
+            $ref: '#/components/parameters/jobId',
+          },
+        ],
+        responses: {
+          '200': {
+            $ref: '#/components/responses/JobDetails',
+          },
+          '409': {
+            $ref: '#/components/responses/JobConflict',
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/credential-secrets': {
+      get: {
+        operationId: 'ListCredentialSecrets',
+        description:
+          "The adoption wizard's ASO credential Secrets in a namespace, names and non-secret facts only (never values): `aso-credential`, the Secrets the namespace's ASO objects name, and `name` if given, each read live.",
+        parameters: [
+          {
+            name: 'managementCluster',
+            in: 'query',
+            required: true,
+            schema: {
+              $ref: '#/components/schemas/ObjectName',
+            },
+          },
+          {
+            name: 'namespace',
+            in: 'query',
+            required: true,
+            schema: {
+              $ref: '#/components/schemas/DnsLabel',
+            },
+          },
+          {
+            name: 'name',
+            in: 'query',
+            schema: {
+              $ref: '#/components/schemas/ObjectName',
+            },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['namespace', 'name'],
+                        properties: {
+                          namespace: {
+                            type: 'string',
+                          },
+                          name: {
+                            type: 'string',
+                          },
+                          subscriptionId: {
+                            type: 'string',
+                          },
+                          authMode: {
+                            type: 'string',
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/azure/clusters': {
+      get: {
+        operationId: 'ListAzureClusters',
+        description:
+          'The AKS clusters the credential Secret can see, through ARM (capz.azureDiscovery). Needs capz.cluster.adopt.',
+        parameters: [
+          {
+            name: 'managementCluster',
+            in: 'query',
+            required: true,
+            schema: {
+              $ref: '#/components/schemas/ObjectName',
+            },
+          },
+          {
+            name: 'namespace',
+            in: 'query',
+            required: true,
+            schema: {
+              $ref: '#/components/schemas/DnsLabel',
+            },
+          },
+          {
+            name: 'credentialSecret',
+            in: 'query',
+            required: true,
+            schema: {
+              $ref: '#/components/schemas/ObjectName',
+            },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['subscriptionId', 'items'],
+                  properties: {
+                    subscriptionId: {
+                      type: 'string',
+                    },
+                    items: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                      },
                     },
                   },
                 },

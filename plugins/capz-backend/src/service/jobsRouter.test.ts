@@ -19,7 +19,8 @@ import request from 'supertest';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import type { JobEngine } from '../jobs/JobEngine';
 import type { JobPlanner } from '../jobs/JobPlanner';
-import { JobStore } from '../jobs/JobStore';
+import { DatabaseJobStore } from '../jobs/DatabaseJobStore';
+import type { JobStore } from '../jobs/JobStore';
 import { createJobsRouter } from './jobsRouter';
 
 const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
@@ -70,7 +71,7 @@ async function setup(o: {
   read?: PolicyDecision;
 }) {
   const knex = await databases.init('SQLITE_3');
-  const store = await JobStore.create({
+  const store = await DatabaseJobStore.create({
     database: mockServices.database({ knex }),
   });
   const planner = { preview: jest.fn() };

@@ -15,6 +15,7 @@ import type { HistoryStore } from '../history';
 import { readFilter } from '../permissions/readAccess';
 import { createOpenApiRouter } from '../schema/openapi.generated';
 import { ClusterViews } from './clusterViews';
+import { addJobRoutes, JobsRouterOptions } from './jobsRouter';
 import { toYaml } from './objectYaml';
 
 /** The part of the condition history the routes read (src/history). */
@@ -28,6 +29,8 @@ export interface RouterOptions {
   connections: ConnectionMonitor;
   cache?: WatchCache;
   history?: TimelineReader;
+  /** The jobs API's dependencies; its routes are served by this router (src/service/jobsRouter.ts). */
+  jobs?: JobsRouterOptions;
   /** Validate responses against the OpenAPI document too (tests turn this on). */
   validateResponses?: boolean;
 }
@@ -182,6 +185,9 @@ export async function createRouter(
       );
     },
   );
+
+  if (options.jobs)
+    addJobRoutes(router as unknown as express.Router, options.jobs);
 
   return router as unknown as express.Router;
 }

@@ -6,7 +6,9 @@ import {
 import { resolvePackagePath } from '@backstage/backend-plugin-api';
 import type { JobRequest, StepPlan } from '@capz-backstage/plugin-capz-common';
 import { azureClaimKeys } from './claims';
-import { JobConflictError, JobStore } from './JobStore';
+import { JobConflictError } from './conflicts';
+import { DatabaseJobStore } from './DatabaseJobStore';
+import type { JobStore } from './JobStore';
 
 /**
  * The claims of issue 16 on both databases: one adoption or migration per Azure cluster and resource group, whatever
@@ -76,13 +78,13 @@ function insert(store: JobStore, id: string, request: JobRequest) {
 }
 
 describe.each(databases.eachSupportedId())(
-  'JobStore claims on %p',
+  'DatabaseJobStore claims on %p',
   databaseId => {
     async function setup() {
       const knex = await databases.init(databaseId);
       return {
         knex,
-        store: await JobStore.create({
+        store: await DatabaseJobStore.create({
           database: mockServices.database({ knex }),
         }),
       };
@@ -255,7 +257,7 @@ describe.each(databases.eachSupportedId())(
         row('old-second', 'queued', 3, adopt('c')), // the double owner of before: keeps running, without claims
         row('old-migrate', 'failed', 4, migration, verify),
       ]);
-      const store = await JobStore.create({
+      const store = await DatabaseJobStore.create({
         database: mockServices.database({ knex }),
       });
       expect(await store.claimsOf('old-done')).toEqual([]);
@@ -267,6 +269,186 @@ describe.each(databases.eachSupportedId())(
       expect(await store.claimsOf('old-migrate')).toEqual([
         `aks:${SUB}/rg-data-lake/data-lake`,
         `rg:${SUB}/rg-data-lake`,
+      ]);
+    });
+  },
+);
+
+/** The rest of the store's contract on both databases: reads, the lease, fenced writes, the user's actions, the log. */
+describe.each(databases.eachSupportedId())(
+  'DatabaseJobStore on %p',
+  databaseId => {
+    const migrate = (name: string): JobRequest => ({
+      type: 'migrate',
+      params: {
+        managementCluster: 'east',
+        namespace: 'team-a',
+        name,
+        targetNamespace: `${name}-aso`,
+      },
+    });
+    const two: StepPlan[] = [plan[0], { ...plan[0], id: 'second' }];
+
+    async function setup() {
+      const knex = await databases.init(databaseId);
+      const store: JobStore = await DatabaseJobStore.create({
+        database: mockServices.database({ knex }),
+      });
+      const add = (id: string, name = id) =>
+        store.insert({
+          id,
+          request: migrate(name),
+          target: { managementCluster: 'east', namespace: 'team-a', name },
+          plan: two,
+          createdBy: 'user:default/tester',
+        });
+      return { store, add };
+    }
+
+    it('stores a queued job with pending steps, and lists newest first with filters', async () => {
+      const { store, add } = await setup();
+      const a = await add('a');
+      expect(a).toMatchObject({
+        id: 'a',
+        type: 'migrate',
+        state: 'queued',
+        target: { managementCluster: 'east', namespace: 'team-a', name: 'a' },
+        steps: [
+          { id: 'adopt-resource-group', state: 'pending', attempts: 0 },
+          { id: 'second', state: 'pending', attempts: 0 },
+        ],
+        plan: two,
+      });
+      expect(await store.get('a')).toEqual(a);
+      await new Promise(r => setTimeout(r, 5));
+      await add('b');
+      expect((await store.list({})).map(j => j.id)).toEqual(['b', 'a']);
+      expect((await store.list({ name: 'a' })).map(j => j.id)).toEqual(['a']);
+      expect((await store.list({ limit: 1 })).map(j => j.id)).toEqual(['b']);
+      await expect(store.get('nope')).rejects.toThrow('No job nope');
+    });
+
+    it('refuses a second active job on a cluster, naming it, and frees the cluster with a final state', async () => {
+      const { store, add } = await setup();
+      await add('a', 'alpha');
+      const err = await add('b', 'alpha').catch(e => e);
+      expect(err).toBeInstanceOf(JobConflictError);
+      expect(err.jobId).toBe('a');
+      expect(err.message).toBe(
+        'east/team-a/alpha already has a queued migrate job (a); finish, resume or cancel it first',
+      );
+      expect(await store.claim('a', 'r1', 60_000)).toBe(true);
+      expect(await store.update('a', 'r1', { state: 'succeeded' })).toBe(true);
+      const done = await store.get('a');
+      expect(done.finishedAt).toBeDefined();
+      expect((await store.list({ active: true })).map(j => j.id)).toEqual([]);
+      await add('b', 'alpha');
+    });
+
+    it('gives a lease to one replica, fences writes by it, and lets another take it once expired', async () => {
+      const { store, add } = await setup();
+      await add('a');
+      expect(await store.orphaned()).toEqual(['a']);
+      expect(await store.claim('a', 'r1', 60_000)).toBe(true);
+      expect(await store.claim('a', 'r2', 60_000)).toBe(false);
+      expect(await store.orphaned()).toEqual([]);
+      expect(await store.update('a', 'r2', { state: 'running' })).toBe(false);
+      expect(await store.update('a', 'r1', { state: 'running' })).toBe(true);
+      expect(await store.heartbeat('a', 'r1', 60_000)).toBe(true);
+      expect(await store.heartbeat('a', 'r2', 60_000)).toBe(false);
+      // r1 stalls past its lease: r2 takes the job and r1's writes no longer land.
+      const later = Date.now() + 120_000;
+      expect(await store.orphaned(later)).toEqual(['a']);
+      expect(await store.claim('a', 'r2', 60_000, later)).toBe(true);
+      expect(await store.update('a', 'r1', { currentStep: 'x' })).toBe(false);
+      expect(await store.heartbeat('a', 'r1', 60_000)).toBe(false);
+      await store.release('a', 'r1'); // not r1's any more: nothing changes
+      expect(await store.claim('a', 'r3', 60_000)).toBe(false);
+      await store.release('a', 'r2');
+      expect(await store.claim('a', 'r3', 60_000)).toBe(true);
+    });
+
+    it('pauses or cancels an idle job at once, and flags a running one for its runner', async () => {
+      const { store, add } = await setup();
+      await add('idle');
+      expect((await store.request('idle', 'pause', () => 'x'))?.state).toBe(
+        'paused',
+      );
+      // Pausing a paused job is refused; cancelling it is not, with what it left.
+      expect(await store.request('idle', 'pause', () => 'x')).toBeUndefined();
+      const cancelled = await store.request(
+        'idle',
+        'cancel',
+        j => `${j.state}!`,
+      );
+      expect(cancelled).toMatchObject({
+        state: 'cancelled',
+        leftBehind: 'cancelled!',
+      });
+      expect(cancelled?.finishedAt).toBeDefined();
+      expect(await store.request('idle', 'cancel', () => 'x')).toBeUndefined();
+      expect(await store.resume('idle')).toBeUndefined();
+
+      await add('busy');
+      await store.claim('busy', 'r1', 60_000);
+      await store.update('busy', 'r1', { state: 'running' });
+      const flagged = await store.request('busy', 'pause', () => 'x');
+      expect(flagged).toMatchObject({ state: 'running', requested: 'pause' });
+      expect(
+        (await store.request('busy', 'cancel', () => 'x'))?.requested,
+      ).toBe('cancel');
+      // The runner honours it and clears the flag.
+      await store.update('busy', 'r1', { state: 'paused', requested: null });
+      const paused = await store.get('busy');
+      expect(paused.state).toBe('paused');
+      expect(paused.requested).toBeUndefined();
+    });
+
+    it('resumes a failed job: queued again, its failed step pending, error and account cleared', async () => {
+      const { store, add } = await setup();
+      const job = await add('a');
+      await store.claim('a', 'r1', 60_000);
+      await store.update('a', 'r1', {
+        state: 'failed',
+        error: 'boom',
+        leftBehind: 'half',
+        steps: [
+          { ...job.steps[0], state: 'succeeded', attempts: 1 },
+          { ...job.steps[1], state: 'failed', attempts: 1 },
+        ],
+      });
+      expect((await store.get('a')).finishedAt).toBeDefined();
+      const resumed = await store.resume('a');
+      expect(resumed).toMatchObject({ state: 'queued' });
+      expect(resumed?.steps.map(s => s.state)).toEqual([
+        'succeeded',
+        'pending',
+      ]);
+      expect(resumed?.error).toBeUndefined();
+      expect(resumed?.leftBehind).toBeUndefined();
+      expect(resumed?.finishedAt).toBeUndefined();
+      await expect(store.resume('nope')).rejects.toThrow('No job nope');
+    });
+
+    it('keeps the log in order and returns its newest lines', async () => {
+      const { store, add } = await setup();
+      await add('a');
+      await store.appendLog('a', [
+        { level: 'info', message: 'one' },
+        { level: 'warn', message: 'two', step: 'second' },
+        { level: 'error', message: 'three', at: '2030-01-01T00:00:00.000Z' },
+      ]);
+      await store.appendLog('a', []);
+      const log = await store.readLog('a');
+      expect(log.map(l => [l.level, l.message, l.step])).toEqual([
+        ['info', 'one', undefined],
+        ['warn', 'two', 'second'],
+        ['error', 'three', undefined],
+      ]);
+      expect(log[2].at).toBe('2030-01-01T00:00:00.000Z');
+      expect((await store.readLog('a', 2)).map(l => l.message)).toEqual([
+        'two',
+        'three',
       ]);
     });
   },

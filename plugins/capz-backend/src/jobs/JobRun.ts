@@ -1,0 +1,284 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import type {
+  Job,
+  JobStepStatus,
+  StepPlan,
+} from '@capz-backstage/plugin-capz-common';
+import type { ClusterClient } from './ClusterClient';
+import type { FaultHook } from './faults';
+import type { JobStore, StoredJob } from './JobStore';
+import { Lease, LEASE_LOST } from './lease';
+import { describeLeftBehind } from './leftBehind';
+import {
+  AzureChecker,
+  ChangeWaker,
+  evaluateLive,
+  runStep,
+  StepContext,
+  StepInterruptedError,
+} from './StepRunner';
+import { fail, honourRequest, JobUpdate, start, succeed } from './transitions';
+
+type Level = 'info' | 'warn' | 'error';
+
+/** What one run needs from the engine. */
+export interface JobRunDeps {
+  store: JobStore;
+  logger: LoggerService;
+  client: (managementCluster: string) => Promise<ClusterClient>;
+  waker: (managementCluster: string) => ChangeWaker;
+  azure?: AzureChecker;
+  notify?: (job: Job) => void;
+  recheckMs?: number;
+  faults?: FaultHook;
+  clusters?: () => Promise<Array<{ name: string; client: ClusterClient }>>;
+  /** Whether the engine is shutting down (checked at every step boundary). */
+  stopping: () => boolean;
+}
+
+/**
+ * One run of one job on this replica, under a lease the engine holds: start or resume it, re-check what its finished
+ * steps established, then run its unfinished steps in order, honouring a user's pause or cancel at each boundary and
+ * during waits. Every write goes through {@link JobRun.save}, fenced by the lease.
+ */
+export class JobRun {
+  /** The job as last written. */
+  private job!: StoredJob;
+
+  constructor(
+    private readonly deps: JobRunDeps,
+    private readonly jobId: string,
+    private readonly me: string,
+    private readonly lease: Lease,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  async execute(): Promise<void> {
+    this.job = await this.deps.store.get(this.jobId);
+    if (!(await this.begin())) return;
+    const client = await this.deps.client(this.job.target.managementCluster);
+    if (await this.refuseIfWorldMoved(client)) return;
+    for (let i = 0; i < this.job.plan.length; i++) {
+      const state = this.job.steps[i].state;
+      if (state === 'succeeded' || state === 'skipped') continue;
+      if (!(await this.atBoundary())) return;
+      if (!(await this.runStepAt(i, client))) return;
+    }
+    await this.save(succeed());
+    await this.log('info', 'job succeeded');
+  }
+
+  /** Marks a queued job running, or says where a running one resumes. False when the lease is gone. */
+  private async begin(): Promise<boolean> {
+    if (this.job.state === 'queued') {
+      if (!(await this.save(start()))) return false;
+      await this.log('info', `started on replica ${this.me}`);
+      return true;
+    }
+    await this.log(
+      'info',
+      `resumed on replica ${this.me}${
+        this.job.currentStep ? ` at step ${this.job.currentStep}` : ''
+      }`,
+    );
+    return true;
+  }
+
+  /** Fails the job, changing nothing on the cluster, when what its finished steps established no longer holds. */
+  private async refuseIfWorldMoved(client: ClusterClient): Promise<boolean> {
+    const moved = await worldMoved(this.job, client, this.deps.azure);
+    if (!moved) return false;
+    await this.save(fail(moved, describeLeftBehind(this.job)));
+    await this.log('error', moved);
+    return true;
+  }
+
+  /** The step boundary: a user's request is honoured here, and a shutdown stops here. False: stop the run. */
+  private async atBoundary(): Promise<boolean> {
+    const fresh = await this.deps.store.get(this.jobId);
+    if (fresh.requested) {
+      await this.honour(fresh.requested, fresh);
+      return false;
+    }
+    return !this.deps.stopping();
+  }
+
+  /** Runs step i and records its outcome. False: the run stops (failed, interrupted, lease lost). */
+  private async runStepAt(i: number, client: ClusterClient): Promise<boolean> {
+    const plan = this.job.plan[i];
+    this.deps.faults?.(this.jobId, plan.id, 'before');
+    const attempts = this.job.steps[i].attempts + 1;
+    const started = await this.saveStep(i, {
+      state: 'running',
+      attempts,
+      startedAt: new Date().toISOString(),
+      finishedAt: undefined,
+      message: undefined,
+    });
+    if (!started) return false;
+    await this.log(
+      'info',
+      `step "${plan.title}" started (attempt ${attempts})`,
+      plan.id,
+    );
+    try {
+      await runStep(plan, this.stepContext(i, attempts, client));
+    } catch (e) {
+      if (e instanceof StepInterruptedError)
+        await this.stepInterrupted(i, attempts, e.why);
+      else await this.stepFailed(i, attempts, (e as Error).message);
+      return false;
+    }
+    const done = await this.saveStep(i, {
+      state: 'succeeded',
+      attempts,
+      finishedAt: new Date().toISOString(),
+      message: undefined,
+    });
+    if (!done) return false;
+    await this.log('info', `step "${plan.title}" done`, plan.id);
+    this.deps.faults?.(this.jobId, plan.id, 'after');
+    return true;
+  }
+
+  /** What a step sees: the cluster, the abort signal, and its log and progress (written only when it changes). */
+  private stepContext(
+    i: number,
+    attempts: number,
+    client: ClusterClient,
+  ): StepContext {
+    const plan = this.job.plan[i];
+    const { managementCluster } = this.job.target;
+    let lastProgress = '';
+    return {
+      jobId: this.jobId,
+      managementCluster,
+      client,
+      azure: this.deps.azure,
+      waker: this.deps.waker(managementCluster),
+      signal: this.signal,
+      recheckMs: this.deps.recheckMs,
+      log: (level, message) => this.log(level, message, plan.id),
+      progress: async message => {
+        if (message === lastProgress) return;
+        lastProgress = message;
+        await this.saveStep(i, { state: 'running', attempts, message });
+      },
+      onWaiting: () => this.deps.faults?.(this.jobId, plan.id, 'wait'),
+      onActionsDone: () => this.deps.faults?.(this.jobId, plan.id, 'actions'),
+      clusters: this.deps.clusters,
+    };
+  }
+
+  /**
+   * A wait was interrupted: by a lost lease or a shutdown (the step starts over wherever the job resumes), or by a
+   * user's pause or cancel (the step goes back to pending and the request is honoured now).
+   */
+  private async stepInterrupted(
+    i: number,
+    attempts: number,
+    why: string,
+  ): Promise<void> {
+    const plan = this.job.plan[i];
+    if (this.lease.lost || why === LEASE_LOST || why === 'shutdown') {
+      await this.log(
+        'warn',
+        `step "${plan.title}" interrupted (${why}); it starts over when the job resumes`,
+        plan.id,
+      );
+      return;
+    }
+    await this.saveStep(i, {
+      state: 'pending',
+      attempts,
+      message: `interrupted by ${why}`,
+    });
+    await this.honour(why as 'pause' | 'cancel', this.job);
+  }
+
+  /** A step threw: it and the job are failed (resumable), saying what is left on the cluster. */
+  private async stepFailed(
+    i: number,
+    attempts: number,
+    message: string,
+  ): Promise<void> {
+    const plan = this.job.plan[i];
+    await this.saveStep(i, {
+      state: 'failed',
+      attempts,
+      finishedAt: new Date().toISOString(),
+      message,
+    });
+    await this.save(
+      fail(`${plan.title}: ${message}`, describeLeftBehind(this.job)),
+    );
+    await this.log('error', `step "${plan.title}" failed: ${message}`, plan.id);
+  }
+
+  /** A user's pause or cancel, honoured: paused (resumable at the same step) or cancelled with what it left. */
+  private async honour(
+    what: 'pause' | 'cancel',
+    job: StoredJob,
+  ): Promise<void> {
+    const { update, log } = honourRequest(what, () => describeLeftBehind(job));
+    await this.save(update);
+    await this.log(log.level, log.message);
+  }
+
+  private saveStep(i: number, status: Partial<JobStepStatus>) {
+    return this.save({
+      steps: this.job.steps.map((s, j) => (j === i ? { ...s, ...status } : s)),
+    });
+  }
+
+  /** Writes under the lease; false means another replica owns the job now and this one must stop. */
+  private async save(u: JobUpdate): Promise<boolean> {
+    const ok = await this.deps.store.update(this.jobId, this.me, u);
+    if (!ok) {
+      this.lease.markLost();
+      return false;
+    }
+    this.job = await this.deps.store.get(this.jobId);
+    this.deps.notify?.(this.job);
+    return true;
+  }
+
+  private log(level: Level, message: string, step?: string) {
+    return this.deps.store.appendLog(this.jobId, [{ level, message, step }]);
+  }
+}
+
+/**
+ * A job that resumes (after a crash, a pause or a failure) first re-checks, live, what its finished steps
+ * established (e.g. the old Cluster is still paused, the old ASO objects still on skip). If someone changed that
+ * meanwhile, going on could leave two controllers on one AKS cluster: the job stops and says what moved.
+ */
+export async function worldMoved(
+  job: StoredJob,
+  client: ClusterClient,
+  azure?: AzureChecker,
+): Promise<string | undefined> {
+  const finished: StepPlan[] = job.plan.filter(
+    (_, i) => job.steps[i]?.state === 'succeeded',
+  );
+  const ctx = {
+    jobId: job.id,
+    managementCluster: job.target.managementCluster,
+    client,
+    azure,
+  } as StepContext;
+  const problems: string[] = [];
+  for (const step of finished) {
+    for (const c of step.invariants ?? []) {
+      const r = await evaluateLive(c, ctx);
+      if (!r.holds)
+        problems.push(
+          `${c.description}, established by step "${step.title}", no longer holds (now: ${r.observed})`,
+        );
+    }
+  }
+  if (!problems.length) return undefined;
+  return `The cluster changed since the job's finished steps: ${problems.join(
+    '; ',
+  )}. Nothing was changed by this resume; restore that state (or cancel the job and read what it left), then resume.`;
+}

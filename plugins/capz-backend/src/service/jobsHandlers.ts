@@ -1,0 +1,320 @@
+import { InputError, NotFoundError } from '@backstage/errors';
+import type {
+  CredentialSecretsResponse,
+  JobDetails,
+  JobRequest,
+  JobTarget,
+} from '@capz-backstage/plugin-capz-common';
+import type express from 'express';
+import { randomUUID } from 'node:crypto';
+import type { WatchCache } from '../cluster/WatchCache';
+import type { ManagementClusterConfig } from '../config/managementClusters';
+import {
+  azureClaimKeys,
+  previewAzureKey,
+  requestAzureKey,
+} from '../jobs/claims';
+import {
+  activeJobMessage,
+  claimMessage,
+  JobConflictError,
+} from '../jobs/conflicts';
+import type { JobEngine } from '../jobs/JobEngine';
+import { AksLister, bindPlanToJob, JobPlanner } from '../jobs/JobPlanner';
+import type { JobStore, StoredJob } from '../jobs/JobStore';
+import { describeLeftBehind } from '../jobs/leftBehind';
+import type { SecretReader } from '../jobs/secrets';
+import { refusalMessage } from '../jobs/transitions';
+import type { JobsAccess } from './jobsAccess';
+import { PreflightFailedError } from './jobsErrors';
+
+/** What the handlers work with. */
+export interface JobsHandlersDeps {
+  logger: { info(message: string): void };
+  managementClusters: ManagementClusterConfig[];
+  cache: Pick<WatchCache, 'list'>;
+  store: JobStore;
+  engine: Pick<JobEngine, 'kick' | 'interrupt'>;
+  planner: Pick<JobPlanner, 'preview'>;
+  readSecret: SecretReader;
+  aks?: AksLister;
+  access: JobsAccess;
+}
+
+type Handler = (req: express.Request, res: express.Response) => Promise<void>;
+
+/** The target a request works on (for adoption: the cluster it will create). */
+export const targetOf = (r: JobRequest): JobTarget =>
+  r.type === 'adopt'
+    ? {
+        managementCluster: r.params.managementCluster,
+        namespace: r.params.namespace,
+        name: r.params.clusterName,
+      }
+    : {
+        managementCluster: r.params.managementCluster,
+        namespace: r.params.namespace,
+        name: r.params.name,
+      };
+
+/**
+ * The jobs API's handlers. Input is already validated against openapi.yaml; who may do what is {@link JobsAccess}'s;
+ * a refusal caused by a job is a {@link JobConflictError} naming it, a failed preflight a
+ * {@link PreflightFailedError} (both answered by jobErrorBodies).
+ */
+export class JobsHandlers {
+  constructor(private readonly o: JobsHandlersDeps) {}
+
+  /** POST /jobs/preview: preflight + exact plan; a held claim shows as a failed check. */
+  preview: Handler = async (req, res) => {
+    const request = req.body as JobRequest;
+    await this.o.access.authorizeJob(req, request.type, targetOf(request));
+    const { result: _result, ...preview } = await this.o.planner.preview(
+      request,
+    );
+    const held = await this.claimHeld(request);
+    if (held) {
+      // Shown in the wizard before anything starts; POST /jobs refuses it with a 409 before any preflight.
+      preview.preflight = [
+        {
+          id: 'no-other-job',
+          title: 'No other job adopts or migrates this AKS cluster',
+          status: 'fail',
+          message: claimMessage(held.key, held.job),
+          fix: `Open job ${held.job.id}; start this one once it has finished or been cancelled.`,
+        },
+        ...preview.preflight,
+      ];
+    }
+    res.json(preview);
+  };
+
+  /** POST /jobs: the checks in order (active job, claims, preflight), then the insert the database arbitrates. */
+  create: Handler = async (req, res) => {
+    const request = req.body as JobRequest;
+    const target = targetOf(request);
+    const creds = await this.o.access.authorizeJob(req, request.type, target);
+    let job: StoredJob | undefined;
+    await this.o.access.audited(
+      req,
+      { action: 'create', type: request.type, target: { ...target } },
+      async () => {
+        await this.refuseIfTaken(request, target);
+        const preview = await this.o.planner.preview(request);
+        if (preview.preflight.some(c => c.status === 'fail'))
+          throw new PreflightFailedError(preview.preflight);
+        const id = randomUUID();
+        const azure = previewAzureKey(request, preview);
+        if (
+          (request.type === 'adopt' || request.type === 'migrate') &&
+          !azure
+        ) {
+          throw new InputError(
+            `The preview of this ${request.type} job does not say which AKS cluster it will manage; refusing to start it`,
+          );
+        }
+        job = await this.insert(target, {
+          id,
+          request,
+          target: preview.target,
+          plan: bindPlanToJob(preview.plan, id),
+          createdBy: creds.principal.userEntityRef,
+          result: preview.result,
+          claims: azure ? azureClaimKeys(azure) : [],
+        });
+        await this.o.store.appendLog(id, [
+          {
+            level: 'info',
+            message: `${request.type} job created by ${creds.principal.userEntityRef}`,
+          },
+        ]);
+        return { jobId: id };
+      },
+    );
+    this.o.engine.kick(job!.id);
+    res.status(201).json(await this.details(job!));
+  };
+
+  /** GET /jobs: newest first, only what the caller may read, without plans. */
+  list: Handler = async (req, res) => {
+    const allowed = await this.o.access.readable(req);
+    const q = req.query as Partial<JobTarget> & { active?: 'true' | 'false' };
+    const jobs = await this.o.store.list({
+      managementCluster: q.managementCluster,
+      namespace: q.namespace,
+      name: q.name,
+      active: q.active === 'true',
+    });
+    res.json({
+      items: jobs
+        .filter(j => allowed(j.target))
+        .map(({ plan: _plan, ...job }) => job),
+    });
+  };
+
+  /** GET /jobs/:id */
+  get: Handler = async (req, res) => {
+    res.json(await this.details(await this.readJob(req)));
+  };
+
+  /** POST /jobs/:id/pause, /resume, /cancel: a 409 naming the job when its state does not allow it. */
+  action =
+    (action: 'pause' | 'resume' | 'cancel'): Handler =>
+    async (req, res) => {
+      const job = await this.readJob(req);
+      const creds = await this.o.access.authorizeJob(req, job.type, job.target);
+      let changed: StoredJob | undefined;
+      await this.o.access.audited(
+        req,
+        { action, jobId: job.id, type: job.type, target: { ...job.target } },
+        async () => {
+          changed =
+            action === 'resume'
+              ? await this.o.store.resume(job.id)
+              : await this.o.store.request(job.id, action, describeLeftBehind);
+          if (!changed)
+            throw new JobConflictError(refusalMessage(action, job), job.id);
+          await this.o.store.appendLog(job.id, [
+            {
+              level: 'info',
+              message: `${action} requested by ${creds.principal.userEntityRef}`,
+            },
+          ]);
+          if (action === 'resume') this.o.engine.kick(job.id);
+          else this.o.engine.interrupt(job.id, action);
+        },
+      );
+      res.json(await this.details(changed!));
+    };
+
+  /**
+   * GET /credential-secrets: candidates are the Secrets ASO objects already name, ASO's namespace default and a name
+   * the user typed; each is read live to see that it exists. The backend never lists Secrets (that would hand it
+   * every value in the namespace), and answers with names and non-secret facts only.
+   */
+  credentialSecrets: Handler = async (req, res) => {
+    const q = req.query as {
+      managementCluster: string;
+      namespace: string;
+      name?: string;
+    };
+    await this.o.access.authorizeNamespace(
+      req,
+      q.managementCluster,
+      q.namespace,
+    );
+    if (!this.o.managementClusters.some(c => c.name === q.managementCluster))
+      throw new NotFoundError(
+        `No management cluster named "${q.managementCluster}"`,
+      );
+    const names = new Set<string>([
+      'aso-credential',
+      ...(q.name ? [q.name] : []),
+    ]);
+    for (const kind of [
+      'ManagedCluster',
+      'ResourceGroup',
+      'ManagedClustersAgentPool',
+    ]) {
+      for (const obj of this.o.cache.list(
+        q.managementCluster,
+        kind,
+        q.namespace,
+      )) {
+        const n = (
+          obj as { metadata?: { annotations?: Record<string, string> } }
+        ).metadata?.annotations?.['serviceoperator.azure.com/credential-from'];
+        if (n) names.add(n);
+      }
+    }
+    const items: CredentialSecretsResponse['items'] = [];
+    for (const n of [...names].sort()) {
+      const data = await this.o.readSecret(q.managementCluster, q.namespace, n);
+      if (!data) continue;
+      items.push({
+        namespace: q.namespace,
+        name: n,
+        subscriptionId: data.AZURE_SUBSCRIPTION_ID || undefined,
+        authMode:
+          data.AUTH_MODE || (data.AZURE_CLIENT_SECRET ? 'secret' : undefined),
+      });
+    }
+    res.json({ items });
+  };
+
+  /** GET /azure/clusters: what the credential can see, through ARM (needs capz.cluster.adopt). */
+  azureClusters: Handler = async (req, res) => {
+    const q = req.query as {
+      managementCluster: string;
+      namespace: string;
+      credentialSecret: string;
+    };
+    await this.o.access.authorizeJob(req, 'adopt', { ...q, name: '' });
+    if (!this.o.aks)
+      throw new InputError(
+        'Azure discovery is not configured on this backend (capz.azureDiscovery)',
+      );
+    res.json(await this.o.aks.listClusters(q));
+  };
+
+  /**
+   * The cluster's active job first (once it has changed the cluster, a preflight would fail for that reason), then
+   * the Azure resources the request will manage: another job (any namespace, any replica) may hold them already.
+   */
+  private async refuseIfTaken(
+    request: JobRequest,
+    target: JobTarget,
+  ): Promise<void> {
+    const [active] = await this.o.store.list({
+      ...target,
+      active: true,
+      limit: 1,
+    });
+    if (active)
+      throw new JobConflictError(activeJobMessage(target, active), active.id);
+    const held = await this.claimHeld(request);
+    if (held)
+      throw new JobConflictError(claimMessage(held.key, held.job), held.job.id);
+  }
+
+  /**
+   * The unique active_key and the claims' primary key decide a race between two requests (on any replicas): the
+   * loser gets the store's JobConflictError, and nothing of it is stored.
+   */
+  private async insert(
+    target: JobTarget,
+    job: Parameters<JobStore['insert']>[0],
+  ): Promise<StoredJob> {
+    try {
+      return await this.o.store.insert(job);
+    } catch (e) {
+      if (e instanceof JobConflictError)
+        // Both passed the early check at the same moment (two requests, maybe on two replicas): the database chose.
+        this.o.logger.info(
+          `job start on ${target.managementCluster}/${target.namespace}/${target.name} lost a race at the database to job ${e.jobId}`,
+        );
+      throw e;
+    }
+  }
+
+  /** The job already holding a claim on the Azure resources this request will manage, if any (cheap: params, cache). */
+  private async claimHeld(request: JobRequest) {
+    const azure = requestAzureKey(request, this.o.cache);
+    if (!azure) return undefined;
+    const [held] = await this.o.store.claimHolders(azureClaimKeys(azure));
+    return held;
+  }
+
+  /** A job the caller may read; a 404 (not a 403) otherwise, so that ids of others' jobs are not confirmed. */
+  private async readJob(req: express.Request): Promise<StoredJob> {
+    const allowed = await this.o.access.readable(req);
+    const job = await this.o.store.get(req.params.id);
+    if (!allowed(job.target))
+      throw new NotFoundError(`No job ${req.params.id}`);
+    return job;
+  }
+
+  private async details(job: StoredJob): Promise<JobDetails> {
+    return { ...job, log: await this.o.store.readLog(job.id) };
+  }
+}
