@@ -1,5 +1,5 @@
 /**
- * The adoption errors capz-ground-truth 2.1-2.3 names, with the messages the controllers report, and that adoption
+ * The adoption errors of docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#adopt-agent-pool and docs/capz-aso-facts.md#adoption-order, with the messages the controllers report, and that adoption
  * resumes once the precondition holds (every create ignores AlreadyExists).
  */
 import assert from 'node:assert/strict';

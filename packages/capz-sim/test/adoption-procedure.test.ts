@@ -1,5 +1,5 @@
 /**
- * The documented adoption procedure (capz-ground-truth 2.3, seed 001 "adopting clusters"), walked by hand with plain
+ * The documented adoption procedure (docs/capz-aso-facts.md#adoption-order, docs/capz-aso-facts.md#adoption-order), walked by hand with plain
  * API calls against the real API server: ResourceGroup first, then the annotated ManagedCluster (with the pools
  * copied from Azure), then the annotated agent pools; the new Cluster becomes Available and Azure loses nothing.
  */

@@ -1,4 +1,4 @@
-/** The simulated ASO's documented behaviours (azure-side 2.1, 4.1, 4.3) against the real API server. */
+/** The simulated ASO's documented behaviours (docs/capz-aso-facts.md#aso-credential-scope, docs/capz-aso-facts.md#reconcile-policy, docs/capz-aso-facts.md#aso-conditions) against the real API server. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { K } from '../src/runtime/kinds.ts';

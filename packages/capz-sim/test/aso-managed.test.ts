@@ -1,5 +1,5 @@
 /**
- * New clusters on the ASO-managed API (capz-ground-truth 1, 3): created from the aks-aso flavor's objects, at
+ * New clusters on the ASO-managed API (docs/capz-aso-facts.md#aso-managed-versions, docs/capz-aso-facts.md#aks-aso-flavor): created from the aks-aso flavor's objects, at
  * v1beta1 and at the deprecated v1alpha1; pause; and CAPI's documented gap that MachinePools do not feed Available (6.4).
  */
 import assert from 'node:assert/strict';

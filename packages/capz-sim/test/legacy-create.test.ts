@@ -1,5 +1,5 @@
 /**
- * The legacy controllers creating a new AKS cluster (capz-ground-truth 4.3, 5.2): the pools go into the ManagedCluster
+ * The legacy controllers creating a new AKS cluster (docs/capz-aso-facts.md#legacy-agent-pool-profiles, docs/capz-aso-facts.md#legacy-aso-objects): the pools go into the ManagedCluster
  * spec until the cluster exists in Azure, even when the control plane is reconciled before its pools exist.
  */
 import assert from 'node:assert/strict';

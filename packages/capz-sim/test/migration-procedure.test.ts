@@ -1,5 +1,5 @@
 /**
- * The migration procedure of seed 001 ("Migrating existing clusters to AzureASOManagedControlPlane"), walked step by
+ * The migration procedure of CAPZ's book (docs/migration-procedure.md), walked step by
  * step with plain API calls, and the danger its disarm step guards against.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /*
- * The condition history (DESIGN.md "Data flow" 3): every observed condition transition and every Event about a
+ * The condition history (docs/architecture.md#flow-history): every observed condition transition and every Event about a
  * watched object, so that a cluster's timeline outlives Kubernetes' one-hour Event TTL and the single
  * lastTransitionTime a condition keeps.
  */

@@ -1,5 +1,5 @@
 /*
- * Adoption and migration jobs (DESIGN.md "Data flow" 5): durable rows run step by step by whichever backend replica
+ * Adoption and migration jobs (docs/architecture.md#flow-jobs): durable rows run step by step by whichever backend replica
  * holds a job's lease. Times are epoch milliseconds (bigint) so that SQLite and PostgreSQL compare them the same way.
  */
 

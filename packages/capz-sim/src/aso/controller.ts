@@ -1,6 +1,6 @@
 /**
  * The simulated Azure Service Operator: reconciles ResourceGroup, ManagedCluster and ManagedClustersAgentPool objects
- * against the simulated Azure. Each behaviour follows azure-side section 4 (and 2 for credentials) and ASO's source
+ * against the simulated Azure. Each behaviour follows docs/capz-aso-facts.md (ASO behaviours, credentials) and ASO's source
  * (Azure/azure-service-operator, read file by file):
  *  - the finalizer `serviceoperator.azure.com/finalizer` is added on every reconcile of an object that is not being
  *    deleted and lacks it, whatever its reconcile-policy, before the policy is read and before any Azure call:
@@ -27,7 +27,7 @@
  *  - ManagedCluster secrets (`operatorSpec.secrets.adminCredentials|userCredentials`) exported after a
  *    successful reconcile; admin credentials fail on clusters with local accounts disabled (4.4);
  *  - a ManagedCluster PUT without agentPoolProfiles onto an existing cluster that this object never reconciled
- *    "triggers an update cycle" (seed 001, migration step 6.2): the cluster goes Updating on every reconcile and the
+ *    "triggers an update cycle" (docs/migration-procedure.md#step-6-2): the cluster goes Updating on every reconcile and the
  *    object never becomes Ready. Inference: modelled as a PUT per reconcile until pools appear in spec or status.
  */
 import { AzureError } from '../azure/errors.ts';
@@ -205,7 +205,7 @@ export class AsoSimulator {
     return o.spec?.azureName ?? o.metadata.name;
   }
 
-  /** The subscription from the credential Secret, by ASO's precedence (azure-side 2.1). */
+  /** The subscription from the credential Secret, by ASO's precedence (docs/capz-aso-facts.md#aso-credential-scope). */
   private subscription(o: Obj): string {
     const ns = o.metadata.namespace!;
     const named = ann(o, CREDENTIAL_FROM);
@@ -449,7 +449,7 @@ export class AsoSimulator {
       mc &&
       ['Creating', 'Updating', 'Deleting'].includes(mc.provisioningState)
     ) {
-      // AKS refuses pool changes while the cluster is busy; ASO waits (azure-side 4.3).
+      // AKS refuses pool changes while the cluster is busy; ASO waits (docs/capz-aso-facts.md#aso-conditions).
       throw new Blocked(
         'ReconciliationBlocked',
         'Warning',
@@ -477,7 +477,7 @@ export class AsoSimulator {
     return { status: agentPoolStatus(pool, sub, rgName, mcName), done: true };
   }
 
-  /** Writes the kubeconfig Secrets a ManagedCluster asks for (azure-side 4.4), owned by the ManagedCluster. */
+  /** Writes the kubeconfig Secrets a ManagedCluster asks for (docs/capz-aso-facts.md#aso-secret-export), owned by the ManagedCluster. */
   private async exportSecrets(o: Obj): Promise<void> {
     const secrets = o.spec?.operatorSpec?.secrets ?? {};
     const rgObj = this.deps.cache.get(

@@ -1,5 +1,5 @@
 /**
- * Translations between ASO objects (field names follow the ARM wire JSON, azure-side 3.2) and the simulated Azure
+ * Translations between ASO objects (field names follow the ARM wire JSON, docs/capz-aso-facts.md#adoption-manifest) and the simulated Azure
  * model, and the `status` ASO writes from an Azure GET (fields as the v1api20240901 / v1api20200601 CRDs define
  * them: the agent pool's ARM type is `type`, its VMSS kind `properties_type`; pool fields `availabilityZones`,
  * `maxPods`, `nodeLabels`, `nodeTaints`, `osDiskSizeGB`, `osSKU`, `osType`, `tags` as in ASO's

@@ -1,6 +1,6 @@
 /**
- * An error as ARM reports it: HTTP status plus `{"error":{"code","message"}}` (azure-side 5.1). ASO surfaces the
- * ARM code as its condition reason (azure-side 4.3), so the simulated ASO reuses `code` as is.
+ * An error as ARM reports it: HTTP status plus `{"error":{"code","message"}}` (docs/azure-facts.md#arm-envelope). ASO surfaces the
+ * ARM code as its condition reason (docs/capz-aso-facts.md#aso-conditions), so the simulated ASO reuses `code` as is.
  */
 export class AzureError extends Error {
   readonly status: number;

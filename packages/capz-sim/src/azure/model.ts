@@ -1,7 +1,7 @@
 /**
  * An in-process model of the slice of Azure that CAPZ and ASO touch: subscriptions, resource groups, AKS managed
- * clusters and their agent pools (azure-side 5.2-5.4). Long-running operations move through provisioning states
- * over `operationMs`, like ARM's LROs, and AKS refuses a change while it is busy (azure-side 4.3, 5.3). Every
+ * clusters and their agent pools (docs/azure-facts.md#arm-resource-groups, docs/azure-facts.md#arm-managed-clusters, docs/azure-facts.md#arm-agent-pools). Long-running operations move through provisioning states
+ * over `operationMs`, like ARM's LROs, and AKS refuses a change while it is busy (docs/capz-aso-facts.md#aso-conditions, docs/azure-facts.md#arm-managed-clusters). Every
  * create, update and delete is counted, so tests can prove that nothing real was lost.
  *
  * A PUT is ARM's create-or-replace, not a merge (ARM's PATCH is the merge: Microsoft.Resources "Resource Groups -
@@ -14,11 +14,11 @@
  *    are kept only with autoscaling on (autoscaling on without both is AKS's 400 InvalidParameter);
  *  - fields AKS does not let change in place keep their value when omitted (what a re-PUT of the same pool does):
  *    `vmSize`, `osType`, `osSKU`, `availabilityZones`, `maxPods`, `osDiskSizeGB` (0 = AKS's default size); `count`
- *    when omitted (CAPZ's adopted pools and autoscaled pools leave it out, capz-ground-truth 1.5, 2.2); the cluster's
+ *    when omitted (CAPZ's adopted pools and autoscaled pools leave it out, docs/capz-aso-facts.md#capz-mutators, docs/capz-aso-facts.md#adopt-agent-pool); the cluster's
  *    `dnsPrefix`, `networkProfile`, `identity`, and `kubernetesVersion`/`disableLocalAccounts`/`aadProfile` when
  *    omitted (as before). Defaults on create follow AKS: osSKU Ubuntu (Windows2022 for Windows), osDiskSizeGB 128,
  *    maxPods 30 with Azure CNI and 110 with kubenet, no zones. Which omitted fields keep their value is an inference
- *    from the AKS API reference (immutable properties), not stated in the research notes.
+ *    from the AKS API reference (immutable properties), not stated in docs/azure-facts.md.
  */
 import { EventEmitter } from 'node:events';
 import { createHash, randomUUID } from 'node:crypto';
@@ -215,7 +215,7 @@ export class AzureWorld extends EventEmitter {
     this.timers.clear();
   }
 
-  // ---- resource groups (synchronous in ARM: 200/201, azure-side 5.2) ----
+  // ---- resource groups (synchronous in ARM: 200/201, docs/azure-facts.md#arm-resource-groups) ----
 
   getResourceGroup(sub: string, name: string): ResourceGroup | undefined {
     this.requireSubscription(sub);
@@ -267,7 +267,7 @@ export class AzureWorld extends EventEmitter {
     return { created: !existing, resourceGroup: rg };
   }
 
-  /** Deleting a group deletes everything in it (azure-side 5.2), counted per resource. */
+  /** Deleting a group deletes everything in it (docs/azure-facts.md#arm-resource-groups), counted per resource. */
   deleteResourceGroup(sub: string, name: string): boolean {
     this.requireSubscription(sub);
     this.consumeFailure(`/subscriptions/${sub}/resourceGroups/${name}`);
@@ -281,7 +281,7 @@ export class AzureWorld extends EventEmitter {
     return true;
   }
 
-  // ---- managed clusters (LROs, azure-side 5.3) ----
+  // ---- managed clusters (LROs, docs/azure-facts.md#arm-managed-clusters) ----
 
   getManagedCluster(
     sub: string,
@@ -430,7 +430,7 @@ export class AzureWorld extends EventEmitter {
     this.counters.deleted.managedClusters++;
   }
 
-  // ---- agent pools (LROs, azure-side 5.4) ----
+  // ---- agent pools (LROs, docs/azure-facts.md#arm-agent-pools) ----
 
   /** AKS's 400 for autoscaling without bounds (the agent pool's enableAutoScaling needs minCount and maxCount). */
   private static validatePool(name: string, spec: AgentPoolSpec): void {
@@ -607,7 +607,7 @@ export class AzureWorld extends EventEmitter {
   }
 
   /**
-   * listClusterAdminCredential / listClusterUserCredential (azure-side 5.3): a kubeconfig for the cluster. Admin
+   * listClusterAdminCredential / listClusterUserCredential (docs/azure-facts.md#arm-managed-clusters): a kubeconfig for the cluster. Admin
    * credentials are refused when local accounts are disabled, with AKS's message.
    */
   listClusterCredentials(

@@ -1,10 +1,10 @@
 /**
  * The CAPI Cluster and MachinePool controllers, as far as the tree and migration need them:
  *  - the infrastructure and control-plane objects get the `cluster.x-k8s.io/cluster-name` label and an owner
- *    reference to the Cluster (capz-ground-truth 2, "CAPI's Cluster controller later adds ..."); MachinePools and
+ *    reference to the Cluster (docs/capz-aso-facts.md#capi-adds-labels); MachinePools and
  *    their infrastructure objects likewise;
  *  - finalizers `cluster.cluster.x-k8s.io` / `machinepool.cluster.x-k8s.io`; a paused Cluster (spec.paused) is not
- *    reconciled at all, even when it is deleted (seed 001, migration step 7): only its Paused condition is written;
+ *    reconciled at all, even when it is deleted (docs/migration-procedure.md#step-7): only its Paused condition is written;
  *  - v1beta2 conditions on the Cluster: InfrastructureReady from the infrastructure's `status.ready` (v1beta1
  *    contract), ControlPlaneAvailable from `status.initialized`/`ready`, RemoteConnectionProbe, and WorkersAvailable
  *    computed from an empty MachinePool list: MachinePools never feed it, the documented gap (6.4); Available sums them.

@@ -1,5 +1,5 @@
 /**
- * CAPZ's adoption controllers (capz-ground-truth section 2): an ASO ManagedCluster or ManagedClustersAgentPool with
+ * CAPZ's adoption controllers (docs/capz-aso-facts.md#adopt-annotation and the adoption facts after it): an ASO ManagedCluster or ManagedClustersAgentPool with
  * `sigs.k8s.io/cluster-api-provider-azure-adopt: "true"` gets the CAPI and CAPZ objects that manage it, in its own
  * namespace and named after it. Every create ignores AlreadyExists, so a half-finished adoption resumes (2, "idempotence").
  * The embedded copies are rewritten to apiVersion v1api20240901 here, the newest version this simulated ASO serves

@@ -1,5 +1,5 @@
 /**
- * CAPZ's AzureASOManagedCluster / ControlPlane / MachinePool controllers (capz-ground-truth 1.3-1.5):
+ * CAPZ's AzureASOManagedCluster / ControlPlane / MachinePool controllers (docs/capz-aso-facts.md#aso-managed-status, docs/capz-aso-facts.md#aso-managed-metadata, docs/capz-aso-facts.md#capz-mutators):
  *  - finalizers (`cluster.cluster.x-k8s.io` on the cluster and machine pool, the control plane's own) and the
  *    `clusterctl.cluster.x-k8s.io/block-move` annotation at the start of normal reconciliation (1.4);
  *  - the owned-kinds annotation: a kind new to spec.resources is first recorded, and only applied on a later

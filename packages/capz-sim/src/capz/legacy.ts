@@ -1,6 +1,6 @@
 /**
  * CAPZ's legacy AzureManagedControlPlane / AzureManagedMachinePool / AzureManagedCluster controllers, as far as
- * migration needs them (capz-ground-truth 5):
+ * migration needs them (docs/capz-aso-facts.md#legacy-api):
  *  - the ASO objects they create (5.2): ResourceGroup (name: normalised spec.resourceGroupName) and ManagedCluster
  *    (name: normalised control plane name, owner: the group) controller-owned by the AzureManagedControlPlane, one
  *    ManagedClustersAgentPool per AzureManagedMachinePool (azureName spec.name, owner: the ManagedCluster)
@@ -16,7 +16,7 @@
  *    spec.go `Parameters`): `nodeLabels` = spec.nodeLabels, `nodeTaints` = spec.taints as `key=value:Effect`,
  *    `tags` = spec.additionalTags, `availabilityZones`, `maxPods`, `osDiskSizeGB`, `osType`, `enableAutoScaling`
  *    always written (true with spec.scaling's minSize/maxSize), count from the MachinePool;
- *  - agentPoolProfiles sent only for the first create, then stripped from the ManagedCluster spec (4.3, seed 001);
+ *  - agentPoolProfiles sent only for the first create, then stripped from the ManagedCluster spec (docs/capz-aso-facts.md#legacy-agent-pool-profiles, docs/migration-procedure.md#step-6-2);
  *  - block-move on normal reconcile; pause copies the policy to the pre-pause annotation, sets skip, then removes
  *    block-move; unpause restores it (5.3). The AzureManagedCluster never gets block-move (5.3);
  *  - v1beta1-style conditions (with severity) on the control plane and pools (5.1).
@@ -128,7 +128,7 @@ export interface LegacyIdentity {
   clientId: string;
   /**
    * With a secret, `<cluster>-aso-secret` is the service-principal form CAPZ writes for a ServicePrincipal
-   * AzureClusterIdentity (AZURE_CLIENT_SECRET); without, the workload-identity form (AUTH_MODE) (azure-side 2.2).
+   * AzureClusterIdentity (AZURE_CLIENT_SECRET); without, the workload-identity form (AUTH_MODE) (docs/capz-aso-facts.md#aso-credential-keys).
    */
   clientSecret?: string;
 }

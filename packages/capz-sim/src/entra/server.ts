@@ -2,10 +2,10 @@
  * A simulated Microsoft Entra ID token service, enough for `@azure/identity`'s ClientSecretCredential (through MSAL)
  * to get tokens for the AKS server application, and for a real kube-apiserver with a JWT authenticator
  * (`--authentication-config`) to validate them, as an AKS cluster with AKS-managed Entra integration does.
- * Which research notes (/work/shared/research/azure-side.md, A) or public protocol each behaviour follows:
+ * Which fact of docs/azure-facts.md or public protocol each behaviour follows:
  *
  * - HTTPS on loopback with a generated CA: MSAL only accepts https authorities; clients pass `authorityHost: url`,
- *   `disableInstanceDiscovery: true` (A 1.1, identity's AuthorityValidationOptions) and trust `caPem`.
+ *   `disableInstanceDiscovery: true` (docs/azure-facts.md#identity-credentials, identity's AuthorityValidationOptions) and trust `caPem`.
  * - OIDC discovery at `/{tenant}/v2.0/.well-known/openid-configuration`, where MSAL looks for a non-Microsoft
  *   authority (msal-common Authority.defaultOpenIdConfigurationEndpoint) and where the API server looks for the
  *   issuer `{url}/{tenant}/v2.0` (OIDC Discovery 1.0 section 4); it carries the four fields MSAL requires
@@ -13,18 +13,18 @@
  *   the authority's host and port (msal-common Authority.validateIssuer).
  * - JWKS at `/{tenant}/discovery/v2.0/keys` (Entra's path), RS256 keys with `kid`.
  * - `POST /{tenant}/oauth2/v2.0/token`, grant `client_credentials` with `client_secret`, scope `<app id>/.default`
- *   (A 1.2: the POST carries `scope=6dae42f8-…/.default`, `grant_type=client_credentials`); a `claims` parameter
- *   is accepted and ignored (A 1.2 CAE). Response `{token_type, expires_in, ext_expires_in, access_token}` (A 1.2,
+ *   (docs/azure-facts.md#entra-token-endpoint: the POST carries `scope=6dae42f8-…/.default`, `grant_type=client_credentials`); a `claims` parameter
+ *   is accepted and ignored (CAE). Response `{token_type, expires_in, ext_expires_in, access_token}` (docs/azure-facts.md#aks-entra-token,
  *   kubelogin's fixture: `expires_in: 3599`, the default lifetime here; settable, e.g. a few seconds in tests).
  * - Access tokens: RS256 JWTs with `aud` = the resource application id (the AKS server application for AKS),
  *   `iss`, `iat`, `nbf`, `exp`, `oid` (the service principal's object id, what AKS and our API-server config map
  *   to the user name), `sub`, `tid`, `azp`/`appid` (the client id), `ver: 2.0`, `idtyp: app` (Entra access-token
- *   claims, learn.microsoft.com/entra/identity-platform/access-token-claims-reference, cited in A 1.2).
+ *   claims, learn.microsoft.com/entra/identity-platform/access-token-claims-reference, docs/azure-facts.md#entra-token-endpoint).
  * - Errors as Entra answers them, `{error, error_description: "AADSTSnnnn: …", error_codes, timestamp, trace_id,
  *   correlation_id}`: wrong secret 401 `invalid_client` AADSTS7000215, unknown client 400 `unauthorized_client`
  *   AADSTS700016, unknown tenant 400 `invalid_request` AADSTS90002, unknown resource 400 `invalid_scope`
  *   AADSTS500011, other grants 400 `unsupported_grant_type` AADSTS70003 (*inference*: codes from Entra's public
- *   error-code reference, not the research notes), an outage 503 `temporarily_unavailable` (`setAvailable(false)`).
+ *   error-code reference, not docs/azure-facts.md), an outage 503 `temporarily_unavailable` (`setAvailable(false)`).
  * - `tokensIssued` counts every token issued, so tests can prove a client refreshed.
  * - `verify(token, audience)` checks a token as a resource server would (signature with this service's key, issuer,
  *   lifetime, audience): the simulated ARM endpoint uses it for tokens issued for `https://management.azure.com`.
@@ -37,10 +37,10 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ensureLoopbackTls } from '../runtime/loopbackTls.ts';
 
-/** The first-party "Azure Kubernetes Service AAD Server" application (A 1.2). */
+/** The first-party "Azure Kubernetes Service AAD Server" application (docs/azure-facts.md#aks-entra-token). */
 export const AKS_SERVER_APPLICATION_ID = '6dae42f8-4368-4678-94ff-3960e28e3630';
 
-/** Azure Resource Manager as a resource: the ARM SDK asks for `https://management.azure.com/.default` (A 5.6, 3.1). */
+/** Azure Resource Manager as a resource: the ARM SDK asks for `https://management.azure.com/.default` (docs/azure-facts.md#entra-token-endpoint, docs/azure-facts.md#arm-sdk). */
 export const ARM_RESOURCE = 'https://management.azure.com';
 
 /** The claims of a token this service issued and that is still valid (see `EntraSim.verify`). */

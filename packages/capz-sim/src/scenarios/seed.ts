@@ -42,8 +42,8 @@ export async function ensureNamespace(kube: Kube, name: string): Promise<void> {
 }
 
 /**
- * An ASO credential Secret (capz-ground-truth 3: the aks-aso flavor's credentials.yaml shape), in the service principal
- * with client secret form (azure-side 2.2), for the simulator's service principal unless another is given.
+ * An ASO credential Secret (docs/capz-aso-facts.md#aks-aso-flavor: the aks-aso flavor's credentials.yaml shape), in the service principal
+ * with client secret form (docs/capz-aso-facts.md#aso-credential-keys), for the simulator's service principal unless another is given.
  */
 export function credentialSecretObject(
   namespace: string,
@@ -142,7 +142,7 @@ export function taintsOf(
 }
 
 /**
- * A cluster on the deprecated AzureManaged* API (capz-ground-truth 5), already running in Azure, as CAPZ's legacy
+ * A cluster on the deprecated AzureManaged* API (docs/capz-aso-facts.md#legacy-api), already running in Azure, as CAPZ's legacy
  * path would have left it: Cluster, AzureManagedCluster, AzureManagedControlPlane, a MachinePool and an
  * AzureManagedMachinePool per pool. The legacy controllers then create the ASO objects and adopt the Azure cluster.
  */
@@ -264,7 +264,7 @@ export async function legacyCluster(
 }
 
 /**
- * A new ASO-managed cluster written as CAPZ's aks-aso flavor does (capz-ground-truth 3), at CAPI v1beta2: ASO then
+ * A new ASO-managed cluster written as CAPZ's aks-aso flavor does (docs/capz-aso-facts.md#aks-aso-flavor), at CAPI v1beta2: ASO then
  * creates the resource group, the AKS cluster and its pools in Azure.
  */
 export async function asoManagedCluster(

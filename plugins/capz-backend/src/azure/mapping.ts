@@ -17,7 +17,7 @@ export interface ArmId {
 
 /**
  * Parses `/subscriptions/{sub}/resourceGroups/{rg}[/providers/{ns}/{type}/{name}...]`, matching segment names
- * case-insensitively (AKS writes `resourcegroups`, ASO `resourceGroups`: azure-side 3.1, 5.1).
+ * case-insensitively (AKS writes `resourcegroups`, ASO `resourceGroups`: docs/azure-facts.md#arm-sdk, docs/azure-facts.md#arm-envelope).
  */
 export function parseArmId(id: string | undefined): ArmId | undefined {
   if (!id) return undefined;
@@ -78,7 +78,7 @@ export function toDiscoveredCluster(
     ...(mc.provisioningState
       ? { provisioningState: mc.provisioningState }
       : {}),
-    // Local accounts off means no admin kubeconfig: adoption must export userCredentials (azure-side 4.4, CAPZ docs).
+    // Local accounts off means no admin kubeconfig: adoption must export userCredentials (docs/capz-aso-facts.md#aso-secret-export, docs/capz-aso-facts.md#adoption-entra).
     entraOnly: mc.disableLocalAccounts === true,
     ...defined({ tags: nonEmpty(mc.tags), identityType: mc.identity?.type }),
     ...(aadProfile && Object.keys(aadProfile).length ? { aadProfile } : {}),

@@ -15,7 +15,7 @@ import type {
 
 /**
  * The first-party "Azure Kubernetes Service AAD Server" application: AKS clusters with AKS-managed Entra ID accept
- * tokens issued for it, in every cloud (research azure-side 1.2; CAPZ requests the same scope).
+ * tokens issued for it, in every cloud (docs/azure-facts.md#aks-entra-token; CAPZ requests the same scope).
  */
 export const AKS_SERVER_APPLICATION_ID = '6dae42f8-4368-4678-94ff-3960e28e3630';
 

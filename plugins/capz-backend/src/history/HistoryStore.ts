@@ -25,7 +25,7 @@ export interface TimelineQuery {
   limit: number;
 }
 
-/** The condition history (DESIGN.md "Data flow" 3). */
+/** The condition history (docs/architecture.md#flow-history). */
 export interface HistoryStore {
   /**
    * Records transitions in order, skipping any whose state is already the latest one stored for its object and

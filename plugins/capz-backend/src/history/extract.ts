@@ -1,5 +1,5 @@
 /**
- * What the condition history records of one object change: pure functions, no I/O (DESIGN.md "Data flow" 3).
+ * What the condition history records of one object change: pure functions, no I/O (docs/architecture.md#flow-history).
  */
 import {
   ConditionTransition,
@@ -59,7 +59,7 @@ function lastStatusWrite(o: ObservedObject): string | undefined {
 }
 
 /**
- * The AzureASOManaged* kinds have no `status.conditions` (capz-ground-truth 1.3): their only health signal is
+ * The AzureASOManaged* kinds have no `status.conditions` (docs/capz-aso-facts.md#aso-managed-status): their only health signal is
  * `status.ready` (with `status.resources[]`). So that their history is not empty, it is recorded as a synthetic
  * `Ready` condition: status True/False, reason `Ready`/`NotReady`, a message naming the embedded resources that are
  * not ready yet, no severity. Its time is the last status write seen in managedFields, which is the same for every

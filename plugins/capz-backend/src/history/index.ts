@@ -15,7 +15,7 @@ export { ConditionRecorder } from './ConditionRecorder';
 export { DatabaseHistoryStore } from './DatabaseHistoryStore';
 
 /**
- * The condition history (DESIGN.md "Data flow" 3): migrates the plugin's database, subscribes the recorder to the
+ * The condition history (docs/architecture.md#flow-history): migrates the plugin's database, subscribes the recorder to the
  * watch cache (call before the cache starts, so the initial list is recorded) and schedules the pruning.
  * The caller stops the recorder on shutdown (`await recorder.stop()`, before the cache stops).
  */

@@ -35,7 +35,7 @@ function namespaceObjects(
 
 /**
  * The clusters list and one cluster's tree, computed from the watch cache only: a page view never reaches an API
- * server (DESIGN.md "Data flow" 2).
+ * server (docs/architecture.md#flow-watch-cache).
  */
 export class ClusterViews {
   /**

@@ -145,7 +145,7 @@ export interface PoolSeed {
   availabilityZones?: string[];
 }
 
-/** CAPZ's resource-group tag that makes the legacy controllers manage (and delete) a group (capz-ground-truth 5.2). */
+/** CAPZ's resource-group tag that makes the legacy controllers manage (and delete) a group (docs/capz-aso-facts.md#legacy-aso-objects). */
 export const OWNED_TAG = (cluster: string) =>
   `sigs.k8s.io_cluster-api-provider-azure_cluster_${cluster}`;
 
@@ -176,7 +176,7 @@ const extraPoolFields = (p: PoolSeed) => ({
 
 /**
  * A cluster on the deprecated AzureManaged* API written as the simulator's `legacyCluster` seed writes it (capz-sim
- * scenarios/seed.ts, capz-ground-truth 5): Cluster, AzureManagedCluster, AzureManagedControlPlane and a MachinePool
+ * scenarios/seed.ts, docs/capz-aso-facts.md#legacy-api): Cluster, AzureManagedCluster, AzureManagedControlPlane and a MachinePool
  * and AzureManagedMachinePool per pool. The simulated legacy controllers create the ASO objects; the simulated ASO
  * creates the AKS cluster in Azure (in an existing resource group it reads; a missing one leaves it unhealthy).
  */

@@ -483,7 +483,7 @@ export class JobsWorld {
       const ap = agentPools.find(
         x => (x.spec.azureName ?? x.metadata.name) === p.name,
       )!;
-      // Adoption names the MachinePool after the agent pool (capz-ground-truth 2.2 step 6).
+      // Adoption names the MachinePool after the agent pool (docs/capz-aso-facts.md#adopt-agent-pool).
       const mp = machinePools.find(m => m.metadata.name === ap.metadata.name);
       expect(mp).toBeDefined();
       expect(mp.spec.clusterName).toBe(name);
@@ -497,7 +497,7 @@ export class JobsWorld {
     }
     const mc = await c.get('ManagedCluster', ns, name);
     if (o.entraOnly) {
-      // Local accounts disabled: user credentials under <name>-user-kubeconfig (capz-ground-truth 2.4).
+      // Local accounts disabled: user credentials under <name>-user-kubeconfig (docs/capz-aso-facts.md#adoption-entra).
       expect(mc.spec.operatorSpec?.secrets?.userCredentials?.name).toBe(
         `${name}-user-kubeconfig`,
       );

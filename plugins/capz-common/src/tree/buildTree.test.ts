@@ -778,7 +778,7 @@ describe('buildClusterTree: stale observedGeneration', () => {
       health: 'progressing',
       reason: 'GenerationNotObserved',
     });
-    // CAPZ counts it not ready (capz-ground-truth 1.3), and the rollup names it.
+    // CAPZ counts it not ready (docs/capz-aso-facts.md#aso-managed-status), and the rollup names it.
     expect(
       findNode(tree, 'AzureASOManagedControlPlane', 'search-prod'),
     ).toMatchObject({ health: 'progressing', reason: 'GenerationNotObserved' });

@@ -1,6 +1,6 @@
 /**
  * Builds one cluster's tree from the objects the backend watches in its namespace, like clusterctl's discovery
- * (capz-ground-truth 6.1) but with the embedded ASO objects that clusterctl never shows:
+ * (docs/capz-aso-facts.md#clusterctl-tree) but with the embedded ASO objects that clusterctl never shows:
  *
  *   Cluster
  *   ├─ infrastructure (spec.infrastructureRef): AzureASOManagedCluster → ResourceGroup | AzureManagedCluster

@@ -5,7 +5,7 @@
 import { ann, arr, at, bool, kindOf, num, str } from './read';
 import type { ObservedObject } from './types';
 
-/** ASO's reconcile policy annotation (azure-side 4.1). @public */
+/** ASO's reconcile policy annotation (docs/capz-aso-facts.md#reconcile-policy). @public */
 export const RECONCILE_POLICY_ANNOTATION =
   'serviceoperator.azure.com/reconcile-policy';
 

@@ -1,5 +1,5 @@
 /**
- * Grouping, like `clusterctl describe` (capz-ground-truth 6.2): siblings of the same kind in the same state are
+ * Grouping, like `clusterctl describe` (docs/capz-aso-facts.md#clusterctl-conditions): siblings of the same kind in the same state are
  * merged into one group node, so fifty healthy pools read as one line and the failing one stands out.
  */
 import { compareHealth } from './health';

@@ -1,5 +1,5 @@
 /**
- * Health of one object, per family (capz-ground-truth 1.3, 5.1, 6.4, 9; azure-side 4.3). Every function takes
+ * Health of one object, per family (docs/capz-aso-facts.md#aso-managed-status, docs/capz-aso-facts.md#legacy-api, docs/capz-aso-facts.md#cluster-available, docs/architecture.md#health-model; docs/capz-aso-facts.md#aso-conditions). Every function takes
  * plain JSON and never throws.
  */
 import { kinds } from '../kinds';
@@ -30,7 +30,7 @@ import type {
   ObservedObject,
 } from './types';
 
-/** The pause annotation CAPI and CAPZ honour on any object (capz-ground-truth 1.4, 5.3). @public */
+/** The pause annotation CAPI and CAPZ honour on any object (docs/capz-aso-facts.md#aso-managed-pause, docs/capz-aso-facts.md#legacy-pause). @public */
 export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 
 /** From good to bad; {@link worse} and the rollup use this order. @public */
@@ -188,7 +188,7 @@ function pausedResult(message: string, c?: ConditionView): HealthResult {
 }
 
 /**
- * Health of a condition that is not True, by ASO's severity meaning (azure-side 4.3): Error is terminal (`failed`);
+ * Health of a condition that is not True, by ASO's severity meaning (docs/capz-aso-facts.md#aso-conditions): Error is terminal (`failed`);
  * `Reconciling`, `ReconciliationPostponed`, `Deleting` or severity Info are in progress; `WaitingForOwner` is in
  * progress while the owner exists (the owner carries the real cause), `degraded` when it does not; other Warnings
  * are `degraded`. Without a severity: Unknown is `progressing`, False is `degraded`.
@@ -211,7 +211,7 @@ export interface AsoHealthContext extends HealthOptions {
 
 /**
  * Health of an ASO object (ResourceGroup, ManagedCluster, ManagedClustersAgentPool) from its
- * `status.conditions[type=Ready]` (azure-side 4.3; the ready test is CAPZ's `readyStatus`, capz-ground-truth 1.3):
+ * `status.conditions[type=Ready]` (docs/capz-aso-facts.md#aso-conditions; the ready test is CAPZ's `readyStatus`, docs/capz-aso-facts.md#aso-managed-status):
  * - deleting (`metadata.deletionTimestamp`) → `deleting`, with the Ready reason when the deletion is stuck;
  * - Ready True and `observedGeneration >= metadata.generation` → `healthy`; True for an older generation →
  *   `progressing` (`GenerationNotObserved`);
@@ -412,7 +412,7 @@ function isPausedObject(
 
 /**
  * Health of an AzureASOManagedCluster, AzureASOManagedControlPlane or AzureASOManagedMachinePool. These have no
- * conditions (capz-ground-truth 1.3): health comes from `status.ready` (and `initialized` for the control plane)
+ * conditions (docs/capz-aso-facts.md#aso-managed-status): health comes from `status.ready` (and `initialized` for the control plane)
  * and `status.resources[]`, and the *why* from the embedded ASO objects' Ready conditions.
  * - deleting → `deleting`; `cluster.x-k8s.io/paused` or a paused Cluster → `paused`;
  * - any embedded ASO object not healthy → the worst one decides (reason, message, severity, since; `source` names
@@ -503,7 +503,7 @@ export function asoManagedHealth(
 
 /**
  * Health of a legacy AzureManagedCluster, AzureManagedControlPlane or AzureManagedMachinePool: v1beta1-style
- * `status.conditions[type=Ready]` with severity (capz-ground-truth 5.1), plus `status.ready`:
+ * `status.conditions[type=Ready]` with severity (docs/capz-aso-facts.md#legacy-api), plus `status.ready`:
  * - deleting, paused as for the ASO-managed kinds;
  * - `status.errorReason`/`errorMessage` (terminal, AzureManagedMachinePool) → `failed`;
  * - Ready True → `healthy` (`progressing` `NotReady` while `status.ready` is still false);
@@ -581,7 +581,7 @@ function staleGeneration(
 }
 
 /**
- * Health of a CAPI Cluster from its own conditions only (capz-ground-truth 6.4): v1beta2 `Available` on top.
+ * Health of a CAPI Cluster from its own conditions only (docs/capz-aso-facts.md#cluster-available): v1beta2 `Available` on top.
  * - deleting → `deleting`; `spec.paused`, the pause annotation or Paused=True → `paused`;
  * - Available True → `healthy` (`progressing` while its observedGeneration is behind `metadata.generation`);
  * - Available not True → `progressing` while `status.phase` is Pending/Provisioning, `degraded` otherwise;

@@ -1,6 +1,6 @@
 /**
  * Plain-language explanations of the reasons people meet most, with what to do. Based on ASO's condition reasons
- * and ARM error codes (azure-side 4.1, 4.3, 4.4, 1.4) and CAPZ's behaviour (capz-ground-truth 1.3–1.5, 5.2), plus
+ * and ARM error codes (docs/capz-aso-facts.md#reconcile-policy, docs/capz-aso-facts.md#aso-conditions, docs/capz-aso-facts.md#aso-secret-export, docs/capz-aso-facts.md#entra-only-kubeconfig) and CAPZ's behaviour (docs/capz-aso-facts.md#aso-managed-status, docs/capz-aso-facts.md#aso-managed-metadata, docs/capz-aso-facts.md#capz-mutators, docs/capz-aso-facts.md#legacy-aso-objects), plus
  * the reasons this module itself sets on tree nodes.
  */
 
@@ -227,7 +227,7 @@ const LOCAL_ACCOUNTS_MESSAGE =
 /**
  * A plain-language explanation and suggested action for a reason, or undefined for reasons it does not know.
  * Accepts rollup reasons prefixed with `Kind name: `. The message refines a few: a `BadRequest` or `Failed` about
- * static/admin credentials is the "local accounts disabled" case (azure-side 4.4).
+ * static/admin credentials is the "local accounts disabled" case (docs/capz-aso-facts.md#aso-secret-export).
  * @public
  */
 export function hintFor(

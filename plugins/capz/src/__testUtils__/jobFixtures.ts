@@ -77,7 +77,7 @@ export const PLAN: StepPlan[] = [
     id: 'create-namespace',
     title: 'Create the namespace',
     description:
-      'The ASO and CAPI objects live in team-data (capz-ground-truth 5.1).',
+      'The ASO and CAPI objects live in team-data (docs/capz-aso-facts.md#legacy-api).',
     preconditions: [
       {
         type: 'allowed',
@@ -138,7 +138,7 @@ export const PLAN: StepPlan[] = [
     id: 'pause',
     title: 'Pause the old cluster',
     description:
-      'Stops CAPZ reconciling the old objects (capz-ground-truth 4.1 step 1).',
+      'Stops CAPZ reconciling the old objects (docs/migration-procedure.md#step-1).',
     preconditions: [],
     actions: [
       {

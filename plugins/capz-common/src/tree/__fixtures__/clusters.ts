@@ -144,7 +144,7 @@ const capiConditions = (generation: number, available: boolean) =>
     { type: 'InfrastructureReady', status: 'True', reason: 'Ready' },
     { type: 'Paused', status: 'False', reason: 'NotPaused' },
     { type: 'RemoteConnectionProbe', status: 'True', reason: 'ProbeSucceeded' },
-    // MachinePools never feed it (capz-ground-truth 6.4).
+    // MachinePools never feed it (docs/capz-aso-facts.md#cluster-available).
     { type: 'WorkersAvailable', status: 'True', reason: 'NoWorkers' },
   ].map(c => ({
     ...c,
@@ -528,7 +528,7 @@ export function asoManagedCluster(opts: AsoClusterOpts): ClusterFixture {
   return { cluster, objects };
 }
 
-/** azure/defaults.go GetNormalizedKubernetesName (capz-ground-truth 5.2). */
+/** azure/defaults.go GetNormalizedKubernetesName (docs/capz-aso-facts.md#legacy-names). */
 const normalize = (s: string) =>
   s
     .toLowerCase()

@@ -9,7 +9,7 @@ import { WizardStep } from './WizardStep';
 
 /**
  * /capz/clusters/:mc/:ns/:name/migrate: move a cluster from AzureManagedControlPlane to AzureASOManagedControlPlane.
- * The procedure (capz-ground-truth 4) re-creates the CAPI objects in a new namespace that adopt the same AKS
+ * The procedure (docs/migration-procedure.md) re-creates the CAPI objects in a new namespace that adopt the same AKS
  * cluster, so the target namespace must not exist yet (adoption silently reuses same-named objects).
  */
 export function MigrateWizard() {
