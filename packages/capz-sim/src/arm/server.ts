@@ -1,25 +1,25 @@
 /**
  * A read-only, simulated ARM endpoint over an AzureWorld, for discovery of AKS clusters with the real
- * `@azure/arm-containerservice` client. Which research notes (/work/shared/research/azure-side.md) each behaviour follows:
+ * `@azure/arm-containerservice` client. Which fact of docs/azure-facts.md each behaviour follows:
  *
  * - HTTPS on loopback with a generated CA instead of plain http: the SDK's bearer policy refuses non-https URLs
- *   (azure-side 5.7); clients point `endpoint` at `url` and trust `caPem` (azure-side 3.1 client options).
+ *   (docs/azure-facts.md#arm-tls-only); clients point `endpoint` at `url` and trust `caPem` (docs/azure-facts.md#arm-sdk client options).
  * - `Authorization: Bearer` on every call, `?api-version=` on every call, JSON errors `{"error":{"code","message"}}`,
- *   case-insensitive paths and names, ids with lowercase `resourcegroups` (azure-side 5.1, 3.1).
+ *   case-insensitive paths and names, ids with lowercase `resourcegroups` (docs/azure-facts.md#arm-envelope, docs/azure-facts.md#arm-sdk).
  * - Routes and wire shapes of managed clusters (list by subscription / resource group, get) for api-version 2024-09-01,
  *   including the read-only fields the SDK flattens (`fqdn`, `azurePortalFQDN`, `currentKubernetesVersion`,
- *   `nodeResourceGroup`, `resourceUID`, pool `currentOrchestratorVersion`, `nodeImageVersion`) (azure-side 5.3, 3.1).
- * - Agent pools list/get and their resource shape (azure-side 5.4).
+ *   `nodeResourceGroup`, `resourceUID`, pool `currentOrchestratorVersion`, `nodeImageVersion`) (docs/azure-facts.md#arm-managed-clusters, docs/azure-facts.md#arm-sdk).
+ * - Agent pools list/get and their resource shape (docs/azure-facts.md#arm-agent-pools).
  * - Resource group GET (`/subscriptions/{sub}/resourcegroups/{rg}`, Microsoft.Resources api-versions
- *   `RESOURCES_API_VERSIONS`), 404 `ResourceGroupNotFound` (azure-side 5.2); the same authentication and authorization
+ *   `RESOURCES_API_VERSIONS`), 404 `ResourceGroupNotFound` (docs/azure-facts.md#arm-resource-groups); the same authentication and authorization
  *   as the AKS routes, with ARM's action `Microsoft.Resources/subscriptions/resourceGroups/read` in a 403 (inference).
  * - Provisioning states are reported as the model has them, so a poller reading `properties.provisioningState` sees
- *   Creating/Updating/Deleting -> Succeeded (azure-side 5.3, 5.5). No LRO routes: this endpoint is read-only.
+ *   Creating/Updating/Deleting -> Succeeded (docs/azure-facts.md#arm-managed-clusters, docs/azure-facts.md#arm-lro). No LRO routes: this endpoint is read-only.
  * - 404s carry the ARM codes the SDK surfaces as `RestError.code` (`ResourceNotFound`, `ResourceGroupNotFound`,
- *   `SubscriptionNotFound`) (azure-side 3.1, 5.2, 5.3).
+ *   `SubscriptionNotFound`) (docs/azure-facts.md#arm-sdk, docs/azure-facts.md#arm-resource-groups, docs/azure-facts.md#arm-managed-clusters).
  * - Callers are static bearer tokens (`tokens`) or, through `authorize` / `entraAuthorizer`, access tokens the
- *   simulated Entra ID issued for `https://management.azure.com` (azure-side 5.1: ARM tokens have that audience; 5.6).
- * Not covered by the research notes, modelled on ARM's public error responses: the auth, api-version and routing
+ *   simulated Entra ID issued for `https://management.azure.com` (docs/azure-facts.md#arm-envelope: ARM tokens have that audience; docs/azure-facts.md#entra-token-endpoint).
+ * Not covered by docs/azure-facts.md, modelled on ARM's public error responses: the auth, api-version and routing
  * codes (`AuthenticationFailed`, `AuthenticationFailedInvalidHeader`, `InvalidAuthenticationToken`, `AuthorizationFailed`,
  * `MissingApiVersionParameter`, `InvalidApiVersionParameter`, `InvalidResourceType`), the 405 for writes (this
  * endpoint is read-only), and the order of the checks: authentication, method, a missing api-version, route, the

@@ -1,7 +1,7 @@
 /**
  * AKS discovery for adoption and the migration's final check: which AKS clusters an ASO credential can see, and
  * whether one (with its pools) exists, and a resource group's location and tags (for adoption). Reads ARM with
- * `@azure/arm-containerservice` and the credential the ASO Secret describes (research azure-side 2.3, 3.1), against
+ * `@azure/arm-containerservice` and the credential the ASO Secret describes (docs/azure-facts.md#credential-from-aso-secret, docs/azure-facts.md#arm-sdk), against
  * `capz.azureDiscovery` (public cloud by default; the simulated ARM and Entra ID in dev and test).
  */
 import {
@@ -35,16 +35,16 @@ import {
 } from './errors';
 import { asoTargets, findManagedBy, toDiscoveredCluster } from './mapping';
 
-/** The API version of the ASO CRDs the plugin writes (v1api20240901) and of the simulated ARM (azure-side 3.1). */
+/** The API version of the ASO CRDs the plugin writes (v1api20240901) and of the simulated ARM (docs/azure-facts.md#arm-sdk). */
 export const AKS_API_VERSION = '2024-09-01';
 
 /**
  * The Microsoft.Resources api-version of the resource group GET: a long-GA version whose body has `location`
- * (azure-side 5.2 shape; ASO's own version is 2020-06-01). Which one is an inference: every GA version has this body.
+ * (docs/azure-facts.md#arm-resource-groups shape; ASO's own version is 2020-06-01). Which one is an inference: every GA version has this body.
  */
 export const RESOURCES_API_VERSION = '2021-04-01';
 
-/** At most this many Secrets' credentials are kept (their MSAL token caches live in them: azure-side 2.3). */
+/** At most this many Secrets' credentials are kept (their MSAL token caches live in them: docs/azure-facts.md#credential-from-aso-secret). */
 const CREDENTIAL_CACHE_SIZE = 64;
 
 export interface AksDiscoveryOptions {
@@ -228,7 +228,7 @@ export class AksDiscovery {
   }
 
   /**
-   * A resource group's location and tags (ARM's resource group GET, azure-side 5.2), read with the Secret's credential
+   * A resource group's location and tags (ARM's resource group GET, docs/azure-facts.md#arm-resource-groups), read with the Secret's credential
    * in the given subscription; undefined when the group does not exist (404 ResourceGroupNotFound) or ARM's answer
    * has no location. Any other failure throws AzureServiceError / AzureCredentialError, as the other reads do.
    */
