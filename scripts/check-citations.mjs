@@ -115,7 +115,6 @@ for (const file of files) {
         problems.push(
           `${where}: cites ${what} outside the repository ("${m[0].trim()}"): cite a docs/ page and anchor or upstream instead`,
         );
-        break;
       }
     }
     // docs/<page>.md#anchor anywhere: from the repository's root, or relative to a Markdown file.
