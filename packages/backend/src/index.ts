@@ -1,6 +1,7 @@
 /*
  * The Backstage backend that hosts the CAPZ plugins. Only what the product needs is installed: catalog,
- * scaffolder, auth, permissions, notifications and signals (live updates), and the three CAPZ packages.
+ * scaffolder, auth, permissions, notifications and signals (live updates), the events bus, and the three CAPZ
+ * packages.
  */
 import { createBackend } from '@backstage/backend-defaults';
 
@@ -22,6 +23,9 @@ backend.add(
 backend.add(import('@backstage/plugin-user-settings-backend'));
 backend.add(import('@backstage/plugin-notifications-backend'));
 backend.add(import('@backstage/plugin-signals-backend'));
+// The events bus the catalog and signals subscribe to (without it they log "events backend not found"); it also
+// carries signals between backend replicas (through the database with PostgreSQL).
+backend.add(import('@backstage/plugin-events-backend'));
 
 backend.add(import('@capz-backstage/plugin-capz-backend'));
 backend.add(import('@capz-backstage/plugin-scaffolder-backend-module-capz'));
