@@ -4,6 +4,7 @@ import {
 } from '@backstage/backend-plugin-api';
 import { scaffolderActionsExtensionPoint } from '@backstage/plugin-scaffolder-node';
 import { createCreateClusterAction } from './actions/createCluster';
+import { createProposeClusterAction } from './actions/proposeCluster';
 import { createRenderClusterManifestsAction } from './actions/renderClusterManifests';
 
 /** Registers the CAPZ scaffolder actions. @public */
@@ -22,6 +23,7 @@ export const scaffolderModuleCapz = createBackendModule({
         scaffolder.addActions(
           createRenderClusterManifestsAction(),
           createCreateClusterAction({ auth, discovery, config }),
+          createProposeClusterAction({ config }),
         );
       },
     });

@@ -3,7 +3,10 @@ import type {
   DiscoveryService,
   RootConfigService,
 } from '@backstage/backend-plugin-api';
-import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
+import {
+  createTemplateAction,
+  type TemplateActionOptions,
+} from '@backstage/plugin-scaffolder-node';
 import type {
   CreateClusterRequest,
   CreateClusterResponse,
@@ -16,6 +19,45 @@ export interface CreateClusterActionOptions {
   /** `app.baseUrl` makes the output link absolute; without it the link is the app-relative path. */
   config?: RootConfigService;
 }
+
+/** The zod the scaffolder passes to an action's schema functions (zod/v3). */
+type Zod = Parameters<
+  NonNullable<NonNullable<TemplateActionOptions['schema']>['input']>[string]
+>[0];
+
+/**
+ * The parameters of a new cluster, as the template passes them: `capz:cluster:create` takes exactly these, and
+ * `capz:cluster:propose` takes them plus where to propose the manifests.
+ */
+export const clusterInputSchema = {
+  managementCluster: (z: Zod) =>
+    z.string().describe('Management cluster (capz.managementClusters[].name)'),
+  name: (z: Zod) =>
+    z
+      .string()
+      .describe(
+        'Cluster name (lowercase DNS label; at most 54 characters, the dnsPrefix limit)',
+      ),
+  namespace: (z: Zod) =>
+    z.string().describe('Existing namespace on the management cluster'),
+  location: (z: Zod) => z.string().describe('Azure region, e.g. westeurope'),
+  kubernetesVersion: (z: Zod) =>
+    z.string().describe('Kubernetes version with a leading v, e.g. v1.33.2'),
+  credentialSecretName: (z: Zod) =>
+    z.string().describe('ASO credential Secret in the same namespace'),
+  pools: (z: Zod) =>
+    z
+      .array(
+        z.object({
+          name: z.string(),
+          mode: z.enum(['System', 'User']),
+          vmSize: z.string(),
+          replicas: z.number().int(),
+        }),
+      )
+      .min(1)
+      .describe('Agent pools; at least one System pool'),
+};
 
 /** The message of a Backstage error body (`{error: {message}}`), else the status and raw text. */
 async function errorOf(res: Response): Promise<string> {
@@ -45,39 +87,7 @@ export function createCreateClusterAction(o: CreateClusterActionOptions) {
     examples,
     supportsDryRun: true,
     schema: {
-      input: {
-        managementCluster: z =>
-          z
-            .string()
-            .describe('Management cluster (capz.managementClusters[].name)'),
-        name: z =>
-          z
-            .string()
-            .describe(
-              'Cluster name (lowercase DNS label; at most 54 characters, the dnsPrefix limit)',
-            ),
-        namespace: z =>
-          z.string().describe('Existing namespace on the management cluster'),
-        location: z => z.string().describe('Azure region, e.g. westeurope'),
-        kubernetesVersion: z =>
-          z
-            .string()
-            .describe('Kubernetes version with a leading v, e.g. v1.33.2'),
-        credentialSecretName: z =>
-          z.string().describe('ASO credential Secret in the same namespace'),
-        pools: z =>
-          z
-            .array(
-              z.object({
-                name: z.string(),
-                mode: z.enum(['System', 'User']),
-                vmSize: z.string(),
-                replicas: z.number().int(),
-              }),
-            )
-            .min(1)
-            .describe('Agent pools; at least one System pool'),
-      },
+      input: clusterInputSchema,
       output: {
         clusterUrl: z =>
           z

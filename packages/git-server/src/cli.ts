@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+/**
+ * Serves a directory of bare repositories over smart HTTP until stopped (SIGINT/SIGTERM), creating the named ones:
+ *
+ *   node packages/git-server/src/cli.ts --root .local/git --repo gitops [--port 0] [--url-file FILE]
+ *
+ * Prints each repository's URL (one a line) once it serves, and writes the first to --url-file if given (for scripts
+ * that start it in the background).
+ */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startGitServer } from './index.ts';
+
+const { values } = parseArgs({
+  options: {
+    root: { type: 'string' },
+    repo: { type: 'string', multiple: true },
+    port: { type: 'string', default: '0' },
+    host: { type: 'string', default: '127.0.0.1' },
+    'url-file': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (values.help || !values.root) {
+  process.stderr.write(
+    'usage: cli.ts --root DIR [--repo NAME]... [--port N] [--host H] [--url-file FILE]\n',
+  );
+  process.exit(values.help ? 0 : 2);
+}
+
+async function main() {
+  const server = await startGitServer({
+    root: resolve(values.root!),
+    port: Number(values.port),
+    host: values.host,
+  });
+  const urls: string[] = [];
+  for (const name of values.repo ?? [])
+    urls.push(await server.createRepo(name));
+  for (const u of urls.length ? urls : [server.url])
+    process.stdout.write(`${u}\n`);
+  if (values['url-file'])
+    writeFileSync(values['url-file'], `${urls[0] ?? server.url}\n`);
+
+  const stop = () => {
+    server.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch(e => {
+  process.stderr.write(`git-server: ${(e as Error).message}\n`);
+  process.exit(1);
+});

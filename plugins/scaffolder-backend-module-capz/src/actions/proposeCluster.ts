@@ -1,0 +1,440 @@
+import type {
+  LoggerService,
+  RootConfigService,
+} from '@backstage/backend-plugin-api';
+import {
+  ScmIntegrations,
+  type ScmIntegration,
+  type ScmIntegrationRegistry,
+} from '@backstage/integration';
+import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
+import {
+  generateAksAsoClusterManifests,
+  validateAksAsoClusterParams,
+} from '@capz-backstage/plugin-capz-common';
+/*
+ * isomorphic-git rather than shelling out to `git`: a pure-JS smart-HTTP client (clone, commit, push) with no binary
+ * to install in the backend's image, credentials passed in memory (onAuth) instead of a credential helper or a URL
+ * on a command line, and structured errors (PushRejectedError, NotFoundError...). It is well kept (weekly releases,
+ * used by Backstage's own scaffolder-node Git helpers), and is already in the lockfile through scaffolder-node.
+ */
+import git, { type AuthCallback } from 'isomorphic-git';
+import http from 'isomorphic-git/http/node';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import { stringify } from 'yaml';
+import { clusterInputSchema } from './createCluster';
+import { examples } from './proposeCluster.examples';
+
+export interface ProposeClusterActionOptions {
+  /** `integrations.*` (credentials for the repository's host) and `scaffolder.defaultAuthor`. */
+  config: RootConfigService;
+  /** Injected in tests; from `config` otherwise. */
+  integrations?: ScmIntegrationRegistry;
+}
+
+/** The branch a proposal is pushed to: one per cluster, so a second request for the same cluster is refused. */
+export function proposalBranch(namespace: string, name: string): string {
+  return `capz/new-cluster-${namespace}-${name}`;
+}
+
+/** The multi-document YAML of the cluster: byte for byte what `capz:cluster:render` outputs as `manifests`. */
+export const CLUSTER_FILE = 'cluster.yaml';
+export const KUSTOMIZATION_FILE = 'kustomization.yaml';
+
+type Credentials = { username: string; password: string };
+
+/**
+ * HTTP credentials for the repository from the `integrations` config of its host, if any: the token (or user and
+ * password) the scaffolder's own publish actions use. A plain Git server with no integration gets none.
+ */
+export function credentialsFor(
+  integration: ScmIntegration | undefined,
+): Credentials | undefined {
+  if (!integration) return undefined;
+  // Every integration class carries its host's config; the ScmIntegration interface does not declare it.
+  const c =
+    (integration as unknown as { config?: Record<string, any> }).config ?? {};
+  switch (integration.type) {
+    case 'github':
+      return c.token
+        ? { username: 'x-access-token', password: c.token }
+        : undefined;
+    case 'gitlab':
+      return c.token ? { username: 'oauth2', password: c.token } : undefined;
+    case 'azure': {
+      const pat = (c.credentials as any[] | undefined)?.find(
+        x => x.personalAccessToken,
+      )?.personalAccessToken;
+      return pat ? { username: 'pat', password: pat } : undefined;
+    }
+    case 'bitbucketCloud':
+      return c.username && (c.appPassword || c.token)
+        ? { username: c.username, password: c.appPassword ?? c.token }
+        : undefined;
+    default:
+      // gitea, bitbucketServer, gerrit...: user and password, or a token.
+      if (c.username && c.password)
+        return { username: c.username, password: c.password };
+      if (c.token) return { username: c.username ?? 'git', password: c.token };
+      return undefined;
+  }
+}
+
+/** The repository's web page from its clone URL (no credentials, no `.git`). */
+function webUrl(repoUrl: string): string {
+  const u = new URL(repoUrl);
+  u.username = '';
+  u.password = '';
+  return u
+    .toString()
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
+}
+
+/** Where a person opens the pull request for the branch, for the hosted providers that have such a page. */
+export function compareUrl(
+  type: string | undefined,
+  repoUrl: string,
+  base: string,
+  branch: string,
+): string | undefined {
+  const web = webUrl(repoUrl);
+  const b = encodeURIComponent(branch);
+  const t = encodeURIComponent(base);
+  switch (type) {
+    case 'github':
+      return `${web}/compare/${t}...${b}?expand=1`;
+    case 'gitea':
+      return `${web}/compare/${t}...${b}`;
+    case 'gitlab':
+      return `${web}/-/merge_requests/new?merge_request[source_branch]=${b}&merge_request[target_branch]=${t}`;
+    case 'bitbucketCloud':
+      return `${web}/pull-requests/new?source=${b}&dest=${t}`;
+    case 'azure':
+      return `${web}/pullrequestcreate?sourceRef=${b}&targetRef=${t}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The repository-relative directory, checked: no absolute path, no `..`, no `.git`. */
+function normalizeDir(path: string): string {
+  const p = posix.normalize(path.replace(/\\/g, '/')).replace(/^(\.\/)+/, '');
+  const dir = p.replace(/\/+$/, '');
+  if (
+    !dir ||
+    dir.startsWith('/') ||
+    dir.split('/').some(s => s === '..' || s === '.git')
+  )
+    throw new Error(
+      `path ${JSON.stringify(
+        path,
+      )} must be a directory inside the repository (relative, no "..")`,
+    );
+  return dir;
+}
+
+/** A URL without credentials, for logs and messages. */
+function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+function authorOf(
+  user: { entity?: { spec?: any; metadata?: any }; ref?: string } | undefined,
+  config: RootConfigService,
+) {
+  const fallback = {
+    name:
+      config.getOptionalString('scaffolder.defaultAuthor.name') ??
+      'Backstage Scaffolder',
+    email:
+      config.getOptionalString('scaffolder.defaultAuthor.email') ??
+      'scaffolder@backstage.io',
+  };
+  const profile = user?.entity?.spec?.profile;
+  return {
+    committer: fallback,
+    author: profile?.email
+      ? {
+          name:
+            profile.displayName ??
+            user?.entity?.metadata?.name ??
+            profile.email,
+          email: profile.email,
+        }
+      : fallback,
+  };
+}
+
+function describeError(e: unknown): string {
+  const err = e as { code?: string; message?: string; data?: any };
+  if (err?.code === 'HttpError' && err.data?.statusCode)
+    return `HTTP ${err.data.statusCode} ${err.data.statusMessage ?? ''}`.trim();
+  return err?.message ?? String(e);
+}
+
+/**
+ * `capz:cluster:propose`: proposes a new AKS cluster through Git instead of applying it. Renders the same manifests as
+ * `capz:cluster:render`, clones `repoUrl` at `baseBranch`, writes them under `path`, commits on the new branch
+ * `capz/new-cluster-<namespace>-<name>` and pushes it, for a person to review and merge (GitOps: Flux or Argo CD apply
+ * what is merged). Refuses when the branch or the path exists already. In a template dry run everything happens but
+ * the push.
+ *
+ * A plain Git server has no pull requests: the action outputs the branch and how to review it. On a hosted provider
+ * (an `integrations` entry for the host) it outputs the provider's compare page.
+ */
+export function createProposeClusterAction(o: ProposeClusterActionOptions) {
+  const integrations = o.integrations ?? ScmIntegrations.fromConfig(o.config);
+  return createTemplateAction({
+    id: 'capz:cluster:propose',
+    description:
+      'Proposes a new AKS cluster (CAPZ aks-aso flavor) through Git: commits its manifests on a new branch of a GitOps repository and pushes the branch for review',
+    examples,
+    supportsDryRun: true,
+    schema: {
+      input: {
+        ...clusterInputSchema,
+        repoUrl: z =>
+          z
+            .string()
+            .url()
+            .describe(
+              'Git smart-HTTP URL of the GitOps repository, e.g. https://git.example.com/platform/clusters.git',
+            ),
+        baseBranch: z =>
+          z
+            .string()
+            .optional()
+            .describe('Branch the proposal starts from. Default: main'),
+        path: z =>
+          z
+            .string()
+            .optional()
+            .describe(
+              'Directory the manifests go to, relative to the repository root. Default: clusters/<namespace>/<name>/',
+            ),
+      },
+      output: {
+        branch: z => z.string().describe('The branch that holds the proposal'),
+        commit: z => z.string().describe("The proposal's commit id"),
+        files: z =>
+          z
+            .array(z.string())
+            .describe('The files written, relative to the repository root'),
+        url: z =>
+          z
+            .string()
+            .describe(
+              "Where to review the branch: the provider's compare (pull request) page when the host has an integration, else the repository URL",
+            ),
+        reviewHint: z =>
+          z
+            .string()
+            .describe('How to review the branch, in words (and git commands)'),
+        pushed: z =>
+          z.boolean().describe('False in a dry run: nothing was pushed'),
+      },
+    },
+    async handler(ctx) {
+      const {
+        repoUrl,
+        baseBranch: baseInput,
+        path: pathInput,
+        managementCluster,
+        ...params
+      } = ctx.input;
+      const baseBranch = baseInput || 'main';
+      const dryRun = ctx.isDryRun === true;
+      const target = `${managementCluster}/${params.namespace}/${params.name}`;
+      const fail = (why: string): never => {
+        throw new Error(`Cannot propose cluster ${target}: ${why}`);
+      };
+
+      const errors = validateAksAsoClusterParams(params);
+      if (errors.length) fail(errors.join('; '));
+      // Exactly as capz:cluster:render writes them (its test and this one compare the bytes).
+      const objects = generateAksAsoClusterManifests(params);
+      const manifests = objects.map(x => stringify(x)).join('---\n');
+
+      const dir = normalizeDir(
+        pathInput || `clusters/${params.namespace}/${params.name}/`,
+      );
+      const branch = proposalBranch(params.namespace, params.name);
+      const integration = integrations.byUrl(repoUrl);
+      const credentials = credentialsFor(integration);
+      const onAuth: AuthCallback | undefined = credentials
+        ? () => credentials
+        : undefined;
+      const where = safeUrl(repoUrl);
+      const log: LoggerService = ctx.logger;
+
+      // The branch first (one cheap request): a second proposal for the same cluster is refused before any clone.
+      let refs;
+      try {
+        refs = await git.listServerRefs({
+          http,
+          url: repoUrl,
+          onAuth,
+          prefix: 'refs/heads/',
+        });
+      } catch (e) {
+        return fail(`cannot read ${where}: ${describeError(e)}`);
+      }
+      if (refs.some(r => r.ref === `refs/heads/${branch}`))
+        fail(
+          `branch ${branch} exists already in ${where} (a proposal for this cluster is open or was merged without deleting its branch)`,
+        );
+      if (!refs.some(r => r.ref === `refs/heads/${baseBranch}`))
+        fail(`${where} has no branch ${baseBranch}`);
+
+      // A clone of our own, removed when done (a dry run's workspace is the scaffolder's; this is not the template's).
+      const clone = fs.mkdtempSync(join(tmpdir(), 'capz-propose-'));
+      try {
+        return await proposeIn(clone);
+      } finally {
+        fs.rmSync(clone, { recursive: true, force: true });
+      }
+
+      async function proposeIn(work: string): Promise<void> {
+        const t0 = Date.now();
+        log.info(`Cloning ${where} at ${baseBranch}`);
+        await git.clone({
+          fs,
+          http,
+          dir: work,
+          url: repoUrl,
+          ref: baseBranch,
+          singleBranch: true,
+          depth: 1,
+          noTags: true,
+          onAuth,
+        });
+        if (fs.existsSync(join(work, dir)))
+          fail(
+            `${dir}/ exists already on ${baseBranch} in ${where}; choose another path or name`,
+          );
+
+        const files = [
+          `${dir}/${CLUSTER_FILE}`,
+          `${dir}/${KUSTOMIZATION_FILE}`,
+        ];
+        fs.mkdirSync(join(work, dir), { recursive: true });
+        fs.writeFileSync(join(work, files[0]), manifests);
+        fs.writeFileSync(
+          join(work, files[1]),
+          `# The AKS cluster ${params.namespace}/${
+            params.name
+          } for management cluster ${managementCluster}, proposed from Backstage (capz:cluster:propose).\n${stringify(
+            {
+              apiVersion: 'kustomize.config.k8s.io/v1beta1',
+              kind: 'Kustomization',
+              resources: [CLUSTER_FILE],
+            },
+          )}`,
+        );
+        await git.branch({ fs, dir: work, ref: branch, checkout: true });
+        for (const filepath of files)
+          await git.add({ fs, dir: work, filepath });
+
+        const pools = params.pools
+          .map(p => `${p.name} (${p.mode}, ${p.vmSize} x ${p.replicas})`)
+          .join(', ');
+        const requester = ctx.user?.ref;
+        const message = [
+          `Add AKS cluster ${params.namespace}/${params.name} (management cluster ${managementCluster})`,
+          '',
+          `The Cluster API manifests (CAPZ aks-aso flavor) of a new AKS cluster, ${
+            objects.length
+          } objects: ${objects
+            .map(x => `${x.kind}/${x.metadata.name}`)
+            .join(', ')}.`,
+          '',
+          `Region: ${params.location}`,
+          `Kubernetes: ${params.kubernetesVersion}`,
+          `Node pools: ${pools}`,
+          `ASO credential Secret: ${params.credentialSecretName}`,
+          '',
+          `Proposed from Backstage (capz:cluster:propose)${
+            requester ? ` by ${requester}` : ''
+          }; merging it lets the GitOps controller create the cluster.`,
+          '',
+        ].join('\n');
+        const { author, committer } = authorOf(ctx.user, o.config);
+        const commit = await git.commit({
+          fs,
+          dir: work,
+          message,
+          author,
+          committer,
+        });
+
+        const compare = compareUrl(
+          integration?.type,
+          repoUrl,
+          baseBranch,
+          branch,
+        );
+        const reviewHint = compare
+          ? `Open a pull request from ${branch} into ${baseBranch}: ${compare}`
+          : `Review and merge branch ${branch} into ${baseBranch} (this Git server has no pull requests): git fetch ${where} ${branch} && git diff ${baseBranch}...FETCH_HEAD`;
+        // TODO: open the pull request on hosted providers with an integration (GitHub, GitLab, Azure DevOps...), as
+        // publish:github:pull-request does; for now the output links to the provider's compare page.
+
+        if (dryRun) {
+          log.info(
+            `Dry run: committed ${commit.slice(0, 12)} on ${branch} (${
+              files.length
+            } files under ${dir}/) in a local clone; the branch is NOT pushed to ${where}`,
+          );
+        } else {
+          try {
+            const result = await git.push({
+              fs,
+              http,
+              dir: work,
+              url: repoUrl,
+              ref: branch,
+              remoteRef: `refs/heads/${branch}`,
+              onAuth,
+            });
+            if (!result.ok || result.error)
+              fail(`the push of ${branch} to ${where} failed: ${result.error}`);
+          } catch (e) {
+            const err = e as { code?: string };
+            if (err.code === 'PushRejectedError')
+              fail(
+                `branch ${branch} appeared in ${where} while proposing (someone proposed the same cluster)`,
+              );
+            if ((e as Error).message?.startsWith('Cannot propose')) throw e;
+            fail(
+              `the push of ${branch} to ${where} failed: ${describeError(e)}`,
+            );
+          }
+          log.info(
+            `Pushed ${branch} (${commit.slice(0, 12)}, ${
+              files.length
+            } files under ${dir}/) to ${where} in ${
+              Date.now() - t0
+            } ms. ${reviewHint}`,
+          );
+        }
+
+        ctx.output('branch', branch);
+        ctx.output('commit', commit);
+        ctx.output('files', files);
+        ctx.output('url', compare ?? where);
+        ctx.output('reviewHint', reviewHint);
+        ctx.output('pushed', !dryRun);
+      }
+    },
+  });
+}
