@@ -357,3 +357,174 @@ async function setupWithPlanner(
     );
   return { app, planner };
 }
+
+describe('jobs router: the OpenAPI document and one error shape', () => {
+  async function app(o: { preflight?: 'pass' | 'fail' } = {}) {
+    const knex = await databases.init('SQLITE_3');
+    const store = await DatabaseJobStore.create({
+      database: mockServices.database({ knex }),
+    });
+    const planner = {
+      preview: jest.fn(async (r: JobRequest) => ({
+        type: r.type,
+        target: {
+          managementCluster: 'east',
+          namespace: 'team-a',
+          name: 'alpha',
+        },
+        preflight: [
+          {
+            id: 'target-free',
+            title: 'Target namespace is free',
+            status: o.preflight ?? 'pass',
+            message: 'team-a-aso exists',
+          },
+        ],
+        plan,
+      })),
+    };
+    const logger = mockServices.logger.mock();
+    const router = await createJobsRouter({
+      logger,
+      httpAuth: mockServices.httpAuth(),
+      permissions: mockServices.permissions.mock({
+        authorize: async reqs =>
+          reqs.map(() => ({ result: AuthorizeResult.ALLOW })),
+        authorizeConditional: async reqs =>
+          reqs.map(() => ({ result: AuthorizeResult.ALLOW })),
+      }),
+      auditor: mockServices.auditor.mock({
+        createEvent: async () => ({
+          success: async () => undefined,
+          fail: async () => undefined,
+        }),
+      }),
+      managementClusters: mcs,
+      cache: { list: () => [] },
+      store,
+      engine: { kick: jest.fn(), interrupt: jest.fn() } as unknown as JobEngine,
+      planner: planner as unknown as JobPlanner,
+      client: jest.fn(),
+      validateResponses: true,
+    });
+    return {
+      store,
+      planner,
+      app: express()
+        .use(router)
+        .use(
+          MiddlewareFactory.create({
+            config: mockServices.rootConfig(),
+            logger,
+          }).error(),
+        ),
+    };
+  }
+
+  it('refuses invalid input with a 400 naming the field, before any check', async () => {
+    const { app: a, planner } = await app();
+    const bad = await request(a)
+      .post('/jobs')
+      .set(auth)
+      .send({
+        type: 'migrate',
+        params: { ...migrate.params, namespace: 'Team_A' },
+      });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.name).toBe('InputError');
+    expect(bad.body.error.message).toMatch(/params\/namespace/);
+    const extra = await request(a)
+      .post('/jobs/preview')
+      .set(auth)
+      .send({ type: 'migrate', params: { ...migrate.params, force: true } });
+    expect(extra.status).toBe(400);
+    const unknownType = await request(a)
+      .post('/jobs')
+      .set(auth)
+      .send({ type: 'delete', params: {} });
+    expect(unknownType.status).toBe(400);
+    const badQuery = await request(a)
+      .get('/credential-secrets?managementCluster=east&namespace=Team_A')
+      .set(auth);
+    expect(badQuery.status).toBe(400);
+    expect(planner.preview).not.toHaveBeenCalled();
+  });
+
+  it('starts a job (201, the job as documented) and answers a second start with 409 naming it', async () => {
+    const { app: a } = await app();
+    // An upgrade manages no other AKS cluster than its own: no claims, only the cluster's one active job.
+    const upgrade: JobRequest = {
+      type: 'upgrade-api-version',
+      params: { managementCluster: 'east', namespace: 'team-a', name: 'alpha' },
+    };
+    const first = await request(a).post('/jobs').set(auth).send(upgrade);
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({
+      type: 'upgrade-api-version',
+      state: 'queued',
+    });
+    const again = await request(a).post('/jobs').set(auth).send(upgrade);
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({
+      error: {
+        name: 'ConflictError',
+        message: `east/team-a/alpha already has a queued upgrade-api-version job (${first.body.id}); finish, resume or cancel it first`,
+        jobId: first.body.id,
+      },
+      request: { method: 'POST', url: '/jobs' },
+      response: { statusCode: 409 },
+      jobId: first.body.id,
+    });
+    const listed = await request(a).get('/jobs?active=true').set(auth);
+    expect(listed.body.items.map((j: { id: string }) => j.id)).toEqual([
+      first.body.id,
+    ]);
+  });
+
+  it('answers an action the state refuses with 409 naming the job, in the same shape', async () => {
+    const { app: a, store } = await app();
+    await store.insert({
+      id: 'job-1',
+      request: migrate,
+      target: { managementCluster: 'east', namespace: 'team-a', name: 'alpha' },
+      plan,
+      createdBy: 'user:default/other',
+    });
+    const paused = await request(a)
+      .post('/jobs/job-1/pause')
+      .set(auth)
+      .send({});
+    expect(paused.status).toBe(200);
+    expect(paused.body.state).toBe('paused');
+    const again = await request(a).post('/jobs/job-1/pause').set(auth);
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({
+      error: {
+        name: 'ConflictError',
+        message: 'Cannot pause job job-1: it is paused',
+      },
+      response: { statusCode: 409 },
+      jobId: 'job-1',
+    });
+    expect(
+      (await request(a).post('/jobs/job-1/resume').set(auth)).body.state,
+    ).toBe('queued');
+    expect((await request(a).get('/jobs/nope').set(auth)).status).toBe(404);
+  });
+
+  it('answers a failed preflight with 422 and every check, storing nothing', async () => {
+    const { app: a, store } = await app({ preflight: 'fail' });
+    const res = await request(a).post('/jobs').set(auth).send(migrate);
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({
+      error: {
+        name: 'PreflightFailedError',
+        message:
+          'Preflight failed: Target namespace is free: team-a-aso exists',
+      },
+      response: { statusCode: 422 },
+      preflight: [{ id: 'target-free', status: 'fail' }],
+    });
+    expect(await store.list({})).toEqual([]);
+  });
+});

@@ -25,9 +25,10 @@ const clusterPath = (ref: ClusterRef) =>
   )}/${encodeURIComponent(ref.name)}`;
 
 /**
- * A ResponseError for a failed request. ResponseError only keeps a JSON body that has both `error` and `response`;
- * some routes answer with `{ error, ... }` alone (the jobs routes' 409 and 422 with `preflight`), so the status is
- * added before parsing, keeping the message readable and extra fields such as `preflight` available on `body`.
+ * A ResponseError for a failed request. The backend answers with Backstage's error body (`error`, `request`,
+ * `response`); the jobs routes add `jobId` to a 409 a job causes and `preflight` to a 422, both kept on `body`.
+ * ResponseError only keeps a JSON body that has both `error` and `response`: one with `error` alone (an older
+ * backend, a proxy) gets the status added before parsing, keeping the message readable.
  */
 async function responseError(res: Response): Promise<ResponseError> {
   const text = await res.text();
