@@ -118,8 +118,8 @@ test('migration wizard: candidate badge → preflight → plan → start → liv
   await page.getByRole('button', { name: 'Check and preview' }).click();
   await expectPreflightPassed(page);
   const plan = await planSteps(page);
-  // The documented procedure (docs/migration-procedure.md): pause and disarm the old objects, adopt in the new namespace,
-  // wait for the new Cluster to be Available, then delete the released old objects.
+  // The documented procedure (docs/migration-procedure.md): pause and disarm the old objects, adopt in the new
+  // namespace, wait for the new Cluster to be Available, then delete the released old objects.
   for (const id of [
     'pause',
     'disarm',

@@ -1,6 +1,7 @@
 /**
- * The adoption errors of docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#adopt-agent-pool and docs/capz-aso-facts.md#adoption-order, with the messages the controllers report, and that adoption
- * resumes once the precondition holds (every create ignores AlreadyExists).
+ * The adoption errors of docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#adopt-agent-pool and
+ * docs/capz-aso-facts.md#adoption-order, with the messages the controllers report, and that adoption resumes once the
+ * precondition holds (every create ignores AlreadyExists).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,7 +1,8 @@
 /**
- * The documented adoption procedure (docs/capz-aso-facts.md#adoption-order, docs/capz-aso-facts.md#adoption-order), walked by hand with plain
- * API calls against the real API server: ResourceGroup first, then the annotated ManagedCluster (with the pools
- * copied from Azure), then the annotated agent pools; the new Cluster becomes Available and Azure loses nothing.
+ * The documented adoption procedure (docs/capz-aso-facts.md#adoption-order, docs/capz-aso-facts.md#adoption-order),
+ * walked by hand with plain API calls against the real API server: ResourceGroup first, then the annotated
+ * ManagedCluster (with the pools copied from Azure), then the annotated agent pools; the new Cluster becomes Available
+ * and Azure loses nothing.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -29,7 +29,8 @@ for (const [policy, deletesInAzure] of [
   } the Azure group`, async t => {
     const ns = await namespaceFor(t, `policy-${policy}`);
     const rg = `rg-policy-${policy}`;
-    env.world.putResourceGroup(SUB, rg, { location: 'westeurope' }); // exists already: the object adopts it (4.2)
+    // Exists already: the object adopts it (docs/capz-aso-facts.md#aso-adoption).
+    env.world.putResourceGroup(SUB, rg, { location: 'westeurope' });
     await env.kube.create(K.Secret, credentialSecret(ns, 'cred'));
     await env.kube.create(
       K.ResourceGroup,

@@ -1,6 +1,8 @@
 /**
- * New clusters on the ASO-managed API (docs/capz-aso-facts.md#aso-managed-versions, docs/capz-aso-facts.md#aks-aso-flavor): created from the aks-aso flavor's objects, at
- * v1beta1 and at the deprecated v1alpha1; pause; and CAPI's documented gap that MachinePools do not feed Available (6.4).
+ * New clusters on the ASO-managed API (docs/capz-aso-facts.md#aso-managed-versions,
+ * docs/capz-aso-facts.md#aks-aso-flavor): created from the aks-aso flavor's objects, at v1beta1 and at the deprecated
+ * v1alpha1; pause; and CAPI's documented gap that MachinePools do not feed Available
+ * (docs/capz-aso-facts.md#cluster-available).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -49,7 +51,8 @@ async function newCluster(
         ?.status === 'True',
     30_000,
   );
-  // Cluster Available ignores machine pools (CAPI's gap, 6.4): wait for every pool as well.
+  // Cluster Available ignores machine pools (CAPI's gap, docs/capz-aso-facts.md#cluster-available): wait for every pool
+  // as well.
   for (const p of pools) {
     await until(
       `pool ${p.name} to be ready`,
@@ -107,7 +110,8 @@ for (const apiVersion of ['v1beta1', 'v1alpha1'] as const) {
       mc.metadata.ownerReferences?.map(r => [r.kind, r.name, r.controller]),
       [['AzureASOManagedControlPlane', name, true]],
     );
-    // Cluster Available ignores machine pools (CAPI's gap, 6.4): wait for the pool itself.
+    // Cluster Available ignores machine pools (CAPI's gap, docs/capz-aso-facts.md#cluster-available): wait for the pool
+    // itself.
     const amp = await until('the system pool to be ready', async () => {
       const x = await env.kube.get(
         K.AzureASOManagedMachinePool,

@@ -1,6 +1,7 @@
 /**
- * The legacy controllers creating a new AKS cluster (docs/capz-aso-facts.md#legacy-agent-pool-profiles, docs/capz-aso-facts.md#legacy-aso-objects): the pools go into the ManagedCluster
- * spec until the cluster exists in Azure, even when the control plane is reconciled before its pools exist.
+ * The legacy controllers creating a new AKS cluster (docs/capz-aso-facts.md#legacy-agent-pool-profiles,
+ * docs/capz-aso-facts.md#legacy-aso-objects): the pools go into the ManagedCluster spec until the cluster exists in
+ * Azure, even when the control plane is reconciled before its pools exist.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -109,7 +110,8 @@ test('a control plane written before its pools still gets its AKS cluster create
   );
   const aks = env.world.getManagedCluster(SUB, 'rg-late-pools', name);
   assert.deepEqual(Object.keys(aks?.agentPools ?? {}), ['system']);
-  // Once the cluster exists the pools leave the ManagedCluster spec again (4.3).
+  // Once the cluster exists the pools leave the ManagedCluster spec again
+  // (docs/capz-aso-facts.md#legacy-agent-pool-profiles).
   await until(
     'the pools to be stripped from the spec',
     async () =>

@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import { testNamespace } from '../src/testing.ts';
 import { CAPZ, customObjects } from './helpers.ts';
 
-// The embedded ManagedCluster is a literal ASO object (docs/capz-aso-facts.md#spec-resources): spec.resources is a list of
-// RawExtension with x-kubernetes-preserve-unknown-fields, so every field must survive the round trip.
+// The embedded ManagedCluster is a literal ASO object (docs/capz-aso-facts.md#spec-resources): spec.resources is a list
+// of RawExtension with x-kubernetes-preserve-unknown-fields, so every field must survive the round trip.
 const managedCluster = {
   apiVersion: 'containerservice.azure.com/v1api20240901',
   kind: 'ManagedCluster',
@@ -50,7 +50,8 @@ test('an AzureASOManagedControlPlane (v1beta1) embedding a ManagedCluster round-
   assert.equal(read.spec.version, 'v1.33.2');
   assert.deepEqual(read.spec.resources, [managedCluster]);
 
-  // v1alpha1 is still served with the identical schema (docs/capz-aso-facts.md#aso-managed-versions); the same object reads back there.
+  // v1alpha1 is still served with the identical schema (docs/capz-aso-facts.md#aso-managed-versions); the same object
+  // reads back there.
   const alpha = await api.getNamespacedCustomObject({
     group: CAPZ.group,
     version: 'v1alpha1',

@@ -1,6 +1,6 @@
 /*
- * The condition history (docs/architecture.md#flow-history): every observed condition transition and every Event about a
- * watched object, so that a cluster's timeline outlives Kubernetes' one-hour Event TTL and the single
+ * The condition history (docs/architecture.md#flow-history): every observed condition transition and every Event about
+ * a watched object, so that a cluster's timeline outlives Kubernetes' one-hour Event TTL and the single
  * lastTransitionTime a condition keeps.
  */
 

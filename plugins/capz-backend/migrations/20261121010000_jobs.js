@@ -1,6 +1,7 @@
 /*
- * Adoption and migration jobs (docs/architecture.md#flow-jobs): durable rows run step by step by whichever backend replica
- * holds a job's lease. Times are epoch milliseconds (bigint) so that SQLite and PostgreSQL compare them the same way.
+ * Adoption and migration jobs (docs/architecture.md#flow-jobs): durable rows run step by step by whichever backend
+ * replica holds a job's lease. Times are epoch milliseconds (bigint) so that SQLite and PostgreSQL compare them the
+ * same way.
  */
 
 // @ts-check

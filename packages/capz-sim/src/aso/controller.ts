@@ -1,7 +1,7 @@
 /**
  * The simulated Azure Service Operator: reconciles ResourceGroup, ManagedCluster and ManagedClustersAgentPool objects
- * against the simulated Azure. Each behaviour follows docs/capz-aso-facts.md (ASO behaviours, credentials) and ASO's source
- * (Azure/azure-service-operator, read file by file):
+ * against the simulated Azure. Each behaviour follows docs/capz-aso-facts.md (ASO behaviours, credentials) and ASO's
+ * source (Azure/azure-service-operator, read file by file):
  *  - the finalizer `serviceoperator.azure.com/finalizer` is added on every reconcile of an object that is not being
  *    deleted and lacks it, whatever its reconcile-policy, before the policy is read and before any Azure call:
  *    v2/internal/reconcilers/generic/generic_reconciler.go `createOrUpdate` calls `claimResource` (which adds the
@@ -14,21 +14,26 @@
  *    removes the finalizer without any Azure call (and without needing a credential); under `manage` without the
  *    finalizer it does nothing in Azure; under `manage` with it, Azure's DELETE, then the finalizer goes;
  *  - reconcile-policy `manage` (PUT, delete on Kubernetes delete), `skip` (GET only; AzureResourceNotFound when
- *    missing; never delete), `detach-on-delete` (PUT, never delete); unknown values fall back to manage (4.1;
- *    v2/pkg/common/annotations/reconcile_policy.go `ParseReconcilePolicy`, `AllowsDelete`, `AllowsModify`);
+ *    missing; never delete), `detach-on-delete` (PUT, never delete); unknown values fall back to manage
+ *    (docs/capz-aso-facts.md#reconcile-policy; v2/pkg/common/annotations/reconcile_policy.go `ParseReconcilePolicy`,
+ *    `AllowsDelete`, `AllowsModify`);
  *  - status: replaced by what Azure returns (ASO commits the whole object), so tags or labels a PUT removed
  *    disappear from status too;
  *  - credentials: `credential-from` Secret in the same namespace, else `aso-credential` in the namespace, else the
- *    global `aso-controller-settings` in the operator namespace; a missing Secret is Ready=False SecretNotFound (2.1);
- *  - owners: spec.owner.name must exist and be Ready first, else Ready=False WaitingForOwner (4.3);
- *  - adoption: creating an object for an Azure resource that exists PUTs onto it (4.2);
+ *    global `aso-controller-settings` in the operator namespace; a missing Secret is Ready=False SecretNotFound
+ *    (docs/capz-aso-facts.md#aso-credential-scope);
+ *  - owners: spec.owner.name must exist and be Ready first, else Ready=False WaitingForOwner
+ *    (docs/capz-aso-facts.md#aso-conditions);
+ *  - adoption: creating an object for an Azure resource that exists PUTs onto it (docs/capz-aso-facts.md#aso-adoption);
  *  - Ready condition with reason, severity and observedGeneration; ARM error codes become the reason,
- *    Warning when retryable and Error when not (4.3);
+ *    Warning when retryable and Error when not (docs/capz-aso-facts.md#aso-conditions);
  *  - ManagedCluster secrets (`operatorSpec.secrets.adminCredentials|userCredentials`) exported after a
- *    successful reconcile; admin credentials fail on clusters with local accounts disabled (4.4);
+ *    successful reconcile; admin credentials fail on clusters with local accounts disabled
+ *    (docs/capz-aso-facts.md#aso-secret-export);
  *  - a ManagedCluster PUT without agentPoolProfiles onto an existing cluster that this object never reconciled
- *    "triggers an update cycle" (docs/migration-procedure.md#step-6-2): the cluster goes Updating on every reconcile and the
- *    object never becomes Ready. Inference: modelled as a PUT per reconcile until pools appear in spec or status.
+ *    "triggers an update cycle" (docs/migration-procedure.md#step-6-2): the cluster goes Updating on every reconcile
+ *    and the object never becomes Ready. Inference: modelled as a PUT per reconcile until pools appear in spec or
+ *    status.
  */
 import { AzureError } from '../azure/errors.ts';
 import type { AzureWorld } from '../azure/model.ts';

@@ -1,11 +1,11 @@
 /**
- * Translations between ASO objects (field names follow the ARM wire JSON, docs/capz-aso-facts.md#adoption-manifest) and the simulated Azure
- * model, and the `status` ASO writes from an Azure GET (fields as the v1api20240901 / v1api20200601 CRDs define
- * them: the agent pool's ARM type is `type`, its VMSS kind `properties_type`; pool fields `availabilityZones`,
- * `maxPods`, `nodeLabels`, `nodeTaints`, `osDiskSizeGB`, `osSKU`, `osType`, `tags` as in ASO's
- * v2/api/containerservice/v1api20240901 ManagedClusterAgentPoolProfile(_STATUS) and ManagedClustersAgentPool).
- * ASO sends its spec as the PUT body, so whatever the spec leaves out is left out of the PUT (and the model applies
- * ARM's PUT rules to it). Status fields Azure leaves unset are left out, as Go's omitempty does.
+ * Translations between ASO objects (field names follow the ARM wire JSON, docs/capz-aso-facts.md#adoption-manifest) and
+ * the simulated Azure model, and the `status` ASO writes from an Azure GET (fields as the v1api20240901 / v1api20200601
+ * CRDs define them: the agent pool's ARM type is `type`, its VMSS kind `properties_type`; pool fields
+ * `availabilityZones`, `maxPods`, `nodeLabels`, `nodeTaints`, `osDiskSizeGB`, `osSKU`, `osType`, `tags` as in ASO's
+ * v2/api/containerservice/v1api20240901 ManagedClusterAgentPoolProfile(_STATUS) and ManagedClustersAgentPool). ASO
+ * sends its spec as the PUT body, so whatever the spec leaves out is left out of the PUT (and the model applies ARM's
+ * PUT rules to it). Status fields Azure leaves unset are left out, as Go's omitempty does.
  */
 import type {
   AgentPool,

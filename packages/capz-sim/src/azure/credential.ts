@@ -19,7 +19,8 @@ export const SIM_SERVICE_PRINCIPAL: SimServicePrincipal = {
 
 /**
  * The data of an ASO credential Secret for a service principal with a client secret, the first mode ASO tries
- * (docs/capz-aso-facts.md#aso-credential-keys: SUBSCRIPTION/TENANT/CLIENT are required; AZURE_CLIENT_SECRET selects client-secret auth).
+ * (docs/capz-aso-facts.md#aso-credential-keys: SUBSCRIPTION/TENANT/CLIENT are required; AZURE_CLIENT_SECRET selects
+ * client-secret auth).
  */
 export function servicePrincipalSecretData(
   subscription: string,

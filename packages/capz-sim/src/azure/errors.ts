@@ -1,6 +1,7 @@
 /**
- * An error as ARM reports it: HTTP status plus `{"error":{"code","message"}}` (docs/azure-facts.md#arm-envelope). ASO surfaces the
- * ARM code as its condition reason (docs/capz-aso-facts.md#aso-conditions), so the simulated ASO reuses `code` as is.
+ * An error as ARM reports it: HTTP status plus `{"error":{"code","message"}}` (docs/azure-facts.md#arm-envelope). ASO
+ * surfaces the ARM code as its condition reason (docs/capz-aso-facts.md#aso-conditions), so the simulated ASO reuses
+ * `code` as is.
  */
 export class AzureError extends Error {
   readonly status: number;

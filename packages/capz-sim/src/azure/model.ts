@@ -1,8 +1,10 @@
 /**
  * An in-process model of the slice of Azure that CAPZ and ASO touch: subscriptions, resource groups, AKS managed
- * clusters and their agent pools (docs/azure-facts.md#arm-resource-groups, docs/azure-facts.md#arm-managed-clusters, docs/azure-facts.md#arm-agent-pools). Long-running operations move through provisioning states
- * over `operationMs`, like ARM's LROs, and AKS refuses a change while it is busy (docs/capz-aso-facts.md#aso-conditions, docs/azure-facts.md#arm-managed-clusters). Every
- * create, update and delete is counted, so tests can prove that nothing real was lost.
+ * clusters and their agent pools (docs/azure-facts.md#arm-resource-groups, docs/azure-facts.md#arm-managed-clusters,
+ * docs/azure-facts.md#arm-agent-pools). Long-running operations move through provisioning states over `operationMs`,
+ * like ARM's LROs, and AKS refuses a change while it is busy (docs/capz-aso-facts.md#aso-conditions,
+ * docs/azure-facts.md#arm-managed-clusters). Every create, update and delete is counted, so tests can prove that
+ * nothing real was lost.
  *
  * A PUT is ARM's create-or-replace, not a merge (ARM's PATCH is the merge: Microsoft.Resources "Resource Groups -
  * Update" retains unspecified fields, its PUT "Create Or Update" does not; the Tags API's `Replace` vs `Merge`):
@@ -14,11 +16,12 @@
  *    are kept only with autoscaling on (autoscaling on without both is AKS's 400 InvalidParameter);
  *  - fields AKS does not let change in place keep their value when omitted (what a re-PUT of the same pool does):
  *    `vmSize`, `osType`, `osSKU`, `availabilityZones`, `maxPods`, `osDiskSizeGB` (0 = AKS's default size); `count`
- *    when omitted (CAPZ's adopted pools and autoscaled pools leave it out, docs/capz-aso-facts.md#capz-mutators, docs/capz-aso-facts.md#adopt-agent-pool); the cluster's
- *    `dnsPrefix`, `networkProfile`, `identity`, and `kubernetesVersion`/`disableLocalAccounts`/`aadProfile` when
- *    omitted (as before). Defaults on create follow AKS: osSKU Ubuntu (Windows2022 for Windows), osDiskSizeGB 128,
- *    maxPods 30 with Azure CNI and 110 with kubenet, no zones. Which omitted fields keep their value is an inference
- *    from the AKS API reference (immutable properties), not stated in docs/azure-facts.md.
+ *    when omitted (CAPZ's adopted pools and autoscaled pools leave it out, docs/capz-aso-facts.md#capz-mutators,
+ *    docs/capz-aso-facts.md#adopt-agent-pool); the cluster's `dnsPrefix`, `networkProfile`, `identity`, and
+ *    `kubernetesVersion`/`disableLocalAccounts`/`aadProfile` when omitted (as before). Defaults on create follow AKS:
+ *    osSKU Ubuntu (Windows2022 for Windows), osDiskSizeGB 128, maxPods 30 with Azure CNI and 110 with kubenet, no
+ *    zones. Which omitted fields keep their value is an inference from the AKS API reference (immutable properties),
+ *    not stated in docs/azure-facts.md.
  */
 import { EventEmitter } from 'node:events';
 import { createHash, randomUUID } from 'node:crypto';
@@ -607,8 +610,8 @@ export class AzureWorld extends EventEmitter {
   }
 
   /**
-   * listClusterAdminCredential / listClusterUserCredential (docs/azure-facts.md#arm-managed-clusters): a kubeconfig for the cluster. Admin
-   * credentials are refused when local accounts are disabled, with AKS's message.
+   * listClusterAdminCredential / listClusterUserCredential (docs/azure-facts.md#arm-managed-clusters): a kubeconfig for
+   * the cluster. Admin credentials are refused when local accounts are disabled, with AKS's message.
    */
   listClusterCredentials(
     sub: string,

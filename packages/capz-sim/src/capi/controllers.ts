@@ -4,11 +4,13 @@
  *    reference to the Cluster (docs/capz-aso-facts.md#capi-adds-labels); MachinePools and
  *    their infrastructure objects likewise;
  *  - finalizers `cluster.cluster.x-k8s.io` / `machinepool.cluster.x-k8s.io`; a paused Cluster (spec.paused) is not
- *    reconciled at all, even when it is deleted (docs/migration-procedure.md#step-7): only its Paused condition is written;
+ *    reconciled at all, even when it is deleted (docs/migration-procedure.md#step-7): only its Paused condition is
+ *    written;
  *  - v1beta2 conditions on the Cluster: InfrastructureReady from the infrastructure's `status.ready` (v1beta1
  *    contract), ControlPlaneAvailable from `status.initialized`/`ready`, RemoteConnectionProbe, and WorkersAvailable
- *    computed from an empty MachinePool list: MachinePools never feed it, the documented gap (6.4); Available sums them.
- *    MachinePool replicas still count in `status.workers` (6.4).
+ *    computed from an empty MachinePool list: MachinePools never feed it, the documented gap
+ *    (docs/capz-aso-facts.md#cluster-available); Available sums them. MachinePool replicas still count in
+ *    `status.workers` (docs/capz-aso-facts.md#cluster-available).
  * Simulated: RemoteConnectionProbe succeeds once the `<cluster>-kubeconfig` Secret exists (no workload cluster).
  */
 import type { Cache } from '../runtime/cache.ts';

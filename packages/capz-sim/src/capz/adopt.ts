@@ -1,9 +1,9 @@
 /**
- * CAPZ's adoption controllers (docs/capz-aso-facts.md#adopt-annotation and the adoption facts after it): an ASO ManagedCluster or ManagedClustersAgentPool with
- * `sigs.k8s.io/cluster-api-provider-azure-adopt: "true"` gets the CAPI and CAPZ objects that manage it, in its own
- * namespace and named after it. Every create ignores AlreadyExists, so a half-finished adoption resumes (2, "idempotence").
- * The embedded copies are rewritten to apiVersion v1api20240901 here, the newest version this simulated ASO serves
- * (real CAPZ v1.26 writes v1api20250801; see the README).
+ * CAPZ's adoption controllers (docs/capz-aso-facts.md#adopt-annotation and the adoption facts after it): an ASO
+ * ManagedCluster or ManagedClustersAgentPool with `sigs.k8s.io/cluster-api-provider-azure-adopt: "true"` gets the CAPI
+ * and CAPZ objects that manage it, in its own namespace and named after it. Every create ignores AlreadyExists, so a
+ * half-finished adoption resumes (2, "idempotence"). The embedded copies are rewritten to apiVersion v1api20240901
+ * here, the newest version this simulated ASO serves (real CAPZ v1.26 writes v1api20250801; see the README).
  */
 import type { Cache } from '../runtime/cache.ts';
 import {
@@ -28,7 +28,7 @@ const ownedBy = (o: Obj, kind: string) =>
     r => groupOf(r.apiVersion) === CAPZ && r.kind === kind,
   );
 
-/** Name and spec only: annotations (credential-from, the adopt annotation), labels and status are dropped (2.1). */
+/** Name and spec only: annotations (credential-from, the adopt annotation), labels and status are dropped (docs/capz-aso-facts.md#adopt-managed-cluster). */
 const embed = (o: Obj, apiVersion: string, spec: any) => ({
   apiVersion,
   kind: o.kind,
@@ -70,7 +70,8 @@ export class AdoptionControllers {
         {
           name: 'capz-agentpool-adopt',
           kind: 'ManagedClustersAgentPool',
-          // The pool waits on its ManagedCluster being owned and the control plane labelled (2.2 step 4-5).
+          // The pool waits on its ManagedCluster being owned and the control plane labelled
+          // (docs/capz-aso-facts.md#adopt-agent-pool).
           watches: [
             {
               kind: 'ManagedCluster',

@@ -1,20 +1,26 @@
 /**
- * CAPZ's AzureASOManagedCluster / ControlPlane / MachinePool controllers (docs/capz-aso-facts.md#aso-managed-status, docs/capz-aso-facts.md#aso-managed-metadata, docs/capz-aso-facts.md#capz-mutators):
+ * CAPZ's AzureASOManagedCluster / ControlPlane / MachinePool controllers (docs/capz-aso-facts.md#aso-managed-status,
+ * docs/capz-aso-facts.md#aso-managed-metadata, docs/capz-aso-facts.md#capz-mutators):
  *  - finalizers (`cluster.cluster.x-k8s.io` on the cluster and machine pool, the control plane's own) and the
- *    `clusterctl.cluster.x-k8s.io/block-move` annotation at the start of normal reconciliation (1.4);
+ *    `clusterctl.cluster.x-k8s.io/block-move` annotation at the start of normal reconciliation
+ *    (docs/capz-aso-facts.md#aso-managed-metadata);
  *  - the owned-kinds annotation: a kind new to spec.resources is first recorded, and only applied on a later
- *    reconcile (1.4 "record, then create");
+ *    reconcile (docs/capz-aso-facts.md#aso-managed-metadata: "record, then create");
  *  - each embedded ASO object server-side applied (field manager capz-manager, forced) with a controller owner
- *    reference, in the CAPZ object's namespace; owned objects of recorded kinds no longer listed are deleted (1.4);
+ *    reference, in the CAPZ object's namespace; owned objects of recorded kinds no longer listed are deleted
+ *    (docs/capz-aso-facts.md#aso-managed-metadata);
  *  - mutators: ManagedCluster kubernetesVersion from spec.version, agentPoolProfiles only for the initial create and
  *    never user-set (Incompatible), adminCredentials defaulted to `<cluster>-kubeconfig`; agent pool
- *    orchestratorVersion and count from the MachinePool, autoscaling marks the MachinePool (1.5);
+ *    orchestratorVersion and count from the MachinePool, autoscaling marks the MachinePool
+ *    (docs/capz-aso-facts.md#capz-mutators);
  *  - status: `resources[]` ready only when the ASO object's Ready is True at its current generation; ready /
- *    initialized / version / replicas / controlPlaneEndpoint; the `<cluster>-kubeconfig` Secret (1.3, 1.5);
+ *    initialized / version / replicas / controlPlaneEndpoint; the `<cluster>-kubeconfig` Secret
+ *    (docs/capz-aso-facts.md#aso-managed-status, docs/capz-aso-facts.md#entra-only-kubeconfig);
  *  - pause (Cluster.spec.paused or `cluster.x-k8s.io/paused`): every embedded object re-applied with
- *    reconcile-policy skip, then block-move removed (1.4).
+ *    reconcile-policy skip, then block-move removed (docs/capz-aso-facts.md#aso-managed-pause).
  * Simulated because no workload cluster exists: providerIDList is generated from the pool's count instead of read
- * from Nodes (1.3), and Entra-only kubeconfigs get a placeholder token instead of a real Entra token (1.5).
+ * from Nodes (docs/capz-aso-facts.md#aso-managed-status), and Entra-only kubeconfigs get a placeholder token instead of
+ * a real Entra token (docs/capz-aso-facts.md#entra-only-kubeconfig).
  */
 import type { Cache } from '../runtime/cache.ts';
 import {
@@ -67,7 +73,7 @@ const ASO_KINDS: Record<string, KindName> = {
     'ManagedClustersAgentPool',
 };
 
-/** A terminal error: the user's spec conflicts with what CAPZ must set (1.5). */
+/** A terminal error: the user's spec conflicts with what CAPZ must set (docs/capz-aso-facts.md#capz-mutators). */
 class Incompatible extends Error {}
 
 const kindToken = (r: Obj) =>
@@ -323,7 +329,7 @@ export class AsoManagedControllers {
     return { ...r, spec };
   }
 
-  /** Owned objects of recorded kinds that spec.resources no longer lists are deleted (group, kind, name; 1.4). */
+  /** Owned objects of recorded kinds that spec.resources no longer lists are deleted (group, kind, name; docs/capz-aso-facts.md#aso-managed-metadata). */
   private async deleteUnlisted(
     o: Obj,
     resources: Obj[],

@@ -1,13 +1,15 @@
 /**
  * CAPZ's legacy AzureManagedControlPlane / AzureManagedMachinePool / AzureManagedCluster controllers, as far as
  * migration needs them (docs/capz-aso-facts.md#legacy-api):
- *  - the ASO objects they create (5.2): ResourceGroup (name: normalised spec.resourceGroupName) and ManagedCluster
- *    (name: normalised control plane name, owner: the group) controller-owned by the AzureManagedControlPlane, one
- *    ManagedClustersAgentPool per AzureManagedMachinePool (azureName spec.name, owner: the ManagedCluster)
- *    controller-owned by it; every one labelled `cluster.x-k8s.io/cluster-name` and annotated
- *    `credential-from: <cluster>-aso-secret`; reconcile-policy `skip` on first create, then `manage` when "was
- *    managed" (always for clusters and pools; for the group only with CAPZ's owned tag);
- *  - `<cluster>-aso-secret`, labelled `<cluster>: owned` and controller-owned by the control plane (5.2);
+ *  - the ASO objects they create (docs/capz-aso-facts.md#legacy-aso-objects, docs/capz-aso-facts.md#legacy-names):
+ *    ResourceGroup (name: normalised spec.resourceGroupName) and ManagedCluster (name: normalised control plane name,
+ *    owner: the group) controller-owned by the AzureManagedControlPlane, one ManagedClustersAgentPool per
+ *    AzureManagedMachinePool (azureName spec.name, owner: the ManagedCluster) controller-owned by it; every one
+ *    labelled `cluster.x-k8s.io/cluster-name` and annotated `credential-from: <cluster>-aso-secret`; reconcile-policy
+ *    `skip` on first create, then `manage` when "was managed" (always for clusters and pools; for the group only with
+ *    CAPZ's owned tag);
+ *  - `<cluster>-aso-secret`, labelled `<cluster>: owned` and controller-owned by the control plane
+ *    (docs/capz-aso-facts.md#legacy-aso-objects);
  *  - the specs as CAPZ's spec builders write them: ResourceGroup `location` and `tags` = CAPZ's own tags
  *    (`sigs.k8s.io_cluster-api-provider-azure_cluster_<cluster>: owned`, `..._role: common`, `Name`) plus the control
  *    plane's `additionalTags`, on create only (azure/services/groups/spec.go `Parameters`, `infrav1.Build`); the
@@ -16,10 +18,12 @@
  *    spec.go `Parameters`): `nodeLabels` = spec.nodeLabels, `nodeTaints` = spec.taints as `key=value:Effect`,
  *    `tags` = spec.additionalTags, `availabilityZones`, `maxPods`, `osDiskSizeGB`, `osType`, `enableAutoScaling`
  *    always written (true with spec.scaling's minSize/maxSize), count from the MachinePool;
- *  - agentPoolProfiles sent only for the first create, then stripped from the ManagedCluster spec (docs/capz-aso-facts.md#legacy-agent-pool-profiles, docs/migration-procedure.md#step-6-2);
+ *  - agentPoolProfiles sent only for the first create, then stripped from the ManagedCluster spec
+ *    (docs/capz-aso-facts.md#legacy-agent-pool-profiles, docs/migration-procedure.md#step-6-2);
  *  - block-move on normal reconcile; pause copies the policy to the pre-pause annotation, sets skip, then removes
- *    block-move; unpause restores it (5.3). The AzureManagedCluster never gets block-move (5.3);
- *  - v1beta1-style conditions (with severity) on the control plane and pools (5.1).
+ *    block-move; unpause restores it. The AzureManagedCluster never gets block-move
+ *    (docs/capz-aso-facts.md#legacy-pause);
+ *  - v1beta1-style conditions (with severity) on the control plane and pools (docs/capz-aso-facts.md#legacy-api).
  * Simulated: the credential Secret's values come from the simulator's identity settings instead of an
  * AzureClusterIdentity (whose CRD is not installed here).
  */
@@ -128,7 +132,8 @@ export interface LegacyIdentity {
   clientId: string;
   /**
    * With a secret, `<cluster>-aso-secret` is the service-principal form CAPZ writes for a ServicePrincipal
-   * AzureClusterIdentity (AZURE_CLIENT_SECRET); without, the workload-identity form (AUTH_MODE) (docs/capz-aso-facts.md#aso-credential-keys).
+   * AzureClusterIdentity (AZURE_CLIENT_SECRET); without, the workload-identity form (AUTH_MODE)
+   * (docs/capz-aso-facts.md#aso-credential-keys).
    */
   clientSecret?: string;
 }
@@ -271,7 +276,7 @@ export class LegacyControllers {
     return Boolean(cluster.spec?.paused) || ann(o, PAUSED) !== undefined;
   }
 
-  /** Objects this owner controls: paused to skip with the previous policy saved, then block-move removed (5.3). */
+  /** Objects this owner controls: paused to skip with the previous policy saved, then block-move removed (docs/capz-aso-facts.md#legacy-pause). */
   private async pause(
     owner: Obj,
     kinds: Array<
@@ -351,7 +356,7 @@ export class LegacyControllers {
     }
   }
 
-  /** Creates an ASO object (reconcile-policy skip) or flips it to manage once it "was managed" (5.2). */
+  /** Creates an ASO object (reconcile-policy skip) or flips it to manage once it "was managed" (docs/capz-aso-facts.md#legacy-aso-objects). */
   private async ensureAso(
     kind: 'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool',
     owner: Obj,
@@ -380,7 +385,8 @@ export class LegacyControllers {
       });
       return undefined;
     }
-    // An existing object this owner does not control is left alone (the adoption guard of 5.2).
+    // An existing object this owner does not control is left alone (the adoption guard of
+    // docs/capz-aso-facts.md#legacy-aso-objects).
     if (controllerOf(live)?.uid !== owner.metadata.uid) return live;
     if (
       wasManaged &&
@@ -489,10 +495,11 @@ export class LegacyControllers {
             },
       },
     };
-    // The spec builder sends the pools only while the AKS cluster does not exist yet (4.3, `configureAgentPoolProfiles`
-    // looks at the existing Azure resource, not at the Kubernetes object): so until ASO reports the cluster (status.id)
-    // the ASO spec follows the AzureManagedMachinePools. A control plane reconciled before its pools are labelled
-    // first sends none (AKS refuses: a cluster needs a pool) and sends them once they appear.
+    // The spec builder sends the pools only while the AKS cluster does not exist yet
+    // (docs/capz-aso-facts.md#legacy-agent-pool-profiles, `configureAgentPoolProfiles` looks at the existing Azure
+    // resource, not at the Kubernetes object): so until ASO reports the cluster (status.id) the ASO spec follows the
+    // AzureManagedMachinePools. A control plane reconciled before its pools are labelled first sends none (AKS refuses:
+    // a cluster needs a pool) and sends them once they appear.
     const inAzure = Boolean(mcLive?.status?.id);
     const pools = this.cache
       .list('AzureManagedMachinePool', namespace)

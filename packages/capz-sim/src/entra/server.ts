@@ -5,7 +5,8 @@
  * Which fact of docs/azure-facts.md or public protocol each behaviour follows:
  *
  * - HTTPS on loopback with a generated CA: MSAL only accepts https authorities; clients pass `authorityHost: url`,
- *   `disableInstanceDiscovery: true` (docs/azure-facts.md#identity-credentials, identity's AuthorityValidationOptions) and trust `caPem`.
+ *   `disableInstanceDiscovery: true` (docs/azure-facts.md#identity-credentials, identity's AuthorityValidationOptions)
+ *   and trust `caPem`.
  * - OIDC discovery at `/{tenant}/v2.0/.well-known/openid-configuration`, where MSAL looks for a non-Microsoft
  *   authority (msal-common Authority.defaultOpenIdConfigurationEndpoint) and where the API server looks for the
  *   issuer `{url}/{tenant}/v2.0` (OIDC Discovery 1.0 section 4); it carries the four fields MSAL requires
@@ -13,13 +14,15 @@
  *   the authority's host and port (msal-common Authority.validateIssuer).
  * - JWKS at `/{tenant}/discovery/v2.0/keys` (Entra's path), RS256 keys with `kid`.
  * - `POST /{tenant}/oauth2/v2.0/token`, grant `client_credentials` with `client_secret`, scope `<app id>/.default`
- *   (docs/azure-facts.md#entra-token-endpoint: the POST carries `scope=6dae42f8-…/.default`, `grant_type=client_credentials`); a `claims` parameter
- *   is accepted and ignored (CAE). Response `{token_type, expires_in, ext_expires_in, access_token}` (docs/azure-facts.md#aks-entra-token,
- *   kubelogin's fixture: `expires_in: 3599`, the default lifetime here; settable, e.g. a few seconds in tests).
+ *   (docs/azure-facts.md#entra-token-endpoint: the POST carries `scope=6dae42f8-…/.default`,
+ *   `grant_type=client_credentials`); a `claims` parameter is accepted and ignored (CAE). Response `{token_type,
+ *   expires_in, ext_expires_in, access_token}` (docs/azure-facts.md#aks-entra-token, kubelogin's fixture: `expires_in:
+ *   3599`, the default lifetime here; settable, e.g. a few seconds in tests).
  * - Access tokens: RS256 JWTs with `aud` = the resource application id (the AKS server application for AKS),
  *   `iss`, `iat`, `nbf`, `exp`, `oid` (the service principal's object id, what AKS and our API-server config map
  *   to the user name), `sub`, `tid`, `azp`/`appid` (the client id), `ver: 2.0`, `idtyp: app` (Entra access-token
- *   claims, learn.microsoft.com/entra/identity-platform/access-token-claims-reference, docs/azure-facts.md#entra-token-endpoint).
+ *   claims, learn.microsoft.com/entra/identity-platform/access-token-claims-reference,
+ *   docs/azure-facts.md#entra-token-endpoint).
  * - Errors as Entra answers them, `{error, error_description: "AADSTSnnnn: …", error_codes, timestamp, trace_id,
  *   correlation_id}`: wrong secret 401 `invalid_client` AADSTS7000215, unknown client 400 `unauthorized_client`
  *   AADSTS700016, unknown tenant 400 `invalid_request` AADSTS90002, unknown resource 400 `invalid_scope`

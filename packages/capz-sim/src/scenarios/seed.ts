@@ -42,8 +42,9 @@ export async function ensureNamespace(kube: Kube, name: string): Promise<void> {
 }
 
 /**
- * An ASO credential Secret (docs/capz-aso-facts.md#aks-aso-flavor: the aks-aso flavor's credentials.yaml shape), in the service principal
- * with client secret form (docs/capz-aso-facts.md#aso-credential-keys), for the simulator's service principal unless another is given.
+ * An ASO credential Secret (docs/capz-aso-facts.md#aks-aso-flavor: the aks-aso flavor's credentials.yaml shape), in the
+ * service principal with client secret form (docs/capz-aso-facts.md#aso-credential-keys), for the simulator's service
+ * principal unless another is given.
  */
 export function credentialSecretObject(
   namespace: string,
@@ -142,8 +143,8 @@ export function taintsOf(
 }
 
 /**
- * A cluster on the deprecated AzureManaged* API (docs/capz-aso-facts.md#legacy-api), already running in Azure, as CAPZ's legacy
- * path would have left it: Cluster, AzureManagedCluster, AzureManagedControlPlane, a MachinePool and an
+ * A cluster on the deprecated AzureManaged* API (docs/capz-aso-facts.md#legacy-api), already running in Azure, as
+ * CAPZ's legacy path would have left it: Cluster, AzureManagedCluster, AzureManagedControlPlane, a MachinePool and an
  * AzureManagedMachinePool per pool. The legacy controllers then create the ASO objects and adopt the Azure cluster.
  */
 export async function legacyCluster(
@@ -264,8 +265,8 @@ export async function legacyCluster(
 }
 
 /**
- * A new ASO-managed cluster written as CAPZ's aks-aso flavor does (docs/capz-aso-facts.md#aks-aso-flavor), at CAPI v1beta2: ASO then
- * creates the resource group, the AKS cluster and its pools in Azure.
+ * A new ASO-managed cluster written as CAPZ's aks-aso flavor does (docs/capz-aso-facts.md#aks-aso-flavor), at CAPI
+ * v1beta2: ASO then creates the resource group, the AKS cluster and its pools in Azure.
  */
 export async function asoManagedCluster(
   kube: Kube,

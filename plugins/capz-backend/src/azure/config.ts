@@ -36,7 +36,8 @@ function httpsUrl(c: Config, key: string, where: string): string | undefined {
   } catch {
     throw new Error(`${where}.${key} must be an https URL, got "${value}"`);
   }
-  // Bearer tokens only ever travel over TLS (the SDK's bearer policy refuses http too, docs/azure-facts.md#arm-tls-only).
+  // Bearer tokens only ever travel over TLS (the SDK's bearer policy refuses http too,
+  // docs/azure-facts.md#arm-tls-only).
   if (url.protocol !== 'https:')
     throw new Error(`${where}.${key} must be an https URL, got "${value}"`);
   return value.replace(/\/+$/, '');

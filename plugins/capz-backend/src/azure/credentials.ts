@@ -1,9 +1,9 @@
 /**
- * The Azure credential for an ASO credential Secret, in ASO's order (docs/capz-aso-facts.md#aso-credential-keys, docs/azure-facts.md#credential-from-aso-secret):
- * AZURE_CLIENT_SECRET -> client secret; AZURE_CLIENT_CERTIFICATE (PEM) -> certificate; else the ASO pod's own
- * identity (AUTH_MODE podidentity = managed identity, otherwise workload identity), which this backend cannot borrow:
- * those need `capz.azureDiscovery.credential: default`, the backend's own identity, used with the Secret's
- * subscription and tenant.
+ * The Azure credential for an ASO credential Secret, in ASO's order (docs/capz-aso-facts.md#aso-credential-keys,
+ * docs/azure-facts.md#credential-from-aso-secret): AZURE_CLIENT_SECRET -> client secret; AZURE_CLIENT_CERTIFICATE (PEM)
+ * -> certificate; else the ASO pod's own identity (AUTH_MODE podidentity = managed identity, otherwise workload
+ * identity), which this backend cannot borrow: those need `capz.azureDiscovery.credential: default`, the backend's own
+ * identity, used with the Secret's subscription and tenant.
  */
 import {
   ClientCertificateCredential,
@@ -88,7 +88,8 @@ export function credentialFromSecret(
   const certificate = value('AZURE_CLIENT_CERTIFICATE');
   if (certificate) {
     if (!certificate.includes('-----BEGIN')) {
-      // PKCS#12 is what ASO also accepts, but @azure/identity for JS reads PEM only (docs/azure-facts.md#identity-credentials, docs/azure-facts.md#credential-from-aso-secret).
+      // PKCS#12 is what ASO also accepts, but @azure/identity for JS reads PEM only
+      // (docs/azure-facts.md#identity-credentials, docs/azure-facts.md#credential-from-aso-secret).
       throw new AzureCredentialError(
         `ASO credential Secret ${secretRef} holds a PKCS#12 certificate in AZURE_CLIENT_CERTIFICATE, which this backend cannot read: store it as PEM (certificate and private key), or set capz.azureDiscovery.credential to "default" to use the backend's own identity`,
       );

@@ -17,7 +17,8 @@ export interface ArmId {
 
 /**
  * Parses `/subscriptions/{sub}/resourceGroups/{rg}[/providers/{ns}/{type}/{name}...]`, matching segment names
- * case-insensitively (AKS writes `resourcegroups`, ASO `resourceGroups`: docs/azure-facts.md#arm-sdk, docs/azure-facts.md#arm-envelope).
+ * case-insensitively (AKS writes `resourcegroups`, ASO `resourceGroups`: docs/azure-facts.md#arm-sdk,
+ * docs/azure-facts.md#arm-envelope).
  */
 export function parseArmId(id: string | undefined): ArmId | undefined {
   if (!id) return undefined;
@@ -78,7 +79,8 @@ export function toDiscoveredCluster(
     ...(mc.provisioningState
       ? { provisioningState: mc.provisioningState }
       : {}),
-    // Local accounts off means no admin kubeconfig: adoption must export userCredentials (docs/capz-aso-facts.md#aso-secret-export, docs/capz-aso-facts.md#adoption-entra).
+    // Local accounts off means no admin kubeconfig: adoption must export userCredentials
+    // (docs/capz-aso-facts.md#aso-secret-export, docs/capz-aso-facts.md#adoption-entra).
     entraOnly: mc.disableLocalAccounts === true,
     ...defined({ tags: nonEmpty(mc.tags), identityType: mc.identity?.type }),
     ...(aadProfile && Object.keys(aadProfile).length ? { aadProfile } : {}),

@@ -17,9 +17,10 @@ export interface WatchStatus {
 }
 
 /**
- * The in-memory view of every management cluster that page views are served from (docs/architecture.md#flow-watch-cache):
- * one ClusterWatch each, started independently so that a cluster that is down or misconfigured never stops the
- * others. Emits `change` for every object change, which the live-update channel forwards.
+ * The in-memory view of every management cluster that page views are served from
+ * (docs/architecture.md#flow-watch-cache): one ClusterWatch each, started independently so that a cluster that is down
+ * or misconfigured never stops the others. Emits `change` for every object change, which the live-update channel
+ * forwards.
  */
 export class WatchCache extends EventEmitter {
   private readonly watches = new Map<string, ClusterWatch>();

@@ -19,9 +19,9 @@ const w = (
 });
 
 /**
- * What the read path needs (docs/architecture.md#flow-watch-cache): CAPI, the ASO-managed kinds (v1beta1, else the deprecated
- * v1alpha1 on older CAPZ), the legacy AzureManaged* kinds, the ASO objects, and core Events. Secrets are not cached:
- * their values must never reach the browser, and the jobs read the ones they copy when they need them.
+ * What the read path needs (docs/architecture.md#flow-watch-cache): CAPI, the ASO-managed kinds (v1beta1, else the
+ * deprecated v1alpha1 on older CAPZ), the legacy AzureManaged* kinds, the ASO objects, and core Events. Secrets are not
+ * cached: their values must never reach the browser, and the jobs read the ones they copy when they need them.
  */
 export const WATCHED_KINDS: WatchedKind[] = [
   w('Cluster'),

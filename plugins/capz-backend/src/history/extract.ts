@@ -59,11 +59,11 @@ function lastStatusWrite(o: ObservedObject): string | undefined {
 }
 
 /**
- * The AzureASOManaged* kinds have no `status.conditions` (docs/capz-aso-facts.md#aso-managed-status): their only health signal is
- * `status.ready` (with `status.resources[]`). So that their history is not empty, it is recorded as a synthetic
- * `Ready` condition: status True/False, reason `Ready`/`NotReady`, a message naming the embedded resources that are
- * not ready yet, no severity. Its time is the last status write seen in managedFields, which is the same for every
- * backend replica observing the same object version. Nothing is recorded before CAPZ first writes a status.
+ * The AzureASOManaged* kinds have no `status.conditions` (docs/capz-aso-facts.md#aso-managed-status): their only health
+ * signal is `status.ready` (with `status.resources[]`). So that their history is not empty, it is recorded as a
+ * synthetic `Ready` condition: status True/False, reason `Ready`/`NotReady`, a message naming the embedded resources
+ * that are not ready yet, no severity. Its time is the last status write seen in managedFields, which is the same for
+ * every backend replica observing the same object version. Nothing is recorded before CAPZ first writes a status.
  */
 export function syntheticReady(
   o: ObservedObject,

@@ -15,9 +15,9 @@ export { ConditionRecorder } from './ConditionRecorder';
 export { DatabaseHistoryStore } from './DatabaseHistoryStore';
 
 /**
- * The condition history (docs/architecture.md#flow-history): migrates the plugin's database, subscribes the recorder to the
- * watch cache (call before the cache starts, so the initial list is recorded) and schedules the pruning.
- * The caller stops the recorder on shutdown (`await recorder.stop()`, before the cache stops).
+ * The condition history (docs/architecture.md#flow-history): migrates the plugin's database, subscribes the recorder to
+ * the watch cache (call before the cache starts, so the initial list is recorded) and schedules the pruning. The caller
+ * stops the recorder on shutdown (`await recorder.stop()`, before the cache stops).
  */
 export async function createHistory(options: {
   database: DatabaseService;

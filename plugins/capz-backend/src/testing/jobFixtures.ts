@@ -176,9 +176,10 @@ const extraPoolFields = (p: PoolSeed) => ({
 
 /**
  * A cluster on the deprecated AzureManaged* API written as the simulator's `legacyCluster` seed writes it (capz-sim
- * scenarios/seed.ts, docs/capz-aso-facts.md#legacy-api): Cluster, AzureManagedCluster, AzureManagedControlPlane and a MachinePool
- * and AzureManagedMachinePool per pool. The simulated legacy controllers create the ASO objects; the simulated ASO
- * creates the AKS cluster in Azure (in an existing resource group it reads; a missing one leaves it unhealthy).
+ * scenarios/seed.ts, docs/capz-aso-facts.md#legacy-api): Cluster, AzureManagedCluster, AzureManagedControlPlane and a
+ * MachinePool and AzureManagedMachinePool per pool. The simulated legacy controllers create the ASO objects; the
+ * simulated ASO creates the AKS cluster in Azure (in an existing resource group it reads; a missing one leaves it
+ * unhealthy).
  */
 export async function writeLegacyCluster(
   c: Cluster,

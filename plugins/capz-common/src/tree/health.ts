@@ -1,6 +1,7 @@
 /**
- * Health of one object, per family (docs/capz-aso-facts.md#aso-managed-status, docs/capz-aso-facts.md#legacy-api, docs/capz-aso-facts.md#cluster-available, docs/architecture.md#health-model; docs/capz-aso-facts.md#aso-conditions). Every function takes
- * plain JSON and never throws.
+ * Health of one object, per family (docs/capz-aso-facts.md#aso-managed-status, docs/capz-aso-facts.md#legacy-api,
+ * docs/capz-aso-facts.md#cluster-available, docs/architecture.md#health-model; docs/capz-aso-facts.md#aso-conditions).
+ * Every function takes plain JSON and never throws.
  */
 import { kinds } from '../kinds';
 import {
@@ -188,10 +189,10 @@ function pausedResult(message: string, c?: ConditionView): HealthResult {
 }
 
 /**
- * Health of a condition that is not True, by ASO's severity meaning (docs/capz-aso-facts.md#aso-conditions): Error is terminal (`failed`);
- * `Reconciling`, `ReconciliationPostponed`, `Deleting` or severity Info are in progress; `WaitingForOwner` is in
- * progress while the owner exists (the owner carries the real cause), `degraded` when it does not; other Warnings
- * are `degraded`. Without a severity: Unknown is `progressing`, False is `degraded`.
+ * Health of a condition that is not True, by ASO's severity meaning (docs/capz-aso-facts.md#aso-conditions): Error is
+ * terminal (`failed`); `Reconciling`, `ReconciliationPostponed`, `Deleting` or severity Info are in progress;
+ * `WaitingForOwner` is in progress while the owner exists (the owner carries the real cause), `degraded` when it does
+ * not; other Warnings are `degraded`. Without a severity: Unknown is `progressing`, False is `degraded`.
  */
 function notTrue(c: ConditionView, ownerFound?: boolean): Health {
   if (c.severity === 'Error') return 'failed';
@@ -211,7 +212,8 @@ export interface AsoHealthContext extends HealthOptions {
 
 /**
  * Health of an ASO object (ResourceGroup, ManagedCluster, ManagedClustersAgentPool) from its
- * `status.conditions[type=Ready]` (docs/capz-aso-facts.md#aso-conditions; the ready test is CAPZ's `readyStatus`, docs/capz-aso-facts.md#aso-managed-status):
+ * `status.conditions[type=Ready]` (docs/capz-aso-facts.md#aso-conditions; the ready test is CAPZ's `readyStatus`,
+ * docs/capz-aso-facts.md#aso-managed-status):
  * - deleting (`metadata.deletionTimestamp`) → `deleting`, with the Ready reason when the deletion is stuck;
  * - Ready True and `observedGeneration >= metadata.generation` → `healthy`; True for an older generation →
  *   `progressing` (`GenerationNotObserved`);
@@ -412,8 +414,8 @@ function isPausedObject(
 
 /**
  * Health of an AzureASOManagedCluster, AzureASOManagedControlPlane or AzureASOManagedMachinePool. These have no
- * conditions (docs/capz-aso-facts.md#aso-managed-status): health comes from `status.ready` (and `initialized` for the control plane)
- * and `status.resources[]`, and the *why* from the embedded ASO objects' Ready conditions.
+ * conditions (docs/capz-aso-facts.md#aso-managed-status): health comes from `status.ready` (and `initialized` for the
+ * control plane) and `status.resources[]`, and the *why* from the embedded ASO objects' Ready conditions.
  * - deleting → `deleting`; `cluster.x-k8s.io/paused` or a paused Cluster → `paused`;
  * - any embedded ASO object not healthy → the worst one decides (reason, message, severity, since; `source` names
  *   it), even when `status.ready` is still true (CAPZ may not have caught up);
@@ -581,7 +583,8 @@ function staleGeneration(
 }
 
 /**
- * Health of a CAPI Cluster from its own conditions only (docs/capz-aso-facts.md#cluster-available): v1beta2 `Available` on top.
+ * Health of a CAPI Cluster from its own conditions only (docs/capz-aso-facts.md#cluster-available): v1beta2 `Available`
+ * on top.
  * - deleting → `deleting`; `spec.paused`, the pause annotation or Paused=True → `paused`;
  * - Available True → `healthy` (`progressing` while its observedGeneration is behind `metadata.generation`);
  * - Available not True → `progressing` while `status.phase` is Pending/Provisioning, `degraded` otherwise;

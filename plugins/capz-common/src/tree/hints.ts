@@ -1,7 +1,10 @@
 /**
  * Plain-language explanations of the reasons people meet most, with what to do. Based on ASO's condition reasons
- * and ARM error codes (docs/capz-aso-facts.md#reconcile-policy, docs/capz-aso-facts.md#aso-conditions, docs/capz-aso-facts.md#aso-secret-export, docs/capz-aso-facts.md#entra-only-kubeconfig) and CAPZ's behaviour (docs/capz-aso-facts.md#aso-managed-status, docs/capz-aso-facts.md#aso-managed-metadata, docs/capz-aso-facts.md#capz-mutators, docs/capz-aso-facts.md#legacy-aso-objects), plus
- * the reasons this module itself sets on tree nodes.
+ * and ARM error codes (docs/capz-aso-facts.md#reconcile-policy, docs/capz-aso-facts.md#aso-conditions,
+ * docs/capz-aso-facts.md#aso-secret-export, docs/capz-aso-facts.md#entra-only-kubeconfig) and CAPZ's behaviour
+ * (docs/capz-aso-facts.md#aso-managed-status, docs/capz-aso-facts.md#aso-managed-metadata,
+ * docs/capz-aso-facts.md#capz-mutators, docs/capz-aso-facts.md#legacy-aso-objects), plus the reasons this module itself
+ * sets on tree nodes.
  */
 
 /** What a reason means and what to do about it. @public */

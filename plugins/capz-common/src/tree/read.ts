@@ -72,7 +72,8 @@ function toCondition(v: unknown): ConditionView | undefined {
 
 /**
  * An object's conditions: `status.conditions`, plus `status.v1beta2.conditions` for CAPI objects read at v1beta1
- * (clusterctl's UnstructuredGet order, docs/capz-aso-facts.md#clusterctl-conditions). On a type present in both, the v1beta2 one wins.
+ * (clusterctl's UnstructuredGet order, docs/capz-aso-facts.md#clusterctl-conditions). On a type present in both, the
+ * v1beta2 one wins.
  * @public
  */
 export function conditionsOf(o: ObservedObject | undefined): ConditionView[] {

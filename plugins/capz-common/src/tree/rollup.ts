@@ -1,6 +1,7 @@
 /**
  * Rollup: a node's health as the worst of its own and its subtree's, with the deciding node named. Unlike CAPI's
- * own Cluster `Available`, which ignores MachinePools (docs/capz-aso-facts.md#cluster-available), every node of the tree counts.
+ * own Cluster `Available`, which ignores MachinePools (docs/capz-aso-facts.md#cluster-available), every node of the
+ * tree counts.
  */
 import { compareHealth } from './health';
 import type { Health, HealthResult, TreeNode } from './types';
