@@ -5,8 +5,15 @@ export interface Config {
       capz?: {
         /** Owner written on every cluster entity that has no `capz.io/owner` annotation. Default: `group:default/platform`. */
         defaultOwner?: string;
-        /** How often to refresh, in seconds. Default: 60. */
+        /** How often the whole set is read again and replaced (a full mutation), in seconds. Default: 60. */
         refreshSeconds?: number;
+        /**
+         * Apply each cluster change the capz backend announces (its `capz:changes` signals) as a delta mutation within
+         * moments, between the full refreshes. Default: true.
+         */
+        liveUpdates?: boolean;
+        /** How long to gather a burst of changes before reading the clusters, in milliseconds. Default: 200. */
+        liveUpdateDelayMs?: number;
       };
     };
   };

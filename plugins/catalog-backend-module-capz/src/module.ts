@@ -3,8 +3,10 @@ import {
   createBackendModule,
 } from '@backstage/backend-plugin-api';
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
+import { eventsServiceRef } from '@backstage/plugin-events-node';
 import { CapzBackendClusterSource } from './providers/CapzBackendClusterSource';
 import { CapzClusterEntityProvider } from './providers/CapzClusterEntityProvider';
+import { CapzSignalChangeStream } from './providers/CapzSignalChangeStream';
 
 /** Registers the CAPZ cluster entity provider with the catalog. @public */
 export const catalogModuleCapz = createBackendModule({
@@ -19,23 +21,35 @@ export const catalogModuleCapz = createBackendModule({
         scheduler: coreServices.scheduler,
         discovery: coreServices.discovery,
         auth: coreServices.auth,
+        events: eventsServiceRef,
       },
-      async init({ catalog, config, logger, scheduler, discovery, auth }) {
-        const refreshSeconds =
-          config.getOptionalNumber('catalog.providers.capz.refreshSeconds') ??
-          60;
+      async init({
+        catalog,
+        config,
+        logger,
+        scheduler,
+        discovery,
+        auth,
+        events,
+      }) {
+        const c = config.getOptionalConfig('catalog.providers.capz');
+        const refreshSeconds = c?.getOptionalNumber('refreshSeconds') ?? 60;
+        const live = c?.getOptionalBoolean('liveUpdates') ?? true;
         catalog.addEntityProvider(
           new CapzClusterEntityProvider({
             source: new CapzBackendClusterSource({ discovery, auth }),
             logger,
             defaultOwner:
-              config.getOptionalString('catalog.providers.capz.defaultOwner') ??
-              'group:default/platform',
+              c?.getOptionalString('defaultOwner') ?? 'group:default/platform',
             taskRunner: scheduler.createScheduledTaskRunner({
               frequency: { seconds: refreshSeconds },
               timeout: { seconds: Math.max(30, refreshSeconds) },
               initialDelay: { seconds: 5 },
             }),
+            changes: live
+              ? new CapzSignalChangeStream({ events, logger })
+              : undefined,
+            changeDelayMs: c?.getOptionalNumber('liveUpdateDelayMs'),
           }),
         );
       },

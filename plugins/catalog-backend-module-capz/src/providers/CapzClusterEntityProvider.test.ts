@@ -1,6 +1,15 @@
 import { mockServices } from '@backstage/backend-test-utils';
-import { ClusterSummary } from '@capz-backstage/plugin-capz-common';
-import { CapzClusterEntityProvider } from './CapzClusterEntityProvider';
+import { DefaultEventsService } from '@backstage/plugin-events-node';
+import { DefaultSignalsService } from '@backstage/plugin-signals-node';
+import {
+  CAPZ_SIGNAL_CHANNEL,
+  ClusterSummary,
+} from '@capz-backstage/plugin-capz-common';
+import {
+  CapzClusterEntityProvider,
+  ClusterChangeStream,
+} from './CapzClusterEntityProvider';
+import { CapzSignalChangeStream } from './CapzSignalChangeStream';
 import { clusterToEntity, entityNameFor } from './clusterEntity';
 
 const cluster: ClusterSummary = {
@@ -48,6 +57,171 @@ describe('CapzClusterEntityProvider', () => {
       defaultOwner: 'group:default/platform',
     });
     await expect(provider.refresh()).rejects.toThrow(/not connected/);
+  });
+});
+
+/** A change stream the test drives: `emit` is what the capz backend announcing changed Clusters does. */
+function fakeChanges() {
+  let listener: ((uids: string[]) => void) | undefined;
+  const stream: ClusterChangeStream = {
+    subscribe: async onChange => {
+      listener = onChange;
+      return () => {
+        listener = undefined;
+      };
+    },
+  };
+  return { stream, emit: (uids: string[]) => listener?.(uids) };
+}
+
+/** Resolves once the connection got `n` mutations. */
+async function mutations(connection: { applyMutation: jest.Mock }, n: number) {
+  for (
+    let i = 0;
+    i < 200 && connection.applyMutation.mock.calls.length < n;
+    i++
+  )
+    await new Promise(r => setTimeout(r, 5));
+  return connection.applyMutation.mock.calls.map(([m]) => m);
+}
+
+const summary = (m: any) =>
+  m.type === 'full'
+    ? {
+        type: 'full',
+        entities: m.entities.map((e: any) => e.entity.metadata.name),
+      }
+    : {
+        type: 'delta',
+        added: m.added.map((e: any) => [
+          e.entity.metadata.name,
+          e.entity.spec.owner,
+          e.locationKey,
+        ]),
+        removed: m.removed.map((e: any) => e.entity.metadata.name),
+      };
+
+describe('CapzClusterEntityProvider: live updates', () => {
+  function setup() {
+    let clusters: ClusterSummary[] = [cluster];
+    const changes = fakeChanges();
+    const connection = { applyMutation: jest.fn(), refresh: jest.fn() };
+    const listClusters = jest.fn(async () => clusters);
+    const provider = new CapzClusterEntityProvider({
+      source: { listClusters },
+      logger: mockServices.logger.mock(),
+      taskRunner: { run: async () => {} },
+      defaultOwner: 'group:default/platform',
+      changes: changes.stream,
+      changeDelayMs: 10,
+    });
+    return {
+      provider,
+      connection,
+      emit: changes.emit,
+      listClusters,
+      set: (next: ClusterSummary[]) => {
+        clusters = next;
+      },
+    };
+  }
+
+  it('applies each announced change as a delta: a new cluster with its owner, a changed one, a removed one', async () => {
+    const { provider, connection, emit, set } = setup();
+    await provider.connect(connection);
+    await provider.refresh();
+
+    // The scaffolder created team-a/new with owner group:default/search.
+    const created = {
+      ...cluster,
+      uid: 'c0ffee00-0000-0000-0000-000000000002',
+      name: 'new',
+      owner: 'group:default/search',
+    };
+    set([cluster, created]);
+    emit([created.uid]);
+    await mutations(connection, 2);
+    // The owner annotation changed on aks-dev, then team-a/new was deleted.
+    set([{ ...cluster, owner: 'group:default/sre' }, created]);
+    emit([cluster.uid]);
+    await mutations(connection, 3);
+    set([{ ...cluster, owner: 'group:default/sre' }]);
+    emit([created.uid]);
+    const ms = await mutations(connection, 4);
+
+    expect(ms.map(summary)).toEqual([
+      { type: 'full', entities: ['local-team-a-aks-dev'] },
+      {
+        type: 'delta',
+        added: [['local-team-a-new', 'group:default/search', 'capz-clusters']],
+        removed: [],
+      },
+      {
+        type: 'delta',
+        added: [['local-team-a-aks-dev', 'group:default/sre', 'capz-clusters']],
+        removed: [],
+      },
+      { type: 'delta', added: [], removed: ['local-team-a-new'] },
+    ]);
+    provider.close();
+  });
+
+  it('coalesces a burst of changes into one read and one delta, and applies nothing when nothing moved', async () => {
+    const { provider, connection, emit, listClusters } = setup();
+    await provider.connect(connection);
+    await provider.refresh();
+    for (let i = 0; i < 20; i++) emit([cluster.uid]);
+    await new Promise(r => setTimeout(r, 60));
+    expect(listClusters).toHaveBeenCalledTimes(2); // the refresh, then one for the burst
+    expect(connection.applyMutation).toHaveBeenCalledTimes(1); // only the full one: the burst changed nothing
+    provider.close();
+  });
+
+  it('ignores changes before the catalog connects it, and after close', async () => {
+    const { provider, connection, emit } = setup();
+    emit(['x']);
+    await new Promise(r => setTimeout(r, 30));
+    expect(connection.applyMutation).not.toHaveBeenCalled();
+    await provider.connect(connection);
+    provider.close();
+    emit(['x']);
+    await new Promise(r => setTimeout(r, 30));
+    expect(connection.applyMutation).not.toHaveBeenCalled();
+  });
+});
+
+describe('CapzSignalChangeStream', () => {
+  it("hears the capz backend's signals on the events service, and nothing else", async () => {
+    // The real services: the capz backend publishes through its SignalsService, which rides on the events service.
+    const events = DefaultEventsService.create({
+      logger: mockServices.logger.mock(),
+    });
+    const signals = DefaultSignalsService.create({
+      events: events.forPlugin('capz'),
+    });
+    const heard: string[][] = [];
+    const stop = await new CapzSignalChangeStream({
+      events: events.forPlugin('catalog'),
+      logger: mockServices.logger.mock(),
+    }).subscribe(uids => heard.push(uids));
+
+    await signals.publish({
+      recipients: { type: 'broadcast' },
+      channel: CAPZ_SIGNAL_CHANNEL,
+      message: { clusterUids: ['u1', 'u2'] },
+    });
+    await signals.publish({
+      recipients: { type: 'broadcast' },
+      channel: 'other:channel',
+      message: { clusterUids: ['nope'] },
+    });
+    stop();
+    await signals.publish({
+      recipients: { type: 'broadcast' },
+      channel: CAPZ_SIGNAL_CHANNEL,
+      message: { clusterUids: ['after-stop'] },
+    });
+    expect(heard).toEqual([['u1', 'u2']]);
   });
 });
 
