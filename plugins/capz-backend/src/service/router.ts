@@ -40,7 +40,8 @@ const MAX_TIMELINE_LIMIT = 20_000;
 
 /**
  * The plugin's HTTP API, described by src/schema/openapi.yaml and validated against it (bad input is a 400 naming
- * the field before any handler runs). Every route reads the watch cache or the history, never an API server.
+ * the field before any handler runs). The read routes here read the watch cache or the history, never an API server;
+ * the jobs routes (given `jobs`) are added from ./jobsRouter on the same router.
  */
 export async function createRouter(
   options: RouterOptions,
