@@ -8,7 +8,14 @@ function rbacRules(): Set<string> {
     resolve(__dirname, '../../../capz-backend/rbac/jobs.yaml'),
     'utf8',
   );
-  const role = text.split('\n---\n')[0];
+  // A flow list prettier wrapped over several lines is put back on one line.
+  const role = text
+    .split('\n---\n')[0]
+    .replace(
+      /:\s*\n\s*\[([^\]]*)\]/g,
+      (_, items: string) =>
+        `: [${items.replace(/\s+/g, ' ').trim().replace(/,$/, '')}]`,
+    );
   const list = (line: string) =>
     line
       .replace(/^[^[]*\[|\]\s*$/g, '')

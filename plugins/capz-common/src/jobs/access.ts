@@ -1,9 +1,9 @@
 /** The permissions a job type needs, for the preflight's SelfSubjectAccessReviews and the RBAC file. */
-import type { AccessRequirement } from './common';
 import { requiredAdoptionAccess } from './adoption';
 import { requiredMigrationAccess } from './migration';
 import { requiredUpgradeAccess } from './upgrade';
 import type {
+  AccessRequirement,
   AdoptJobParams,
   JobType,
   MigrateJobParams,

@@ -5,7 +5,7 @@
  */
 import { findCondition } from '../tree/read';
 import type { ObservedObject } from '../tree/types';
-import { CAPZ, describeRef, groupOfApiVersion } from './common';
+import { CAPZ, describeRef, groupOfApiVersion } from './helpers';
 import { JOB_ANNOTATION, type LiveCondition } from './types';
 
 /** The result of one condition: whether it holds and, in a few words, what was seen. @public */

@@ -1,10 +1,5 @@
 export * from './types';
-export {
-  JOB_ID_PLACEHOLDER,
-  describeRef,
-  type AccessAnswer,
-  type AccessRequirement,
-} from './common';
+export { describeRef } from './helpers';
 export * from './names';
 export * from './conditions';
 export * from './access';
@@ -13,7 +8,6 @@ export {
   requiredMigrationAccess,
   agentPoolProfilesFromStatus,
   type MigrationSnapshot,
-  type JobPlanResult,
 } from './migration';
 export {
   planAdoption,

@@ -333,6 +333,13 @@ export interface JobPreview {
   plan: StepPlan[];
 }
 
+/** A job's preview plus what the planner found, for the wizard. @public */
+export type JobPlanResult = JobPreview & {
+  result?: JobResult;
+  /** What the plan is built from, in words: e.g. `newCluster`, `credentialSecret`, `resourceGroup`. */
+  facts?: Record<string, string>;
+};
+
 /** GET /jobs?managementCluster&namespace&name&active @public */
 export interface JobsResponse {
   items: Job[];
@@ -416,3 +423,33 @@ export interface CapzJobSignal {
 
 /** The annotation every object a job creates carries, so a resumed job recognises its own objects. @public */
 export const JOB_ANNOTATION = 'capz.io/job';
+
+/**
+ * The value planners write into {@link JOB_ANNOTATION} on every object they create. The backend replaces it with
+ * the job's id when it stores the plan (every occurrence of this literal string in the plan), so a resumed job
+ * recognises its own objects.
+ * @public
+ */
+export const JOB_ID_PLACEHOLDER = '$' + '{JOB_ID}';
+
+/** One permission a job needs on the management cluster. @public */
+export interface AccessRequirement {
+  verb: string;
+  /** API group; '' for the core group. */
+  group: string;
+  /** Plural resource name, e.g. `managedclusters`. */
+  resource: string;
+  /** Absent for cluster-scoped resources (namespaces). */
+  namespace?: string;
+  /** The steps that need it, for the refusal message and the RBAC file's comments. */
+  why: string;
+}
+
+/** The backend's answer to an {@link AccessRequirement} (a SelfSubjectAccessReview). @public */
+export interface AccessAnswer {
+  verb: string;
+  group: string;
+  resource: string;
+  namespace?: string;
+  allowed: boolean;
+}

@@ -12,7 +12,7 @@ import {
   type Obj,
   type PoolOpts,
 } from '../../tree/__fixtures__/clusters';
-import type { AccessAnswer, AccessRequirement } from '../common';
+import type { AccessAnswer, AccessRequirement } from '../types';
 
 export { find, SUB };
 

@@ -1,81 +1,17 @@
-import { evaluateObjectCondition } from './conditions';
-import { JOB_ID_PLACEHOLDER } from './common';
+import { evaluateObjectCondition } from '../conditions';
+import { JOB_ID_PLACEHOLDER } from '../types';
+import { SUB } from '../__fixtures__/snapshots';
 import {
-  planAdoption,
-  requiredAdoptionAccess,
-  type AdoptionSnapshot,
-} from './adoption';
-import type {
-  AdoptJobParams,
-  DiscoveredAksCluster,
-  PlannedAction,
-  StepPlan,
-} from './types';
-import { allow, asoManagedCluster, SUB } from './__fixtures__/snapshots';
-
-const params: AdoptJobParams = {
-  managementCluster: 'mgmt',
-  namespace: 'adopt',
-  credentialSecret: 'aso-credential',
-  subscriptionId: SUB,
-  resourceGroup: 'RG_Adopt',
-  clusterName: 'aks-adopt',
-};
-
-/** The AKS cluster of capz-sim's adoption-procedure test, as ARM discovery reports it. */
-const aksCluster = (
-  over: Partial<DiscoveredAksCluster> = {},
-): DiscoveredAksCluster => ({
-  subscriptionId: SUB,
-  resourceGroup: 'RG_Adopt',
-  name: 'aks-adopt',
-  location: 'westeurope',
-  kubernetesVersion: '1.33.2',
-  dnsPrefix: 'aks-adopt-dns',
-  provisioningState: 'Succeeded',
-  entraOnly: false,
-  agentPools: [
-    { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', count: 2 },
-    {
-      name: 'apps',
-      mode: 'User',
-      vmSize: 'Standard_D4s_v3',
-      count: 1,
-      enableAutoScaling: true,
-      minCount: 1,
-      maxCount: 5,
-    },
-  ],
-  ...over,
-});
-
-const snapshot = (
-  over: Partial<AdoptionSnapshot> = {},
-  p = params,
-): AdoptionSnapshot => ({
-  aks: aksCluster(),
-  resourceGroupLocation: 'westeurope',
-  namespaceExists: true,
-  credentialSecretExists: true,
-  objects: [],
-  access: allow(requiredAdoptionAccess(p)),
-  ...over,
-});
-
-const step = (plan: StepPlan[], id: string) => plan.find(s => s.id === id)!;
-const creates = (s: StepPlan) =>
-  s.actions
-    .filter(
-      (a): a is Extract<PlannedAction, { action: 'create' }> =>
-        a.action === 'create',
-    )
-    .map(a => a.object);
-const failed = (r: ReturnType<typeof planAdoption>) =>
-  r.preflight.filter(c => c.status === 'fail').map(c => c.id);
-const credential = {
-  'serviceoperator.azure.com/credential-from': 'aso-credential',
-};
-const adopt = { 'sigs.k8s.io/cluster-api-provider-azure-adopt': 'true' };
+  adopt,
+  aksCluster,
+  creates,
+  credential,
+  failed,
+  params,
+  snapshot,
+  step,
+} from '../__fixtures__/adoption';
+import { planAdoption, requiredAdoptionAccess } from '.';
 
 describe('planAdoption', () => {
   it('plans resource group, managed cluster, agent pools, available, in that order', () => {
@@ -461,141 +397,5 @@ describe('planAdoption', () => {
     ]);
     const [mc] = creates(step(r.plan, 'adopt-managed-cluster'));
     expect((mc.spec as any).owner).toEqual({ name: 'shared-rg' });
-  });
-
-  describe('refuses', () => {
-    it('a missing namespace, saying to create it and the Secret', () => {
-      const r = planAdoption(
-        params,
-        snapshot({ namespaceExists: false, credentialSecretExists: false }),
-      );
-      expect(failed(r)).toEqual(['namespace', 'credential-secret']);
-      expect(r.preflight[0].fix).toMatch(
-        /Create namespace adopt and the ASO credential Secret aso-credential/,
-      );
-    });
-
-    it('an AKS cluster that is not found, with no plan', () => {
-      const r = planAdoption(params, snapshot({ aks: undefined }));
-      expect(failed(r)).toEqual(['aks-cluster']);
-      expect(r.plan).toEqual([]);
-    });
-
-    it('an AKS cluster that is not Succeeded', () => {
-      const r = planAdoption(
-        params,
-        snapshot({ aks: aksCluster({ provisioningState: 'Updating' }) }),
-      );
-      expect(failed(r)).toEqual(['aks-cluster']);
-      expect(r.preflight.find(c => c.id === 'aks-cluster')!.message).toMatch(
-        /is Updating, not Succeeded/,
-      );
-    });
-
-    it('a cluster already managed from this management cluster', () => {
-      const r = planAdoption(
-        params,
-        snapshot({
-          aks: aksCluster({
-            managedBy: {
-              namespace: 'team-a',
-              name: 'aks-adopt',
-              cluster: 'aks-adopt',
-            },
-          }),
-        }),
-      );
-      expect(failed(r)).toEqual(['not-managed']);
-      expect(r.preflight.find(c => c.id === 'not-managed')!.message).toContain(
-        'ManagedCluster team-a/aks-adopt (Cluster aks-adopt)',
-      );
-    });
-
-    it('a user-assigned identity, which the plan would switch to SystemAssigned', () => {
-      expect(
-        failed(
-          planAdoption(
-            params,
-            snapshot({ aks: aksCluster({ identityType: 'UserAssigned' }) }),
-          ),
-        ),
-      ).toEqual(['identity']);
-    });
-
-    it('a cluster name that normalises to no valid object name', () => {
-      const p = { ...params, clusterName: `${'x'.repeat(70)}` };
-      const r = planAdoption(
-        p,
-        snapshot({ aks: aksCluster({ name: p.clusterName }) }, p),
-      );
-      expect(failed(r)).toEqual(['names']);
-      expect(r.preflight.find(c => c.id === 'names')!.message).toMatch(
-        /cluster object name .* 70 characters long/,
-      );
-    });
-
-    it('objects of the same names already in the namespace', () => {
-      const { objects } = asoManagedCluster({
-        name: 'aks-adopt',
-        namespace: 'adopt',
-        pools: [{ name: 'apps' }],
-      });
-      const r = planAdoption(params, snapshot({ objects }));
-      expect(failed(r)).toEqual(['no-conflicts']);
-      const msg = r.preflight.find(c => c.id === 'no-conflicts')!.message;
-      for (const what of [
-        'Cluster aks-adopt',
-        'AzureASOManagedControlPlane aks-adopt',
-        'ManagedCluster aks-adopt',
-        'MachinePool aks-adopt-apps',
-        'ManagedClustersAgentPool aks-adopt-apps',
-      ]) {
-        expect(msg).toContain(what);
-      }
-    });
-
-    it('a ResourceGroup object of the normalised name that points elsewhere', () => {
-      const other = {
-        apiVersion: 'resources.azure.com/v1api20200601',
-        kind: 'ResourceGroup',
-        metadata: { name: 'rg-adopt' },
-        spec: { azureName: 'rg-something-else' },
-      };
-      const r = planAdoption(params, snapshot({ objects: [other] }));
-      expect(failed(r)).toEqual(['no-conflicts']);
-      expect(r.preflight.find(c => c.id === 'no-conflicts')!.message).toContain(
-        'ResourceGroup rg-adopt (azureName rg-something-else)',
-      );
-    });
-
-    it('missing permissions', () => {
-      const snap = snapshot();
-      snap.access = snap.access.map(a =>
-        a.resource === 'managedclustersagentpools' && a.verb === 'create'
-          ? { ...a, allowed: false }
-          : a,
-      );
-      const r = planAdoption(params, snap);
-      expect(failed(r)).toEqual(['access']);
-      expect(r.preflight.find(c => c.id === 'access')!.message).toContain(
-        'create managedclustersagentpools.containerservice.azure.com in adopt (for adopt-agent-pools)',
-      );
-    });
-  });
-
-  it('warns when the resource group location is unknown and uses the cluster location', () => {
-    const r = planAdoption(
-      params,
-      snapshot({
-        resourceGroupLocation: undefined,
-        aks: aksCluster({ location: 'northeurope' }),
-      }),
-    );
-    expect(
-      r.preflight.find(c => c.id === 'resource-group-location')?.status,
-    ).toBe('warn');
-    expect(
-      (creates(step(r.plan, 'adopt-resource-group'))[0].spec as any).location,
-    ).toBe('northeurope');
   });
 });

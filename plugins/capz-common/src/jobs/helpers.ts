@@ -1,12 +1,16 @@
 /**
- * Building blocks the planners share: object references, planned conditions with their words, and the access
- * check. Internal to the jobs folder except for the types and constants re-exported by index.ts.
+ * Building blocks the planners share: object references and names, planned conditions with their words, the access
+ * check, preflight results, reconcile policies and the adoption steps' waits. Internal to the jobs folder except
+ * for what index.ts re-exports ({@link describeRef}).
  */
 import { apiVersionOf, kinds, type KindName } from '../kinds';
 import { RECONCILE_POLICY_ANNOTATION } from '../tree/facts';
 import type { ObservedObject } from '../tree/types';
 import {
   JOB_ANNOTATION,
+  JOB_ID_PLACEHOLDER,
+  type AccessAnswer,
+  type AccessRequirement,
   type AzureClusterKey,
   type ObjectRef,
   type PlannedAction,
@@ -15,40 +19,9 @@ import {
   type StepPlan,
 } from './types';
 
-/**
- * The value planners write into {@link JOB_ANNOTATION} on every object they create. The backend replaces it with
- * the job's id when it stores the plan (every occurrence of this literal string in the plan), so a resumed job
- * recognises its own objects.
- * @public
- */
-export const JOB_ID_PLACEHOLDER = '$' + '{JOB_ID}';
-
-/** One permission a job needs on the management cluster. @public */
-export interface AccessRequirement {
-  verb: string;
-  /** API group; '' for the core group. */
-  group: string;
-  /** Plural resource name, e.g. `managedclusters`. */
-  resource: string;
-  /** Absent for cluster-scoped resources (namespaces). */
-  namespace?: string;
-  /** The steps that need it, for the refusal message and the RBAC file's comments. */
-  why: string;
-}
-
-/** The backend's answer to an {@link AccessRequirement} (a SelfSubjectAccessReview). @public */
-export interface AccessAnswer {
-  verb: string;
-  group: string;
-  resource: string;
-  namespace?: string;
-  allowed: boolean;
-}
-
 export const CAPZ = 'infrastructure.cluster.x-k8s.io';
 export const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
 export const RECONCILE_POLICY = RECONCILE_POLICY_ANNOTATION;
-export const BLOCK_MOVE = 'clusterctl.cluster.x-k8s.io/block-move';
 /** Where the legacy CAPZ controllers keep an ASO object's own policy while its Cluster is paused (capz-ground-truth 5.3). */
 export const PRE_PAUSE_POLICY =
   'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy';
@@ -84,12 +57,6 @@ export const secretRef = (namespace: string, name: string): ObjectRef => ({
   namespace,
   name,
 });
-export const namespaceRef = (name: string): ObjectRef => ({
-  apiVersion: 'v1',
-  kind: 'Namespace',
-  name,
-});
-
 /** `ManagedCluster team-x/foo`, as kubectl would say it. @public */
 export function describeRef(
   r: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>,
@@ -301,25 +268,19 @@ export const clone = <T>(v: T): T =>
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** An object's name; `''` when it has none (or there is no object). */
+export const nameOf = (o: ObservedObject | undefined): string =>
+  o?.metadata?.name ?? '';
+
+/** The name Azure knows an ASO object by: its `spec.azureName`, else its own name. */
+export const azureNameOf = (o: ObservedObject): string =>
+  typeof o.spec?.azureName === 'string' && o.spec.azureName
+    ? o.spec.azureName
+    : nameOf(o);
+
 /** The group of an apiVersion (`''` for core). */
 export const groupOfApiVersion = (apiVersion: string | undefined): string =>
   apiVersion && apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
-
-/** Whether `o` has an owner reference to a CAPZ object of this kind and name (any version of the group). */
-export function ownedBy(
-  o: ObservedObject,
-  kind: string,
-  name: string,
-  controllerOnly = false,
-): boolean {
-  return (o.metadata?.ownerReferences ?? []).some(
-    r =>
-      r.kind === kind &&
-      r.name === name &&
-      groupOfApiVersion(r.apiVersion) === CAPZ &&
-      (!controllerOnly || r.controller === true),
-  );
-}
 
 /** ASO's reconcile policies (v2/pkg/common/annotations/reconcile_policy.go); anything else means `manage`. */
 export type ReconcilePolicy = 'manage' | 'skip' | 'detach-on-delete';

@@ -1,94 +1,14 @@
-import { evaluateObjectCondition } from './conditions';
+import { evaluateObjectCondition } from '../conditions';
+import { find, mergePatch, type Obj } from '../__fixtures__/snapshots';
 import {
-  planApiVersionUpgrade,
-  requiredUpgradeAccess,
-  type UpgradeSnapshot,
-} from './upgrade';
-import type { UpgradeApiVersionJobParams } from './types';
-import {
-  allow,
-  asoManagedCluster,
-  find,
-  legacySnapshotObjects,
-  mergePatch,
-  type Obj,
-} from './__fixtures__/snapshots';
-
-const ALPHA = 'infrastructure.cluster.x-k8s.io/v1alpha1';
-const BETA = 'infrastructure.cluster.x-k8s.io/v1beta1';
-const params: UpgradeApiVersionJobParams = {
-  managementCluster: 'mgmt',
-  namespace: 'team-a',
-  name: 'alpha-1',
-};
-const fields = { 'f:spec': { 'f:resources': {} } };
-
-/** An ASO cluster whose CAPZ objects were applied at v1alpha1 (kubectl) and later read at v1beta1, as after clusterctl upgrade. */
-function snapshot(): UpgradeSnapshot & { objects: Obj[] } {
-  const { cluster, objects } = asoManagedCluster({
-    name: 'alpha-1',
-    pools: [
-      { name: 'system', mode: 'System', count: 2 },
-      { name: 'apps', count: 1 },
-    ],
-  });
-  for (const o of objects.filter(x => x.kind!.startsWith('AzureASOManaged'))) {
-    o.metadata.managedFields = [
-      {
-        manager: 'kubectl-client-side-apply',
-        operation: 'Update',
-        apiVersion: ALPHA,
-        time: '2026-01-01T00:00:00Z',
-        fieldsType: 'FieldsV1',
-        fieldsV1: fields,
-      },
-      {
-        manager: 'capz-manager',
-        operation: 'Update',
-        apiVersion: BETA,
-        subresource: 'status',
-        fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:status': {} },
-      },
-      {
-        manager: 'capz-manager',
-        operation: 'Apply',
-        apiVersion: ALPHA,
-        subresource: 'status',
-        fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:status': {} },
-      },
-    ] as any;
-  }
-  const cp = find(objects, 'AzureASOManagedControlPlane', 'alpha-1');
-  cp.metadata.annotations!['kubectl.kubernetes.io/last-applied-configuration'] =
-    JSON.stringify({ apiVersion: ALPHA, kind: 'AzureASOManagedControlPlane' });
-  const clusterAtV1beta1 = {
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
-    kind: 'Cluster',
-    metadata: { name: 'alpha-1', namespace: 'team-a' },
-    spec: {
-      infrastructureRef: {
-        apiVersion: ALPHA,
-        kind: 'AzureASOManagedCluster',
-        name: 'alpha-1',
-      },
-      controlPlaneRef: {
-        apiVersion: ALPHA,
-        kind: 'AzureASOManagedControlPlane',
-        name: 'alpha-1',
-      },
-    },
-  };
-  return {
-    cluster,
-    clusterAtV1beta1,
-    objects,
-    access: allow(requiredUpgradeAccess(params)),
-  };
-}
-const failed = (r: ReturnType<typeof planApiVersionUpgrade>) =>
-  r.preflight.filter(c => c.status === 'fail').map(c => c.id);
+  ALPHA,
+  BETA,
+  failed,
+  fields,
+  params,
+  snapshot,
+} from '../__fixtures__/upgrade';
+import { planApiVersionUpgrade } from '.';
 
 describe('planApiVersionUpgrade', () => {
   it('updates the references at cluster.x-k8s.io/v1beta1, then moves the v1alpha1 field managers to v1beta1', () => {
@@ -273,67 +193,6 @@ describe('planApiVersionUpgrade', () => {
           template: { spec: { infrastructureRef: { apiVersion: BETA } } },
         },
       },
-    });
-  });
-
-  describe('refuses', () => {
-    it('a cluster already on v1beta1: nothing to upgrade', () => {
-      const { cluster, objects } = asoManagedCluster({ name: 'alpha-1' });
-      const r = planApiVersionUpgrade(params, {
-        cluster,
-        objects,
-        access: allow(requiredUpgradeAccess(params)),
-      });
-      expect(failed(r)).toEqual(['api']);
-      expect(r.preflight.find(c => c.id === 'api')!.message).toMatch(
-        /^Nothing to upgrade/,
-      );
-      expect(r.plan).toEqual([]);
-    });
-
-    it('a legacy cluster', () => {
-      const { cluster, objects } = legacySnapshotObjects({
-        name: 'alpha-1',
-        namespace: 'team-a',
-      });
-      const r = planApiVersionUpgrade(params, {
-        cluster,
-        objects,
-        access: allow(requiredUpgradeAccess(params)),
-      });
-      expect(r.preflight.find(c => c.id === 'api')).toMatchObject({
-        status: 'fail',
-        fix: expect.stringMatching(/Migrate/),
-      });
-    });
-
-    it('a missing cluster', () => {
-      expect(
-        failed(planApiVersionUpgrade(params, { objects: [], access: [] })),
-      ).toEqual(['cluster', 'access']);
-    });
-
-    it('objects that can only be read at v1alpha1 (CAPZ not upgraded)', () => {
-      const { cluster, objects } = asoManagedCluster({
-        name: 'alpha-1',
-        capzVersion: 'v1alpha1',
-      });
-      const r = planApiVersionUpgrade(params, {
-        cluster,
-        objects,
-        access: allow(requiredUpgradeAccess(params)),
-      });
-      expect(failed(r)).toContain('v1beta1-served');
-    });
-
-    it('managedFields without fieldsV1 (read from a cache that strips them)', () => {
-      const snap = snapshot();
-      for (const o of snap.objects)
-        for (const e of (o.metadata.managedFields ?? []) as any[])
-          delete e.fieldsV1;
-      expect(failed(planApiVersionUpgrade(params, snap))).toEqual([
-        'managed-fields',
-      ]);
     });
   });
 });

@@ -1,0 +1,75 @@
+/**
+ * The adoption of an existing AKS cluster, planned as data from one snapshot: the documented order (capz-ground-truth
+ * 2.3, 9): an ASO ResourceGroup that is Ready, then the annotated ManagedCluster with its pools copied from Azure
+ * (as `asoctl import` would), wait until an AzureASOManagedControlPlane controls it and CAPI has labelled that,
+ * then one annotated ManagedClustersAgentPool per pool, then the Cluster is Available. Pure: no I/O.
+ */
+import { policyBeforeJob } from '../helpers';
+import type { AdoptJobParams, JobPlanResult } from '../types';
+import { adoptionPreflight, type AdoptionSnapshot } from './preflight';
+import { adoptionSteps } from './steps';
+
+export {
+  adoptionPreflight,
+  requiredAdoptionAccess,
+  type AdoptionPreflight,
+  type AdoptionSnapshot,
+} from './preflight';
+export { adoptionSteps, type AdoptionPlanInputs } from './steps';
+
+/**
+ * The preflight and plan of an adoption. Object names follow the adoption controllers (capz-ground-truth 2.4):
+ * the Cluster, AzureASOManagedCluster, AzureASOManagedControlPlane and ManagedCluster are all `clusterName`; each
+ * pool's objects are `<clusterName>-<pool>`; the ResourceGroup object is CAPZ's normalised group name (5.2), or an
+ * existing ResourceGroup object for the same Azure group, which is then reused rather than created.
+ * @public
+ */
+export function planAdoption(
+  params: AdoptJobParams,
+  snap: AdoptionSnapshot,
+): JobPlanResult {
+  const ns = params.namespace;
+  const { checks, name, planned } = adoptionPreflight(params, snap);
+  const target = {
+    managementCluster: params.managementCluster,
+    namespace: ns,
+    name,
+  };
+  const preview: JobPlanResult = {
+    type: 'adopt',
+    target,
+    preflight: checks,
+    plan: planned ? adoptionSteps(params, planned.aks, planned.inputs) : [],
+  };
+  if (!planned) return preview;
+
+  const { aks } = planned;
+  const { rgName, existingRg } = planned.inputs;
+  const pools = aks.agentPools;
+  const poolName = (p: string) => `${name}-${p}`;
+  return {
+    ...preview,
+    result: {
+      cluster: {
+        managementCluster: params.managementCluster,
+        namespace: ns,
+        name,
+      },
+    },
+    facts: {
+      cluster: `${ns}/${name}`,
+      azureName: aks.name,
+      reconcilePolicies: `ResourceGroup ${rgName}: ${
+        existingRg
+          ? `${policyBeforeJob(existingRg)} (existing object)`
+          : 'skip (a group CAPZ never owned: ASO never changes or deletes it)'
+      }, ManagedCluster and agent pools: manage`,
+      resourceGroupObject: rgName,
+      resourceGroupReused: existingRg ? 'yes' : 'no',
+      agentPools: pools.map(p => poolName(p.name)).join(', '),
+      credentials: aks.entraOnly
+        ? `userCredentials ${name}-user-kubeconfig (Entra-only)`
+        : 'adminCredentials (defaulted by CAPZ)',
+    },
+  };
+}

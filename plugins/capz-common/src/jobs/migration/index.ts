@@ -1,0 +1,80 @@
+/**
+ * The migration of a cluster from the legacy AzureManagedControlPlane API to AzureASOManagedControlPlane, planned as
+ * data from one snapshot of the management cluster. It follows CAPZ's documented procedure exactly (seed 001
+ * "Migrating existing Clusters to AzureASOManagedControlPlane", capz-ground-truth 4.1 and 9): pause, wait for
+ * block-move to go, disarm the old ASO objects, new namespace, copy the credential Secret, adopt (ResourceGroup,
+ * then ManagedCluster with pools from status, then agent pools), wait for Available, force-delete the old objects,
+ * verify. Pure: no I/O.
+ */
+import { azureNameOf, nameOf, policyBeforeJob } from '../helpers';
+import type { JobPlanResult, MigrateJobParams } from '../types';
+import { isEntraOnly } from './legacy';
+import { migrationPreflight, type MigrationSnapshot } from './preflight';
+import { migrationSteps } from './steps';
+
+export { agentPoolProfilesFromStatus } from './legacy';
+export {
+  migrationPreflight,
+  requiredMigrationAccess,
+  type MigrationPreflight,
+  type MigrationSnapshot,
+} from './preflight';
+export { migrationSteps, type PlanInputs } from './steps';
+
+/**
+ * The preflight and plan of a migration (see the module comment). Every created object carries
+ * `capz.io/job: ${JOB_ID}` ({@link JOB_ID_PLACEHOLDER}), which the backend replaces with the job's id.
+ * The plan is empty when the cluster, its control plane, its old ManagedCluster or ResourceGroup cannot be found.
+ * @public
+ */
+export function planMigration(
+  params: MigrateJobParams,
+  snap: MigrationSnapshot,
+): JobPlanResult {
+  const target = {
+    managementCluster: params.managementCluster,
+    namespace: params.namespace,
+    name: params.name,
+  };
+  const { checks, planned } = migrationPreflight(params, snap);
+  const preview: JobPlanResult = {
+    type: 'migrate',
+    target,
+    preflight: checks,
+    plan: planned
+      ? migrationSteps(params, planned.cluster, planned.legacy, planned.inputs)
+      : [],
+  };
+  if (!planned) return preview;
+
+  const to = params.targetNamespace;
+  const { legacy } = planned;
+  const { newName, credential, subscriptionId } = planned.inputs;
+  const mc = legacy.mc!;
+  const rg = legacy.rg!;
+  return {
+    ...preview,
+    result: {
+      cluster: {
+        managementCluster: params.managementCluster,
+        namespace: to,
+        name: newName,
+      },
+    },
+    facts: {
+      newCluster: `${to}/${newName}`,
+      credentialSecret: credential,
+      subscriptionId,
+      resourceGroup: azureNameOf(rg),
+      managedCluster: azureNameOf(mc),
+      agentPools: legacy.agentPools.map(azureNameOf).join(', '),
+      // The lifecycle the new objects keep: deleting them later does in Azure what deleting the old ones would have.
+      reconcilePolicies: [rg, mc, ...legacy.agentPools]
+        .map(o => `${o.kind} ${nameOf(o)}: ${policyBeforeJob(o)}`)
+        .join(', '),
+      credentials: isEntraOnly(mc)
+        ? `userCredentials ${newName}-user-kubeconfig (Entra-only)`
+        : 'adminCredentials',
+    },
+  };
+}
