@@ -77,5 +77,19 @@ fi
 export CAPZ_KUBECONFIG=$kubeconfig
 if [ -n "$context" ]; then export CAPZ_KUBECONFIG_CONTEXT=$context; fi
 capz_log "management cluster kubeconfig: $CAPZ_KUBECONFIG${context:+ (context $context)}"
+# The demo's GitOps repository for the template's git delivery (capz:cluster:propose), served over smart HTTP by
+# packages/git-server (git-http-backend) until this script ends; its branches stay in .local/git-server/demo.
+if [ -z "${CAPZ_GITOPS_REPO_URL:-}" ] && [ -x /usr/lib/git-core/git-http-backend ]; then
+  rm -f .local/git-server/demo/url && mkdir -p .local/git-server/demo
+  node packages/git-server/src/cli.ts --root .local/git-server/demo --repo gitops --url-file .local/git-server/demo/url \
+    --exit-with $$ > .local/logs/git-server.log 2>&1 &
+  for _ in $(seq 1 60); do [ -s .local/git-server/demo/url ] && break; sleep 0.5; done
+  if [ -s .local/git-server/demo/url ]; then
+    CAPZ_GITOPS_REPO_URL=$(cat .local/git-server/demo/url); export CAPZ_GITOPS_REPO_URL
+    capz_log "GitOps repository (git delivery): $CAPZ_GITOPS_REPO_URL"
+  else
+    capz_log "no local Git server (see .local/logs/git-server.log): the template's git delivery needs a repository URL"
+  fi
+fi
 capz_log "starting Backstage: http://localhost:3000/capz (backend http://localhost:7007)"
 yarn start "${config_args[@]}"

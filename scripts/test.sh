@@ -100,6 +100,18 @@ build_app() { # the bundle listing is long: keep it in a log, show it only on fa
   yarn workspace app build > "$reports/app-build.log" 2>&1 || { tail -50 "$reports/app-build.log" >&2; return 1; }
 }
 stage "build app" build_app
+# A local Git server over smart HTTP (packages/git-server: git-http-backend) for the template's git delivery: the e2e
+# backend proposes clusters to its gitops repository (scaffolder.capz.gitops.repoUrl), the e2e test reads the branch.
+start_git_server() {
+  local root="$CAPZ_ROOT/.local/git-server/$cluster" _
+  rm -rf "$root" && mkdir -p "$root"
+  node packages/git-server/src/cli.ts --root "$root" --repo gitops --url-file "$root/url" --exit-with $$ \
+    > "$reports/git-server.log" 2>&1 &
+  for _ in $(seq 1 60); do [ -s "$root/url" ] && break; sleep 0.5; done
+  [ -s "$root/url" ] || { cat "$reports/git-server.log" >&2; return 1; }
+  CAPZ_GITOPS_REPO_URL=$(cat "$root/url"); export CAPZ_GITOPS_REPO_URL
+}
+stage "git server" start_git_server
 stage "e2e tests" yarn test:e2e
 
 capz_log "all stages passed in $(( $(date +%s) - t0 ))s"

@@ -2,10 +2,10 @@
 /**
  * Serves a directory of bare repositories over smart HTTP until stopped (SIGINT/SIGTERM), creating the named ones:
  *
- *   node packages/git-server/src/cli.ts --root .local/git --repo gitops [--port 0] [--url-file FILE]
+ *   node packages/git-server/src/cli.ts --root .local/git --repo gitops [--port 0] [--url-file FILE] [--exit-with PID]
  *
  * Prints each repository's URL (one a line) once it serves, and writes the first to --url-file if given (for scripts
- * that start it in the background).
+ * that start it in the background). With --exit-with, it stops when that process is gone (the script that started it).
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -19,12 +19,13 @@ const { values } = parseArgs({
     port: { type: 'string', default: '0' },
     host: { type: 'string', default: '127.0.0.1' },
     'url-file': { type: 'string' },
+    'exit-with': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help || !values.root) {
   process.stderr.write(
-    'usage: cli.ts --root DIR [--repo NAME]... [--port N] [--host H] [--url-file FILE]\n',
+    'usage: cli.ts --root DIR [--repo NAME]... [--port N] [--host H] [--url-file FILE] [--exit-with PID]\n',
   );
   process.exit(values.help ? 0 : 2);
 }
@@ -48,6 +49,16 @@ async function main() {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  const parent = Number(values['exit-with']);
+  if (parent) {
+    setInterval(() => {
+      try {
+        process.kill(parent, 0);
+      } catch {
+        stop();
+      }
+    }, 1000).unref();
+  }
 }
 
 main().catch(e => {

@@ -145,6 +145,28 @@ describe('capz:cluster:propose', () => {
     expect(await server.branches('taken')).toEqual(['main']);
   });
 
+  it('takes the repository and base branch from scaffolder.capz.gitops when the input has none', async () => {
+    const repoUrl = await server.createRepo('configured', { branch: 'trunk' });
+    const { repoUrl: _, ...input } = exampleInput;
+    const ctx = createMockActionContext({ input });
+    await createProposeClusterAction({
+      config: config({
+        scaffolder: { capz: { gitops: { repoUrl, baseBranch: 'trunk' } } },
+      }),
+    }).handler(ctx);
+    expect(await server.branches('configured')).toEqual([
+      'capz/new-cluster-team-a-team-a-dev',
+      'trunk',
+    ]);
+    await expect(
+      createProposeClusterAction({ config: config() }).handler(
+        createMockActionContext({ input }),
+      ),
+    ).rejects.toThrow(
+      'no repository: give repoUrl, or configure scaffolder.capz.gitops.repoUrl',
+    );
+  });
+
   it('refuses a missing base branch and a path outside the repository', async () => {
     const repoUrl = await server.createRepo('bases');
     const action = createProposeClusterAction({ config: config() });

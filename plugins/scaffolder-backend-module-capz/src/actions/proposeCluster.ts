@@ -206,15 +206,17 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
         repoUrl: z =>
           z
             .string()
-            .url()
+            .optional()
             .describe(
-              'Git smart-HTTP URL of the GitOps repository, e.g. https://git.example.com/platform/clusters.git',
+              'Git smart-HTTP URL of the GitOps repository, e.g. https://git.example.com/platform/clusters.git. Default: scaffolder.capz.gitops.repoUrl',
             ),
         baseBranch: z =>
           z
             .string()
             .optional()
-            .describe('Branch the proposal starts from. Default: main'),
+            .describe(
+              'Branch the proposal starts from. Default: scaffolder.capz.gitops.baseBranch, else main',
+            ),
         path: z =>
           z
             .string()
@@ -246,13 +248,16 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
     },
     async handler(ctx) {
       const {
-        repoUrl,
+        repoUrl: repoInput,
         baseBranch: baseInput,
         path: pathInput,
         managementCluster,
         ...params
       } = ctx.input;
-      const baseBranch = baseInput || 'main';
+      const baseBranch =
+        baseInput ||
+        o.config.getOptionalString('scaffolder.capz.gitops.baseBranch') ||
+        'main';
       const dryRun = ctx.isDryRun === true;
       const target = `${managementCluster}/${params.namespace}/${params.name}`;
       const fail = (why: string): never => {
@@ -261,6 +266,16 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
 
       const errors = validateAksAsoClusterParams(params);
       if (errors.length) fail(errors.join('; '));
+      const repoUrl =
+        repoInput ||
+        o.config.getOptionalString('scaffolder.capz.gitops.repoUrl') ||
+        fail(
+          'no repository: give repoUrl, or configure scaffolder.capz.gitops.repoUrl',
+        );
+      if (!/^https?:\/\//.test(repoUrl))
+        fail(
+          `repoUrl ${safeUrl(repoUrl)} is not an http(s) URL (smart HTTP only)`,
+        );
       // Exactly as capz:cluster:render writes them (its test and this one compare the bytes).
       const objects = generateAksAsoClusterManifests(params);
       const manifests = objects.map(x => stringify(x)).join('---\n');
