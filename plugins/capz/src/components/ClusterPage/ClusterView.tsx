@@ -16,7 +16,7 @@ import type { ClusterSummary } from '@capz-backstage/plugin-capz-common';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { clusterRouteRef } from '../../routes';
-import { API_LABEL } from '../ClustersPage/filters';
+import { API_LABEL } from '../ClustersPage/columns';
 import { ErrorAlert } from '../shared/errors';
 import { LiveStatus } from '../shared/LiveStatus';
 import { ManagedFromAlert } from '../shared/managedFrom';

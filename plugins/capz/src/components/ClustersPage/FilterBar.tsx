@@ -1,0 +1,140 @@
+/** The clusters page's filter controls: the health buttons at a glance, and the search and filter bar. */
+import { Button, Flex, SearchField, Select } from '@backstage/ui';
+import { ClusterSummary, Health } from '@capz-backstage/plugin-capz-common';
+import { HEALTH_LABEL, HEALTH_ORDER, HealthIcon } from '../shared/health';
+import { API_LABEL } from './columns';
+import {
+  ClusterFilters,
+  ClusterFiltersState,
+  distinct,
+} from './useClusterFilters';
+
+const ALL = '__all__';
+
+function FilterSelect(props: {
+  label: string;
+  value: string | undefined;
+  options: Array<{ id: string; label: string }>;
+  onChange: (value: string | undefined) => void;
+}) {
+  return (
+    <Select
+      label={props.label}
+      size="small"
+      style={{ minWidth: 160 }}
+      value={props.value ?? ALL}
+      onChange={key =>
+        props.onChange(key === ALL || key === null ? undefined : String(key))
+      }
+      options={[{ id: ALL, label: 'All' }, ...props.options]}
+    />
+  );
+}
+
+/** One button per health that some cluster has, with its count; pressing one filters by it (again: unfilters). */
+export function HealthButtons(props: {
+  counts: Map<Health, number>;
+  filters: ClusterFilters;
+  setFilter: ClusterFiltersState<unknown>['setFilter'];
+}) {
+  const { counts, filters, setFilter } = props;
+  return (
+    <Flex gap="2" align="center" role="group" aria-label="Health at a glance">
+      {HEALTH_ORDER.filter(h => counts.get(h)).map(h => (
+        <Button
+          key={h}
+          size="small"
+          variant={filters.health === h ? 'primary' : 'secondary'}
+          aria-pressed={filters.health === h}
+          iconStart={<HealthIcon health={h} />}
+          onPress={() =>
+            setFilter('health', filters.health === h ? undefined : h)
+          }
+        >
+          {`${counts.get(h)} ${HEALTH_LABEL[h].toLowerCase()}`}
+        </Button>
+      ))}
+    </Flex>
+  );
+}
+
+/**
+ * The search field and one select per filter, their options from the clusters (and, for the management cluster,
+ * the configured ones too), and "Clear filters" while any is set.
+ */
+export function FilterBar(props: {
+  all: ClusterSummary[];
+  /** The configured management clusters' names. */
+  managementClusters: string[];
+  state: Omit<ClusterFiltersState<unknown>, 'rows'>;
+}) {
+  const { all, managementClusters } = props;
+  const { filters, filtered, setFilter, clearFilters } = props.state;
+  return (
+    <Flex gap="3" align="end" style={{ flexWrap: 'wrap' }}>
+      <SearchField
+        label="Search"
+        size="small"
+        placeholder="Name, reason, version…"
+        value={filters.q ?? ''}
+        onChange={v => setFilter('q', v || undefined)}
+      />
+      <FilterSelect
+        label="Management cluster"
+        value={filters.managementCluster}
+        options={distinct([
+          ...all.map(c => c.managementCluster),
+          ...managementClusters,
+        ]).map(v => ({ id: v, label: v }))}
+        onChange={v => setFilter('managementCluster', v)}
+      />
+      <FilterSelect
+        label="Namespace"
+        value={filters.namespace}
+        options={distinct(all.map(c => c.namespace)).map(v => ({
+          id: v,
+          label: v,
+        }))}
+        onChange={v => setFilter('namespace', v)}
+      />
+      <FilterSelect
+        label="Health"
+        value={filters.health}
+        options={HEALTH_ORDER.map(h => ({ id: h, label: HEALTH_LABEL[h] }))}
+        onChange={v => setFilter('health', v)}
+      />
+      <FilterSelect
+        label="API"
+        value={filters.api}
+        options={Object.entries(API_LABEL).map(([id, label]) => ({
+          id,
+          label,
+        }))}
+        onChange={v => setFilter('api', v)}
+      />
+      <FilterSelect
+        label="Migration candidate"
+        value={filters.migration}
+        options={[
+          { id: 'yes', label: 'Yes' },
+          { id: 'no', label: 'No' },
+        ]}
+        onChange={v => setFilter('migration', v)}
+      />
+      <FilterSelect
+        label="Location"
+        value={filters.location}
+        options={distinct(all.map(c => c.location)).map(v => ({
+          id: v,
+          label: v,
+        }))}
+        onChange={v => setFilter('location', v)}
+      />
+      {filtered && (
+        <Button size="small" variant="tertiary" onPress={clearFilters}>
+          Clear filters
+        </Button>
+      )}
+    </Flex>
+  );
+}

@@ -1,0 +1,210 @@
+/** The clusters table's columns, its rows and their order. */
+import { Cell, CellText, ColumnConfig, Flex, Link, Text } from '@backstage/ui';
+import { ClusterApi, ClusterSummary } from '@capz-backstage/plugin-capz-common';
+import { placeText } from '../shared/managedFrom';
+import { HEALTH_ORDER, HealthLabel } from '../shared/health';
+
+/** A row of the clusters table: a cluster and its id, `<managementCluster>/<namespace>/<name>`. */
+export type Row = ClusterSummary & { id: string };
+
+export const API_LABEL: Record<ClusterApi, string> = {
+  'aso-v1beta1': 'ASO-managed (v1beta1)',
+  'aso-v1alpha1': 'ASO-managed (v1alpha1, deprecated)',
+  'azure-managed': 'AzureManaged (deprecated)',
+};
+
+const HEALTH_RANK = new Map(HEALTH_ORDER.map((h, i) => [h, i]));
+
+/** The rows sorted by a column (health: worst first when ascending); ties by id, so the order is stable. */
+export function sortRows(
+  rows: Row[],
+  column: string,
+  direction: 'ascending' | 'descending',
+): Row[] {
+  const key = (r: Row): string | number => {
+    switch (column) {
+      case 'health':
+        return HEALTH_RANK.get(r.health ?? 'unknown') ?? 99;
+      case 'name':
+        return r.name;
+      case 'managementCluster':
+        return `${r.managementCluster}/${r.namespace}/${r.name}`;
+      case 'api':
+        return r.api;
+      case 'version':
+        return r.kubernetesVersion ?? '';
+      case 'location':
+        return r.location ?? '';
+      case 'pools':
+        return r.pools?.total ?? 0;
+      default:
+        return r.reason ?? '';
+    }
+  };
+  const sign = direction === 'ascending' ? 1 : -1;
+  return [...rows].sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    const c =
+      typeof ka === 'number' && typeof kb === 'number'
+        ? ka - kb
+        : String(ka).localeCompare(String(kb));
+    return c !== 0 ? sign * c : a.id.localeCompare(b.id);
+  });
+}
+
+/**
+ * The danger badge of a cluster whose AKS cluster other ASO ManagedClusters also manage (issue 16): how many places
+ * in all, and the others in text (also on hover).
+ */
+function ManagedFromBadge({ row }: { row: ClusterSummary }) {
+  const others = row.managedFrom ?? [];
+  const label = `Managed from ${others.length + 1} places`;
+  const list = others.map(placeText).join(', ');
+  return (
+    <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
+      <span
+        title={`This AKS cluster is also managed by ManagedCluster ${list}. Two owners both write it, and deleting either deletes it under the other.`}
+        style={{
+          alignSelf: 'flex-start',
+          display: 'inline-block',
+          padding: '1px 6px',
+          borderRadius: 4,
+          // Solid intent colours: white on red (4.8:1, WCAG AA) in both themes.
+          border: '1px solid var(--bui-negative-border)',
+          background: 'var(--bui-negative-bg)',
+          color: 'var(--bui-negative-fg)',
+          fontSize: 'var(--bui-font-size-2)',
+          fontWeight: 600,
+          lineHeight: 1.4,
+        }}
+      >
+        {label}
+      </span>
+      <Text
+        variant="body-small"
+        color="secondary"
+        style={{ overflowWrap: 'anywhere' }}
+      >{`Also: ${list}`}</Text>
+    </Flex>
+  );
+}
+
+/** The cluster a link points at. */
+type ClusterParams = {
+  managementCluster: string;
+  namespace: string;
+  name: string;
+};
+
+/**
+ * The clusters table's columns. `href` is a cluster's page; `migrateLink`, when the migration wizard is mounted,
+ * makes the API column's "Migration candidate" a link to it.
+ */
+export function clusterColumns(opts: {
+  href: (c: ClusterSummary) => string | undefined;
+  migrateLink?: (params: ClusterParams) => string;
+}): ColumnConfig<Row>[] {
+  const { href, migrateLink } = opts;
+  return [
+    {
+      id: 'health',
+      label: 'Health',
+      isSortable: true,
+      width: 130,
+      cell: r => (
+        <Cell>
+          <HealthLabel health={r.health} />
+        </Cell>
+      ),
+    },
+    {
+      id: 'name',
+      label: 'Cluster',
+      isSortable: true,
+      isRowHeader: true,
+      cell: r =>
+        r.managedFrom?.length ? (
+          <Cell>
+            <Flex direction="column" gap="1">
+              {href(r) ? (
+                <Link variant="body-medium" href={href(r)!}>
+                  {r.name}
+                </Link>
+              ) : (
+                <Text variant="body-medium">{r.name}</Text>
+              )}
+              <Text variant="body-small" color="secondary">
+                {r.namespace}
+              </Text>
+              <ManagedFromBadge row={r} />
+            </Flex>
+          </Cell>
+        ) : (
+          <CellText title={r.name} description={r.namespace} href={href(r)} />
+        ),
+    },
+    {
+      id: 'managementCluster',
+      label: 'Management cluster',
+      isSortable: true,
+      cell: r => <CellText title={r.managementCluster} />,
+    },
+    {
+      id: 'reason',
+      label: 'Reason',
+      isSortable: true,
+      cell: r => <CellText title={r.reason ?? '—'} description={r.message} />,
+    },
+    {
+      id: 'api',
+      label: 'API',
+      isSortable: true,
+      cell: r =>
+        r.migrationCandidate && migrateLink ? (
+          // The badge opens the migration wizard (the row itself opens the cluster page).
+          <Cell>
+            <Flex direction="column" gap="1">
+              <Text variant="body-medium">{API_LABEL[r.api] ?? r.api}</Text>
+              <Link
+                variant="body-medium"
+                href={migrateLink({
+                  managementCluster: r.managementCluster,
+                  namespace: r.namespace,
+                  name: r.name,
+                })}
+                aria-label={`Migration candidate: migrate ${r.name} to the ASO API`}
+              >
+                Migration candidate
+              </Link>
+            </Flex>
+          </Cell>
+        ) : (
+          <CellText title={API_LABEL[r.api] ?? r.api} color="secondary" />
+        ),
+    },
+    {
+      id: 'version',
+      label: 'Kubernetes',
+      isSortable: true,
+      cell: r => <CellText title={r.kubernetesVersion ?? '—'} />,
+    },
+    {
+      id: 'location',
+      label: 'Location',
+      isSortable: true,
+      cell: r => <CellText title={r.location ?? '—'} />,
+    },
+    {
+      id: 'pools',
+      label: 'Pools',
+      isSortable: true,
+      cell: r => (
+        <CellText
+          title={r.pools ? `${r.pools.ready}/${r.pools.total} ready` : '—'}
+          description={r.pools ? `${r.pools.replicas} nodes` : undefined}
+        />
+      ),
+    },
+  ];
+}

@@ -1,0 +1,152 @@
+/**
+ * The clusters page's filters: what they are, how they live in the address (so a filtered view is a link), and
+ * which clusters they keep. The pure parts are exported for the unit tests; {@link useClusterFilters} binds them to
+ * the address.
+ */
+import {
+  ClusterApi,
+  ClusterSummary,
+  Health,
+} from '@capz-backstage/plugin-capz-common';
+import { useCallback, useMemo } from 'react';
+import { useSearchParams } from 'react-router-dom';
+
+/** The clusters page's filters; every one is optional ("all"). They live in the URL, so a filtered view is a link. */
+export interface ClusterFilters {
+  q?: string;
+  managementCluster?: string;
+  namespace?: string;
+  health?: Health;
+  api?: ClusterApi;
+  /** 'yes' | 'no' */
+  migration?: 'yes' | 'no';
+  location?: string;
+}
+
+export const FILTER_KEYS = [
+  'q',
+  'managementCluster',
+  'namespace',
+  'health',
+  'api',
+  'migration',
+  'location',
+] as const;
+
+export function readFilters(params: URLSearchParams): ClusterFilters {
+  const f: Record<string, string> = {};
+  for (const k of FILTER_KEYS) {
+    const v = params.get(k);
+    if (v) f[k] = v;
+  }
+  return f as ClusterFilters;
+}
+
+/** The address with one filter set (or removed, for no value); the other parameters are kept. */
+export function withFilter(
+  params: URLSearchParams,
+  key: keyof ClusterFilters,
+  value: string | undefined,
+): URLSearchParams {
+  const next = new URLSearchParams(params);
+  if (value) next.set(key, value);
+  else next.delete(key);
+  return next;
+}
+
+/** The address with every filter removed; the other parameters are kept. */
+export function withoutFilters(params: URLSearchParams): URLSearchParams {
+  const next = new URLSearchParams(params);
+  FILTER_KEYS.forEach(k => next.delete(k));
+  return next;
+}
+
+/** Whether any filter is set. */
+export const isFiltered = (f: ClusterFilters): boolean =>
+  FILTER_KEYS.some(k => f[k]);
+
+/** Whether a cluster matches the search text: any of its names, reason, message, version, location or owner. */
+function matchesSearch(c: ClusterSummary, q: string): boolean {
+  const needle = q.trim().toLowerCase();
+  if (!needle) return true;
+  return [
+    c.name,
+    c.namespace,
+    c.managementCluster,
+    c.reason,
+    c.message,
+    c.kubernetesVersion,
+    c.location,
+    c.owner,
+  ].some(v => v?.toLowerCase().includes(needle));
+}
+
+export function applyFilters<T extends ClusterSummary>(
+  items: T[],
+  f: ClusterFilters,
+): T[] {
+  return items.filter(
+    c =>
+      (!f.q || matchesSearch(c, f.q)) &&
+      (!f.managementCluster || c.managementCluster === f.managementCluster) &&
+      (!f.namespace || c.namespace === f.namespace) &&
+      (!f.health || (c.health ?? 'unknown') === f.health) &&
+      (!f.api || c.api === f.api) &&
+      (!f.migration ||
+        Boolean(c.migrationCandidate) === (f.migration === 'yes')) &&
+      (!f.location || c.location === f.location),
+  );
+}
+
+/** How many clusters there are of each health (none counted as `unknown`), for the at-a-glance buttons. */
+export function countByHealth(items: ClusterSummary[]): Map<Health, number> {
+  const m = new Map<Health, number>();
+  for (const c of items)
+    m.set(c.health ?? 'unknown', (m.get(c.health ?? 'unknown') ?? 0) + 1);
+  return m;
+}
+
+export const distinct = (values: Array<string | undefined>): string[] =>
+  [...new Set(values.filter((v): v is string => Boolean(v)))].sort((a, b) =>
+    a.localeCompare(b),
+  );
+
+/** What {@link useClusterFilters} gives the page. */
+export interface ClusterFiltersState<T> {
+  /** The filters the address holds. */
+  filters: ClusterFilters;
+  /** Whether any filter is set. */
+  filtered: boolean;
+  /** Sets one filter in the address (replacing the history entry); no value removes it. */
+  setFilter: (key: keyof ClusterFilters, value: string | undefined) => void;
+  /** Removes every filter from the address. */
+  clearFilters: () => void;
+  /** The clusters the filters keep, in their order. */
+  rows: T[];
+}
+
+/** The filters of the address, and the clusters of `all` they keep. */
+export function useClusterFilters<T extends ClusterSummary>(
+  all: T[],
+): ClusterFiltersState<T> {
+  const [params, setParams] = useSearchParams();
+  const filters = readFilters(params);
+
+  const setFilter = useCallback(
+    (key: keyof ClusterFilters, value: string | undefined) => {
+      setParams(prev => withFilter(prev, key, value), { replace: true });
+    },
+    [setParams],
+  );
+  const clearFilters = () =>
+    setParams(prev => withoutFilters(prev), { replace: true });
+
+  const rows = useMemo(() => applyFilters(all, filters), [all, filters]);
+  return {
+    filters,
+    filtered: isFiltered(filters),
+    setFilter,
+    clearFilters,
+    rows,
+  };
+}
