@@ -1,0 +1,358 @@
+import { expect, Page, test } from '@playwright/test';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { saveScreenshot, signInAsGuest } from './helpers';
+import { kube } from './kube';
+
+/**
+ * The "New AKS cluster" template end to end, in Chromium, against the backend, the run's management cluster, the
+ * background simulator (it reconciles team-* namespaces only, so the clusters go to team-e2e-create) and the local Git
+ * server scripts/test.sh starts (CAPZ_GITOPS_REPO_URL, the backend's scaffolder.capz.gitops.repoUrl):
+ *
+ * - apply: fill the form → dry run (the scaffolder's dry-run API, as the template editor runs it: nothing is written) →
+ *   create → follow "Open the cluster" → the cluster turns Healthy → its catalog entity is there, with the owner;
+ * - git: the same form with delivery "git" → the branch capz/new-cluster-<namespace>-<name> is on the Git server with
+ *   the cluster's manifests, and nothing was applied.
+ */
+
+const MC = 'local';
+const NS = 'team-e2e-create';
+/** Unique per run, so the spec can run again on a kept cluster (names and branches cannot be reused). */
+const RUN = randomBytes(2).toString('hex');
+/** A new cluster (a resource group, a managed cluster, two pools) with 100 ms operations: well under a minute. */
+const READY_TIMEOUT = 120_000;
+
+const run = promisify(execFile);
+
+/** Printed (as render-time.spec does) and kept in the JSON report. */
+function timing(description: string) {
+  test.info().annotations.push({ type: 'timing', description });
+  console.log(`[scaffolder chromium] ${description}`);
+}
+
+/**
+ * The namespace and its ASO credential: a copy of the simulator's `team-payments/aso-credential` (the simulated
+ * service principal on the run's subscription), as a platform team would provide one per team.
+ */
+async function ensureNamespaceWithCredential(ns: string) {
+  await kube('POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns },
+  }).catch(e => {
+    if (!/ 409 /.test(String(e))) throw e;
+  });
+  const source = await kube(
+    'GET',
+    '/api/v1/namespaces/team-payments/secrets/aso-credential',
+  );
+  await kube('POST', `/api/v1/namespaces/${ns}/secrets`, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'aso-credential', namespace: ns },
+    type: source.type,
+    data: source.data,
+  }).catch(e => {
+    if (!/ 409 /.test(String(e))) throw e;
+  });
+}
+
+/** The signed-in guest's Backstage token, for the API calls the test makes beside the UI. */
+async function backstageToken(page: Page): Promise<string> {
+  const res = await page.request.get(
+    '/api/auth/guest/refresh?env=development',
+    { headers: { 'X-Requested-With': 'XMLHttpRequest' } },
+  );
+  expect(res.ok()).toBe(true);
+  return (await res.json()).backstageIdentity.token;
+}
+
+interface ClusterForm {
+  name: string;
+  delivery: 'apply' | 'git';
+}
+
+/** What the form sends, for the dry run: the template's parameters as the form fills them. */
+function values(f: ClusterForm): Record<string, unknown> {
+  return {
+    managementCluster: MC,
+    name: f.name,
+    namespace: NS,
+    location: 'westeurope',
+    kubernetesVersion: 'v1.33.2',
+    credentialSecretName: 'aso-credential',
+    systemVmSize: 'Standard_D2s_v3',
+    systemReplicas: 1,
+    userVmSize: 'Standard_D4s_v3',
+    userReplicas: 1,
+    ...(f.delivery === 'git' ? { delivery: 'git' } : {}),
+  };
+}
+
+/** Fills the template's form as a person does, by the fields' labels, and goes to its review step. */
+async function fillForm(page: Page, f: ClusterForm) {
+  await page.goto('/create');
+  await page
+    .getByRole('article')
+    .filter({ has: page.getByRole('heading', { name: 'New AKS cluster' }) })
+    .getByRole('button', { name: 'Choose' })
+    .click();
+  await expect(
+    page.getByRole('heading', { level: 2, name: 'New AKS cluster' }),
+  ).toBeVisible();
+  const v = values(f);
+  const text = (label: string) =>
+    page.getByRole('textbox', { name: label, exact: true });
+  await text('Management cluster').fill(MC);
+  await text('Name').fill(f.name);
+  await text('Namespace on the management cluster').fill(NS);
+  await text('Azure region').fill(String(v.location));
+  await text('Kubernetes version').fill(String(v.kubernetesVersion));
+  await text('ASO credential Secret (same namespace)').fill(
+    String(v.credentialSecretName),
+  );
+  await page.getByRole('button', { name: 'Next' }).click();
+  await page
+    .getByRole('spinbutton', { name: 'System pool nodes' })
+    .fill(String(v.systemReplicas));
+  await page
+    .getByRole('spinbutton', { name: 'User pool nodes' })
+    .fill(String(v.userReplicas));
+  if (f.delivery === 'git') {
+    await page.getByRole('radio', { name: /git/i }).check();
+  }
+  await page.getByRole('button', { name: /^(Next|Review)$/ }).click();
+  await expect(page.getByRole('button', { name: 'Create' })).toBeVisible();
+}
+
+/** The template as the catalog has it. */
+async function templateEntity(page: Page, token: string) {
+  const res = await page.request.get(
+    '/api/catalog/entities/by-name/template/default/new-aks-cluster',
+    { headers: { Authorization: `Bearer ${token}` } },
+  );
+  expect(res.ok()).toBe(true);
+  return res.json();
+}
+
+/**
+ * A template dry run, as the scaffolder's template editor runs one (`POST /api/scaffolder/v2/dry-run`): every step with
+ * `isDryRun`, so capz:cluster:create asks the API server with dryRun=All and capz:cluster:propose does not push.
+ */
+async function dryRun(page: Page, token: string, f: ClusterForm) {
+  const auth = { Authorization: `Bearer ${token}` };
+  const template = await templateEntity(page, token);
+  const res = await page.request.post('/api/scaffolder/v2/dry-run', {
+    headers: auth,
+    data: {
+      template,
+      values: values(f),
+      secrets: {},
+      directoryContents: [],
+    },
+  });
+  const body = await res.json();
+  expect(res.status(), JSON.stringify(body)).toBe(200);
+  return body as {
+    log: Array<{ body: { message: string; stepId?: string; status?: string } }>;
+    steps: Array<{ id: string; name: string; action: string }>;
+    output: Record<string, unknown>;
+  };
+}
+
+/** Polls the catalog until the entity is there; resolves with it and how long it took. */
+async function waitForEntity(
+  page: Page,
+  token: string,
+  name: string,
+  timeoutMs: number,
+) {
+  const t0 = Date.now();
+  for (;;) {
+    const res = await page.request.get(
+      `/api/catalog/entities/by-name/resource/default/${name}`,
+      { headers: { Authorization: `Bearer ${token}` } },
+    );
+    if (res.ok()) return { entity: await res.json(), ms: Date.now() - t0 };
+    if (Date.now() - t0 > timeoutMs)
+      throw new Error(
+        `no catalog entity resource:default/${name} after ${timeoutMs} ms`,
+      );
+    await new Promise(r => setTimeout(r, 100));
+  }
+}
+
+const clusterPath = (name: string) =>
+  `/apis/cluster.x-k8s.io/v1beta2/namespaces/${NS}/clusters/${name}`;
+
+async function clusterExists(name: string): Promise<boolean> {
+  return kube('GET', clusterPath(name)).then(
+    () => true,
+    e => {
+      if (/ 404 /.test(String(e))) return false;
+      throw e;
+    },
+  );
+}
+
+test.beforeAll(async () => {
+  await ensureNamespaceWithCredential(NS);
+});
+
+test('New AKS cluster: form → dry run → create → open the cluster → Healthy → catalog entity with its owner', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  const name = `e2e-${RUN}`;
+  const form: ClusterForm = { name, delivery: 'apply' };
+  await signInAsGuest(page);
+  const token = await backstageToken(page);
+
+  await fillForm(page, form);
+  await saveScreenshot(page, 'scaffolder-review');
+
+  // Dry run: every step passes, the API server validated the objects (dryRun=All) and nothing was written.
+  const dry = await dryRun(page, token, form);
+  const messages = dry.log.map(l => l.body.message).join('\n');
+  expect(messages).toContain(
+    `Validating (dry run, nothing is written) cluster ${MC}/${NS}/${name}`,
+  );
+  expect(messages).toMatch(/The API server accepted 7 objects/);
+  expect(await clusterExists(name)).toBe(false);
+
+  // Create.
+  const t0 = Date.now();
+  await page.getByRole('button', { name: 'Create' }).click();
+  const open = page.getByRole('link', { name: 'Open the cluster' });
+  await expect(open).toBeVisible({ timeout: 60_000 });
+  const created = Date.now();
+  timing(
+    `template run (render + create) to the "Open the cluster" link: ${
+      created - t0
+    } ms`,
+  );
+  expect(await clusterExists(name)).toBe(true);
+  // The catalog hears the change from the capz backend (a delta, not the 60 s full refresh).
+  const entity = waitForEntity(page, token, `${MC}-${NS}-${name}`, 30_000);
+  await saveScreenshot(page, 'scaffolder-task-done');
+
+  // An output link opens in a new window.
+  expect(await open.getAttribute('href')).toMatch(
+    new RegExp(`/capz/clusters/${MC}/${NS}/${name}$`),
+  );
+  const [clusterPage] = await Promise.all([
+    page.context().waitForEvent('page'),
+    open.click(),
+  ]);
+  await expect(clusterPage).toHaveURL(
+    new RegExp(`/capz/clusters/${MC}/${NS}/${name}$`),
+  );
+  await expect(
+    clusterPage.getByRole('heading', { level: 2, name }),
+  ).toBeVisible();
+  await expect(clusterPage.getByText(/2\/2 pools ready/)).toBeVisible({
+    timeout: READY_TIMEOUT,
+  });
+  await expect(
+    clusterPage.getByText('Healthy', { exact: true }).first(),
+  ).toBeVisible({
+    timeout: READY_TIMEOUT,
+  });
+  timing(`create to Healthy on the cluster page: ${Date.now() - created} ms`);
+  await saveScreenshot(clusterPage, 'scaffolder-cluster-healthy');
+
+  const { entity: e, ms } = await entity;
+  timing(`create to the catalog entity (delta mutation): ${ms} ms`);
+  expect(e.spec.type).toBe('kubernetes-cluster');
+  expect(e.metadata.annotations['capz.io/cluster']).toBe(`${MC}/${NS}/${name}`);
+  // The owner the form chose: the guest (the template's default owner is group:default/platform).
+  expect(e.spec.owner).toBe('group:default/platform');
+
+  await page.goto(`/catalog/default/resource/${MC}-${NS}-${name}`);
+  await expect(page.getByRole('heading', { name })).toBeVisible();
+  await saveScreenshot(page, 'scaffolder-catalog-entity');
+});
+
+test('New AKS cluster: delivery git → the branch with its manifests is on the Git server, nothing applied', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const repoUrl = process.env.CAPZ_GITOPS_REPO_URL;
+  expect(
+    repoUrl,
+    'CAPZ_GITOPS_REPO_URL: scripts/test.sh starts the Git server for the e2e stage',
+  ).toBeTruthy();
+  const name = `e2e-git-${RUN}`;
+  const branch = `capz/new-cluster-${NS}-${name}`;
+  const form: ClusterForm = { name, delivery: 'git' };
+  await signInAsGuest(page);
+  const token = await backstageToken(page);
+  const template = await templateEntity(page, token);
+  test.skip(
+    !JSON.stringify(template.spec.parameters).includes('"delivery"'),
+    'the New AKS cluster template has no delivery parameter (apply|git) yet',
+  );
+  await fillForm(page, form);
+
+  // Dry run: committed in a clone, not pushed.
+  const dry = await dryRun(page, token, form);
+  expect(dry.log.map(l => l.body.message).join('\n')).toMatch(
+    /Dry run: committed [0-9a-f]{12} on .* the branch is NOT pushed/,
+  );
+  const remoteBranches = async () =>
+    (await run('git', ['ls-remote', '--heads', repoUrl!])).stdout;
+  expect(await remoteBranches()).not.toContain(branch);
+
+  const t0 = Date.now();
+  await page.getByRole('button', { name: 'Create' }).click();
+  await expect(page.getByText(branch).first()).toBeVisible({ timeout: 60_000 });
+  timing(
+    `template run with git delivery (render + propose: clone, commit, push): ${
+      Date.now() - t0
+    } ms`,
+  );
+  await saveScreenshot(page, 'scaffolder-git-done');
+  expect(await remoteBranches()).toContain(`refs/heads/${branch}`);
+  expect(await clusterExists(name)).toBe(false);
+
+  // The branch as a reviewer gets it.
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-gitops-'));
+  try {
+    await run('git', ['clone', '--quiet', '--branch', branch, repoUrl!, dir]);
+    const docs = parseAllDocuments(
+      readFileSync(join(dir, 'clusters', NS, name, 'cluster.yaml'), 'utf8'),
+    ).map(d => d.toJS());
+    expect(docs.map(d => `${d.kind}/${d.metadata.name}`)).toEqual([
+      `Cluster/${name}`,
+      `AzureASOManagedControlPlane/${name}`,
+      `AzureASOManagedCluster/${name}`,
+      `MachinePool/${name}-pool0`,
+      `AzureASOManagedMachinePool/${name}-pool0`,
+      `MachinePool/${name}-pool1`,
+      `AzureASOManagedMachinePool/${name}-pool1`,
+    ]);
+    expect(
+      readFileSync(
+        join(dir, 'clusters', NS, name, 'kustomization.yaml'),
+        'utf8',
+      ),
+    ).toContain('- cluster.yaml');
+    const { stdout: subject } = await run('git', [
+      '-C',
+      dir,
+      'log',
+      '-1',
+      '--format=%s',
+    ]);
+    expect(subject.trim()).toBe(
+      `Add AKS cluster ${NS}/${name} (management cluster ${MC})`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
