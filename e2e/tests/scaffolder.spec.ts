@@ -356,3 +356,68 @@ test('New AKS cluster: delivery git → the branch with its manifests is on the 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('capz:cluster:propose in the running backend: a dry run clones the configured GitOps repository and pushes nothing', async ({
+  page,
+}) => {
+  const repoUrl = process.env.CAPZ_GITOPS_REPO_URL;
+  expect(
+    repoUrl,
+    'CAPZ_GITOPS_REPO_URL: scripts/test.sh starts the Git server for the e2e stage',
+  ).toBeTruthy();
+  await signInAsGuest(page);
+  const token = await backstageToken(page);
+  const name = `e2e-dry-${RUN}`;
+  // The template editor's dry run of a one-step template: no repoUrl, so the backend's scaffolder.capz.gitops.repoUrl.
+  const res = await page.request.post('/api/scaffolder/v2/dry-run', {
+    headers: { Authorization: `Bearer ${token}` },
+    data: {
+      template: {
+        apiVersion: 'scaffolder.backstage.io/v1beta3',
+        kind: 'Template',
+        metadata: { name: 'propose-dry-run' },
+        spec: {
+          type: 'cluster',
+          parameters: [],
+          steps: [
+            {
+              id: 'propose',
+              name: 'Propose the cluster',
+              action: 'capz:cluster:propose',
+              input: {
+                managementCluster: MC,
+                name,
+                namespace: NS,
+                location: 'westeurope',
+                kubernetesVersion: 'v1.33.2',
+                credentialSecretName: 'aso-credential',
+                pools: [
+                  {
+                    name: 'pool0',
+                    mode: 'System',
+                    vmSize: 'Standard_D2s_v3',
+                    replicas: 1,
+                  },
+                ],
+              },
+            },
+          ],
+          output: { branch: '${{ steps.propose.output.branch }}' },
+        },
+      },
+      values: {},
+      secrets: {},
+      directoryContents: [],
+    },
+  });
+  const body = await res.json();
+  expect(res.status(), JSON.stringify(body)).toBe(200);
+  const log = body.log.map((l: any) => l.body.message).join('\n');
+  expect(log).toContain(`Cloning ${repoUrl} at main`);
+  expect(log).toMatch(
+    /Dry run: committed [0-9a-f]{12} on capz\/new-cluster-.* the branch is NOT pushed/,
+  );
+  expect(body.output.branch).toBe(`capz/new-cluster-${NS}-${name}`);
+  const { stdout } = await run('git', ['ls-remote', '--heads', repoUrl!]);
+  expect(stdout).not.toContain(name);
+});
