@@ -273,8 +273,12 @@ test('New AKS cluster: form → dry run → create → open the cluster → Heal
   // The owner the form chose: the guest (the template's default owner is group:default/platform).
   expect(e.spec.owner).toBe('group:default/platform');
 
+  // The entity's page in the catalog, as people find it: its owner in the About card.
   await page.goto(`/catalog/default/resource/${MC}-${NS}-${name}`);
-  await expect(page.getByRole('heading', { name })).toBeVisible();
+  const about = page.getByRole('article').filter({
+    has: page.getByRole('heading', { name: 'About' }),
+  });
+  await expect(about.getByRole('link', { name: 'platform' })).toBeVisible();
   await saveScreenshot(page, 'scaffolder-catalog-entity');
 });
 
