@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Proves docs/install.md on a fresh Backstage app:
 #   1. packs the five plugin packages (backstage-cli package build, yarn pack) and checks what the tarballs hold
-#   2. creates an app with the official @backstage/create-app (pinned) and the registry pins of TOOLCHAIN.md
+#   2. creates an app with the official @backstage/create-app (pinned) and the registry pins of package.json (`resolutions`)
 #   3. serves the tarballs from a local npm registry for the @capz-backstage scope (what publishing would do)
 #   4. starts a local management cluster with the demo scenarios simulated on it
 #   5. follows docs/install.md literally: every ```… check block, in order (scripts/install-check/apply-docs.mjs);
