@@ -201,7 +201,11 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
     await until('the wait step', async () =>
       (await store.get(job.id)).steps[1].message?.includes('b exists'),
     );
-    expect((await store.get(job.id)).state).toBe('running');
+    // The job says which step it is at (a resume names it; the UI shows it).
+    expect(await store.get(job.id)).toMatchObject({
+      state: 'running',
+      currentStep: 'wait-b',
+    });
     await cluster.create({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -210,6 +214,7 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
     await e.settled(job.id);
     const done = await store.get(job.id);
     expect(done.state).toBe('succeeded');
+    expect(done.currentStep).toBeUndefined();
     expect(done.steps.map(s => [s.id, s.state, s.attempts])).toEqual([
       ['create-a', 'succeeded', 1],
       ['wait-b', 'succeeded', 1],

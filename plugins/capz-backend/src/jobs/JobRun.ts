@@ -108,13 +108,17 @@ export class JobRun {
     const plan = this.job.plan[i];
     this.deps.faults?.(this.jobId, plan.id, 'before');
     const attempts = this.job.steps[i].attempts + 1;
-    const started = await this.saveStep(i, {
-      state: 'running',
-      attempts,
-      startedAt: new Date().toISOString(),
-      finishedAt: undefined,
-      message: undefined,
-    });
+    const started = await this.saveStep(
+      i,
+      {
+        state: 'running',
+        attempts,
+        startedAt: new Date().toISOString(),
+        finishedAt: undefined,
+        message: undefined,
+      },
+      { currentStep: plan.id },
+    );
     if (!started) return false;
     await this.log(
       'info',
@@ -225,8 +229,14 @@ export class JobRun {
     await this.log(log.level, log.message);
   }
 
-  private saveStep(i: number, status: Partial<JobStepStatus>) {
+  /** Writes step i's status (and whatever else `also` says, e.g. the job's current step) in one fenced write. */
+  private saveStep(
+    i: number,
+    status: Partial<JobStepStatus>,
+    also: JobUpdate = {},
+  ) {
     return this.save({
+      ...also,
       steps: this.job.steps.map((s, j) => (j === i ? { ...s, ...status } : s)),
     });
   }
