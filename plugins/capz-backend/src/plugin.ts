@@ -127,6 +127,7 @@ export const capzPlugin = createBackendPlugin({
             connections,
             cache,
             history: history.store,
+            pickers: { azure: jobs.aks },
             jobs: {
               logger,
               httpAuth,

@@ -10,3 +10,4 @@ export * from './manifests/aksAsoCluster';
 export * from './clusterCreate';
 export * from './tree';
 export * from './jobs';
+export * from './manifests/clusterRules';

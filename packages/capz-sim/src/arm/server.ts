@@ -10,6 +10,12 @@
  *   including the read-only fields the SDK flattens (`fqdn`, `azurePortalFQDN`, `currentKubernetesVersion`,
  *   `nodeResourceGroup`, `resourceUID`, pool `currentOrchestratorVersion`, `nodeImageVersion`) (docs/azure-facts.md#arm-managed-clusters, docs/azure-facts.md#arm-sdk).
  * - Agent pools list/get and their resource shape (docs/azure-facts.md#arm-agent-pools).
+ * - Kubernetes versions of a region (`managedClusters.listKubernetesVersions(location)`:
+ *   `/subscriptions/{sub}/providers/Microsoft.ContainerService/locations/{location}/kubernetesVersions`, AKS's
+ *   api-version) as `KubernetesVersionListResult` (`values[]` of minor versions with isDefault, isPreview,
+ *   capabilities.supportPlan, patchVersions{patch: {upgrades}}); a region the subscription does not offer is a 404
+ *   `NoRegisteredProviderFound` (inference from ARM's public error responses).
+ * - The subscription's regions (`/subscriptions/{sub}/locations`, Microsoft.Resources api-version 2022-12-01).
  * - Resource group GET (`/subscriptions/{sub}/resourcegroups/{rg}`, Microsoft.Resources api-versions
  *   `RESOURCES_API_VERSIONS`), 404 `ResourceGroupNotFound` (docs/azure-facts.md#arm-resource-groups); the same authentication and authorization
  *   as the AKS routes, with ARM's action `Microsoft.Resources/subscriptions/resourceGroups/read` in a 403 (inference).
@@ -35,7 +41,11 @@ import { ARM_RESOURCE } from '../entra/server.ts';
 import { ensureLoopbackTls } from '../runtime/loopbackTls.ts';
 import {
   API_VERSION,
+  LOCATIONS,
+  LOCATIONS_API_VERSIONS,
   RESOURCES_API_VERSIONS,
+  kubernetesVersionsToWire,
+  locationsToWire,
   agentPoolToWire,
   managedClusterToWire,
   resourceGroupToWire,
@@ -73,6 +83,8 @@ export interface ArmServer {
 
 type RouteKind =
   | 'getResourceGroup'
+  | 'listLocations'
+  | 'listKubernetesVersions'
   | 'listBySubscription'
   | 'listByResourceGroup'
   | 'getCluster'
@@ -84,6 +96,13 @@ const MC =
   'subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters';
 const ROUTES: Array<[RouteKind, string[]]> = [
   ['getResourceGroup', 'subscriptions/{sub}/resourceGroups/{rg}'.split('/')],
+  ['listLocations', 'subscriptions/{sub}/locations'.split('/')],
+  [
+    'listKubernetesVersions',
+    'subscriptions/{sub}/providers/Microsoft.ContainerService/locations/{location}/kubernetesVersions'.split(
+      '/',
+    ),
+  ],
   [
     'listBySubscription',
     'subscriptions/{sub}/providers/Microsoft.ContainerService/managedClusters'.split(
@@ -223,7 +242,11 @@ function apiVersions(url: URL): string[] {
 /** Each provider has its own versions: Microsoft.Resources for resource groups, Microsoft.ContainerService for AKS. */
 function checkApiVersion(values: string[], kind: RouteKind): void {
   const supported =
-    kind === 'getResourceGroup' ? RESOURCES_API_VERSIONS : [API_VERSION];
+    kind === 'getResourceGroup'
+      ? RESOURCES_API_VERSIONS
+      : kind === 'listLocations'
+      ? LOCATIONS_API_VERSIONS
+      : [API_VERSION];
   if (values.length > 1 || !supported.includes(values[0])) {
     throw new AzureError(
       400,
@@ -239,6 +262,19 @@ function dispatch(world: AzureWorld, kind: RouteKind, p: Params): unknown {
   switch (kind) {
     case 'getResourceGroup':
       return resourceGroupToWire(world.requireResourceGroup(p.sub, p.rg));
+    case 'listLocations':
+      return locationsToWire(p.sub);
+    case 'listKubernetesVersions': {
+      const location = p.location.toLowerCase().replace(/\s/g, '');
+      if (!LOCATIONS.some(l => l.name === location)) {
+        throw new AzureError(
+          404,
+          'NoRegisteredProviderFound',
+          `No registered resource provider found for location '${p.location}' and API version '${API_VERSION}' for type 'locations/kubernetesVersions'.`,
+        );
+      }
+      return kubernetesVersionsToWire();
+    }
     case 'listBySubscription':
       return {
         value: world.listManagedClusters(p.sub).map(managedClusterToWire),
@@ -343,6 +379,10 @@ function handle(
       const action =
         route.kind === 'getResourceGroup'
           ? 'Microsoft.Resources/subscriptions/resourceGroups/read'
+          : route.kind === 'listLocations'
+          ? 'Microsoft.Resources/subscriptions/locations/read'
+          : route.kind === 'listKubernetesVersions'
+          ? 'Microsoft.ContainerService/locations/kubernetesVersions/read'
           : route.kind === 'listPools' || route.kind === 'getPool'
           ? 'Microsoft.ContainerService/managedClusters/agentPools/read'
           : 'Microsoft.ContainerService/managedClusters/read';

@@ -115,3 +115,102 @@ export function agentPoolToWire(mc: ManagedCluster, pool: AgentPool) {
     properties: poolProperties(pool),
   };
 }
+
+/**
+ * The Microsoft.Resources api-versions of the subscription's locations list (`/subscriptions/{sub}/locations`).
+ * 2022-12-01 is the one the plugin's backend sends (an inference from ARM's public reference: any GA version has
+ * the same `value[]` body of name, displayName, regionalDisplayName and metadata).
+ */
+export const LOCATIONS_API_VERSIONS = ['2022-12-01'];
+
+/** The regions the simulated subscriptions offer (a few physical regions of the public cloud). */
+export const LOCATIONS: Array<{
+  name: string;
+  displayName: string;
+  geography: string;
+}> = [
+  { name: 'eastus', displayName: 'East US', geography: 'United States' },
+  { name: 'westus2', displayName: 'West US 2', geography: 'United States' },
+  { name: 'northeurope', displayName: 'North Europe', geography: 'Europe' },
+  { name: 'westeurope', displayName: 'West Europe', geography: 'Europe' },
+  { name: 'swedencentral', displayName: 'Sweden Central', geography: 'Sweden' },
+  { name: 'uksouth', displayName: 'UK South', geography: 'United Kingdom' },
+  {
+    name: 'australiasoutheast',
+    displayName: 'Australia Southeast',
+    geography: 'Australia',
+  },
+];
+
+/** GET /subscriptions/{sub}/locations: ARM's Location shape (id, name, type, displayName, regionalDisplayName, metadata). */
+export function locationsToWire(sub: string) {
+  return {
+    value: LOCATIONS.map(l => ({
+      id: `/subscriptions/${sub}/locations/${l.name}`,
+      name: l.name,
+      type: 'Region',
+      displayName: l.displayName,
+      regionalDisplayName: `(${l.geography}) ${l.displayName}`,
+      metadata: {
+        regionType: 'Physical',
+        regionCategory: 'Recommended',
+        geography: l.geography,
+      },
+    })),
+  };
+}
+
+/**
+ * What AKS offers in every simulated region (managedClusters.listKubernetesVersions, api-version 2024-09-01): one
+ * entry per minor with `isDefault`, `isPreview`, `capabilities.supportPlan` and `patchVersions` keyed by patch with
+ * their `upgrades`, as `KubernetesVersionListResult` in @azure/arm-containerservice has them. 1.33 is the default
+ * (the model's default version is 1.33.2); 1.34 is a preview.
+ */
+export const KUBERNETES_VERSIONS: Array<{
+  minor: string;
+  patches: string[];
+  isDefault?: boolean;
+  isPreview?: boolean;
+  lts?: boolean;
+}> = [
+  { minor: '1.31', patches: ['1.31.9', '1.31.10'], lts: true },
+  { minor: '1.32', patches: ['1.32.5', '1.32.6'] },
+  { minor: '1.33', patches: ['1.33.1', '1.33.2'], isDefault: true },
+  { minor: '1.34', patches: ['1.34.0'], isPreview: true },
+];
+
+export function kubernetesVersionsToWire() {
+  const all = KUBERNETES_VERSIONS.flatMap(m => m.patches);
+  const later = (a: string, b: string) => {
+    const x = a.split('.').map(Number);
+    const y = b.split('.').map(Number);
+    return x[0] !== y[0]
+      ? x[0] > y[0]
+      : x[1] !== y[1]
+      ? x[1] > y[1]
+      : x[2] > y[2];
+  };
+  // Upgrades: later patches of the same minor and every patch of the next minor (AKS does not skip minors).
+  const upgradesOf = (v: string) => {
+    const [maj, min] = v.split('.').map(Number);
+    return all.filter(u => {
+      const [um, un] = u.split('.').map(Number);
+      return um === maj && (un === min ? later(u, v) : un === min + 1);
+    });
+  };
+  return {
+    values: KUBERNETES_VERSIONS.map(m => ({
+      version: m.minor,
+      capabilities: {
+        supportPlan: m.lts
+          ? ['KubernetesOfficial', 'AKSLongTermSupport']
+          : ['KubernetesOfficial'],
+      },
+      ...(m.isDefault ? { isDefault: true } : {}),
+      ...(m.isPreview ? { isPreview: true } : {}),
+      patchVersions: Object.fromEntries(
+        m.patches.map(p => [p, { upgrades: upgradesOf(p) }]),
+      ),
+    })),
+  };
+}

@@ -599,3 +599,70 @@ describe('AksDiscovery.resourceGroup', () => {
     });
   });
 });
+
+describe('AksDiscovery.listKubernetesVersions (the real SDK against the simulated ARM)', () => {
+  const q = {
+    managementCluster: MC,
+    namespace: 'team-a',
+    credentialSecret: 'aso-credential',
+  };
+
+  it('lists every GA patch newest first, marks the default minor’s newest patch, hides previews', async () => {
+    const res = await discovery().listKubernetesVersions({
+      ...q,
+      location: 'westeurope',
+    });
+    expect(res.subscriptionId).toBe(SUB);
+    expect(res.location).toBe('westeurope');
+    expect(res.items.map(v => v.version)).toEqual([
+      'v1.33.2',
+      'v1.33.1',
+      'v1.32.6',
+      'v1.32.5',
+      'v1.31.10',
+      'v1.31.9',
+    ]);
+    expect(res.items.filter(v => v.isDefault).map(v => v.version)).toEqual([
+      'v1.33.2',
+    ]);
+    expect(res.items.find(v => v.version === 'v1.31.9')).toMatchObject({
+      minor: '1.31',
+      supportPlans: ['KubernetesOfficial', 'AKSLongTermSupport'],
+    });
+    expect(res.previewsHidden).toBe(1);
+  });
+
+  it("reports ARM's refusal for a region AKS does not offer, and a subscription the credential may not read", async () => {
+    await expect(
+      discovery().listKubernetesVersions({ ...q, location: 'moon' }),
+    ).rejects.toMatchObject({
+      name: 'AzureServiceError',
+      code: 'NoRegisteredProviderFound',
+    });
+    await expect(
+      discovery().listKubernetesVersions({
+        ...q,
+        location: 'westeurope',
+        subscriptionId: OTHER_SUB,
+      }),
+    ).rejects.toMatchObject({ code: 'AuthorizationFailed' });
+  });
+});
+
+describe('AksDiscovery.listLocations', () => {
+  it("lists the subscription's physical regions by display name", async () => {
+    const res = await discovery().listLocations({
+      managementCluster: MC,
+      namespace: 'team-a',
+      credentialSecret: 'aso-credential',
+    });
+    expect(res.subscriptionId).toBe(SUB);
+    expect(res.items).toContainEqual({
+      name: 'westeurope',
+      displayName: 'West Europe',
+    });
+    expect(res.items.map(r => r.displayName)).toEqual(
+      [...res.items.map(r => r.displayName)].sort((a, b) => a.localeCompare(b)),
+    );
+  });
+});

@@ -44,6 +44,43 @@ export const AKS_API_VERSION = '2024-09-01';
  */
 export const RESOURCES_API_VERSION = '2021-04-01';
 
+/** The Microsoft.Resources api-version of the subscription's locations list (ARM's `Subscriptions - List Locations`). */
+export const LOCATIONS_API_VERSION = '2022-12-01';
+
+/** The picker's query: which credential Secret, on which management cluster (its subscription unless given). */
+export interface CredentialQuery {
+  managementCluster: string;
+  namespace: string;
+  credentialSecret: string;
+  subscriptionId?: string;
+}
+
+/** One Kubernetes version AKS offers for new clusters in a region. */
+export interface OfferedKubernetesVersion {
+  /** With the leading v, as CAPI writes it (v1.33.2). */
+  version: string;
+  /** major.minor */
+  minor: string;
+  /** The latest patch of AKS's default minor version. */
+  isDefault: boolean;
+  /** AKS support plans of the minor (KubernetesOfficial, AKSLongTermSupport). */
+  supportPlans: string[];
+}
+
+export interface OfferedKubernetesVersions {
+  subscriptionId: string;
+  location: string;
+  /** Newest first; previews are left out. */
+  items: OfferedKubernetesVersion[];
+  /** How many preview patch versions were left out. */
+  previewsHidden: number;
+}
+
+export interface AzureRegion {
+  name: string;
+  displayName: string;
+}
+
 /** At most this many Secrets' credentials are kept (their MSAL token caches live in them: docs/azure-facts.md#credential-from-aso-secret). */
 const CREDENTIAL_CACHE_SIZE = 64;
 
@@ -298,6 +335,138 @@ export class AksDiscovery {
       : undefined;
   }
 
+  /**
+   * The Kubernetes versions AKS offers in a region (`managedClusters.listKubernetesVersions(location)`), with the
+   * Secret's credential: every patch of every GA minor, newest first, the default minor's newest patch marked.
+   */
+  async listKubernetesVersions(
+    q: CredentialQuery & { location: string },
+  ): Promise<OfferedKubernetesVersions> {
+    const { credential, client } = await this.clientFor(
+      q.managementCluster,
+      q.namespace,
+      q.credentialSecret,
+      q.subscriptionId,
+    );
+    const subscriptionId = q.subscriptionId ?? credential.subscriptionId;
+    let result;
+    try {
+      result = await client.managedClusters.listKubernetesVersions(q.location);
+    } catch (e) {
+      throw this.fail(
+        e,
+        `listing the Kubernetes versions of ${
+          q.location
+        } in subscription ${subscriptionId} with ${this.describe(
+          q.namespace,
+          q.credentialSecret,
+          credential,
+        )}`,
+      );
+    }
+    const items: OfferedKubernetesVersion[] = [];
+    let previewsHidden = 0;
+    for (const minor of result.values ?? []) {
+      const patches = Object.keys(minor.patchVersions ?? {});
+      if (minor.isPreview) {
+        previewsHidden += patches.length;
+        continue;
+      }
+      const sorted = [...patches].sort(compareVersions).reverse();
+      sorted.forEach((patch, i) =>
+        items.push({
+          version: `v${patch}`,
+          minor: minor.version ?? patch.split('.').slice(0, 2).join('.'),
+          isDefault: minor.isDefault === true && i === 0,
+          supportPlans: [...(minor.capabilities?.supportPlan ?? [])],
+        }),
+      );
+    }
+    items.sort((a, b) => compareVersions(b.version, a.version));
+    return { subscriptionId, location: q.location, items, previewsHidden };
+  }
+
+  /** The regions of the Secret's subscription (ARM's subscription locations list), physical regions only, by name. */
+  async listLocations(
+    q: CredentialQuery,
+  ): Promise<{ subscriptionId: string; items: AzureRegion[] }> {
+    const { credential, client, settings } = await this.clientFor(
+      q.managementCluster,
+      q.namespace,
+      q.credentialSecret,
+      q.subscriptionId,
+    );
+    const subscriptionId = q.subscriptionId ?? credential.subscriptionId;
+    const url = `${settings.resourceManagerEndpoint.replace(
+      /\/+$/,
+      '',
+    )}/subscriptions/${encodeURIComponent(
+      subscriptionId,
+    )}/locations?api-version=${LOCATIONS_API_VERSION}`;
+    const request = createPipelineRequest({ url, method: 'GET' });
+    let body:
+      | {
+          value?: Array<{
+            name?: unknown;
+            displayName?: unknown;
+            metadata?: { regionType?: unknown };
+          }>;
+          error?: { code?: unknown; message?: unknown };
+        }
+      | undefined;
+    try {
+      const response = await client.pipeline.sendRequest(httpClient(), request);
+      try {
+        body = response.bodyAsText
+          ? JSON.parse(response.bodyAsText)
+          : undefined;
+      } catch {
+        body = undefined;
+      }
+      if (response.status >= 400) {
+        throw new RestError(
+          typeof body?.error?.message === 'string'
+            ? body.error.message
+            : `HTTP ${response.status}`,
+          {
+            code:
+              typeof body?.error?.code === 'string'
+                ? body.error.code
+                : undefined,
+            statusCode: response.status,
+            request,
+            response,
+          },
+        );
+      }
+    } catch (e) {
+      throw this.fail(
+        e,
+        `listing the regions of subscription ${subscriptionId} with ${this.describe(
+          q.namespace,
+          q.credentialSecret,
+          credential,
+        )}`,
+      );
+    }
+    const items = (body?.value ?? [])
+      .filter(
+        l =>
+          typeof l.name === 'string' &&
+          (l.metadata?.regionType === undefined ||
+            l.metadata.regionType === 'Physical'),
+      )
+      .map(l => ({
+        name: l.name as string,
+        displayName:
+          typeof l.displayName === 'string'
+            ? l.displayName
+            : (l.name as string),
+      }))
+      .sort((a, b) => a.displayName.localeCompare(b.displayName));
+    return { subscriptionId, items };
+  }
+
   private describe(
     namespace: string,
     name: string,
@@ -362,6 +531,17 @@ export class AksDiscovery {
     }
     return { credential: entry.credential, client, settings };
   }
+}
+
+/** Orders versions like 1.33.2 / v1.33.10 numerically. */
+export function compareVersions(a: string, b: string): number {
+  const x = a.replace(/^v/, '').split('.').map(Number);
+  const y = b.replace(/^v/, '').split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d) return d;
+  }
+  return 0;
 }
 
 /** ARM's tags object, string values only (ARM's tag values are strings). */

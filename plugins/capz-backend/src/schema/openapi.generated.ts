@@ -19,6 +19,40 @@ export const spec = {
   ],
   components: {
     parameters: {
+      pickerManagementCluster: {
+        name: 'managementCluster',
+        in: 'query',
+        required: true,
+        schema: {
+          $ref: '#/components/schemas/ObjectName',
+        },
+      },
+      pickerNamespace: {
+        name: 'namespace',
+        in: 'query',
+        required: true,
+        schema: {
+          $ref: '#/components/schemas/DnsLabel',
+        },
+      },
+      pickerCredentialSecret: {
+        name: 'credentialSecret',
+        in: 'query',
+        required: true,
+        schema: {
+          $ref: '#/components/schemas/ObjectName',
+        },
+      },
+      pickerSubscriptionId: {
+        name: 'subscriptionId',
+        in: 'query',
+        description:
+          "Another subscription than the credential Secret's own (AZURE_SUBSCRIPTION_ID).",
+        schema: {
+          type: 'string',
+          pattern: '^[0-9a-fA-F-]{36}$',
+        },
+      },
       managementCluster: {
         name: 'managementCluster',
         in: 'path',
@@ -1182,6 +1216,10 @@ export const spec = {
                           type: 'string',
                           enum: ['System', 'User'],
                         },
+                        osType: {
+                          type: 'string',
+                          enum: ['Linux', 'Windows'],
+                        },
                         vmSize: {
                           type: 'string',
                           minLength: 1,
@@ -1191,7 +1229,43 @@ export const spec = {
                           minimum: 0,
                           maximum: 1000,
                         },
+                        autoscaling: {
+                          type: 'object',
+                          additionalProperties: false,
+                          required: ['minCount', 'maxCount'],
+                          properties: {
+                            minCount: {
+                              type: 'integer',
+                              minimum: 0,
+                              maximum: 1000,
+                            },
+                            maxCount: {
+                              type: 'integer',
+                              minimum: 0,
+                              maximum: 1000,
+                            },
+                          },
+                        },
                       },
+                    },
+                  },
+                  owner: {
+                    type: 'string',
+                  },
+                  tags: {
+                    type: 'object',
+                    additionalProperties: {
+                      type: 'string',
+                    },
+                  },
+                  entraOnly: {
+                    type: 'boolean',
+                  },
+                  adminGroupObjectIDs: {
+                    type: 'array',
+                    maxItems: 20,
+                    items: {
+                      type: 'string',
                     },
                   },
                   dryRun: {
@@ -1810,6 +1884,260 @@ export const spec = {
                       type: 'array',
                       items: {
                         type: 'object',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/pickers/namespaces': {
+      get: {
+        operationId: 'ListPickerNamespaces',
+        description:
+          "The scaffolder form's namespace picker: the namespaces of a management cluster the caller may read. The configured `namespaces` when the management cluster is limited to some; otherwise a live list from the API server (namespaces are not in the watch cache), or, when the backend may not list namespaces, the namespaces of the objects in the watch cache. `source` says which.",
+        parameters: [
+          {
+            name: 'managementCluster',
+            in: 'query',
+            required: true,
+            schema: {
+              $ref: '#/components/schemas/ObjectName',
+            },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['managementCluster', 'source', 'items'],
+                  properties: {
+                    managementCluster: {
+                      type: 'string',
+                    },
+                    source: {
+                      type: 'string',
+                      enum: ['config', 'live', 'watch-cache'],
+                    },
+                    items: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        additionalProperties: false,
+                        required: ['name'],
+                        properties: {
+                          name: {
+                            type: 'string',
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/pickers/regions': {
+      get: {
+        operationId: 'ListPickerRegions',
+        description:
+          "The Azure regions of the credential Secret's subscription (ARM's subscription locations), read with that credential (capz.azureDiscovery).",
+        parameters: [
+          {
+            $ref: '#/components/parameters/pickerManagementCluster',
+          },
+          {
+            $ref: '#/components/parameters/pickerNamespace',
+          },
+          {
+            $ref: '#/components/parameters/pickerCredentialSecret',
+          },
+          {
+            $ref: '#/components/parameters/pickerSubscriptionId',
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['subscriptionId', 'items'],
+                  properties: {
+                    subscriptionId: {
+                      type: 'string',
+                    },
+                    items: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        additionalProperties: false,
+                        required: ['name', 'displayName'],
+                        properties: {
+                          name: {
+                            type: 'string',
+                          },
+                          displayName: {
+                            type: 'string',
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/pickers/kubernetes-versions': {
+      get: {
+        operationId: 'ListPickerKubernetesVersions',
+        description:
+          "The Kubernetes versions AKS offers for new clusters in a region (managedClusters.listKubernetesVersions), read with the credential Secret: every patch of every GA minor, newest first, with a leading v; previews are left out (counted in previewsHidden); the default minor's newest patch has isDefault.",
+        parameters: [
+          {
+            $ref: '#/components/parameters/pickerManagementCluster',
+          },
+          {
+            $ref: '#/components/parameters/pickerNamespace',
+          },
+          {
+            $ref: '#/components/parameters/pickerCredentialSecret',
+          },
+          {
+            $ref: '#/components/parameters/pickerSubscriptionId',
+          },
+          {
+            name: 'location',
+            in: 'query',
+            required: true,
+            schema: {
+              type: 'string',
+              pattern: '^[a-z][a-z0-9]*$',
+              maxLength: 64,
+            },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: [
+                    'subscriptionId',
+                    'location',
+                    'items',
+                    'previewsHidden',
+                  ],
+                  properties: {
+                    subscriptionId: {
+                      type: 'string',
+                    },
+                    location: {
+                      type: 'string',
+                    },
+                    previewsHidden: {
+                      type: 'integer',
+                    },
+                    items: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        additionalProperties: false,
+                        required: [
+                          'version',
+                          'minor',
+                          'isDefault',
+                          'supportPlans',
+                        ],
+                        properties: {
+                          version: {
+                            type: 'string',
+                          },
+                          minor: {
+                            type: 'string',
+                          },
+                          isDefault: {
+                            type: 'boolean',
+                          },
+                          supportPlans: {
+                            type: 'array',
+                            items: {
+                              type: 'string',
+                            },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/pickers/vm-sizes': {
+      get: {
+        operationId: 'ListPickerVmSizes',
+        description:
+          'A curated list of general-purpose VM sizes for node pools (no Azure call: the SKU list is large and per region; any other size can still be typed).',
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        additionalProperties: false,
+                        required: ['name', 'vCPUs', 'memoryGiB'],
+                        properties: {
+                          name: {
+                            type: 'string',
+                          },
+                          vCPUs: {
+                            type: 'integer',
+                          },
+                          memoryGiB: {
+                            type: 'number',
+                          },
+                        },
                       },
                     },
                   },

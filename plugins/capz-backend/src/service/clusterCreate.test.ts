@@ -177,49 +177,62 @@ describe('POST /clusters', () => {
 });
 
 describe('createClusterInputErrors', () => {
-  it('accepts a 54-character name and refuses 55 (the dnsPrefix limit), naming the field', () => {
+  it("accepts the longest name the region's node resource group allows and refuses one more, naming the field", () => {
+    // MC_<name>_<name>_westeurope <= 80 characters: at most 32.
+    const pools = [
+      { name: 'p', mode: 'System' as const, vmSize: 'x', replicas: 1 },
+    ];
     expect(
-      createClusterInputErrors(
-        body({
-          name: 'a'.repeat(54),
-          pools: [{ name: 'p', mode: 'System', vmSize: 'x', replicas: 1 }],
-        }),
-      ),
+      createClusterInputErrors(body({ name: 'a'.repeat(32), pools })),
     ).toEqual([]);
+    const errors = createClusterInputErrors(
+      body({ name: 'a'.repeat(33), pools }),
+    );
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      /^name: "a{33}" makes AKS's node resource group "MC_a{33}_a{33}_westeurope" 81 characters, above Azure's 80/,
+    );
     expect(
-      createClusterInputErrors(
-        body({
-          name: 'a'.repeat(55),
-          pools: [{ name: 'p', mode: 'System', vmSize: 'x', replicas: 1 }],
-        }),
-      ),
-    ).toEqual([
-      `name: "${'a'.repeat(
-        55,
-      )}" is 55 characters; it is the ManagedCluster's dnsPrefix, which CAPZ limits to 54`,
-    ]);
+      createClusterInputErrors(body({ name: 'a'.repeat(55), pools }))[0],
+    ).toMatch(/^name: "a{55}" is 55 characters; it is the AKS dnsPrefix/);
   });
 
   it('names the pool whose MachinePool name would be longer than a DNS label', () => {
-    const name = 'a'.repeat(54);
+    const name = 'a'.repeat(52);
     const errors = createClusterInputErrors(
       body({
         name,
+        location: 'x',
         pools: [
           { name: 'sys', mode: 'System', vmSize: 'x', replicas: 1 },
           { name: 'averylongpoo', mode: 'User', vmSize: 'x', replicas: 0 },
         ],
       }),
     );
-    expect(errors).toEqual([
-      `pools[1].name: the MachinePool name "${name}-averylongpoo" (67 characters) must be a DNS label of at most 63 characters`,
-      `pools[1].name: the AzureASOManagedMachinePool name "${name}-averylongpoo" (67 characters) must be a DNS label of at most 63 characters`,
-    ]);
+    // (The node resource group limit bites first for any region; both are reported.)
+    expect(errors).toContain(
+      `pools[1].name: "${name}" with pool "averylongpoo" makes the object name "${name}-averylongpoo" (65 characters), above the 63 a Kubernetes name allows: shorten the cluster or the pool name`,
+    );
   });
 
   it('passes the parameter rules through (capz-common)', () => {
     expect(createClusterInputErrors(body({ name: 'Bad' }))[0]).toMatch(
-      /^name "Bad" must be a lowercase DNS label/,
+      /^name: "Bad" must be lowercase letters/,
     );
+    expect(
+      createClusterInputErrors(
+        body({
+          pools: [
+            {
+              name: 'win',
+              mode: 'System',
+              osType: 'Windows',
+              vmSize: 'Standard_D2s_v3',
+              replicas: 1,
+            },
+          ],
+        }),
+      ),
+    ).toEqual(['pools[0].osType: pool "win": a System pool must run Linux']);
   });
 });

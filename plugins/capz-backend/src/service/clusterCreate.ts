@@ -12,6 +12,7 @@ import {
   capzClusterCreatePermission,
   clusterPagePath,
   generateAksAsoClusterManifests,
+  MAX_DNS_PREFIX,
   validateAksAsoClusterParams,
   type CreateClusterRequest,
   type CreateClusterResponse,
@@ -128,13 +129,12 @@ export class KubeApplyClient implements ApplyClient {
   }
 }
 
-/** CAPZ's AzureASOManagedControlPlane webhook limits the ManagedCluster's dnsPrefix to 54 characters. */
-export const MAX_DNS_PREFIX = 54;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /**
- * Every problem with a request, each naming its field: the parameter rules (capz-common), then the names the
- * rendered objects derive from them, measured on the objects themselves (so a change of derivation is measured too).
+ * Every problem with a request, each naming its field (`field: message`): the parameter rules of capz-common's
+ * clusterRules (the scaffolder form runs the same ones), then, as a second line of defence, the names the rendered
+ * objects derive from them, measured on the objects themselves (so a change of derivation is measured too).
  */
 export function createClusterInputErrors(p: CreateClusterRequest): string[] {
   const errors = validateAksAsoClusterParams(p);

@@ -17,6 +17,7 @@ import { createOpenApiRouter } from '../schema/openapi.generated';
 import { ClusterViews } from './clusterViews';
 import { addJobRoutes, JobsRouterOptions } from './jobsRouter';
 import { toYaml } from './objectYaml';
+import { createPickersRouter, type PickerSources } from './pickersRouter';
 
 /** The part of the condition history the routes read (src/history). */
 export type TimelineReader = Pick<HistoryStore, 'timeline'>;
@@ -31,6 +32,8 @@ export interface RouterOptions {
   history?: TimelineReader;
   /** The jobs API's dependencies; its routes are served by this router (src/service/jobsRouter.ts). */
   jobs?: JobsRouterOptions;
+  /** The scaffolder form's pickers' sources (src/service/pickersRouter.ts). */
+  pickers?: PickerSources;
   /** Validate responses against the OpenAPI document too (tests turn this on). */
   validateResponses?: boolean;
 }
@@ -189,6 +192,8 @@ export async function createRouter(
 
   if (options.jobs)
     addJobRoutes(router as unknown as express.Router, options.jobs);
+
+  router.use(await createPickersRouter({ ...options, ...options.pickers }));
 
   return router as unknown as express.Router;
 }

@@ -1,9 +1,18 @@
 import { apiVersionOf, kinds } from '../kinds';
+import { OWNER_ANNOTATION } from '../tree/summary';
+import {
+  clusterParamsFieldErrors,
+  formatFieldError,
+  poolObjectName,
+  userKubeconfigSecretName,
+  type AksAsoPoolParams,
+} from './clusterRules';
 
 /**
  * Parameters of a new AKS cluster managed through CAPZ's ASO API. Mirrors the variables of CAPZ's
  * `templates/cluster-template-aks-aso.yaml` flavor (CLUSTER_NAME, AZURE_LOCATION, KUBERNETES_VERSION,
- * ASO_CREDENTIAL_SECRET_NAME, AZURE_NODE_MACHINE_TYPE, WORKER_MACHINE_COUNT).
+ * ASO_CREDENTIAL_SECRET_NAME, AZURE_NODE_MACHINE_TYPE, WORKER_MACHINE_COUNT), plus node pools, tags, owner and an
+ * Entra-only control plane. The rules they must meet are in ./clusterRules.
  * @public
  */
 export interface AksAsoClusterParams {
@@ -14,13 +23,18 @@ export interface AksAsoClusterParams {
   kubernetesVersion: string;
   /** Secret in the same namespace that ASO reads Azure credentials from (`credential-from`). */
   credentialSecretName: string;
-  pools: Array<{
-    /** Agent pool name in Azure (azureName): lowercase letters and digits, at most 12 (Linux). */
-    name: string;
-    mode: 'System' | 'User';
-    vmSize: string;
-    replicas: number;
-  }>;
+  pools: AksAsoPoolParams[];
+  /** Catalog owner (entity ref, e.g. group:default/platform): the Cluster's `capz.io/owner` annotation. */
+  owner?: string;
+  /** Azure tags of the resource group, the managed cluster and every agent pool. */
+  tags?: Record<string, string>;
+  /**
+   * Entra ID only: AKS-managed Entra integration with Azure RBAC, local accounts disabled; ASO writes the Entra
+   * kubeconfig to `<name>-user-kubeconfig` (userCredentials), leaving `<name>-kubeconfig` to CAPZ. Default false.
+   */
+  entraOnly?: boolean;
+  /** Entra groups made cluster admins (aadProfile.adminGroupObjectIDs), for Entra-only clusters. */
+  adminGroupObjectIDs?: string[];
 }
 
 /** A Kubernetes object as plain JSON. @public */
@@ -37,51 +51,9 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const POOL_NAME = /^[a-z][a-z0-9]{0,11}$/;
-
-/** Returns every problem with the parameters, as messages a person can act on; empty when valid. @public */
+/** Returns every problem with the parameters (`field: message`), as messages a person can act on; empty when valid. @public */
 export function validateAksAsoClusterParams(p: AksAsoClusterParams): string[] {
-  const errors: string[] = [];
-  // AKS limits the cluster name to 63 characters; the node resource group name is derived from it.
-  if (!DNS_LABEL.test(p.name) || p.name.length > 63) {
-    errors.push(
-      `name "${p.name}" must be a lowercase DNS label of at most 63 characters`,
-    );
-  }
-  if (!DNS_LABEL.test(p.namespace))
-    errors.push(`namespace "${p.namespace}" is not a valid namespace name`);
-  if (!/^v\d+\.\d+\.\d+$/.test(p.kubernetesVersion)) {
-    errors.push(
-      `kubernetesVersion "${p.kubernetesVersion}" must look like v1.33.2`,
-    );
-  }
-  if (!p.location) errors.push('location is required');
-  if (!p.credentialSecretName) errors.push('credentialSecretName is required');
-  if (!p.pools.some(pool => pool.mode === 'System')) {
-    errors.push(
-      'at least one pool must have mode System (AKS requires a system pool)',
-    );
-  }
-  const seen = new Set<string>();
-  for (const pool of p.pools) {
-    if (!POOL_NAME.test(pool.name)) {
-      errors.push(
-        `pool "${pool.name}" must start with a letter and have at most 12 lowercase letters or digits`,
-      );
-    }
-    if (seen.has(pool.name)) errors.push(`pool "${pool.name}" appears twice`);
-    seen.add(pool.name);
-    if (
-      !Number.isInteger(pool.replicas) ||
-      pool.replicas < (pool.mode === 'System' ? 1 : 0)
-    ) {
-      errors.push(
-        `pool "${pool.name}" replicas must be a whole number, at least 1 for a System pool`,
-      );
-    }
-  }
-  return errors;
+  return clusterParamsFieldErrors(p).map(formatFieldError);
 }
 
 /**
@@ -90,6 +62,20 @@ export function validateAksAsoClusterParams(p: AksAsoClusterParams): string[] {
  * through its webhook):
  * Cluster, AzureASOManagedControlPlane (embedding the ManagedCluster), AzureASOManagedCluster (embedding the
  * ResourceGroup), then a MachinePool and an AzureASOManagedMachinePool (embedding the agent pool) per pool.
+ *
+ * What the embedded ASO resources leave out, because CAPZ sets it and refuses a different value (CAPZ v1.26,
+ * kubernetes-sigs/cluster-api-provider-azure `exp/mutators/azureasomanagedcontrolplane.go` and
+ * `exp/mutators/azureasomanagedmachinepool.go`):
+ * - ManagedCluster `spec.kubernetesVersion`: `setManagedClusterKubernetesVersion` copies
+ *   AzureASOManagedControlPlane `spec.version` (an `Incompatible` error when the user's value differs);
+ * - ManagedCluster `spec.agentPoolProfiles`: `setManagedClusterAgentPoolProfiles` refuses any value ("agent pool
+ *   definitions must be inherited from AzureASOManagedMachinePools") and fills them from the pools at creation;
+ * - ManagedCluster `spec.networkProfile.serviceCidr` / `podCidr`: from the Cluster's clusterNetwork (not set here);
+ * - ManagedClustersAgentPool `spec.orchestratorVersion`: `setAgentPoolOrchestratorVersion` copies the MachinePool's
+ *   `spec.template.spec.version`;
+ * - ManagedClustersAgentPool `spec.count`: `setAgentPoolCount` copies the MachinePool's `spec.replicas` (with
+ *   autoscaling only as the initial count; `reconcileAutoscaling` then marks the MachinePool's replicas as managed by
+ *   AKS with `cluster.x-k8s.io/replicas-managed-by`, so that annotation is not written here either).
  * Throws with every validation message when the parameters are invalid.
  * @public
  */
@@ -112,12 +98,41 @@ export function generateAksAsoClusterManifests(
     name,
   });
   const capi = apiVersionOf(kinds.Cluster);
+  const tags =
+    p.tags && Object.keys(p.tags).length ? { tags: { ...p.tags } } : {};
+  // Entra ID only (docs/capz-aso-facts.md#entra-only-kubeconfig): ASO cannot read adminCredentials when
+  // local accounts are disabled, so the Entra kubeconfig goes to userCredentials under another name than CAPZ's
+  // canonical <name>-kubeconfig (CAPZ writes that one itself, with an Entra token, from the same ASO credential).
+  const entra = p.entraOnly
+    ? {
+        aadProfile: {
+          managed: true,
+          enableAzureRBAC: true,
+          ...(p.adminGroupObjectIDs?.length
+            ? { adminGroupObjectIDs: [...p.adminGroupObjectIDs] }
+            : {}),
+        },
+        disableLocalAccounts: true,
+        enableRBAC: true,
+        operatorSpec: {
+          secrets: {
+            userCredentials: {
+              name: userKubeconfigSecretName(p.name),
+              key: 'value',
+            },
+          },
+        },
+      }
+    : {};
 
   const objects: KubeObject[] = [
     {
       apiVersion: capi,
       kind: 'Cluster',
-      metadata: meta(p.name),
+      metadata: {
+        ...meta(p.name),
+        ...(p.owner ? { annotations: { [OWNER_ANNOTATION]: p.owner } } : {}),
+      },
       spec: {
         controlPlaneRef: capzRef('AzureASOManagedControlPlane', p.name),
         infrastructureRef: capzRef('AzureASOManagedCluster', p.name),
@@ -141,6 +156,8 @@ export function generateAksAsoClusterManifests(
               networkProfile: { networkPlugin: 'azure' },
               owner: { name: p.name },
               servicePrincipalProfile: { clientId: 'msi' },
+              ...entra,
+              ...tags,
             },
           },
         ],
@@ -156,7 +173,7 @@ export function generateAksAsoClusterManifests(
             apiVersion: apiVersionOf(kinds.ResourceGroup),
             kind: 'ResourceGroup',
             metadata: { name: p.name, annotations: credential },
-            spec: { location: p.location },
+            spec: { location: p.location, ...tags },
           },
         ],
       },
@@ -164,7 +181,7 @@ export function generateAksAsoClusterManifests(
   ];
 
   for (const pool of p.pools) {
-    const objName = `${p.name}-${pool.name}`;
+    const objName = poolObjectName(p.name, pool.name);
     objects.push(
       {
         apiVersion: capi,
@@ -197,9 +214,20 @@ export function generateAksAsoClusterManifests(
               spec: {
                 azureName: pool.name,
                 mode: pool.mode,
+                ...(pool.osType && pool.osType !== 'Linux'
+                  ? { osType: pool.osType }
+                  : {}),
                 owner: { name: p.name },
                 type: 'VirtualMachineScaleSets',
                 vmSize: pool.vmSize,
+                ...(pool.autoscaling
+                  ? {
+                      enableAutoScaling: true,
+                      minCount: pool.autoscaling.minCount,
+                      maxCount: pool.autoscaling.maxCount,
+                    }
+                  : {}),
+                ...tags,
               },
             },
           ],

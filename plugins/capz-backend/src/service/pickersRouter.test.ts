@@ -1,0 +1,334 @@
+/**
+ * The scaffolder form's pickers. Namespaces with a faked live list and watch cache; regions and Kubernetes versions
+ * through the real AksDiscovery, the real @azure/arm-containerservice client and @azure/identity against the simulated
+ * ARM and Entra ID (HTTPS, their own CAs), so the routes answer with what the SDK makes of ARM's wire shape.
+ */
+import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
+import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
+import { ConfigReader } from '@backstage/config';
+import type { PermissionsService } from '@backstage/backend-plugin-api';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import {
+  ARM_RESOURCE,
+  AzureWorld,
+  entraAuthorizer,
+  startArmServer,
+  startEntraSim,
+  type ArmServer,
+  type EntraSim,
+} from '@internal/capz-sim/azure';
+import express from 'express';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { AksDiscovery } from '../azure/AksDiscovery';
+import type { ManagementClusterConfig } from '../config/managementClusters';
+import { createPickersRouter, PickerSources, VM_SIZES } from './pickersRouter';
+
+const auth = { Authorization: mockCredentials.user.header() };
+const SUB = randomUUID();
+const TENANT = randomUUID();
+const SP = {
+  tenantId: TENANT,
+  clientId: randomUUID(),
+  clientSecret: `sp-${randomBytes(8).toString('hex')}`,
+};
+const clusters: ManagementClusterConfig[] = [
+  {
+    name: 'east',
+    authMethod: 'serviceAccountToken',
+    url: 'https://east.example',
+    serviceAccountToken: 't',
+  },
+  {
+    name: 'west',
+    authMethod: 'serviceAccountToken',
+    url: 'https://west.example',
+    serviceAccountToken: 't',
+    namespaces: ['team-b', 'team-a'],
+  },
+];
+
+let stateDir: string;
+let world: AzureWorld;
+let entra: EntraSim;
+let arm: ArmServer;
+let azure: AksDiscovery;
+
+beforeAll(async () => {
+  stateDir = mkdtempSync(join(tmpdir(), 'capz-pickers-'));
+  world = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
+  entra = await startEntraSim({
+    stateDir,
+    applications: [ARM_RESOURCE],
+    servicePrincipals: [SP],
+  });
+  arm = await startArmServer({
+    world,
+    authorize: entraAuthorizer(entra, { [SP.clientId]: [SUB] }),
+    stateDir,
+  });
+  azure = new AksDiscovery({
+    config: new ConfigReader({
+      capz: {
+        azureDiscovery: {
+          resourceManagerEndpoint: arm.url,
+          authorityHost: entra.url,
+          disableInstanceDiscovery: true,
+          caData: `${arm.caPem}\n${entra.caPem}`,
+        },
+      },
+    }),
+    logger: mockServices.logger.mock(),
+    readSecret: async (mc, ns, name) =>
+      mc === 'east' && ns === 'team-a' && name === 'aso-credential'
+        ? {
+            AZURE_SUBSCRIPTION_ID: SUB,
+            AZURE_TENANT_ID: TENANT,
+            AZURE_CLIENT_ID: SP.clientId,
+            AZURE_CLIENT_SECRET: SP.clientSecret,
+          }
+        : undefined,
+    managedClusters: () => [],
+  });
+});
+
+afterAll(async () => {
+  await arm?.close();
+  await entra?.close();
+  world?.close();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+async function app(
+  sources: PickerSources = {},
+  o: {
+    permissions?: PermissionsService;
+    cached?: Record<string, Array<{ metadata: { namespace: string } }>>;
+  } = {},
+) {
+  const logger = mockServices.logger.mock();
+  return express()
+    .use(
+      await createPickersRouter({
+        logger,
+        httpAuth: mockServices.httpAuth(),
+        permissions: o.permissions ?? mockServices.permissions(),
+        managementClusters: clusters,
+        cache: {
+          list: (mc: string, kind: string) =>
+            (o.cached?.[`${mc}/${kind}`] ?? []) as never,
+        },
+        validateResponses: true,
+        azure,
+        ...sources,
+      }),
+    )
+    .use(
+      MiddlewareFactory.create({
+        config: mockServices.rootConfig(),
+        logger,
+      }).error(),
+    );
+}
+
+describe('GET /pickers/namespaces', () => {
+  it('lists the namespaces live, sorted', async () => {
+    const res = await request(
+      await app({
+        listNamespaces: async () => ['team-b', 'default', 'team-a'],
+      }),
+    )
+      .get('/pickers/namespaces?managementCluster=east')
+      .set(auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      managementCluster: 'east',
+      source: 'live',
+      items: [{ name: 'default' }, { name: 'team-a' }, { name: 'team-b' }],
+    });
+  });
+
+  it('answers with the configured namespaces of a limited management cluster', async () => {
+    const listNamespaces = jest.fn();
+    const res = await request(await app({ listNamespaces }))
+      .get('/pickers/namespaces?managementCluster=west')
+      .set(auth);
+    expect(res.body).toEqual({
+      managementCluster: 'west',
+      source: 'config',
+      items: [{ name: 'team-a' }, { name: 'team-b' }],
+    });
+    expect(listNamespaces).not.toHaveBeenCalled();
+  });
+
+  it("falls back to the watch cache's namespaces when the backend may not list namespaces", async () => {
+    const res = await request(
+      await app(
+        {
+          listNamespaces: async () => {
+            throw Object.assign(new Error('forbidden'), { code: 403 });
+          },
+        },
+        {
+          cached: {
+            'east/Cluster': [{ metadata: { namespace: 'team-c' } }],
+            'east/ManagedCluster': [
+              { metadata: { namespace: 'team-a' } },
+              { metadata: { namespace: 'team-c' } },
+            ],
+          },
+        },
+      ),
+    )
+      .get('/pickers/namespaces?managementCluster=east')
+      .set(auth);
+    expect(res.body).toEqual({
+      managementCluster: 'east',
+      source: 'watch-cache',
+      items: [{ name: 'team-a' }, { name: 'team-c' }],
+    });
+  });
+
+  it('keeps to the namespaces a conditional read decision allows', async () => {
+    const permissions = {
+      authorize: jest.fn(),
+      authorizeConditional: async () => [
+        {
+          result: AuthorizeResult.CONDITIONAL,
+          pluginId: 'capz',
+          resourceType: 'capz-cluster',
+          conditions: {
+            rule: 'IS_IN_NAMESPACE',
+            resourceType: 'capz-cluster',
+            params: { namespaces: ['team-a'] },
+          },
+        },
+      ],
+    } as unknown as PermissionsService;
+    const res = await request(
+      await app(
+        { listNamespaces: async () => ['team-a', 'team-b'] },
+        { permissions },
+      ),
+    )
+      .get('/pickers/namespaces?managementCluster=east')
+      .set(auth);
+    expect(res.body.items).toEqual([{ name: 'team-a' }]);
+    // And the Azure pickers refuse another namespace.
+    const denied = await request(await app({}, { permissions }))
+      .get(
+        '/pickers/regions?managementCluster=east&namespace=team-b&credentialSecret=aso-credential',
+      )
+      .set(auth);
+    expect(denied.status).toBe(403);
+  });
+
+  it('answers 404 for an unknown management cluster and 403 when reading is denied', async () => {
+    const served = await app({ listNamespaces: async () => [] });
+    expect(
+      (
+        await request(served)
+          .get('/pickers/namespaces?managementCluster=north')
+          .set(auth)
+      ).status,
+    ).toBe(404);
+    const denied = await app(
+      {},
+      {
+        permissions: mockServices.permissions({
+          result: AuthorizeResult.DENY,
+        }),
+      },
+    );
+    expect(
+      (
+        await request(denied)
+          .get('/pickers/namespaces?managementCluster=east')
+          .set(auth)
+      ).status,
+    ).toBe(403);
+  });
+});
+
+describe('GET /pickers/kubernetes-versions (simulated ARM)', () => {
+  it('answers the GA versions of the region newest first with the default marked and previews hidden', async () => {
+    const res = await request(await app())
+      .get(
+        '/pickers/kubernetes-versions?managementCluster=east&namespace=team-a&credentialSecret=aso-credential&location=westeurope',
+      )
+      .set(auth);
+    expect(res.status).toBe(200);
+    expect(res.body.subscriptionId).toBe(SUB);
+    expect(res.body.previewsHidden).toBe(1);
+    expect(res.body.items[0]).toEqual({
+      version: 'v1.33.2',
+      minor: '1.33',
+      isDefault: true,
+      supportPlans: ['KubernetesOfficial'],
+    });
+    expect(
+      res.body.items.some((v: { version: string }) =>
+        v.version.startsWith('v1.34'),
+      ),
+    ).toBe(false);
+  });
+
+  it("passes ARM's refusal of a region on (502 naming the code) and checks its input (400)", async () => {
+    const served = await app();
+    const moon = await request(served)
+      .get(
+        '/pickers/kubernetes-versions?managementCluster=east&namespace=team-a&credentialSecret=aso-credential&location=moon',
+      )
+      .set(auth);
+    expect(moon.status).toBe(502);
+    expect(moon.body.error.message).toMatch(/NoRegisteredProviderFound/);
+    const bad = await request(served)
+      .get(
+        '/pickers/kubernetes-versions?managementCluster=east&namespace=team-a&credentialSecret=aso-credential&location=West%20Europe',
+      )
+      .set(auth);
+    expect(bad.status).toBe(400);
+  });
+
+  it('answers 404 for a credential Secret that does not exist, and 400 without Azure discovery', async () => {
+    const missing = await request(await app())
+      .get(
+        '/pickers/kubernetes-versions?managementCluster=east&namespace=team-a&credentialSecret=nope&location=westeurope',
+      )
+      .set(auth);
+    expect(missing.status).toBe(404);
+    const off = await request(await app({ azure: undefined }))
+      .get(
+        '/pickers/kubernetes-versions?managementCluster=east&namespace=team-a&credentialSecret=aso-credential&location=westeurope',
+      )
+      .set(auth);
+    expect(off.status).toBe(400);
+    expect(off.body.error.message).toMatch(/capz.azureDiscovery/);
+  });
+});
+
+describe('GET /pickers/regions and /pickers/vm-sizes', () => {
+  it("lists the credential's subscription regions", async () => {
+    const res = await request(await app())
+      .get(
+        '/pickers/regions?managementCluster=east&namespace=team-a&credentialSecret=aso-credential',
+      )
+      .set(auth);
+    expect(res.status).toBe(200);
+    expect(res.body.subscriptionId).toBe(SUB);
+    expect(res.body.items).toContainEqual({
+      name: 'westeurope',
+      displayName: 'West Europe',
+    });
+  });
+
+  it('lists the curated VM sizes', async () => {
+    const res = await request(await app())
+      .get('/pickers/vm-sizes')
+      .set(auth);
+    expect(res.body.items).toEqual(VM_SIZES);
+  });
+});

@@ -1,0 +1,187 @@
+import {
+  clusterNameErrors,
+  clusterParamsFieldErrors,
+  maxClusterNameLength,
+  nodePoolsErrors,
+  nodeResourceGroupOf,
+  tagsErrors,
+} from './clusterRules';
+
+const base = {
+  name: 'team-a-dev',
+  namespace: 'team-a',
+  location: 'westeurope',
+  kubernetesVersion: 'v1.33.2',
+  credentialSecretName: 'aso-credential',
+  pools: [
+    {
+      name: 'pool0',
+      mode: 'System' as const,
+      vmSize: 'Standard_D2s_v3',
+      replicas: 2,
+    },
+  ],
+};
+const fields = (errors: Array<{ field: string }>) => errors.map(e => e.field);
+
+describe('cluster name', () => {
+  it('is a DNS label within the dnsPrefix limit', () => {
+    expect(clusterNameErrors('ok-name')).toEqual([]);
+    expect(fields(clusterNameErrors(''))).toEqual(['name']);
+    expect(clusterNameErrors('Bad_Name')[0].message).toMatch(/lowercase/);
+    expect(clusterNameErrors('a'.repeat(55))[0].message).toMatch(
+      /dnsPrefix, which is limited to 54/,
+    );
+    expect(clusterNameErrors('a'.repeat(54))).toEqual([]);
+  });
+
+  it("keeps AKS's node resource group within 80 characters", () => {
+    // MC_<name>_<name>_westeurope: 5 + 2n + 10 <= 80, so n <= 32.
+    expect(maxClusterNameLength('westeurope')).toBe(32);
+    expect(
+      clusterNameErrors('a'.repeat(32), { location: 'westeurope' }),
+    ).toEqual([]);
+    const [e] = clusterNameErrors('a'.repeat(33), { location: 'westeurope' });
+    expect(e.message).toContain('81 characters');
+    expect(nodeResourceGroupOf('x', 'eastus')).toBe('MC_x_x_eastus');
+  });
+
+  it('keeps <name>-<pool> object names within 63 characters', () => {
+    const pools = [{ name: 'abcdefghijkl' }];
+    expect(maxClusterNameLength(undefined, pools)).toBe(50);
+    expect(clusterNameErrors('a'.repeat(50), { pools })).toEqual([]);
+    expect(clusterNameErrors('a'.repeat(51), { pools })[0].message).toMatch(
+      /above the 63/,
+    );
+  });
+});
+
+describe('node pools', () => {
+  it('needs a Linux System pool', () => {
+    expect(fields(nodePoolsErrors([]))).toEqual(['pools']);
+    expect(
+      nodePoolsErrors([
+        { name: 'user', mode: 'User', vmSize: 'Standard_D2s_v3', replicas: 0 },
+      ]),
+    ).toEqual([
+      {
+        field: 'pools',
+        message: 'at least one pool must be a System pool (AKS requires one)',
+      },
+    ]);
+    expect(
+      fields(
+        nodePoolsErrors([
+          {
+            name: 'win',
+            mode: 'System',
+            osType: 'Windows',
+            vmSize: 'Standard_D2s_v3',
+            replicas: 1,
+          },
+        ]),
+      ),
+    ).toEqual(['pools[0].osType']);
+  });
+
+  it('limits names to 12 (Linux) and 6 (Windows) lowercase alphanumerics', () => {
+    const pool = (name: string, osType: 'Linux' | 'Windows') => ({
+      name,
+      mode: 'User' as const,
+      osType,
+      vmSize: 'Standard_D2s_v3',
+      replicas: 1,
+    });
+    const sys = base.pools[0];
+    expect(nodePoolsErrors([sys, pool('abcdefghijkl', 'Linux')])).toEqual([]);
+    expect(
+      fields(nodePoolsErrors([sys, pool('abcdefghijklm', 'Linux')])),
+    ).toEqual(['pools[1].name']);
+    expect(nodePoolsErrors([sys, pool('win123', 'Windows')])).toEqual([]);
+    expect(fields(nodePoolsErrors([sys, pool('win1234', 'Windows')]))).toEqual([
+      'pools[1].name',
+    ]);
+    expect(fields(nodePoolsErrors([sys, pool('1pool', 'Linux')]))).toEqual([
+      'pools[1].name',
+    ]);
+    expect(fields(nodePoolsErrors([sys, pool('Pool', 'Linux')]))).toEqual([
+      'pools[1].name',
+    ]);
+  });
+
+  it('checks counts and autoscaling bounds', () => {
+    const sys = (o: object) => [{ ...base.pools[0], ...o }];
+    expect(fields(nodePoolsErrors(sys({ replicas: 0 })))).toEqual([
+      'pools[0].replicas',
+    ]);
+    expect(fields(nodePoolsErrors(sys({ replicas: 1.5 })))).toEqual([
+      'pools[0].replicas',
+    ]);
+    expect(
+      nodePoolsErrors(
+        sys({ replicas: 2, autoscaling: { minCount: 1, maxCount: 3 } }),
+      ),
+    ).toEqual([]);
+    expect(
+      fields(
+        nodePoolsErrors(sys({ autoscaling: { minCount: 0, maxCount: 3 } })),
+      ),
+    ).toEqual(['pools[0].autoscaling.minCount']);
+    expect(
+      fields(
+        nodePoolsErrors(sys({ autoscaling: { minCount: 3, maxCount: 2 } })),
+      ),
+    ).toEqual(['pools[0].autoscaling.maxCount']);
+    expect(
+      fields(
+        nodePoolsErrors(
+          sys({ replicas: 5, autoscaling: { minCount: 1, maxCount: 3 } }),
+        ),
+      ),
+    ).toEqual(['pools[0].replicas']);
+    expect(fields(nodePoolsErrors(sys({ vmSize: '' })))).toEqual([
+      'pools[0].vmSize',
+    ]);
+  });
+});
+
+describe('every parameter', () => {
+  it('accepts a valid request', () => {
+    expect(clusterParamsFieldErrors(base)).toEqual([]);
+    expect(
+      clusterParamsFieldErrors({
+        ...base,
+        owner: 'group:default/team-a',
+        tags: { env: 'dev' },
+        entraOnly: true,
+        adminGroupObjectIDs: ['6f2c1a4e-1b0f-4c1e-9d8a-3f0c2b1a0e9d'],
+      }),
+    ).toEqual([]);
+  });
+
+  it('names each bad field', () => {
+    expect(
+      fields(
+        clusterParamsFieldErrors({
+          ...base,
+          namespace: 'Team A',
+          location: 'West Europe',
+          credentialSecretName: '',
+          owner: 'not a ref',
+          adminGroupObjectIDs: ['nope'],
+          entraOnly: true,
+        }),
+      ),
+    ).toEqual([
+      'namespace',
+      'location',
+      'credentialSecretName',
+      'owner',
+      'adminGroupObjectIDs',
+    ]);
+    expect(fields(tagsErrors({ 'a/b': 'x', ok: 'y'.repeat(257) }))).toEqual([
+      'tags',
+      'tags',
+    ]);
+  });
+});
