@@ -8,6 +8,9 @@
  *   env    [--name demo]                              print `export KUBECONFIG=...` for the shell
  *   restart-apiserver [--name demo]                   kill the kube-apiserver and start it again (same port, same etcd)
  *   build                                             build the Kubernetes binaries only
+ *   build-controllers [capi] [capz] [aso]             build the real CAPI/CAPZ/ASO managers (cached; see README)
+ *   controllers start|stop [--name demo] [--only capi,capz,aso]
+ *                                                     start/stop the real managers on a running cluster
  */
 import { parseArgs } from 'node:util';
 import { ensureBinaries } from './binaries.ts';
@@ -18,6 +21,13 @@ import {
   startManagementCluster,
   stopManagementCluster,
 } from './cluster.ts';
+import {
+  ensureControllerBinaries,
+  MANAGERS,
+  startControllers,
+  stopControllers,
+  type ManagerName,
+} from './controllers.ts';
 import { stateDirFor } from './paths.ts';
 
 const { positionals, values } = parseArgs({
@@ -26,6 +36,7 @@ const { positionals, values } = parseArgs({
     name: { type: 'string', default: 'demo' },
     ephemeral: { type: 'boolean', default: false },
     'no-crds': { type: 'boolean', default: false },
+    only: { type: 'string' },
   },
 });
 const [command = 'status'] = positionals;
@@ -36,6 +47,40 @@ async function main(): Promise<number> {
     case 'build':
       process.stdout.write(`${(await ensureBinaries()).dir}\n`);
       return 0;
+    case 'build-controllers': {
+      const which = positionals.slice(1) as ManagerName[];
+      process.stdout.write(
+        `${
+          (await ensureControllerBinaries(which.length ? which : MANAGERS)).dir
+        }\n`,
+      );
+      return 0;
+    }
+    case 'controllers': {
+      const info = runningCluster(name);
+      if (!info) {
+        process.stderr.write(`${name}: not running\n`);
+        return 1;
+      }
+      if (positionals[1] === 'stop') {
+        await stopControllers(info);
+        process.stderr.write(`${name}: real controllers stopped\n`);
+        return 0;
+      }
+      if (positionals[1] !== 'start') {
+        process.stderr.write(
+          'use: controllers start|stop [--name x] [--only capi,capz,aso]\n',
+        );
+        return 2;
+      }
+      const running = await startControllers(info, {
+        managers: values.only
+          ? (values.only.split(',') as ManagerName[])
+          : undefined,
+      });
+      process.stdout.write(`${JSON.stringify(running, null, 2)}\n`);
+      return 0;
+    }
     case 'start': {
       const info = await startManagementCluster({
         name,
@@ -47,6 +92,7 @@ async function main(): Promise<number> {
     }
     case 'stop': {
       const info = runningCluster(name);
+      if (info) await stopControllers(info); // the real managers, if `controllers start` ran
       if (info) await stopManagementCluster(info);
       process.stderr.write(
         info ? `${name}: stopped\n` : `${name}: not running\n`,
@@ -90,7 +136,7 @@ async function main(): Promise<number> {
     }
     default:
       process.stderr.write(
-        `unknown command "${command}": use start, stop, status, env, restart-apiserver or build\n`,
+        `unknown command "${command}": use start, stop, status, env, restart-apiserver, build, build-controllers or controllers\n`,
       );
       return 2;
   }
