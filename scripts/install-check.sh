@@ -13,15 +13,18 @@
 #   ./scripts/install-check.sh            cached: re-packs only when a plugin changed, re-installs and re-builds the
 #                                         app only when the tarballs, docs/install.md or this script changed
 #   ./scripts/install-check.sh --fresh    forgets the app (keeps the scaffold and the Yarn cache)
+#   ./scripts/install-check.sh --reuse-tarballs   takes the last packed tarballs even if a plugin changed since
+#                                         (to iterate on docs/install.md while the plugins keep changing)
 #
 # Work dir: .local/install-check/ (gitignored). The first run downloads ~1 GiB into the Yarn cache.
 set -euo pipefail
 CREATE_APP_VERSION=0.9.2 # Backstage 1.55
-fresh=""
+fresh="" reuse=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --fresh) fresh=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --reuse-tarballs) reuse=1; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "install-check.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -65,7 +68,8 @@ pack() {
   local key
   key=$(git ls-files -co --exclude-standard -- "${plugins[@]/#/plugins/}" | grep -v '/node_modules/' | sort |
     xargs sha256sum | sha256sum | cut -c1-16)
-  if [ -f "$pkgs/.key" ] && [ "$(cat "$pkgs/.key")" = "$key" ] && [ "$(ls "$pkgs"/*.tgz 2>/dev/null | wc -l)" = 5 ]; then
+  if [ -f "$pkgs/.key" ] && { [ "$(cat "$pkgs/.key")" = "$key" ] || [ -n "$reuse" ]; } &&
+    [ "$(ls "$pkgs"/*.tgz 2>/dev/null | wc -l)" = 5 ]; then
     capz_log "tarballs up to date ($pkgs)"
     return 0
   fi
