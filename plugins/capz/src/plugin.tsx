@@ -18,6 +18,7 @@ import {
   rootRouteRef,
   upgradeRouteRef,
 } from './routes';
+import { capzFormFields } from './scaffolder/extensions';
 
 const capzApi = ApiBlueprint.make({
   params: defineParams =>
@@ -58,7 +59,7 @@ export const capzPlugin = createFrontendPlugin({
   pluginId: 'capz',
   title: 'AKS clusters',
   icon: <RiCloudLine />,
-  extensions: [capzApi, clustersPage, entityClusterContent],
+  extensions: [capzApi, clustersPage, entityClusterContent, ...capzFormFields],
   routes: {
     root: rootRouteRef,
     cluster: clusterRouteRef,

@@ -1,0 +1,128 @@
+import { Alert, Select, Text, TextField } from '@backstage/ui';
+import { ScaffolderField } from '@backstage/plugin-scaffolder-react/alpha';
+import { useEffect } from 'react';
+import useAsync from 'react-use/esm/useAsync';
+import { errorMessage } from '../components/shared/errors';
+
+export interface PickerOption {
+  id: string;
+  label: string;
+  disabled?: boolean;
+}
+
+export interface PickerSelectProps {
+  /** `data-testid` of the field's wrapper (capz-<field>). */
+  testId: string;
+  label: string;
+  description?: string;
+  required?: boolean;
+  disabled?: boolean;
+  rawErrors?: string[];
+  value?: string;
+  onChange: (value: string | undefined) => void;
+  /** What must be chosen first, when a parent is missing (then nothing is loaded). */
+  waitingFor?: string;
+  /** Loads the options; re-run when `deps` change. */
+  load: () => Promise<PickerOption[]>;
+  deps: unknown[];
+  /** The option to choose when the field is empty once the options are loaded (e.g. AKS's default version). */
+  preferred?: (options: PickerOption[]) => string | undefined;
+  /** Words under the select once loaded (e.g. where the list comes from). */
+  note?: (options: PickerOption[]) => string | undefined;
+  placeholder?: string;
+  /** Also offer a text field (with this label) to type a value that is not in the list. */
+  typeNewLabel?: string;
+}
+
+/**
+ * One picker: a select of what the backend offers for the parents' values. Nothing to choose from until the parents
+ * are chosen; when the list cannot be loaded (or is empty), the value can be typed instead, and the error is shown.
+ */
+export function PickerSelect(p: PickerSelectProps) {
+  const ready = !p.waitingFor;
+  const options = useAsync(
+    async () => (ready ? p.load() : undefined),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [ready, ...p.deps],
+  );
+  const loaded = options.value;
+  const { value, onChange, preferred } = p;
+  useEffect(() => {
+    if (!value && loaded?.length && preferred) {
+      const choice = preferred(loaded);
+      if (choice) onChange(choice);
+    }
+  }, [value, loaded, preferred, onChange]);
+
+  let placeholder = p.placeholder ?? 'Choose';
+  if (options.loading) placeholder = 'Loading…';
+  if (p.waitingFor) placeholder = `Choose the ${p.waitingFor} first`;
+  const typed = ready && (!!options.error || (loaded && loaded.length === 0));
+  const isNew = !!(loaded && value && !loaded.some(o => o.id === value));
+  const shown =
+    isNew && !p.typeNewLabel
+      ? [...loaded, { id: value, label: `${value} (not offered)` }]
+      : loaded ?? [];
+  return (
+    <ScaffolderField
+      rawDescription={p.description}
+      rawErrors={p.rawErrors}
+      required={p.required}
+      disabled={p.disabled}
+      displayLabel={false}
+    >
+      <div data-testid={p.testId}>
+        {typed ? (
+          <>
+            {options.error && (
+              <Alert
+                status="warning"
+                title={`Could not list the choices: ${errorMessage(
+                  options.error,
+                )}`}
+                description="Type the value instead."
+              />
+            )}
+            <TextField
+              label={p.label}
+              isRequired={p.required}
+              isDisabled={p.disabled}
+              value={value ?? ''}
+              onChange={v => onChange(v.trim() ? v.trim() : undefined)}
+              description={
+                options.error ? undefined : 'Nothing to choose from: type it.'
+              }
+            />
+          </>
+        ) : (
+          <Select
+            label={p.label}
+            placeholder={placeholder}
+            isDisabled={p.disabled || !ready || options.loading}
+            isRequired={p.required}
+            value={isNew && p.typeNewLabel ? null : value ?? null}
+            onChange={key =>
+              onChange(
+                key === null || key === undefined ? undefined : String(key),
+              )
+            }
+            options={shown}
+          />
+        )}
+        {!typed && loaded && p.typeNewLabel && (
+          <TextField
+            label={p.typeNewLabel}
+            isDisabled={p.disabled}
+            value={isNew ? value : ''}
+            onChange={v => onChange(v.trim() ? v.trim() : undefined)}
+          />
+        )}
+        {loaded && p.note?.(loaded) && (
+          <Text as="p" variant="body-small" color="secondary">
+            {p.note(loaded)}
+          </Text>
+        )}
+      </div>
+    </ScaffolderField>
+  );
+}

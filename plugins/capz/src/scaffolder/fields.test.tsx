@@ -1,0 +1,423 @@
+import { discoveryApiRef, fetchApiRef } from '@backstage/frontend-plugin-api';
+import { renderInTestApp } from '@backstage/frontend-test-utils';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { useState } from 'react';
+import { BASE } from '../__testUtils__/fixtures';
+import { setupCapzServer } from '../__testUtils__/harness';
+import { NodePoolsField } from './NodePoolsField';
+import {
+  CredentialPicker,
+  KubernetesVersionPicker,
+  ManagementClusterPicker,
+  NamespacePicker,
+  RegionPicker,
+} from './pickers';
+import { validateNodePools, validateRegion } from './validation';
+
+const server = setupCapzServer();
+const apis: any[] = [
+  [discoveryApiRef, { getBaseUrl: async () => BASE }],
+  [fetchApiRef, { fetch: (i: any, init: any) => fetch(i, init) }],
+];
+
+/** A field as the scaffolder renders it: its value in state, the other fields' values in formContext. */
+function Field(props: {
+  component: (p: any) => JSX.Element | null;
+  parents?: Record<string, string>;
+  initial?: unknown;
+  onValue?: (v: unknown) => void;
+  title?: string;
+  uiOptions?: Record<string, unknown>;
+  switchTo?: Record<string, string>;
+}) {
+  const [value, setValue] = useState<unknown>(props.initial);
+  const [parents, setParents] = useState(props.parents ?? {});
+  const C = props.component;
+  return (
+    <>
+      <C
+        schema={{ title: props.title }}
+        uiSchema={{ 'ui:options': props.uiOptions ?? {} }}
+        formData={value}
+        formContext={{ formData: { ...parents } }}
+        onChange={(v: unknown) => {
+          setValue(v);
+          props.onValue?.(v);
+        }}
+        required
+        rawErrors={[]}
+        idSchema={{ $id: 'root' }}
+      />
+      {props.switchTo && (
+        <button onClick={() => setParents(props.switchTo!)}>switch</button>
+      )}
+      <output data-testid="value">{JSON.stringify(value ?? null)}</output>
+    </>
+  );
+}
+
+const valueShown = () => JSON.parse(screen.getByTestId('value').textContent!);
+
+async function choose(label: RegExp, option: string | RegExp) {
+  await waitFor(async () =>
+    expect(await screen.findByRole('button', { name: label })).toBeEnabled(),
+  );
+  await userEvent.click(screen.getByRole('button', { name: label }));
+  await userEvent.click(await screen.findByRole('option', { name: option }));
+}
+
+describe('CapzManagementClusterPicker', () => {
+  it('offers the configured management clusters, an unreachable one disabled', async () => {
+    server.use(
+      http.get(`${BASE}/management-clusters`, () =>
+        HttpResponse.json({
+          items: [
+            { name: 'east', status: { state: 'connected' } },
+            { name: 'west', title: 'West', status: { state: 'connected' } },
+            { name: 'north', status: { state: 'unreachable' } },
+          ],
+        }),
+      ),
+    );
+    await renderInTestApp(
+      <Field component={ManagementClusterPicker} title="Management cluster" />,
+      { apis },
+    );
+    await choose(/Management cluster/, 'West');
+    expect(valueShown()).toBe('west');
+    await userEvent.click(
+      screen.getByRole('button', { name: /Management cluster/ }),
+    );
+    expect(
+      await screen.findByRole('option', { name: 'north (unreachable)' }),
+    ).toHaveAttribute('aria-disabled', 'true');
+    expect(screen.getByTestId('capz-management-cluster-picker')).toBeTruthy();
+  });
+});
+
+describe('CapzNamespacePicker', () => {
+  it('waits for the management cluster, lists its namespaces, and resets when it changes', async () => {
+    const asked: string[] = [];
+    server.use(
+      http.get(`${BASE}/pickers/namespaces`, ({ request }) => {
+        const mc = new URL(request.url).searchParams.get('managementCluster')!;
+        asked.push(mc);
+        return HttpResponse.json({
+          managementCluster: mc,
+          source: 'live',
+          items: [{ name: `${mc}-team` }, { name: 'default' }],
+        });
+      }),
+    );
+    await renderInTestApp(
+      <Field
+        component={NamespacePicker}
+        title="Namespace"
+        parents={{ managementCluster: 'east' }}
+        switchTo={{ managementCluster: 'west' }}
+      />,
+      { apis },
+    );
+    await choose(/Namespace/, 'east-team');
+    expect(valueShown()).toBe('east-team');
+    fireEvent.click(screen.getByText('switch'));
+    await waitFor(() => expect(valueShown()).toBeNull());
+    await choose(/Namespace/, 'west-team');
+    expect(asked).toEqual(['east', 'west']);
+  });
+
+  it('says what to choose first', async () => {
+    await renderInTestApp(
+      <Field component={NamespacePicker} title="Namespace" />,
+      {
+        apis,
+      },
+    );
+    expect(
+      await screen.findByText('Choose the management cluster first'),
+    ).toBeInTheDocument();
+  });
+
+  it('takes a new name with allowNew', async () => {
+    server.use(
+      http.get(`${BASE}/pickers/namespaces`, () =>
+        HttpResponse.json({
+          managementCluster: 'east',
+          source: 'live',
+          items: [{ name: 'default' }],
+        }),
+      ),
+    );
+    await renderInTestApp(
+      <Field
+        component={NamespacePicker}
+        title="Namespace"
+        parents={{ managementCluster: 'east' }}
+        uiOptions={{ allowNew: true }}
+      />,
+      { apis },
+    );
+    await userEvent.type(
+      await screen.findByRole('textbox', { name: 'Or a new namespace' }),
+      'team-new',
+    );
+    expect(valueShown()).toBe('team-new');
+  });
+});
+
+describe('CapzCredentialPicker', () => {
+  it("lists the namespace's ASO credential Secrets with their subscription, and takes the only one", async () => {
+    server.use(
+      http.get(`${BASE}/credential-secrets`, ({ request }) => {
+        const q = new URL(request.url).searchParams;
+        expect(q.get('managementCluster')).toBe('east');
+        expect(q.get('namespace')).toBe('team-a');
+        return HttpResponse.json({
+          items: [
+            {
+              namespace: 'team-a',
+              name: 'aso-credential',
+              subscriptionId: 'sub-1',
+              authMode: 'secret',
+            },
+          ],
+        });
+      }),
+    );
+    await renderInTestApp(
+      <Field
+        component={CredentialPicker}
+        title="ASO credential"
+        parents={{ managementCluster: 'east', namespace: 'team-a' }}
+      />,
+      { apis },
+    );
+    await waitFor(() => expect(valueShown()).toBe('aso-credential'));
+    expect(
+      screen.getAllByText('aso-credential — subscription sub-1 (secret)')
+        .length,
+    ).toBeGreaterThan(0);
+  });
+});
+
+describe('CapzRegionPicker', () => {
+  const parents = {
+    managementCluster: 'east',
+    namespace: 'team-a',
+    credentialSecretName: 'aso-credential',
+  };
+
+  it("lists the credential's regions", async () => {
+    server.use(
+      http.get(`${BASE}/pickers/regions`, ({ request }) => {
+        expect(new URL(request.url).searchParams.get('credentialSecret')).toBe(
+          'aso-credential',
+        );
+        return HttpResponse.json({
+          subscriptionId: 'sub-1',
+          items: [
+            { name: 'westeurope', displayName: 'West Europe' },
+            { name: 'eastus', displayName: 'East US' },
+          ],
+        });
+      }),
+    );
+    await renderInTestApp(
+      <Field component={RegionPicker} title="Azure region" parents={parents} />,
+      { apis },
+    );
+    await choose(/Azure region/, 'West Europe (westeurope)');
+    expect(valueShown()).toBe('westeurope');
+  });
+
+  it('lets the region be typed when ARM cannot be asked', async () => {
+    server.use(
+      http.get(`${BASE}/pickers/regions`, () =>
+        HttpResponse.json(
+          {
+            error: {
+              name: 'InputError',
+              message: 'Azure discovery is not configured',
+            },
+          },
+          { status: 400 },
+        ),
+      ),
+    );
+    await renderInTestApp(
+      <Field component={RegionPicker} title="Azure region" parents={parents} />,
+      { apis },
+    );
+    expect(
+      await screen.findByText(/Could not list the choices/),
+    ).toBeInTheDocument();
+    await userEvent.type(
+      screen.getByRole('textbox', { name: /Azure region/ }),
+      'westeurope',
+    );
+    expect(valueShown()).toBe('westeurope');
+  });
+});
+
+describe('CapzKubernetesVersionPicker', () => {
+  it("chooses AKS's default version for the region and notes the hidden previews", async () => {
+    server.use(
+      http.get(`${BASE}/pickers/kubernetes-versions`, ({ request }) => {
+        expect(new URL(request.url).searchParams.get('location')).toBe(
+          'westeurope',
+        );
+        return HttpResponse.json({
+          subscriptionId: 'sub-1',
+          location: 'westeurope',
+          previewsHidden: 1,
+          items: [
+            {
+              version: 'v1.33.2',
+              minor: '1.33',
+              isDefault: true,
+              supportPlans: ['KubernetesOfficial'],
+            },
+            {
+              version: 'v1.32.6',
+              minor: '1.32',
+              isDefault: false,
+              supportPlans: ['KubernetesOfficial'],
+            },
+          ],
+        });
+      }),
+    );
+    await renderInTestApp(
+      <Field
+        component={KubernetesVersionPicker}
+        title="Kubernetes version"
+        parents={{
+          managementCluster: 'east',
+          namespace: 'team-a',
+          credentialSecretName: 'aso-credential',
+          location: 'westeurope',
+        }}
+      />,
+      { apis },
+    );
+    await waitFor(() => expect(valueShown()).toBe('v1.33.2'));
+    expect(
+      await screen.findByText('1 preview version(s) not offered.'),
+    ).toBeInTheDocument();
+    await choose(/Kubernetes version/, 'v1.32.6');
+    expect(valueShown()).toBe('v1.32.6');
+  });
+
+  it('waits for the region', async () => {
+    await renderInTestApp(
+      <Field
+        component={KubernetesVersionPicker}
+        title="Kubernetes version"
+        parents={{
+          managementCluster: 'east',
+          namespace: 'team-a',
+          credentialSecretName: 'aso-credential',
+        }}
+      />,
+      { apis },
+    );
+    expect(
+      await screen.findByText('Choose the region first'),
+    ).toBeInTheDocument();
+  });
+});
+
+describe('CapzNodePoolsField', () => {
+  beforeEach(() =>
+    server.use(
+      http.get(`${BASE}/pickers/vm-sizes`, () =>
+        HttpResponse.json({
+          items: [
+            { name: 'Standard_D2s_v3', vCPUs: 2, memoryGiB: 8 },
+            { name: 'Standard_D4s_v3', vCPUs: 4, memoryGiB: 16 },
+          ],
+        }),
+      ),
+    ),
+  );
+
+  it('adds a user pool, turns on autoscaling and removes a pool', async () => {
+    const values: any[] = [];
+    await renderInTestApp(
+      <Field component={NodePoolsField} onValue={v => values.push(v)} />,
+      { apis },
+    );
+    expect(screen.getByRole('textbox', { name: /Pool 1 name/ })).toHaveValue(
+      'system',
+    );
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add node pool' }),
+    );
+    expect(values.at(-1)).toEqual([
+      {
+        name: 'system',
+        mode: 'System',
+        vmSize: 'Standard_D2s_v3',
+        replicas: 2,
+      },
+      { name: 'pool1', mode: 'User', vmSize: 'Standard_D4s_v3', replicas: 1 },
+    ]);
+    await userEvent.click(
+      screen.getByRole('checkbox', { name: 'Pool 2 autoscaling' }),
+    );
+    expect(values.at(-1)[1].autoscaling).toEqual({ minCount: 0, maxCount: 3 });
+    await choose(/Pool 2 OS/, 'Windows');
+    expect(values.at(-1)[1].osType).toBe('Windows');
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Remove pool 2' }),
+    );
+    expect(values.at(-1)).toHaveLength(1);
+  });
+});
+
+describe('field validation (capz-common rules, before Review)', () => {
+  const collect = () => {
+    const errors: string[] = [];
+    return {
+      errors,
+      field: { addError: (m: string) => errors.push(m) } as any,
+    };
+  };
+
+  it('checks every pool rule and the <cluster>-<pool> names', () => {
+    const { errors, field } = collect();
+    validateNodePools(
+      [
+        {
+          name: 'windows1',
+          mode: 'User',
+          osType: 'Windows',
+          vmSize: 'Standard_D2s_v3',
+          replicas: 1,
+        },
+      ],
+      field,
+      { formData: { name: 'ok' } },
+    );
+    expect(errors).toEqual([
+      'pools: at least one pool must be a System pool (AKS requires one)',
+      'pools[0].name: pool "windows1": a Windows pool name is 1 to 6 lowercase letters or digits, starting with a letter',
+    ]);
+  });
+
+  it("refuses a region that makes the cluster's node resource group too long", () => {
+    const { errors, field } = collect();
+    validateRegion('westeurope', field, {
+      formData: { name: 'a'.repeat(33) },
+    });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/node resource group .* 81 characters/);
+    const ok = collect();
+    validateRegion('westeurope', ok.field, {
+      formData: { name: 'a'.repeat(32) },
+    });
+    expect(ok.errors).toEqual([]);
+  });
+});

@@ -1,0 +1,203 @@
+import type { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
+import { useCallback, useMemo } from 'react';
+import { PickerProps, useParents, useResetOnChange } from './formData';
+import { usePickerApi } from './pickerApi';
+import { PickerOption, PickerSelect } from './PickerSelect';
+
+type Props = FieldExtensionComponentProps<string>;
+
+/** What every picker takes from the scaffolder's props. */
+function common(props: Props, fallbackLabel: string) {
+  return {
+    label: props.schema.title ?? fallbackLabel,
+    description:
+      (props.uiSchema?.['ui:description'] as string | undefined) ??
+      props.schema.description,
+    required: props.required,
+    disabled: props.disabled || props.readonly,
+    rawErrors: props.rawErrors,
+    value: props.formData || undefined,
+  };
+}
+
+/** The first missing parent's words, or undefined when every parent has a value. */
+const waitingFor = (...parents: Array<[string | undefined, string]>) =>
+  parents.find(([v]) => !v)?.[1];
+
+const asPicker = (props: Props) => props as unknown as PickerProps<string>;
+
+/** CapzManagementClusterPicker: the configured management clusters, with their connection state. */
+export function ManagementClusterPicker(props: Props) {
+  const api = usePickerApi();
+  const { onChange } = props;
+  return (
+    <PickerSelect
+      {...common(props, 'Management cluster')}
+      testId="capz-management-cluster-picker"
+      onChange={onChange as (v: string | undefined) => void}
+      deps={[]}
+      load={async () =>
+        (await api.managementClusters()).items.map(m => ({
+          id: m.name,
+          label: `${m.title ?? m.name}${
+            m.status.state === 'unreachable' ? ' (unreachable)' : ''
+          }`,
+          disabled: m.status.state === 'unreachable',
+        }))
+      }
+      preferred={o =>
+        o.filter(x => !x.disabled).length === 1
+          ? o.find(x => !x.disabled)!.id
+          : undefined
+      }
+    />
+  );
+}
+
+/** CapzNamespacePicker: the management cluster's namespaces; with `ui:options.allowNew`, a new name can be typed. */
+export function NamespacePicker(props: Props) {
+  const api = usePickerApi();
+  const [mc] = useParents(asPicker(props), 'managementClusterField');
+  const onChange = props.onChange as (v: string | undefined) => void;
+  useResetOnChange([mc], onChange, !!props.formData);
+  const allowNew = props.uiSchema?.['ui:options']?.allowNew === true;
+  return (
+    <PickerSelect
+      {...common(props, 'Namespace')}
+      testId="capz-namespace-picker"
+      onChange={onChange}
+      waitingFor={mc ? undefined : 'management cluster'}
+      deps={[mc]}
+      load={async () =>
+        (await api.namespaces({ managementCluster: mc! })).items.map(n => ({
+          id: n.name,
+          label: n.name,
+        }))
+      }
+      typeNewLabel={allowNew ? 'Or a new namespace' : undefined}
+    />
+  );
+}
+
+/** CapzCredentialPicker: the ASO credential Secrets of the namespace (names, subscription and auth mode, never values). */
+export function CredentialPicker(props: Props) {
+  const api = usePickerApi();
+  const [mc, ns] = useParents(
+    asPicker(props),
+    'managementClusterField',
+    'namespaceField',
+  );
+  const onChange = props.onChange as (v: string | undefined) => void;
+  useResetOnChange([mc, ns], onChange, !!props.formData);
+  return (
+    <PickerSelect
+      {...common(props, 'ASO credential')}
+      testId="capz-credential-picker"
+      onChange={onChange}
+      waitingFor={waitingFor([mc, 'management cluster'], [ns, 'namespace'])}
+      deps={[mc, ns]}
+      load={async () =>
+        (
+          await api.credentialSecrets({
+            managementCluster: mc!,
+            namespace: ns!,
+          })
+        ).items.map(s => ({
+          id: s.name,
+          label: `${s.name}${
+            s.subscriptionId ? ` — subscription ${s.subscriptionId}` : ''
+          }${s.authMode ? ` (${s.authMode})` : ''}`,
+        }))
+      }
+      preferred={o => (o.length === 1 ? o[0].id : undefined)}
+    />
+  );
+}
+
+/** CapzRegionPicker: the regions of the credential's subscription. */
+export function RegionPicker(props: Props) {
+  const api = usePickerApi();
+  const [mc, ns, cred] = useParents(
+    asPicker(props),
+    'managementClusterField',
+    'namespaceField',
+    'credentialField',
+  );
+  const onChange = props.onChange as (v: string | undefined) => void;
+  useResetOnChange([mc, ns, cred], onChange, !!props.formData);
+  return (
+    <PickerSelect
+      {...common(props, 'Azure region')}
+      testId="capz-region-picker"
+      onChange={onChange}
+      waitingFor={!mc || !ns || !cred ? 'credential' : undefined}
+      deps={[mc, ns, cred]}
+      load={async () =>
+        (
+          await api.regions({
+            managementCluster: mc!,
+            namespace: ns!,
+            credentialSecret: cred!,
+          })
+        ).items.map(r => ({
+          id: r.name,
+          label: `${r.displayName} (${r.name})`,
+        }))
+      }
+    />
+  );
+}
+
+/** CapzKubernetesVersionPicker: the GA versions AKS offers in the region; AKS's default is chosen unless changed. */
+export function KubernetesVersionPicker(props: Props) {
+  const api = usePickerApi();
+  const [mc, ns, cred, location] = useParents(
+    asPicker(props),
+    'managementClusterField',
+    'namespaceField',
+    'credentialField',
+    'locationField',
+  );
+  const onChange = props.onChange as (v: string | undefined) => void;
+  useResetOnChange([mc, ns, cred, location], onChange, !!props.formData);
+  const preferred = useCallback(
+    (o: PickerOption[]) => o.find(x => x.label.includes('(default)'))?.id,
+    [],
+  );
+  const previews = useMemo(() => ({ hidden: 0 }), []);
+  return (
+    <PickerSelect
+      {...common(props, 'Kubernetes version')}
+      testId="capz-kubernetes-version-picker"
+      onChange={onChange}
+      waitingFor={waitingFor(
+        [mc && ns && cred, 'credential'],
+        [location, 'region'],
+      )}
+      deps={[mc, ns, cred, location]}
+      load={async () => {
+        const res = await api.kubernetesVersions({
+          managementCluster: mc!,
+          namespace: ns!,
+          credentialSecret: cred!,
+          location: location!,
+        });
+        previews.hidden = res.previewsHidden;
+        return res.items.map(v => ({
+          id: v.version,
+          label: `${v.version}${v.isDefault ? ' (default)' : ''}${
+            v.supportPlans.includes('AKSLongTermSupport')
+              ? ' (LTS available)'
+              : ''
+          }`,
+        }));
+      }}
+      preferred={preferred}
+      note={() =>
+        previews.hidden
+          ? `${previews.hidden} preview version(s) not offered.`
+          : undefined
+      }
+    />
+  );
+}

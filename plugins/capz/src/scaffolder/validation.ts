@@ -1,0 +1,90 @@
+import type { FieldValidation } from '@rjsf/utils';
+import {
+  clusterNameErrors,
+  kubernetesVersionErrors,
+  locationErrors,
+  nodePoolsErrors,
+  type AksAsoPoolParams,
+  type ClusterFieldError,
+} from '@capz-backstage/plugin-capz-common';
+import { parentValue, ParentOptions } from './formData';
+
+/** The part of the scaffolder's validation context the fields read. */
+interface Context {
+  formData?: Record<string, unknown>;
+  uiSchema?: { 'ui:options'?: ParentOptions };
+}
+
+const report = (field: FieldValidation, errors: ClusterFieldError[]) => {
+  for (const e of errors) field.addError(e.message);
+};
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN =
+  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export function validateManagementCluster(v: string, field: FieldValidation) {
+  if (!v) field.addError('Choose a management cluster');
+}
+
+export function validateNamespace(v: string, field: FieldValidation) {
+  if (!v || !DNS_LABEL.test(v) || v.length > 63)
+    field.addError(
+      `"${
+        v ?? ''
+      }" is not a namespace name (lowercase letters, digits and '-', at most 63)`,
+    );
+}
+
+export function validateCredential(v: string, field: FieldValidation) {
+  if (!v || !DNS_SUBDOMAIN.test(v) || v.length > 253)
+    field.addError('Choose the ASO credential Secret');
+}
+
+/** The region, and the cluster name it limits (AKS's node resource group MC_<rg>_<name>_<location> <= 80). */
+export function validateRegion(
+  v: string,
+  field: FieldValidation,
+  context: Context,
+) {
+  const errors = locationErrors(v);
+  if (!errors.length) {
+    const name = parentValue(
+      context.formData,
+      context.uiSchema?.['ui:options'],
+      'nameField',
+    );
+    if (name)
+      errors.push(
+        ...clusterNameErrors(name, { location: v }).filter(e =>
+          e.message.includes('node resource group'),
+        ),
+      );
+  }
+  report(field, errors);
+}
+
+export function validateKubernetesVersion(v: string, field: FieldValidation) {
+  report(field, kubernetesVersionErrors(v));
+}
+
+/** Every pool rule, and the `<cluster>-<pool>` object names (at most 63). */
+export function validateNodePools(
+  pools: AksAsoPoolParams[],
+  field: FieldValidation,
+  context: Context,
+) {
+  const errors = nodePoolsErrors(pools);
+  const name = parentValue(
+    context.formData,
+    context.uiSchema?.['ui:options'],
+    'nameField',
+  );
+  if (name && pools?.length)
+    errors.push(
+      ...clusterNameErrors(name, { pools }).filter(e =>
+        e.field.startsWith('pools['),
+      ),
+    );
+  for (const e of errors) field.addError(`${e.field}: ${e.message}`);
+}
