@@ -36,7 +36,7 @@ export const clusterInputSchema = {
     z
       .string()
       .describe(
-        'Cluster name (lowercase DNS label; at most 54 characters, the dnsPrefix limit)',
+        "Cluster name (lowercase DNS label; at most 54 characters, the dnsPrefix limit, and less where AKS's node resource group MC_<name>_<name>_<location> would pass 80)",
       ),
   namespace: (z: Zod) =>
     z.string().describe('Existing namespace on the management cluster'),
@@ -49,14 +49,56 @@ export const clusterInputSchema = {
     z
       .array(
         z.object({
-          name: z.string(),
+          name: z
+            .string()
+            .describe(
+              'Agent pool name: lowercase letters and digits, at most 12 (Linux) or 6 (Windows)',
+            ),
           mode: z.enum(['System', 'User']),
+          osType: z
+            .enum(['Linux', 'Windows'])
+            .optional()
+            .describe('Default Linux; a System pool runs Linux'),
           vmSize: z.string(),
-          replicas: z.number().int(),
+          replicas: z
+            .number()
+            .int()
+            .describe('Nodes (with autoscaling: the initial count)'),
+          autoscaling: z
+            .object({
+              minCount: z.number().int(),
+              maxCount: z.number().int(),
+            })
+            .optional()
+            .describe('Cluster autoscaler bounds'),
         }),
       )
       .min(1)
       .describe('Agent pools; at least one System pool'),
+  owner: (z: Zod) =>
+    z
+      .string()
+      .optional()
+      .describe(
+        "Catalog owner (entity ref, e.g. group:default/platform), written as the Cluster's capz.io/owner annotation",
+      ),
+  tags: (z: Zod) =>
+    z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Azure tags of the resource group, cluster and pools'),
+  entraOnly: (z: Zod) =>
+    z
+      .boolean()
+      .optional()
+      .describe(
+        'Entra ID only: managed Entra integration, Azure RBAC, local accounts disabled; the Entra kubeconfig goes to <name>-user-kubeconfig',
+      ),
+  adminGroupObjectIDs: (z: Zod) =>
+    z
+      .array(z.string())
+      .optional()
+      .describe('Entra groups made cluster admins (Entra-only clusters)'),
 };
 
 /** The message of a Backstage error body (`{error: {message}}`), else the status and raw text. */

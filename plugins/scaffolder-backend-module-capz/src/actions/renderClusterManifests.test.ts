@@ -25,6 +25,45 @@ describe('capz:cluster:render', () => {
       'AzureASOManagedMachinePool',
     ]);
     expect(ctx.output).toHaveBeenCalledWith('objectCount', 7);
+    // The example's Entra-only control plane, owner, tags and autoscaled pool.
+    expect(docs[0].metadata.annotations).toEqual({
+      'capz.io/owner': 'group:default/team-a',
+    });
+    const mc = docs[1].spec.resources[0].spec;
+    expect(mc).toMatchObject({
+      aadProfile: { managed: true, enableAzureRBAC: true },
+      disableLocalAccounts: true,
+      operatorSpec: {
+        secrets: { userCredentials: { name: 'team-a-dev-user-kubeconfig' } },
+      },
+      tags: { environment: 'dev', 'cost-center': 'team-a' },
+    });
+    expect(mc).not.toHaveProperty('kubernetesVersion');
+    const apps = docs[6].spec.resources[0].spec;
+    expect(apps).toMatchObject({
+      azureName: 'pool1',
+      enableAutoScaling: true,
+      minCount: 0,
+      maxCount: 5,
+    });
+    expect(apps).not.toHaveProperty('count');
+  });
+
+  it('describes every parameter of the form in its input schema', () => {
+    const props = (action.schema?.input as any)?.properties ?? {};
+    for (const key of [
+      'owner',
+      'tags',
+      'entraOnly',
+      'adminGroupObjectIDs',
+      'pools',
+    ])
+      expect(props).toHaveProperty(key);
+    expect(props).not.toHaveProperty('managementCluster');
+    const pool = props.pools.items.properties;
+    expect(Object.keys(pool)).toEqual(
+      expect.arrayContaining(['osType', 'autoscaling']),
+    );
   });
 
   it('fails with every validation message and outputs nothing', async () => {
@@ -33,7 +72,7 @@ describe('capz:cluster:render', () => {
       input: { ...input, name: 'Bad', pools: [] },
     });
     await expect(action.handler(ctx)).rejects.toThrow(
-      /Cannot render cluster Bad: name "Bad" must be a lowercase DNS label.*at least one pool must have mode System/,
+      /Cannot render cluster Bad: name: "Bad" must be lowercase letters.*pools: at least one node pool is required/,
     );
     expect(ctx.output).not.toHaveBeenCalled();
   });

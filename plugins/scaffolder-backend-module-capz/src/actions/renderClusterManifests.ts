@@ -4,7 +4,12 @@ import {
   validateAksAsoClusterParams,
 } from '@capz-backstage/plugin-capz-common';
 import { stringify } from 'yaml';
+import { clusterInputSchema } from './createCluster';
 import { examples } from './renderClusterManifests.examples';
+
+/** The cluster's parameters without the management cluster (rendering touches no cluster). */
+const { managementCluster: _managementCluster, ...renderInputSchema } =
+  clusterInputSchema;
 
 /**
  * `capz:cluster:render`: the manifests of a new ASO-managed AKS cluster (CAPZ's aks-aso flavor) as YAML.
@@ -18,34 +23,7 @@ export function createRenderClusterManifestsAction() {
     examples,
     supportsDryRun: true,
     schema: {
-      input: {
-        name: z => z.string().describe('Cluster name (lowercase DNS label)'),
-        namespace: z =>
-          z.string().describe('Namespace on the management cluster'),
-        location: z => z.string().describe('Azure region, e.g. westeurope'),
-        kubernetesVersion: z =>
-          z
-            .string()
-            .describe('Kubernetes version with a leading v, e.g. v1.33.2'),
-        credentialSecretName: z =>
-          z
-            .string()
-            .describe(
-              'ASO credential Secret in the same namespace (credential-from)',
-            ),
-        pools: z =>
-          z
-            .array(
-              z.object({
-                name: z.string(),
-                mode: z.enum(['System', 'User']),
-                vmSize: z.string(),
-                replicas: z.number().int(),
-              }),
-            )
-            .min(1)
-            .describe('Agent pools; at least one System pool'),
-      },
+      input: renderInputSchema,
       output: {
         manifests: z =>
           z.string().describe('Multi-document YAML of every object'),
