@@ -4,7 +4,12 @@ import YAML from 'yaml';
 import { spec } from './openapi.generated';
 
 /** The files that declare the plugin's routes, all on routers validated against openapi.yaml. */
-const ROUTE_FILES = ['router.ts', 'jobsRouter.ts', 'clusterCreate.ts'];
+const ROUTE_FILES = [
+  'router.ts',
+  'jobsRouter.ts',
+  'clusterCreate.ts',
+  'pickersRouter.ts',
+];
 
 describe('the OpenAPI document', () => {
   it('is what openapi.yaml says (run `yarn generate:openapi` after editing the YAML)', () => {
