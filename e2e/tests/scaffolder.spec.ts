@@ -77,24 +77,49 @@ interface ClusterForm {
   delivery: 'apply' | 'git';
 }
 
-/** What the form sends, for the dry run: the template's parameters as the form fills them. */
+/** The owner chosen in the form's OwnerPicker (the catalog's groups). */
+const OWNER = 'group:default/platform';
+
+/** What the form sends, for the dry run: the template's parameters as fillForm fills them (the pickers' choices). */
 function values(f: ClusterForm): Record<string, unknown> {
   return {
     managementCluster: MC,
-    name: f.name,
     namespace: NS,
+    credentialSecretName: 'aso-credential',
+    name: f.name,
     location: 'westeurope',
     kubernetesVersion: 'v1.33.2',
-    credentialSecretName: 'aso-credential',
-    systemVmSize: 'Standard_D2s_v3',
-    systemReplicas: 1,
-    userVmSize: 'Standard_D4s_v3',
-    userReplicas: 1,
-    ...(f.delivery === 'git' ? { delivery: 'git' } : {}),
+    owner: OWNER,
+    entraOnly: true,
+    adminGroupObjectIDs: [],
+    tags: {},
+    pools: [
+      {
+        name: 'system',
+        mode: 'System',
+        vmSize: 'Standard_D2s_v3',
+        replicas: 1,
+      },
+    ],
+    delivery: f.delivery,
   };
 }
 
-/** Fills the template's form as a person does, by the fields' labels, and goes to its review step. */
+/** A capz picker (a BUI select: a button named by its value and label, a listbox of options). */
+async function choose(page: Page, label: string, option: string | RegExp) {
+  const select = page.getByRole('button', { name: new RegExp(`${label}$`) });
+  await expect(select).toBeEnabled();
+  await select.click();
+  await page
+    .getByRole('listbox', { name: label })
+    .getByRole('option', { name: option })
+    .click();
+  await expect(select).toHaveAccessibleName(
+    typeof option === 'string' ? new RegExp(option) : option,
+  );
+}
+
+/** Fills the template's form as a person does, with its pickers, by the fields' labels, up to its Review step. */
 async function fillForm(page: Page, f: ClusterForm) {
   await page.goto('/create');
   await page
@@ -105,28 +130,53 @@ async function fillForm(page: Page, f: ClusterForm) {
   await expect(
     page.getByRole('heading', { level: 2, name: 'New AKS cluster' }),
   ).toBeVisible();
-  const v = values(f);
-  const text = (label: string) =>
-    page.getByRole('textbox', { name: label, exact: true });
-  await text('Management cluster').fill(MC);
-  await text('Name').fill(f.name);
-  await text('Namespace on the management cluster').fill(NS);
-  await text('Azure region').fill(String(v.location));
-  await text('Kubernetes version').fill(String(v.kubernetesVersion));
-  await text('ASO credential Secret (same namespace)').fill(
-    String(v.credentialSecretName),
-  );
+
+  // Where: the only management cluster is chosen already; the namespace's one credential too.
+  await expect(
+    page.getByRole('button', { name: /^Local management cluster/ }),
+  ).toBeVisible();
+  await choose(page, 'Namespace', NS);
+  await expect(
+    page.getByRole('button', {
+      name: /^aso-credential — subscription .* ASO credential$/,
+    }),
+  ).toBeVisible();
   await page.getByRole('button', { name: 'Next' }).click();
+
+  // Cluster: name, region (the credential's subscription's), AKS's default version, owner, Entra ID only (default).
+  await page.getByRole('textbox', { name: 'Name', exact: true }).fill(f.name);
+  await choose(page, 'Azure region', /\(westeurope\)/);
+  await expect(
+    page.getByRole('button', { name: 'v1.33.2 (default) Kubernetes version' }),
+  ).toBeVisible();
+  await page.getByRole('textbox', { name: 'Owner' }).click();
   await page
-    .getByRole('spinbutton', { name: 'System pool nodes' })
-    .fill(String(v.systemReplicas));
+    .getByRole('listbox', { name: 'Owner' })
+    .getByRole('option', { name: 'platform' })
+    .click();
+  await expect(
+    page.getByRole('checkbox', { name: 'Entra ID only' }),
+  ).toBeChecked();
+  await page.getByRole('button', { name: 'Next' }).click();
+
+  // Node pools: the default system pool, one node.
+  const pool = page.getByRole('group', { name: 'Node pool 1' });
+  await expect(pool.getByRole('textbox', { name: 'Pool 1 name' })).toHaveValue(
+    'system',
+  );
+  await pool.getByRole('textbox', { name: 'Pool 1 nodes' }).fill('1');
+  await page.getByRole('button', { name: 'Next' }).click();
+
+  // Delivery.
   await page
-    .getByRole('spinbutton', { name: 'User pool nodes' })
-    .fill(String(v.userReplicas));
-  if (f.delivery === 'git') {
-    await page.getByRole('radio', { name: /git/i }).check();
-  }
-  await page.getByRole('button', { name: /^(Next|Review)$/ }).click();
+    .getByRole('radio', {
+      name:
+        f.delivery === 'git'
+          ? /^Propose through git/
+          : 'Apply now on the management cluster',
+    })
+    .check();
+  await page.getByRole('button', { name: 'Review' }).click();
   await expect(page.getByRole('button', { name: 'Create' })).toBeVisible();
 }
 
@@ -222,7 +272,7 @@ test('New AKS cluster: form → dry run → create → open the cluster → Heal
   expect(messages).toContain(
     `Validating (dry run, nothing is written) cluster ${MC}/${NS}/${name}`,
   );
-  expect(messages).toMatch(/The API server accepted 7 objects/);
+  expect(messages).toMatch(/The API server accepted 5 objects/);
   expect(await clusterExists(name)).toBe(false);
 
   // Create.
@@ -255,7 +305,7 @@ test('New AKS cluster: form → dry run → create → open the cluster → Heal
   await expect(
     clusterPage.getByRole('heading', { level: 2, name }),
   ).toBeVisible();
-  await expect(clusterPage.getByText(/2\/2 pools ready/)).toBeVisible({
+  await expect(clusterPage.getByText(/1\/1 pools ready/)).toBeVisible({
     timeout: READY_TIMEOUT,
   });
   await expect(
@@ -270,8 +320,13 @@ test('New AKS cluster: form → dry run → create → open the cluster → Heal
   timing(`create to the catalog entity (delta mutation): ${ms} ms`);
   expect(e.spec.type).toBe('kubernetes-cluster');
   expect(e.metadata.annotations['capz.io/cluster']).toBe(`${MC}/${NS}/${name}`);
-  // The owner the form chose: the guest (the template's default owner is group:default/platform).
-  expect(e.spec.owner).toBe('group:default/platform');
+  // The owner chosen in the form, through the Cluster's capz.io/owner annotation.
+  expect(
+    (await kube('GET', clusterPath(name))).metadata.annotations[
+      'capz.io/owner'
+    ],
+  ).toBe(OWNER);
+  expect(e.spec.owner).toBe(OWNER);
 
   // The entity's page in the catalog, as people find it: its owner in the About card.
   await page.goto(`/catalog/default/resource/${MC}-${NS}-${name}`);
@@ -296,11 +351,6 @@ test('New AKS cluster: delivery git → the branch with its manifests is on the 
   const form: ClusterForm = { name, delivery: 'git' };
   await signInAsGuest(page);
   const token = await backstageToken(page);
-  const template = await templateEntity(page, token);
-  test.skip(
-    !JSON.stringify(template.spec.parameters).includes('"delivery"'),
-    'the New AKS cluster template has no delivery parameter (apply|git) yet',
-  );
   await fillForm(page, form);
 
   // Dry run: committed in a clone, not pushed.
@@ -314,7 +364,9 @@ test('New AKS cluster: delivery git → the branch with its manifests is on the 
 
   const t0 = Date.now();
   await page.getByRole('button', { name: 'Create' }).click();
-  await expect(page.getByText(branch).first()).toBeVisible({ timeout: 60_000 });
+  await expect(
+    page.getByRole('heading', { name: `Proposal on branch ${branch}` }),
+  ).toBeVisible({ timeout: 60_000 });
   timing(
     `template run with git delivery (render + propose: clone, commit, push): ${
       Date.now() - t0
@@ -335,11 +387,10 @@ test('New AKS cluster: delivery git → the branch with its manifests is on the 
       `Cluster/${name}`,
       `AzureASOManagedControlPlane/${name}`,
       `AzureASOManagedCluster/${name}`,
-      `MachinePool/${name}-pool0`,
-      `AzureASOManagedMachinePool/${name}-pool0`,
-      `MachinePool/${name}-pool1`,
-      `AzureASOManagedMachinePool/${name}-pool1`,
+      `MachinePool/${name}-system`,
+      `AzureASOManagedMachinePool/${name}-system`,
     ]);
+    expect(docs[0].metadata.annotations['capz.io/owner']).toBe(OWNER);
     expect(
       readFileSync(
         join(dir, 'clusters', NS, name, 'kustomization.yaml'),
