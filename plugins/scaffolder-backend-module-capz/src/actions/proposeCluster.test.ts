@@ -85,7 +85,10 @@ describe('capz:cluster:propose', () => {
       /^Add AKS cluster team-a\/team-a-dev \(management cluster prod-weu\)\n\n.*7 objects: Cluster\/team-a-dev, /,
     );
     expect(commit.message).toContain(
-      'Node pools: pool0 (System, Standard_D2s_v3 x 2), pool1 (User, Standard_D4s_v3 x 0)',
+      'Node pools: pool0 (System, Standard_D2s_v3 x 2), pool1 (User, Standard_D4s_v3 x 0, autoscaling 0-5)',
+    );
+    expect(commit.message).toContain(
+      'Owner: group:default/team-a\nEntra ID only: yes\nAzure tags: environment=dev, cost-center=team-a',
     );
     expect(commit.message).toContain('by user:default/ada');
 

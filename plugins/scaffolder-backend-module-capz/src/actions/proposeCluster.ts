@@ -361,7 +361,19 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
           await git.add({ fs, dir: work, filepath });
 
         const pools = params.pools
-          .map(p => `${p.name} (${p.mode}, ${p.vmSize} x ${p.replicas})`)
+          .map(
+            p =>
+              `${p.name} (${p.mode}${
+                p.osType && p.osType !== 'Linux' ? `, ${p.osType}` : ''
+              }, ${p.vmSize} x ${p.replicas}${
+                p.autoscaling
+                  ? `, autoscaling ${p.autoscaling.minCount}-${p.autoscaling.maxCount}`
+                  : ''
+              })`,
+          )
+          .join(', ');
+        const tags = Object.entries(params.tags ?? {})
+          .map(([k, v]) => `${k}=${v}`)
           .join(', ');
         const requester = ctx.user?.ref;
         const message = [
@@ -377,6 +389,9 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
           `Kubernetes: ${params.kubernetesVersion}`,
           `Node pools: ${pools}`,
           `ASO credential Secret: ${params.credentialSecretName}`,
+          `Owner: ${params.owner ?? '(none: the catalog default)'}`,
+          `Entra ID only: ${params.entraOnly ? 'yes' : 'no'}`,
+          ...(tags ? [`Azure tags: ${tags}`] : []),
           '',
           `Proposed from Backstage (capz:cluster:propose)${
             requester ? ` by ${requester}` : ''
