@@ -27,6 +27,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { get as httpGet } from 'node:http';
+import { createServer } from 'node:net';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -412,13 +413,71 @@ export interface StartControllersOptions {
   timeoutMs?: number;
 }
 
+/** The lower bound of the kernel's ephemeral (outbound) port range: listening ports are picked below it. */
+function ephemeralLow(): number {
+  try {
+    return Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(
+        /\s+/,
+      )[0],
+    );
+  } catch {
+    return 32768;
+  }
+}
+
+/**
+ * A port to listen on, picked at random below the ephemeral range and checked free on all interfaces (the webhook
+ * servers bind there). `freePort()` hands out ephemeral ports, and the managers' own outbound connections to the
+ * API server (dozens of watches each) can take such a port between the pick and the bind: seen here as ASO's
+ * `listen tcp 127.0.0.1:41079: bind: address already in use`.
+ */
+async function listenPort(taken: Set<number>): Promise<number> {
+  const low = 20000;
+  const high = Math.max(low + 1000, ephemeralLow()) - 1;
+  for (let i = 0; i < 200; i++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>(resolvePromise => {
+      const server = createServer();
+      server.once('error', () => resolvePromise(false));
+      server.listen(port, '0.0.0.0', () =>
+        server.close(() => resolvePromise(true)),
+      );
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+  return freePort();
+}
+
 /**
  * Installs CRDs and webhooks and starts the real managers against a running management cluster. Stops every
- * process it started when any of them fails to become ready, with that manager's log tail in the error.
+ * process it started when any of them fails to become ready, with that manager's log tail in the error. A port
+ * taken between the pick and a manager's bind is retried (all managers, new ports) up to twice.
  */
 export async function startControllers(
   info: ClusterInfo,
   opts: StartControllersOptions = {},
+): Promise<RunningControllers> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(info, opts);
+    } catch (e) {
+      const msg = (e as Error).message;
+      if (attempt >= 3 || !msg.includes('address already in use')) throw e;
+      log(
+        `a port was taken while starting (attempt ${attempt}); retrying with new ports`,
+      );
+    }
+  }
+}
+
+async function startOnce(
+  info: ClusterInfo,
+  opts: StartControllersOptions,
 ): Promise<RunningControllers> {
   const which = opts.managers ?? MANAGERS;
   const existing = runningControllers(info);
@@ -432,11 +491,12 @@ export async function startControllers(
   issueServingCert(info.stateDir, certDir);
 
   const ports = {} as Record<ManagerName, ControllerPorts>;
+  const taken = new Set<number>();
   for (const m of MANAGERS) {
     ports[m] = {
-      webhook: await freePort(),
-      health: await freePort(),
-      metrics: await freePort(),
+      webhook: await listenPort(taken),
+      health: await listenPort(taken),
+      metrics: await listenPort(taken),
     };
   }
 

@@ -106,14 +106,14 @@ test(
       `HTTP ${res.status}: ${res.body}`,
     );
     assert.match(
-      res.body,
+      (JSON.parse(res.body) as { message: string }).message,
       /admission webhook "validation\.azuremanagedcontrolplanes\.infrastructure\.cluster\.x-k8s\.io" denied/,
     );
   },
 );
 
 test(
-  "an AzureASOManagedControlPlane is admitted through CAPZ's webhook (fails closed without it)",
+  "an AzureASOManagedControlPlane is admitted through CAPZ's webhook and fails closed without it",
   { skip: !enabled },
   async () => {
     const body = (name: string) => ({
@@ -125,6 +125,25 @@ test(
     const path = `/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/${ns}/azureasomanagedcontrolplanes`;
     const ok = await apiRequest(info, 'POST', path, body('aso-ok'));
     assert.equal(ok.status, 201, ok.body);
+
+    // Proof that the API server called CAPZ's server: with CAPZ stopped, the same create fails closed
+    // (failurePolicy Fail). The ASO test below does not need CAPZ.
+    const pid = running.managers.capz.pid;
+    process.kill(-pid, 'SIGTERM');
+    for (let i = 0; i < 200; i++) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        break;
+      }
+      await new Promise(r => setTimeout(r, 50));
+    }
+    const closed = await apiRequest(info, 'POST', path, body('aso-closed'));
+    assert.equal(closed.status, 500, closed.body);
+    assert.match(
+      (JSON.parse(closed.body) as { message: string }).message,
+      /failed calling webhook "validation\.azureasomanagedcontrolplane\.infrastructure\.cluster\.x-k8s\.io"/,
+    );
   },
 );
 
@@ -178,13 +197,27 @@ test(
     assert.equal(o.spec.agentPoolProfiles[0].vmSize, 'Standard_D2s_v3');
 
     // Write at the old version, read back at the new one: ASO's property bag keeps what v1api20240901 lacks.
-    o.spec.dnsPrefix = 'aks-one-b';
-    const put = await apiRequest(
-      info,
-      'PUT',
-      `${base}/v1api20240901/namespaces/${ns}/managedclusters/aks-one`,
-      o,
-    );
+    // ASO's controller writes the object too (conditions): re-read and retry on a conflict.
+    let put = { status: 0, body: '' };
+    for (let attempt = 0, cur = o; attempt < 5; attempt++) {
+      cur.spec.dnsPrefix = 'aks-one-b';
+      put = await apiRequest(
+        info,
+        'PUT',
+        `${base}/v1api20240901/namespaces/${ns}/managedclusters/aks-one`,
+        cur,
+      );
+      if (put.status !== 409) break;
+      cur = JSON.parse(
+        (
+          await apiRequest(
+            info,
+            'GET',
+            `${base}/v1api20240901/namespaces/${ns}/managedclusters/aks-one`,
+          )
+        ).body,
+      );
+    }
     assert.equal(put.status, 200, put.body);
     const back = JSON.parse(
       (
