@@ -78,7 +78,7 @@ interface ClusterForm {
 }
 
 /** The owner chosen in the form's OwnerPicker (the catalog's groups). */
-const OWNER = 'group:default/platform';
+const OWNER = 'group:default/payments';
 
 /** What the form sends, for the dry run: the template's parameters as fillForm fills them (the pickers' choices). */
 function values(f: ClusterForm): Record<string, unknown> {
@@ -152,7 +152,7 @@ async function fillForm(page: Page, f: ClusterForm) {
   await page.getByRole('textbox', { name: 'Owner' }).click();
   await page
     .getByRole('listbox', { name: 'Owner' })
-    .getByRole('option', { name: 'platform' })
+    .getByRole('option', { name: 'payments' })
     .click();
   await expect(
     page.getByRole('checkbox', { name: 'Entra ID only' }),
@@ -347,7 +347,7 @@ test('New AKS cluster: form → dry run → create → open the cluster → Heal
   const about = page.getByRole('article').filter({
     has: page.getByRole('heading', { name: 'About' }),
   });
-  await expect(about.getByRole('link', { name: 'platform' })).toBeVisible();
+  await expect(about.getByRole('link', { name: 'payments' })).toBeVisible();
   await saveScreenshot(page, 'scaffolder-catalog-entity');
 });
 
