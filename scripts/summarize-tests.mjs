@@ -1,4 +1,4 @@
-// Sums the test counts of the three runners into the closing line "N passed, N failed".
+// Sums the test counts of the three runners (and the install check) into the closing line "N passed, N failed".
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -37,6 +37,13 @@ if (existsSync(e2eFile)) {
   passed += s.expected;
   failed += s.unexpected;
   parts.push(`e2e ${s.expected}/${s.expected + s.unexpected + s.flaky}`);
+}
+const installCheck = join(dir, 'install-check.result');
+if (existsSync(installCheck)) {
+  const ok = readFileSync(installCheck, 'utf8').trim() === 'pass';
+  if (ok) passed += 1;
+  else failed += 1;
+  parts.push(`install check ${ok ? 1 : 0}/1`);
 }
 console.log(`(${parts.join(', ')})`);
 console.log(`${passed} passed, ${failed} failed`);

@@ -5,6 +5,7 @@
 #   2. unit tests (Jest, msw for the frontend)
 #   3. integration tests against a real management cluster started once for the run (node:test, Jest)
 #   4. end-to-end tests in Chromium against the running app and the same cluster (Playwright)
+#   5. the install guide (docs/install.md) followed on a fresh Backstage app, checked in Chromium
 # Exits non-zero on the first failing stage; the last line sums the tests: "N passed, N failed".
 set -euo pipefail
 # shellcheck source=toolchain.sh
@@ -113,6 +114,10 @@ start_git_server() {
 }
 stage "git server" start_git_server
 stage "e2e tests" yarn test:e2e
+# docs/install.md followed literally on a fresh @backstage/create-app app with the packed plugins (its own management
+# cluster; cached under .local/install-check: ~10 min cold, ~1.5 min when nothing changed).
+install_check() { ./scripts/install-check.sh > "$reports/install-check.log" 2>&1 || { tail -60 "$reports/install-check.log" >&2; return 1; }; echo pass > "$reports/install-check.result"; }
+stage "install check" install_check
 
 capz_log "all stages passed in $(( $(date +%s) - t0 ))s"
 node scripts/summarize-tests.mjs "$reports"
