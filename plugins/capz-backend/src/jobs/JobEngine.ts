@@ -34,7 +34,7 @@ export interface JobEngineOptions {
 }
 
 /**
- * Runs jobs step by step under a lease (DESIGN.md "Data flow" 5). Any replica may run any job: the one whose
+ * Runs jobs step by step under a lease (docs/architecture.md#flow-jobs). Any replica may run any job: the one whose
  * conditional UPDATE takes the lease runs it, renews the lease while it works, and every write it makes is fenced
  * by that lease. A replica that dies mid-job leaves an expiring lease; the next pickup on any replica resumes the
  * job at its first unfinished step, which re-checks the live cluster before doing anything (steps are idempotent).
