@@ -113,8 +113,9 @@ const azureNameOf = (o: KubeObject) =>
  * One owner per AKS cluster (issue 16), read live on every configured management cluster: no ManagedCluster in any
  * namespace points at the AKS cluster (its status.id, ARM's id, when ASO has filled it; else its owner group's and
  * its own Azure names, whatever the subscription, which can only over-refuse), and no ResourceGroup whose policy lets
- * ASO delete the group (`manage`, azure-side 4.1) points at its group. The objects the job moves away from and the
- * job's own objects do not count. A management cluster that cannot be read fails the check: it may hold the owner.
+ * ASO delete the group (`manage`, docs/capz-aso-facts.md#reconcile-policy) points at its group. The objects the job
+ * moves away from and the job's own objects do not count. A management cluster that cannot be read fails the check: it
+ * may hold the owner.
  */
 async function soleManager(
   c: Extract<LiveCondition, { type: 'sole-manager' }>,
@@ -234,7 +235,8 @@ export async function runAction(
         return `${describeRef(
           a.ref,
         )} already exists (created by this job before)`;
-      // Never reuse or overwrite an object someone else made: adoption would silently take it over (ground truth 2).
+      // Never reuse or overwrite an object someone else made: adoption would silently take it over
+      // (docs/capz-aso-facts.md#adoption-reuses-names).
       throw new StepFailedError(
         `${describeRef(
           a.ref,
