@@ -27,7 +27,7 @@ export { DatabaseJobStore } from './DatabaseJobStore';
 export { JobPlanner } from './JobPlanner';
 
 /**
- * The job engine with its store, planner and edges (DESIGN.md "Data flow" 5). Config `capz.jobs.leaseSeconds`
+ * The job engine with its store, planner and edges (docs/architecture.md#flow-jobs). Config `capz.jobs.leaseSeconds`
  * (default 30) bounds how long a crashed replica's job waits before another replica resumes it.
  */
 export async function createJobs(o: {
