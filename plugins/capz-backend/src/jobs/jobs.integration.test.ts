@@ -2,7 +2,8 @@
  * The jobs issue's "Done when", through real backend processes (packages/backend, started as `backstage-cli package
  * start` would) against a real kube-apiserver of the test's own, with `capz-sim run` simulating Azure, ASO, CAPZ and
  * CAPI on it (scenarios legacy-to-migrate and azure-only, plus clusters this file makes for itself):
- *  - migration end to end (capz-ground-truth 4.1) and adoption end to end (capz-ground-truth 2.3), Azure untouched;
+ *  - migration end to end (docs/migration-procedure.md) and adoption end to end
+ *    (docs/capz-aso-facts.md#adoption-order), Azure untouched;
  *  - refusals that change nothing;
  *  - a backend SIGKILLed at every crash point of every step of a migration and of an adoption (after its actions, in
  *    its first unmet wait, after its record), restarted until the job is done with Azure untouched;
