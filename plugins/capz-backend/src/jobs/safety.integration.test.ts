@@ -82,8 +82,8 @@ const CLUSTER_TAGS = { env: 'prod', owner: 'team-data' };
 /**
  * Twins: identical legacy clusters `twin` in two namespaces, each in its own pre-existing resource group. `skip`: a
  * group CAPZ never owned (extra tags, no owned tag): the legacy controllers leave it on reconcile-policy skip
- * (capz-ground-truth 5.2). `owned`: the group carries CAPZ's owned tag (its own tags, as CAPZ wrote them when it made
- * the group), so the legacy controllers set it to manage and deleting the cluster deletes the group.
+ * (docs/capz-aso-facts.md#legacy-aso-objects). `owned`: the group carries CAPZ's owned tag (its own tags, as CAPZ wrote
+ * them when it made the group), so the legacy controllers set it to manage and deleting the cluster deletes the group.
  */
 type Pair = 'skip' | 'owned';
 const twin = (pair: Pair, side: 'a' | 'b') => ({
@@ -188,7 +188,8 @@ beforeAll(async () => {
       180_000,
     );
   }
-  // The legacy controllers put the owned group on manage, and leave the other on skip (capz-ground-truth 5.2).
+  // The legacy controllers put the owned group on manage, and leave the other on skip
+  // (docs/capz-aso-facts.md#legacy-aso-objects).
   for (const t of TWINS) {
     const policy = (await c.get('ResourceGroup', t.namespace, t.resourceGroup))
       .metadata.annotations?.[RECONCILE_POLICY];
@@ -575,7 +576,8 @@ describe('same lifecycle, same Azure state, true to ASO: a migrated twin and its
       const b = twin(pair, 'b');
       const migratedA = await deleteAsAUser(a.target, a.name, a.resourceGroup);
       const legacyB = await deleteAsAUser(b.namespace, b.name, b.resourceGroup);
-      // Deleting a cluster deletes its AKS cluster; its group only when CAPZ owned it (capz-ground-truth 5.2).
+      // Deleting a cluster deletes its AKS cluster; its group only when CAPZ owned it
+      // (docs/capz-aso-facts.md#legacy-aso-objects).
       expect(legacyB).toMatchObject({
         managedClusters: [],
         poolsGone: POOLS.map(p => p.name).sort(),
