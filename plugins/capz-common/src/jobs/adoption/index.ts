@@ -1,8 +1,9 @@
 /**
- * The adoption of an existing AKS cluster, planned as data from one snapshot: the documented order (capz-ground-truth
- * 2.3, 9): an ASO ResourceGroup that is Ready, then the annotated ManagedCluster with its pools copied from Azure
- * (as `asoctl import` would), wait until an AzureASOManagedControlPlane controls it and CAPI has labelled that,
- * then one annotated ManagedClustersAgentPool per pool, then the Cluster is Available. Pure: no I/O.
+ * The adoption of an existing AKS cluster, planned as data from one snapshot: the documented order
+ * (docs/capz-aso-facts.md#adoption-order and docs/capz-aso-facts.md#adopt-agent-pool): an ASO ResourceGroup that is
+ * Ready, then the annotated ManagedCluster with its pools copied from Azure (as `asoctl import` would), wait until an
+ * AzureASOManagedControlPlane controls it and CAPI has labelled that, then one annotated ManagedClustersAgentPool per
+ * pool, then the Cluster is Available. Pure: no I/O.
  */
 import { policyBeforeJob } from '../helpers';
 import type { AdoptJobParams, JobPlanResult } from '../types';
@@ -18,10 +19,11 @@ export {
 export { adoptionSteps, type AdoptionPlanInputs } from './steps';
 
 /**
- * The preflight and plan of an adoption. Object names follow the adoption controllers (capz-ground-truth 2.4):
- * the Cluster, AzureASOManagedCluster, AzureASOManagedControlPlane and ManagedCluster are all `clusterName`; each
- * pool's objects are `<clusterName>-<pool>`; the ResourceGroup object is CAPZ's normalised group name (5.2), or an
- * existing ResourceGroup object for the same Azure group, which is then reused rather than created.
+ * The preflight and plan of an adoption. Object names follow the adoption controllers
+ * (docs/capz-aso-facts.md#adoption-names): the Cluster, AzureASOManagedCluster, AzureASOManagedControlPlane and
+ * ManagedCluster are all `clusterName`; each pool's objects are `<clusterName>-<pool>`; the ResourceGroup object is
+ * CAPZ's normalised group name (docs/capz-aso-facts.md#legacy-names), or an existing ResourceGroup object for the same
+ * Azure group, which is then reused rather than created.
  * @public
  */
 export function planAdoption(
