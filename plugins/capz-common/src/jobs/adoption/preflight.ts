@@ -108,7 +108,7 @@ export function adoptionPreflight(
   const ns = params.namespace;
   // Azure allows names Kubernetes does not (upper case, '_': `myAKSCluster`); the objects get CAPZ's normalised
   // name and carry the Azure name in spec.azureName. CAPZ names the CAPI objects after the ManagedCluster object
-  // (capz-ground-truth 2.1), so the Cluster is `name` too.
+  // (docs/capz-aso-facts.md#adopt-managed-cluster), so the Cluster is `name` too.
   const name = normalizeKubernetesName(params.clusterName);
   const preflight: PreflightCheck[] = [];
   const done = (planned?: AdoptionPreflight['planned']): AdoptionPreflight => ({
@@ -148,12 +148,12 @@ export function adoptionPreflight(
       ? pass(
           'credential-secret',
           'The ASO credential Secret exists',
-          `Secret ${ns}/${params.credentialSecret} exists; every ASO object reads its credential from it (capz-ground-truth 2.3).`,
+          `Secret ${ns}/${params.credentialSecret} exists; every ASO object reads its credential from it (docs/capz-aso-facts.md#adoption-order).`,
         )
       : fail(
           'credential-secret',
           'The ASO credential Secret exists',
-          `Secret ${ns}/${params.credentialSecret} does not exist (capz-ground-truth 2.3: the credential-from Secret must be in the same namespace).`,
+          `Secret ${ns}/${params.credentialSecret} does not exist (docs/capz-aso-facts.md#adoption-order: the credential-from Secret must be in the same namespace).`,
           `Create the ASO credential Secret ${params.credentialSecret} in ${ns}, then retry.`,
         ),
   );
@@ -220,12 +220,12 @@ export function adoptionPreflight(
         'identity',
         'The cluster uses a system-assigned identity',
         `AKS cluster ${params.clusterName} uses identity ${aks.identityType}; the ManagedCluster this job writes says SystemAssigned, which would change it.`,
-        'Adopt this cluster by hand with `asoctl import azure-resource` (capz-ground-truth 2.3).',
+        'Adopt this cluster by hand with `asoctl import azure-resource` (docs/capz-aso-facts.md#adoption-order).',
       ),
     );
   }
 
-  // Names: adoption inherits them and cannot change them (capz-ground-truth 2.4).
+  // Names: adoption inherits them and cannot change them (docs/capz-aso-facts.md#adoption-names).
   const existingRg = snap.objects.find(
     o =>
       o.kind === 'ResourceGroup' &&
@@ -256,7 +256,7 @@ export function adoptionPreflight(
           'names',
           'The names are valid',
           `${nameProblems.join('; ')}.`,
-          'Adoption names the objects after the AKS cluster and cannot rename them; create the CAPI and CAPZ objects by hand instead (capz-ground-truth 4.2).',
+          'Adoption names the objects after the AKS cluster and cannot rename them; create the CAPI and CAPZ objects by hand instead (docs/capz-aso-facts.md#adoption-scope).',
         )
       : pass(
           'names',
@@ -273,7 +273,8 @@ export function adoptionPreflight(
         ),
   );
 
-  // Same-named objects would be silently reused by the adoption controllers (capz-ground-truth 2, "idempotence").
+  // Same-named objects would be silently reused by the adoption controllers
+  // (docs/capz-aso-facts.md#adoption-reuses-names).
   const taken = new Set<string>([
     ...[
       'Cluster',
@@ -307,7 +308,7 @@ export function adoptionPreflight(
             )
             .join(
               ', ',
-            )}. Adoption would silently reuse them (capz-ground-truth 2).`,
+            )}. Adoption would silently reuse them (docs/capz-aso-facts.md#adoption-reuses-names).`,
           'Adopt into another namespace, or remove those objects.',
         )
       : pass(
