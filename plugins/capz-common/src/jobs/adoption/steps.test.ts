@@ -38,7 +38,10 @@ describe('planAdoption', () => {
       namespace: 'adopt',
       name: 'aks-adopt',
     });
-    for (const s of r.plan) expect(s.description).toMatch(/capz-ground-truth/);
+    for (const s of r.plan)
+      expect(s.description).toMatch(
+        /docs\/(migration-procedure|capz-aso-facts)\.md#/,
+      );
   });
 
   it('creates the ResourceGroup under the normalised name, pointing at the Azure group', () => {
@@ -348,7 +351,8 @@ describe('planAdoption', () => {
       ...adopt,
       'capz.io/job': JOB_ID_PLACEHOLDER,
     });
-    // Gated on the control plane controlling the ManagedCluster and being labelled (capz-ground-truth 2.2 steps 4-5).
+    // Gated on the control plane controlling the ManagedCluster and being labelled
+    // (docs/capz-aso-facts.md#adopt-agent-pool).
     const [controlled, labelled] = s.preconditions;
     const mc = {
       metadata: {
