@@ -34,7 +34,7 @@ export interface AdoptionPlanInputs {
   rgTags?: Record<string, string>;
 }
 
-/** The pool fields ARM reports that the ASO spec takes as they are (capz-ground-truth 2.2 step 6: autoscaling kept). */
+/** The pool fields ARM reports that the ASO spec takes as they are (docs/capz-aso-facts.md#adopt-agent-pool: autoscaling kept). */
 function poolFields(
   p: DiscoveredAksCluster['agentPools'][number],
 ): Record<string, unknown> {
@@ -97,7 +97,8 @@ export function adoptionSteps(
             // A group CAPZ never owned stays unmanaged: on `skip` ASO only reads it (no PUT that could replace its
             // tags) and never deletes it, so deleting the adopted cluster later leaves the group and whatever else is
             // in it, as before the adoption. `detach-on-delete` would keep it from deletion too, but would PUT this
-            // spec over the group (azure-side 4.1, 4.2; ASO reconcile_policy.go AllowsModify/AllowsDelete).
+            // spec over the group (docs/capz-aso-facts.md#reconcile-policy, docs/capz-aso-facts.md#aso-adoption; ASO
+            // reconcile_policy.go AllowsModify/AllowsDelete).
             metadata: {
               name: o.rgName,
               namespace: ns,
@@ -118,8 +119,9 @@ export function adoptionSteps(
         },
       ];
   // Entra-only: ASO cannot fetch adminCredentials; userCredentials under a name other than <name>-kubeconfig,
-  // which CAPZ writes itself (capz-ground-truth 1.5, 2.4). Otherwise CAPZ defaults adminCredentials (1.5).
-  // An aadProfile ARM reports is written back as is, so that the adoption's PUT does not change it.
+  // which CAPZ writes itself (docs/capz-aso-facts.md#entra-only-kubeconfig, docs/capz-aso-facts.md#adoption-entra).
+  // Otherwise CAPZ defaults adminCredentials (docs/capz-aso-facts.md#capz-mutators). An aadProfile ARM reports is
+  // written back as is, so that the adoption's PUT does not change it.
   let aad: Record<string, unknown> = {};
   if (aks.entraOnly)
     aad = { aadProfile: { ...(aks.aadProfile ?? {}), managed: true } };
@@ -145,8 +147,8 @@ export function adoptionSteps(
         ? `Reuse resource group object ${o.rgName}`
         : `Adopt resource group ${params.resourceGroup}`,
       description: o.existingRg
-        ? `ResourceGroup ${o.rgName} already points at ${params.resourceGroup}; the ManagedCluster's owner must be a Ready ASO ResourceGroup in the same namespace (capz-ground-truth 2.1 step 3, 2.3).`
-        : 'Creates an ASO ResourceGroup pointing at the existing group; the adoption controller needs it, Ready, before the ManagedCluster (capz-ground-truth 2.1 step 3, 2.3).',
+        ? `ResourceGroup ${o.rgName} already points at ${params.resourceGroup}; the ManagedCluster's owner must be a Ready ASO ResourceGroup in the same namespace (docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#adoption-order).`
+        : 'Creates an ASO ResourceGroup pointing at the existing group; the adoption controller needs it, Ready, before the ManagedCluster (docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#adoption-order).',
       // The job's first write: right before it, no ASO object on any management cluster may manage this AKS
       // cluster, read live (one owner per AKS cluster); a reused ResourceGroup object is the group's own.
       preconditions: [
@@ -168,7 +170,7 @@ export function adoptionSteps(
       id: 'adopt-managed-cluster',
       title: `Adopt AKS cluster ${aks.name}`,
       description:
-        'Creates the ASO ManagedCluster with the adopt annotation and the pools copied from Azure (the adopt controller strips them afterwards); CAPZ then creates the Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane, which takes control of the ManagedCluster, and CAPI labels it (capz-ground-truth 2.1, 2.4, 9).',
+        'Creates the ASO ManagedCluster with the adopt annotation and the pools copied from Azure (the adopt controller strips them afterwards); CAPZ then creates the Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane, which takes control of the ManagedCluster, and CAPI labels it (docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#capi-adds-labels).',
       preconditions: [when.ready(rg)],
       actions: [
         {
@@ -213,7 +215,7 @@ export function adoptionSteps(
       id: 'adopt-agent-pools',
       title: 'Adopt the node pools',
       description:
-        'Creates one ASO ManagedClustersAgentPool per pool with the adopt annotation, once an AzureASOManagedControlPlane controls the ManagedCluster and carries the cluster-name label; CAPZ then creates a MachinePool and an AzureASOManagedMachinePool for each (capz-ground-truth 2.2, 9).',
+        'Creates one ASO ManagedClustersAgentPool per pool with the adopt annotation, once an AzureASOManagedControlPlane controls the ManagedCluster and carries the cluster-name label; CAPZ then creates a MachinePool and an AzureASOManagedMachinePool for each (docs/capz-aso-facts.md#adopt-agent-pool).',
       preconditions: [
         when.controlledBy(mc, 'AzureASOManagedControlPlane', name),
         when.label(cp, CLUSTER_NAME_LABEL, name),
@@ -263,7 +265,7 @@ export function adoptionSteps(
       id: 'wait-available',
       title: 'Wait for the cluster to be Available',
       description:
-        'The new Cluster shows AVAILABLE=True (its v1beta2 Available condition, capz-ground-truth 4.1 step 6.4).',
+        'The new Cluster shows AVAILABLE=True (its v1beta2 Available condition, docs/migration-procedure.md#step-6-4).',
       preconditions: [],
       actions: [],
       waitFor: [when.condition(cluster, 'Available')],
