@@ -76,7 +76,7 @@ function mapEntry(
  *   (a Ready left from before the last spec change is not ready yet).
  * - `field` with `value: null`: the field is unset or null.
  * - `controlled-by`: an ownerReference with `controller: true`, that kind and name, and any API version of the
- *   group infrastructure.cluster.x-k8s.io (CAPZ's adoption skip rule, capz-ground-truth 2).
+ *   group infrastructure.cluster.x-k8s.io (CAPZ's adoption skip rule, docs/capz-aso-facts.md#adopt-annotation).
  * - `not-written-at`: no `metadata.managedFields` entry outside the status subresource has that apiVersion.
  * - `orAbsent` (annotation, label, field, no-finalizers): a missing object counts as holding.
  * - `absent-or-ours`: missing, or carrying `capz.io/job: <jobId>` (never holds for a present object without `jobId`).
