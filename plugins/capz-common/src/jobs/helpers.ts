@@ -22,7 +22,7 @@ import {
 export const CAPZ = 'infrastructure.cluster.x-k8s.io';
 export const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
 export const RECONCILE_POLICY = RECONCILE_POLICY_ANNOTATION;
-/** Where the legacy CAPZ controllers keep an ASO object's own policy while its Cluster is paused (capz-ground-truth 5.3). */
+/** Where the legacy CAPZ controllers keep an ASO object's own policy while its Cluster is paused (docs/capz-aso-facts.md#legacy-pause). */
 export const PRE_PAUSE_POLICY =
   'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy';
 export const ADOPT = 'sigs.k8s.io/cluster-api-provider-azure-adopt';
@@ -287,8 +287,8 @@ export type ReconcilePolicy = 'manage' | 'skip' | 'detach-on-delete';
 
 /**
  * The reconcile policy an ASO object had before any job or pause touched it: the legacy controllers save it in
- * {@link PRE_PAUSE_POLICY} when the Cluster is paused and restore it on unpause (capz-ground-truth 5.3); otherwise the
- * object's own annotation; ASO's default is `manage` (azure-side 4.1).
+ * {@link PRE_PAUSE_POLICY} when the Cluster is paused and restore it on unpause (docs/capz-aso-facts.md#legacy-pause);
+ * otherwise the object's own annotation; ASO's default is `manage` (docs/capz-aso-facts.md#reconcile-policy).
  */
 export function policyBeforeJob(o: ObservedObject): ReconcilePolicy {
   const a = o.metadata?.annotations ?? {};
@@ -312,17 +312,17 @@ export interface PolicyPin {
 
 /**
  * The step that pins `skip` into the CAPZ objects' `spec.resources`. CAPZ's adoption controllers embed only the ASO
- * objects' name and spec, annotations dropped (capz-ground-truth 2.1 steps 3, 6), and CAPZ re-applies
+ * objects' name and spec, annotations dropped (docs/capz-aso-facts.md#adopt-managed-cluster), and CAPZ re-applies
  * spec.resources whenever it (re)creates an object: a ResourceGroup deleted and recreated by CAPZ would come back
  * on `manage` and take the group with it when the cluster is deleted. `skip` is the one policy CAPZ accepts there
- * (capz-ground-truth 1.4: any other is a terminal Incompatible error on pause).
+ * (docs/capz-aso-facts.md#aso-managed-pause: any other is a terminal Incompatible error on pause).
  */
 export function pinPoliciesStep(pins: PolicyPin[]): StepPlan {
   return {
     id: 'pin-reconcile-policies',
     title: "Keep the reconcile policies in CAPZ's objects",
     description:
-      'Sets serviceoperator.azure.com/reconcile-policy: skip on the embedded copies in spec.resources of the ASO objects on skip, because the adoption controllers drop annotations when they embed them and CAPZ would recreate them on manage (capz-ground-truth 1.4, 2.1).',
+      'Sets serviceoperator.azure.com/reconcile-policy: skip on the embedded copies in spec.resources of the ASO objects on skip, because the adoption controllers drop annotations when they embed them and CAPZ would recreate them on manage (docs/capz-aso-facts.md#aso-managed-metadata, docs/capz-aso-facts.md#adopt-managed-cluster).',
     preconditions: [],
     actions: pins.map(
       (p): PlannedAction => ({
@@ -366,9 +366,11 @@ export const jobAnnotations = (
 });
 
 /**
- * What the adopt-managed-cluster step waits for, in adoption and migration alike (capz-ground-truth 2.1, 9): the
- * ManagedCluster Ready, CAPZ's Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane made, that control
- * plane owning the ManagedCluster and labelled by CAPI (what the agent-pool adoption then requires, 2.2 step 4-5).
+ * What the adopt-managed-cluster step waits for, in adoption and migration alike
+ * (docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#adopt-agent-pool): the ManagedCluster Ready,
+ * CAPZ's Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane made, that control plane owning the
+ * ManagedCluster and labelled by CAPI (what the agent-pool adoption then requires,
+ * docs/capz-aso-facts.md#adopt-agent-pool).
  */
 export function managedClusterAdopted(
   mc: ObjectRef,
@@ -386,7 +388,7 @@ export function managedClusterAdopted(
   ];
 }
 
-/** What the adopt-agent-pools step waits for, per pool object name (capz-ground-truth 2.2 steps 6-7). */
+/** What the adopt-agent-pools step waits for, per pool object name (docs/capz-aso-facts.md#adopt-agent-pool). */
 export function agentPoolAdopted(
   namespace: string,
   poolObjectName: string,
