@@ -1,7 +1,7 @@
 /**
  * The migration of a cluster from the legacy AzureManagedControlPlane API to AzureASOManagedControlPlane, planned as
- * data from one snapshot of the management cluster. It follows CAPZ's documented procedure exactly (seed 001
- * "Migrating existing Clusters to AzureASOManagedControlPlane", capz-ground-truth 4.1 and 9): pause, wait for
+ * data from one snapshot of the management cluster. It follows CAPZ's documented procedure exactly (CAPZ's book,
+ * "Migrating existing Clusters to AzureASOManagedControlPlane", docs/migration-procedure.md): pause, wait for
  * block-move to go, disarm the old ASO objects, new namespace, copy the credential Secret, adopt (ResourceGroup,
  * then ManagedCluster with pools from status, then agent pools), wait for Available, force-delete the old objects,
  * verify. Pure: no I/O.
