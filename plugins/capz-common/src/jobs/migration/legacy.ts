@@ -69,7 +69,8 @@ const POOL_ID_TO_REFERENCE: Record<string, string> = {
 /**
  * `spec.agentPoolProfiles` for the new ManagedCluster from the OLD object's `status.agentPoolProfiles`: the legacy
  * controller strips them from the spec after the first create, and without them ASO's PUT starts an update cycle
- * that keeps the new control plane from becoming ready (seed 001 step 6.2 "Important", capz-ground-truth 4.3).
+ * that keeps the new control plane from becoming ready (docs/migration-procedure.md#step-6-2,
+ * docs/capz-aso-facts.md#legacy-agent-pool-profiles).
  * @public
  */
 export function agentPoolProfilesFromStatus(
@@ -90,7 +91,7 @@ export function agentPoolProfilesFromStatus(
   });
 }
 
-/** Entra-only: local accounts disabled, so ASO cannot fetch adminCredentials (capz-ground-truth 1.5, 2.4). */
+/** Entra-only: local accounts disabled, so ASO cannot fetch adminCredentials (docs/capz-aso-facts.md#entra-only-kubeconfig, docs/capz-aso-facts.md#adoption-entra). */
 export function isEntraOnly(mc: ObservedObject): boolean {
   return (
     mc.spec?.disableLocalAccounts === true ||
@@ -118,7 +119,7 @@ export function ownedBy(
   );
 }
 
-/** The legacy cluster's objects, found from the Cluster's references and the owner references CAPZ writes (5.2). */
+/** The legacy cluster's objects, found from the Cluster's references and the owner references CAPZ writes (docs/capz-aso-facts.md#legacy-aso-objects). */
 export interface LegacyObjects {
   amc?: ObservedObject;
   amcp?: ObservedObject;
