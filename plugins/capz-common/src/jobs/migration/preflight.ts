@@ -259,7 +259,8 @@ export function migrationPreflight(
   );
   preflight.push(...healthChecks(cluster, legacy));
 
-  // Adoption names everything after the ManagedCluster (capz-ground-truth 2.1, 2.4).
+  // Adoption names everything after the ManagedCluster (docs/capz-aso-facts.md#adopt-managed-cluster,
+  // docs/capz-aso-facts.md#adoption-names).
   const newName = nameOf(mc);
   const rgName = nameOf(rg);
   const credential = mc.metadata?.annotations?.[CREDENTIAL_FROM];
@@ -269,7 +270,7 @@ export function migrationPreflight(
       warn(
         'new-name',
         'The new Cluster keeps the name',
-        `The new Cluster will be named ${newName}, after the ManagedCluster (adoption inherits names, capz-ground-truth 2.4), not ${params.name}.`,
+        `The new Cluster will be named ${newName}, after the ManagedCluster (adoption inherits names, docs/capz-aso-facts.md#adoption-names), not ${params.name}.`,
         'Update anything that refers to the cluster by name (GitOps, dashboards).',
       ),
     );
@@ -289,7 +290,7 @@ export function migrationPreflight(
       : fail(
           'agent-pool-profiles',
           'The node pools can be copied',
-          `ManagedCluster ${from}/${newName} has no status.agentPoolProfiles; the new ManagedCluster needs them (seed 001 step 6.2).`,
+          `ManagedCluster ${from}/${newName} has no status.agentPoolProfiles; the new ManagedCluster needs them (docs/migration-procedure.md#step-6-2).`,
           'Wait until ASO has reconciled the ManagedCluster (status.agentPoolProfiles filled), then retry.',
         ),
   );
@@ -351,7 +352,7 @@ export function migrationPreflight(
         'Every reconcile policy can be kept',
         `${detached.map(o => `${o.kind} ${nameOf(o)}`).join(', ')} ${
           detached.length === 1 ? 'is' : 'are'
-        } on detach-on-delete. The new objects get it too, but CAPZ accepts no policy but skip in spec.resources (capz-ground-truth 1.4), so it cannot be pinned there: if CAPZ ever recreates such an object, it comes back on manage.`,
+        } on detach-on-delete. The new objects get it too, but CAPZ accepts no policy but skip in spec.resources (docs/capz-aso-facts.md#aso-managed-pause), so it cannot be pinned there: if CAPZ ever recreates such an object, it comes back on manage.`,
         'After the migration, check the policy of these objects after any pause of the new Cluster or recreation of its objects.',
       ),
     );
@@ -362,7 +363,7 @@ export function migrationPreflight(
       warn(
         'not-adopted',
         'Everything is adopted',
-        `Adoption takes only the ResourceGroup, ManagedCluster and agent pools (capz-ground-truth 2.1 step 7, 4.2). These stay in Azure but will no longer be managed: ${notAdopted
+        `Adoption takes only the ResourceGroup, ManagedCluster and agent pools (docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#adoption-scope). These stay in Azure but will no longer be managed: ${notAdopted
           .map(o => `${o.kind} ${nameOf(o)}`)
           .join(', ')}.`,
         "Define them in the new AzureASOManaged objects' spec.resources after the migration if they should stay managed.",
@@ -401,7 +402,7 @@ function targetNamespaceCheck(
     return fail(
       'target-namespace',
       title,
-      `The target namespace must differ from ${from}: adoption would silently reuse the old objects of the same names (capz-ground-truth 2, 9).`,
+      `The target namespace must differ from ${from}: adoption would silently reuse the old objects of the same names (docs/capz-aso-facts.md#adoption-reuses-names).`,
       'Choose a new namespace.',
     );
   }
@@ -409,7 +410,7 @@ function targetNamespaceCheck(
     return fail(
       'target-namespace',
       title,
-      `Namespace ${to} already exists; the migration creates it so that no same-named object can be reused by adoption (capz-ground-truth 2, 9).`,
+      `Namespace ${to} already exists; the migration creates it so that no same-named object can be reused by adoption (docs/capz-aso-facts.md#adoption-reuses-names).`,
       'Choose a namespace that does not exist yet.',
     );
   }
@@ -528,7 +529,7 @@ function namesCheck(
         'names',
         'The names are valid',
         `${problems.join('; ')}.`,
-        'Rename the objects by hand; adoption cannot change the names it inherits (capz-ground-truth 2.4).',
+        'Rename the objects by hand; adoption cannot change the names it inherits (docs/capz-aso-facts.md#adoption-names).',
       )
     : pass(
         'names',
