@@ -52,7 +52,9 @@ describe('planMigration', () => {
       name: 'legacy-1',
     });
     for (const s of r.plan) {
-      expect(s.description).toMatch(/seed 001|capz-ground-truth/);
+      expect(s.description).toMatch(
+        /docs\/(migration-procedure|capz-aso-facts)\.md#/,
+      );
       for (const c of [...s.preconditions, ...s.waitFor])
         expect(c.description.length).toBeGreaterThan(5);
       for (const a of s.actions)
@@ -436,7 +438,8 @@ describe('planMigration', () => {
           }`,
       ),
     ).toEqual([
-      // ASO re-adds its finalizer whatever the policy: removed once more right before the deletes (seed 001 step 3).
+      // ASO re-adds its finalizer whatever the policy: removed once more right before the deletes
+      // (docs/migration-procedure.md#step-3).
       'merge-patch ManagedClustersAgentPool/legacy-1-pool0 ifExists',
       'merge-patch ManagedClustersAgentPool/legacy-1-pool1 ifExists',
       'merge-patch ManagedCluster/legacy-1 ifExists',
