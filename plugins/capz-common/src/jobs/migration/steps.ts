@@ -46,11 +46,13 @@ const namespaceRef = (name: string): ObjectRef => ({
 /**
  * The new ManagedCluster's `operatorSpec`: other operatorSpec settings kept; the credential Secret ASO writes:
  * - Entra-only: `userCredentials` `<name>-user-kubeconfig` and no `adminCredentials` (which ASO cannot fetch); not
- *   `<name>-kubeconfig`, which CAPZ writes itself (capz-ground-truth 1.5, 2.4, seed 001 "Disable Local Accounts").
- * - otherwise: the legacy `adminCredentials` (`<cluster>-aso-kubeconfig`, capz-ground-truth 5.2) is kept: CAPZ
- *   reads whichever Secret the ManagedCluster names (1.5), the name cannot clash with CAPZ's `<name>-kubeconfig`,
- *   and the new namespace holds no Secret of that name. A legacy `userCredentials` (AAD-managed with local
- *   accounts) becomes `adminCredentials`, whose kubeconfig works without kubelogin.
+ *   `<name>-kubeconfig`, which CAPZ writes itself (docs/capz-aso-facts.md#entra-only-kubeconfig,
+ *   docs/capz-aso-facts.md#adoption-entra).
+ * - otherwise: the legacy `adminCredentials` (`<cluster>-aso-kubeconfig`, docs/capz-aso-facts.md#legacy-aso-objects) is
+ *   kept: CAPZ reads whichever Secret the ManagedCluster names (docs/capz-aso-facts.md#entra-only-kubeconfig), the name
+ *   cannot clash with CAPZ's `<name>-kubeconfig`, and the new namespace holds no Secret of that name. A legacy
+ *   `userCredentials` (AAD-managed with local accounts) becomes `adminCredentials`, whose kubeconfig works without
+ *   kubelogin.
  */
 function newOperatorSpec(
   old: unknown,
@@ -154,7 +156,7 @@ export function migrationSteps(
   const oldAmmps = l.ammps.map(o =>
     ref('AzureManagedMachinePool', from, nameOf(o)),
   );
-  // The documented disarm order: agent pools, ManagedCluster, ResourceGroup (seed 001 step 3).
+  // The documented disarm order: agent pools, ManagedCluster, ResourceGroup (docs/migration-procedure.md#step-3).
   const oldPools = l.agentPools.map(o =>
     refTo(o, 'ManagedClustersAgentPool', from),
   );
@@ -175,7 +177,7 @@ export function migrationSteps(
     id: 'pause',
     title: 'Pause the old cluster',
     description:
-      'Sets Cluster spec.paused=true so that CAPI and the legacy CAPZ controllers stop reconciling, and CAPZ sets the old ASO objects to reconcile-policy skip (seed 001 step 1, capz-ground-truth 5.3).',
+      'Sets Cluster spec.paused=true so that CAPI and the legacy CAPZ controllers stop reconciling, and CAPZ sets the old ASO objects to reconcile-policy skip (docs/migration-procedure.md#step-1, docs/capz-aso-facts.md#legacy-pause).',
     // The job's first write: right before it, no other ASO object on any management cluster may manage this AKS
     // cluster (issue 16: one owner per AKS cluster), read live; the old objects are the ones being moved.
     preconditions: [
@@ -216,7 +218,7 @@ export function migrationSteps(
     id: 'wait-block-move',
     title: 'Wait for the pause to take effect',
     description:
-      'CAPZ removes clusterctl.cluster.x-k8s.io/block-move from the AzureManagedControlPlane and every AzureManagedMachinePool only after it has set reconcile-policy skip on the ASO objects it owns (seed 001 step 2, capz-ground-truth 5.3, 9).',
+      'CAPZ removes clusterctl.cluster.x-k8s.io/block-move from the AzureManagedControlPlane and every AzureManagedMachinePool only after it has set reconcile-policy skip on the ASO objects it owns (docs/migration-procedure.md#step-2, docs/capz-aso-facts.md#legacy-pause).',
     preconditions: [],
     actions: [],
     waitFor: [
@@ -234,7 +236,7 @@ export function migrationSteps(
     id: 'disarm',
     title: 'Disarm the old ASO objects',
     description:
-      "Annotates each old ManagedClustersAgentPool, ManagedCluster and ResourceGroup with reconcile-policy skip and removes its finalizers, so that deleting or garbage-collecting the old objects cannot make ASO delete the Azure resources (seed 001 step 3, capz-ground-truth 4.3). ASO puts its finalizer back on its next reconcile whatever the policy (generic_reconciler.go: createOrUpdate claims the resource before it reads the policy); what keeps Azure safe is the policy, under which ASO's delete only drops its finalizer. So the step waits for skip, not for the finalizers to stay away.",
+      "Annotates each old ManagedClustersAgentPool, ManagedCluster and ResourceGroup with reconcile-policy skip and removes its finalizers, so that deleting or garbage-collecting the old objects cannot make ASO delete the Azure resources (docs/migration-procedure.md#step-3). ASO puts its finalizer back on its next reconcile whatever the policy (generic_reconciler.go: createOrUpdate claims the resource before it reads the policy); what keeps Azure safe is the policy, under which ASO's delete only drops its finalizer. So the step waits for skip, not for the finalizers to stay away.",
     preconditions: [],
     actions: disarmed.map(
       (r): PlannedAction => ({
@@ -261,7 +263,7 @@ export function migrationSteps(
     id: 'create-namespace',
     title: `Create namespace ${to}`,
     description:
-      'A new namespace for the new objects, so that adoption cannot reuse an old object of the same name (seed 001 step 4, capz-ground-truth 2, 9).',
+      'A new namespace for the new objects, so that adoption cannot reuse an old object of the same name (docs/migration-procedure.md#step-4, docs/capz-aso-facts.md#adoption-reuses-names).',
     // A crash between the create and its record leaves the namespace with this job's annotation: accepted.
     preconditions: [
       when.absentOrOurs(
@@ -287,7 +289,7 @@ export function migrationSteps(
   steps.push({
     id: 'copy-credential-secret',
     title: 'Copy the ASO credential Secret',
-    description: `Copies Secret ${credential} (the old ManagedCluster's credential-from) into ${to} with metadata reduced to name and namespace: the old control plane owns the original, and the copy must not be garbage-collected with it (seed 001 step 5, capz-ground-truth 5.2).`,
+    description: `Copies Secret ${credential} (the old ManagedCluster's credential-from) into ${to} with metadata reduced to name and namespace: the old control plane owns the original, and the copy must not be garbage-collected with it (docs/migration-procedure.md#step-5, docs/capz-aso-facts.md#legacy-aso-objects).`,
     preconditions: [],
     actions: [
       {
@@ -313,7 +315,7 @@ export function migrationSteps(
     id: 'adopt-resource-group',
     title: `Adopt resource group ${azureNameOf(rg)}`,
     description:
-      'Creates an ASO ResourceGroup in the new namespace pointing at the existing group; the adoption controller needs it before the ManagedCluster (seed 001 step 6.1, capz-ground-truth 2.1 step 3, 2.3).',
+      'Creates an ASO ResourceGroup in the new namespace pointing at the existing group; the adoption controller needs it before the ManagedCluster (docs/migration-procedure.md#step-6-1, docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#adoption-order).',
     preconditions: [when.exists(newSecret)],
     actions: [
       {
@@ -352,7 +354,7 @@ export function migrationSteps(
     id: 'adopt-managed-cluster',
     title: `Adopt AKS cluster ${azureNameOf(mc)}`,
     description:
-      "Creates the ASO ManagedCluster with the adopt annotation, owner.name set to the new ResourceGroup and agentPoolProfiles from the old object's status; CAPZ then creates the Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane, and CAPI labels the control plane (seed 001 step 6.2, capz-ground-truth 2.1, 2.4, 9).",
+      "Creates the ASO ManagedCluster with the adopt annotation, owner.name set to the new ResourceGroup and agentPoolProfiles from the old object's status; CAPZ then creates the Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane, and CAPI labels the control plane (docs/migration-procedure.md#step-6-2, docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#capi-adds-labels).",
     preconditions: [when.ready(newRg)],
     actions: [
       {
@@ -399,7 +401,7 @@ export function migrationSteps(
     id: 'adopt-agent-pools',
     title: 'Adopt the node pools',
     description:
-      'Creates one ASO ManagedClustersAgentPool per node pool with the adopt annotation and owner.name set to the ManagedCluster; CAPZ then creates a MachinePool and an AzureASOManagedMachinePool for each (seed 001 step 6.3, capz-ground-truth 2.2).',
+      'Creates one ASO ManagedClustersAgentPool per node pool with the adopt annotation and owner.name set to the ManagedCluster; CAPZ then creates a MachinePool and an AzureASOManagedMachinePool for each (docs/migration-procedure.md#step-6-3, docs/capz-aso-facts.md#adopt-agent-pool).',
     preconditions: [
       when.controlledBy(newMc, 'AzureASOManagedControlPlane', newName),
       when.label(newCp, CLUSTER_NAME_LABEL, newName),
@@ -456,7 +458,7 @@ export function migrationSteps(
     id: 'wait-available',
     title: 'Wait for the new cluster to be Available',
     description:
-      'The new Cluster shows AVAILABLE=True (its v1beta2 Available condition) before anything old is deleted (seed 001 step 6.4).',
+      'The new Cluster shows AVAILABLE=True (its v1beta2 Available condition) before anything old is deleted (docs/migration-procedure.md#step-6-4).',
     preconditions: [],
     actions: [],
     waitFor: [when.condition(newCluster, 'Available')],
@@ -469,16 +471,18 @@ export function migrationSteps(
     ...oldMps,
     ...oldAmmps,
   ];
-  // Finalizers are cleared in the documented order; the AzureManagedCluster has none (seed 001 step 7).
+  // Finalizers are cleared in the documented order; the AzureManagedCluster has none
+  // (docs/migration-procedure.md#step-7).
   const unfinalized = [...oldAmmps, ...oldMps, oldAmcp, oldCluster];
   steps.push({
     id: 'delete-old',
     title: 'Delete the old cluster objects',
     description:
-      'Deletes the old Cluster, AzureManagedCluster, AzureManagedControlPlane, MachinePools and AzureManagedMachinePools without waiting, then clears their finalizers, because CAPI does not reconcile paused objects even when they are deleted. The disarmed ASO objects go with them and leave Azure untouched (seed 001 step 7).',
+      'Deletes the old Cluster, AzureManagedCluster, AzureManagedControlPlane, MachinePools and AzureManagedMachinePools without waiting, then clears their finalizers, because CAPI does not reconcile paused objects even when they are deleted. The disarmed ASO objects go with them and leave Azure untouched (docs/migration-procedure.md#step-7).',
     // The last check before anything is deleted: every old ASO object is on skip, read live. Its finalizer may be
     // back (ASO re-adds it whatever the policy); under skip ASO's delete only drops it (generic_reconciler.go
-    // delete: AllowsDelete() is false), and it is removed once more right before the deletes, as seed 001 step 3 does.
+    // delete: AllowsDelete() is false), and it is removed once more right before the deletes, as the procedure does
+    // (docs/migration-procedure.md#step-3).
     preconditions: [
       when.condition(newCluster, 'Available'),
       ...disarmed.map(r => when.annotation(r, RECONCILE_POLICY, 'skip', true)),
@@ -503,7 +507,7 @@ export function migrationSteps(
     id: 'verify',
     title: 'Verify',
     description:
-      'The old objects are gone from Kubernetes while the AKS cluster and its pools still exist in Azure, read with the copied credential; the copied Secret has no owner (seed 001 step 7, last bullet).',
+      'The old objects are gone from Kubernetes while the AKS cluster and its pools still exist in Azure, read with the copied credential; the copied Secret has no owner (docs/migration-procedure.md#step-7, last bullet).',
     preconditions: [],
     actions: [],
     waitFor: [
