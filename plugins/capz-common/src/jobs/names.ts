@@ -1,7 +1,7 @@
 /**
  * Kubernetes name rules the job planners check before anything is created, and CAPZ's name normalisation
- * (the legacy API names its ASO objects with it, capz-ground-truth 5.2; adoption reuses it for the ResourceGroup
- * object of an adopted cluster).
+ * (the legacy API names its ASO objects with it, docs/capz-aso-facts.md#legacy-names; adoption reuses it for the
+ * ResourceGroup object of an adopted cluster).
  */
 
 const LABEL_MAX = 63;
@@ -87,8 +87,8 @@ export function validateDnsSubdomain(
 }
 
 /**
- * CAPZ's `GetNormalizedKubernetesName` (azure/defaults.go, capz-ground-truth 5.2): lowercase; every character other
- * than [a-z0-9-] becomes '-'; leading and trailing '-' trimmed. `RG_Prod.1` -> `rg-prod-1`.
+ * CAPZ's `GetNormalizedKubernetesName` (azure/defaults.go, docs/capz-aso-facts.md#legacy-names): lowercase; every
+ * character other than [a-z0-9-] becomes '-'; leading and trailing '-' trimmed. `RG_Prod.1` -> `rg-prod-1`.
  * @public
  */
 export function normalizeKubernetesName(name: string): string {
