@@ -1,5 +1,5 @@
 /**
- * The job vocabulary shared by the backend's job engine and the frontend's wizard (DESIGN.md "Data flow" 5).
+ * The job vocabulary shared by the backend's job engine and the frontend's wizard (docs/architecture.md#flow-jobs).
  *
  * A job is a list of steps. Each step is pure data, built from the live cluster by the planners in this folder:
  * what must hold before it acts (preconditions), what it does (actions), and what must hold afterwards (waits).
