@@ -1,10 +1,11 @@
 /**
- * The v1alpha1 to v1beta1 upgrade of an AzureASOManaged cluster (seed 001 "Migrating from v1alpha1 to v1beta1"):
+ * The v1alpha1 to v1beta1 upgrade of an AzureASOManaged cluster (docs/migration-procedure.md#v1alpha1-to-v1beta1):
  * the CRDs are already upgraded (clusterctl upgrade), so what remains is what still says v1alpha1:
  * - the CAPI objects' references (read at cluster.x-k8s.io/v1beta1, where refs carry an apiVersion): patched;
  * - the field managers that wrote the CAPZ objects at v1alpha1 (`metadata.managedFields`): the entries are moved
- *   to v1beta1. The two versions have the same schema ("v1alpha1 and v1beta1 are equivalent", seed 001), so the
- *   fields each manager owns do not change, only the version they are recorded at;
+ *   to v1beta1. The two versions have the same schema ("v1alpha1 and v1beta1 are equivalent",
+ *   docs/capz-aso-facts.md#aso-managed-v1beta1), so the fields each manager owns do not change, only the version they
+ *   are recorded at;
  * - the manifests kept elsewhere (kubectl, GitOps): listed for the user to change (`result.manifestsToChange`).
  * Pure: no I/O.
  */
