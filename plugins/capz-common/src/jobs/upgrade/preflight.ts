@@ -224,7 +224,7 @@ export function upgradePreflight(
         `${readAtAlpha
           .map(o => `${o.kind} ${nameOf(o)}`)
           .join(', ')} could only be read at ${V1ALPHA1}.`,
-        'Upgrade CAPZ first (clusterctl upgrade; seed 001 "Migrating from v1alpha1 to v1beta1" step 1), then retry.',
+        'Upgrade CAPZ first (clusterctl upgrade; docs/migration-procedure.md#upgrade-step-1), then retry.',
       ),
     );
   }
