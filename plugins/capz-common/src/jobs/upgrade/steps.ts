@@ -161,7 +161,7 @@ function referencesStep(
   return {
     id: 'update-references',
     title: 'Update the references',
-    description: `Points the CAPI objects' references at ${V1BETA1} (seed 001 "Migrating from v1alpha1 to v1beta1" step 3), written at ${CAPI_V1BETA1}, the CAPI version whose references carry an apiVersion.`,
+    description: `Points the CAPI objects' references at ${V1BETA1} (docs/migration-procedure.md#upgrade-step-3), written at ${CAPI_V1BETA1}, the CAPI version whose references carry an apiVersion.`,
     preconditions: [],
     actions,
     waitFor,
@@ -208,7 +208,7 @@ function managedFieldsStep(ns: string, objects: ObservedObject[]): StepPlan {
   return {
     id: 'rewrite-managed-fields',
     title: 'Move field ownership to v1beta1',
-    description: `v1alpha1 and v1beta1 are equivalent schemas (seed 001), so each field manager keeps the same fields; only the version they are recorded at changes, so that the objects no longer count as written at ${V1ALPHA1}.`,
+    description: `v1alpha1 and v1beta1 are equivalent schemas (docs/capz-aso-facts.md#aso-managed-v1beta1), so each field manager keeps the same fields; only the version they are recorded at changes, so that the objects no longer count as written at ${V1ALPHA1}.`,
     preconditions: [],
     actions,
     waitFor,
