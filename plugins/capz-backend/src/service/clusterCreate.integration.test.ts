@@ -196,6 +196,68 @@ beforeEach(() => {
 });
 
 describe('POST /clusters on the real API server', () => {
+  it('creates an Entra-only, owned, tagged cluster with autoscaled and Windows pools as the form sends it', async () => {
+    const res = await request(app)
+      .post('/clusters')
+      .set(auth)
+      .send(
+        body({
+          name: 'entra',
+          entraOnly: true,
+          adminGroupObjectIDs: ['6f2c1a4e-1b0f-4c1e-9d8a-3f0c2b1a0e9d'],
+          owner: 'group:default/team-a',
+          tags: { environment: 'dev' },
+          pools: [
+            {
+              name: 'system',
+              mode: 'System',
+              vmSize: 'Standard_D2s_v3',
+              replicas: 2,
+              autoscaling: { minCount: 1, maxCount: 4 },
+            },
+            {
+              name: 'win',
+              mode: 'User',
+              osType: 'Windows',
+              vmSize: 'Standard_D4s_v3',
+              replicas: 1,
+            },
+          ],
+        }),
+      );
+    expect(res.status).toBe(201);
+    const get = async (kind: string, apiVersion: string, n: string) =>
+      (await kube(info, 'GET', `${collection(apiVersion, kind)}/${n}`)).body;
+    const cluster = await get('Cluster', 'cluster.x-k8s.io/v1beta2', 'entra');
+    expect(cluster.metadata.annotations['capz.io/owner']).toBe(
+      'group:default/team-a',
+    );
+    const cp = await get(
+      'AzureASOManagedControlPlane',
+      'infrastructure.cluster.x-k8s.io/v1beta1',
+      'entra',
+    );
+    expect(cp.spec.resources[0].spec).toMatchObject({
+      aadProfile: { managed: true, enableAzureRBAC: true },
+      disableLocalAccounts: true,
+      operatorSpec: {
+        secrets: {
+          userCredentials: { name: 'entra-user-kubeconfig', key: 'value' },
+        },
+      },
+      tags: { environment: 'dev' },
+    });
+    const win = await get(
+      'AzureASOManagedMachinePool',
+      'infrastructure.cluster.x-k8s.io/v1beta1',
+      'entra-win',
+    );
+    expect(win.spec.resources[0].spec).toMatchObject({
+      azureName: 'win',
+      osType: 'Windows',
+    });
+  });
+
   it('validates every object with dryRun=All and writes nothing', async () => {
     const res = await request(app)
       .post('/clusters')
@@ -389,19 +451,35 @@ describe('POST /clusters on the real API server', () => {
         }),
       );
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toBe(
-      `Invalid cluster: name: "${name}" is 55 characters; it is the ManagedCluster's dnsPrefix, which CAPZ limits to 54`,
+    // Every limit the name passes is named (capz-common clusterRules): the dnsPrefix, and AKS's node resource group.
+    expect(res.body.error.message).toMatch(
+      new RegExp(
+        `^Invalid cluster: name: "${name}" is 55 characters; it is the AKS dnsPrefix, which is limited to 54; name: "${name}" makes AKS's node resource group "MC_${name}_${name}_westeurope" 125 characters, above Azure's 80`,
+      ),
     );
     expect(apiCalls).toEqual([]);
-    expect(await live(name)).toEqual([
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-    ]);
+    // (The name cannot be rendered, so its objects are looked up by the names they would have.)
+    const names = [
+      name,
+      name,
+      name,
+      `${name}-pool0`,
+      `${name}-pool0`,
+      `${name}-pool1`,
+      `${name}-pool1`,
+    ];
+    const objects = generateAksAsoClusterManifests(body());
+    const found = await Promise.all(
+      objects.map(async (o, i) => {
+        const res = await kube(
+          info,
+          'GET',
+          `${collection(o.apiVersion, o.kind)}/${names[i]}`,
+        );
+        return res.status === 404 ? undefined : res.body;
+      }),
+    );
+    expect(found).toEqual(objects.map(() => undefined));
   });
 
   it('refuses a caller without capz.cluster.create (or outside the namespaces a policy allows) with 403, before any request', async () => {
