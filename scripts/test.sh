@@ -65,6 +65,7 @@ stage "type-check" yarn tsc
 stage "lint" yarn lint:all
 # One format for every file (Backstage's prettier config): a misformatted file fails the run here.
 stage "format" yarn prettier:check
+stage "citations" node scripts/check-citations.mjs
 # Jest suites named *.integration.test.* need the run's management cluster: they run after it is up.
 stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '\.integration\.test\.' --json --outputFile="$reports/jest.json"
 
