@@ -471,12 +471,12 @@ describe('POST /clusters on the real API server', () => {
     const objects = generateAksAsoClusterManifests(body());
     const found = await Promise.all(
       objects.map(async (o, i) => {
-        const res = await kube(
+        const got = await kube(
           info,
           'GET',
           `${collection(o.apiVersion, o.kind)}/${names[i]}`,
         );
-        return res.status === 404 ? undefined : res.body;
+        return got.status === 404 ? undefined : got.body;
       }),
     );
     expect(found).toEqual(objects.map(() => undefined));
