@@ -3,12 +3,15 @@
  * `@azure/arm-containerservice` client. Which fact of docs/azure-facts.md each behaviour follows:
  *
  * - HTTPS on loopback with a generated CA instead of plain http: the SDK's bearer policy refuses non-https URLs
- *   (docs/azure-facts.md#arm-tls-only); clients point `endpoint` at `url` and trust `caPem` (docs/azure-facts.md#arm-sdk client options).
+ *   (docs/azure-facts.md#arm-tls-only); clients point `endpoint` at `url` and trust `caPem`
+ *   (docs/azure-facts.md#arm-sdk client options).
  * - `Authorization: Bearer` on every call, `?api-version=` on every call, JSON errors `{"error":{"code","message"}}`,
- *   case-insensitive paths and names, ids with lowercase `resourcegroups` (docs/azure-facts.md#arm-envelope, docs/azure-facts.md#arm-sdk).
+ *   case-insensitive paths and names, ids with lowercase `resourcegroups` (docs/azure-facts.md#arm-envelope,
+ *   docs/azure-facts.md#arm-sdk).
  * - Routes and wire shapes of managed clusters (list by subscription / resource group, get) for api-version 2024-09-01,
  *   including the read-only fields the SDK flattens (`fqdn`, `azurePortalFQDN`, `currentKubernetesVersion`,
- *   `nodeResourceGroup`, `resourceUID`, pool `currentOrchestratorVersion`, `nodeImageVersion`) (docs/azure-facts.md#arm-managed-clusters, docs/azure-facts.md#arm-sdk).
+ *   `nodeResourceGroup`, `resourceUID`, pool `currentOrchestratorVersion`, `nodeImageVersion`)
+ *   (docs/azure-facts.md#arm-managed-clusters, docs/azure-facts.md#arm-sdk).
  * - Agent pools list/get and their resource shape (docs/azure-facts.md#arm-agent-pools).
  * - Kubernetes versions of a region (`managedClusters.listKubernetesVersions(location)`:
  *   `/subscriptions/{sub}/providers/Microsoft.ContainerService/locations/{location}/kubernetesVersions`, AKS's
@@ -17,14 +20,18 @@
  *   `NoRegisteredProviderFound` (inference from ARM's public error responses).
  * - The subscription's regions (`/subscriptions/{sub}/locations`, Microsoft.Resources api-version 2022-12-01).
  * - Resource group GET (`/subscriptions/{sub}/resourcegroups/{rg}`, Microsoft.Resources api-versions
- *   `RESOURCES_API_VERSIONS`), 404 `ResourceGroupNotFound` (docs/azure-facts.md#arm-resource-groups); the same authentication and authorization
- *   as the AKS routes, with ARM's action `Microsoft.Resources/subscriptions/resourceGroups/read` in a 403 (inference).
+ *   `RESOURCES_API_VERSIONS`), 404 `ResourceGroupNotFound` (docs/azure-facts.md#arm-resource-groups); the same
+ *   authentication and authorization as the AKS routes, with ARM's action
+ *   `Microsoft.Resources/subscriptions/resourceGroups/read` in a 403 (inference).
  * - Provisioning states are reported as the model has them, so a poller reading `properties.provisioningState` sees
- *   Creating/Updating/Deleting -> Succeeded (docs/azure-facts.md#arm-managed-clusters, docs/azure-facts.md#arm-lro). No LRO routes: this endpoint is read-only.
+ *   Creating/Updating/Deleting -> Succeeded (docs/azure-facts.md#arm-managed-clusters, docs/azure-facts.md#arm-lro). No
+ *   LRO routes: this endpoint is read-only.
  * - 404s carry the ARM codes the SDK surfaces as `RestError.code` (`ResourceNotFound`, `ResourceGroupNotFound`,
- *   `SubscriptionNotFound`) (docs/azure-facts.md#arm-sdk, docs/azure-facts.md#arm-resource-groups, docs/azure-facts.md#arm-managed-clusters).
+ *   `SubscriptionNotFound`) (docs/azure-facts.md#arm-sdk, docs/azure-facts.md#arm-resource-groups,
+ *   docs/azure-facts.md#arm-managed-clusters).
  * - Callers are static bearer tokens (`tokens`) or, through `authorize` / `entraAuthorizer`, access tokens the
- *   simulated Entra ID issued for `https://management.azure.com` (docs/azure-facts.md#arm-envelope: ARM tokens have that audience; docs/azure-facts.md#entra-token-endpoint).
+ *   simulated Entra ID issued for `https://management.azure.com` (docs/azure-facts.md#arm-envelope: ARM tokens have
+ *   that audience; docs/azure-facts.md#entra-token-endpoint).
  * Not covered by docs/azure-facts.md, modelled on ARM's public error responses: the auth, api-version and routing
  * codes (`AuthenticationFailed`, `AuthenticationFailedInvalidHeader`, `InvalidAuthenticationToken`, `AuthorizationFailed`,
  * `MissingApiVersionParameter`, `InvalidApiVersionParameter`, `InvalidResourceType`), the 405 for writes (this

@@ -1,7 +1,9 @@
 /**
  * The AzureWorld model as ARM puts it on the wire for Microsoft.ContainerService api-version 2024-09-01
- * (envelope docs/azure-facts.md#arm-envelope, cluster docs/azure-facts.md#arm-managed-clusters, pool docs/azure-facts.md#arm-agent-pools) and for Microsoft.Resources resource groups
- * (docs/azure-facts.md#arm-resource-groups). Ids of AKS resources use lowercase `resourcegroups`, as AKS returns them (docs/azure-facts.md#arm-sdk, docs/azure-facts.md#arm-envelope).
+ * (envelope docs/azure-facts.md#arm-envelope, cluster docs/azure-facts.md#arm-managed-clusters, pool
+ * docs/azure-facts.md#arm-agent-pools) and for Microsoft.Resources resource groups
+ * (docs/azure-facts.md#arm-resource-groups). Ids of AKS resources use lowercase `resourcegroups`, as AKS returns them
+ * (docs/azure-facts.md#arm-sdk, docs/azure-facts.md#arm-envelope).
  */
 import type {
   AgentPool,
@@ -12,15 +14,17 @@ import type {
 export const API_VERSION = '2024-09-01';
 
 /**
- * The Microsoft.Resources api-versions the resource group GET accepts: ASO's (docs/azure-facts.md#arm-resource-groups) and 2021-04-01, the
- * one the plugin's backend sends. Any GA version has the same resource group body; that both are accepted, and no
- * others, is a choice of the simulator (an inference: ARM accepts every published version of the provider).
+ * The Microsoft.Resources api-versions the resource group GET accepts: ASO's (docs/azure-facts.md#arm-resource-groups)
+ * and 2021-04-01, the one the plugin's backend sends. Any GA version has the same resource group body; that both are
+ * accepted, and no others, is a choice of the simulator (an inference: ARM accepts every published version of the
+ * provider).
  */
 export const RESOURCES_API_VERSIONS = ['2020-06-01', '2021-04-01'];
 
 /**
- * A resource group as ARM's GET returns it (docs/azure-facts.md#arm-resource-groups). The id spells `resourceGroups` in camel case as
- * Microsoft.Resources returns it (inference from ARM's public reference: docs/azure-facts.md#arm-envelope only states AKS's lowercase ids).
+ * A resource group as ARM's GET returns it (docs/azure-facts.md#arm-resource-groups). The id spells `resourceGroups` in
+ * camel case as Microsoft.Resources returns it (inference from ARM's public reference: docs/azure-facts.md#arm-envelope
+ * only states AKS's lowercase ids).
  */
 export function resourceGroupToWire(rg: ResourceGroup) {
   return {
@@ -45,8 +49,8 @@ const some = <T extends object>(v: T): T | undefined =>
 
 /**
  * The pool's fields as they appear both in `agentPoolProfiles[]` (with `name`) and in an agentPools resource
- * (docs/azure-facts.md#arm-agent-pools; the 2024-09-01 ManagedClusterAgentPoolProfileProperties names: `osSKU`, `availabilityZones`,
- * `maxPods`, `osDiskSizeGB`, `nodeLabels`, `nodeTaints` as `key=value:Effect`, `tags`).
+ * (docs/azure-facts.md#arm-agent-pools; the 2024-09-01 ManagedClusterAgentPoolProfileProperties names: `osSKU`,
+ * `availabilityZones`, `maxPods`, `osDiskSizeGB`, `nodeLabels`, `nodeTaints` as `key=value:Effect`, `tags`).
  */
 function poolProperties(p: AgentPool) {
   return {

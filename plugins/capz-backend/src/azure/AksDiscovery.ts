@@ -1,8 +1,9 @@
 /**
  * AKS discovery for adoption and the migration's final check: which AKS clusters an ASO credential can see, and
  * whether one (with its pools) exists, and a resource group's location and tags (for adoption). Reads ARM with
- * `@azure/arm-containerservice` and the credential the ASO Secret describes (docs/azure-facts.md#credential-from-aso-secret, docs/azure-facts.md#arm-sdk), against
- * `capz.azureDiscovery` (public cloud by default; the simulated ARM and Entra ID in dev and test).
+ * `@azure/arm-containerservice` and the credential the ASO Secret describes
+ * (docs/azure-facts.md#credential-from-aso-secret, docs/azure-facts.md#arm-sdk), against `capz.azureDiscovery` (public
+ * cloud by default; the simulated ARM and Entra ID in dev and test).
  */
 import {
   ContainerServiceClient,
@@ -40,7 +41,8 @@ export const AKS_API_VERSION = '2024-09-01';
 
 /**
  * The Microsoft.Resources api-version of the resource group GET: a long-GA version whose body has `location`
- * (docs/azure-facts.md#arm-resource-groups shape; ASO's own version is 2020-06-01). Which one is an inference: every GA version has this body.
+ * (docs/azure-facts.md#arm-resource-groups shape; ASO's own version is 2020-06-01). Which one is an inference: every GA
+ * version has this body.
  */
 export const RESOURCES_API_VERSION = '2021-04-01';
 
@@ -265,9 +267,10 @@ export class AksDiscovery {
   }
 
   /**
-   * A resource group's location and tags (ARM's resource group GET, docs/azure-facts.md#arm-resource-groups), read with the Secret's credential
-   * in the given subscription; undefined when the group does not exist (404 ResourceGroupNotFound) or ARM's answer
-   * has no location. Any other failure throws AzureServiceError / AzureCredentialError, as the other reads do.
+   * A resource group's location and tags (ARM's resource group GET, docs/azure-facts.md#arm-resource-groups), read with
+   * the Secret's credential in the given subscription; undefined when the group does not exist (404
+   * ResourceGroupNotFound) or ARM's answer has no location. Any other failure throws AzureServiceError /
+   * AzureCredentialError, as the other reads do.
    */
   async resourceGroup(
     q: ResourceGroupQuery,
