@@ -7,80 +7,67 @@ import {
  * The new-cluster template's form fields, registered by the capz plugin (FormFieldBlueprint attaches them to the
  * scaffolder's form fields API). Each is loaded on first use.
  */
+type Validations = typeof import('./validation');
+
+/** A field whose component and validation are loaded on first use (the pickers share one chunk). */
 const field = (
+  id: string,
   name: string,
-  load: () => Promise<Parameters<typeof createFormField>[0]>,
+  component: () => Promise<unknown>,
+  validation: keyof Validations,
 ) =>
   FormFieldBlueprint.make({
-    name,
-    params: { field: async () => createFormField(await load()) },
+    name: id,
+    params: {
+      field: async () => {
+        const [c, v] = await Promise.all([component(), import('./validation')]);
+        return createFormField({
+          name,
+          component: c as never,
+          validation: v[validation] as never,
+        });
+      },
+    },
   });
 
+const picker = (key: keyof typeof import('./pickers')) => async () =>
+  (await import('./pickers'))[key];
+
 export const capzFormFields = [
-  field('capz-management-cluster-picker', async () => {
-    const [p, v] = await Promise.all([
-      import('./pickers'),
-      import('./validation'),
-    ]);
-    return {
-      name: 'CapzManagementClusterPicker',
-      component: p.ManagementClusterPicker as never,
-      validation: v.validateManagementCluster as never,
-    };
-  }),
-  field('capz-namespace-picker', async () => {
-    const [p, v] = await Promise.all([
-      import('./pickers'),
-      import('./validation'),
-    ]);
-    return {
-      name: 'CapzNamespacePicker',
-      component: p.NamespacePicker as never,
-      validation: v.validateNamespace as never,
-    };
-  }),
-  field('capz-credential-picker', async () => {
-    const [p, v] = await Promise.all([
-      import('./pickers'),
-      import('./validation'),
-    ]);
-    return {
-      name: 'CapzCredentialPicker',
-      component: p.CredentialPicker as never,
-      validation: v.validateCredential as never,
-    };
-  }),
-  field('capz-region-picker', async () => {
-    const [p, v] = await Promise.all([
-      import('./pickers'),
-      import('./validation'),
-    ]);
-    return {
-      name: 'CapzRegionPicker',
-      component: p.RegionPicker as never,
-      validation: v.validateRegion as never,
-    };
-  }),
-  field('capz-kubernetes-version-picker', async () => {
-    const [p, v] = await Promise.all([
-      import('./pickers'),
-      import('./validation'),
-    ]);
-    return {
-      name: 'CapzKubernetesVersionPicker',
-      component: p.KubernetesVersionPicker as never,
-      validation: v.validateKubernetesVersion as never,
-    };
-  }),
-  field('capz-node-pools-field', async () => {
-    const [p, v] = await Promise.all([
-      import('./NodePoolsField'),
-      import('./validation'),
-    ]);
-    return {
-      name: 'CapzNodePoolsField',
-      component: p.NodePoolsField as never,
-      validation: v.validateNodePools as never,
-    };
-  }),
+  field(
+    'capz-management-cluster-picker',
+    'CapzManagementClusterPicker',
+    picker('ManagementClusterPicker'),
+    'validateManagementCluster',
+  ),
+  field(
+    'capz-namespace-picker',
+    'CapzNamespacePicker',
+    picker('NamespacePicker'),
+    'validateNamespace',
+  ),
+  field(
+    'capz-credential-picker',
+    'CapzCredentialPicker',
+    picker('CredentialPicker'),
+    'validateCredential',
+  ),
+  field(
+    'capz-region-picker',
+    'CapzRegionPicker',
+    picker('RegionPicker'),
+    'validateRegion',
+  ),
+  field(
+    'capz-kubernetes-version-picker',
+    'CapzKubernetesVersionPicker',
+    picker('KubernetesVersionPicker'),
+    'validateKubernetesVersion',
+  ),
+  field(
+    'capz-node-pools-field',
+    'CapzNodePoolsField',
+    async () => (await import('./NodePoolsField')).NodePoolsField,
+    'validateNodePools',
+  ),
 ];
