@@ -273,6 +273,14 @@ export const nameOf = (o: ObservedObject | undefined): string =>
   o?.metadata?.name ?? '';
 
 /** The name Azure knows an ASO object by: its `spec.azureName`, else its own name. */
+/** The job's Cluster: the one the snapshot was read for, else the one of that name among its objects. */
+export const clusterIn = (
+  snap: { cluster?: ObservedObject; objects: ObservedObject[] },
+  name: string,
+): ObservedObject | undefined =>
+  snap.cluster ??
+  snap.objects.find(o => o.kind === 'Cluster' && nameOf(o) === name);
+
 export const azureNameOf = (o: ObservedObject): string =>
   typeof o.spec?.azureName === 'string' && o.spec.azureName
     ? o.spec.azureName

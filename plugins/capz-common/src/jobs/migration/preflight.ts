@@ -17,6 +17,7 @@ import {
   pass,
   policyBeforeJob,
   warn,
+  clusterIn,
 } from '../helpers';
 import { validateDnsLabel, validateDnsSubdomain } from '../names';
 import type {
@@ -190,9 +191,7 @@ export function migrationPreflight(
   const to = params.targetNamespace;
   preflight.push(targetNamespaceCheck(from, to, snap.targetNamespaceExists));
 
-  const cluster =
-    snap.cluster ??
-    snap.objects.find(o => o.kind === 'Cluster' && nameOf(o) === params.name);
+  const cluster = clusterIn(snap, params.name);
   if (!cluster) {
     preflight.push(
       fail(

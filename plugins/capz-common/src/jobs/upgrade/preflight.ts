@@ -15,6 +15,7 @@ import {
   isRecord,
   nameOf,
   pass,
+  clusterIn,
 } from '../helpers';
 import type {
   AccessAnswer,
@@ -139,9 +140,7 @@ export function upgradePreflight(
     ...(planned ? { planned } : {}),
   });
 
-  const cluster =
-    snap.cluster ??
-    snap.objects.find(o => o.kind === 'Cluster' && nameOf(o) === params.name);
+  const cluster = clusterIn(snap, params.name);
   if (!cluster) {
     preflight.push(
       fail(
