@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   AKS_SERVER_APPLICATION_ID,
+  ARM_AUDIENCES,
+  ENTRA_HOST,
   startEntraSim,
   type EntraSim,
 } from '../src/entra/server.ts';
@@ -25,6 +27,7 @@ let objectId: string;
 function call(
   path: string,
   form?: Record<string, string>,
+  host?: string,
 ): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const payload = form ? new URLSearchParams(form).toString() : undefined;
@@ -34,9 +37,14 @@ function call(
         method: form ? 'POST' : 'GET',
         ca: sim.caPem,
         agent: false,
-        headers: payload
-          ? { 'Content-Type': 'application/x-www-form-urlencoded' }
-          : {},
+        // A Host of a real name, as the proxy forwards it; the certificate still names localhost.
+        servername: 'localhost',
+        headers: {
+          ...(payload
+            ? { 'Content-Type': 'application/x-www-form-urlencoded' }
+            : {}),
+          ...(host ? { Host: host } : {}),
+        },
       },
       res => {
         let text = '';
@@ -55,17 +63,29 @@ function call(
 const tokenRequest = (
   secret: string,
   scope = `${AKS_SERVER_APPLICATION_ID}/.default`,
+  host?: string,
 ) =>
-  call(`/${TENANT}/oauth2/v2.0/token`, {
-    grant_type: 'client_credentials',
-    client_id: CLIENT,
-    client_secret: secret,
-    scope: `${scope} openid profile offline_access`,
-  });
+  call(
+    `/${TENANT}/oauth2/v2.0/token`,
+    {
+      grant_type: 'client_credentials',
+      client_id: CLIENT,
+      client_secret: secret,
+      scope: `${scope} openid profile offline_access`,
+    },
+    host,
+  );
+
+const claimsOf = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
 
 before(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'capz-entra-'));
-  sim = await startEntraSim({ stateDir, tokenLifetimeSeconds: 120 });
+  sim = await startEntraSim({
+    stateDir,
+    tokenLifetimeSeconds: 120,
+    applications: [AKS_SERVER_APPLICATION_ID, ...ARM_AUDIENCES],
+  });
   objectId = sim.addServicePrincipal({
     tenantId: TENANT,
     clientId: CLIENT,
@@ -221,4 +241,104 @@ test('verify accepts only its own unexpired tokens, for the audience asked', asy
   } finally {
     sim.tokenLifetimeSeconds = lifetime;
   }
+});
+
+test('under its real name (Host login.microsoftonline.com), discovery and issuer name that host', async () => {
+  const res = await call(
+    `/${TENANT}/v2.0/.well-known/openid-configuration`,
+    undefined,
+    ENTRA_HOST,
+  );
+  assert.equal(res.status, 200);
+  const base = `https://${ENTRA_HOST}/${TENANT}`;
+  assert.equal(res.body.issuer, `${base}/v2.0`);
+  assert.equal(res.body.issuer, sim.issuer(TENANT, ENTRA_HOST));
+  assert.equal(res.body.token_endpoint, `${base}/oauth2/v2.0/token`);
+  assert.equal(
+    res.body.authorization_endpoint,
+    `${base}/oauth2/v2.0/authorize`,
+  );
+  assert.equal(res.body.jwks_uri, `${base}/discovery/v2.0/keys`);
+  // The port of the Host does not matter: the proxy forwards `login.microsoftonline.com` or `...:443`.
+  const withPort = await call(
+    `/${TENANT}/v2.0/.well-known/openid-configuration`,
+    undefined,
+    `${ENTRA_HOST}:443`,
+  );
+  assert.equal(withPort.body.issuer, `${base}/v2.0`);
+});
+
+test("instance discovery answers MSAL Go's request for the public cloud and for its own host, and refuses others", async () => {
+  const discover = (authority: string) =>
+    call(
+      `/common/discovery/instance?api-version=1.1&authorization_endpoint=${encodeURIComponent(
+        `${authority}/${TENANT}/oauth2/v2.0/authorize`,
+      )}`,
+      undefined,
+      ENTRA_HOST,
+    );
+  const pub = await discover(`https://${ENTRA_HOST}`);
+  assert.equal(pub.status, 200);
+  assert.equal(
+    pub.body.tenant_discovery_endpoint,
+    `https://${ENTRA_HOST}/${TENANT}/v2.0/.well-known/openid-configuration`,
+  );
+  assert.equal(pub.body['api-version'], '1.1');
+  assert.deepEqual(pub.body.metadata[0].aliases, [
+    'login.microsoftonline.com',
+    'login.windows.net',
+    'login.microsoft.com',
+    'sts.windows.net',
+  ]);
+
+  // A client whose authority is this service's loopback URL: tenant discovery there, this host its only alias.
+  const own = await discover(sim.url);
+  assert.equal(own.status, 200);
+  assert.equal(
+    own.body.tenant_discovery_endpoint,
+    `${sim.url}/${TENANT}/v2.0/.well-known/openid-configuration`,
+  );
+  assert.deepEqual(own.body.metadata[0].aliases, [new URL(sim.url).host]);
+
+  const other = await discover('https://login.example.com');
+  assert.equal(other.status, 400);
+  assert.equal(other.body.error, 'invalid_instance');
+  assert.deepEqual(other.body.error_codes, [50049]);
+  const missing = await call('/common/discovery/instance?api-version=1.1');
+  assert.equal(missing.status, 400);
+});
+
+test("an ARM token as azcore Go asks for it (management.core.windows.net//.default) has Entra's aud and the host's issuer", async () => {
+  const res = await tokenRequest(
+    'right',
+    'https://management.core.windows.net//.default',
+    ENTRA_HOST,
+  );
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const claims = claimsOf(res.body.access_token);
+  assert.equal(claims.aud, 'https://management.core.windows.net/');
+  assert.equal(claims.iss, `https://${ENTRA_HOST}/${TENANT}/v2.0`);
+  assert.equal(sim.issued.at(-1)?.audience, claims.aud);
+  const verified = sim.verify(
+    res.body.access_token,
+    'https://management.core.windows.net',
+  );
+  assert.equal(verified?.clientId, CLIENT, 'verified under the real issuer');
+  assert.equal(
+    sim.verify(res.body.access_token, 'https://management.azure.com'),
+    undefined,
+    'not for the other ARM identifier: callers check the ones they accept',
+  );
+
+  // The JS SDK's form, with the trailing slash of the Go form, on the loopback URL.
+  const js = await tokenRequest(
+    'right',
+    'https://management.azure.com//.default',
+  );
+  assert.equal(js.status, 200, JSON.stringify(js.body));
+  assert.equal(
+    claimsOf(js.body.access_token).aud,
+    'https://management.azure.com/',
+  );
+  assert.equal(claimsOf(js.body.access_token).iss, sim.issuer(TENANT));
 });

@@ -28,6 +28,27 @@
  *   AADSTS700016, unknown tenant 400 `invalid_request` AADSTS90002, unknown resource 400 `invalid_scope`
  *   AADSTS500011, other grants 400 `unsupported_grant_type` AADSTS70003 (*inference*: codes from Entra's public
  *   error-code reference, not docs/azure-facts.md), an outage 503 `temporarily_unavailable` (`setAvailable(false)`).
+ * - Under its real name: reached through the proxy of src/proxy/server.ts with `Host: login.microsoftonline.com`,
+ *   every URL it hands out (discovery endpoints, `iss`) is on `https://login.microsoftonline.com`, the host the
+ *   client used, because MSAL Go (v1.6.0, ASO's pin) fetches `https://<authority host>/<tenant>/v2.0/.well-known/
+ *   openid-configuration` for that trusted host and checks the issuer's host against the authority's
+ *   (`apps/internal/oauth/resolvers.go` lines 133-156, `apps/internal/oauth/ops/authority/authority.go`
+ *   `ValidateIssuerMatchesAuthority`, lines 111-152). `verify` accepts tokens issued under either name.
+ * - AAD instance discovery, `GET /common/discovery/instance?api-version=1.1&authorization_endpoint=https://<host>/
+ *   <tenant>/oauth2/v2.0/authorize`: what MSAL Go asks at login.microsoftonline.com for an authority host it does not
+ *   trust (`authority.go` `AADInstanceDiscovery`, lines 575-613; `resolvers.go` line 139), e.g. a client pointed at
+ *   this service's loopback URL. Answer `{tenant_discovery_endpoint, api-version, metadata[{preferred_network,
+ *   preferred_cache, aliases}]}` as MSAL Go's own fixture has it (`apps/internal/mock/mock.go`
+ *   `GetInstanceDiscoveryBody`, v1.6.0), with the public cloud's alias group for login.microsoftonline.com; an
+ *   authorization endpoint on any other host is 400 `invalid_instance` AADSTS50049 (*inference*: Entra's public
+ *   error-code reference).
+ * - ARM's audiences: azcore's public cloud asks for `https://management.core.windows.net//.default` (ARM audience
+ *   `https://management.core.windows.net/` + `/.default`: `sdk/azcore@v1.21.0/arm/runtime/runtime.go` line 18,
+ *   `arm/runtime/pipeline.go` line 32; ASO v2.18.0 uses that cloud when nothing overrides it:
+ *   `v2/pkg/common/cloud/cloud.go` lines 13-34), the JS SDK `https://management.azure.com/.default`; the token's
+ *   `aud` is the resource as asked (the scope without `/.default`, trailing slash kept), and a resource application
+ *   matches its identifier with or without the trailing slash (`ARM_AUDIENCES`). Not simulated: ARM accepts v1.0
+ *   tokens (`iss` on sts.windows.net, *inference*); every token here is v2.0 with this service's issuer.
  * - `tokensIssued` counts every token issued, so tests can prove a client refreshed.
  * - `verify(token, audience)` checks a token as a resource server would (signature with this service's key, issuer,
  *   lifetime, audience): the simulated ARM endpoint uses it for tokens issued for `https://management.azure.com`.
@@ -45,6 +66,30 @@ export const AKS_SERVER_APPLICATION_ID = '6dae42f8-4368-4678-94ff-3960e28e3630';
 
 /** Azure Resource Manager as a resource: the ARM SDK asks for `https://management.azure.com/.default` (docs/azure-facts.md#entra-token-endpoint, docs/azure-facts.md#arm-sdk). */
 export const ARM_RESOURCE = 'https://management.azure.com';
+
+/**
+ * ARM's resource identifiers: the JS SDK's (`ARM_RESOURCE`) and azcore Go's public-cloud audience
+ * (`sdk/azcore@v1.21.0/arm/runtime/runtime.go` line 18), both the Azure Resource Manager application in Entra.
+ */
+export const ARM_AUDIENCES = [
+  ARM_RESOURCE,
+  'https://management.core.windows.net/',
+] as const;
+
+/** Entra ID's public-cloud host, which clients reach through the simulator's proxy (src/proxy/server.ts). */
+export const ENTRA_HOST = 'login.microsoftonline.com';
+
+/**
+ * The public cloud's alias group of the instance discovery answer (Entra's `metadata[0]` for login.microsoftonline.com,
+ * as recorded in the Azure SDKs' test recordings; the same four names are in MSAL Go's `aadTrustedHostList`,
+ * `authority.go` lines 53-64, v1.6.0).
+ */
+const PUBLIC_CLOUD_ALIASES = [
+  'login.microsoftonline.com',
+  'login.windows.net',
+  'login.microsoft.com',
+  'sts.windows.net',
+];
 
 /** The claims of a token this service issued and that is still valid (see `EntraSim.verify`). */
 export interface VerifiedToken {
@@ -88,8 +133,11 @@ export interface EntraSim {
   url: string;
   /** The CA that signed the serving certificate (for the client and for the API server's JWT authenticator). */
   caPem: string;
-  /** The issuer of a tenant's tokens, as the API server's JWT authenticator must be configured with. */
-  issuer(tenantId: string): string;
+  /**
+   * The issuer of a tenant's tokens, as the API server's JWT authenticator must be configured with: on the loopback
+   * URL, or on `https://<host>` for a token asked for under a real name (`ENTRA_HOST`, through the proxy).
+   */
+  issuer(tenantId: string, host?: string): string;
   tokenLifetimeSeconds: number;
   readonly tokensIssued: number;
   /** Every token issued, oldest first (claims only, never the token itself). */
@@ -181,7 +229,17 @@ export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
   let available = true;
   let url = '';
 
-  const issuer = (tenantId: string) => `${url}/${tenantId}/v2.0`;
+  // The base URL a client used: the real name when it came through the proxy, else the loopback URL.
+  const baseFor = (host: string | undefined) => {
+    const h = (host ?? '').toLowerCase().replace(/:443$/, '');
+    return h === ENTRA_HOST ? `https://${h}` : url;
+  };
+  const issuer = (tenantId: string, host?: string) =>
+    `${baseFor(host)}/${tenantId}/v2.0`;
+  const trimSlash = (s: string) => s.replace(/\/+$/, '');
+  const knownApplication = (audience: string) =>
+    audience !== '' &&
+    [...applications].some(a => trimSlash(a) === trimSlash(audience));
 
   const addServicePrincipal = (sp: ServicePrincipal): string => {
     const objectId = sp.objectId ?? randomUUID();
@@ -247,9 +305,13 @@ export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
           now < c.nbf
         )
           return undefined;
-        if (c.iss !== issuer(String(c.tid))) return undefined;
-        const trim = (s: string) => s.replace(/\/+$/, '');
-        if (audience !== undefined && trim(String(c.aud)) !== trim(audience))
+        const tid = String(c.tid);
+        if (c.iss !== issuer(tid) && c.iss !== issuer(tid, ENTRA_HOST))
+          return undefined;
+        if (
+          audience !== undefined &&
+          trimSlash(String(c.aud)) !== trimSlash(audience)
+        )
           return undefined;
         return {
           tenantId: String(c.tid),
@@ -332,7 +394,7 @@ export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
       .split(' ')
       .find(s => s.endsWith('/.default'));
     const audience = resourceScope?.slice(0, -'/.default'.length) ?? '';
-    if (!applications.has(audience)) {
+    if (!knownApplication(audience)) {
       entraError(
         res,
         400,
@@ -348,7 +410,7 @@ export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
     const lifetime = sim.tokenLifetimeSeconds;
     const accessToken = signJwt({
       aud: audience,
-      iss: issuer(sp.tenantId),
+      iss: issuer(sp.tenantId, req.headers.host),
       iat: now,
       nbf: now,
       exp: now + lifetime,
@@ -376,20 +438,69 @@ export async function startEntraSim(opts: EntraSimOptions): Promise<EntraSim> {
     });
   }
 
+  /** `/common/discovery/instance`: see the header comment (MSAL Go `AADInstanceDiscovery`). */
+  function instanceDiscovery(query: URLSearchParams, res: ServerResponse) {
+    let endpoint: URL | undefined;
+    try {
+      endpoint = new URL(query.get('authorization_endpoint') ?? '');
+    } catch {
+      endpoint = undefined;
+    }
+    const host = endpoint?.host.toLowerCase() ?? '';
+    const tenant = endpoint?.pathname.split('/').filter(Boolean)[0];
+    const own = new URL(url).host;
+    if (
+      !endpoint ||
+      endpoint.protocol !== 'https:' ||
+      !tenant ||
+      (host !== own && !PUBLIC_CLOUD_ALIASES.includes(host))
+    ) {
+      entraError(
+        res,
+        400,
+        'invalid_instance',
+        50049,
+        'Unknown or invalid instance.',
+      );
+      return;
+    }
+    json(res, {
+      tenant_discovery_endpoint: `https://${host}/${tenant}/v2.0/.well-known/openid-configuration`,
+      'api-version': '1.1',
+      metadata:
+        host === own
+          ? [{ preferred_network: own, preferred_cache: own, aliases: [own] }]
+          : [
+              {
+                preferred_network: ENTRA_HOST,
+                preferred_cache: 'login.windows.net',
+                aliases: PUBLIC_CLOUD_ALIASES,
+              },
+            ],
+    });
+  }
+
   const server = createServer(
     { cert: tls.certPem, key: tls.keyPem },
     (req, res) => {
-      const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+      const reqUrl = new URL(req.url ?? '/', 'https://localhost');
+      const path = reqUrl.pathname;
       const [tenant, ...rest] = path.split('/').filter(Boolean);
       const route = rest.join('/');
       const handle = async () => {
         if (
           req.method === 'GET' &&
+          tenant === 'common' &&
+          route === 'discovery/instance'
+        ) {
+          instanceDiscovery(reqUrl.searchParams, res);
+        } else if (
+          req.method === 'GET' &&
           route === 'v2.0/.well-known/openid-configuration'
         ) {
-          const base = `${url}/${tenant}`;
+          const base = `${baseFor(req.headers.host)}/${tenant}`;
           json(res, {
-            issuer: issuer(tenant),
+            issuer: issuer(tenant, req.headers.host),
             authorization_endpoint: `${base}/oauth2/v2.0/authorize`,
             token_endpoint: `${base}/oauth2/v2.0/token`,
             jwks_uri: `${base}/discovery/v2.0/keys`,

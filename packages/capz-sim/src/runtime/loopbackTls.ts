@@ -34,14 +34,35 @@ const EC_KEY = [
   '-nodes',
 ];
 
-/** `name` names the folder (`<name>-tls`) and the CA (`capz-sim-<name>-ca`). */
-export function ensureLoopbackTls(stateDir: string, name: string): LoopbackTls {
+/**
+ * `name` names the folder (`<name>-tls`) and the CA (`capz-sim-<name>-ca`). `dnsNames` are added to the serving
+ * certificate's SANs (the proxy serves real Azure host names with it: src/proxy/server.ts); a folder made for other
+ * names is made again.
+ */
+export function ensureLoopbackTls(
+  stateDir: string,
+  name: string,
+  dnsNames: string[] = [],
+): LoopbackTls {
   const dir = join(stateDir, `${name}-tls`);
   const files = {
     ca: join(dir, 'ca.crt'),
     cert: join(dir, 'server.crt'),
     key: join(dir, 'server.key'),
+    san: join(dir, 'san.ext'),
   };
+  const san = `subjectAltName=${[
+    'IP:127.0.0.1',
+    'DNS:localhost',
+    ...dnsNames.map(n => `DNS:${n}`),
+  ].join(',')}`;
+  if (
+    existsSync(files.key) &&
+    existsSync(files.san) &&
+    readFileSync(files.san, 'utf8').split('\n')[0] !== san
+  ) {
+    rmSync(dir, { recursive: true, force: true });
+  }
   if (!existsSync(files.key)) {
     // Generate in a private directory and rename it into place, so a concurrent start never sees half a PKI.
     mkdirSync(stateDir, { recursive: true });
@@ -69,7 +90,7 @@ export function ensureLoopbackTls(stateDir: string, name: string): LoopbackTls {
       writeFileSync(
         t('san.ext'),
         [
-          'subjectAltName=IP:127.0.0.1,DNS:localhost',
+          san,
           'basicConstraints=CA:FALSE',
           'extendedKeyUsage=serverAuth',
           'keyUsage=critical,digitalSignature',
