@@ -11,6 +11,8 @@
  *       backend's discovery config to app-config.azure-discovery.yaml there (for `--config`): `capz.azureDiscovery`
  *       itself, or with --backend-name the override for the backend's management cluster of that name. Both files
  *       are removed at start and written once the endpoints serve, so a script can wait for them.
+ *       With --control-stdin, reads fault-injection commands as JSON lines on standard input (tests only; see
+ *       {@link controlFromStdin}) and answers each with `capz-sim control <id> ok|error <message>` on standard output.
  *   scenarios   lists the named scenarios
  */
 import {
@@ -22,6 +24,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { repoRoot, runningCluster } from '@internal/mgmt-cluster';
 import { entraAuthorizer, startArmServer } from './arm/server.ts';
@@ -49,6 +52,7 @@ const { positionals, values } = parseArgs({
     'operation-ms': { type: 'string', default: '1500' },
     'namespace-prefix': { type: 'string' },
     'backend-name': { type: 'string' },
+    'control-stdin': { type: 'boolean', default: false },
   },
 });
 const log = (m: string) => process.stderr.write(`[capz-sim] ${m}\n`);
@@ -175,6 +179,7 @@ async function run(): Promise<void> {
     subscription: values.subscription!,
   });
   persist();
+  if (values['control-stdin']) controlFromStdin(sim);
   log(
     `simulating Azure, ASO, CAPZ and CAPI on ${info.name} (${
       info.url
@@ -194,6 +199,40 @@ async function run(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/**
+ * A test's hand on the running simulator, for states a test must hold for as long as it needs rather than race:
+ * `{"id": 1, "forceFailure": {"kind": "ManagedCluster", "namespace": "ns", "name": "n", "failure": {"reason",
+ * "severity", "message"} | null}}` forces (or clears) a failure on one ASO object, as the scenarios do in-process.
+ * Each command is answered on stdout once applied, so the test knows it holds before it goes on.
+ */
+type ForceFailureArgs = Parameters<Simulator['aso']['forceFailure']>;
+
+function controlFromStdin(sim: Simulator): void {
+  const answer = (id: unknown, text: string) =>
+    process.stdout.write(`capz-sim control ${String(id)} ${text}\n`);
+  createInterface({ input: process.stdin }).on('line', line => {
+    let id: unknown = '?';
+    try {
+      const cmd = JSON.parse(line) as {
+        id: unknown;
+        forceFailure?: {
+          kind: ForceFailureArgs[0];
+          namespace: string;
+          name: string;
+          failure: ForceFailureArgs[3] | null;
+        };
+      };
+      id = cmd.id;
+      if (!cmd.forceFailure) throw new Error('unknown command');
+      const f = cmd.forceFailure;
+      sim.aso.forceFailure(f.kind, f.namespace, f.name, f.failure ?? undefined);
+      answer(id, 'ok');
+    } catch (e) {
+      answer(id, `error ${(e as Error).message}`);
+    }
+  });
 }
 
 if (positionals[0] === 'scenarios') {

@@ -338,15 +338,21 @@ describe('a backend killed at every point of every step', () => {
     label: string,
     body: any,
     faults: string[],
+    waitingOn: AsoObject,
   ): Promise<{ job: any; starts: number[] }> {
     const starts: number[] = [];
     let id = '';
     for (const [i, fault] of faults.entries()) {
+      // A kill mid-wait needs the wait unmet: Azure is held busy on the awaited object until the kill, so the wait
+      // cannot already hold at its first check (it did once on a fast simulator, and the job ran to its end).
+      const holdWait = fault.endsWith(':wait');
+      if (holdWait) await w.forceAsoFailure(...waitingOn, AZURE_BUSY);
       // From the second start on, the resumed job may reach the fault before the backend is even ready.
       const b = await w.backend(label, db, { CAPZ_JOBS_FAULT: fault }, i > 0);
       starts.push(b.startMs);
       if (i === 0) id = (await w.submit(b, body)).id;
       await killedByFault(b, id);
+      if (holdWait) await w.forceAsoFailure(...waitingOn, null);
       say(`${b.name} died at ${fault}`);
     }
     const last = await w.backend(label, db);
@@ -372,10 +378,25 @@ describe('a backend killed at every point of every step', () => {
   const attemptsAfter = (faults: string[]) => (id: string) =>
     1 + faults.filter(f => f === `${id}:actions` || f === `${id}:wait`).length;
 
+  /** The ASO object the `:wait` faults' step waits on (kind, namespace, name). */
+  type AsoObject = [
+    'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool',
+    string,
+    string,
+  ];
+  /** A retryable Azure error as ASO reports it while AKS is busy with another operation on the cluster. */
+  const AZURE_BUSY = {
+    reason: 'OperationNotAllowed',
+    severity: 'Warning' as const,
+    message:
+      "Operation is not allowed because there's an in progress operation on the managed cluster (held by the test until its backend is killed mid-wait)",
+  };
+
   async function crashEverywhere(
     label: string,
     body: any,
     waits: string[],
+    waitingOn: AsoObject,
   ): Promise<{ job: any; faults: string[] }> {
     const preview = await main.request('POST', 'capz/jobs/preview', body);
     expect(preview.status).toBe(200);
@@ -387,6 +408,7 @@ describe('a backend killed at every point of every step', () => {
       label,
       body,
       faults,
+      waitingOn,
     );
     const mean = starts.reduce((x, y) => x + y, 0) / starts.length / 1000;
     say(
@@ -420,6 +442,7 @@ describe('a backend killed at every point of every step', () => {
       'crash-migrate',
       w.migrate(l.namespace, l.name, 'crash-lake-aso'),
       ['adopt-managed-cluster'],
+      ['ManagedCluster', 'crash-lake-aso', l.name],
     );
     // The window issue 11 names: the namespace created, the step not yet recorded.
     expect(
@@ -444,6 +467,7 @@ describe('a backend killed at every point of every step', () => {
       'crash-adopt',
       w.adopt('adopt-crash', a),
       ['adopt-managed-cluster'],
+      ['ManagedCluster', 'adopt-crash', a.name],
     );
     expect(
       messages(job, /^resumed on replica .* at step adopt-managed-cluster/),

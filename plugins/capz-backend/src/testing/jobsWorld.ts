@@ -144,6 +144,8 @@ export class JobsWorld {
   /** What the simulated Azure had created/updated/deleted once every fixture was in place (see markBaseline). */
   baseline!: AzureState;
   private sim?: ChildProcess;
+  private simOut = '';
+  private controlId = 0;
   private readonly running = new Set<BackendProcess>();
   private readonly t0 = Date.now();
 
@@ -189,11 +191,15 @@ export class JobsWorld {
         o.scenarios,
         '--operation-ms',
         String(o.operationMs ?? 100),
+        '--control-stdin',
       ],
       {
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe'],
       },
     );
+    this.sim.stdout!.on('data', (d: Buffer) => {
+      this.simOut += d.toString();
+    });
     this.sim.stdout!.pipe(simLog);
     this.sim.stderr!.pipe(simLog);
     await until(
@@ -202,6 +208,44 @@ export class JobsWorld {
       60_000,
     );
     this.arm = new Arm(this.simState);
+  }
+
+  /**
+   * Forces (failure) or clears (null) a failure on one simulated ASO object, held until cleared: e.g. Azure still busy
+   * with another operation on the cluster, so a step's wait is certainly unmet while a test needs it to be. Resolves
+   * once the simulator says the command holds.
+   */
+  async forceAsoFailure(
+    kind: 'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool',
+    namespace: string,
+    name: string,
+    failure: {
+      reason: string;
+      severity: 'Warning' | 'Error';
+      message: string;
+    } | null,
+  ): Promise<void> {
+    const id = ++this.controlId;
+    this.sim!.stdin!.write(
+      `${JSON.stringify({
+        id,
+        forceFailure: { kind, namespace, name, failure },
+      })}\n`,
+    );
+    let answer = '';
+    await until(
+      `the simulator to apply control command ${id}`,
+      () => {
+        answer =
+          new RegExp(`^capz-sim control ${id} (.*)$`, 'm').exec(
+            this.simOut,
+          )?.[1] ?? '';
+        return answer !== '';
+      },
+      10_000,
+    );
+    if (answer !== 'ok')
+      throw new Error(`simulator control command ${id}: ${answer}`);
   }
 
   async stop(): Promise<void> {
