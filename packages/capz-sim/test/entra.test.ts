@@ -12,12 +12,14 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   AKS_SERVER_APPLICATION_ID,
-  ARM_AUDIENCES,
+  ARM_RESOURCE,
   ENTRA_HOST,
   startEntraSim,
   type EntraSim,
 } from '../src/entra/server.ts';
 
+/** ARM's two identifiers: the JS SDK's and azcore Go's public-cloud audience (sdk/azcore@v1.21.0/arm/runtime/runtime.go line 18). */
+const ARM_AUDIENCES = [ARM_RESOURCE, 'https://management.core.windows.net/'];
 const TENANT = '72f988bf-0000-4000-8000-000000000001';
 const CLIENT = '3b1f0a2c-0000-4000-8000-000000000002';
 let sim: EntraSim;

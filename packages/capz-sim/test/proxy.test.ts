@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { connect } from 'node:tls';
 import {
-  ARM_AUDIENCES,
+  ARM_RESOURCE,
   startEntraSim,
   type EntraSim,
 } from '../src/entra/server.ts';
@@ -23,6 +23,8 @@ import {
   type SimProxy,
 } from '../src/proxy/server.ts';
 
+/** ARM's two identifiers: the JS SDK's and azcore Go's public-cloud audience (sdk/azcore@v1.21.0/arm/runtime/runtime.go line 18). */
+const ARM_AUDIENCES = [ARM_RESOURCE, 'https://management.core.windows.net/'];
 const TENANT = '72f988bf-0000-4000-8000-0000000000a1';
 const CLIENT = '3b1f0a2c-0000-4000-8000-0000000000a2';
 let stateDir: string;

@@ -13,8 +13,9 @@
  *  - installs the validating/mutating webhook configurations of config/webhook/manifests.yaml (CAPI, CAPZ) and of
  *    the controller-gen webhook output (ASO), pointed at the managers' webhook ports.
  *
- * No Azure is needed to start; the managers log failures to reach Azure (expected until the simulated ARM grows the
- * write API: docs/real-controllers.md).
+ * No Azure is needed to start. With capz-sim's proxy in `env` (HTTPS_PROXY, SSL_CERT_FILE) ASO and CAPZ reach the
+ * simulated Entra ID and ARM under their real names (docs/real-controllers.md#plan, step 2); without it their Azure
+ * calls fail.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import {
@@ -27,7 +28,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { createServer } from 'node:net';
+import { createServer, connect as netConnect } from 'node:net';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -212,6 +213,8 @@ export interface RunningControllers {
   certDir: string;
   binaries: string;
   asoCrdsDir: string;
+  /** The extra environment the managers were started with (`StartControllersOptions.env`: proxy and CA bundle). */
+  env?: Record<string, string>;
   managers: Record<
     ManagerName,
     { pid: number; log: string; ports: ControllerPorts; args: string[] }
@@ -407,7 +410,12 @@ export function runningControllers(
 export interface StartControllersOptions {
   /** Which managers to start (default all three). CRDs and webhooks of all three are installed regardless. */
   managers?: ManagerName[];
-  /** Extra environment for every manager (e.g. AZURE_RESOURCE_MANAGER_ENDPOINT for ASO later). */
+  /**
+   * Extra environment for every manager, on top of PATH, HOME, KUBECONFIG and the POD_* variables. For the simulated
+   * Azure: `HTTPS_PROXY`, `SSL_CERT_FILE` and `NO_PROXY` from capz-sim's proxy (`clientEnv`), which serves the
+   * simulated Entra ID and ARM under their real names (docs/real-controllers.md#plan, step 2); checked before
+   * anything starts (`checkAzureEnv`).
+   */
   env?: Record<string, string>;
   /** Per-manager timeout for /readyz and the webhook port (default 180 s: ASO's start is slow on 2 shared cores). */
   timeoutMs?: number;
@@ -453,6 +461,68 @@ async function listenPort(taken: Set<number>): Promise<number> {
   return freePort();
 }
 
+/** True when something accepts TCP connections on host:port within 2 s. */
+function accepts(host: string, port: number): Promise<string | undefined> {
+  return new Promise(resolvePromise => {
+    const s = netConnect({ host, port });
+    s.setTimeout(2000, () => {
+      s.destroy();
+      resolvePromise('timed out');
+    });
+    s.once('connect', () => {
+      s.end();
+      resolvePromise(undefined);
+    });
+    s.once('error', e => resolvePromise(e.message));
+  });
+}
+
+/**
+ * Fails with the cause when the managers' proxy wiring cannot work, before anything is started or stopped. Without
+ * this the managers start fine and fail only at their first Azure call, inside a condition: a proxy that does not
+ * listen (`proxyconnect tcp: ... connection refused`), or an `SSL_CERT_FILE` that is missing, which Go does not report
+ * at all (it falls back to the certificate directories: `src/crypto/x509/root_unix.go` lines 35-75, Go 1.26) and the
+ * proxy's names are then `x509: certificate signed by unknown authority`.
+ */
+export async function checkAzureEnv(
+  env: Record<string, string> = {},
+): Promise<void> {
+  const problems: string[] = [];
+  const bundle = env.SSL_CERT_FILE;
+  if (bundle !== undefined) {
+    if (!existsSync(bundle))
+      problems.push(`SSL_CERT_FILE ${bundle} does not exist`);
+    else if (
+      !readFileSync(bundle, 'utf8').includes('-----BEGIN CERTIFICATE-----')
+    )
+      problems.push(`SSL_CERT_FILE ${bundle} holds no PEM certificate`);
+  }
+  // Go reads HTTPS_PROXY, then https_proxy (net/http ProxyFromEnvironment, golang.org/x/net/http/httpproxy).
+  const proxy = env.HTTPS_PROXY ?? env.https_proxy;
+  if (proxy) {
+    let u: URL | undefined;
+    try {
+      u = new URL(proxy);
+    } catch {
+      problems.push(`HTTPS_PROXY ${proxy} is not a URL`);
+    }
+    if (u) {
+      const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+      const err = await accepts(u.hostname, port);
+      if (err)
+        problems.push(
+          `HTTPS_PROXY ${proxy} does not accept connections (${err})`,
+        );
+    }
+  }
+  if (problems.length)
+    throw new Error(
+      `the managers' environment cannot reach the (simulated) Azure: ${problems.join(
+        '; ',
+      )}; nothing was started`,
+    );
+}
+
 /**
  * Installs CRDs and webhooks and starts the real managers against a running management cluster. Stops every
  * process it started when any of them fails to become ready, with that manager's log tail in the error. A port
@@ -462,6 +532,7 @@ export async function startControllers(
   info: ClusterInfo,
   opts: StartControllersOptions = {},
 ): Promise<RunningControllers> {
+  await checkAzureEnv(opts.env);
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(info, opts);
@@ -615,6 +686,7 @@ async function startOnce(
     certDir,
     binaries: bins.dir,
     asoCrdsDir: aso.dir,
+    env: opts.env,
     managers: {} as RunningControllers['managers'],
   };
   const save = () =>

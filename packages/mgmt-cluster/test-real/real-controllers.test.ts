@@ -4,11 +4,37 @@
  * (scripts/build-controllers.sh) and ~1.5 GB of memory to run. It never touches the run's shared cluster: it replaces CRDs (conversion webhooks)
  * and installs admission webhooks, which would change what every other test sees.
  *
+ * The simulated Entra ID and ARM run in this process, served under their real names by capz-sim's HTTPS proxy, and
+ * the managers get the proxy's environment (docs/real-controllers.md#plan, step 2): real ASO then authenticates and
+ * calls ARM exactly as against the public cloud, and nothing can reach real Azure (the proxy refuses other hosts).
+ *
  *   yarn workspace @internal/mgmt-cluster test:real-controllers   (builds the managers first, cached)
  */
 import assert from 'node:assert/strict';
-import { get as httpGet } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+// capz-sim depends on this package, so it is not declared back as a dependency (a workspace cycle); the lane test
+// reaches it through the workspace's node_modules like any consumer.
+import {
+  ARM_RESOURCE,
+  AzureWorld,
+  SIM_SERVICE_PRINCIPAL,
+  entraAuthorizer,
+  servicePrincipalSecretData,
+  startArmServer,
+  startEntraSim,
+  type ArmServer,
+  type EntraSim,
+} from '@internal/capz-sim/azure';
+import {
+  ARM_HOST,
+  ENTRA_HOST,
+  startSimProxy,
+  type SimProxy,
+} from '@internal/capz-sim/proxy';
 import {
   apiRequest,
   startManagementCluster,
@@ -17,14 +43,28 @@ import {
 } from '../src/cluster.ts';
 import {
   MANAGERS,
+  runningControllers,
   startControllers,
   stopControllers,
   type RunningControllers,
 } from '../src/controllers.ts';
+import { until } from '../src/testing.ts';
 
 let info: ClusterInfo;
 let running: RunningControllers;
 const ns = 'real-controllers';
+
+/** azcore Go's public-cloud ARM audience, what ASO asks tokens for (sdk/azcore@v1.21.0/arm/runtime/runtime.go line 18). */
+const GO_ARM_AUDIENCE = 'https://management.core.windows.net/';
+const SUBSCRIPTION = '00000000-0000-4000-8000-0000000000c1';
+const sp = SIM_SERVICE_PRINCIPAL;
+let simDir: string | undefined;
+let world: AzureWorld | undefined;
+let entra: EntraSim | undefined;
+let arm: ArmServer | undefined;
+let proxy: SimProxy | undefined;
+/** Every bearer token ARM was shown: whether the simulated Entra ID's signature, issuer, lifetime and aud hold. */
+const armTokens: Array<{ valid: boolean; accepted: boolean }> = [];
 
 const status = (url: string) =>
   new Promise<number>(res => {
@@ -36,11 +76,44 @@ const status = (url: string) =>
   });
 
 before(async () => {
+  // The simulated Azure first: the managers' environment names the proxy, which must be listening when they start.
+  simDir = mkdtempSync(join(tmpdir(), 'capz-real-sim-'));
+  world = new AzureWorld({ operationMs: 300, subscriptions: [SUBSCRIPTION] });
+  entra = await startEntraSim({
+    stateDir: simDir,
+    applications: [ARM_RESOURCE, GO_ARM_AUDIENCE],
+    servicePrincipals: [sp],
+  });
+  const authorizer = entraAuthorizer(entra, {
+    [sp.clientId]: [SUBSCRIPTION],
+  });
+  const verifier = entra;
+  arm = await startArmServer({
+    world,
+    stateDir: simDir,
+    authorize: token => {
+      const caller = authorizer(token);
+      armTokens.push({
+        valid: Boolean(verifier.verify(token, GO_ARM_AUDIENCE)),
+        accepted: Boolean(caller),
+      });
+      return caller;
+    },
+  });
+  proxy = await startSimProxy({
+    stateDir: simDir,
+    upstreams: { [ENTRA_HOST]: entra, [ARM_HOST]: arm },
+    log: line => process.stderr.write(`[capz-sim proxy] ${line}\n`),
+  });
+  const env = proxy.clientEnv(
+    proxy.writeCaBundle(join(simDir, 'ca-bundle.pem')),
+  );
+
   info = await startManagementCluster({
     name: `real-${process.pid}`,
     ephemeral: true,
   });
-  running = await startControllers(info);
+  running = await startControllers(info, { env });
   await apiRequest(info, 'POST', '/api/v1/namespaces', {
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -49,9 +122,19 @@ before(async () => {
 });
 
 after(async () => {
-  if (!info) return;
-  await stopControllers(info);
-  await stopManagementCluster(info);
+  // Everything started is stopped, also when `before` failed half-way.
+  try {
+    if (info) {
+      await stopControllers(info);
+      await stopManagementCluster(info);
+    }
+  } finally {
+    await proxy?.close();
+    await arm?.close();
+    await entra?.close();
+    world?.close();
+    if (simDir) rmSync(simDir, { recursive: true, force: true });
+  }
 });
 
 test('each real manager answers /healthz and /readyz', async () => {
@@ -214,4 +297,185 @@ test("a v1api20250801 ManagedCluster round-trips through v1api20240901 via ASO's
   assert.equal(back.apiVersion, 'containerservice.azure.com/v1api20250801');
   assert.equal(back.spec.dnsPrefix, 'aks-one-b');
   assert.equal(back.spec.kubernetesVersion, '1.33.2');
+});
+
+/** CONNECT through the proxy from this process; resolves with the status the proxy answered. */
+const connectStatus = (target: string) =>
+  new Promise<number>((resolve, reject) => {
+    const u = new URL(proxy!.url);
+    const req = httpRequest({
+      host: u.hostname,
+      port: u.port,
+      method: 'CONNECT',
+      path: target,
+      headers: { Host: target },
+    });
+    req.on('connect', (res, socket) => {
+      socket.destroy();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+
+test('real ASO gets a token from the simulated Entra ID and creates a ResourceGroup at the simulated ARM, both through the proxy', async t => {
+  const secret = await apiRequest(
+    info,
+    'POST',
+    `/api/v1/namespaces/${ns}/secrets`,
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'aso-sim-credential' },
+      type: 'Opaque',
+      // internal/identity/credential_provider.go (ASO v2.18.0): AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID,
+      // AZURE_CLIENT_ID required; AZURE_CLIENT_SECRET selects azidentity.NewClientSecretCredential.
+      data: servicePrincipalSecretData(SUBSCRIPTION),
+    },
+  );
+  assert.equal(secret.status, 201, secret.body);
+  const started = Date.now();
+  const rgPath = `/apis/resources.azure.com/v1api20200601/namespaces/${ns}/resourcegroups`;
+  const rg = await apiRequest(info, 'POST', rgPath, {
+    apiVersion: 'resources.azure.com/v1api20200601',
+    kind: 'ResourceGroup',
+    metadata: {
+      name: 'rg-sim',
+      annotations: {
+        'serviceoperator.azure.com/credential-from': 'aso-sim-credential',
+      },
+    },
+    spec: { location: 'westeurope' },
+  });
+  assert.equal(rg.status, 201, rg.body);
+
+  const token = await until(
+    "a token for ARM issued to the credential Secret's client",
+    () =>
+      entra!.issued.find(
+        i => i.clientId === sp.clientId && i.audience === GO_ARM_AUDIENCE,
+      ),
+    180_000,
+  );
+  const tokenAfter = Date.now() - started;
+  // MSAL Go found the real tenant's endpoints on login.microsoftonline.com (a trusted host: no instance discovery,
+  // apps/internal/oauth/resolvers.go line 139, v1.6.0) and asked for the token there, through the proxy.
+  const entraPaths = proxy!.requests
+    .filter(r => r.host === ENTRA_HOST)
+    .map(r => `${r.method} ${r.path.split('?')[0]}`);
+  assert.ok(
+    entraPaths.includes(
+      `GET /${sp.tenantId}/v2.0/.well-known/openid-configuration`,
+    ),
+    entraPaths.join(', '),
+  );
+  assert.ok(
+    entraPaths.includes(`POST /${sp.tenantId}/oauth2/v2.0/token`),
+    entraPaths.join(', '),
+  );
+  assert.ok(
+    !entraPaths.some(x => x.includes('/discovery/instance')),
+    `no instance discovery for a trusted host: ${entraPaths.join(', ')}`,
+  );
+  assert.equal(token.tenantId, sp.tenantId);
+
+  const rgArmPath = `/subscriptions/${SUBSCRIPTION}/resourcegroups/rg-sim?`;
+  const armCall = await until(
+    "ASO's request for the resource group at ARM",
+    () =>
+      proxy!.requests.find(
+        r =>
+          r.host === ARM_HOST &&
+          r.path.toLowerCase().startsWith(rgArmPath) &&
+          r.status !== 0,
+      ),
+    180_000,
+  );
+  assert.ok(
+    armTokens.some(x => x.valid),
+    `ARM was shown a token the simulated Entra ID issued for ${GO_ARM_AUDIENCE}: ${JSON.stringify(
+      armTokens,
+    )}`,
+  );
+  assert.notEqual(armCall.status, 401, 'ARM accepted the token');
+
+  // With the ARM write API (PUT, Azure-AsyncOperation polling), ASO finishes: Ready=True, and the group exists.
+  const ready = await until(
+    'the ResourceGroup Ready=True',
+    async () => {
+      const r = JSON.parse(
+        (await apiRequest(info, 'GET', `${rgPath}/rg-sim`)).body,
+      ) as {
+        status?: { conditions?: Array<Record<string, string>> };
+      };
+      const c = r.status?.conditions?.find(x => x.type === 'Ready');
+      return c?.status === 'True' ? c : undefined;
+    },
+    180_000,
+  ).catch(async e => {
+    const r = await apiRequest(info, 'GET', `${rgPath}/rg-sim`);
+    throw new Error(
+      `${(e as Error).message}; ResourceGroup status: ${JSON.stringify(
+        JSON.parse(r.body).status,
+      )}; ARM requests: ${JSON.stringify(
+        proxy!.requests.filter(x => x.host === ARM_HOST),
+      )}`,
+    );
+  });
+  const readyAfter = Date.now() - started;
+  assert.ok(ready);
+  const group = world!.getResourceGroup(SUBSCRIPTION, 'rg-sim');
+  assert.ok(group, 'the resource group exists in the simulated Azure');
+  t.diagnostic(
+    `token after ${tokenAfter} ms, Ready after ${readyAfter} ms; proxied requests per host ${JSON.stringify(
+      proxy!.counts(),
+    )}; Entra ID: ${entraPaths.join(', ')}; ARM: ${proxy!.requests
+      .filter(r => r.host === ARM_HOST)
+      .map(r => `${r.method} ${r.path} ${r.status}`)
+      .join(', ')}; tokens issued ${entra!.tokensIssued}`,
+  );
+});
+
+test('the proxy refuses a third host, and no manager tried one', async () => {
+  const before = proxy!.refused.length;
+  assert.deepEqual(
+    proxy!.refused,
+    [],
+    'nothing the managers sent was for a host other than the simulated two',
+  );
+  assert.equal(await connectStatus('graph.microsoft.com:443'), 403);
+  assert.deepEqual(proxy!.refused.slice(before), [
+    {
+      target: 'graph.microsoft.com:443',
+      host: 'graph.microsoft.com',
+      reason: 'not a simulated host',
+    },
+  ]);
+});
+
+test('a start whose proxy does not listen and whose CA bundle is missing fails with both causes, touching nothing', async () => {
+  const before = runningControllers(info);
+  await assert.rejects(
+    startControllers(info, {
+      env: {
+        HTTPS_PROXY: 'http://127.0.0.1:1',
+        SSL_CERT_FILE: '/nonexistent/ca-bundle.pem',
+      },
+    }),
+    (e: Error) => {
+      assert.match(
+        e.message,
+        /HTTPS_PROXY http:\/\/127\.0\.0\.1:1 does not accept connections/,
+      );
+      assert.match(
+        e.message,
+        /SSL_CERT_FILE \/nonexistent\/ca-bundle\.pem does not exist/,
+      );
+      assert.match(e.message, /nothing was started/);
+      return true;
+    },
+  );
+  // The running managers were not stopped or replaced.
+  assert.deepEqual(runningControllers(info), before);
+  process.kill(running.managers.aso.pid, 0);
 });

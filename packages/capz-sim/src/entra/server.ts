@@ -47,7 +47,8 @@
  *   `arm/runtime/pipeline.go` line 32; ASO v2.18.0 uses that cloud when nothing overrides it:
  *   `v2/pkg/common/cloud/cloud.go` lines 13-34), the JS SDK `https://management.azure.com/.default`; the token's
  *   `aud` is the resource as asked (the scope without `/.default`, trailing slash kept), and a resource application
- *   matches its identifier with or without the trailing slash (`ARM_AUDIENCES`). Not simulated: ARM accepts v1.0
+ *   matches its identifier with or without the trailing slash (the simulated ARM accepts both audiences:
+ *   `ARM_AUDIENCES` of src/arm/server.ts). Not simulated: ARM accepts v1.0
  *   tokens (`iss` on sts.windows.net, *inference*); every token here is v2.0 with this service's issuer.
  * - `tokensIssued` counts every token issued, so tests can prove a client refreshed.
  * - `verify(token, audience)` checks a token as a resource server would (signature with this service's key, issuer,
@@ -66,15 +67,6 @@ export const AKS_SERVER_APPLICATION_ID = '6dae42f8-4368-4678-94ff-3960e28e3630';
 
 /** Azure Resource Manager as a resource: the ARM SDK asks for `https://management.azure.com/.default` (docs/azure-facts.md#entra-token-endpoint, docs/azure-facts.md#arm-sdk). */
 export const ARM_RESOURCE = 'https://management.azure.com';
-
-/**
- * ARM's resource identifiers: the JS SDK's (`ARM_RESOURCE`) and azcore Go's public-cloud audience
- * (`sdk/azcore@v1.21.0/arm/runtime/runtime.go` line 18), both the Azure Resource Manager application in Entra.
- */
-export const ARM_AUDIENCES = [
-  ARM_RESOURCE,
-  'https://management.core.windows.net/',
-] as const;
 
 /** Entra ID's public-cloud host, which clients reach through the simulator's proxy (src/proxy/server.ts). */
 export const ENTRA_HOST = 'login.microsoftonline.com';
