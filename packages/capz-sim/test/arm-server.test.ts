@@ -482,14 +482,17 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
     const path = () =>
       `${server.url}/subscriptions/${SUB}/resourceGroups/rg-alpha/providers/Microsoft.ContainerService/managedClusters/alpha-1`;
 
-    it('requires api-version 2024-09-01', async () => {
+    it("requires one of AKS's registered api-versions", async () => {
       const wrong = await raw(`${path()}?api-version=2023-01-01`, {
         token: TOKEN,
         ca: server.caPem,
       });
       assert.equal(wrong.status, 400);
-      assert.equal(wrong.body.error?.code, 'InvalidApiVersionParameter');
-      assert.match(wrong.body.error?.message ?? '', /'2023-01-01' is invalid/);
+      assert.equal(wrong.body.error?.code, 'NoRegisteredProviderFound');
+      assert.match(
+        wrong.body.error?.message ?? '',
+        /location 'westeurope' and API version '2023-01-01' for type 'managedClusters'\. The supported api-versions are '2025-08-01, 2024-09-01'/,
+      );
       const missing = await raw(path(), { token: TOKEN, ca: server.caPem });
       assert.equal(missing.status, 400);
       assert.equal(missing.body.error?.code, 'MissingApiVersionParameter');
@@ -585,15 +588,17 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
       });
       assert.equal(unknownSub.status, 404);
       assert.equal(unknownSub.body.error?.code, 'SubscriptionNotFound');
+      // A PUT is a write now: without a body it is ARM's InvalidRequestContent.
       const put = await raw(rg(SUB, 'rg-alpha'), {
         method: 'PUT',
         token: TOKEN,
         ca: server.caPem,
       });
-      assert.equal(put.status, 405);
+      assert.equal(put.status, 400);
+      assert.equal(put.body.error?.code, 'InvalidRequestContent');
     });
 
-    it('answers like ARM without a token, for writes and for unknown types', async () => {
+    it('answers like ARM without a token, for a method the route lacks and for unknown types', async () => {
       const anonymous = await raw(`${path()}?api-version=2024-09-01`, {
         token: null,
         ca: server.caPem,
@@ -604,14 +609,14 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
         String(anonymous.headers['www-authenticate']),
         /^Bearer authorization_uri=/,
       );
-      const put = await raw(`${path()}?api-version=2024-09-01`, {
-        method: 'PUT',
+      const post = await raw(`${path()}?api-version=2024-09-01`, {
+        method: 'POST',
         token: TOKEN,
         ca: server.caPem,
       });
-      assert.equal(put.status, 405);
-      assert.equal(put.body.error?.code, 'MethodNotAllowed');
-      assert.equal(put.headers.allow, 'GET');
+      assert.equal(post.status, 405);
+      assert.equal(post.body.error?.code, 'MethodNotAllowed');
+      assert.equal(post.headers.allow, 'GET, PUT, DELETE');
       const unknown = await raw(
         `${path()}/maintenanceConfigurations?api-version=2024-09-01`,
         { token: TOKEN, ca: server.caPem },

@@ -5,13 +5,35 @@
  * (docs/azure-facts.md#arm-resource-groups). Ids of AKS resources use lowercase `resourcegroups`, as AKS returns them
  * (docs/azure-facts.md#arm-sdk, docs/azure-facts.md#arm-envelope).
  */
+import { AzureError } from '../azure/errors.ts';
 import type {
   AgentPool,
+  AgentPoolSpec,
   ManagedCluster,
+  ManagedClusterSpec,
   ResourceGroup,
+  WireExtra,
 } from '../azure/model.ts';
 
 export const API_VERSION = '2024-09-01';
+
+/**
+ * Microsoft.ContainerService api-versions of the managed cluster and agent pool routes: 2025-08-01 is what ASO
+ * v2.18.0's `v1api20250801` sends (`v2/api/containerservice/v1api20250801/arm/managed_cluster_spec_types_gen.go`
+ * `GetAPIVersion`), 2024-09-01 what this repository's backend and fixtures written at `v1api20240901` send
+ * (docs/azure-facts.md#arm-write-api). Every version gets the same body here.
+ */
+export const CONTAINER_SERVICE_API_VERSIONS = ['2025-08-01', API_VERSION];
+
+/**
+ * The credential actions also accept 2022-04-01: ASO v2.18.0 lists credentials through
+ * `armcontainerservice` v1.0.0, whose `listClusterAdminCredentialsCreateRequest` hard-codes it
+ * (`sdk/resourcemanager/containerservice/armcontainerservice@v1.0.0/zz_generated_managedclusters_client.go`).
+ */
+export const CREDENTIAL_API_VERSIONS = [
+  ...CONTAINER_SERVICE_API_VERSIONS,
+  '2022-04-01',
+];
 
 /**
  * The Microsoft.Resources api-versions the resource group GET accepts: ASO's (docs/azure-facts.md#arm-resource-groups)
@@ -77,11 +99,13 @@ function poolProperties(p: AgentPool) {
     ...(p.minCount !== undefined ? { minCount: p.minCount } : {}),
     ...(p.maxCount !== undefined ? { maxCount: p.maxCount } : {}),
     nodeImageVersion: p.nodeImageVersion,
+    ...structuredClone(p.extra?.properties ?? {}),
   };
 }
 
 export function managedClusterToWire(mc: ManagedCluster) {
   return {
+    ...structuredClone(mc.extra?.top ?? {}),
     id: managedClusterId(mc),
     name: mc.name,
     type: 'Microsoft.ContainerService/ManagedClusters',
@@ -107,6 +131,7 @@ export function managedClusterToWire(mc: ManagedCluster) {
       ...(mc.aadProfile ? { aadProfile: structuredClone(mc.aadProfile) } : {}),
       networkProfile: structuredClone(mc.networkProfile),
       resourceUID: mc.resourceUID,
+      ...structuredClone(mc.extra?.properties ?? {}),
     },
   };
 }
@@ -216,5 +241,314 @@ export function kubernetesVersionsToWire() {
         m.patches.map(p => [p, { upgrades: upgradesOf(p) }]),
       ),
     })),
+  };
+}
+
+// ---- the write API: ARM request bodies onto the model (docs/azure-facts.md#arm-write-api) ----
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * ARM's answer to a body that does not deserialize into the resource's type (ASO v2.18.0 classifies
+ * `InvalidRequestContent` as fatal: `v2/internal/reconcilers/arm/errorclassification/error_classifier.go`).
+ */
+const invalidContent = (path: string, expected: string) =>
+  new AzureError(
+    400,
+    'InvalidRequestContent',
+    `The request content was invalid and could not be deserialized: 'Error converting value at path '${path}': expected ${expected}.'`,
+  );
+
+/** A JSON request body, or ARM's 400 for one that is not a JSON object. */
+export function parseBody(text: string): Json {
+  let v: unknown;
+  try {
+    v = text.trim() ? JSON.parse(text) : undefined;
+  } catch {
+    throw new AzureError(
+      400,
+      'InvalidRequestContent',
+      'The request content was invalid and could not be deserialized.',
+    );
+  }
+  if (!isObject(v)) {
+    throw new AzureError(
+      400,
+      'InvalidRequestContent',
+      'The request content was invalid and could not be deserialized: the body must be a JSON object.',
+    );
+  }
+  return v;
+}
+
+/** Typed readers of optional members; a present member of the wrong JSON type is ARM's InvalidRequestContent. */
+function str(o: Json, k: string, at: string): string | undefined {
+  const v = o[k];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw invalidContent(`${at}${k}`, 'a string');
+  return v;
+}
+function bool(o: Json, k: string, at: string): boolean | undefined {
+  const v = o[k];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw invalidContent(`${at}${k}`, 'a boolean');
+  return v;
+}
+function int(o: Json, k: string, at: string): number | undefined {
+  const v = o[k];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    throw invalidContent(`${at}${k}`, 'an integer');
+  return v;
+}
+function strMap(
+  o: Json,
+  k: string,
+  at: string,
+): Record<string, string> | undefined {
+  const v = o[k];
+  if (v === undefined || v === null) return undefined;
+  if (!isObject(v) || Object.values(v).some(x => typeof x !== 'string'))
+    throw invalidContent(`${at}${k}`, 'an object of strings');
+  return { ...(v as Record<string, string>) };
+}
+function strList(o: Json, k: string, at: string): string[] | undefined {
+  const v = o[k];
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.some(x => typeof x !== 'string'))
+    throw invalidContent(`${at}${k}`, 'an array of strings');
+  return [...(v as string[])];
+}
+function obj(o: Json, k: string, at: string): Json | undefined {
+  const v = o[k];
+  if (v === undefined || v === null) return undefined;
+  if (!isObject(v)) throw invalidContent(`${at}${k}`, 'an object');
+  return structuredClone(v);
+}
+
+/** The members of `o` not named in `known`, or undefined when there are none. */
+function rest(o: Json, known: readonly string[]): Json | undefined {
+  const lower = new Set(known.map(k => k.toLowerCase()));
+  const out = Object.fromEntries(
+    Object.entries(o).filter(
+      ([k, v]) => !lower.has(k.toLowerCase()) && v !== undefined,
+    ),
+  );
+  return Object.keys(out).length ? structuredClone(out) : undefined;
+}
+
+const extraOf = (top?: Json, properties?: Json): WireExtra | undefined =>
+  top || properties
+    ? { ...(top ? { top } : {}), ...(properties ? { properties } : {}) }
+    : undefined;
+
+/** ARM's 400 for a PUT without the location its resource type requires. */
+function requireLocation(body: Json): string {
+  const location = str(body, 'location', '');
+  if (!location) {
+    throw new AzureError(
+      400,
+      'LocationRequired',
+      'The location property is required for this definition.',
+    );
+  }
+  return location;
+}
+
+/** `PUT /subscriptions/{sub}/resourceGroups/{rg}`: `{location, tags?}` (ASO `ResourceGroup_Spec`, 2020-06-01). */
+export function resourceGroupFromWire(body: Json): {
+  location: string;
+  tags?: Record<string, string>;
+} {
+  return { location: requireLocation(body), tags: strMap(body, 'tags', '') };
+}
+
+/** Read-only members a GET returns; a PUT may echo them back (ASO does not), they are ignored as ARM ignores them. */
+const POOL_READ_ONLY = [
+  'provisioningState',
+  'powerState',
+  'currentOrchestratorVersion',
+  'nodeImageVersion',
+];
+const POOL_MAPPED = [
+  'count',
+  'vmSize',
+  'mode',
+  'osType',
+  'osSKU',
+  'type',
+  'orchestratorVersion',
+  'enableAutoScaling',
+  'minCount',
+  'maxCount',
+  'availabilityZones',
+  'maxPods',
+  'osDiskSizeGB',
+  'nodeLabels',
+  'nodeTaints',
+  'tags',
+];
+
+/**
+ * A pool's properties (an agentPools PUT's `properties`, or one `agentPoolProfiles[]` entry without `name`) in the
+ * names of ASO's `ManagedClusterAgentPoolProfileProperties` (v1api20250801 `arm/managed_clusters_agent_pool_spec_types_gen.go`).
+ * `mode` is AKS's enum (400 InvalidParameter otherwise); anything else is kept verbatim in `extra.properties`.
+ */
+export function agentPoolSpecFromWire(
+  p: Json,
+  at: string,
+  extraKnown: readonly string[] = [],
+): AgentPoolSpec {
+  const mode = str(p, 'mode', at);
+  if (mode !== undefined && mode !== 'System' && mode !== 'User') {
+    throw new AzureError(
+      400,
+      'InvalidParameter',
+      `The value of parameter ${at}mode is invalid: '${mode}'. Allowed values are 'System', 'User'.`,
+    );
+  }
+  const count = int(p, 'count', at);
+  if (count !== undefined && count < 0) {
+    throw new AzureError(
+      400,
+      'InvalidParameter',
+      `The value of parameter ${at}count is invalid: ${count} is below 0.`,
+    );
+  }
+  const spec: AgentPoolSpec = {
+    count,
+    vmSize: str(p, 'vmSize', at),
+    mode,
+    osType: str(p, 'osType', at),
+    osSKU: str(p, 'osSKU', at),
+    type: str(p, 'type', at),
+    orchestratorVersion: str(p, 'orchestratorVersion', at),
+    enableAutoScaling: bool(p, 'enableAutoScaling', at),
+    minCount: int(p, 'minCount', at),
+    maxCount: int(p, 'maxCount', at),
+    availabilityZones: strList(p, 'availabilityZones', at),
+    maxPods: int(p, 'maxPods', at),
+    osDiskSizeGB: int(p, 'osDiskSizeGB', at),
+    nodeLabels: strMap(p, 'nodeLabels', at),
+    nodeTaints: strList(p, 'nodeTaints', at),
+    tags: strMap(p, 'tags', at),
+  };
+  const extra = extraOf(
+    undefined,
+    rest(p, [...POOL_MAPPED, ...POOL_READ_ONLY, ...extraKnown]),
+  );
+  return Object.fromEntries(
+    Object.entries({ ...spec, extra }).filter(([, v]) => v !== undefined),
+  ) as AgentPoolSpec;
+}
+
+/** `PUT …/agentPools/{pool}`: `{properties: {...}}` (ASO `ManagedClustersAgentPool_Spec`). */
+export function agentPoolFromWire(body: Json): AgentPoolSpec {
+  const properties = obj(body, 'properties', '') ?? {};
+  return agentPoolSpecFromWire(properties, 'properties.');
+}
+
+const CLUSTER_MAPPED = [
+  'kubernetesVersion',
+  'dnsPrefix',
+  'enableRBAC',
+  'disableLocalAccounts',
+  'aadProfile',
+  'networkProfile',
+  'agentPoolProfiles',
+  'nodeResourceGroup',
+];
+const CLUSTER_READ_ONLY = [
+  'provisioningState',
+  'powerState',
+  'maxAgentPools',
+  'currentKubernetesVersion',
+  'fqdn',
+  'azurePortalFQDN',
+  'privateFQDN',
+  'resourceUID',
+];
+
+/**
+ * `PUT …/managedClusters/{name}` (ASO `ManagedCluster_Spec`, v1api20250801
+ * `arm/managed_cluster_spec_types_gen.go`): `location`, `tags`, `identity`, `properties.{kubernetesVersion, dnsPrefix,
+ * enableRBAC, disableLocalAccounts, aadProfile, networkProfile, nodeResourceGroup, agentPoolProfiles[]}` onto the
+ * model; `sku`, `kind`, `extendedLocation` and every other `properties` member verbatim in `extra`.
+ */
+export function managedClusterFromWire(body: Json): ManagedClusterSpec {
+  const location = requireLocation(body);
+  const properties = obj(body, 'properties', '') ?? {};
+  const at = 'properties.';
+  const profiles = properties.agentPoolProfiles;
+  if (profiles !== undefined && profiles !== null && !Array.isArray(profiles))
+    throw invalidContent(`${at}agentPoolProfiles`, 'an array');
+  const agentPoolProfiles = (
+    (profiles as unknown[] | undefined | null) ?? []
+  ).map((p, i) => {
+    const pat = `${at}agentPoolProfiles[${i}].`;
+    if (!isObject(p)) throw invalidContent(pat.slice(0, -1), 'an object');
+    const name = str(p, 'name', pat);
+    if (!name) {
+      throw new AzureError(
+        400,
+        'InvalidParameter',
+        `The value of parameter ${pat}name is invalid: an agent pool needs a name.`,
+      );
+    }
+    return { name, ...agentPoolSpecFromWire(p, pat, ['name']) };
+  });
+  const identity = obj(body, 'identity', '');
+  if (identity && typeof identity.type !== 'string')
+    throw invalidContent('identity.type', 'a string');
+  const spec: ManagedClusterSpec = {
+    location,
+    tags: strMap(body, 'tags', ''),
+    identity: identity as ManagedClusterSpec['identity'],
+    kubernetesVersion: str(properties, 'kubernetesVersion', at),
+    dnsPrefix: str(properties, 'dnsPrefix', at),
+    enableRBAC: bool(properties, 'enableRBAC', at),
+    disableLocalAccounts: bool(properties, 'disableLocalAccounts', at),
+    aadProfile: obj(
+      properties,
+      'aadProfile',
+      at,
+    ) as ManagedClusterSpec['aadProfile'],
+    networkProfile: obj(properties, 'networkProfile', at),
+    nodeResourceGroup: str(properties, 'nodeResourceGroup', at),
+    agentPoolProfiles: agentPoolProfiles.length ? agentPoolProfiles : undefined,
+    extra: extraOf(
+      rest(body, [
+        'id',
+        'name',
+        'type',
+        'location',
+        'tags',
+        'identity',
+        'properties',
+        'systemData',
+      ]),
+      rest(properties, [...CLUSTER_MAPPED, ...CLUSTER_READ_ONLY]),
+    ),
+  };
+  return Object.fromEntries(
+    Object.entries(spec).filter(([, v]) => v !== undefined),
+  ) as unknown as ManagedClusterSpec;
+}
+
+/** `POST …/listClusterUserCredential|listClusterAdminCredential`: AKS's `CredentialResults`. */
+export function credentialResultsToWire(
+  which: 'admin' | 'user',
+  kubeconfig: string,
+) {
+  return {
+    kubeconfigs: [
+      {
+        name: which === 'admin' ? 'clusterAdmin' : 'clusterUser',
+        value: Buffer.from(kubeconfig).toString('base64'),
+      },
+    ],
   };
 }

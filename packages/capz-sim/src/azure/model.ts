@@ -35,6 +35,18 @@ export type ProvisioningState =
   | 'Deleting'
   | 'Canceled';
 
+/**
+ * What an ARM PUT carried that the model does not represent field by field (e.g. a managed cluster's `sku`,
+ * `properties.oidcIssuerProfile`, `addonProfiles`, a pool's `upgradeSettings`): kept verbatim so a GET echoes it, and
+ * replaced by the next PUT like every other field (docs/azure-facts.md#arm-write-api).
+ */
+export interface WireExtra {
+  /** top-level members besides id/name/type/location/tags/identity/properties */
+  top?: Record<string, unknown>;
+  /** members of `properties` the model does not map */
+  properties?: Record<string, unknown>;
+}
+
 export interface ResourceGroup {
   subscriptionId: string;
   name: string;
@@ -62,6 +74,8 @@ export interface AgentPoolSpec {
   /** `key=value:Effect`, as AKS writes taints. */
   nodeTaints?: string[];
   tags?: Record<string, string>;
+  /** Unmapped wire fields of the PUT (see {@link WireExtra}). */
+  extra?: WireExtra;
 }
 
 export interface AgentPool
@@ -86,6 +100,7 @@ export interface AgentPool
   provisioningState: ProvisioningState;
   powerState: { code: 'Running' | 'Stopped' };
   nodeImageVersion: string;
+  extra?: WireExtra;
 }
 
 export interface ManagedClusterSpec {
@@ -104,6 +119,10 @@ export interface ManagedClusterSpec {
   tags?: Record<string, string>;
   /** Required on create (AKS needs at least one pool; ASO issue #2791). */
   agentPoolProfiles?: Array<AgentPoolSpec & { name: string }>;
+  /** AKS lets a create name the node resource group (default `MC_<rg>_<name>_<region>`); kept on update. */
+  nodeResourceGroup?: string;
+  /** Unmapped wire fields of the PUT (see {@link WireExtra}). */
+  extra?: WireExtra;
 }
 
 export interface ManagedCluster {
@@ -127,6 +146,7 @@ export interface ManagedCluster {
   provisioningState: ProvisioningState;
   powerState: { code: 'Running' | 'Stopped' };
   agentPools: Record<string, AgentPool>;
+  extra?: WireExtra;
 }
 
 type Kind = 'resourceGroups' | 'managedClusters' | 'agentPools';
@@ -163,7 +183,11 @@ export class AzureWorld extends EventEmitter {
   private readonly groups = new Map<string, ResourceGroup>();
   private readonly clusters = new Map<string, ManagedCluster>();
   private readonly failures = new Map<string, AzureError>();
+  private readonly asyncFailures = new Map<string, AzureError>();
+  private readonly operationErrors = new Map<string, AzureError>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** What each pending timer will run, so tests can end every operation at once (completePendingOperations). */
+  private readonly pendingSteps = new Map<NodeJS.Timeout, () => void>();
   counters: Counters = { created: zero(), updated: zero(), deleted: zero() };
 
   constructor(opts: AzureWorldOptions = {}) {
@@ -195,6 +219,29 @@ export class AzureWorld extends EventEmitter {
     this.failures.set(resourcePath.toLowerCase(), error);
   }
 
+  /**
+   * Makes the next create/update LRO of the managed cluster or agent pool at this ARM-style path end `Failed` with
+   * this error (the PUT itself is accepted, as AKS accepts a PUT whose operation fails later); the resource's
+   * provisioningState becomes `Failed` and {@link operationError} returns the error until the next PUT.
+   */
+  failNextOperation(resourcePath: string, error: AzureError): void {
+    this.asyncFailures.set(resourcePath.toLowerCase(), error);
+  }
+
+  /** Why the last create/update LRO of the resource at this path failed, if it did (see failNextOperation). */
+  operationError(resourcePath: string): AzureError | undefined {
+    return this.operationErrors.get(resourcePath.toLowerCase());
+  }
+
+  /** Takes the async failure planned for this path (if any) and forgets the previous operation's error. */
+  private startOperation(resourcePath: string): AzureError | undefined {
+    const p = resourcePath.toLowerCase();
+    const e = this.asyncFailures.get(p);
+    this.asyncFailures.delete(p);
+    this.operationErrors.delete(p);
+    return e;
+  }
+
   private consumeFailure(resourcePath: string): void {
     const e = this.failures.get(resourcePath.toLowerCase());
     if (e) {
@@ -206,16 +253,33 @@ export class AzureWorld extends EventEmitter {
   private later(fn: () => void): void {
     const t = setTimeout(() => {
       this.timers.delete(t);
+      this.pendingSteps.delete(t);
       fn();
       this.emit('change');
     }, this.operationMs);
     this.timers.add(t);
+    this.pendingSteps.set(t, fn);
+  }
+
+  /**
+   * Runs every pending operation step now, in the order they were started, as if `operationMs` had passed; a test
+   * can then observe "in progress" and "done" without waiting on a clock.
+   */
+  completePendingOperations(): void {
+    for (const [t, fn] of [...this.pendingSteps]) {
+      clearTimeout(t);
+      this.timers.delete(t);
+      this.pendingSteps.delete(t);
+      fn();
+      this.emit('change');
+    }
   }
 
   /** Stops pending operations (they never complete). */
   close(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    this.pendingSteps.clear();
   }
 
   // ---- resource groups (synchronous in ARM: 200/201, docs/azure-facts.md#arm-resource-groups) ----
@@ -324,9 +388,8 @@ export class AzureWorld extends EventEmitter {
     spec: ManagedClusterSpec,
   ): { created: boolean; cluster: ManagedCluster } {
     const group = this.requireResourceGroup(sub, rg);
-    this.consumeFailure(
-      `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${name}`,
-    );
+    const path = `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${name}`;
+    this.consumeFailure(path);
     const existing = this.clusters.get(key(sub, rg, name));
     if (existing && AzureWorld.busy(existing.provisioningState)) {
       throw new AzureError(
@@ -344,6 +407,7 @@ export class AzureWorld extends EventEmitter {
     }
     for (const p of spec.agentPoolProfiles ?? [])
       AzureWorld.validatePool(p.name, p);
+    const asyncFailure = this.startOperation(path);
     const version =
       spec.kubernetesVersion ?? existing?.kubernetesVersion ?? DEFAULT_VERSION;
     const dnsPrefix = spec.dnsPrefix ?? existing?.dnsPrefix ?? name;
@@ -373,11 +437,13 @@ export class AzureWorld extends EventEmitter {
       tags: { ...(spec.tags ?? {}) },
       fqdn: `${dnsPrefix}-${hash}.hcp.${region}.azmk8s.io`,
       azurePortalFQDN: `${dnsPrefix}-${hash}.portal.hcp.${region}.azmk8s.io`,
-      nodeResourceGroup: `MC_${group.name}_${name}_${region}`,
+      nodeResourceGroup:
+        spec.nodeResourceGroup ?? `MC_${group.name}_${name}_${region}`,
       resourceUID: randomUUID(),
       provisioningState: 'Creating',
       powerState: { code: 'Running' },
       agentPools: {},
+      ...(spec.extra ? { extra: structuredClone(spec.extra) } : {}),
     };
     if (existing) {
       Object.assign(mc, {
@@ -388,6 +454,7 @@ export class AzureWorld extends EventEmitter {
         // Replaced, as every PUT does (module header).
         tags: { ...(spec.tags ?? {}) },
         provisioningState: 'Updating' as const,
+        extra: spec.extra ? structuredClone(spec.extra) : undefined,
       });
     }
     // Pools in the PUT are created or updated with it; pools absent from it are left alone (as AKS does for updates).
@@ -396,6 +463,12 @@ export class AzureWorld extends EventEmitter {
     this.clusters.set(key(sub, rg, name), mc);
     this.counters[existing ? 'updated' : 'created'].managedClusters++;
     this.later(() => {
+      if (mc.provisioningState === 'Deleting') return;
+      if (asyncFailure) {
+        mc.provisioningState = 'Failed';
+        this.operationErrors.set(path.toLowerCase(), asyncFailure);
+        return;
+      }
       mc.provisioningState = 'Succeeded';
       mc.currentKubernetesVersion = mc.kubernetesVersion;
       for (const p of Object.values(mc.agentPools)) this.settlePool(p, mc);
@@ -502,6 +575,7 @@ export class AzureWorld extends EventEmitter {
       provisioningState: existing ? 'Updating' : 'Creating',
       powerState: { code: 'Running' },
       nodeImageVersion: 'AKSUbuntu-2204gen2containerd-202611.01.0',
+      ...(spec.extra ? { extra: structuredClone(spec.extra) } : {}),
     };
     if (
       pool.enableAutoScaling &&
@@ -549,9 +623,8 @@ export class AzureWorld extends EventEmitter {
     spec: AgentPoolSpec,
   ): { created: boolean; pool: AgentPool } {
     const mc = this.requireManagedCluster(sub, rg, cluster);
-    this.consumeFailure(
-      `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${cluster}/agentPools/${name}`,
-    );
+    const path = `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${cluster}/agentPools/${name}`;
+    this.consumeFailure(path);
     if (AzureWorld.busy(mc.provisioningState)) {
       throw new AzureError(
         409,
@@ -568,8 +641,16 @@ export class AzureWorld extends EventEmitter {
       );
     }
     AzureWorld.validatePool(name, spec);
+    const asyncFailure = this.startOperation(path);
     const pool = this.applyPool(mc, name, spec, mc.kubernetesVersion);
-    this.later(() => this.settlePool(pool, mc));
+    this.later(() => {
+      if (asyncFailure && pool.provisioningState !== 'Deleting') {
+        pool.provisioningState = 'Failed';
+        this.operationErrors.set(path.toLowerCase(), asyncFailure);
+        return;
+      }
+      this.settlePool(pool, mc);
+    });
     this.emit('change');
     return { created: !existing, pool };
   }
