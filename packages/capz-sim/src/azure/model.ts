@@ -167,6 +167,20 @@ export interface AzureWorldOptions {
   /** How long a create/update/delete of a cluster or pool takes (ARM LRO); default 200 ms. */
   operationMs?: number;
   subscriptions?: string[];
+  /**
+   * Where a cluster's credentials point: a real API server (the shared workload cluster of src/workload/, which holds
+   * a Node per VMSS instance). Without it the kubeconfigs name the cluster's fqdn, which nothing serves. With it the
+   * admin kubeconfig carries this identity also on an Entra cluster (AKS's admin credentials are the local account,
+   * which bypasses Entra ID), and an Entra cluster's user kubeconfig keeps the kubelogin `exec`
+   * (docs/real-controllers.md#workload-clusters).
+   */
+  kubeconfigFor?(cluster: ManagedCluster): {
+    server: string;
+    caPem: string;
+    token?: string;
+    clientCertificatePem?: string;
+    clientKeyPem?: string;
+  };
 }
 
 /** What persists across restarts of the demo: the whole state, never the timers. */
@@ -190,9 +204,12 @@ export class AzureWorld extends EventEmitter {
   private readonly pendingSteps = new Map<NodeJS.Timeout, () => void>();
   counters: Counters = { created: zero(), updated: zero(), deleted: zero() };
 
+  private readonly kubeconfigFor: AzureWorldOptions['kubeconfigFor'];
+
   constructor(opts: AzureWorldOptions = {}) {
     super();
     this.operationMs = opts.operationMs ?? 200;
+    this.kubeconfigFor = opts.kubeconfigFor;
     for (const s of opts.subscriptions ?? []) this.addSubscription(s);
   }
 
@@ -712,6 +729,50 @@ export class AzureWorld extends EventEmitter {
       which === 'admin'
         ? `clusterAdmin_${rg}_${name}`
         : `clusterUser_${rg}_${name}`;
+    const real = this.kubeconfigFor?.(mc);
+    if (real) {
+      const b64 = (v: string) => Buffer.from(v).toString('base64');
+      const entra = which === 'user' && mc.aadProfile?.managed;
+      return [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        `- name: ${name}`,
+        '  cluster:',
+        `    server: ${real.server}`,
+        `    certificate-authority-data: ${b64(real.caPem)}`,
+        'contexts:',
+        `- name: ${name}`,
+        '  context:',
+        `    cluster: ${name}`,
+        `    user: ${user}`,
+        `current-context: ${name}`,
+        'users:',
+        `- name: ${user}`,
+        '  user:',
+        ...(entra
+          ? [
+              '    exec:',
+              '      apiVersion: client.authentication.k8s.io/v1beta1',
+              '      command: kubelogin',
+              '      args: [get-token, --login, devicecode, --server-id, 6dae42f8-4368-4678-94ff-3960e28e3630]',
+            ]
+          : [
+              ...(real.clientCertificatePem
+                ? [
+                    `    client-certificate-data: ${b64(
+                      real.clientCertificatePem,
+                    )}`,
+                  ]
+                : []),
+              ...(real.clientKeyPem
+                ? [`    client-key-data: ${b64(real.clientKeyPem)}`]
+                : []),
+              ...(real.token ? [`    token: ${real.token}`] : []),
+            ]),
+        '',
+      ].join('\n');
+    }
     const auth = mc.aadProfile?.managed
       ? [
           '    exec:',
