@@ -358,24 +358,30 @@ test('real ASO gets a token from the simulated Entra ID and creates a ResourceGr
     180_000,
   );
   const tokenAfter = Date.now() - started;
-  // MSAL Go found the real tenant's endpoints on login.microsoftonline.com (a trusted host: no instance discovery,
-  // apps/internal/oauth/resolvers.go line 139, v1.6.0) and asked for the token there, through the proxy.
-  const entraPaths = proxy!.requests
-    .filter(r => r.host === ENTRA_HOST)
-    .map(r => `${r.method} ${r.path.split('?')[0]}`);
-  assert.ok(
-    entraPaths.includes(
+  // MSAL Go's order through the proxy: AAD instance discovery at the (trusted) authority host, which its token
+  // cache asks for whenever discovery is enabled (apps/internal/base/storage/storage.go lines 128-136 and
+  // apps/internal/oauth/ops/authority/authority.go lines 599-609, v1.6.0), then the tenant's OpenID configuration
+  // there (trusted host: apps/internal/oauth/resolvers.go line 155), then the token endpoint it names.
+  const entraCalls = proxy!.requests.filter(r => r.host === ENTRA_HOST);
+  const entraPaths = entraCalls.map(r => `${r.method} ${r.path.split('?')[0]}`);
+  assert.deepEqual(
+    entraPaths.slice(0, 3),
+    [
+      'GET /common/discovery/instance',
       `GET /${sp.tenantId}/v2.0/.well-known/openid-configuration`,
-    ),
+      `POST /${sp.tenantId}/oauth2/v2.0/token`,
+    ],
     entraPaths.join(', '),
   );
-  assert.ok(
-    entraPaths.includes(`POST /${sp.tenantId}/oauth2/v2.0/token`),
-    entraPaths.join(', '),
+  assert.deepEqual(
+    entraCalls.slice(0, 3).map(r => r.status),
+    [200, 200, 200],
   );
-  assert.ok(
-    !entraPaths.some(x => x.includes('/discovery/instance')),
-    `no instance discovery for a trusted host: ${entraPaths.join(', ')}`,
+  const discovery = new URL(entraCalls[0].path, `https://${ENTRA_HOST}`);
+  assert.equal(discovery.searchParams.get('api-version'), '1.1');
+  assert.equal(
+    discovery.searchParams.get('authorization_endpoint'),
+    `https://${ENTRA_HOST}/${sp.tenantId}/oauth2/v2.0/authorize`,
   );
   assert.equal(token.tenantId, sp.tenantId);
 

@@ -35,9 +35,12 @@
  *   (`apps/internal/oauth/resolvers.go` lines 133-156, `apps/internal/oauth/ops/authority/authority.go`
  *   `ValidateIssuerMatchesAuthority`, lines 111-152). `verify` accepts tokens issued under either name.
  * - AAD instance discovery, `GET /common/discovery/instance?api-version=1.1&authorization_endpoint=https://<host>/
- *   <tenant>/oauth2/v2.0/authorize`: what MSAL Go asks at login.microsoftonline.com for an authority host it does not
- *   trust (`authority.go` `AADInstanceDiscovery`, lines 575-613; `resolvers.go` line 139), e.g. a client pointed at
- *   this service's loopback URL. Answer `{tenant_discovery_endpoint, api-version, metadata[{preferred_network,
+ *   <tenant>/oauth2/v2.0/authorize`: MSAL Go (v1.6.0) asks it before every token request while discovery is enabled
+ *   (azidentity leaves it on), for its token cache's alias list (`apps/internal/base/storage/storage.go` lines
+ *   128-136), at the authority's host when that is trusted, else at login.microsoftonline.com (`authority.go`
+ *   `AADInstanceDiscovery`, lines 575-613), where it also resolves an untrusted host's tenant endpoints
+ *   (`resolvers.go` line 139; e.g. a client pointed at this service's loopback URL). Seen in the real-controllers
+ *   lane: real ASO's first request, `GET /common/discovery/instance` on login.microsoftonline.com. Answer `{tenant_discovery_endpoint, api-version, metadata[{preferred_network,
  *   preferred_cache, aliases}]}` as MSAL Go's own fixture has it (`apps/internal/mock/mock.go`
  *   `GetInstanceDiscoveryBody`, v1.6.0), with the public cloud's alias group for login.microsoftonline.com; an
  *   authorization endpoint on any other host is 400 `invalid_instance` AADSTS50049 (*inference*: Entra's public

@@ -4,7 +4,8 @@
  *
  * Why: MSAL Go (v1.6.0, ASO's pin) sends AAD instance discovery for any authority host it does not trust to
  * login.microsoftonline.com itself (`apps/internal/oauth/ops/authority/authority.go` `AADInstanceDiscovery`, lines
- * 603-608), and CAPZ only knows the named clouds, so pointing the clients at a loopback URL is not enough. The clients'
+ * 603-608; and it asks discovery before every token request anyway: `apps/internal/base/storage/storage.go` lines
+ * 128-136), and CAPZ only knows the named clouds, so pointing the clients at a loopback URL is not enough. The clients'
  * transports honour `HTTPS_PROXY` instead (`http.ProxyFromEnvironment`: azcore `sdk/azcore@v1.21.0/runtime/
  * transport_default_http_client.go` line 19, which MSAL Go also uses through azidentity's pipeline adapter,
  * `sdk/azidentity@v1.13.1/confidential_client.go` lines 156 and 182-184; ASO's own ARM transport,
