@@ -40,7 +40,9 @@
  *   128-136), at the authority's host when that is trusted, else at login.microsoftonline.com (`authority.go`
  *   `AADInstanceDiscovery`, lines 575-613), where it also resolves an untrusted host's tenant endpoints
  *   (`resolvers.go` line 139; e.g. a client pointed at this service's loopback URL). Seen in the real-controllers
- *   lane: real ASO's first request, `GET /common/discovery/instance` on login.microsoftonline.com. Answer `{tenant_discovery_endpoint, api-version, metadata[{preferred_network,
+ *   lane: real ASO's first request, `GET /common/discovery/instance` on login.microsoftonline.com (were it to fail,
+ *   MSAL's cache lookup would fail and azidentity would go to the token endpoint every time: azidentity v1.13.1
+ *   `confidential_client.go` lines 104-107). Answer `{tenant_discovery_endpoint, api-version, metadata[{preferred_network,
  *   preferred_cache, aliases}]}` as MSAL Go's own fixture has it (`apps/internal/mock/mock.go`
  *   `GetInstanceDiscoveryBody`, v1.6.0), with the public cloud's alias group for login.microsoftonline.com; an
  *   authorization endpoint on any other host is 400 `invalid_instance` AADSTS50049 (*inference*: Entra's public
