@@ -491,7 +491,7 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
       assert.equal(wrong.body.error?.code, 'NoRegisteredProviderFound');
       assert.match(
         wrong.body.error?.message ?? '',
-        /location 'westeurope' and API version '2023-01-01' for type 'managedClusters'\. The supported api-versions are '2025-08-01, 2024-09-01'/,
+        /location 'westeurope' and API version '2023-01-01' for type 'managedClusters'\. The supported api-versions are '2025-08-01, 2024-09-01, 2025-10-02-preview, 2024-04-02-preview'/,
       );
       const missing = await raw(path(), { token: TOKEN, ca: server.caPem });
       assert.equal(missing.status, 400);

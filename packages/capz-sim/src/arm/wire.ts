@@ -18,12 +18,19 @@ import type {
 export const API_VERSION = '2024-09-01';
 
 /**
- * Microsoft.ContainerService api-versions of the managed cluster and agent pool routes: 2025-08-01 is what ASO
- * v2.18.0's `v1api20250801` sends (`v2/api/containerservice/v1api20250801/arm/managed_cluster_spec_types_gen.go`
- * `GetAPIVersion`), 2024-09-01 what this repository's backend and fixtures written at `v1api20240901` send
- * (docs/azure-facts.md#arm-write-api). Every version gets the same body here.
+ * Microsoft.ContainerService api-versions of the managed cluster and agent pool routes: what ASO v2.18.0 sends, the
+ * version of the API an object was written at (each `v2/api/containerservice/<version>/arm/managed_cluster_spec_types_gen.go`
+ * `GetAPIVersion`): 2025-08-01 (`v1api20250801`, what CAPZ v1.26.0 writes), 2024-09-01 (`v1api20240901`, also what
+ * this repository's backend and fixtures send), 2025-10-02-preview (`v20251002preview`, CAPZ's AzureManagedControlPlane
+ * with preview features: `azure/services/managedclusters/spec.go` `Preview`) and 2024-04-02-preview
+ * (`v1api20240402preview`) (docs/azure-facts.md#arm-write-api). Every version gets the same body here.
  */
-export const CONTAINER_SERVICE_API_VERSIONS = ['2025-08-01', API_VERSION];
+export const CONTAINER_SERVICE_API_VERSIONS = [
+  '2025-08-01',
+  API_VERSION,
+  '2025-10-02-preview',
+  '2024-04-02-preview',
+];
 
 /**
  * The credential actions also accept 2022-04-01: ASO v2.18.0 lists credentials through
