@@ -8,7 +8,8 @@
  *    finalizer and commits it) and only then `mergeReconcilePolicy` / `AllowsModify`. `claimResource` first runs the
  *    ARM reconciler's `Claim` (v2/internal/reconcilers/arm/azure_generic_arm_reconciler.go): `ClaimResource`
  *    (v2/internal/reconcilers/common.go: the owner must exist and be Ready, else WaitingForOwner) and `makeInstance`
- *    (the credential must resolve, else SecretNotFound); so an object blocked on either gets no finalizer yet.
+ *    (the credential must resolve, else Failed); so an object blocked on either gets no finalizer yet (its owner
+ *    reference to spec.owner is set all the same, `ApplyOwnership`).
  *    A migration's disarm (finalizers null) is therefore undone by ASO's next reconcile;
  *  - delete: generic_reconciler.go `delete` checks `AllowsDelete()` first: under `skip` or `detach-on-delete` it
  *    removes the finalizer without any Azure call (and without needing a credential); under `manage` without the
@@ -20,7 +21,8 @@
  *  - status: replaced by what Azure returns (ASO commits the whole object), so tags or labels a PUT removed
  *    disappear from status too;
  *  - credentials: `credential-from` Secret in the same namespace, else `aso-credential` in the namespace, else the
- *    global `aso-controller-settings` in the operator namespace; a missing Secret is Ready=False SecretNotFound
+ *    global `aso-controller-settings` in the operator namespace; a missing Secret is Ready=False Failed (Warning)
+ *    with ASO's message, not SecretNotFound (docs/real-controllers.md#findings, finding 6)
  *    (docs/capz-aso-facts.md#aso-credential-scope);
  *  - owners: spec.owner.name must exist and be Ready first, else Ready=False WaitingForOwner
  *    (docs/capz-aso-facts.md#aso-conditions);
@@ -70,12 +72,12 @@ import {
 
 export const ASO_FINALIZER = 'serviceoperator.azure.com/finalizer';
 
-/** The resource group named by an ARM id (`/subscriptions/<s>/resourceGroups/<g>/...`). */
-const groupOfArmId = (id: unknown): string | undefined =>
-  typeof id === 'string'
-    ? /\/resourcegroups\/([^/]+)/i.exec(id)?.[1]
-    : undefined;
 export const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
+/** The API group of each owner kind, for ASO's `ResourceReference.String()`. */
+const OWNER_GROUP: Partial<Record<KindName, string>> = {
+  ResourceGroup: 'resources.azure.com',
+  ManagedCluster: 'containerservice.azure.com',
+};
 export const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
 
 type AsoKind = 'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool';
@@ -171,7 +173,7 @@ export class AsoSimulator {
                     },
                   ]
                 : []),
-              // A credential Secret appearing unblocks SecretNotFound.
+              // A credential Secret appearing unblocks a missing-credential failure.
               {
                 kind: 'Secret',
                 map: (s: Obj) =>
@@ -210,7 +212,15 @@ export class AsoSimulator {
     return o.spec?.azureName ?? o.metadata.name;
   }
 
-  /** The subscription from the credential Secret, by ASO's precedence (docs/capz-aso-facts.md#aso-credential-scope). */
+  /**
+   * The subscription from the credential Secret, by ASO's precedence (docs/capz-aso-facts.md#aso-credential-scope),
+   * failing as ASO v2.18.0 internal/identity/credential_provider.go `GetCredential` does. Its errors are not
+   * ReadyConditionImpactingErrors, so they reach the Ready condition as reason `Failed`, severity Warning, message the
+   * error's text (internal/reconcilers/generic/generic_reconciler.go `writeReadyConditionErrorOrDefault`;
+   * docs/real-controllers.md#findings, finding 6). `core.SecretNotFound` reads `<ns>/<name> does not exist (<cause>)`
+   * (pkg/genruntime/core/errors.go), the cause being controller-runtime's cached-read NotFound, `Secret "<name>" not
+   * found`, as the real ASO was seen to write it.
+   */
   private subscription(o: Obj): string {
     const ns = o.metadata.namespace!;
     const named = ann(o, CREDENTIAL_FROM);
@@ -224,26 +234,35 @@ export class AsoSimulator {
         );
     if (!secret) {
       throw new Blocked(
-        'SecretNotFound',
+        'Failed',
         'Warning',
         named
-          ? `credential secret "${ns}/${named}" not found: secrets "${named}" not found`
-          : `credential secret "${ns}/aso-credential" not found and global credential not configured`,
+          ? `${ns}/${named} does not exist (credential secret not found: Secret "${named}" not found)`
+          : 'global credential not configured, you must use either namespaced or per-resource credentials',
       );
     }
     const sub = unb64(secret.data?.AZURE_SUBSCRIPTION_ID);
-    if (
-      !sub ||
-      !unb64(secret.data?.AZURE_TENANT_ID) ||
-      !unb64(secret.data?.AZURE_CLIENT_ID)
-    ) {
+    // newCredentialFromSecret: one SecretNotFound per missing key, aggregated, wrapped by getCredentialFromSecret.
+    const nsName = `${secret.metadata.namespace}/${secret.metadata.name}`;
+    const missing = [
+      'AZURE_SUBSCRIPTION_ID',
+      'AZURE_TENANT_ID',
+      'AZURE_CLIENT_ID',
+    ].filter(k => !unb64(secret.data?.[k]));
+    if (missing.length) {
+      const errs = missing.map(
+        k =>
+          `${nsName} does not exist (credential Secret "${nsName}" does not contain key "${k}")`,
+      );
       throw new Blocked(
-        'InvalidCredential',
-        'Error',
-        `credential secret "${secret.metadata.namespace}/${secret.metadata.name}" must have AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID`,
+        'Failed',
+        'Warning',
+        `failed to get credential "${nsName}": ${
+          errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`
+        }`,
       );
     }
-    return sub;
+    return sub!;
   }
 
   private owner(o: Obj, kind: KindName): Obj {
@@ -253,15 +272,37 @@ export class AsoSimulator {
       : undefined;
     const ready = getCondition(owner, 'Ready');
     if (!owner || ready?.status !== 'True') {
+      // ASO v2.18.0 internal/reconcilers/common.go `ClaimResource`: the same words whether the owner is missing or
+      // exists but is not Ready (`NeedsToWaitForOwner`), the owner as `ResourceReference.String()`
+      // (pkg/genruntime/resource_reference.go); docs/real-controllers.md#findings, finding 7.
       throw new Blocked(
         'WaitingForOwner',
         'Warning',
-        `Owner "${o.metadata.namespace}/${name}" of kind ${kind} ${
-          owner ? 'is not ready' : 'cannot be found'
-        }. Progress is blocked until the owner is ready.`,
+        `Owner "${name}, Group/Kind: ${OWNER_GROUP[kind]}/${kind}" cannot be found. Progress is blocked until the owner is created.`,
       );
     }
     return owner;
+  }
+
+  /**
+   * The owner reference ASO puts on a claimed object pointing to its `spec.owner` (common.go `ApplyOwnership`,
+   * internal/ownerutil `MakeOwnerReference`: apiVersion, kind, name, uid; neither controller nor blockOwnerDeletion),
+   * or undefined when it is there already. Through it Kubernetes' garbage collector deletes an agent pool object once
+   * its ManagedCluster object is gone, as it does to the pools CAPZ leaves behind when a Cluster is deleted.
+   */
+  private ownerReferencesWith(o: Obj, owner: Obj | undefined) {
+    const refs = o.metadata.ownerReferences ?? [];
+    if (!owner || refs.some(r => r.uid === owner.metadata.uid))
+      return undefined;
+    return [
+      ...refs,
+      {
+        apiVersion: owner.apiVersion,
+        kind: owner.kind,
+        name: owner.metadata.name,
+        uid: owner.metadata.uid!,
+      },
+    ];
   }
 
   /**
@@ -269,10 +310,11 @@ export class AsoSimulator {
    * (common.go `ClaimResource` / `NeedsToWaitForOwner`), then the credential must resolve (`makeInstance`). Returns the
    * subscription the credential names.
    */
-  private claim(kind: AsoKind, o: Obj): string {
-    if (kind === 'ManagedCluster') this.owner(o, 'ResourceGroup');
-    if (kind === 'ManagedClustersAgentPool') this.owner(o, 'ManagedCluster');
-    return this.subscription(o);
+  private claimOwner(kind: AsoKind, o: Obj): Obj | undefined {
+    if (kind === 'ManagedCluster') return this.owner(o, 'ResourceGroup');
+    if (kind === 'ManagedClustersAgentPool')
+      return this.owner(o, 'ManagedCluster');
+    return undefined;
   }
 
   private async reconcile(kind: AsoKind, key: Key): Promise<Result | void> {
@@ -287,13 +329,33 @@ export class AsoSimulator {
     let ready: Omit<Condition, 'lastTransitionTime' | 'type'>;
     let requeue: number | undefined;
     try {
-      const sub = this.claim(kind, obj);
+      const owner = this.claimOwner(kind, obj);
+      // claimResource runs only while the finalizer is missing; ApplyOwnership sets the owner reference in memory
+      // before makeInstance resolves the credential, and a credential error is committed with it
+      // (WriteReadyConditionError -> CommitUpdate), so the reference lands either way.
+      const ownerReferences = hasFinalizer(obj, ASO_FINALIZER)
+        ? undefined
+        : this.ownerReferencesWith(obj, owner);
+      let sub: string;
+      try {
+        sub = this.subscription(obj);
+      } catch (e) {
+        if (ownerReferences)
+          await this.deps.kube.mergePatch(K[kind], namespace, name, {
+            metadata: {
+              ownerReferences,
+              resourceVersion: obj.metadata.resourceVersion,
+            },
+          });
+        throw e;
+      }
       // Claimed: the finalizer is committed before the policy is read and before Azure is touched, whatever the
       // policy (generic_reconciler.go createOrUpdate -> claimResource -> AddFinalizer + CommitUpdate).
       if (!hasFinalizer(obj, ASO_FINALIZER)) {
         await this.deps.kube.mergePatch(K[kind], namespace, name, {
           metadata: {
             finalizers: [...(obj.metadata.finalizers ?? []), ASO_FINALIZER],
+            ...(ownerReferences ? { ownerReferences } : {}),
             resourceVersion: obj.metadata.resourceVersion,
           },
         });
@@ -535,6 +597,15 @@ export class AsoSimulator {
    * generic_reconciler.go `delete`: a policy that does not allow delete (`skip`, `detach-on-delete`) only removes the
    * finalizer, without Azure and without a credential; `manage` without the finalizer does nothing in Azure; `manage`
    * with it deletes in Azure and removes the finalizer once the resource is gone.
+   *
+   * Under `manage` ASO v2.18.0 never looks at the Kubernetes owner (internal/reconcilers/arm/
+   * azure_generic_arm_reconciler_instance.go `deleteResource`: "Be especially cautious of relying on the ...
+   * cache as a source of truth about if this resource or its parents have already been deleted ... the safest thing
+   * we can do is just issue the DELETE to Azure"): it resolves the credential first (`makeInstance`; a missing Secret
+   * fails the delete, which is retried), then issues DELETE on the resource's own ARM id (no id: nothing to delete;
+   * containerservice.azure.com skips the GET precheck, `skipDeletionPrecheck`), and a 404, e.g. an agent pool of a
+   * ManagedCluster already deleted, counts as deleted. While the DELETE runs the Ready condition is `Deleting` (Info);
+   * a failed one is written with severity Warning (`handleDeleteFailed`).
    */
   private async reconcileDelete(
     kind: AsoKind,
@@ -544,75 +615,122 @@ export class AsoSimulator {
     if (!hasFinalizer(o, ASO_FINALIZER)) return;
     if (policy === 'manage') {
       const w = this.deps.world;
-      let gone = true;
+      let gone: boolean;
       try {
         const sub = this.subscription(o);
-        if (kind === 'ResourceGroup') {
-          w.deleteResourceGroup(sub, this.azureName(o));
+        const id = this.armIdOf(kind, o);
+        if (!id) {
+          gone = true;
+        } else if (kind === 'ResourceGroup') {
+          w.deleteResourceGroup(sub, id.rg);
+          gone = !w.getResourceGroup(sub, id.rg);
         } else if (kind === 'ManagedCluster') {
-          // ASO deletes by the resource's own ARM id (its status.id here), so an owner object already gone does
-          // not matter; the owner's names are the fallback for a resource never reconciled.
-          const rgObj = this.deps.cache.get(
-            'ResourceGroup',
-            o.metadata.namespace,
-            o.spec.owner.name,
-          );
-          const rg =
-            groupOfArmId(o.status?.id) ??
-            rgObj?.spec?.azureName ??
-            o.spec.owner.name;
-          if (
-            w.getResourceGroup(sub, rg) &&
-            w.getManagedCluster(sub, rg, this.azureName(o))
-          ) {
-            w.deleteManagedCluster(sub, rg, this.azureName(o));
-            gone = !w.getManagedCluster(sub, rg, this.azureName(o));
-          }
+          w.deleteManagedCluster(sub, id.rg, id.mc!);
+          gone = !w.getManagedCluster(sub, id.rg, id.mc!);
         } else {
-          const mcObj = this.deps.cache.get(
-            'ManagedCluster',
-            o.metadata.namespace,
-            o.spec.owner.name,
-          );
-          if (mcObj) {
-            const rgObj = this.deps.cache.get(
-              'ResourceGroup',
-              o.metadata.namespace,
-              mcObj.spec.owner.name,
-            );
-            const rg = rgObj?.spec?.azureName ?? mcObj.spec.owner.name;
-            const mcName = mcObj.spec?.azureName ?? mcObj.metadata.name;
-            if (w.getAgentPool(sub, rg, mcName, this.azureName(o))) {
-              w.deleteAgentPool(sub, rg, mcName, this.azureName(o));
-              gone = !w.getAgentPool(sub, rg, mcName, this.azureName(o));
-            }
-          }
+          w.deleteAgentPool(sub, id.rg, id.mc!, id.pool!);
+          gone = !w.getAgentPool(sub, id.rg, id.mc!, id.pool!);
         }
       } catch (e) {
-        // Without a credential ASO cannot delete in Azure; it keeps the finalizer and retries.
-        if (e instanceof Blocked || e instanceof AzureError) {
+        if (e instanceof AzureError && e.status === 404) {
+          gone = true;
+        } else if (e instanceof Blocked || e instanceof AzureError) {
           this.deps.opts.log(
             `aso ${kind} ${keyOf(o)}: delete blocked: ${e.message}`,
           );
+          const c =
+            e instanceof Blocked ? e.condition : fromAzureError(e).condition;
+          await this.writeReady(kind, o, { ...c, severity: 'Warning' });
           return { requeueAfterMs: 500 };
+        } else {
+          throw e;
         }
-        throw e;
       }
-      if (!gone)
+      if (!gone) {
+        await this.writeReady(kind, o, {
+          status: 'False',
+          severity: 'Info',
+          reason: 'Deleting',
+          message: 'The resource is being deleted',
+        });
         return { requeueAfterMs: Math.max(20, this.deps.world.operationMs) };
+      }
     }
-    await this.deps.kube.mergePatch(
-      K[kind],
-      o.metadata.namespace,
-      o.metadata.name,
-      {
+    await this.deps.kube
+      .mergePatch(K[kind], o.metadata.namespace, o.metadata.name, {
         metadata: {
           finalizers: (o.metadata.finalizers ?? []).filter(
             f => f !== ASO_FINALIZER,
           ),
           resourceVersion: o.metadata.resourceVersion,
         },
-      },
+      })
+      .catch(e => {
+        if (!isNotFound(e)) throw e;
+      });
+  }
+
+  /**
+   * The Azure names of the resource an object stands for: from its own ARM id (status.id, what ASO keeps as the
+   * `serviceoperator.azure.com/resource-id` annotation) when it reached Azure, else from its owners' objects; undefined
+   * when neither says (ASO: "Not issuing ARM delete as resource had no ResourceID annotation").
+   */
+  private armIdOf(
+    kind: AsoKind,
+    o: Obj,
+  ): { rg: string; mc?: string; pool?: string } | undefined {
+    const id = typeof o.status?.id === 'string' ? o.status.id : undefined;
+    const m = id
+      ? /\/resourcegroups\/([^/]+)(?:\/providers\/Microsoft\.ContainerService\/managedClusters\/([^/]+)(?:\/agentPools\/([^/]+))?)?/i.exec(
+          id,
+        )
+      : null;
+    if (m) return { rg: m[1], mc: m[2], pool: m[3] };
+    const ns = o.metadata.namespace;
+    const rgOf = (rgName: string) => {
+      const rgObj = this.deps.cache.get('ResourceGroup', ns, rgName);
+      return rgObj?.spec?.azureName ?? rgName;
+    };
+    if (kind === 'ResourceGroup') return { rg: this.azureName(o) };
+    if (kind === 'ManagedCluster')
+      return o.spec?.owner?.name
+        ? { rg: rgOf(o.spec.owner.name), mc: this.azureName(o) }
+        : undefined;
+    const mcObj = this.deps.cache.get(
+      'ManagedCluster',
+      ns,
+      o.spec?.owner?.name,
     );
+    if (!mcObj?.spec?.owner?.name) return undefined;
+    return {
+      rg: rgOf(mcObj.spec.owner.name),
+      mc: this.azureName(mcObj),
+      pool: this.azureName(o),
+    };
+  }
+
+  /** Writes the Ready condition of an object (only when it changes). */
+  private async writeReady(
+    kind: AsoKind,
+    o: Obj,
+    ready: Omit<Condition, 'lastTransitionTime' | 'type'>,
+  ): Promise<void> {
+    const conditions = setCondition(o.status?.conditions, {
+      type: 'Ready',
+      ...ready,
+      observedGeneration: o.metadata.generation,
+    });
+    if (same(o.status?.conditions, conditions)) return;
+    await this.deps.kube
+      .mergePatch(
+        K[kind],
+        o.metadata.namespace,
+        o.metadata.name,
+        { status: { conditions } },
+        'status',
+      )
+      .catch(e => {
+        if (!isNotFound(e)) throw e;
+      });
   }
 }

@@ -6,11 +6,15 @@
  *  - finalizers `cluster.cluster.x-k8s.io` / `machinepool.cluster.x-k8s.io`; a paused Cluster (spec.paused) is not
  *    reconciled at all, even when it is deleted (docs/migration-procedure.md#step-7): only its Paused condition is
  *    written;
- *  - v1beta2 conditions on the Cluster: InfrastructureReady from the infrastructure's `status.ready` (v1beta1
- *    contract), ControlPlaneAvailable from `status.initialized`/`ready`, RemoteConnectionProbe, and WorkersAvailable
- *    computed from an empty MachinePool list: MachinePools never feed it, the documented gap
+ *  - the 16 v1beta2 conditions real CAPI v1.13.3 writes on a Cluster (internal/controllers/cluster/
+ *    cluster_controller_status.go): InfrastructureReady from the infrastructure's `status.ready` (v1beta1
+ *    contract), ControlPlaneInitialized/ControlPlaneAvailable from `status.initialized`/`ready` (a missing object is
+ *    `ObjectDoesNotExist`, or `ObjectDeleted` once it had been ready), RemoteConnectionProbe, Deleting, and
+ *    WorkersAvailable computed from an empty MachinePool list: MachinePools never feed it, the documented gap
  *    (docs/capz-aso-facts.md#cluster-available); Available sums them. MachinePool replicas still count in
- *    `status.workers` (docs/capz-aso-facts.md#cluster-available).
+ *    `status.workers` (docs/capz-aso-facts.md#cluster-available);
+ *  - deletion one phase at a time (internal/controllers/cluster/cluster_controller.go `reconcileDelete`): the
+ *    MachinePools, waited for until none is left, then the control plane, then the infrastructure cluster.
  * Simulated: RemoteConnectionProbe succeeds once the `<cluster>-kubeconfig` Secret exists (no workload cluster).
  */
 import type { Cache } from '../runtime/cache.ts';
@@ -28,6 +32,7 @@ import {
   isDeleting,
   label,
   ownerRef,
+  getCondition,
   same,
   setCondition,
 } from '../runtime/meta.ts';
@@ -186,82 +191,257 @@ export class CapiControllers {
     }
     const infra = this.ref(c, c.spec?.infrastructureRef);
     const cp = this.ref(c, c.spec?.controlPlaneRef);
+    // The descendants CAPI lists by the cluster-name label (getDescendants); CAPI's MachinePool defaulting webhook
+    // sets that label from spec.clusterName (internal/webhooks/machinepool.go `Default`, CAPI v1.13.3), which this
+    // simulation has no webhook for, so spec.clusterName counts too.
     const pools = this.cache
       .list('MachinePool', namespace)
-      .filter(mp => mp.spec?.clusterName === name);
+      .filter(
+        mp => label(mp, CLUSTER_NAME) === name || mp.spec?.clusterName === name,
+      );
 
+    let deletingState: { reason: string; message: string } | undefined;
+    let requeue: Result | undefined;
     if (isDeleting(c)) {
-      // Deletion order: machine pools, control plane, infrastructure; then the finalizer goes.
-      let pending = false;
-      for (const [kind, obj] of [
-        ...pools.map(p => ['MachinePool', p] as const),
-        [cp.kind, cp.obj] as const,
-        [infra.kind, infra.obj] as const,
-      ]) {
-        if (!kind || !obj) continue;
-        pending = true;
-        if (!isDeleting(obj))
-          await this.kube.delete(K[kind], namespace, obj.metadata.name);
-      }
-      if (pending) return { requeueAfterMs: 200 };
-      if (hasFinalizer(c, CLUSTER_FINALIZER)) {
-        await this.kube
-          .mergePatch(K.Cluster, namespace, name, {
-            metadata: {
-              finalizers: (c.metadata.finalizers ?? []).filter(
-                f => f !== CLUSTER_FINALIZER,
-              ),
-              resourceVersion: c.metadata.resourceVersion,
-            },
-          })
-          .catch(e => {
-            if (!isNotFound(e)) throw e;
-          });
-      }
-      return;
-    }
-    if (!hasFinalizer(c, CLUSTER_FINALIZER)) {
+      const d = await this.reconcileDelete(c, pools, cp, infra);
+      if (d === 'done') return;
+      deletingState = d.state;
+      requeue = d.requeue;
+    } else if (!hasFinalizer(c, CLUSTER_FINALIZER)) {
       await this.kube.mergePatch(K.Cluster, namespace, name, {
         metadata: {
           finalizers: [...(c.metadata.finalizers ?? []), CLUSTER_FINALIZER],
         },
       });
     }
-    if (infra.kind && infra.obj)
-      await this.adopt(infra.kind, infra.obj, c, name);
-    if (cp.kind && cp.obj) await this.adopt(cp.kind, cp.obj, c, name);
+    if (!isDeleting(c)) {
+      if (infra.kind && infra.obj)
+        await this.adopt(infra.kind, infra.obj, c, name);
+      if (cp.kind && cp.obj) await this.adopt(cp.kind, cp.obj, c, name);
+    }
 
+    const conds = this.clusterConditions(c, infra, cp, deletingState);
+    let conditions = c.status?.conditions as Condition[] | undefined;
+    for (const x of conds)
+      conditions = setCondition(conditions, {
+        ...x,
+        message: x.message ?? '',
+        observedGeneration: gen,
+      });
+    const infraReady = infra.obj?.status?.ready === true;
+    const cpInit =
+      cp.obj?.status?.initialized === true || cp.obj?.status?.ready === true;
+    const sum = (f: (mp: Obj) => number | undefined) =>
+      pools.reduce((n, mp) => n + (f(mp) ?? 0), 0);
+    await this.writeClusterStatus(c, {
+      ...(c.status ?? {}),
+      conditions,
+      initialization: {
+        // Once true, CAPI keeps them (a deleted infrastructure or control plane is then `ObjectDeleted`).
+        infrastructureProvisioned:
+          infraReady ||
+          c.status?.initialization?.infrastructureProvisioned === true,
+        controlPlaneInitialized:
+          cpInit || c.status?.initialization?.controlPlaneInitialized === true,
+      },
+      workers: {
+        desiredReplicas: sum(mp => mp.spec?.replicas),
+        replicas: sum(mp => mp.status?.replicas),
+        readyReplicas: sum(mp => mp.status?.readyReplicas),
+        availableReplicas: sum(mp => mp.status?.availableReplicas),
+        upToDateReplicas: sum(mp => mp.status?.upToDateReplicas),
+      },
+      // cluster_controller_status.go `setPhase`: Deleting wins over everything.
+      phase: isDeleting(c)
+        ? 'Deleting'
+        : infraReady && cpInit
+        ? 'Provisioned'
+        : 'Provisioning',
+      observedGeneration: gen,
+    });
+    return requeue;
+  }
+
+  /**
+   * CAPI v1.13.3 internal/controllers/cluster/cluster_controller.go `reconcileDelete`, one phase at a time: the
+   * descendants the Cluster owns (here MachinePools) are deleted first and waited for until none is left
+   * (`WaitingForWorkersDeletion`, requeue), then the control plane (`WaitingForControlPlaneDeletion`), then the
+   * infrastructure cluster (`WaitingForInfrastructureDeletion`); only then the finalizer goes. Deleting everything at
+   * once (what this simulation did before) let a legacy control plane take `<cluster>-aso-secret` with it while its
+   * pools still needed it (docs/real-controllers.md#findings, finding 9).
+   */
+  private async reconcileDelete(
+    c: Obj,
+    pools: Obj[],
+    cp: { kind?: KindName; obj?: Obj },
+    infra: { kind?: KindName; obj?: Obj },
+  ): Promise<
+    'done' | { state: { reason: string; message: string }; requeue?: Result }
+  > {
+    const namespace = c.metadata.namespace;
+    // filterOwnedDescendants: only the children with an owner reference to the Cluster are deleted by it.
+    for (const mp of pools) {
+      const owned = (mp.metadata.ownerReferences ?? []).some(
+        r => r.uid === c.metadata.uid,
+      );
+      if (owned && !isDeleting(mp))
+        await this.kube.delete(K.MachinePool, namespace, mp.metadata.name);
+    }
+    if (pools.length) {
+      // objectsPendingDeleteNames: "* MachinePools: a, b"; requeued after deleteRequeueAfter (5 s upstream, shorter
+      // here, where a MachinePool event also wakes the Cluster).
+      return {
+        state: {
+          reason: 'WaitingForWorkersDeletion',
+          message: `* MachinePools: ${pools
+            .map(p => p.metadata.name)
+            .sort()
+            .join(', ')}`,
+        },
+        requeue: { requeueAfterMs: 500 },
+      };
+    }
+    for (const [phase, ref, part] of [
+      ['ControlPlane', c.spec?.controlPlaneRef, cp],
+      ['Infrastructure', c.spec?.infrastructureRef, infra],
+    ] as const) {
+      if (!part.kind || !part.obj) continue;
+      if (!isDeleting(part.obj))
+        await this.kube
+          .delete(K[part.kind], namespace, part.obj.metadata.name)
+          .catch(e => {
+            if (!isNotFound(e)) throw e;
+          });
+      // Upstream returns without a requeue and waits for the watch on the referenced object.
+      return {
+        state: {
+          reason: `WaitingFor${phase}Deletion`,
+          message: `Waiting for ${ref?.kind} to be deleted`,
+        },
+      };
+    }
+    if (hasFinalizer(c, CLUSTER_FINALIZER)) {
+      await this.kube
+        .mergePatch(K.Cluster, namespace, c.metadata.name, {
+          metadata: {
+            finalizers: (c.metadata.finalizers ?? []).filter(
+              f => f !== CLUSTER_FINALIZER,
+            ),
+            resourceVersion: c.metadata.resourceVersion,
+          },
+        })
+        .catch(e => {
+          if (!isNotFound(e)) throw e;
+        });
+    }
+    return 'done';
+  }
+
+  /**
+   * The 16 v1beta2 conditions real CAPI v1.13.3 writes on a Cluster (internal/controllers/cluster/
+   * cluster_controller_status.go `updateStatus`; docs/real-controllers.md#findings, finding 2), with its reasons and
+   * messages (api/core/v1beta2/cluster_types.go, condition_consts.go). Without Machines or MachineDeployments (AKS
+   * has neither, and CAPI passes an empty MachinePool list to the worker conditions) the machine, rollout, scaling
+   * and remediation conditions are constant. Paused is written by the paused branch above and here as NotPaused.
+   */
+  private clusterConditions(
+    c: Obj,
+    infra: { kind?: KindName; obj?: Obj },
+    cp: { kind?: KindName; obj?: Obj },
+    deletingState: { reason: string; message: string } | undefined,
+  ): Cond[] {
+    const deleting = isDeleting(c);
+    const infraKind = c.spec?.infrastructureRef?.kind ?? 'Infrastructure';
+    const cpKind = c.spec?.controlPlaneRef?.kind ?? 'ControlPlane';
+    const wasProvisioned =
+      c.status?.initialization?.infrastructureProvisioned === true;
+    const wasInitialized =
+      c.status?.initialization?.controlPlaneInitialized === true;
     const infraReady = infra.obj?.status?.ready === true;
     const cpInit =
       cp.obj?.status?.initialized === true || cp.obj?.status?.ready === true;
     const kubeconfig = this.cache.get(
       'Secret',
-      namespace,
-      `${name}-kubeconfig`,
+      c.metadata.namespace,
+      `${c.metadata.name}-kubeconfig`,
     );
-    const conds: Cond[] = [
-      infraReady
-        ? { type: 'InfrastructureReady', status: 'True', reason: 'Ready' }
-        : {
-            type: 'InfrastructureReady',
+    // setInfrastructureReadyCondition / setControlPlaneAvailableCondition: the missing object is ObjectDeleted when
+    // it had been provisioned/initialized, else ObjectDoesNotExist (finding 1).
+    const missing = (kind: string, was: boolean, type: string): Cond =>
+      was
+        ? {
+            type,
             status: 'False',
-            reason: infra.obj ? 'NotReady' : 'DoesNotExist',
-            message: `${c.spec?.infrastructureRef?.kind ?? 'Infrastructure'} ${
-              infra.obj ? 'status.ready is false' : 'does not exist'
-            }`,
-          },
-      cpInit
-        ? { type: 'ControlPlaneAvailable', status: 'True', reason: 'Available' }
+            reason: 'ObjectDeleted',
+            message: deleting
+              ? `${kind} has been deleted`
+              : `${kind} has been deleted while the cluster still exists`,
+          }
         : {
-            type: 'ControlPlaneAvailable',
+            type,
             status: 'False',
-            reason: cp.obj ? 'NotAvailable' : 'DoesNotExist',
-            message: `${c.spec?.controlPlaneRef?.kind ?? 'ControlPlane'} ${
-              cp.obj ? 'is not initialized' : 'does not exist'
-            }`,
-          },
-      // MachinePools are not considered (the documented gap): with no MachineDeployments there are "no workers".
-      { type: 'WorkersAvailable', status: 'True', reason: 'NoWorkers' },
+            reason: 'ObjectDoesNotExist',
+            message: `${kind} does not exist`,
+          };
+    // CAPZ's objects report no Ready/Available condition, so CAPI falls back to the contract fields
+    // (`infrastructureReadyFallBackMessage`, `controlPlaneAvailableFallBackMessage`).
+    const infraCond: Cond = !infra.obj
+      ? missing(infraKind, wasProvisioned, 'InfrastructureReady')
+      : infraReady
+      ? { type: 'InfrastructureReady', status: 'True', reason: 'Ready' }
+      : {
+          type: 'InfrastructureReady',
+          status: 'False',
+          reason: 'NotReady',
+          message: `${infraKind} status.initialization.provisioned is false`,
+        };
+    const cpCond: Cond = !cp.obj
+      ? missing(cpKind, wasInitialized, 'ControlPlaneAvailable')
+      : cpInit
+      ? { type: 'ControlPlaneAvailable', status: 'True', reason: 'Available' }
+      : {
+          type: 'ControlPlaneAvailable',
+          status: 'False',
+          reason: 'NotAvailable',
+          message: `${cpKind} status.initialization.controlPlaneInitialized is false`,
+        };
+    // setControlPlaneInitializedCondition: a no-op once True.
+    const prevInit = getCondition(c, 'ControlPlaneInitialized');
+    const cpInitCond: Cond =
+      prevInit?.status === 'True'
+        ? {
+            type: 'ControlPlaneInitialized',
+            status: 'True',
+            reason: prevInit.reason,
+          }
+        : !cp.obj
+        ? {
+            type: 'ControlPlaneInitialized',
+            status: 'Unknown',
+            reason: 'ObjectDoesNotExist',
+            message: `${cpKind} does not exist`,
+          }
+        : c.status?.initialization?.controlPlaneInitialized === true || cpInit
+        ? {
+            type: 'ControlPlaneInitialized',
+            status: 'True',
+            reason: 'Initialized',
+          }
+        : {
+            type: 'ControlPlaneInitialized',
+            status: 'False',
+            reason: 'NotInitialized',
+            message: 'Control plane not yet initialized',
+          };
+    const deletingCond: Cond = deleting
+      ? {
+          type: 'Deleting',
+          status: 'True',
+          reason: deletingState?.reason ?? 'DeletionCompleted',
+          message: deletingState?.message ?? 'Deletion completed',
+        }
+      : { type: 'Deleting', status: 'False', reason: 'NotDeleting' };
+    const probe: Cond =
       cpInit && kubeconfig
         ? {
             type: 'RemoteConnectionProbe',
@@ -273,11 +453,50 @@ export class CapiControllers {
             status: 'False',
             reason: 'ProbeFailed',
             message: 'Remote connection not established yet',
-          },
+          };
+    // MachinePools are not considered (the documented gap): with no MachineDeployments there are "no workers".
+    const workers: Cond = {
+      type: 'WorkersAvailable',
+      status: 'True',
+      reason: 'NoWorkers',
+    };
+    const conds: Cond[] = [
+      infraCond,
+      cpInitCond,
+      cpCond,
+      workers,
+      probe,
+      deletingCond,
       { type: 'Paused', status: 'False', reason: 'NotPaused' },
+      {
+        type: 'ControlPlaneMachinesReady',
+        status: 'True',
+        reason: 'NoReplicas',
+      },
+      { type: 'WorkerMachinesReady', status: 'True', reason: 'NoReplicas' },
+      {
+        type: 'ControlPlaneMachinesUpToDate',
+        status: 'True',
+        reason: 'NoReplicas',
+      },
+      { type: 'WorkerMachinesUpToDate', status: 'True', reason: 'NoReplicas' },
+      { type: 'RollingOut', status: 'False', reason: 'NotRollingOut' },
+      { type: 'ScalingUp', status: 'False', reason: 'NotScalingUp' },
+      { type: 'ScalingDown', status: 'False', reason: 'NotScalingDown' },
+      { type: 'Remediating', status: 'False', reason: 'NotRemediating' },
     ];
-    const failing = conds.filter(
-      x => x.type !== 'Paused' && x.status !== 'True',
+    // setAvailableCondition: a summary of Deleting (negative polarity), RemoteConnectionProbe, InfrastructureReady,
+    // ControlPlaneAvailable and WorkersAvailable; while deleting, a deleted or missing infrastructure/control plane
+    // is only informational (clusterConditionCustomMergeStrategy).
+    const failing = [deletingCond, probe, infraCond, cpCond, workers].filter(
+      x =>
+        (x.type === 'Deleting' ? x.status !== 'False' : x.status !== 'True') &&
+        !(
+          deleting &&
+          (x.type === 'InfrastructureReady' ||
+            x.type === 'ControlPlaneAvailable') &&
+          (x.reason === 'ObjectDeleted' || x.reason === 'ObjectDoesNotExist')
+        ),
     );
     conds.push(
       failing.length
@@ -286,37 +505,12 @@ export class CapiControllers {
             status: 'False',
             reason: 'NotAvailable',
             message: failing
-              .map(f => `* ${f.type}: ${f.message ?? f.reason}`)
+              .map(f => `* ${f.type}: ${f.message || f.reason}`)
               .join('\n'),
           }
         : { type: 'Available', status: 'True', reason: 'Available' },
     );
-    let conditions = c.status?.conditions as Condition[] | undefined;
-    for (const x of conds)
-      conditions = setCondition(conditions, {
-        ...x,
-        message: x.message ?? '',
-        observedGeneration: gen,
-      });
-    const sum = (f: (mp: Obj) => number | undefined) =>
-      pools.reduce((n, mp) => n + (f(mp) ?? 0), 0);
-    return this.writeClusterStatus(c, {
-      ...(c.status ?? {}),
-      conditions,
-      initialization: {
-        infrastructureProvisioned: infraReady,
-        controlPlaneInitialized: cpInit,
-      },
-      workers: {
-        desiredReplicas: sum(mp => mp.spec?.replicas),
-        replicas: sum(mp => mp.status?.replicas),
-        readyReplicas: sum(mp => mp.status?.readyReplicas),
-        availableReplicas: sum(mp => mp.status?.availableReplicas),
-        upToDateReplicas: sum(mp => mp.status?.upToDateReplicas),
-      },
-      phase: infraReady && cpInit ? 'Provisioned' : 'Provisioning',
-      observedGeneration: gen,
-    });
+    return conds;
   }
 
   private async writeClusterStatus(

@@ -180,7 +180,7 @@ export class AsoManagedControllers {
     const o = this.cache.get(kind, namespace, name);
     if (!o) return;
     const { cluster, machinePool } = this.clusterOf(kind, o);
-    if (isDeleting(o)) return this.reconcileDelete(kind, o);
+    if (isDeleting(o)) return this.reconcileDelete(kind, o, cluster);
     // Waiting for the Cluster controller to set the owner reference, as CAPZ does.
     if (!cluster || (kind === 'AzureASOManagedMachinePool' && !machinePool))
       return;
@@ -571,12 +571,21 @@ export class AsoManagedControllers {
     }
   }
 
-  /** Deleting the CAPZ object deletes the ASO objects it owns first, then drops its finalizer. */
+  /**
+   * Deleting the CAPZ object deletes the ASO objects it owns first, then drops its finalizer. Except an
+   * AzureASOManagedMachinePool whose Cluster is being deleted: it drops its finalizer and leaves its
+   * ManagedClustersAgentPool alone, "deleted with the rest of the ManagedCluster" (CAPZ v1.26.0
+   * controllers/azureasomanagedmachinepool_controller.go `reconcileDelete`): AKS would refuse to delete the last
+   * System pool, and the pool object goes by garbage collection once its ManagedCluster (an owner ASO gave it) is gone.
+   */
   private async reconcileDelete(
     kind: CapzKind,
     o: Obj,
+    cluster: Obj | undefined,
   ): Promise<Result | void> {
     if (!hasFinalizer(o, FINALIZER[kind])) return;
+    if (kind === 'AzureASOManagedMachinePool' && cluster && isDeleting(cluster))
+      return this.dropFinalizer(kind, o);
     let remaining = 0;
     for (const asoKind of [
       'ManagedClustersAgentPool',
@@ -595,6 +604,10 @@ export class AsoManagedControllers {
       }
     }
     if (remaining) return { requeueAfterMs: 200 };
+    return this.dropFinalizer(kind, o);
+  }
+
+  private async dropFinalizer(kind: CapzKind, o: Obj): Promise<void> {
     try {
       await this.kube.mergePatch(
         K[kind],

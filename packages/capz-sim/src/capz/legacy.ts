@@ -140,11 +140,25 @@ export interface LegacyIdentity {
 
 type Cond = Omit<Condition, 'lastTransitionTime'>;
 
+/**
+ * How long a legacy controller waits after deleting an ASO object before it looks again. CAPZ v1.26.0's
+ * azure/services/aso/aso.go `DeleteResource` answers "operation not done" with `requeueInterval` (20 s), and the
+ * legacy controllers do not watch the ASO objects (controllers/azuremanagedcontrolplane_controller.go
+ * `SetupWithManager`), so an object's disappearance does not wake them: the control plane drops its finalizer (and,
+ * by garbage collection, `<cluster>-aso-secret`) at least one such interval after its ManagedCluster is gone. The
+ * agent pool objects of a deleting Cluster, garbage-collected when their ManagedCluster goes, still need that Secret
+ * for ASO's delete; reacting at once, as this simulation did, let the Secret go first (docs/real-controllers.md#findings,
+ * finding 9). Compressed here, as the simulated Azure compresses AKS's minutes.
+ */
+export const LEGACY_DELETE_REQUEUE_MS = 3_000;
+
 export class LegacyControllers {
   readonly controllers: Controller[];
   private readonly kube: Kube;
   private readonly cache: Cache;
   private readonly identity: LegacyIdentity;
+  /** Per owner uid: no new look at its deletion before this time (see LEGACY_DELETE_REQUEUE_MS). */
+  private readonly deleteNotBefore = new Map<string, number>();
 
   constructor(
     kube: Kube,
@@ -408,7 +422,14 @@ export class LegacyControllers {
     if (!cluster) return; // waiting for CAPI to label and own it
     const aso = ['ResourceGroup', 'ManagedCluster'] as const;
     if (this.paused(cp, cluster)) return this.pause(cp, [...aso]);
-    if (isDeleting(cp)) return this.deleteOwned(cp, AMCP_FINALIZER, [...aso]);
+    // Deleted in reverse order of creation, one service at a time (CAPZ v1.26.0
+    // controllers/azuremanagedcontrolplane_reconciler.go `Delete`; azure/services/aso/aso.go `DeleteResource` returns
+    // "operation not done" until the object is gone): the ManagedCluster first, then the ResourceGroup.
+    if (isDeleting(cp))
+      return this.deleteOwned(cp, AMCP_FINALIZER, [
+        ['ManagedCluster'],
+        ['ResourceGroup'],
+      ]);
     await this.start(cp, AMCP_FINALIZER, [...aso]);
     const clusterName = cluster.metadata.name;
 
@@ -662,10 +683,16 @@ export class LegacyControllers {
     if (!cluster) return;
     if (this.paused(ammp, cluster))
       return this.pause(ammp, ['ManagedClustersAgentPool']);
-    if (isDeleting(ammp))
+    if (isDeleting(ammp)) {
+      // CAPZ v1.26.0 controllers/azuremanagedmachinepool_controller.go `reconcileDelete`: "Cluster was deleted, skip
+      // machine pool deletion and let AKS delete the whole cluster. So, remove the finalizer." The pool object then
+      // goes by garbage collection once its ManagedCluster is gone (ASO made that its owner too).
+      if (isDeleting(cluster))
+        return this.deleteOwned(ammp, AMMP_FINALIZER, []);
       return this.deleteOwned(ammp, AMMP_FINALIZER, [
-        'ManagedClustersAgentPool',
+        ['ManagedClustersAgentPool'],
       ]);
+    }
     await this.start(ammp, AMMP_FINALIZER, ['ManagedClustersAgentPool']);
     const clusterName = cluster.metadata.name;
     const cpName = cluster.spec?.controlPlaneRef?.name;
@@ -734,29 +761,41 @@ export class LegacyControllers {
       );
   }
 
-  /** Deleting a legacy object deletes the ASO objects it controls (ASO then acts on their policy), then its finalizer. */
+  /**
+   * Deleting a legacy object deletes the ASO objects it controls (ASO then acts on their policy), phase by phase (the
+   * kinds of one phase together, the next phase once they are gone), then its finalizer.
+   */
   private async deleteOwned(
     owner: Obj,
     finalizer: string,
-    kinds: Array<
-      'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'
+    phases: Array<
+      Array<'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'>
     >,
   ): Promise<Result | void> {
     if (!hasFinalizer(owner, finalizer)) return;
-    let remaining = 0;
-    for (const kind of kinds) {
-      for (const o of this.cache.list(kind, owner.metadata.namespace)) {
-        if (controllerOf(o)?.uid !== owner.metadata.uid) continue;
-        remaining++;
-        if (!isDeleting(o))
-          await this.kube.delete(
-            K[kind],
-            o.metadata.namespace,
-            o.metadata.name,
-          );
+    const uid = owner.metadata.uid!;
+    const wait = (this.deleteNotBefore.get(uid) ?? 0) - Date.now();
+    if (wait > 0) return { requeueAfterMs: wait };
+    for (const kinds of phases) {
+      let remaining = 0;
+      for (const kind of kinds) {
+        for (const o of this.cache.list(kind, owner.metadata.namespace)) {
+          if (controllerOf(o)?.uid !== owner.metadata.uid) continue;
+          remaining++;
+          if (!isDeleting(o))
+            await this.kube.delete(
+              K[kind],
+              o.metadata.namespace,
+              o.metadata.name,
+            );
+        }
+      }
+      if (remaining) {
+        this.deleteNotBefore.set(uid, Date.now() + LEGACY_DELETE_REQUEUE_MS);
+        return { requeueAfterMs: LEGACY_DELETE_REQUEUE_MS };
       }
     }
-    if (remaining) return { requeueAfterMs: 200 };
+    this.deleteNotBefore.delete(uid);
     await this.kube
       .mergePatch(
         K[owner.kind as 'AzureManagedControlPlane'],
