@@ -1,0 +1,263 @@
+/**
+ * Issue 12's flows against the real CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers, with only Azure simulated
+ * (capz-sim's `startSimulatedAzure`: Entra ID and ARM under their real names behind the HTTPS proxy, one workload
+ * kube-apiserver with a Node per VMSS instance). Part of the real-controllers lane:
+ *
+ *   yarn workspace @internal/mgmt-cluster test:real-controllers
+ *
+ * Flow here: an aks-aso flavor cluster created from CAPZ's own template (`templates/cluster-template-aks-aso.yaml` of
+ * the CAPZ v1.26.0 module, read from the module cache as the CRDs are), then deleted: what Azure did is counted.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+// capz-sim depends on this package: reached through the workspace's node_modules (see real-controllers.test.ts).
+import { servicePrincipalSecretData } from '@internal/capz-sim/azure';
+import {
+  startSimulatedAzure,
+  type SimulatedAzure,
+} from '@internal/capz-sim/simulated-azure';
+import {
+  apiRequest,
+  startManagementCluster,
+  stopManagementCluster,
+  type ClusterInfo,
+} from '../src/cluster.ts';
+import {
+  CONTROLLER_MODULES,
+  startControllers,
+  stopControllers,
+} from '../src/controllers.ts';
+import { until } from '../src/testing.ts';
+
+const SUBSCRIPTION = '00000000-0000-4000-8000-0000000000f1';
+const LOCATION = 'westeurope';
+const ns = 'flows';
+let info: ClusterInfo | undefined;
+let azure: SimulatedAzure | undefined;
+let simDir: string | undefined;
+const t0 = Date.now();
+const say = (m: string) =>
+  process.stdout.write(
+    `[flows +${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}\n`,
+  );
+
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; [k: string]: unknown };
+  spec?: any;
+  status?: any;
+};
+
+/** `/apis/<group>/<version>/namespaces/<ns>/<plural>` of a namespaced object (CAPI/CAPZ/ASO plurals are kind + s). */
+const collection = (apiVersion: string, kind: string, namespace: string) =>
+  `${
+    apiVersion.includes('/') ? '/apis' : '/api'
+  }/${apiVersion}/namespaces/${namespace}/${kind.toLowerCase()}s`;
+
+async function create(o: Obj): Promise<void> {
+  const r = await apiRequest(
+    info!,
+    'POST',
+    collection(o.apiVersion, o.kind, ns),
+    o,
+  );
+  assert.ok(
+    r.status === 201 || r.status === 409,
+    `create ${o.kind}/${o.metadata.name}: ${r.status} ${r.body}`,
+  );
+}
+
+async function get(
+  apiVersion: string,
+  kind: string,
+  name: string,
+): Promise<Obj | undefined> {
+  const r = await apiRequest(
+    info!,
+    'GET',
+    `${collection(apiVersion, kind, ns)}/${name}`,
+  );
+  if (r.status === 404) return undefined;
+  assert.equal(r.status, 200, r.body);
+  return JSON.parse(r.body) as Obj;
+}
+
+const condition = (o: Obj | undefined, type: string) =>
+  (o?.status?.conditions ?? []).find((c: any) => c.type === type);
+const conditionText = (o: Obj | undefined) =>
+  (o?.status?.conditions ?? [])
+    .map((c: any) => `${c.type}=${c.status}${c.reason ? `(${c.reason})` : ''}`)
+    .join(' ');
+
+/** CAPZ's aks-aso template with its variables substituted (clusterctl's `${VAR}` / `${VAR:=default}` syntax). */
+function capzTemplate(name: string, vars: Record<string, string>): Obj[] {
+  const { module, version } = CONTROLLER_MODULES.capz;
+  const { Dir } = JSON.parse(
+    execFileSync('go', ['mod', 'download', '-json', `${module}@${version}`], {
+      cwd: tmpdir(),
+      encoding: 'utf8',
+    }),
+  ) as { Dir: string };
+  const file = join(Dir, 'templates', 'cluster-template-aks-aso.yaml');
+  const text = readFileSync(file, 'utf8').replace(
+    /\$\{([A-Z_]+)(?::=([^}]*))?\}/g,
+    (_, v: string, dflt?: string) => {
+      const value = v === 'CLUSTER_NAME' ? name : vars[v] ?? dflt;
+      if (value === undefined) throw new Error(`template variable ${v} unset`);
+      return value;
+    },
+  );
+  return parseAllDocuments(text).map(d => {
+    const o = d.toJS() as Obj;
+    o.metadata.namespace = ns;
+    return o;
+  });
+}
+
+before(async () => {
+  simDir = mkdtempSync(join(tmpdir(), 'capz-flows-'));
+  azure = await startSimulatedAzure({
+    stateDir: simDir,
+    subscriptions: [SUBSCRIPTION],
+    workload: { name: `flows-workload-${process.pid}`, ephemeral: true },
+    log: line => process.stderr.write(`[capz-sim] ${line}\n`),
+  });
+  say(`simulated Azure up; workload API server ${azure.workload.info.url}`);
+  info = await startManagementCluster({
+    name: `flows-${process.pid}`,
+    ephemeral: true,
+  });
+  await startControllers(info, { env: azure.managerEnv });
+  say('management cluster and the three managers up');
+  await apiRequest(info, 'POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns },
+  });
+  await apiRequest(info, 'POST', `/api/v1/namespaces/${ns}/secrets`, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'aso-credential' },
+    data: servicePrincipalSecretData(SUBSCRIPTION),
+  });
+});
+
+after(async () => {
+  try {
+    if (info) {
+      await stopControllers(info);
+      await stopManagementCluster(info);
+    }
+  } finally {
+    await azure?.close();
+    if (simDir) rmSync(simDir, { recursive: true, force: true });
+  }
+});
+
+test("an aks-aso cluster from CAPZ's template is created in the simulated Azure by the real managers, and deleted", async () => {
+  const name = 'flow-aso';
+  const objects = capzTemplate(name, {
+    ASO_CREDENTIAL_SECRET_NAME: 'aso-credential',
+    AZURE_LOCATION: LOCATION,
+    KUBERNETES_VERSION: 'v1.33.2',
+    AZURE_NODE_MACHINE_TYPE: 'Standard_D2s_v3',
+    WORKER_MACHINE_COUNT: '2',
+  });
+  const started = Date.now();
+  for (const o of objects) await create(o);
+  say(`applied ${objects.length} objects of CAPZ's aks-aso template`);
+
+  let last = '';
+  await until(
+    `Cluster ${name} Available (last: ${last})`,
+    async () => {
+      const c = await get('cluster.x-k8s.io/v1beta2', 'Cluster', name);
+      const now = conditionText(c);
+      if (now !== last) say(`Cluster: ${(last = now)}`);
+      return condition(c, 'Available')?.status === 'True';
+    },
+    600_000,
+  );
+  say(
+    `Cluster Available after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+
+  const w = azure!.world;
+  const rg = w.getResourceGroup(SUBSCRIPTION, name);
+  assert.ok(rg, 'the resource group exists in Azure');
+  const mc = w.getManagedCluster(SUBSCRIPTION, name, name);
+  assert.ok(mc, 'the managed cluster exists in Azure');
+  assert.deepEqual(
+    w
+      .listAgentPools(SUBSCRIPTION, name, name)
+      .map(p => [p.name, p.count])
+      .sort(),
+    [
+      ['pool0', 2],
+      ['pool1', 2],
+    ],
+  );
+  for (const pool of ['pool0', 'pool1']) {
+    const mp = await until(
+      `MachinePool ${name}-${pool} with 2 ready replicas`,
+      async () => {
+        const o = await get(
+          'cluster.x-k8s.io/v1beta2',
+          'MachinePool',
+          `${name}-${pool}`,
+        );
+        return o?.status?.readyReplicas === 2 ? o : undefined;
+      },
+      300_000,
+    );
+    // CAPZ copied the providerIDs of the pool's Nodes on the workload API server (one per VMSS instance).
+    const amp = await get(
+      'infrastructure.cluster.x-k8s.io/v1beta1',
+      'AzureASOManagedMachinePool',
+      `${name}-${pool}`,
+    );
+    assert.equal(
+      amp?.spec?.providerIDList?.length,
+      2,
+      JSON.stringify(amp?.spec),
+    );
+    // CAPI matched them to the Nodes by providerID.
+    assert.equal(mp.status.nodeRefs?.length, 2, JSON.stringify(mp.status));
+  }
+  say(
+    `both MachinePools have 2 ready replicas after ${(
+      (Date.now() - started) /
+      1000
+    ).toFixed(1)} s`,
+  );
+  const created = structuredClone(w.counters.created);
+  say(`Azure created: ${JSON.stringify(created)}`);
+
+  // Deleting the Cluster deletes what CAPZ created in Azure (ASO objects on the default policy, manage).
+  const del = await apiRequest(
+    info!,
+    'DELETE',
+    `${collection('cluster.x-k8s.io/v1beta2', 'Cluster', ns)}/${name}`,
+  );
+  assert.equal(del.status, 200, del.body);
+  const deleting = Date.now();
+  await until(
+    `Cluster ${name} and its resource group gone`,
+    async () =>
+      !(await get('cluster.x-k8s.io/v1beta2', 'Cluster', name)) &&
+      !w.getResourceGroup(SUBSCRIPTION, name),
+    600_000,
+  );
+  say(
+    `deleted in ${((Date.now() - deleting) / 1000).toFixed(
+      1,
+    )} s; Azure deleted: ${JSON.stringify(w.counters.deleted)}`,
+  );
+  assert.deepEqual(azure!.proxy.refused, []);
+});
