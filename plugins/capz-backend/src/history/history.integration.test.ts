@@ -1,7 +1,8 @@
 /**
  * The condition history against the real API server, with the simulated controllers running on it (the README's
  * test command runs `capz-sim run --namespace-prefix team-` beside this stage). The test creates an ASO-managed
- * cluster whose credential Secret is missing (a failure the simulated ASO reports as SecretNotFound), then the
+ * cluster whose credential Secret is missing (a failure ASO reports as reason Failed, docs/real-controllers.md#findings,
+ * finding 6), then the
  * Secret, and watches the objects itself: the timeline must list exactly the condition states it saw, per object
  * and condition in the order they happened, and the causal chain in order across objects.
  */
@@ -337,8 +338,8 @@ describe('the condition history of a cluster the simulator reconciles', () => {
     });
 
     await until(
-      'ResourceGroup Ready=False SecretNotFound',
-      () => ready('ResourceGroup', name)?.reason === 'SecretNotFound',
+      'ResourceGroup Ready=False Failed (credential Secret missing)',
+      () => ready('ResourceGroup', name)?.reason === 'Failed',
     );
     const b64 = (s: string) => Buffer.from(s).toString('base64');
     await kc.makeApiClient(k8s.CoreV1Api).createNamespacedSecret({
@@ -452,7 +453,7 @@ describe('the condition history of a cluster the simulator reconciles', () => {
     const rgReady = seen.get(`${rg.metadata.uid}/Ready`)!;
     expect(rgReady[0]).toMatch(
       new RegExp(
-        `^ResourceGroup/${name} Ready=False SecretNotFound Warning credential secret ".*/hist-credentials" not found`,
+        `^ResourceGroup/${name} Ready=False Failed Warning .*/hist-credentials does not exist \\(credential secret not found: Secret "hist-credentials" not found\\)`,
       ),
     );
     expect(rgReady[rgReady.length - 1]).toBe(
@@ -468,7 +469,7 @@ describe('the condition history of a cluster the simulator reconciles', () => {
       return i;
     };
     const chain = [
-      `ResourceGroup/${name} Ready=False SecretNotFound`,
+      `ResourceGroup/${name} Ready=False Failed`,
       `ResourceGroup/${name} Ready=True`,
       `ManagedCluster/${name} Ready=True`,
       `AzureASOManagedControlPlane/${name} Ready=True`,

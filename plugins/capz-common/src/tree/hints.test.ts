@@ -54,6 +54,26 @@ describe('hintFor', () => {
     expect(hintFor('Paused')?.explanation).toMatch(/skip/);
   });
 
+  it('explains a Failed about the credential Secret, as real ASO words it, as the missing-credential case', () => {
+    // ASO v2.18.0 as seen with CAPZ's aks-aso template (docs/real-controllers.md#findings, finding 6).
+    const hint = hintFor(
+      'Failed',
+      'default/aso-credential does not exist (credential secret not found: Secret "aso-credential" not found)',
+    );
+    expect(hint?.reason).toBe('Failed');
+    expect(hint?.explanation).toMatch(/credential-from/);
+    expect(
+      hintFor(
+        'Failed',
+        'global credential not configured, you must use either namespaced or per-resource credentials',
+      )?.title,
+    ).toBe(hintFor('SecretNotFound')?.title);
+    // Other failures keep the generic one.
+    expect(hintFor('Failed', 'something else went wrong')?.title).toBe(
+      'Failed',
+    );
+  });
+
   it('accepts rollup reasons prefixed with the object', () => {
     expect(
       hintFor('ManagedCluster search-prod: ReconciliationBlocked'),

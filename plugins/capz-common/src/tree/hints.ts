@@ -226,11 +226,19 @@ function bare(reason: string): string {
 
 const LOCAL_ACCOUNTS_MESSAGE =
   /local accounts|admin credentials|static credential/i;
+/**
+ * ASO reports a missing credential Secret as a generic `Failed` (its `SecretNotFound` error is not classified):
+ * `<ns>/<name> does not exist (credential secret not found: ...)`, or `global credential not configured`
+ * (docs/real-controllers.md#findings, finding 6).
+ */
+const CREDENTIAL_MESSAGE =
+  /credential secret not found|does not contain key "AZURE_|global credential not configured/i;
 
 /**
  * A plain-language explanation and suggested action for a reason, or undefined for reasons it does not know.
  * Accepts rollup reasons prefixed with `Kind name: `. The message refines a few: a `BadRequest` or `Failed` about
- * static/admin credentials is the "local accounts disabled" case (docs/capz-aso-facts.md#aso-secret-export).
+ * static/admin credentials is the "local accounts disabled" case (docs/capz-aso-facts.md#aso-secret-export); a
+ * `Failed` about the credential Secret is the missing-credential case.
  * @public
  */
 export function hintFor(
@@ -246,6 +254,8 @@ export function hintFor(
   ) {
     return { reason: r, ...LOCAL_ACCOUNTS };
   }
+  if (r === 'Failed' && message && CREDENTIAL_MESSAGE.test(message))
+    return { reason: r, ...HINTS.SecretNotFound };
   const entry = Object.prototype.hasOwnProperty.call(HINTS, r)
     ? HINTS[r]
     : undefined;
