@@ -169,6 +169,17 @@ test('an object blocked on its owner or its credential is not claimed: no finali
   });
   assert.equal(mc.metadata.finalizers, undefined);
   assert.equal(rg.metadata.finalizers, undefined);
+  // Real ASO's words (internal/reconcilers/common.go ClaimResource; docs/real-controllers.md#findings, finding 7) and
+  // its message for a missing credential-from Secret (finding 6).
+  assert.equal(
+    condition(mc, 'Ready')?.message,
+    'Owner "rg-missing, Group/Kind: resources.azure.com/ResourceGroup" cannot be found. Progress is blocked until the owner is created.',
+  );
+  assert.equal(condition(rg, 'Ready')?.severity, 'Warning');
+  assert.match(
+    condition(rg, 'Ready')?.message,
+    /^.+\/[^ ]+ does not exist \(credential secret not found: Secret "[^"]+" not found\)$/,
+  );
 });
 
 test('ASO PUTs the spec as it is and status follows Azure: tags, labels and taints a spec drops are gone from both', async t => {
