@@ -176,6 +176,12 @@ test('an object blocked on its owner or its credential is not claimed: no finali
     'Owner "rg-missing, Group/Kind: resources.azure.com/ResourceGroup" cannot be found. Progress is blocked until the owner is created.',
   );
   assert.equal(condition(rg, 'Ready')?.severity, 'Warning');
+  // ASO marks every object it reconciles with its own namespace (generic_reconciler.go takeOwnership; finding 8).
+  for (const o of [mc, rg])
+    assert.equal(
+      o.metadata.annotations?.['serviceoperator.azure.com/operator-namespace'],
+      'capz-system',
+    );
   assert.match(
     condition(rg, 'Ready')?.message,
     /^.+\/[^ ]+ does not exist \(credential secret not found: Secret "[^"]+" not found\)$/,

@@ -79,6 +79,8 @@ const OWNER_GROUP: Partial<Record<KindName, string>> = {
   ManagedCluster: 'containerservice.azure.com',
 };
 export const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
+export const OPERATOR_NAMESPACE =
+  'serviceoperator.azure.com/operator-namespace';
 
 type AsoKind = 'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool';
 type Policy = 'manage' | 'skip' | 'detach-on-delete';
@@ -322,6 +324,23 @@ export class AsoSimulator {
     const obj = this.deps.cache.get(kind, namespace, name);
     if (!obj) return;
     const policy = policyOf(obj);
+
+    // generic_reconciler.go `takeOwnership`, before anything else (deletion included): an object without
+    // `serviceoperator.azure.com/operator-namespace` gets this operator's namespace (committed, then requeued; ASO's
+    // defaulting webhook sets it already on admission, which this simulation has no webhook for); one claimed by an
+    // operator in another namespace is left alone (docs/real-controllers.md#findings, finding 8).
+    const operatorNs = ann(obj, OPERATOR_NAMESPACE);
+    if (operatorNs === undefined || operatorNs === '') {
+      await this.deps.kube.mergePatch(K[kind], namespace, name, {
+        metadata: {
+          annotations: {
+            [OPERATOR_NAMESPACE]: this.deps.opts.operatorNamespace,
+          },
+        },
+      });
+      return;
+    }
+    if (operatorNs !== this.deps.opts.operatorNamespace) return;
 
     if (isDeleting(obj)) return this.reconcileDelete(kind, obj, policy);
 
