@@ -67,7 +67,7 @@ stage "lint" yarn lint:all
 stage "format" yarn prettier:check
 stage "citations" node scripts/check-citations.mjs
 # Jest suites named *.integration.test.* need the run's management cluster: they run after it is up.
-stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '\.integration\.test\.' --json --outputFile="$reports/jest.json"
+stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '\.(integration|real-controllers)\.test\.' --json --outputFile="$reports/jest.json"
 
 # One real management cluster for the whole run; every test gets namespaces of its own.
 cluster="test-$$"

@@ -11,6 +11,9 @@
  *       backend's discovery config to app-config.azure-discovery.yaml there (for `--config`): `capz.azureDiscovery`
  *       itself, or with --backend-name the override for the backend's management cluster of that name. Both files
  *       are removed at start and written once the endpoints serve, so a script can wait for them.
+ *       With --real-controllers, only Azure is simulated (Entra ID and ARM behind the HTTPS proxy, a workload API server
+ *       with the clusters' Nodes) and the real CAPI, CAPZ and ASO managers run on the cluster (built and cached by
+ *       `mgmt-cluster build-controllers`); scenarios then must be `none` (they need the simulated controllers).
  *       With --control-stdin, reads fault-injection commands as JSON lines on standard input (tests only; see
  *       {@link controlFromStdin}) and answers each with `capz-sim control <id> ok|error <message>` on standard output.
  *   scenarios   lists the named scenarios
@@ -27,7 +30,15 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { repoRoot, runningCluster } from '@internal/mgmt-cluster';
-import { entraAuthorizer, startArmServer } from './arm/server.ts';
+import {
+  startControllers,
+  stopControllers,
+} from '@internal/mgmt-cluster/controllers';
+import {
+  entraAuthorizer,
+  startArmServer,
+  type ArmServer,
+} from './arm/server.ts';
 import { SIM_SERVICE_PRINCIPAL } from './azure/credential.ts';
 import { AzureWorld, type AzureSnapshot } from './azure/model.ts';
 import {
@@ -40,7 +51,9 @@ import {
   AKS_SERVER_APPLICATION_ID,
   ARM_RESOURCE,
   startEntraSim,
+  type EntraSim,
 } from './entra/server.ts';
+import { startSimulatedAzure } from './simulatedAzure.ts';
 import { Simulator } from './simulator.ts';
 
 const { positionals, values } = parseArgs({
@@ -53,6 +66,7 @@ const { positionals, values } = parseArgs({
     'namespace-prefix': { type: 'string' },
     'backend-name': { type: 'string' },
     'control-stdin': { type: 'boolean', default: false },
+    'real-controllers': { type: 'boolean', default: false },
   },
 });
 const log = (m: string) => process.stderr.write(`[capz-sim] ${m}\n`);
@@ -76,13 +90,67 @@ async function run(): Promise<void> {
   rmSync(armFile, { force: true });
   rmSync(discoveryFile, { force: true });
   const operationMs = Number(values['operation-ms']);
-  const world = existsSync(stateFile)
-    ? AzureWorld.restore(
-        JSON.parse(readFileSync(stateFile, 'utf8')) as AzureSnapshot,
-        { operationMs },
-      )
-    : new AzureWorld({ operationMs, subscriptions: [values.subscription!] });
-  world.addSubscription(values.subscription!);
+  const saved = existsSync(stateFile)
+    ? (JSON.parse(readFileSync(stateFile, 'utf8')) as AzureSnapshot)
+    : undefined;
+  const sp = SIM_SERVICE_PRINCIPAL;
+  const token = `sim-arm-${values.cluster}`;
+  const real = values['real-controllers'];
+  let world: AzureWorld;
+  let entra: EntraSim;
+  let arm: ArmServer;
+  let closeAzure: () => Promise<void>;
+  if (real && values.scenarios !== 'none')
+    throw new Error(
+      `--real-controllers runs no simulated controller, which the scenarios need: use --scenarios none (got "${values.scenarios}")`,
+    );
+  if (real) {
+    // Only Azure simulated: the real managers reach it under its real names through the proxy.
+    const azure = await startSimulatedAzure({
+      stateDir,
+      subscriptions: [values.subscription!],
+      operationMs,
+      restore: saved,
+      tokens: { [token]: [values.subscription!] },
+      workload: { name: `${values.cluster}-workload` },
+      nodeOwner: values.cluster,
+      log,
+    });
+    ({ world, entra, arm } = azure);
+    closeAzure = azure.close;
+    try {
+      await startControllers(info, { env: azure.managerEnv });
+    } catch (e) {
+      await azure.close();
+      throw e;
+    }
+  } else {
+    world = saved
+      ? AzureWorld.restore(saved, { operationMs })
+      : new AzureWorld({ operationMs, subscriptions: [values.subscription!] });
+    world.addSubscription(values.subscription!);
+    // The endpoints first: the backend can be configured (and start) while the scenarios are still being seeded.
+    const e = await startEntraSim({
+      stateDir,
+      applications: [AKS_SERVER_APPLICATION_ID, ARM_RESOURCE],
+      servicePrincipals: [sp],
+    });
+    const a = await startArmServer({
+      world,
+      // A static token for quick manual calls (curl), and the Entra ID's tokens for the SDK and the backend.
+      tokens: { [token]: [values.subscription!] },
+      authorize: entraAuthorizer(e, {
+        [sp.clientId]: [values.subscription!],
+      }),
+      stateDir,
+    });
+    entra = e;
+    arm = a;
+    closeAzure = async () => {
+      await a.close();
+      await e.close();
+    };
+  }
   // The demo's Azure persists across restarts: written (debounced) after every change.
   let pending: NodeJS.Timeout | undefined;
   const persist = () => {
@@ -96,23 +164,6 @@ async function run(): Promise<void> {
     }, 200);
   });
 
-  // The endpoints first: the backend can be configured (and start) while the scenarios are still being seeded.
-  const sp = SIM_SERVICE_PRINCIPAL;
-  const entra = await startEntraSim({
-    stateDir,
-    applications: [AKS_SERVER_APPLICATION_ID, ARM_RESOURCE],
-    servicePrincipals: [sp],
-  });
-  const token = `sim-arm-${values.cluster}`;
-  const arm = await startArmServer({
-    world,
-    // A static token for quick manual calls (curl), and the Entra ID's tokens for the SDK and the backend.
-    tokens: { [token]: [values.subscription!] },
-    authorize: entraAuthorizer(entra, {
-      [sp.clientId]: [values.subscription!],
-    }),
-    stateDir,
-  });
   const writeAtomically = (file: string, text: string) => {
     writeFileSync(`${file}.tmp`, text);
     renameSync(`${file}.tmp`, file);
@@ -159,42 +210,47 @@ async function run(): Promise<void> {
     ].join('\n'),
   );
 
-  const prefix = values['namespace-prefix'];
-  const sim = await Simulator.start({
-    cluster: info,
-    world,
-    log,
-    ...(prefix ? { namespaces: (ns: string) => ns.startsWith(prefix) } : {}),
-  });
   const names =
     values.scenarios === 'all'
       ? DEMO_SCENARIOS
       : values.scenarios === 'none'
       ? []
       : values.scenarios!.split(',');
-  await seedScenarios(names, {
-    kube: sim.kube,
-    world,
-    sim,
-    subscription: values.subscription!,
-  });
+  let sim: Simulator | undefined;
+  if (!real) {
+    const prefix = values['namespace-prefix'];
+    sim = await Simulator.start({
+      cluster: info,
+      world,
+      log,
+      ...(prefix ? { namespaces: (ns: string) => ns.startsWith(prefix) } : {}),
+    });
+    await seedScenarios(names, {
+      kube: sim.kube,
+      world,
+      sim,
+      subscription: values.subscription!,
+    });
+  }
   persist();
-  if (values['control-stdin']) controlFromStdin(sim);
+  if (values['control-stdin'] && sim) controlFromStdin(sim);
   log(
-    `simulating Azure, ASO, CAPZ and CAPI on ${info.name} (${
-      info.url
-    }); scenarios: ${names.join(', ') || 'none'}; ARM endpoint ${
-      arm.url
-    }, Entra ID ${entra.url}`,
+    `simulating ${
+      real
+        ? 'Azure for the real CAPI, CAPZ and ASO managers'
+        : 'Azure, ASO, CAPZ and CAPI'
+    } on ${info.name} (${info.url}); scenarios: ${
+      names.join(', ') || 'none'
+    }; ARM endpoint ${arm.url}, Entra ID ${entra.url}`,
   );
 
   const stop = async () => {
     log('stopping');
     if (pending) clearTimeout(pending);
     persist();
-    await sim.stop();
-    await arm.close();
-    await entra.close();
+    await sim?.stop();
+    if (real) await stopControllers(info);
+    await closeAzure();
     process.exit(0);
   };
   process.on('SIGINT', stop);

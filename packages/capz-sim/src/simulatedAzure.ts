@@ -51,6 +51,10 @@ export interface SimulatedAzureOptions {
    * options to start one; default: start an ephemeral one named `<stateDir basename>-workload`.
    */
   workload?: { attach: ClusterInfo } | { name: string; ephemeral?: boolean };
+  /** Static bearer tokens ARM accepts besides Entra's (token -> subscriptions), for quick calls and test checks. */
+  tokens?: Record<string, string[]>;
+  /** The Node sync's owner label: stable across restarts of one persisted world (default random). */
+  nodeOwner?: string;
   log?: (line: string) => void;
 }
 
@@ -104,6 +108,7 @@ export async function startSimulatedAzure(
     const arm = await startArmServer({
       world,
       stateDir: opts.stateDir,
+      tokens: opts.tokens,
       authorize: entraAuthorizer(entra, { [sp.clientId]: opts.subscriptions }),
     });
     stack.push(() => arm.close());
@@ -130,6 +135,7 @@ export async function startSimulatedAzure(
     const nodes = await WorkloadNodeSync.start({
       world,
       server: workload.info,
+      owner: opts.nodeOwner,
       log,
     });
     stack.push(() => nodes.stop());

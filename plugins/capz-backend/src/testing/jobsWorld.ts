@@ -165,7 +165,12 @@ export class JobsWorld {
     );
 
   /** The management cluster and the simulator with these scenarios; resolves once the simulator's endpoints serve. */
-  async start(o: { scenarios: string; operationMs?: number }): Promise<void> {
+  async start(o: {
+    scenarios: string;
+    operationMs?: number;
+    /** The real CAPI, CAPZ and ASO managers instead of the simulated ones (only Azure simulated; scenarios `none`). */
+    realControllers?: boolean;
+  }): Promise<void> {
     const kubeconfig = execFileSync(
       'node',
       [cli('mgmt-cluster'), 'start', '--name', this.mcName, '--ephemeral'],
@@ -191,21 +196,34 @@ export class JobsWorld {
         o.scenarios,
         '--operation-ms',
         String(o.operationMs ?? 100),
-        '--control-stdin',
+        o.realControllers ? '--real-controllers' : '--control-stdin',
       ],
       {
         stdio: ['pipe', 'pipe', 'pipe'],
       },
     );
-    this.sim.stdout!.on('data', (d: Buffer) => {
-      this.simOut += d.toString();
-    });
+    // Control answers (stdout) and the log (stderr): the tail names the cause if the simulator stops.
+    for (const stream of [this.sim.stdout!, this.sim.stderr!])
+      stream.on('data', (d: Buffer) => {
+        this.simOut += d.toString();
+      });
     this.sim.stdout!.pipe(simLog);
     this.sim.stderr!.pipe(simLog);
     await until(
       'the simulator to write its discovery config',
-      () => existsSync(join(this.simState, 'app-config.azure-discovery.yaml')),
-      60_000,
+      () => {
+        if (this.sim!.exitCode !== null)
+          throw new Error(
+            `capz-sim exited with ${this.sim!.exitCode}: ${this.simOut.slice(
+              -2000,
+            )}`,
+          );
+        return existsSync(
+          join(this.simState, 'app-config.azure-discovery.yaml'),
+        );
+      },
+      // The real managers start in 20-40 s on a busy machine, after their CRDs and the workload API server.
+      o.realControllers ? 240_000 : 60_000,
     );
     this.arm = new Arm(this.simState);
   }
