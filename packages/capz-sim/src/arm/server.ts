@@ -23,6 +23,10 @@
  *   `Location`, 204 when absent); the operation status and result GETs (`./operations.ts`, docs/azure-facts.md#arm-lro);
  *   `POST …/listClusterUserCredential|listClusterAdminCredential`. Request bodies map onto the model in `./wire.ts`;
  *   what the model cannot represent is kept verbatim and echoed by GET.
+ * - For CAPZ v1.26.0's legacy controllers (docs/real-controllers.md#legacy-path): the node resource group's
+ *   `virtualMachineScaleSets` list and a scale set's `virtualMachines` list (`./compute.ts`, api-version 2024-03-01),
+ *   which the legacy AzureManagedMachinePool reads for its providerIDs; `virtualNetworks` and their `subnets`
+ *   PUT/GET/DELETE (`./network.ts`, 2020-11-01), which ASO writes for the legacy AzureManagedControlPlane.
  * - api-versions per provider: Microsoft.Resources `RESOURCES_API_VERSIONS`; Microsoft.ContainerService
  *   `CONTAINER_SERVICE_API_VERSIONS` (2025-08-01 for ASO's v1api20250801, 2024-09-01), plus 2022-04-01 for the
  *   credential actions (ASO's armcontainerservice v1.0.0). Every `METHOD type api-version` seen is counted
@@ -47,6 +51,18 @@ import { AzureError, notFound } from '../azure/errors.ts';
 import type { AzureWorld } from '../azure/model.ts';
 import { ARM_RESOURCE } from '../entra/server.ts';
 import { ensureLoopbackTls } from '../runtime/loopbackTls.ts';
+import {
+  COMPUTE_API_VERSIONS,
+  listScaleSetVms,
+  listScaleSets,
+} from './compute.ts';
+import {
+  NETWORK_API_VERSIONS,
+  subnetFromWire,
+  subnetToWire,
+  vnetFromWire,
+  vnetToWire,
+} from './network.ts';
 import {
   Operations,
   errorOf,
@@ -131,7 +147,11 @@ type RouteKind =
   | 'listPools'
   | 'pool'
   | 'operation'
-  | 'operationResult';
+  | 'operationResult'
+  | 'listScaleSets'
+  | 'listScaleSetVms'
+  | 'virtualNetwork'
+  | 'subnet';
 type Params = Record<string, string>;
 
 interface Route {
@@ -147,6 +167,10 @@ interface Route {
 
 const MC =
   'subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters';
+const VMSS =
+  'subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachineScaleSets';
+const VNET =
+  'subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks';
 const CS_LOC =
   'subscriptions/{sub}/providers/Microsoft.ContainerService/locations/{location}';
 /** ARM's RBAC verbs: GET/HEAD read, PUT write, DELETE delete. */
@@ -246,6 +270,36 @@ const ROUTES: Route[] = [
     ['GET', 'PUT', 'DELETE'],
     AP_TYPE,
     CS,
+  ),
+  // The legacy AzureManagedMachinePool's two reads (./compute.ts); `{rg}` is the node resource group.
+  route(
+    'listScaleSets',
+    `${VMSS}`,
+    ['GET'],
+    'Microsoft.Compute/virtualMachineScaleSets',
+    COMPUTE_API_VERSIONS,
+  ),
+  route(
+    'listScaleSetVms',
+    `${VMSS}/{vmss}/virtualMachines`,
+    ['GET'],
+    'Microsoft.Compute/virtualMachineScaleSets/virtualMachines',
+    COMPUTE_API_VERSIONS,
+  ),
+  // The legacy AzureManagedControlPlane's VNet and subnet, written by ASO (./network.ts).
+  route(
+    'virtualNetwork',
+    `${VNET}/{vnet}`,
+    ['GET', 'PUT', 'DELETE'],
+    'Microsoft.Network/virtualNetworks',
+    NETWORK_API_VERSIONS,
+  ),
+  route(
+    'subnet',
+    `${VNET}/{vnet}/subnets/{subnet}`,
+    ['GET', 'PUT', 'DELETE'],
+    'Microsoft.Network/virtualNetworks/subnets',
+    NETWORK_API_VERSIONS,
   ),
 ];
 
@@ -407,10 +461,12 @@ function checkApiVersion(values: string[], r: Route, location: string): void {
     'NoRegisteredProviderFound',
     `No registered resource provider found for location '${location}' and API version '${values.join(
       ',',
-    )}' for type '${r.type.replace(
-      'Microsoft.ContainerService/',
-      '',
-    )}'. The supported api-versions are '${r.apiVersions.join(', ')}'.`,
+    )}' for type '${r.type
+      .split('/')
+      .slice(1)
+      .join('/')}'. The supported api-versions are '${r.apiVersions.join(
+      ', ',
+    )}'.`,
   );
 }
 
@@ -632,6 +688,57 @@ function handlePool(c: Ctx): Answer {
   return { status: 200, body: agentPoolToWire(mc, pool) };
 }
 
+function handleVirtualNetwork(c: Ctx): Answer {
+  const { world, p } = c;
+  if (c.method === 'PUT') {
+    const { created, vnet } = world.putVirtualNetwork(
+      p.sub,
+      p.rg,
+      p.vnet,
+      vnetFromWire(c.body ?? {}),
+    );
+    return { status: created ? 201 : 200, body: vnetToWire(vnet) };
+  }
+  if (c.method === 'DELETE')
+    return {
+      status: world.deleteVirtualNetwork(p.sub, p.rg, p.vnet) ? 200 : 204,
+    };
+  return {
+    status: 200,
+    body: vnetToWire(world.requireVirtualNetwork(p.sub, p.rg, p.vnet)),
+  };
+}
+
+function handleSubnet(c: Ctx): Answer {
+  const { world, p } = c;
+  if (c.method === 'PUT') {
+    const { created, subnet } = world.putSubnet(
+      p.sub,
+      p.rg,
+      p.vnet,
+      p.subnet,
+      subnetFromWire(c.body ?? {}),
+    );
+    const vnet = world.requireVirtualNetwork(p.sub, p.rg, p.vnet);
+    return { status: created ? 201 : 200, body: subnetToWire(vnet, subnet) };
+  }
+  if (c.method === 'DELETE')
+    return {
+      status: world.deleteSubnet(p.sub, p.rg, p.vnet, p.subnet) ? 200 : 204,
+    };
+  const vnet = world.requireVirtualNetwork(p.sub, p.rg, p.vnet);
+  const subnet = Object.values(vnet.subnets).find(
+    s => s.name.toLowerCase() === p.subnet.toLowerCase(),
+  );
+  if (!subnet)
+    throw notFound(
+      'Microsoft.Network/virtualNetworks/subnets',
+      `${vnet.name}/${p.subnet}`,
+      p.rg,
+    );
+  return { status: 200, body: subnetToWire(vnet, subnet) };
+}
+
 function operationNotFound(id: string): AzureError {
   return new AzureError(
     404,
@@ -714,6 +821,14 @@ function dispatch(c: Ctx, kind: RouteKind): Answer {
       return ok({
         value: world.listManagedClusters(p.sub, p.rg).map(managedClusterToWire),
       });
+    case 'listScaleSets':
+      return ok(listScaleSets(world, p.sub, p.rg));
+    case 'listScaleSetVms':
+      return ok(listScaleSetVms(world, p.sub, p.rg, p.vmss));
+    case 'virtualNetwork':
+      return handleVirtualNetwork(c);
+    case 'subnet':
+      return handleSubnet(c);
     case 'listPools': {
       const mc = world.requireManagedCluster(p.sub, p.rg, p.name);
       return ok({

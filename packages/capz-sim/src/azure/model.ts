@@ -100,7 +100,35 @@ export interface AgentPool
   provisioningState: ProvisioningState;
   powerState: { code: 'Running' | 'Stopped' };
   nodeImageVersion: string;
+  /**
+   * The instance ids of the pool's VMSS, ascending: what the VMSS's `virtualMachines` list answers and what the
+   * workload Node sync makes one Node each for, so that the legacy CAPZ path (providerIDs from ARM) and the CAPI/
+   * AzureASOManagedMachinePool path (providerIDs from Nodes) see the same machines (docs/real-controllers.md#legacy-path).
+   * Scale-out appends new ids, scale-in removes the highest first, an id is never given out twice in one VMSS.
+   */
+  instanceIds: number[];
+  /** The next instance id the VMSS gives out. */
+  nextInstanceId: number;
   extra?: WireExtra;
+}
+
+/**
+ * A virtual network (Microsoft.Network/virtualNetworks) and its subnets, as ASO's network.azure.com v1api20201101
+ * VirtualNetwork / VirtualNetworksSubnet write them for CAPZ's legacy AzureManagedControlPlane (CAPZ v1.26.0
+ * `azure/services/virtualnetworks`, `azure/services/subnets`). Kept as the PUT's `properties`, verbatim, plus what
+ * ARM adds (`provisioningState`, ids); nothing in the model reads them.
+ */
+export interface VirtualNetwork {
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+  location: string;
+  tags: Record<string, string>;
+  properties: Record<string, unknown>;
+  subnets: Record<
+    string,
+    { name: string; properties: Record<string, unknown> }
+  >;
 }
 
 export interface ManagedClusterSpec {
@@ -160,6 +188,12 @@ const zero = (): Record<Kind, number> => ({
   managedClusters: 0,
   agentPools: 0,
 });
+/** Network writes, counted apart from {@link Counters} (whose shape tests and persisted state files compare). */
+export type NetworkCounters = Record<
+  'created' | 'updated' | 'deleted',
+  { virtualNetworks: number; subnets: number }
+>;
+const zeroNet = () => ({ virtualNetworks: 0, subnets: 0 });
 const key = (...parts: string[]) => parts.map(p => p.toLowerCase()).join('/');
 const DEFAULT_VERSION = '1.33.2';
 
@@ -188,6 +222,8 @@ export interface AzureSnapshot {
   subscriptions: string[];
   resourceGroups: ResourceGroup[];
   managedClusters: ManagedCluster[];
+  /** Absent in state files written before the model had networks. */
+  virtualNetworks?: VirtualNetwork[];
   counters: Counters;
 }
 
@@ -196,6 +232,7 @@ export class AzureWorld extends EventEmitter {
   private readonly subscriptions = new Set<string>();
   private readonly groups = new Map<string, ResourceGroup>();
   private readonly clusters = new Map<string, ManagedCluster>();
+  private readonly vnets = new Map<string, VirtualNetwork>();
   private readonly failures = new Map<string, AzureError>();
   private readonly asyncFailures = new Map<string, AzureError>();
   private readonly operationErrors = new Map<string, AzureError>();
@@ -203,6 +240,11 @@ export class AzureWorld extends EventEmitter {
   /** What each pending timer will run, so tests can end every operation at once (completePendingOperations). */
   private readonly pendingSteps = new Map<NodeJS.Timeout, () => void>();
   counters: Counters = { created: zero(), updated: zero(), deleted: zero() };
+  networkCounters: NetworkCounters = {
+    created: zeroNet(),
+    updated: zeroNet(),
+    deleted: zeroNet(),
+  };
 
   private readonly kubeconfigFor: AzureWorldOptions['kubeconfigFor'];
 
@@ -359,6 +401,8 @@ export class AzureWorld extends EventEmitter {
     if (!rg) return false;
     for (const mc of this.listManagedClusters(sub, name))
       this.removeCluster(mc);
+    for (const vn of this.listVirtualNetworks(sub, name))
+      this.removeVirtualNetwork(vn);
     this.groups.delete(key(sub, name));
     this.counters.deleted.resourceGroups++;
     this.emit('change');
@@ -592,6 +636,8 @@ export class AzureWorld extends EventEmitter {
       provisioningState: existing ? 'Updating' : 'Creating',
       powerState: { code: 'Running' },
       nodeImageVersion: 'AKSUbuntu-2204gen2containerd-202611.01.0',
+      instanceIds: [...(existing?.instanceIds ?? [])],
+      nextInstanceId: existing?.nextInstanceId ?? 0,
       ...(spec.extra ? { extra: structuredClone(spec.extra) } : {}),
     };
     if (
@@ -606,9 +652,49 @@ export class AzureWorld extends EventEmitter {
       pool.count > pool.maxCount
     )
       pool.count = pool.maxCount;
+    AzureWorld.scaleInstances(pool);
     mc.agentPools[name] = pool;
     this.counters[existing ? 'updated' : 'created'].agentPools++;
     return pool;
+  }
+
+  /**
+   * Brings the pool's VMSS instance ids to its count: new ids on scale-out, the highest removed first on scale-in
+   * (the VMSS default scale-in policy; AKS's scale-down of a non-autoscaled pool). The ids change with the PUT, as the
+   * Nodes of the simulated world have always done; AKS adds the VMs during the operation.
+   */
+  private static scaleInstances(p: AgentPool): void {
+    p.instanceIds = [...p.instanceIds].sort((a, b) => a - b);
+    p.nextInstanceId = Math.max(
+      p.nextInstanceId,
+      ...p.instanceIds.map(i => i + 1),
+    );
+    if (p.instanceIds.length > p.count) p.instanceIds.length = p.count;
+    while (p.instanceIds.length < p.count)
+      p.instanceIds.push(p.nextInstanceId++);
+  }
+
+  /**
+   * The instance ids of a pool's VMSS that have VMs now: none for a cluster or pool that is deleting (AKS drains and
+   * deletes the VMSS first) or stopped (its VMs are deallocated). The workload Node sync makes one Node per id, the
+   * ARM `virtualMachines` list answers one VM per id (src/workload/sync.ts, src/arm/compute.ts).
+   */
+  runningInstances(mc: ManagedCluster, pool: AgentPool): number[] {
+    if (
+      mc.provisioningState === 'Deleting' ||
+      mc.powerState.code !== 'Running' ||
+      pool.provisioningState === 'Deleting' ||
+      pool.powerState.code !== 'Running'
+    )
+      return [];
+    return [...pool.instanceIds];
+  }
+
+  /** Managed clusters whose node resource group is `rg` (case-insensitive), in any resource group of `sub`. */
+  clustersWithNodeResourceGroup(sub: string, rg: string): ManagedCluster[] {
+    return this.listManagedClusters(sub).filter(
+      c => c.nodeResourceGroup.toLowerCase() === rg.toLowerCase(),
+    );
   }
 
   private settlePool(p: AgentPool, _mc: ManagedCluster): void {
@@ -707,6 +793,129 @@ export class AzureWorld extends EventEmitter {
     return true;
   }
 
+  // ---- virtual networks and subnets (synchronous here; ARM answers them as LROs that end in seconds) ----
+
+  getVirtualNetwork(
+    sub: string,
+    rg: string,
+    name: string,
+  ): VirtualNetwork | undefined {
+    this.requireSubscription(sub);
+    return this.vnets.get(key(sub, rg, name));
+  }
+
+  requireVirtualNetwork(sub: string, rg: string, name: string): VirtualNetwork {
+    this.requireResourceGroup(sub, rg);
+    const vn = this.getVirtualNetwork(sub, rg, name);
+    if (!vn) throw notFound('Microsoft.Network/virtualNetworks', name, rg);
+    return vn;
+  }
+
+  listVirtualNetworks(sub: string, rg: string): VirtualNetwork[] {
+    this.requireSubscription(sub);
+    return [...this.vnets.values()].filter(
+      v =>
+        v.subscriptionId.toLowerCase() === sub.toLowerCase() &&
+        v.resourceGroup.toLowerCase() === rg.toLowerCase(),
+    );
+  }
+
+  /**
+   * A VNet PUT replaces the network's properties; its subnets are kept when the PUT has no `subnets` (ARM would
+   * delete subnets a PUT omits: ASO's VirtualNetwork keeps them by reading them first, ASO v2.18.0
+   * `v2/api/network/customizations/virtual_network_extensions.go`; nothing here needs that difference).
+   */
+  putVirtualNetwork(
+    sub: string,
+    rg: string,
+    name: string,
+    spec: {
+      location: string;
+      tags?: Record<string, string>;
+      properties: Record<string, unknown>;
+    },
+  ): { created: boolean; vnet: VirtualNetwork } {
+    const group = this.requireResourceGroup(sub, rg);
+    this.consumeFailure(
+      `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.Network/virtualNetworks/${name}`,
+    );
+    const existing = this.vnets.get(key(sub, rg, name));
+    const { subnets, ...properties } = spec.properties;
+    const vnet: VirtualNetwork = {
+      subscriptionId: sub,
+      resourceGroup: group.name,
+      name: existing?.name ?? name,
+      location: spec.location,
+      tags: { ...(spec.tags ?? {}) },
+      properties: structuredClone(properties),
+      subnets: existing?.subnets ?? {},
+    };
+    for (const sn of Array.isArray(subnets) ? subnets : []) {
+      const s = sn as { name?: string; properties?: Record<string, unknown> };
+      if (s.name)
+        vnet.subnets[s.name] = {
+          name: s.name,
+          properties: structuredClone(s.properties ?? {}),
+        };
+    }
+    this.vnets.set(key(sub, rg, name), vnet);
+    this.networkCounters[existing ? 'updated' : 'created'].virtualNetworks++;
+    this.emit('change');
+    return { created: !existing, vnet };
+  }
+
+  deleteVirtualNetwork(sub: string, rg: string, name: string): boolean {
+    this.requireResourceGroup(sub, rg);
+    const vn = this.vnets.get(key(sub, rg, name));
+    if (!vn) return false;
+    this.removeVirtualNetwork(vn);
+    this.emit('change');
+    return true;
+  }
+
+  private removeVirtualNetwork(vn: VirtualNetwork): void {
+    if (!this.vnets.delete(key(vn.subscriptionId, vn.resourceGroup, vn.name)))
+      return;
+    this.networkCounters.deleted.subnets += Object.keys(vn.subnets).length;
+    this.networkCounters.deleted.virtualNetworks++;
+  }
+
+  putSubnet(
+    sub: string,
+    rg: string,
+    vnet: string,
+    name: string,
+    properties: Record<string, unknown>,
+  ): {
+    created: boolean;
+    subnet: { name: string; properties: Record<string, unknown> };
+  } {
+    const vn = this.requireVirtualNetwork(sub, rg, vnet);
+    const existingName = Object.keys(vn.subnets).find(
+      n => n.toLowerCase() === name.toLowerCase(),
+    );
+    const subnet = {
+      name: existingName ?? name,
+      properties: structuredClone(properties),
+    };
+    vn.subnets[subnet.name] = subnet;
+    this.networkCounters[existingName ? 'updated' : 'created'].subnets++;
+    this.emit('change');
+    return { created: !existingName, subnet };
+  }
+
+  deleteSubnet(sub: string, rg: string, vnet: string, name: string): boolean {
+    const vn = this.requireVirtualNetwork(sub, rg, vnet);
+    const existingName = Object.keys(vn.subnets).find(
+      n => n.toLowerCase() === name.toLowerCase(),
+    );
+    if (!existingName) return false;
+    delete vn.subnets[existingName];
+    this.networkCounters.deleted.subnets++;
+    this.emit('change');
+    return true;
+  }
+
   /**
    * listClusterAdminCredential / listClusterUserCredential (docs/azure-facts.md#arm-managed-clusters): a kubeconfig for
    * the cluster. Admin credentials are refused when local accounts are disabled, with AKS's message.
@@ -800,6 +1009,7 @@ export class AzureWorld extends EventEmitter {
       subscriptions: [...this.subscriptions],
       resourceGroups: [...this.groups.values()],
       managedClusters: [...this.clusters.values()],
+      virtualNetworks: [...this.vnets.values()],
       counters: this.counters,
     });
   }
@@ -826,9 +1036,14 @@ export class AzureWorld extends EventEmitter {
         p.nodeLabels ??= {};
         p.nodeTaints ??= [];
         p.tags ??= {};
+        p.instanceIds ??= [];
+        p.nextInstanceId ??= 0;
+        AzureWorld.scaleInstances(p);
       }
       w.clusters.set(key(c.subscriptionId, c.resourceGroup, c.name), c);
     }
+    for (const v of s.virtualNetworks ?? [])
+      w.vnets.set(key(v.subscriptionId, v.resourceGroup, v.name), v);
     w.counters = s.counters;
     return w;
   }

@@ -3,8 +3,9 @@
  * (docs/real-controllers.md#workload-clusters): on every 'change' of the world it compares each pool's `count` with
  * the pool's Nodes and creates or deletes Nodes; a pool or cluster that is deleting or gone loses its Nodes.
  *
- * As in AKS, a scale-up adds new instance ids (never reusing one this sync gave out) and a scale-down removes the
- * highest ids first (the VMSS default scale-in order). Nothing here sends heartbeats or renews leases: no node
+ * The instance ids are the model's (`AgentPool.instanceIds`): as in AKS, a scale-up adds new ids (never reusing one)
+ * and a scale-down removes the highest first (the VMSS default scale-in order); the simulated ARM's VMSS routes list
+ * the same ids. Nothing here sends heartbeats or renews leases: no node
  * lifecycle controller runs on this server, so a Node stays Ready until the sync deletes it.
  *
  * Several worlds may share the server (one per test file, the demo): each sync touches only Nodes that carry its own
@@ -66,8 +67,6 @@ export class WorkloadNodeSync {
   private readonly conn: Conn;
   private readonly log: (msg: string) => void;
   private readonly retryMs: number;
-  /** Highest instance id given out per VMSS, so that a scale-down then -up gets new ids as in a VMSS. */
-  private readonly highWater = new Map<string, number>();
   private dirty = false;
   private running: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
@@ -150,25 +149,18 @@ export class WorkloadNodeSync {
 
   /** One comparison of the world with the Nodes, and the writes that close the gap. */
   private async pass(): Promise<void> {
+    // The instance ids come from the model (AgentPool.instanceIds via AzureWorld.runningInstances), which the
+    // simulated ARM's VMSS `virtualMachines` list answers too: the Nodes and the VMs the legacy CAPZ path lists are
+    // the same machines (docs/real-controllers.md#legacy-path). A deleting or stopped cluster or pool has none.
     const desired = new Map<
       string,
-      { mc: ManagedCluster; pool: AgentPool; count: number }
+      { mc: ManagedCluster; pool: AgentPool; ids: Set<number> }
     >();
     for (const mc of this.world.snapshot().managedClusters) {
-      // A deleting cluster's nodes go first (AKS drains and deletes the VMSS before the cluster is gone); a stopped
-      // cluster or pool has its VMs deallocated.
-      if (
-        mc.provisioningState === 'Deleting' ||
-        mc.powerState.code !== 'Running'
-      )
-        continue;
       for (const pool of Object.values(mc.agentPools)) {
-        if (
-          pool.provisioningState === 'Deleting' ||
-          pool.powerState.code !== 'Running'
-        )
-          continue;
-        desired.set(vmssName(mc, pool), { mc, pool, count: pool.count });
+        const ids = this.world.runningInstances(mc, pool);
+        if (ids.length)
+          desired.set(vmssName(mc, pool), { mc, pool, ids: new Set(ids) });
       }
     }
 
@@ -190,22 +182,18 @@ export class WorkloadNodeSync {
     for (const [vmss, nodes] of existing) {
       if (desired.has(vmss)) continue;
       for (const node of nodes.values()) await this.deleteNode(node);
-      this.highWater.delete(vmss);
     }
 
-    for (const [vmss, { mc, pool, count }] of desired) {
+    for (const [vmss, { mc, pool, ids }] of desired) {
       const nodes = existing.get(vmss) ?? new Map<number, Obj>();
-      const ids = [...nodes.keys()].sort((a, b) => a - b);
-      let high = Math.max(this.highWater.get(vmss) ?? -1, ...ids);
-      for (const id of ids.slice(count).reverse())
-        await this.deleteNode(nodes.get(id)!);
-      for (const id of ids.slice(0, count))
-        await this.update(nodes.get(id)!, mc, pool, id);
-      for (let n = ids.length; n < count; n++) {
-        high++;
-        await this.create(mc, pool, high);
+      // Scale-in: the ids the model dropped (highest first there), deleted highest first here too.
+      for (const id of [...nodes.keys()].sort((a, b) => b - a))
+        if (!ids.has(id)) await this.deleteNode(nodes.get(id)!);
+      for (const id of [...ids].sort((a, b) => a - b)) {
+        const node = nodes.get(id);
+        if (node) await this.update(node, mc, pool, id);
+        else await this.create(mc, pool, id);
       }
-      this.highWater.set(vmss, high);
     }
   }
 
