@@ -1,0 +1,202 @@
+/**
+ * The jobs against the real CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers, with only Azure simulated
+ * (`capz-sim run --real-controllers`: Entra ID and ARM under their real names behind an HTTPS proxy, a workload API
+ * server with the clusters' Nodes). Part of the real-controllers lane (issue 12), not of the default integration run:
+ *
+ *   yarn workspace @internal/mgmt-cluster test:real-controllers
+ *
+ * - Adoption: an AKS cluster that exists only in Azure (made through real ASO with detach-on-delete, then detached) is
+ *   adopted by the job engine of a real backend process: the real CAPZ adoption controllers build the Cluster from the
+ *   ASO objects the job writes, real ASO adopts the Azure resources, and Azure creates and deletes nothing.
+ * - Upgrade: a cluster applied by "kubectl" with every CAPZ object at v1alpha1 (served by CAPZ v1.26.0's CRDs, stored
+ *   at v1beta1 through CAPZ's conversion webhook), created in Azure by the real managers, is upgraded by the job: no
+ *   writer is left at v1alpha1, the cluster stays Available, and Azure creates and deletes nothing.
+ */
+// Test-only: the simulator's per-field view of one resource group (as safety.integration.test.ts uses it).
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import { azureResourceState } from '@internal/capz-sim/azure';
+import {
+  generateAksAsoClusterManifests,
+  kinds,
+} from '@capz-backstage/plugin-capz-common';
+import { condition, makeAzureOnlyCluster } from '../testing/jobFixtures';
+import { everyStep, JobsWorld, system, user } from '../testing/jobsWorld';
+import type { BackendProcess } from '../testing/backendProcess';
+import { createObjects, kube, until } from '../testing/realCluster';
+
+const w = new JobsWorld('real-jobs');
+const UPGRADE_NS = 'team-upgrade';
+const CAPZ_ALPHA = 'infrastructure.cluster.x-k8s.io/v1alpha1';
+let main: BackendProcess;
+
+const AZURE_ONLY = {
+  resourceGroup: 'rg-real-adopt',
+  name: 'real-adopt',
+  pools: [system(1), user('web', 2)],
+};
+
+beforeAll(async () => {
+  await w.start({ scenarios: 'none', realControllers: true, operationMs: 300 });
+  const backendStarting = w.backend('main', w.sqlite('main'));
+  backendStarting.catch(() => undefined);
+  await w.namespaceWithCredential('fixtures');
+  await makeAzureOnlyCluster(w.c, {
+    scratchNamespace: 'fixtures',
+    credentialSecret: 'aso-credential',
+    ...AZURE_ONLY,
+  });
+  // The upgrade's cluster: every CAPZ object written at v1alpha1 by "kubectl", as a user applied it before v1beta1.
+  await w.namespaceWithCredential(UPGRADE_NS);
+  await createObjects(
+    w.info,
+    UPGRADE_NS,
+    generateAksAsoClusterManifests({
+      name: 'alpha',
+      namespace: UPGRADE_NS,
+      location: 'westeurope',
+      kubernetesVersion: 'v1.33.2',
+      credentialSecretName: 'aso-credential',
+      pools: [
+        {
+          name: 'pool0',
+          mode: 'System',
+          vmSize: 'Standard_D2s_v3',
+          replicas: 1,
+        },
+      ],
+    }).map(m =>
+      m.apiVersion.startsWith('infrastructure.cluster.x-k8s.io/')
+        ? { ...m, apiVersion: CAPZ_ALPHA }
+        : m,
+    ),
+    'kubectl-client-side-apply',
+  );
+  await w.waitFor(
+    `Cluster ${UPGRADE_NS}/alpha to be Available`,
+    async () => {
+      const cl = await w.c.get('Cluster', UPGRADE_NS, 'alpha');
+      return (
+        condition(cl, 'Available')?.status === 'True' ||
+        `Available: ${JSON.stringify(condition(cl, 'Available'))}`
+      );
+    },
+    300_000,
+  );
+  main = await backendStarting;
+  w.markBaseline();
+}, 600_000);
+
+afterAll(() => w.stop(), 120_000);
+
+it('adopts an Azure-only AKS cluster through the real CAPZ and ASO, creating and deleting nothing in Azure', async () => {
+  const ns = 'adopt-real';
+  await w.namespaceWithCredential(ns);
+  const azureState = () =>
+    azureResourceState(w.azure() as any, {
+      resourceGroup: AZURE_ONLY.resourceGroup,
+    });
+  const before = azureState();
+  const started = Date.now();
+  const job = await w.finished(
+    main,
+    (
+      await w.submit(
+        main,
+        w.adopt(ns, {
+          resourceGroup: AZURE_ONLY.resourceGroup,
+          name: AZURE_ONLY.name,
+        }),
+      )
+    ).id,
+  );
+  w.say(
+    `adoption job finished in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  everyStep(job);
+  await w.adoptedCluster(ns, AZURE_ONLY.name, AZURE_ONLY.pools);
+  await w.azureUntouched(
+    AZURE_ONLY.resourceGroup,
+    AZURE_ONLY.name,
+    AZURE_ONLY.pools.map(p => p.name),
+  );
+  // Every field of the group, the cluster and its pools as they were, once the persisted state (which trails ARM by
+  // 200 ms) shows nothing in flight.
+  await until('the persisted Azure state to show nothing in flight', () =>
+    w
+      .azure()
+      .managedClusters.filter(
+        (m: any) => m.resourceGroup === AZURE_ONLY.resourceGroup,
+      )
+      .every(
+        (m: any) =>
+          m.provisioningState === 'Succeeded' &&
+          Object.values(m.agentPools).every(
+            (p: any) => p.provisioningState === 'Succeeded',
+          ),
+      ),
+  );
+  expect(azureState()).toEqual(before);
+  w.say(
+    `Azure after the adoption: updated ${JSON.stringify(
+      w.azure().counters.updated,
+    )} (PUTs of real ASO onto the existing resources), created/deleted as before`,
+  );
+}, 600_000);
+
+it('upgrades a cluster applied at v1alpha1: no writer left at v1alpha1, still Available, nothing created or deleted in Azure', async () => {
+  const capzObjects = async () => {
+    const out: any[] = [];
+    for (const kind of [
+      'AzureASOManagedCluster',
+      'AzureASOManagedControlPlane',
+      'AzureASOManagedMachinePool',
+    ] as const) {
+      const res = await kube(
+        w.info,
+        'GET',
+        `/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/${UPGRADE_NS}/${kinds[kind].plural}`,
+      );
+      out.push(...res.body.items.map((o: any) => ({ ...o, kind })));
+    }
+    return out;
+  };
+  const alphaWriters = (objs: any[]) =>
+    objs.flatMap(o =>
+      (o.metadata?.managedFields ?? [])
+        .filter(
+          (m: any) => m.apiVersion === CAPZ_ALPHA && m.subresource !== 'status',
+        )
+        .map((m: any) => `${o.kind}/${o.metadata.name}:${m.manager}`),
+    );
+  const before = await capzObjects();
+  expect(alphaWriters(before).length).toBeGreaterThan(0);
+  const started = Date.now();
+  const job = await w.finished(
+    main,
+    (
+      await w.submit(main, {
+        type: 'upgrade-api-version',
+        params: {
+          managementCluster: w.mcName,
+          namespace: UPGRADE_NS,
+          name: 'alpha',
+        },
+      })
+    ).id,
+  );
+  w.say(
+    `upgrade job finished in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  everyStep(job);
+  expect(alphaWriters(await capzObjects())).toEqual([]);
+  expect(
+    job.result?.manifestsToChange
+      ?.map((m: any) => `${m.kind}/${m.name}:${m.manager}`)
+      .sort(),
+  ).toEqual(alphaWriters(before).sort());
+  const cl = await w.c.get('Cluster', UPGRADE_NS, 'alpha');
+  expect(condition(cl, 'Available')?.status).toBe('True');
+  const now = w.azure().counters;
+  expect(now.created).toEqual(w.baseline.counters.created);
+  expect(now.deleted).toEqual(w.baseline.counters.deleted);
+}, 600_000);
