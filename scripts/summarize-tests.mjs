@@ -1,4 +1,4 @@
-// Sums the test counts of the three runners (and the install check) into the closing line "N passed, N failed".
+// Sums the test counts of the three runners (and the install check; the real-controllers lane's node:test and Jest reports) into the closing line "N passed, N failed".
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -10,6 +10,7 @@ const parts = [];
 for (const [label, file] of [
   ['unit', 'jest.json'],
   ['backend integration', 'jest-integration.json'],
+  ['real controllers (jobs)', 'jest-real-controllers.json'],
 ]) {
   const jestFile = join(dir, file);
   if (!existsSync(jestFile)) continue;
@@ -21,6 +22,7 @@ for (const [label, file] of [
 for (const [label, file] of [
   ['integration', 'integration-mgmt.log'],
   ['simulation', 'integration-sim.log'],
+  ['real controllers', 'real-controllers.log'],
 ]) {
   const nodeLog = join(dir, file);
   if (!existsSync(nodeLog)) continue;
