@@ -106,9 +106,19 @@ for (const apiVersion of ['v1beta1', 'v1alpha1'] as const) {
       'true',
     );
     const mc = (await env.kube.get(K.ManagedCluster, ns, name))!;
+    // CAPZ's controller reference, and the one ASO adds to spec.owner (ASO v2.18.0 internal/reconcilers/common.go
+    // ApplyOwnership: no controller, no blockOwnerDeletion).
     assert.deepEqual(
-      mc.metadata.ownerReferences?.map(r => [r.kind, r.name, r.controller]),
-      [['AzureASOManagedControlPlane', name, true]],
+      mc.metadata.ownerReferences?.map(r => [
+        r.kind,
+        r.name,
+        r.controller,
+        r.blockOwnerDeletion,
+      ]),
+      [
+        ['AzureASOManagedControlPlane', name, true, true],
+        ['ResourceGroup', mc.spec.owner.name, undefined, undefined],
+      ],
     );
     // Cluster Available ignores machine pools (CAPI's gap, docs/capz-aso-facts.md#cluster-available): wait for the pool
     // itself.

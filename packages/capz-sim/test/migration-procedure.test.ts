@@ -314,6 +314,25 @@ for (const disarm of [false, true]) {
       await env.kube.mergePatch(K.AzureManagedMachinePool, ns, poolObj, {
         metadata: { finalizers: null },
       });
+    if (disarm) {
+      // The garbage collector drops the dangling reference to the AzureManagedMachinePool but keeps the object: ASO
+      // made its ManagedCluster an owner too (ASO v2.18.0 internal/reconcilers/common.go ApplyOwnership). Deleting it
+      // by hand, disarmed, still deletes nothing in Azure.
+      await until(
+        'the old agent pool object to lose its AzureManagedMachinePool owner',
+        async () => {
+          const refs = (
+            await env.kube.get(K.ManagedClustersAgentPool, ns, poolObj)
+          )?.metadata.ownerReferences;
+          return (
+            !!refs &&
+            !refs.some(r => r.kind === 'AzureManagedMachinePool') &&
+            refs.some(r => r.kind === 'ManagedCluster')
+          );
+        },
+      );
+      await env.kube.delete(K.ManagedClustersAgentPool, ns, poolObj);
+    }
     await until(
       'the old agent pool object to be gone from Kubernetes',
       async () =>
