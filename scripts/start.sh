@@ -6,16 +6,20 @@
 #
 #   ./scripts/start.sh                                   the local management clusters (kept running on exit)
 #   ./scripts/start.sh --kubeconfig ~/.kube/config [--context my-mgmt]   an existing management cluster instead
+#   ./scripts/start.sh --real-controllers                one local management cluster ("demo-real") running the real
+#       CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers, only Azure simulated: cluster team-real/real-aso made from
+#       CAPZ's aks-aso template, and real-orphan (Azure only) to adopt. The first run builds the managers (~15-47 min).
 #
 # Stop the local management clusters with: yarn mgmt stop --name demo; yarn mgmt stop --name demo-2
 # (their etcd data stays in .local/mgmt-clusters/, the simulated Azure in .local/capz-sim/).
 set -euo pipefail
-kubeconfig="" context=""
+kubeconfig="" context="" real=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --kubeconfig) kubeconfig=$2; shift 2 ;;
     --context) context=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --real-controllers) real=1; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "start.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -28,7 +32,36 @@ capz_install_deps
 
 mkdir -p .local/sqlite .local/logs
 config_args=()
-if [ -z "$kubeconfig" ]; then
+if [ -n "$real" ]; then
+  [ -z "$kubeconfig" ] || { echo "start.sh: --real-controllers starts its own management cluster (no --kubeconfig)" >&2; exit 2; }
+  capz_log "building the real CAPI/CAPZ/ASO managers (cached; the first build takes ~15-47 min)"
+  node packages/mgmt-cluster/src/cli.ts build-controllers >&2
+  kubeconfig=$(node packages/mgmt-cluster/src/cli.ts start --name demo-real)
+  discovery=".local/capz-sim/demo-real/app-config.azure-discovery.yaml"
+  rm -f "$discovery"
+  # Only Azure simulated; the simulator starts (and on exit stops) the real managers on demo-real.
+  node packages/capz-sim/src/cli.ts run --cluster demo-real --real-controllers --scenarios real-demo --operation-ms 1500 \
+    > .local/logs/capz-sim-demo-real.log 2>&1 &
+  sim=$!
+  trap 'kill "$sim" 2>/dev/null || true' EXIT
+  for _ in $(seq 1 480); do
+    [ -s "$discovery" ] && break
+    kill -0 "$sim" 2>/dev/null || { echo "start.sh: the simulator stopped:" >&2; tail -30 .local/logs/capz-sim-demo-real.log >&2; exit 1; }
+    sleep 0.5
+  done
+  [ -s "$discovery" ] || { echo "start.sh: no $discovery after 240 s" >&2; exit 1; }
+  cat > .local/app-config.demo.yaml <<YAML
+# Written by scripts/start.sh --real-controllers: the local management cluster with the real managers.
+capz:
+  managementClusters:
+    - name: local
+      title: Local management cluster (real CAPI, CAPZ, ASO)
+      kubeconfig:
+        path: $kubeconfig
+YAML
+  config_args=(--config "$CAPZ_ROOT/app-config.yaml" --config "$CAPZ_ROOT/.local/app-config.demo.yaml" --config "$CAPZ_ROOT/$discovery")
+  capz_log "real managers' logs in .local/mgmt-clusters/demo-real/controllers/logs; simulated Azure in .local/logs/capz-sim-demo-real.log"
+elif [ -z "$kubeconfig" ]; then
   capz_log "starting the local management clusters (first run builds Kubernetes from Go modules: ~6 min)"
   kubeconfig=$(node packages/mgmt-cluster/src/cli.ts start --name demo)
   kubeconfig2=$(node packages/mgmt-cluster/src/cli.ts start --name demo-2)

@@ -13,7 +13,8 @@
  *       are removed at start and written once the endpoints serve, so a script can wait for them.
  *       With --real-controllers, only Azure is simulated (Entra ID and ARM behind the HTTPS proxy, a workload API server
  *       with the clusters' Nodes) and the real CAPI, CAPZ and ASO managers run on the cluster (built and cached by
- *       `mgmt-cluster build-controllers`); scenarios then must be `none` (they need the simulated controllers).
+ *       `mgmt-cluster build-controllers`); scenarios then must be `none` or `real-demo` (the others need the simulated
+ *       controllers; real-demo: see seedRealDemo).
  *       With --control-stdin, reads fault-injection commands as JSON lines on standard input (tests only; see
  *       {@link controlFromStdin}) and answers each with `capz-sim control <id> ok|error <message>` on standard output.
  *   scenarios   lists the named scenarios
@@ -29,7 +30,12 @@ import {
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { repoRoot, runningCluster } from '@internal/mgmt-cluster';
+import {
+  apiRequest,
+  repoRoot,
+  runningCluster,
+  type ClusterInfo,
+} from '@internal/mgmt-cluster';
 import {
   startControllers,
   stopControllers,
@@ -39,7 +45,11 @@ import {
   startArmServer,
   type ArmServer,
 } from './arm/server.ts';
-import { SIM_SERVICE_PRINCIPAL } from './azure/credential.ts';
+import {
+  SIM_SERVICE_PRINCIPAL,
+  servicePrincipalSecretData,
+} from './azure/credential.ts';
+import { capzTemplate } from './capzTemplates.ts';
 import { AzureWorld, type AzureSnapshot } from './azure/model.ts';
 import {
   DEMO_SCENARIOS,
@@ -100,9 +110,9 @@ async function run(): Promise<void> {
   let entra: EntraSim;
   let arm: ArmServer;
   let closeAzure: () => Promise<void>;
-  if (real && values.scenarios !== 'none')
+  if (real && !['none', REAL_DEMO].includes(values.scenarios!))
     throw new Error(
-      `--real-controllers runs no simulated controller, which the scenarios need: use --scenarios none (got "${values.scenarios}")`,
+      `--real-controllers runs no simulated controller, which the scenarios need: use --scenarios none or ${REAL_DEMO} (got "${values.scenarios}")`,
     );
   if (real) {
     // Only Azure simulated: the real managers reach it under its real names through the proxy.
@@ -210,13 +220,16 @@ async function run(): Promise<void> {
     ].join('\n'),
   );
 
-  const names =
-    values.scenarios === 'all'
-      ? DEMO_SCENARIOS
-      : values.scenarios === 'none'
-      ? []
-      : values.scenarios!.split(',');
+  const names = real
+    ? [values.scenarios!].filter(n => n !== 'none')
+    : values.scenarios === 'all'
+    ? DEMO_SCENARIOS
+    : values.scenarios === 'none'
+    ? []
+    : values.scenarios!.split(',');
   let sim: Simulator | undefined;
+  if (real && values.scenarios === REAL_DEMO)
+    await seedRealDemo(info, world, values.subscription!);
   if (!real) {
     const prefix = values['namespace-prefix'];
     sim = await Simulator.start({
@@ -255,6 +268,73 @@ async function run(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+const REAL_DEMO = 'real-demo';
+
+/**
+ * The demo on the real managers (`--scenarios real-demo`), idempotent: namespace `team-real` with an ASO credential
+ * Secret for the simulator's service principal, cluster `real-aso` from CAPZ's own aks-aso template (the real CAPZ and
+ * ASO create it in the simulated Azure), and an AKS cluster `real-orphan` that exists only in Azure, to adopt.
+ */
+async function seedRealDemo(
+  info: ClusterInfo,
+  world: AzureWorld,
+  subscription: string,
+): Promise<void> {
+  const ns = 'team-real';
+  const create = async (
+    path: string,
+    body: { kind: string; metadata: { name: string } },
+  ) => {
+    const r = await apiRequest(info, 'POST', path, body);
+    if (r.status !== 201 && r.status !== 409)
+      throw new Error(
+        `create ${body.kind} ${body.metadata.name}: ${r.status} ${r.body}`,
+      );
+  };
+  await create('/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns },
+  } as never);
+  await create(`/api/v1/namespaces/${ns}/secrets`, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'aso-credential' },
+    data: servicePrincipalSecretData(subscription),
+  } as never);
+  for (const o of capzTemplate('aks-aso', 'real-aso', ns, {
+    ASO_CREDENTIAL_SECRET_NAME: 'aso-credential',
+    AZURE_LOCATION: 'westeurope',
+    KUBERNETES_VERSION: 'v1.33.2',
+    AZURE_NODE_MACHINE_TYPE: 'Standard_D2s_v3',
+    WORKER_MACHINE_COUNT: '2',
+  })) {
+    // CAPI's and CAPZ's plurals are the lower-case kind + s.
+    await create(
+      `/apis/${o.apiVersion}/namespaces/${ns}/${o.kind.toLowerCase()}s`,
+      o,
+    );
+  }
+  const rg = 'rg-real-orphan';
+  if (!world.getManagedCluster(subscription, rg, 'real-orphan')) {
+    world.putResourceGroup(subscription, rg, {
+      location: 'westeurope',
+      tags: { team: 'real', env: 'demo' },
+    });
+    world.putManagedCluster(subscription, rg, 'real-orphan', {
+      location: 'westeurope',
+      dnsPrefix: 'real-orphan',
+      kubernetesVersion: '1.33.2',
+      identity: { type: 'SystemAssigned' },
+      tags: { team: 'real' },
+      agentPoolProfiles: [
+        { name: 'system', mode: 'System', count: 2, vmSize: 'Standard_D2s_v3' },
+        { name: 'apps', mode: 'User', count: 1, vmSize: 'Standard_D4s_v3' },
+      ],
+    });
+  }
 }
 
 /**

@@ -9,14 +9,13 @@
  * the CAPZ v1.26.0 module, read from the module cache as the CRDs are), then deleted: what Azure did is counted.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { parseAllDocuments } from 'yaml';
 // capz-sim depends on this package: reached through the workspace's node_modules (see real-controllers.test.ts).
 import { servicePrincipalSecretData } from '@internal/capz-sim/azure';
+import { capzTemplate } from '@internal/capz-sim/capz-templates';
 import {
   startSimulatedAzure,
   type SimulatedAzure,
@@ -27,11 +26,7 @@ import {
   stopManagementCluster,
   type ClusterInfo,
 } from '../src/cluster.ts';
-import {
-  CONTROLLER_MODULES,
-  startControllers,
-  stopControllers,
-} from '../src/controllers.ts';
+import { startControllers, stopControllers } from '../src/controllers.ts';
 import { until } from '../src/testing.ts';
 
 const SUBSCRIPTION = '00000000-0000-4000-8000-0000000000f1';
@@ -95,31 +90,6 @@ const conditionText = (o: Obj | undefined) =>
     .map((c: any) => `${c.type}=${c.status}${c.reason ? `(${c.reason})` : ''}`)
     .join(' ');
 
-/** CAPZ's aks-aso template with its variables substituted (clusterctl's `${VAR}` / `${VAR:=default}` syntax). */
-function capzTemplate(name: string, vars: Record<string, string>): Obj[] {
-  const { module, version } = CONTROLLER_MODULES.capz;
-  const { Dir } = JSON.parse(
-    execFileSync('go', ['mod', 'download', '-json', `${module}@${version}`], {
-      cwd: tmpdir(),
-      encoding: 'utf8',
-    }),
-  ) as { Dir: string };
-  const file = join(Dir, 'templates', 'cluster-template-aks-aso.yaml');
-  const text = readFileSync(file, 'utf8').replace(
-    /\$\{([A-Z_]+)(?::=([^}]*))?\}/g,
-    (_, v: string, dflt?: string) => {
-      const value = v === 'CLUSTER_NAME' ? name : vars[v] ?? dflt;
-      if (value === undefined) throw new Error(`template variable ${v} unset`);
-      return value;
-    },
-  );
-  return parseAllDocuments(text).map(d => {
-    const o = d.toJS() as Obj;
-    o.metadata.namespace = ns;
-    return o;
-  });
-}
-
 before(async () => {
   simDir = mkdtempSync(join(tmpdir(), 'capz-flows-'));
   azure = await startSimulatedAzure({
@@ -162,7 +132,7 @@ after(async () => {
 
 test("an aks-aso cluster from CAPZ's template is created in the simulated Azure by the real managers, and deleted", async () => {
   const name = 'flow-aso';
-  const objects = capzTemplate(name, {
+  const objects: Obj[] = capzTemplate('aks-aso', name, ns, {
     ASO_CREDENTIAL_SECRET_NAME: 'aso-credential',
     AZURE_LOCATION: LOCATION,
     KUBERNETES_VERSION: 'v1.33.2',
