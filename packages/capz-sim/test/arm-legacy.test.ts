@@ -271,3 +271,60 @@ test('virtual networks and subnets as ASO writes them for the legacy control pla
   assert.equal(world.networkCounters.deleted.virtualNetworks, 1);
   assert.equal((await get(`${vnet}?api-version=2020-11-01`)).status, 404);
 });
+
+test('a persisted world restored with a new Node sync (the demo restarting) keeps ARM VMs and Nodes the same machines', async () => {
+  world.putResourceGroup(SUB, 'rg-restart', { location: 'westeurope' });
+  const { cluster } = world.putManagedCluster(SUB, 'rg-restart', 'restart1', {
+    location: 'westeurope',
+    agentPoolProfiles: [{ name: 'sys', count: 3, mode: 'System' }],
+  });
+  world.completePendingOperations();
+  world.putAgentPool(SUB, 'rg-restart', 'restart1', 'sys', { count: 1 });
+  world.completePendingOperations();
+  const nodeRg = cluster.nodeResourceGroup;
+  assert.deepEqual(instanceIdsOf((await capzProviderIds(nodeRg, 'sys'))!), [0]);
+  await sync.settled();
+
+  // Restart: the world from its snapshot, a new sync with the same owner label (the demo keeps it stable).
+  sync.stop();
+  const restored = AzureWorld.restore(world.snapshot(), {
+    operationMs: 3_600_000,
+  });
+  const restarted = await WorkloadNodeSync.start({
+    world: restored,
+    server: testCluster(),
+    owner: sync.owner,
+    log: () => {},
+  });
+  try {
+    restored.putAgentPool(SUB, 'rg-restart', 'restart1', 'sys', { count: 2 });
+    restored.completePendingOperations();
+    await restarted.settled();
+    // Ids 1 and 2 were given out before the restart: a VMSS does not reuse them.
+    const vms = restored
+      .runningInstances(
+        restored.getManagedCluster(SUB, 'rg-restart', 'restart1')!,
+        restored.getAgentPool(SUB, 'rg-restart', 'restart1', 'sys')!,
+      )
+      .sort();
+    assert.deepEqual(vms, [0, 3]);
+    const r = await apiRequest(
+      testCluster(),
+      'GET',
+      `/api/v1/nodes?labelSelector=${encodeURIComponent(
+        `${OWNER_LABEL}=${sync.owner},kubernetes.azure.com/cluster=${nodeRg}`,
+      )}`,
+    );
+    assert.deepEqual(
+      instanceIdsOf(
+        (JSON.parse(r.body).items as any[])
+          .map(n => n.spec.providerID as string)
+          .sort(),
+      ),
+      [0, 3],
+    );
+  } finally {
+    restarted.stop();
+    restored.close();
+  }
+});
