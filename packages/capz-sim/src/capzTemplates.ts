@@ -45,15 +45,20 @@ export function capzTemplate(
     'templates',
     `cluster-template-${flavor}.yaml`,
   );
-  const text = readFileSync(file, 'utf8').replace(
-    /\$\{([A-Z0-9_]+)(?::=([^}]*))?\}/g,
-    (_, v: string, dflt?: string) => {
-      const value = v === 'CLUSTER_NAME' ? name : vars[v] ?? dflt;
-      if (value === undefined)
-        throw new Error(`${file}: variable ${v} is not set`);
-      return value;
-    },
-  );
+  // Innermost first, until none is left: defaults may nest (`${AZURE_RESOURCE_GROUP:=${CLUSTER_NAME}}` in aks).
+  let text = readFileSync(file, 'utf8');
+  for (let before = ''; before !== text; ) {
+    before = text;
+    text = text.replace(
+      /\$\{([A-Z0-9_]+)(?::=([^${}]*))?\}/g,
+      (_, v: string, dflt?: string) => {
+        const value = v === 'CLUSTER_NAME' ? name : vars[v] ?? dflt;
+        if (value === undefined)
+          throw new Error(`${file}: variable ${v} is not set`);
+        return value;
+      },
+    );
+  }
   return parseAllDocuments(text)
     .map(d => d.toJS() as TemplateObject | null)
     .filter((o): o is TemplateObject => Boolean(o))
