@@ -263,7 +263,13 @@ describe('simulated ARM write API (raw HTTPS, as ASO v2.18.0 sends it)', () => {
     // Not modelled field by field, echoed verbatim: sku, oidcIssuerProfile, a pool's upgradeSettings.
     assert.deepEqual(got.body.sku, { name: 'Base', tier: 'Free' });
     const p = props(got);
-    assert.deepEqual(p.oidcIssuerProfile, { enabled: true });
+    // ... with AKS's read-only issuerURL added to an enabled OIDC issuer.
+    const oidc = p.oidcIssuerProfile as { enabled: boolean; issuerURL: string };
+    assert.equal(oidc.enabled, true);
+    assert.match(
+      oidc.issuerURL,
+      /^https:\/\/westeurope\.oic\.prod-aks\.azure\.com\/[0-9a-f-]+\/[0-9a-f-]+\/$/,
+    );
     assert.equal(p.provisioningState, 'Succeeded');
     assert.equal(p.kubernetesVersion, '1.33.2');
     assert.equal(p.currentKubernetesVersion, '1.33.2');

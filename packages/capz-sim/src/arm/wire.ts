@@ -5,6 +5,7 @@
  * (docs/azure-facts.md#arm-resource-groups). Ids of AKS resources use lowercase `resourcegroups`, as AKS returns them
  * (docs/azure-facts.md#arm-sdk, docs/azure-facts.md#arm-envelope).
  */
+import { SIM_SERVICE_PRINCIPAL } from '../azure/credential.ts';
 import { AzureError } from '../azure/errors.ts';
 import type {
   AgentPool,
@@ -139,6 +140,28 @@ export function managedClusterToWire(mc: ManagedCluster) {
       networkProfile: structuredClone(mc.networkProfile),
       resourceUID: mc.resourceUID,
       ...structuredClone(mc.extra?.properties ?? {}),
+      ...oidcIssuer(mc),
+    },
+  };
+}
+
+/**
+ * AKS answers an enabled OIDC issuer with its read-only `issuerURL` (`https://<region>.oic.prod-aks.azure.com/<tenant>/
+ * <guid>/`; ARM's ManagedClusterOIDCIssuerProfile), which CAPZ v1.26.0 copies into the AzureManagedControlPlane's
+ * `status.oidcIssuerProfile.issuerURL` (`azure/services/managedclusters/managedclusters.go`
+ * `postCreateOrUpdateResourceHook`) and ASO into the `operatorSpec.configMaps.oidcIssuerProfile` ConfigMap the legacy
+ * CAPZ asks for. The tenant is the simulator's (the model knows no tenant); the guid is the cluster's resourceUID.
+ */
+function oidcIssuer(mc: ManagedCluster) {
+  const p = mc.extra?.properties?.oidcIssuerProfile as
+    | { enabled?: boolean }
+    | undefined;
+  if (!p?.enabled) return {};
+  const region = mc.location.toLowerCase().replace(/\s/g, '');
+  return {
+    oidcIssuerProfile: {
+      ...structuredClone(p),
+      issuerURL: `https://${region}.oic.prod-aks.azure.com/${SIM_SERVICE_PRINCIPAL.tenantId}/${mc.resourceUID}/`,
     },
   };
 }
