@@ -359,12 +359,16 @@ function obj(o: Json, k: string, at: string): Json | undefined {
   return structuredClone(v);
 }
 
-/** The members of `o` not named in `known`, or undefined when there are none. */
+/**
+ * The members of `o` not named in `known`, or undefined when there are none. A JSON `null` sets nothing, so it is not
+ * kept (inference: ARM's responses leave unset properties out; ASO's serializer writes some as `null`, e.g. an agent
+ * pool's `virtualMachineNodesStatus` from the legacy CAPZ path, and a later PUT without them must read back the same).
+ */
 function rest(o: Json, known: readonly string[]): Json | undefined {
   const lower = new Set(known.map(k => k.toLowerCase()));
   const out = Object.fromEntries(
     Object.entries(o).filter(
-      ([k, v]) => !lower.has(k.toLowerCase()) && v !== undefined,
+      ([k, v]) => !lower.has(k.toLowerCase()) && v !== undefined && v !== null,
     ),
   );
   return Object.keys(out).length ? structuredClone(out) : undefined;
