@@ -8,13 +8,21 @@
  * - Adoption: an AKS cluster that exists only in Azure (made through real ASO with detach-on-delete, then detached) is
  *   adopted by the job engine of a real backend process: the real CAPZ adoption controllers build the Cluster from the
  *   ASO objects the job writes, real ASO adopts the Azure resources, and Azure creates and deletes nothing.
+ * - Migration: a legacy cluster made from CAPZ's own `aks` template by the real legacy controllers
+ *   (AzureManagedControlPlane, AzureManagedCluster, AzureManagedMachinePool) is migrated by the job to
+ *   AzureASOManaged* in a new namespace: every Azure field as before, nothing created or deleted.
  * - Upgrade: a cluster applied by "kubectl" with every CAPZ object at v1alpha1 (served by CAPZ v1.26.0's CRDs, stored
  *   at v1beta1 through CAPZ's conversion webhook), created in Azure by the real managers, is upgraded by the job: no
  *   writer is left at v1alpha1, the cluster stays Available, and Azure creates and deletes nothing.
  */
 // Test-only: the simulator's per-field view of one resource group (as safety.integration.test.ts uses it).
 // eslint-disable-next-line @backstage/no-undeclared-imports
-import { azureResourceState } from '@internal/capz-sim/azure';
+import {
+  azureResourceState,
+  SIM_SERVICE_PRINCIPAL,
+} from '@internal/capz-sim/azure';
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import { capzTemplate } from '@internal/capz-sim/capz-templates';
 import {
   generateAksAsoClusterManifests,
   kinds,
@@ -26,6 +34,76 @@ import { createObjects, kube, until } from '../testing/realCluster';
 
 const w = new JobsWorld('real-jobs');
 const UPGRADE_NS = 'team-upgrade';
+/** A legacy cluster from CAPZ's `aks` template: resource group named after the cluster, pools pool0 and pool1. */
+const LEGACY = {
+  namespace: 'legacy-src',
+  name: 'real-legacy',
+  target: 'legacy-aso',
+  pools: [
+    {
+      name: 'pool0',
+      mode: 'System' as const,
+      count: 2,
+      vmSize: 'Standard_D2s_v3',
+    },
+    {
+      name: 'pool1',
+      mode: 'User' as const,
+      count: 2,
+      vmSize: 'Standard_D2s_v3',
+    },
+  ],
+};
+
+/**
+ * CAPZ's legacy `aks` template, as a user would apply it, with a service principal identity (the simulator's) instead
+ * of the template's workload identity, allowed in the cluster's namespace.
+ */
+async function applyLegacyTemplate(): Promise<void> {
+  const { namespace: ns, name } = LEGACY;
+  await w.c.createNamespace(ns);
+  const objects = capzTemplate('aks', name, ns, {
+    CLUSTER_IDENTITY_NAME: 'cluster-identity',
+    CLUSTER_IDENTITY_TYPE: 'ServicePrincipal',
+    AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY: SIM_SERVICE_PRINCIPAL.clientId,
+    AZURE_TENANT_ID: SIM_SERVICE_PRINCIPAL.tenantId,
+    AZURE_SUBSCRIPTION_ID: w.arm.subscription,
+    AZURE_LOCATION: 'westeurope',
+    KUBERNETES_VERSION: 'v1.33.2',
+    AZURE_NODE_MACHINE_TYPE: 'Standard_D2s_v3',
+    WORKER_MACHINE_COUNT: '2',
+  });
+  const identity: any = objects.find(o => o.kind === 'AzureClusterIdentity');
+  identity.spec.clientSecret = {
+    name: 'cluster-identity-secret',
+    namespace: ns,
+  };
+  identity.spec.allowedNamespaces = { list: [ns] };
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'cluster-identity-secret', namespace: ns },
+    stringData: { clientSecret: SIM_SERVICE_PRINCIPAL.clientSecret },
+  };
+  for (const o of [secret, ...objects]) {
+    const kind = o.kind.toLowerCase();
+    const plural = kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : `${kind}s`;
+    const r = await kube(
+      w.info,
+      'POST',
+      `${o.apiVersion.includes('/') ? '/apis' : '/api'}/${
+        o.apiVersion
+      }/namespaces/${ns}/${plural}`,
+      o,
+    );
+    if (r.status !== 201)
+      throw new Error(
+        `create ${o.kind} ${o.metadata.name}: ${r.status} ${JSON.stringify(
+          r.body,
+        )}`,
+      );
+  }
+}
 const CAPZ_ALPHA = 'infrastructure.cluster.x-k8s.io/v1alpha1';
 let main: BackendProcess;
 
@@ -80,6 +158,12 @@ beforeAll(async () => {
         `Available: ${JSON.stringify(condition(cl, 'Available'))}`
       );
     },
+    300_000,
+  );
+  await applyLegacyTemplate();
+  await w.waitFor(
+    `legacy cluster ${LEGACY.namespace}/${LEGACY.name} to be ready to migrate`,
+    () => w.legacyReady(LEGACY.namespace, LEGACY.name),
     300_000,
   );
   main = await backendStarting;
@@ -200,3 +284,35 @@ it('upgrades a cluster applied at v1alpha1: no writer left at v1alpha1, still Av
   expect(now.created).toEqual(w.baseline.counters.created);
   expect(now.deleted).toEqual(w.baseline.counters.deleted);
 }, 600_000);
+
+it('migrates a legacy cluster made by the real CAPZ legacy controllers: every Azure field as before, nothing created or deleted', async () => {
+  const { namespace: from, name, target, pools } = LEGACY;
+  const azureState = () =>
+    azureResourceState(w.azure() as any, { resourceGroup: name });
+  const before = azureState();
+  const started = Date.now();
+  const job = await w.finished(
+    main,
+    (
+      await w.submit(main, w.migrate(from, name, target))
+    ).id,
+  );
+  w.say(
+    `migration job finished in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  everyStep(job);
+  await w.migrated(from, target, name, name, pools);
+  await until('the persisted Azure state to show nothing in flight', () =>
+    w
+      .azure()
+      .managedClusters.filter((m: any) => m.resourceGroup === name)
+      .every(
+        (m: any) =>
+          m.provisioningState === 'Succeeded' &&
+          Object.values(m.agentPools).every(
+            (p: any) => p.provisioningState === 'Succeeded',
+          ),
+      ),
+  );
+  expect(azureState()).toEqual(before);
+}, 900_000);
