@@ -11,14 +11,13 @@
  * (docs/real-controllers.md#legacy-path).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { parseAllDocuments } from 'yaml';
 // capz-sim depends on this package: reached through the workspace's node_modules (see real-controllers.test.ts).
 import { SIM_SERVICE_PRINCIPAL } from '@internal/capz-sim/azure';
+import { capzTemplate } from '@internal/capz-sim/capz-templates';
 import {
   startSimulatedAzure,
   type SimulatedAzure,
@@ -29,11 +28,7 @@ import {
   stopManagementCluster,
   type ClusterInfo,
 } from '../src/cluster.ts';
-import {
-  CONTROLLER_MODULES,
-  startControllers,
-  stopControllers,
-} from '../src/controllers.ts';
+import { startControllers, stopControllers } from '../src/controllers.ts';
 import { until } from '../src/testing.ts';
 
 const SUBSCRIPTION = '00000000-0000-4000-8000-0000000000f2';
@@ -98,41 +93,6 @@ const conditionText = (o: Obj | undefined) =>
   (o?.status?.conditions ?? [])
     .map((c: any) => `${c.type}=${c.status}${c.reason ? `(${c.reason})` : ''}`)
     .join(' ');
-
-/**
- * CAPZ's legacy aks template with its variables substituted (clusterctl's `${VAR}` / `${VAR:=default}`, the default
- * possibly another variable: innermost first).
- */
-function capzTemplate(name: string, vars: Record<string, string>): Obj[] {
-  const { module, version } = CONTROLLER_MODULES.capz;
-  const { Dir } = JSON.parse(
-    execFileSync('go', ['mod', 'download', '-json', `${module}@${version}`], {
-      cwd: tmpdir(),
-      encoding: 'utf8',
-    }),
-  ) as { Dir: string };
-  let text = readFileSync(
-    join(Dir, 'templates', 'cluster-template-aks.yaml'),
-    'utf8',
-  );
-  for (let before = ''; before !== text; ) {
-    before = text;
-    text = text.replace(
-      /\$\{([A-Z0-9_]+)(?::=([^${}]*))?\}/g,
-      (_, v: string, dflt?: string) => {
-        const value = v === 'CLUSTER_NAME' ? name : vars[v] ?? dflt;
-        if (value === undefined)
-          throw new Error(`template variable ${v} unset`);
-        return value;
-      },
-    );
-  }
-  return parseAllDocuments(text).map(d => {
-    const o = d.toJS() as Obj;
-    o.metadata.namespace = ns;
-    return o;
-  });
-}
 
 async function list(apiVersion: string, kind: string): Promise<Obj[]> {
   const r = await apiRequest(info!, 'GET', collection(apiVersion, kind, ns));
@@ -199,7 +159,7 @@ after(async () => {
 
 test("a legacy aks cluster from CAPZ's template is created in the simulated Azure by the real managers, and deleted", async () => {
   const name = 'flow-legacy';
-  const objects = capzTemplate(name, {
+  const objects: Obj[] = capzTemplate('aks', name, ns, {
     CLUSTER_IDENTITY_NAME: 'cluster-identity',
     CLUSTER_IDENTITY_TYPE: 'ServicePrincipal',
     AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY: SIM_SERVICE_PRINCIPAL.clientId,
