@@ -301,6 +301,20 @@ describe('adoption end to end', () => {
 });
 
 describe('a backend killed at every point of every step', () => {
+  /** The ASO object the `:wait` faults' step waits on (kind, namespace, name). */
+  type AsoObject = [
+    'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool',
+    string,
+    string,
+  ];
+  /** A retryable Azure error as ASO reports it while AKS is busy with another operation on the cluster. */
+  const AZURE_BUSY = {
+    reason: 'OperationNotAllowed',
+    severity: 'Warning' as const,
+    message:
+      "Operation is not allowed because there's an in progress operation on the managed cluster (held by the test until its backend is killed mid-wait)",
+  };
+
   /** Waits until this backend killed itself at its fault; fails if the job fails instead. */
   async function killedByFault(b: BackendProcess, id: string): Promise<void> {
     let dead = false;
@@ -377,20 +391,6 @@ describe('a backend killed at every point of every step', () => {
   /** A step killed at `actions` runs once more; one killed at its wait too: its attempts. */
   const attemptsAfter = (faults: string[]) => (id: string) =>
     1 + faults.filter(f => f === `${id}:actions` || f === `${id}:wait`).length;
-
-  /** The ASO object the `:wait` faults' step waits on (kind, namespace, name). */
-  type AsoObject = [
-    'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool',
-    string,
-    string,
-  ];
-  /** A retryable Azure error as ASO reports it while AKS is busy with another operation on the cluster. */
-  const AZURE_BUSY = {
-    reason: 'OperationNotAllowed',
-    severity: 'Warning' as const,
-    message:
-      "Operation is not allowed because there's an in progress operation on the managed cluster (held by the test until its backend is killed mid-wait)",
-  };
 
   async function crashEverywhere(
     label: string,
