@@ -261,9 +261,17 @@ async function run(): Promise<void> {
     log('stopping');
     if (pending) clearTimeout(pending);
     persist();
-    await sim?.stop();
-    if (real) await stopControllers(info);
-    await closeAzure();
+    try {
+      await sim?.stop();
+      // The management cluster may already be gone (a test stops it right after this process): the managers are
+      // stopped by their process groups anyway, and the simulated Azure (with its workload API server) in any case.
+      if (real)
+        await stopControllers(info).catch(e =>
+          log(`stopping the real managers: ${(e as Error).message}`),
+        );
+    } finally {
+      await closeAzure();
+    }
     process.exit(0);
   };
   process.on('SIGINT', stop);

@@ -55,12 +55,14 @@ const LEGACY = {
   ],
 };
 
+/** The same legacy cluster again, never migrated. */
+const TWIN = { namespace: 'legacy-twin', name: 'real-legacy-twin' };
+
 /**
  * CAPZ's legacy `aks` template, as a user would apply it, with a service principal identity (the simulator's) instead
  * of the template's workload identity, allowed in the cluster's namespace.
  */
-async function applyLegacyTemplate(): Promise<void> {
-  const { namespace: ns, name } = LEGACY;
+async function applyLegacyTemplate(ns: string, name: string): Promise<void> {
   await w.c.createNamespace(ns);
   const objects = capzTemplate('aks', name, ns, {
     CLUSTER_IDENTITY_NAME: 'cluster-identity',
@@ -160,15 +162,18 @@ beforeAll(async () => {
     },
     300_000,
   );
-  await applyLegacyTemplate();
-  await w.waitFor(
-    `legacy cluster ${LEGACY.namespace}/${LEGACY.name} to be ready to migrate`,
-    () => w.legacyReady(LEGACY.namespace, LEGACY.name),
-    300_000,
-  );
+  // The migrated cluster and its twin, left as it is: deleting each later must do the same in Azure.
+  await applyLegacyTemplate(LEGACY.namespace, LEGACY.name);
+  await applyLegacyTemplate(TWIN.namespace, TWIN.name);
+  for (const l of [LEGACY, TWIN])
+    await w.waitFor(
+      `legacy cluster ${l.namespace}/${l.name} to be ready to migrate`,
+      () => w.legacyReady(l.namespace, l.name),
+      400_000,
+    );
   main = await backendStarting;
   w.markBaseline();
-}, 600_000);
+}, 900_000);
 
 afterAll(() => w.stop(), 120_000);
 
@@ -290,6 +295,14 @@ it('migrates a legacy cluster made by the real CAPZ legacy controllers: every Az
   const azureState = () =>
     azureResourceState(w.azure() as any, { resourceGroup: name });
   const before = azureState();
+  // The legacy control plane also had ASO create a VNet and subnet (CAPZ v1.26.0 azure/services/virtualnetworks,
+  // subnets); the job does not move those objects, and Azure must keep them as they were (the pools use the subnet).
+  const network = () =>
+    ((w.azure() as any).virtualNetworks ?? []).filter(
+      (v: any) => v.resourceGroup === name,
+    );
+  const networkBefore = network();
+  expect(networkBefore).toHaveLength(1);
   const started = Date.now();
   const job = await w.finished(
     main,
@@ -315,4 +328,60 @@ it('migrates a legacy cluster made by the real CAPZ legacy controllers: every Az
       ),
   );
   expect(azureState()).toEqual(before);
+  expect(network()).toEqual(networkBefore);
+}, 900_000);
+
+it('deleting the migrated cluster does in Azure what deleting its unmigrated twin does', async () => {
+  /** Deletes a Cluster and returns what Azure deleted until its resource group was gone. */
+  const deleting = async (ns: string, name: string) => {
+    const before = structuredClone(w.azure().counters.deleted);
+    const started = Date.now();
+    const r = await kube(
+      w.info,
+      'DELETE',
+      `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/${name}`,
+    );
+    expect(r.status).toBe(200);
+    let left = '';
+    await until(
+      `Cluster ${ns}/${name} and its resource group to be gone`,
+      async () => {
+        const cluster = (
+          await kube(
+            w.info,
+            'GET',
+            `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/${name}`,
+          )
+        ).status;
+        const azure = w.azure();
+        const groups = azure.resourceGroups.map((g: any) => g.name);
+        left = `Cluster ${cluster}, groups ${groups.join(',')}`;
+        return cluster === 404 && !groups.includes(name);
+      },
+      400_000,
+    ).catch(e => {
+      throw new Error(`${(e as Error).message}; still there: ${left}`);
+    });
+    const after = w.azure().counters.deleted;
+    const deleted = Object.fromEntries(
+      Object.entries(after).map(([k, v]) => [
+        k,
+        (v as number) - (before as any)[k],
+      ]),
+    );
+    w.say(
+      `deleted ${ns}/${name} in ${((Date.now() - started) / 1000).toFixed(
+        1,
+      )} s; Azure deleted ${JSON.stringify(deleted)}`,
+    );
+    return deleted;
+  };
+  const migrated = await deleting(LEGACY.target, LEGACY.name);
+  const twin = await deleting(TWIN.namespace, TWIN.name);
+  expect(migrated).toEqual(twin);
+  expect(migrated).toEqual({
+    resourceGroups: 1,
+    managedClusters: 1,
+    agentPools: 2,
+  });
 }, 900_000);

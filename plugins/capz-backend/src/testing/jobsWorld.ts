@@ -269,7 +269,17 @@ export class JobsWorld {
   async stop(): Promise<void> {
     await Promise.all([...this.running].map(b => b.kill()));
     if (process.env.CAPZ_JOBS_KEEP) return; // debugging: leave the cluster and the simulator running
-    this.sim?.kill();
+    // The simulator stops what it started (with --real-controllers: the managers and the workload API server) before
+    // the management cluster goes.
+    const sim = this.sim;
+    if (sim && sim.exitCode === null && sim.signalCode === null) {
+      let exited = false;
+      sim.once('exit', () => (exited = true));
+      sim.kill();
+      await until('the simulator to exit', () => exited, 60_000).catch(() =>
+        sim.kill('SIGKILL'),
+      );
+    }
     if (this.info)
       execFileSync('node', [
         cli('mgmt-cluster'),
