@@ -14,7 +14,13 @@ import {
 } from '../runtime/controller.ts';
 import { apiVersionOf, K } from '../runtime/kinds.ts';
 import type { Kube } from '../runtime/kube.ts';
-import { ann, controllerOf, groupOf, label } from '../runtime/meta.ts';
+import {
+  ann,
+  controllerOf,
+  groupOf,
+  isDeleting,
+  label,
+} from '../runtime/meta.ts';
 import type { Obj } from '../runtime/types.ts';
 
 export const ADOPT = 'sigs.k8s.io/cluster-api-provider-azure-adopt';
@@ -187,6 +193,17 @@ export class AdoptionControllers {
       namespace,
       ownerName,
     );
+    // Not while any of it is being deleted: deleting a Cluster drops its AzureASOManagedMachinePools' finalizers and
+    // leaves the agent pool objects to their ManagedCluster (finding 9), and re-adopting them then would create pools
+    // for a Cluster that is going away. Inference: CAPZ v1.26.0 agentpooladopt_controller.go does not check this, but
+    // the real managers never re-adopted during a deletion (docs/real-controllers.md#flows, twin deletion: the
+    // migrated cluster gone in 6.4-6.8 s, nothing left).
+    const cluster = this.cache.get(
+      'Cluster',
+      namespace,
+      label(cp, 'cluster.x-k8s.io/cluster-name') ?? '',
+    );
+    if ([pool, mc, cp, cluster].some(o => o && isDeleting(o))) return;
     const clusterName = label(cp, 'cluster.x-k8s.io/cluster-name');
     if (!clusterName) {
       throw new AdoptError(
