@@ -30,6 +30,13 @@ import {
 } from '../src/cluster.ts';
 import { startControllers, stopControllers } from '../src/controllers.ts';
 import { until } from '../src/testing.ts';
+import {
+  collection,
+  condition,
+  conditionText,
+  objectsIn,
+  type Obj,
+} from './objects.ts';
 
 const SUBSCRIPTION = '00000000-0000-4000-8000-0000000000f2';
 const LOCATION = 'westeurope';
@@ -43,62 +50,7 @@ const say = (m: string) =>
     `[legacy +${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}\n`,
   );
 
-type Obj = {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; [k: string]: unknown };
-  spec?: any;
-  status?: any;
-};
-
-/** `/apis/<group>/<version>/namespaces/<ns>/<plural>` of a namespaced object (kind + s; AzureClusterIdentity → ies). */
-const collection = (apiVersion: string, kind: string, namespace: string) =>
-  `${
-    apiVersion.includes('/') ? '/apis' : '/api'
-  }/${apiVersion}/namespaces/${namespace}/${kind
-    .toLowerCase()
-    .replace(/y$/, 'ie')}s`;
-
-async function create(o: Obj): Promise<void> {
-  const r = await apiRequest(
-    info!,
-    'POST',
-    collection(o.apiVersion, o.kind, ns),
-    o,
-  );
-  assert.ok(
-    r.status === 201 || r.status === 409,
-    `create ${o.kind}/${o.metadata.name}: ${r.status} ${r.body}`,
-  );
-}
-
-async function get(
-  apiVersion: string,
-  kind: string,
-  name: string,
-): Promise<Obj | undefined> {
-  const r = await apiRequest(
-    info!,
-    'GET',
-    `${collection(apiVersion, kind, ns)}/${name}`,
-  );
-  if (r.status === 404) return undefined;
-  assert.equal(r.status, 200, r.body);
-  return JSON.parse(r.body) as Obj;
-}
-
-const condition = (o: Obj | undefined, type: string) =>
-  (o?.status?.conditions ?? []).find((c: any) => c.type === type);
-const conditionText = (o: Obj | undefined) =>
-  (o?.status?.conditions ?? [])
-    .map((c: any) => `${c.type}=${c.status}${c.reason ? `(${c.reason})` : ''}`)
-    .join(' ');
-
-async function list(apiVersion: string, kind: string): Promise<Obj[]> {
-  const r = await apiRequest(info!, 'GET', collection(apiVersion, kind, ns));
-  assert.equal(r.status, 200, r.body);
-  return (JSON.parse(r.body) as { items: Obj[] }).items;
-}
+const { create, get, list } = objectsIn(() => info!, ns);
 
 /** What the legacy controllers wrote, for comparison with the simulated ones (docs/real-controllers.md#legacy-path). */
 const shape = (o: Obj) => ({
