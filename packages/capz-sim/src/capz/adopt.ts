@@ -6,25 +6,27 @@
  * here, the newest version this simulated ASO serves (real CAPZ v1.26 writes v1api20250801; see the README).
  */
 import type { Cache } from '../runtime/cache.ts';
-import {
-  Controller,
-  keyOf,
-  splitKey,
-  type Key,
-} from '../runtime/controller.ts';
+import { Controller, splitKey, type Key } from '../runtime/controller.ts';
 import { apiVersionOf, K } from '../runtime/kinds.ts';
 import type { Kube } from '../runtime/kube.ts';
-import {
-  ann,
-  controllerOf,
-  groupOf,
-  isDeleting,
-  label,
-} from '../runtime/meta.ts';
+import { ann, controllerOf, groupOf, label } from '../runtime/meta.ts';
 import type { Obj } from '../runtime/types.ts';
 
 export const ADOPT = 'sigs.k8s.io/cluster-api-provider-azure-adopt';
 const CAPZ = 'infrastructure.cluster.x-k8s.io';
+
+/**
+ * Both adoption controllers see creates, and updates only when the adopt annotation changed; never deletions
+ * (CAPZ v1.26.0 controllers/agentpooladopt_controller.go lines 46-52, managedclusteradopt_controller.go lines 53-58,
+ * `WithEventFilter`). So an agent pool object that loses its AzureASOManagedMachinePool owner (a deleting Cluster
+ * leaves its pools to their ManagedCluster, and the garbage collector drops the reference) is not adopted again:
+ * that update does not reach the reconciler (docs/real-controllers.md#findings, finding 16).
+ */
+const ADOPT_EVENTS = {
+  update: (old: Obj | undefined, now: Obj) =>
+    ann(old, ADOPT) !== ann(now, ADOPT),
+  delete: false,
+};
 
 /** An error with the message the real controller reports; the reconcile is retried with backoff. */
 export class AdoptError extends Error {}
@@ -67,6 +69,7 @@ export class AdoptionControllers {
         {
           name: 'capz-managedcluster-adopt',
           kind: 'ManagedCluster',
+          predicate: ADOPT_EVENTS,
           reconcile: wrap('ManagedCluster', k => this.adoptManagedCluster(k)),
         },
         cache,
@@ -76,25 +79,9 @@ export class AdoptionControllers {
         {
           name: 'capz-agentpool-adopt',
           kind: 'ManagedClustersAgentPool',
-          // The pool waits on its ManagedCluster being owned and the control plane labelled
-          // (docs/capz-aso-facts.md#adopt-agent-pool).
-          watches: [
-            {
-              kind: 'ManagedCluster',
-              map: o =>
-                cache
-                  .list('ManagedClustersAgentPool', o.metadata.namespace)
-                  .filter(p => p.spec?.owner?.name === o.metadata.name)
-                  .map(keyOf),
-            },
-            {
-              kind: 'AzureASOManagedControlPlane',
-              map: o =>
-                cache
-                  .list('ManagedClustersAgentPool', o.metadata.namespace)
-                  .map(keyOf),
-            },
-          ],
+          // No watches on other kinds: while its ManagedCluster is not yet owned or the control plane not yet labelled
+          // the reconcile fails and is retried with backoff, as the real one is (docs/capz-aso-facts.md#adopt-agent-pool).
+          predicate: ADOPT_EVENTS,
           reconcile: wrap('ManagedClustersAgentPool', k =>
             this.adoptAgentPool(k),
           ),
@@ -193,17 +180,6 @@ export class AdoptionControllers {
       namespace,
       ownerName,
     );
-    // Not while any of it is being deleted: deleting a Cluster drops its AzureASOManagedMachinePools' finalizers and
-    // leaves the agent pool objects to their ManagedCluster (finding 9), and re-adopting them then would create pools
-    // for a Cluster that is going away. Inference: CAPZ v1.26.0 agentpooladopt_controller.go does not check this, but
-    // the real managers never re-adopted during a deletion (docs/real-controllers.md#flows, twin deletion: the
-    // migrated cluster gone in 6.4-6.8 s, nothing left).
-    const cluster = this.cache.get(
-      'Cluster',
-      namespace,
-      label(cp, 'cluster.x-k8s.io/cluster-name') ?? '',
-    );
-    if ([pool, mc, cp, cluster].some(o => o && isDeleting(o))) return;
     const clusterName = label(cp, 'cluster.x-k8s.io/cluster-name');
     if (!clusterName) {
       throw new AdoptError(

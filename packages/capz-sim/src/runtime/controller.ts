@@ -24,6 +24,15 @@ export interface ControllerSpec {
   /** Other kinds whose events enqueue primary keys. */
   watches?: Array<{ kind: KindName; map: (obj: Obj) => Key[] }>;
   reconcile: (key: Key) => Promise<Result | void>;
+  /**
+   * controller-runtime's event filter on the primary kind (`WithEventFilter(predicate.Funcs{...})`): an update is
+   * enqueued only when `update(old, now)` holds, a deletion only when `delete` is true. Creates always are.
+   * Without it every event of the primary kind is enqueued.
+   */
+  predicate?: {
+    update: (old: Obj | undefined, now: Obj) => boolean;
+    delete: boolean;
+  };
 }
 
 /**
@@ -43,7 +52,19 @@ export class Controller {
   constructor(spec: ControllerSpec, cache: Cache, log: (msg: string) => void) {
     this.spec = spec;
     this.log = log;
-    cache.on(spec.kind, (_t, obj) => this.enqueue(keyOf(obj)));
+    const seen = new Map<Key, Obj>();
+    cache.on(spec.kind, (type, obj) => {
+      const key = keyOf(obj);
+      const p = spec.predicate;
+      if (p) {
+        const old = seen.get(key);
+        if (type === 'delete') seen.delete(key);
+        else seen.set(key, obj);
+        if (type === 'update' && !p.update(old, obj)) return;
+        if (type === 'delete' && !p.delete) return;
+      }
+      this.enqueue(key);
+    });
     for (const w of spec.watches ?? [])
       cache.on(w.kind, (_t, obj) => w.map(obj).forEach(k => this.enqueue(k)));
   }
