@@ -41,6 +41,8 @@ const KINDS: KindName[] = [
   'ResourceGroup',
   'ManagedCluster',
   'ManagedClustersAgentPool',
+  'VirtualNetwork',
+  'VirtualNetworksSubnet',
 ];
 
 export class Simulator {
@@ -75,7 +77,7 @@ export class Simulator {
       ...this.aso.controllers,
       ...this.adoption.controllers,
       ...new AsoManagedControllers(this.kube, this.cache, log).controllers,
-      ...new LegacyControllers(this.kube, this.cache, identity, log)
+      ...new LegacyControllers(this.kube, this.cache, identity, this.world, log)
         .controllers,
       ...new CapiControllers(this.kube, this.cache, log).controllers,
     ];

@@ -4,7 +4,7 @@ import {
   testNamespace,
   until as untilShared,
 } from '@internal/mgmt-cluster/testing';
-import { AzureWorld } from '../src/azure/model.ts';
+import { AzureWorld, type AzureWorldOptions } from '../src/azure/model.ts';
 import { K, type KindName, apiVersionOf } from '../src/runtime/kinds.ts';
 import { Kube } from '../src/runtime/kube.ts';
 import { credentialSecretObject } from '../src/scenarios/seed.ts';
@@ -18,14 +18,21 @@ const namespaces = new Set<string>();
  * One simulator per test file, simulating only the namespaces this file creates: started before the file's tests,
  * stopped after them. The returned object is filled in by then.
  */
-export function simulatorForFile(operationMs = 30): {
+export function simulatorForFile(
+  operationMs = 30,
+  worldOptions: Pick<AzureWorldOptions, 'kubeconfigFor'> = {},
+): {
   sim: Simulator;
   world: AzureWorld;
   kube: Kube;
 } {
   const env = {} as { sim: Simulator; world: AzureWorld; kube: Kube };
   before(async () => {
-    env.world = new AzureWorld({ operationMs, subscriptions: [SUB] });
+    env.world = new AzureWorld({
+      operationMs,
+      subscriptions: [SUB],
+      ...worldOptions,
+    });
     env.sim = await Simulator.start({
       cluster: testCluster(),
       world: env.world,

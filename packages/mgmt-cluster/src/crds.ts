@@ -101,11 +101,17 @@ export const CRD_SOURCES: CrdSource[] = [
       'resourcegroups.resources.azure.com',
       'managedclusters.containerservice.azure.com',
       'managedclustersagentpools.containerservice.azure.com',
+      // The legacy AzureManagedControlPlane's network (CAPZ v1.26.0 azure/services/virtualnetworks/spec.go and
+      // azure/services/subnets/spec.go import network v1api20201101): docs/real-controllers.md finding 10.
+      'virtualnetworks.network.azure.com',
+      'virtualnetworkssubnets.network.azure.com',
     ],
     storage: {
       'resourcegroups.resources.azure.com': 'v1api20200601',
       'managedclusters.containerservice.azure.com': 'v1api20240901',
       'managedclustersagentpools.containerservice.azure.com': 'v1api20240901',
+      'virtualnetworks.network.azure.com': 'v1api20201101',
+      'virtualnetworkssubnets.network.azure.com': 'v1api20201101',
     },
     stripDescriptions: true,
   },

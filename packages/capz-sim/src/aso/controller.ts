@@ -1,6 +1,8 @@
 /**
- * The simulated Azure Service Operator: reconciles ResourceGroup, ManagedCluster and ManagedClustersAgentPool objects
- * against the simulated Azure. Each behaviour follows docs/capz-aso-facts.md (ASO behaviours, credentials) and ASO's
+ * The simulated Azure Service Operator: reconciles ResourceGroup, ManagedCluster, ManagedClustersAgentPool,
+ * VirtualNetwork and VirtualNetworksSubnet objects (the last two network.azure.com v1api20201101, which CAPZ's legacy
+ * AzureManagedControlPlane writes; docs/real-controllers.md#findings, finding 10) against the simulated Azure, all by the
+ * same generic reconciler rules below (ASO v2.18.0 has one generic reconciler for every kind). Each behaviour follows docs/capz-aso-facts.md (ASO behaviours, credentials) and ASO's
  * source (Azure/azure-service-operator, read file by file):
  *  - the finalizer `serviceoperator.azure.com/finalizer` is added on every reconcile of an object that is not being
  *    deleted and lacks it, whatever its reconcile-policy, before the policy is read and before any Azure call:
@@ -66,6 +68,8 @@ import {
   managedClusterStatus,
   agentPoolStatus,
   resourceGroupStatus,
+  subnetStatus,
+  virtualNetworkStatus,
   poolSpecFromAso,
   clusterSpecFromAso,
 } from './shapes.ts';
@@ -77,12 +81,25 @@ export const RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
 const OWNER_GROUP: Partial<Record<KindName, string>> = {
   ResourceGroup: 'resources.azure.com',
   ManagedCluster: 'containerservice.azure.com',
+  VirtualNetwork: 'network.azure.com',
 };
 export const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
 export const OPERATOR_NAMESPACE =
   'serviceoperator.azure.com/operator-namespace';
 
-type AsoKind = 'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool';
+export type AsoKind =
+  | 'ResourceGroup'
+  | 'ManagedCluster'
+  | 'ManagedClustersAgentPool'
+  | 'VirtualNetwork'
+  | 'VirtualNetworksSubnet';
+/** Each kind's `spec.owner` kind. */
+const OWNER_KIND: Partial<Record<AsoKind, AsoKind>> = {
+  ManagedCluster: 'ResourceGroup',
+  ManagedClustersAgentPool: 'ManagedCluster',
+  VirtualNetwork: 'ResourceGroup',
+  VirtualNetworksSubnet: 'VirtualNetwork',
+};
 type Policy = 'manage' | 'skip' | 'detach-on-delete';
 
 /** A failure a test or the demo forces on one object, shown as its Ready condition until cleared. */
@@ -150,26 +167,24 @@ export class AsoSimulator {
       'ResourceGroup',
       'ManagedCluster',
       'ManagedClustersAgentPool',
+      'VirtualNetwork',
+      'VirtualNetworksSubnet',
     ] as const) {
-      const children: Partial<Record<AsoKind, KindName>> = {
-        ResourceGroup: 'ManagedCluster',
-        ManagedCluster: 'ManagedClustersAgentPool',
-      };
-      const child = children[kind];
+      const parent = OWNER_KIND[kind];
       this.controllers.push(
         new Controller(
           {
             name: `aso-${kind}`,
             kind,
             watches: [
-              // An owner turning Ready unblocks its children (WaitingForOwner).
-              ...(child
+              // An owner turning Ready unblocks the objects it owns (WaitingForOwner).
+              ...(parent
                 ? [
                     {
-                      kind: kind as KindName,
+                      kind: parent as KindName,
                       map: (o: Obj) =>
                         this.deps.cache
-                          .list(child, o.metadata.namespace)
+                          .list(kind, o.metadata.namespace)
                           .filter(c => c.spec?.owner?.name === o.metadata.name)
                           .map(keyOf),
                     },
@@ -313,10 +328,8 @@ export class AsoSimulator {
    * subscription the credential names.
    */
   private claimOwner(kind: AsoKind, o: Obj): Obj | undefined {
-    if (kind === 'ManagedCluster') return this.owner(o, 'ResourceGroup');
-    if (kind === 'ManagedClustersAgentPool')
-      return this.owner(o, 'ManagedCluster');
-    return undefined;
+    const parent = OWNER_KIND[kind];
+    return parent ? this.owner(o, parent) : undefined;
   }
 
   private async reconcile(kind: AsoKind, key: Key): Promise<Result | void> {
@@ -507,6 +520,74 @@ export class AsoSimulator {
       return { status: managedClusterStatus(mc), done: true };
     }
 
+    if (kind === 'VirtualNetwork') {
+      // Synchronous in the model (ARM answers a VNet PUT with Succeeded and no polling header, src/arm/network.ts).
+      const rgObj = this.owner(o, 'ResourceGroup');
+      const rgName = rgObj.spec?.azureName ?? rgObj.metadata.name;
+      const name = this.azureName(o);
+      let vnet = w.getVirtualNetwork(sub, rgName, name);
+      if (policy === 'skip') {
+        if (!vnet)
+          throw new Blocked(
+            'AzureResourceNotFound',
+            'Warning',
+            `Virtual network '${name}' could not be found in resource group '${rgName}'. The reconcile-policy is skip, so it is not created.`,
+          );
+      } else if (!vnet || !upToDate) {
+        vnet = w.putVirtualNetwork(sub, rgName, name, {
+          location: o.spec.location,
+          tags: o.spec.tags,
+          properties: {
+            ...(o.spec.addressSpace
+              ? { addressSpace: structuredClone(o.spec.addressSpace) }
+              : {}),
+          },
+        }).vnet;
+      }
+      return { status: virtualNetworkStatus(vnet), done: true };
+    }
+
+    if (kind === 'VirtualNetworksSubnet') {
+      const vnetObj = this.owner(o, 'VirtualNetwork');
+      const rgObj = this.deps.cache.get(
+        'ResourceGroup',
+        o.metadata.namespace,
+        vnetObj.spec?.owner?.name,
+      );
+      const rgName = rgObj?.spec?.azureName ?? vnetObj.spec?.owner?.name;
+      const vnetName = this.azureName(vnetObj);
+      const name = this.azureName(o);
+      const subnetOf = () => {
+        const vn = w.getVirtualNetwork(sub, rgName, vnetName);
+        const sn = vn
+          ? Object.values(vn.subnets).find(
+              x => x.name.toLowerCase() === name.toLowerCase(),
+            )
+          : undefined;
+        return vn && sn ? { vn, sn } : undefined;
+      };
+      let found = subnetOf();
+      if (policy === 'skip') {
+        if (!found)
+          throw new Blocked(
+            'AzureResourceNotFound',
+            'Warning',
+            `Subnet '${name}' of virtual network '${vnetName}' could not be found. The reconcile-policy is skip, so it is not created.`,
+          );
+      } else if (!found || !upToDate) {
+        w.putSubnet(sub, rgName, vnetName, name, {
+          ...(o.spec.addressPrefix
+            ? { addressPrefix: o.spec.addressPrefix }
+            : {}),
+          ...(o.spec.addressPrefixes
+            ? { addressPrefixes: [...o.spec.addressPrefixes] }
+            : {}),
+        });
+        found = subnetOf()!;
+      }
+      return { status: subnetStatus(found.vn, found.sn), done: true };
+    }
+
     // ManagedClustersAgentPool
     const mcObj = this.owner(o, 'ManagedCluster');
     const rgObj = this.deps.cache.get(
@@ -646,6 +727,13 @@ export class AsoSimulator {
         } else if (kind === 'ManagedCluster') {
           w.deleteManagedCluster(sub, id.rg, id.mc!);
           gone = !w.getManagedCluster(sub, id.rg, id.mc!);
+        } else if (kind === 'VirtualNetwork') {
+          // Synchronous in the model: gone once the call returns (a missing group or VNet is ARM's 404, done).
+          w.deleteVirtualNetwork(sub, id.rg, id.vnet!);
+          gone = true;
+        } else if (kind === 'VirtualNetworksSubnet') {
+          w.deleteSubnet(sub, id.rg, id.vnet!, id.subnet!);
+          gone = true;
         } else {
           w.deleteAgentPool(sub, id.rg, id.mc!, id.pool!);
           gone = !w.getAgentPool(sub, id.rg, id.mc!, id.pool!);
@@ -697,8 +785,16 @@ export class AsoSimulator {
   private armIdOf(
     kind: AsoKind,
     o: Obj,
-  ): { rg: string; mc?: string; pool?: string } | undefined {
+  ):
+    | { rg: string; mc?: string; pool?: string; vnet?: string; subnet?: string }
+    | undefined {
     const id = typeof o.status?.id === 'string' ? o.status.id : undefined;
+    const net = id
+      ? /\/resourcegroups\/([^/]+)\/providers\/Microsoft\.Network\/virtualNetworks\/([^/]+)(?:\/subnets\/([^/]+))?/i.exec(
+          id,
+        )
+      : null;
+    if (net) return { rg: net[1], vnet: net[2], subnet: net[3] };
     const m = id
       ? /\/resourcegroups\/([^/]+)(?:\/providers\/Microsoft\.ContainerService\/managedClusters\/([^/]+)(?:\/agentPools\/([^/]+))?)?/i.exec(
           id,
@@ -715,6 +811,23 @@ export class AsoSimulator {
       return o.spec?.owner?.name
         ? { rg: rgOf(o.spec.owner.name), mc: this.azureName(o) }
         : undefined;
+    if (kind === 'VirtualNetwork')
+      return o.spec?.owner?.name
+        ? { rg: rgOf(o.spec.owner.name), vnet: this.azureName(o) }
+        : undefined;
+    if (kind === 'VirtualNetworksSubnet') {
+      const vnetObj = this.deps.cache.get(
+        'VirtualNetwork',
+        ns,
+        o.spec?.owner?.name,
+      );
+      if (!vnetObj?.spec?.owner?.name) return undefined;
+      return {
+        rg: rgOf(vnetObj.spec.owner.name),
+        vnet: this.azureName(vnetObj),
+        subnet: this.azureName(o),
+      };
+    }
     const mcObj = this.deps.cache.get(
       'ManagedCluster',
       ns,

@@ -13,7 +13,9 @@ import type {
   ManagedCluster,
   ManagedClusterSpec,
   ResourceGroup,
+  VirtualNetwork,
 } from '../azure/model.ts';
+import { subnetToWire, vnetToWire } from '../arm/network.ts';
 
 const armId = (sub: string, rg: string, rest = '') =>
   `/subscriptions/${sub}/resourceGroups/${rg}${rest}`;
@@ -145,5 +147,45 @@ export function agentPoolStatus(
     type: 'Microsoft.ContainerService/managedClusters/agentPools',
     properties_type: 'VirtualMachineScaleSets',
     ...poolFields(p),
+  };
+}
+
+/**
+ * ASO network v1api20201101 `VirtualNetwork_STATUS` from what ARM answers for the VNet (src/arm/network.ts): the
+ * fields CAPZ reads back are `id`, `tags` and `addressSpace` (CAPZ v1.26.0 azure/services/virtualnetworks/
+ * virtualnetworks.go `postCreateOrUpdateResourceHook`).
+ */
+export function virtualNetworkStatus(v: VirtualNetwork) {
+  const wire = vnetToWire(v);
+  const p = wire.properties as Record<string, unknown>;
+  return {
+    id: wire.id,
+    name: wire.name,
+    type: wire.type,
+    location: wire.location,
+    etag: wire.etag,
+    tags: some(v.tags),
+    addressSpace: p.addressSpace,
+    provisioningState: p.provisioningState,
+    resourceGuid: p.resourceGuid,
+    subnets: (p.subnets as Array<{ id: string }>).map(x => ({ id: x.id })),
+  };
+}
+
+/** ASO network v1api20201101 `VirtualNetworksSubnet_STATUS`: CAPZ reads `id` and the address prefixes (subnets.go). */
+export function subnetStatus(
+  v: VirtualNetwork,
+  s: { name: string; properties: Record<string, unknown> },
+) {
+  const wire = subnetToWire(v, s);
+  const p = wire.properties as Record<string, unknown>;
+  return {
+    id: wire.id,
+    name: wire.name,
+    type: wire.type,
+    etag: wire.etag,
+    addressPrefix: p.addressPrefix,
+    addressPrefixes: p.addressPrefixes,
+    provisioningState: p.provisioningState,
   };
 }

@@ -71,6 +71,11 @@ const ASO_KINDS: Record<string, KindName> = {
   'containerservice.azure.com/ManagedCluster': 'ManagedCluster',
   'containerservice.azure.com/ManagedClustersAgentPool':
     'ManagedClustersAgentPool',
+  // Real CAPZ applies any ASO kind listed in spec.resources (CAPZ v1.26.0 pkg/mutators and
+  // controllers/resource_reconciler.go `Reconcile`: unstructured objects); these two are the other kinds the
+  // simulated world has CRDs and an ASO for (docs/real-controllers.md#findings, finding 10).
+  'network.azure.com/VirtualNetwork': 'VirtualNetwork',
+  'network.azure.com/VirtualNetworksSubnet': 'VirtualNetworksSubnet',
 };
 
 /** A terminal error: the user's spec conflicts with what CAPZ must set (docs/capz-aso-facts.md#capz-mutators). */
@@ -107,7 +112,13 @@ export class AsoManagedControllers {
         .map(keyOf);
     const asoWatches = (kind: CapzKind) =>
       (
-        ['ResourceGroup', 'ManagedCluster', 'ManagedClustersAgentPool'] as const
+        [
+          'ResourceGroup',
+          'ManagedCluster',
+          'ManagedClustersAgentPool',
+          'VirtualNetwork',
+          'VirtualNetworksSubnet',
+        ] as const
       ).map(k => ({ kind: k as KindName, map: byController(kind) }));
     this.controllers = (
       [

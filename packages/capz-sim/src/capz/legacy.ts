@@ -27,6 +27,9 @@
  * Simulated: the credential Secret's values come from the simulator's identity settings instead of an
  * AzureClusterIdentity (whose CRD is not installed here).
  */
+import { listScaleSets, listScaleSetVms } from '../arm/compute.ts';
+import { AzureError } from '../azure/errors.ts';
+import type { AzureWorld } from '../azure/model.ts';
 import type { Cache } from '../runtime/cache.ts';
 import {
   Controller,
@@ -63,6 +66,73 @@ const AMMP_FINALIZER = 'azurecluster.infrastructure.cluster.x-k8s.io';
 export const OWNED_TAG = (cluster: string) =>
   `sigs.k8s.io_cluster-api-provider-azure_cluster_${cluster}`;
 const ROLE_TAG = 'sigs.k8s.io_cluster-api-provider-azure_role';
+/** CAPZ v1.26.0 azure/services/aso/tags.go line 34 `tagsLastAppliedAnnotation`. */
+export const LAST_APPLIED_TAGS =
+  'sigs.k8s.io/cluster-api-provider-azure-last-applied-tags';
+/** CAPZ v1.26.0 api/v1beta1 `LabelAgentPoolMode`, set by the AzureManagedMachinePool defaulting webhook. */
+export const AGENT_POOL_MODE_LABEL =
+  'azuremanagedmachinepool.infrastructure.cluster.x-k8s.io/agentpoolmode';
+
+/** The ASO kinds a legacy control plane controls, in CAPZ's service order (azuremanagedcontrolplane_reconciler.go lines 59–66). */
+type CpAsoKind =
+  | 'ResourceGroup'
+  | 'VirtualNetwork'
+  | 'VirtualNetworksSubnet'
+  | 'ManagedCluster';
+type LegacyAsoKind = CpAsoKind | 'ManagedClustersAgentPool';
+const CP_ASO_KINDS: CpAsoKind[] = [
+  'ResourceGroup',
+  'VirtualNetwork',
+  'VirtualNetworksSubnet',
+  'ManagedCluster',
+];
+
+/** azure.SubnetID (CAPZ v1.26.0 azure/defaults.go): the ARM id CAPZ puts into each agent pool's vnetSubnetReference. */
+export const subnetArmId = (
+  sub: string,
+  rg: string,
+  vnet: string,
+  subnet: string,
+) =>
+  `/subscriptions/${sub}/resourceGroups/${rg}/providers/Microsoft.Network/virtualNetworks/${vnet}/subnets/${subnet}`;
+
+/**
+ * What CAPZ's AzureManagedControlPlane defaulting webhook adds (CAPZ v1.26.0 internal/webhooks/
+ * azuremanagedcontrolplane_webhook.go `Default` lines 64–79, internal/api/v1beta1/azuremanagedcontrolplane_default.go
+ * lines 54–138): sku Free, resourceGroupName = the cluster, nodeResourceGroupName `MC_<rg>_<name>_<location>`, the
+ * virtual network (name = the control plane's, 10.0.0.0/8, group = resourceGroupName) and its subnet (name = the
+ * control plane's, 10.240.0.0/16; the overlay CIDRs with networkPluginMode overlay), oidcIssuerProfile and dnsPrefix.
+ * Returns the spec fields to merge, or undefined when nothing is missing.
+ */
+export function controlPlaneDefaults(
+  cp: Obj,
+): Record<string, unknown> | undefined {
+  const s = cp.spec ?? {};
+  const overlay = s.networkPluginMode === 'overlay';
+  const patch: Record<string, unknown> = {};
+  if (!s.sku) patch.sku = { tier: 'Free' };
+  const rg = s.resourceGroupName || label(cp, CLUSTER_NAME);
+  if (!s.resourceGroupName && rg) patch.resourceGroupName = rg;
+  if (!s.nodeResourceGroupName)
+    patch.nodeResourceGroupName = `MC_${rg}_${cp.metadata.name}_${s.location}`;
+  const vn = s.virtualNetwork ?? {};
+  const vnet = {
+    name: vn.name || cp.metadata.name,
+    cidrBlock: vn.cidrBlock || (overlay ? '10.224.0.0/12' : '10.0.0.0/8'),
+    resourceGroup: vn.resourceGroup || rg,
+    subnet: {
+      ...(vn.subnet ?? {}),
+      name: vn.subnet?.name || cp.metadata.name,
+      cidrBlock:
+        vn.subnet?.cidrBlock || (overlay ? '10.224.0.0/16' : '10.240.0.0/16'),
+    },
+  };
+  if (!same({ ...vn, subnet: { ...(vn.subnet ?? {}) } }, { ...vn, ...vnet }))
+    patch.virtualNetwork = vnet;
+  if (!s.oidcIssuerProfile) patch.oidcIssuerProfile = {};
+  if (s.dnsPrefix === undefined) patch.dnsPrefix = cp.metadata.name;
+  return Object.keys(patch).length ? patch : undefined;
+}
 
 /** CAPZ's `infrav1.Build` for an owned resource of role common: the additional tags, then CAPZ's own. */
 export function capzTags(
@@ -86,8 +156,36 @@ export function capzTags(
 export function legacyPoolFields(
   ammp: Obj,
   replicas: number | undefined,
+  cp?: Obj,
+  version?: string,
 ): Record<string, unknown> {
   const s = ammp.spec ?? {};
+  // CAPZ v1.26.0 azure/scope/managedmachinepool.go `buildAgentPoolSpec` lines 161–221 and azure/services/agentpools/
+  // spec.go `Parameters` lines 217–274: osDiskSizeGB always (0 = AKS's default), osDiskType and scaleDownMode (CRD
+  // defaults Managed / Delete), orchestratorVersion from the MachinePool, and the subnet `getAgentPoolSubnet` names
+  // (spec.subnetName, else the control plane's) as vnetSubnetReference (docs/real-controllers.md#findings, finding 14).
+  const vn = cp?.spec?.virtualNetwork;
+  const subnet = s.subnetName ?? vn?.subnet?.name;
+  const real = cp
+    ? {
+        osDiskSizeGB: s.osDiskSizeGB ?? 0,
+        ...(s.osDiskType ? { osDiskType: s.osDiskType } : {}),
+        ...(s.scaleDownMode ? { scaleDownMode: s.scaleDownMode } : {}),
+        ...(version ? { orchestratorVersion: version.replace(/^v/, '') } : {}),
+        ...(vn?.name && subnet
+          ? {
+              vnetSubnetReference: {
+                armId: subnetArmId(
+                  cp.spec.subscriptionID,
+                  vn.resourceGroup,
+                  vn.name,
+                  subnet,
+                ),
+              },
+            }
+          : {}),
+      }
+    : {};
   const taints = (s.taints ?? []) as Array<{
     key: string;
     value?: string;
@@ -117,6 +215,7 @@ export function legacyPoolFields(
     ...(s.additionalTags && Object.keys(s.additionalTags).length
       ? { tags: { ...s.additionalTags } }
       : {}),
+    ...real,
   };
 }
 
@@ -140,6 +239,43 @@ export interface LegacyIdentity {
 
 type Cond = Omit<Condition, 'lastTransitionTime'>;
 
+/** One CAPZ service step: the ASO object, whether CAPZ would go on to the next service, whether it wrote it now. */
+interface Step {
+  live?: Obj;
+  settled: boolean;
+  changed: boolean;
+}
+
+/**
+ * A service's condition as `UpdatePutStatus` writes it (CAPZ v1.26.0 azure/scope/managedcontrolplane.go lines
+ * 887–897): True when done; `Creating` (Info, "<service> creating or updating") for "operation not done" (the object
+ * was just written, or ASO is Reconciling it, aso.go lines 132–137, 287–305); else `Failed` (Error, "<service> failed
+ * to create or update. err: resource is not Ready: <ASO's message>", aso.go line 139). An object ASO has not given a
+ * Ready condition yet counts as not done: real CAPZ looks again only 20 s after writing it (finding 15), by when ASO
+ * has, while this simulation reacts at once.
+ */
+function putStatus(type: string, service: string, r: Step): Cond {
+  if (r.settled) return { type, status: 'True', severity: '' };
+  const ready = getCondition(r.live, 'Ready');
+  if (!r.live || r.changed || !ready || ready.reason === 'Reconciling')
+    return {
+      type,
+      status: 'False',
+      severity: 'Info',
+      reason: 'Creating',
+      message: `${service} creating or updating`,
+    };
+  return {
+    type,
+    status: 'False',
+    severity: 'Error',
+    reason: 'Failed',
+    message: `${service} failed to create or update. err: resource is not Ready: ${
+      ready.message ?? ''
+    }`,
+  };
+}
+
 /**
  * How long a legacy controller waits after deleting an ASO object before it looks again. CAPZ v1.26.0's
  * azure/services/aso/aso.go `DeleteResource` answers "operation not done" with `requeueInterval` (20 s), and the
@@ -157,6 +293,7 @@ export class LegacyControllers {
   private readonly kube: Kube;
   private readonly cache: Cache;
   private readonly identity: LegacyIdentity;
+  private readonly world: AzureWorld;
   /** Per owner uid: no new look at its deletion before this time (see LEGACY_DELETE_REQUEUE_MS). */
   private readonly deleteNotBefore = new Map<string, number>();
 
@@ -164,11 +301,13 @@ export class LegacyControllers {
     kube: Kube,
     cache: Cache,
     identity: LegacyIdentity,
+    world: AzureWorld,
     log: (m: string) => void,
   ) {
     this.kube = kube;
     this.cache = cache;
     this.identity = identity;
+    this.world = world;
     const ownedBy = (kind: string) => (o: Obj) => {
       const c = controllerOf(o);
       return c?.kind === kind ? [`${o.metadata.namespace}/${c.name}`] : [];
@@ -201,6 +340,14 @@ export class LegacyControllers {
             { kind: 'ResourceGroup', map: ownedBy('AzureManagedControlPlane') },
             {
               kind: 'ManagedCluster',
+              map: ownedBy('AzureManagedControlPlane'),
+            },
+            {
+              kind: 'VirtualNetwork',
+              map: ownedBy('AzureManagedControlPlane'),
+            },
+            {
+              kind: 'VirtualNetworksSubnet',
               map: ownedBy('AzureManagedControlPlane'),
             },
             { kind: 'Cluster', map: sameCluster('AzureManagedControlPlane') },
@@ -291,12 +438,7 @@ export class LegacyControllers {
   }
 
   /** Objects this owner controls: paused to skip with the previous policy saved, then block-move removed (docs/capz-aso-facts.md#legacy-pause). */
-  private async pause(
-    owner: Obj,
-    kinds: Array<
-      'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'
-    >,
-  ): Promise<void> {
+  private async pause(owner: Obj, kinds: LegacyAsoKind[]): Promise<void> {
     for (const kind of kinds) {
       for (const o of this.cache.list(kind, owner.metadata.namespace)) {
         if (
@@ -333,9 +475,7 @@ export class LegacyControllers {
   private async start(
     owner: Obj,
     finalizer: string,
-    kinds: Array<
-      'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'
-    >,
+    kinds: LegacyAsoKind[],
   ): Promise<void> {
     if (
       ann(owner, BLOCK_MOVE) === undefined ||
@@ -370,15 +510,24 @@ export class LegacyControllers {
     }
   }
 
-  /** Creates an ASO object (reconcile-policy skip) or flips it to manage once it "was managed" (docs/capz-aso-facts.md#legacy-aso-objects). */
+  /**
+   * One CAPZ ASO service step for one object (CAPZ v1.26.0 azure/services/aso/aso.go `CreateOrUpdateResource` lines
+   * 78–231): a missing object is created with reconcile-policy skip; an existing one it controls is flipped to
+   * manage once it "was managed" (docs/capz-aso-facts.md#legacy-aso-objects) or once ASO found it missing in Azure
+   * under skip (lines 117–131, "adopting"), and gets the annotations CAPZ sets on every reconcile (the last-applied
+   * tags, tags.go line 37 `reconcileTags`). `settled` says whether CAPZ would go on to the next service: an object it
+   * does not control is skipped as done (lines 104–109); one it controls must be Ready and unchanged by this step, else
+   * the step answers "operation not done" (lines 132–137, 287–305) or the not-Ready error (line 139).
+   */
   private async ensureAso(
-    kind: 'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool',
+    kind: LegacyAsoKind,
     owner: Obj,
     clusterName: string,
     name: string,
     spec: Record<string, unknown>,
     wasManaged: boolean,
-  ): Promise<Obj | undefined> {
+    annotations: Record<string, string> = {},
+  ): Promise<Step> {
     const ns = owner.metadata.namespace;
     const live = this.cache.get(kind, ns, name);
     if (!live) {
@@ -390,6 +539,7 @@ export class LegacyControllers {
           namespace: ns,
           labels: { [CLUSTER_NAME]: clusterName },
           annotations: {
+            ...annotations,
             [CREDENTIAL_FROM]: `${clusterName}-aso-secret`,
             [POLICY]: 'skip',
           },
@@ -397,21 +547,30 @@ export class LegacyControllers {
         },
         spec,
       });
-      return undefined;
+      return { settled: false, changed: true };
     }
     // An existing object this owner does not control is left alone (the adoption guard of
     // docs/capz-aso-facts.md#legacy-aso-objects).
-    if (controllerOf(live)?.uid !== owner.metadata.uid) return live;
-    if (
-      wasManaged &&
-      ann(live, POLICY) === 'skip' &&
-      ann(live, PRE_PAUSE) === undefined
-    ) {
+    if (controllerOf(live)?.uid !== owner.metadata.uid)
+      return { live, settled: true, changed: false };
+    const ready = getCondition(live, 'Ready');
+    const paused = ann(live, PRE_PAUSE) !== undefined;
+    const adopt =
+      ready?.status !== 'True' &&
+      ready?.reason === 'AzureResourceNotFound' &&
+      ann(live, POLICY) === 'skip';
+    const patch: Record<string, string> = {};
+    for (const [k, v] of Object.entries(annotations))
+      if (ann(live, k) !== v) patch[k] = v;
+    if ((wasManaged || adopt) && ann(live, POLICY) === 'skip' && !paused)
+      patch[POLICY] = 'manage';
+    if (Object.keys(patch).length) {
       await this.kube.mergePatch(K[kind], ns, name, {
-        metadata: { annotations: { [POLICY]: 'manage' } },
+        metadata: { annotations: patch },
       });
+      return { live, settled: false, changed: true };
     }
-    return live;
+    return { live, settled: ready?.status === 'True', changed: false };
   }
 
   private async reconcileControlPlane(key: Key): Promise<Result | void> {
@@ -420,22 +579,35 @@ export class LegacyControllers {
     if (!cp) return;
     const cluster = this.cluster(cp);
     if (!cluster) return; // waiting for CAPI to label and own it
-    const aso = ['ResourceGroup', 'ManagedCluster'] as const;
-    if (this.paused(cp, cluster)) return this.pause(cp, [...aso]);
+    // The simulation runs no admission webhooks: CAPZ's defaulting webhook would have added these on admission, so the
+    // controller adds them before anything else (as the simulated ASO adds its webhook's operator-namespace, finding 8).
+    const defaults = isDeleting(cp) ? undefined : controlPlaneDefaults(cp);
+    if (defaults) {
+      await this.kube.mergePatch(K.AzureManagedControlPlane, namespace, name, {
+        spec: defaults,
+      });
+      return;
+    }
+    if (this.paused(cp, cluster)) return this.pause(cp, CP_ASO_KINDS);
     // Deleted in reverse order of creation, one service at a time (CAPZ v1.26.0
-    // controllers/azuremanagedcontrolplane_reconciler.go `Delete`; azure/services/aso/aso.go `DeleteResource` returns
-    // "operation not done" until the object is gone): the ManagedCluster first, then the ResourceGroup.
+    // controllers/azuremanagedcontrolplane_reconciler.go `Delete` lines 108–121; azure/services/aso/aso.go
+    // `DeleteResource` returns "operation not done" until the object is gone): the ManagedCluster, the subnet, the
+    // VNet, then the ResourceGroup.
     if (isDeleting(cp))
       return this.deleteOwned(cp, AMCP_FINALIZER, [
         ['ManagedCluster'],
+        ['VirtualNetworksSubnet'],
+        ['VirtualNetwork'],
         ['ResourceGroup'],
       ]);
-    await this.start(cp, AMCP_FINALIZER, [...aso]);
+    await this.start(cp, AMCP_FINALIZER, CP_ASO_KINDS);
     const clusterName = cluster.metadata.name;
 
-    // The ASO credential Secret, owned by the control plane.
+    // The ASO credential Secret, owned by the control plane: `controller: true` and no blockOwnerDeletion (CAPZ
+    // v1.26.0 controllers/asosecret_controller.go lines 236–242; docs/real-controllers.md#findings, finding 13).
     const secretName = `${clusterName}-aso-secret`;
     if (!this.cache.get('Secret', namespace, secretName)) {
+      const { blockOwnerDeletion: _omitted, ...owner } = ownerRef(cp);
       await this.kube.createIfAbsent(K.Secret, {
         apiVersion: 'v1',
         kind: 'Secret',
@@ -443,7 +615,7 @@ export class LegacyControllers {
           name: secretName,
           namespace,
           labels: { [clusterName]: 'owned' },
-          ownerReferences: [ownerRef(cp)],
+          ownerReferences: [owner],
         },
         type: 'Opaque',
         data: {
@@ -456,15 +628,37 @@ export class LegacyControllers {
         },
       });
     }
-    const rgName = normalize(cp.spec.resourceGroupName);
-    const rgLive = this.cache.get('ResourceGroup', namespace, rgName);
-    const rgOwnedTag =
-      rgLive?.status?.tags?.[OWNED_TAG(clusterName)] === 'owned';
     const additionalTags = (cp.spec.additionalTags ?? {}) as Record<
       string,
       string
     >;
-    const rg = await this.ensureAso(
+    // tags.go `reconcileTags`: the JSON of the additional tags CAPZ applied (Go marshals map keys sorted), on the
+    // ResourceGroup and the ManagedCluster, the two specs with `GetAdditionalTags` (groups/spec.go,
+    // managedclusters/spec.go); docs/real-controllers.md#findings, finding 14.
+    const lastApplied = {
+      [LAST_APPLIED_TAGS]: JSON.stringify(
+        Object.fromEntries(
+          Object.entries(additionalTags).sort(([a], [b]) =>
+            a < b ? -1 : a > b ? 1 : 0,
+          ),
+        ),
+      ),
+    };
+
+    // CAPZ's services in order (azuremanagedcontrolplane_reconciler.go lines 59–66), each reached only when the one
+    // before is done (`Reconcile` lines 73–88 stop at the first error, and a service whose object is not Ready yet
+    // errs); each writes its condition (`UpdatePutStatus`, azure/scope/managedcontrolplane.go lines 887–897).
+    const conds: Cond[] = [];
+    const step = (type: string, service: string, r: Step) => {
+      conds.push(putStatus(type, service, r));
+      return r.settled;
+    };
+
+    const rgName = normalize(cp.spec.resourceGroupName);
+    const rgLive = this.cache.get('ResourceGroup', namespace, rgName);
+    const rgOwnedTag =
+      rgLive?.status?.tags?.[OWNED_TAG(clusterName)] === 'owned';
+    const rgStep = await this.ensureAso(
       'ResourceGroup',
       cp,
       clusterName,
@@ -475,32 +669,220 @@ export class LegacyControllers {
         tags: capzTags(clusterName, cp.spec.resourceGroupName, additionalTags),
       },
       rgOwnedTag,
+      lastApplied,
     );
 
+    // The VNet and its subnet (finding 10): azure/scope/managedcontrolplane.go `VNetSpec` lines 298–307 and
+    // `SubnetSpecs` lines 341–354; azure/services/virtualnetworks/spec.go `Parameters` lines 53–80 (CAPZ's owned tags
+    // on create, owner the VNet's group) and `WasManaged` line 84 (the owned tag in Azure); azure/services/subnets/
+    // spec.go `ResourceRef` line 53 (`<vnet>-<subnet>`), `Parameters` lines 59–75, `WasManaged` line 112 (the VNet's).
+    const vn = cp.spec.virtualNetwork;
+    const vnetName = normalize(vn.name);
+    const vnetLive = this.cache.get('VirtualNetwork', namespace, vnetName);
+    const vnetManaged =
+      vnetLive?.status?.tags?.[OWNED_TAG(clusterName)] === 'owned';
+    const subnetName = normalize(`${vn.name}-${vn.subnet.name.toLowerCase()}`);
+
+    let mc: Obj | undefined;
+    if (step('ResourceGroupReady', 'groups', rgStep)) {
+      const vnetStep = await this.ensureAso(
+        'VirtualNetwork',
+        cp,
+        clusterName,
+        vnetName,
+        {
+          azureName: vn.name,
+          owner: { name: normalize(vn.resourceGroup) },
+          location: cp.spec.location,
+          addressSpace: { addressPrefixes: [vn.cidrBlock] },
+          tags: capzTags(clusterName, vn.name, additionalTags),
+        },
+        vnetManaged,
+      );
+      if (step('VNetReady', 'virtualnetworks', vnetStep)) {
+        const subnetStep = await this.ensureAso(
+          'VirtualNetworksSubnet',
+          cp,
+          clusterName,
+          subnetName,
+          {
+            azureName: vn.subnet.name,
+            owner: { name: vnetName },
+            addressPrefixes: [vn.subnet.cidrBlock],
+            addressPrefix: vn.subnet.cidrBlock,
+          },
+          vnetManaged,
+        );
+        if (step('SubnetsReady', 'subnets', subnetStep)) {
+          const mcStep = await this.reconcileManagedCluster(
+            cp,
+            cluster,
+            lastApplied,
+          );
+          mc = mcStep.live;
+          // Private endpoints, fleet membership and AKS extensions: none asked for, so their services succeed with
+          // nothing to do (privateendpoints.go line 39, fleetsmembers.go line 44, aksextensions.go line 51).
+          if (step('ManagedClusterRunning', 'managedclusters', mcStep))
+            for (const type of [
+              'PrivateEndpointsReady',
+              'FleetReady',
+              'AKSExtensionsReady',
+            ])
+              conds.push({ type, status: 'True', severity: '' });
+        }
+      }
+    }
+    mc ??= this.cache.get('ManagedCluster', namespace, normalize(name));
+
+    // Status: v1beta1 conditions (the steps not reached keep their last value, as CAPZ leaves them), endpoint,
+    // kubeconfig and CA.
+    const mcReady = getCondition(mc, 'Ready');
+    const host = mcReady?.status === 'True' ? mc?.status?.fqdn : undefined;
+    if (host && cp.spec.controlPlaneEndpoint?.host !== host) {
+      await this.kube.mergePatch(K.AzureManagedControlPlane, namespace, name, {
+        spec: { controlPlaneEndpoint: { host, port: 443 } },
+      });
+    }
+    if (host && mc) await this.kubeconfig(cp, clusterName, mc);
+    let conditions = cp.status?.conditions as Condition[] | undefined;
+    for (const c of conds) conditions = setCondition(conditions, c);
+    // v1beta1 `SetSummary` (scope.PatchObject, managedcontrolplane.go line 239): Ready mirrors the most severe
+    // condition that is not True.
+    const rank = (c: Condition) =>
+      (({ Error: 0, Warning: 1, Info: 2 } as Record<string, number>)[
+        c.severity ?? ''
+      ] ?? 3);
+    const failing = (conditions ?? [])
+      .filter(c => c.type !== 'Ready' && c.status !== 'True')
+      .sort((a, b) => rank(a) - rank(b))[0];
+    const { lastTransitionTime: _t, ...summary } = failing ?? {
+      type: 'Ready',
+      status: 'True',
+      severity: '',
+      lastTransitionTime: '',
+    };
+    conditions = setCondition(conditions, { ...summary, type: 'Ready' });
+    const status = {
+      ...(cp.status ?? {}),
+      conditions,
+      ready: !!host,
+      initialized: !!host,
+      ...(mc?.status?.currentKubernetesVersion
+        ? { version: `v${mc.status.currentKubernetesVersion}` }
+        : {}),
+    };
+    if (!same(cp.status, status))
+      await this.kube.mergePatch(
+        K.AzureManagedControlPlane,
+        namespace,
+        name,
+        { status },
+        'status',
+      );
+  }
+
+  /** The managedclusters service step: the ManagedCluster as CAPZ's spec builder writes it. */
+  private async reconcileManagedCluster(
+    cp: Obj,
+    cluster: Obj,
+    lastApplied: Record<string, string>,
+  ): Promise<Step> {
+    const namespace = cp.metadata.namespace;
+    const name = cp.metadata.name;
+    const clusterName = cluster.metadata.name;
+    const rgName = normalize(cp.spec.resourceGroupName);
+    const additionalTags = (cp.spec.additionalTags ?? {}) as Record<
+      string,
+      string
+    >;
     const mcName = normalize(name);
     const mcLive = this.cache.get('ManagedCluster', namespace, mcName);
     const aad = cp.spec.aadProfile;
+    // Service CIDR from the Cluster when it names exactly one (managedcontrolplane.go lines 585–590), DNS IP its .10
+    // (managedclusters/spec.go `calculateDNSServiceIP` lines 565–574).
+    const services = cluster.spec?.clusterNetwork?.services?.cidrBlocks ?? [];
+    const pods = cluster.spec?.clusterNetwork?.pods?.cidrBlocks ?? [];
+    const serviceCidr: string | undefined =
+      services.length === 1 ? services[0] : undefined;
+    const dnsServiceIP =
+      cp.spec.dnsServiceIP ??
+      (serviceCidr
+        ? serviceCidr
+            .split('/')[0]
+            .split('.')
+            .slice(0, 3)
+            .concat('10')
+            .join('.')
+        : undefined);
+    const sshKey = cp.spec.sshPublicKey
+      ? Buffer.from(cp.spec.sshPublicKey, 'base64').toString('utf8')
+      : undefined;
+    const oidc = cp.spec.oidcIssuerProfile;
+    // azure/services/managedclusters/spec.go `Parameters` lines 411–452: basic properties (lines 486–507: owner,
+    // identity, location, nodeResourceGroup, enableRBAC, dnsPrefix, version, servicePrincipalProfile msi), network
+    // profile (lines 510–542), linux profile (577–599), operator spec (602–611, 614–640), AAD, SKU (661–671) and
+    // OIDC issuer (731–748); docs/real-controllers.md#findings, finding 14.
     const mcSpec: Record<string, unknown> = {
       azureName: name,
       owner: { name: rgName },
       location: cp.spec.location,
+      nodeResourceGroup: cp.spec.nodeResourceGroupName,
       dnsPrefix: cp.spec.dnsPrefix ?? name,
       kubernetesVersion: String(cp.spec.version).replace(/^v/, ''),
       identity: { type: 'SystemAssigned' },
       enableRBAC: true,
+      servicePrincipalProfile: { clientId: 'msi' },
       tags: capzTags(clusterName, name, additionalTags),
+      networkProfile: {
+        ...(cp.spec.networkPlugin
+          ? { networkPlugin: cp.spec.networkPlugin }
+          : {}),
+        ...(cp.spec.loadBalancerSKU
+          ? { loadBalancerSku: String(cp.spec.loadBalancerSKU).toLowerCase() }
+          : {}),
+        ...(cp.spec.networkPolicy
+          ? { networkPolicy: cp.spec.networkPolicy }
+          : {}),
+        ...(cp.spec.networkPluginMode
+          ? { networkPluginMode: cp.spec.networkPluginMode }
+          : {}),
+        ...(pods.length === 1 ? { podCidr: pods[0] } : {}),
+        ...(serviceCidr ? { serviceCidr, dnsServiceIP } : {}),
+        ...(cp.spec.outboundType ? { outboundType: cp.spec.outboundType } : {}),
+      },
+      ...(sshKey
+        ? {
+            linuxProfile: {
+              adminUsername: 'azureuser',
+              ssh: { publicKeys: [{ keyData: sshKey }] },
+            },
+          }
+        : {}),
       ...(aad
         ? {
             aadProfile: {
               managed: aad.managed,
+              enableAzureRBAC: aad.managed,
               adminGroupObjectIDs: aad.adminGroupObjectIDs,
             },
           }
         : {}),
-      ...(cp.spec.disableLocalAccounts !== undefined
+      ...(aad && cp.spec.disableLocalAccounts !== undefined
         ? { disableLocalAccounts: cp.spec.disableLocalAccounts }
         : {}),
+      ...(cp.spec.sku ? { sku: { name: 'Base', tier: cp.spec.sku.tier } } : {}),
+      ...(oidc ? { oidcIssuerProfile: { enabled: oidc.enabled } } : {}),
       operatorSpec: {
+        ...(oidc?.enabled
+          ? {
+              configMaps: {
+                oidcIssuerProfile: {
+                  name: `${clusterName}-aso-oidc-issuer-profile`,
+                  key: 'oidc-issuer-profile-url',
+                },
+              },
+            }
+          : {}),
         secrets: aad?.managed
           ? {
               userCredentials: {
@@ -527,19 +909,24 @@ export class LegacyControllers {
       .filter(p => label(p, CLUSTER_NAME) === clusterName)
       .map(p => ({
         name: p.spec.name ?? p.metadata.name,
-        ...legacyPoolFields(p, this.replicasOf(p)),
+        ...legacyPoolFields(
+          p,
+          this.replicasOf(p),
+          cp,
+          this.machinePoolOf(p)?.spec?.template?.spec?.version,
+        ),
       }));
     if (!inAzure) mcSpec.agentPoolProfiles = pools;
-    const mc = rg
-      ? await this.ensureAso(
-          'ManagedCluster',
-          cp,
-          clusterName,
-          mcName,
-          mcSpec,
-          true,
-        )
-      : undefined;
+    const step = await this.ensureAso(
+      'ManagedCluster',
+      cp,
+      clusterName,
+      mcName,
+      mcSpec,
+      true,
+      lastApplied,
+    );
+    const mc = step.live;
     if (
       mc &&
       !inAzure &&
@@ -550,6 +937,7 @@ export class LegacyControllers {
       await this.kube.mergePatch(K.ManagedCluster, namespace, mcName, {
         spec: { agentPoolProfiles: pools },
       });
+      return { live: mc, settled: false, changed: true };
     }
     if (
       mc &&
@@ -559,58 +947,23 @@ export class LegacyControllers {
       await this.kube.mergePatch(K.ManagedCluster, namespace, mcName, {
         spec: { agentPoolProfiles: null },
       });
+      return { live: mc, settled: false, changed: true };
     }
-
-    // Status: v1beta1 conditions, endpoint and kubeconfig.
-    const rgReady = getCondition(rg, 'Ready');
-    const mcReady = getCondition(mc, 'Ready');
-    const conds: Cond[] = [
-      this.fromAso('ResourceGroupReady', rg, rgReady),
-      this.fromAso('ManagedClusterRunning', mc, mcReady),
-    ];
-    const failing = conds.find(c => c.status !== 'True');
-    conds.push(
-      failing
-        ? { ...failing, type: 'Ready' }
-        : { type: 'Ready', status: 'True', severity: '' },
-    );
-    const host = mcReady?.status === 'True' ? mc?.status?.fqdn : undefined;
-    if (host && cp.spec.controlPlaneEndpoint?.host !== host) {
-      await this.kube.mergePatch(K.AzureManagedControlPlane, namespace, name, {
-        spec: { controlPlaneEndpoint: { host, port: 443 } },
-      });
-    }
-    if (host && mc) await this.kubeconfig(cp, clusterName, mc);
-    let conditions = cp.status?.conditions as Condition[] | undefined;
-    for (const c of conds) conditions = setCondition(conditions, c);
-    const status = {
-      ...(cp.status ?? {}),
-      conditions,
-      ready: !!host,
-      initialized: !!host,
-      ...(mc?.status?.currentKubernetesVersion
-        ? { version: `v${mc.status.currentKubernetesVersion}` }
-        : {}),
-    };
-    if (!same(cp.status, status))
-      await this.kube.mergePatch(
-        K.AzureManagedControlPlane,
-        namespace,
-        name,
-        { status },
-        'status',
-      );
+    return step;
   }
 
-  private replicasOf(ammp: Obj): number | undefined {
-    const mp = this.cache
+  private machinePoolOf(ammp: Obj): Obj | undefined {
+    return this.cache
       .list('MachinePool', ammp.metadata.namespace)
       .find(
         m =>
           m.spec?.template?.spec?.infrastructureRef?.name ===
           ammp.metadata.name,
       );
-    return mp?.spec?.replicas;
+  }
+
+  private replicasOf(ammp: Obj): number | undefined {
+    return this.machinePoolOf(ammp)?.spec?.replicas;
   }
 
   private fromAso(
@@ -652,25 +1005,60 @@ export class LegacyControllers {
         )
       : undefined;
     if (!value) return;
-    const name = `${clusterName}-kubeconfig`;
-    const current = this.cache.get('Secret', cp.metadata.namespace, name);
-    if (unb64(current?.data?.value) === value) return;
+    // `<cluster>-kubeconfig` with no type, so Opaque (CAPZ v1.26.0 azure/scope/managedcontrolplane.go
+    // `MakeEmptyKubeConfigSecret` lines 767–777, written by azuremanagedcontrolplane_reconciler.go lines 133–154).
+    await this.writeSecret(cp, `${clusterName}-kubeconfig`, {
+      labels: { [CLUSTER_NAME]: clusterName },
+      data: { value: b64(value) },
+    });
+    // `<cluster>-ca`: the kubeconfig's CA as tls.crt and the literal `foo` as tls.key, controller-owned by the control
+    // plane (azuremanagedcontrolplane_reconciler.go lines 157–174, `MakeClusterCA` lines 801–811); finding 13.
+    const ca = /certificate-authority-data:\s*(\S+)/.exec(value)?.[1] ?? '';
+    await this.writeSecret(cp, `${clusterName}-ca`, {
+      data: { 'tls.crt': ca, 'tls.key': b64('foo') },
+    });
+  }
+
+  /** controllerutil.CreateOrUpdate of an Opaque Secret controller-owned by the control plane (data and labels). */
+  private async writeSecret(
+    cp: Obj,
+    name: string,
+    want: { labels?: Record<string, string>; data: Record<string, string> },
+  ): Promise<void> {
+    const ns = cp.metadata.namespace;
+    let current = this.cache.get('Secret', ns, name);
+    if (current && (current.type ?? 'Opaque') !== 'Opaque') {
+      // A Secret's type is immutable: one an older simulation wrote as `cluster.x-k8s.io/secret` is replaced.
+      await this.kube.delete(K.Secret, ns, name);
+      current = undefined;
+    }
+    if (
+      current &&
+      same(current.data, want.data) &&
+      Object.entries(want.labels ?? {}).every(
+        ([k, v]) => label(current, k) === v,
+      )
+    )
+      return;
     const secret: Obj = {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: {
         name,
-        namespace: cp.metadata.namespace,
-        labels: { [CLUSTER_NAME]: clusterName },
+        namespace: ns,
+        ...(want.labels ? { labels: want.labels } : {}),
         ownerReferences: [ownerRef(cp)],
       },
-      type: 'cluster.x-k8s.io/secret',
-      data: { value: b64(value) },
+      type: 'Opaque',
+      data: want.data,
     };
     if (current)
       await this.kube.replace(K.Secret, {
         ...secret,
-        metadata: { ...current.metadata, labels: secret.metadata.labels },
+        metadata: {
+          ...current.metadata,
+          labels: { ...(current.metadata.labels ?? {}), ...want.labels },
+        },
       });
     else await this.kube.createIfAbsent(K.Secret, secret);
   }
@@ -679,6 +1067,29 @@ export class LegacyControllers {
     const { namespace, name } = splitKey(key);
     const ammp = this.cache.get('AzureManagedMachinePool', namespace, name);
     if (!ammp) return;
+    // CAPZ's AzureManagedMachinePool defaulting webhook (CAPZ v1.26.0 internal/webhooks/
+    // azuremanagedmachinepool_webhook.go `Default` lines 56–71): the agentpoolmode label = spec.mode, spec.name = the
+    // object's name. This simulation runs no admission webhooks, so the controller defaults every pool before anything
+    // else, whoever wrote it (seeds, tests, the demo's users), as the webhook would have on admission (finding 12).
+    if (!isDeleting(ammp)) {
+      const wantMode =
+        ammp.spec?.mode !== undefined &&
+        label(ammp, AGENT_POOL_MODE_LABEL) !== ammp.spec.mode;
+      const wantName = !ammp.spec?.name;
+      if (wantMode || wantName) {
+        await this.kube.mergePatch(K.AzureManagedMachinePool, namespace, name, {
+          ...(wantMode
+            ? {
+                metadata: {
+                  labels: { [AGENT_POOL_MODE_LABEL]: ammp.spec.mode },
+                },
+              }
+            : {}),
+          ...(wantName ? { spec: { name } } : {}),
+        });
+        return;
+      }
+    }
     const cluster = this.cluster(ammp);
     if (!cluster) return;
     if (this.paused(ammp, cluster))
@@ -700,7 +1111,10 @@ export class LegacyControllers {
       ? this.cache.get('ManagedCluster', namespace, normalize(cpName))
       : undefined;
     if (!mc) return; // the pool is created once the cluster's ManagedCluster exists
-    const pool = await this.ensureAso(
+    const cp = cpName
+      ? this.cache.get('AzureManagedControlPlane', namespace, cpName)
+      : undefined;
+    const { live: pool } = await this.ensureAso(
       'ManagedClustersAgentPool',
       ammp,
       clusterName,
@@ -708,20 +1122,37 @@ export class LegacyControllers {
       {
         azureName: ammp.spec.name ?? name,
         owner: { name: mc.metadata.name },
-        ...legacyPoolFields(ammp, this.replicasOf(ammp)),
+        ...legacyPoolFields(
+          ammp,
+          this.replicasOf(ammp),
+          cp,
+          this.machinePoolOf(ammp)?.spec?.template?.spec?.version,
+        ),
       },
       true,
     );
     const ready = getCondition(pool, 'Ready');
     const cond = this.fromAso('AgentPoolsReady', pool, ready);
+    // Once the agent pool is done, the VMSS VMs through ARM become spec.providerIDList (sorted) and their number
+    // status.replicas (CAPZ v1.26.0 controllers/azuremanagedmachinepool_reconciler.go lines 130–172); no VMSS yet is a
+    // transient error (line 150, retried in 20 s; compressed here as the rest of the simulated timing).
+    const providerIDs =
+      cond.status === 'True' && cp
+        ? this.providerIds(cp, ammp.spec.name ?? name)
+        : undefined;
+    if (providerIDs && !same(ammp.spec.providerIDList ?? [], providerIDs)) {
+      await this.kube.mergePatch(K.AzureManagedMachinePool, namespace, name, {
+        spec: { providerIDList: providerIDs },
+      });
+    }
     let conditions = ammp.status?.conditions as Condition[] | undefined;
     conditions = setCondition(conditions, cond);
     conditions = setCondition(conditions, { ...cond, type: 'Ready' });
     const status = {
       ...(ammp.status ?? {}),
       conditions,
-      ready: cond.status === 'True',
-      replicas: pool?.status?.count ?? 0,
+      ready: cond.status === 'True' && providerIDs !== undefined,
+      replicas: providerIDs?.length ?? ammp.status?.replicas ?? 0,
     };
     if (!same(ammp.status, status))
       await this.kube.mergePatch(
@@ -731,6 +1162,39 @@ export class LegacyControllers {
         { status },
         'status',
       );
+    if (cond.status === 'True' && !providerIDs) return { requeueAfterMs: 500 };
+  }
+
+  /**
+   * The pool's VMSS VM ids as providerIDs, read as CAPZ reads them through ARM (the simulated ARM's compute routes,
+   * src/arm/compute.ts): the first VMSS of the node resource group tagged `poolName` or `aks-managed-poolName` = the
+   * pool, its VMs' ids prefixed `azure://` with the resource group lower-cased (cloud-provider-azure
+   * `ConvertResourceGroupNameToLower`), sorted. Undefined when there is no such VMSS (or group) yet.
+   */
+  private providerIds(cp: Obj, pool: string): string[] | undefined {
+    const sub = cp.spec.subscriptionID;
+    const nodeRg = cp.spec.nodeResourceGroupName;
+    if (!sub || !nodeRg) return undefined;
+    try {
+      const match = listScaleSets(this.world, sub, nodeRg).value.find(
+        ss =>
+          (ss.tags as Record<string, string>).poolName === pool ||
+          ss.tags['aks-managed-poolName'] === pool,
+      );
+      if (!match) return undefined;
+      return listScaleSetVms(this.world, sub, nodeRg, match.name)
+        .value.map(
+          vm =>
+            `azure://${vm.id.replace(
+              /\/resourceGroups\/([^/]+)\//i,
+              (_m, g: string) => `/resourceGroups/${g.toLowerCase()}/`,
+            )}`,
+        )
+        .sort();
+    } catch (e) {
+      if (e instanceof AzureError) return undefined;
+      throw e;
+    }
   }
 
   private async reconcileCluster(key: Key): Promise<Result | void> {
@@ -768,9 +1232,7 @@ export class LegacyControllers {
   private async deleteOwned(
     owner: Obj,
     finalizer: string,
-    phases: Array<
-      Array<'ResourceGroup' | 'ManagedCluster' | 'ManagedClustersAgentPool'>
-    >,
+    phases: LegacyAsoKind[][],
   ): Promise<Result | void> {
     if (!hasFinalizer(owner, finalizer)) return;
     const uid = owner.metadata.uid!;

@@ -50,6 +50,14 @@ export const K = {
     'v1api20240901',
     'ManagedClustersAgentPool',
   ),
+  // The legacy AzureManagedControlPlane's VNet and subnet (CAPZ v1.26.0 azure/services/virtualnetworks/spec.go,
+  // azure/services/subnets/spec.go: network.azure.com v1api20201101).
+  VirtualNetwork: k('network.azure.com', 'v1api20201101', 'VirtualNetwork'),
+  VirtualNetworksSubnet: k(
+    'network.azure.com',
+    'v1api20201101',
+    'VirtualNetworksSubnet',
+  ),
 } as const;
 
 export type KindName = keyof typeof K;

@@ -178,6 +178,21 @@ export async function legacyCluster(
     tags: capzTags(name, name, opts.additionalTags),
     resourceGroupTags: opts.resourceGroupTags,
   });
+  // The VNet and subnet CAPZ's legacy control plane made for it, with the webhook's defaults (name = the control
+  // plane's, 10.0.0.0/8 and 10.240.0.0/16) and CAPZ's owned tags (CAPZ v1.26.0 azure/services/virtualnetworks/
+  // spec.go lines 53–80, azure/services/subnets/spec.go lines 59–75): the legacy controllers find them owned and
+  // manage them without changing Azure (docs/real-controllers.md#findings, finding 10).
+  if (!world.getVirtualNetwork(opts.subscription, opts.resourceGroup, name)) {
+    world.putVirtualNetwork(opts.subscription, opts.resourceGroup, name, {
+      location,
+      tags: capzTags(name, name, opts.additionalTags),
+      properties: { addressSpace: { addressPrefixes: ['10.0.0.0/8'] } },
+    });
+    world.putSubnet(opts.subscription, opts.resourceGroup, name, name, {
+      addressPrefix: '10.240.0.0/16',
+      addressPrefixes: ['10.240.0.0/16'],
+    });
+  }
   await kube.createIfAbsent(
     K.Cluster,
     o('Cluster', ns, name, {
