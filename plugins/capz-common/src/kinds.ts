@@ -67,6 +67,15 @@ export const kinds = {
     'v1api20240901',
     'ManagedClustersAgentPool',
   ),
+  // The legacy AzureManagedControlPlane's network, at the version CAPZ v1.26.0 writes it
+  // (azure/services/virtualnetworks/virtualnetworks.go and azure/services/subnets/subnets.go line 22 import ASO's
+  // network v1api20201101); the ASO-managed API has them only if a user lists them in spec.resources.
+  VirtualNetwork: k('network.azure.com', 'v1api20201101', 'VirtualNetwork'),
+  VirtualNetworksSubnet: k(
+    'network.azure.com',
+    'v1api20201101',
+    'VirtualNetworksSubnet',
+  ),
 } as const;
 
 /** @public */

@@ -20,7 +20,7 @@ const w = (
 
 /**
  * What the read path needs (docs/architecture.md#flow-watch-cache): CAPI, the ASO-managed kinds (v1beta1, else the
- * deprecated v1alpha1 on older CAPZ), the legacy AzureManaged* kinds, the ASO objects, and core Events. Secrets are not
+ * deprecated v1alpha1 on older CAPZ), the legacy AzureManaged* kinds, the ASO objects (the legacy control plane's VNet and subnet included), and core Events. Secrets are not
  * cached: their values must never reach the browser, and the jobs read the ones they copy when they need them.
  */
 export const WATCHED_KINDS: WatchedKind[] = [
@@ -35,5 +35,9 @@ export const WATCHED_KINDS: WatchedKind[] = [
   w('ResourceGroup'),
   w('ManagedCluster'),
   w('ManagedClustersAgentPool'),
+  // Only the legacy control plane's VNet and subnet (docs/real-controllers.md finding 10); a management cluster
+  // without ASO's network CRDs serves neither, and ClusterWatch then skips them (servedVersion: 404, synced).
+  w('VirtualNetwork'),
+  w('VirtualNetworksSubnet'),
   { name: 'Event', group: '', versions: ['v1'], plural: 'events' },
 ];

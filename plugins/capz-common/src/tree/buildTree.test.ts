@@ -444,6 +444,73 @@ describe('buildClusterTree: a legacy AzureManaged* cluster', () => {
     ).toMatchObject({ azureName: 'pool0', mode: 'System', replicas: 3 });
   });
 
+  it("shows the control plane's VNet and subnet in CAPZ's service order, health from their Ready condition", () => {
+    const { cluster, objects } = legacyCluster({
+      name: 'old-prod',
+      network: true,
+    });
+    const tree = buildClusterTree(cluster, objects, opts);
+    expect(treeToLines(tree).slice(0, 7)).toEqual([
+      'Cluster/old-prod healthy Available',
+      '  AzureManagedCluster/old-prod healthy',
+      '  AzureManagedControlPlane/old-prod healthy',
+      '    ResourceGroup/rg-old-prod healthy Succeeded',
+      '    VirtualNetwork/old-prod healthy Succeeded',
+      '    VirtualNetworksSubnet/old-prod-old-prod healthy Succeeded',
+      '    ManagedCluster/old-prod healthy Succeeded',
+    ]);
+    expect(findNode(tree, 'VirtualNetwork', 'old-prod').facts).toMatchObject({
+      azureName: 'old-prod',
+      location: 'westeurope',
+      addressSpace: '10.0.0.0/8',
+      reconcilePolicy: 'manage',
+      controlledBy: 'AzureManagedControlPlane/old-prod',
+    });
+    expect(
+      findNode(tree, 'VirtualNetworksSubnet', 'old-prod-old-prod').facts,
+    ).toMatchObject({ azureName: 'old-prod', addressPrefix: '10.240.0.0/16' });
+    failReady(
+      find(objects, 'VirtualNetworksSubnet', 'old-prod-old-prod'),
+      'InUseSubnetCannotBeUpdated',
+      'Error',
+      'subnet in use',
+      '2026-11-21T11:01:00Z',
+    );
+    expect(buildClusterTree(cluster, objects, opts)).toMatchObject({
+      health: 'failed',
+      reason:
+        'VirtualNetworksSubnet old-prod-old-prod: InUseSubnetCannotBeUpdated',
+    });
+  });
+
+  it('a subnet whose VNet is missing is degraded, not waiting', () => {
+    const { cluster, objects } = legacyCluster({
+      name: 'old-prod',
+      network: true,
+    });
+    failReady(
+      find(objects, 'VirtualNetworksSubnet', 'old-prod-old-prod'),
+      'WaitingForOwner',
+      'Warning',
+      'Owner "old-prod" cannot be found',
+    );
+    const without = objects.filter(o => o.kind !== 'VirtualNetwork');
+    expect(
+      findNode(
+        buildClusterTree(cluster, without, opts),
+        'VirtualNetworksSubnet',
+        'old-prod-old-prod',
+      ).health,
+    ).toBe('degraded');
+    expect(
+      findNode(
+        buildClusterTree(cluster, objects, opts),
+        'VirtualNetworksSubnet',
+        'old-prod-old-prod',
+      ).health,
+    ).toBe('progressing');
+  });
+
   it('a failing legacy pool condition reaches the rollup', () => {
     const { cluster, objects } = legacyCluster({ name: 'old-prod' });
     failReady(

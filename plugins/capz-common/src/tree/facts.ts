@@ -123,6 +123,26 @@ export function factsFor(o: ObservedObject): Facts {
           str(st?.provisioningState),
       );
       break;
+    case 'VirtualNetwork':
+      put(f, 'azureName', str(s?.azureName) ?? str(st?.name));
+      put(f, 'location', str(st?.location) ?? str(s?.location));
+      put(
+        f,
+        'addressSpace',
+        (arr(at(st, 'addressSpace', 'addressPrefixes')).length
+          ? arr(at(st, 'addressSpace', 'addressPrefixes'))
+          : arr(at(s, 'addressSpace', 'addressPrefixes'))
+        )
+          .filter((x): x is string => typeof x === 'string')
+          .join(', '),
+      );
+      put(f, 'provisioningState', str(st?.provisioningState));
+      break;
+    case 'VirtualNetworksSubnet':
+      put(f, 'azureName', str(s?.azureName) ?? str(st?.name));
+      put(f, 'addressPrefix', str(st?.addressPrefix) ?? str(s?.addressPrefix));
+      put(f, 'provisioningState', str(st?.provisioningState));
+      break;
     case 'ManagedCluster':
       put(f, 'azureName', str(s?.azureName) ?? str(st?.name));
       put(

@@ -275,7 +275,8 @@ describe('resolveResources', () => {
       ]),
     ).toEqual([
       ['ManagedCluster', 'c1', true, true, 'team-a'],
-      ['VirtualNetwork', 'vnet', false, false, undefined],
+      // Watched since the legacy control plane's VNet is (docs/real-controllers.md finding 10): not found here.
+      ['VirtualNetwork', 'vnet', false, true, undefined],
     ]);
   });
 
@@ -392,8 +393,8 @@ describe('asoManagedHealth', () => {
       resource: {
         group: 'network.azure.com',
         version: 'v1',
-        kind: 'VirtualNetwork',
-        name: 'vnet',
+        kind: 'NatGateway',
+        name: 'nat',
       },
       ready: true,
     });

@@ -58,6 +58,10 @@ export function worse(a: Health, b: Health): Health {
 /** The ASO kinds the backend watches, by kind, with their API group (the tree resolves only these). @public */
 export const WATCHED_ASO_KINDS: Readonly<Record<string, string>> = {
   ResourceGroup: kinds.ResourceGroup.group,
+  // In the legacy control plane's service order (CAPZ v1.26.0 controllers/azuremanagedcontrolplane_reconciler.go
+  // lines 59-62: groups, virtualnetworks, subnets, managedclusters), which the tree lists them in.
+  VirtualNetwork: kinds.VirtualNetwork.group,
+  VirtualNetworksSubnet: kinds.VirtualNetworksSubnet.group,
   ManagedCluster: kinds.ManagedCluster.group,
   ManagedClustersAgentPool: kinds.ManagedClustersAgentPool.group,
 };
@@ -270,6 +274,10 @@ export function asoOwnerFound(
   const ownerKinds = new Map([
     ['ManagedCluster', 'ResourceGroup'],
     ['ManagedClustersAgentPool', 'ManagedCluster'],
+    // ASO v2.18.0 api/network/v1api20201101 virtual_network_types_gen.go line 293, virtual_networks_subnet_types_gen.go
+    // line 286: a VirtualNetwork is owned by a ResourceGroup, a subnet by its VirtualNetwork.
+    ['VirtualNetwork', 'ResourceGroup'],
+    ['VirtualNetworksSubnet', 'VirtualNetwork'],
   ]);
   const ownerKind = ownerKinds.get(kindOf(o));
   if (!ownerName || !ownerKind) return undefined;

@@ -24,6 +24,8 @@ export interface LegacyOpts {
   namespace?: string;
   pools?: PoolOpts[];
   entraOnly?: boolean;
+  /** The legacy control plane's VNet and subnet, as real CAPZ v1.26.0 makes them (tree fixture `network`). */
+  network?: boolean;
 }
 
 /** A running legacy (AzureManagedControlPlane) cluster as the management cluster holds it. */
@@ -43,6 +45,7 @@ export function legacySnapshotObjects(opts: LegacyOpts = {}) {
     name,
     namespace: opts.namespace ?? 'team-legacy',
     pools,
+    network: opts.network,
   });
   const ns = cluster.metadata.namespace!;
   const mc = find(objects, 'ManagedCluster', name);

@@ -33,6 +33,11 @@ import {
   str,
   type LegacyObjects,
 } from './legacy';
+import {
+  legacyNetwork,
+  networkCarryOver,
+  networkCarryOverCommand,
+} from './network';
 import type { PlanInputs } from './steps';
 
 /** What {@link planMigration} needs to know about the management cluster. @public */
@@ -81,6 +86,7 @@ export function requiredMigrationAccess(
   const CAPI = kinds.Cluster.group;
   const RG = kinds.ResourceGroup.group;
   const CS = kinds.ManagedCluster.group;
+  const NET = kinds.VirtualNetwork.group;
   return [
     ...accessFor(from, CAPI, 'clusters', [
       ['get', 'preflight, pause'],
@@ -117,6 +123,15 @@ export function requiredMigrationAccess(
     ...accessFor(from, CS, 'managedclustersagentpools', [
       ['get', 'wait-block-move, disarm'],
       ['patch', 'disarm'],
+    ]),
+    // The legacy control plane's VNet and subnet (./network.ts).
+    ...accessFor(from, NET, 'virtualnetworks', [
+      ['get', 'wait-block-move, disarm'],
+      ['patch', 'disarm, delete-old (finalizers)'],
+    ]),
+    ...accessFor(from, NET, 'virtualnetworkssubnets', [
+      ['get', 'wait-block-move, disarm'],
+      ['patch', 'disarm, delete-old (finalizers)'],
     ]),
     ...accessFor(from, '', 'secrets', [['get', 'copy-credential-secret']]),
     ...accessFor(undefined, '', 'namespaces', [
@@ -359,14 +374,7 @@ export function migrationPreflight(
   const notAdopted = [...legacy.otherRgs, ...legacy.otherAso];
   if (notAdopted.length) {
     preflight.push(
-      warn(
-        'not-adopted',
-        'Everything is adopted',
-        `Adoption takes only the ResourceGroup, ManagedCluster and agent pools (docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#adoption-scope). These stay in Azure but will no longer be managed: ${notAdopted
-          .map(o => `${o.kind} ${nameOf(o)}`)
-          .join(', ')}.`,
-        "Define them in the new AzureASOManaged objects' spec.resources after the migration if they should stay managed.",
-      ),
+      notAdoptedCheck(notAdopted, legacy, to, newName, rgName, credential),
     );
   }
   if (!credential || !subscriptionId) return done();
@@ -381,6 +389,56 @@ export function migrationPreflight(
     legacy,
     inputs: { azure, newName, rgName, credential, subscriptionId, profiles },
   });
+}
+
+/**
+ * What stays in Azure unmanaged after the job. For the legacy control plane's VNet and subnet the fix is the exact
+ * command that lists them in the new AzureASOManagedCluster's spec.resources, their lifecycle as before
+ * (./network.ts); anything else is named only.
+ */
+function notAdoptedCheck(
+  notAdopted: ObservedObject[],
+  legacy: LegacyObjects,
+  to: string,
+  newName: string,
+  rgName: string,
+  credential: string | undefined,
+): PreflightCheck {
+  const network = legacyNetwork(legacy);
+  const others = notAdopted.filter(o => !network.includes(o));
+  const message = `Adoption takes only the ResourceGroup, ManagedCluster and agent pools (docs/capz-aso-facts.md#adopt-managed-cluster, docs/capz-aso-facts.md#adoption-scope). These stay in Azure as they are, but will no longer be managed: ${notAdopted
+    .map(o => `${o.kind} ${nameOf(o)}`)
+    .join(
+      ', ',
+    )}. The job has them on reconcile-policy skip before it deletes the old objects (the VNet and subnet disarmed like the others), so Azure keeps them.`;
+  const fixes: string[] = [];
+  if (network.length && credential) {
+    const { entries, leftOut } = networkCarryOver(legacy, rgName, credential);
+    if (entries.length)
+      fixes.push(
+        `To keep ${entries
+          .map(e => `${e.kind} ${(e.metadata as { name: string }).name}`)
+          .join(
+            ', ',
+          )} managed as before (deleting the new cluster then deletes them, as deleting the old one would have), once the job has finished run: ${networkCarryOverCommand(
+          to,
+          newName,
+          entries,
+        )}`,
+      );
+    if (leftOut.length)
+      fixes.push(`Left unmanaged on purpose: ${leftOut.join('; ')}.`);
+  }
+  const rest = credential ? others : notAdopted;
+  if (rest.length)
+    fixes.push(
+      `Define ${rest
+        .map(o => `${o.kind} ${nameOf(o)}`)
+        .join(
+          ', ',
+        )} in the new AzureASOManaged objects' spec.resources after the migration if they should stay managed.`,
+    );
+  return warn('not-adopted', 'Everything is adopted', message, fixes.join(' '));
 }
 
 function targetNamespaceCheck(
@@ -485,6 +543,7 @@ function healthChecks(
     ...l.machinePools,
     ...l.ammps,
     ...aso,
+    ...legacyNetwork(l),
   ];
   const deleting = all.filter(isDeleting);
   checks.push(

@@ -34,6 +34,7 @@ import type {
   StepPlan,
 } from '../types';
 import { isEntraOnly, str, type LegacyObjects } from './legacy';
+import { legacyNetwork } from './network';
 
 const BLOCK_MOVE = 'clusterctl.cluster.x-k8s.io/block-move';
 
@@ -162,8 +163,17 @@ export function migrationSteps(
   );
   const oldMc = refTo(mc, 'ManagedCluster', from);
   const oldRgs = [rg, ...l.otherRgs].map(o => refTo(o, 'ResourceGroup', from));
-  const disarmed = [...oldPools, oldMc, ...oldRgs];
-  const otherAso = l.otherAso.map(o => refTo(o, 'ResourceGroup', from));
+  // The legacy control plane's subnet and VNet, disarmed like the others rather than trusted to CAPZ's pause alone
+  // (which does set them to skip: CAPZ v1.26.0 controllers/azuremanagedcontrolplane_reconciler.go lines 59-62 and
+  // 91-106 pause every service, virtualnetworks and subnets included; azure/services/aso/service.go lines 152-166 and
+  // aso.go lines 385-419 patch each owned object to skip). Subnets, then VNets, before the groups that own them.
+  const network = legacyNetwork(l);
+  const oldNetwork = network.map(o => refTo(o, 'ResourceGroup', from));
+  const disarmed = [...oldPools, oldMc, ...oldNetwork, ...oldRgs];
+  // Other ASO objects the old objects own (none of a watched kind today): waited for on skip only.
+  const otherAso = l.otherAso
+    .filter(o => !network.includes(o))
+    .map(o => refTo(o, 'ResourceGroup', from));
 
   const newSecret = secretRef(to, credential);
   const newRg = { ...refTo(rg, 'ResourceGroup', to), name: rgName };
@@ -236,7 +246,7 @@ export function migrationSteps(
     id: 'disarm',
     title: 'Disarm the old ASO objects',
     description:
-      "Annotates each old ManagedClustersAgentPool, ManagedCluster and ResourceGroup with reconcile-policy skip and removes its finalizers, so that deleting or garbage-collecting the old objects cannot make ASO delete the Azure resources (docs/migration-procedure.md#step-3). ASO puts its finalizer back on its next reconcile whatever the policy (generic_reconciler.go: createOrUpdate claims the resource before it reads the policy); what keeps Azure safe is the policy, under which ASO's delete only drops its finalizer. So the step waits for skip, not for the finalizers to stay away.",
+      "Annotates each old ManagedClustersAgentPool, ManagedCluster, VirtualNetworksSubnet, VirtualNetwork and ResourceGroup with reconcile-policy skip and removes its finalizers, so that deleting or garbage-collecting the old objects cannot make ASO delete the Azure resources (docs/migration-procedure.md#step-3). ASO puts its finalizer back on its next reconcile whatever the policy (generic_reconciler.go: createOrUpdate claims the resource before it reads the policy); what keeps Azure safe is the policy, under which ASO's delete only drops its finalizer. So the step waits for skip, not for the finalizers to stay away.",
     preconditions: [],
     actions: disarmed.map(
       (r): PlannedAction => ({

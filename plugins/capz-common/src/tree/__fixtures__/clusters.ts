@@ -15,6 +15,7 @@ const CAPI = 'cluster.x-k8s.io/v1beta2';
 const CAPZ_GROUP = 'infrastructure.cluster.x-k8s.io';
 const RG_API = 'resources.azure.com/v1api20200601';
 const CS_API = 'containerservice.azure.com/v1api20240901';
+const NET_API = 'network.azure.com/v1api20201101';
 const CLUSTER_NAME = 'cluster.x-k8s.io/cluster-name';
 const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
 const POLICY = 'serviceoperator.azure.com/reconcile-policy';
@@ -551,6 +552,11 @@ export function legacyCluster(opts: {
   location?: string;
   version?: string;
   pools?: PoolOpts[];
+  /**
+   * The VNet and subnet real CAPZ v1.26.0's legacy control plane has ASO create (docs/real-controllers.md finding
+   * 10), shaped like the real objects: names, specs, tags, owners and annotations as the real managers wrote them.
+   */
+  network?: boolean;
 }): ClusterFixture {
   const ns = opts.namespace ?? 'team-legacy';
   const name = opts.name;
@@ -676,6 +682,67 @@ export function legacyCluster(opts: {
     },
   };
   const objects: Obj[] = [cluster, amc, amcp, rg, mc];
+  if (opts.network) {
+    const tags = {
+      Name: name,
+      [`sigs.k8s.io_cluster-api-provider-azure_cluster_${name}`]: 'owned',
+      'sigs.k8s.io_cluster-api-provider-azure_role': 'common',
+    };
+    const vnetId = `/subscriptions/${SUB}/resourceGroups/${rgName}/providers/Microsoft.Network/virtualNetworks/${name}`;
+    const vnet: Obj = {
+      apiVersion: NET_API,
+      kind: 'VirtualNetwork',
+      metadata: meta('VirtualNetwork', ns, normalize(name), {
+        labels: { [CLUSTER_NAME]: name },
+        annotations: { ...asoAnnotations },
+        ownerReferences: [ownerRef(amcp), ownerRef(rg, false)],
+      }),
+      spec: {
+        azureName: name,
+        location,
+        owner: { name: normalize(rgName) },
+        addressSpace: { addressPrefixes: ['10.0.0.0/8'] },
+        tags,
+      },
+      status: {
+        id: vnetId,
+        name,
+        location,
+        addressSpace: { addressPrefixes: ['10.0.0.0/8'] },
+        provisioningState: 'Succeeded',
+        tags,
+        conditions: [asoReady()],
+      },
+    };
+    const subnet: Obj = {
+      apiVersion: NET_API,
+      kind: 'VirtualNetworksSubnet',
+      metadata: meta(
+        'VirtualNetworksSubnet',
+        ns,
+        normalize(`${name}-${name}`),
+        {
+          labels: { [CLUSTER_NAME]: name },
+          annotations: { ...asoAnnotations },
+          ownerReferences: [ownerRef(amcp), ownerRef(vnet, false)],
+        },
+      ),
+      spec: {
+        azureName: name,
+        owner: { name: vnet.metadata.name },
+        addressPrefix: '10.240.0.0/16',
+        addressPrefixes: ['10.240.0.0/16'],
+      },
+      status: {
+        id: `${vnetId}/subnets/${name}`,
+        name,
+        addressPrefix: '10.240.0.0/16',
+        provisioningState: 'Succeeded',
+        conditions: [asoReady()],
+      },
+    };
+    objects.push(vnet, subnet);
+  }
   for (const p of pools) {
     const poolName = `${name}-${p.name}`;
     const count = p.count ?? 1;
