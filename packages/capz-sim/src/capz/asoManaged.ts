@@ -71,9 +71,9 @@ const ASO_KINDS: Record<string, KindName> = {
   'containerservice.azure.com/ManagedCluster': 'ManagedCluster',
   'containerservice.azure.com/ManagedClustersAgentPool':
     'ManagedClustersAgentPool',
-  // Real CAPZ applies any ASO kind listed in spec.resources (CAPZ v1.26.0 pkg/mutators and
-  // controllers/resource_reconciler.go `Reconcile`: unstructured objects); these two are the other kinds the
-  // simulated world has CRDs and an ASO for (docs/real-controllers.md#findings, finding 10).
+  // Real CAPZ applies any ASO kind listed in spec.resources as unstructured objects (CAPZ v1.26.0
+  // controllers/resource_reconciler.go line 54 `resources []*unstructured.Unstructured`, `Reconcile` line 69); these
+  // two are the other kinds the simulated world has CRDs and an ASO for (docs/real-controllers.md#findings, finding 10).
   'network.azure.com/VirtualNetwork': 'VirtualNetwork',
   'network.azure.com/VirtualNetworksSubnet': 'VirtualNetworksSubnet',
 };

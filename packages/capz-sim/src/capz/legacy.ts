@@ -23,7 +23,11 @@
  *  - block-move on normal reconcile; pause copies the policy to the pre-pause annotation, sets skip, then removes
  *    block-move; unpause restores it. The AzureManagedCluster never gets block-move
  *    (docs/capz-aso-facts.md#legacy-pause);
- *  - v1beta1-style conditions (with severity) on the control plane and pools (docs/capz-aso-facts.md#legacy-api).
+ *  - v1beta1-style conditions (with severity) on the control plane and pools (docs/capz-aso-facts.md#legacy-api);
+ *  - what the real managers were seen to write for CAPZ's `aks` template (docs/real-controllers.md#findings, findings
+ *    10–14): the VNet and subnet, one CAPZ service at a time, CAPZ's eight control plane conditions, providerIDs from
+ *    the VMSS VMs, the webhooks' defaults, the Secrets, the last-applied-tags annotation and the spec fields (each
+ *    with its upstream lines where it is written).
  * Simulated: the credential Secret's values come from the simulator's identity settings instead of an
  * AzureClusterIdentity (whose CRD is not installed here).
  */
@@ -87,7 +91,7 @@ const CP_ASO_KINDS: CpAsoKind[] = [
   'ManagedCluster',
 ];
 
-/** azure.SubnetID (CAPZ v1.26.0 azure/defaults.go): the ARM id CAPZ puts into each agent pool's vnetSubnetReference. */
+/** azure.SubnetID (CAPZ v1.26.0 azure/defaults.go line 194): the ARM id CAPZ puts into each agent pool's vnetSubnetReference. */
 export const subnetArmId = (
   sub: string,
   rg: string,
