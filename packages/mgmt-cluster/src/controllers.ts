@@ -19,12 +19,14 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import {
+  closeSync,
   existsSync,
   mkdirSync,
   openSync,
   readFileSync,
   readdirSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -360,10 +362,74 @@ const isAlive = (pid: number) => {
   }
 };
 
-function tail(file: string, lines = 25): string {
-  return existsSync(file)
-    ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n')
-    : '(no log)';
+/** What a manager wrote since `offset`: the log file is appended to by every start in the same state directory. */
+function logSince(file: string, offset = 0): string {
+  if (!existsSync(file)) return '';
+  const buf = readFileSync(file);
+  return buf.subarray(Math.min(offset, buf.length)).toString('utf8');
+}
+
+function tail(text: string, lines = 25): string {
+  return text.trim()
+    ? text.trimEnd().split('\n').slice(-lines).join('\n')
+    : '(nothing logged)';
+}
+
+/** The message of a klog line (`E1123 11:14:49.860172   31163 main.go:400] "msg" err="..."`), without its header. */
+const klogMessage = (line: string) =>
+  line.replace(/^[IWEF]\d{4} [^\]]*\] /, '');
+
+/**
+ * Why a manager is failing, from what it logged during this start: its last error line (klog `E…`), and the port it
+ * found taken. controller-runtime v0.23.3 returns the listener's error from `mgr.Start` (webhook server:
+ * `pkg/webhook/server.go` line 237; health probes and metrics likewise), which CAPI and CAPZ log as "problem running manager"
+ * before exiting 1 (CAPZ v1.26.0 `main.go` lines 399-402).
+ */
+function causeOf(text: string): { cause?: string; port?: number } {
+  const errors = text.split('\n').filter(l => /^[EF]\d{4} /.test(l));
+  const last = errors.at(-1);
+  const bind = /listen tcp [^ ]*:(\d+): bind: address already in use/.exec(
+    text,
+  );
+  return {
+    cause: last ? klogMessage(last) : undefined,
+    port: bind ? Number(bind[1]) : undefined,
+  };
+}
+
+/**
+ * How far a manager's controllers got, from controller-runtime's log lines (v0.23.3
+ * `pkg/internal/controller/controller.go`): "Starting EventSource" per watch (line 370), "Starting workers" once all
+ * of a controller's sources synced (line 306). A watched kind without its CRD is logged by the kind source as "if kind
+ * is a CRD, it should be installed before calling Start" and retried every 10 s (`pkg/internal/source/kind.go` lines
+ * 68-82) until the controller's CacheSyncTimeout, 2 min by default (`pkg/controller/controller.go` lines 248-250),
+ * ends the manager: its /readyz (CAPI, CAPZ: the webhook server's StartedChecker) is 200 all that while.
+ */
+function controllerProgress(text: string): {
+  waiting: string[];
+  started: number;
+  missingKind?: string;
+} {
+  const withSources = new Set<string>();
+  const withWorkers = new Set<string>();
+  let missingKind: string | undefined;
+  for (const line of text.split('\n')) {
+    const c = /controller="([^"]+)"/.exec(line)?.[1];
+    if (line.includes('"Starting EventSource"') && c) withSources.add(c);
+    else if (line.includes('"Starting workers"') && c) withWorkers.add(c);
+    else if (
+      !missingKind &&
+      line.includes(
+        'if kind is a CRD, it should be installed before calling Start',
+      )
+    )
+      missingKind = klogMessage(line);
+  }
+  return {
+    waiting: [...withSources].filter(c => !withWorkers.has(c)).sort(),
+    started: withWorkers.size,
+    missingKind,
+  };
 }
 
 function httpStatus(url: string): Promise<number> {
@@ -377,23 +443,47 @@ function httpStatus(url: string): Promise<number> {
   });
 }
 
-/** True when a TLS server on 127.0.0.1:<port> presents a certificate the cluster CA verifies. */
-function tlsReady(port: number, caPem: string): Promise<boolean> {
+/**
+ * Whether a TLS server on 127.0.0.1:<port> presents a certificate the cluster CA verifies: `ok`, or the error, with
+ * `certificate` set when a server answered but its certificate failed verification (OpenSSL's verify codes such as
+ * DEPTH_ZERO_SELF_SIGNED_CERT, or Node's ERR_TLS_CERT_ALTNAME_INVALID), which waiting will not mend.
+ */
+function tlsCheck(
+  port: number,
+  caPem: string,
+): Promise<{ ok: true } | { ok: false; error: string; certificate: boolean }> {
   return new Promise(resolvePromise => {
     const s = connect(
       { host: '127.0.0.1', port, ca: caPem, servername: 'localhost' },
       () => {
         s.end();
-        resolvePromise(true);
+        resolvePromise({ ok: true });
       },
     );
-    s.on('error', () => resolvePromise(false));
+    s.on('error', (e: NodeJS.ErrnoException) => {
+      const code = e.code ?? '';
+      resolvePromise({
+        ok: false,
+        // Node's advice to use the system CA does not apply: the cluster CA is the one to trust.
+        error: `${e.message.replace(
+          /; if the root CA is installed locally.*$/,
+          '',
+        )}${code ? ` (${code})` : ''}`,
+        // Socket errors are E*-codes (ECONNREFUSED while the server starts); verify errors are OpenSSL's names.
+        certificate:
+          code === 'ERR_TLS_CERT_ALTNAME_INVALID' ||
+          (code !== '' && !code.startsWith('E')),
+      });
+    });
     s.setTimeout(2000, () => {
       s.destroy();
-      resolvePromise(false);
+      resolvePromise({ ok: false, error: 'timed out', certificate: false });
     });
   });
 }
+
+const pinnedPorts = (opts: StartControllersOptions): number[] =>
+  Object.values(opts.ports ?? {}).flatMap(p => Object.values(p ?? {}));
 
 function controllersFile(stateDir: string) {
   return join(stateDir, 'controllers.json');
@@ -419,6 +509,33 @@ export interface StartControllersOptions {
   env?: Record<string, string>;
   /** Per-manager timeout for /readyz and the webhook port (default 180 s: ASO's start is slow on 2 shared cores). */
   timeoutMs?: number;
+  /**
+   * Ports to use instead of picked ones (e.g. fixed firewall holes, or a fault test). A pinned port that is taken is
+   * not retried with new ports: it would be taken again.
+   */
+  ports?: Partial<Record<ManagerName, Partial<ControllerPorts>>>;
+  /** CRDs (by name) not to install, for fault tests; one already on the cluster is left as it is. */
+  skipCrds?: string[];
+}
+
+/** Why startControllers failed: the manager, the cause, its log tail, and every process it had started (all stopped). */
+export class ControllersStartError extends Error {
+  readonly manager: ManagerName;
+  readonly started: Partial<Record<ManagerName, { pid: number; log: string }>>;
+  /** The port a manager found taken (`bind: address already in use`), when that was the cause. */
+  readonly takenPort?: number;
+  constructor(
+    message: string,
+    manager: ManagerName,
+    started: Partial<Record<ManagerName, { pid: number; log: string }>>,
+    takenPort?: number,
+  ) {
+    super(message);
+    this.name = 'ControllersStartError';
+    this.manager = manager;
+    this.started = started;
+    this.takenPort = takenPort;
+  }
 }
 
 /** The lower bound of the kernel's ephemeral (outbound) port range: listening ports are picked below it. */
@@ -538,7 +655,14 @@ export async function startControllers(
       return await startOnce(info, opts);
     } catch (e) {
       const msg = (e as Error).message;
-      if (attempt >= 3 || !msg.includes('address already in use')) throw e;
+      const port = e instanceof ControllersStartError ? e.takenPort : undefined;
+      // A pinned port would be taken again: only picked ports are worth a retry.
+      if (
+        attempt >= 3 ||
+        !msg.includes('address already in use') ||
+        (port !== undefined && pinnedPorts(opts).includes(port))
+      )
+        throw e;
       log(
         `a port was taken while starting (attempt ${attempt}); retrying with new ports`,
       );
@@ -562,12 +686,13 @@ async function startOnce(
   issueServingCert(info.stateDir, certDir);
 
   const ports = {} as Record<ManagerName, ControllerPorts>;
-  const taken = new Set<number>();
+  const taken = new Set<number>(pinnedPorts(opts));
   for (const m of MANAGERS) {
+    const pin = opts.ports?.[m] ?? {};
     ports[m] = {
-      webhook: await listenPort(taken),
-      health: await listenPort(taken),
-      metrics: await listenPort(taken),
+      webhook: pin.webhook ?? (await listenPort(taken)),
+      health: pin.health ?? (await listenPort(taken)),
+      metrics: pin.metrics ?? (await listenPort(taken)),
     };
   }
 
@@ -615,7 +740,11 @@ async function startOnce(
     };
     crds.push(c);
   }
-  await installCrds(info, crds);
+  const skip = new Set(opts.skipCrds ?? []);
+  await installCrds(
+    info,
+    crds.filter(c => !skip.has(c.metadata.name)),
+  );
 
   for (const ns of [
     'capi-system',
@@ -695,14 +824,33 @@ async function startOnce(
       JSON.stringify(running, null, 2),
       { mode: 0o600 },
     );
+  const fail = (m: ManagerName, message: string, takenPort?: number) =>
+    new ControllersStartError(
+      message,
+      m,
+      Object.fromEntries(
+        Object.entries(running.managers).map(([k, v]) => [
+          k,
+          { pid: v.pid, log: v.log },
+        ]),
+      ),
+      takenPort,
+    );
   try {
+    const logStart = {} as Record<ManagerName, number>;
+    const exits: Partial<Record<ManagerName, string>> = {};
     for (const m of which) {
       const logFile = join(dir, 'logs', `${m}.log`);
+      logStart[m] = existsSync(logFile) ? statSync(logFile).size : 0;
       const out = openSync(logFile, 'a');
       const child = spawn(bins[m], args[m], {
         detached: true,
         stdio: ['ignore', out, out],
         env: envFor(m),
+      });
+      closeSync(out);
+      child.on('exit', (code, signal) => {
+        exits[m] = signal ? `signal ${signal}` : `exit code ${code}`;
       });
       child.unref();
       if (!child.pid) throw new Error(`could not start ${bins[m]}`);
@@ -714,25 +862,86 @@ async function startOnce(
       };
       save();
     }
+    const logTail = (m: ManagerName, text: string) =>
+      `\n--- ${m} log tail (${running.managers[m].log}) ---\n${tail(text)}`;
     for (const m of which) {
       const p = running.managers[m];
-      const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
+      const timeoutMs = opts.timeoutMs ?? 180_000;
+      const deadline = Date.now() + timeoutMs;
       for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
-        if (!isAlive(p.pid))
-          throw new Error(
-            `${m} manager exited while starting:\n${tail(p.log)}`,
+        if (exits[m] || !isAlive(p.pid)) {
+          const text = logSince(p.log, logStart[m]);
+          const { cause, port } = causeOf(text);
+          const role = port
+            ? (Object.keys(p.ports) as Array<keyof ControllerPorts>).find(
+                k => p.ports[k] === port,
+              )
+            : undefined;
+          throw fail(
+            m,
+            `${m} manager exited (${exits[m] ?? 'gone'}) while starting: ${
+              port
+                ? `its ${role ?? ''}${
+                    role ? ' ' : ''
+                  }port ${port} is taken by another listener; `
+                : ''
+            }${cause ?? 'no error logged'}${logTail(m, text)}`,
+            port,
           );
-        const ready =
-          (await httpStatus(`http://127.0.0.1:${p.ports.health}/readyz`)) ===
-            200 && (await tlsReady(p.ports.webhook, info.caPem));
-        if (ready) break;
-        if (Date.now() > deadline)
-          throw new Error(
-            `${m} manager not ready after ${
-              opts.timeoutMs ?? 180_000
-            } ms (readyz on ${p.ports.health}, webhook on ${
+        }
+        const text = logSince(p.log, logStart[m]);
+        const progress = controllerProgress(text);
+        if (progress.missingKind)
+          throw fail(
+            m,
+            `${m} manager cannot start a controller: a kind it watches has no CRD: ${
+              progress.missingKind
+            }${logTail(m, text)}`,
+          );
+        const tls = await tlsCheck(p.ports.webhook, info.caPem);
+        if (!tls.ok && tls.certificate)
+          throw fail(
+            m,
+            `${m} manager's webhook server on 127.0.0.1:${
               p.ports.webhook
-            }):\n${tail(p.log)}`,
+            } presents a certificate the cluster CA does not verify: ${
+              tls.error
+            }; the serving certificate ${join(
+              certDir,
+              'tls.crt',
+            )} is not signed by the cluster CA (${
+              info.stateDir
+            }/pki/ca.crt): remove ${certDir} to have it issued again${logTail(
+              m,
+              text,
+            )}`,
+          );
+        const readyz = await httpStatus(
+          `http://127.0.0.1:${p.ports.health}/readyz`,
+        );
+        // Ready: /readyz, the webhook's TLS, and every controller past its cache sync (a controller stuck before its
+        // workers would end the manager later, see controllerProgress).
+        if (
+          readyz === 200 &&
+          tls.ok &&
+          progress.started > 0 &&
+          !progress.waiting.length
+        )
+          break;
+        if (Date.now() > deadline)
+          throw fail(
+            m,
+            `${m} manager not ready after ${timeoutMs} ms: readyz on ${
+              p.ports.health
+            } ${readyz || 'not answering'}, webhook on ${p.ports.webhook} ${
+              tls.ok ? 'ok' : tls.error
+            }, controllers ${
+              progress.started
+                ? `waiting for their caches: ${
+                    progress.waiting.join(', ') || 'none'
+                  }`
+                : 'not started'
+            }${logTail(m, text)}`,
           );
         await new Promise(r => setTimeout(r, delay));
       }
