@@ -58,6 +58,35 @@ const LEGACY = {
 /** The same legacy cluster again, never migrated. */
 const TWIN = { namespace: 'legacy-twin', name: 'real-legacy-twin' };
 
+/** The ASO network objects of a namespace, as `Kind name` (docs/real-controllers.md finding 10). */
+async function networkObjects(ns: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const kind of ['VirtualNetwork', 'VirtualNetworksSubnet'] as const) {
+    const r = await kube(
+      w.info,
+      'GET',
+      `/apis/network.azure.com/${kinds[kind].version}/namespaces/${ns}/${kinds[kind].plural}`,
+    );
+    if (r.status !== 200) throw new Error(`list ${kind} in ${ns}: ${r.status}`);
+    out.push(...r.body.items.map((o: any) => `${kind} ${o.metadata.name}`));
+  }
+  return out.sort();
+}
+
+/** The group's VNets and subnets in the persisted Azure state (which has no networkCounters: counted from it). */
+function azureNetworkCount(group: string) {
+  const vnets = ((w.azure() as any).virtualNetworks ?? []).filter(
+    (v: any) => v.resourceGroup.toLowerCase() === group.toLowerCase(),
+  );
+  return {
+    virtualNetworks: vnets.length,
+    subnets: vnets.reduce(
+      (n: number, v: any) => n + Object.keys(v.subnets ?? {}).length,
+      0,
+    ),
+  };
+}
+
 /**
  * CAPZ's legacy `aks` template, as a user would apply it, with a service principal identity (the simulator's) instead
  * of the template's workload identity, allowed in the cluster's namespace.
@@ -108,6 +137,8 @@ async function applyLegacyTemplate(ns: string, name: string): Promise<void> {
 }
 const CAPZ_ALPHA = 'infrastructure.cluster.x-k8s.io/v1alpha1';
 let main: BackendProcess;
+/** The JSON patch of the migration preflight's not-adopted fix, as the shell would pass it. */
+let carryOver: string | undefined;
 
 const AZURE_ONLY = {
   resourceGroup: 'rg-real-adopt',
@@ -303,6 +334,25 @@ it('migrates a legacy cluster made by the real CAPZ legacy controllers: every Az
     );
   const networkBefore = network();
   expect(networkBefore).toHaveLength(1);
+  const oldNetwork = [
+    `VirtualNetwork ${name}`,
+    `VirtualNetworksSubnet ${name}-${name}`,
+  ];
+  expect(await networkObjects(from)).toEqual(oldNetwork);
+  // The preflight names them, with the command that keeps them managed afterwards.
+  const preview = await main.request(
+    'POST',
+    'capz/jobs/preview',
+    w.migrate(from, name, target),
+  );
+  expect(preview.status).toBe(200);
+  const notAdopted = preview.body.preflight.find(
+    (c: any) => c.id === 'not-adopted',
+  );
+  expect(notAdopted?.message).toContain(oldNetwork[0]);
+  expect(notAdopted?.message).toContain(oldNetwork[1]);
+  carryOver = /--type json -p '(\[.*\])'/.exec(notAdopted?.fix ?? '')?.[1];
+  expect(carryOver).toBeDefined();
   const started = Date.now();
   const job = await w.finished(
     main,
@@ -314,7 +364,19 @@ it('migrates a legacy cluster made by the real CAPZ legacy controllers: every Az
     `migration job finished in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   everyStep(job);
+  // Disarmed like the other old ASO objects, not left to CAPZ's pause alone.
+  expect(
+    job.plan
+      .find((p: any) => p.id === 'disarm')
+      .actions.map((a: any) => `${a.ref.kind} ${a.ref.name}`),
+  ).toEqual(expect.arrayContaining(oldNetwork.slice().reverse()));
   await w.migrated(from, target, name, name, pools);
+  // The old network objects went with the old control plane (garbage-collected under skip: Azure untouched).
+  await until(
+    `the old VirtualNetwork and subnet in ${from} to be gone`,
+    async () => (await networkObjects(from)).length === 0,
+    120_000,
+  );
   await until('the persisted Azure state to show nothing in flight', () =>
     w
       .azure()
@@ -331,10 +393,67 @@ it('migrates a legacy cluster made by the real CAPZ legacy controllers: every Az
   expect(network()).toEqual(networkBefore);
 }, 900_000);
 
+it("following the preflight's advice literally brings the VNet and subnet back under the new cluster, Azure unchanged", async () => {
+  const { target, name } = LEGACY;
+  const network = () =>
+    ((w.azure() as any).virtualNetworks ?? []).filter(
+      (v: any) => v.resourceGroup === name,
+    );
+  const networkBefore = network();
+  expect(carryOver).toBeDefined();
+  // The fix is a `kubectl patch --type json` command: the same JSON patch, sent as kubectl would.
+  const r = await kube(
+    w.info,
+    'PATCH',
+    `/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/${target}/azureasomanagedclusters/${name}`,
+    JSON.parse(carryOver!.replace(/'\\''/g, "'")),
+    'application/json-patch+json',
+  );
+  expect(r.status).toBe(200);
+  await until(
+    `the VirtualNetwork and subnet in ${target} to be Ready under the new AzureASOManagedCluster`,
+    async () => {
+      for (const kind of ['VirtualNetwork', 'VirtualNetworksSubnet'] as const) {
+        const list = await kube(
+          w.info,
+          'GET',
+          `/apis/network.azure.com/${kinds[kind].version}/namespaces/${target}/${kinds[kind].plural}`,
+        );
+        const o = list.body.items?.[0];
+        if (
+          list.body.items?.length !== 1 ||
+          condition(o, 'Ready')?.status !== 'True' ||
+          !(o.metadata.ownerReferences ?? []).some(
+            (x: any) => x.controller && x.kind === 'AzureASOManagedCluster',
+          )
+        )
+          return false;
+      }
+      return true;
+    },
+    300_000,
+  );
+  expect(await networkObjects(target)).toEqual([
+    `VirtualNetwork ${name}`,
+    `VirtualNetworksSubnet ${name}-${name}`,
+  ]);
+  const cl = await w.c.get('Cluster', target, name);
+  expect(condition(cl, 'Available')?.status).toBe('True');
+  expect(network()).toEqual(networkBefore);
+  w.say(
+    `network carried over: Azure network writes so far ${JSON.stringify(
+      (w.azure() as any).networkCounters ?? 'not persisted',
+    )}`,
+  );
+}, 600_000);
+
 it('deleting the migrated cluster does in Azure what deleting its unmigrated twin does', async () => {
   /** Deletes a Cluster and returns what Azure deleted until its resource group was gone. */
   const deleting = async (ns: string, name: string) => {
     const before = structuredClone(w.azure().counters.deleted);
+    const networkBefore = azureNetworkCount(name);
+    // Whether the VNet left Azure while its group was still there: deleted on its own, not with the group.
+    let vnetGoneFirst = false;
     const started = Date.now();
     const r = await kube(
       w.info,
@@ -355,6 +474,12 @@ it('deleting the migrated cluster does in Azure what deleting its unmigrated twi
         ).status;
         const azure = w.azure();
         const groups = azure.resourceGroups.map((g: any) => g.name);
+        if (
+          groups.includes(name) &&
+          azureNetworkCount(name).virtualNetworks <
+            networkBefore.virtualNetworks
+        )
+          vnetGoneFirst = true;
         left = `Cluster ${cluster}, groups ${groups.join(',')}`;
         return cluster === 404 && !groups.includes(name);
       },
@@ -369,12 +494,20 @@ it('deleting the migrated cluster does in Azure what deleting its unmigrated twi
         (v as number) - (before as any)[k],
       ]),
     );
+    const networkAfter = azureNetworkCount(name);
+    const networks = {
+      virtualNetworks:
+        networkBefore.virtualNetworks - networkAfter.virtualNetworks,
+      subnets: networkBefore.subnets - networkAfter.subnets,
+    };
     w.say(
       `deleted ${ns}/${name} in ${((Date.now() - started) / 1000).toFixed(
         1,
-      )} s; Azure deleted ${JSON.stringify(deleted)}`,
+      )} s; Azure deleted ${JSON.stringify(deleted)}, networks ${JSON.stringify(
+        networks,
+      )}; VNet seen gone before its group: ${vnetGoneFirst}`,
     );
-    return deleted;
+    return { ...deleted, networks };
   };
   const migrated = await deleting(LEGACY.target, LEGACY.name);
   const twin = await deleting(TWIN.namespace, TWIN.name);
@@ -383,5 +516,6 @@ it('deleting the migrated cluster does in Azure what deleting its unmigrated twi
     resourceGroups: 1,
     managedClusters: 1,
     agentPools: 2,
+    networks: { virtualNetworks: 1, subnets: 1 },
   });
 }, 900_000);
