@@ -906,12 +906,12 @@ async function startOnce(
               p.ports.webhook
             } presents a certificate the cluster CA does not verify: ${
               tls.error
-            }; the serving certificate ${join(
+            }; the serving certificate is ${join(
               certDir,
               'tls.crt',
-            )} is not signed by the cluster CA (${
+            )}, the cluster CA ${
               info.stateDir
-            }/pki/ca.crt): remove ${certDir} to have it issued again${logTail(
+            }/pki/ca.crt: remove ${certDir} to have it issued again${logTail(
               m,
               text,
             )}`,
