@@ -1,23 +1,30 @@
 /**
- * Issue 12's legacy flow against the real CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers, with only Azure
- * simulated (capz-sim's `startSimulatedAzure`), as flows.test.ts does for aks-aso. Part of the real-controllers lane:
+ * Issue 12's legacy flow and the simulation suite's manual procedures against the real CAPI v1.13.3, CAPZ v1.26.0 and
+ * ASO v2.18.0 managers, with only Azure simulated (capz-sim's `startSimulatedAzure`), as flows.test.ts does for
+ * aks-aso. Part of the real-controllers lane:
  *
  *   yarn workspace @internal/mgmt-cluster test:real-controllers
  *
- * Flow here: a cluster of the legacy flavor (AzureManagedControlPlane / AzureManagedCluster / AzureManagedMachinePool)
- * from CAPZ's own `templates/cluster-template-aks.yaml` of the CAPZ v1.26.0 module, with a ServicePrincipal
- * AzureClusterIdentity for the simulator's service principal, created by CAPZ's legacy controllers (which write ASO
- * objects and read the node resource group's VMSS through ARM themselves) and deleted; what Azure did is counted
- * (docs/real-controllers.md#legacy-path).
+ * Legacy clusters (AzureManagedControlPlane / AzureManagedCluster / AzureManagedMachinePool) from CAPZ's own
+ * `templates/cluster-template-aks.yaml` of the CAPZ v1.26.0 module, created by CAPZ's legacy controllers (which write
+ * ASO objects and read the node resource group's VMSS through ARM themselves). The legacy controllers take ~3 min per
+ * cluster (20 s requeues, docs/real-controllers.md finding 15), so `before` applies every cluster the file needs at
+ * once on one set of managers and each test waits for its own:
+ *
+ * - flow-legacy: created, checked, and (last) deleted; what Azure did is counted (docs/real-controllers.md#legacy-path);
+ * - proc-migrate: the documented migration to AzureASOManaged* (procedures.ts migrateByProcedure);
+ * - proc-safe / proc-danger: deleting an old AzureManagedMachinePool with and without pause + disarm;
+ * - an Azure-only AKS cluster adopted by hand (procedures.ts adoptByProcedure).
+ *
+ * Azure counters are global: the tests that must create and delete nothing in Azure run together once every cluster
+ * is ready (no creation left in flight), and the two that delete in Azure run after them, one at a time.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 // capz-sim depends on this package: reached through the workspace's node_modules (see real-controllers.test.ts).
-import { SIM_SERVICE_PRINCIPAL } from '@internal/capz-sim/azure';
-import { capzTemplate } from '@internal/capz-sim/capz-templates';
 import {
   startSimulatedAzure,
   type SimulatedAzure,
@@ -31,42 +38,55 @@ import {
 import { startControllers, stopControllers } from '../src/controllers.ts';
 import { until } from '../src/testing.ts';
 import {
-  collection,
-  condition,
-  conditionText,
-  objectsIn,
-  type Obj,
-} from './objects.ts';
+  applyLegacyTemplate,
+  azureCounts,
+  seconds,
+  shape,
+  SUBSCRIPTION,
+  watchLegacyClusters,
+  type Lane,
+  type LegacyCluster,
+  type Readiness,
+} from './legacy.ts';
+import { collection, objectsIn } from './objects.ts';
+import {
+  adoptByProcedure,
+  deleteOldMachinePool,
+  migrateByProcedure,
+  putAzureOnlyCluster,
+  type AzureOnly,
+} from './procedures.ts';
 
-const SUBSCRIPTION = '00000000-0000-4000-8000-0000000000f2';
-const LOCATION = 'westeurope';
-const ns = 'legacy';
+const FLOW: LegacyCluster = { ns: 'legacy', name: 'flow-legacy' };
+const MIGRATE: LegacyCluster = { ns: 'proc-migrate', name: 'proc-migrate' };
+const SAFE: LegacyCluster = { ns: 'proc-safe', name: 'proc-safe' };
+const DANGER: LegacyCluster = { ns: 'proc-danger', name: 'proc-danger' };
+const LEGACY = [FLOW, MIGRATE, SAFE, DANGER];
+const AZURE_ONLY: AzureOnly = {
+  ns: 'proc-adopt',
+  resourceGroup: 'rg-proc-adopt',
+  name: 'proc-adopt',
+};
+
 let info: ClusterInfo | undefined;
 let azure: SimulatedAzure | undefined;
 let simDir: string | undefined;
+let stopWatching = () => {};
+const readiness = new Map<string, Readiness>();
 const t0 = Date.now();
 const say = (m: string) =>
-  process.stdout.write(
-    `[legacy +${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}\n`,
-  );
+  process.stdout.write(`[legacy +${seconds(t0)}s] ${m}\n`);
+const lane = (): Lane => ({ info: info!, azure: azure!, say });
+const ready = (c: LegacyCluster) => readiness.get(`${c.ns}/${c.name}`)!.ready;
+/**
+ * Every legacy cluster Available: everything CAPZ creates in Azure for them exists by then (group, VNet, subnet, and
+ * the cluster with its pools in its first PUT); later PUTs are updates, so the counters' created/deleted stay still.
+ */
+const allAvailable = () =>
+  Promise.all(LEGACY.map(c => readiness.get(`${c.ns}/${c.name}`)!.available));
 
-const { create, get, list } = objectsIn(() => info!, ns);
-
-/** What the legacy controllers wrote, for comparison with the simulated ones (docs/real-controllers.md#legacy-path). */
-const shape = (o: Obj) => ({
-  kind: o.kind,
-  name: o.metadata.name,
-  annotations: o.metadata.annotations,
-  labels: o.metadata.labels,
-  ownerReferences: (o.metadata.ownerReferences as any[] | undefined)?.map(
-    r =>
-      `${r.kind}/${r.name}${r.controller ? ' controller' : ''}${
-        r.blockOwnerDeletion ? ' block' : ''
-      }`,
-  ),
-  finalizers: o.metadata.finalizers,
-  conditions: conditionText(o),
-});
+const ns = FLOW.ns;
+const { get, list } = objectsIn(() => info!, ns);
 
 before(async () => {
   simDir = mkdtempSync(join(tmpdir(), 'capz-legacy-'));
@@ -83,21 +103,27 @@ before(async () => {
   });
   await startControllers(info, { env: azure.managerEnv });
   say('management cluster and the three managers up');
-  await apiRequest(info, 'POST', '/api/v1/namespaces', {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: ns },
-  });
-  // The AzureClusterIdentity's client secret, under the key CAPZ reads (azure/scope/identity.go AzureSecretKey).
-  await apiRequest(info, 'POST', `/api/v1/namespaces/${ns}/secrets`, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'cluster-identity-secret' },
-    stringData: { clientSecret: SIM_SERVICE_PRINCIPAL.clientSecret },
-  });
+  // Every legacy cluster at once: the real legacy controllers' 20 s steps then overlap instead of adding up.
+  const applied = Date.now();
+  const counts = await Promise.all(
+    LEGACY.map(c => applyLegacyTemplate(info!, c)),
+  );
+  say(
+    `applied CAPZ's aks template for ${LEGACY.map(
+      (c, i) => `${c.ns}/${c.name} (${counts[i]} objects)`,
+    ).join(', ')}`,
+  );
+  const watch = watchLegacyClusters(lane(), LEGACY, applied);
+  stopWatching = watch.stop;
+  for (const [k, r] of watch.clusters) readiness.set(k, r);
+  await putAzureOnlyCluster(azure, AZURE_ONLY);
+  say(
+    `Azure-only AKS cluster ${AZURE_ONLY.resourceGroup}/${AZURE_ONLY.name} in the simulated Azure`,
+  );
 });
 
 after(async () => {
+  stopWatching();
   try {
     if (info) {
       await stopControllers(info);
@@ -109,158 +135,141 @@ after(async () => {
   }
 });
 
-test("a legacy aks cluster from CAPZ's template is created in the simulated Azure by the real managers, and deleted", async () => {
-  const name = 'flow-legacy';
-  const objects: Obj[] = capzTemplate('aks', name, ns, {
-    CLUSTER_IDENTITY_NAME: 'cluster-identity',
-    CLUSTER_IDENTITY_TYPE: 'ServicePrincipal',
-    AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY: SIM_SERVICE_PRINCIPAL.clientId,
-    AZURE_TENANT_ID: SIM_SERVICE_PRINCIPAL.tenantId,
-    AZURE_SUBSCRIPTION_ID: SUBSCRIPTION,
-    AZURE_LOCATION: LOCATION,
-    KUBERNETES_VERSION: 'v1.33.2',
-    AZURE_NODE_MACHINE_TYPE: 'Standard_D2s_v3',
-    WORKER_MACHINE_COUNT: '2',
-  });
-  // The template's identity is workload identity with `allowedNamespaces: {}`: here a service principal with a client
-  // secret (CAPZ v1.26.0 api/v1beta1/azureclusteridentity_types.go: clientSecret is a SecretReference), allowed in
-  // this namespace only.
-  const identity = objects.find(o => o.kind === 'AzureClusterIdentity')!;
-  identity.spec.clientSecret = {
-    name: 'cluster-identity-secret',
-    namespace: ns,
-  };
-  identity.spec.allowedNamespaces = { list: [ns] };
-  const started = Date.now();
-  for (const o of objects) await create(o);
-  say(`applied ${objects.length} objects of CAPZ's aks template`);
+// Creating and deleting nothing in Azure: run together.
+describe('with every legacy cluster created', { concurrency: true }, () => {
+  test("a legacy aks cluster from CAPZ's template is created in the simulated Azure by the real managers", async () => {
+    const name = FLOW.name;
+    const { available, ready: poolsReady } = readiness.get(
+      `${FLOW.ns}/${FLOW.name}`,
+    )!;
+    say(`${name}: Cluster Available ${await available} s after the apply`);
+    say(`${name}: both MachinePools 2/2 ${await poolsReady} s after the apply`);
+    for (const pool of ['pool0', 'pool1']) {
+      const mp = await get(
+        'cluster.x-k8s.io/v1beta2',
+        'MachinePool',
+        `${name}-${pool}`,
+      );
+      // CAPZ's legacy pool took its providerIDs from ARM's VMSS VMs; CAPI matched them with the Nodes by providerID.
+      const amp = await get(
+        'infrastructure.cluster.x-k8s.io/v1beta1',
+        'AzureManagedMachinePool',
+        `${name}-${pool}`,
+      );
+      assert.equal(
+        amp?.spec?.providerIDList?.length,
+        2,
+        JSON.stringify(amp?.spec),
+      );
+      assert.equal(mp?.status.nodeRefs?.length, 2, JSON.stringify(mp?.status));
+    }
 
-  let last = '';
-  await until(
-    `Cluster ${name} Available`,
-    async () => {
-      const c = await get('cluster.x-k8s.io/v1beta2', 'Cluster', name);
-      const now = conditionText(c);
-      if (now !== last) say(`Cluster: ${(last = now)}`);
-      return condition(c, 'Available')?.status === 'True';
-    },
-    600_000,
-  );
-  say(
-    `Cluster Available after ${((Date.now() - started) / 1000).toFixed(1)} s`,
-  );
-
-  for (const pool of ['pool0', 'pool1']) {
-    const mp = await until(
-      `MachinePool ${name}-${pool} with 2 ready replicas`,
-      async () => {
-        const o = await get(
-          'cluster.x-k8s.io/v1beta2',
-          'MachinePool',
-          `${name}-${pool}`,
-        );
-        return o?.status?.readyReplicas === 2 ? o : undefined;
-      },
-      300_000,
+    const w = azure!.world;
+    assert.ok(w.getResourceGroup(SUBSCRIPTION, name), 'the resource group');
+    const mc = w.getManagedCluster(SUBSCRIPTION, name, name);
+    assert.ok(mc, 'the managed cluster');
+    assert.deepEqual(
+      w
+        .listAgentPools(SUBSCRIPTION, name, name)
+        .map(p => [p.name, p.mode, p.count])
+        .sort(),
+      [
+        ['pool0', 'System', 2],
+        ['pool1', 'User', 2],
+      ],
     );
-    // CAPZ's legacy pool took its providerIDs from ARM's VMSS VMs; CAPI matched them with the Nodes by providerID.
-    const amp = await get(
-      'infrastructure.cluster.x-k8s.io/v1beta1',
-      'AzureManagedMachinePool',
-      `${name}-${pool}`,
+    say(
+      `Azure created (every cluster of the file): ${JSON.stringify(
+        w.counters.created,
+      )}, networks ${JSON.stringify(
+        w.networkCounters.created,
+      )}; vnets ${JSON.stringify(
+        w
+          .listVirtualNetworks(SUBSCRIPTION, name)
+          .map(v => [v.name, Object.keys(v.subnets)]),
+      )}`,
     );
-    assert.equal(
-      amp?.spec?.providerIDList?.length,
-      2,
-      JSON.stringify(amp?.spec),
-    );
-    assert.equal(mp.status.nodeRefs?.length, 2, JSON.stringify(mp.status));
-  }
-  say(
-    `both MachinePools have 2 ready replicas after ${(
-      (Date.now() - started) /
-      1000
-    ).toFixed(1)} s`,
-  );
-
-  const w = azure!.world;
-  assert.ok(w.getResourceGroup(SUBSCRIPTION, name), 'the resource group');
-  const mc = w.getManagedCluster(SUBSCRIPTION, name, name);
-  assert.ok(mc, 'the managed cluster');
-  assert.deepEqual(
-    w
-      .listAgentPools(SUBSCRIPTION, name, name)
-      .map(p => [p.name, p.mode, p.count])
-      .sort(),
-    [
-      ['pool0', 'System', 2],
-      ['pool1', 'User', 2],
-    ],
-  );
-  say(
-    `Azure created: ${JSON.stringify(
-      w.counters.created,
-    )}, networks ${JSON.stringify(
-      w.networkCounters.created,
-    )}; vnets ${JSON.stringify(
+    // The VNet and subnet CAPZ's webhook defaults (named after the cluster), written by ASO.
+    assert.deepEqual(
       w
         .listVirtualNetworks(SUBSCRIPTION, name)
         .map(v => [v.name, Object.keys(v.subnets)]),
-    )}`,
-  );
-  // The VNet and subnet CAPZ's webhook defaults (named after the cluster), written by ASO.
-  assert.deepEqual(
-    w
-      .listVirtualNetworks(SUBSCRIPTION, name)
-      .map(v => [v.name, Object.keys(v.subnets)]),
-    [[name, [name]]],
-  );
-  say(`ARM requests: ${JSON.stringify(azure!.arm.apiVersionsSeen())}`);
-
-  // What the legacy controllers wrote: ASO objects, their owners and annotations, the secrets.
-  for (const [apiVersion, kind] of [
-    ['resources.azure.com/v1api20200601', 'ResourceGroup'],
-    ['containerservice.azure.com/v1api20250801', 'ManagedCluster'],
-    ['containerservice.azure.com/v1api20250801', 'ManagedClustersAgentPool'],
-    ['network.azure.com/v1api20201101', 'VirtualNetwork'],
-    ['network.azure.com/v1api20201101', 'VirtualNetworksSubnet'],
-  ] as const)
-    for (const o of await list(apiVersion, kind))
-      say(`ASO ${JSON.stringify({ ...shape(o), spec: o.spec })}`);
-  for (const s of await list('v1', 'Secret'))
-    say(
-      `Secret ${JSON.stringify({
-        ...shape(s),
-        type: (s as any).type,
-        keys: Object.keys((s as any).data ?? {}),
-      })}`,
+      [[name, [name]]],
     );
-  for (const [apiVersion, kind] of [
-    ['infrastructure.cluster.x-k8s.io/v1beta1', 'AzureManagedControlPlane'],
-    ['infrastructure.cluster.x-k8s.io/v1beta1', 'AzureManagedCluster'],
-    ['infrastructure.cluster.x-k8s.io/v1beta1', 'AzureManagedMachinePool'],
-  ] as const)
-    for (const o of await list(apiVersion, kind))
+    say(`ARM requests: ${JSON.stringify(azure!.arm.apiVersionsSeen())}`);
+
+    // What the legacy controllers wrote: ASO objects, their owners and annotations, the secrets.
+    for (const [apiVersion, kind] of [
+      ['resources.azure.com/v1api20200601', 'ResourceGroup'],
+      ['containerservice.azure.com/v1api20250801', 'ManagedCluster'],
+      ['containerservice.azure.com/v1api20250801', 'ManagedClustersAgentPool'],
+      ['network.azure.com/v1api20201101', 'VirtualNetwork'],
+      ['network.azure.com/v1api20201101', 'VirtualNetworksSubnet'],
+    ] as const)
+      for (const o of await list(apiVersion, kind))
+        say(`ASO ${JSON.stringify({ ...shape(o), spec: o.spec })}`);
+    for (const s of await list('v1', 'Secret'))
       say(
-        `CAPZ ${JSON.stringify({
-          ...shape(o),
-          status: o.status,
-          spec: o.spec,
+        `Secret ${JSON.stringify({
+          ...shape(s),
+          type: (s as any).type,
+          keys: Object.keys((s as any).data ?? {}),
         })}`,
       );
+    for (const [apiVersion, kind] of [
+      ['infrastructure.cluster.x-k8s.io/v1beta1', 'AzureManagedControlPlane'],
+      ['infrastructure.cluster.x-k8s.io/v1beta1', 'AzureManagedCluster'],
+      ['infrastructure.cluster.x-k8s.io/v1beta1', 'AzureManagedMachinePool'],
+    ] as const)
+      for (const o of await list(apiVersion, kind))
+        say(
+          `CAPZ ${JSON.stringify({
+            ...shape(o),
+            status: o.status,
+            spec: o.spec,
+          })}`,
+        );
 
-  // The template enables the OIDC issuer: AKS's issuerURL reaches the control plane's status through ASO and CAPZ.
-  const amcp = await get(
-    'infrastructure.cluster.x-k8s.io/v1beta1',
-    'AzureManagedControlPlane',
-    name,
-  );
-  assert.match(
-    amcp?.status?.oidcIssuerProfile?.issuerURL ?? '',
-    /^https:\/\/westeurope\.oic\.prod-aks\.azure\.com\//,
-    JSON.stringify(amcp?.status),
-  );
+    // The template enables the OIDC issuer: AKS's issuerURL reaches the control plane's status through ASO and CAPZ.
+    const amcp = await get(
+      'infrastructure.cluster.x-k8s.io/v1beta1',
+      'AzureManagedControlPlane',
+      name,
+    );
+    assert.match(
+      amcp?.status?.oidcIssuerProfile?.issuerURL ?? '',
+      /^https:\/\/westeurope\.oic\.prod-aks\.azure\.com\//,
+      JSON.stringify(amcp?.status),
+    );
+  });
 
+  test('migrating a legacy cluster by the documented procedure keeps every Azure resource (real managers)', async () => {
+    await allAvailable();
+    await migrateByProcedure(lane(), MIGRATE, 'proc-migrate-new');
+  });
+
+  test('deleting an old AzureManagedMachinePool after pausing and disarming keeps the Azure agent pool (real managers)', async () => {
+    await allAvailable();
+    await deleteOldMachinePool(lane(), SAFE, true);
+  });
+
+  test('adopting an Azure-only AKS cluster by hand yields an Available Cluster and changes nothing in Azure (real managers)', async () => {
+    await allAvailable();
+    await adoptByProcedure(lane(), AZURE_ONLY);
+  });
+});
+
+// The two that delete in Azure, one after the other.
+test('deleting an old AzureManagedMachinePool without the disarm step deletes the Azure agent pool (real managers)', async () => {
+  await ready(DANGER);
+  await deleteOldMachinePool(lane(), DANGER, false);
+});
+
+test("the legacy aks cluster from CAPZ's template is deleted by the real managers", async () => {
+  const name = FLOW.name;
+  await ready(FLOW);
+  const w = azure!.world;
+  const start = azureCounts(azure!);
   // Deleting the Cluster deletes what CAPZ created in Azure.
   const del = await apiRequest(
     info!,
@@ -309,13 +318,27 @@ test("a legacy aks cluster from CAPZ's template is created in the simulated Azur
     },
     600_000,
   );
+  const end = azureCounts(azure!);
+  const delta = (a: Record<string, number>, b: Record<string, number>) =>
+    Object.fromEntries(Object.keys(b).map(k => [k, b[k]! - a[k]!]));
   say(
-    `deleted in ${((Date.now() - deleting) / 1000).toFixed(
-      1,
-    )} s; Azure deleted: ${JSON.stringify(
-      w.counters.deleted,
-    )}, networks ${JSON.stringify(w.networkCounters.deleted)}`,
+    `deleted in ${seconds(deleting)} s; Azure deleted: ${JSON.stringify(
+      delta(start.deleted, end.deleted),
+    )}, networks ${JSON.stringify(
+      delta(start.networkDeleted, end.networkDeleted),
+    )}`,
   );
+  // What CAPZ created for this cluster, deleted once each (docs/real-controllers.md#legacy-path).
+  assert.deepEqual(delta(start.deleted, end.deleted), {
+    resourceGroups: 1,
+    managedClusters: 1,
+    agentPools: 2,
+  });
+  assert.deepEqual(delta(start.networkDeleted, end.networkDeleted), {
+    virtualNetworks: 1,
+    subnets: 1,
+  });
+  assert.deepEqual(end.created, start.created);
   assert.equal(w.getManagedCluster(SUBSCRIPTION, name, name), undefined);
   assert.deepEqual(w.listVirtualNetworks(SUBSCRIPTION, name), []);
   say(`ARM requests: ${JSON.stringify(azure!.arm.apiVersionsSeen())}`);

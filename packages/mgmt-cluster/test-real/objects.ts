@@ -54,6 +54,40 @@ export function objectsIn(cluster: () => ClusterInfo, ns: string) {
       assert.equal(r.status, 200, r.body);
       return JSON.parse(r.body) as Obj;
     },
+    /** A JSON merge patch (`kubectl patch --type merge`); undefined when the object is absent. */
+    async patch(
+      apiVersion: string,
+      kind: string,
+      name: string,
+      body: unknown,
+    ): Promise<Obj | undefined> {
+      const r = await apiRequest(
+        cluster(),
+        'PATCH',
+        `${collection(apiVersion, kind, ns)}/${name}`,
+        body,
+        'application/merge-patch+json',
+      );
+      if (r.status === 404) return undefined;
+      assert.equal(r.status, 200, `patch ${kind}/${name}: ${r.body}`);
+      return JSON.parse(r.body) as Obj;
+    },
+    /** `kubectl delete --wait=false`: 200 or 202 (accepted, finalizers pending), or 404 when already gone. */
+    async remove(
+      apiVersion: string,
+      kind: string,
+      name: string,
+    ): Promise<void> {
+      const r = await apiRequest(
+        cluster(),
+        'DELETE',
+        `${collection(apiVersion, kind, ns)}/${name}`,
+      );
+      assert.ok(
+        [200, 202, 404].includes(r.status),
+        `delete ${kind}/${name}: ${r.status} ${r.body}`,
+      );
+    },
     async list(apiVersion: string, kind: string): Promise<Obj[]> {
       const r = await apiRequest(
         cluster(),
