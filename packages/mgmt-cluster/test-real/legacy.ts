@@ -27,7 +27,6 @@ export const POLICY = 'serviceoperator.azure.com/reconcile-policy';
 export const PRE_PAUSE =
   'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy';
 export const BLOCK_MOVE = 'clusterctl.cluster.x-k8s.io/block-move';
-export const ASO_FINALIZER = 'serviceoperator.azure.com/finalizer';
 
 /** The ASO kinds the legacy control plane and machine pools write (docs/real-controllers.md#legacy-path). */
 export const LEGACY_ASO_KINDS = [

@@ -3,8 +3,9 @@
  * adoption-procedure.test.ts) walked by plain API calls against the real CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0
  * managers, asserting what the simulated versions assert: the documented migration of a legacy cluster
  * (docs/migration-procedure.md, CAPZ's book), deleting an old AzureManagedMachinePool with and without the disarm
- * step, and adopting an Azure-only AKS cluster by hand. Called from legacy-flow.test.ts, which creates the legacy
- * clusters concurrently on one set of managers.
+ * step, and adopting an Azure-only AKS cluster by hand. Where the real managers do otherwise, the assertion follows
+ * them and says so (MachinePools in the Cluster's status.workers; ASO's finalizer after the disarm is only printed).
+ * Called from legacy-flow.test.ts, which creates the legacy clusters concurrently on one set of managers.
  */
 import assert from 'node:assert/strict';
 import { servicePrincipalSecretData } from '@internal/capz-sim/azure';
@@ -359,7 +360,9 @@ export async function migrateByProcedure(
   say(`[migrate] new Cluster Available after ${seconds(began)} s`);
   // Whether ASO put its finalizer back on the disarmed objects: it reconciles on generation or reconcile-policy changes
   // only (ASO v2.18.0 internal/controllers/controller_resources.go makeStandardPredicate lines 265-272,
-  // internal/reconcilers/reconcile_policy.go lines 37-51), and the disarm changed neither (CAPZ's pause had set skip).
+  // internal/reconcilers/reconcile_policy.go lines 37-51), and the disarm changed neither (CAPZ's pause had set skip),
+  // so the finalizer returns only at the next sync-period requeue (internal/util/interval/interval_calculator.go lines
+  // 172-176; AZURE_SYNC_PERIOD, default 1h, internal/config/vars.go line 313). Seen: still none here.
   for (const o of await legacyAsoObjects(old))
     say(`[migrate: new cluster Available] ${asoState(o)}`);
 
