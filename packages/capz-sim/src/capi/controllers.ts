@@ -11,8 +11,9 @@
  *    contract), ControlPlaneInitialized/ControlPlaneAvailable from `status.initialized`/`ready` (a missing object is
  *    `ObjectDoesNotExist`, or `ObjectDeleted` once it had been ready), RemoteConnectionProbe, Deleting, and
  *    WorkersAvailable computed from an empty MachinePool list: MachinePools never feed it, the documented gap
- *    (docs/capz-aso-facts.md#cluster-available); Available sums them. MachinePool replicas still count in
- *    `status.workers` (docs/capz-aso-facts.md#cluster-available);
+ *    (docs/capz-aso-facts.md#cluster-available); Available sums them. `status.workers` is computed from the same
+ *    empty list (v1.13.3 `setWorkersReplicas(..., clusterv1.MachinePoolList{}, ...)`, line 74): with no
+ *    MachineDeployments it stays `{}` (docs/real-controllers.md#findings, finding 17);
  *  - deletion one phase at a time (internal/controllers/cluster/cluster_controller.go `reconcileDelete`): the
  *    MachinePools, waited for until none is left, then the control plane, then the infrastructure cluster.
  * Simulated: RemoteConnectionProbe succeeds once the `<cluster>-kubeconfig` Secret exists (no workload cluster).
@@ -231,8 +232,6 @@ export class CapiControllers {
     const infraReady = infra.obj?.status?.ready === true;
     const cpInit =
       cp.obj?.status?.initialized === true || cp.obj?.status?.ready === true;
-    const sum = (f: (mp: Obj) => number | undefined) =>
-      pools.reduce((n, mp) => n + (f(mp) ?? 0), 0);
     await this.writeClusterStatus(c, {
       ...(c.status ?? {}),
       conditions,
@@ -244,13 +243,7 @@ export class CapiControllers {
         controlPlaneInitialized:
           cpInit || c.status?.initialization?.controlPlaneInitialized === true,
       },
-      workers: {
-        desiredReplicas: sum(mp => mp.spec?.replicas),
-        replicas: sum(mp => mp.status?.replicas),
-        readyReplicas: sum(mp => mp.status?.readyReplicas),
-        availableReplicas: sum(mp => mp.status?.availableReplicas),
-        upToDateReplicas: sum(mp => mp.status?.upToDateReplicas),
-      },
+      workers: {},
       // cluster_controller_status.go `setPhase`: Deleting wins over everything.
       phase: isDeleting(c)
         ? 'Deleting'

@@ -240,6 +240,9 @@ describe('the clusters list and trees of the demo scenarios', () => {
       '  AzureManagedCluster/data-secure healthy',
       '  AzureManagedControlPlane/data-secure healthy',
       '    ResourceGroup/rg-data-secure healthy Succeeded',
+      // The legacy control plane's network, as real CAPZ v1.26.0 creates it (docs/real-controllers.md#findings, 10).
+      '    VirtualNetwork/data-secure healthy Succeeded',
+      '    VirtualNetworksSubnet/data-secure-data-secure healthy Succeeded',
       '    ManagedCluster/data-secure healthy Succeeded',
       '  Workers/Workers healthy',
       '    MachinePool/data-secure-jobs healthy Available',
