@@ -20,6 +20,11 @@ const expected: Record<string, Record<string, string>> = {
     managedclustersagentpools: 'v1api20240901',
   },
   'resources.azure.com': { resourcegroups: 'v1api20200601' },
+  // The legacy control plane's VNet and subnet (docs/real-controllers.md#findings, 10).
+  'network.azure.com': {
+    virtualnetworks: 'v1api20201101',
+    virtualnetworkssubnets: 'v1api20201101',
+  },
 };
 
 test('every kind the plugins use is served and stored at the documented version', async () => {
