@@ -116,7 +116,16 @@ test('migration wizard: candidate badge → preflight → plan → start → liv
   await target.fill('team-data-lake-aso');
   await expect(page.getByTestId('start-job')).toBeDisabled();
   await page.getByRole('button', { name: 'Check and preview' }).click();
-  await expectPreflightPassed(page);
+  // The legacy control plane's VNet and subnet are not adopted by the job: the preflight says so and hands over the
+  // patch that lists them in the new AzureASOManagedCluster (docs/real-controllers.md#flows).
+  await expectPreflightPassed(page, ['Everything is adopted']);
+  await expect(
+    page
+      .getByText(
+        /VirtualNetwork data-lake.*VirtualNetworksSubnet data-lake-data-lake/,
+      )
+      .first(),
+  ).toBeVisible();
   const plan = await planSteps(page);
   // The documented procedure (docs/migration-procedure.md): pause and disarm the old objects, adopt in the new
   // namespace, wait for the new Cluster to be Available, then delete the released old objects.

@@ -88,14 +88,23 @@ beforeAll(async () => {
     await c.createNamespace(l.namespace);
     await writeLegacyCluster(c, { ...l, subscription: arm.subscription });
   }
-  // A legacy cluster whose resource group does not exist in Azure: its ResourceGroup (reconcile-policy skip, as the
-  // legacy controllers create it) is never Ready, so the cluster is not healthy.
+  // A legacy cluster whose AKS cluster cannot be created (over quota, forced in the simulated ASO before the object
+  // exists): its ManagedCluster is never Ready, so the cluster is not healthy. (A resource group that does not exist
+  // would not do: real CAPZ flips its ResourceGroup to manage on ASO's AzureResourceNotFound and ASO creates it; CAPZ
+  // v1.26.0 azure/services/aso/aso.go lines 117-131.)
   await c.createNamespace('broken-src');
+  await w.forceAsoFailure('ManagedCluster', 'broken-src', 'broken', {
+    // Retryable, so a Warning (ASO v2.18.0 internal/reconcilers/arm/errorclassification/error_classifier.go).
+    reason: 'ResourceQuotaExceeded',
+    severity: 'Warning',
+    message:
+      'Operation could not be completed as it results in exceeding approved standardDSv3Family Cores quota.',
+  });
   await writeLegacyCluster(c, {
     namespace: 'broken-src',
     name: 'broken',
     subscription: arm.subscription,
-    resourceGroup: 'rg-does-not-exist',
+    resourceGroup: 'rg-broken',
     pools: [system(1)],
   });
   for (const a of Object.values(AZURE_ONLY)) {
@@ -117,12 +126,12 @@ beforeAll(async () => {
     );
   }
   await w.waitFor(
-    'the broken cluster to report its missing resource group',
+    'the broken cluster to report its failing ManagedCluster',
     async () => {
-      const rg = (await c.list('ResourceGroup', 'broken-src'))[0];
-      return condition(rg, 'Ready')?.status === 'False'
+      const mc = (await c.list('ManagedCluster', 'broken-src'))[0];
+      return condition(mc, 'Ready')?.reason === 'ResourceQuotaExceeded'
         ? true
-        : `ResourceGroup: ${JSON.stringify(condition(rg, 'Ready'))}`;
+        : `ManagedCluster: ${JSON.stringify(condition(mc, 'Ready'))}`;
     },
   );
   main = await backendStarting;
@@ -181,7 +190,7 @@ describe('refusals change nothing', () => {
     );
     expect(body.preflight.find((p: any) => p.id === 'healthy')).toMatchObject({
       status: 'fail',
-      message: expect.stringMatching(/ResourceGroup|not Available/),
+      message: expect.stringMatching(/ManagedCluster|not Available/),
     });
     expect(await w.c.namespaceExists('broken-new')).toBe(false);
   }, 60_000);
