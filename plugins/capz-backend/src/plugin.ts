@@ -3,8 +3,7 @@ import {
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
 import {
-  capzClusterCreatePermission,
-  capzClusterReadPermission,
+  capzClusterResourcePermissions,
   capzPermissions,
 } from '@capz-backstage/plugin-capz-common';
 import {
@@ -72,7 +71,7 @@ export const capzPlugin = createBackendPlugin({
         permissionsRegistry.addResourceType({
           resourceRef: capzClusterResourceRef,
           rules: capzClusterRules,
-          permissions: [capzClusterReadPermission, capzClusterCreatePermission],
+          permissions: capzClusterResourcePermissions,
           getResources: async refs => refs.map(parseClusterResourceRef),
         });
         const connections = new ConnectionMonitor(managementClusters, logger);

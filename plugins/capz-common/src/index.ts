@@ -11,3 +11,4 @@ export * from './clusterCreate';
 export * from './tree';
 export * from './jobs';
 export * from './manifests/clusterRules';
+export * from './day2';

@@ -36,10 +36,64 @@ export const capzClusterCreatePermission = createPermission({
   resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
 });
 
+/**
+ * Day-2 actions on an existing cluster (issue 23), each conditional on management cluster and namespace like
+ * reading. Scaling a pool and its autoscaler (`scale`, `autoscale`). @public
+ */
+export const capzClusterScalePermission = createPermission({
+  name: 'capz.cluster.scale',
+  attributes: { action: 'update' },
+  resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
+});
+
+/** Kubernetes upgrades of the control plane and the pools (`upgrade`). @public */
+export const capzClusterUpgradePermission = createPermission({
+  name: 'capz.cluster.upgrade',
+  attributes: { action: 'update' },
+  resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
+});
+
+/** Adding and removing node pools (`addPool`, `removePool`). @public */
+export const capzClusterNodePoolPermission = createPermission({
+  name: 'capz.cluster.nodepool',
+  attributes: { action: 'update' },
+  resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
+});
+
+/** Pausing and resuming reconciliation (`pause`, `resume`: `Cluster.spec.paused`). @public */
+export const capzClusterPausePermission = createPermission({
+  name: 'capz.cluster.pause',
+  attributes: { action: 'update' },
+  resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
+});
+
+/** Deleting a cluster (and, per its ASO objects' reconcile policies, its Azure resources). @public */
+export const capzClusterDeletePermission = createPermission({
+  name: 'capz.cluster.delete',
+  attributes: { action: 'delete' },
+  resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
+});
+
+/** The permissions of the cluster resource type, whose policies may answer with conditions. @public */
+export const capzClusterResourcePermissions = [
+  capzClusterReadPermission,
+  capzClusterCreatePermission,
+  capzClusterScalePermission,
+  capzClusterUpgradePermission,
+  capzClusterNodePoolPermission,
+  capzClusterPausePermission,
+  capzClusterDeletePermission,
+];
+
 /** @public */
 export const capzPermissions = [
   capzClusterReadPermission,
   capzClusterCreatePermission,
   capzClusterAdoptPermission,
   capzClusterMigratePermission,
+  capzClusterScalePermission,
+  capzClusterUpgradePermission,
+  capzClusterNodePoolPermission,
+  capzClusterPausePermission,
+  capzClusterDeletePermission,
 ];

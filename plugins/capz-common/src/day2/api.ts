@@ -1,0 +1,174 @@
+/**
+ * The day-2 API of one cluster (issue 23): the actions, their plans (what each writes, field by field), the delete
+ * preview (what Azure deletes and keeps), the upgrade options and the connect commands. Shared by the backend (which
+ * serves them under `/clusters/{managementCluster}/{namespace}/{name}`) and the frontend (which renders them).
+ */
+
+/** A pool's mode in AKS. @public */
+export type Day2PoolMode = 'System' | 'User';
+
+/** What an upgrade moves: the control plane, or some node pools (by pool name, i.e. the agent pool's azureName). @public */
+export type Day2UpgradeTarget = 'controlPlane' | { pools: string[] };
+
+/**
+ * One day-2 action, as the user asks for it. A pool is named by its agent pool name in Azure (`azureName`, what the
+ * cluster page shows), e.g. `pool0`; the backend finds its MachinePool and infrastructure object.
+ * @public
+ */
+export type Day2Action =
+  /** Set a pool's node count (MachinePool `spec.replicas`); refused on a pool whose count the autoscaler owns. */
+  | { action: 'scale'; pool: string; replicas: number }
+  /** Turn AKS's cluster autoscaler on (with bounds) or off for a pool. */
+  | {
+      action: 'autoscale';
+      pool: string;
+      enabled: boolean;
+      minCount?: number;
+      maxCount?: number;
+    }
+  /** Move the control plane, or pools, to `version` (with the leading v, e.g. v1.34.1). */
+  | { action: 'upgrade'; version: string; target: Day2UpgradeTarget }
+  /** Add a node pool: a MachinePool and its infrastructure pool object, with the template's rules. */
+  | {
+      action: 'addPool';
+      pool: {
+        name: string;
+        mode: Day2PoolMode;
+        osType: 'Linux' | 'Windows';
+        vmSize: string;
+        replicas: number;
+      };
+    }
+  /** Remove a node pool (never the last System pool). */
+  | { action: 'removePool'; pool: string }
+  /** `Cluster.spec.paused: true`: CAPI and CAPZ stop reconciling, CAPZ sets ASO's reconcile-policy skip. */
+  | { action: 'pause' }
+  /** `Cluster.spec.paused` removed. */
+  | { action: 'resume' };
+
+/** The action's name. @public */
+export type Day2ActionName = Day2Action['action'];
+
+/** One field an action changes; `before`/`after` absent means the field is absent (before a create, after a removal). @public */
+export interface FieldChange {
+  /** Dotted path in the object, with list items by index or name: `spec.replicas`, `spec.resources[0].spec.minCount`. */
+  path: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** One object an action creates, updates or deletes, and its field changes. @public */
+export interface ObjectChange {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  operation: 'create' | 'update' | 'delete';
+  fields: FieldChange[];
+}
+
+/**
+ * What an action writes (`POST .../actions/preview`: validated by the API server with `dryRun=All`, `applied: false`)
+ * or wrote (`POST .../actions`: `applied: true`). An action that changes nothing has no changes (idempotent).
+ * @public
+ */
+export interface Day2Plan {
+  action: Day2Action;
+  changes: ObjectChange[];
+  /** What the user should know before confirming (e.g. which Azure agent pool a removal deletes). */
+  warnings: string[];
+  applied: boolean;
+}
+
+/** An object of the cluster, by kind and place. @public */
+export interface Day2ObjectRef {
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+/** One Azure resource a cluster delete deletes or keeps, and why. @public */
+export interface AzureImpact {
+  /** ARM type, e.g. `Microsoft.ContainerService/managedClusters/agentPools`. */
+  azureType: string;
+  /** The resource's name in Azure (agent pools: the pool name). */
+  azureName: string;
+  /** Its ARM id, when the ASO object reports one (`status.id`). */
+  armId?: string;
+  /** The ASO object that represents it. */
+  object: Day2ObjectRef;
+  /** In words: the reconcile policy, the owner or containing group, or the object elsewhere that still manages it. */
+  reason: string;
+}
+
+/** GET .../delete-preview: what deleting the cluster does in Azure, computed from the watch cache. @public */
+export interface DeletePreview {
+  cluster: {
+    managementCluster: string;
+    namespace: string;
+    name: string;
+    /** A paused cluster is not reconciled, not even its deletion: the delete is refused until it is resumed. */
+    paused: boolean;
+  };
+  deletes: AzureImpact[];
+  keeps: AzureImpact[];
+  /** Why the delete cannot run now (empty when it can), e.g. the cluster is paused or already being deleted. */
+  blockers: string[];
+}
+
+/** DELETE /clusters/{managementCluster}/{namespace}/{name}: the user types the cluster name. @public */
+export interface DeleteClusterRequest {
+  confirmName: string;
+}
+
+/** The 202 answer of a delete: the Cluster is being deleted; the preview it was checked against. @public */
+export interface DeleteClusterResponse {
+  accepted: true;
+  preview: DeletePreview;
+}
+
+/** GET .../upgrades @public */
+export interface UpgradeOptions {
+  /** The control plane's version (desired, with the leading v). */
+  controlPlane: string;
+  /** Each pool's version (its MachinePool's `spec.template.spec.version`). */
+  pools: Array<{ name: string; version: string }>;
+  /**
+   * The versions the control plane may move to next, offered by AKS in the cluster's region (ARM), newest first:
+   * never a downgrade, never a skipped minor. Pools may move to the control plane's version.
+   */
+  available: string[];
+  /** What must be fixed before any upgrade (e.g. a pinned kubernetesVersion in spec.resources, with the fix). */
+  problems: string[];
+}
+
+/** GET .../connect: how to reach the workload cluster. Commands only, never a secret value. @public */
+export interface ConnectInfo {
+  commands: string[];
+  notes: string[];
+}
+
+/** The routes of one cluster's day-2 API, relative to the plugin's base URL. @public */
+export const day2Paths = (c: {
+  managementCluster: string;
+  namespace: string;
+  name: string;
+}) => {
+  const base = `/clusters/${encodeURIComponent(
+    c.managementCluster,
+  )}/${encodeURIComponent(c.namespace)}/${encodeURIComponent(c.name)}`;
+  return {
+    /** DELETE, body {@link DeleteClusterRequest} → 202 {@link DeleteClusterResponse}. */
+    cluster: base,
+    /** POST {@link Day2Action} → {@link Day2Plan} (applied: true). */
+    actions: `${base}/actions`,
+    /** POST {@link Day2Action} → {@link Day2Plan} (applied: false, dryRun=All). */
+    preview: `${base}/actions/preview`,
+    /** GET → {@link UpgradeOptions}. */
+    upgrades: `${base}/upgrades`,
+    /** GET → {@link DeletePreview}. */
+    deletePreview: `${base}/delete-preview`,
+    /** GET → {@link ConnectInfo}. */
+    connect: `${base}/connect`,
+  };
+};
