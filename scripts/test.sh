@@ -9,6 +9,8 @@
 #   6. the real-controllers lane: the real CAPI, CAPZ and ASO managers with only Azure simulated
 #      (scripts/test-real-controllers.sh; the managers build in the background from the start of the run)
 # Exits non-zero on the first failing stage; the last line sums the tests: "N passed, N failed".
+# CAPZ_TEST_ONLY="unit integration" runs only those groups of stages (checks, unit, integration, e2e, install, real):
+# scripts/test-under-load.sh uses it.
 set -euo pipefail
 # shellcheck source=toolchain.sh
 source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
@@ -19,6 +21,7 @@ reports="$CAPZ_ROOT/.local/reports"
 rm -rf "$reports" && mkdir -p "$reports"
 t0=$(date +%s)
 
+want() { [ -z "${CAPZ_TEST_ONLY:-}" ] || [[ " $CAPZ_TEST_ONLY " == *" $1 "* ]]; }
 stage_times=()
 stage() { # stage NAME COMMAND...: runs a stage, timing it
   local name=$1; shift
@@ -81,27 +84,32 @@ setsid bash -c 'node packages/mgmt-cluster/src/cli.ts build > "$1/build-kubernet
   echo $? > "$1/build-kubernetes.rc"' _ "$reports" </dev/null &
 kubernetes_build=$!
 # shellcheck disable=SC2016 # expanded by the inner shell
+if want real; then
 setsid bash -c 'echo 19 > "/proc/$$/autogroup" 2>/dev/null || true
   nice -n 19 ionice -c 3 node packages/mgmt-cluster/src/cli.ts build-controllers > "$1/build-controllers.log" 2>&1
   echo $? > "$1/build-controllers.rc"' _ "$reports" </dev/null &
 controllers_build=$!
+fi
 (while kill -0 $$ 2>/dev/null; do sleep 1; done
- kill -- -"$kubernetes_build" -"$controllers_build" 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
+ kill -- -"$kubernetes_build" ${controllers_build:+-"$controllers_build"} 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
 wait_build() { # wait_build PID NAME: waits for a background build, fails with its log tail
   local pid=$1 name=$2 s; s=$(date +%s)
   while kill -0 "$pid" 2>/dev/null; do sleep 2; done
   capz_log "waited $(( $(date +%s) - s ))s for the $name build"
   [ "$(cat "$reports/build-$name.rc" 2>/dev/null)" = 0 ] || { tail -40 "$reports/build-$name.log" >&2; return 1; }
 }
-stage "type-check" yarn tsc
-stage "lint" yarn lint:all
-# One format for every file (Backstage's prettier config): a misformatted file fails the run here.
-stage "format" yarn prettier:check
-stage "citations" node scripts/check-citations.mjs
+if want checks; then
+  stage "type-check" yarn tsc
+  stage "lint" yarn lint:all
+  # One format for every file (Backstage's prettier config): a misformatted file fails the run here.
+  stage "format" yarn prettier:check
+  stage "citations" node scripts/check-citations.mjs
+fi
 # Jest suites named *.integration.test.* need the run's management cluster: they run after it is up.
-stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '\.(integration|real-controllers)\.test\.' --json --outputFile="$reports/jest.json"
+want unit && stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '\.(integration|real-controllers)\.test\.' --json --outputFile="$reports/jest.json"
 
 stage "kubernetes binaries (background build)" wait_build "$kubernetes_build" kubernetes
+if want integration || want e2e; then
 
 # One real management cluster for the whole run; every test gets namespaces of its own.
 cluster="test-$$"
@@ -109,8 +117,8 @@ kubeconfig=$(node packages/mgmt-cluster/src/cli.ts start --name "$cluster" --eph
 trap 'stage_report; node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" stop --name "$cluster" || true' EXIT
 export CAPZ_TEST_CLUSTER="$(dirname "$kubeconfig")/cluster.json" CAPZ_KUBECONFIG="$kubeconfig"
 
-stage "integration tests: management cluster" bash -c "set -o pipefail; yarn workspace @internal/mgmt-cluster test | tee '$reports/integration-mgmt.log'"
-stage "integration tests: simulated world" bash -c "set -o pipefail; yarn workspace @internal/capz-sim test | tee '$reports/integration-sim.log'"
+want integration && stage "integration tests: management cluster" bash -c "set -o pipefail; yarn workspace @internal/mgmt-cluster test | tee '$reports/integration-mgmt.log'"
+want integration && stage "integration tests: simulated world" bash -c "set -o pipefail; yarn workspace @internal/capz-sim test | tee '$reports/integration-sim.log'"
 
 # The demo scenarios, simulated in the background for the backend and e2e stages (only in their team-* namespaces,
 # so they never touch the namespaces of the simulation tests above).
@@ -131,7 +139,9 @@ wait_discovery_config() {
   echo "no $CAPZ_AZURE_DISCOVERY_CONFIG after 60 s" >&2; return 1
 }
 stage "simulated Azure endpoints" wait_discovery_config
-stage "integration tests: backend" env CI=true yarn test --testPathPatterns '\.integration\.test\.' --json --outputFile="$reports/jest-integration.json"
+want integration && stage "integration tests: backend" env CI=true yarn test --testPathPatterns '\.integration\.test\.' --json --outputFile="$reports/jest-integration.json"
+fi
+if want e2e; then
 build_app() { # the bundle listing is long: keep it in a log, show it only on failure
   yarn workspace app build > "$reports/app-build.log" 2>&1 || { tail -50 "$reports/app-build.log" >&2; return 1; }
 }
@@ -149,15 +159,16 @@ start_git_server() {
 }
 stage "git server" start_git_server
 stage "e2e tests" yarn test:e2e
+fi
 # docs/install.md followed literally on a fresh @backstage/create-app app with the packed plugins (its own management
 # cluster; cached under .local/install-check: ~10 min cold, ~1.5 min when nothing changed).
 install_check() { ./scripts/install-check.sh > "$reports/install-check.log" 2>&1 || { tail -60 "$reports/install-check.log" >&2; return 1; }; echo pass > "$reports/install-check.result"; }
-stage "install check" install_check
+want install && stage "install check" install_check
 real_controllers() {
   wait_build "$controllers_build" controllers
   ./scripts/test-real-controllers.sh "$reports"
 }
-stage "real controllers" real_controllers
+want real && stage "real controllers" real_controllers
 
 stage_report; stage_times=() # printed here, not after the summary: its line stays the last
 capz_log "all stages passed in $(( $(date +%s) - t0 ))s"
