@@ -20,7 +20,7 @@ const problems = [];
 
 const MODULE_ROLES = ['backend-plugin-module', 'frontend-plugin-module'];
 const PLUGIN_ROLES = ['backend-plugin', 'frontend-plugin', 'common-library'];
-const FILES = [];
+const FILES = ['report.api.md'];
 
 const published = readdirSync(join(root, 'plugins'))
   .map(dir => `plugins/${dir}`)

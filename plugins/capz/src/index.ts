@@ -9,5 +9,6 @@ export {
   type CapzApi,
   type ClusterRef,
   type ClusterTreeResponse,
+  type JobControl,
 } from './api/CapzApi';
 export { CAPZ_CLUSTER_ANNOTATION } from './components/EntityClusterContent/annotation';

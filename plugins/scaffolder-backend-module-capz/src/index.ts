@@ -5,5 +5,11 @@
  */
 export { scaffolderModuleCapz as default } from './module';
 export { createRenderClusterManifestsAction } from './actions/renderClusterManifests';
-export { createCreateClusterAction } from './actions/createCluster';
-export { createProposeClusterAction } from './actions/proposeCluster';
+export {
+  createCreateClusterAction,
+  type CreateClusterActionOptions,
+} from './actions/createCluster';
+export {
+  createProposeClusterAction,
+  type ProposeClusterActionOptions,
+} from './actions/proposeCluster';

@@ -116,7 +116,7 @@ export interface DeletePreview {
   blockers: string[];
 }
 
-/** DELETE /clusters/{managementCluster}/{namespace}/{name}: the user types the cluster name. @public */
+/** `DELETE /clusters/{managementCluster}/{namespace}/{name}`: the user types the cluster name. @public */
 export interface DeleteClusterRequest {
   confirmName: string;
 }

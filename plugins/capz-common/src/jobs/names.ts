@@ -88,7 +88,7 @@ export function validateDnsSubdomain(
 
 /**
  * CAPZ's `GetNormalizedKubernetesName` (azure/defaults.go, docs/capz-aso-facts.md#legacy-names): lowercase; every
- * character other than [a-z0-9-] becomes '-'; leading and trailing '-' trimmed. `RG_Prod.1` -> `rg-prod-1`.
+ * character other than [a-z0-9-] becomes '-'; leading and trailing '-' trimmed. `RG_Prod.1` becomes `rg-prod-1`.
  * @public
  */
 export function normalizeKubernetesName(name: string): string {

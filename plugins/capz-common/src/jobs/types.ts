@@ -282,7 +282,7 @@ export interface ManifestToChange {
   name: string;
   /** The field manager that last wrote it at v1alpha1, e.g. `kubectl-client-side-apply`, `argocd-controller`. */
   manager: string;
-  /** What to change, e.g. "apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1 -> v1beta1". */
+  /** What to change, e.g. "apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1 to v1beta1". */
   change: string;
 }
 

@@ -9,7 +9,8 @@ import type { ObservedObject } from './types';
 export const RECONCILE_POLICY_ANNOTATION =
   'serviceoperator.azure.com/reconcile-policy';
 
-type Facts = Record<string, string | number | boolean>;
+/** An object's facts by name, as the tree shows them. @public */
+export type Facts = Record<string, string | number | boolean>;
 
 function put(f: Facts, key: string, v: unknown): void {
   if (

@@ -5,7 +5,10 @@ import {
 } from '@backstage/catalog-model';
 import { ClusterSummary } from '@capz-backstage/plugin-capz-common';
 
-/** The annotation that ties a catalog entity to a CAPZ cluster: `<management cluster>/<namespace>/<name>`. */
+/**
+ * The annotation that ties a catalog entity to a CAPZ cluster: `<management cluster>/<namespace>/<name>`.
+ * @public
+ */
 export const CAPZ_CLUSTER_ANNOTATION = 'capz.io/cluster';
 
 /** Entity names allow [a-z0-9A-Z-_.], at most 63 characters; cluster identities are unique per management cluster. */

@@ -13,6 +13,7 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import { examples } from './createCluster.examples';
 
+/** What `capz:cluster:create` needs from the backend. @public */
 export interface CreateClusterActionOptions {
   auth: AuthService;
   discovery: DiscoveryService;
@@ -120,6 +121,8 @@ async function errorOf(res: Response): Promise<string> {
  * cluster on a management cluster, as the user who runs the template (their credentials, so the backend checks
  * capz.cluster.create for them and audits it under their name). In a template dry run the backend applies with
  * `dryRun=All`: the real CRDs validate every object and nothing is written.
+ *
+ * @public
  */
 export function createCreateClusterAction(o: CreateClusterActionOptions) {
   return createTemplateAction({

@@ -27,6 +27,7 @@ import { stringify } from 'yaml';
 import { clusterInputSchema } from './createCluster';
 import { examples } from './proposeCluster.examples';
 
+/** What `capz:cluster:propose` needs from the backend. @public */
 export interface ProposeClusterActionOptions {
   /** `integrations.*` (credentials for the repository's host) and `scaffolder.defaultAuthor`. */
   config: RootConfigService;
@@ -191,6 +192,8 @@ function describeError(e: unknown): string {
  *
  * A plain Git server has no pull requests: the action outputs the branch and how to review it. On a hosted provider
  * (an `integrations` entry for the host) it outputs the provider's compare page.
+ *
+ * @public
  */
 export function createProposeClusterAction(o: ProposeClusterActionOptions) {
   const integrations = o.integrations ?? ScmIntegrations.fromConfig(o.config);

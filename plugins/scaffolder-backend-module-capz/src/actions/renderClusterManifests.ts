@@ -14,6 +14,8 @@ const { managementCluster: _managementCluster, ...renderInputSchema } =
 /**
  * `capz:cluster:render`: the manifests of a new ASO-managed AKS cluster (CAPZ's aks-aso flavor) as YAML.
  * Pure, so it also runs in template dry-runs.
+ *
+ * @public
  */
 export function createRenderClusterManifestsAction() {
   return createTemplateAction({
