@@ -34,8 +34,10 @@ function explicitTimeouts(file) {
     return found;
   }
   const src = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const consts = new Map(); // const NAME = <number>: a timeout given by name
   const numberOf = node => {
     if (ts.isNumericLiteral(node)) return Number(node.text.replace(/_/g, ''));
+    if (ts.isIdentifier(node)) return consts.get(node.text);
     if (ts.isBinaryExpression(node)) {
       const l = numberOf(node.left);
       const r = numberOf(node.right);
@@ -46,6 +48,14 @@ function explicitTimeouts(file) {
     return undefined;
   };
   const visit = node => {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer
+    ) {
+      const ms = numberOf(node.initializer);
+      if (ms !== undefined) consts.set(node.name.text, ms);
+    }
     if (ts.isCallExpression(node) && node.arguments.length >= 3) {
       const callee = node.expression.getText(src);
       const title = node.arguments[0];
