@@ -49,7 +49,7 @@ async function newCluster(
     async () =>
       condition(await env.kube.get(K.Cluster, ns, name), 'Available')
         ?.status === 'True',
-    30_000,
+    90_000,
   );
   // Cluster Available ignores machine pools (CAPI's gap, docs/capz-aso-facts.md#cluster-available): wait for every pool
   // as well.
@@ -64,7 +64,7 @@ async function newCluster(
             `${name}-${p.name}`,
           )
         )?.status?.ready,
-      30_000,
+      90_000,
     );
   }
   return ns;

@@ -106,7 +106,7 @@ test('a control plane written before its pools still gets its AKS cluster create
     async () =>
       condition(await env.kube.get(K.Cluster, ns, name), 'Available')
         ?.status === 'True',
-    30_000,
+    90_000,
   );
   const aks = env.world.getManagedCluster(SUB, 'rg-late-pools', name);
   assert.deepEqual(Object.keys(aks?.agentPools ?? {}), ['system']);
@@ -165,7 +165,7 @@ test('the legacy controllers write labels, taints and tags as CAPZ does, so thei
     async () =>
       condition(await env.kube.get(K.Cluster, ns, name), 'Available')
         ?.status === 'True',
-    30_000,
+    90_000,
   );
   const spark = await until(
     'the spark pool object managed and Ready',

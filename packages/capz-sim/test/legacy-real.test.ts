@@ -135,7 +135,7 @@ test('a legacy cluster from CAPZ aks template is written as the real managers wr
     async () =>
       condition(await env.kube.get(K.Cluster, ns, name), 'Available')
         ?.status === 'True',
-    60_000,
+    180_000,
   );
   const pools = await until('both pools with 2 replicas', async () => {
     const list = await Promise.all(
@@ -321,7 +321,7 @@ test('a legacy cluster from CAPZ aks template is written as the real managers wr
     'the control plane to be gone',
     async () =>
       !(await env.kube.get(K.AzureManagedControlPlane, ns, name)) || undefined,
-    60_000,
+    180_000,
   );
   assert.deepEqual(gone, [
     'ManagedCluster',

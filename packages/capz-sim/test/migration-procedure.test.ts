@@ -48,7 +48,7 @@ async function runningLegacyCluster(
     async () =>
       condition(await env.kube.get(K.Cluster, ns, name), 'Available')
         ?.status === 'True',
-    30_000,
+    90_000,
   );
   for (const p of pools) {
     await until(

@@ -51,12 +51,13 @@ export async function testNamespace(
 
 /**
  * Polls until `check` returns a value (neither undefined nor false); fails after `timeoutMs` naming what it waited
- * for and the last error `check` threw. A wait on a condition, never a fixed sleep.
+ * for and the last error `check` threw. A wait on a condition, never a fixed sleep; the default deadline (90 s) only
+ * detects a hang, far past what a loaded machine takes (issue 22).
  */
 export async function until<T>(
   what: string,
   check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 30_000,
+  timeoutMs = 90_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
