@@ -180,60 +180,116 @@ export function generateAksAsoClusterManifests(
     },
   ];
 
-  for (const pool of p.pools) {
-    const objName = poolObjectName(p.name, pool.name);
+  for (const pool of p.pools)
     objects.push(
-      {
-        apiVersion: capi,
-        kind: 'MachinePool',
-        metadata: meta(objName),
-        spec: {
+      ...aksAsoPoolManifests(
+        {
           clusterName: p.name,
-          replicas: pool.replicas,
-          // No empty template.metadata: CAPI v1beta2 requires at least one property there when it is set.
-          template: {
-            spec: {
-              bootstrap: { dataSecretName: '' },
-              clusterName: p.name,
-              infrastructureRef: capzRef('AzureASOManagedMachinePool', objName),
-              version: p.kubernetesVersion,
+          namespace: p.namespace,
+          kubernetesVersion: p.kubernetesVersion,
+          managedClusterName: p.name,
+          credentialSecretName: p.credentialSecretName,
+          tags: p.tags,
+        },
+        pool,
+      ),
+    );
+  return objects;
+}
+
+/** Where a pool goes: its cluster, and what its objects inherit from it. @public */
+export interface AksAsoPoolContext {
+  clusterName: string;
+  namespace: string;
+  /** The pool's Kubernetes version (the MachinePool's), with the leading v. */
+  kubernetesVersion: string;
+  /** The ASO ManagedCluster's object name: the agent pool's `owner`. */
+  managedClusterName: string;
+  /** The ASO credential Secret (`credential-from`); without it ASO uses its default credential. */
+  credentialSecretName?: string;
+  tags?: Record<string, string>;
+}
+
+/**
+ * One pool's MachinePool and AzureASOManagedMachinePool (embedding its agent pool), as CAPZ's `aks-aso` flavor writes
+ * them; used for a new cluster's pools and for a pool added to an existing cluster (day 2). Leaves out what CAPZ
+ * sets itself (see {@link generateAksAsoClusterManifests}). The parameters are not validated here.
+ * @public
+ */
+export function aksAsoPoolManifests(
+  c: AksAsoPoolContext,
+  pool: AksAsoPoolParams,
+): KubeObject[] {
+  const capz = apiVersionOf(kinds.AzureASOManagedCluster);
+  const capi = apiVersionOf(kinds.Cluster);
+  const objName = poolObjectName(c.clusterName, pool.name);
+  const meta = { name: objName, namespace: c.namespace };
+  const tags =
+    c.tags && Object.keys(c.tags).length ? { tags: { ...c.tags } } : {};
+  return [
+    {
+      apiVersion: capi,
+      kind: 'MachinePool',
+      metadata: meta,
+      spec: {
+        clusterName: c.clusterName,
+        replicas: pool.replicas,
+        // No empty template.metadata: CAPI v1beta2 requires at least one property there when it is set.
+        template: {
+          spec: {
+            bootstrap: { dataSecretName: '' },
+            clusterName: c.clusterName,
+            infrastructureRef: {
+              apiGroup: kinds.AzureASOManagedCluster.group,
+              kind: 'AzureASOManagedMachinePool',
+              name: objName,
             },
+            version: c.kubernetesVersion,
           },
         },
       },
-      {
-        apiVersion: capz,
-        kind: 'AzureASOManagedMachinePool',
-        metadata: meta(objName),
-        spec: {
-          resources: [
-            {
-              apiVersion: apiVersionOf(kinds.ManagedClustersAgentPool),
-              kind: 'ManagedClustersAgentPool',
-              metadata: { name: objName, annotations: credential },
-              spec: {
-                azureName: pool.name,
-                mode: pool.mode,
-                ...(pool.osType && pool.osType !== 'Linux'
-                  ? { osType: pool.osType }
-                  : {}),
-                owner: { name: p.name },
-                type: 'VirtualMachineScaleSets',
-                vmSize: pool.vmSize,
-                ...(pool.autoscaling
-                  ? {
-                      enableAutoScaling: true,
-                      minCount: pool.autoscaling.minCount,
-                      maxCount: pool.autoscaling.maxCount,
-                    }
-                  : {}),
-                ...tags,
-              },
+    },
+    {
+      apiVersion: capz,
+      kind: 'AzureASOManagedMachinePool',
+      metadata: meta,
+      spec: {
+        resources: [
+          {
+            apiVersion: apiVersionOf(kinds.ManagedClustersAgentPool),
+            kind: 'ManagedClustersAgentPool',
+            metadata: {
+              name: objName,
+              ...(c.credentialSecretName
+                ? {
+                    annotations: {
+                      'serviceoperator.azure.com/credential-from':
+                        c.credentialSecretName,
+                    },
+                  }
+                : {}),
             },
-          ],
-        },
+            spec: {
+              azureName: pool.name,
+              mode: pool.mode,
+              ...(pool.osType && pool.osType !== 'Linux'
+                ? { osType: pool.osType }
+                : {}),
+              owner: { name: c.managedClusterName },
+              type: 'VirtualMachineScaleSets',
+              vmSize: pool.vmSize,
+              ...(pool.autoscaling
+                ? {
+                    enableAutoScaling: true,
+                    minCount: pool.autoscaling.minCount,
+                    maxCount: pool.autoscaling.maxCount,
+                  }
+                : {}),
+              ...tags,
+            },
+          },
+        ],
       },
-    );
-  }
-  return objects;
+    },
+  ];
 }

@@ -118,6 +118,8 @@ export interface ObservedObject {
     name?: string;
     namespace?: string;
     uid?: string;
+    /** The API server's version of the object: a write guarded by it fails (409) when the object changed since. */
+    resourceVersion?: string;
     generation?: number;
     creationTimestamp?: string;
     deletionTimestamp?: string;

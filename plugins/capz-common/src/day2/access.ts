@@ -1,0 +1,55 @@
+import type { AccessRequirement } from '../jobs/types';
+
+/**
+ * Everything the day-2 routes ask of the API server, as plugins/capz-backend/rbac/day2.yaml grants it (a test keeps
+ * the two equal): live `get` of the objects a plan is made from, server-side apply (`patch`; `create` too for a new
+ * pool, as an apply that creates needs both) of the fields the actions change, and `delete` of a MachinePool (remove
+ * a pool) and of a Cluster (delete). Nothing is listed or watched here (the watch cache reads), no Secret is read.
+ * @public
+ */
+export function requiredDay2Access(): AccessRequirement[] {
+  const capi = 'cluster.x-k8s.io';
+  const capz = 'infrastructure.cluster.x-k8s.io';
+  const r = (
+    group: string,
+    resource: string,
+    verbs: Record<string, string>,
+  ): AccessRequirement[] =>
+    Object.entries(verbs).map(([verb, why]) => ({
+      group,
+      resource,
+      verb,
+      why,
+    }));
+  const read = 'read live before every plan';
+  return [
+    ...r(capi, 'clusters', {
+      get: read,
+      patch: 'pause, resume (spec.paused)',
+      delete: 'delete the cluster',
+    }),
+    ...r(capi, 'machinepools', {
+      get: read,
+      patch: 'scale (spec.replicas), pool upgrade (spec.template.spec.version)',
+      create: 'add a pool',
+      delete: 'remove a pool',
+    }),
+    ...r(capz, 'azureasomanagedcontrolplanes', {
+      get: read,
+      patch: 'control plane upgrade (spec.version)',
+    }),
+    ...r(capz, 'azureasomanagedmachinepools', {
+      get: read,
+      patch: 'autoscale (spec.resources)',
+      create: 'add a pool',
+    }),
+    ...r(capz, 'azuremanagedcontrolplanes', {
+      get: read,
+      patch: 'control plane upgrade (spec.version), legacy API',
+    }),
+    ...r(capz, 'azuremanagedmachinepools', {
+      get: read,
+      patch: 'autoscale (spec.scaling), legacy API',
+    }),
+  ];
+}
