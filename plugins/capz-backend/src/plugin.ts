@@ -23,6 +23,9 @@ import {
   KubeApplyClient,
 } from './service/clusterCreate';
 import { createJobs } from './jobs';
+import { createDay2Router } from './day2/day2Router';
+import { Day2Service } from './day2/Day2Service';
+import { Day2Client, KubeDay2Client } from './day2/KubeDay2Client';
 
 /**
  * The CAPZ backend plugin: management-cluster connections, watch cache, trees and health, condition history,
@@ -154,6 +157,29 @@ export const capzPlugin = createBackendPlugin({
                 applyClients.set(name, KubeApplyClient.create(c, logger));
               return applyClients.get(name)!;
             },
+          }),
+        );
+        // Day-2 actions on a cluster (scale, autoscale, upgrade, pools, pause, delete, connect): src/day2.
+        const day2Clients = new Map<string, Promise<Day2Client>>();
+        httpRouter.use(
+          await createDay2Router({
+            httpAuth,
+            permissions,
+            auditor,
+            service: new Day2Service({
+              logger,
+              managementClusters: managementClusters.map(c => c.name),
+              cache,
+              azure: jobs.aks,
+              client: name => {
+                const c = managementClusters.find(m => m.name === name);
+                if (!c)
+                  throw new Error(`No management cluster named "${name}"`);
+                if (!day2Clients.has(name))
+                  day2Clients.set(name, KubeDay2Client.create(c, logger));
+                return day2Clients.get(name)!;
+              },
+            }),
           }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });

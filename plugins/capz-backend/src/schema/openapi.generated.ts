@@ -1063,6 +1063,239 @@ export const spec = {
           },
         ],
       },
+      Day2Action: {
+        description:
+          "One day-2 action (capz-common day2/api.ts Day2Action). Only its shape is checked here; the rules (counts, versions, names) are capz-common's, which answer a 400 naming the rule.",
+        type: 'object',
+        required: ['action'],
+        properties: {
+          action: {
+            type: 'string',
+            enum: [
+              'scale',
+              'autoscale',
+              'upgrade',
+              'addPool',
+              'removePool',
+              'pause',
+              'resume',
+            ],
+          },
+          pool: {
+            oneOf: [
+              {
+                type: 'string',
+                minLength: 1,
+                maxLength: 63,
+              },
+              {
+                type: 'object',
+                required: ['name', 'mode', 'osType', 'vmSize', 'replicas'],
+                properties: {
+                  name: {
+                    type: 'string',
+                    maxLength: 63,
+                  },
+                  mode: {
+                    type: 'string',
+                  },
+                  osType: {
+                    type: 'string',
+                  },
+                  vmSize: {
+                    type: 'string',
+                    maxLength: 100,
+                  },
+                  replicas: {
+                    type: 'number',
+                  },
+                },
+              },
+            ],
+          },
+          replicas: {
+            type: 'number',
+          },
+          enabled: {
+            type: 'boolean',
+          },
+          minCount: {
+            type: 'number',
+          },
+          maxCount: {
+            type: 'number',
+          },
+          version: {
+            type: 'string',
+            maxLength: 40,
+          },
+          target: {
+            oneOf: [
+              {
+                type: 'string',
+                enum: ['controlPlane'],
+              },
+              {
+                type: 'object',
+                required: ['pools'],
+                properties: {
+                  pools: {
+                    type: 'array',
+                    minItems: 1,
+                    maxItems: 100,
+                    items: {
+                      type: 'string',
+                      maxLength: 63,
+                    },
+                  },
+                },
+              },
+            ],
+          },
+        },
+      },
+      Day2ObjectChange: {
+        type: 'object',
+        required: [
+          'apiVersion',
+          'kind',
+          'namespace',
+          'name',
+          'operation',
+          'fields',
+        ],
+        properties: {
+          apiVersion: {
+            type: 'string',
+          },
+          kind: {
+            type: 'string',
+          },
+          namespace: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
+          },
+          operation: {
+            type: 'string',
+            enum: ['create', 'update', 'delete'],
+          },
+          fields: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['path'],
+              properties: {
+                path: {
+                  type: 'string',
+                },
+                before: {},
+                after: {},
+              },
+            },
+          },
+        },
+      },
+      Day2Plan: {
+        type: 'object',
+        required: ['action', 'changes', 'warnings', 'applied'],
+        properties: {
+          action: {
+            $ref: '#/components/schemas/Day2Action',
+          },
+          changes: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/Day2ObjectChange',
+            },
+          },
+          warnings: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+          },
+          applied: {
+            type: 'boolean',
+          },
+        },
+      },
+      AzureImpact: {
+        type: 'object',
+        required: ['azureType', 'azureName', 'object', 'reason'],
+        properties: {
+          azureType: {
+            type: 'string',
+          },
+          azureName: {
+            type: 'string',
+          },
+          armId: {
+            type: 'string',
+          },
+          object: {
+            type: 'object',
+            required: ['kind', 'namespace', 'name'],
+            properties: {
+              kind: {
+                type: 'string',
+              },
+              namespace: {
+                type: 'string',
+              },
+              name: {
+                type: 'string',
+              },
+            },
+          },
+          reason: {
+            type: 'string',
+          },
+        },
+      },
+      DeletePreview: {
+        type: 'object',
+        required: ['cluster', 'deletes', 'keeps', 'blockers'],
+        properties: {
+          cluster: {
+            type: 'object',
+            required: ['managementCluster', 'namespace', 'name', 'paused'],
+            properties: {
+              managementCluster: {
+                type: 'string',
+              },
+              namespace: {
+                type: 'string',
+              },
+              name: {
+                type: 'string',
+              },
+              paused: {
+                type: 'boolean',
+              },
+            },
+          },
+          deletes: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/AzureImpact',
+            },
+          },
+          keeps: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/AzureImpact',
+            },
+          },
+          blockers: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+          },
+        },
+      },
     },
   },
   paths: {
@@ -1505,6 +1738,298 @@ export const spec = {
                     },
                     yaml: {
                       type: 'string',
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/clusters/{managementCluster}/{namespace}/{name}': {
+      delete: {
+        operationId: 'DeleteCluster',
+        description:
+          "Deletes the CAPI Cluster once `confirmName` equals its name, for the calling user (capz.cluster.delete, conditional on management cluster and namespace; audited as `capz-cluster-delete`). What Azure then deletes and keeps is the delete preview's, checked just before (a paused or deleting cluster is a 409); the delete is validated with dryRun=All and guarded by the Cluster's resourceVersion. 202: CAPI, CAPZ and ASO take it from there.",
+        parameters: [
+          {
+            $ref: '#/components/parameters/managementCluster',
+          },
+          {
+            $ref: '#/components/parameters/namespace',
+          },
+          {
+            $ref: '#/components/parameters/name',
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['confirmName'],
+                properties: {
+                  confirmName: {
+                    type: 'string',
+                    maxLength: 63,
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '202': {
+            description: 'The Cluster is being deleted.',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['accepted', 'preview'],
+                  properties: {
+                    accepted: {
+                      type: 'boolean',
+                    },
+                    preview: {
+                      $ref: '#/components/schemas/DeletePreview',
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/clusters/{managementCluster}/{namespace}/{name}/actions/preview': {
+      post: {
+        operationId: 'PreviewClusterAction',
+        description:
+          "Plans a day-2 action (scale, autoscale, upgrade, addPool, removePool, pause, resume) from the cluster's objects read live, with capz-common's rules, and validates every write with a server-side apply under dryRun=All; nothing is written. Needs the action's permission (capz.cluster.scale, .upgrade, .nodepool, .pause; audited as `capz-cluster-day2`). 400 a broken rule (named) or input the API server rejects, 403 not allowed, 404 no such cluster, 409 the cluster's state refuses it (paused delete, being deleted, an upgrade still running) or it changed since it was read.",
+        parameters: [
+          {
+            $ref: '#/components/parameters/managementCluster',
+          },
+          {
+            $ref: '#/components/parameters/namespace',
+          },
+          {
+            $ref: '#/components/parameters/name',
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                $ref: '#/components/schemas/Day2Action',
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'The plan, validated, not applied.',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/Day2Plan',
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/clusters/{managementCluster}/{namespace}/{name}/actions': {
+      post: {
+        operationId: 'ApplyClusterAction',
+        description:
+          'Plans, validates (dryRun=All) and applies a day-2 action, as the preview does, with server-side apply under the field manager `capz-backstage` (forced, each write guarded by the resourceVersion it was planned from). An action that changes nothing writes nothing. Same errors as the preview.',
+        parameters: [
+          {
+            $ref: '#/components/parameters/managementCluster',
+          },
+          {
+            $ref: '#/components/parameters/namespace',
+          },
+          {
+            $ref: '#/components/parameters/name',
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                $ref: '#/components/schemas/Day2Action',
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'The plan, applied.',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/Day2Plan',
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/clusters/{managementCluster}/{namespace}/{name}/upgrades': {
+      get: {
+        operationId: 'GetClusterUpgrades',
+        description:
+          "The control plane's and pools' versions, and the versions the control plane may move to next: those AKS offers in the cluster's region (ARM, with the cluster's ASO credential), newer, at most one minor ahead. `problems` names what blocks an upgrade (a pinned kubernetesVersion, with its fix). capz.cluster.read.",
+        parameters: [
+          {
+            $ref: '#/components/parameters/managementCluster',
+          },
+          {
+            $ref: '#/components/parameters/namespace',
+          },
+          {
+            $ref: '#/components/parameters/name',
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['controlPlane', 'pools', 'available', 'problems'],
+                  properties: {
+                    controlPlane: {
+                      type: 'string',
+                    },
+                    pools: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['name', 'version'],
+                        properties: {
+                          name: {
+                            type: 'string',
+                          },
+                          version: {
+                            type: 'string',
+                          },
+                        },
+                      },
+                    },
+                    available: {
+                      type: 'array',
+                      items: {
+                        type: 'string',
+                      },
+                    },
+                    problems: {
+                      type: 'array',
+                      items: {
+                        type: 'string',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/clusters/{managementCluster}/{namespace}/{name}/delete-preview': {
+      get: {
+        operationId: 'GetClusterDeletePreview',
+        description:
+          'What deleting the cluster does in Azure, from the watch cache: every Azure resource its ASO objects stand for, deleted or kept, each with the reason (reconcile policy, owner, containing resource group, an object elsewhere that manages it), and what blocks the delete now. capz.cluster.read.',
+        parameters: [
+          {
+            $ref: '#/components/parameters/managementCluster',
+          },
+          {
+            $ref: '#/components/parameters/namespace',
+          },
+          {
+            $ref: '#/components/parameters/name',
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/DeletePreview',
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/clusters/{managementCluster}/{namespace}/{name}/connect': {
+      get: {
+        operationId: 'GetClusterConnect',
+        description:
+          'Commands that fetch a kubeconfig for the workload cluster (az aks get-credentials, kubelogin for Entra-only clusters, clusterctl/kubectl on the management cluster), never a credential. capz.cluster.read; audited as `capz-cluster-connect`.',
+        parameters: [
+          {
+            $ref: '#/components/parameters/managementCluster',
+          },
+          {
+            $ref: '#/components/parameters/namespace',
+          },
+          {
+            $ref: '#/components/parameters/name',
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['commands', 'notes'],
+                  properties: {
+                    commands: {
+                      type: 'array',
+                      items: {
+                        type: 'string',
+                      },
+                    },
+                    notes: {
+                      type: 'array',
+                      items: {
+                        type: 'string',
+                      },
                     },
                   },
                 },

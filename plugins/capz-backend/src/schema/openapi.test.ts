@@ -9,6 +9,7 @@ const ROUTE_FILES = [
   'jobsRouter.ts',
   'clusterCreate.ts',
   'pickersRouter.ts',
+  '../day2/day2Router.ts',
 ];
 
 describe('the OpenAPI document', () => {

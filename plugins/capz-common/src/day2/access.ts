@@ -51,5 +51,8 @@ export function requiredDay2Access(): AccessRequirement[] {
       get: read,
       patch: 'autoscale (spec.scaling), legacy API',
     }),
+    ...r('containerservice.azure.com', 'managedclustersagentpools', {
+      get: 'add a pool: the agent pool object CAPZ will create is checked free',
+    }),
   ];
 }

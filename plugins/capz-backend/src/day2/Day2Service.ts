@@ -1,0 +1,431 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
+import {
+  apiVersionOf,
+  computeDeletePreview,
+  connectInfo,
+  formatDay2Problems,
+  kinds,
+  nextControlPlaneVersions,
+  planDay2Action,
+  poolObjectName,
+  readDay2Cluster,
+  withV,
+  type ConnectInfo,
+  type Day2Action,
+  type Day2Cluster,
+  type Day2Plan,
+  type Day2PlanContext,
+  type Day2Target,
+  type Day2Write,
+  type DeletePreview,
+  type ObservedObject,
+  type PlacedObject,
+  type UpgradeOptions,
+} from '@capz-backstage/plugin-capz-common';
+import type { AksDiscovery } from '../azure/AksDiscovery';
+import type { WatchCache } from '../cluster/WatchCache';
+import { WATCHED_KINDS } from '../cluster/watchedKinds';
+import { ApplyError } from '../service/clusterCreate';
+import type { Day2Client } from './KubeDay2Client';
+
+/** One cluster, by where it lives. */
+export interface ClusterPlace {
+  managementCluster: string;
+  namespace: string;
+  name: string;
+}
+
+export interface Day2ServiceOptions {
+  logger: LoggerService;
+  managementClusters: string[];
+  cache: Pick<WatchCache, 'list'>;
+  client: (managementCluster: string) => Promise<Day2Client>;
+  /** AKS's versions per region through ARM (capz.azureDiscovery); without it upgrades are refused. */
+  azure?: Pick<AksDiscovery, 'listKubernetesVersions'>;
+}
+
+/** ASO's default credential Secret in a namespace when an object names none (docs/capz-aso-facts.md#aso-credential-scope). */
+const DEFAULT_ASO_CREDENTIAL = 'aso-credential';
+
+/** The ASO kinds a plan reads from the watch cache (ARM ids, reconcile policies, credential): never written here. */
+const ASO_KINDS = [
+  'ResourceGroup',
+  'ManagedCluster',
+  'ManagedClustersAgentPool',
+  'VirtualNetwork',
+  'VirtualNetworksSubnet',
+];
+
+const kindInfo = (kind: string | undefined) =>
+  Object.values(kinds).find(k => k.kind === kind);
+
+const targetOf = (
+  kind: string,
+  namespace: string,
+  name: string,
+): Day2Target | undefined => {
+  const k = kindInfo(kind);
+  return k ? { apiVersion: apiVersionOf(k), kind, namespace, name } : undefined;
+};
+
+const describe = (t: { kind: string; namespace?: string; name: string }) =>
+  `${t.kind} ${t.namespace}/${t.name}`;
+
+/** The API server's refusals in the user's words: 400 for what it rejects, 409 for a change since the plan was read. */
+function translate(e: unknown): Error {
+  if (!(e instanceof ApplyError)) return e as Error;
+  if (e.statusCode === 409)
+    return new ConflictError(
+      `${e.message} (the object changed since it was read: look at it again and retry)`,
+    );
+  if (e.statusCode === 400 || e.statusCode === 422)
+    return new InputError(`The API server rejected ${e.message}`);
+  if (e.statusCode === 404)
+    return new ConflictError(`${e.message} (it is gone)`);
+  if (e.statusCode === 403)
+    return new Error(
+      `${e.message}: the backend's identity lacks the grant plugins/capz-backend/rbac/day2.yaml gives`,
+    );
+  return e;
+}
+
+/**
+ * The day-2 actions of one cluster: plans made from live reads with capz-common's rules, checked by the API server
+ * with `dryRun=All` before anything is written, then applied; and the read-only views (upgrade options, delete
+ * preview, connect) from the watch cache. Authorization and audit are the router's.
+ */
+export class Day2Service {
+  /** Applies in flight on this replica, by cluster: a second one for the same cluster is a 409. */
+  private readonly inFlight = new Set<string>();
+
+  constructor(private readonly o: Day2ServiceOptions) {}
+
+  private requireManagementCluster(mc: string) {
+    if (!this.o.managementClusters.includes(mc))
+      throw new NotFoundError(`No management cluster named "${mc}"`);
+  }
+
+  /** Every watched object of a namespace from the cache, kinds filled in (Events excluded). */
+  private namespaceObjects(mc: string, namespace: string): ObservedObject[] {
+    return WATCHED_KINDS.filter(k => k.name !== 'Event').flatMap(k =>
+      this.o.cache
+        .list(mc, k.name, namespace)
+        .map(o => ({ ...o, kind: o.kind ?? k.name } as ObservedObject)),
+    );
+  }
+
+  private cachedCluster(p: ClusterPlace): {
+    cluster: ObservedObject;
+    objects: ObservedObject[];
+  } {
+    this.requireManagementCluster(p.managementCluster);
+    const objects = this.namespaceObjects(p.managementCluster, p.namespace);
+    const cluster = objects.find(
+      o => o.kind === 'Cluster' && o.metadata?.name === p.name,
+    );
+    if (!cluster)
+      throw new NotFoundError(
+        `No cluster ${p.namespace}/${p.name} on management cluster ${p.managementCluster}`,
+      );
+    return { cluster, objects };
+  }
+
+  /**
+   * The cluster's CAPI and CAPZ objects read live (the plan's base and its resourceVersions), plus the ASO objects
+   * from the cache (read only). The MachinePools are found through the cache and each is then read live.
+   */
+  private async readLive(
+    client: Day2Client,
+    p: ClusterPlace,
+  ): Promise<{ cluster: Day2Cluster; objects: ObservedObject[] }> {
+    const get = async (kind: string | undefined, name: string | undefined) => {
+      const t = kind && name ? targetOf(kind, p.namespace, name) : undefined;
+      return t ? client.get(t) : undefined;
+    };
+    const cluster = await get('Cluster', p.name);
+    if (!cluster)
+      throw new NotFoundError(
+        `No cluster ${p.namespace}/${p.name} on management cluster ${p.managementCluster}`,
+      );
+    const objects: ObservedObject[] = [cluster];
+    for (const key of ['controlPlaneRef', 'infrastructureRef']) {
+      const ref = cluster.spec?.[key] as
+        | { kind?: string; name?: string }
+        | undefined;
+      const o = await get(ref?.kind, ref?.name);
+      if (o) objects.push(o);
+    }
+    const cached = this.namespaceObjects(p.managementCluster, p.namespace);
+    const pools = cached.filter(
+      o =>
+        o.kind === 'MachinePool' &&
+        ((o.spec?.clusterName as string | undefined) ??
+          o.metadata?.labels?.['cluster.x-k8s.io/cluster-name']) === p.name,
+    );
+    for (const mp of pools) {
+      const live = await get('MachinePool', mp.metadata?.name);
+      if (!live) continue;
+      objects.push(live);
+      const ref = (
+        live.spec?.template as
+          | { spec?: { infrastructureRef?: { kind?: string; name?: string } } }
+          | undefined
+      )?.spec?.infrastructureRef;
+      const infra = await get(ref?.kind, ref?.name);
+      if (infra) objects.push(infra);
+    }
+    objects.push(...cached.filter(o => ASO_KINDS.includes(o.kind ?? '')));
+    return { cluster: readDay2Cluster(cluster, objects), objects };
+  }
+
+  /** What AKS offers in the cluster's region, or why that cannot be known. */
+  private async offered(
+    p: ClusterPlace,
+    c: Day2Cluster,
+  ): Promise<
+    Pick<Day2PlanContext, 'offeredVersions' | 'offeredVersionsError'>
+  > {
+    if (!this.o.azure)
+      return {
+        offeredVersionsError:
+          'Azure discovery is not configured on this backend (capz.azureDiscovery)',
+      };
+    if (!c.location)
+      return {
+        offeredVersionsError: `the cluster's region is not known (no location on its ManagedCluster)`,
+      };
+    try {
+      const r = await this.o.azure.listKubernetesVersions({
+        managementCluster: p.managementCluster,
+        namespace: p.namespace,
+        credentialSecret: c.credentialSecret ?? DEFAULT_ASO_CREDENTIAL,
+        ...(c.subscriptionId ? { subscriptionId: c.subscriptionId } : {}),
+        location: c.location,
+      });
+      return { offeredVersions: r.items.map(i => i.version) };
+    } catch (e) {
+      return { offeredVersionsError: (e as Error).message };
+    }
+  }
+
+  private async run(
+    client: Day2Client,
+    w: Day2Write,
+    dryRun: boolean,
+  ): Promise<void> {
+    if (w.type === 'apply') await client.apply(w.object, { dryRun });
+    else if (w.type === 'merge')
+      await client.mergePatch(w.target, w.patch, {
+        dryRun,
+        resourceVersion: w.resourceVersion,
+      });
+    else
+      await client.delete(w.target, {
+        dryRun,
+        resourceVersion: w.resourceVersion,
+      });
+  }
+
+  /**
+   * Plans an action from live reads; refuses (400 input, 409 state) naming each rule; validates every write with
+   * `dryRun=All`; and, when `apply`, writes them in order. An action that changes nothing writes nothing.
+   */
+  async act(
+    p: ClusterPlace,
+    action: Day2Action,
+    o: { apply: boolean },
+  ): Promise<Day2Plan> {
+    this.requireManagementCluster(p.managementCluster);
+    const key = `${p.managementCluster}/${p.namespace}/${p.name}`;
+    if (o.apply && this.inFlight.has(key))
+      throw new ConflictError(
+        `Another action on cluster ${key} is being applied`,
+      );
+    if (o.apply) this.inFlight.add(key);
+    try {
+      const client = await this.o.client(p.managementCluster);
+      const { cluster } = await this.readLive(client, p);
+      const ctx: Day2PlanContext = {};
+      if (action.action === 'upgrade' && action.target === 'controlPlane')
+        Object.assign(ctx, await this.offered(p, cluster));
+      if (
+        action.action === 'addPool' &&
+        typeof action.pool?.name === 'string'
+      ) {
+        const objName = poolObjectName(p.name, action.pool.name);
+        const taken: string[] = [];
+        for (const kind of [
+          'MachinePool',
+          'AzureASOManagedMachinePool',
+          'ManagedClustersAgentPool',
+        ]) {
+          const t = targetOf(kind, p.namespace, objName)!;
+          if (await client.get(t)) taken.push(objName);
+        }
+        ctx.takenNames = taken;
+      }
+      const result = planDay2Action(cluster, action, ctx);
+      if (!result.ok) {
+        const inputs = result.problems.filter(x => x.kind === 'input');
+        if (inputs.length) throw new InputError(formatDay2Problems(inputs));
+        throw new ConflictError(formatDay2Problems(result.problems));
+      }
+      // Every write through the API server's validation (schemas, admission, preconditions) before the first is made.
+      for (const w of result.writes) {
+        try {
+          await this.run(client, w, true);
+        } catch (e) {
+          throw translate(e);
+        }
+      }
+      if (o.apply) {
+        const done: string[] = [];
+        for (const w of result.writes) {
+          try {
+            await this.run(client, w, false);
+          } catch (e) {
+            const t = translate(e);
+            t.message = `${t.message}; already written: ${
+              done.join(', ') || 'nothing'
+            }`;
+            throw t;
+          }
+          done.push(
+            describe(
+              w.type === 'apply'
+                ? { ...w.object.metadata, kind: w.object.kind }
+                : w.target,
+            ),
+          );
+        }
+        this.o.logger.info(
+          `day-2 ${action.action} on cluster ${key}: ${
+            done.join(', ') || 'nothing to change'
+          }`,
+        );
+      }
+      return {
+        action,
+        changes: result.changes,
+        warnings: result.warnings,
+        applied: o.apply,
+      };
+    } finally {
+      if (o.apply) this.inFlight.delete(key);
+    }
+  }
+
+  /** The versions the control plane may move to next (ARM, the region), and the pools' versions. From the cache. */
+  async upgrades(p: ClusterPlace): Promise<UpgradeOptions> {
+    const { cluster, objects } = this.cachedCluster(p);
+    const c = readDay2Cluster(cluster, objects);
+    const problems: string[] = [];
+    let available: string[] = [];
+    if (c.version) {
+      const offered = await this.offered(p, c);
+      if (offered.offeredVersions)
+        available = nextControlPlaneVersions(
+          c.version,
+          offered.offeredVersions,
+        );
+      else
+        problems.push(
+          `The versions AKS offers are not known: ${offered.offeredVersionsError}`,
+        );
+    } else {
+      problems.push('The control plane has no spec.version to upgrade from.');
+    }
+    // A pinned version blocks any control plane upgrade: the plan's own message, with its fix.
+    const probe = available[0] ?? (c.version ? withV(c.version) : undefined);
+    if (probe && c.pinnedKubernetesVersion !== undefined) {
+      const r = planDay2Action(
+        c,
+        { action: 'upgrade', version: probe, target: 'controlPlane' },
+        { offeredVersions: [probe] },
+      );
+      if (!r.ok)
+        problems.push(
+          ...r.problems
+            .filter(x => x.rule === 'pinned-version')
+            .map(x => x.message),
+        );
+    }
+    return {
+      controlPlane: c.version ?? '',
+      pools: c.pools.map(x => ({ name: x.name, version: x.version ?? '' })),
+      available,
+      problems,
+    };
+  }
+
+  /** What deleting the cluster does in Azure, from the cache (this namespace, and ASO objects everywhere else). */
+  deletePreview(p: ClusterPlace): DeletePreview {
+    const { cluster, objects } = this.cachedCluster(p);
+    const elsewhere: PlacedObject[] = this.o.managementClusters.flatMap(mc =>
+      ['ResourceGroup', 'ManagedCluster'].flatMap(kind =>
+        this.o.cache
+          .list(mc, kind)
+          .filter(
+            o =>
+              mc !== p.managementCluster ||
+              o.metadata.namespace !== p.namespace,
+          )
+          .map(o => ({
+            place: `${mc}/${o.metadata.namespace}`,
+            object: { ...o, kind: o.kind ?? kind } as ObservedObject,
+          })),
+      ),
+    );
+    return computeDeletePreview(
+      p.managementCluster,
+      cluster,
+      objects,
+      elsewhere,
+    );
+  }
+
+  /** Deletes the Cluster once the typed name matches and nothing blocks it; answers with the preview it checked. */
+  async deleteCluster(
+    p: ClusterPlace,
+    confirmName: string,
+  ): Promise<DeletePreview> {
+    if (confirmName !== p.name)
+      throw new InputError(
+        `confirmName: type the cluster's name "${p.name}" to delete it`,
+      );
+    const preview = this.deletePreview(p);
+    if (preview.blockers.length)
+      throw new ConflictError(preview.blockers.join('; '));
+    const client = await this.o.client(p.managementCluster);
+    const t = targetOf('Cluster', p.namespace, p.name)!;
+    const live = await client.get(t);
+    if (!live)
+      throw new NotFoundError(
+        `No cluster ${p.namespace}/${p.name} on management cluster ${p.managementCluster}`,
+      );
+    if (live.metadata?.deletionTimestamp)
+      throw new ConflictError(`cluster ${p.name} is already being deleted`);
+    if (live.spec?.paused === true)
+      throw new ConflictError(
+        preview.blockers[0] ?? `cluster ${p.name} is paused: resume it first`,
+      );
+    const rv = live.metadata?.resourceVersion;
+    try {
+      await client.delete(t, { dryRun: true, resourceVersion: rv });
+      await client.delete(t, { dryRun: false, resourceVersion: rv });
+    } catch (e) {
+      throw translate(e);
+    }
+    this.o.logger.info(
+      `deleting cluster ${p.managementCluster}/${p.namespace}/${p.name}: Azure deletes ${preview.deletes.length}, keeps ${preview.keeps.length}`,
+    );
+    return preview;
+  }
+
+  /** How to connect: commands, never a credential. */
+  connect(p: ClusterPlace): ConnectInfo {
+    const { cluster, objects } = this.cachedCluster(p);
+    return connectInfo(readDay2Cluster(cluster, objects), p.managementCluster);
+  }
+}

@@ -1,0 +1,360 @@
+/**
+ * The day-2 routes' HTTP contract with a scripted management cluster (objects in memory, every write recorded): a
+ * denied permission is a 403 before anything is read, a broken rule is a 400 naming it with nothing written, a
+ * preview writes only dry runs, an apply writes after its dry run, a changed object is a 409, the delete needs the
+ * typed name, and each write is audited. The real API server's side is day2.integration.test.ts.
+ */
+import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
+import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
+import {
+  AuthorizeResult,
+  type PolicyDecision,
+} from '@backstage/plugin-permission-common';
+import {
+  generateAksAsoClusterManifests,
+  type Day2Target,
+  type KubeObject,
+  type ObservedObject,
+} from '@capz-backstage/plugin-capz-common';
+import express from 'express';
+import request from 'supertest';
+import { ApplyError } from '../service/clusterCreate';
+import { createDay2Router } from './day2Router';
+import { Day2Service } from './Day2Service';
+import type { Day2Client } from './KubeDay2Client';
+
+const auth = { Authorization: mockCredentials.user.header() };
+const base = '/clusters/east/team-a/alpha';
+
+/** The aks-aso objects of cluster alpha as the API server would hold them (uids, resourceVersions). */
+function objects(): ObservedObject[] {
+  const rendered = generateAksAsoClusterManifests({
+    name: 'alpha',
+    namespace: 'team-a',
+    location: 'westeurope',
+    kubernetesVersion: 'v1.33.2',
+    credentialSecretName: 'aso-credential',
+    pools: [
+      {
+        name: 'system',
+        mode: 'System',
+        vmSize: 'Standard_D2s_v3',
+        replicas: 1,
+      },
+      { name: 'user', mode: 'User', vmSize: 'Standard_D2s_v3', replicas: 2 },
+    ],
+  });
+  return rendered.map((o, i) => ({
+    ...(o as ObservedObject),
+    metadata: { ...o.metadata, uid: `u${i}`, resourceVersion: `${i + 1}` },
+  }));
+}
+
+async function setup(
+  o: {
+    decision?: PolicyDecision;
+    onWrite?: (what: string, dryRun: boolean) => void;
+    offered?: string[];
+  } = {},
+) {
+  const store = new Map<string, ObservedObject>(
+    objects().map(x => [`${x.kind}/${x.metadata!.name}`, x]),
+  );
+  const writes: string[] = [];
+  const reads: string[] = [];
+  const audits: Array<{ eventId: string; outcome?: string }> = [];
+  const record = (what: string, dryRun: boolean) => {
+    o.onWrite?.(what, dryRun);
+    writes.push(`${dryRun ? 'dry-run ' : ''}${what}`);
+  };
+  const client: Day2Client = {
+    get: async (t: Day2Target) => {
+      reads.push(`${t.kind}/${t.name}`);
+      return store.get(`${t.kind}/${t.name}`);
+    },
+    apply: async (obj: KubeObject, x) => {
+      record(
+        `apply ${obj.kind}/${obj.metadata.name} ${JSON.stringify(obj.spec)}`,
+        x.dryRun,
+      );
+      return obj as ObservedObject;
+    },
+    mergePatch: async (t, _p, x) => {
+      record(`merge ${t.kind}/${t.name}`, x.dryRun);
+      return {};
+    },
+    delete: async (t, x) => record(`delete ${t.kind}/${t.name}`, x.dryRun),
+  };
+  const logger = mockServices.logger.mock();
+  const router = await createDay2Router({
+    httpAuth: mockServices.httpAuth(),
+    permissions: mockServices.permissions.mock({
+      authorizeConditional: async reqs =>
+        reqs.map(() => o.decision ?? { result: AuthorizeResult.ALLOW }),
+    }),
+    auditor: mockServices.auditor.mock({
+      createEvent: async (e: { eventId: string }) => {
+        const a: { eventId: string; outcome?: string } = { eventId: e.eventId };
+        audits.push(a);
+        return {
+          success: async () => {
+            a.outcome = 'success';
+          },
+          fail: async () => {
+            a.outcome = 'fail';
+          },
+        };
+      },
+    }),
+    service: new Day2Service({
+      logger,
+      managementClusters: ['east'],
+      cache: {
+        list: (_mc: string, kind: string, ns?: string) =>
+          [...store.values()].filter(
+            x => x.kind === kind && (!ns || x.metadata?.namespace === ns),
+          ) as never,
+      },
+      client: async () => client,
+      azure: {
+        listKubernetesVersions: async q => ({
+          subscriptionId: 's',
+          location: q.location,
+          previewsHidden: 0,
+          items: (o.offered ?? ['v1.34.1', 'v1.33.2']).map(version => ({
+            version,
+            minor: version.slice(1, 5),
+            isDefault: false,
+            supportPlans: [],
+          })),
+        }),
+      },
+    }),
+    validateResponses: true,
+  });
+  const app = express()
+    .use(router)
+    .use(
+      MiddlewareFactory.create({
+        config: mockServices.rootConfig(),
+        logger,
+      }).error(),
+    );
+  return { app, writes, reads, audits, store };
+}
+
+describe('day-2 routes', () => {
+  it('previews a scale with a dry run only, and applies it after its dry run', async () => {
+    const { app, writes, audits } = await setup();
+    const preview = await request(app)
+      .post(`${base}/actions/preview`)
+      .set(auth)
+      .send({ action: 'scale', pool: 'user', replicas: 5 });
+    expect(preview.status).toBe(200);
+    expect(preview.body).toMatchObject({
+      applied: false,
+      changes: [
+        {
+          kind: 'MachinePool',
+          name: 'alpha-user',
+          operation: 'update',
+          fields: [{ path: 'spec.replicas', before: 2, after: 5 }],
+        },
+      ],
+    });
+    expect(writes).toEqual([
+      'dry-run apply MachinePool/alpha-user {"replicas":5}',
+    ]);
+    const applied = await request(app)
+      .post(`${base}/actions`)
+      .set(auth)
+      .send({ action: 'scale', pool: 'user', replicas: 5 });
+    expect(applied.status).toBe(200);
+    expect(applied.body.applied).toBe(true);
+    expect(writes.slice(1)).toEqual([
+      'dry-run apply MachinePool/alpha-user {"replicas":5}',
+      'apply MachinePool/alpha-user {"replicas":5}',
+    ]);
+    expect(audits).toEqual([
+      { eventId: 'capz-cluster-day2', outcome: 'success' },
+      { eventId: 'capz-cluster-day2', outcome: 'success' },
+    ]);
+  });
+
+  it('answers 400 naming the broken rule, and writes nothing', async () => {
+    const { app, writes, audits } = await setup();
+    const res = await request(app)
+      .post(`${base}/actions`)
+      .set(auth)
+      .send({ action: 'removePool', pool: 'system' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      name: 'InputError',
+      message: expect.stringMatching(
+        /^last-system-pool: pool "system" is the last System pool/,
+      ),
+    });
+    expect(writes).toEqual([]);
+    expect(audits).toEqual([{ eventId: 'capz-cluster-day2', outcome: 'fail' }]);
+  });
+
+  it('refuses a version the region does not offer, through the ARM list', async () => {
+    const { app, writes } = await setup({ offered: ['v1.34.2'] });
+    const res = await request(app)
+      .post(`${base}/actions`)
+      .set(auth)
+      .send({ action: 'upgrade', version: 'v1.34.1', target: 'controlPlane' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe(
+      'offered-in-region: AKS does not offer v1.34.1 in westeurope; from v1.33.2 it offers v1.34.2',
+    );
+    expect(writes).toEqual([]);
+  });
+
+  it("answers 403 without the action's permission, before reading anything", async () => {
+    const { app, writes, reads, audits } = await setup({
+      decision: { result: AuthorizeResult.DENY },
+    });
+    const res = await request(app)
+      .post(`${base}/actions`)
+      .set(auth)
+      .send({ action: 'pause' });
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toMatch(/capz\.cluster\.pause/);
+    expect([writes, reads, audits]).toEqual([[], [], []]);
+  });
+
+  it("applies a conditional decision to the cluster's namespace", async () => {
+    const conditional = (namespaces: string[]): PolicyDecision => ({
+      result: AuthorizeResult.CONDITIONAL,
+      pluginId: 'capz',
+      resourceType: 'capz-cluster',
+      conditions: {
+        rule: 'IS_IN_NAMESPACE',
+        resourceType: 'capz-cluster',
+        params: { namespaces },
+      },
+    });
+    const denied = await setup({ decision: conditional(['team-b']) });
+    expect(
+      (
+        await request(denied.app)
+          .post(`${base}/actions`)
+          .set(auth)
+          .send({ action: 'pause' })
+      ).status,
+    ).toBe(403);
+    const allowed = await setup({ decision: conditional(['team-a']) });
+    const res = await request(allowed.app)
+      .post(`${base}/actions`)
+      .set(auth)
+      .send({ action: 'pause' });
+    expect(res.status).toBe(200);
+    expect(allowed.writes).toEqual([
+      'dry-run apply Cluster/alpha {"paused":true}',
+      'apply Cluster/alpha {"paused":true}',
+    ]);
+  });
+
+  it('answers 409 when the object changed since it was read, and writes nothing for real', async () => {
+    const { app, writes } = await setup({
+      onWrite: () => {
+        throw new ApplyError(
+          409,
+          'validating MachinePool team-a/alpha-user: the object has been modified',
+        );
+      },
+    });
+    const res = await request(app)
+      .post(`${base}/actions`)
+      .set(auth)
+      .send({ action: 'scale', pool: 'user', replicas: 3 });
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toMatch(/changed since it was read/);
+    expect(writes).toEqual([]);
+  });
+
+  it('refuses an unknown action with a 400', async () => {
+    const { app } = await setup();
+    const res = await request(app)
+      .post(`${base}/actions`)
+      .set(auth)
+      .send({ action: 'explode' });
+    expect(res.status).toBe(400);
+  });
+
+  it('deletes only with the typed name, answering 202 with the preview', async () => {
+    const { app, writes, audits } = await setup();
+    const wrong = await request(app)
+      .delete(base)
+      .set(auth)
+      .send({ confirmName: 'alpha2' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.message).toBe(
+      'confirmName: type the cluster\'s name "alpha" to delete it',
+    );
+    expect(writes).toEqual([]);
+    const res = await request(app)
+      .delete(base)
+      .set(auth)
+      .send({ confirmName: 'alpha' });
+    expect(res.status).toBe(202);
+    expect(res.body.accepted).toBe(true);
+    expect(res.body.preview.cluster).toEqual({
+      managementCluster: 'east',
+      namespace: 'team-a',
+      name: 'alpha',
+      paused: false,
+    });
+    expect(writes).toEqual([
+      'dry-run delete Cluster/alpha',
+      'delete Cluster/alpha',
+    ]);
+    expect(audits.map(a => `${a.eventId} ${a.outcome}`)).toEqual([
+      'capz-cluster-delete fail',
+      'capz-cluster-delete success',
+    ]);
+  });
+
+  it('refuses to delete a paused cluster with a 409', async () => {
+    const { app, store, writes } = await setup();
+    const c = store.get('Cluster/alpha')!;
+    store.set('Cluster/alpha', { ...c, spec: { ...c.spec, paused: true } });
+    const res = await request(app)
+      .delete(base)
+      .set(auth)
+      .send({ confirmName: 'alpha' });
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toMatch(/is paused/);
+    expect(writes).toEqual([]);
+  });
+
+  it('serves upgrade options, the delete preview and connect commands', async () => {
+    const { app } = await setup({
+      offered: ['v1.35.0', 'v1.34.1', 'v1.33.5', 'v1.33.2', 'v1.32.1'],
+    });
+    const up = await request(app).get(`${base}/upgrades`).set(auth);
+    expect(up.status).toBe(200);
+    expect(up.body).toEqual({
+      controlPlane: 'v1.33.2',
+      pools: [
+        { name: 'system', version: 'v1.33.2' },
+        { name: 'user', version: 'v1.33.2' },
+      ],
+      available: ['v1.34.1', 'v1.33.5'],
+      problems: [],
+    });
+    const del = await request(app).get(`${base}/delete-preview`).set(auth);
+    expect(del.status).toBe(200);
+    expect(del.body.blockers).toEqual([]);
+    const connect = await request(app).get(`${base}/connect`).set(auth);
+    expect(connect.status).toBe(200);
+    expect(connect.body.commands).toContain(
+      'clusterctl get kubeconfig alpha --namespace team-a > alpha.kubeconfig',
+    );
+    expect(
+      (await request(app).get('/clusters/east/team-a/nope/connect').set(auth))
+        .status,
+    ).toBe(404);
+  });
+});

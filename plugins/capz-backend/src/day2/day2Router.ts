@@ -1,0 +1,202 @@
+import type {
+  AuditorService,
+  BackstageCredentials,
+  HttpAuthService,
+  PermissionsService,
+} from '@backstage/backend-plugin-api';
+import { InputError, NotAllowedError } from '@backstage/errors';
+import {
+  AuthorizeResult,
+  type ResourcePermission,
+} from '@backstage/plugin-permission-common';
+import { createConditionAuthorizer } from '@backstage/plugin-permission-node';
+import {
+  capzClusterDeletePermission,
+  capzClusterReadPermission,
+  day2ActionPermissions,
+  type Day2Action,
+  type DeleteClusterRequest,
+  type DeleteClusterResponse,
+} from '@capz-backstage/plugin-capz-common';
+import express from 'express';
+import { capzClusterRules } from '../permissions/rules';
+import { createOpenApiRouter } from '../schema/openapi.generated';
+import type { ClusterPlace, Day2Service } from './Day2Service';
+
+export interface Day2RouterOptions {
+  httpAuth: HttpAuthService;
+  permissions: PermissionsService;
+  auditor: AuditorService;
+  service: Day2Service;
+  validateResponses?: boolean;
+}
+
+const conditionAuthorizer = createConditionAuthorizer(capzClusterRules);
+
+/**
+ * The day-2 routes of one cluster (openapi.yaml, under `/clusters/{managementCluster}/{namespace}/{name}`). Each
+ * authenticates the user, asks the action's permission for this cluster (conditional on management cluster and
+ * namespace, like capz.cluster.create), and, for the writes, records an audit event whatever the outcome. The rules
+ * and the writes are the service's.
+ */
+export async function createDay2Router(
+  o: Day2RouterOptions,
+): Promise<express.Router> {
+  const router = await createOpenApiRouter({
+    validatorOptions: o.validateResponses
+      ? { validateResponses: true }
+      : undefined,
+  });
+
+  const authorize = async (
+    req: express.Request,
+    permission: ResourcePermission<'capz-cluster'>,
+    p: ClusterPlace,
+  ): Promise<BackstageCredentials> => {
+    const credentials = await o.httpAuth.credentials(req, {
+      allow: ['user'],
+    });
+    const [decision] = await o.permissions.authorizeConditional(
+      [{ permission }],
+      { credentials },
+    );
+    const allowed =
+      decision.result === AuthorizeResult.ALLOW ||
+      (decision.result === AuthorizeResult.CONDITIONAL &&
+        conditionAuthorizer(decision, p));
+    if (!allowed)
+      throw new NotAllowedError(
+        `Not allowed to ${permission.name.replace(
+          /^capz\.cluster\./,
+          '',
+        )} cluster ${p.managementCluster}/${p.namespace}/${p.name} (${
+          permission.name
+        })`,
+      );
+    return credentials;
+  };
+
+  const place = (params: Record<string, string>): ClusterPlace => ({
+    managementCluster: params.managementCluster,
+    namespace: params.namespace,
+    name: params.name,
+  });
+
+  const act =
+    (apply: boolean) => async (req: express.Request, res: express.Response) => {
+      const p = place(req.params);
+      const action = req.body as Day2Action;
+      const permission =
+        day2ActionPermissions[action?.action as Day2Action['action']];
+      if (!permission)
+        throw new InputError(
+          `action: "${String(action?.action)}" is not one of ${Object.keys(
+            day2ActionPermissions,
+          ).join(', ')}`,
+        );
+      await authorize(req, permission, p);
+      const audit = await o.auditor.createEvent({
+        eventId: 'capz-cluster-day2',
+        severityLevel: apply ? 'high' : 'low',
+        request: req,
+        meta: { target: { ...p }, action, dryRun: !apply },
+      });
+      try {
+        const plan = await o.service.act(p, action, { apply });
+        await audit.success({
+          meta: {
+            changes: plan.changes.map(
+              c => `${c.operation} ${c.kind} ${c.namespace}/${c.name}`,
+            ),
+          },
+        });
+        res.json(plan);
+      } catch (e) {
+        await audit.fail({ error: e as Error });
+        throw e;
+      }
+    };
+
+  const r = router as unknown as express.Router;
+  r.post(
+    '/clusters/:managementCluster/:namespace/:name/actions/preview',
+    act(false),
+  );
+  r.post('/clusters/:managementCluster/:namespace/:name/actions', act(true));
+
+  r.get(
+    '/clusters/:managementCluster/:namespace/:name/upgrades',
+    async (req, res) => {
+      const p = place(req.params);
+      await authorize(req, capzClusterReadPermission, p);
+      res.json(await o.service.upgrades(p));
+    },
+  );
+
+  r.get(
+    '/clusters/:managementCluster/:namespace/:name/delete-preview',
+    async (req, res) => {
+      const p = place(req.params);
+      await authorize(req, capzClusterReadPermission, p);
+      res.json(o.service.deletePreview(p));
+    },
+  );
+
+  r.delete(
+    '/clusters/:managementCluster/:namespace/:name',
+    async (req, res) => {
+      const p = place(req.params);
+      await authorize(req, capzClusterDeletePermission, p);
+      const audit = await o.auditor.createEvent({
+        eventId: 'capz-cluster-delete',
+        severityLevel: 'critical',
+        request: req,
+        meta: { target: { ...p } },
+      });
+      try {
+        const body = (req.body ?? {}) as Partial<DeleteClusterRequest>;
+        const preview = await o.service.deleteCluster(
+          p,
+          String(body.confirmName ?? ''),
+        );
+        await audit.success({
+          meta: {
+            azureDeletes: preview.deletes.map(
+              d => `${d.azureType}/${d.azureName}`,
+            ),
+            azureKeeps: preview.keeps.map(d => `${d.azureType}/${d.azureName}`),
+          },
+        });
+        const answer: DeleteClusterResponse = { accepted: true, preview };
+        res.status(202).json(answer);
+      } catch (e) {
+        await audit.fail({ error: e as Error });
+        throw e;
+      }
+    },
+  );
+
+  r.get(
+    '/clusters/:managementCluster/:namespace/:name/connect',
+    async (req, res) => {
+      const p = place(req.params);
+      await authorize(req, capzClusterReadPermission, p);
+      const audit = await o.auditor.createEvent({
+        eventId: 'capz-cluster-connect',
+        severityLevel: 'low',
+        request: req,
+        meta: { target: { ...p } },
+      });
+      try {
+        const info = o.service.connect(p);
+        await audit.success();
+        res.json(info);
+      } catch (e) {
+        await audit.fail({ error: e as Error });
+        throw e;
+      }
+    },
+  );
+
+  return r;
+}
