@@ -145,6 +145,7 @@ export function startCapzBackend(
   token: string,
   info: ClusterInfo,
   logFile: string,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): RunningBackend {
   return launch(
     'capz',
@@ -165,6 +166,7 @@ export function startCapzBackend(
         ...process.env,
         CAPZ_KUBECONFIG: info.kubeconfigPath,
         LOG_LEVEL: 'warn',
+        ...extraEnv,
       },
       logFile,
       port,

@@ -69,12 +69,14 @@ const { values: args } = parseArgs({
     'tree-requests': { type: 'string', default: '500' },
     changes: { type: 'string', default: '100' },
     keep: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--list-requests 50] [--tree-requests 500] [--changes 100] [--keep]\n',
+    'yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--list-requests 50] [--tree-requests 500] [--changes 100] [--keep] [--profile]\n' +
+      '  --profile: the CAPZ backend runs with --cpu-prof (written to .local/bench/profile when it stops)\n',
   );
   process.exit(0);
 }
@@ -112,6 +114,8 @@ const WATCHED = [
   K.ResourceGroup,
   K.ManagedCluster,
   K.ManagedClustersAgentPool,
+  K.VirtualNetwork,
+  K.VirtualNetworksSubnet,
   K.Event,
 ];
 const listPath = (k: (typeof WATCHED)[number]) =>
@@ -129,6 +133,98 @@ const row = (metric: string, value: string, how: string) => {
   rows.push({ metric, value, how });
   log(`${metric}: ${value}`);
 };
+
+/** The figures the goals (issue 25) are judged on, in ms or bytes; NaN when not measured. */
+const fig = {
+  listSequentialMs: NaN,
+  rawBytes: NaN,
+  syncMs: NaN,
+  clustersP50: NaN,
+  clustersP99: NaN,
+  treeTargetMs: NaN,
+  describeMs: NaN,
+  stockQueryMs: NaN,
+  pushP95: NaN,
+  rssAfterSyncKib: NaN,
+  stockRssKib: NaN,
+};
+
+/** Each goal next to its figure, from this run only. */
+function goalRows(): string[] {
+  const ratio = (a: number, b: number) => a / b;
+  const verdict = (ok: boolean, measured: boolean) =>
+    !measured ? 'not measured' : ok ? 'met' : 'NOT met';
+  const goals: Array<[string, string, string, boolean, boolean]> = [];
+  const add = (
+    goal: string,
+    target: string,
+    value: string,
+    ok: boolean,
+    measured: boolean,
+  ) => goals.push([goal, target, value, ok, measured]);
+  const sync = ratio(fig.syncMs, fig.listSequentialMs);
+  add(
+    'initial sync ÷ plain sequential LIST of the same kinds',
+    '≤ 1.5×',
+    `${sync.toFixed(2)}× (${sec(fig.syncMs)} ÷ ${sec(fig.listSequentialMs)})`,
+    sync <= 1.5,
+    Number.isFinite(sync),
+  );
+  const vsDescribe = ratio(fig.describeMs, fig.treeTargetMs);
+  add(
+    'one tree vs `clusterctl describe` of the same cluster',
+    '≤ 1/50',
+    `1/${vsDescribe.toFixed(0)} (${ms(fig.treeTargetMs)} vs ${ms(
+      fig.describeMs,
+    )})`,
+    vsDescribe >= 50,
+    Number.isFinite(vsDescribe),
+  );
+  const vsStock = ratio(fig.stockQueryMs, fig.treeTargetMs);
+  add(
+    'one tree vs the stock custom-resource query',
+    '≤ 1/20',
+    `1/${vsStock.toFixed(1)} (${ms(fig.treeTargetMs)} vs ${ms(
+      fig.stockQueryMs,
+    )})`,
+    vsStock >= 20,
+    Number.isFinite(vsStock),
+  );
+  add(
+    '`GET /clusters` p50 / p99',
+    '≤ 50 / 100 ms',
+    `${ms(fig.clustersP50)} / ${ms(fig.clustersP99)}`,
+    fig.clustersP50 <= 50 && fig.clustersP99 <= 100,
+    Number.isFinite(fig.clustersP50),
+  );
+  add(
+    'change → push p95',
+    '≤ 150 ms',
+    ms(fig.pushP95),
+    fig.pushP95 <= 150,
+    Number.isFinite(fig.pushP95),
+  );
+  const rssLimitKib = fig.stockRssKib + (2 * fig.rawBytes) / 1024;
+  add(
+    'backend RSS after sync vs stock backend + 2 × the raw objects',
+    `≤ ${mib(rssLimitKib)} (${mib(fig.stockRssKib)} + 2 × ${mib(
+      fig.rawBytes / 1024,
+    )})`,
+    mib(fig.rssAfterSyncKib),
+    fig.rssAfterSyncKib <= rssLimitKib,
+    Number.isFinite(rssLimitKib) && Number.isFinite(fig.rssAfterSyncKib),
+  );
+  for (const [goal, target, value, ok, measured] of goals)
+    log(`goal: ${goal}: ${value}, goal ${target}: ${verdict(ok, measured)}`);
+  return [
+    '| goal | target | this run | |',
+    '|---|---|---|---|',
+    ...goals.map(
+      ([goal, target, value, ok, measured]) =>
+        `| ${goal} | ${target} | ${value} | ${verdict(ok, measured)} |`,
+    ),
+  ];
+}
 
 /** One LIST of every watched kind; `limit` pages through with continue tokens. Returns wall time, items, bytes. */
 async function listAll(
@@ -188,6 +284,10 @@ async function listBaseline(info: ClusterInfo): Promise<void> {
       for (let i = 0; i < 3; i++)
         runs.push(await listAll(kube, parallel, limit));
       const r = runs[0];
+      if (!parallel && !limit) {
+        fig.listSequentialMs = median(runs.map(x => x.ms));
+        fig.rawBytes = r.bytes;
+      }
       row(
         `Plain LIST of the ${WATCHED.length} watched kinds, ${label}`,
         ms(median(runs.map(x => x.ms))),
@@ -264,6 +364,11 @@ async function capzBackend(
       'backend.log',
     )}`,
   );
+  const profileDir = join(localDir, 'profile');
+  if (args.profile) {
+    mkdirSync(profileDir, { recursive: true });
+    log(`--profile: CPU profiles of the CAPZ backend go to ${profileDir}`);
+  }
   const b = startCapzBackend(
     repoRoot,
     configFile,
@@ -271,6 +376,9 @@ async function capzBackend(
     token,
     info,
     join(localDir, 'backend.log'),
+    args.profile
+      ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }
+      : {},
   );
   const up = await waitUntil(
     b,
@@ -298,6 +406,8 @@ async function capzBackend(
     50,
   );
   const pid = resolvePid(b);
+  fig.syncMs = synced - up;
+  fig.rssAfterSyncKib = pid ? rssKib(pid) : NaN;
   row(
     'CAPZ backend: process start → HTTP up',
     sec(up - b.spawnedAt),
@@ -323,7 +433,7 @@ async function capzBackend(
     );
   row(
     'CAPZ backend RSS after sync',
-    mib(pid ? rssKib(pid) : NaN),
+    mib(fig.rssAfterSyncKib),
     `VmRSS of the serving node process (pid ${
       pid ?? '?'
     }, found by its listening socket), not the yarn wrapper`,
@@ -345,6 +455,8 @@ async function capzBackend(
     b,
     Array.from({ length: LIST_REQUESTS }, () => '/api/capz/clusters'),
   );
+  fig.clustersP50 = median(lists.times);
+  fig.clustersP99 = percentile(lists.times, 99);
   row(
     'GET /api/capz/clusters p50 / p99',
     `${ms(median(lists.times))} / ${ms(percentile(lists.times, 99))}`,
@@ -383,6 +495,7 @@ async function capzBackend(
       () => `/api/capz/clusters/bench/${target.namespace}/${target.name}/tree`,
     ),
   );
+  fig.treeTargetMs = median(same.times);
   row(
     `GET …/tree of ${target.namespace}/${target.name} (median)`,
     ms(median(same.times)),
@@ -472,6 +585,7 @@ async function changeToPush(
       `${how}; ${listener.messages} capz:changes messages seen`,
     );
   } else {
+    fig.pushP95 = percentile(latencies, 95);
     row(
       'Change-to-push latency p50 / p95 / max',
       `${ms(median(latencies))} / ${ms(percentile(latencies, 95))} / ${ms(
@@ -513,6 +627,7 @@ async function clusterctlDescribe(
   const audited = auditCount(info, auditStart, e =>
     (e.userAgent ?? '').startsWith('clusterctl'),
   );
+  fig.describeMs = median(times);
   row(
     `clusterctl describe cluster ${target.name} -n ${target.namespace} (median)`,
     ms(median(times)),
@@ -623,6 +738,7 @@ async function stockQuery(
         e.user?.username === 'capz-admin' &&
         !(e.userAgent ?? '').startsWith('clusterctl'),
     );
+    fig.stockQueryMs = median(runs.map(r => r.elapsed));
     row(
       `Stock kubernetes-backend custom-resource query for ${target.name} (median)`,
       ms(median(runs.map(r => r.elapsed))),
@@ -639,9 +755,10 @@ async function stockQuery(
       } API requests per query (flat lists, no tree or health)`,
     );
     const pid = resolvePid(b);
+    fig.stockRssKib = pid ? rssKib(pid) : NaN;
     row(
       'Stock kubernetes backend RSS',
-      mib(pid ? rssKib(pid) : NaN),
+      mib(fig.stockRssKib),
       'VmRSS of that minimal backend (catalog, permissions, kubernetes), for scale',
     );
   } finally {
@@ -725,6 +842,10 @@ async function main(): Promise<void> {
       ...rows.map(
         r => `| ${r.metric} | ${r.value} | ${r.how.replace(/\|/g, '\\|')} |`,
       ),
+      '',
+      'Goals (issue 25), from the figures above:',
+      '',
+      ...goalRows(),
       '',
     ].join('\n');
     const out = join(

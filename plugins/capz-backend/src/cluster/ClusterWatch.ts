@@ -55,10 +55,18 @@ interface Informer {
   on(verb: string, cb: (arg: any) => void): void;
 }
 
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Shrinks an object in place before anything stores it (client-node's informer keeps the very object it hands to
+ * the callbacks, so one stripped copy serves both caches): `managedFields` keeps who wrote it at which apiVersion
+ * (the API detection reads that), not the field sets; kubectl's last-applied annotation keeps its key with an empty
+ * value (the YAML view shows it redacted either way; the upgrade job reads the CAPZ objects whole from the API server).
+ */
 const strip = (o: any): CachedObject => {
-  const { managedFields, ...metadata } = o.metadata ?? {};
-  if (Array.isArray(managedFields)) {
-    metadata.managedFields = managedFields.map(
+  const metadata = o.metadata ?? (o.metadata = {});
+  if (Array.isArray(metadata.managedFields)) {
+    metadata.managedFields = metadata.managedFields.map(
       ({ manager, operation, apiVersion, subresource, time }: any) => ({
         manager,
         operation,
@@ -68,24 +76,40 @@ const strip = (o: any): CachedObject => {
       }),
     );
   }
-  return { ...o, metadata };
+  const annotations = metadata.annotations;
+  if (annotations && typeof annotations[LAST_APPLIED] === 'string')
+    annotations[LAST_APPLIED] = '';
+  return o as CachedObject;
 };
 
-/** The objects of one kind, indexed by uid and by namespace: page views read one namespace at a time. */
+/** The objects of one kind, indexed by uid, by namespace (page views read one namespace at a time) and by name. */
 class KindStore {
   private readonly byUid = new Map<string, CachedObject>();
   private readonly byNamespace = new Map<string, Map<string, CachedObject>>();
+  private readonly byName = new Map<string, CachedObject>();
+
+  private static key(namespace: string | undefined, name: string): string {
+    return `${namespace ?? ''}/${name}`;
+  }
 
   set(object: CachedObject): void {
     const uid = object.metadata.uid;
     const previous = this.byUid.get(uid);
-    if (previous && previous.metadata.namespace !== object.metadata.namespace)
+    if (
+      previous &&
+      (previous.metadata.namespace !== object.metadata.namespace ||
+        previous.metadata.name !== object.metadata.name)
+    )
       this.delete(uid);
     this.byUid.set(uid, object);
     const ns = object.metadata.namespace ?? '';
     let bucket = this.byNamespace.get(ns);
     if (!bucket) this.byNamespace.set(ns, (bucket = new Map()));
     bucket.set(uid, object);
+    this.byName.set(
+      KindStore.key(object.metadata.namespace, object.metadata.name),
+      object,
+    );
   }
 
   delete(uid: string): void {
@@ -96,6 +120,15 @@ class KindStore {
     const bucket = this.byNamespace.get(ns);
     bucket?.delete(uid);
     if (bucket && bucket.size === 0) this.byNamespace.delete(ns);
+    const key = KindStore.key(
+      previous.metadata.namespace,
+      previous.metadata.name,
+    );
+    if (this.byName.get(key) === previous) this.byName.delete(key);
+  }
+
+  get(namespace: string | undefined, name: string): CachedObject | undefined {
+    return this.byName.get(KindStore.key(namespace, name));
   }
 
   list(namespace?: string): CachedObject[] {
@@ -117,6 +150,8 @@ export class ClusterWatch extends EventEmitter {
   private readonly objects = new Map<string, KindStore>();
   private readonly informers = new Map<string, Informer>();
   private readonly status = new Map<string, KindWatchStatus>();
+  /** When each kind last had an event (a number: set on every event, turned into a date only when asked). */
+  private readonly lastEventMs = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
 
@@ -152,9 +187,26 @@ export class ClusterWatch extends EventEmitter {
     return this.objects.get(kind)?.list(namespace) ?? [];
   }
 
+  /** One object by namespace and name, without copying a list. */
+  get(
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+  ): CachedObject | undefined {
+    return this.objects.get(kind)?.get(namespace, name);
+  }
+
   kindStatus(): Record<string, KindWatchStatus> {
     return Object.fromEntries(
-      [...this.status.entries()].map(([k, s]) => [k, { ...s }]),
+      [...this.status.entries()].map(([k, s]) => {
+        const at = this.lastEventMs.get(k);
+        return [
+          k,
+          at === undefined
+            ? { ...s }
+            : { ...s, lastEventAt: new Date(at).toISOString() },
+        ];
+      }),
     );
   }
 
@@ -249,19 +301,28 @@ export class ClusterWatch extends EventEmitter {
       .get(id)
       ?.stop()
       .catch(() => undefined);
+    // The kind counts as listed once its list is applied, not once its watch is open as well (the watch resumes
+    // from the list's resourceVersion, so nothing is missed meanwhile). client-node applies the items right after
+    // listFn resolves, in the same microtask chain: the next macrotask sees them all.
+    let listed!: () => void;
+    const listApplied = new Promise<void>(r => (listed = r));
+    const list = this.listFn(kind, version, namespace);
     const informer = this.k8s.makeInformer(
       this.kc,
       this.path(kind, version, namespace),
-      this.listFn(kind, version, namespace),
+      async () => {
+        const result = await list();
+        setImmediate(listed);
+        return result;
+      },
     ) as Informer;
     const store = this.objects.get(kind.name)!;
-    const status = this.status.get(kind.name)!;
     const apply = (type: ChangeType) => (obj: any) => {
       const object = strip(obj);
       // Events are written with the kind's version; Events use the core kind name.
       if (type === 'delete') store.delete(object.metadata.uid);
       else store.set(object);
-      status.lastEventAt = new Date().toISOString();
+      this.lastEventMs.set(kind.name, Date.now());
       const change: CacheChange = {
         managementCluster: this.name,
         kind: kind.name,
@@ -273,13 +334,20 @@ export class ClusterWatch extends EventEmitter {
     informer.on('add', apply('add'));
     informer.on('update', apply('update'));
     informer.on('delete', apply('delete'));
+    const restart = () =>
+      this.startInformer(kind, version, namespace, attempt + 1);
     informer.on('error', (err: Error) =>
-      this.fail(kind, err, attempt, () =>
-        this.startInformer(kind, version, namespace, attempt + 1),
-      ),
+      this.fail(kind, err, attempt, restart),
     );
     this.informers.set(id, informer);
-    await informer.start();
+    // A failure opening the watch after the list was applied is reported like any later watch failure.
+    let listedFirst = false;
+    const started = informer.start().catch(e => {
+      if (!listedFirst) throw e;
+      this.fail(kind, e as Error, attempt, restart);
+    });
+    await Promise.race([started, listApplied]);
+    listedFirst = true;
     // A new informer only reports what exists now: drop what vanished while the previous one was down.
     const present = new Set(
       ((informer as any).list?.(namespace) ?? []).map(

@@ -20,11 +20,13 @@ export interface WatchStatus {
  * The in-memory view of every management cluster that page views are served from
  * (docs/architecture.md#flow-watch-cache): one ClusterWatch each, started independently so that a cluster that is down
  * or misconfigured never stops the others. Emits `change` for every object change, which the live-update channel
- * forwards.
+ * forwards, and `listed` (the management cluster's name) when its first list of every kind is over.
  */
 export class WatchCache extends EventEmitter {
   private readonly watches = new Map<string, ClusterWatch>();
   private readonly errors = new Map<string, string>();
+  /** Management clusters whose watch is doing its first list of every kind. */
+  private readonly listing = new Set<string>();
 
   constructor(
     private readonly clusters: ManagementClusterConfig[],
@@ -52,7 +54,13 @@ export class WatchCache extends EventEmitter {
             this.emit('change', change),
           );
           this.watches.set(c.name, watch);
-          await watch.start();
+          this.listing.add(c.name);
+          try {
+            await watch.start();
+          } finally {
+            this.listing.delete(c.name);
+            this.emit('listed', c.name);
+          }
           this.logger.info(
             `management cluster ${c.name}: watch cache ${
               watch.synced() ? 'synced' : 'started, not yet synced'
@@ -80,6 +88,24 @@ export class WatchCache extends EventEmitter {
     namespace?: string,
   ): CachedObject[] {
     return this.watches.get(managementCluster)?.list(kind, namespace) ?? [];
+  }
+
+  /** One object by kind, namespace and name. */
+  get(
+    managementCluster: string,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+  ): CachedObject | undefined {
+    return this.watches.get(managementCluster)?.get(kind, namespace, name);
+  }
+
+  /**
+   * True while this management cluster's watch does its first list of every kind (each listed or failed once): its
+   * cache then fills by thousands of adds, and work derived from each change is better done once, at `listed`.
+   */
+  initialListing(managementCluster: string): boolean {
+    return this.listing.has(managementCluster);
   }
 
   status(managementCluster: string): WatchStatus {

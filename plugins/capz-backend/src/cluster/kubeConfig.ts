@@ -1,5 +1,6 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { ManagementClusterConfig } from '../config/managementClusters';
 import { azureTokenProviderFor } from './azureToken';
@@ -9,11 +10,68 @@ export type ClientNode = typeof import('@kubernetes/client-node');
 export const loadClientNode = (): Promise<ClientNode> =>
   import('@kubernetes/client-node');
 
+/** The undici dispatchers in use, by API server and TLS identity (see shareDispatchers). */
+const dispatchers = new Map<string, unknown>();
+
+const tlsKey = (v: unknown): unknown =>
+  Buffer.isBuffer(v)
+    ? v.toString('base64')
+    : v && typeof v === 'object'
+    ? Object.fromEntries(
+        Object.entries(v as Record<string, unknown>).map(([k, x]) => [
+          k,
+          tlsKey(x),
+        ]),
+      )
+    : v;
+
+/**
+ * client-node 2.0.1 builds a new undici Agent for every request and every watch (KubeConfig.createDispatcher, called
+ * from applySecurityAuthentication), so none reuses a connection: each pays a TCP and TLS handshake. One dispatcher
+ * per API server and TLS identity (server URL, CA, client certificate) lets all of them share keep-alive connections;
+ * credentials sent as headers (tokens) stay per request.
+ */
+function shareDispatchers(kc: KubeConfig): KubeConfig {
+  const k = kc as unknown as {
+    createDispatcher(
+      cluster: { server?: string } | null,
+      opts: unknown,
+    ): unknown;
+  };
+  const create = k.createDispatcher.bind(kc);
+  k.createDispatcher = (cluster, opts) => {
+    const key = createHash('sha256')
+      .update(
+        JSON.stringify([
+          cluster?.server,
+          tlsKey(kc.createDispatcherOptions(cluster as never, opts as never)),
+        ]),
+      )
+      .digest('hex');
+    if (!dispatchers.has(key)) {
+      const dispatcher = create(cluster, opts);
+      if (dispatcher === undefined) return undefined;
+      dispatchers.set(key, dispatcher);
+    }
+    return dispatchers.get(key);
+  };
+  return kc;
+}
+
 /**
  * A KubeConfig for one management cluster, whichever auth method it is configured with. Each cluster gets its own
  * user name: client-node caches credentials by user name across KubeConfigs (kubernetes-client/javascript#592).
+ * Requests to one API server share one keep-alive dispatcher.
  */
 export async function kubeConfigFor(
+  c: ManagementClusterConfig,
+  k8s: ClientNode,
+  logger?: LoggerService,
+): Promise<KubeConfig> {
+  return shareDispatchers(await newKubeConfig(c, k8s, logger));
+}
+
+async function newKubeConfig(
   c: ManagementClusterConfig,
   k8s: ClientNode,
   logger?: LoggerService,

@@ -4,6 +4,7 @@ import {
   CapzChangeSignal,
 } from '@capz-backstage/plugin-capz-common';
 import type { SignalsService } from '@backstage/plugin-signals-node';
+import { CacheIndex } from '../cluster/CacheIndex';
 import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';
 import { ClusterViews } from '../service/clusterViews';
@@ -21,7 +22,9 @@ interface PendingNamespace {
  * Signals are broadcast (the signals plugin even accepts unauthenticated subscribers), so a message carries only
  * the opaque uids of the CAPI Clusters concerned; a page re-reads them through the permission-checked HTTP API.
  * Changes are coalesced for `coalesceMs` (a timer from the first change, not reset by later ones, so the delay
- * stays bounded under a steady stream) and mapped to the Clusters whose trees contain the changed objects.
+ * stays bounded under a steady stream) and mapped to the Clusters whose trees contain the changed objects. While a
+ * management cluster's cache does its first list, only its Clusters are announced as they come: the rest is mapped
+ * once, when the list is over, instead of rebuilding its namespaces' trees at every flush of the initial list.
  */
 export class ChangeSignals {
   private readonly pending = new Map<string, PendingNamespace>();
@@ -34,7 +37,9 @@ export class ChangeSignals {
   }> = [];
   private timer?: NodeJS.Timeout;
   private readonly views: ClusterViews;
+  private readonly index: CacheIndex;
   private readonly onChange = (change: CacheChange) => this.add(change);
+  private readonly onListed = () => this.schedule();
 
   constructor(
     private readonly cache: WatchCache,
@@ -44,14 +49,17 @@ export class ChangeSignals {
     private readonly coalesceMs = 100,
   ) {
     this.views = new ClusterViews(cache, managementClusters);
+    this.index = CacheIndex.for(cache, managementClusters);
   }
 
   start(): void {
     this.cache.on('change', this.onChange);
+    this.cache.on('listed', this.onListed);
   }
 
   stop(): void {
     this.cache.off('change', this.onChange);
+    this.cache.off('listed', this.onListed);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -76,16 +84,12 @@ export class ChangeSignals {
         if (!uid) return;
       }
       // One that appeared or went (e.g. written by hand, in no tree) changes the other owners' `managedFrom`.
-      // Its namespace's ResourceGroups as they are now: deleted together with it, its group may be gone at the flush.
+      // The ResourceGroup it names as it is now: deleted together with it, its group may be gone at the flush.
       if (kind === 'ManagedCluster' && type !== 'update') {
         this.owners.push({
           managementCluster,
           object,
-          groups: this.cache.list(
-            managementCluster,
-            'ResourceGroup',
-            object.metadata.namespace,
-          ),
+          groups: this.index.ownerGroup(managementCluster, object),
         });
       }
       const namespace = object.metadata.namespace ?? '';
@@ -117,9 +121,19 @@ export class ChangeSignals {
     this.timer = undefined;
     const clusterUids = new Set(this.direct);
     this.direct.clear();
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const o of this.owners.splice(0)) {
+    const listing = (mc: string) => this.cache.initialListing?.(mc) === true;
+    const pending = [...this.pending.values()].filter(
+      p => !listing(p.managementCluster),
+    );
+    for (const p of pending)
+      this.pending.delete(`${p.managementCluster}/${p.namespace}`);
+    const owners = this.owners.filter(o => !listing(o.managementCluster));
+    this.owners.splice(
+      0,
+      this.owners.length,
+      ...this.owners.filter(o => listing(o.managementCluster)),
+    );
+    for (const o of owners) {
       for (const uid of this.views.clustersSharingAks(
         o.managementCluster,
         o.object,

@@ -10,6 +10,7 @@ import {
   machinePoolHealth,
   objectHealth,
   resolveResources,
+  verdictsChangeAt,
   worse,
 } from './health';
 import {
@@ -825,5 +826,42 @@ describe('objectHealth and familyOf', () => {
         opts,
       ).health,
     ).toBe('unknown');
+  });
+});
+
+describe('verdictsChangeAt', () => {
+  const created = (iso: string) => ({
+    kind: 'ManagedCluster',
+    metadata: { name: iso, creationTimestamp: iso },
+  });
+  const now = '2026-01-01T00:10:00Z';
+
+  it('is when the first new object leaves its grace period, the moment its verdict turns from progressing to unknown', () => {
+    const young = created('2026-01-01T00:08:00Z');
+    const younger = created('2026-01-01T00:09:00Z');
+    const at = verdictsChangeAt(
+      [younger, young, created('2025-12-31T00:00:00Z')],
+      { now },
+    );
+    expect(at).toBe(Date.parse('2026-01-01T00:13:00Z'));
+    const before = { now: at! - 1 };
+    const after = { now: at! };
+    expect(objectHealth(young, [], before).health).toBe('progressing');
+    expect(objectHealth(young, [], after).health).toBe('unknown');
+  });
+
+  it('is undefined when every object is past its grace period or has no creation time', () => {
+    expect(
+      verdictsChangeAt(
+        [created('2026-01-01T00:04:59Z'), { metadata: { name: 'x' } }],
+        { now },
+      ),
+    ).toBeUndefined();
+    expect(
+      verdictsChangeAt([created('2026-01-01T00:09:00Z')], {
+        now,
+        newObjectGraceSeconds: 30,
+      }),
+    ).toBeUndefined();
   });
 });

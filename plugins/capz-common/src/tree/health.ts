@@ -155,6 +155,28 @@ function notObserved(
   });
 }
 
+/**
+ * When the verdicts over these objects can next change with time alone (the one time-dependent rule: a new object
+ * without status turns from `progressing` to `unknown` once its grace period is over), as milliseconds since the
+ * epoch; undefined when never. A tree or summary built from them can be reused until then, or until they change.
+ * @public
+ */
+export function verdictsChangeAt(
+  objects: Iterable<ObservedObject>,
+  opts: HealthOptions = {},
+): number | undefined {
+  const now = timeOf(opts.now) ?? Date.now();
+  const grace = (opts.newObjectGraceSeconds ?? DEFAULT_GRACE_SECONDS) * 1000;
+  let next: number | undefined;
+  for (const o of objects) {
+    const created = timeOf(o.metadata?.creationTimestamp);
+    if (created === undefined || now - created >= grace) continue;
+    const at = created + grace;
+    if (next === undefined || at < next) next = at;
+  }
+  return next;
+}
+
 function deleting(
   o: ObservedObject,
   c: ConditionView | undefined,
