@@ -42,9 +42,15 @@ export class FakeSignals implements SignalApi {
 /** Renders an element of the plugin in a Backstage test app, with the real client against msw. */
 export function renderCapz(
   element: JSX.Element,
-  opts: { signals?: FakeSignals; path?: string; mountPath?: string } = {},
+  opts: {
+    signals?: FakeSignals;
+    path?: string;
+    mountPath?: string;
+    /** More API overrides, e.g. `mockApis.permission(...)`. */
+    apis?: any[];
+  } = {},
 ) {
-  const apis: any[] = [[capzApiRef, client]];
+  const apis: any[] = [[capzApiRef, client], ...(opts.apis ?? [])];
   if (opts.signals) apis.push([signalApiRef, opts.signals]);
   return renderInTestApp(element, {
     apis,

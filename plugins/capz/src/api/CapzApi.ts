@@ -2,7 +2,12 @@ import { createApiRef } from '@backstage/frontend-plugin-api';
 import {
   ClusterSummary,
   ClustersResponse,
+  ConnectInfo,
   CredentialSecretsResponse,
+  Day2Action,
+  Day2Plan,
+  DeleteClusterResponse,
+  DeletePreview,
   DiscoveredAksClustersResponse,
   JobDetails,
   JobPreview,
@@ -12,6 +17,7 @@ import {
   ObjectYamlResponse,
   TimelineResponse,
   TreeNode,
+  UpgradeOptions,
 } from '@capz-backstage/plugin-capz-common';
 
 /** Names one CAPI Cluster: the management cluster it lives on, its namespace and its name. @public */
@@ -67,6 +73,22 @@ export interface CapzApi {
     namespace: string;
     credentialSecret: string;
   }): Promise<DiscoveredAksClustersResponse>;
+
+  /** What a day-2 action would write (dryRun=All), changing nothing; 400 names the broken rule, 403, 409. */
+  previewClusterAction(ref: ClusterRef, action: Day2Action): Promise<Day2Plan>;
+  /** Applies a day-2 action; same errors as the preview. */
+  applyClusterAction(ref: ClusterRef, action: Day2Action): Promise<Day2Plan>;
+  /** The versions AKS offers the cluster next (never free text). */
+  getUpgradeOptions(ref: ClusterRef): Promise<UpgradeOptions>;
+  /** What deleting the cluster deletes and keeps in Azure. */
+  getDeletePreview(ref: ClusterRef): Promise<DeletePreview>;
+  /** Deletes the cluster; `confirmName` must equal its name (400 otherwise). */
+  deleteCluster(
+    ref: ClusterRef,
+    confirmName: string,
+  ): Promise<DeleteClusterResponse>;
+  /** Commands to reach the workload cluster, never a secret. */
+  getConnectInfo(ref: ClusterRef): Promise<ConnectInfo>;
 }
 
 /** What a user can do to a job. @public */

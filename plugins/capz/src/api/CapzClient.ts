@@ -2,7 +2,13 @@ import { DiscoveryApi, FetchApi } from '@backstage/frontend-plugin-api';
 import { ResponseError } from '@backstage/errors';
 import {
   ClustersResponse,
+  ConnectInfo,
   CredentialSecretsResponse,
+  Day2Action,
+  day2Paths,
+  Day2Plan,
+  DeleteClusterResponse,
+  DeletePreview,
   DiscoveredAksClustersResponse,
   JobDetails,
   JobPreview,
@@ -11,6 +17,7 @@ import {
   ManagementClustersResponse,
   ObjectYamlResponse,
   TimelineResponse,
+  UpgradeOptions,
 } from '@capz-backstage/plugin-capz-common';
 import {
   CapzApi,
@@ -75,10 +82,14 @@ export class CapzClient implements CapzApi {
     return (await res.json()) as T;
   }
 
-  private async post<T>(path: string, body?: unknown): Promise<T> {
+  private async post<T>(
+    path: string,
+    body?: unknown,
+    method: 'POST' | 'DELETE' = 'POST',
+  ): Promise<T> {
     const base = await this.deps.discoveryApi.getBaseUrl('capz');
     const res = await this.deps.fetchApi.fetch(`${base}${path}`, {
-      method: 'POST',
+      method,
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body ?? {}),
     });
@@ -159,5 +170,32 @@ export class CapzClient implements CapzApi {
     credentialSecret: string;
   }): Promise<DiscoveredAksClustersResponse> {
     return this.get('/azure/clusters', query);
+  }
+
+  previewClusterAction(ref: ClusterRef, action: Day2Action): Promise<Day2Plan> {
+    return this.post(day2Paths(ref).preview, action);
+  }
+
+  applyClusterAction(ref: ClusterRef, action: Day2Action): Promise<Day2Plan> {
+    return this.post(day2Paths(ref).actions, action);
+  }
+
+  getUpgradeOptions(ref: ClusterRef): Promise<UpgradeOptions> {
+    return this.get(day2Paths(ref).upgrades);
+  }
+
+  getDeletePreview(ref: ClusterRef): Promise<DeletePreview> {
+    return this.get(day2Paths(ref).deletePreview);
+  }
+
+  deleteCluster(
+    ref: ClusterRef,
+    confirmName: string,
+  ): Promise<DeleteClusterResponse> {
+    return this.post(day2Paths(ref).cluster, { confirmName }, 'DELETE');
+  }
+
+  getConnectInfo(ref: ClusterRef): Promise<ConnectInfo> {
+    return this.get(day2Paths(ref).connect);
   }
 }

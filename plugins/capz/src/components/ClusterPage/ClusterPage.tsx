@@ -3,6 +3,7 @@ import { useRouteRef } from '@backstage/frontend-plugin-api';
 import type { ClusterSummary } from '@capz-backstage/plugin-capz-common';
 import { useParams } from 'react-router-dom';
 import { migrateRouteRef, rootRouteRef, upgradeRouteRef } from '../../routes';
+import { ClusterActions } from '../ClusterActions';
 import { ActiveJobBanner } from '../JobPage';
 import { ClusterView } from './ClusterView';
 
@@ -47,7 +48,12 @@ export function ClusterPage() {
       <ActiveJobBanner cluster={cluster} />
       <ClusterView
         cluster={cluster}
-        actions={summary => <JobActions summary={summary} />}
+        actions={(summary, tree) => (
+          <>
+            <JobActions summary={summary} />
+            <ClusterActions cluster={cluster} tree={tree} />
+          </>
+        )}
       />
     </Flex>
   );

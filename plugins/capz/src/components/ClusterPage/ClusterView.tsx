@@ -12,11 +12,15 @@ import {
   Text,
 } from '@backstage/ui';
 import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
-import type { ClusterSummary } from '@capz-backstage/plugin-capz-common';
+import type {
+  ClusterSummary,
+  TreeNode,
+} from '@capz-backstage/plugin-capz-common';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { clusterRouteRef } from '../../routes';
 import { API_LABEL } from '../ClustersPage/columns';
+import { PausedBanner } from '../ClusterActions';
 import { ErrorAlert } from '../shared/errors';
 import { LiveStatus } from '../shared/LiveStatus';
 import { ManagedFromAlert } from '../shared/managedFrom';
@@ -43,8 +47,8 @@ export function ClusterView({
 }: {
   cluster: ClusterRef;
   linkToPage?: boolean;
-  /** Extra buttons next to the summary, e.g. the cluster page's job wizards (they depend on the cluster's API). */
-  actions?: (summary: ClusterSummary) => ReactNode;
+  /** Extra buttons next to the summary, e.g. the job wizards and the day-2 action menu (they depend on the cluster). */
+  actions?: (summary: ClusterSummary, tree: TreeNode) => ReactNode;
 }) {
   const api = useApi(capzApiRef);
   const pageLink = useRouteRef(clusterRouteRef);
@@ -125,6 +129,7 @@ export function ClusterView({
   return (
     <Flex direction="column" gap="4">
       <ManagedFromAlert clusters={[summary]} />
+      <PausedBanner tree={tree} />
       <Flex
         justify="between"
         align="start"
@@ -165,7 +170,7 @@ export function ClusterView({
           )}
         </Flex>
         <Flex gap="2" align="center">
-          {actions?.(summary)}
+          {actions?.(summary, tree)}
           {deciding && (
             <Button
               variant="primary"

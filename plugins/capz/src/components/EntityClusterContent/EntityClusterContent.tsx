@@ -1,6 +1,7 @@
 import { useEntity } from '@backstage/plugin-catalog-react';
 import { Alert, Box } from '@backstage/ui';
 import { CAPZ_CLUSTER_ANNOTATION, clusterRefOf } from './annotation';
+import { ClusterActions } from '../ClusterActions';
 import { ClusterView } from '../ClusterPage/ClusterView';
 
 /** The cluster tab of a catalog entity that carries the capz.io/cluster annotation. */
@@ -10,7 +11,13 @@ export function EntityClusterContent() {
   return (
     <Box p="4">
       {ref ? (
-        <ClusterView cluster={ref} linkToPage />
+        <ClusterView
+          cluster={ref}
+          linkToPage
+          actions={(_summary, tree) => (
+            <ClusterActions cluster={ref} tree={tree} />
+          )}
+        />
       ) : (
         <Alert
           status="warning"

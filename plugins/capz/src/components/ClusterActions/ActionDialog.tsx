@@ -1,0 +1,168 @@
+import { useApi } from '@backstage/frontend-plugin-api';
+import {
+  Alert,
+  Button,
+  Dialog,
+  DialogBody,
+  DialogFooter,
+  DialogHeader,
+  Flex,
+} from '@backstage/ui';
+import type { Day2Action, Day2Plan } from '@capz-backstage/plugin-capz-common';
+import { ReactNode, useState } from 'react';
+import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { ActionError } from './errors';
+import { PlanView } from './PlanView';
+
+type Step =
+  | { step: 'edit' }
+  | { step: 'previewing' }
+  | { step: 'preview'; plan: Day2Plan; key: string }
+  | { step: 'applying'; plan: Day2Plan; key: string }
+  | { step: 'applied'; plan: Day2Plan };
+
+/**
+ * One day-2 action: its inputs, checked by capz-common's rules (`problems`); Preview asks the backend what it would
+ * write (dryRun=All) and shows every change; Confirm applies exactly the previewed action; afterwards the dialog
+ * shows what was written and the live progress.
+ */
+export function ActionDialog({
+  cluster,
+  title,
+  permission,
+  action,
+  problems,
+  children,
+  onClose,
+  progress,
+  confirmLabel = 'Confirm',
+}: {
+  cluster: ClusterRef;
+  title: string;
+  /** The permission's name, for a 403's advice. */
+  permission: string;
+  /** The action the inputs describe; undefined while they are incomplete. */
+  action?: Day2Action;
+  problems: string[];
+  children: ReactNode;
+  onClose: () => void;
+  /** The live progress to show once applied. */
+  progress?: (plan: Day2Plan) => ReactNode;
+  confirmLabel?: string;
+}) {
+  const api = useApi(capzApiRef);
+  const [state, setState] = useState<Step>({ step: 'edit' });
+  const [error, setError] = useState<{ title: string; error: Error }>();
+  const key = action ? JSON.stringify(action) : '';
+  // A preview belongs to the inputs it was made for: editing them takes the user back to Preview.
+  const current =
+    (state.step === 'preview' || state.step === 'applying') && state.key !== key
+      ? ({ step: 'edit' } as const)
+      : state;
+
+  const preview = async () => {
+    if (!action) return;
+    setError(undefined);
+    setState({ step: 'previewing' });
+    try {
+      const plan = await api.previewClusterAction(cluster, action);
+      setState({ step: 'preview', plan, key });
+    } catch (e) {
+      setError({ title: 'The preview failed', error: e as Error });
+      setState({ step: 'edit' });
+    }
+  };
+  const apply = async () => {
+    if (!action || current.step !== 'preview') return;
+    setError(undefined);
+    setState({ step: 'applying', plan: current.plan, key });
+    try {
+      const plan = await api.applyClusterAction(cluster, action);
+      setState({ step: 'applied', plan });
+    } catch (e) {
+      setError({ title: 'Nothing was applied', error: e as Error });
+      setState({ step: 'preview', plan: current.plan, key });
+    }
+  };
+
+  const applied = current.step === 'applied';
+  const previewed =
+    current.step === 'preview' || current.step === 'applying'
+      ? current.plan
+      : undefined;
+  return (
+    <Dialog
+      isOpen
+      isDismissable
+      onOpenChange={open => !open && onClose()}
+      width={640}
+    >
+      <DialogHeader>{title}</DialogHeader>
+      <DialogBody>
+        <Flex direction="column" gap="3">
+          {!applied && children}
+          {!applied && problems.length > 0 && (
+            <Alert
+              status="warning"
+              icon
+              title="Fix these before the preview"
+              description={
+                <ul
+                  aria-label="Problems"
+                  style={{ margin: 0, paddingLeft: 20 }}
+                >
+                  {problems.map(p => (
+                    <li key={p}>{p}</li>
+                  ))}
+                </ul>
+              }
+            />
+          )}
+          {error && (
+            <ActionError
+              title={error.title}
+              error={error.error}
+              permission={permission}
+            />
+          )}
+          {previewed && <PlanView plan={previewed} />}
+          {applied && (
+            <>
+              <Alert
+                status="success"
+                icon
+                title="Applied: the controllers are working on it"
+              />
+              <PlanView plan={current.plan} />
+              {progress?.(current.plan)}
+            </>
+          )}
+        </Flex>
+      </DialogBody>
+      <DialogFooter>
+        <Button variant="secondary" onPress={onClose}>
+          {applied ? 'Close' : 'Cancel'}
+        </Button>
+        {!applied && !previewed && (
+          <Button
+            variant="primary"
+            isDisabled={!action || problems.length > 0}
+            isPending={current.step === 'previewing'}
+            onPress={preview}
+          >
+            Preview
+          </Button>
+        )}
+        {previewed && (
+          <Button
+            variant="primary"
+            isPending={current.step === 'applying'}
+            onPress={apply}
+          >
+            {confirmLabel}
+          </Button>
+        )}
+      </DialogFooter>
+    </Dialog>
+  );
+}

@@ -1,0 +1,506 @@
+import { mockApis } from '@backstage/frontend-test-utils';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import type {
+  Day2Plan,
+  DeletePreview,
+  TreeNode,
+  UpgradeOptions,
+} from '@capz-backstage/plugin-capz-common';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { BASE, summary } from '../../__testUtils__/fixtures';
+import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
+import { CapzPage } from '../CapzPage';
+
+const server = setupCapzServer();
+
+function node(
+  over: Partial<TreeNode> & { id: string; kind: string; name: string },
+): TreeNode {
+  return {
+    health: 'healthy',
+    conditions: [],
+    facts: {},
+    children: [],
+    ...over,
+  };
+}
+
+/** A pool as the backend's tree shows it: MachinePool → AzureASOManagedMachinePool → ManagedClustersAgentPool. */
+function pool(
+  cluster: string,
+  name: string,
+  opts: {
+    mode: 'System' | 'User';
+    replicas: number;
+    autoscaled?: { min: number; max: number };
+  },
+): TreeNode {
+  const obj = `${cluster}-${name}`;
+  return node({
+    id: `uid-mp-${name}`,
+    kind: 'MachinePool',
+    name: obj,
+    facts: {
+      replicas: opts.replicas,
+      readyReplicas: opts.replicas,
+      kubernetesVersion: 'v1.33.2',
+      ...(opts.autoscaled ? { replicasManagedBy: 'aks' } : {}),
+    },
+    children: [
+      node({
+        id: `uid-ammp-${name}`,
+        kind: 'AzureASOManagedMachinePool',
+        name: obj,
+        children: [
+          node({
+            id: `uid-ap-${name}`,
+            kind: 'ManagedClustersAgentPool',
+            name: obj,
+            facts: {
+              azureName: name,
+              mode: opts.mode,
+              vmSize: 'Standard_D2s_v3',
+              replicas: opts.replicas,
+              kubernetesVersion: '1.33.2',
+              ...(opts.autoscaled
+                ? {
+                    autoscaling: true,
+                    autoscalingMin: opts.autoscaled.min,
+                    autoscalingMax: opts.autoscaled.max,
+                  }
+                : {}),
+            },
+          }),
+        ],
+      }),
+    ],
+  });
+}
+
+/** A cluster with a System pool `system` (3 nodes) and an autoscaled User pool `burst` (2 to 6, 4 now). */
+function clusterTree(name: string, paused = false): TreeNode {
+  return node({
+    id: `uid-cluster-${name}`,
+    uid: `uid-cluster-${name}`,
+    kind: 'Cluster',
+    name,
+    health: paused ? 'paused' : 'healthy',
+    facts: paused ? { paused: true } : { paused: false },
+    children: [
+      node({
+        id: 'uid-cp',
+        kind: 'AzureASOManagedControlPlane',
+        name,
+        facts: { kubernetesVersion: 'v1.33.2' },
+      }),
+      node({
+        id: `workers:${name}`,
+        kind: 'Workers',
+        name: 'Workers',
+        children: [
+          pool(name, 'system', { mode: 'System', replicas: 3 }),
+          pool(name, 'burst', {
+            mode: 'User',
+            replicas: 4,
+            autoscaled: { min: 2, max: 6 },
+          }),
+        ],
+      }),
+    ],
+  });
+}
+
+/**
+ * Serves one cluster's page (tree, timeline, jobs) and records the day-2 requests. Each test uses its own cluster
+ * name: the permission hook caches answers per resourceRef across renders.
+ */
+function serve(name: string, opts: { paused?: boolean } = {}) {
+  const path = `/capz/clusters/local/team-a/${name}`;
+  const api = `${BASE}/clusters/local/team-a/${name}`;
+  const calls = {
+    previews: [] as unknown[],
+    actions: [] as unknown[],
+    deletes: [] as unknown[],
+  };
+  server.use(
+    http.get(`${BASE}/jobs`, () => HttpResponse.json({ items: [] })),
+    http.get(`${api}/tree`, () =>
+      HttpResponse.json({
+        summary: summary({ name, namespace: 'team-a' }),
+        tree: clusterTree(name, opts.paused),
+      }),
+    ),
+    http.get(`${api}/timeline`, ({ request }) => {
+      const url = new URL(request.url);
+      return HttpResponse.json({
+        from: url.searchParams.get('from'),
+        to: url.searchParams.get('to'),
+        transitions: [],
+        events: [],
+        truncated: false,
+      });
+    }),
+  );
+  return { path, api, calls };
+}
+
+const allow = (...names: string[]) =>
+  mockApis.permission({
+    authorize: req =>
+      names.includes(req.permission.name)
+        ? AuthorizeResult.ALLOW
+        : AuthorizeResult.DENY,
+  });
+
+const ALL = [
+  'capz.cluster.read',
+  'capz.cluster.scale',
+  'capz.cluster.upgrade',
+  'capz.cluster.nodepool',
+  'capz.cluster.pause',
+  'capz.cluster.delete',
+];
+
+async function openAction(item: string) {
+  await userEvent.click(
+    await screen.findByRole('button', { name: 'Cluster actions' }),
+  );
+  await userEvent.click(await screen.findByRole('menuitem', { name: item }));
+  return screen.findByRole('dialog');
+}
+
+async function choose(dialog: HTMLElement, label: RegExp, option: RegExp) {
+  await userEvent.click(within(dialog).getByRole('button', { name: label }));
+  await userEvent.click(await screen.findByRole('option', { name: option }));
+}
+
+describe('cluster actions', () => {
+  it('shows no action to a user the policy denies everything', async () => {
+    const denied = serve('denied');
+    const asked: string[] = [];
+    renderCapz(<CapzPage />, {
+      path: denied.path,
+      mountPath: '/capz/*',
+      apis: [
+        mockApis.permission({
+          authorize: req => {
+            asked.push(req.permission.name);
+            return AuthorizeResult.DENY;
+          },
+        }),
+      ],
+    });
+    await screen.findByRole('treegrid');
+    // Every action's permission was asked for this cluster, and denied: no menu at all.
+    await waitFor(() => expect([...asked].sort()).toEqual([...ALL].sort()));
+    await waitFor(() =>
+      expect(
+        screen.queryByRole('button', { name: 'Cluster actions' }),
+      ).not.toBeInTheDocument(),
+    );
+  });
+
+  it('offers only the actions the user is allowed', async () => {
+    const some = serve('scaler');
+    renderCapz(<CapzPage />, {
+      path: some.path,
+      mountPath: '/capz/*',
+      apis: [allow('capz.cluster.scale')],
+    });
+    await userEvent.click(
+      await screen.findByRole('button', { name: 'Cluster actions' }),
+    );
+    const items = (await screen.findAllByRole('menuitem')).map(
+      i => i.textContent,
+    );
+    expect(items).toEqual(['Scale pool', 'Autoscaling']);
+  });
+
+  it('previews a scale with before → after, then confirms exactly that action', async () => {
+    const c = serve('scale');
+    const plan = (applied: boolean): Day2Plan => ({
+      action: { action: 'scale', pool: 'system', replicas: 5 },
+      changes: [
+        {
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'MachinePool',
+          namespace: 'team-a',
+          name: 'scale-system',
+          operation: 'update',
+          fields: [{ path: 'spec.replicas', before: 3, after: 5 }],
+        },
+      ],
+      warnings: [],
+      applied,
+    });
+    server.use(
+      http.post(`${c.api}/actions/preview`, async ({ request }) => {
+        c.calls.previews.push(await request.json());
+        return HttpResponse.json(plan(false));
+      }),
+      http.post(`${c.api}/actions`, async ({ request }) => {
+        c.calls.actions.push(await request.json());
+        return HttpResponse.json(plan(true));
+      }),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Scale pool');
+    const nodes = await within(dialog).findByRole('textbox', { name: /Nodes/ });
+    expect(nodes).toHaveValue('3');
+    await userEvent.clear(nodes);
+    await userEvent.type(nodes, '5');
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Preview' }),
+    );
+    const changes = await within(dialog).findByRole('list', {
+      name: 'Fields of Update MachinePool team-a/scale-system',
+    });
+    expect(changes).toHaveTextContent('spec.replicas: 3 → 5');
+    expect(c.calls.actions).toEqual([]);
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Confirm' }),
+    );
+    expect(
+      await within(dialog).findByText(
+        /Applied: the controllers are working on it/,
+      ),
+    ).toBeInTheDocument();
+    expect(c.calls.previews).toEqual([
+      { action: 'scale', pool: 'system', replicas: 5 },
+    ]);
+    expect(c.calls.actions).toEqual([
+      { action: 'scale', pool: 'system', replicas: 5 },
+    ]);
+    // Progress from the (live) tree: the pool's nodes.
+    expect(
+      within(dialog).getByRole('region', { name: 'Progress' }),
+    ).toHaveTextContent('pool system: 3 of 3 nodes ready');
+  });
+
+  it('says in plain words why the backend refused a preview', async () => {
+    const c = serve('refused');
+    server.use(
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json(
+          {
+            error: {
+              name: 'InputError',
+              message: 'replicas: a System pool keeps at least 1 node',
+            },
+          },
+          { status: 400 },
+        ),
+      ),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Scale pool');
+    const nodes = await within(dialog).findByRole('textbox', { name: /Nodes/ });
+    await userEvent.clear(nodes);
+    await userEvent.type(nodes, '4');
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Preview' }),
+    );
+    expect(
+      await within(dialog).findByText(
+        /a System pool keeps at least 1 node.*breaks a rule, so nothing was written/,
+      ),
+    ).toBeInTheDocument();
+  });
+
+  it("checks capz-common's rules before asking the backend", async () => {
+    const c = serve('rules');
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Scale pool');
+    const nodes = await within(dialog).findByRole('textbox', { name: /Nodes/ });
+    await userEvent.clear(nodes);
+    await userEvent.type(nodes, '0');
+    expect(
+      within(dialog).getByRole('list', { name: 'Problems' }),
+    ).toHaveTextContent(
+      'pool "system" is a System pool: it keeps at least 1 node',
+    );
+    // No handler serves the preview here: a request would fail the test.
+    expect(
+      within(dialog).getByRole('button', { name: 'Preview' }),
+    ).toBeDisabled();
+  });
+
+  it("refuses to scale an autoscaled pool: AKS's autoscaler owns the count, min/max are offered", async () => {
+    const c = serve('auto');
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Scale pool');
+    await choose(dialog, /Node pool/, /^burst/);
+    expect(
+      within(dialog).getByText("AKS's autoscaler owns the count"),
+    ).toBeInTheDocument();
+    expect(
+      within(dialog).queryByRole('textbox', { name: /Nodes/ }),
+    ).not.toBeInTheDocument();
+    expect(
+      within(dialog).getByRole('button', { name: 'Preview' }),
+    ).toBeDisabled();
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Change min/max' }),
+    );
+    const auto = await screen.findByRole('dialog', {
+      name: 'Autoscaling of a node pool',
+    });
+    expect(
+      within(auto).getByRole('textbox', { name: 'Minimum nodes' }),
+    ).toHaveValue('2');
+    const max = within(auto).getByRole('textbox', { name: 'Maximum nodes' });
+    expect(max).toHaveValue('6');
+    await userEvent.clear(max);
+    await userEvent.type(max, '3');
+    expect(
+      within(auto).getByRole('list', { name: 'Problems' }),
+    ).toHaveTextContent('pool "burst" has 4 nodes, outside 2 to 3');
+  });
+
+  it('offers only the versions the backend lists for an upgrade, in a select', async () => {
+    const c = serve('upgrade');
+    const options: UpgradeOptions = {
+      controlPlane: 'v1.33.2',
+      pools: [
+        { name: 'system', version: 'v1.33.2' },
+        { name: 'burst', version: 'v1.33.2' },
+      ],
+      available: ['v1.34.2', 'v1.34.1'],
+      problems: [],
+    };
+    server.use(http.get(`${c.api}/upgrades`, () => HttpResponse.json(options)));
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Upgrade Kubernetes');
+    // No pool is behind the control plane: the control plane comes first.
+    expect(
+      await within(dialog).findByRole('radio', { name: /The control plane/ }),
+    ).toBeChecked();
+    expect(
+      within(dialog).getByRole('radio', { name: /Node pools/ }),
+    ).toBeDisabled();
+    expect(within(dialog).queryByRole('textbox')).not.toBeInTheDocument();
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: /Control plane version/ }),
+    );
+    const offered = (await screen.findAllByRole('option')).map(
+      o => o.textContent,
+    );
+    expect(offered).toEqual(['v1.34.2', 'v1.34.1']);
+  });
+
+  it('deletes only after the user has seen what Azure deletes and keeps and typed the cluster name', async () => {
+    const c = serve('doomed');
+    const preview: DeletePreview = {
+      cluster: {
+        managementCluster: 'local',
+        namespace: 'team-a',
+        name: 'doomed',
+        paused: false,
+      },
+      deletes: [
+        {
+          azureType: 'Microsoft.ContainerService/managedClusters',
+          azureName: 'doomed',
+          object: {
+            kind: 'ManagedCluster',
+            namespace: 'team-a',
+            name: 'doomed',
+          },
+          reason: 'reconcile-policy manage: ASO deletes it',
+        },
+      ],
+      keeps: [
+        {
+          azureType: 'Microsoft.Resources/resourceGroups',
+          azureName: 'rg-doomed',
+          object: {
+            kind: 'ResourceGroup',
+            namespace: 'team-a',
+            name: 'doomed',
+          },
+          reason: 'reconcile-policy skip: ASO leaves it in Azure',
+        },
+      ],
+      blockers: [],
+    };
+    server.use(
+      http.get(`${c.api}/delete-preview`, () => HttpResponse.json(preview)),
+      http.delete(c.api, async ({ request }) => {
+        c.calls.deletes.push(await request.json());
+        return HttpResponse.json({ accepted: true, preview }, { status: 202 });
+      }),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Delete cluster');
+    expect(
+      await within(dialog).findByRole('list', { name: 'Deleted in Azure' }),
+    ).toHaveTextContent(/doomed.*managedClusters.*ASO deletes it/);
+    expect(
+      within(dialog).getByRole('list', { name: 'Kept in Azure' }),
+    ).toHaveTextContent(/rg-doomed.*reconcile-policy skip/);
+    const button = within(dialog).getByRole('button', {
+      name: 'Delete the cluster',
+    });
+    expect(button).toBeDisabled();
+    const confirm = within(dialog).getByRole('textbox', {
+      name: 'Type doomed to confirm',
+    });
+    await userEvent.type(confirm, 'doome');
+    expect(button).toBeDisabled();
+    await userEvent.type(confirm, 'd');
+    expect(button).toBeEnabled();
+    expect(c.calls.deletes).toEqual([]);
+    await userEvent.click(button);
+    expect(
+      await within(dialog).findByText('Deletion started'),
+    ).toBeInTheDocument();
+    expect(c.calls.deletes).toEqual([{ confirmName: 'doomed' }]);
+  });
+
+  it('shows a paused cluster prominently and offers Resume instead of Pause', async () => {
+    const c = serve('paused', { paused: true });
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    expect(
+      await screen.findByText('Reconciliation is paused'),
+    ).toBeInTheDocument();
+    await userEvent.click(
+      await screen.findByRole('button', { name: 'Cluster actions' }),
+    );
+    expect(
+      await screen.findByRole('menuitem', { name: 'Resume' }),
+    ).toBeInTheDocument();
+    expect(
+      screen.queryByRole('menuitem', { name: 'Pause' }),
+    ).not.toBeInTheDocument();
+  });
+});

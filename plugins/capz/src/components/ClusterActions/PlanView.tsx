@@ -1,0 +1,83 @@
+import { Alert, Flex, Text } from '@backstage/ui';
+import type {
+  Day2Plan,
+  ObjectChange,
+} from '@capz-backstage/plugin-capz-common';
+
+const OPERATION: Record<ObjectChange['operation'], string> = {
+  create: 'Create',
+  update: 'Update',
+  delete: 'Delete',
+};
+
+/** A field value as one line: strings bare, absent as "(none)", everything else as JSON. */
+export function valueText(v: unknown): string {
+  if (v === undefined || v === null) return '(none)';
+  if (typeof v === 'string') return v;
+  return JSON.stringify(v);
+}
+
+const codeStyle = {
+  fontFamily: 'var(--bui-font-monospace, monospace)',
+  fontSize: 12,
+  overflowWrap: 'anywhere' as const,
+};
+
+/** One object's changes: `Update MachinePool ns/name`, then each field `path: before → after`. */
+function ObjectChangeView({ change }: { change: ObjectChange }) {
+  const title = `${OPERATION[change.operation]} ${change.kind} ${
+    change.namespace
+  }/${change.name}`;
+  return (
+    <li>
+      <Flex direction="column" gap="1">
+        <Text variant="body-small">
+          <strong>{OPERATION[change.operation]}</strong>{' '}
+          {`${change.kind} ${change.namespace}/${change.name}`}
+        </Text>
+        {change.fields.length > 0 && (
+          <ul aria-label={`Fields of ${title}`} style={{ paddingLeft: 20 }}>
+            {change.fields.map(f => (
+              <li key={f.path}>
+                <span style={codeStyle}>
+                  {`${f.path}: ${valueText(f.before)} → ${valueText(f.after)}`}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Flex>
+    </li>
+  );
+}
+
+/** What an action changes (preview) or changed (applied): every object and field, and the warnings. */
+export function PlanView({ plan }: { plan: Day2Plan }) {
+  const label = plan.applied ? 'Changes written' : 'Changes to write';
+  return (
+    <Flex direction="column" gap="2">
+      {plan.warnings.map(w => (
+        <Alert key={w} status="warning" icon title={w} />
+      ))}
+      {plan.changes.length === 0 ? (
+        <Text variant="body-small">
+          Nothing to change: the cluster already has these values.
+        </Text>
+      ) : (
+        <>
+          <Text variant="body-small" weight="bold">
+            {label}
+          </Text>
+          <ul aria-label={label} style={{ margin: 0, paddingLeft: 20 }}>
+            {plan.changes.map(c => (
+              <ObjectChangeView
+                key={`${c.kind}/${c.namespace}/${c.name}`}
+                change={c}
+              />
+            ))}
+          </ul>
+        </>
+      )}
+    </Flex>
+  );
+}

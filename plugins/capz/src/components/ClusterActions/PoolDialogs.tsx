@@ -1,0 +1,169 @@
+import { Flex, Select, Text, TextField } from '@backstage/ui';
+import {
+  MAX_POOL_NAME,
+  type Day2Action,
+  type Day2Cluster,
+  type Day2Plan,
+} from '@capz-backstage/plugin-capz-common';
+import { ReactNode, useState } from 'react';
+import useAsync from 'react-use/esm/useAsync';
+import type { ClusterRef } from '../../api/CapzApi';
+import { usePickerApi } from '../../scaffolder/pickerApi';
+import { ActionDialog } from './ActionDialog';
+import type { PoolView } from './pools';
+import { actionProblems } from './rules';
+import { toInt } from './ScaleDialogs';
+
+interface Props {
+  cluster: ClusterRef;
+  pools: PoolView[];
+  /** The cluster as capz-common's rules read it. */
+  day2: Day2Cluster;
+  onClose: () => void;
+  progress: (plan: Day2Plan) => ReactNode;
+}
+
+type NewPool = Extract<Day2Action, { action: 'addPool' }>['pool'];
+
+/** Add a node pool with the template's rules (name, mode, OS, VM size, nodes). */
+export function AddPoolDialog(props: Props) {
+  const picker = usePickerApi();
+  const sizes = useAsync(() => picker.vmSizes(), []);
+  const [pool, setPool] = useState<NewPool>({
+    name: '',
+    mode: 'User',
+    osType: 'Linux',
+    vmSize: 'Standard_D4s_v3',
+    replicas: 1,
+  });
+  const [replicas, setReplicas] = useState('1');
+  const next: NewPool = { ...pool, replicas: toInt(replicas) };
+  const action: Day2Action | undefined = pool.name
+    ? { action: 'addPool', pool: next }
+    : undefined;
+  const problems = actionProblems(props.day2, action);
+  const sizeOptions = (sizes.value?.items ?? []).map(s => ({
+    id: s.name,
+    label: `${s.name} (${s.vCPUs} vCPU, ${s.memoryGiB} GiB)`,
+  }));
+  if (!sizeOptions.some(s => s.id === pool.vmSize))
+    sizeOptions.push({ id: pool.vmSize, label: pool.vmSize });
+  return (
+    <ActionDialog
+      cluster={props.cluster}
+      title="Add a node pool"
+      permission="capz.cluster.nodepool"
+      action={action}
+      problems={problems}
+      onClose={props.onClose}
+      progress={props.progress}
+    >
+      <Flex gap="3" style={{ flexWrap: 'wrap' }}>
+        <TextField
+          label="Pool name"
+          description={`Lowercase letters and digits, at most ${
+            MAX_POOL_NAME[pool.osType]
+          }`}
+          value={pool.name}
+          onChange={v => setPool(p => ({ ...p, name: v.trim() }))}
+        />
+        <Select
+          label="Mode"
+          value={pool.mode}
+          onChange={k =>
+            setPool(p => ({
+              ...p,
+              mode: String(k) as NewPool['mode'],
+              ...(String(k) === 'System' ? { osType: 'Linux' as const } : {}),
+            }))
+          }
+          options={[
+            { id: 'System', label: 'System' },
+            { id: 'User', label: 'User' },
+          ]}
+        />
+        <Select
+          label="OS"
+          isDisabled={pool.mode === 'System'}
+          value={pool.osType}
+          onChange={k =>
+            setPool(p => ({ ...p, osType: String(k) as NewPool['osType'] }))
+          }
+          options={[
+            { id: 'Linux', label: 'Linux' },
+            { id: 'Windows', label: 'Windows' },
+          ]}
+        />
+        <Select
+          label="VM size"
+          value={pool.vmSize}
+          onChange={k =>
+            k !== null && setPool(p => ({ ...p, vmSize: String(k) }))
+          }
+          options={sizeOptions}
+        />
+        <TextField label="Nodes" value={replicas} onChange={setReplicas} />
+      </Flex>
+    </ActionDialog>
+  );
+}
+
+/** Remove a node pool (never the last System pool); the preview names the Azure agent pool that goes. */
+export function RemovePoolDialog(props: Props) {
+  const { pools } = props;
+  const [name, setName] = useState<string>();
+  const p = pools.find(x => x.name === name);
+  const action: Day2Action | undefined = p
+    ? { action: 'removePool', pool: p.name }
+    : undefined;
+  return (
+    <ActionDialog
+      cluster={props.cluster}
+      title="Remove a node pool"
+      permission="capz.cluster.nodepool"
+      action={action}
+      problems={actionProblems(props.day2, action)}
+      onClose={props.onClose}
+      progress={props.progress}
+      confirmLabel="Remove the pool"
+    >
+      <Select
+        label="Node pool"
+        value={name ?? null}
+        onChange={k => setName(k === null ? undefined : String(k))}
+        options={pools.map(x => ({
+          id: x.name,
+          label: `${x.name}${x.mode ? ` (${x.mode})` : ''}, ${
+            x.replicas ?? '?'
+          } nodes`,
+        }))}
+      />
+    </ActionDialog>
+  );
+}
+
+/** Pause or resume reconciliation (`Cluster.spec.paused`). */
+export function PauseDialog(props: {
+  cluster: ClusterRef;
+  resume: boolean;
+  onClose: () => void;
+  progress: (plan: Day2Plan) => ReactNode;
+}) {
+  return (
+    <ActionDialog
+      cluster={props.cluster}
+      title={props.resume ? 'Resume reconciliation' : 'Pause reconciliation'}
+      permission="capz.cluster.pause"
+      action={{ action: props.resume ? 'resume' : 'pause' }}
+      problems={[]}
+      onClose={props.onClose}
+      progress={props.progress}
+    >
+      <Text as="p" variant="body-small">
+        {props.resume
+          ? 'CAPI and CAPZ reconcile the cluster again: changes made to its objects while it was paused reach Azure now.'
+          : 'CAPI and CAPZ stop reconciling the cluster and CAPZ sets its ASO objects to reconcile-policy skip: nothing reaches Azure until it is resumed, not even a deletion.'}
+      </Text>
+    </ActionDialog>
+  );
+}

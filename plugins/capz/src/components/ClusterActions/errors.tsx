@@ -1,0 +1,55 @@
+import { ResponseError } from '@backstage/errors';
+import { Alert } from '@backstage/ui';
+import { errorMessage } from '../shared/errors';
+
+/** What a day-2 request's failure means and what to do, by status code, in plain words. */
+export function actionErrorAdvice(
+  error: Error,
+  permission: string,
+): string | undefined {
+  const status = error instanceof ResponseError ? error.statusCode : undefined;
+  switch (status) {
+    case 400:
+      return 'The change breaks a rule, so nothing was written. Change the values and preview again.';
+    case 403:
+      return `You are not allowed to do this on this cluster. Ask a platform engineer for the ${permission} permission on its management cluster or namespace.`;
+    case 404:
+      return 'The cluster or the pool was not found: it may have been deleted or renamed. Reload the page.';
+    case 409:
+      return 'The cluster is not in a state that allows this right now, or it changed since the preview. Nothing was written: wait for it to settle, then preview again.';
+    case 401:
+      return 'Your session may have expired: sign in again.';
+    case 502:
+    case 503:
+    case 504:
+      return 'The Backstage backend could not be reached. Try again in a moment.';
+    default:
+      return undefined;
+  }
+}
+
+/** A failed day-2 request, with what to do about it. */
+export function ActionError({
+  title,
+  error,
+  permission,
+}: {
+  title: string;
+  error: Error;
+  permission: string;
+}) {
+  const advice = actionErrorAdvice(error, permission);
+  return (
+    <Alert
+      status="danger"
+      icon
+      title={title}
+      description={
+        <>
+          {errorMessage(error)}
+          {advice ? <> {advice}</> : null}
+        </>
+      }
+    />
+  );
+}

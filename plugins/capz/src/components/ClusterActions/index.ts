@@ -1,0 +1,2 @@
+export { ClusterActions } from './ClusterActions';
+export { PausedBanner } from './PausedBanner';

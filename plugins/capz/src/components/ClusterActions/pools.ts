@@ -1,0 +1,100 @@
+import type { Health, TreeNode } from '@capz-backstage/plugin-capz-common';
+
+/** One node pool as the action dialogs need it, read from an ungrouped cluster tree. */
+export interface PoolView {
+  /** The agent pool's name in Azure: what day-2 actions name a pool by. */
+  name: string;
+  /** The MachinePool object's name. */
+  machinePool: string;
+  mode?: string;
+  vmSize?: string;
+  /** MachinePool `spec.replicas` (for an autoscaled pool: the count CAPZ copied back from AKS). */
+  replicas?: number;
+  readyReplicas?: number;
+  /** MachinePool `spec.template.spec.version`: the version asked for. */
+  version?: string;
+  /** The agent pool's version as AKS reports it (`currentOrchestratorVersion`), when known. */
+  currentVersion?: string;
+  /** Who owns the count when not CAPI: the `cluster.x-k8s.io/replicas-managed-by` annotation's value. */
+  replicasManagedBy?: string;
+  autoscaling: boolean;
+  minCount?: number;
+  maxCount?: number;
+  health: Health;
+  reason?: string;
+}
+
+const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+
+/** Depth-first search of a subtree. */
+function find(
+  node: TreeNode,
+  test: (n: TreeNode) => boolean,
+): TreeNode | undefined {
+  if (test(node)) return node;
+  for (const c of node.children) {
+    const hit = find(c, test);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+const AGENT_POOL_KINDS = new Set([
+  'ManagedClustersAgentPool',
+  'AzureManagedMachinePool',
+]);
+
+/**
+ * The pools of a cluster from its tree, in tree order. The tree must be ungrouped (`group: 0`): a group node
+ * merges MachinePools and hides their facts. The pool's Azure name comes from its agent pool object (ASO's
+ * ManagedClustersAgentPool, or the legacy AzureManagedMachinePool), else from the MachinePool's
+ * `<cluster>-<pool>` name.
+ */
+export function poolsOf(tree: TreeNode): PoolView[] {
+  const workers = tree.children.find(c => c.kind === 'Workers');
+  if (!workers) return [];
+  return workers.children
+    .filter(mp => mp.kind === 'MachinePool' && !mp.group)
+    .map(mp => {
+      const agent = find(mp, n => AGENT_POOL_KINDS.has(n.kind));
+      const f = mp.facts;
+      const a = agent?.facts ?? {};
+      const prefix = `${tree.name}-`;
+      const fallback = mp.name.startsWith(prefix)
+        ? mp.name.slice(prefix.length)
+        : mp.name;
+      const replicasManagedBy = str(f.replicasManagedBy);
+      const minCount = num(a.autoscalingMin);
+      const maxCount = num(a.autoscalingMax);
+      return {
+        name: str(a.azureName) ?? fallback,
+        machinePool: mp.name,
+        mode: str(a.mode),
+        vmSize: str(a.vmSize),
+        replicas: num(f.replicas),
+        readyReplicas: num(f.readyReplicas),
+        version: str(f.kubernetesVersion),
+        currentVersion:
+          agent?.kind === 'ManagedClustersAgentPool'
+            ? str(a.kubernetesVersion)
+            : undefined,
+        replicasManagedBy,
+        autoscaling:
+          !!replicasManagedBy ||
+          a.autoscaling === true ||
+          (agent?.kind === 'AzureManagedMachinePool' && minCount !== undefined),
+        minCount,
+        maxCount,
+        health: mp.health,
+        reason: mp.reason,
+      };
+    });
+}
+
+/** Whether reconciliation of the cluster is paused: the root Cluster node's `paused` fact (`spec.paused`). */
+export const isPaused = (tree: TreeNode) => tree.facts.paused === true;
+
+/** Versions compare without their optional leading "v" (AKS reports 1.33.2, CAPI asks for v1.33.2). */
+export const sameVersion = (a?: string, b?: string) =>
+  !!a && !!b && a.replace(/^v/, '') === b.replace(/^v/, '');
