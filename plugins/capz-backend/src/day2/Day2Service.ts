@@ -16,6 +16,7 @@ import {
   type Day2Cluster,
   type Day2Plan,
   type Day2PlanContext,
+  type Day2PlanResult,
   type Day2Target,
   type Day2Write,
   type DeletePreview,
@@ -149,13 +150,12 @@ export class Day2Service {
         `No cluster ${p.namespace}/${p.name} on management cluster ${p.managementCluster}`,
       );
     const objects: ObservedObject[] = [cluster];
-    for (const key of ['controlPlaneRef', 'infrastructureRef']) {
-      const ref = cluster.spec?.[key] as
-        | { kind?: string; name?: string }
-        | undefined;
-      const o = await get(ref?.kind, ref?.name);
-      if (o) objects.push(o);
-    }
+    // The control plane (version, embedded ManagedCluster); the infrastructure cluster holds nothing a plan needs.
+    const cpRef = cluster.spec?.controlPlaneRef as
+      | { kind?: string; name?: string }
+      | undefined;
+    const controlPlane = await get(cpRef?.kind, cpRef?.name);
+    if (controlPlane) objects.push(controlPlane);
     const cached = this.namespaceObjects(p.managementCluster, p.namespace);
     const pools = cached.filter(
       o =>
@@ -220,11 +220,72 @@ export class Day2Service {
         dryRun,
         resourceVersion: w.resourceVersion,
       });
-    else
-      await client.delete(w.target, {
-        dryRun,
-        resourceVersion: w.resourceVersion,
-      });
+    else await client.delete(w.target, { dryRun, uid: w.uid });
+  }
+
+  /** The plan from a live read, or the refusal (400 for a broken rule, 409 for the cluster's state). */
+  private async planLive(
+    client: Day2Client,
+    p: ClusterPlace,
+    action: Day2Action,
+  ): Promise<Extract<Day2PlanResult, { ok: true }>> {
+    const { cluster } = await this.readLive(client, p);
+    const ctx: Day2PlanContext = {};
+    if (action.action === 'upgrade' && action.target === 'controlPlane')
+      Object.assign(ctx, await this.offered(p, cluster));
+    if (action.action === 'addPool' && typeof action.pool?.name === 'string') {
+      const objName = poolObjectName(p.name, action.pool.name);
+      const taken: string[] = [];
+      for (const kind of [
+        'MachinePool',
+        'AzureASOManagedMachinePool',
+        'ManagedClustersAgentPool',
+      ]) {
+        if (await client.get(targetOf(kind, p.namespace, objName)!))
+          taken.push(objName);
+      }
+      ctx.takenNames = taken;
+    }
+    const result = planDay2Action(cluster, action, ctx);
+    if (!result.ok) {
+      const inputs = result.problems.filter(x => x.kind === 'input');
+      if (inputs.length) throw new InputError(formatDay2Problems(inputs));
+      throw new ConflictError(formatDay2Problems(result.problems));
+    }
+    return result;
+  }
+
+  /**
+   * Every write through the API server's validation (schemas, admission, preconditions) before the first is made;
+   * then, when `apply`, each for real. A failure half way names what was written (nothing is rolled back).
+   */
+  private async write(
+    client: Day2Client,
+    writes: Day2Write[],
+    apply: boolean,
+  ): Promise<string[]> {
+    for (const w of writes) await this.run(client, w, true);
+    const done: string[] = [];
+    if (!apply) return done;
+    for (const w of writes) {
+      try {
+        await this.run(client, w, false);
+      } catch (e) {
+        if (e instanceof ApplyError && e.statusCode !== 409)
+          e.message = `${e.message}; already written: ${
+            done.join(', ') || 'nothing'
+          }`;
+        throw e;
+      }
+      done.push(
+        describe(
+          w.type === 'apply'
+            ? { ...w.object.metadata, kind: w.object.kind }
+            : w.target,
+        ),
+      );
+    }
+    return done;
   }
 
   /**
@@ -245,72 +306,35 @@ export class Day2Service {
     if (o.apply) this.inFlight.add(key);
     try {
       const client = await this.o.client(p.managementCluster);
-      const { cluster } = await this.readLive(client, p);
-      const ctx: Day2PlanContext = {};
-      if (action.action === 'upgrade' && action.target === 'controlPlane')
-        Object.assign(ctx, await this.offered(p, cluster));
-      if (
-        action.action === 'addPool' &&
-        typeof action.pool?.name === 'string'
-      ) {
-        const objName = poolObjectName(p.name, action.pool.name);
-        const taken: string[] = [];
-        for (const kind of [
-          'MachinePool',
-          'AzureASOManagedMachinePool',
-          'ManagedClustersAgentPool',
-        ]) {
-          const t = targetOf(kind, p.namespace, objName)!;
-          if (await client.get(t)) taken.push(objName);
-        }
-        ctx.takenNames = taken;
-      }
-      const result = planDay2Action(cluster, action, ctx);
-      if (!result.ok) {
-        const inputs = result.problems.filter(x => x.kind === 'input');
-        if (inputs.length) throw new InputError(formatDay2Problems(inputs));
-        throw new ConflictError(formatDay2Problems(result.problems));
-      }
-      // Every write through the API server's validation (schemas, admission, preconditions) before the first is made.
-      for (const w of result.writes) {
+      // Controllers write these objects' status all the time, which moves their resourceVersion: a precondition
+      // failure means "read again", and a plan made again from the new read is as valid (plans are idempotent, so
+      // writes already made show as no change). A change of the fields themselves shows in the new plan.
+      let first: Day2PlanResult | undefined;
+      for (let attempt = 1; ; attempt++) {
+        const result = await this.planLive(client, p, action);
+        first ??= result;
         try {
-          await this.run(client, w, true);
+          const done = await this.write(client, result.writes, o.apply);
+          if (o.apply)
+            this.o.logger.info(
+              `day-2 ${action.action} on cluster ${key}: ${
+                done.join(', ') || 'nothing to change'
+              }${attempt > 1 ? ` (attempt ${attempt})` : ''}`,
+            );
+          return {
+            action,
+            changes: (first.ok ? first : result).changes,
+            warnings: (first.ok ? first : result).warnings,
+            applied: o.apply,
+          };
         } catch (e) {
-          throw translate(e);
+          if (
+            !(e instanceof ApplyError && e.statusCode === 409) ||
+            attempt >= 3
+          )
+            throw translate(e);
         }
       }
-      if (o.apply) {
-        const done: string[] = [];
-        for (const w of result.writes) {
-          try {
-            await this.run(client, w, false);
-          } catch (e) {
-            const t = translate(e);
-            t.message = `${t.message}; already written: ${
-              done.join(', ') || 'nothing'
-            }`;
-            throw t;
-          }
-          done.push(
-            describe(
-              w.type === 'apply'
-                ? { ...w.object.metadata, kind: w.object.kind }
-                : w.target,
-            ),
-          );
-        }
-        this.o.logger.info(
-          `day-2 ${action.action} on cluster ${key}: ${
-            done.join(', ') || 'nothing to change'
-          }`,
-        );
-      }
-      return {
-        action,
-        changes: result.changes,
-        warnings: result.warnings,
-        applied: o.apply,
-      };
     } finally {
       if (o.apply) this.inFlight.delete(key);
     }
@@ -410,10 +434,11 @@ export class Day2Service {
       throw new ConflictError(
         preview.blockers[0] ?? `cluster ${p.name} is paused: resume it first`,
       );
-    const rv = live.metadata?.resourceVersion;
+    // Guarded by uid, not resourceVersion: CAPI writes the Cluster's status all the time.
+    const uid = live.metadata?.uid;
     try {
-      await client.delete(t, { dryRun: true, resourceVersion: rv });
-      await client.delete(t, { dryRun: false, resourceVersion: rv });
+      await client.delete(t, { dryRun: true, uid });
+      await client.delete(t, { dryRun: false, uid });
     } catch (e) {
       throw translate(e);
     }

@@ -24,11 +24,8 @@ export interface Day2Client {
     patch: Record<string, unknown>,
     o: { dryRun: boolean; resourceVersion?: string },
   ): Promise<ObservedObject>;
-  /** Delete (background propagation, as kubectl); `resourceVersion` is a precondition. */
-  delete(
-    t: Day2Target,
-    o: { dryRun: boolean; resourceVersion?: string },
-  ): Promise<void>;
+  /** Delete (background propagation, as kubectl); `uid` is a precondition. */
+  delete(t: Day2Target, o: { dryRun: boolean; uid?: string }): Promise<void>;
 }
 
 const describe = (t: { kind: string; namespace?: string; name: string }) =>
@@ -149,10 +146,7 @@ export class KubeDay2Client implements Day2Client {
     }
   }
 
-  async delete(
-    t: Day2Target,
-    o: { dryRun: boolean; resourceVersion?: string },
-  ) {
+  async delete(t: Day2Target, o: { dryRun: boolean; uid?: string }) {
     try {
       await this.objects.delete(
         this.header(t) as never,
@@ -161,9 +155,7 @@ export class KubeDay2Client implements Day2Client {
         undefined,
         undefined,
         'Background',
-        o.resourceVersion
-          ? { preconditions: { resourceVersion: o.resourceVersion } }
-          : undefined,
+        o.uid ? { preconditions: { uid: o.uid } } : undefined,
       );
     } catch (e) {
       this.fail(

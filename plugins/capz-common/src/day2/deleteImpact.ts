@@ -96,7 +96,6 @@ function addressOf(
   return a;
 }
 
-
 /** The objects CAPI deletes with a Cluster: its control plane, infrastructure and MachinePools. */
 function capiDeleted(
   cluster: ObservedObject,

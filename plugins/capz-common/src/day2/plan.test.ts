@@ -550,7 +550,7 @@ describe('node pools', () => {
           namespace: 'team-a',
           name: 'alpha-user',
         },
-        resourceVersion: expect.any(String),
+        uid: 'uid-MachinePool-alpha-user',
       },
     ]);
     expect(r.warnings.join(' ')).toMatch(

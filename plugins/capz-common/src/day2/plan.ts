@@ -44,12 +44,13 @@ export interface Day2Target {
 /**
  * One write of a plan. `apply`: server-side apply under the product's field manager with `force` (the user chose
  * these values, seeing what they replace), guarded by `metadata.resourceVersion` when the object exists, so that a
- * change since the plan was made is a 409 rather than overwritten. `delete`: guarded by the same precondition.
+ * change since the plan was made is a 409 rather than overwritten (the backend then plans again from a new read).
  * @public
  */
 export type Day2Write =
   | { type: 'apply'; object: KubeObject; create: boolean }
-  | { type: 'delete'; target: Day2Target; resourceVersion?: string }
+  /** Guarded by the object's uid (the one planned from, not a namesake made since); its status may move meanwhile. */
+  | { type: 'delete'; target: Day2Target; uid?: string }
   /** A JSON merge patch: only to remove a field another manager may own (`null`), which an apply cannot. */
   | {
       type: 'merge';
@@ -278,7 +279,6 @@ function planScale(
     warnings: pausedWarning(c),
   };
 }
-
 
 function planAutoscale(
   c: Day2Cluster,
@@ -812,7 +812,7 @@ function planRemovePool(
       {
         type: 'delete',
         target: target(pool.machinePool, c.namespace),
-        resourceVersion: pool.machinePool.metadata?.resourceVersion,
+        uid: pool.machinePool.metadata?.uid,
       },
     ],
     changes: [

@@ -1,0 +1,374 @@
+/**
+ * The day-2 service against a real kube-apiserver with the real CAPI/CAPZ/ASO CRDs and the simulated Azure, ASO, CAPZ
+ * and CAPI (capz-sim, its own management cluster), the backend running as a ServiceAccount bound to nothing but
+ * rbac/read.yaml and rbac/day2.yaml (so every call proves that RBAC is enough):
+ * - scale moves the Azure agent pool's count; a broken rule writes nothing; autoscale makes CAPZ hand the count to AKS;
+ * - the delete preview, computed from the watch cache, equals what the simulated Azure then deletes (its deletion
+ *   counters and its resources), for a cluster that manages everything and for one whose resource group is `skip`.
+ */
+import { mockServices } from '@backstage/backend-test-utils';
+import {
+  generateAksAsoClusterManifests,
+  type DeletePreview,
+  type ObservedObject,
+} from '@capz-backstage/plugin-capz-common';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { WatchCache } from '../cluster/WatchCache';
+import type { ManagementClusterConfig } from '../config/managementClusters';
+import { makeAzureResourceGroup, sum } from '../testing/jobFixtures';
+import { JobsWorld } from '../testing/jobsWorld';
+import {
+  applyManifest,
+  createObjects,
+  loadClientForTests,
+  serviceAccountToken,
+  until,
+} from '../testing/realCluster';
+import { Day2Service } from './Day2Service';
+import { KubeDay2Client } from './KubeDay2Client';
+
+const w = new JobsWorld('day2');
+const ns = 'day2';
+const SA = 'capz-day2-test';
+let cache: WatchCache;
+let service: Day2Service;
+
+const clusterRoles = (file: string) =>
+  YAML.parseAllDocuments(
+    readFileSync(join(__dirname, '..', '..', 'rbac', file), 'utf8'),
+  )
+    .map(d => d.toJS())
+    .filter(d => d.kind === 'ClusterRole');
+
+const binding = (role: string) => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRoleBinding',
+  metadata: { name: `${SA}-${role}` },
+  roleRef: {
+    apiGroup: 'rbac.authorization.k8s.io',
+    kind: 'ClusterRole',
+    name: role,
+  },
+  subjects: [{ kind: 'ServiceAccount', name: SA, namespace: 'capz-system' }],
+});
+
+/** A cluster as a user would have written it (client-side apply), with two pools; `rgPolicy` on its group. */
+async function createCluster(name: string, rgPolicy?: string) {
+  const objects = generateAksAsoClusterManifests({
+    name,
+    namespace: ns,
+    location: 'westeurope',
+    kubernetesVersion: 'v1.33.2',
+    credentialSecretName: 'aso-credential',
+    pools: [
+      {
+        name: 'system',
+        mode: 'System',
+        vmSize: 'Standard_D2s_v3',
+        replicas: 1,
+      },
+      { name: 'user', mode: 'User', vmSize: 'Standard_D2s_v3', replicas: 2 },
+    ],
+  });
+  if (rgPolicy) {
+    const infra = objects.find(o => o.kind === 'AzureASOManagedCluster')!;
+    const rg = (infra.spec!.resources as ObservedObject[])[0];
+    rg.metadata!.annotations = {
+      ...rg.metadata!.annotations,
+      'serviceoperator.azure.com/reconcile-policy': rgPolicy,
+    };
+  }
+  await createObjects(w.info, ns, objects, 'kubectl-client-side-apply');
+}
+
+/** Every object of the namespace by its spec's generation: equal before and after proves no spec was written, no
+ * object created or deleted (status writes by the simulated controllers move only resourceVersions). */
+async function specs(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const kind of [
+    'Cluster',
+    'MachinePool',
+    'AzureASOManagedCluster',
+    'AzureASOManagedControlPlane',
+    'AzureASOManagedMachinePool',
+    'ResourceGroup',
+    'ManagedCluster',
+    'ManagedClustersAgentPool',
+  ] as const)
+    for (const o of await w.c.list(kind, ns))
+      out[`${kind}/${o.metadata.name}`] = o.metadata.generation;
+  return out;
+}
+
+const aks = (name: string) =>
+  w.azure().managedClusters.find(m => m.name === name);
+
+/** Both pools in Azure, and every ASO object of the cluster in the watch cache with its ARM id. */
+async function provisioned(name: string) {
+  await w.waitFor(
+    `cluster ${name} provisioned in Azure and seen by the watch cache`,
+    async () => {
+      const mc = aks(name);
+      const pools = Object.keys(mc?.agentPools ?? {}).sort();
+      if (pools.join() !== 'system,user')
+        return `Azure pools of ${name}: ${pools.join() || 'none'}`;
+      const seen = [
+        'ResourceGroup',
+        'ManagedCluster',
+        'ManagedClustersAgentPool',
+      ]
+        .flatMap(k => cache.list('local', k, ns))
+        .filter(
+          o =>
+            o.metadata.name === name || o.metadata.name.startsWith(`${name}-`),
+        );
+      if (seen.length < 4 || seen.some(o => !(o as ObservedObject).status?.id))
+        return `cached ASO objects of ${name}: ${seen
+          .map(o => `${o.kind}/${o.metadata.name}`)
+          .join(', ')}`;
+      return true;
+    },
+    120_000,
+  );
+}
+
+const place = (name: string) => ({
+  managementCluster: 'local',
+  namespace: ns,
+  name,
+});
+
+const byType = (p: DeletePreview['deletes']) => {
+  const count = (suffix: string) =>
+    p.filter(x => x.azureType.endsWith(suffix)).length;
+  return {
+    resourceGroups: count('/resourceGroups'),
+    managedClusters: count('/managedClusters'),
+    agentPools: count('/agentPools'),
+  };
+};
+
+/** Deletes the cluster through the service and waits until CAPI, CAPZ and ASO are done and Azure has settled. */
+async function deleteAndCompare(name: string): Promise<{
+  preview: DeletePreview;
+  deleted: Record<string, number>;
+}> {
+  const before = w.azure().counters.deleted;
+  const preview = service.deletePreview(place(name));
+  expect(preview.blockers).toEqual([]);
+  const checked = await service.deleteCluster(place(name), name);
+  expect(checked).toEqual(preview);
+  await w.waitFor(
+    `cluster ${name}'s objects gone`,
+    async () => {
+      const left = (
+        await Promise.all(
+          (
+            [
+              'Cluster',
+              'ResourceGroup',
+              'ManagedCluster',
+              'ManagedClustersAgentPool',
+            ] as const
+          ).map(k => w.c.list(k, ns)),
+        )
+      )
+        .flat()
+        .filter(
+          o =>
+            o.metadata.name === name || o.metadata.name.startsWith(`${name}-`),
+        );
+      return left.length
+        ? `left: ${left.map(o => `${o.kind}/${o.metadata.name}`).join(', ')}`
+        : true;
+    },
+    120_000,
+  );
+  // The simulator persists its state 200 ms after a change: wait for the counters to settle.
+  let last = '';
+  let stableSince = Date.now();
+  await until(
+    'the simulated Azure to settle',
+    () => {
+      const now = JSON.stringify(w.azure().counters);
+      if (now !== last) {
+        last = now;
+        stableSince = Date.now();
+      }
+      return Date.now() - stableSince > 1500;
+    },
+    30_000,
+  );
+  const after = w.azure().counters.deleted;
+  const deleted = Object.fromEntries(
+    Object.entries(after).map(([k, v]) => [
+      k,
+      v - before[k as keyof typeof before],
+    ]),
+  );
+  return { preview, deleted };
+}
+
+beforeAll(async () => {
+  await w.start({ scenarios: 'none' });
+  await w.namespaceWithCredential(ns);
+  await applyManifest(w.info, [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capz-system' } },
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: SA, namespace: 'capz-system' },
+    },
+    ...clusterRoles('read.yaml'),
+    ...clusterRoles('day2.yaml'),
+    binding('capz-backstage-read'),
+    binding('capz-backstage-day2'),
+  ]);
+  const token = await serviceAccountToken(w.info, 'capz-system', SA);
+  const mc: ManagementClusterConfig = {
+    name: 'local',
+    authMethod: 'serviceAccountToken',
+    url: w.info.url,
+    caData: w.info.caPem,
+    serviceAccountToken: token,
+  };
+  const logger = mockServices.logger.mock();
+  cache = new WatchCache([mc], logger, loadClientForTests);
+  await cache.start();
+  const client = await KubeDay2Client.create(mc, undefined, loadClientForTests);
+  service = new Day2Service({
+    logger,
+    managementClusters: ['local'],
+    cache,
+    client: async () => client,
+  });
+  await makeAzureResourceGroup(w.c, {
+    scratchNamespace: ns,
+    credentialSecret: 'aso-credential',
+    resourceGroup: 'kept',
+  });
+  await createCluster('gone');
+  await createCluster('kept', 'skip');
+  await provisioned('gone');
+  await provisioned('kept');
+  w.markBaseline();
+}, 300_000);
+
+afterAll(async () => {
+  await cache?.stop();
+  await w.stop();
+}, 120_000);
+
+describe('day-2 actions on a real management cluster', () => {
+  it('scales a pool: the Azure agent pool follows, under the field manager capz-backstage', async () => {
+    const plan = await service.act(
+      place('gone'),
+      { action: 'scale', pool: 'user', replicas: 3 },
+      { apply: true },
+    );
+    expect(plan.changes[0].fields).toEqual([
+      { path: 'spec.replicas', before: 2, after: 3 },
+    ]);
+    await w.waitFor('the Azure agent pool to have 3 nodes', async () => {
+      const count = aks('gone')?.agentPools.user?.count;
+      return count === 3 || `count ${count}`;
+    });
+    const mp = await w.c.get('MachinePool', ns, 'gone-user');
+    expect(
+      mp.metadata.managedFields
+        .filter((f: any) => f.manager === 'capz-backstage')
+        .map((f: any) => f.operation),
+    ).toEqual(['Apply']);
+    // Again: nothing to change, nothing written (the spec's generation stays; status writes move resourceVersion).
+    const again = await service.act(
+      place('gone'),
+      { action: 'scale', pool: 'user', replicas: 3 },
+      { apply: true },
+    );
+    expect(again.changes).toEqual([]);
+    expect(
+      (await w.c.get('MachinePool', ns, 'gone-user')).metadata.generation,
+    ).toBe(mp.metadata.generation);
+  });
+
+  it('refuses a broken rule before writing anything', async () => {
+    const before = await specs();
+    await expect(
+      service.act(
+        place('gone'),
+        { action: 'removePool', pool: 'system' },
+        { apply: true },
+      ),
+    ).rejects.toThrow(/^last-system-pool: /);
+    await expect(
+      service.act(
+        place('gone'),
+        {
+          action: 'autoscale',
+          pool: 'user',
+          enabled: true,
+          minCount: 4,
+          maxCount: 6,
+        },
+        { apply: true },
+      ),
+    ).rejects.toThrow(/^count-within-bounds: pool "user" has 3 nodes/);
+    expect(await specs()).toEqual(before);
+  });
+
+  it('turns the autoscaler on: CAPZ hands the count to AKS, and a scale is then refused naming it', async () => {
+    await service.act(
+      place('gone'),
+      {
+        action: 'autoscale',
+        pool: 'user',
+        enabled: true,
+        minCount: 1,
+        maxCount: 4,
+      },
+      { apply: true },
+    );
+    await w.waitFor('replicas-managed-by on the MachinePool', async () => {
+      const mp = await w.c.get('MachinePool', ns, 'gone-user');
+      return (
+        mp.metadata.annotations?.['cluster.x-k8s.io/replicas-managed-by'] ===
+          'aks' || JSON.stringify(mp.metadata.annotations)
+      );
+    });
+    await expect(
+      service.act(
+        place('gone'),
+        { action: 'scale', pool: 'user', replicas: 2 },
+        { apply: false },
+      ),
+    ).rejects.toThrow(
+      /^replicas-managed-by: pool "user": its node count is managed by "aks"/,
+    );
+  });
+
+  it('deletes a manage cluster: the preview equals what Azure deletes', async () => {
+    const { preview, deleted } = await deleteAndCompare('gone');
+    expect(preview.keeps).toEqual([]);
+    expect(byType(preview.deletes)).toEqual({
+      resourceGroups: 1,
+      managedClusters: 1,
+      agentPools: 2,
+    });
+    expect(deleted).toEqual(byType(preview.deletes));
+    expect(w.azure().resourceGroups.map(g => g.name)).not.toContain('gone');
+  });
+
+  it('deletes a cluster whose group is skip: the preview keeps the group, and Azure keeps exactly it', async () => {
+    const { preview, deleted } = await deleteAndCompare('kept');
+    expect(preview.keeps.map(k => `${k.azureType} ${k.azureName}`)).toEqual([
+      'Microsoft.Resources/resourceGroups kept',
+    ]);
+    expect(preview.keeps[0].reason).toMatch(/reconcile-policy is skip/);
+    expect(deleted).toEqual(byType(preview.deletes));
+    expect(sum(deleted)).toBe(3);
+    expect(w.azure().resourceGroups.map(g => g.name)).toContain('kept');
+    expect(aks('kept')).toBeUndefined();
+  });
+});
