@@ -330,44 +330,15 @@ class AksOwnerIndex {
   }
 }
 
-const indexes = new WeakMap<object, Map<string, CacheIndex>>();
-
-/**
- * What the read path derives from the watch cache, kept between page views and updated from the cache's changes
- * (docs/architecture.md#flow-watch-cache): per namespace, the per-cluster object groups and each cluster's tree and
- * summary (rebuilt for a cluster only when its own objects changed, or when a new object's grace period ends); and
- * which ManagedClusters point at which AKS cluster. A change only marks its namespace stale (O(1)); a page view then
- * costs its own cluster's objects, the clusters list a lookup per cluster.
- *
- * One per cache and set of management clusters (`CacheIndex.for`), shared by the HTTP routes, the live updates and
- * the condition history. A source that cannot report changes (a test stand-in) is read afresh on every `begin()`.
- */
-export class CacheIndex {
-  static for(
-    source: IndexSource,
-    managementClusters: readonly string[],
-  ): CacheIndex {
-    let bySet = indexes.get(source);
-    if (!bySet) indexes.set(source, (bySet = new Map()));
-    const key = JSON.stringify(managementClusters);
-    let index = bySet.get(key);
-    if (!index)
-      bySet.set(key, (index = new CacheIndex(source, managementClusters)));
-    return index;
-  }
-
-  private readonly incremental: boolean;
+/** The per-namespace indexes of one source, whatever the management clusters its readers consider. */
+class TreeIndex {
+  readonly incremental: boolean;
   private readonly namespaces = new Map<string, NamespaceIndex>();
   /** Namespaces changed since their index was built: kept to reuse the views of clusters that did not change. */
   private readonly stale = new Map<string, NamespaceIndex>();
-  private readonly aks: AksOwnerIndex;
 
-  private constructor(
-    private readonly source: IndexSource,
-    readonly managementClusters: readonly string[],
-  ) {
+  constructor(private readonly source: IndexSource) {
     this.incremental = typeof source.on === 'function';
-    this.aks = new AksOwnerIndex(source, managementClusters, this.incremental);
     if (this.incremental)
       source.on!('change', (change: CacheChange) => this.onChange(change));
   }
@@ -382,18 +353,14 @@ export class CacheIndex {
       this.namespaces.delete(key);
       this.stale.set(key, index);
     }
-    this.aks.onChange(change);
   }
 
-  /** Starts a read: a source without change events is read afresh. */
   begin(): void {
     if (this.incremental) return;
     this.namespaces.clear();
     this.stale.clear();
-    this.aks.reset();
   }
 
-  /** The index of one namespace, rebuilt when something in it changed since. */
   namespace(managementCluster: string, namespace: string): NamespaceIndex {
     const key = `${managementCluster}/${namespace}`;
     let index = this.namespaces.get(key);
@@ -413,6 +380,68 @@ export class CacheIndex {
       this.namespaces.set(key, index);
     }
     return index;
+  }
+}
+
+const shared = new WeakMap<
+  object,
+  { trees: TreeIndex; indexes: Map<string, CacheIndex> }
+>();
+
+/**
+ * What the read path derives from the watch cache, kept between page views and updated from the cache's changes
+ * (docs/architecture.md#flow-watch-cache): per namespace, the per-cluster object groups and each cluster's tree and
+ * summary (rebuilt for a cluster only when its own objects changed, or when a new object's grace period ends); and
+ * which ManagedClusters point at which AKS cluster. A change only marks its namespace stale (O(1)); a page view then
+ * costs its own cluster's objects, the clusters list a lookup per cluster.
+ *
+ * One per cache and set of management clusters (`CacheIndex.for`; the per-namespace part is one per cache), shared
+ * by the HTTP routes, the live updates and the condition history. A source that cannot report changes (a test
+ * stand-in) is read afresh on every `begin()`.
+ */
+export class CacheIndex {
+  static for(
+    source: IndexSource,
+    managementClusters: readonly string[],
+  ): CacheIndex {
+    let entry = shared.get(source);
+    if (!entry)
+      shared.set(
+        source,
+        (entry = { trees: new TreeIndex(source), indexes: new Map() }),
+      );
+    const key = JSON.stringify(managementClusters);
+    let index = entry.indexes.get(key);
+    if (!index)
+      entry.indexes.set(
+        key,
+        (index = new CacheIndex(source, managementClusters, entry.trees)),
+      );
+    return index;
+  }
+
+  private readonly aks: AksOwnerIndex;
+
+  private constructor(
+    private readonly source: IndexSource,
+    readonly managementClusters: readonly string[],
+    private readonly trees: TreeIndex,
+  ) {
+    this.aks = new AksOwnerIndex(source, managementClusters, trees.incremental);
+    if (trees.incremental)
+      source.on!('change', (change: CacheChange) => this.aks.onChange(change));
+  }
+
+  /** Starts a read: a source without change events is read afresh. */
+  begin(): void {
+    if (this.trees.incremental) return;
+    this.trees.begin();
+    this.aks.reset();
+  }
+
+  /** The index of one namespace, rebuilt when something in it changed since. */
+  namespace(managementCluster: string, namespace: string): NamespaceIndex {
+    return this.trees.namespace(managementCluster, namespace);
   }
 
   /** The ResourceGroup a ManagedCluster names as its owner, as a list (what asoTargets reads), now. */

@@ -1,11 +1,6 @@
-import {
-  buildClusterTree,
-  ObservedObject,
-  partitionByCluster,
-  TreeNode,
-} from '@capz-backstage/plugin-capz-common';
+import { ObservedObject } from '@capz-backstage/plugin-capz-common';
+import { CacheIndex } from '../cluster/CacheIndex';
 import { CachedObject } from '../cluster/ClusterWatch';
-import { WATCHED_KINDS } from '../cluster/watchedKinds';
 
 /** The part of the watch cache the history reads. */
 export interface ObjectSource {
@@ -24,19 +19,6 @@ export interface ClusterRef {
 }
 
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
-const TREE_KINDS = WATCHED_KINDS.filter(k => k.name !== 'Event').map(
-  k => k.name,
-);
-
-function collectUids(
-  node: TreeNode,
-  cluster: ClusterRef,
-  into: Map<string, ClusterRef>,
-): void {
-  if (node.uid && !into.has(node.uid)) into.set(node.uid, cluster);
-  for (const child of node.children) collectUids(child, cluster, into);
-}
-
 /**
  * Which CAPI Cluster an object belongs to: the Cluster whose tree (capz-common's `buildClusterTree`, the same tree
  * the pages show) contains it, else the `cluster.x-k8s.io/cluster-name` label. The uid→Cluster map is built once
@@ -120,30 +102,11 @@ export class ClusterMembership {
     const key = `${managementCluster}/${namespace}`;
     let members = this.byNamespace.get(key);
     if (members) return members;
-    members = new Map();
-    const objects = TREE_KINDS.flatMap(kind =>
-      this.source
-        .list(managementCluster, kind, namespace)
-        .map(o => ({ ...o, kind: o.kind ?? kind } as ObservedObject)),
-    );
-    // Each tree from its own group of objects: linear in the namespace, not quadratic in its clusters.
-    const groups = partitionByCluster(objects);
-    for (const cluster of this.source.list(
-      managementCluster,
-      'Cluster',
-      namespace,
-    )) {
-      const ref = { name: cluster.metadata.name, uid: cluster.metadata.uid };
-      const group = groups.get(cluster.metadata.uid) ?? objects;
-      collectUids(
-        buildClusterTree(
-          { ...cluster, kind: 'Cluster' } as ObservedObject,
-          group,
-        ),
-        ref,
-        members,
-      );
-    }
+    // The trees the pages show, from the cache's shared index: built once per change for the pages, the live
+    // updates and the history alike, and only for the clusters whose own objects changed.
+    const index = CacheIndex.for(this.source, []);
+    index.begin();
+    members = index.namespace(managementCluster, namespace).membership();
     this.byNamespace.set(key, members);
     return members;
   }
