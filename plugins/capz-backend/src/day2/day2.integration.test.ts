@@ -15,6 +15,8 @@ import {
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
+import { ConfigReader } from '@backstage/config';
+import { AksDiscovery } from '../azure/AksDiscovery';
 import { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { makeAzureResourceGroup, sum } from '../testing/jobFixtures';
@@ -55,12 +57,16 @@ const binding = (role: string) => ({
 });
 
 /** A cluster as a user would have written it (client-side apply), with two pools; `rgPolicy` on its group. */
-async function createCluster(name: string, rgPolicy?: string) {
+async function createCluster(
+  name: string,
+  rgPolicy?: string,
+  kubernetesVersion = 'v1.33.2',
+) {
   const objects = generateAksAsoClusterManifests({
     name,
     namespace: ns,
     location: 'westeurope',
-    kubernetesVersion: 'v1.33.2',
+    kubernetesVersion,
     credentialSecretName: 'aso-credential',
     pools: [
       {
@@ -102,7 +108,8 @@ async function specs(): Promise<Record<string, number>> {
   return out;
 }
 
-const aks = (name: string) =>
+/** The simulated AKS cluster as persisted (versions included, which the shared AzureState type leaves out). */
+const aks = (name: string): any =>
   w.azure().managedClusters.find(m => m.name === name);
 
 /** Both pools in Azure, and every ASO object of the cluster in the watch cache with its ARM id. */
@@ -238,18 +245,43 @@ beforeAll(async () => {
   cache = new WatchCache([mc], logger, loadClientForTests);
   await cache.start();
   const client = await KubeDay2Client.create(mc, undefined, loadClientForTests);
+  // AKS's versions through the simulated ARM, with the namespace's ASO credential, as the backend's pickers read them.
+  const azure = new AksDiscovery({
+    config: new ConfigReader(
+      YAML.parse(
+        readFileSync(
+          join(w.simState, 'app-config.azure-discovery.yaml'),
+          'utf8',
+        ),
+      ),
+    ),
+    logger,
+    readSecret: async (_mc, namespace, name) => {
+      const secret = await w.c.get('Secret', namespace, name);
+      return secret
+        ? Object.fromEntries(
+            Object.entries(secret.data as Record<string, string>).map(
+              ([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')],
+            ),
+          )
+        : undefined;
+    },
+    managedClusters: () => [],
+  });
   service = new Day2Service({
     logger,
     managementClusters: ['local'],
     cache,
     client: async () => client,
+    azure,
   });
   await makeAzureResourceGroup(w.c, {
     scratchNamespace: ns,
     credentialSecret: 'aso-credential',
     resourceGroup: 'kept',
   });
-  await createCluster('gone');
+  // One minor behind what the simulated AKS offers last (1.33.2), so that an upgrade has somewhere to go.
+  await createCluster('gone', undefined, 'v1.32.5');
   await createCluster('kept', 'skip');
   await provisioned('gone');
   await provisioned('kept');
@@ -345,6 +377,151 @@ describe('day-2 actions on a real management cluster', () => {
       ),
     ).rejects.toThrow(
       /^replicas-managed-by: pool "user": its node count is managed by "aks"/,
+    );
+  });
+
+  it('upgrades the control plane to a version ARM offers in the region, then a pool, refusing what AKS would', async () => {
+    const options = await service.upgrades(place('gone'));
+    expect(options).toMatchObject({
+      controlPlane: 'v1.32.5',
+      available: ['v1.33.2', 'v1.33.1', 'v1.32.6'],
+      problems: [],
+    });
+    const up = (
+      version: string,
+      target: 'controlPlane' | { pools: string[] },
+    ) =>
+      service.act(
+        place('gone'),
+        { action: 'upgrade', version, target },
+        { apply: true },
+      );
+    const before = await specs();
+    await expect(up('v1.33.0', 'controlPlane')).rejects.toThrow(
+      /^offered-in-region: AKS does not offer v1\.33\.0 in westeurope/,
+    );
+    await expect(up('v1.31.10', 'controlPlane')).rejects.toThrow(
+      /^no-downgrade: /,
+    );
+    await expect(up('v1.33.2', { pools: ['user'] })).rejects.toThrow(
+      /^pool-not-newer-than-control-plane: /,
+    );
+    expect(await specs()).toEqual(before);
+    await up('v1.33.2', 'controlPlane');
+    await w.waitFor('AKS to run 1.33.2 and CAPZ to report it', async () => {
+      const cp = await w.c.get('AzureASOManagedControlPlane', ns, 'gone');
+      return (
+        (aks('gone')?.currentKubernetesVersion === '1.33.2' &&
+          cp.status?.version === 'v1.33.2') ||
+        `AKS ${aks('gone')?.currentKubernetesVersion}, status.version ${
+          cp.status?.version
+        }`
+      );
+    });
+    // The pools stayed where they were: only the control plane moved.
+    expect(aks('gone')?.agentPools.user.orchestratorVersion).toBe('1.32.5');
+    await up('v1.33.2', { pools: ['user'] });
+    await w.waitFor('the user pool to run 1.33.2 in AKS', async () => {
+      const v = aks('gone')?.agentPools.user.currentOrchestratorVersion;
+      return v === '1.33.2' || `user pool ${v}`;
+    });
+    expect(aks('gone')?.agentPools.system.orchestratorVersion).toBe('1.32.5');
+  });
+
+  it('adds a pool and removes it: AKS gets the agent pool, then deletes it', async () => {
+    const added = await service.act(
+      place('gone'),
+      {
+        action: 'addPool',
+        pool: {
+          name: 'batch',
+          mode: 'User',
+          osType: 'Linux',
+          vmSize: 'Standard_D4s_v5',
+          replicas: 1,
+        },
+      },
+      { apply: true },
+    );
+    expect(
+      added.changes.map(c => `${c.operation} ${c.kind} ${c.name}`),
+    ).toEqual([
+      'create MachinePool gone-batch',
+      'create AzureASOManagedMachinePool gone-batch',
+    ]);
+    await w.waitFor('agent pool batch in AKS', async () => {
+      const p = aks('gone')?.agentPools.batch;
+      return p?.provisioningState === 'Succeeded' || JSON.stringify(p);
+    });
+    await expect(
+      service.act(
+        place('gone'),
+        {
+          action: 'addPool',
+          pool: {
+            name: 'batch',
+            mode: 'User',
+            osType: 'Linux',
+            vmSize: 'Standard_D4s_v5',
+            replicas: 1,
+          },
+        },
+        { apply: true },
+      ),
+    ).rejects.toThrow(/^name-taken: /);
+    const deletedBefore = w.azure().counters.deleted.agentPools;
+    const removed = await service.act(
+      place('gone'),
+      { action: 'removePool', pool: 'batch' },
+      { apply: true },
+    );
+    expect(removed.warnings.join(' ')).toMatch(
+      /agent pool batch of AKS cluster gone is deleted/,
+    );
+    await w.waitFor('agent pool batch deleted in AKS', async () =>
+      aks('gone')?.agentPools.batch
+        ? 'still there'
+        : w.azure().counters.deleted.agentPools === deletedBefore + 1 ||
+          'not counted yet',
+    );
+    // Wait for the watch cache to drop it, so that the delete preview below sees the cluster as it is.
+    await w.waitFor('the watch cache to drop the batch pool', async () =>
+      cache
+        .list('local', 'MachinePool', ns)
+        .some(o => o.metadata.name === 'gone-batch')
+        ? 'still cached'
+        : true,
+    );
+  });
+
+  it('pauses (CAPZ sets skip on the ASO objects) and resumes', async () => {
+    await service.act(place('gone'), { action: 'pause' }, { apply: true });
+    await w.waitFor('skip on the ManagedCluster', async () => {
+      const mc = await w.c.get('ManagedCluster', ns, 'gone');
+      const policy =
+        mc.metadata.annotations?.['serviceoperator.azure.com/reconcile-policy'];
+      return policy === 'skip' || `policy ${policy}`;
+    });
+    await w.waitFor(
+      'the cache to see the pause',
+      async () =>
+        service.deletePreview(place('gone')).cluster.paused || 'not yet',
+    );
+    await expect(service.deleteCluster(place('gone'), 'gone')).rejects.toThrow(
+      /is paused/,
+    );
+    await service.act(place('gone'), { action: 'resume' }, { apply: true });
+    expect((await w.c.get('Cluster', ns, 'gone')).spec.paused).toBe(false);
+    await w.waitFor('manage again on the ManagedCluster', async () => {
+      const mc = await w.c.get('ManagedCluster', ns, 'gone');
+      const policy =
+        mc.metadata.annotations?.['serviceoperator.azure.com/reconcile-policy'];
+      return policy !== 'skip' || `policy ${policy}`;
+    });
+    await w.waitFor(
+      'the cache to see the resume',
+      async () =>
+        !service.deletePreview(place('gone')).cluster.paused || 'still paused',
     );
   });
 
