@@ -19,8 +19,12 @@ import { ConfigReader } from '@backstage/config';
 import { AksDiscovery } from '../azure/AksDiscovery';
 import { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
-import { makeAzureResourceGroup, sum } from '../testing/jobFixtures';
-import { JobsWorld } from '../testing/jobsWorld';
+import {
+  makeAzureResourceGroup,
+  sum,
+  writeLegacyCluster,
+} from '../testing/jobFixtures';
+import { JobsWorld, system, user } from '../testing/jobsWorld';
 import {
   applyManifest,
   createObjects,
@@ -547,5 +551,56 @@ describe('day-2 actions on a real management cluster', () => {
     expect(sum(deleted)).toBe(3);
     expect(w.azure().resourceGroups.map(g => g.name)).toContain('kept');
     expect(aks('kept')).toBeUndefined();
+  });
+
+  it('deletes a legacy AzureManagedControlPlane cluster in a group it does not own: the preview equals what Azure deletes', async () => {
+    await makeAzureResourceGroup(w.c, {
+      scratchNamespace: ns,
+      credentialSecret: 'aso-credential',
+      resourceGroup: 'Legacy_RG',
+    });
+    await writeLegacyCluster(w.c, {
+      namespace: ns,
+      name: 'old',
+      subscription: w.arm.subscription,
+      resourceGroup: 'Legacy_RG',
+      pools: [system(1), user('work', 1)],
+    });
+    await w.waitFor(
+      'legacy cluster old ready',
+      () => w.legacyReady(ns, 'old'),
+      180_000,
+    );
+    await w.waitFor(
+      'the watch cache to hold its ASO objects with their ARM ids',
+      async () => {
+        const p = service.deletePreview(place('old'));
+        const all = [...p.deletes, ...p.keeps];
+        return (
+          (all.filter(x => x.armId).length >= 4 &&
+            all.some(
+              x =>
+                x.azureType.endsWith('/agentPools') && x.azureName === 'work',
+            )) ||
+          JSON.stringify(
+            all.map(x => `${x.azureType} ${x.azureName} ${x.armId ?? ''}`),
+          )
+        );
+      },
+    );
+    const { preview, deleted } = await deleteAndCompare('old');
+    // The legacy controllers' ResourceGroup object for a group without CAPZ's owned tag does not delete it.
+    expect(
+      preview.keeps
+        .filter(k => k.azureType.endsWith('/resourceGroups'))
+        .map(k => k.azureName),
+    ).toEqual(['Legacy_RG']);
+    expect(byType(preview.deletes)).toEqual({
+      resourceGroups: 0,
+      managedClusters: 1,
+      agentPools: 2,
+    });
+    expect(deleted).toEqual(byType(preview.deletes));
+    expect(w.azure().resourceGroups.map(g => g.name)).toContain('Legacy_RG');
   });
 });
