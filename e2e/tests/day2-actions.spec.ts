@@ -58,3 +58,66 @@ test('scale a pool from the cluster page: preview 3 → 5, confirm, the nodes fo
     await kube('PATCH', POOL, { spec: { replicas: 3 } });
   }
 });
+
+const DEV_CLUSTER =
+  '/apis/cluster.x-k8s.io/v1beta2/namespaces/team-payments/clusters/payments-dev';
+
+test('pause shows a banner on the page until resume; connect gives commands, never a credential', async ({
+  page,
+}) => {
+  await signInAsGuest(page);
+  await page.goto('/capz');
+  await page
+    .getByRole('region', { name: 'Clusters' })
+    .getByRole('link', { name: 'payments-dev' })
+    .click();
+  await expect(page.getByRole('treegrid')).toBeVisible();
+  const banner = page.getByText('Reconciliation is paused', { exact: true });
+  await expect(banner).toHaveCount(0);
+
+  const run = async (item: string, title: string) => {
+    await page.getByRole('button', { name: 'Cluster actions' }).click();
+    await page.getByRole('menuitem', { name: item }).click();
+    const dialog = page.getByRole('dialog', { name: title });
+    await dialog.getByRole('button', { name: 'Preview' }).click();
+    const fields = dialog.getByRole('list', {
+      name: 'Fields of Update Cluster team-payments/payments-dev',
+    });
+    await expect(fields).toContainText('spec.paused');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await expect(
+      dialog.getByText('Applied: the controllers are working on it'),
+    ).toBeVisible();
+    return dialog;
+  };
+  try {
+    const pause = await run('Pause', 'Pause reconciliation');
+    await expect(pause.getByRole('region', { name: 'Progress' })).toContainText(
+      'reconciliation paused (done)',
+    );
+    expect((await kube('GET', DEV_CLUSTER)).spec.paused).toBe(true);
+    await pause.getByRole('button', { name: 'Done' }).click();
+    // The page shows it prominently, live, without a reload.
+    await expect(banner).toBeVisible();
+    await saveScreenshot(page, 'day2-paused');
+
+    const resume = await run('Resume', 'Resume reconciliation');
+    await expect(
+      resume.getByRole('region', { name: 'Progress' }),
+    ).toContainText('reconciliation resumed (done)');
+    await resume.getByRole('button', { name: 'Done' }).click();
+    await expect(banner).toHaveCount(0);
+  } finally {
+    await kube('PATCH', DEV_CLUSTER, { spec: { paused: false } });
+  }
+
+  await page.getByRole('button', { name: 'Cluster actions' }).click();
+  await page.getByRole('menuitem', { name: 'Connect' }).click();
+  const connect = page.getByRole('dialog', { name: 'Connect with kubectl' });
+  const commands = connect.getByLabel('Commands');
+  await expect(commands).toContainText('az aks get-credentials');
+  await expect(commands).toContainText(
+    'clusterctl get kubeconfig payments-dev --namespace team-payments',
+  );
+  await expect(connect).not.toContainText(/BEGIN CERTIFICATE|token:/);
+});

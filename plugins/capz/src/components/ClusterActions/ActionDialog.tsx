@@ -141,7 +141,7 @@ export function ActionDialog({
       </DialogBody>
       <DialogFooter>
         <Button variant="secondary" onPress={onClose}>
-          {applied ? 'Close' : 'Cancel'}
+          {applied ? 'Done' : 'Cancel'}
         </Button>
         {!applied && !previewed && (
           <Button

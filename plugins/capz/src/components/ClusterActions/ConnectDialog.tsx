@@ -67,7 +67,7 @@ export function ConnectDialog(props: {
       </DialogBody>
       <DialogFooter>
         <Button variant="secondary" onPress={props.onClose}>
-          Close
+          Done
         </Button>
       </DialogFooter>
     </Dialog>

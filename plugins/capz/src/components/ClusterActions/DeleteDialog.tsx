@@ -143,7 +143,7 @@ export function DeleteDialog(props: {
       </DialogBody>
       <DialogFooter>
         <Button variant="secondary" onPress={props.onClose}>
-          {done ? 'Close' : 'Cancel'}
+          {done ? 'Done' : 'Cancel'}
         </Button>
         {!done && (
           <Button
