@@ -50,6 +50,8 @@ export function writeCapzConfig(
   info: ClusterInfo,
   port: number,
   token: string,
+  /** false: no management cluster at all (the app's own footprint, for the RSS comparison). */
+  withCluster = true,
 ): void {
   writeFileSync(
     file,
@@ -59,12 +61,16 @@ export function writeCapzConfig(
       `  baseUrl: http://127.0.0.1:${port}`,
       ...backendBlock(port, token),
       'capz:',
-      '  managementClusters:',
-      '    - name: bench',
-      '      title: Benchmark management cluster',
-      `      url: ${info.url}`,
-      `      serviceAccountToken: ${info.backendToken}`,
-      `      caData: ${yamlString(info.caPem)}`,
+      ...(withCluster
+        ? [
+            '  managementClusters:',
+            '    - name: bench',
+            '      title: Benchmark management cluster',
+            `      url: ${info.url}`,
+            `      serviceAccountToken: ${info.backendToken}`,
+            `      caData: ${yamlString(info.caPem)}`,
+          ]
+        : ['  managementClusters: []']),
       '',
     ].join('\n'),
   );

@@ -70,13 +70,16 @@ const { values: args } = parseArgs({
     changes: { type: 'string', default: '100' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    baseline: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
     'yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--list-requests 50] [--tree-requests 500] [--changes 100] [--keep] [--profile]\n' +
-      '  --profile: the CAPZ backend runs with --cpu-prof (written to .local/bench/profile when it stops)\n',
+      '  --profile: the CAPZ backend runs with --cpu-prof (written to .local/bench/profile when it stops)\n' +
+      '  --baseline <checkout>: also measure the CAPZ backend of another checkout (e.g. a git worktree of an older\n' +
+      '    commit with its node_modules), against the same seeded cluster in the same run\n',
   );
   process.exit(0);
 }
@@ -129,13 +132,16 @@ interface Row {
   how: string;
 }
 const rows: Row[] = [];
+/** Set while the --baseline backend is measured: its rows are labelled, its figures kept apart. */
+let baselineLabel = '';
 const row = (metric: string, value: string, how: string) => {
-  rows.push({ metric, value, how });
-  log(`${metric}: ${value}`);
+  const m = baselineLabel ? `${baselineLabel}: ${metric}` : metric;
+  rows.push({ metric: m, value, how });
+  log(`${m}: ${value}`);
 };
 
 /** The figures the goals (issue 25) are judged on, in ms or bytes; NaN when not measured. */
-const fig = {
+const newFigures = () => ({
   listSequentialMs: NaN,
   rawBytes: NaN,
   syncMs: NaN,
@@ -147,10 +153,40 @@ const fig = {
   pushP95: NaN,
   rssAfterSyncKib: NaN,
   stockRssKib: NaN,
-};
+  emptyRssKib: NaN,
+});
+type Figures = ReturnType<typeof newFigures>;
+const ours = newFigures();
+/** The figures being measured: ours, or the --baseline backend's (the shared ones are copied to it). */
+let fig = ours;
+let baselineFig: Figures | undefined;
 
-/** Each goal next to its figure, from this run only. */
+/** Each goal next to its figure, from this run only (and the --baseline backend's, when measured). */
 function goalRows(): string[] {
+  const mine = goalsOf(ours);
+  // The references (clusterctl, the stock backend) are measured once, after both backends.
+  const base = baselineFig
+    ? goalsOf({
+        ...baselineFig,
+        describeMs: ours.describeMs,
+        stockQueryMs: ours.stockQueryMs,
+        stockRssKib: ours.stockRssKib,
+        emptyRssKib: ours.emptyRssKib,
+      })
+    : undefined;
+  return [
+    `| goal | target | this run | |${base ? ' baseline | |' : ''}`,
+    `|---|---|---|---|${base ? '---|---|' : ''}`,
+    ...mine.map(
+      (g, i) =>
+        `| ${g.goal} | ${g.target} | ${g.value} | ${g.verdict} |${
+          base ? ` ${base[i].value} | ${base[i].verdict} |` : ''
+        }`,
+    ),
+  ];
+}
+
+function goalsOf(fig: Figures) {
   const ratio = (a: number, b: number) => a / b;
   const verdict = (ok: boolean, measured: boolean) =>
     !measured ? 'not measured' : ok ? 'met' : 'NOT met';
@@ -210,20 +246,21 @@ function goalRows(): string[] {
     `≤ ${mib(rssLimitKib)} (${mib(fig.stockRssKib)} + 2 × ${mib(
       fig.rawBytes / 1024,
     )})`,
-    mib(fig.rssAfterSyncKib),
+    `${mib(
+      fig.rssAfterSyncKib,
+    )} (the same backend with no management cluster: ${mib(fig.emptyRssKib)})`,
     fig.rssAfterSyncKib <= rssLimitKib,
     Number.isFinite(rssLimitKib) && Number.isFinite(fig.rssAfterSyncKib),
   );
-  for (const [goal, target, value, ok, measured] of goals)
-    log(`goal: ${goal}: ${value}, goal ${target}: ${verdict(ok, measured)}`);
-  return [
-    '| goal | target | this run | |',
-    '|---|---|---|---|',
-    ...goals.map(
-      ([goal, target, value, ok, measured]) =>
-        `| ${goal} | ${target} | ${value} | ${verdict(ok, measured)} |`,
-    ),
-  ];
+  if (fig === ours)
+    for (const [goal, target, value, ok, measured] of goals)
+      log(`goal: ${goal}: ${value}, goal ${target}: ${verdict(ok, measured)}`);
+  return goals.map(([goal, target, value, ok, measured]) => ({
+    goal,
+    target,
+    value,
+    verdict: verdict(ok, measured),
+  }));
 }
 
 /** One LIST of every watched kind; `limit` pages through with continue tokens. Returns wall time, items, bytes. */
@@ -353,29 +390,29 @@ async function capzBackend(
   clusters: SeededCluster[],
   target: SeededCluster,
   localDir: string,
+  root = repoRoot,
+  suffix = '',
 ): Promise<RunningBackend> {
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
-  const configFile = join(localDir, 'app-config.bench.yaml');
+  const configFile = join(localDir, `app-config.bench${suffix}.yaml`);
+  const logFile = join(localDir, `backend${suffix}.log`);
   writeCapzConfig(configFile, info, port, token);
   log(
-    `starting the CAPZ backend (packages/backend) on port ${port}; log: ${join(
-      localDir,
-      'backend.log',
-    )}`,
+    `starting the CAPZ backend (${root}/packages/backend) on port ${port}; log: ${logFile}`,
   );
-  const profileDir = join(localDir, 'profile');
+  const profileDir = join(localDir, `profile${suffix}`);
   if (args.profile) {
     mkdirSync(profileDir, { recursive: true });
     log(`--profile: CPU profiles of the CAPZ backend go to ${profileDir}`);
   }
   const b = startCapzBackend(
-    repoRoot,
+    root,
     configFile,
     port,
     token,
     info,
-    join(localDir, 'backend.log'),
+    logFile,
     args.profile
       ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }
       : {},
@@ -593,6 +630,40 @@ async function changeToPush(
       )}`,
       `${how}; ${latencies.length} received, ${missed} not within 5 s`,
     );
+  }
+}
+
+/** RSS of the same backend configured with no management cluster: what the app costs without any CAPZ data. */
+async function emptyBackendRss(info: ClusterInfo, localDir: string) {
+  const port = await freePort();
+  const token = randomBytes(24).toString('hex');
+  const configFile = join(localDir, 'app-config.bench-empty.yaml');
+  writeCapzConfig(configFile, info, port, token, false);
+  const b = startCapzBackend(
+    repoRoot,
+    configFile,
+    port,
+    token,
+    info,
+    join(localDir, 'backend-empty.log'),
+  );
+  try {
+    await waitUntil(
+      b,
+      'the backend to answer /api/capz/health',
+      async () => (await fetch(`${b.baseUrl}/api/capz/health`)).ok,
+      300_000,
+    );
+    await fetchJson(b, '/api/capz/clusters');
+    const pid = resolvePid(b);
+    fig.emptyRssKib = pid ? rssKib(pid) : NaN;
+    row(
+      'CAPZ backend RSS with no management cluster',
+      mib(fig.emptyRssKib),
+      'VmRSS of the same backend configured with `capz.managementClusters: []`, once HTTP is up and /api/capz/clusters answered: the app without any CAPZ data',
+    );
+  } finally {
+    await stopBackend(b);
   }
 }
 
@@ -815,6 +886,33 @@ async function main(): Promise<void> {
     await changeToPush(capz, info, seeded.clusters);
     if (!args.keep) await stops.pop()!();
 
+    if (args.baseline) {
+      // The same measurements of another checkout's backend, against the same objects, in the same run.
+      const root = resolve(args.baseline);
+      baselineLabel = `Baseline (${root})`;
+      fig = baselineFig = {
+        ...newFigures(),
+        listSequentialMs: ours.listSequentialMs,
+        rawBytes: ours.rawBytes,
+      };
+      const base = await capzBackend(
+        info,
+        seeded.clusters,
+        target,
+        localDir,
+        root,
+        '-baseline',
+      );
+      try {
+        await changeToPush(base, info, seeded.clusters);
+      } finally {
+        await stopBackend(base);
+        baselineLabel = '';
+        fig = ours;
+      }
+    }
+
+    await emptyBackendRss(info, localDir);
     await clusterctlDescribe(info, clusterctl.path, target);
     await stockQuery(info, target, localDir);
 

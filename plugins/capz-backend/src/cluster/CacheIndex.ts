@@ -48,6 +48,8 @@ export interface ClusterView {
   managedClusters: ObservedObject[];
   /** When its verdicts can change with time alone (a new object's grace period ends); undefined: never. */
   validUntil?: number;
+  /** Its tree with similar nodes grouped, by grouping threshold, as the tree route asked for them. */
+  grouped: Map<number, TreeNode>;
 }
 
 const TREE_KINDS = WATCHED_KINDS.filter(k => k.name !== 'Event').map(
@@ -141,6 +143,7 @@ export class NamespaceIndex {
       validUntil: verdictsChangeAt([cluster as ObservedObject, ...objects], {
         now,
       }),
+      grouped: new Map(),
     };
   }
 

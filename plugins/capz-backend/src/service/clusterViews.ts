@@ -46,13 +46,15 @@ export class ClusterViews {
     groupThreshold: number,
   ): { summary: ClusterSummary; tree: TreeNode } {
     const view = this.build(managementCluster, namespace, name);
-    return {
-      summary: this.index.summaryOf(view),
-      tree:
-        groupThreshold > 0
-          ? groupTree(view.tree, { threshold: groupThreshold })
-          : view.tree,
-    };
+    let tree = view.tree;
+    if (groupThreshold > 0) {
+      const grouped = view.grouped.get(groupThreshold);
+      tree = grouped ?? groupTree(view.tree, { threshold: groupThreshold });
+      // A few thresholds per view (the pages use one): the query parameter must not grow memory.
+      if (!grouped && view.grouped.size < 4)
+        view.grouped.set(groupThreshold, tree);
+    }
+    return { summary: this.index.summaryOf(view), tree };
   }
 
   /** One object of a cluster's tree, by uid: the YAML view shows nothing outside the cluster it was asked for. */
