@@ -274,6 +274,30 @@ describe('day-2 routes', () => {
     expect(writes).toEqual([]);
   });
 
+  it('plans again from a new read when a precondition fails once (a controller wrote status meanwhile)', async () => {
+    let conflicts = 0;
+    const { app, writes, reads } = await setup({
+      onWrite: (_what, dryRun) => {
+        if (!dryRun && conflicts++ === 0)
+          throw new ApplyError(
+            409,
+            'applying MachinePool team-a/alpha-user: the object has been modified',
+          );
+      },
+    });
+    const res = await request(app)
+      .post(`${base}/actions`)
+      .set(auth)
+      .send({ action: 'scale', pool: 'user', replicas: 3 });
+    expect(res.status).toBe(200);
+    expect(writes).toEqual([
+      'dry-run apply MachinePool/alpha-user {"replicas":3}',
+      'dry-run apply MachinePool/alpha-user {"replicas":3}',
+      'apply MachinePool/alpha-user {"replicas":3}',
+    ]);
+    expect(reads.filter(r => r === 'Cluster/alpha')).toHaveLength(2);
+  });
+
   it('refuses an unknown action with a 400', async () => {
     const { app } = await setup();
     const res = await request(app)
