@@ -1,28 +1,96 @@
+import { Skeleton } from '@backstage/ui';
+import { lazy, ReactNode, Suspense } from 'react';
 import { Route, Routes } from 'react-router-dom';
-import { ClusterPage } from './ClusterPage';
-import { ClustersPage } from './ClustersPage';
-import { JobPage } from './JobPage';
-import { AdoptWizard, MigrateWizard, UpgradeWizard } from './Wizard';
+
+// Each page is its own chunk (issue 25): the clusters page loads neither the cluster page (tree, timeline) nor the
+// wizards and the job page, and a cluster page does not load the wizards.
+const ClustersPage = lazy(() =>
+  import('./ClustersPage/ClustersPage').then(m => ({
+    default: m.ClustersPage,
+  })),
+);
+const ClusterPage = lazy(() =>
+  import('./ClusterPage/ClusterPage').then(m => ({ default: m.ClusterPage })),
+);
+const JobPage = lazy(() =>
+  import('./JobPage/JobPage').then(m => ({ default: m.JobPage })),
+);
+const AdoptWizard = lazy(() =>
+  import('./Wizard/AdoptWizard').then(m => ({ default: m.AdoptWizard })),
+);
+const MigrateWizard = lazy(() =>
+  import('./Wizard/MigrateWizard').then(m => ({ default: m.MigrateWizard })),
+);
+const UpgradeWizard = lazy(() =>
+  import('./Wizard/UpgradeWizard').then(m => ({ default: m.UpgradeWizard })),
+);
+
+function Page({ children }: { children: ReactNode }) {
+  return (
+    <Suspense
+      fallback={
+        <div role="status" aria-label="Loading the page">
+          <Skeleton width="100%" height={32} />
+        </div>
+      }
+    >
+      {children}
+    </Suspense>
+  );
+}
 
 /** Everything under /capz: the clusters list, each cluster's page, the job wizards and job pages (routes.ts). */
 export function CapzPage() {
   return (
     <Routes>
-      <Route path="/" element={<ClustersPage />} />
+      <Route
+        path="/"
+        element={
+          <Page>
+            <ClustersPage />
+          </Page>
+        }
+      />
       <Route
         path="/clusters/:managementCluster/:namespace/:name"
-        element={<ClusterPage />}
+        element={
+          <Page>
+            <ClusterPage />
+          </Page>
+        }
       />
-      <Route path="/adopt" element={<AdoptWizard />} />
+      <Route
+        path="/adopt"
+        element={
+          <Page>
+            <AdoptWizard />
+          </Page>
+        }
+      />
       <Route
         path="/clusters/:managementCluster/:namespace/:name/migrate"
-        element={<MigrateWizard />}
+        element={
+          <Page>
+            <MigrateWizard />
+          </Page>
+        }
       />
       <Route
         path="/clusters/:managementCluster/:namespace/:name/upgrade"
-        element={<UpgradeWizard />}
+        element={
+          <Page>
+            <UpgradeWizard />
+          </Page>
+        }
       />
-      <Route path="/jobs/:id" element={<JobPage />} />
+      <Route
+        path="/jobs/:id"
+        element={
+          <Page>
+            <JobPage />
+          </Page>
+        }
+      />
     </Routes>
   );
 }

@@ -66,3 +66,35 @@ export function initiallyExpanded(root: TreeNode): Set<string> {
   walk(root);
   return out;
 }
+
+/** One shown row of the tree: its node, where it sits (ARIA level, position among its siblings) and its parent. */
+export interface VisibleRow {
+  node: TreeNode;
+  level: number;
+  posInSet: number;
+  setSize: number;
+  parent?: string;
+}
+
+/** The rows a person sees, top to bottom: every node whose ancestors are all expanded. */
+export function visibleRows(
+  root: TreeNode,
+  expanded: Set<string>,
+): VisibleRow[] {
+  const out: VisibleRow[] = [];
+  const walk = (
+    n: TreeNode,
+    level: number,
+    posInSet: number,
+    setSize: number,
+    parent?: string,
+  ) => {
+    out.push({ node: n, level, posInSet, setSize, parent });
+    if (!expanded.has(n.id)) return;
+    n.children.forEach((c, i) =>
+      walk(c, level + 1, i + 1, n.children.length, n.id),
+    );
+  };
+  walk(root, 1, 1, 1);
+  return out;
+}
