@@ -6,6 +6,7 @@ import {
   KeyboardEvent,
   memo,
   PointerEvent,
+  useCallback,
   useId,
   useMemo,
   useRef,
@@ -125,6 +126,71 @@ function ticks(from: number, to: number, count = 6): number[] {
   const step = (to - from) / count;
   return Array.from({ length: count + 1 }, (_, i) => from + i * step);
 }
+
+interface LaneHandlers {
+  onPointerMove: (i: number, e: PointerEvent<HTMLDivElement>) => void;
+  onPointerLeave: () => void;
+  onKeyDown: (i: number, e: KeyboardEvent<HTMLDivElement>) => void;
+  onFocus: (i: number) => void;
+}
+
+/** A lane's label and track; memoised, its props are primitives, the lane and stable handlers. */
+const LaneRow = memo(function LaneRowView(props: {
+  index: number;
+  lane: Lane | EventLane;
+  label: string;
+  summary: string;
+  tabbable: boolean;
+  idPrefix: string;
+  from: number;
+  to: number;
+  activeIndex: number;
+  trackRef: (key: string, el: HTMLDivElement | null) => void;
+  handlers: LaneHandlers;
+}) {
+  const { index, lane, handlers, activeIndex, idPrefix } = props;
+  return (
+    <>
+      <div
+        style={{
+          overflow: 'hidden',
+          textOverflow: 'ellipsis',
+          whiteSpace: 'nowrap',
+          lineHeight: `${LANE_HEIGHT}px`,
+        }}
+        title={props.label}
+        aria-hidden
+      >
+        {props.label}
+      </div>
+      <div
+        ref={el => props.trackRef(lane.key, el)}
+        role="listbox"
+        aria-orientation="horizontal"
+        aria-roledescription="timeline lane"
+        aria-label={props.summary}
+        aria-activedescendant={
+          activeIndex >= 0 ? `${idPrefix}-${activeIndex}` : undefined
+        }
+        tabIndex={props.tabbable ? 0 : -1}
+        onPointerMove={e => handlers.onPointerMove(index, e)}
+        onPointerLeave={handlers.onPointerLeave}
+        onKeyDown={e => handlers.onKeyDown(index, e)}
+        onFocus={() => handlers.onFocus(index)}
+        data-lane={lane.key}
+        style={{ outlineOffset: 1 }}
+      >
+        <LaneTrack
+          lane={lane}
+          idPrefix={idPrefix}
+          from={props.from}
+          to={props.to}
+          activeIndex={activeIndex}
+        />
+      </div>
+    </>
+  );
+});
 
 /**
  * A state timeline: one lane per object and condition type, coloured by status over time, with the objects'
@@ -260,6 +326,28 @@ export function ConditionTimeline(props: {
     e.preventDefault();
   };
 
+  // Stable handlers for the memoised lanes (hovering one lane re-renders that lane and the tooltip only); they call
+  // the latest closures above.
+  const rowsRef = useRef(rows);
+  rowsRef.current = rows;
+  const handlers = useRef({ onPointerMove, onKeyDown, setFocusLane });
+  handlers.current = { onPointerMove, onKeyDown, setFocusLane };
+  const laneHandlers = useMemo(
+    () => ({
+      onPointerMove: (i: number, e: PointerEvent<HTMLDivElement>) =>
+        handlers.current.onPointerMove(rowsRef.current[i], e),
+      onPointerLeave: () => setActive(undefined),
+      onKeyDown: (i: number, e: KeyboardEvent<HTMLDivElement>) =>
+        handlers.current.onKeyDown(i, e),
+      onFocus: (i: number) => handlers.current.setFocusLane(i),
+    }),
+    [],
+  );
+  const trackRef = useCallback((key: string, el: HTMLDivElement | null) => {
+    if (el) trackRefs.current.set(key, el);
+    else trackRefs.current.delete(key);
+  }, []);
+
   const activeLane = active ? rows.find(r => r.key === active.lane) : undefined;
   let activeText: string | undefined;
   if (active && activeLane) {
@@ -328,32 +416,18 @@ export function ConditionTimeline(props: {
         {rows.map((l, i) => (
           <LaneRow
             key={l.key}
+            index={i}
             lane={l}
             label={laneLabel(l)}
             summary={laneSummary(l)}
             tabbable={i === focusLane}
-            activeId={
-              active?.lane === l.key
-                ? `${idBase}-${i}-${active.index}`
-                : undefined
-            }
-            trackRef={el => {
-              if (el) trackRefs.current.set(l.key, el);
-              else trackRefs.current.delete(l.key);
-            }}
-            onPointerMove={e => onPointerMove(l, e)}
-            onPointerLeave={() => setActive(undefined)}
-            onKeyDown={e => onKeyDown(i, e)}
-            onFocus={() => setFocusLane(i)}
-          >
-            <LaneTrack
-              lane={l}
-              idPrefix={`${idBase}-${i}`}
-              from={model.from}
-              to={model.to}
-              activeIndex={active?.lane === l.key ? active.index : -1}
-            />
-          </LaneRow>
+            idPrefix={`${idBase}-${i}`}
+            from={model.from}
+            to={model.to}
+            activeIndex={active?.lane === l.key ? active.index : -1}
+            trackRef={trackRef}
+            handlers={laneHandlers}
+          />
         ))}
       </div>
       {activeText && activeLane && (
@@ -380,53 +454,5 @@ export function ConditionTimeline(props: {
         </div>
       )}
     </div>
-  );
-}
-
-function LaneRow(props: {
-  lane: Lane | EventLane;
-  label: string;
-  summary: string;
-  tabbable: boolean;
-  activeId?: string;
-  trackRef: (el: HTMLDivElement | null) => void;
-  onPointerMove: (e: PointerEvent<HTMLDivElement>) => void;
-  onPointerLeave: () => void;
-  onKeyDown: (e: KeyboardEvent<HTMLDivElement>) => void;
-  onFocus: () => void;
-  children: React.ReactNode;
-}) {
-  return (
-    <>
-      <div
-        style={{
-          overflow: 'hidden',
-          textOverflow: 'ellipsis',
-          whiteSpace: 'nowrap',
-          lineHeight: `${LANE_HEIGHT}px`,
-        }}
-        title={props.label}
-        aria-hidden
-      >
-        {props.label}
-      </div>
-      <div
-        ref={props.trackRef}
-        role="listbox"
-        aria-orientation="horizontal"
-        aria-roledescription="timeline lane"
-        aria-label={props.summary}
-        aria-activedescendant={props.activeId}
-        tabIndex={props.tabbable ? 0 : -1}
-        onPointerMove={props.onPointerMove}
-        onPointerLeave={props.onPointerLeave}
-        onKeyDown={props.onKeyDown}
-        onFocus={props.onFocus}
-        data-lane={props.lane.key}
-        style={{ outlineOffset: 1 }}
-      >
-        {props.children}
-      </div>
-    </>
   );
 }
