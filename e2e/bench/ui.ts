@@ -1,0 +1,553 @@
+/**
+ * `yarn bench:ui`: render times of the capz pages in Chromium on the production build (issue 25). Not a test: it
+ * prints numbers and asserts only that each page rendered.
+ *
+ * The backend serves the built app (`yarn workspace app build`, as the e2e run does) with the guest sign-in, on its
+ * own port, with no management cluster; the capz API is answered by this script (page.route) with synthetic data of
+ * the sizes the issue names, so "data" is the browser's side of a request (fetch, JSON parse), not the backend's read
+ * path, which `yarn bench` measures. For each page, `--runs` (5) times in a fresh signed-in page, after the app
+ * shell is loaded:
+ *   - clusters page, 1,000 clusters: in-app navigation to /capz until the first page of rows is painted;
+ *   - cluster page, 50-pool tree (152 rows): in-app navigation until every row is painted;
+ *   - 1,000-transition timeline (60 lanes): click on the Timeline tab until every lane is painted; then pointer over
+ *     a lane until its tooltip is painted.
+ * Phases, from the browser's clock: code = navigation (or click) until the page asks for its data (chunk load, parse
+ * and the first render); data = the request until its JSON is parsed; render = from there until the next frame after
+ * the DOM holds everything. Medians of the runs, next to the goals.
+ *
+ *   yarn bench:ui [--runs 5] [--no-build] [--port 7027]
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Page, type Route } from '@playwright/test';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const args = process.argv.slice(2);
+const opt = (name: string, def: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1] : def;
+};
+const RUNS = Number(opt('runs', '5'));
+const PORT = Number(opt('port', '7027'));
+const BUILD = !args.includes('--no-build');
+const BASE = `http://127.0.0.1:${PORT}`;
+
+const GOALS = { clusters: 300, tree: 300, timeline: 200, hover: 50 };
+
+// ---- synthetic API answers (the shapes of capz-common's responses) ----
+
+const T0 = Date.parse('2026-11-21T00:00:00Z');
+const HEALTH = [
+  'healthy',
+  'healthy',
+  'healthy',
+  'progressing',
+  'degraded',
+  'failed',
+];
+
+function clusters(n: number) {
+  return {
+    items: Array.from({ length: n }, (_, i) => ({
+      managementCluster: i % 2 ? 'mc-b' : 'mc-a',
+      namespace: `team-${i % 20}`,
+      name: `cluster-${String(i).padStart(4, '0')}`,
+      uid: `uid-${i}`,
+      api: i % 10 === 0 ? 'azure-managed' : 'aso-v1beta1',
+      health: HEALTH[i % HEALTH.length],
+      reason: i % 6 === 5 ? 'ReconciliationBlocked' : undefined,
+      message: i % 6 === 5 ? 'quota exceeded in westeurope' : undefined,
+      kubernetesVersion: '1.33.2',
+      location: 'westeurope',
+      pools: { total: 3, ready: 3, replicas: 9 },
+      migrationCandidate: i % 10 === 0,
+    })),
+  };
+}
+
+const managementClusters = {
+  items: ['mc-a', 'mc-b'].map(name => ({
+    name,
+    title: name,
+    authMethod: 'kubeconfig',
+    status: { state: 'connected', version: 'v1.33.2' },
+    watch: { synced: true },
+  })),
+};
+
+const node = (o: Record<string, unknown>) => ({
+  health: 'healthy',
+  conditions: [],
+  facts: {},
+  children: [] as unknown[],
+  ...o,
+});
+
+/** The 50-pool tree of render-time.spec.ts: Cluster, Workers and 3 rows per pool (152 rows). */
+function tree() {
+  const workers = node({ id: 'workers', kind: 'Workers', name: 'Workers' });
+  for (let i = 0; i < 50; i++) {
+    const ap = node({
+      id: `ap${i}`,
+      uid: `ap${i}`,
+      kind: 'ManagedClustersAgentPool',
+      name: `pool${i}`,
+    });
+    const am = node({
+      id: `am${i}`,
+      uid: `am${i}`,
+      kind: 'AzureASOManagedMachinePool',
+      name: `pool${i}`,
+      children: [ap],
+    });
+    workers.children.push(
+      node({
+        id: `mp${i}`,
+        uid: `mp${i}`,
+        kind: 'MachinePool',
+        name: `pool${i}`,
+        children: [am],
+      }),
+    );
+  }
+  return node({
+    id: 'c',
+    uid: 'c',
+    kind: 'Cluster',
+    name: 'big',
+    children: [workers],
+  });
+}
+
+/** 1,000 transitions of 20 objects over 3 condition types (60 lanes), as in render-time.spec.ts. */
+function timeline(from: number, to: number) {
+  const types = ['Ready', 'Available', 'Paused'];
+  const at = (i: number) =>
+    new Date(from + ((i + 1) / 1001) * (to - from)).toISOString();
+  return {
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+    transitions: Array.from({ length: 1000 }, (_, i) => ({
+      objectUid: `o${i % 20}`,
+      kind: 'MachinePool',
+      name: `pool${i % 20}`,
+      conditionType: types[Math.floor(i / 20) % 3],
+      status: i % 3 ? 'True' : 'False',
+      reason: i % 3 ? 'Succeeded' : 'ReconciliationBlocked',
+      transitionTime: at(i),
+      firstSeen: at(i),
+    })),
+    events: [],
+    truncated: false,
+  };
+}
+
+const summary = {
+  managementCluster: 'perf',
+  namespace: 'team-perf',
+  name: 'big',
+  uid: 'c',
+  api: 'aso-v1beta1',
+  health: 'healthy',
+};
+
+async function mockCapz(page: Page) {
+  const list = JSON.stringify(clusters(1000));
+  const treeBody = JSON.stringify({ summary, tree: tree() });
+  const json = (r: Route, body: string) =>
+    r.fulfill({ status: 200, contentType: 'application/json', body });
+  await page.route('**/api/capz/**', async r => {
+    const u = new URL(r.request().url());
+    const p = u.pathname.replace(/^\/api\/capz/, '');
+    if (p === '/clusters') return json(r, list);
+    if (p === '/management-clusters')
+      return json(r, JSON.stringify(managementClusters));
+    if (p === '/clusters/perf/team-perf/big/tree') return json(r, treeBody);
+    if (p === '/clusters/perf/team-perf/big/timeline') {
+      const to = Date.parse(u.searchParams.get('to') ?? '') || T0;
+      const from =
+        Date.parse(u.searchParams.get('from') ?? '') || to - 6 * 3600_000;
+      return json(r, JSON.stringify(timeline(from, to)));
+    }
+    if (p.startsWith('/jobs')) return json(r, JSON.stringify({ items: [] }));
+    // Anything else the pages may ask (permissions of day-2 actions etc.): an empty answer, never the backend.
+    return r.fulfill({
+      status: 404,
+      contentType: 'application/json',
+      body: '{"error":{"name":"NotFoundError","message":"bench"}}',
+    });
+  });
+}
+
+// ---- in-page instrumentation ----
+
+/**
+ * Installed before the app's scripts: records when each capz request starts and when its JSON is parsed, and offers
+ * `__bench.until(predicate)`, which resolves with the time of the first animation frame after the predicate holds
+ * (checked on every DOM mutation).
+ */
+function instrument() {
+  const w = window as any;
+  const requests: Array<{ url: string; start: number; end?: number }> = [];
+  const fetch0 = window.fetch.bind(window);
+  window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const entry: { url: string; start: number; end?: number } = {
+      url,
+      start: performance.now(),
+    };
+    if (url.includes('/api/capz/')) requests.push(entry);
+    return fetch0(input, init);
+  };
+  const json0 = Response.prototype.json;
+  Response.prototype.json = async function json(this: Response) {
+    const out = await json0.call(this);
+    const entry = requests.find(
+      r => r.end === undefined && this.url.startsWith(r.url.split('?')[0]),
+    );
+    if (entry) entry.end = performance.now();
+    return out;
+  };
+  const q = (sel: string) => document.querySelectorAll(sel).length;
+  w.__bench = {
+    requests,
+    // What "rendered" means for each page.
+    checks: {
+      // Every row of the 50-pool tree.
+      tree: () => q('[role="treegrid"] [role="row"]') === 152,
+      // The first page of the table (50 of 1,000) and the count above it.
+      clusters: () =>
+        q('section[aria-label="Clusters"] [role="row"]') >= 51 &&
+        document.body.innerText.includes('1000 clusters'),
+      // Every lane and every transition's mark.
+      lanes: () =>
+        q(
+          '[role="group"][aria-label="Condition timeline"] [role="listbox"]',
+        ) === 60 &&
+        q('[role="group"][aria-label="Condition timeline"] rect') === 1000,
+      tooltip: () => q('[role="tooltip"]') > 0,
+    } as Record<string, () => boolean>,
+    until(predicate: () => boolean): Promise<number> {
+      return new Promise(resolve => {
+        const done = () =>
+          requestAnimationFrame(() => resolve(performance.now()));
+        if (predicate()) {
+          done();
+          return;
+        }
+        const obs = new MutationObserver(() => {
+          if (predicate()) {
+            obs.disconnect();
+            done();
+          }
+        });
+        obs.observe(document.body, {
+          childList: true,
+          subtree: true,
+          attributes: true,
+        });
+      });
+    },
+  };
+}
+
+interface Phases {
+  code: number;
+  data: number;
+  render: number;
+  total: number;
+}
+
+/** Navigates in-app (history API, as a link does) and splits the time until `predicate` holds. */
+async function navigate(
+  page: Page,
+  path: string,
+  dataPath: string,
+  predicate: 'tree' | 'clusters',
+): Promise<Phases> {
+  return page.evaluate(
+    async ({ path: to, dataPath: d, predicate: p }) => {
+      const b = (window as any).__bench;
+      b.requests.length = 0;
+      const t0 = performance.now();
+      const rendered = b.until(b.checks[p]);
+      window.history.pushState({}, '', to);
+      window.dispatchEvent(new PopStateEvent('popstate'));
+      const t3 = await rendered;
+      const req = b.requests.find((r: any) => r.url.includes(d));
+      if (!req?.end) throw new Error(`no request for ${d}`);
+      return {
+        code: req.start - t0,
+        data: req.end - req.start,
+        render: t3 - req.end,
+        total: t3 - t0,
+      };
+    },
+    { path, dataPath, predicate },
+  );
+}
+
+async function timelineClick(page: Page): Promise<Phases> {
+  return page.evaluate(async p => {
+    const b = (window as any).__bench;
+    b.requests.length = 0;
+    const tab = [...document.querySelectorAll('[role="tab"]')].find(
+      t => t.textContent === 'Timeline',
+    ) as HTMLElement;
+    const t0 = performance.now();
+    const rendered = b.until(b.checks[p]);
+    // react-aria's tabs select on pointer down / press: a real click sequence.
+    for (const type of [
+      'pointerdown',
+      'mousedown',
+      'pointerup',
+      'mouseup',
+      'click',
+    ])
+      tab.dispatchEvent(
+        new (type.startsWith('pointer') ? PointerEvent : MouseEvent)(type, {
+          bubbles: true,
+          cancelable: true,
+          button: 0,
+          pointerType: 'mouse',
+          pointerId: 1,
+          isPrimary: true,
+        } as PointerEventInit),
+      );
+    const t3 = await rendered;
+    const req = b.requests.find((r: any) => r.url.includes('/timeline'));
+    if (!req?.end) throw new Error('no timeline request');
+    return {
+      code: req.start - t0,
+      data: req.end - req.start,
+      render: t3 - req.end,
+      total: t3 - t0,
+    };
+  }, 'lanes');
+}
+
+/** Pointer over the middle of the first lane (a real mouse move), until the tooltip is painted. */
+async function hover(page: Page): Promise<number> {
+  const lane = page
+    .locator('[role="group"][aria-label="Condition timeline"] [role="listbox"]')
+    .first();
+  const box = await lane.boundingBox();
+  if (!box) throw new Error('no lane');
+  await page.mouse.move(box.x + box.width / 2, box.y - 30);
+  await page.evaluate(() => {
+    const b = (window as any).__bench;
+    b.hover = undefined;
+    document.addEventListener(
+      'pointermove',
+      () => (b.hoverStart ??= performance.now()),
+      { capture: true, once: true },
+    );
+    b.hoverStart = undefined;
+    b.hoverDone = b.until(b.checks.tooltip);
+  });
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  return page.evaluate(async () => {
+    const b = (window as any).__bench;
+    const t = await b.hoverDone;
+    return t - b.hoverStart;
+  });
+}
+
+// ---- processes ----
+
+function run(cmd: string, argv: string[]) {
+  const r = spawnSync(cmd, argv, { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${argv.join(' ')} failed (${r.status})`);
+}
+
+async function startBackend(): Promise<ChildProcess> {
+  const dir = join(root, '.local', 'bench-ui');
+  mkdirSync(dir, { recursive: true });
+  const config = join(dir, 'app-config.bench-ui.yaml');
+  // The e2e overrides on another port, and no management cluster: the capz API is answered in the browser.
+  writeFileSync(
+    config,
+    [
+      'app:',
+      `  baseUrl: ${BASE}`,
+      'backend:',
+      `  baseUrl: ${BASE}`,
+      '  listen:',
+      `    port: ${PORT}`,
+      '    host: 127.0.0.1',
+      '  cors:',
+      `    origin: ${BASE}`,
+      '  database:',
+      '    client: better-sqlite3',
+      "    connection: ':memory:'",
+      'capz:',
+      '  managementClusters: []',
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(
+    'yarn',
+    [
+      'workspace',
+      'backend',
+      'start',
+      '--config',
+      '../../app-config.yaml',
+      '--config',
+      '../../e2e/app-config.e2e.yaml',
+      '--config',
+      config,
+    ],
+    { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], detached: true },
+  );
+  let stderr = '';
+  child.stderr!.on('data', d => (stderr = (stderr + d).slice(-4000)));
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`backend exited: ${stderr}`);
+    try {
+      const res = await fetch(`${BASE}/api/capz/health`);
+      if (res.ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise(r => setTimeout(r, 1000));
+  }
+  throw new Error(`backend not up after 300 s: ${stderr}`);
+}
+
+const median = (xs: number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main() {
+  if (
+    BUILD ||
+    !existsSync(join(root, 'packages', 'app', 'dist', 'index.html'))
+  ) {
+    process.stdout.write('building the app (yarn workspace app build)…\n');
+    run('yarn', ['workspace', 'app', 'build']);
+  }
+  process.stdout.write(`starting the backend on ${BASE}…\n`);
+  const backend = await startBackend();
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const results: Record<'clusters' | 'tree' | 'timeline', Phases[]> = {
+    clusters: [],
+    tree: [],
+    timeline: [],
+  };
+  const hovers: number[] = [];
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      // A fresh context per run: no chunk in the memory cache (the HTTP cache is the context's too).
+      for (const which of ['clusters', 'tree'] as const) {
+        const context = await browser.newContext({
+          baseURL: BASE,
+          viewport: { width: 1400, height: 900 },
+        });
+        const page = await context.newPage();
+        await page.addInitScript(instrument);
+        await mockCapz(page);
+        await page.goto('/');
+        await page.getByRole('button', { name: 'Enter' }).click();
+        await page
+          .getByTestId('sidebar-root')
+          .getByRole('link', { name: 'AKS clusters' })
+          .waitFor();
+        if (which === 'clusters') {
+          results.clusters.push(
+            await navigate(page, '/capz', '/api/capz/clusters', 'clusters'),
+          );
+        } else {
+          results.tree.push(
+            await navigate(
+              page,
+              '/capz/clusters/perf/team-perf/big',
+              '/tree',
+              'tree',
+            ),
+          );
+          results.timeline.push(await timelineClick(page));
+          hovers.push(await hover(page));
+        }
+        await context.close();
+      }
+      process.stdout.write(
+        `run ${i + 1}/${RUNS}: clusters ${results.clusters[i].total.toFixed(
+          0,
+        )} ms, tree ${results.tree[i].total.toFixed(0)} ms, ` +
+          `timeline ${results.timeline[i].total.toFixed(0)} ms, hover ${hovers[
+            i
+          ].toFixed(0)} ms\n`,
+      );
+    }
+  } finally {
+    await browser.close();
+    try {
+      process.kill(-backend.pid!, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+
+  const f = (x: number) => `${x.toFixed(0)} ms`;
+  const lines = [
+    `Chromium render times, production build, medians of ${RUNS} (after the app shell is loaded; capz API answered in the browser)`,
+    '',
+    '| page | code load | data | render | total | goal (total) |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
+  const row = (label: string, xs: Phases[], goal: number) => {
+    const m = (k: keyof Phases) => median(xs.map(x => x[k]));
+    lines.push(
+      `| ${label} | ${f(m('code'))} | ${f(m('data'))} | ${f(m('render'))} | ${f(
+        m('total'),
+      )} | ≤ ${goal} ms ${m('total') <= goal ? '✓' : '✗'} |`,
+    );
+  };
+  row(
+    'clusters page, 1,000 clusters (navigation)',
+    results.clusters,
+    GOALS.clusters,
+  );
+  row(
+    'cluster page, 50-pool tree, 152 rows (navigation)',
+    results.tree,
+    GOALS.tree,
+  );
+  row(
+    'timeline, 1,000 transitions, 60 lanes (tab click)',
+    results.timeline,
+    GOALS.timeline,
+  );
+  const h = median(hovers);
+  lines.push(
+    `| timeline hover → tooltip | | | | ${f(h)} | ≤ ${GOALS.hover} ms ${
+      h <= GOALS.hover ? '✓' : '✗'
+    } |`,
+  );
+  const out = lines.join('\n');
+  process.stdout.write(`\n${out}\n`);
+  const file = join(root, '.local', 'bench', 'result-ui.md');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${out}\n`);
+  process.stdout.write(`\nwritten to ${file}\n`);
+}
+
+main().catch(e => {
+  process.stderr.write(`${e instanceof Error ? e.stack : e}\n`);
+  process.exit(1);
+});
