@@ -176,6 +176,75 @@ describe('POST /clusters', () => {
   });
 });
 
+describe('POST /clusters: what a person reads', () => {
+  it('names a missing pool field as the sender wrote it, with what to put there', async () => {
+    const { client, written } = scripted();
+    const { replicas: _replicas, ...pool } = body().pools[0];
+    const res = await request(await app(client))
+      .post('/clusters')
+      .set(auth)
+      .send({ ...body(), pools: [pool] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe(
+      'pools[0].replicas is missing: set it to a whole number from 0 to 1000',
+    );
+    expect(written).toEqual([]);
+  });
+
+  it('names unknown fields and the value refused, with the allowed ones', async () => {
+    const { client } = scripted();
+    const served = await app(client);
+    const extra = await request(served)
+      .post('/clusters')
+      .set(auth)
+      .send({ ...body(), pools: [{ ...body().pools[0], count: 3 }] });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error.message).toBe(
+      '"count" is not a field of pools[0]: remove it (the fields are name, mode, osType, vmSize, replicas, autoscaling)',
+    );
+    const mode = await request(served)
+      .post('/clusters')
+      .set(auth)
+      .send({ ...body(), pools: [{ ...body().pools[0], mode: 'system' }] });
+    expect(mode.status).toBe(400);
+    expect(mode.body.error.message).toBe(
+      'pools[0].mode is "system": it must be one of System, User',
+    );
+  });
+
+  it('takes kubernetesVersion 1.33.2 for v1.33.2 and writes v1.33.2', async () => {
+    const versions: unknown[] = [];
+    const { client, written } = scripted(obj => {
+      if (obj.kind === 'MachinePool')
+        versions.push(
+          (obj.spec as { template: { spec: { version: unknown } } }).template
+            .spec.version,
+        );
+    });
+    const res = await request(await app(client))
+      .post('/clusters')
+      .set(auth)
+      .send(body({ kubernetesVersion: '1.33.2' }));
+    expect(res.status).toBe(201);
+    expect(written).toContain('MachinePool/alpha-pool0');
+    expect(versions.length).toBeGreaterThan(0);
+    expect(new Set(versions)).toEqual(new Set(['v1.33.2']));
+  });
+
+  it('still refuses a version that is not one, naming the field', async () => {
+    const { client, written } = scripted();
+    const res = await request(await app(client))
+      .post('/clusters')
+      .set(auth)
+      .send(body({ kubernetesVersion: '1.33' }));
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe(
+      'Invalid cluster: kubernetesVersion: "1.33" must be a version like v1.33.2',
+    );
+    expect(written).toEqual([]);
+  });
+});
+
 describe('createClusterInputErrors', () => {
   it("accepts the longest name the region's node resource group allows and refuses one more, naming the field", () => {
     // MC_<name>_<name>_westeurope <= 80 characters: at most 32.

@@ -13,6 +13,7 @@ import {
   clusterPagePath,
   generateAksAsoClusterManifests,
   MAX_DNS_PREFIX,
+  normalizeKubernetesVersion,
   validateAksAsoClusterParams,
   type CreateClusterRequest,
   type CreateClusterResponse,
@@ -28,6 +29,7 @@ import {
 } from '../cluster/kubeConfig';
 import { capzClusterRules } from '../permissions/rules';
 import { createOpenApiRouter } from '../schema/openapi.generated';
+import { explainValidationErrors } from './validationMessages';
 
 /** What creating a cluster does on a management cluster: live reads and server-side apply. */
 export interface ApplyClient {
@@ -204,11 +206,18 @@ export async function createClusterCreateRouter(
       ? { validateResponses: true }
       : undefined,
   });
+  // Before any route: the validator's 400s in the sender's words.
+  router.use(explainValidationErrors());
   /** Creates in flight on this replica, by cluster: a second request for the same cluster is refused at once. */
   const inFlight = new Set<string>();
 
   router.post('/clusters', async (req, res) => {
-    const body = req.body as CreateClusterRequest;
+    const sent = req.body as CreateClusterRequest;
+    // `1.33.2` as AKS and people write it is taken for CAPI's `v1.33.2`.
+    const body: CreateClusterRequest = {
+      ...sent,
+      kubernetesVersion: normalizeKubernetesVersion(sent.kubernetesVersion),
+    };
     const dryRun = body.dryRun === true;
     const target = {
       managementCluster: body.managementCluster,

@@ -265,7 +265,9 @@ describe('the clusters list and trees of the demo scenarios', () => {
       .get('/clusters/local/Team_Search/x/tree')
       .set(auth);
     expect(bad.status).toBe(400);
-    expect(bad.body.error.message).toMatch(/namespace must match pattern/);
+    expect(bad.body.error.message).toMatch(
+      /^path segment namespace is "Team_Search": it must be a Kubernetes name/,
+    );
     const group = await request(app)
       .get('/clusters/local/team-search/search-prod/tree?group=-1')
       .set(auth);

@@ -432,7 +432,9 @@ describe('jobs router: the OpenAPI document and one error shape', () => {
       });
     expect(bad.status).toBe(400);
     expect(bad.body.error.name).toBe('InputError');
-    expect(bad.body.error.message).toMatch(/params\/namespace/);
+    expect(bad.body.error.message).toMatch(
+      /^params\.namespace is "Team_A": it must be /,
+    );
     const extra = await request(a)
       .post('/jobs/preview')
       .set(auth)

@@ -16,6 +16,7 @@ import { createOpenApiRouter } from '../schema/openapi.generated';
 import { JobsAccess } from './jobsAccess';
 import { jobErrorBodies } from './jobsErrors';
 import { JobsHandlers } from './jobsHandlers';
+import { explainValidationErrors } from './validationMessages';
 
 export interface JobsRouterOptions {
   logger: LoggerService;
@@ -69,6 +70,8 @@ export async function createJobsRouter(
       ? { validateResponses: true }
       : undefined,
   })) as unknown as express.Router;
+  // Before any route: the validator's 400s in the sender's words.
+  router.use(explainValidationErrors());
   addJobRoutes(router, o);
   return router;
 }

@@ -12,6 +12,7 @@ import { kubeConfigFor, loadClientNode } from '../cluster/kubeConfig';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { readFilter } from '../permissions/readAccess';
 import { createOpenApiRouter } from '../schema/openapi.generated';
+import { explainValidationErrors } from './validationMessages';
 
 /** Where the pickers read Azure and the live namespaces from (plugin.ts hands them in; tests fake them). */
 export interface PickerSources {
@@ -73,6 +74,8 @@ export async function createPickersRouter(
       ? { validateResponses: true }
       : undefined,
   });
+  // Before any route: the validator's 400s in the sender's words.
+  router.use(explainValidationErrors());
   const listNamespaces = o.listNamespaces ?? liveNamespaces;
 
   const allowedFilter = async (req: express.Request) =>

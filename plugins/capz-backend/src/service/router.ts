@@ -17,6 +17,7 @@ import { createOpenApiRouter } from '../schema/openapi.generated';
 import { ClusterViews } from './clusterViews';
 import { addJobRoutes, JobsRouterOptions } from './jobsRouter';
 import { toYaml } from './objectYaml';
+import { explainValidationErrors } from './validationMessages';
 import { createPickersRouter, type PickerSources } from './pickersRouter';
 
 /** The part of the condition history the routes read (src/history). */
@@ -62,6 +63,8 @@ export async function createRouter(
       ? { validateResponses: true }
       : undefined,
   });
+  // Before any route: the validator's 400s in the sender's words.
+  router.use(explainValidationErrors());
   const views = cache
     ? new ClusterViews(
         cache,

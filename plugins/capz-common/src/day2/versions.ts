@@ -11,7 +11,7 @@ export function parseKubernetesVersion(
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
 }
 
-/** Negative when a < b, 0 when equal, positive when a > b; unparsable versions sort first. @public */
+/** Negative when a is older than b, 0 when equal, positive when newer; unparsable versions sort first. @public */
 export function compareKubernetesVersions(a: string, b: string): number {
   const pa = parseKubernetesVersion(a) ?? [-1, -1, -1];
   const pb = parseKubernetesVersion(b) ?? [-1, -1, -1];

@@ -1,9 +1,11 @@
 import {
   clusterNameErrors,
   clusterParamsFieldErrors,
+  kubernetesVersionErrors,
   maxClusterNameLength,
   nodePoolsErrors,
   nodeResourceGroupOf,
+  normalizeKubernetesVersion,
   tagsErrors,
 } from './clusterRules';
 
@@ -52,6 +54,31 @@ describe('cluster name', () => {
     expect(clusterNameErrors('a'.repeat(50), { pools })).toEqual([]);
     expect(clusterNameErrors('a'.repeat(51), { pools })[0].message).toMatch(
       /above the 63/,
+    );
+  });
+});
+
+describe('Kubernetes version', () => {
+  it('takes a version without the v (as AKS and people write it) for the one CAPI expects', () => {
+    expect(normalizeKubernetesVersion('1.33.2')).toBe('v1.33.2');
+    expect(normalizeKubernetesVersion(' 1.33.2 ')).toBe('v1.33.2');
+    expect(normalizeKubernetesVersion('V1.33.2')).toBe('v1.33.2');
+    expect(normalizeKubernetesVersion('v1.33.2')).toBe('v1.33.2');
+    expect(
+      kubernetesVersionErrors(normalizeKubernetesVersion('1.33.2')),
+    ).toEqual([]);
+  });
+
+  it('leaves what is not a version as it was, for the rule to name', () => {
+    expect(normalizeKubernetesVersion('1.33')).toBe('1.33');
+    expect(normalizeKubernetesVersion('latest')).toBe('latest');
+    expect(kubernetesVersionErrors(normalizeKubernetesVersion('1.33'))).toEqual(
+      [
+        {
+          field: 'kubernetesVersion',
+          message: '"1.33" must be a version like v1.33.2',
+        },
+      ],
     );
   });
 });

@@ -257,6 +257,17 @@ export function tagsErrors(
   return errors;
 }
 
+/**
+ * A Kubernetes version as CAPI expects it, with the leading v: people and AKS (`az aks get-versions`) write
+ * `1.33.2`, CAPI's webhooks refuse a MachinePool or control plane `version` without the v. Anything that is not a
+ * bare version is returned as it was, for {@link kubernetesVersionErrors} to name.
+ * @public
+ */
+export function normalizeKubernetesVersion(v: string): string {
+  const t = v.trim();
+  return /^[vV]?\d+\.\d+\.\d+$/.test(t) ? `v${t.replace(/^[vV]/, '')}` : v;
+}
+
 /** The Kubernetes version's problems (the form and CAPI both write it with a leading v). @public */
 export function kubernetesVersionErrors(
   v: string | undefined,

@@ -4,6 +4,7 @@ import {
   kubernetesVersionErrors,
   locationErrors,
   nodePoolsErrors,
+  normalizeKubernetesVersion,
   type AksAsoPoolParams,
   type ClusterFieldError,
 } from '@capz-backstage/plugin-capz-common';
@@ -65,7 +66,8 @@ export function validateRegion(
 }
 
 export function validateKubernetesVersion(v: string, field: FieldValidation) {
-  report(field, kubernetesVersionErrors(v));
+  // The actions take `1.33.2` for `v1.33.2`: the form does not refuse it either.
+  report(field, kubernetesVersionErrors(v && normalizeKubernetesVersion(v)));
 }
 
 /** Every pool rule, and the `<cluster>-<pool>` object names (at most 63). */

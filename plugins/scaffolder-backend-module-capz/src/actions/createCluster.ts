@@ -43,7 +43,11 @@ export const clusterInputSchema = {
     z.string().describe('Existing namespace on the management cluster'),
   location: (z: Zod) => z.string().describe('Azure region, e.g. westeurope'),
   kubernetesVersion: (z: Zod) =>
-    z.string().describe('Kubernetes version with a leading v, e.g. v1.33.2'),
+    z
+      .string()
+      .describe(
+        'Kubernetes version, e.g. v1.33.2 (1.33.2 is taken as v1.33.2)',
+      ),
   credentialSecretName: (z: Zod) =>
     z.string().describe('ASO credential Secret in the same namespace'),
   pools: (z: Zod) =>

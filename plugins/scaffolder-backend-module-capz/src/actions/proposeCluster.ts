@@ -10,6 +10,7 @@ import {
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
 import {
   generateAksAsoClusterManifests,
+  normalizeKubernetesVersion,
   validateAksAsoClusterParams,
 } from '@capz-backstage/plugin-capz-common';
 /*
@@ -255,8 +256,13 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
         baseBranch: baseInput,
         path: pathInput,
         managementCluster,
-        ...params
+        ...input
       } = ctx.input;
+      // `1.33.2` as AKS and people write it is taken for CAPI's `v1.33.2`.
+      const params = {
+        ...input,
+        kubernetesVersion: normalizeKubernetesVersion(input.kubernetesVersion),
+      };
       const baseBranch =
         baseInput ||
         o.config.getOptionalString('scaffolder.capz.gitops.baseBranch') ||

@@ -49,6 +49,24 @@ describe('capz:cluster:render', () => {
     expect(apps).not.toHaveProperty('count');
   });
 
+  it('takes kubernetesVersion 1.33.2 for v1.33.2, the version CAPI accepts', async () => {
+    const input = {
+      ...parse(examples[0].example).steps[0].input,
+      kubernetesVersion: '1.33.2',
+    };
+    const ctx = createMockActionContext({ input });
+    await action.handler(ctx);
+    const [[, yaml]] = (ctx.output as jest.Mock).mock.calls.filter(
+      ([n]) => n === 'manifests',
+    );
+    const docs = parseAllDocuments(yaml).map(d => d.toJS());
+    const versions = docs
+      .filter(d => d.kind === 'MachinePool')
+      .map(d => d.spec.template.spec.version);
+    expect(versions).toEqual(['v1.33.2', 'v1.33.2']);
+    expect(docs[1].spec.version).toBe('v1.33.2');
+  });
+
   it('describes every parameter of the form in its input schema', () => {
     const props = (action.schema?.input as any)?.properties ?? {};
     for (const key of [

@@ -1,6 +1,7 @@
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
 import {
   generateAksAsoClusterManifests,
+  normalizeKubernetesVersion,
   validateAksAsoClusterParams,
 } from '@capz-backstage/plugin-capz-common';
 import { stringify } from 'yaml';
@@ -33,15 +34,22 @@ export function createRenderClusterManifestsAction() {
       },
     },
     async handler(ctx) {
-      const errors = validateAksAsoClusterParams(ctx.input);
+      // `1.33.2` as AKS and people write it is taken for CAPI's `v1.33.2`.
+      const input = {
+        ...ctx.input,
+        kubernetesVersion: normalizeKubernetesVersion(
+          ctx.input.kubernetesVersion,
+        ),
+      };
+      const errors = validateAksAsoClusterParams(input);
       if (errors.length) {
         throw new Error(
-          `Cannot render cluster ${ctx.input.name}: ${errors.join('; ')}`,
+          `Cannot render cluster ${input.name}: ${errors.join('; ')}`,
         );
       }
-      const objects = generateAksAsoClusterManifests(ctx.input);
+      const objects = generateAksAsoClusterManifests(input);
       ctx.logger.info(
-        `Rendered ${objects.length} objects for cluster ${ctx.input.namespace}/${ctx.input.name}`,
+        `Rendered ${objects.length} objects for cluster ${input.namespace}/${input.name}`,
       );
       ctx.output('manifests', objects.map(o => stringify(o)).join('---\n'));
       ctx.output('objectCount', objects.length);
