@@ -134,7 +134,7 @@ export class Day2Service {
 
   /**
    * The cluster's CAPI and CAPZ objects read live (the plan's base and its resourceVersions), plus the ASO objects
-   * from the cache (read only). The MachinePools are found through the cache and each is then read live.
+   * from the cache (read only: ARM ids, policies, the credential).
    */
   private async readLive(
     client: Day2Client,
@@ -157,15 +157,19 @@ export class Day2Service {
     const controlPlane = await get(cpRef?.kind, cpRef?.name);
     if (controlPlane) objects.push(controlPlane);
     const cached = this.namespaceObjects(p.managementCluster, p.namespace);
-    const pools = cached.filter(
+    // The MachinePools listed live: one added a moment ago may not be in the watch cache yet.
+    const pools = (
+      await client.list({
+        apiVersion: apiVersionOf(kinds.MachinePool),
+        kind: 'MachinePool',
+        namespace: p.namespace,
+      })
+    ).filter(
       o =>
-        o.kind === 'MachinePool' &&
         ((o.spec?.clusterName as string | undefined) ??
           o.metadata?.labels?.['cluster.x-k8s.io/cluster-name']) === p.name,
     );
-    for (const mp of pools) {
-      const live = await get('MachinePool', mp.metadata?.name);
-      if (!live) continue;
+    for (const live of pools) {
       objects.push(live);
       const ref = (
         live.spec?.template as

@@ -16,6 +16,8 @@ import { ApplyError } from '../service/clusterCreate';
 /** What the day-2 routes do on a management cluster: live reads and the plan's writes, each possibly a dry run. */
 export interface Day2Client {
   get(t: Day2Target): Promise<ObservedObject | undefined>;
+  /** Every object of a kind in a namespace (`apiVersion` and `kind` of `t`; its name is ignored). */
+  list(t: Omit<Day2Target, 'name'>): Promise<ObservedObject[]>;
   /** Server-side apply under {@link CAPZ_FIELD_MANAGER} with force; `metadata.resourceVersion` in it is a precondition. */
   apply(obj: KubeObject, o: { dryRun: boolean }): Promise<ObservedObject>;
   /** JSON merge patch; `resourceVersion` is a precondition. */
@@ -92,6 +94,19 @@ export class KubeDay2Client implements Day2Client {
     } catch (e) {
       if (statusOf(e) === 404) return undefined;
       return this.fail(e, `reading ${describe(t)}`);
+    }
+  }
+
+  async list(t: Omit<Day2Target, 'name'>): Promise<ObservedObject[]> {
+    try {
+      const r = await this.objects.list(t.apiVersion, t.kind, t.namespace);
+      return (r.items as unknown as ObservedObject[]).map(o => ({
+        ...o,
+        apiVersion: t.apiVersion,
+        kind: t.kind,
+      }));
+    } catch (e) {
+      return this.fail(e, `listing ${t.kind} in ${t.namespace}`);
     }
   }
 

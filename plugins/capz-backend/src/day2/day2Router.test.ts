@@ -72,6 +72,12 @@ async function setup(
       reads.push(`${t.kind}/${t.name}`);
       return store.get(`${t.kind}/${t.name}`);
     },
+    list: async t => {
+      reads.push(`list ${t.kind}`);
+      return [...store.values()].filter(
+        x => x.kind === t.kind && x.metadata?.namespace === t.namespace,
+      );
+    },
     apply: async (obj: KubeObject, x) => {
       record(
         `apply ${obj.kind}/${obj.metadata.name} ${JSON.stringify(obj.spec)}`,

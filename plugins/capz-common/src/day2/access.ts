@@ -4,7 +4,8 @@ import type { AccessRequirement } from '../jobs/types';
  * Everything the day-2 routes ask of the API server, as plugins/capz-backend/rbac/day2.yaml grants it (a test keeps
  * the two equal): live `get` of the objects a plan is made from, server-side apply (`patch`; `create` too for a new
  * pool, as an apply that creates needs both) of the fields the actions change, and `delete` of a MachinePool (remove
- * a pool) and of a Cluster (delete). Nothing is listed or watched here (the watch cache reads), no Secret is read.
+ * a pool) and of a Cluster (delete); the MachinePools of a namespace are listed live. Nothing is watched here (the
+watch cache reads), no Secret is read.
  * @public
  */
 export function requiredDay2Access(): AccessRequirement[] {
@@ -30,6 +31,7 @@ export function requiredDay2Access(): AccessRequirement[] {
     }),
     ...r(capi, 'machinepools', {
       get: read,
+      list: "a cluster's pools, read live (a pool just added may not be in the watch cache yet)",
       patch: 'scale (spec.replicas), pool upgrade (spec.template.spec.version)',
       create: 'add a pool',
       delete: 'remove a pool',
