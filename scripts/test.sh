@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite, provisioning what it needs (Node 24, Yarn, dependencies, Kubernetes binaries built
 # from Go modules, Chromium from Debian):
-#   1. type-check (tsc), lint and format (prettier --check)
+#   1. type-check (tsc), lint, format (prettier --check), citations, release metadata and API reports
 #   2. unit tests (Jest, msw for the frontend)
 #   3. integration tests against a real management cluster started once for the run (node:test, Jest)
 #   4. end-to-end tests in Chromium against the running app and the same cluster (Playwright)
@@ -104,6 +104,10 @@ if want checks; then
   # One format for every file (Backstage's prettier config): a misformatted file fails the run here.
   stage "format" yarn prettier:check
   stage "citations" node scripts/check-citations.mjs
+  # A published plugin's habits (docs/release.md): backstage blocks, README/CHANGELOG/catalog-info per package, and
+  # the public API equal to the committed report.api.md (compiled afresh: the report must not depend on tsc's cache).
+  stage "release metadata" node scripts/check-release.mjs
+  stage "api reports" yarn build:api-reports:only --tsc --ci
 fi
 # Jest suites named *.integration.test.* need the run's management cluster: they run after it is up.
 want unit && stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '\.(integration|real-controllers)\.test\.' --json --outputFile="$reports/jest.json"
