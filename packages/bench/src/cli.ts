@@ -565,6 +565,10 @@ async function changeToPush(
   const random = rng(11);
   const healthy = clusters.filter(c => !c.failing);
   const latencies: number[] = [];
+  const byKind: Record<'Cluster' | 'ManagedCluster', number[]> = {
+    Cluster: [],
+    ManagedCluster: [],
+  };
   let missed = 0;
   try {
     await new Promise(r => setTimeout(r, 300)); // the subscription reaches the server
@@ -609,6 +613,7 @@ async function changeToPush(
         if (!latencies.length && missed >= 3) break; // the push is not there (yet): don't wait 5 s a hundred times
       } else {
         latencies.push(at - sent);
+        byKind[i % 2 === 0 ? 'Cluster' : 'ManagedCluster'].push(at - sent);
       }
       await new Promise(r => setTimeout(r, 150)); // past the backend's coalescing window, so changes stay separate
     }
@@ -628,7 +633,11 @@ async function changeToPush(
       `${ms(median(latencies))} / ${ms(percentile(latencies, 95))} / ${ms(
         Math.max(...latencies),
       )}`,
-      `${how}; ${latencies.length} received, ${missed} not within 5 s`,
+      `${how}; ${
+        latencies.length
+      } received, ${missed} not within 5 s; p50 Cluster ${ms(
+        median(byKind.Cluster),
+      )}, ManagedCluster ${ms(median(byKind.ManagedCluster))}`,
     );
   }
 }

@@ -306,9 +306,11 @@ class AksOwnerIndex {
     if (!entry || lower(entry.owner.reconcilePolicy) === 'skip')
       return undefined;
     const o = entry.owner;
-    const managing = [
-      ...(this.byAks.get(AksOwnerIndex.aksKey(o))?.values() ?? []),
-    ].filter(x => lower(x.reconcilePolicy) !== 'skip');
+    const bucket = this.byAks.get(AksOwnerIndex.aksKey(o));
+    if (!bucket || bucket.size < 2) return undefined;
+    const managing = [...bucket.values()].filter(
+      x => lower(x.reconcilePolicy) !== 'skip',
+    );
     if (managing.length < 2) return undefined;
     const others = ownersOf(
       {
