@@ -126,7 +126,7 @@ export function AutoscaleDialog(props: Props) {
   const [pool, setPool] = useState(props.initialPool ?? pools[0]?.name);
   const p = pools.find(x => x.name === pool);
   const defaults = (x?: PoolView) => ({
-    enabled: !!x?.autoscaling,
+    enabled: !!x?.autoscalerEnabled,
     min: String(x?.minCount ?? (x?.mode === 'System' ? 1 : 0)),
     max: String(x?.maxCount ?? Math.max(3, x?.replicas ?? 0)),
   });

@@ -17,7 +17,10 @@ export interface PoolView {
   currentVersion?: string;
   /** Who owns the count when not CAPI: the `cluster.x-k8s.io/replicas-managed-by` annotation's value. */
   replicasManagedBy?: string;
+  /** Someone other than CAPI owns the count: the annotation, or AKS's autoscaler asked for in the spec. */
   autoscaling: boolean;
+  /** AKS's autoscaler is asked for (agent pool `enableAutoScaling`, legacy `spec.scaling`). */
+  autoscalerEnabled: boolean;
   minCount?: number;
   maxCount?: number;
   health: Health;
@@ -67,6 +70,9 @@ export function poolsOf(tree: TreeNode): PoolView[] {
       const replicasManagedBy = str(f.replicasManagedBy);
       const minCount = num(a.autoscalingMin);
       const maxCount = num(a.autoscalingMax);
+      const autoscalerEnabled =
+        a.autoscaling === true ||
+        (agent?.kind === 'AzureManagedMachinePool' && minCount !== undefined);
       return {
         name: str(a.azureName) ?? fallback,
         machinePool: mp.name,
@@ -80,10 +86,8 @@ export function poolsOf(tree: TreeNode): PoolView[] {
             ? str(a.kubernetesVersion)
             : undefined,
         replicasManagedBy,
-        autoscaling:
-          !!replicasManagedBy ||
-          a.autoscaling === true ||
-          (agent?.kind === 'AzureManagedMachinePool' && minCount !== undefined),
+        autoscaling: !!replicasManagedBy || autoscalerEnabled,
+        autoscalerEnabled,
         minCount,
         maxCount,
         health: mp.health,

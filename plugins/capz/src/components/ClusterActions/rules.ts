@@ -20,10 +20,9 @@ const obj = (kind: string, name: string, namespace: string) => ({
 });
 
 function pool(p: PoolView, namespace: string, legacy: boolean): Day2Pool {
-  const autoscaling =
-    p.autoscaling && (p.minCount !== undefined || p.maxCount !== undefined)
-      ? { minCount: p.minCount, maxCount: p.maxCount }
-      : undefined;
+  const autoscaling = p.autoscalerEnabled
+    ? { minCount: p.minCount, maxCount: p.maxCount }
+    : undefined;
   const mode = p.mode === 'System' || p.mode === 'User' ? p.mode : undefined;
   return {
     name: p.name,
