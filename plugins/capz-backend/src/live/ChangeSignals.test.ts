@@ -51,7 +51,7 @@ const controlPlane = (
     },
   });
 
-function setup() {
+function setup(coalesceMs = 60_000) {
   const a = cluster('ns1', 'a', 'uid-a');
   const b = cluster('ns1', 'b', 'uid-b');
   const c = cluster('ns2', 'c', 'uid-c');
@@ -75,7 +75,7 @@ function setup() {
     ['mc'],
     signals,
     mockServices.logger.mock(),
-    60_000,
+    coalesceMs,
   );
   live.start();
   const emit = (
@@ -109,6 +109,30 @@ describe('ChangeSignals', () => {
       },
     ]);
     live.stop();
+  });
+
+  it('publishes a change after a quiet window at once, and gathers the next ones until the window since ends', async () => {
+    jest.useFakeTimers();
+    try {
+      const { live, emit, published, objects } = setup(100);
+      await jest.advanceTimersByTimeAsync(100); // quiet since it started
+      emit('Cluster', 'update', objects.Cluster[0]);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(published.map(p => p.message.clusterUids)).toEqual([['uid-a']]);
+      emit('Cluster', 'update', objects.Cluster[1]);
+      await jest.advanceTimersByTimeAsync(50);
+      emit('Cluster', 'update', objects.Cluster[2]);
+      await jest.advanceTimersByTimeAsync(49);
+      expect(published).toHaveLength(1); // within 100 ms of the first message
+      await jest.advanceTimersByTimeAsync(1);
+      expect(published.map(p => p.message.clusterUids)).toEqual([
+        ['uid-a'],
+        ['uid-b', 'uid-c'],
+      ]);
+      live.stop();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('coalesces many changes into one message', async () => {

@@ -21,8 +21,10 @@ interface PendingNamespace {
  *
  * Signals are broadcast (the signals plugin even accepts unauthenticated subscribers), so a message carries only
  * the opaque uids of the CAPI Clusters concerned; a page re-reads them through the permission-checked HTTP API.
- * Changes are coalesced for `coalesceMs` (a timer from the first change, not reset by later ones, so the delay
- * stays bounded under a steady stream) and mapped to the Clusters whose trees contain the changed objects. While a
+ * Messages go out at most once per `coalesceMs`: a change after a quiet window is published at once (with whatever
+ * arrived in the same turn of the event loop), later ones are gathered until the window since the last message ends
+ * (a timer not reset by later changes, so the delay stays bounded under a steady stream). Changes are mapped to the
+ * Clusters whose trees contain the changed objects. While a
  * management cluster's cache does its first list, only its Clusters are announced as they come: the rest is mapped
  * once, when the list is over, instead of rebuilding its namespaces' trees at every flush of the initial list.
  */
@@ -36,6 +38,8 @@ export class ChangeSignals {
     groups: CachedObject[];
   }> = [];
   private timer?: NodeJS.Timeout;
+  /** When the last message window started (construction counts as one). */
+  private lastFlushAt = Date.now();
   private readonly views: ClusterViews;
   private readonly index: CacheIndex;
   private readonly onChange = (change: CacheChange) => this.add(change);
@@ -113,12 +117,17 @@ export class ChangeSignals {
 
   private schedule(): void {
     if (!this.timer)
-      this.timer = setTimeout(() => this.flush(), this.coalesceMs);
+      this.timer = setTimeout(
+        () => this.flush(),
+        Math.max(0, this.lastFlushAt + this.coalesceMs - Date.now()),
+      );
   }
 
   /** Publishes what accumulated; exposed for tests. */
   async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.lastFlushAt = Date.now();
     const clusterUids = new Set(this.direct);
     this.direct.clear();
     const listing = (mc: string) => this.cache.initialListing?.(mc) === true;
