@@ -9,6 +9,7 @@ import { EntityContentBlueprint } from '@backstage/plugin-catalog-react/alpha';
 import { RiCloudLine } from '@remixicon/react';
 import { capzApiRef } from './api/CapzApi';
 import { CapzClient } from './api/CapzClient';
+import { preloadPage } from './components/pages';
 import { hasClusterAnnotation } from './components/EntityClusterContent/annotation';
 import {
   adoptRouteRef,
@@ -36,7 +37,11 @@ const clustersPage = PageBlueprint.make({
     routeRef: rootRouteRef,
     title: 'AKS clusters',
     icon: <RiCloudLine />,
-    loader: () => import('./components/CapzPage').then(m => <m.CapzPage />),
+    loader: () => {
+      // The sub-page the address asks for, fetched beside this chunk instead of after it.
+      preloadPage(window.location.pathname);
+      return import('./components/CapzPage').then(m => <m.CapzPage />);
+    },
   },
 });
 

@@ -2,24 +2,29 @@ import { Skeleton } from '@backstage/ui';
 import { lazy, ReactNode, Suspense } from 'react';
 import { Route, Routes } from 'react-router-dom';
 import { ClustersPage } from './ClustersPage/ClustersPage';
+import {
+  loadAdoptWizard,
+  loadClusterPage,
+  loadJobPage,
+  loadMigrateWizard,
+  loadUpgradeWizard,
+} from './pages';
 
 // Every page below the clusters page is its own chunk (issue 25): the clusters page loads neither the cluster page
 // (tree, timeline) nor the wizards and the job page, and a cluster page does not load the wizards. The clusters page
 // itself comes with this chunk: a lazy one would add a second round trip after the plugin's.
 const ClusterPage = lazy(() =>
-  import('./ClusterPage/ClusterPage').then(m => ({ default: m.ClusterPage })),
+  loadClusterPage().then(m => ({ default: m.ClusterPage })),
 );
-const JobPage = lazy(() =>
-  import('./JobPage/JobPage').then(m => ({ default: m.JobPage })),
-);
+const JobPage = lazy(() => loadJobPage().then(m => ({ default: m.JobPage })));
 const AdoptWizard = lazy(() =>
-  import('./Wizard/AdoptWizard').then(m => ({ default: m.AdoptWizard })),
+  loadAdoptWizard().then(m => ({ default: m.AdoptWizard })),
 );
 const MigrateWizard = lazy(() =>
-  import('./Wizard/MigrateWizard').then(m => ({ default: m.MigrateWizard })),
+  loadMigrateWizard().then(m => ({ default: m.MigrateWizard })),
 );
 const UpgradeWizard = lazy(() =>
-  import('./Wizard/UpgradeWizard').then(m => ({ default: m.UpgradeWizard })),
+  loadUpgradeWizard().then(m => ({ default: m.UpgradeWizard })),
 );
 
 function Page({ children }: { children: ReactNode }) {
