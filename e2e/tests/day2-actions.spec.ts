@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, Locator, Page, test } from '@playwright/test';
 import { saveScreenshot, signInAsGuest } from './helpers';
 import { kube } from './kube';
 
@@ -120,4 +120,96 @@ test('pause shows a banner on the page until resume; connect gives commands, nev
     'clusterctl get kubeconfig payments-dev --namespace team-payments',
   );
   await expect(connect).not.toContainText(/BEGIN CERTIFICATE|token:/);
+});
+
+/** Opens payments-prod's page and returns a helper that opens an action's dialog by its menu item and title. */
+async function paymentsProd(page: Page) {
+  await signInAsGuest(page);
+  await page.goto('/capz');
+  await page
+    .getByRole('region', { name: 'Clusters' })
+    .getByRole('link', { name: 'payments-prod' })
+    .click();
+  await expect(page.getByRole('treegrid')).toBeVisible();
+  return async (item: string, title: string) => {
+    await page.getByRole('button', { name: 'Cluster actions' }).click();
+    await page.getByRole('menuitem', { name: item }).click();
+    return page.getByRole('dialog', { name: title });
+  };
+}
+
+async function previewAndConfirm(dialog: Locator, confirm = 'Confirm') {
+  await dialog.getByRole('button', { name: 'Preview' }).click();
+  await expect(dialog.getByRole('button', { name: confirm })).toBeVisible();
+}
+
+/** The switch's indicator takes the pointer: click its label, only when it must change. */
+async function setAutoscaler(dialog: Locator, on: boolean) {
+  const toggle = dialog.getByRole('switch');
+  if ((await toggle.isChecked()) !== on)
+    await dialog
+      .getByText("AKS's cluster autoscaler sets the node count")
+      .click();
+  await expect(toggle).toBeChecked({ checked: on });
+}
+
+test('autoscaling on for a pool, then off: AKS then owns the count', async ({
+  page,
+}) => {
+  // Two actions, each carried out by the simulated controllers.
+  test.setTimeout(180_000);
+  const open = await paymentsProd(page);
+  const on = await open('Autoscaling', 'Autoscaling of a node pool');
+  await on.getByRole('button', { name: /Node pool/ }).click();
+  await page.getByRole('option', { name: /^api/ }).click();
+  await setAutoscaler(on, true);
+  await on.getByRole('textbox', { name: 'Minimum nodes' }).fill('2');
+  await on.getByRole('textbox', { name: 'Maximum nodes' }).fill('6');
+  await previewAndConfirm(on);
+  await expect(on.getByText(/enableAutoScaling: .* → true/)).toBeVisible();
+  await on.getByRole('button', { name: 'Confirm' }).click();
+  await expect(on.getByRole('region', { name: 'Progress' })).toContainText(
+    "pool api: 4 of 4 nodes ready (AKS's autoscaler owns the count) (done)",
+    { timeout: 60_000 },
+  );
+  await on.getByRole('button', { name: 'Done' }).click();
+
+  const off = await open('Autoscaling', 'Autoscaling of a node pool');
+  await off.getByRole('button', { name: /Node pool/ }).click();
+  await page.getByRole('option', { name: /^api/ }).click();
+  await setAutoscaler(off, false);
+  await previewAndConfirm(off);
+  await off.getByRole('button', { name: 'Confirm' }).click();
+  await expect(
+    off.getByText('Applied: the controllers are working on it'),
+  ).toBeVisible();
+});
+
+const TEAM = '/namespaces/team-payments';
+const EXTRA = [
+  `/apis/cluster.x-k8s.io/v1beta2${TEAM}/machinepools/payments-prod-extra`,
+  `/apis/infrastructure.cluster.x-k8s.io/v1beta1${TEAM}/azureasomanagedmachinepools/payments-prod-extra`,
+];
+
+test('add a node pool: preview creates its objects, the pool comes up live', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const open = await paymentsProd(page);
+  const add = await open('Add node pool', 'Add a node pool');
+  await add.getByRole('textbox', { name: 'Pool name' }).fill('extra');
+  await previewAndConfirm(add);
+  await expect(
+    add.getByText('Create MachinePool team-payments/payments-prod-extra'),
+  ).toBeVisible();
+  await add.getByRole('button', { name: 'Confirm' }).click();
+  try {
+    await expect(add.getByRole('region', { name: 'Progress' })).toContainText(
+      'pool extra: 1 of 1 nodes ready (done)',
+      { timeout: 60_000 },
+    );
+  } finally {
+    // Removing it through the menu is not covered here yet (see the report of issue 23): delete its objects.
+    for (const path of EXTRA) await kube('DELETE', path).catch(() => undefined);
+  }
 });
