@@ -213,3 +213,36 @@ test('add a node pool: preview creates its objects, the pool comes up live', asy
     for (const path of EXTRA) await kube('DELETE', path).catch(() => undefined);
   }
 });
+
+test("delete shows what Azure deletes and keeps before anything, and waits for the cluster's name", async ({
+  page,
+}) => {
+  await signInAsGuest(page);
+  await page.goto('/capz');
+  await page
+    .getByRole('region', { name: 'Clusters' })
+    .getByRole('link', { name: 'payments-dev' })
+    .click();
+  await expect(page.getByRole('treegrid')).toBeVisible();
+  await page.getByRole('button', { name: 'Cluster actions' }).click();
+  await page.getByRole('menuitem', { name: 'Delete cluster' }).click();
+  const dialog = page.getByRole('dialog', {
+    name: 'Delete cluster payments-dev',
+  });
+  // ASO deletes the AKS cluster it manages (reconcile policy manage).
+  await expect(
+    dialog.getByRole('list', { name: 'Deleted in Azure' }),
+  ).toContainText('Microsoft.ContainerService/managedClusters');
+  await expect(dialog.getByText('Kept in Azure')).toBeVisible();
+  const button = dialog.getByRole('button', { name: 'Delete the cluster' });
+  await expect(button).toBeDisabled();
+  await dialog
+    .getByRole('textbox', { name: 'Type payments-dev to confirm' })
+    .fill('payments-de');
+  await expect(button).toBeDisabled();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  // Nothing was deleted.
+  expect(
+    (await kube('GET', DEV_CLUSTER)).metadata.deletionTimestamp,
+  ).toBeUndefined();
+});
