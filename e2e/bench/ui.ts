@@ -2,8 +2,8 @@
  * `yarn bench:ui`: render times of the capz pages in Chromium on the production build (issue 25). Not a test: it
  * prints numbers and asserts only that each page rendered.
  *
- * The backend serves the built app (`yarn workspace app build`, as the e2e run does) with the guest sign-in, on its
- * own port, with no management cluster; the capz API is answered by this script (page.route) with synthetic data of
+ * The backend serves the built app (`yarn workspace app build`, as in the e2e run but without the CLI's watcher)
+ * with the guest sign-in, on its own port, with no management cluster; the capz API is answered by this script (page.route) with synthetic data of
  * the sizes the issue names, so "data" is the browser's side of a request (fetch, JSON parse), not the backend's read
  * path, which `yarn bench` measures. For each page, `--runs` (5) times in a fresh signed-in page, after the app
  * shell is loaded:
@@ -20,6 +20,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page, type Route } from '@playwright/test';
 
@@ -388,12 +389,17 @@ async function startBackend(): Promise<ChildProcess> {
       '',
     ].join('\n'),
   );
+  // The backend's entry point run as `backstage-cli package start` runs it, without its file watcher: other work on
+  // the checkout would restart the backend in the middle of a run.
   const child = spawn(
-    'yarn',
+    process.execPath,
     [
-      'workspace',
-      'backend',
-      'start',
+      '--enable-source-maps',
+      '--require',
+      createRequire(import.meta.url).resolve(
+        '@backstage/cli-node/config/nodeTransform.cjs',
+      ),
+      'src/index',
       '--config',
       '../../app-config.yaml',
       '--config',
@@ -401,7 +407,16 @@ async function startBackend(): Promise<ChildProcess> {
       '--config',
       config,
     ],
-    { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], detached: true },
+    {
+      cwd: join(root, 'packages', 'backend'),
+      env: {
+        ...process.env,
+        NODE_ENV: process.env.NODE_ENV ?? 'development',
+        ESBK_TSCONFIG_PATH: join(root, 'tsconfig.json'),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    },
   );
   let stderr = '';
   child.stderr!.on('data', d => (stderr = (stderr + d).slice(-4000)));
