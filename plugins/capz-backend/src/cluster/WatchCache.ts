@@ -101,11 +101,14 @@ export class WatchCache extends EventEmitter {
   }
 
   /**
-   * True while this management cluster's watch does its first list of every kind (each listed or failed once): its
-   * cache then fills by thousands of adds, and work derived from each change is better done once, at `listed`.
+   * True while this management cluster's watch (without one: any) does its first list of every kind (each listed or
+   * failed once): its cache then fills by thousands of adds, and work derived from each change is better done once,
+   * at `listed`.
    */
-  initialListing(managementCluster: string): boolean {
-    return this.listing.has(managementCluster);
+  initialListing(managementCluster?: string): boolean {
+    return managementCluster === undefined
+      ? this.listing.size > 0
+      : this.listing.has(managementCluster);
   }
 
   status(managementCluster: string): WatchStatus {

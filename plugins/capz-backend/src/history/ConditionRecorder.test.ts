@@ -262,6 +262,48 @@ describe('ConditionRecorder', () => {
     await recorder.stop();
   });
 
+  it("holds the rows of a cache's first list until it is over, then writes them at once", async () => {
+    const cache = Object.assign(new FakeCache(), {
+      listing: true,
+      initialListing() {
+        return this.listing;
+      },
+    });
+    const store = new FakeStore();
+    const recorder = new ConditionRecorder({
+      cache,
+      store,
+      logger: mockServices.logger.mock(),
+      clock,
+      maxBatchSize: 1,
+      maxPending: 2,
+      flushIntervalMs: 60_000,
+    });
+    const record = store.recordTransitions.bind(store);
+    const written = new Promise<void>(resolve => {
+      store.recordTransitions = async rows => {
+        const result = await record(rows);
+        resolve();
+        return result;
+      };
+    });
+    recorder.start();
+    for (let i = 0; i < 3; i++) {
+      cache.change('add', 'ResourceGroup', {
+        kind: 'ResourceGroup',
+        metadata: { name: `rg-${i}`, namespace: NS, uid: `rg-${i}` },
+        status: ready('True', 'Succeeded', '2026-11-20T10:00:00Z'),
+      });
+    }
+    // A full batch, yet nothing written, and nothing dropped beyond maxPending while the list lasts.
+    expect(store.calls).toBe(0);
+    cache.listing = false;
+    cache.emit('listed', 'mc');
+    await written;
+    expect(store.transitions).toHaveLength(3);
+    await recorder.stop();
+  });
+
   it('writes what arrived during a write without waiting for another change', async () => {
     const cache = new FakeCache();
     const store = new FakeStore();

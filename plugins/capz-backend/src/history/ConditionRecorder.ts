@@ -16,6 +16,10 @@ import { ClusterMembership, ClusterRef, ObjectSource } from './membership';
 export interface ChangeSource extends ObjectSource {
   on(event: 'change', listener: (change: CacheChange) => void): unknown;
   off(event: 'change', listener: (change: CacheChange) => void): unknown;
+  on(event: 'listed', listener: () => void): unknown;
+  off(event: 'listed', listener: () => void): unknown;
+  /** True while a management cluster's first list is under way (see WatchCache). */
+  initialListing?(): boolean;
 }
 
 /** Emitted (`flush`) after a write, per namespace, so the live-update channel can say which timelines changed. */
@@ -79,6 +83,7 @@ export class ConditionRecorder extends EventEmitter {
   private failures = 0;
   private stopped = false;
   private readonly onChange = (change: CacheChange) => this.observe(change);
+  private readonly onListed = () => this.queued(0);
   private readonly flushIntervalMs: number;
   private readonly maxBatchSize: number;
   private readonly maxPending: number;
@@ -98,11 +103,13 @@ export class ConditionRecorder extends EventEmitter {
   start(): void {
     this.stopped = false;
     this.options.cache.on('change', this.onChange);
+    this.options.cache.on('listed', this.onListed);
   }
 
   /** Stops listening and writes what is queued (once; a failure is logged). */
   async stop(): Promise<void> {
     this.options.cache.off('change', this.onChange);
+    this.options.cache.off('listed', this.onListed);
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -158,8 +165,13 @@ export class ConditionRecorder extends EventEmitter {
 
   private queued(rows: number): void {
     this.pendingRows += rows;
-    if (this.pendingRows > this.maxPending) this.dropOldest();
-    if (this.stopped || this.writing) return;
+    // During a first list, rows wait for its end (`listed`): writing them meanwhile would resolve their Clusters
+    // against a half-filled cache, rebuilding every tree of each namespace again as each kind arrives.
+    const listing = this.options.cache.initialListing?.() === true;
+    // The cap is for a failing database (maxPending): rows held for a first list are written, not dropped.
+    if (this.pendingRows > this.maxPending && this.failures > 0 && !listing)
+      this.dropOldest();
+    if (this.stopped || this.writing || listing) return;
     // A full batch goes out at once, except while the database is failing: then the retry timer paces the writes.
     if (this.pendingRows >= this.maxBatchSize && this.failures === 0) {
       if (this.timer) clearTimeout(this.timer);
