@@ -13,17 +13,16 @@ export const loadClientNode = (): Promise<ClientNode> =>
 /** The undici dispatchers in use, by API server and TLS identity (see shareDispatchers). */
 const dispatchers = new Map<string, unknown>();
 
-const tlsKey = (v: unknown): unknown =>
-  Buffer.isBuffer(v)
-    ? v.toString('base64')
-    : v && typeof v === 'object'
-    ? Object.fromEntries(
-        Object.entries(v as Record<string, unknown>).map(([k, x]) => [
-          k,
-          tlsKey(x),
-        ]),
-      )
-    : v;
+function tlsKey(v: unknown): unknown {
+  if (Buffer.isBuffer(v)) return v.toString('base64');
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(
+    Object.entries(v as Record<string, unknown>).map(([k, x]) => [
+      k,
+      tlsKey(x),
+    ]),
+  );
+}
 
 /**
  * client-node 2.0.1 builds a new undici Agent for every request and every watch (KubeConfig.createDispatcher, called

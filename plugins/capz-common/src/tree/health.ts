@@ -171,8 +171,8 @@ export function verdictsChangeAt(
   for (const o of objects) {
     const created = timeOf(o.metadata?.creationTimestamp);
     if (created === undefined || now - created >= grace) continue;
-    const at = created + grace;
-    if (next === undefined || at < next) next = at;
+    const ends = created + grace;
+    if (next === undefined || ends < next) next = ends;
   }
   return next;
 }
