@@ -31,11 +31,28 @@ function measure(label: string, runs: number, fn: () => void): void {
 const RENDER_TIMEOUT_MS = 180_000;
 
 describe('render time', () => {
-  it('renders the tree of a cluster with 50 pools', () => {
-    const tree = bigTree(50);
-    let rows = 0;
-    measure('tree, 50 pools, 153 rows', 5, () => {
-      const { unmount, container } = render(
+  it(
+    'renders the tree of a cluster with 50 pools',
+    () => {
+      const tree = bigTree(50);
+      let rows = 0;
+      measure('tree, 50 pools, 153 rows', 5, () => {
+        const { unmount, container } = render(
+          <ResourceTree
+            tree={tree}
+            label="big"
+            onSelect={() => {}}
+            expanded={initiallyExpanded(tree)}
+            onExpandedChange={() => {}}
+          />,
+        );
+        rows = container.querySelectorAll('[role="row"]').length;
+        unmount();
+      });
+      expect(rows).toBe(1 + 1 + 50 * 3);
+
+      // Selecting a row re-renders the tree.
+      const { rerender } = render(
         <ResourceTree
           tree={tree}
           label="big"
@@ -44,58 +61,49 @@ describe('render time', () => {
           onExpandedChange={() => {}}
         />,
       );
-      rows = container.querySelectorAll('[role="row"]').length;
-      unmount();
-    });
-    expect(rows).toBe(1 + 1 + 50 * 3);
+      measure('tree, 50 pools, change selection', 5, () => {
+        act(() =>
+          rerender(
+            <ResourceTree
+              tree={tree}
+              label="big"
+              selected={`uid-mp-${Math.floor(Math.random() * 50)}`}
+              onSelect={() => {}}
+              expanded={initiallyExpanded(tree)}
+              onExpandedChange={() => {}}
+            />,
+          ),
+        );
+      });
+    },
+    RENDER_TIMEOUT_MS,
+  );
 
-    // Selecting a row re-renders the tree.
-    const { rerender } = render(
-      <ResourceTree
-        tree={tree}
-        label="big"
-        onSelect={() => {}}
-        expanded={initiallyExpanded(tree)}
-        onExpandedChange={() => {}}
-      />,
-    );
-    measure('tree, 50 pools, change selection', 5, () => {
-      act(() =>
-        rerender(
-          <ResourceTree
-            tree={tree}
+  it(
+    'renders a timeline of 1,000 transitions',
+    () => {
+      const to = Date.parse('2026-11-21T12:00:00Z');
+      const from = to - 24 * 3_600_000;
+      const res = bigTimeline(1000, from, to);
+      let lanes = 0;
+      measure('timeline, build model of 1,000 transitions', 5, () => {
+        buildTimeline(res.transitions, res.events, from, to);
+      });
+      measure('timeline, 1,000 transitions, 60 lanes', 5, () => {
+        const { unmount, container } = render(
+          <ConditionTimeline
+            model={buildTimeline(res.transitions, res.events, from, to)}
             label="big"
-            selected={`uid-mp-${Math.floor(Math.random() * 50)}`}
-            onSelect={() => {}}
-            expanded={initiallyExpanded(tree)}
-            onExpandedChange={() => {}}
           />,
-        ),
-      );
-    });
-  }, RENDER_TIMEOUT_MS);
-
-  it('renders a timeline of 1,000 transitions', () => {
-    const to = Date.parse('2026-11-21T12:00:00Z');
-    const from = to - 24 * 3_600_000;
-    const res = bigTimeline(1000, from, to);
-    let lanes = 0;
-    measure('timeline, build model of 1,000 transitions', 5, () => {
-      buildTimeline(res.transitions, res.events, from, to);
-    });
-    measure('timeline, 1,000 transitions, 60 lanes', 5, () => {
-      const { unmount, container } = render(
-        <ConditionTimeline
-          model={buildTimeline(res.transitions, res.events, from, to)}
-          label="big"
-        />,
-      );
-      lanes = container.querySelectorAll(
-        '[aria-roledescription="timeline lane"]',
-      ).length;
-      expect(container.querySelectorAll('rect')).toHaveLength(1000);
-      unmount();
-    });
-    expect(lanes).toBe(60);
-  }, RENDER_TIMEOUT_MS);
+        );
+        lanes = container.querySelectorAll(
+          '[aria-roledescription="timeline lane"]',
+        ).length;
+        expect(container.querySelectorAll('rect')).toHaveLength(1000);
+        unmount();
+      });
+      expect(lanes).toBe(60);
+    },
+    RENDER_TIMEOUT_MS,
+  );
 });
