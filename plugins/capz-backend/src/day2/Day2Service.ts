@@ -232,7 +232,8 @@ export class Day2Service {
     client: Day2Client,
     p: ClusterPlace,
     action: Day2Action,
-  ): Promise<Extract<Day2PlanResult, { ok: true }>> {
+    retry = false,
+  ): Promise<Extract<Day2PlanResult, { ok: true }> | 'done'> {
     const { cluster } = await this.readLive(client, p);
     const ctx: Day2PlanContext = {};
     if (action.action === 'upgrade' && action.target === 'controlPlane')
@@ -252,6 +253,16 @@ export class Day2Service {
     }
     const result = planDay2Action(cluster, action, ctx);
     if (!result.ok) {
+      // A retry after a write of this action answered 409: a removal that got through before the refusal leaves
+      // the pool gone or being deleted, which is the action done, not a broken rule.
+      if (
+        retry &&
+        action.action === 'removePool' &&
+        result.problems.every(
+          x => x.rule === 'pool-exists' || x.rule === 'pool-deleting',
+        )
+      )
+        return 'done';
       const inputs = result.problems.filter(x => x.kind === 'input');
       if (inputs.length) throw new InputError(formatDay2Problems(inputs));
       throw new ConflictError(formatDay2Problems(result.problems));
@@ -313,9 +324,23 @@ export class Day2Service {
       // Controllers write these objects' status all the time, which moves their resourceVersion: a precondition
       // failure means "read again", and a plan made again from the new read is as valid (plans are idempotent, so
       // writes already made show as no change). A change of the fields themselves shows in the new plan.
-      let first: Day2PlanResult | undefined;
+      let first: Extract<Day2PlanResult, { ok: true }> | undefined;
       for (let attempt = 1; ; attempt++) {
-        const result = await this.planLive(client, p, action);
+        const result = await this.planLive(client, p, action, attempt > 1);
+        if (result === 'done' && first) {
+          this.o.logger.info(
+            `day-2 ${action.action} on cluster ${key}: done by attempt ${
+              attempt - 1
+            } (its write answered 409 but went through)`,
+          );
+          return {
+            action,
+            changes: first.changes,
+            warnings: first.warnings,
+            applied: o.apply,
+          };
+        }
+        if (result === 'done') throw new Error('unreachable: no first plan');
         first ??= result;
         try {
           const done = await this.write(client, result.writes, o.apply);
@@ -327,8 +352,8 @@ export class Day2Service {
             );
           return {
             action,
-            changes: (first.ok ? first : result).changes,
-            warnings: (first.ok ? first : result).warnings,
+            changes: first.changes,
+            warnings: first.warnings,
             applied: o.apply,
           };
         } catch (e) {

@@ -304,6 +304,56 @@ describe('day-2 routes', () => {
     expect(reads.filter(r => r === 'Cluster/alpha')).toHaveLength(2);
   });
 
+  it.each([
+    ['gone', undefined],
+    ['being deleted', '2026-11-25T20:00:00Z'],
+  ])(
+    'answers 200 to a pool removal whose delete went through but answered 409, the pool then %s',
+    async (_state, deletionTimestamp) => {
+      let conflicts = 0;
+      const setupResult = await setup({
+        onWrite: (what, dryRun) => {
+          if (dryRun || conflicts++ > 0) return;
+          // The API server removed (or began removing) the MachinePool, then refused the call.
+          const key = 'MachinePool/alpha-user';
+          const mp = setupResult.store.get(key)!;
+          if (deletionTimestamp)
+            setupResult.store.set(key, {
+              ...mp,
+              metadata: { ...mp.metadata, deletionTimestamp },
+            });
+          else setupResult.store.delete(key);
+          throw new ApplyError(
+            409,
+            `${what}: Precondition failed: UID in precondition: u9, UID in object meta: `,
+          );
+        },
+      });
+      const { app, writes, audits } = setupResult;
+      const res = await request(app)
+        .post(`${base}/actions`)
+        .set(auth)
+        .send({ action: 'removePool', pool: 'user' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        applied: true,
+        changes: [
+          { kind: 'MachinePool', name: 'alpha-user', operation: 'delete' },
+          {
+            kind: 'AzureASOManagedMachinePool',
+            name: 'alpha-user',
+            operation: 'delete',
+          },
+        ],
+      });
+      // The refused call is not recorded; the retry writes nothing more.
+      expect(writes).toEqual(['dry-run delete MachinePool/alpha-user']);
+      expect(audits).toEqual([
+        { eventId: 'capz-cluster-day2', outcome: 'success' },
+      ]);
+    },
+  );
+
   it('refuses an unknown action with a 400', async () => {
     const { app } = await setup();
     const res = await request(app)
