@@ -488,6 +488,18 @@ export class AsoManagedControllers {
           machinePool.metadata.name,
           patch,
         );
+    } else if (
+      machinePool &&
+      ann(machinePool, 'cluster.x-k8s.io/replicas-managed-by') === 'aks'
+    ) {
+      // Autoscaling off: CAPZ hands the count back to the MachinePool by removing the annotation it set (v1.26.0
+      // pkg/mutators/azureasomanagedmachinepool.go reconcileAutoscaling, the `delete` at line 124); another
+      // manager's value is left alone.
+      await this.kube.mergePatch(K.MachinePool, ns, machinePool.metadata.name, {
+        metadata: {
+          annotations: { 'cluster.x-k8s.io/replicas-managed-by': null },
+        },
+      });
     }
     return { resources: statuses, replicas: count, ready: true };
   }

@@ -354,7 +354,7 @@ describe('day-2 actions on a real management cluster', () => {
     expect(await specs()).toEqual(before);
   });
 
-  it('turns the autoscaler on: CAPZ hands the count to AKS, and a scale is then refused naming it', async () => {
+  it("turns the autoscaler on: CAPZ hands the count to AKS, and a scale is then refused naming it; off: the count is the MachinePool's again", async () => {
     await service.act(
       place('gone'),
       {
@@ -382,6 +382,26 @@ describe('day-2 actions on a real management cluster', () => {
     ).rejects.toThrow(
       /^replicas-managed-by: pool "user": its node count is managed by "aks"/,
     );
+
+    // Off again: CAPZ removes its annotation (mutators reconcileAutoscaling), so the count is the MachinePool's.
+    await service.act(
+      place('gone'),
+      { action: 'autoscale', pool: 'user', enabled: false },
+      { apply: true },
+    );
+    await w.waitFor('no replicas-managed-by on the MachinePool', async () => {
+      const mp = await w.c.get('MachinePool', ns, 'gone-user');
+      return (
+        mp.metadata.annotations?.['cluster.x-k8s.io/replicas-managed-by'] ===
+          undefined || JSON.stringify(mp.metadata.annotations)
+      );
+    });
+    const plan = await service.act(
+      place('gone'),
+      { action: 'scale', pool: 'user', replicas: 2 },
+      { apply: false },
+    );
+    expect(plan.applied).toBe(false);
   });
 
   it('upgrades the control plane to a version ARM offers in the region, then a pool, refusing what AKS would', async () => {
