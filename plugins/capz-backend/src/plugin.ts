@@ -25,7 +25,8 @@ import {
 import { createJobs } from './jobs';
 import { createDay2Router } from './day2/day2Router';
 import { Day2Service } from './day2/Day2Service';
-import { Day2Client, KubeDay2Client } from './day2/KubeDay2Client';
+import { KubeDay2Client } from './day2/KubeDay2Client';
+import { KubeObjectClient } from './cluster/KubeObjectClient';
 
 /**
  * The CAPZ backend plugin: management-cluster connections, watch cache, trees and health, condition history,
@@ -141,8 +142,16 @@ export const capzPlugin = createBackendPlugin({
             },
           }),
         );
-        // New clusters (the scaffolder's capz:cluster:create): server-side apply, one client per management cluster.
-        const applyClients = new Map<string, Promise<KubeApplyClient>>();
+        // Live reads and writes for new clusters and day-2 actions: one client per management cluster, made on first use.
+        const objectClients = new Map<string, Promise<KubeObjectClient>>();
+        const objectClient = (name: string) => {
+          const c = managementClusters.find(m => m.name === name);
+          if (!c) throw new Error(`No management cluster named "${name}"`);
+          if (!objectClients.has(name))
+            objectClients.set(name, KubeObjectClient.create(c, logger));
+          return objectClients.get(name)!;
+        };
+        // New clusters (the scaffolder's capz:cluster:create): server-side apply without force.
         httpRouter.use(
           await createClusterCreateRouter({
             logger,
@@ -150,17 +159,10 @@ export const capzPlugin = createBackendPlugin({
             permissions,
             auditor,
             managementClusters,
-            client: name => {
-              const c = managementClusters.find(m => m.name === name);
-              if (!c) throw new Error(`No management cluster named "${name}"`);
-              if (!applyClients.has(name))
-                applyClients.set(name, KubeApplyClient.create(c, logger));
-              return applyClients.get(name)!;
-            },
+            client: async name => new KubeApplyClient(await objectClient(name)),
           }),
         );
         // Day-2 actions on a cluster (scale, autoscale, upgrade, pools, pause, delete, connect): src/day2.
-        const day2Clients = new Map<string, Promise<Day2Client>>();
         httpRouter.use(
           await createDay2Router({
             httpAuth,
@@ -171,14 +173,8 @@ export const capzPlugin = createBackendPlugin({
               managementClusters: managementClusters.map(c => c.name),
               cache,
               azure: jobs.aks,
-              client: name => {
-                const c = managementClusters.find(m => m.name === name);
-                if (!c)
-                  throw new Error(`No management cluster named "${name}"`);
-                if (!day2Clients.has(name))
-                  day2Clients.set(name, KubeDay2Client.create(c, logger));
-                return day2Clients.get(name)!;
-              },
+              client: async name =>
+                new KubeDay2Client(await objectClient(name)),
             }),
           }),
         );

@@ -27,7 +27,7 @@ import {
 import type { AksDiscovery } from '../azure/AksDiscovery';
 import type { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
-import { ApplyError } from '../service/clusterCreate';
+import { ApplyError } from '../cluster/KubeObjectClient';
 import type { Day2Client } from './KubeDay2Client';
 
 /** One cluster, by where it lives. */

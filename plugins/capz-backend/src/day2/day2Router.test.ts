@@ -18,7 +18,7 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
-import { ApplyError } from '../service/clusterCreate';
+import { ApplyError } from '../cluster/KubeObjectClient';
 import { createDay2Router } from './day2Router';
 import { Day2Service } from './Day2Service';
 import type { Day2Client } from './KubeDay2Client';

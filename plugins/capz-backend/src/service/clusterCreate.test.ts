@@ -12,9 +12,9 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
+import { ApplyError } from '../cluster/KubeObjectClient';
 import {
   ApplyClient,
-  ApplyError,
   createClusterCreateRouter,
   createClusterInputErrors,
 } from './clusterCreate';

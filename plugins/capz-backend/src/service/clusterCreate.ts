@@ -22,11 +22,12 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import type { ManagementClusterConfig } from '../config/managementClusters';
+import { ClientNode, loadClientNode } from '../cluster/kubeConfig';
 import {
-  ClientNode,
-  kubeConfigFor,
-  loadClientNode,
-} from '../cluster/kubeConfig';
+  ApplyError,
+  describeTarget as describeRef,
+  KubeObjectClient,
+} from '../cluster/KubeObjectClient';
 import { capzClusterRules } from '../permissions/rules';
 import { createOpenApiRouter } from '../schema/openapi.generated';
 import { explainValidationErrors } from './validationMessages';
@@ -38,96 +39,29 @@ export interface ApplyClient {
   apply(obj: KubeObject, o: { dryRun: boolean }): Promise<KubeObject>;
 }
 
-/** The API server's refusal of a request (status and its message, e.g. a CRD validation failure). */
-export class ApplyError extends Error {
-  constructor(readonly statusCode: number, message: string) {
-    super(message);
-    this.name = 'ApplyError';
-  }
-}
-
-const describeRef = (r: { kind: string; namespace?: string; name: string }) =>
-  `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
-
-function statusOf(e: unknown): number {
-  const code =
-    (e as { code?: unknown })?.code ??
-    (e as { statusCode?: unknown })?.statusCode;
-  return typeof code === 'number' ? code : 0;
-}
-
-function messageOf(e: unknown): string {
-  const body = (e as { body?: unknown })?.body;
-  if (typeof body === 'string') {
-    try {
-      return String(JSON.parse(body)?.message ?? body);
-    } catch {
-      return body;
-    }
-  }
-  if (body && typeof body === 'object' && 'message' in body)
-    return String((body as { message: unknown }).message);
-  return e instanceof Error ? e.message : String(e);
-}
-
-/** {@link ApplyClient} over `@kubernetes/client-node`'s generic object API. */
+/** {@link ApplyClient} on a management cluster: server-side apply without force (a create takes no field from another manager). */
 export class KubeApplyClient implements ApplyClient {
   static async create(
     cluster: ManagementClusterConfig,
     logger?: LoggerService,
     load: () => Promise<ClientNode> = loadClientNode,
   ) {
-    const k8s = await load();
-    return new KubeApplyClient(k8s, await kubeConfigFor(cluster, k8s, logger));
+    return new KubeApplyClient(
+      await KubeObjectClient.create(cluster, logger, load),
+    );
   }
 
-  private readonly objects;
-
-  constructor(
-    private readonly k8s: ClientNode,
-    kc: import('@kubernetes/client-node').KubeConfig,
-  ) {
-    this.objects = k8s.KubernetesObjectApi.makeApiClient(kc);
-  }
+  constructor(private readonly objects: KubeObjectClient) {}
 
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
-    const header = {
-      apiVersion: ref.apiVersion,
-      kind: ref.kind,
-      metadata: { name: ref.name, namespace: ref.namespace },
-    };
-    try {
-      return (await this.objects.read(
-        header as never,
-      )) as unknown as KubeObject;
-    } catch (e) {
-      if (statusOf(e) === 404) return undefined;
-      throw new ApplyError(
-        statusOf(e),
-        `reading ${describeRef(ref)}: ${messageOf(e)}`,
-      );
-    }
+    return (await this.objects.get(ref)) as KubeObject | undefined;
   }
 
   async apply(obj: KubeObject, o: { dryRun: boolean }): Promise<KubeObject> {
-    try {
-      return (await this.objects.patch(
-        obj as never,
-        undefined,
-        o.dryRun ? 'All' : undefined,
-        CAPZ_FIELD_MANAGER,
-        false,
-        this.k8s.PatchStrategy.ServerSideApply,
-      )) as unknown as KubeObject;
-    } catch (e) {
-      throw new ApplyError(
-        statusOf(e),
-        `${o.dryRun ? 'validating' : 'applying'} ${describeRef({
-          ...obj.metadata,
-          kind: obj.kind,
-        })}: ${messageOf(e)}`,
-      );
-    }
+    return (await this.objects.apply(obj, {
+      ...o,
+      force: false,
+    })) as KubeObject;
   }
 }
 
