@@ -358,6 +358,60 @@ describe('simulated ARM write API (raw HTTPS, as ASO v2.18.0 sends it)', () => {
     );
   });
 
+  it("refuses a Kubernetes version the region does not offer with AKS's AgentPoolK8sVersionNotSupported, on create and on upgrade, cluster and pool", async () => {
+    await call(server, 'PUT', rgPath('rg-ver'), {
+      body: { location: 'westeurope' },
+    });
+    const refused = (r: Reply, version: string) => {
+      assert.equal(r.status, 400);
+      assert.deepEqual(r.body.error, {
+        code: 'AgentPoolK8sVersionNotSupported',
+        message: `Version ${version} is not supported in this region. Please use [az aks get-versions] command to get the supported version list in this region. For more information, please check https://aka.ms/supported-version-list`,
+      });
+    };
+    refused(
+      await call(server, 'PUT', mcPath('rg-ver', 'old'), {
+        body: clusterBody({ kubernetesVersion: '1.29.0' }),
+      }),
+      '1.29.0',
+    );
+    refused(
+      await call(server, 'PUT', mcPath('rg-ver', 'old'), {
+        body: clusterBody({
+          agentPoolProfiles: [
+            { name: 'system', mode: 'System', orchestratorVersion: '1.29.0' },
+          ],
+        }),
+      }),
+      '1.29.0',
+    );
+    assert.equal(world.getManagedCluster(SUB, 'rg-ver', 'old'), undefined);
+
+    // An offered version is taken; then an upgrade to one that is not is refused and changes nothing.
+    const ok = await call(server, 'PUT', mcPath('rg-ver', 'ok'), {
+      body: clusterBody({ kubernetesVersion: '1.32.6' }),
+    });
+    assert.equal(ok.status, 201);
+    world.completePendingOperations();
+    refused(
+      await call(server, 'PUT', mcPath('rg-ver', 'ok'), {
+        body: clusterBody({ kubernetesVersion: '1.33.9' }),
+      }),
+      '1.33.9',
+    );
+    refused(
+      await call(server, 'PUT', poolPath('rg-ver', 'ok', 'user'), {
+        body: {
+          properties: { mode: 'User', count: 1, orchestratorVersion: '1.30.0' },
+        },
+      }),
+      '1.30.0',
+    );
+    const mc = world.getManagedCluster(SUB, 'rg-ver', 'ok')!;
+    assert.equal(mc.kubernetesVersion, '1.32.6');
+    assert.deepEqual(Object.keys(mc.agentPools), ['system']);
+  });
+
   it('agent pools: PUT 201/200 + Azure-AsyncOperation, DELETE 202 with both polling headers, 204 when absent, never the last System pool', async () => {
     await call(server, 'PUT', rgPath('rg-ap'), {
       body: { location: 'northeurope' },

@@ -160,6 +160,8 @@ export const capzPlugin = createBackendPlugin({
             auditor,
             managementClusters,
             client: async name => new KubeApplyClient(await objectClient(name)),
+            // The version AKS offers in the region, as day-2 upgrades read it.
+            azure: jobs.aks,
           }),
         );
         // Day-2 actions on a cluster (scale, autoscale, upgrade, pools, pause, delete, connect): src/day2.

@@ -30,6 +30,11 @@ export interface CreateClusterResponse {
     name: string;
     uid?: string;
   }>;
+  /**
+   * What was not checked and why, e.g. the Kubernetes version against the versions AKS offers in the region when ARM
+   * cannot be asked (docs/capz-aso-facts.md#create-offered-version); absent when every check ran.
+   */
+  warnings?: string[];
 }
 
 /** The cluster page's path in the app (the `capz` frontend plugin's route). @public */

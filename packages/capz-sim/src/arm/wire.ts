@@ -7,13 +7,14 @@
  */
 import { SIM_SERVICE_PRINCIPAL } from '../azure/credential.ts';
 import { AzureError } from '../azure/errors.ts';
-import type {
-  AgentPool,
-  AgentPoolSpec,
-  ManagedCluster,
-  ManagedClusterSpec,
-  ResourceGroup,
-  WireExtra,
+import {
+  KUBERNETES_VERSIONS,
+  type AgentPool,
+  type AgentPoolSpec,
+  type ManagedCluster,
+  type ManagedClusterSpec,
+  type ResourceGroup,
+  type WireExtra,
 } from '../azure/model.ts';
 
 export const API_VERSION = '2024-09-01';
@@ -219,24 +220,7 @@ export function locationsToWire(sub: string) {
   };
 }
 
-/**
- * What AKS offers in every simulated region (managedClusters.listKubernetesVersions, api-version 2024-09-01): one
- * entry per minor with `isDefault`, `isPreview`, `capabilities.supportPlan` and `patchVersions` keyed by patch with
- * their `upgrades`, as `KubernetesVersionListResult` in @azure/arm-containerservice has them. 1.33 is the default
- * (the model's default version is 1.33.2); 1.34 is a preview.
- */
-export const KUBERNETES_VERSIONS: Array<{
-  minor: string;
-  patches: string[];
-  isDefault?: boolean;
-  isPreview?: boolean;
-  lts?: boolean;
-}> = [
-  { minor: '1.31', patches: ['1.31.9', '1.31.10'], lts: true },
-  { minor: '1.32', patches: ['1.32.5', '1.32.6'] },
-  { minor: '1.33', patches: ['1.33.1', '1.33.2'], isDefault: true },
-  { minor: '1.34', patches: ['1.34.0'], isPreview: true },
-];
+export { KUBERNETES_VERSIONS };
 
 export function kubernetesVersionsToWire() {
   const all = KUBERNETES_VERSIONS.flatMap(m => m.patches);

@@ -197,6 +197,41 @@ const zeroNet = () => ({ virtualNetworks: 0, subnets: 0 });
 const key = (...parts: string[]) => parts.map(p => p.toLowerCase()).join('/');
 const DEFAULT_VERSION = '1.33.2';
 
+/**
+ * What AKS offers in every simulated region (managedClusters.listKubernetesVersions, api-version 2024-09-01): one
+ * entry per minor with `isDefault`, `isPreview`, `capabilities.supportPlan` and `patchVersions` keyed by patch with
+ * their `upgrades`, as `KubernetesVersionListResult` in @azure/arm-containerservice has them. 1.33 is the default
+ * (the model's default version is 1.33.2); 1.34 is a preview.
+ */
+export const KUBERNETES_VERSIONS: Array<{
+  minor: string;
+  patches: string[];
+  isDefault?: boolean;
+  isPreview?: boolean;
+  lts?: boolean;
+}> = [
+  { minor: '1.31', patches: ['1.31.9', '1.31.10'], lts: true },
+  { minor: '1.32', patches: ['1.32.5', '1.32.6'] },
+  { minor: '1.33', patches: ['1.33.1', '1.33.2'], isDefault: true },
+  { minor: '1.34', patches: ['1.34.0'], isPreview: true },
+];
+
+/**
+ * AKS's refusal of a version it does not offer in the region (every patch of {@link KUBERNETES_VERSIONS}, previews
+ * included, as `az aks create --kubernetes-version` takes them): 400 `AgentPoolK8sVersionNotSupported` with AKS's
+ * own words, for a cluster's `kubernetesVersion` and a pool's `orchestratorVersion` alike
+ * (docs/azure-facts.md#arm-unsupported-version). A value the resource already has is not checked again: a version
+ * AKS stopped offering keeps running.
+ */
+function requireOfferedVersion(version: string): void {
+  if (KUBERNETES_VERSIONS.some(m => m.patches.includes(version))) return;
+  throw new AzureError(
+    400,
+    'AgentPoolK8sVersionNotSupported',
+    `Version ${version} is not supported in this region. Please use [az aks get-versions] command to get the supported version list in this region. For more information, please check https://aka.ms/supported-version-list`,
+  );
+}
+
 export interface AzureWorldOptions {
   /** How long a create/update/delete of a cluster or pool takes (ARM LRO); default 200 ms. */
   operationMs?: number;
@@ -468,9 +503,17 @@ export class AzureWorld extends EventEmitter {
     }
     for (const p of spec.agentPoolProfiles ?? [])
       AzureWorld.validatePool(p.name, p);
-    const asyncFailure = this.startOperation(path);
     const version =
       spec.kubernetesVersion ?? existing?.kubernetesVersion ?? DEFAULT_VERSION;
+    if (version !== existing?.kubernetesVersion) requireOfferedVersion(version);
+    for (const p of spec.agentPoolProfiles ?? [])
+      if (
+        p.orchestratorVersion &&
+        p.orchestratorVersion !==
+          existing?.agentPools[p.name]?.orchestratorVersion
+      )
+        requireOfferedVersion(p.orchestratorVersion);
+    const asyncFailure = this.startOperation(path);
     const dnsPrefix = spec.dnsPrefix ?? existing?.dnsPrefix ?? name;
     const hash = createHash('sha256')
       .update(key(sub, rg, name))
@@ -744,6 +787,11 @@ export class AzureWorld extends EventEmitter {
       );
     }
     AzureWorld.validatePool(name, spec);
+    if (
+      spec.orchestratorVersion &&
+      spec.orchestratorVersion !== existing?.orchestratorVersion
+    )
+      requireOfferedVersion(spec.orchestratorVersion);
     const asyncFailure = this.startOperation(path);
     const pool = this.applyPool(mc, name, spec, mc.kubernetesVersion);
     this.later(() => {

@@ -321,6 +321,14 @@ export const spec = {
               },
             },
           },
+          warnings: {
+            type: 'array',
+            description:
+              'What was not checked and why (e.g. the Kubernetes version against the versions AKS offers in the region, when ARM cannot be asked); absent when every check ran.',
+            items: {
+              type: 'string',
+            },
+          },
         },
       },
       ClusterSummary: {
@@ -1391,7 +1399,7 @@ export const spec = {
       post: {
         operationId: 'CreateCluster',
         description:
-          "Renders a new ASO-managed AKS cluster (CAPZ's aks-aso flavor) and applies its objects on the management cluster with server-side apply under the field manager `capz-backstage`, for the calling user. Needs capz.cluster.create (conditional on management cluster and namespace; audited as `capz-cluster-create`). Every check runs before the first write: 400 invalid input (the message names the field) or an object the API server rejects in a dryRun=All apply, 403 not allowed, 409 an object of those names exists already (every name is read live, the ASO objects CAPZ will create included). `dryRun: true` stops after the API server's validation and writes nothing (200).",
+          "Renders a new ASO-managed AKS cluster (CAPZ's aks-aso flavor) and applies its objects on the management cluster with server-side apply under the field manager `capz-backstage`, for the calling user. Needs capz.cluster.create (conditional on management cluster and namespace; audited as `capz-cluster-create`). Every check runs before the first write: 400 invalid input (the message names the field), a Kubernetes version AKS does not offer in the region (ARM's listKubernetesVersions; when ARM cannot be asked the check is skipped and `warnings` says so) or an object the API server rejects in a dryRun=All apply, 403 not allowed, 409 an object of those names exists already (every name is read live, the ASO objects CAPZ will create included). `dryRun: true` stops after the API server's validation and writes nothing (200).",
         requestBody: {
           required: true,
           content: {

@@ -3,9 +3,12 @@
  * ServiceAccount bound to nothing but rbac/create.yaml's ClusterRole (so every call here proves that RBAC is enough):
  * a dry run writes nothing, a create writes every object under the field manager capz-backstage, a second create is
  * a 409 that writes nothing, a bad name is a 400 and a caller without capz.cluster.create a 403, both before any
- * request to the API server.
+ * request to the API server. The Kubernetes version is checked against what AKS offers in the region through the
+ * simulated ARM and Entra ID (in process, with the namespace's credential Secret, as the backend's AKS discovery
+ * reads them): a version it does not offer is a 400 before any request that writes or validates.
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
+import { ConfigReader } from '@backstage/config';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
 import {
   AuthorizeResult,
@@ -16,12 +19,24 @@ import {
   kinds,
   type CreateClusterRequest,
 } from '@capz-backstage/plugin-capz-common';
+import {
+  ARM_RESOURCE,
+  AzureWorld,
+  entraAuthorizer,
+  SIM_SERVICE_PRINCIPAL,
+  startArmServer,
+  startEntraSim,
+  type ArmServer,
+  type EntraSim,
+} from '@internal/capz-sim/azure';
 import express from 'express';
-import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import YAML from 'yaml';
+import { AksDiscovery } from '../azure/AksDiscovery';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import {
   applyManifest,
@@ -68,6 +83,11 @@ const audits: Array<{ meta: any; outcome?: string }> = [];
 /** Every request the backend made to the API server through its client, as `verb kind/name`. */
 const apiCalls: string[] = [];
 let app: express.Express;
+/** The simulated Azure: ARM's listKubernetesVersions offers what simulated AKS runs (1.31 to 1.33, 1.34 preview). */
+const SUB = randomUUID();
+let stateDir: string;
+let entra: EntraSim;
+let arm: ArmServer;
 
 /** The objects of a cluster named `name` as the API server has them (undefined where absent). */
 async function live(name: string) {
@@ -85,6 +105,19 @@ async function live(name: string) {
 }
 
 beforeAll(async () => {
+  stateDir = mkdtempSync(join(tmpdir(), 'capz-create-azure-'));
+  entra = await startEntraSim({
+    stateDir,
+    applications: [ARM_RESOURCE],
+    servicePrincipals: [SIM_SERVICE_PRINCIPAL],
+  });
+  arm = await startArmServer({
+    world: new AzureWorld({ operationMs: 1, subscriptions: [SUB] }),
+    authorize: entraAuthorizer(entra, {
+      [SIM_SERVICE_PRINCIPAL.clientId]: [SUB],
+    }),
+    stateDir,
+  });
   const role = YAML.parseAllDocuments(
     readFileSync(join(__dirname, '..', '..', 'rbac', 'create.yaml'), 'utf8'),
   )
@@ -118,8 +151,10 @@ beforeAll(async () => {
     kind: 'Secret',
     metadata: { name: 'aso-credential' },
     stringData: {
-      AZURE_SUBSCRIPTION_ID: '00000000-0000-0000-0000-000000000000',
-      AUTH_MODE: 'workloadidentity',
+      AZURE_SUBSCRIPTION_ID: SUB,
+      AZURE_TENANT_ID: SIM_SERVICE_PRINCIPAL.tenantId,
+      AZURE_CLIENT_ID: SIM_SERVICE_PRINCIPAL.clientId,
+      AZURE_CLIENT_SECRET: SIM_SERVICE_PRINCIPAL.clientSecret,
     },
   });
   if (secret.status !== 201)
@@ -148,6 +183,35 @@ beforeAll(async () => {
     },
   };
   const logger = mockServices.logger.mock();
+  // AKS discovery as the backend builds it, reading the credential Secret from the API server.
+  const azure = new AksDiscovery({
+    config: new ConfigReader({
+      capz: {
+        azureDiscovery: {
+          resourceManagerEndpoint: arm.url,
+          authorityHost: entra.url,
+          disableInstanceDiscovery: true,
+          caData: `${arm.caPem}\n${entra.caPem}`,
+        },
+      },
+    }),
+    logger,
+    readSecret: async (_mc, namespace, name) => {
+      const r = await kube(
+        info,
+        'GET',
+        `/api/v1/namespaces/${namespace}/secrets/${name}`,
+      );
+      if (r.status === 404) return undefined;
+      return Object.fromEntries(
+        Object.entries(r.body.data as Record<string, string>).map(([k, v]) => [
+          k,
+          Buffer.from(v, 'base64').toString('utf8'),
+        ]),
+      );
+    },
+    managedClusters: () => [],
+  });
   app = express()
     .use(
       await createClusterCreateRouter({
@@ -169,6 +233,7 @@ beforeAll(async () => {
         }),
         managementClusters: [mc],
         client: async () => recording,
+        azure,
         validateResponses: true,
       }),
     )
@@ -187,6 +252,9 @@ afterAll(async () => {
     'DELETE',
     `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${SA}`,
   );
+  await arm?.close();
+  await entra?.close();
+  rmSync(stateDir, { recursive: true, force: true });
 }, 90_000);
 
 beforeEach(() => {
@@ -265,6 +333,8 @@ describe('POST /clusters on the real API server', () => {
       .send(body({ name: 'dry', dryRun: true }));
     expect(res.status).toBe(200);
     expect(res.body.dryRun).toBe(true);
+    // The version was checked against ARM's list for the region: nothing left unchecked.
+    expect(res.body.warnings).toBeUndefined();
     expect(res.body.path).toBe(`/capz/clusters/local/${ns}/dry`);
     expect(res.body.objects.map((o: any) => `${o.kind}/${o.name}`)).toEqual([
       'Cluster/dry',
@@ -298,6 +368,34 @@ describe('POST /clusters on the real API server', () => {
         },
         outcome: 'success',
       },
+    ]);
+  });
+
+  it('refuses v1.29.0, which AKS does not offer in the region (ARM), with 400 naming the version, the region and the versions offered; dry run or not, nothing is validated or written', async () => {
+    for (const dryRun of [true, false]) {
+      const res = await request(app)
+        .post('/clusters')
+        .set(auth)
+        .send(body({ name: 'old', kubernetesVersion: 'v1.29.0', dryRun }));
+      expect({ status: res.status, message: res.body.error?.message }).toEqual({
+        status: 400,
+        message:
+          'Invalid cluster: kubernetesVersion: AKS does not offer v1.29.0 in westeurope; it offers v1.33.2, v1.33.1, v1.32.6, v1.32.5, v1.31.10, v1.31.9',
+      });
+    }
+    expect(apiCalls.filter(c => c.startsWith('apply'))).toEqual([]);
+    expect(await live('old')).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(audits.map(a => a.outcome)).toEqual([
+      expect.stringMatching(/^fail: .*AKS does not offer v1\.29\.0/),
+      expect.stringMatching(/^fail: .*AKS does not offer v1\.29\.0/),
     ]);
   });
 

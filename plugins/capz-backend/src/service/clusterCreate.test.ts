@@ -15,6 +15,7 @@ import request from 'supertest';
 import { ApplyError } from '../cluster/KubeObjectClient';
 import {
   ApplyClient,
+  ClusterCreateRouterOptions,
   createClusterCreateRouter,
   createClusterInputErrors,
 } from './clusterCreate';
@@ -56,7 +57,10 @@ function scripted(
   return { client, written };
 }
 
-async function app(client: ApplyClient) {
+async function app(
+  client: ApplyClient,
+  azure?: ClusterCreateRouterOptions['azure'],
+) {
   const logger = mockServices.logger.mock();
   return express()
     .use(
@@ -74,6 +78,7 @@ async function app(client: ApplyClient) {
           },
         ],
         client: async () => client,
+        azure,
         validateResponses: true,
       }),
     )
@@ -242,6 +247,103 @@ describe('POST /clusters: what a person reads', () => {
       'Invalid cluster: kubernetesVersion: "1.33" must be a version like v1.33.2',
     );
     expect(written).toEqual([]);
+  });
+});
+
+describe('POST /clusters: the version AKS offers in the region (ARM)', () => {
+  /** ARM's listKubernetesVersions, scripted: the region's versions, or ARM's failure. */
+  const arm = (answer: string[] | Error) => {
+    const asked: unknown[] = [];
+    const azure: ClusterCreateRouterOptions['azure'] = {
+      listKubernetesVersions: async q => {
+        asked.push(q);
+        if (answer instanceof Error) throw answer;
+        return {
+          subscriptionId: 'sub',
+          location: q.location,
+          previewsHidden: 0,
+          items: answer.map(version => ({
+            version,
+            minor: version.slice(1, 5),
+            isDefault: false,
+            supportPlans: [],
+          })),
+        };
+      },
+    };
+    return { azure, asked };
+  };
+
+  it('refuses v1.29.0, which the region does not offer, naming the version, the region and the versions offered; nothing is applied, not even as a dry run', async () => {
+    const applied: string[] = [];
+    const { client } = scripted((obj, dryRun) => {
+      applied.push(`${dryRun ? 'dry ' : ''}${obj.kind}`);
+    });
+    const { azure, asked } = arm(['v1.33.2', 'v1.33.1', 'v1.32.6']);
+    for (const dryRun of [true, false]) {
+      const res = await request(await app(client, azure))
+        .post('/clusters')
+        .set(auth)
+        .send(body({ kubernetesVersion: '1.29.0', dryRun }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe(
+        'Invalid cluster: kubernetesVersion: AKS does not offer v1.29.0 in westeurope; it offers v1.33.2, v1.33.1, v1.32.6',
+      );
+    }
+    expect(applied).toEqual([]);
+    // With the request's own credential Secret, in its namespace.
+    expect(asked[0]).toEqual({
+      managementCluster: 'east',
+      namespace: 'team-a',
+      credentialSecret: 'aso-credential',
+      location: 'westeurope',
+    });
+  });
+
+  it('creates with an offered version and no warning', async () => {
+    const { client, written } = scripted();
+    const res = await request(await app(client, arm(['v1.33.2']).azure))
+      .post('/clusters')
+      .set(auth)
+      .send(body());
+    expect(res.status).toBe(201);
+    expect(res.body.warnings).toBeUndefined();
+    expect(written).toContain('Cluster/alpha');
+  });
+
+  it('when ARM cannot be asked, goes on and says in the answer that the version was not checked, and why', async () => {
+    const { client } = scripted();
+    const res = await request(
+      await app(
+        client,
+        arm(
+          new Error(
+            'the credential Secret team-a/aso-credential has no client secret',
+          ),
+        ).azure,
+      ),
+    )
+      .post('/clusters')
+      .set(auth)
+      .send(body({ dryRun: true }));
+    expect(res.status).toBe(200);
+    expect(res.body.warnings).toEqual([
+      'kubernetesVersion: v1.33.2 was not checked against the versions AKS offers in westeurope: the credential Secret team-a/aso-credential has no client secret. AKS refuses a version it does not offer (AgentPoolK8sVersionNotSupported) only after the objects are written.',
+    ]);
+  });
+
+  it('without Azure discovery, goes on and says so', async () => {
+    const { client } = scripted();
+    const res = await request(await app(client))
+      .post('/clusters')
+      .set(auth)
+      .send(body({ dryRun: true }));
+    expect(res.status).toBe(200);
+    expect(res.body.warnings).toEqual([
+      expect.stringContaining(
+        'was not checked against the versions AKS offers in westeurope: Azure discovery is not configured on this backend (capz.azureDiscovery)',
+      ),
+    ]);
   });
 });
 

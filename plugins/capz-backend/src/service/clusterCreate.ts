@@ -14,6 +14,7 @@ import {
   generateAksAsoClusterManifests,
   MAX_DNS_PREFIX,
   normalizeKubernetesVersion,
+  offeredKubernetesVersionErrors,
   validateAksAsoClusterParams,
   type CreateClusterRequest,
   type CreateClusterResponse,
@@ -21,6 +22,7 @@ import {
   type ObjectRef,
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
+import type { AksDiscovery } from '../azure/AksDiscovery';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { ClientNode, loadClientNode } from '../cluster/kubeConfig';
 import {
@@ -120,7 +122,50 @@ export interface ClusterCreateRouterOptions {
   auditor: AuditorService;
   managementClusters: ManagementClusterConfig[];
   client: (managementCluster: string) => Promise<ApplyClient>;
+  /**
+   * AKS's versions per region through ARM (capz.azureDiscovery), with the request's credential Secret. Without it, or
+   * when ARM cannot be asked, the version is not checked and the answer's `warnings` says so.
+   */
+  azure?: Pick<AksDiscovery, 'listKubernetesVersions'>;
   validateResponses?: boolean;
+}
+
+/**
+ * The version against what AKS offers in the region: the field's errors when ARM answered, or a warning saying why
+ * it could not be checked (no discovery, a credential ARM refuses, ARM unreachable). Existing deployments without
+ * capz.azureDiscovery keep creating clusters; AKS then refuses an unoffered version itself, after the write
+ * (docs/capz-aso-facts.md#create-offered-version).
+ */
+async function offeredVersionCheck(
+  azure: ClusterCreateRouterOptions['azure'],
+  body: CreateClusterRequest,
+): Promise<{ errors: string[]; warning?: string }> {
+  const unchecked = (why: string) => ({
+    errors: [],
+    warning: `kubernetesVersion: ${body.kubernetesVersion} was not checked against the versions AKS offers in ${body.location}: ${why}. AKS refuses a version it does not offer (AgentPoolK8sVersionNotSupported) only after the objects are written.`,
+  });
+  if (!azure)
+    return unchecked(
+      'Azure discovery is not configured on this backend (capz.azureDiscovery)',
+    );
+  let offered: string[];
+  try {
+    offered = (
+      await azure.listKubernetesVersions({
+        managementCluster: body.managementCluster,
+        namespace: body.namespace,
+        credentialSecret: body.credentialSecretName,
+        location: body.location,
+      })
+    ).items.map(i => i.version);
+  } catch (e) {
+    return unchecked((e as Error).message);
+  }
+  return {
+    errors: offeredKubernetesVersionErrors(body, offered).map(
+      x => `${x.field}: ${x.message}`,
+    ),
+  };
 }
 
 const conditionAuthorizer = createConditionAuthorizer(capzClusterRules);
@@ -128,7 +173,8 @@ const conditionAuthorizer = createConditionAuthorizer(capzClusterRules);
 /**
  * `POST /clusters`: renders a new ASO-managed AKS cluster (capz-common's aks-aso manifests) and applies it with
  * server-side apply under the `capz-backstage` field manager, for the calling user (capz.cluster.create, audited).
- * Order: input (400) → permission (403) → management cluster (404) → namespace and credential Secret (400) → every
+ * Order: input (400) → permission (403) → management cluster (404) → namespace and credential Secret (400) → the
+ * Kubernetes version AKS offers in the region, from ARM (400; skipped with a warning when ARM cannot be asked) → every
  * name free, read live (409) → every object validated by the API server with dryRun=All (400) → applied (201), or,
  * for a dry run, the answer of the validation (200). Nothing is written before every check has passed.
  */
@@ -221,6 +267,12 @@ export async function createClusterCreateRouter(
           `credentialSecretName: there is no Secret "${body.credentialSecretName}" in namespace ${target.namespace} (ASO reads the Azure credential from it)`,
         );
       }
+      // The version against ARM's list for the region, with the request's own credential Secret (read above).
+      const offered = await offeredVersionCheck(o.azure, body);
+      if (offered.errors.length)
+        throw new InputError(`Invalid cluster: ${offered.errors.join('; ')}`);
+      const warnings = offered.warning ? [offered.warning] : [];
+      for (const w of warnings) o.logger.warn(`cluster ${key}: ${w}`);
       const objects = generateAksAsoClusterManifests(body);
       // Every name first, read live: the rendered objects and the ASO objects CAPZ will create from them.
       const refs: ObjectRef[] = [
@@ -294,6 +346,7 @@ export async function createClusterCreateRouter(
             ? { uid: (w.metadata as { uid?: string }).uid }
             : {}),
         })),
+        ...(warnings.length ? { warnings } : {}),
       };
       o.logger.info(
         `${dryRun ? 'validated (dry run)' : 'created'} cluster ${key} (${

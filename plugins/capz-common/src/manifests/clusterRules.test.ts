@@ -2,6 +2,7 @@ import {
   clusterNameErrors,
   clusterParamsFieldErrors,
   kubernetesVersionErrors,
+  offeredKubernetesVersionErrors,
   maxClusterNameLength,
   nodePoolsErrors,
   nodeResourceGroupOf,
@@ -80,6 +81,45 @@ describe('Kubernetes version', () => {
         },
       ],
     );
+  });
+});
+
+describe('a version the region offers', () => {
+  // What ARM's listKubernetesVersions answers (AksDiscovery writes them with the v; AKS without).
+  const offered = ['v1.33.2', 'v1.33.1', '1.32.6', 'v1.31.10'];
+
+  it('refuses a version AKS does not offer in the region, naming it, the region and the versions offered', () => {
+    expect(
+      offeredKubernetesVersionErrors(
+        { kubernetesVersion: 'v1.29.0', location: 'westeurope' },
+        offered,
+      ),
+    ).toEqual([
+      {
+        field: 'kubernetesVersion',
+        message:
+          'AKS does not offer v1.29.0 in westeurope; it offers v1.33.2, v1.33.1, v1.32.6, v1.31.10',
+      },
+    ]);
+  });
+
+  it('accepts an offered version, with or without the v', () => {
+    for (const v of ['v1.33.2', '1.33.2', 'v1.32.6'])
+      expect(
+        offeredKubernetesVersionErrors(
+          { kubernetesVersion: v, location: 'westeurope' },
+          offered,
+        ),
+      ).toEqual([]);
+  });
+
+  it('says so when the region offers nothing', () => {
+    expect(
+      offeredKubernetesVersionErrors(
+        { kubernetesVersion: 'v1.33.2', location: 'mars' },
+        [],
+      )[0].message,
+    ).toBe('AKS does not offer v1.33.2 in mars; it offers no version');
   });
 });
 

@@ -282,6 +282,30 @@ export function kubernetesVersionErrors(
       ];
 }
 
+/**
+ * A new cluster's version must be one AKS offers in its region: `offered` is ARM's
+ * `managedClusters.listKubernetesVersions(location)` (every patch, as the day-2 upgrade reads it). AKS refuses any
+ * other with `AgentPoolK8sVersionNotSupported`, but only once CAPZ and ASO have sent the cluster to ARM, after the
+ * objects are written (docs/capz-aso-facts.md#create-offered-version). Versions compare with or without the leading v.
+ * @public
+ */
+export function offeredKubernetesVersionErrors(
+  p: { kubernetesVersion: string; location: string },
+  offered: readonly string[],
+): ClusterFieldError[] {
+  const withV = (v: string) => (v.startsWith('v') ? v : `v${v}`);
+  const versions = [...new Set(offered.map(withV))];
+  if (versions.includes(withV(p.kubernetesVersion))) return [];
+  return [
+    {
+      field: 'kubernetesVersion',
+      message: `AKS does not offer ${withV(p.kubernetesVersion)} in ${
+        p.location
+      }; it offers ${versions.join(', ') || 'no version'}`,
+    },
+  ];
+}
+
 /** An Azure region name as ARM spells it (`westeurope`). @public */
 export function locationErrors(l: string | undefined): ClusterFieldError[] {
   return l && REGION.test(l)

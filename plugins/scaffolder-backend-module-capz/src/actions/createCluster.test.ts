@@ -141,6 +141,19 @@ describe('capz:cluster:create', () => {
     );
   });
 
+  it("shows the backend's warnings in the run's log (the version not checked against ARM)", async () => {
+    const warning =
+      'kubernetesVersion: v1.33.2 was not checked against the versions AKS offers in westeurope: Azure discovery is not configured on this backend (capz.azureDiscovery). AKS refuses a version it does not offer (AgentPoolK8sVersionNotSupported) only after the objects are written.';
+    reply = body => {
+      const r = created(body.dryRun);
+      return { ...r, body: { ...r.body, warnings: [warning] } };
+    };
+    const ctx = { ...createMockActionContext({ input }), isDryRun: true };
+    const warn = jest.spyOn(ctx.logger, 'warn');
+    await setup().handler(ctx);
+    expect(warn).toHaveBeenCalledWith(warning);
+  });
+
   it.each([
     [
       409,

@@ -183,6 +183,8 @@ export function createCreateClusterAction(o: CreateClusterActionOptions) {
         );
       const answer = (await res.json()) as CreateClusterResponse;
       const objects = answer.objects.map(x => `${x.kind}/${x.name}`);
+      // What the backend could not check (the version against ARM, when ARM cannot be asked): shown in the run's log.
+      for (const w of answer.warnings ?? []) ctx.logger.warn(w);
       ctx.logger.info(
         `${dryRun ? 'The API server accepted' : 'Created'} ${
           objects.length
