@@ -87,6 +87,15 @@ export interface Config {
        */
       namespaces?: string[];
     }>;
+    /** Connecting to workload clusters (the cluster page's Connect dialog). */
+    connect?: {
+      /**
+       * Whether a user with `capz.cluster.connect` may download the kubeconfig of a cluster with local accounts,
+       * which holds a secret (AKS's user credential of such a cluster is a cluster-admin client certificate and
+       * token). Default false: only Entra ID clusters' kubeconfigs (kubelogin, no secret) are handed out.
+       */
+      allowLocalAccountKubeconfig?: boolean;
+    };
     /**
      * AKS discovery for adoption and the migration's final check: the backend lists and reads AKS clusters through
      * Azure Resource Manager with the credential of the chosen ASO credential Secret. No configuration is needed for

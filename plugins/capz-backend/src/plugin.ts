@@ -27,6 +27,10 @@ import { createDay2Router } from './day2/day2Router';
 import { Day2Service } from './day2/Day2Service';
 import { KubeDay2Client } from './day2/KubeDay2Client';
 import { KubeObjectClient } from './cluster/KubeObjectClient';
+import {
+  ALLOW_LOCAL_ACCOUNT_KUBECONFIG,
+  ClusterConnect,
+} from './connect/ClusterConnect';
 
 /**
  * The CAPZ backend plugin: management-cluster connections, watch cache, trees and health, condition history,
@@ -165,18 +169,27 @@ export const capzPlugin = createBackendPlugin({
           }),
         );
         // Day-2 actions on a cluster (scale, autoscale, upgrade, pools, pause, delete, connect): src/day2.
+        const day2 = new Day2Service({
+          logger,
+          managementClusters: managementClusters.map(c => c.name),
+          cache,
+          azure: jobs.aks,
+          client: async name => new KubeDay2Client(await objectClient(name)),
+        });
         httpRouter.use(
           await createDay2Router({
             httpAuth,
             permissions,
             auditor,
-            service: new Day2Service({
+            service: day2,
+            // The kubeconfig download: src/connect.
+            connect: new ClusterConnect({
               logger,
-              managementClusters: managementClusters.map(c => c.name),
-              cache,
+              cluster: p => day2.cluster(p),
               azure: jobs.aks,
-              client: async name =>
-                new KubeDay2Client(await objectClient(name)),
+              allowLocalAccountKubeconfig:
+                config.getOptionalBoolean(ALLOW_LOCAL_ACCOUNT_KUBECONFIG) ??
+                false,
             }),
           }),
         );

@@ -74,6 +74,17 @@ export const capzClusterDeletePermission = createPermission({
   resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
 });
 
+/**
+ * Downloading a cluster's kubeconfig (issue 23): access information, so its own permission, conditional on
+ * management cluster and namespace like reading. The kubeconfig never carries a secret unless the operator allows
+ * local-account credentials (`capz.connect.allowLocalAccountKubeconfig`). @public
+ */
+export const capzClusterConnectPermission = createPermission({
+  name: 'capz.cluster.connect',
+  attributes: { action: 'read' },
+  resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
+});
+
 /** The permissions of the cluster resource type, whose policies may answer with conditions. @public */
 export const capzClusterResourcePermissions = [
   capzClusterReadPermission,
@@ -83,6 +94,7 @@ export const capzClusterResourcePermissions = [
   capzClusterNodePoolPermission,
   capzClusterPausePermission,
   capzClusterDeletePermission,
+  capzClusterConnectPermission,
 ];
 
 /** @public */
@@ -96,4 +108,5 @@ export const capzPermissions = [
   capzClusterNodePoolPermission,
   capzClusterPausePermission,
   capzClusterDeletePermission,
+  capzClusterConnectPermission,
 ];

@@ -389,6 +389,45 @@ export class AksDiscovery {
     return { subscriptionId, location: q.location, items, previewsHidden };
   }
 
+  /**
+   * The AKS cluster's user kubeconfig (`POST …/listClusterUserCredential?format=exec`, what `az aks get-credentials`
+   * reads: docs/capz-aso-facts.md#kubeconfig-download), decoded, with the Secret's credential; it needs the ARM action
+   * `Microsoft.ContainerService/managedClusters/listClusterUserCredential/action`. The text may hold a secret (a
+   * cluster with local accounts): callers check it, and it is never logged here.
+   */
+  async listClusterUserCredential(
+    q: CredentialQuery & { resourceGroup: string; name: string },
+  ): Promise<string> {
+    const { credential, client } = await this.clientFor(
+      q.managementCluster,
+      q.namespace,
+      q.credentialSecret,
+      q.subscriptionId,
+    );
+    const subscriptionId = q.subscriptionId ?? credential.subscriptionId;
+    const what = `reading the user kubeconfig of AKS cluster ${
+      q.resourceGroup
+    }/${q.name} in subscription ${subscriptionId} with ${this.describe(
+      q.namespace,
+      q.credentialSecret,
+      credential,
+    )}`;
+    let result;
+    try {
+      result = await client.managedClusters.listClusterUserCredentials(
+        q.resourceGroup,
+        q.name,
+        { format: 'exec' },
+      );
+    } catch (e) {
+      throw this.fail(e, what);
+    }
+    const value = result.kubeconfigs?.[0]?.value;
+    if (!value)
+      throw new AzureServiceError('ARM', `${what}: ARM returned no kubeconfig`);
+    return Buffer.from(value).toString('utf8');
+  }
+
   /** The regions of the Secret's subscription (ARM's subscription locations list), physical regions only, by name. */
   async listLocations(
     q: CredentialQuery,

@@ -479,7 +479,12 @@ export class Day2Service {
 
   /** How to connect: commands, never a credential. */
   connect(p: ClusterPlace): ConnectInfo {
+    return connectInfo(this.cluster(p), p.managementCluster);
+  }
+
+  /** The cluster as the watch cache shows it (404 when it is not there). */
+  cluster(p: ClusterPlace): Day2Cluster {
     const { cluster, objects } = this.cachedCluster(p);
-    return connectInfo(readDay2Cluster(cluster, objects), p.managementCluster);
+    return readDay2Cluster(cluster, objects);
   }
 }

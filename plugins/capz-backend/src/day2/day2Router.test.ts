@@ -20,8 +20,30 @@ import express from 'express';
 import request from 'supertest';
 import { ApplyError } from '../cluster/KubeObjectClient';
 import { createDay2Router } from './day2Router';
+import { ClusterConnect } from '../connect/ClusterConnect';
 import { Day2Service } from './Day2Service';
 import type { Day2Client } from './KubeDay2Client';
+
+/** AKS's user kubeconfig of an Entra ID cluster with format=exec: kubelogin, no secret. */
+const execKubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- name: alpha
+  cluster:
+    server: https://alpha-dns.hcp.westeurope.azmk8s.io:443
+    certificate-authority-data: TFMwdExTMUNSVWRKVGc9PQ==
+contexts:
+- name: alpha
+  context: {cluster: alpha, user: clusterUser_alpha_alpha}
+current-context: alpha
+users:
+- name: clusterUser_alpha_alpha
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: kubelogin
+      args: [get-token, --login, devicecode, --server-id, 6dae42f8-4368-4678-94ff-3960e28e3630]
+`;
 
 const auth = { Authorization: mockCredentials.user.header() };
 const base = '/clusters/east/team-a/alpha';
@@ -55,6 +77,9 @@ async function setup(
     decision?: PolicyDecision;
     onWrite?: (what: string, dryRun: boolean) => void;
     offered?: string[];
+    /** What the simulated listClusterUserCredential answers. */
+    kubeconfig?: string;
+    allowLocalAccountKubeconfig?: boolean;
   } = {},
 ) {
   const store = new Map<string, ObservedObject>(
@@ -92,6 +117,31 @@ async function setup(
     delete: async (t, x) => record(`delete ${t.kind}/${t.name}`, x.dryRun),
   };
   const logger = mockServices.logger.mock();
+  const credentialReads: unknown[] = [];
+  const service = new Day2Service({
+    logger,
+    managementClusters: ['east'],
+    cache: {
+      list: (_mc: string, kind: string, ns?: string) =>
+        [...store.values()].filter(
+          x => x.kind === kind && (!ns || x.metadata?.namespace === ns),
+        ) as never,
+    },
+    client: async () => client,
+    azure: {
+      listKubernetesVersions: async q => ({
+        subscriptionId: 's',
+        location: q.location,
+        previewsHidden: 0,
+        items: (o.offered ?? ['v1.34.1', 'v1.33.2']).map(version => ({
+          version,
+          minor: version.slice(1, 5),
+          isDefault: false,
+          supportPlans: [],
+        })),
+      }),
+    },
+  });
   const router = await createDay2Router({
     httpAuth: mockServices.httpAuth(),
     permissions: mockServices.permissions.mock({
@@ -112,29 +162,17 @@ async function setup(
         };
       },
     }),
-    service: new Day2Service({
+    service,
+    connect: new ClusterConnect({
       logger,
-      managementClusters: ['east'],
-      cache: {
-        list: (_mc: string, kind: string, ns?: string) =>
-          [...store.values()].filter(
-            x => x.kind === kind && (!ns || x.metadata?.namespace === ns),
-          ) as never,
-      },
-      client: async () => client,
+      cluster: p => service.cluster(p),
       azure: {
-        listKubernetesVersions: async q => ({
-          subscriptionId: 's',
-          location: q.location,
-          previewsHidden: 0,
-          items: (o.offered ?? ['v1.34.1', 'v1.33.2']).map(version => ({
-            version,
-            minor: version.slice(1, 5),
-            isDefault: false,
-            supportPlans: [],
-          })),
-        }),
+        listClusterUserCredential: async q => {
+          credentialReads.push(q);
+          return o.kubeconfig ?? execKubeconfig;
+        },
       },
+      allowLocalAccountKubeconfig: o.allowLocalAccountKubeconfig ?? false,
     }),
     validateResponses: true,
   });
@@ -146,7 +184,7 @@ async function setup(
         logger,
       }).error(),
     );
-  return { app, writes, reads, audits, store };
+  return { app, writes, reads, audits, store, credentialReads };
 }
 
 describe('day-2 routes', () => {
@@ -436,5 +474,65 @@ describe('day-2 routes', () => {
       (await request(app).get('/clusters/east/team-a/nope/connect').set(auth))
         .status,
     ).toBe(404);
+  });
+
+  it('hands out an Entra ID kubeconfig under capz.cluster.connect, audited without the kubeconfig', async () => {
+    const { app, audits, credentialReads, writes } = await setup();
+    const res = await request(app).get(`${base}/kubeconfig`).set(auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      fileName: 'alpha.kubeconfig',
+      kubeconfig: execKubeconfig,
+      server: 'https://alpha-dns.hcp.westeurope.azmk8s.io:443',
+      auth: 'exec',
+    });
+    expect(credentialReads).toEqual([
+      {
+        managementCluster: 'east',
+        namespace: 'team-a',
+        credentialSecret: 'aso-credential',
+        resourceGroup: 'alpha',
+        name: 'alpha',
+      },
+    ]);
+    expect(audits).toEqual([
+      { eventId: 'capz-cluster-kubeconfig', outcome: 'success' },
+    ]);
+    expect(writes).toEqual([]);
+  });
+
+  it('refuses a kubeconfig with a secret (409 naming the config key) unless the operator allows it', async () => {
+    const local = execKubeconfig.replace(
+      / {4}exec:[\s\S]*$/,
+      '    client-certificate-data: Y2VydA==\n    client-key-data: a2V5\n    token: t0ps3cret\n',
+    );
+    const denied = await setup({ kubeconfig: local });
+    const res = await request(denied.app).get(`${base}/kubeconfig`).set(auth);
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toContain(
+      'capz.connect.allowLocalAccountKubeconfig: true',
+    );
+    expect(res.body.error.message).toContain('users[0].user.client-key-data');
+    expect(JSON.stringify(res.body)).not.toContain('t0ps3cret');
+    expect(denied.audits).toEqual([
+      { eventId: 'capz-cluster-kubeconfig', outcome: 'fail' },
+    ]);
+    const allowed = await setup({
+      kubeconfig: local,
+      allowLocalAccountKubeconfig: true,
+    });
+    const ok = await request(allowed.app).get(`${base}/kubeconfig`).set(auth);
+    expect(ok.status).toBe(200);
+    expect(ok.body.auth).toBe('local-account');
+  });
+
+  it('answers 403 to a user denied capz.cluster.connect, before ARM is asked', async () => {
+    const { app, credentialReads } = await setup({
+      decision: { result: AuthorizeResult.DENY },
+    });
+    const res = await request(app).get(`${base}/kubeconfig`).set(auth);
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toContain('capz.cluster.connect');
+    expect(credentialReads).toEqual([]);
   });
 });

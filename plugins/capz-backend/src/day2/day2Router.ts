@@ -11,6 +11,7 @@ import {
 } from '@backstage/plugin-permission-common';
 import { createConditionAuthorizer } from '@backstage/plugin-permission-node';
 import {
+  capzClusterConnectPermission,
   capzClusterDeletePermission,
   capzClusterReadPermission,
   day2ActionPermissions,
@@ -21,6 +22,7 @@ import {
 import express from 'express';
 import { capzClusterRules } from '../permissions/rules';
 import { createOpenApiRouter } from '../schema/openapi.generated';
+import type { ClusterConnect } from '../connect/ClusterConnect';
 import type { ClusterPlace, Day2Service } from './Day2Service';
 
 export interface Day2RouterOptions {
@@ -28,6 +30,8 @@ export interface Day2RouterOptions {
   permissions: PermissionsService;
   auditor: AuditorService;
   service: Day2Service;
+  /** The kubeconfig download (src/connect). */
+  connect: Pick<ClusterConnect, 'kubeconfig'>;
   validateResponses?: boolean;
 }
 
@@ -191,6 +195,30 @@ export async function createDay2Router(
         const info = o.service.connect(p);
         await audit.success();
         res.json(info);
+      } catch (e) {
+        await audit.fail({ error: e as Error });
+        throw e;
+      }
+    },
+  );
+
+  // The kubeconfig itself: its own permission (access information) and an audit event whatever the outcome; the
+  // event names the server and how it signs in, never the kubeconfig.
+  r.get(
+    '/clusters/:managementCluster/:namespace/:name/kubeconfig',
+    async (req, res) => {
+      const p = place(req.params);
+      await authorize(req, capzClusterConnectPermission, p);
+      const audit = await o.auditor.createEvent({
+        eventId: 'capz-cluster-kubeconfig',
+        severityLevel: 'medium',
+        request: req,
+        meta: { target: { ...p } },
+      });
+      try {
+        const kc = await o.connect.kubeconfig(p);
+        await audit.success({ meta: { server: kc.server, auth: kc.auth } });
+        res.json(kc);
       } catch (e) {
         await audit.fail({ error: e as Error });
         throw e;

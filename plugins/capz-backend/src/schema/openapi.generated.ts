@@ -2050,6 +2050,56 @@ export const spec = {
         },
       },
     },
+    '/clusters/{managementCluster}/{namespace}/{name}/kubeconfig': {
+      get: {
+        operationId: 'GetClusterKubeconfig',
+        description:
+          "A kubeconfig for the workload cluster from AKS's listClusterUserCredential (format=exec), read with the cluster's ASO credential. For an Entra ID cluster it signs in through kubelogin and holds no secret; one that holds a secret (local accounts) is refused with 409 unless capz.connect.allowLocalAccountKubeconfig is true. capz.cluster.connect; audited as `capz-cluster-kubeconfig`.",
+        parameters: [
+          {
+            $ref: '#/components/parameters/managementCluster',
+          },
+          {
+            $ref: '#/components/parameters/namespace',
+          },
+          {
+            $ref: '#/components/parameters/name',
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['fileName', 'kubeconfig', 'server', 'auth'],
+                  properties: {
+                    fileName: {
+                      type: 'string',
+                    },
+                    kubeconfig: {
+                      type: 'string',
+                    },
+                    server: {
+                      type: 'string',
+                    },
+                    auth: {
+                      type: 'string',
+                      enum: ['exec', 'local-account'],
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
     '/jobs/preview': {
       post: {
         operationId: 'PreviewJob',

@@ -148,6 +148,23 @@ export interface ConnectInfo {
   notes: string[];
 }
 
+/**
+ * GET .../kubeconfig: a kubeconfig for the workload cluster, from AKS's `listClusterUserCredential` with
+ * `format=exec`. For an Entra ID cluster it signs in through `kubelogin` and holds no secret; a kubeconfig with a
+ * secret (local accounts) is only returned when the operator allows it (`capz.connect.allowLocalAccountKubeconfig`).
+ * @public
+ */
+export interface ClusterKubeconfig {
+  /** A file name for the download, `<cluster>.kubeconfig`. */
+  fileName: string;
+  /** The kubeconfig (YAML) as AKS returned it. */
+  kubeconfig: string;
+  /** The API server it points at. */
+  server: string;
+  /** How it signs in: `exec` (kubelogin, no secret inside) or `local-account` (a secret inside: operator-allowed). */
+  auth: 'exec' | 'local-account';
+}
+
 /** The routes of one cluster's day-2 API, relative to the plugin's base URL. @public */
 export const day2Paths = (c: {
   managementCluster: string;
@@ -170,5 +187,7 @@ export const day2Paths = (c: {
     deletePreview: `${base}/delete-preview`,
     /** GET → {@link ConnectInfo}. */
     connect: `${base}/connect`,
+    /** GET → {@link ClusterKubeconfig}. */
+    kubeconfig: `${base}/kubeconfig`,
   };
 };

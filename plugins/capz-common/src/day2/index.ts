@@ -6,3 +6,4 @@ export * from './plan';
 export * from './deleteImpact';
 export * from './connect';
 export * from './access';
+export * from './kubeconfig';

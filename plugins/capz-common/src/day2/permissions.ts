@@ -8,7 +8,8 @@ import type { Day2ActionName } from './api';
 
 /**
  * The permission each action needs (the frontend hides an action its user is denied; the backend answers 403).
- * Deleting needs `capzClusterDeletePermission`, connecting `capzClusterReadPermission`.
+ * Deleting needs `capzClusterDeletePermission`; the connect commands `capzClusterReadPermission`, the kubeconfig
+ * download `capzClusterConnectPermission`.
  * @public
  */
 export const day2ActionPermissions = {

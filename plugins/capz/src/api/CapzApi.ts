@@ -2,6 +2,7 @@ import { createApiRef } from '@backstage/frontend-plugin-api';
 import {
   ClusterSummary,
   ClustersResponse,
+  ClusterKubeconfig,
   ConnectInfo,
   CredentialSecretsResponse,
   Day2Action,
@@ -89,6 +90,8 @@ export interface CapzApi {
   ): Promise<DeleteClusterResponse>;
   /** Commands to reach the workload cluster, never a secret. */
   getConnectInfo(ref: ClusterRef): Promise<ConnectInfo>;
+  /** A kubeconfig for the workload cluster (capz.cluster.connect): kubelogin for Entra ID clusters, no secret. */
+  getKubeconfig(ref: ClusterRef): Promise<ClusterKubeconfig>;
 }
 
 /** What a user can do to a job. @public */

@@ -1,6 +1,7 @@
 import { DiscoveryApi, FetchApi } from '@backstage/frontend-plugin-api';
 import { ResponseError } from '@backstage/errors';
 import {
+  ClusterKubeconfig,
   ClustersResponse,
   ConnectInfo,
   CredentialSecretsResponse,
@@ -197,5 +198,9 @@ export class CapzClient implements CapzApi {
 
   getConnectInfo(ref: ClusterRef): Promise<ConnectInfo> {
     return this.get(day2Paths(ref).connect);
+  }
+
+  getKubeconfig(ref: ClusterRef): Promise<ClusterKubeconfig> {
+    return this.get(day2Paths(ref).kubeconfig);
   }
 }

@@ -503,4 +503,78 @@ describe('cluster actions', () => {
       screen.queryByRole('menuitem', { name: 'Pause' }),
     ).not.toBeInTheDocument();
   });
+
+  it('offers the kubeconfig download only under capz.cluster.connect, and saves what the backend sends', async () => {
+    const connect = {
+      commands: ['az aks get-credentials --resource-group rg --name x'],
+      notes: ['Local accounts are disabled (Entra ID only).'],
+    };
+    const kubeconfig = {
+      fileName: 'reader.kubeconfig',
+      kubeconfig: 'apiVersion: v1\nkind: Config\n',
+      server: 'https://reader-dns.hcp.westeurope.azmk8s.io:443',
+      auth: 'exec',
+    };
+    const asked: string[] = [];
+    // Read only: the commands, no download button, no kubeconfig request.
+    const reader = serve('reader');
+    server.use(
+      http.get(`${reader.api}/connect`, () => HttpResponse.json(connect)),
+      http.get(`${reader.api}/kubeconfig`, () => {
+        asked.push('reader');
+        return HttpResponse.json(kubeconfig);
+      }),
+    );
+    const { unmount } = renderCapz(<CapzPage />, {
+      path: reader.path,
+      mountPath: '/capz/*',
+      apis: [allow('capz.cluster.read')],
+    });
+    let dialog = await openAction('Connect');
+    expect(await within(dialog).findByLabelText('Commands')).toHaveTextContent(
+      'az aks get-credentials',
+    );
+    expect(
+      within(dialog).queryByRole('button', { name: 'Download kubeconfig' }),
+    ).not.toBeInTheDocument();
+    unmount();
+
+    // With capz.cluster.connect: the button, one request, the file saved through an object URL.
+    const connector = serve('connector');
+    server.use(
+      http.get(`${connector.api}/connect`, () => HttpResponse.json(connect)),
+      http.get(`${connector.api}/kubeconfig`, () => {
+        asked.push('connector');
+        return HttpResponse.json({
+          ...kubeconfig,
+          fileName: 'connector.kubeconfig',
+        });
+      }),
+    );
+    const saved: Blob[] = [];
+    const created = jest.fn((b: Blob) => {
+      saved.push(b);
+      return 'blob:kubeconfig';
+    });
+    const revoked = jest.fn();
+    Object.assign(URL, { createObjectURL: created, revokeObjectURL: revoked });
+    renderCapz(<CapzPage />, {
+      path: connector.path,
+      mountPath: '/capz/*',
+      apis: [allow('capz.cluster.read', 'capz.cluster.connect')],
+    });
+    dialog = await openAction('Connect');
+    await userEvent.click(
+      await within(dialog).findByRole('button', {
+        name: 'Download kubeconfig',
+      }),
+    );
+    expect(
+      await within(dialog).findByText(/Saved connector.kubeconfig/),
+    ).toBeInTheDocument();
+    expect(asked).toEqual(['connector']);
+    expect(saved).toHaveLength(1);
+    expect(await saved[0].text()).toBe(kubeconfig.kubeconfig);
+    expect(revoked).toHaveBeenCalledWith('blob:kubeconfig');
+  });
 });

@@ -9,7 +9,10 @@ import {
   Skeleton,
   Text,
 } from '@backstage/ui';
+import { usePermission } from '@backstage/plugin-permission-react';
+import { capzClusterConnectPermission } from '@capz-backstage/plugin-capz-common';
 import useAsync from 'react-use/esm/useAsync';
+import useAsyncFn from 'react-use/esm/useAsyncFn';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { ActionError } from './errors';
 
@@ -22,13 +25,41 @@ const codeStyle = {
   borderRadius: 4,
 };
 
-/** How to reach the workload cluster with kubectl: commands and notes, never a credential. */
+/** Saves text as a file through the browser's download (an object URL on a link, released at once). */
+function saveFile(fileName: string, text: string) {
+  const url = URL.createObjectURL(
+    new Blob([text], { type: 'application/yaml' }),
+  );
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  URL.revokeObjectURL(url);
+}
+
+/**
+ * How to reach the workload cluster with kubectl: commands and notes, and, for users with capz.cluster.connect, the
+ * kubeconfig to download (AKS's user kubeconfig; for an Entra ID cluster it signs in through kubelogin and holds no
+ * secret). The kubeconfig is never shown on the page.
+ */
 export function ConnectDialog(props: {
   cluster: ClusterRef;
   onClose: () => void;
 }) {
   const api = useApi(capzApiRef);
   const info = useAsync(() => api.getConnectInfo(props.cluster), [api]);
+  const canDownload = usePermission({
+    permission: capzClusterConnectPermission,
+    // The resourceRef as ClusterActions' clusterResourceRef writes it (imported from there, it would be a cycle).
+    resourceRef: `${props.cluster.managementCluster}/${props.cluster.namespace}/${props.cluster.name}`,
+  });
+  const [download, startDownload] = useAsyncFn(async () => {
+    const kc = await api.getKubeconfig(props.cluster);
+    saveFile(kc.fileName, kc.kubeconfig);
+    return kc;
+  }, [api]);
   return (
     <Dialog
       isOpen
@@ -63,9 +94,34 @@ export function ConnectDialog(props: {
               ))}
             </>
           )}
+          {download.error && (
+            <ActionError
+              title="Could not download the kubeconfig"
+              error={download.error}
+              permission="capz.cluster.connect"
+            />
+          )}
+          {download.value && (
+            <Text as="p" variant="body-small" role="status">
+              Saved {download.value.fileName} (server {download.value.server}
+              {download.value.auth === 'exec'
+                ? ', signs in with your Entra ID account through kubelogin'
+                : ', a local account credential: keep it safe'}
+              ).
+            </Text>
+          )}
         </Flex>
       </DialogBody>
       <DialogFooter>
+        {canDownload.allowed && (
+          <Button
+            variant="primary"
+            onPress={() => void startDownload()}
+            isDisabled={download.loading}
+          >
+            Download kubeconfig
+          </Button>
+        )}
         <Button variant="secondary" onPress={props.onClose}>
           Done
         </Button>
