@@ -48,10 +48,24 @@ const request: JobRequest = {
   },
 };
 
-function planner(resourceGroup: AksLister['resourceGroup']) {
+function planner(
+  resourceGroup: AksLister['resourceGroup'],
+  cached: Record<string, ObservedObject[]> = {},
+) {
   return new JobPlanner({
-    managementClusters: [{ name: 'local' } as never],
-    cache: { list: () => [] },
+    managementClusters: [
+      { name: 'local' } as never,
+      { name: 'other' } as never,
+    ],
+    // Each management cluster's ResourceGroup objects (every namespace); nothing else.
+    cache: {
+      list: ((mc: string, kind: string, namespace?: string) =>
+        kind === 'ResourceGroup'
+          ? (cached[mc] ?? []).filter(
+              o => !namespace || o.metadata?.namespace === namespace,
+            )
+          : []) as never,
+    },
     client: async () => client,
     aks: {
       listClusters: async () => ({ subscriptionId: SUB, items: [aksCluster] }),
@@ -96,6 +110,52 @@ describe('JobPlanner adoption preview', () => {
     expect(plannedGroup(preview.plan).map(spec => spec?.tags)).toEqual([
       { 'cost-center': 'payments' },
     ]);
+  });
+
+  it("shows the refusal of the job's first write when a manage ResourceGroup in another namespace or management cluster points at the group, and reuses the one in its own namespace", async () => {
+    const rg = (
+      namespace: string,
+      name: string,
+      annotations: Record<string, string> = {},
+    ): ObservedObject => ({
+      apiVersion: 'resources.azure.com/v1api20200601',
+      kind: 'ResourceGroup',
+      metadata: { namespace, name, annotations },
+      spec: { azureName: 'rg-payments', location: 'westeurope' },
+    });
+    const located = async () => ({ location: 'westeurope', tags: {} });
+    const check = async (cached: Record<string, ObservedObject[]>) =>
+      (await planner(located, cached).preview(request)).preflight.find(
+        c => c.id === 'group-not-managed',
+      );
+    expect(
+      await check({
+        local: [rg('team-ops', 'payments-rg')],
+        other: [
+          rg('ops', 'kept', {
+            'serviceoperator.azure.com/reconcile-policy': 'skip',
+          }),
+        ],
+      }),
+    ).toEqual({
+      id: 'group-not-managed',
+      title: 'No other ResourceGroup object can delete its resource group',
+      status: 'fail',
+      message:
+        "The job's first write would be refused: ResourceGroup local/team-ops/payments-rg (reconcile-policy manage) would delete its resource group RG-Payments.",
+      fix: expect.stringContaining(
+        'serviceoperator.azure.com/reconcile-policy: skip',
+      ),
+    });
+    expect(
+      (await check({ other: [rg('ops', 'payments-rg')] }))?.message,
+    ).toMatch(
+      /^The job's first write would be refused: ResourceGroup other\/ops\/payments-rg /,
+    );
+    // The object in the adoption's own namespace is reused (the plan's exception), as the live check does.
+    expect(
+      await check({ local: [rg('team-pay', 'payments-rg')] }),
+    ).toMatchObject({ status: 'pass' });
   });
 
   it('keeps the warning and the cluster location when the group location cannot be read', async () => {

@@ -1,5 +1,6 @@
 import { InputError, NotFoundError } from '@backstage/errors';
 import {
+  groupDeleters,
   JOB_ANNOTATION,
   planAdoption,
   planApiVersionUpgrade,
@@ -8,6 +9,7 @@ import {
   type JobPlanResult,
   type JobRequest,
   type ObservedObject,
+  type PlannedCondition,
   type PreflightCheck,
   type StepPlan,
 } from '@capz-backstage/plugin-capz-common';
@@ -148,14 +150,27 @@ export class JobPlanner {
           objects: nsExists ? this.objectsIn(mc, p.namespace) : [],
           access,
         });
-        return aks
-          ? {
-              ...planned,
-              preflight: planned.preflight.map(c =>
-                c.id === 'not-managed' ? this.notManagedAnywhere(aks) : c,
-              ),
-            }
-          : planned;
+        if (!aks) return planned;
+        const preflight: PreflightCheck[] = [];
+        for (const c of planned.preflight) {
+          if (c.id !== 'not-managed') {
+            preflight.push(c);
+            continue;
+          }
+          preflight.push(
+            this.notManagedAnywhere(aks),
+            this.groupNotDeletedElsewhere(planned.plan, {
+              managementCluster: mc,
+              namespace: p.namespace,
+              azure: {
+                subscriptionId: p.subscriptionId,
+                resourceGroup: p.resourceGroup,
+                name: aks.name,
+              },
+            }),
+          );
+        }
+        return { ...planned, preflight };
       }
       case 'upgrade-api-version': {
         const p = request.params;
@@ -261,6 +276,86 @@ export class JobPlanner {
             )})`
           : names[0]
       } points at it.`,
+    };
+  }
+
+  /**
+   * The resource-group half of the job's live one-owner check, on the watch cache of every configured management
+   * cluster: the same rule (capz-common groupDeleters) and the same words as the refusal of the job's first write,
+   * with the same exceptions (the plan's own `sole-manager` condition: a ResourceGroup object the job reuses). No
+   * Kubernetes call: the cache already holds every ResourceGroup.
+   */
+  private groupNotDeletedElsewhere(
+    plan: JobPlanResult['plan'],
+    o: {
+      managementCluster: string;
+      namespace: string;
+      azure: { subscriptionId: string; resourceGroup: string; name: string };
+    },
+  ): PreflightCheck {
+    const names = this.o.managementClusters.map(c => c.name);
+    const groupsOf = (mc: string) =>
+      this.o.cache.list(mc, 'ResourceGroup') as unknown as ObservedObject[];
+    const condition = plan
+      .flatMap(s => s.preconditions)
+      .find(
+        (x): x is Extract<PlannedCondition, { type: 'sole-manager' }> =>
+          x.type === 'sole-manager',
+      );
+    // Without a plan (another check failed), the plan's exception: a ResourceGroup object for this group in the
+    // namespace, which adoption reuses (capz-common adoptionPreflight).
+    const reused = groupsOf(o.managementCluster).find(
+      g =>
+        g.metadata?.namespace === o.namespace &&
+        (
+          ((g.spec as { azureName?: string } | undefined)?.azureName ||
+            g.metadata?.name) ??
+          ''
+        ).toLowerCase() === o.azure.resourceGroup.toLowerCase(),
+    );
+    const azure = condition?.azure ?? o.azure;
+    const except =
+      condition?.except ??
+      (reused
+        ? [
+            {
+              apiVersion: reused.apiVersion ?? '',
+              kind: 'ResourceGroup',
+              namespace: o.namespace,
+              name: reused.metadata!.name!,
+            },
+          ]
+        : []);
+    const found = groupDeleters(
+      azure,
+      names.flatMap(mc =>
+        groupsOf(mc).map(object => ({
+          managementCluster: mc,
+          object: { ...object, kind: object.kind ?? 'ResourceGroup' },
+        })),
+      ),
+      { managementCluster: o.managementCluster, except },
+    );
+    const title = 'No other ResourceGroup object can delete its resource group';
+    if (found.length)
+      return {
+        id: 'group-not-managed',
+        title,
+        status: 'fail',
+        message: `The job's first write would be refused: ${found.join('; ')}.`,
+        fix: `An Azure resource group is managed from one place only. If that object should not delete ${azure.resourceGroup}, set serviceoperator.azure.com/reconcile-policy: skip (or detach-on-delete) on it; or adopt into the namespace of that object, where it is reused (on the same management cluster).`,
+      };
+    return {
+      id: 'group-not-managed',
+      title,
+      status: 'pass',
+      message: `No ResourceGroup object with reconcile-policy manage on ${names.join(
+        ', ',
+      )} points at ${azure.resourceGroup}${
+        except.length
+          ? ` besides ${except.map(x => x.name).join(', ')}, which is reused`
+          : ''
+      }.`,
     };
   }
 

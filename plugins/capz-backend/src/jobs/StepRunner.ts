@@ -1,11 +1,12 @@
 import {
   apiVersionOf,
   evaluateObjectCondition,
+  groupDeleters,
   JOB_ANNOTATION,
   kinds,
-  RECONCILE_POLICY_ANNOTATION as RECONCILE_POLICY,
   type KubeObject,
   type LiveCondition,
+  type ObservedObject,
   type ObjectRef,
   type PlannedAction,
   type PlannedCondition,
@@ -184,21 +185,21 @@ async function soleManager(
           azureNameOf(o).toLowerCase() === name.toLowerCase();
       if (points) found.push(`${where(o)} already manages it`);
     }
-    for (const o of groups) {
-      if (skip(o)) continue;
-      const policy = o.metadata.annotations?.[RECONCILE_POLICY];
-      if (policy === 'skip' || policy === 'detach-on-delete') continue;
-      const id = lower((o.status as { id?: string } | undefined)?.id);
-      const points = id
-        ? id === groupId
-        : azureNameOf(o).toLowerCase() === resourceGroup.toLowerCase();
-      if (points)
-        found.push(
-          `${where(
-            o,
-          )} (reconcile-policy manage) would delete its resource group ${resourceGroup}`,
-        );
-    }
+    // The same rule the adoption preview applies to the watch cache (capz-common groupDeleters).
+    found.push(
+      ...groupDeleters(
+        c.azure,
+        groups.map(object => ({
+          managementCluster: mc.name,
+          object: object as ObservedObject,
+        })),
+        {
+          managementCluster: ctx.managementCluster,
+          except: c.except,
+          jobId: ctx.jobId,
+        },
+      ),
+    );
   }
   return found.length
     ? { holds: false, observed: found.join('; ') }

@@ -3,6 +3,7 @@ export { describeRef } from './helpers';
 export * from './names';
 export * from './conditions';
 export * from './access';
+export { groupDeleters, type ObjectOnCluster } from './soleManager';
 export {
   planMigration,
   requiredMigrationAccess,

@@ -1,0 +1,109 @@
+import type { ObservedObject } from '../tree/types';
+import { groupDeleters } from './soleManager';
+
+const SUB = '6f1c2d3e-0000-4000-8000-0000000000a1';
+const azure = {
+  subscriptionId: SUB,
+  resourceGroup: 'RG-Payments',
+  name: 'pay',
+};
+
+const group = (
+  namespace: string,
+  name: string,
+  o: { azureName?: string; policy?: string; id?: string; job?: string } = {},
+): ObservedObject => ({
+  apiVersion: 'resources.azure.com/v1api20200601',
+  kind: 'ResourceGroup',
+  metadata: {
+    namespace,
+    name,
+    annotations: {
+      ...(o.policy
+        ? { 'serviceoperator.azure.com/reconcile-policy': o.policy }
+        : {}),
+      ...(o.job ? { 'capz.io/job': o.job } : {}),
+    },
+  },
+  spec: {
+    location: 'westeurope',
+    ...(o.azureName ? { azureName: o.azureName } : {}),
+  },
+  ...(o.id ? { status: { id: o.id } } : {}),
+});
+
+const on = (managementCluster: string, ...objects: ObservedObject[]) =>
+  objects.map(object => ({ managementCluster, object }));
+
+describe('groupDeleters: the ResourceGroup objects that would delete the AKS cluster group', () => {
+  it('counts a manage object (annotation absent or manage) in another namespace or on another management cluster, by Azure name, case-insensitively', () => {
+    expect(
+      groupDeleters(
+        azure,
+        [
+          ...on('local', group('team-a', 'rg-payments')),
+          ...on(
+            'other',
+            group('ops', 'pay-group', {
+              azureName: 'rg-payments',
+              policy: 'manage',
+            }),
+          ),
+        ],
+        { managementCluster: 'local', except: [] },
+      ),
+    ).toEqual([
+      'ResourceGroup local/team-a/rg-payments (reconcile-policy manage) would delete its resource group RG-Payments',
+      'ResourceGroup other/ops/pay-group (reconcile-policy manage) would delete its resource group RG-Payments',
+    ]);
+  });
+
+  it('leaves out skip and detach-on-delete objects, the job’s own, the reused one and other groups', () => {
+    expect(
+      groupDeleters(
+        azure,
+        on(
+          'local',
+          group('a', 'rg-payments', { policy: 'skip' }),
+          group('b', 'rg-payments', { policy: 'detach-on-delete' }),
+          group('c', 'rg-payments', { job: 'job-1' }),
+          group('d', 'rg-payments'),
+          group('e', 'rg-other'),
+        ),
+        {
+          managementCluster: 'local',
+          jobId: 'job-1',
+          except: [
+            {
+              apiVersion: 'resources.azure.com/v1api20200601',
+              kind: 'ResourceGroup',
+              namespace: 'd',
+              name: 'rg-payments',
+            },
+          ],
+        },
+      ),
+    ).toEqual([]);
+  });
+
+  it('goes by the ARM id ASO recorded when there is one: the subscription counts', () => {
+    const other = '00000000-0000-4000-8000-000000000000';
+    expect(
+      groupDeleters(
+        azure,
+        on(
+          'local',
+          group('a', 'x', {
+            id: `/subscriptions/${SUB}/resourceGroups/rg-payments`,
+          }),
+          group('b', 'rg-payments', {
+            id: `/subscriptions/${other}/resourceGroups/rg-payments`,
+          }),
+        ),
+        { managementCluster: 'local', except: [] },
+      ),
+    ).toEqual([
+      'ResourceGroup local/a/x (reconcile-policy manage) would delete its resource group RG-Payments',
+    ]);
+  });
+});
