@@ -244,6 +244,7 @@ export class Day2Service {
       for (const kind of [
         'MachinePool',
         'AzureASOManagedMachinePool',
+        'AzureManagedMachinePool',
         'ManagedClustersAgentPool',
       ]) {
         if (await client.get(targetOf(kind, p.namespace, objName)!))

@@ -573,7 +573,7 @@ describe('day-2 actions on a real management cluster', () => {
     expect(aks('kept')).toBeUndefined();
   });
 
-  it('deletes a legacy AzureManagedControlPlane cluster in a group it does not own: the preview equals what Azure deletes', async () => {
+  it('adds a pool to a legacy AzureManagedControlPlane cluster: the preview (dryRun=All) then the MachinePool and AzureManagedMachinePool, and the legacy controllers make the agent pool in AKS', async () => {
     await makeAzureResourceGroup(w.c, {
       scratchNamespace: ns,
       credentialSecret: 'aso-credential',
@@ -591,16 +591,61 @@ describe('day-2 actions on a real management cluster', () => {
       () => w.legacyReady(ns, 'old'),
       180_000,
     );
+    const batch = {
+      action: 'addPool' as const,
+      pool: {
+        name: 'batch',
+        mode: 'User' as const,
+        osType: 'Linux' as const,
+        vmSize: 'Standard_D4s_v5',
+        replicas: 2,
+      },
+    };
+    // The preview is the API server's dry run of both objects: nothing is written.
+    const preview = await service.act(place('old'), batch, { apply: false });
+    expect(
+      preview.changes.map(c => `${c.operation} ${c.kind} ${c.name}`),
+    ).toEqual([
+      'create MachinePool old-batch',
+      'create AzureManagedMachinePool old-batch',
+    ]);
+    expect(await w.c.get('AzureManagedMachinePool', ns, 'old-batch')).toBe(
+      undefined,
+    );
+    await service.act(place('old'), batch, { apply: true });
+    const ammp = await w.c.get('AzureManagedMachinePool', ns, 'old-batch');
+    expect(ammp.spec).toMatchObject({
+      name: 'batch',
+      mode: 'User',
+      sku: 'Standard_D4s_v5',
+    });
+    await w.waitFor('agent pool batch in AKS', async () => {
+      const p = aks('old')?.agentPools.batch;
+      return (
+        (p?.provisioningState === 'Succeeded' &&
+          p.count === 2 &&
+          p.vmSize === 'Standard_D4s_v5') ||
+        JSON.stringify(p)
+      );
+    });
+    await expect(
+      service.act(place('old'), batch, { apply: true }),
+    ).rejects.toThrow(/^name-taken: /);
+  });
+
+  it('deletes a legacy AzureManagedControlPlane cluster in a group it does not own: the preview equals what Azure deletes', async () => {
     await w.waitFor(
       'the watch cache to hold its ASO objects with their ARM ids',
       async () => {
         const p = service.deletePreview(place('old'));
         const all = [...p.deletes, ...p.keeps];
         return (
-          (all.filter(x => x.armId).length >= 4 &&
-            all.some(
-              x =>
-                x.azureType.endsWith('/agentPools') && x.azureName === 'work',
+          (all.filter(x => x.armId).length >= 5 &&
+            ['work', 'batch'].every(pool =>
+              all.some(
+                x =>
+                  x.azureType.endsWith('/agentPools') && x.azureName === pool,
+              ),
             )) ||
           JSON.stringify(
             all.map(x => `${x.azureType} ${x.azureName} ${x.armId ?? ''}`),
@@ -618,7 +663,7 @@ describe('day-2 actions on a real management cluster', () => {
     expect(byType(preview.deletes)).toEqual({
       resourceGroups: 0,
       managedClusters: 1,
-      agentPools: 2,
+      agentPools: 3,
     });
     expect(deleted).toEqual(byType(preview.deletes));
     expect(w.azure().resourceGroups.map(g => g.name)).toContain('Legacy_RG');

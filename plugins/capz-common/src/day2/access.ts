@@ -52,6 +52,7 @@ export function requiredDay2Access(): AccessRequirement[] {
     ...r(capz, 'azuremanagedmachinepools', {
       get: read,
       patch: 'autoscale (spec.scaling), legacy API',
+      create: 'add a pool, legacy API',
     }),
     ...r('containerservice.azure.com', 'managedclustersagentpools', {
       get: 'add a pool: the agent pool object CAPZ will create is checked free',

@@ -523,6 +523,100 @@ describe('node pools', () => {
     );
   });
 
+  it('adds the legacy pair (MachinePool and AzureManagedMachinePool) to an AzureManagedControlPlane cluster, with the same rules', () => {
+    const legacy: ObservedObject[] = [
+      {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Cluster',
+        metadata: { name: 'old', namespace: 'ns', uid: 'c' },
+        spec: {
+          controlPlaneRef: { kind: 'AzureManagedControlPlane', name: 'old' },
+        },
+      },
+      {
+        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+        kind: 'AzureManagedControlPlane',
+        metadata: { name: 'old', namespace: 'ns' },
+        spec: { version: 'v1.32.6', location: 'westeurope' },
+        status: { version: 'v1.32.6' },
+      },
+      {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'MachinePool',
+        metadata: { name: 'old-system', namespace: 'ns' },
+        spec: {
+          clusterName: 'old',
+          replicas: 1,
+          template: {
+            spec: {
+              version: 'v1.32.6',
+              infrastructureRef: {
+                kind: 'AzureManagedMachinePool',
+                name: 'old-system',
+              },
+            },
+          },
+        },
+      },
+      {
+        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+        kind: 'AzureManagedMachinePool',
+        metadata: { name: 'old-system', namespace: 'ns' },
+        spec: { name: 'system', mode: 'System', sku: 'Standard_D2s_v3' },
+      },
+    ];
+    const r = ok(plan(legacy, add({ name: 'batch', replicas: 2 })));
+    expect(
+      r.writes.map(w => (w.type === 'apply' ? w.object : undefined)),
+    ).toEqual([
+      {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'MachinePool',
+        metadata: { name: 'old-batch', namespace: 'ns' },
+        spec: {
+          clusterName: 'old',
+          replicas: 2,
+          template: {
+            spec: {
+              bootstrap: { dataSecretName: '' },
+              clusterName: 'old',
+              infrastructureRef: {
+                apiGroup: 'infrastructure.cluster.x-k8s.io',
+                kind: 'AzureManagedMachinePool',
+                name: 'old-batch',
+              },
+              version: 'v1.32.6',
+            },
+          },
+        },
+      },
+      {
+        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+        kind: 'AzureManagedMachinePool',
+        metadata: { name: 'old-batch', namespace: 'ns' },
+        spec: {
+          name: 'batch',
+          mode: 'User',
+          sku: 'Standard_D4s_v5',
+        },
+      },
+    ]);
+    expect(r.writes.every(w => w.type === 'apply' && w.create)).toBe(true);
+    expect(r.changes.map(c => `${c.operation} ${c.kind}`)).toEqual([
+      'create MachinePool',
+      'create AzureManagedMachinePool',
+    ]);
+    expect(
+      rules(plan(legacy, add({ name: 'winpool1', osType: 'Windows' }))),
+    ).toEqual(['pool.name']);
+    expect(rules(plan(legacy, add({ name: 'system' })))).toEqual([
+      'name-taken',
+    ]);
+    expect(rules(plan(legacy, add({}), { takenNames: ['old-gpu'] }))).toEqual([
+      'name-taken',
+    ]);
+  });
+
   it("applies the template's rules: name, Windows name length, System on Linux, a name already taken", () => {
     expect(rules(plan(world(), add({ name: 'GPU' })))).toEqual(['pool.name']);
     expect(

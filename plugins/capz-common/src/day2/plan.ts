@@ -7,10 +7,12 @@
 import { apiVersionOf, kinds } from '../kinds';
 import {
   aksAsoPoolManifests,
+  legacyPoolManifests,
   type KubeObject,
 } from '../manifests/aksAsoCluster';
 import {
   clusterNameErrors,
+  type AksAsoPoolParams,
   MAX_POOL_NODES,
   nodePoolsErrors,
   poolObjectName,
@@ -666,16 +668,6 @@ function planAddPool(
   a: Extract<Day2Action, { action: 'addPool' }>,
   ctx: Day2PlanContext,
 ): Day2PlanResult {
-  if (c.api !== 'aso')
-    return {
-      ok: false,
-      problems: [
-        input(
-          'aso-api-only',
-          `cluster ${c.name} uses the deprecated AzureManagedControlPlane API: migrate it to the ASO API to add pools here`,
-        ),
-      ],
-    };
   const pool = { ...a.pool, osType: a.pool?.osType ?? 'Linux' };
   const problems: Day2Problem[] = [];
   // The template's rules (name, OS, VM size, mode, count), on the new pool alone; "at least one System pool" is the
@@ -703,6 +695,7 @@ function planAddPool(
         ),
       ],
     };
+  if (c.api === 'legacy') return planAddLegacyPool(c, pool, objName);
   const mc = c.controlPlane?.spec?.resources;
   const mcObject = Array.isArray(mc)
     ? (mc[c.managedClusterIndex ?? -1] as Record<string, unknown> | undefined)
@@ -765,6 +758,84 @@ function planAddPool(
       `AKS creates agent pool ${pool.name} (${pool.replicas} x ${
         pool.vmSize
       }) in cluster ${c.azureName ?? c.name}.`,
+    ],
+  };
+}
+
+/**
+ * A pool on the deprecated AzureManagedControlPlane API: the MachinePool and AzureManagedMachinePool pair CAPZ's legacy
+ * controllers turn into an agent pool (docs/capz-aso-facts.md#day2-legacy-add-pool), at the control plane's version.
+ */
+function planAddLegacyPool(
+  c: Day2Cluster,
+  pool: AksAsoPoolParams,
+  objName: string,
+): Day2PlanResult {
+  const version = c.observedVersion ?? c.version;
+  if (!version)
+    return {
+      ok: false,
+      problems: [
+        conflict(
+          'control-plane',
+          `cluster ${c.name}'s AzureManagedControlPlane has no version to add a pool at`,
+        ),
+      ],
+    };
+  const objects = legacyPoolManifests(
+    { clusterName: c.name, namespace: c.namespace, kubernetesVersion: version },
+    pool,
+  );
+  return {
+    ok: true,
+    writes: objects.map(object => ({ type: 'apply', object, create: true })),
+    changes: [
+      {
+        apiVersion: objects[0].apiVersion,
+        kind: 'MachinePool',
+        namespace: c.namespace,
+        name: objName,
+        operation: 'create',
+        fields: [
+          field('spec.replicas', undefined, pool.replicas),
+          field('spec.template.spec.version', undefined, version),
+        ],
+      },
+      {
+        apiVersion: objects[1].apiVersion,
+        kind: 'AzureManagedMachinePool',
+        namespace: c.namespace,
+        name: objName,
+        operation: 'create',
+        fields: [
+          field('spec.name', undefined, pool.name),
+          field('spec.mode', undefined, pool.mode),
+          field('spec.osType', undefined, pool.osType ?? 'Linux'),
+          field('spec.sku', undefined, pool.vmSize),
+          ...(pool.autoscaling
+            ? [
+                field(
+                  'spec.scaling.minSize',
+                  undefined,
+                  pool.autoscaling.minCount,
+                ),
+                field(
+                  'spec.scaling.maxSize',
+                  undefined,
+                  pool.autoscaling.maxCount,
+                ),
+              ]
+            : []),
+        ],
+      },
+    ],
+    warnings: [
+      ...pausedWarning(c),
+      `AKS creates agent pool ${pool.name} (${pool.replicas} x ${
+        pool.vmSize
+      }) in cluster ${
+        c.azureName ?? c.name
+      }, through CAPZ's legacy controllers.`,
     ],
   };
 }

@@ -293,3 +293,63 @@ export function aksAsoPoolManifests(
     },
   ];
 }
+
+/**
+ * One pool's MachinePool and AzureManagedMachinePool for a cluster on the deprecated AzureManagedControlPlane API, as
+ * CAPZ v1.26.0's legacy API takes them (`api/v1beta1/azuremanagedmachinepool_types.go`: `name` is the agent pool's
+ * name in AKS, which would otherwise be the object's name, `mode`, `sku` the VM size, `osType`, and `scaling`
+ * `{minSize, maxSize}` for AKS's autoscaler, docs/capz-aso-facts.md#day2-legacy-add-pool). CAPZ's legacy controllers
+ * then write the ASO agent pool themselves; the parameters are not validated here.
+ * @public
+ */
+export function legacyPoolManifests(
+  c: { clusterName: string; namespace: string; kubernetesVersion: string },
+  pool: AksAsoPoolParams,
+): KubeObject[] {
+  const objName = poolObjectName(c.clusterName, pool.name);
+  const meta = { name: objName, namespace: c.namespace };
+  return [
+    {
+      apiVersion: apiVersionOf(kinds.Cluster),
+      kind: 'MachinePool',
+      metadata: meta,
+      spec: {
+        clusterName: c.clusterName,
+        replicas: pool.replicas,
+        template: {
+          spec: {
+            bootstrap: { dataSecretName: '' },
+            clusterName: c.clusterName,
+            infrastructureRef: {
+              apiGroup: kinds.AzureManagedMachinePool.group,
+              kind: 'AzureManagedMachinePool',
+              name: objName,
+            },
+            version: c.kubernetesVersion,
+          },
+        },
+      },
+    },
+    {
+      apiVersion: apiVersionOf(kinds.AzureManagedMachinePool),
+      kind: 'AzureManagedMachinePool',
+      metadata: meta,
+      spec: {
+        name: pool.name,
+        mode: pool.mode,
+        sku: pool.vmSize,
+        ...(pool.osType && pool.osType !== 'Linux'
+          ? { osType: pool.osType }
+          : {}),
+        ...(pool.autoscaling
+          ? {
+              scaling: {
+                minSize: pool.autoscaling.minCount,
+                maxSize: pool.autoscaling.maxCount,
+              },
+            }
+          : {}),
+      },
+    },
+  ];
+}
