@@ -162,7 +162,11 @@ export class KubeObjectClient {
     }
   }
 
-  /** Delete with background propagation, as kubectl does; `uid` is a precondition. */
+  /**
+   * Delete with background propagation, as kubectl does; `uid` is a precondition. Every option goes in the body's
+   * DeleteOptions: the API server reads the query parameters only when a DELETE has no body, so `?dryRun=All` beside
+   * a body with preconditions deleted for real (docs/capz-aso-facts.md#delete-options-body).
+   */
   async delete(
     t: ObjectRef,
     o: { dryRun: boolean; uid?: string },
@@ -175,7 +179,11 @@ export class KubeObjectClient {
         undefined,
         undefined,
         'Background',
-        o.uid ? { preconditions: { uid: o.uid } } : undefined,
+        {
+          propagationPolicy: 'Background',
+          ...(o.dryRun ? { dryRun: ['All'] } : {}),
+          ...(o.uid ? { preconditions: { uid: o.uid } } : {}),
+        },
       );
     } catch (e) {
       this.fail(
