@@ -9,30 +9,17 @@
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
-import { ConfigReader } from '@backstage/config';
 import type {
   JobPlanResult,
   LiveCondition,
   PreflightCheck,
 } from '@capz-backstage/plugin-capz-common';
-import {
-  ARM_RESOURCE,
-  AzureWorld,
-  entraAuthorizer,
-  SIM_SERVICE_PRINCIPAL,
-  startArmServer,
-  startEntraSim,
-  type ArmServer,
-  type EntraSim,
-} from '@internal/capz-sim/azure';
 import express from 'express';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import YAML from 'yaml';
-import { AksDiscovery } from '../azure/AksDiscovery';
 import { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { createJobsRouter } from '../service/jobsRouter';
@@ -46,6 +33,10 @@ import {
   testClusterInfo,
   until,
 } from '../testing/realCluster';
+import {
+  startSimulatedAzure,
+  type SimulatedAzure,
+} from '../testing/simulatedAzure';
 import { ClusterClient, KubeClusterClient } from './ClusterClient';
 import { DatabaseJobStore } from './DatabaseJobStore';
 import { JobEngine } from './JobEngine';
@@ -66,11 +57,8 @@ const rbac = (file: string) =>
     readFileSync(join(__dirname, '..', '..', 'rbac', file), 'utf8'),
   ).map(d => d.toJS());
 
-let stateDir: string;
-let world: AzureWorld;
+let azure: SimulatedAzure;
 let knex: { destroy(): Promise<void> } | undefined;
-let entra: EntraSim;
-let arm: ArmServer;
 let cache: WatchCache;
 let app: express.Express;
 let client: (managementCluster: string) => Promise<ClusterClient>;
@@ -98,24 +86,12 @@ const RG_PATH = `/apis/resources.azure.com/v1api20200601/namespaces/${ops}/resou
 
 beforeAll(async () => {
   // The simulated Azure: one AKS cluster, in its own group.
-  stateDir = mkdtempSync(join(tmpdir(), 'capz-adopt-preview-'));
-  world = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
+  azure = await startSimulatedAzure(info, SUB);
+  const { world } = azure;
   world.putResourceGroup(SUB, RG, { location: 'westeurope' });
   world.putManagedCluster(SUB, RG, AKS, {
     location: 'westeurope',
     agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }],
-  });
-  entra = await startEntraSim({
-    stateDir,
-    applications: [ARM_RESOURCE],
-    servicePrincipals: [SIM_SERVICE_PRINCIPAL],
-  });
-  arm = await startArmServer({
-    world,
-    authorize: entraAuthorizer(entra, {
-      [SIM_SERVICE_PRINCIPAL.clientId]: [SUB],
-    }),
-    stateDir,
   });
   await until(
     'the simulated AKS cluster to be created',
@@ -135,12 +111,7 @@ beforeAll(async () => {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: 'aso-credential' },
-    stringData: {
-      AZURE_SUBSCRIPTION_ID: SUB,
-      AZURE_TENANT_ID: SIM_SERVICE_PRINCIPAL.tenantId,
-      AZURE_CLIENT_ID: SIM_SERVICE_PRINCIPAL.clientId,
-      AZURE_CLIENT_SECRET: SIM_SERVICE_PRINCIPAL.clientSecret,
-    },
+    stringData: azure.credentialData,
   });
   if (secret.status !== 201) throw new Error(`create Secret: ${secret.status}`);
   const token = await serviceAccountToken(
@@ -167,35 +138,10 @@ beforeAll(async () => {
     await kubeConfigFor(managementClusters[0], k8s),
   );
   client = async () => live;
-  const aks = new AksDiscovery({
-    config: new ConfigReader({
-      capz: {
-        azureDiscovery: {
-          resourceManagerEndpoint: arm.url,
-          authorityHost: entra.url,
-          disableInstanceDiscovery: true,
-          caData: `${arm.caPem}\n${entra.caPem}`,
-        },
-      },
-    }),
+  const aks = azure.discovery({
     logger,
-    readSecret: async (_mc, namespace, name) => {
-      const r = await kube(
-        info,
-        'GET',
-        `/api/v1/namespaces/${namespace}/secrets/${name}`,
-      );
-      if (r.status === 404) return undefined;
-      return Object.fromEntries(
-        Object.entries(r.body.data as Record<string, string>).map(([k, v]) => [
-          k,
-          Buffer.from(v, 'base64').toString('utf8'),
-        ]),
-      );
-    },
     managedClusters: mc => cache.list(mc, 'ManagedCluster') as never,
     resourceGroups: mc => cache.list(mc, 'ResourceGroup') as never,
-    managementClusters: () => ['local'],
   });
   knex = require('knex')({
     client: 'better-sqlite3',
@@ -247,10 +193,7 @@ afterAll(async () => {
   await deleteTestNamespace(info, ns);
   await deleteTestNamespace(info, ops);
   await knex?.destroy();
-  await arm?.close();
-  await entra?.close();
-  world?.close();
-  rmSync(stateDir, { recursive: true, force: true });
+  await azure?.stop();
 }, 90_000);
 
 const preview = async (): Promise<JobPlanResult> => {

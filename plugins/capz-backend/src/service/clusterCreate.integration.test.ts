@@ -8,7 +8,6 @@
  * reads them): a version it does not offer is a 400 before any request that writes or validates.
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
-import { ConfigReader } from '@backstage/config';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
 import {
   AuthorizeResult,
@@ -19,24 +18,12 @@ import {
   kinds,
   type CreateClusterRequest,
 } from '@capz-backstage/plugin-capz-common';
-import {
-  ARM_RESOURCE,
-  AzureWorld,
-  entraAuthorizer,
-  SIM_SERVICE_PRINCIPAL,
-  startArmServer,
-  startEntraSim,
-  type ArmServer,
-  type EntraSim,
-} from '@internal/capz-sim/azure';
 import express from 'express';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import YAML from 'yaml';
-import { AksDiscovery } from '../azure/AksDiscovery';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import {
   applyManifest,
@@ -46,6 +33,10 @@ import {
   serviceAccountToken,
   testClusterInfo,
 } from '../testing/realCluster';
+import {
+  startSimulatedAzure,
+  type SimulatedAzure,
+} from '../testing/simulatedAzure';
 import {
   ApplyClient,
   createClusterCreateRouter,
@@ -85,9 +76,7 @@ const apiCalls: string[] = [];
 let app: express.Express;
 /** The simulated Azure: ARM's listKubernetesVersions offers what simulated AKS runs (1.31 to 1.33, 1.34 preview). */
 const SUB = randomUUID();
-let stateDir: string;
-let entra: EntraSim;
-let arm: ArmServer;
+let azure: SimulatedAzure;
 
 /** The objects of a cluster named `name` as the API server has them (undefined where absent). */
 async function live(name: string) {
@@ -105,19 +94,7 @@ async function live(name: string) {
 }
 
 beforeAll(async () => {
-  stateDir = mkdtempSync(join(tmpdir(), 'capz-create-azure-'));
-  entra = await startEntraSim({
-    stateDir,
-    applications: [ARM_RESOURCE],
-    servicePrincipals: [SIM_SERVICE_PRINCIPAL],
-  });
-  arm = await startArmServer({
-    world: new AzureWorld({ operationMs: 1, subscriptions: [SUB] }),
-    authorize: entraAuthorizer(entra, {
-      [SIM_SERVICE_PRINCIPAL.clientId]: [SUB],
-    }),
-    stateDir,
-  });
+  azure = await startSimulatedAzure(info, SUB);
   const role = YAML.parseAllDocuments(
     readFileSync(join(__dirname, '..', '..', 'rbac', 'create.yaml'), 'utf8'),
   )
@@ -150,12 +127,7 @@ beforeAll(async () => {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: 'aso-credential' },
-    stringData: {
-      AZURE_SUBSCRIPTION_ID: SUB,
-      AZURE_TENANT_ID: SIM_SERVICE_PRINCIPAL.tenantId,
-      AZURE_CLIENT_ID: SIM_SERVICE_PRINCIPAL.clientId,
-      AZURE_CLIENT_SECRET: SIM_SERVICE_PRINCIPAL.clientSecret,
-    },
+    stringData: azure.credentialData,
   });
   if (secret.status !== 201)
     throw new Error(
@@ -183,35 +155,6 @@ beforeAll(async () => {
     },
   };
   const logger = mockServices.logger.mock();
-  // AKS discovery as the backend builds it, reading the credential Secret from the API server.
-  const azure = new AksDiscovery({
-    config: new ConfigReader({
-      capz: {
-        azureDiscovery: {
-          resourceManagerEndpoint: arm.url,
-          authorityHost: entra.url,
-          disableInstanceDiscovery: true,
-          caData: `${arm.caPem}\n${entra.caPem}`,
-        },
-      },
-    }),
-    logger,
-    readSecret: async (_mc, namespace, name) => {
-      const r = await kube(
-        info,
-        'GET',
-        `/api/v1/namespaces/${namespace}/secrets/${name}`,
-      );
-      if (r.status === 404) return undefined;
-      return Object.fromEntries(
-        Object.entries(r.body.data as Record<string, string>).map(([k, v]) => [
-          k,
-          Buffer.from(v, 'base64').toString('utf8'),
-        ]),
-      );
-    },
-    managedClusters: () => [],
-  });
   app = express()
     .use(
       await createClusterCreateRouter({
@@ -233,7 +176,8 @@ beforeAll(async () => {
         }),
         managementClusters: [mc],
         client: async () => recording,
-        azure,
+        // AKS discovery as the backend builds it, reading the credential Secret from the API server.
+        azure: azure.discovery({ logger }),
         validateResponses: true,
       }),
     )
@@ -252,9 +196,7 @@ afterAll(async () => {
     'DELETE',
     `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${SA}`,
   );
-  await arm?.close();
-  await entra?.close();
-  rmSync(stateDir, { recursive: true, force: true });
+  await azure?.stop();
 }, 90_000);
 
 beforeEach(() => {

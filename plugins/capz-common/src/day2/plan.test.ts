@@ -15,6 +15,52 @@ const ok = (r: Day2PlanResult) => {
   if (!r.ok) throw new Error(r.problems.map(p => p.message).join('; '));
   return r;
 };
+/** A cluster on the deprecated AzureManagedControlPlane API with one pool, `pool1` (User). */
+const LEGACY: ObservedObject[] = [
+  {
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    kind: 'Cluster',
+    metadata: { name: 'old', namespace: 'ns', uid: 'c' },
+    spec: {
+      controlPlaneRef: { kind: 'AzureManagedControlPlane', name: 'old' },
+    },
+  },
+  {
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind: 'AzureManagedControlPlane',
+    metadata: { name: 'old', namespace: 'ns' },
+    spec: {
+      version: 'v1.32.1',
+      location: 'westeurope',
+      resourceGroupName: 'old-rg',
+    },
+  },
+  {
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    kind: 'MachinePool',
+    metadata: { name: 'old-pool1', namespace: 'ns', resourceVersion: '7' },
+    spec: {
+      clusterName: 'old',
+      replicas: 2,
+      template: {
+        spec: {
+          version: 'v1.32.1',
+          infrastructureRef: {
+            kind: 'AzureManagedMachinePool',
+            name: 'old-pool1',
+          },
+        },
+      },
+    },
+  },
+  {
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind: 'AzureManagedMachinePool',
+    metadata: { name: 'old-pool1', namespace: 'ns', resourceVersion: '8' },
+    spec: { name: 'pool1', mode: 'User', sku: 'Standard_D2s_v3' },
+  },
+];
+
 const autoscaled = (objects: ObservedObject[], pool = 'alpha-user') =>
   edit(
     edit(objects, 'MachinePool', pool, o => {
@@ -252,50 +298,7 @@ describe('autoscale', () => {
   });
 
   it('writes AzureManagedMachinePool.spec.scaling on the legacy API, and removes it with a merge patch', () => {
-    const legacy: ObservedObject[] = [
-      {
-        apiVersion: 'cluster.x-k8s.io/v1beta2',
-        kind: 'Cluster',
-        metadata: { name: 'old', namespace: 'ns', uid: 'c' },
-        spec: {
-          controlPlaneRef: { kind: 'AzureManagedControlPlane', name: 'old' },
-        },
-      },
-      {
-        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-        kind: 'AzureManagedControlPlane',
-        metadata: { name: 'old', namespace: 'ns' },
-        spec: {
-          version: 'v1.32.1',
-          location: 'westeurope',
-          resourceGroupName: 'old-rg',
-        },
-      },
-      {
-        apiVersion: 'cluster.x-k8s.io/v1beta2',
-        kind: 'MachinePool',
-        metadata: { name: 'old-pool1', namespace: 'ns', resourceVersion: '7' },
-        spec: {
-          clusterName: 'old',
-          replicas: 2,
-          template: {
-            spec: {
-              version: 'v1.32.1',
-              infrastructureRef: {
-                kind: 'AzureManagedMachinePool',
-                name: 'old-pool1',
-              },
-            },
-          },
-        },
-      },
-      {
-        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-        kind: 'AzureManagedMachinePool',
-        metadata: { name: 'old-pool1', namespace: 'ns', resourceVersion: '8' },
-        spec: { name: 'pool1', mode: 'User', sku: 'Standard_D2s_v3' },
-      },
-    ];
+    const legacy = LEGACY;
     const on = ok(
       plan(legacy, {
         action: 'autoscale',
@@ -524,47 +527,7 @@ describe('node pools', () => {
   });
 
   it('adds the legacy pair (MachinePool and AzureManagedMachinePool) to an AzureManagedControlPlane cluster, with the same rules', () => {
-    const legacy: ObservedObject[] = [
-      {
-        apiVersion: 'cluster.x-k8s.io/v1beta2',
-        kind: 'Cluster',
-        metadata: { name: 'old', namespace: 'ns', uid: 'c' },
-        spec: {
-          controlPlaneRef: { kind: 'AzureManagedControlPlane', name: 'old' },
-        },
-      },
-      {
-        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-        kind: 'AzureManagedControlPlane',
-        metadata: { name: 'old', namespace: 'ns' },
-        spec: { version: 'v1.32.6', location: 'westeurope' },
-        status: { version: 'v1.32.6' },
-      },
-      {
-        apiVersion: 'cluster.x-k8s.io/v1beta2',
-        kind: 'MachinePool',
-        metadata: { name: 'old-system', namespace: 'ns' },
-        spec: {
-          clusterName: 'old',
-          replicas: 1,
-          template: {
-            spec: {
-              version: 'v1.32.6',
-              infrastructureRef: {
-                kind: 'AzureManagedMachinePool',
-                name: 'old-system',
-              },
-            },
-          },
-        },
-      },
-      {
-        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-        kind: 'AzureManagedMachinePool',
-        metadata: { name: 'old-system', namespace: 'ns' },
-        spec: { name: 'system', mode: 'System', sku: 'Standard_D2s_v3' },
-      },
-    ];
+    const legacy = LEGACY;
     const r = ok(plan(legacy, add({ name: 'batch', replicas: 2 })));
     expect(
       r.writes.map(w => (w.type === 'apply' ? w.object : undefined)),
@@ -585,7 +548,7 @@ describe('node pools', () => {
                 kind: 'AzureManagedMachinePool',
                 name: 'old-batch',
               },
-              version: 'v1.32.6',
+              version: 'v1.32.1',
             },
           },
         },
@@ -609,9 +572,7 @@ describe('node pools', () => {
     expect(
       rules(plan(legacy, add({ name: 'winpool1', osType: 'Windows' }))),
     ).toEqual(['pool.name']);
-    expect(rules(plan(legacy, add({ name: 'system' })))).toEqual([
-      'name-taken',
-    ]);
+    expect(rules(plan(legacy, add({ name: 'pool1' })))).toEqual(['name-taken']);
     expect(rules(plan(legacy, add({}), { takenNames: ['old-gpu'] }))).toEqual([
       'name-taken',
     ]);

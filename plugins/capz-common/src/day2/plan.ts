@@ -695,7 +695,7 @@ function planAddPool(
         ),
       ],
     };
-  if (c.api === 'legacy') return planAddLegacyPool(c, pool, objName);
+  if (c.api === 'legacy') return planAddLegacyPool(c, pool);
   const mc = c.controlPlane?.spec?.resources;
   const mcObject = Array.isArray(mc)
     ? (mc[c.managedClusterIndex ?? -1] as Record<string, unknown> | undefined)
@@ -724,42 +724,12 @@ function planAddPool(
     },
     pool,
   );
-  return {
-    ok: true,
-    writes: objects.map(object => ({ type: 'apply', object, create: true })),
-    changes: [
-      {
-        apiVersion: objects[0].apiVersion,
-        kind: 'MachinePool',
-        namespace: c.namespace,
-        name: objName,
-        operation: 'create',
-        fields: [
-          field('spec.replicas', undefined, pool.replicas),
-          field('spec.template.spec.version', undefined, version),
-        ],
-      },
-      {
-        apiVersion: objects[1].apiVersion,
-        kind: 'AzureASOManagedMachinePool',
-        namespace: c.namespace,
-        name: objName,
-        operation: 'create',
-        fields: [
-          field('spec.resources[0].spec.azureName', undefined, pool.name),
-          field('spec.resources[0].spec.mode', undefined, pool.mode),
-          field('spec.resources[0].spec.osType', undefined, pool.osType),
-          field('spec.resources[0].spec.vmSize', undefined, pool.vmSize),
-        ],
-      },
-    ],
-    warnings: [
-      ...pausedWarning(c),
-      `AKS creates agent pool ${pool.name} (${pool.replicas} x ${
-        pool.vmSize
-      }) in cluster ${c.azureName ?? c.name}.`,
-    ],
-  };
+  return newPoolPlan(c, pool, version, objects, [
+    'spec.resources[0].spec.azureName',
+    'spec.resources[0].spec.mode',
+    'spec.resources[0].spec.osType',
+    'spec.resources[0].spec.vmSize',
+  ]);
 }
 
 /**
@@ -769,7 +739,6 @@ function planAddPool(
 function planAddLegacyPool(
   c: Day2Cluster,
   pool: AksAsoPoolParams,
-  objName: string,
 ): Day2PlanResult {
   const version = c.observedVersion ?? c.version;
   if (!version)
@@ -786,15 +755,39 @@ function planAddLegacyPool(
     { clusterName: c.name, namespace: c.namespace, kubernetesVersion: version },
     pool,
   );
+  return newPoolPlan(
+    c,
+    pool,
+    version,
+    objects,
+    ['spec.name', 'spec.mode', 'spec.osType', 'spec.sku'],
+    ", through CAPZ's legacy controllers",
+  );
+}
+
+/**
+ * A new pool's plan on either API: its MachinePool and CAPZ pool object created with server-side apply, the fields
+ * that say what it is (`fields`: the pool object's paths of its Azure name, mode, OS and VM size, in that order).
+ */
+function newPoolPlan(
+  c: Day2Cluster,
+  pool: AksAsoPoolParams,
+  version: string,
+  objects: KubeObject[],
+  fields: [name: string, mode: string, osType: string, vmSize: string],
+  via = '',
+): Day2PlanResult {
+  const [machinePool, infra] = objects;
+  const values = [pool.name, pool.mode, pool.osType ?? 'Linux', pool.vmSize];
   return {
     ok: true,
     writes: objects.map(object => ({ type: 'apply', object, create: true })),
     changes: [
       {
-        apiVersion: objects[0].apiVersion,
-        kind: 'MachinePool',
+        apiVersion: machinePool.apiVersion,
+        kind: machinePool.kind,
         namespace: c.namespace,
-        name: objName,
+        name: machinePool.metadata.name,
         operation: 'create',
         fields: [
           field('spec.replicas', undefined, pool.replicas),
@@ -802,40 +795,19 @@ function planAddLegacyPool(
         ],
       },
       {
-        apiVersion: objects[1].apiVersion,
-        kind: 'AzureManagedMachinePool',
+        apiVersion: infra.apiVersion,
+        kind: infra.kind,
         namespace: c.namespace,
-        name: objName,
+        name: infra.metadata.name,
         operation: 'create',
-        fields: [
-          field('spec.name', undefined, pool.name),
-          field('spec.mode', undefined, pool.mode),
-          field('spec.osType', undefined, pool.osType ?? 'Linux'),
-          field('spec.sku', undefined, pool.vmSize),
-          ...(pool.autoscaling
-            ? [
-                field(
-                  'spec.scaling.minSize',
-                  undefined,
-                  pool.autoscaling.minCount,
-                ),
-                field(
-                  'spec.scaling.maxSize',
-                  undefined,
-                  pool.autoscaling.maxCount,
-                ),
-              ]
-            : []),
-        ],
+        fields: fields.map((path, i) => field(path, undefined, values[i])),
       },
     ],
     warnings: [
       ...pausedWarning(c),
       `AKS creates agent pool ${pool.name} (${pool.replicas} x ${
         pool.vmSize
-      }) in cluster ${
-        c.azureName ?? c.name
-      }, through CAPZ's legacy controllers.`,
+      }) in cluster ${c.azureName ?? c.name}${via}.`,
     ],
   };
 }

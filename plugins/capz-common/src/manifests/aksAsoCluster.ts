@@ -210,6 +210,37 @@ export interface AksAsoPoolContext {
   tags?: Record<string, string>;
 }
 
+/** A pool's CAPI MachinePool, its infrastructure the CAPZ pool object of the same name (`<cluster>-<pool>`). */
+function machinePool(
+  c: { clusterName: string; namespace: string; kubernetesVersion: string },
+  pool: AksAsoPoolParams,
+  infraKind: 'AzureASOManagedMachinePool' | 'AzureManagedMachinePool',
+): KubeObject {
+  const objName = poolObjectName(c.clusterName, pool.name);
+  return {
+    apiVersion: apiVersionOf(kinds.Cluster),
+    kind: 'MachinePool',
+    metadata: { name: objName, namespace: c.namespace },
+    spec: {
+      clusterName: c.clusterName,
+      replicas: pool.replicas,
+      // No empty template.metadata: CAPI v1beta2 requires at least one property there when it is set.
+      template: {
+        spec: {
+          bootstrap: { dataSecretName: '' },
+          clusterName: c.clusterName,
+          infrastructureRef: {
+            apiGroup: kinds[infraKind].group,
+            kind: infraKind,
+            name: objName,
+          },
+          version: c.kubernetesVersion,
+        },
+      },
+    },
+  };
+}
+
 /**
  * One pool's MachinePool and AzureASOManagedMachinePool (embedding its agent pool), as CAPZ's `aks-aso` flavor writes
  * them; used for a new cluster's pools and for a pool added to an existing cluster (day 2). Leaves out what CAPZ
@@ -221,34 +252,12 @@ export function aksAsoPoolManifests(
   pool: AksAsoPoolParams,
 ): KubeObject[] {
   const capz = apiVersionOf(kinds.AzureASOManagedCluster);
-  const capi = apiVersionOf(kinds.Cluster);
   const objName = poolObjectName(c.clusterName, pool.name);
   const meta = { name: objName, namespace: c.namespace };
   const tags =
     c.tags && Object.keys(c.tags).length ? { tags: { ...c.tags } } : {};
   return [
-    {
-      apiVersion: capi,
-      kind: 'MachinePool',
-      metadata: meta,
-      spec: {
-        clusterName: c.clusterName,
-        replicas: pool.replicas,
-        // No empty template.metadata: CAPI v1beta2 requires at least one property there when it is set.
-        template: {
-          spec: {
-            bootstrap: { dataSecretName: '' },
-            clusterName: c.clusterName,
-            infrastructureRef: {
-              apiGroup: kinds.AzureASOManagedCluster.group,
-              kind: 'AzureASOManagedMachinePool',
-              name: objName,
-            },
-            version: c.kubernetesVersion,
-          },
-        },
-      },
-    },
+    machinePool(c, pool, 'AzureASOManagedMachinePool'),
     {
       apiVersion: capz,
       kind: 'AzureASOManagedMachinePool',
@@ -309,27 +318,7 @@ export function legacyPoolManifests(
   const objName = poolObjectName(c.clusterName, pool.name);
   const meta = { name: objName, namespace: c.namespace };
   return [
-    {
-      apiVersion: apiVersionOf(kinds.Cluster),
-      kind: 'MachinePool',
-      metadata: meta,
-      spec: {
-        clusterName: c.clusterName,
-        replicas: pool.replicas,
-        template: {
-          spec: {
-            bootstrap: { dataSecretName: '' },
-            clusterName: c.clusterName,
-            infrastructureRef: {
-              apiGroup: kinds.AzureManagedMachinePool.group,
-              kind: 'AzureManagedMachinePool',
-              name: objName,
-            },
-            version: c.kubernetesVersion,
-          },
-        },
-      },
-    },
+    machinePool(c, pool, 'AzureManagedMachinePool'),
     {
       apiVersion: apiVersionOf(kinds.AzureManagedMachinePool),
       kind: 'AzureManagedMachinePool',
