@@ -11,11 +11,16 @@ import {
   Text,
 } from '@backstage/ui';
 import { hintFor, TreeNode } from '@capz-backstage/plugin-capz-common';
-import { useMemo } from 'react';
+import { Fragment, useMemo } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { ErrorAlert } from '../shared/errors';
-import { SimpleTable } from '../shared/SimpleTable';
+import {
+  CamelCase,
+  SimpleTable,
+  TEXT_CELL,
+  TIME_CELL,
+} from '../shared/SimpleTable';
 import { HEALTH_LABEL, HealthLabel } from '../shared/health';
 import { absoluteTime, relativeTime } from '../shared/time';
 import { TimelinePanel } from '../Timeline/TimelinePanel';
@@ -26,6 +31,14 @@ const cellStyle = {
   padding: '4px 8px 4px 0',
   verticalAlign: 'top' as const,
   borderTop: '1px solid var(--bui-border-1, #ddd)',
+};
+const timeCell = { ...cellStyle, ...TIME_CELL };
+const textCell = { ...cellStyle, ...TEXT_CELL };
+/** A condition's message, under its row: no rule between them. */
+const messageCell = {
+  ...TEXT_CELL,
+  padding: '0 8px 4px 0',
+  color: 'var(--bui-fg-secondary)',
 };
 
 /** The answer to "why is this not ready": reason, message and, for reasons people meet often, what it means. */
@@ -85,24 +98,45 @@ function Conditions({ node }: { node: TreeNode }) {
       </Text>
     );
   }
+  // Four narrow columns and the message on a line of its own under its condition: the panel is a third of the page,
+  // and a message column squeezed beside the others wrapped "4 minutes ago" over three lines (issue 23).
   return (
     <SimpleTable
       label={`Conditions of ${node.kind} ${node.name}`}
-      columns={['Type', 'Status', 'Reason', 'Message', 'Since']}
+      columns={['Type', 'Status', 'Reason', 'Since']}
     >
       {node.conditions.map(c => (
-        <tr key={c.type}>
-          <td style={cellStyle}>{c.type}</td>
-          <td style={cellStyle}>
-            {c.status}
-            {c.severity ? ` (${c.severity})` : ''}
-          </td>
-          <td style={cellStyle}>{c.reason ?? ''}</td>
-          <td style={cellStyle}>{c.message ?? ''}</td>
-          <td style={cellStyle} title={absoluteTime(c.lastTransitionTime)}>
-            {relativeTime(c.lastTransitionTime) ?? ''}
-          </td>
-        </tr>
+        <Fragment key={c.type}>
+          <tr>
+            <td style={cellStyle}>
+              <CamelCase text={c.type} />
+            </td>
+            <td style={cellStyle}>
+              {c.status}
+              {c.severity ? ` (${c.severity})` : ''}
+            </td>
+            <td style={cellStyle}>
+              <CamelCase text={c.reason ?? ''} />
+            </td>
+            <td style={timeCell}>
+              {c.lastTransitionTime && (
+                <time
+                  dateTime={c.lastTransitionTime}
+                  title={absoluteTime(c.lastTransitionTime)}
+                >
+                  {relativeTime(c.lastTransitionTime)}
+                </time>
+              )}
+            </td>
+          </tr>
+          {c.message && (
+            <tr>
+              <td colSpan={4} style={messageCell}>
+                {c.message}
+              </td>
+            </tr>
+          )}
+        </Fragment>
       ))}
     </SimpleTable>
   );
@@ -152,7 +186,7 @@ function Events({
         <tr
           key={`${e.reason}/${e.firstTimestamp}/${e.lastTimestamp}/${e.message}`}
         >
-          <td style={cellStyle} title={absoluteTime(e.lastTimestamp)}>
+          <td style={timeCell} title={absoluteTime(e.lastTimestamp)}>
             {relativeTime(e.lastTimestamp)}
           </td>
           <td
@@ -163,10 +197,12 @@ function Events({
           >
             {e.type}
           </td>
-          <td style={cellStyle}>{e.reason ?? ''}</td>
-          <td style={cellStyle}>{e.message ?? ''}</td>
+          <td style={cellStyle}>
+            <CamelCase text={e.reason ?? ''} />
+          </td>
+          <td style={textCell}>{e.message ?? ''}</td>
           <td style={cellStyle}>{e.count}</td>
-          <td style={cellStyle}>{e.source ?? ''}</td>
+          <td style={textCell}>{e.source ?? ''}</td>
         </tr>
       ))}
     </SimpleTable>
@@ -233,7 +269,10 @@ export function NodeDetails(props: {
   const facts = Object.entries(node.facts);
   const since = relativeTime(node.since);
   return (
-    <section aria-label={`Details of ${node.kind} ${node.name}`}>
+    <section
+      aria-label={`Details of ${node.kind} ${node.name}`}
+      style={{ minWidth: 0 }}
+    >
       <Flex direction="column" gap="3">
         <Flex direction="column" gap="1">
           <Text as="h3" variant="title-small">
@@ -297,7 +336,7 @@ export function NodeDetails(props: {
                   {facts.map(([k, v]) => (
                     <div key={k} style={{ display: 'contents' }}>
                       <dt style={{ color: 'var(--bui-fg-secondary)' }}>{k}</dt>
-                      <dd style={{ margin: 0 }}>{String(v)}</dd>
+                      <dd style={{ margin: 0, ...TEXT_CELL }}>{String(v)}</dd>
                     </div>
                   ))}
                 </dl>

@@ -1,6 +1,9 @@
-import type { CSSProperties, ReactNode } from 'react';
+import { Fragment, type CSSProperties, type ReactNode } from 'react';
 
-/** A plain data table: the header row from `columns`, the body rows as given (each table styles its own cells). */
+/**
+ * A plain data table: the header row from `columns`, the body rows as given (each table styles its own cells). It
+ * never widens the page: a table wider than its column scrolls inside its own box.
+ */
 export function SimpleTable(props: {
   label?: string;
   columns: string[];
@@ -8,20 +11,45 @@ export function SimpleTable(props: {
   children: ReactNode;
 }) {
   return (
-    <table
-      aria-label={props.label}
-      style={{ width: '100%', borderCollapse: 'collapse', ...props.style }}
-    >
-      <thead>
-        <tr style={{ textAlign: 'left' }}>
-          {props.columns.map(c => (
-            <th key={c} scope="col">
-              {c}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>{props.children}</tbody>
-    </table>
+    <div style={{ maxWidth: '100%', overflowX: 'auto' }}>
+      <table
+        aria-label={props.label}
+        style={{ width: '100%', borderCollapse: 'collapse', ...props.style }}
+      >
+        <thead>
+          <tr style={{ textAlign: 'left' }}>
+            {props.columns.map(c => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Cells of a time ("4 minutes ago"): never wrapped. */
+export const TIME_CELL: CSSProperties = { whiteSpace: 'nowrap' };
+/** Cells of free text (messages, sources): wrapped, long tokens (ids, URLs) too, so the column can be narrow. */
+export const TEXT_CELL: CSSProperties = { overflowWrap: 'anywhere' };
+
+/**
+ * A CamelCase word (condition types and reasons: `ControlPlaneMachinesUpToDate`) that may wrap between its words
+ * only, so that a narrow column breaks it where a reader would.
+ */
+export function CamelCase({ text }: { text: string }) {
+  const parts = text.split(/(?<=[a-z0-9])(?=[A-Z])/);
+  return (
+    <>
+      {parts.map((p, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {p}
+        </Fragment>
+      ))}
+    </>
   );
 }
