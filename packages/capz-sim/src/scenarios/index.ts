@@ -228,6 +228,39 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'day2',
+    description:
+      'ASO-managed clusters for the day-2 actions: one a minor behind (v1.32.6, AKS offers 1.33), one in a resource group made outside CAPZ (reconcile-policy skip: a delete keeps it)',
+    async seed({ kube, world, subscription }) {
+      await ensureNamespace(kube, 'team-platform');
+      await credentialSecret(
+        kube,
+        'team-platform',
+        'aso-credential',
+        subscription,
+      );
+      await asoManagedCluster(kube, {
+        namespace: 'team-platform',
+        name: 'platform-staging',
+        version: '1.32.6',
+        credentialSecret: 'aso-credential',
+        pools: [systemPool(1), userPool('web', 2), userPool('jobs', 1)],
+      });
+      await asoManagedCluster(kube, {
+        namespace: 'team-platform',
+        name: 'platform-sandbox',
+        credentialSecret: 'aso-credential',
+        existingResourceGroup: {
+          world,
+          subscription,
+          name: 'rg-platform-sandbox',
+          tags: { 'cost-center': 'platform' },
+        },
+        pools: [systemPool(1)],
+      });
+    },
+  },
+  {
     name: 'second-management-cluster',
     description: 'the cluster the second management cluster runs',
     async seed({ kube, subscription }) {
@@ -251,6 +284,7 @@ export const DEMO_SCENARIOS = [
   'alpha-referenced',
   'legacy-to-migrate',
   'azure-only',
+  'day2',
 ];
 
 export async function seedScenarios(

@@ -12,6 +12,7 @@ import { apiVersionOf, K, type KindName } from '../runtime/kinds.ts';
 import type { Kube } from '../runtime/kube.ts';
 import type { Obj } from '../runtime/types.ts';
 import { capzTags } from '../capz/legacy.ts';
+import { RECONCILE_POLICY } from '../aso/controller.ts';
 
 export interface PoolSeed extends AgentPoolSpec {
   name: string;
@@ -294,14 +295,34 @@ export async function asoManagedCluster(
     pools: PoolSeed[];
     apiVersion?: 'v1beta1' | 'v1alpha1';
     entraOnly?: boolean;
+    /**
+     * A resource group made outside CAPZ (with these tags): it exists in Azure first, and the cluster's ResourceGroup
+     * object stands for it on reconcile-policy skip, as the adoption jobs pin it (ASO then only reads it, and never
+     * deletes it: docs/capz-aso-facts.md#reconcile-policy).
+     */
+    existingResourceGroup?: {
+      world: AzureWorld;
+      subscription: string;
+      name: string;
+      tags?: Record<string, string>;
+    };
   },
 ): Promise<void> {
   const { namespace: ns, name } = opts;
+  const existing = opts.existingResourceGroup;
+  const location = opts.location ?? 'westeurope';
+  if (
+    existing &&
+    !existing.world.getResourceGroup(existing.subscription, existing.name)
+  )
+    existing.world.putResourceGroup(existing.subscription, existing.name, {
+      location,
+      ...(existing.tags ? { tags: existing.tags } : {}),
+    });
   const capzVersion = `${CAPZ}/${opts.apiVersion ?? 'v1beta1'}`;
   const credential = {
     'serviceoperator.azure.com/credential-from': opts.credentialSecret,
   };
-  const location = opts.location ?? 'westeurope';
   const version = `v${opts.version ?? '1.33.2'}`;
   await kube.createIfAbsent(
     K.Cluster,
@@ -370,8 +391,15 @@ export async function asoManagedCluster(
           {
             apiVersion: apiVersionOf(K.ResourceGroup),
             kind: 'ResourceGroup',
-            metadata: { name, annotations: credential },
-            spec: { location },
+            metadata: {
+              name,
+              annotations: existing
+                ? { ...credential, [RECONCILE_POLICY]: 'skip' }
+                : credential,
+            },
+            spec: existing
+              ? { azureName: existing.name, location }
+              : { location },
           },
         ],
       }),
