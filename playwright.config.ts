@@ -1,11 +1,24 @@
 import { defineConfig } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
 
 /**
  * End-to-end tests in Debian's Chromium (Playwright cannot download its own browser here) against the backend
- * serving the built app on port 7017, beside a developer's demo on 7007. The management cluster is the test run's
- * real one: scripts/test.sh exports CAPZ_KUBECONFIG before Playwright starts the backend.
+ * serving the built app on a free port of its own (CAPZ_E2E_PORT, or one the system gives), beside a developer's
+ * demo on 7007: a fixed port failed the test command whenever anything else held it (another checkout's e2e run).
+ * The management cluster is the test run's real one: scripts/test.sh exports CAPZ_KUBECONFIG before Playwright starts
+ * the backend.
  */
-const port = 7017;
+function freePort(): string {
+  // Config loading is synchronous: a child process asks the system for a port and prints it.
+  return execFileSync(process.execPath, [
+    '-e',
+    "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})",
+  ]).toString();
+}
+// Set once in the runner; its workers inherit the environment, so every process agrees on the port.
+process.env.CAPZ_E2E_PORT ??= freePort();
+const port = Number(process.env.CAPZ_E2E_PORT);
+const url = `http://127.0.0.1:${port}`;
 
 export default defineConfig({
   testDir: 'e2e/tests',
@@ -17,7 +30,7 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: 'e2e/artifacts/results.json' }]],
   outputDir: 'e2e/test-results',
   use: {
-    baseURL: `http://127.0.0.1:${port}`,
+    baseURL: url,
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
     launchOptions: {
@@ -40,7 +53,14 @@ export default defineConfig({
         ? ` --config ${JSON.stringify(process.env.CAPZ_AZURE_DISCOVERY_CONFIG)}`
         : ''
     }`,
-    url: `http://127.0.0.1:${port}/api/capz/health`,
+    // Backstage reads APP_CONFIG_* variables over its config files (e2e/app-config.e2e.yaml's 7017 is the default).
+    env: {
+      APP_CONFIG_app_baseUrl: url,
+      APP_CONFIG_backend_baseUrl: url,
+      APP_CONFIG_backend_listen_port: String(port),
+      APP_CONFIG_backend_cors_origin: url,
+    },
+    url: `${url}/api/capz/health`,
     reuseExistingServer: false,
     timeout: 180_000,
     stdout: 'ignore',
