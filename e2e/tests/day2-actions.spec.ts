@@ -209,7 +209,7 @@ test('add a node pool: preview creates its objects, the pool comes up live', asy
       { timeout: 60_000 },
     );
   } finally {
-    // Removing it through the menu is not covered here yet (see the report of issue 23): delete its objects.
+    // Removing a pool through the menu is day2-lifecycle.spec.ts's (on platform-staging): here, delete its objects.
     for (const path of EXTRA) await kube('DELETE', path).catch(() => undefined);
   }
 });
