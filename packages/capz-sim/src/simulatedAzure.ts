@@ -50,7 +50,19 @@ export interface SimulatedAzureOptions {
    * The workload clusters' API server: a running one to attach to (e.g. the management cluster itself in tests), or
    * options to start one; default: start an ephemeral one named `<stateDir basename>-workload`.
    */
-  workload?: { attach: ClusterInfo } | { name: string; ephemeral?: boolean };
+  workload?:
+    | { attach: ClusterInfo }
+    | {
+        name: string;
+        ephemeral?: boolean;
+        /**
+         * Accept the simulated Entra ID's tokens for the AKS server application (audience
+         * `6dae42f8-4368-4678-94ff-3960e28e3630`, user name = the token's `oid`), as the API server of an AKS cluster
+         * with AKS-managed Entra ID does (docs/azure-facts.md#aks-entra-token): what a kubelogin user, or
+         * Backstage's Kubernetes plugin with `kubernetes.io/auth-provider: aks`, sends. Default off.
+         */
+        entraIdTokens?: boolean;
+      };
   /** Static bearer tokens ARM accepts besides Entra's (token -> subscriptions), for quick calls and test checks. */
   tokens?: Record<string, string[]>;
   /** The Node sync's owner label: stable across restarts of one persisted world (default random). */
@@ -129,6 +141,18 @@ export async function startSimulatedAzure(
         : await startWorkloadApiServer({
             name: w?.name ?? 'workload',
             ephemeral: w?.ephemeral ?? true,
+            ...(w?.entraIdTokens
+              ? {
+                  jwtAuthenticators: [
+                    {
+                      issuer: entra.issuer(sp.tenantId),
+                      certificateAuthority: entra.caPem,
+                      audiences: [AKS_SERVER_APPLICATION_ID],
+                      username: { claim: 'oid', prefix: '' },
+                    },
+                  ],
+                }
+              : {}),
           });
     const started = workload;
     stack.push(() => started.stop());

@@ -31,6 +31,7 @@ import {
   ALLOW_LOCAL_ACCOUNT_KUBECONFIG,
   ClusterConnect,
 } from './connect/ClusterConnect';
+import { ClusterEndpoints } from './connect/ClusterEndpoints';
 
 /**
  * The CAPZ backend plugin: management-cluster connections, watch cache, trees and health, condition history,
@@ -125,6 +126,18 @@ export const capzPlugin = createBackendPlugin({
           await history.recorder.stop();
           await cache.stop();
         });
+        // The workload clusters' API servers (URL and CA) for the catalog's Kubernetes annotations: read from ARM
+        // once per ManagedCluster FQDN as the cache reports it, never per request (src/connect).
+        const endpoints = new ClusterEndpoints({
+          logger,
+          azure: jobs.aks,
+          onKnown: (mc, o) =>
+            changeSignals.notifyObject(mc, 'ManagedCluster', o as never),
+        });
+        endpoints.watch(
+          cache,
+          managementClusters.map(c => c.name),
+        );
         httpRouter.use(
           await createRouter({
             logger,
@@ -135,6 +148,7 @@ export const capzPlugin = createBackendPlugin({
             cache,
             history: history.store,
             pickers: { azure: jobs.aks },
+            endpoints,
             jobs: {
               logger,
               httpAuth,

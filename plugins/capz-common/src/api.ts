@@ -87,6 +87,18 @@ export interface ClusterSummary {
    * deletes it under the other: keep one.
    */
   managedFrom?: ManagedFromPlace[];
+  /**
+   * The workload cluster's API server, from AKS's user kubeconfig (read once per FQDN by the backend; public data
+   * only: URL and CA), once known. The catalog module turns it into `kubernetes.io/api-server` and
+   * `kubernetes.io/api-server-certificate-authority`.
+   */
+  apiServer?: {
+    url: string;
+    /** Base64 PEM, as a kubeconfig's `certificate-authority-data`. */
+    certificateAuthorityData?: string;
+  };
+  /** AKS-managed Entra ID (`aadProfile.managed` on its ManagedCluster): users sign in with Entra ID tokens. */
+  entraId?: boolean;
 }
 
 /** An ASO ManagedCluster, named by where it is: management cluster, namespace, name. @public */

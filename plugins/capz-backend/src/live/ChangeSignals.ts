@@ -74,6 +74,15 @@ export class ChangeSignals {
     this.schedule();
   }
 
+  /** For what the backend learns about an object outside the cache (an AKS API server read from ARM): an update. */
+  notifyObject(
+    managementCluster: string,
+    kind: string,
+    object: CacheChange['object'],
+  ): void {
+    this.add({ managementCluster, kind, type: 'update', object });
+  }
+
   private add({ managementCluster, kind, type, object }: CacheChange): void {
     if (kind === 'Cluster') {
       this.direct.add(object.metadata.uid);

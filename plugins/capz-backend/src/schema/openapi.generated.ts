@@ -418,6 +418,27 @@ export const spec = {
               },
             },
           },
+          apiServer: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['url'],
+            description:
+              "The workload cluster's API server from AKS's user kubeconfig (read once per FQDN, public data only), for the catalog's kubernetes.io annotations.",
+            properties: {
+              url: {
+                type: 'string',
+              },
+              certificateAuthorityData: {
+                type: 'string',
+                description: 'Base64 PEM.',
+              },
+            },
+          },
+          entraId: {
+            type: 'boolean',
+            description:
+              "AKS-managed Entra ID (aadProfile.managed) on the cluster's ManagedCluster.",
+          },
         },
       },
       Condition: {

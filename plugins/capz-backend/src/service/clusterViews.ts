@@ -9,6 +9,7 @@ import { asoTargets } from '../azure/mapping';
 import { CacheIndex } from '../cluster/CacheIndex';
 import { CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';
+import type { ClusterEndpoints } from '../connect/ClusterEndpoints';
 
 /**
  * The clusters list and one cluster's tree, computed from the watch cache only: a page view never reaches an API
@@ -22,20 +23,42 @@ export class ClusterViews {
   constructor(
     private readonly cache: WatchCache,
     private readonly managementClusters: string[],
+    /** The API servers read from ARM (src/connect): looked up in memory, never fetched here. */
+    private readonly endpoints?: Pick<ClusterEndpoints, 'of'>,
   ) {
     this.index = CacheIndex.for(cache, managementClusters);
+  }
+
+  /** The summary with its ManagedCluster's Entra ID setting and, once known, its API server. */
+  private withKubernetes(
+    summary: ClusterSummary,
+    managedClusters: readonly ObservedObject[],
+  ): ClusterSummary {
+    const mc = managedClusters[0];
+    if (!mc) return summary;
+    const aad = (mc.spec as { aadProfile?: { managed?: unknown } } | undefined)
+      ?.aadProfile?.managed;
+    const apiServer = this.endpoints?.of(summary.managementCluster, mc);
+    if (aad !== true && !apiServer) return summary;
+    return {
+      ...summary,
+      ...(aad === true ? { entraId: true } : {}),
+      ...(apiServer ? { apiServer } : {}),
+    };
   }
 
   list(): ClusterSummary[] {
     this.index.begin();
     return this.managementClusters.flatMap(mc =>
-      this.cache
-        .list(mc, 'Cluster')
-        .map(cluster =>
-          this.index.summaryOf(
-            this.index.namespace(mc, cluster.metadata.namespace!).view(cluster),
-          ),
-        ),
+      this.cache.list(mc, 'Cluster').map(cluster => {
+        const view = this.index
+          .namespace(mc, cluster.metadata.namespace!)
+          .view(cluster);
+        return this.withKubernetes(
+          this.index.summaryOf(view),
+          view.managedClusters,
+        );
+      }),
     );
   }
 
@@ -54,7 +77,13 @@ export class ClusterViews {
       if (!grouped && view.grouped.size < 4)
         view.grouped.set(groupThreshold, tree);
     }
-    return { summary: this.index.summaryOf(view), tree };
+    return {
+      summary: this.withKubernetes(
+        this.index.summaryOf(view),
+        view.managedClusters,
+      ),
+      tree,
+    };
   }
 
   /** One object of a cluster's tree, by uid: the YAML view shows nothing outside the cluster it was asked for. */

@@ -18,6 +18,7 @@ import { ClusterViews } from './clusterViews';
 import { addJobRoutes, JobsRouterOptions } from './jobsRouter';
 import { toYaml } from './objectYaml';
 import { explainValidationErrors } from './validationMessages';
+import type { ClusterEndpoints } from '../connect/ClusterEndpoints';
 import { createPickersRouter, type PickerSources } from './pickersRouter';
 
 /** The part of the condition history the routes read (src/history). */
@@ -33,6 +34,8 @@ export interface RouterOptions {
   history?: TimelineReader;
   /** The jobs API's dependencies; its routes are served by this router (src/service/jobsRouter.ts). */
   jobs?: JobsRouterOptions;
+  /** The workload clusters' API servers for the list's summaries (src/connect/ClusterEndpoints.ts). */
+  endpoints?: Pick<ClusterEndpoints, 'of'>;
   /** The scaffolder form's pickers' sources (src/service/pickersRouter.ts). */
   pickers?: PickerSources;
   /** Validate responses against the OpenAPI document too (tests turn this on). */
@@ -69,6 +72,7 @@ export async function createRouter(
     ? new ClusterViews(
         cache,
         managementClusters.map(c => c.name),
+        options.endpoints,
       )
     : undefined;
 

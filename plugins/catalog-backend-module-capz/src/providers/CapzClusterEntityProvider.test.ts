@@ -241,6 +241,33 @@ describe('clusterToEntity', () => {
     );
   });
 
+  it("carries the Kubernetes plugin's annotations once the API server is known; auth-provider aks for Entra ID only", () => {
+    const opts = { providerName: 'p', defaultOwner: 'group:default/platform' };
+    const apiServer = {
+      url: 'https://aks-dev-dns.hcp.westeurope.azmk8s.io:443',
+      certificateAuthorityData: 'TFMwdExTMUNSVWRK',
+    };
+    const k8s = (s: ClusterSummary) =>
+      Object.fromEntries(
+        Object.entries(clusterToEntity(s, opts).metadata.annotations!).filter(
+          ([k]) => k.startsWith('kubernetes.io/'),
+        ),
+      );
+    expect(k8s({ ...cluster, entraId: true, apiServer })).toEqual({
+      'kubernetes.io/api-server': apiServer.url,
+      'kubernetes.io/api-server-certificate-authority':
+        apiServer.certificateAuthorityData,
+      'kubernetes.io/auth-provider': 'aks',
+    });
+    // Local accounts: no auth provider the stock plugin could use without a secret, so the locator skips it.
+    expect(k8s({ ...cluster, apiServer })).toEqual({
+      'kubernetes.io/api-server': apiServer.url,
+      'kubernetes.io/api-server-certificate-authority':
+        apiServer.certificateAuthorityData,
+    });
+    expect(k8s({ ...cluster, entraId: true })).toEqual({});
+  });
+
   it('keeps entity names within 63 valid characters', () => {
     const name = entityNameFor({
       managementCluster: 'm',

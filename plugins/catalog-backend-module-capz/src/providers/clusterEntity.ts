@@ -22,6 +22,38 @@ export function entityNameFor(
   return raw.length <= 63 ? raw : raw.slice(0, 63).replace(/[-_.]+$/, '');
 }
 
+/**
+ * The annotations Backstage's Kubernetes plugin reads from a `kubernetes-cluster` Resource with its `catalog` cluster
+ * locator (`@backstage/plugin-kubernetes-common` ANNOTATION_KUBERNETES_*; the locator takes only entities that have
+ * all three). `aks`: the user's own Entra ID token for the AKS server application, sent by the Kubernetes frontend.
+ */
+export const KUBERNETES_ANNOTATIONS = {
+  apiServer: 'kubernetes.io/api-server',
+  apiServerCertificateAuthority:
+    'kubernetes.io/api-server-certificate-authority',
+  authProvider: 'kubernetes.io/auth-provider',
+} as const;
+
+/**
+ * The Kubernetes plugin's annotations of a cluster whose API server the backend knows (URL and CA from AKS's user
+ * kubeconfig: docs/capz-aso-facts.md#catalog-kubernetes): the auth provider `aks` only for an Entra ID cluster, the one
+ * kind whose users can sign in without a secret; a cluster with local accounts gets URL and CA only, so the locator
+ * leaves it out.
+ */
+function kubernetesAnnotations(c: ClusterSummary): Record<string, string> {
+  if (!c.apiServer) return {};
+  return {
+    [KUBERNETES_ANNOTATIONS.apiServer]: c.apiServer.url,
+    ...(c.apiServer.certificateAuthorityData
+      ? {
+          [KUBERNETES_ANNOTATIONS.apiServerCertificateAuthority]:
+            c.apiServer.certificateAuthorityData,
+        }
+      : {}),
+    ...(c.entraId ? { [KUBERNETES_ANNOTATIONS.authProvider]: 'aks' } : {}),
+  };
+}
+
 /** A CAPZ cluster as a catalog Resource of type kubernetes-cluster. */
 export function clusterToEntity(
   c: ClusterSummary,
@@ -39,6 +71,7 @@ export function clusterToEntity(
         [ANNOTATION_LOCATION]: location,
         [ANNOTATION_ORIGIN_LOCATION]: location,
         [CAPZ_CLUSTER_ANNOTATION]: `${c.managementCluster}/${c.namespace}/${c.name}`,
+        ...kubernetesAnnotations(c),
       },
       labels: {
         'capz.io/management-cluster': c.managementCluster,
