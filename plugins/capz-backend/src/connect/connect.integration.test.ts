@@ -6,15 +6,12 @@
  * local accounts gets none (409 naming capz.connect.allowLocalAccountKubeconfig) unless the operator allows it.
  */
 import { mockServices } from '@backstage/backend-test-utils';
-import { ConfigReader } from '@backstage/config';
 import {
   generateAksAsoClusterManifests,
   kubeconfigSecrets,
 } from '@capz-backstage/plugin-capz-common';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import YAML from 'yaml';
-import { AksDiscovery } from '../azure/AksDiscovery';
+import type { AksDiscovery } from '../azure/AksDiscovery';
 import { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { Day2Service } from '../day2/Day2Service';
@@ -99,28 +96,7 @@ beforeAll(async () => {
   const logger = mockServices.logger.mock();
   cache = new WatchCache([mc], logger, loadClientForTests);
   await cache.start();
-  azure = new AksDiscovery({
-    config: new ConfigReader(
-      YAML.parse(
-        readFileSync(
-          join(w.simState, 'app-config.azure-discovery.yaml'),
-          'utf8',
-        ),
-      ),
-    ),
-    logger,
-    readSecret: async (_mc, namespace, name) => {
-      const secret = await w.c.get('Secret', namespace, name);
-      return secret
-        ? Object.fromEntries(
-            Object.entries(secret.data as Record<string, string>).map(
-              ([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')],
-            ),
-          )
-        : undefined;
-    },
-    managedClusters: () => [],
-  });
+  azure = w.aksDiscovery(logger);
   day2 = new Day2Service({
     logger,
     managementClusters: ['local'],

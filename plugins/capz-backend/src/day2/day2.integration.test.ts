@@ -15,8 +15,6 @@ import {
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { ConfigReader } from '@backstage/config';
-import { AksDiscovery } from '../azure/AksDiscovery';
 import { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import {
@@ -250,28 +248,7 @@ beforeAll(async () => {
   await cache.start();
   const client = await KubeDay2Client.create(mc, undefined, loadClientForTests);
   // AKS's versions through the simulated ARM, with the namespace's ASO credential, as the backend's pickers read them.
-  const azure = new AksDiscovery({
-    config: new ConfigReader(
-      YAML.parse(
-        readFileSync(
-          join(w.simState, 'app-config.azure-discovery.yaml'),
-          'utf8',
-        ),
-      ),
-    ),
-    logger,
-    readSecret: async (_mc, namespace, name) => {
-      const secret = await w.c.get('Secret', namespace, name);
-      return secret
-        ? Object.fromEntries(
-            Object.entries(secret.data as Record<string, string>).map(
-              ([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')],
-            ),
-          )
-        : undefined;
-    },
-    managedClusters: () => [],
-  });
+  const azure = w.aksDiscovery(logger);
   service = new Day2Service({
     logger,
     managementClusters: ['local'],

@@ -22,6 +22,10 @@ import { dirname, join } from 'node:path';
 import { servicePrincipalSecretData } from '@internal/capz-sim/azure';
 // eslint-disable-next-line @backstage/no-undeclared-imports
 import { repoRoot as repo } from '@internal/mgmt-cluster';
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import { ConfigReader } from '@backstage/config';
+import YAML from 'yaml';
+import { AksDiscovery } from '../azure/AksDiscovery';
 import {
   BackendDatabase,
   BackendProcess,
@@ -404,6 +408,35 @@ export class JobsWorld {
   }
 
   azure = () => readAzure(this.simState);
+
+  /**
+   * AKS discovery as the backend builds it against this world's simulated ARM and Entra ID (`capz-sim run`'s
+   * app-config.azure-discovery.yaml), reading the ASO credential Secrets from the management cluster.
+   */
+  aksDiscovery(logger: LoggerService): AksDiscovery {
+    return new AksDiscovery({
+      config: new ConfigReader(
+        YAML.parse(
+          readFileSync(
+            join(this.simState, 'app-config.azure-discovery.yaml'),
+            'utf8',
+          ),
+        ),
+      ),
+      logger,
+      readSecret: async (_mc, namespace, name) => {
+        const secret = await this.c.get('Secret', namespace, name);
+        return secret
+          ? Object.fromEntries(
+              Object.entries(secret.data as Record<string, string>).map(
+                ([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')],
+              ),
+            )
+          : undefined;
+      },
+      managedClusters: () => [],
+    });
+  }
 
   /** From here on no job may create or delete anything in Azure: azureUntouched compares with this. */
   markBaseline(): void {
