@@ -19,6 +19,9 @@ out="$cache/bin/controllers-$key"
 which=("$@")
 [ ${#which[@]} -gt 0 ] || which=(capi capz aso)
 export CGO_ENABLED=0 GOFLAGS=-mod=mod GOMAXPROCS=${GOMAXPROCS:-2}
+# No DWARF from the compiler either: the linker drops it anyway (-ldflags -s -w), and generating it cost ~15% of the
+# compile's CPU (k8s.io/client-go/kubernetes from an empty GOCACHE: 104.8 -> 89.6 CPU-seconds; issue 22).
+gcflags=all=-dwarf=false
 nice_n=${CAPZ_GO_NICE:-19}
 mkdir -p "$out"
 
@@ -30,7 +33,7 @@ build_one() { # <name> <wrapper dir> <binary> <package> <ldflags>
   start=$(date +%s)
   echo "build-controllers: building $name ($pkg)" >&2
   rm -f "$out/.$bin.tmp"
-  (cd "$here/go/$dir" && nice -n "$nice_n" go build -trimpath -ldflags "$ldf" -o "$out/.$bin.tmp" "$pkg")
+  (cd "$here/go/$dir" && nice -n "$nice_n" go build -trimpath -gcflags "$gcflags" -ldflags "$ldf" -o "$out/.$bin.tmp" "$pkg")
   mv "$out/.$bin.tmp" "$out/$bin"
   echo "build-controllers: $bin done in $(( $(date +%s) - start ))s ($(du -h "$out/$bin" | cut -f1))" >&2
 }

@@ -29,7 +29,7 @@ if [ ! -x "$cg" ]; then
   echo "gen-aso-crds: building controller-gen $ctver" >&2
   mkdir -p "$(dirname "$cg")"
   # controller-gen stamps its CRDs with the module version it reads from the build info (kept by go build).
-  (cd "$here/go/controller-tools" && nice -n "$nice_n" go build -trimpath -o "$cg.tmp" sigs.k8s.io/controller-tools/cmd/controller-gen)
+  (cd "$here/go/controller-tools" && nice -n "$nice_n" go build -trimpath -gcflags all=-dwarf=false -ldflags "-s -w" -o "$cg.tmp" sigs.k8s.io/controller-tools/cmd/controller-gen)
   mv "$cg.tmp" "$cg"
 fi
 
