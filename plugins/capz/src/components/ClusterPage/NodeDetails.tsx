@@ -280,19 +280,26 @@ export function NodeDetails(props: {
               ? `${node.group.count} ${node.group.kind}s`
               : `${node.kind} ${node.name}`}
           </Text>
-          <Flex gap="2" align="center">
+          <Flex gap="2" align="center" style={{ flexWrap: 'wrap' }}>
             <HealthLabel health={node.health} />
             {since && (
               <Text
                 variant="body-small"
                 color="secondary"
-                title={absoluteTime(node.since)}
+                style={{ whiteSpace: 'nowrap' }}
               >
-                since {since}
+                since{' '}
+                <time dateTime={node.since} title={absoluteTime(node.since)}>
+                  {since}
+                </time>
               </Text>
             )}
             {node.apiVersion && (
-              <Text variant="body-small" color="secondary">
+              <Text
+                variant="body-small"
+                color="secondary"
+                style={{ ...TEXT_CELL, minWidth: 0 }}
+              >
                 {node.apiVersion}
               </Text>
             )}

@@ -54,19 +54,37 @@ const CHEVRON: CSSProperties = {
 };
 const CHEVRON_OPEN: CSSProperties = { ...CHEVRON, transform: 'rotate(90deg)' };
 const NO_CHEVRON: CSSProperties = { width: 16, flex: 'none' };
-const KIND: CSSProperties = { fontWeight: 600, whiteSpace: 'nowrap' };
-const NOWRAP: CSSProperties = { whiteSpace: 'nowrap' };
-// Default text colour (the icon carries the health colour): warning-coloured text fails WCAG contrast.
-const REASON: CSSProperties = { fontWeight: 500, whiteSpace: 'nowrap' };
-const MESSAGE: CSSProperties = {
-  color: 'var(--bui-fg-secondary)',
+// A row never runs past its column. The reason and message sit in a box that takes only the room left (flex basis 0)
+// and cut with an ellipsis, the message first; only when the kind, name and time alone are too wide does the name cut
+// too. Each cut text keeps its whole in its title.
+const KIND: CSSProperties = {
+  fontWeight: 600,
+  whiteSpace: 'nowrap',
+  flex: 'none',
+};
+const SHRINKS: CSSProperties = {
   overflow: 'hidden',
   textOverflow: 'ellipsis',
   whiteSpace: 'nowrap',
   minWidth: 0,
 };
+const NAME: CSSProperties = { ...SHRINKS, flexShrink: 1 };
+const WHY: CSSProperties = {
+  display: 'flex',
+  gap: 6,
+  flex: '1 1 0',
+  minWidth: 0,
+  overflow: 'hidden',
+};
+// Default text colour (the icon carries the health colour): warning-coloured text fails WCAG contrast.
+const REASON: CSSProperties = { ...SHRINKS, fontWeight: 500, flexShrink: 1 };
+const MESSAGE: CSSProperties = {
+  ...SHRINKS,
+  color: 'var(--bui-fg-secondary)',
+  flexShrink: 10000,
+};
 const SINCE: CSSProperties = {
-  marginLeft: 'auto',
+  flex: 'none',
   color: 'var(--bui-fg-secondary)',
   whiteSpace: 'nowrap',
   paddingLeft: 8,
@@ -129,15 +147,21 @@ const Row = memo(function TreeRow(props: {
         <span style={KIND}>
           {node.group ? `${node.group.count} × ${node.group.kind}` : node.kind}
         </span>
-        <span style={NOWRAP}>{node.group ? '' : node.name}</span>
-        {node.health !== 'healthy' && node.reason && (
-          <span style={REASON}>{node.reason}</span>
-        )}
-        {node.health !== 'healthy' && node.message && (
-          <span style={MESSAGE} title={node.message}>
-            {node.message}
-          </span>
-        )}
+        <span style={NAME} title={node.group ? undefined : node.name}>
+          {node.group ? '' : node.name}
+        </span>
+        <span style={WHY}>
+          {node.health !== 'healthy' && node.reason && (
+            <span style={REASON} title={node.reason}>
+              {node.reason}
+            </span>
+          )}
+          {node.health !== 'healthy' && node.message && (
+            <span style={MESSAGE} title={node.message}>
+              {node.message}
+            </span>
+          )}
+        </span>
         {since && (
           <span style={SINCE} title={absoluteTime(node.since)}>
             {HEALTH_LABEL[node.health]} {since}
