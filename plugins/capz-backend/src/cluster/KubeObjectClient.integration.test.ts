@@ -35,7 +35,8 @@ beforeAll(async () => {
   const created = await kube(info, 'POST', '/api/v1/namespaces', {
     metadata: { name: ns },
   });
-  expect(created.status).toBe(201);
+  if (created.status !== 201)
+    throw new Error(`namespace ${ns}: ${JSON.stringify(created.body)}`);
 }, 60_000);
 afterAll(async () => {
   await kube(info, 'DELETE', `/api/v1/namespaces/${ns}`).catch(() => undefined);
