@@ -1390,7 +1390,20 @@ export const spec = {
       get: {
         operationId: 'ListClusters',
         description:
-          'Every CAPI Cluster the caller may read, across management clusters, with the facts people filter on.',
+          "Every CAPI Cluster the caller may read, across management clusters, with the facts people filter on. The API server's CA (`apiServer.certificateAuthorityData`, ~1.5 KB a cluster) only with `include=certificateAuthority`: the catalog module asks for it, the pages do not.",
+        parameters: [
+          {
+            name: 'include',
+            in: 'query',
+            required: false,
+            description:
+              '`certificateAuthority` adds each known API server CA to the summaries.',
+            schema: {
+              type: 'string',
+              enum: ['certificateAuthority'],
+            },
+          },
+        ],
         responses: {
           '200': {
             description: 'OK',

@@ -20,8 +20,16 @@ import { toYaml } from './objectYaml';
 import { explainValidationErrors } from './validationMessages';
 import type { ClusterEndpoints } from '../connect/ClusterEndpoints';
 import { createPickersRouter, type PickerSources } from './pickersRouter';
+import type { ClusterSummary } from '@capz-backstage/plugin-capz-common';
+
+/** A summary without its API server's CA (kept: the URL). */
+function withoutCertificateAuthority(c: ClusterSummary): ClusterSummary {
+  if (!c.apiServer?.certificateAuthorityData) return c;
+  return { ...c, apiServer: { url: c.apiServer.url } };
+}
 
 /** The part of the condition history the routes read (src/history). */
+
 export type TimelineReader = Pick<HistoryStore, 'timeline'>;
 
 export interface RouterOptions {
@@ -119,7 +127,14 @@ export async function createRouter(
 
   router.get('/clusters', async (req, res) => {
     const allowed = await authorizeRead(req);
-    res.json({ items: (views?.list() ?? []).filter(allowed) });
+    const items = (views?.list() ?? []).filter(allowed);
+    // The CA is ~1.5 KB a cluster that no page reads: only the catalog module asks for it.
+    res.json({
+      items:
+        req.query.include === 'certificateAuthority'
+          ? items
+          : items.map(withoutCertificateAuthority),
+    });
   });
 
   // Declared on the untyped router: the recursive TreeNode schema is too deep for the spec-derived types (TS2615).

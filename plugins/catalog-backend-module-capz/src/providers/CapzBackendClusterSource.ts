@@ -15,7 +15,8 @@ export class CapzBackendClusterSource implements ClusterSource {
       onBehalfOf: await this.deps.auth.getOwnServiceCredentials(),
       targetPluginId: 'capz',
     });
-    const res = await fetch(`${base}/clusters`, {
+    // The CA goes into kubernetes.io/api-server-certificate-authority (the pages' list leaves it out).
+    const res = await fetch(`${base}/clusters?include=certificateAuthority`, {
       headers: { Authorization: `Bearer ${token}` },
     });
     if (!res.ok) throw await ResponseError.fromResponse(res as any);
