@@ -15,6 +15,7 @@ const tree = paths['/clusters/{managementCluster}/{namespace}/{name}/tree'].get;
 const timeline =
   paths['/clusters/{managementCluster}/{namespace}/{name}/timeline'].get;
 const listClusters = paths['/clusters'].get;
+const listManagementClusters = paths['/management-clusters'].get;
 
 const pool = {
   name: 'pool0',
@@ -149,6 +150,15 @@ describe('explainValidationMessage', () => {
         {
           query: { color: 'red' },
         },
+      ),
+    ).toBe(
+      '"color" is not a query parameter of this request: remove it (it takes include)',
+    );
+    expect(
+      explainValidationMessage(
+        "Unknown query parameter 'color'",
+        listManagementClusters,
+        { query: { color: 'red' } },
       ),
     ).toBe(
       '"color" is not a query parameter of this request: remove it (it takes none)',
