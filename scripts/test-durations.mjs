@@ -27,6 +27,7 @@ const defaultTimeout =
 /** title -> explicit timeout (ms) of every it()/test() call with a numeric third argument in a test file. */
 function explicitTimeouts(file) {
   const found = new Map();
+  const patterns = [];
   let text;
   try {
     text = readFileSync(file, 'utf8');
@@ -59,18 +60,30 @@ function explicitTimeouts(file) {
     if (ts.isCallExpression(node) && node.arguments.length >= 3) {
       const callee = node.expression.getText(src);
       const title = node.arguments[0];
-      if (
-        /^(it|test)(\.(only|failing|concurrent))?$/.test(callee) &&
-        (ts.isStringLiteral(title) || ts.isNoSubstitutionTemplateLiteral(title))
-      ) {
-        const ms = numberOf(node.arguments[2]);
-        if (ms !== undefined) found.set(title.text, ms);
+      const isTitle =
+        ts.isStringLiteral(title) || ts.isNoSubstitutionTemplateLiteral(title);
+      const ms = isTitle ? numberOf(node.arguments[2]) : undefined;
+      if (ms !== undefined) {
+        if (/^(it|test)(\.(only|failing|concurrent))?$/.test(callee))
+          found.set(title.text, ms);
+        // it.each(table)('title with %s', fn, timeout): Jest formats the title per row, so match it as a pattern.
+        else if (/^(it|test)(\.(only|concurrent))?\.each\b/.test(callee))
+          patterns.push({ re: eachTitle(title.text), ms });
       }
     }
     ts.forEachChild(node, visit);
   };
   visit(src);
-  return found;
+  return {
+    get: t => found.get(t) ?? patterns.find(p => p.re.test(t))?.ms,
+  };
+}
+
+/** A regular expression for the titles Jest makes of an `each` title: each printf placeholder matches anything. */
+function eachTitle(title) {
+  const parts = title.split(/%[sdifjopP#%]/);
+  const esc = x => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${parts.map(esc).join('.*')}$`);
 }
 
 const rows = [];
