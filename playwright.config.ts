@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 
 /**
  * End-to-end tests in Debian's Chromium (Playwright cannot download its own browser here) against the backend
@@ -9,11 +10,14 @@ import { execFileSync } from 'node:child_process';
  * the backend.
  */
 function freePort(): string {
-  // Config loading is synchronous: a child process asks the system for a port and prints it.
+  // Config loading is synchronous: a child process picks the port (below the ephemeral range, where no outbound
+  // connection can take it before the backend binds it) and prints it.
   return execFileSync(process.execPath, [
-    '-e',
-    "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})",
-  ]).toString();
+    join(__dirname, 'packages/mgmt-cluster/src/cli.ts'),
+    'port',
+  ])
+    .toString()
+    .trim();
 }
 // Set once in the runner; its workers inherit the environment, so every process agrees on the port.
 process.env.CAPZ_E2E_PORT ??= freePort();

@@ -205,7 +205,8 @@ stage "production install of the backend bundle (log: $logs/image-install.log)" 
 
 check_running_app() {
   local port url _
-  port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+  # Below the ephemeral range: an outbound connection cannot take it between the pick and the bind.
+  port=$(node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" port)
   url="http://127.0.0.1:$port"
   cat >"$work/app-config.check.yaml" <<YAML
 # Written by scripts/install-check.sh: the built backend serves the built app on one port.

@@ -58,7 +58,8 @@ ensure_postgres() { # a throw-away PostgreSQL server for the store tests (TestDa
   fi
   local major; major=$("$bin/postgres" --version | sed -E 's/[^0-9]*([0-9]+).*/\1/')
   local dir="$CAPZ_ROOT/.local/postgres/run-$$" port as=()
-  port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+  # Below the ephemeral range: an outbound connection cannot take it between the pick and the bind.
+  port=$(node packages/mgmt-cluster/src/cli.ts port)
   rm -rf "$dir" && mkdir -p "$dir"
   # initdb refuses to run as root: the server runs as the postgres user then.
   if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; as=(runuser -u postgres --); fi

@@ -31,4 +31,16 @@ backend.add(import('@capz-backstage/plugin-capz-backend'));
 backend.add(import('@capz-backstage/plugin-scaffolder-backend-module-capz'));
 backend.add(import('@capz-backstage/plugin-catalog-backend-module-capz'));
 
+// Backstage logs a listen failure as an unhandled rejection and keeps running: a backend nobody can reach, while
+// whatever holds the port answers in its place. End instead, naming the port and the setting that moves it.
+process.on('unhandledRejection', reason => {
+  const e = reason as NodeJS.ErrnoException & { port?: number };
+  if (e?.code === 'EADDRINUSE' && e.syscall === 'listen') {
+    process.stderr.write(
+      `Port ${e.port} is already in use (EADDRINUSE): stop what holds it, or set backend.listen.port (and backend.baseUrl).\n`,
+    );
+    process.exit(1);
+  }
+});
+
 backend.start();

@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
-  freePort,
+  listenPort,
   repoRoot,
   startManagementCluster,
   stopManagementCluster,
@@ -393,7 +393,7 @@ async function capzBackend(
   root = repoRoot,
   suffix = '',
 ): Promise<RunningBackend> {
-  const port = await freePort();
+  const port = await listenPort();
   const token = randomBytes(24).toString('hex');
   const configFile = join(localDir, `app-config.bench${suffix}.yaml`);
   const logFile = join(localDir, `backend${suffix}.log`);
@@ -644,7 +644,7 @@ async function changeToPush(
 
 /** RSS of the same backend configured with no management cluster: what the app costs without any CAPZ data. */
 async function emptyBackendRss(info: ClusterInfo, localDir: string) {
-  const port = await freePort();
+  const port = await listenPort();
   const token = randomBytes(24).toString('hex');
   const configFile = join(localDir, 'app-config.bench-empty.yaml');
   writeCapzConfig(configFile, info, port, token, false);
@@ -724,7 +724,7 @@ async function stockQuery(
   target: SeededCluster,
   localDir: string,
 ): Promise<void> {
-  const port = await freePort();
+  const port = await listenPort();
   const token = randomBytes(24).toString('hex');
   const entityFile = join(localDir, 'stock-entity.yaml');
   writeFileSync(

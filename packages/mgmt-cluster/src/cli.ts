@@ -11,6 +11,7 @@
  *   build-controllers [capi] [capz] [aso]             build the real CAPI/CAPZ/ASO managers (cached; see README)
  *   controllers start|stop [--name demo] [--only capi,capz,aso]
  *                                                     start/stop the real managers on a running cluster
+ *   port                                              print a free port to listen on, below the ephemeral range
  */
 import { parseArgs } from 'node:util';
 import { ensureBinaries } from './binaries.ts';
@@ -29,6 +30,7 @@ import {
   type ManagerName,
 } from './controllers.ts';
 import { stateDirFor } from './paths.ts';
+import { listenPort } from './ports.ts';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -114,6 +116,9 @@ async function main(): Promise<number> {
       await restartApiServer(info);
       return 0;
     }
+    case 'port':
+      process.stdout.write(`${await listenPort()}\n`);
+      return 0;
     case 'status':
     case 'env': {
       const info = runningCluster(name);
@@ -136,7 +141,7 @@ async function main(): Promise<number> {
     }
     default:
       process.stderr.write(
-        `unknown command "${command}": use start, stop, status, env, restart-apiserver, build, build-controllers or controllers\n`,
+        `unknown command "${command}": use start, stop, status, env, restart-apiserver, build, build-controllers, controllers or port\n`,
       );
       return 2;
   }

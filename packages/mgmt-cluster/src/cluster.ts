@@ -15,7 +15,7 @@ import { loadCrds } from './crds.ts';
 import { log } from './log.ts';
 import { stateDirFor } from './paths.ts';
 import { ensurePki } from './pki.ts';
-import { freePort } from './ports.ts';
+import { listenPort } from './ports.ts';
 
 export interface StartOptions {
   /** Names the state folder `.local/mgmt-clusters/<name>` and the kubeconfig context `capz-<name>`. */
@@ -306,9 +306,9 @@ export async function startManagementCluster(
   const pki = ensurePki(stateDir);
   const caPem = readFileSync(pki.caCert, 'utf8');
   const [etcdPort, peerPort, apiPort] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
+    await listenPort(),
+    await listenPort(),
+    await listenPort(),
   ];
   const logs = {
     etcd: join(stateDir, 'logs', 'etcd.log'),

@@ -30,7 +30,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { createServer, connect as netConnect } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +41,7 @@ import { installCrds } from './install.ts';
 import { log } from './log.ts';
 import { packageDir } from './paths.ts';
 import { ensurePki } from './pki.ts';
-import { freePort } from './ports.ts';
+import { listenPort } from './ports.ts';
 
 export type ManagerName = 'capi' | 'capz' | 'aso';
 export const MANAGERS: ManagerName[] = ['capi', 'capz', 'aso'];
@@ -536,46 +536,6 @@ export class ControllersStartError extends Error {
     this.started = started;
     this.takenPort = takenPort;
   }
-}
-
-/** The lower bound of the kernel's ephemeral (outbound) port range: listening ports are picked below it. */
-function ephemeralLow(): number {
-  try {
-    return Number(
-      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(
-        /\s+/,
-      )[0],
-    );
-  } catch {
-    return 32768;
-  }
-}
-
-/**
- * A port to listen on, picked at random below the ephemeral range and checked free on all interfaces (the webhook
- * servers bind there). `freePort()` hands out ephemeral ports, and the managers' own outbound connections to the
- * API server (dozens of watches each) can take such a port between the pick and the bind: seen here as ASO's
- * `listen tcp 127.0.0.1:41079: bind: address already in use`.
- */
-async function listenPort(taken: Set<number>): Promise<number> {
-  const low = 20000;
-  const high = Math.max(low + 1000, ephemeralLow()) - 1;
-  for (let i = 0; i < 200; i++) {
-    const port = low + Math.floor(Math.random() * (high - low));
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>(resolvePromise => {
-      const server = createServer();
-      server.once('error', () => resolvePromise(false));
-      server.listen(port, '0.0.0.0', () =>
-        server.close(() => resolvePromise(true)),
-      );
-    });
-    if (free) {
-      taken.add(port);
-      return port;
-    }
-  }
-  return freePort();
 }
 
 /** True when something accepts TCP connections on host:port within 2 s. */

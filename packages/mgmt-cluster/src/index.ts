@@ -14,4 +14,4 @@ export { adminKubeConfig } from './client.ts';
 export { CRD_SOURCES, loadCrds, patchCrd, type Crd } from './crds.ts';
 export { ensureBinaries } from './binaries.ts';
 export { repoRoot, stateRoot } from './paths.ts';
-export { freePort } from './ports.ts';
+export { freePort, listenPort } from './ports.ts';

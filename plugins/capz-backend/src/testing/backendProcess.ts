@@ -15,11 +15,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 // Test-only helpers (used by *.integration.test.ts alone): the dev dependency is enough.
 // eslint-disable-next-line @backstage/no-undeclared-imports
-import { repoRoot as repo } from '@internal/mgmt-cluster';
+import { listenPort, repoRoot as repo } from '@internal/mgmt-cluster';
 import { until } from './realCluster';
 
 const backendDir = join(repo, 'packages', 'backend');
@@ -57,6 +56,8 @@ export interface BackendProcessOptions {
   mayExitDuringStart?: boolean;
   /** How long to wait for /api/capz/health (a cold start compiles the backend: ~10-30 s on this machine). */
   startTimeoutMs?: number;
+  /** The first port to try instead of a picked one (a test holds it taken). */
+  port?: number;
 }
 
 export interface BackendResponse<T = any> {
@@ -89,17 +90,6 @@ export interface BackendProcess {
 }
 
 const starts = new Map<string, number>();
-
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.on('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
 
 /** One HTTP request with a JSON body; resolves with status and parsed body (text if not JSON). */
 export function httpJson(
@@ -174,19 +164,49 @@ export function postgresConnection(
   return key ? env[key] : undefined;
 }
 
-/** Starts a backend and resolves once it serves /api/capz/health and issued a guest user token. */
+/** The port the backend was given was taken before it could bind it (it logs EADDRINUSE and keeps running). */
+class PortTakenError extends Error {}
+
+/**
+ * Starts a backend and resolves once it serves /api/capz/health on the port it was given and issued a guest user
+ * token. A port taken between the pick and the bind gets the start retried on another one: a Backstage backend
+ * that cannot listen logs `EADDRINUSE` as an unhandled rejection and keeps running, and its test would otherwise
+ * talk to whichever process holds the port (a CI run's 401s).
+ */
 export async function startBackend(
   o: BackendProcessOptions,
 ): Promise<BackendProcess> {
-  const t0 = Date.now();
   const seq = (starts.get(o.name) ?? 0) + 1;
   starts.set(o.name, seq);
+  // The pid keeps two test processes' backends of the same name (the lane's `main` and the integration stage's)
+  // from writing one file.
   const label = seq === 1 ? o.name : `${o.name}-${seq}`;
+  const taken: number[] = [];
+  for (;;) {
+    try {
+      const port = taken.length === 0 && o.port ? o.port : await listenPort();
+      return await startOnPort(o, label, port, taken);
+    } catch (e) {
+      if (!(e instanceof PortTakenError) || taken.length >= 3) throw e;
+    }
+  }
+}
+
+async function startOnPort(
+  o: BackendProcessOptions,
+  label: string,
+  port: number,
+  taken: number[],
+): Promise<BackendProcess> {
+  const t0 = Date.now();
   const dir = join(reportsDir, 'backends');
   mkdirSync(dir, { recursive: true });
-  const logFile = join(dir, `${label}.log`);
-  const configFile = join(dir, `${label}.app-config.yaml`);
-  const port = await freePort();
+  // A retry gets files of its own: the first attempt's output may still be arriving in the first.
+  const name = `${label}.${process.pid}${
+    taken.length ? `.retry${taken.length}` : ''
+  }`;
+  const logFile = join(dir, `${name}.log`);
+  const configFile = join(dir, `${name}.app-config.yaml`);
   const url = `http://127.0.0.1:${port}`;
   const config = {
     // No copy of the built app's assets into the database on every start (app-backend's static fallback cache).
@@ -223,6 +243,10 @@ export async function startBackend(
   writeFileSync(configFile, JSON.stringify(config, null, 2));
 
   const log = createWriteStream(logFile, { flags: 'w' });
+  for (const p of taken)
+    log.write(
+      `[backendProcess] port ${p} was taken before the backend bound it; started again on ${port}\n`,
+    );
   const transform = require.resolve(
     '@backstage/cli-node/config/nodeTransform.cjs',
     { paths: [backendDir] },
@@ -263,6 +287,13 @@ export async function startBackend(
       res({ code, signal });
     }),
   );
+  // Closed once the child's output has all arrived (stdio closes after the exit).
+  const closed = new Promise<void>(res =>
+    child.once('close', () => {
+      log.end();
+      res();
+    }),
+  );
   let hasExited = false;
   void exited.then(() => (hasExited = true));
   const readLog = () => {
@@ -276,20 +307,29 @@ export async function startBackend(
 
   let token = '';
   try {
-    await until(
+    // `until` retries on a throw: an end of the wait that is not "ready" is returned instead.
+    const outcome = await until(
       `backend ${label} to serve ${url}/api/capz/health`,
       async () => {
-        if (hasExited) throw new Error('exited');
-        return (
-          (
-            await httpJson(`${url}/api/capz/health`, 'GET').catch(() => ({
-              status: 0,
-            }))
-          ).status === 200
+        if (hasExited) return 'exited';
+        const text = readLog();
+        if (/EADDRINUSE/.test(text)) return 'port taken';
+        // Only this process's own "Listening on" makes an answer on the port its answer.
+        if (!text.includes(`Listening on 127.0.0.1:${port}`)) return false;
+        const health = await httpJson(`${url}/api/capz/health`, 'GET').catch(
+          () => ({ status: 0 }),
         );
+        return health.status === 200 && 'ready';
       },
       o.startTimeoutMs ?? 180_000,
     );
+    // A backend that ends on a taken port (packages/backend does) has said why by the time its output closes.
+    if (outcome === 'exited') await closed;
+    if (outcome === 'port taken' || /EADDRINUSE/.test(readLog())) {
+      taken.push(port);
+      throw new PortTakenError(`port ${port} was taken`);
+    }
+    if (outcome === 'exited') throw new Error('exited');
     // The guest provider's refresh issues a user token (the proxy providers want X-Requested-With, as the app sends).
     const refresh = await httpJson(
       `${url}/api/auth/guest/refresh`,
@@ -309,13 +349,15 @@ export async function startBackend(
     const endedByItself = hasExited;
     if (!hasExited) child.kill('SIGKILL');
     await exited;
+    if (e instanceof PortTakenError) throw e;
     if (!(endedByItself && o.mayExitDuringStart))
       throw new Error(
         `${(e as Error).message}\n--- last lines of ${logFile}:\n${tail()}`,
       );
   }
   const startMs = Date.now() - t0;
-  log.write(`\n[backendProcess] ready in ${startMs} ms\n`);
+  if (!log.writableEnded)
+    log.write(`\n[backendProcess] ready in ${startMs} ms\n`);
 
   return {
     name: label,
