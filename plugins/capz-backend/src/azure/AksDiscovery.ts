@@ -345,28 +345,12 @@ export class AksDiscovery {
   async listKubernetesVersions(
     q: CredentialQuery & { location: string },
   ): Promise<OfferedKubernetesVersions> {
-    const { credential, client } = await this.clientFor(
-      q.managementCluster,
-      q.namespace,
-      q.credentialSecret,
-      q.subscriptionId,
+    const { subscriptionId, result } = await this.armCall(
+      q,
+      sub =>
+        `listing the Kubernetes versions of ${q.location} in subscription ${sub}`,
+      ({ client }) => client.managedClusters.listKubernetesVersions(q.location),
     );
-    const subscriptionId = q.subscriptionId ?? credential.subscriptionId;
-    let result;
-    try {
-      result = await client.managedClusters.listKubernetesVersions(q.location);
-    } catch (e) {
-      throw this.fail(
-        e,
-        `listing the Kubernetes versions of ${
-          q.location
-        } in subscription ${subscriptionId} with ${this.describe(
-          q.namespace,
-          q.credentialSecret,
-          credential,
-        )}`,
-      );
-    }
     const items: OfferedKubernetesVersion[] = [];
     let previewsHidden = 0;
     for (const minor of result.values ?? []) {
@@ -398,30 +382,17 @@ export class AksDiscovery {
   async listClusterUserCredential(
     q: CredentialQuery & { resourceGroup: string; name: string },
   ): Promise<string> {
-    const { credential, client } = await this.clientFor(
-      q.managementCluster,
-      q.namespace,
-      q.credentialSecret,
-      q.subscriptionId,
+    const { result, what } = await this.armCall(
+      q,
+      sub =>
+        `reading the user kubeconfig of AKS cluster ${q.resourceGroup}/${q.name} in subscription ${sub}`,
+      ({ client }) =>
+        client.managedClusters.listClusterUserCredentials(
+          q.resourceGroup,
+          q.name,
+          { format: 'exec' },
+        ),
     );
-    const subscriptionId = q.subscriptionId ?? credential.subscriptionId;
-    const what = `reading the user kubeconfig of AKS cluster ${
-      q.resourceGroup
-    }/${q.name} in subscription ${subscriptionId} with ${this.describe(
-      q.namespace,
-      q.credentialSecret,
-      credential,
-    )}`;
-    let result;
-    try {
-      result = await client.managedClusters.listClusterUserCredentials(
-        q.resourceGroup,
-        q.name,
-        { format: 'exec' },
-      );
-    } catch (e) {
-      throw this.fail(e, what);
-    }
     const value = result.kubeconfigs?.[0]?.value;
     if (!value)
       throw new AzureServiceError('ARM', `${what}: ARM returned no kubeconfig`);
@@ -432,65 +403,56 @@ export class AksDiscovery {
   async listLocations(
     q: CredentialQuery,
   ): Promise<{ subscriptionId: string; items: AzureRegion[] }> {
-    const { credential, client, settings } = await this.clientFor(
-      q.managementCluster,
-      q.namespace,
-      q.credentialSecret,
-      q.subscriptionId,
-    );
-    const subscriptionId = q.subscriptionId ?? credential.subscriptionId;
-    const url = `${settings.resourceManagerEndpoint.replace(
-      /\/+$/,
-      '',
-    )}/subscriptions/${encodeURIComponent(
-      subscriptionId,
-    )}/locations?api-version=${LOCATIONS_API_VERSION}`;
-    const request = createPipelineRequest({ url, method: 'GET' });
-    let body:
-      | {
-          value?: Array<{
-            name?: unknown;
-            displayName?: unknown;
-            metadata?: { regionType?: unknown };
-          }>;
-          error?: { code?: unknown; message?: unknown };
-        }
-      | undefined;
-    try {
-      const response = await client.pipeline.sendRequest(httpClient(), request);
-      try {
-        body = response.bodyAsText
-          ? JSON.parse(response.bodyAsText)
-          : undefined;
-      } catch {
-        body = undefined;
-      }
-      if (response.status >= 400) {
-        throw new RestError(
-          typeof body?.error?.message === 'string'
-            ? body.error.message
-            : `HTTP ${response.status}`,
-          {
-            code:
-              typeof body?.error?.code === 'string'
-                ? body.error.code
-                : undefined,
-            statusCode: response.status,
-            request,
-            response,
-          },
+    type Locations = {
+      value?: Array<{
+        name?: unknown;
+        displayName?: unknown;
+        metadata?: { regionType?: unknown };
+      }>;
+      error?: { code?: unknown; message?: unknown };
+    };
+    const { subscriptionId, result: body } = await this.armCall(
+      q,
+      sub => `listing the regions of subscription ${sub}`,
+      async ({ client, settings, subscriptionId: sub }) => {
+        const url = `${settings.resourceManagerEndpoint.replace(
+          /\/+$/,
+          '',
+        )}/subscriptions/${encodeURIComponent(
+          sub,
+        )}/locations?api-version=${LOCATIONS_API_VERSION}`;
+        const request = createPipelineRequest({ url, method: 'GET' });
+        const response = await client.pipeline.sendRequest(
+          httpClient(),
+          request,
         );
-      }
-    } catch (e) {
-      throw this.fail(
-        e,
-        `listing the regions of subscription ${subscriptionId} with ${this.describe(
-          q.namespace,
-          q.credentialSecret,
-          credential,
-        )}`,
-      );
-    }
+        let parsed: Locations | undefined;
+        try {
+          parsed = response.bodyAsText
+            ? JSON.parse(response.bodyAsText)
+            : undefined;
+        } catch {
+          parsed = undefined;
+        }
+        if (response.status >= 400) {
+          throw new RestError(
+            typeof parsed?.error?.message === 'string'
+              ? parsed.error.message
+              : `HTTP ${response.status}`,
+            {
+              code:
+                typeof parsed?.error?.code === 'string'
+                  ? parsed.error.code
+                  : undefined,
+              statusCode: response.status,
+              request,
+              response,
+            },
+          );
+        }
+        return parsed;
+      },
+    );
     const items = (body?.value ?? [])
       .filter(
         l =>
@@ -507,6 +469,42 @@ export class AksDiscovery {
       }))
       .sort((a, b) => a.displayName.localeCompare(b.displayName));
     return { subscriptionId, items };
+  }
+
+  /**
+   * One ARM call with the Secret's credential, in its subscription unless the query names one; a failure is named by
+   * what was being done and with which credential (never its secret), and logged once.
+   */
+  private async armCall<T>(
+    q: CredentialQuery,
+    doing: (subscriptionId: string) => string,
+    call: (arm: {
+      client: ContainerServiceClient;
+      settings: AzureDiscoverySettings;
+      subscriptionId: string;
+    }) => Promise<T>,
+  ): Promise<{ subscriptionId: string; result: T; what: string }> {
+    const { credential, client, settings } = await this.clientFor(
+      q.managementCluster,
+      q.namespace,
+      q.credentialSecret,
+      q.subscriptionId,
+    );
+    const subscriptionId = q.subscriptionId ?? credential.subscriptionId;
+    const what = `${doing(subscriptionId)} with ${this.describe(
+      q.namespace,
+      q.credentialSecret,
+      credential,
+    )}`;
+    try {
+      return {
+        subscriptionId,
+        result: await call({ client, settings, subscriptionId }),
+        what,
+      };
+    } catch (e) {
+      throw this.fail(e, what);
+    }
   }
 
   private describe(
