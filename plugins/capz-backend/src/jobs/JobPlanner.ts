@@ -1,15 +1,17 @@
 import { InputError, NotFoundError } from '@backstage/errors';
 import {
-  groupDeleters,
+  groupNotManagedCheck,
   JOB_ANNOTATION,
   planAdoption,
   planApiVersionUpgrade,
   planMigration,
   requiredAccess,
+  soleManagerCondition,
+  type AzureClusterKey,
   type JobPlanResult,
   type JobRequest,
+  type ObjectRef,
   type ObservedObject,
-  type PlannedCondition,
   type PreflightCheck,
   type StepPlan,
 } from '@capz-backstage/plugin-capz-common';
@@ -90,7 +92,7 @@ export class JobPlanner {
             o.kind === 'ManagedCluster' &&
             o.metadata?.annotations?.[CREDENTIAL_FROM],
         )?.metadata?.annotations?.[CREDENTIAL_FROM];
-        return planMigration(p, {
+        const planned = planMigration(p, {
           cluster,
           objects,
           targetNamespaceExists: await namespaceExists(p.targetNamespace),
@@ -100,6 +102,21 @@ export class JobPlanner {
           ),
           access,
         });
+        // The pause step's live one-owner check, previewed on the watch cache: the old cluster's own groups are
+        // disarmed by the migration; any other `manage` ResourceGroup for the group refuses its first write.
+        const condition = soleManagerCondition(planned.plan);
+        if (!condition) return planned;
+        return {
+          ...planned,
+          preflight: [
+            ...planned.preflight,
+            this.groupNotDeletedElsewhere(
+              condition,
+              mc,
+              'which the migration disarms first',
+            ),
+          ],
+        };
       }
       case 'adopt': {
         const p = request.params;
@@ -159,15 +176,20 @@ export class JobPlanner {
           }
           preflight.push(
             this.notManagedAnywhere(aks),
-            this.groupNotDeletedElsewhere(planned.plan, {
-              managementCluster: mc,
-              namespace: p.namespace,
-              azure: {
-                subscriptionId: p.subscriptionId,
-                resourceGroup: p.resourceGroup,
-                name: aks.name,
-              },
-            }),
+            this.groupNotDeletedElsewhere(
+              soleManagerCondition(planned.plan) ??
+                this.adoptionCondition({
+                  managementCluster: mc,
+                  namespace: p.namespace,
+                  azure: {
+                    subscriptionId: p.subscriptionId,
+                    resourceGroup: p.resourceGroup,
+                    name: aks.name,
+                  },
+                }),
+              mc,
+              'which is reused',
+            ),
           );
         }
         return { ...planned, preflight };
@@ -281,30 +303,41 @@ export class JobPlanner {
 
   /**
    * The resource-group half of the job's live one-owner check, on the watch cache of every configured management
-   * cluster: the same rule (capz-common groupDeleters) and the same words as the refusal of the job's first write,
-   * with the same exceptions (the plan's own `sole-manager` condition: a ResourceGroup object the job reuses). No
-   * Kubernetes call: the cache already holds every ResourceGroup.
+   * cluster: the same rule and words as the refusal of the job's first write (capz-common groupNotManagedCheck), with
+   * the same exceptions (the plan's own `sole-manager` condition). No Kubernetes call: the cache already holds every
+   * ResourceGroup.
    */
   private groupNotDeletedElsewhere(
-    plan: JobPlanResult['plan'],
-    o: {
-      managementCluster: string;
-      namespace: string;
-      azure: { subscriptionId: string; resourceGroup: string; name: string };
-    },
+    condition: { azure: AzureClusterKey; except: readonly ObjectRef[] },
+    managementCluster: string,
+    excepted: string,
   ): PreflightCheck {
     const names = this.o.managementClusters.map(c => c.name);
-    const groupsOf = (mc: string) =>
-      this.o.cache.list(mc, 'ResourceGroup') as unknown as ObservedObject[];
-    const condition = plan
-      .flatMap(s => s.preconditions)
-      .find(
-        (x): x is Extract<PlannedCondition, { type: 'sole-manager' }> =>
-          x.type === 'sole-manager',
-      );
-    // Without a plan (another check failed), the plan's exception: a ResourceGroup object for this group in the
-    // namespace, which adoption reuses (capz-common adoptionPreflight).
-    const reused = groupsOf(o.managementCluster).find(
+    return groupNotManagedCheck({
+      azure: condition.azure,
+      except: condition.except,
+      managementCluster,
+      managementClusters: names,
+      groups: names.flatMap(mc =>
+        this.groupsOf(mc).map(object => ({
+          managementCluster: mc,
+          object: { ...object, kind: object.kind ?? 'ResourceGroup' },
+        })),
+      ),
+      excepted,
+    });
+  }
+
+  /**
+   * Adoption's exception when no plan could be built (another check failed): a ResourceGroup object for this group in
+   * the namespace, which adoption reuses (capz-common adoptionPreflight).
+   */
+  private adoptionCondition(o: {
+    managementCluster: string;
+    namespace: string;
+    azure: AzureClusterKey;
+  }): { azure: AzureClusterKey; except: ObjectRef[] } {
+    const reused = this.groupsOf(o.managementCluster).find(
       g =>
         g.metadata?.namespace === o.namespace &&
         (
@@ -313,10 +346,9 @@ export class JobPlanner {
           ''
         ).toLowerCase() === o.azure.resourceGroup.toLowerCase(),
     );
-    const azure = condition?.azure ?? o.azure;
-    const except =
-      condition?.except ??
-      (reused
+    return {
+      azure: o.azure,
+      except: reused
         ? [
             {
               apiVersion: reused.apiVersion ?? '',
@@ -325,38 +357,15 @@ export class JobPlanner {
               name: reused.metadata!.name!,
             },
           ]
-        : []);
-    const found = groupDeleters(
-      azure,
-      names.flatMap(mc =>
-        groupsOf(mc).map(object => ({
-          managementCluster: mc,
-          object: { ...object, kind: object.kind ?? 'ResourceGroup' },
-        })),
-      ),
-      { managementCluster: o.managementCluster, except },
-    );
-    const title = 'No other ResourceGroup object can delete its resource group';
-    if (found.length)
-      return {
-        id: 'group-not-managed',
-        title,
-        status: 'fail',
-        message: `The job's first write would be refused: ${found.join('; ')}.`,
-        fix: `An Azure resource group is managed from one place only. If that object should not delete ${azure.resourceGroup}, set serviceoperator.azure.com/reconcile-policy: skip (or detach-on-delete) on it; or adopt into the namespace of that object, where it is reused (on the same management cluster).`,
-      };
-    return {
-      id: 'group-not-managed',
-      title,
-      status: 'pass',
-      message: `No ResourceGroup object with reconcile-policy manage on ${names.join(
-        ', ',
-      )} points at ${azure.resourceGroup}${
-        except.length
-          ? ` besides ${except.map(x => x.name).join(', ')}, which is reused`
-          : ''
-      }.`,
+        : [],
     };
+  }
+
+  private groupsOf(mc: string): ObservedObject[] {
+    return this.o.cache.list(
+      mc,
+      'ResourceGroup',
+    ) as unknown as ObservedObject[];
   }
 
   /** The Secret the old ManagedCluster of this cluster reads its credential from. */

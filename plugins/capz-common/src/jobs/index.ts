@@ -3,7 +3,12 @@ export { describeRef } from './helpers';
 export * from './names';
 export * from './conditions';
 export * from './access';
-export { groupDeleters, type ObjectOnCluster } from './soleManager';
+export {
+  groupDeleters,
+  groupNotManagedCheck,
+  soleManagerCondition,
+  type ObjectOnCluster,
+} from './soleManager';
 export {
   planMigration,
   requiredMigrationAccess,

@@ -1,5 +1,11 @@
 import type { ObservedObject } from '../tree/types';
-import { groupDeleters } from './soleManager';
+import {
+  groupDeleters,
+  groupNotManagedCheck,
+  soleManagerCondition,
+} from './soleManager';
+import { params, snapshot } from './__fixtures__/migration';
+import { planMigration } from './migration';
 
 const SUB = '6f1c2d3e-0000-4000-8000-0000000000a1';
 const azure = {
@@ -105,5 +111,63 @@ describe('groupDeleters: the ResourceGroup objects that would delete the AKS clu
     ).toEqual([
       'ResourceGroup local/a/x (reconcile-policy manage) would delete its resource group RG-Payments',
     ]);
+  });
+});
+
+describe("groupNotManagedCheck: the migration preview shows the refusal of the pause step's first write", () => {
+  // The migration's own plan: its pause step's live one-owner condition excepts the old cluster's objects.
+  const planned = planMigration(params, snapshot());
+  const condition = soleManagerCondition(planned.plan)!;
+  const legacyGroups = snapshot().objects.filter(
+    o => o.kind === 'ResourceGroup',
+  ) as ObservedObject[];
+  const check = (groups: ReturnType<typeof on>) =>
+    groupNotManagedCheck({
+      azure: condition.azure,
+      except: condition.except,
+      managementCluster: 'mgmt',
+      managementClusters: ['mgmt', 'other'],
+      groups,
+      excepted: 'which the migration disarms first',
+    });
+
+  it('passes over the old cluster own groups, which the migration disarms, and names them', () => {
+    expect(condition.azure.resourceGroup).toBe('RG_legacy-1');
+    const r = check(on('mgmt', ...legacyGroups));
+    expect(r).toMatchObject({ id: 'group-not-managed', status: 'pass' });
+    expect(r.message).toBe(
+      `No ResourceGroup object with reconcile-policy manage on mgmt, other points at RG_legacy-1 besides ${condition.except
+        .filter(x => x.kind === 'ResourceGroup')
+        .map(x => x.name)
+        .join(', ')}, which the migration disarms first.`,
+    );
+  });
+
+  it('fails on a manage ResourceGroup for the group in another namespace or on another management cluster, in the words of the live check', () => {
+    const ops = group('ops', 'shared-rg', { azureName: 'rg_LEGACY-1' });
+    const r = check([
+      ...on('mgmt', ...legacyGroups, ops),
+      ...on(
+        'other',
+        group('team-legacy', 'copy', { azureName: 'RG_legacy-1' }),
+      ),
+    ]);
+    expect(r.status).toBe('fail');
+    expect(r.message).toBe(
+      `The job's first write would be refused: ${groupDeleters(
+        condition.azure,
+        [
+          ...on('mgmt', ops),
+          ...on(
+            'other',
+            group('team-legacy', 'copy', { azureName: 'RG_legacy-1' }),
+          ),
+        ],
+        { managementCluster: 'mgmt', except: [] },
+      ).join('; ')}.`,
+    );
+    expect(r.message).toContain('ResourceGroup mgmt/ops/shared-rg');
+    expect(r.message).toContain('ResourceGroup other/team-legacy/copy');
+    expect(r.message).not.toContain(`mgmt/team-legacy/`);
   });
 });

@@ -6,7 +6,14 @@
  */
 import type { ObservedObject } from '../tree/types';
 import { RECONCILE_POLICY_ANNOTATION } from '../tree/facts';
-import { JOB_ANNOTATION, type AzureClusterKey, type ObjectRef } from './types';
+import {
+  JOB_ANNOTATION,
+  type AzureClusterKey,
+  type ObjectRef,
+  type PlannedCondition,
+  type PreflightCheck,
+  type StepPlan,
+} from './types';
 
 /** A ResourceGroup object and the management cluster it is on. @public */
 export interface ObjectOnCluster {
@@ -66,4 +73,60 @@ export function groupDeleters(
       );
   }
   return found;
+}
+
+/** The plan's live one-owner condition (the job's first write), when the plan has one. @public */
+export function soleManagerCondition(
+  plan: readonly StepPlan[],
+): Extract<PlannedCondition, { type: 'sole-manager' }> | undefined {
+  return plan
+    .flatMap(s => s.preconditions)
+    .find(
+      (x): x is Extract<PlannedCondition, { type: 'sole-manager' }> =>
+        x.type === 'sole-manager',
+    );
+}
+
+/**
+ * The preview's `group-not-managed` check: {@link groupDeleters} over the ResourceGroup objects of every management
+ * cluster (the watch cache's), with the plan's own exceptions, in the words of the refusal of the job's first write.
+ * `excepted` says why the excepted groups do not count (adoption reuses one; a migration disarms the old ones first).
+ * @public
+ */
+export function groupNotManagedCheck(o: {
+  azure: AzureClusterKey;
+  except: readonly ObjectRef[];
+  managementCluster: string;
+  managementClusters: readonly string[];
+  groups: readonly ObjectOnCluster[];
+  excepted: string;
+}): PreflightCheck {
+  const found = groupDeleters(o.azure, o.groups, {
+    managementCluster: o.managementCluster,
+    except: o.except,
+  });
+  const title = 'No other ResourceGroup object can delete its resource group';
+  if (found.length)
+    return {
+      id: 'group-not-managed',
+      title,
+      status: 'fail',
+      message: `The job's first write would be refused: ${found.join('; ')}.`,
+      fix: `An Azure resource group is managed from one place only. If that object should not delete ${o.azure.resourceGroup}, set serviceoperator.azure.com/reconcile-policy: skip (or detach-on-delete) on it; or adopt into the namespace of that object, where it is reused (on the same management cluster).`,
+    };
+  const exceptedGroups = o.except
+    .filter(x => x.kind === 'ResourceGroup')
+    .map(x => x.name);
+  return {
+    id: 'group-not-managed',
+    title,
+    status: 'pass',
+    message: `No ResourceGroup object with reconcile-policy manage on ${o.managementClusters.join(
+      ', ',
+    )} points at ${o.azure.resourceGroup}${
+      exceptedGroups.length
+        ? ` besides ${exceptedGroups.join(', ')}, ${o.excepted}`
+        : ''
+    }.`,
+  };
 }
