@@ -252,8 +252,9 @@ test('adoption wizard: Adopt AKS cluster → management cluster → namespace �
   // 1. Management cluster.
   await page.getByRole('button', { name: /Management cluster/ }).click();
   await page.getByRole('option', { name: 'Local management cluster' }).click();
-  // 2. Namespace: team-payments holds the ASO credential Secret aso-credential.
-  await page.getByRole('textbox', { name: 'Namespace' }).fill('team-payments');
+  // 2. Namespace, from the management cluster's live list: team-payments holds the ASO credential Secret.
+  await page.getByRole('combobox', { name: 'Namespace' }).click();
+  await page.getByRole('option', { name: 'team-payments' }).click();
   // 3. Credential: names only.
   const credentials = page.getByRole('radiogroup', {
     name: 'Credential Secret',

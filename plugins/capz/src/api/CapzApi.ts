@@ -34,6 +34,13 @@ export interface ClusterTreeResponse {
   tree: TreeNode;
 }
 
+/** GET /pickers/namespaces: from config when the management cluster is limited to some, else live. */
+export interface NamespacesResponse {
+  managementCluster: string;
+  source: 'config' | 'live' | 'watch-cache';
+  items: Array<{ name: string }>;
+}
+
 /** The CAPZ backend's HTTP API, as the frontend uses it. @public */
 export interface CapzApi {
   listManagementClusters(): Promise<ManagementClustersResponse>;
@@ -68,6 +75,10 @@ export interface CapzApi {
     namespace: string;
     name?: string;
   }): Promise<CredentialSecretsResponse>;
+  /** The management cluster's namespaces the caller may read (GET /pickers/namespaces, as the template's picker). */
+  listNamespaces(query: {
+    managementCluster: string;
+  }): Promise<NamespacesResponse>;
   /** AKS clusters the credential can see in Azure. */
   discoverAksClusters(query: {
     managementCluster: string;

@@ -25,6 +25,7 @@ import {
   ClusterRef,
   ClusterTreeResponse,
   JobControl,
+  NamespacesResponse,
 } from './CapzApi';
 
 const clusterPath = (ref: ClusterRef) =>
@@ -163,6 +164,12 @@ export class CapzClient implements CapzApi {
     name?: string;
   }): Promise<CredentialSecretsResponse> {
     return this.get('/credential-secrets', query);
+  }
+
+  listNamespaces(query: {
+    managementCluster: string;
+  }): Promise<NamespacesResponse> {
+    return this.get('/pickers/namespaces', query);
   }
 
   discoverAksClusters(query: {

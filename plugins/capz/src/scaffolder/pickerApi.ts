@@ -10,12 +10,9 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import { useCallback } from 'react';
 
-/** GET /pickers/namespaces */
-export interface NamespacesResponse {
-  managementCluster: string;
-  source: 'config' | 'live' | 'watch-cache';
-  items: Array<{ name: string }>;
-}
+import type { NamespacesResponse } from '../api/CapzApi';
+
+export type { NamespacesResponse };
 /** GET /pickers/regions */
 export interface RegionsResponse {
   subscriptionId: string;

@@ -2,6 +2,7 @@ import { ResponseError } from '@backstage/errors';
 import { useApi } from '@backstage/frontend-plugin-api';
 import {
   Alert,
+  Combobox,
   Flex,
   Radio,
   RadioGroup,
@@ -123,6 +124,13 @@ export function AdoptWizard() {
     !dnsLabelError(debouncedNs);
 
   const mcs = useAsync(() => api.listManagementClusters(), [api]);
+  // The namespaces offered, as the template's picker offers them; a name not listed (the list failed, or the backend
+  // may not list namespaces) can still be typed.
+  const namespaces = useAsync(
+    async () =>
+      mc ? api.listNamespaces({ managementCluster: mc }) : undefined,
+    [api, mc],
+  );
   const secrets = useAsync(
     async () =>
       mc && nsReady
@@ -203,15 +211,35 @@ export function AdoptWizard() {
       </WizardStep>
 
       <WizardStep n={2} title="Namespace">
-        <TextField
+        <Combobox
           label="Namespace"
-          description="Where the ASO and CAPI objects are created. It must exist and hold the ASO credential Secret."
+          description={`Where the ASO and CAPI objects are created. It must exist and hold the ASO credential Secret${
+            namespaces.error
+              ? ` (the namespaces could not be listed: ${errorMessage(
+                  namespaces.error,
+                )}; type its name)`
+              : ''
+          }.`}
           style={{ maxWidth: 360 }}
-          value={namespace}
-          onChange={v => {
-            setNamespace(v);
-            setSecret(undefined);
-            setChosen(undefined);
+          placeholder={
+            mc
+              ? 'Choose or type a namespace'
+              : 'Choose the management cluster first'
+          }
+          isDisabled={!mc}
+          allowsCustomValue
+          menuTrigger="focus"
+          options={(namespaces.value?.items ?? []).map(n => ({
+            id: n.name,
+            label: n.name,
+          }))}
+          search={{
+            inputValue: namespace,
+            onInputChange: v => {
+              setNamespace(v);
+              setSecret(undefined);
+              setChosen(undefined);
+            },
           }}
           validationBehavior="aria"
           validate={() => nsError ?? null}

@@ -44,6 +44,14 @@ function serveAdoption(opts: { preflight?: PreflightCheck[] } = {}) {
   };
   server.use(
     http.get(`${BASE}/management-clusters`, () => HttpResponse.json(MCS)),
+    http.get(`${BASE}/pickers/namespaces`, ({ request }) => {
+      const q = new URL(request.url).searchParams;
+      return HttpResponse.json({
+        managementCluster: q.get('managementCluster'),
+        source: 'live',
+        items: [{ name: 'team-data' }, { name: 'team-payments' }],
+      });
+    }),
     http.get(`${BASE}/credential-secrets`, ({ request }) => {
       const q = new URL(request.url).searchParams;
       calls.secrets.push(q.toString());
@@ -95,9 +103,10 @@ async function pickUpToCluster() {
   });
   await userEvent.click(mcSelect);
   await userEvent.click(await screen.findByRole('option', { name: 'local' }));
-  await userEvent.type(
-    screen.getByRole('textbox', { name: /Namespace/ }),
-    'team-data',
+  // The namespace comes from the management cluster's live list, as in the template.
+  await userEvent.click(screen.getByRole('combobox', { name: /Namespace/ }));
+  await userEvent.click(
+    await screen.findByRole('option', { name: 'team-data' }),
   );
   await userEvent.click(
     await screen.findByRole('radio', {
@@ -243,10 +252,12 @@ describe('adoption wizard', () => {
       await screen.findByRole('button', { name: /Management cluster/ }),
     );
     await userEvent.click(await screen.findByRole('option', { name: 'local' }));
+    // A typed name, as a user who knows it types it; leaving the field closes the list of matches.
     await userEvent.type(
-      screen.getByRole('textbox', { name: /Namespace/ }),
+      screen.getByRole('combobox', { name: /Namespace/ }),
       'team-data',
     );
+    await userEvent.tab();
     await userEvent.click(
       await screen.findByRole('radio', { name: /aso-credential/ }),
     );
@@ -288,10 +299,12 @@ describe('adoption wizard', () => {
       await screen.findByRole('button', { name: /Management cluster/ }),
     );
     await userEvent.click(await screen.findByRole('option', { name: 'local' }));
+    // A typed name, as a user who knows it types it; leaving the field closes the list of matches.
     await userEvent.type(
-      screen.getByRole('textbox', { name: /Namespace/ }),
+      screen.getByRole('combobox', { name: /Namespace/ }),
       'team-data',
     );
+    await userEvent.tab();
     await screen.findByRole('radio', { name: /aso-credential/ });
     expect(
       screen.queryByRole('radio', { name: /team-sp/ }),
@@ -315,6 +328,53 @@ describe('adoption wizard', () => {
     );
   });
 
+  it('offers the live namespaces, and takes a typed one when they cannot be listed, saying why', async () => {
+    const calls = serveAdoption();
+    renderCapz(<CapzPage />, { path: '/capz/adopt', mountPath: '/capz/*' });
+    await userEvent.click(
+      await screen.findByRole('button', { name: /Management cluster/ }),
+    );
+    await userEvent.click(await screen.findByRole('option', { name: 'local' }));
+    const ns = screen.getByRole('combobox', { name: /Namespace/ });
+    await userEvent.click(ns);
+    expect(
+      (await screen.findAllByRole('option')).map(o => o.textContent),
+    ).toEqual(['team-data', 'team-payments']);
+
+    server.use(
+      http.get(`${BASE}/pickers/namespaces`, () =>
+        HttpResponse.json(
+          {
+            error: {
+              name: 'NotAllowedError',
+              message: 'You may not list namespaces',
+            },
+          },
+          { status: 403 },
+        ),
+      ),
+    );
+    await userEvent.keyboard('{Escape}');
+    await userEvent.click(
+      screen.getByRole('button', { name: /Management cluster/ }),
+    );
+    await userEvent.click(
+      await screen.findByRole('option', { name: 'demo-2' }),
+    );
+    expect(
+      await screen.findByText(/the namespaces could not be listed/),
+    ).toBeInTheDocument();
+    await userEvent.type(
+      screen.getByRole('combobox', { name: /Namespace/ }),
+      'team-typed',
+    );
+    await waitFor(() =>
+      expect(calls.secrets).toContain(
+        'managementCluster=demo-2&namespace=team-typed',
+      ),
+    );
+  });
+
   it('checks the namespace as a DNS label while typing, before asking the backend', async () => {
     const calls = serveAdoption();
     renderCapz(<CapzPage />, { path: '/capz/adopt', mountPath: '/capz/*' });
@@ -322,7 +382,7 @@ describe('adoption wizard', () => {
       await screen.findByRole('button', { name: /Management cluster/ }),
     );
     await userEvent.click(await screen.findByRole('option', { name: 'local' }));
-    const ns = screen.getByRole('textbox', { name: /Namespace/ });
+    const ns = screen.getByRole('combobox', { name: /Namespace/ });
     await userEvent.type(ns, 'Team_Data');
     expect(ns).toHaveAttribute('aria-invalid', 'true');
     expect(screen.getByText(/Must be a DNS label/)).toBeInTheDocument();
