@@ -58,7 +58,10 @@ const secretData = (
   AZURE_CLIENT_SECRET: secret,
 });
 
-function discovery(extra: Record<string, unknown> = {}): AksDiscovery {
+function discovery(
+  extra: Record<string, unknown> = {},
+  onRead: (ref: string) => void = () => undefined,
+): AksDiscovery {
   return new AksDiscovery({
     config: new ConfigReader({
       capz: {
@@ -72,8 +75,10 @@ function discovery(extra: Record<string, unknown> = {}): AksDiscovery {
       },
     }),
     logger,
-    readSecret: async (mc, ns, name) =>
-      mc === MC ? secrets[`${ns}/${name}`] : undefined,
+    readSecret: async (mc, ns, name) => {
+      onRead(`${mc}/${ns}/${name}`);
+      return mc === MC ? secrets[`${ns}/${name}`] : undefined;
+    },
     managedClusters: mc => (mc === MC ? managedClusters : []),
     resourceGroups: mc => (mc === MC ? resourceGroups : []),
   });
@@ -664,5 +669,52 @@ describe('AksDiscovery.listLocations', () => {
     expect(res.items.map(r => r.displayName)).toEqual(
       [...res.items.map(r => r.displayName)].sort((a, b) => a.localeCompare(b)),
     );
+  });
+});
+
+describe('AksDiscovery: reading the credential Secret', () => {
+  const q = {
+    managementCluster: MC,
+    namespace: 'team-a',
+    credentialSecret: 'aso-credential',
+    resourceGroup: 'rg-analytics',
+    name: 'analytics-aks',
+  };
+  /** A discovery whose Secret reads are counted. */
+  const counted = () => {
+    const reads: string[] = [];
+    return { d: discovery({}, ref => reads.push(ref)), reads };
+  };
+
+  it('reads it afresh for every request, so a Secret just fixed is used at once', async () => {
+    const { d, reads } = counted();
+    await d.listClusterUserCredential(q);
+    await d.listClusterUserCredential(q);
+    expect(reads).toEqual([
+      `${MC}/team-a/aso-credential`,
+      `${MC}/team-a/aso-credential`,
+    ]);
+  });
+
+  it('reads it once for background work over many clusters that accepts an older read, and again when that is too old', async () => {
+    const { d, reads } = counted();
+    const texts = await Promise.all(
+      [1, 2, 3].map(() =>
+        d.listClusterUserCredential(q, { secretMaxAgeMs: 60_000 }),
+      ),
+    );
+    expect(texts.every(t => t.includes('analytics'))).toBe(true);
+    expect(reads).toEqual([`${MC}/team-a/aso-credential`]);
+    await d.listClusterUserCredential(q, { secretMaxAgeMs: 60_000 });
+    expect(reads).toHaveLength(1);
+    // A read older than the caller accepts is done again.
+    const now = Date.now();
+    const later = jest.spyOn(Date, 'now').mockReturnValue(now + 61_000);
+    try {
+      await d.listClusterUserCredential(q, { secretMaxAgeMs: 60_000 });
+    } finally {
+      later.mockRestore();
+    }
+    expect(reads).toHaveLength(2);
   });
 });

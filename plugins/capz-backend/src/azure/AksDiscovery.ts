@@ -86,6 +86,12 @@ export interface AzureRegion {
 /** At most this many Secrets' credentials are kept (their MSAL token caches live in them: docs/azure-facts.md#credential-from-aso-secret). */
 const CREDENTIAL_CACHE_SIZE = 64;
 
+/** How an ARM call may read its credential Secret. */
+export interface ArmCallOptions {
+  /** Accept the Secret's data as read up to this long ago (background work); default: read it afresh. */
+  secretMaxAgeMs?: number;
+}
+
 export interface AksDiscoveryOptions {
   /** The root config (`capz.azureDiscovery`). */
   config: Config;
@@ -155,6 +161,11 @@ const httpClient = () => (sharedHttpClient ??= createDefaultHttpClient());
 export class AksDiscovery {
   private readonly settings: AzureDiscoveryConfig;
   private readonly cache = new Map<string, Cached>();
+  /** Secrets read for background work that may be a little old (see `secretMaxAgeMs`), by management cluster/ref. */
+  private readonly recentSecrets = new Map<
+    string,
+    { at: number; data: Promise<Record<string, string> | undefined> }
+  >();
 
   constructor(private readonly options: AksDiscoveryOptions) {
     // Validated here, so a misconfiguration stops the backend at start with the key's name.
@@ -381,6 +392,7 @@ export class AksDiscovery {
    */
   async listClusterUserCredential(
     q: CredentialQuery & { resourceGroup: string; name: string },
+    opts: ArmCallOptions = {},
   ): Promise<string> {
     const { result, what } = await this.armCall(
       q,
@@ -392,6 +404,7 @@ export class AksDiscovery {
           q.name,
           { format: 'exec' },
         ),
+      opts,
     );
     const value = result.kubeconfigs?.[0]?.value;
     if (!value)
@@ -483,12 +496,14 @@ export class AksDiscovery {
       settings: AzureDiscoverySettings;
       subscriptionId: string;
     }) => Promise<T>,
+    opts: ArmCallOptions = {},
   ): Promise<{ subscriptionId: string; result: T; what: string }> {
     const { credential, client, settings } = await this.clientFor(
       q.managementCluster,
       q.namespace,
       q.credentialSecret,
       q.subscriptionId,
+      opts.secretMaxAgeMs,
     );
     const subscriptionId = q.subscriptionId ?? credential.subscriptionId;
     const what = `${doing(subscriptionId)} with ${this.describe(
@@ -522,21 +537,53 @@ export class AksDiscovery {
     return err;
   }
 
+  /**
+   * The Secret's data: read afresh (a user who just fixed a Secret sees the fix), unless the caller accepts one read
+   * up to `maxAgeMs` ago: background work over many clusters sharing one Secret (ClusterEndpoints at a backend's
+   * start) then reads it once, not once a cluster. A failed read is not kept.
+   */
+  private secretData(
+    managementCluster: string,
+    namespace: string,
+    name: string,
+    maxAgeMs?: number,
+  ): Promise<Record<string, string> | undefined> {
+    const read = () =>
+      this.options.readSecret(managementCluster, namespace, name);
+    if (!maxAgeMs) return read();
+    const key = `${managementCluster}/${namespace}/${name}`;
+    const now = Date.now();
+    const kept = this.recentSecrets.get(key);
+    if (kept && now - kept.at < maxAgeMs) return kept.data;
+    const data = read();
+    this.recentSecrets.delete(key);
+    if (this.recentSecrets.size >= CREDENTIAL_CACHE_SIZE)
+      this.recentSecrets.delete(this.recentSecrets.keys().next().value!);
+    this.recentSecrets.set(key, { at: now, data });
+    data.catch(() => {
+      if (this.recentSecrets.get(key)?.data === data)
+        this.recentSecrets.delete(key);
+    });
+    return data;
+  }
+
   /** The credential (cached per Secret content) and an ARM client for the subscription (default: the Secret's). */
   private async clientFor(
     managementCluster: string,
     namespace: string,
     name: string,
     subscriptionId?: string,
+    secretMaxAgeMs?: number,
   ): Promise<{
     credential: SecretCredential;
     client: ContainerServiceClient;
     settings: AzureDiscoverySettings;
   }> {
-    const data = await this.options.readSecret(
+    const data = await this.secretData(
       managementCluster,
       namespace,
       name,
+      secretMaxAgeMs,
     );
     const ref = `${namespace}/${name}`;
     if (!data) {

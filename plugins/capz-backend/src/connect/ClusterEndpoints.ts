@@ -24,6 +24,9 @@ const DEFAULT_ASO_CREDENTIAL = 'aso-credential';
 /** After a failed read, the same FQDN is tried again on a later change of its ManagedCluster, not before this. */
 const RETRY_AFTER_MS = 5 * 60_000;
 
+/** How old a credential Secret's data may be for these background reads. */
+const SECRET_MAX_AGE_MS = 60_000;
+
 /** At most this many ARM reads at once (a backend start sees every cluster's FQDN at the same time). */
 const CONCURRENCY = 4;
 
@@ -112,14 +115,18 @@ export class ClusterEndpoints {
     this.enqueue(async () => {
       try {
         this.reads++;
-        const text = await this.o.azure!.listClusterUserCredential({
-          managementCluster,
-          namespace,
-          credentialSecret,
-          subscriptionId: arm.subscriptionId,
-          resourceGroup: arm.resourceGroup,
-          name: arm.name,
-        });
+        const text = await this.o.azure!.listClusterUserCredential(
+          {
+            managementCluster,
+            namespace,
+            credentialSecret,
+            subscriptionId: arm.subscriptionId,
+            resourceGroup: arm.resourceGroup,
+            name: arm.name,
+          },
+          // A start reads every cluster: their shared credential Secret once a minute, not once a cluster.
+          { secretMaxAgeMs: SECRET_MAX_AGE_MS },
+        );
         const cluster = kubeconfigCluster(
           parseKubeconfig(text, `the user kubeconfig of ${arm.name}`),
         );
