@@ -8,7 +8,6 @@
  */
 import { mockServices } from '@backstage/backend-test-utils';
 import {
-  generateAksAsoClusterManifests,
   type DeletePreview,
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
@@ -22,13 +21,17 @@ import {
   sum,
   writeLegacyCluster,
 } from '../testing/jobFixtures';
+import {
+  azureDeletedSince,
+  clusterObjectsGone,
+  createDay2Cluster,
+  deletesByType,
+} from '../testing/day2Fixtures';
 import { JobsWorld, system, user } from '../testing/jobsWorld';
 import {
   applyManifest,
-  createObjects,
   loadClientForTests,
   serviceAccountToken,
-  until,
 } from '../testing/realCluster';
 import { Day2Service } from './Day2Service';
 import { KubeDay2Client } from './KubeDay2Client';
@@ -59,37 +62,18 @@ const binding = (role: string) => ({
 });
 
 /** A cluster as a user would have written it (client-side apply), with two pools; `rgPolicy` on its group. */
-async function createCluster(
+const createCluster = (
   name: string,
   rgPolicy?: string,
   kubernetesVersion = 'v1.33.2',
-) {
-  const objects = generateAksAsoClusterManifests({
-    name,
+) =>
+  createDay2Cluster(w, {
     namespace: ns,
-    location: 'westeurope',
+    name,
     kubernetesVersion,
-    credentialSecretName: 'aso-credential',
-    pools: [
-      {
-        name: 'system',
-        mode: 'System',
-        vmSize: 'Standard_D2s_v3',
-        replicas: 1,
-      },
-      { name: 'user', mode: 'User', vmSize: 'Standard_D2s_v3', replicas: 2 },
-    ],
+    userReplicas: 2,
+    rgPolicy,
   });
-  if (rgPolicy) {
-    const infra = objects.find(o => o.kind === 'AzureASOManagedCluster')!;
-    const rg = (infra.spec!.resources as ObservedObject[])[0];
-    rg.metadata!.annotations = {
-      ...rg.metadata!.annotations,
-      'serviceoperator.azure.com/reconcile-policy': rgPolicy,
-    };
-  }
-  await createObjects(w.info, ns, objects, 'kubectl-client-side-apply');
-}
 
 /** Every object of the namespace by its spec's generation: equal before and after proves no spec was written, no
  * object created or deleted (status writes by the simulated controllers move only resourceVersions). */
@@ -149,15 +133,7 @@ const place = (name: string) => ({
   name,
 });
 
-const byType = (p: DeletePreview['deletes']) => {
-  const count = (suffix: string) =>
-    p.filter(x => x.azureType.endsWith(suffix)).length;
-  return {
-    resourceGroups: count('/resourceGroups'),
-    managedClusters: count('/managedClusters'),
-    agentPools: count('/agentPools'),
-  };
-};
+const byType = deletesByType;
 
 /** Deletes the cluster through the service and waits until CAPI, CAPZ and ASO are done and Azure has settled. */
 async function deleteAndCompare(name: string): Promise<{
@@ -171,52 +147,10 @@ async function deleteAndCompare(name: string): Promise<{
   expect(checked).toEqual(preview);
   await w.waitFor(
     `cluster ${name}'s objects gone`,
-    async () => {
-      const left = (
-        await Promise.all(
-          (
-            [
-              'Cluster',
-              'ResourceGroup',
-              'ManagedCluster',
-              'ManagedClustersAgentPool',
-            ] as const
-          ).map(k => w.c.list(k, ns)),
-        )
-      )
-        .flat()
-        .filter(
-          o =>
-            o.metadata.name === name || o.metadata.name.startsWith(`${name}-`),
-        );
-      return left.length
-        ? `left: ${left.map(o => `${o.kind}/${o.metadata.name}`).join(', ')}`
-        : true;
-    },
+    () => clusterObjectsGone(w, ns, name),
     120_000,
   );
-  // The simulator persists its state 200 ms after a change: wait for the counters to settle.
-  let last = '';
-  let stableSince = Date.now();
-  await until(
-    'the simulated Azure to settle',
-    () => {
-      const now = JSON.stringify(w.azure().counters);
-      if (now !== last) {
-        last = now;
-        stableSince = Date.now();
-      }
-      return Date.now() - stableSince > 1500;
-    },
-    30_000,
-  );
-  const after = w.azure().counters.deleted;
-  const deleted = Object.fromEntries(
-    Object.entries(after).map(([k, v]) => [
-      k,
-      v - before[k as keyof typeof before],
-    ]),
-  );
+  const deleted = await azureDeletedSince(w, before, 1500, 30_000);
   return { preview, deleted };
 }
 

@@ -103,6 +103,61 @@ describe('delete preview', () => {
     );
   });
 
+  it('blocks the delete while a claimed System pool has lost its ManagedCluster owner reference (C51), with the patch', () => {
+    const claimed = (o: ObservedObject) => {
+      (o.metadata as { finalizers?: string[] }).finalizers = [
+        'serviceoperator.azure.com/finalizer',
+      ];
+    };
+    const dropMc = (o: ObservedObject) => {
+      o.metadata!.ownerReferences = o.metadata!.ownerReferences!.filter(
+        r => r.kind !== 'ManagedCluster',
+      );
+    };
+    let objects = edit(
+      world(),
+      'ManagedClustersAgentPool',
+      'alpha-system',
+      claimed,
+    );
+    expect(preview(objects).blockers).toEqual([]);
+    objects = edit(objects, 'ManagedClustersAgentPool', 'alpha-system', dropMc);
+    const [blocker, ...more] = preview(objects).blockers;
+    expect(more).toEqual([]);
+    expect(blocker).toMatch(
+      /^ManagedClustersAgentPool team-a\/alpha-system has lost its owner reference to ManagedCluster alpha .*AKS refuses to delete the last System pool/,
+    );
+    const patch = JSON.parse(/--type json -p '(.*)'$/.exec(blocker)![1]);
+    expect(patch).toEqual([
+      {
+        op: 'add',
+        path: '/metadata/ownerReferences/-',
+        value: {
+          apiVersion: expect.stringMatching(/^containerservice\.azure\.com\//),
+          kind: 'ManagedCluster',
+          name: 'alpha',
+          uid: 'uid-ManagedCluster-alpha',
+        },
+      },
+    ]);
+    // Not claimed by ASO (no finalizer: nothing in Azure to delete), or a User pool (deleted in Azure on its own,
+    // as the cluster would): no blocker.
+    const unclaimed = edit(
+      world(),
+      'ManagedClustersAgentPool',
+      'alpha-system',
+      dropMc,
+    );
+    expect(preview(unclaimed).blockers).toEqual([]);
+    const user = edit(
+      edit(world(), 'ManagedClustersAgentPool', 'alpha-user', claimed),
+      'ManagedClustersAgentPool',
+      'alpha-user',
+      dropMc,
+    );
+    expect(preview(user).blockers).toEqual([]);
+  });
+
   it('blocks the delete of a paused cluster', () => {
     expect(preview(world({ paused: true })).blockers[0]).toMatch(
       /is paused: CAPI does not reconcile/,

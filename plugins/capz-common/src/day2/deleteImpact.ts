@@ -114,6 +114,56 @@ function capiDeleted(
   );
 }
 
+const ASO_FINALIZER = 'serviceoperator.azure.com/finalizer';
+
+/**
+ * A System pool's ASO object that ASO claimed (its finalizer) but whose owner references no longer name its
+ * ManagedCluster, as a pause and resume leaves them (docs/capz-aso-facts.md#day2-pause-owner-refs): deleting the
+ * Cluster would let the garbage collector delete it before the ManagedCluster, AKS refuses to delete the last System
+ * pool, and the object stays for about an hour. A blocker with the patch that puts the reference back.
+ */
+function lostPoolOwners(
+  addressed: ReadonlyArray<{ o: ObservedObject; goes: boolean }>,
+  inNamespace: (kind: string, name: string) => ObservedObject | undefined,
+): string[] {
+  const out: string[] = [];
+  for (const { o, goes } of addressed) {
+    if (o.kind !== 'ManagedClustersAgentPool' || !goes) continue;
+    if (str(o.spec?.mode) !== 'System') continue;
+    const finalizers = (o.metadata as { finalizers?: unknown } | undefined)
+      ?.finalizers;
+    if (!Array.isArray(finalizers) || !finalizers.includes(ASO_FINALIZER))
+      continue;
+    const mcName = str(at(o.spec, 'owner', 'name'));
+    const mc = mcName ? inNamespace('ManagedCluster', mcName) : undefined;
+    const uid = mc?.metadata?.uid;
+    if (!mc || !uid || mc.metadata?.deletionTimestamp) continue;
+    if ((o.metadata?.ownerReferences ?? []).some(r => r.uid === uid)) continue;
+    const patch = JSON.stringify([
+      {
+        op: 'add',
+        path: '/metadata/ownerReferences/-',
+        value: {
+          apiVersion: mc.apiVersion,
+          kind: 'ManagedCluster',
+          name: mcName,
+          uid,
+        },
+      },
+    ]);
+    out.push(
+      `${ref(
+        o,
+      )} has lost its owner reference to ManagedCluster ${mcName} (a pause and resume drops it, docs/capz-aso-facts.md#day2-pause-owner-refs): deleted now, it would go before the AKS cluster, AKS refuses to delete the last System pool, and the object would stay about an hour; put the reference back first: kubectl -n ${
+        o.metadata?.namespace
+      } patch managedclustersagentpools.containerservice.azure.com ${
+        o.metadata?.name
+      } --type json -p '${patch}'`,
+    );
+  }
+  return out;
+}
+
 /**
  * The Azure impact of deleting `cluster`, from the objects of its namespace (`objects`, the Cluster included) and,
  * optionally, the ASO objects of other namespaces and management clusters (`elsewhere`), which may manage the same
@@ -314,6 +364,7 @@ export function computeDeletePreview(
     blockers.push(
       `cluster ${name} is paused: CAPI does not reconcile a paused Cluster, not even its deletion (docs/capz-aso-facts.md#capi-paused-not-reconciled); resume it first`,
     );
+  blockers.push(...lostPoolOwners(addressed, inNamespace));
   return {
     cluster: { managementCluster, namespace, name, paused },
     deletes: deletes.sort(order),
