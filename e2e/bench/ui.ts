@@ -15,14 +15,25 @@
  * and the first render); data = the request until its JSON is parsed; render = from there until the next frame after
  * the DOM holds everything. Medians of the runs, next to the goals.
  *
- *   yarn bench:ui [--runs 5] [--no-build] [--port 7027]
+ * `--trace` (off by default) also records, for each navigation's code phase (until the page asks for its data), the
+ * requests the page made (Resource Timing: URL, bytes, start and end) and a CPU profile of the page (Chromium's
+ * sampling profiler, stopped when the data request reaches this script, before it is answered), summed by script
+ * (self time) and by function; printed per run and written to .local/bench-ui/trace/ (JSON and .cpuprofile files,
+ * which Chromium's DevTools opens). The profiler slows the code it samples: compare traced runs with traced runs.
+ *
+ *   yarn bench:ui [--runs 5] [--no-build] [--port 7027] [--trace]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Page, type Route } from '@playwright/test';
+import {
+  chromium,
+  type CDPSession,
+  type Page,
+  type Route,
+} from '@playwright/test';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
@@ -33,6 +44,7 @@ const opt = (name: string, def: string) => {
 const RUNS = Number(opt('runs', '5'));
 const PORT = Number(opt('port', '7027'));
 const BUILD = !args.includes('--no-build');
+const TRACE = args.includes('--trace');
 const BASE = `http://127.0.0.1:${PORT}`;
 
 const GOALS = { clusters: 300, tree: 300, timeline: 200, hover: 50 };
@@ -154,7 +166,10 @@ const summary = {
   health: 'healthy',
 };
 
-async function mockCapz(page: Page) {
+/** With --trace: called with each capz API path before it is answered (the tracer stops its profile there). */
+type BeforeAnswer = (path: string) => Promise<void>;
+
+async function mockCapz(page: Page, beforeAnswer?: BeforeAnswer) {
   const list = JSON.stringify(clusters(1000));
   const treeBody = JSON.stringify({ summary, tree: tree() });
   const json = (r: Route, body: string) =>
@@ -162,6 +177,7 @@ async function mockCapz(page: Page) {
   await page.route('**/api/capz/**', async r => {
     const u = new URL(r.request().url());
     const p = u.pathname.replace(/^\/api\/capz/, '');
+    await beforeAnswer?.(u.pathname);
     if (p === '/clusters') return json(r, list);
     if (p === '/management-clusters')
       return json(r, JSON.stringify(managementClusters));
@@ -191,6 +207,8 @@ async function mockCapz(page: Page) {
  */
 function instrument() {
   const w = window as any;
+  // --trace reads the requests of each navigation from Resource Timing; the default buffer (250) fills at sign-in.
+  performance.setResourceTimingBufferSize(10_000);
   const requests: Array<{ url: string; start: number; end?: number }> = [];
   const fetch0 = window.fetch.bind(window);
   window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -279,6 +297,7 @@ async function navigate(
       const t3 = await rendered;
       const req = b.requests.find((r: any) => r.url.includes(d));
       if (!req?.end) throw new Error(`no request for ${d}`);
+      b.last = { t0, dataStart: req.start };
       return {
         code: req.start - t0,
         data: req.end - req.start,
@@ -354,6 +373,139 @@ async function hover(page: Page): Promise<number> {
     const t = await b.hoverDone;
     return t - b.hoverStart;
   });
+}
+
+// ---- --trace: what a navigation's code phase loads and runs ----
+
+interface CpuProfile {
+  nodes: Array<{
+    id: number;
+    callFrame: {
+      functionName: string;
+      url: string;
+      lineNumber: number;
+      columnNumber: number;
+    };
+  }>;
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Starts the page's CPU profile before a navigation; it stops when the request for `dataPath` reaches mockCapz. */
+class Tracer {
+  private profile?: Promise<CpuProfile>;
+  private stopAt?: string;
+  private readonly session: CDPSession;
+  private constructor(session: CDPSession) {
+    this.session = session;
+  }
+
+  static async attach(page: Page): Promise<Tracer> {
+    const session = await page.context().newCDPSession(page);
+    await session.send('Profiler.enable');
+    await session.send('Profiler.setSamplingInterval', { interval: 200 });
+    return new Tracer(session);
+  }
+
+  async start(dataPath: string) {
+    this.stopAt = dataPath;
+    this.profile = undefined;
+    await this.session.send('Profiler.start');
+  }
+
+  readonly beforeAnswer: BeforeAnswer = async path => {
+    if (this.stopAt === undefined || !path.includes(this.stopAt)) return;
+    this.stopAt = undefined;
+    this.profile = this.session
+      .send('Profiler.stop')
+      .then(r => r.profile as CpuProfile);
+    await this.profile;
+  };
+
+  /** The requests and the CPU profile of the last navigation (until its data request), written and summed up. */
+  async report(page: Page, label: string) {
+    const { t0, dataStart, resources } = await page.evaluate(() => {
+      const { t0: start, dataStart: end } = (window as any).__bench.last;
+      return {
+        t0: start as number,
+        dataStart: end as number,
+        resources: (
+          performance.getEntriesByType(
+            'resource',
+          ) as PerformanceResourceTiming[]
+        )
+          .filter(e => e.startTime >= start && e.startTime <= end)
+          .map(e => ({
+            url: e.name,
+            type: e.initiatorType,
+            bytes: e.transferSize,
+            decoded: e.decodedBodySize,
+            start: e.startTime - start,
+            end: e.responseEnd - start,
+          })),
+      };
+    });
+    const profile = await this.profile;
+    const dir = join(root, '.local', 'bench-ui', 'trace');
+    mkdirSync(dir, { recursive: true });
+    const base = join(dir, label);
+    if (profile) writeFileSync(`${base}.cpuprofile`, JSON.stringify(profile));
+    const short = (url: string) => url.replace(/^.*\/(?=[^/]+$)/, '');
+    const out: string[] = [
+      `${label}: code phase ${(dataStart - t0).toFixed(0)} ms; ${
+        resources.length
+      } requests`,
+    ];
+    for (const r of resources)
+      out.push(
+        `  ${r.start.toFixed(0).padStart(5)} → ${r.end
+          .toFixed(0)
+          .padStart(5)} ms  ${String(Math.round(r.decoded / 1024)).padStart(
+          5,
+        )} KB  ${r.type.padEnd(6)} ${short(r.url)}`,
+      );
+    const summary: Record<string, unknown> = { t0, dataStart, resources };
+    if (profile) {
+      // Self time of each node: the time until the next sample.
+      const self = new Map<number, number>();
+      for (let i = 0; i < profile.samples.length; i++) {
+        const dt =
+          (i + 1 < profile.timeDeltas.length ? profile.timeDeltas[i + 1] : 0) /
+          1000;
+        self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + dt);
+      }
+      const byScript = new Map<string, number>();
+      const byFunction = new Map<string, number>();
+      for (const n of profile.nodes) {
+        const ms = self.get(n.id) ?? 0;
+        const f = n.callFrame;
+        const script = f.url ? short(f.url) : f.functionName;
+        byScript.set(script, (byScript.get(script) ?? 0) + ms);
+        const fn = `${f.functionName || '(anonymous)'} ${script}:${
+          f.lineNumber + 1
+        }:${f.columnNumber + 1}`;
+        byFunction.set(fn, (byFunction.get(fn) ?? 0) + ms);
+      }
+      const top = (m: Map<string, number>, n: number) =>
+        [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
+      out.push(
+        `  CPU profile ${((profile.endTime - profile.startTime) / 1000).toFixed(
+          0,
+        )} ms; self time by script:`,
+      );
+      for (const [k, ms] of top(byScript, 15))
+        out.push(`    ${ms.toFixed(1).padStart(7)} ms  ${k}`);
+      out.push('  self time by function:');
+      for (const [k, ms] of top(byFunction, 15))
+        out.push(`    ${ms.toFixed(1).padStart(7)} ms  ${k}`);
+      summary.byScript = Object.fromEntries(top(byScript, 1000));
+      summary.byFunction = Object.fromEntries(top(byFunction, 200));
+    }
+    writeFileSync(`${base}.json`, JSON.stringify(summary, null, 1));
+    process.stdout.write(`${out.join('\n')}\n`);
+  }
 }
 
 // ---- processes ----
@@ -501,13 +653,17 @@ async function main() {
         // Waits only detect a hang: on a loaded machine the sign-in alone can take longer than Playwright's 30 s.
         page.setDefaultTimeout(180_000);
         await page.addInitScript(instrument);
-        await mockCapz(page);
+        const tracer = TRACE ? await Tracer.attach(page) : undefined;
+        await mockCapz(page, tracer?.beforeAnswer);
         await signIn(page);
         if (which === 'clusters') {
+          await tracer?.start('/api/capz/clusters');
           results.clusters.push(
             await navigate(page, '/capz', '/api/capz/clusters', 'clusters'),
           );
+          await tracer?.report(page, `clusters-${i + 1}`);
         } else {
+          await tracer?.start('/tree');
           results.tree.push(
             await navigate(
               page,
@@ -516,6 +672,7 @@ async function main() {
               'tree',
             ),
           );
+          await tracer?.report(page, `tree-${i + 1}`);
           results.timeline.push(await timelineClick(page));
           hovers.push(await hover(page));
         }

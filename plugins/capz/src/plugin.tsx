@@ -9,6 +9,7 @@ import { EntityContentBlueprint } from '@backstage/plugin-catalog-react/alpha';
 import { RiCloudLine } from '@remixicon/react';
 import { capzApiRef } from './api/CapzApi';
 import { CapzClient } from './api/CapzClient';
+import { loadOnce } from './components/loadOnce';
 import { preloadPage } from './components/pages';
 import { hasClusterAnnotation } from './components/EntityClusterContent/annotation';
 import {
@@ -30,6 +31,10 @@ const capzApi = ApiBlueprint.make({
     }),
 });
 
+const loadCapzPage = loadOnce(() =>
+  import('./components/CapzPage').then(m => <m.CapzPage />),
+);
+
 /** /capz: the clusters list, and each cluster's page below it. */
 const clustersPage = PageBlueprint.make({
   params: {
@@ -40,7 +45,8 @@ const clustersPage = PageBlueprint.make({
     loader: () => {
       // The sub-page the address asks for, fetched beside this chunk instead of after it.
       preloadPage(window.location.pathname);
-      return import('./components/CapzPage').then(m => <m.CapzPage />);
+      // The page calls this on each of its renders (loadOnce.ts): the same element, at once after the first load.
+      return loadCapzPage();
     },
   },
 });
