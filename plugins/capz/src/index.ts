@@ -10,5 +10,6 @@ export {
   type ClusterRef,
   type ClusterTreeResponse,
   type JobControl,
+  type NamespacesResponse,
 } from './api/CapzApi';
 export { CAPZ_CLUSTER_ANNOTATION } from './components/EntityClusterContent/annotation';

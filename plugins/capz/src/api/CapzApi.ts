@@ -34,7 +34,7 @@ export interface ClusterTreeResponse {
   tree: TreeNode;
 }
 
-/** GET /pickers/namespaces: from config when the management cluster is limited to some, else live. */
+/** GET /pickers/namespaces: from config when the management cluster is limited to some, else live. @public */
 export interface NamespacesResponse {
   managementCluster: string;
   source: 'config' | 'live' | 'watch-cache';
