@@ -68,6 +68,24 @@ for (const width of [1280, 1440]) {
       expect(times.length).toBeGreaterThan(1);
       expect(times.filter(l => !l.endsWith(': 1'))).toEqual([]);
       expect(clipped).toEqual([]);
+
+      // The Events tab fits its panel too: no sideways scroll inside it (six columns did), times on one line.
+      await details.getByRole('tab', { name: 'Events' }).click();
+      const events = details.getByRole('table', { name: 'Recent Events' });
+      await expect(events).toBeVisible();
+      const sideways = await events.evaluate(
+        t => t.scrollWidth - t.parentElement!.clientWidth,
+      );
+      const eventTimes = await lineCounts(
+        page,
+        `[aria-label="Details of ${cluster.selected}"] table[aria-label="Recent Events"] time`,
+      );
+      await saveScreenshot(
+        page,
+        `cluster-page-${cluster.name}-${width}-events`,
+      );
+      expect(sideways).toBeLessThanOrEqual(0);
+      expect(eventTimes.filter(l => !l.endsWith(': 1'))).toEqual([]);
     });
   }
 }

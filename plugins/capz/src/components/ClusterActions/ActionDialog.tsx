@@ -12,6 +12,7 @@ import type { Day2Action, Day2Plan } from '@capz-backstage/plugin-capz-common';
 import { ReactNode, useState } from 'react';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { ActionError } from './errors';
+import { followAction } from './followedActions';
 import { PlanView } from './PlanView';
 
 type Step =
@@ -79,6 +80,8 @@ export function ActionDialog({
     try {
       const plan = await api.applyClusterAction(cluster, action);
       setState({ step: 'applied', plan });
+      // The page keeps showing its progress once the dialog is closed.
+      followAction(cluster, plan);
     } catch (e) {
       setError({ title: 'Nothing was applied', error: e as Error });
       setState({ step: 'preview', plan: current.plan, key });

@@ -128,6 +128,22 @@ function poolLines(plan: Day2Plan, tree: TreeNode): string[] {
 }
 
 /**
+ * Whether what the action is about has arrived: every pool line says done and every object it wrote is healthy
+ * (or, for a delete, gone).
+ */
+export function actionDone(plan: Day2Plan, tree: TreeNode): boolean {
+  const lines = poolLines(plan, tree);
+  return (
+    lines.length > 0 &&
+    lines.every(l => l.endsWith('(done)')) &&
+    plan.changes.every(c => {
+      const node = findNode(tree, c.kind, c.name);
+      return c.operation === 'delete' ? !node : node?.health === 'healthy';
+    })
+  );
+}
+
+/**
  * Live progress after an action: the pools it is about (nodes ready, version reached) and, for each object it
  * wrote, the object's health and the condition still moving. `tree` is the cluster's ungrouped tree, refreshed by
  * the page's live updates.
@@ -135,9 +151,11 @@ function poolLines(plan: Day2Plan, tree: TreeNode): string[] {
 export function ActionProgress({
   plan,
   tree,
+  title = 'Progress (live)',
 }: {
   plan: Day2Plan;
   tree?: TreeNode;
+  title?: string;
 }) {
   if (!tree) return null;
   const lines = poolLines(plan, tree);
@@ -145,7 +163,7 @@ export function ActionProgress({
     <section aria-label="Progress">
       <Flex direction="column" gap="1">
         <Text variant="body-small" weight="bold">
-          Progress (live)
+          {title}
         </Text>
         {lines.map(l => (
           <Text key={l} variant="body-small">

@@ -283,6 +283,96 @@ describe('cluster actions', () => {
     ).toHaveTextContent('pool system: 3 of 3 nodes ready');
   });
 
+  it('keeps following an applied action on the page after its dialog is closed, until dismissed', async () => {
+    const c = serve('follow');
+    // After the scale: the MachinePool wants 5 nodes; `ready` of them are ready.
+    let ready = 3;
+    const treeNow = () => {
+      const t = clusterTree('follow');
+      const mp = t.children[1].children[0];
+      mp.facts = { ...mp.facts, replicas: 5, readyReplicas: ready };
+      mp.health = ready === 5 ? 'healthy' : 'progressing';
+      return t;
+    };
+    const plan = (applied: boolean): Day2Plan => ({
+      action: { action: 'scale', pool: 'system', replicas: 5 },
+      changes: [
+        {
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'MachinePool',
+          namespace: 'team-a',
+          name: 'follow-system',
+          operation: 'update',
+          fields: [{ path: 'spec.replicas', before: 3, after: 5 }],
+        },
+      ],
+      warnings: [],
+      applied,
+    });
+    server.use(
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json(plan(false)),
+      ),
+      http.post(`${c.api}/actions`, () => HttpResponse.json(plan(true))),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Scale pool');
+    const nodes = await within(dialog).findByRole('textbox', { name: /Nodes/ });
+    await userEvent.clear(nodes);
+    await userEvent.type(nodes, '5');
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Preview' }),
+    );
+    await userEvent.click(
+      await within(dialog).findByRole('button', { name: 'Confirm' }),
+    );
+    await within(dialog).findByText(/Applied: the controllers are working/);
+    server.use(
+      http.get(`${c.api}/tree`, () =>
+        HttpResponse.json({
+          summary: summary({ name: 'follow', namespace: 'team-a' }),
+          tree: treeNow(),
+        }),
+      ),
+    );
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Done' }));
+    await waitFor(() =>
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument(),
+    );
+
+    // The page, not the dialog, now shows what is still moving.
+    await userEvent.click(screen.getByRole('button', { name: 'Refresh' }));
+    const panel = await screen.findByRole('region', {
+      name: 'Last action: Scale pool system to 5',
+    });
+    await waitFor(() =>
+      expect(panel).toHaveTextContent('pool system: 3 of 5 nodes ready'),
+    );
+    expect(panel).toHaveTextContent('Scale pool system to 5: in progress');
+
+    // A live update (here: Refresh) moves it on, until it is done.
+    ready = 5;
+    await userEvent.click(screen.getByRole('button', { name: 'Refresh' }));
+    await waitFor(() =>
+      expect(panel).toHaveTextContent('pool system: 5 of 5 nodes ready (done)'),
+    );
+    expect(panel).toHaveTextContent('Scale pool system to 5: done');
+
+    await userEvent.click(
+      within(panel).getByRole('button', { name: 'Dismiss' }),
+    );
+    expect(
+      screen.queryByRole('region', { name: /Last action/ }),
+    ).not.toBeInTheDocument();
+    expect(
+      Object.keys(JSON.parse(sessionStorage.getItem('capz.followedActions')!)),
+    ).not.toContain('local/team-a/follow');
+  });
+
   it('says in plain words why the backend refused a preview', async () => {
     const c = serve('refused');
     server.use(

@@ -1,2 +1,3 @@
 export { ClusterActions } from './ClusterActions';
 export { PausedBanner } from './PausedBanner';
+export { FollowedActionPanel } from './FollowedActionPanel';

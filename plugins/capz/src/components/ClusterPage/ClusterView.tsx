@@ -20,7 +20,7 @@ import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { clusterRouteRef } from '../../routes';
 import { API_LABEL } from '../ClustersPage/columns';
-import { PausedBanner } from '../ClusterActions';
+import { FollowedActionPanel, PausedBanner } from '../ClusterActions';
 import { ErrorAlert } from '../shared/errors';
 import { LiveStatus } from '../shared/LiveStatus';
 import { ManagedFromAlert } from '../shared/managedFrom';
@@ -130,6 +130,7 @@ export function ClusterView({
     <Flex direction="column" gap="4">
       <ManagedFromAlert clusters={[summary]} />
       <PausedBanner tree={tree} />
+      <FollowedActionPanel cluster={cluster} tree={tree} />
       <Flex
         justify="between"
         align="start"

@@ -33,8 +33,7 @@ const cellStyle = {
   borderTop: '1px solid var(--bui-border-1, #ddd)',
 };
 const timeCell = { ...cellStyle, ...TIME_CELL };
-const textCell = { ...cellStyle, ...TEXT_CELL };
-/** A condition's message, under its row: no rule between them. */
+/** A condition's or an Event's message, under its row: no rule between them. */
 const messageCell = {
   ...TEXT_CELL,
   padding: '0 8px 4px 0',
@@ -177,33 +176,55 @@ function Events({
         No Events about this object in the last 24 hours.
       </Text>
     );
+  // As the conditions: four narrow columns, the message and its source on a line of their own (six columns in a
+  // third of the page scrolled sideways).
   return (
     <SimpleTable
       label="Recent Events"
-      columns={['Last seen', 'Type', 'Reason', 'Message', 'Count', 'From']}
+      columns={['Last seen', 'Type', 'Reason', 'Count']}
     >
       {events.map(e => (
-        <tr
+        <Fragment
           key={`${e.reason}/${e.firstTimestamp}/${e.lastTimestamp}/${e.message}`}
         >
-          <td style={timeCell} title={absoluteTime(e.lastTimestamp)}>
-            {relativeTime(e.lastTimestamp)}
-          </td>
-          <td
-            style={{
-              ...cellStyle,
-              color: e.type === 'Warning' ? 'var(--bui-fg-warning)' : undefined,
-            }}
-          >
-            {e.type}
-          </td>
-          <td style={cellStyle}>
-            <CamelCase text={e.reason ?? ''} />
-          </td>
-          <td style={textCell}>{e.message ?? ''}</td>
-          <td style={cellStyle}>{e.count}</td>
-          <td style={textCell}>{e.source ?? ''}</td>
-        </tr>
+          <tr>
+            <td style={timeCell}>
+              {e.lastTimestamp && (
+                <time
+                  dateTime={e.lastTimestamp}
+                  title={absoluteTime(e.lastTimestamp)}
+                >
+                  {relativeTime(e.lastTimestamp)}
+                </time>
+              )}
+            </td>
+            <td
+              style={{
+                ...cellStyle,
+                color:
+                  e.type === 'Warning' ? 'var(--bui-fg-warning)' : undefined,
+              }}
+            >
+              {e.type}
+            </td>
+            <td style={cellStyle}>
+              <CamelCase text={e.reason ?? ''} />
+            </td>
+            <td style={cellStyle}>{e.count}</td>
+          </tr>
+          {(e.message || e.source) && (
+            <tr>
+              <td colSpan={4} style={messageCell}>
+                {e.message ?? ''}
+                {e.source && (
+                  <Text as="span" variant="body-small" color="secondary">
+                    {`${e.message ? ' · ' : ''}from ${e.source}`}
+                  </Text>
+                )}
+              </td>
+            </tr>
+          )}
+        </Fragment>
       ))}
     </SimpleTable>
   );

@@ -1,0 +1,68 @@
+import { useApi } from '@backstage/frontend-plugin-api';
+import { Alert, Button } from '@backstage/ui';
+import type { TreeNode } from '@capz-backstage/plugin-capz-common';
+import useAsync from 'react-use/esm/useAsync';
+import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { absoluteTime, relativeTime } from '../shared/time';
+import { ActionProgress, actionDone } from './ActionProgress';
+import {
+  actionTitle,
+  dismissAction,
+  useFollowedAction,
+} from './followedActions';
+
+/**
+ * The last applied action's live progress on the cluster page, after its dialog is closed: which pool or condition
+ * is still moving, then "done". It stays until the user dismisses it (a reload keeps it: sessionStorage).
+ * `tree` is the page's tree; each live update changes its identity and refetches the ungrouped tree (from the
+ * backend's watch cache) the progress reads pools from.
+ */
+export function FollowedActionPanel({
+  cluster,
+  tree,
+}: {
+  cluster: ClusterRef;
+  tree: TreeNode;
+}) {
+  const api = useApi(capzApiRef);
+  const followed = useFollowedAction(cluster);
+  const detail = useAsync(
+    async () =>
+      followed ? api.getClusterTree(cluster, { group: 0 }) : undefined,
+    [api, followed, tree],
+  );
+  if (!followed) return null;
+  const full = detail.value?.tree;
+  const done = full ? actionDone(followed.plan, full) : false;
+  const title = actionTitle(followed.plan.action);
+  return (
+    <Alert
+      role="region"
+      aria-label={`Last action: ${title}`}
+      status={done ? 'success' : 'info'}
+      icon
+      isPending={!done}
+      title={`${title}: ${done ? 'done' : 'in progress'}`}
+      description={
+        <ActionProgress
+          plan={followed.plan}
+          tree={full}
+          title={`Applied ${relativeTime(
+            new Date(followed.appliedAt).toISOString(),
+          )} (${absoluteTime(followed.appliedAt)})${
+            done ? '' : '; progress (live)'
+          }`}
+        />
+      }
+      customActions={
+        <Button
+          size="small"
+          variant="tertiary"
+          onPress={() => dismissAction(cluster)}
+        >
+          Dismiss
+        </Button>
+      }
+    />
+  );
+}

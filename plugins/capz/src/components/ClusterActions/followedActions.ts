@@ -1,0 +1,96 @@
+import type { Day2Action, Day2Plan } from '@capz-backstage/plugin-capz-common';
+import { useSyncExternalStore } from 'react';
+import type { ClusterRef } from '../../api/CapzApi';
+
+/** An applied day-2 action the cluster page keeps following after its dialog is closed. */
+export interface FollowedAction {
+  plan: Day2Plan;
+  /** When it was applied (ms since the epoch). */
+  appliedAt: number;
+}
+
+// Kept in sessionStorage so that a reload or a visit to another page does not lose what the user is waiting for.
+const STORAGE_KEY = 'capz.followedActions';
+const keyOf = (c: ClusterRef) =>
+  `${c.managementCluster}/${c.namespace}/${c.name}`;
+
+let followed: Record<string, FollowedAction> = load();
+const listeners = new Set<() => void>();
+
+function load(): Record<string, FollowedAction> {
+  try {
+    const raw = globalThis.sessionStorage?.getItem(STORAGE_KEY);
+    return raw ? JSON.parse(raw) : {};
+  } catch {
+    return {};
+  }
+}
+
+function update(next: Record<string, FollowedAction>) {
+  followed = next;
+  try {
+    globalThis.sessionStorage?.setItem(STORAGE_KEY, JSON.stringify(next));
+  } catch {
+    // A full or disabled storage only costs the reload case.
+  }
+  listeners.forEach(l => l());
+}
+
+/** Follow `plan` on the cluster's page (one action per cluster: the latest replaces the one before). */
+export function followAction(cluster: ClusterRef, plan: Day2Plan) {
+  update({
+    ...followed,
+    [keyOf(cluster)]: { plan, appliedAt: Date.now() },
+  });
+}
+
+/** Stop following the cluster's action (the user dismissed it). */
+export function dismissAction(cluster: ClusterRef) {
+  const { [keyOf(cluster)]: _gone, ...rest } = followed;
+  update(rest);
+}
+
+const subscribe = (l: () => void) => {
+  listeners.add(l);
+  return () => {
+    listeners.delete(l);
+  };
+};
+
+/** The action the cluster's page follows, if any; re-renders when it changes. */
+export function useFollowedAction(
+  cluster: ClusterRef,
+): FollowedAction | undefined {
+  const key = keyOf(cluster);
+  return useSyncExternalStore(subscribe, () => followed[key]);
+}
+
+/** The action in the words of the menu, e.g. "Scale pool system to 5". */
+export function actionTitle(a: Day2Action): string {
+  switch (a.action) {
+    case 'scale':
+      return `Scale pool ${a.pool} to ${a.replicas}`;
+    case 'autoscale':
+      return a.enabled
+        ? `Autoscaling of pool ${a.pool} on (${a.minCount ?? '?'}-${
+            a.maxCount ?? '?'
+          })`
+        : `Autoscaling of pool ${a.pool} off`;
+    case 'upgrade':
+      return a.target === 'controlPlane'
+        ? `Upgrade the control plane to ${a.version}`
+        : `Upgrade pool${
+            a.target.pools.length > 1 ? 's' : ''
+          } ${a.target.pools.join(', ')} to ${a.version}`;
+    case 'addPool':
+      return `Add pool ${a.pool.name}`;
+    case 'removePool':
+      return `Remove pool ${a.pool}`;
+    case 'pause':
+      return 'Pause reconciliation';
+    case 'resume':
+      return 'Resume reconciliation';
+    default:
+      return 'Cluster action';
+  }
+}
