@@ -1,5 +1,6 @@
 import { InputError, NotFoundError } from '@backstage/errors';
 import {
+  clusterNotManagedCheck,
   groupNotManagedCheck,
   JOB_ANNOTATION,
   planAdoption,
@@ -110,6 +111,7 @@ export class JobPlanner {
           ...planned,
           preflight: [
             ...planned.preflight,
+            this.clusterNotManagedElsewhere(condition, mc),
             this.groupNotDeletedElsewhere(
               condition,
               mc,
@@ -299,6 +301,31 @@ export class JobPlanner {
           : names[0]
       } points at it.`,
     };
+  }
+
+  /**
+   * The ManagedCluster half of the job's live one-owner check, for a migration's preview (capz-common
+   * clusterNotManagedCheck): the owners on every configured management cluster's watch cache, matched as adoption's
+   * "nothing manages it yet" matches them (`ownersOf`, not strict: it can only over-refuse).
+   */
+  private clusterNotManagedElsewhere(
+    condition: { azure: AzureClusterKey; except: readonly ObjectRef[] },
+    managementCluster: string,
+  ): PreflightCheck {
+    const names = this.o.managementClusters.map(c => c.name);
+    return clusterNotManagedCheck({
+      azure: condition.azure,
+      except: condition.except,
+      managementCluster,
+      managementClusters: names,
+      owners: ownersOf(condition.azure, aksOwners(this.o.cache, names), {
+        strict: false,
+      }),
+      unread: names.filter(
+        n => this.o.cache.status && !this.o.cache.status(n).synced,
+      ),
+      excepted: 'which the migration disarms first',
+    });
   }
 
   /**

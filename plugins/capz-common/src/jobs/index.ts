@@ -4,8 +4,10 @@ export * from './names';
 export * from './conditions';
 export * from './access';
 export {
+  clusterNotManagedCheck,
   groupDeleters,
   groupNotManagedCheck,
+  type ManagedClusterPlace,
   soleManagerCondition,
   type ObjectOnCluster,
 } from './soleManager';

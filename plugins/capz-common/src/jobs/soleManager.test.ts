@@ -1,5 +1,6 @@
 import type { ObservedObject } from '../tree/types';
 import {
+  clusterNotManagedCheck,
   groupDeleters,
   groupNotManagedCheck,
   soleManagerCondition,
@@ -169,5 +170,71 @@ describe("groupNotManagedCheck: the migration preview shows the refusal of the p
     expect(r.message).toContain('ResourceGroup mgmt/ops/shared-rg');
     expect(r.message).toContain('ResourceGroup other/team-legacy/copy');
     expect(r.message).not.toContain(`mgmt/team-legacy/`);
+  });
+});
+
+describe("clusterNotManagedCheck: the migration preview shows the pause step's refusal when a ManagedCluster elsewhere manages the AKS cluster", () => {
+  const planned = planMigration(params, snapshot());
+  const condition = soleManagerCondition(planned.plan)!;
+  const oldManagedCluster = condition.except.find(
+    x => x.kind === 'ManagedCluster',
+  )!;
+  const check = (
+    owners: Parameters<typeof clusterNotManagedCheck>[0]['owners'],
+    unread: string[] = [],
+  ) =>
+    clusterNotManagedCheck({
+      azure: condition.azure,
+      except: condition.except,
+      managementCluster: 'mgmt',
+      managementClusters: ['mgmt', 'other'],
+      owners,
+      unread,
+      excepted: 'which the migration disarms first',
+    });
+  const own = {
+    managementCluster: 'mgmt',
+    namespace: oldManagedCluster.namespace!,
+    name: oldManagedCluster.name,
+  };
+
+  it("passes over the old cluster's own ManagedCluster, which the migration disarms, and names it", () => {
+    expect(oldManagedCluster).toMatchObject({
+      namespace: 'team-legacy',
+      name: 'legacy-1',
+    });
+    expect(check([own])).toEqual({
+      id: 'not-managed-elsewhere',
+      title: 'Nothing else manages the AKS cluster',
+      status: 'pass',
+      message:
+        'No ManagedCluster on mgmt, other points at AKS cluster RG_legacy-1/legacy-1 besides legacy-1, which the migration disarms first.',
+    });
+  });
+
+  it('fails on a ManagedCluster in another namespace or on another management cluster, and only warns when one is not read yet', () => {
+    const r = check([
+      own,
+      {
+        managementCluster: 'other',
+        namespace: 'team-legacy',
+        name: 'legacy-1',
+      },
+      {
+        managementCluster: 'mgmt',
+        namespace: 'team-x',
+        name: 'copy',
+        cluster: 'copy',
+      },
+    ]);
+    expect(r.status).toBe('fail');
+    expect(r.message).toBe(
+      "The job's first write would be refused: ManagedCluster other/team-legacy/legacy-1 already manages AKS cluster RG_legacy-1/legacy-1; ManagedCluster mgmt/team-x/copy (Cluster copy) already manages AKS cluster RG_legacy-1/legacy-1.",
+    );
+    expect(check([own], ['other'])).toMatchObject({
+      status: 'warn',
+      message:
+        'No other ManagedCluster points at it on mgmt, but other is not read yet.',
+    });
   });
 });

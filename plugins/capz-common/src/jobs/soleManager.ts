@@ -130,3 +130,89 @@ export function groupNotManagedCheck(o: {
     }.`,
   };
 }
+
+/** A ManagedCluster that points at an AKS cluster, and where it is. @public */
+export interface ManagedClusterPlace {
+  managementCluster: string;
+  namespace: string;
+  name: string;
+  /** The CAPI Cluster it belongs to, when known. */
+  cluster?: string;
+}
+
+/**
+ * The preview's `not-managed-elsewhere` check, the ManagedCluster half of the `sole-manager` condition: `owners` (the
+ * ManagedClusters of every management cluster that point at the AKS cluster, from the watch cache) besides the plan's
+ * own exceptions (a migration's old objects, which it disarms first) refuse the job's first write, as the live check
+ * does. `unread` are management clusters whose cache is not synced yet: a warning, since the live check reads them.
+ * @public
+ */
+export function clusterNotManagedCheck(o: {
+  azure: AzureClusterKey;
+  except: readonly ObjectRef[];
+  managementCluster: string;
+  managementClusters: readonly string[];
+  owners: readonly ManagedClusterPlace[];
+  unread: readonly string[];
+  excepted: string;
+}): PreflightCheck {
+  const { azure } = o;
+  const title = 'Nothing else manages the AKS cluster';
+  const place = (x: ManagedClusterPlace) =>
+    `${x.managementCluster}/${x.namespace}/${x.name}`;
+  const others = o.owners.filter(
+    x =>
+      !(
+        x.managementCluster === o.managementCluster &&
+        o.except.some(
+          r =>
+            r.kind === 'ManagedCluster' &&
+            r.namespace === x.namespace &&
+            r.name === x.name,
+        )
+      ),
+  );
+  if (others.length)
+    return {
+      id: 'not-managed-elsewhere',
+      title,
+      status: 'fail',
+      message: `The job's first write would be refused: ${others
+        .map(
+          x =>
+            `ManagedCluster ${place(x)}${
+              x.cluster ? ` (Cluster ${x.cluster})` : ''
+            } already manages AKS cluster ${azure.resourceGroup}/${azure.name}`,
+        )
+        .join('; ')}.`,
+      fix: 'An AKS cluster is managed from one place only: delete the other ManagedCluster with reconcile-policy skip first (Azure is then left as it is), or move that one instead.',
+    };
+  if (o.unread.length)
+    return {
+      id: 'not-managed-elsewhere',
+      title,
+      status: 'warn',
+      message: `No other ManagedCluster points at it on ${
+        o.managementClusters.filter(n => !o.unread.includes(n)).join(', ') ||
+        'any management cluster'
+      }, but ${o.unread.join(', ')} ${
+        o.unread.length > 1 ? 'are' : 'is'
+      } not read yet.`,
+      fix: 'The job checks every management cluster live before its first write and stops if one cannot be read.',
+    };
+  return {
+    id: 'not-managed-elsewhere',
+    title,
+    status: 'pass',
+    message: `No ManagedCluster on ${o.managementClusters.join(
+      ', ',
+    )} points at AKS cluster ${azure.resourceGroup}/${azure.name}${
+      o.except.some(x => x.kind === 'ManagedCluster')
+        ? ` besides ${o.except
+            .filter(x => x.kind === 'ManagedCluster')
+            .map(x => x.name)
+            .join(', ')}, ${o.excepted}`
+        : ''
+    }.`,
+  };
+}
