@@ -171,6 +171,23 @@ async function openAction(item: string) {
   return screen.findByRole('dialog');
 }
 
+/** Opens the page with every action allowed, asks to scale pool `system` to `replicas` and presses Preview. */
+async function previewScale(path: string, replicas: string) {
+  renderCapz(<CapzPage />, {
+    path,
+    mountPath: '/capz/*',
+    apis: [allow(...ALL)],
+  });
+  const dialog = await openAction('Scale pool');
+  const nodes = await within(dialog).findByRole('textbox', { name: /Nodes/ });
+  await userEvent.clear(nodes);
+  await userEvent.type(nodes, replicas);
+  await userEvent.click(
+    within(dialog).getByRole('button', { name: 'Preview' }),
+  );
+  return dialog;
+}
+
 async function choose(dialog: HTMLElement, label: RegExp, option: RegExp) {
   await userEvent.click(within(dialog).getByRole('button', { name: label }));
   await userEvent.click(await screen.findByRole('option', { name: option }));
@@ -315,18 +332,7 @@ describe('cluster actions', () => {
       ),
       http.post(`${c.api}/actions`, () => HttpResponse.json(plan(true))),
     );
-    renderCapz(<CapzPage />, {
-      path: c.path,
-      mountPath: '/capz/*',
-      apis: [allow(...ALL)],
-    });
-    const dialog = await openAction('Scale pool');
-    const nodes = await within(dialog).findByRole('textbox', { name: /Nodes/ });
-    await userEvent.clear(nodes);
-    await userEvent.type(nodes, '5');
-    await userEvent.click(
-      within(dialog).getByRole('button', { name: 'Preview' }),
-    );
+    const dialog = await previewScale(c.path, '5');
     await userEvent.click(
       await within(dialog).findByRole('button', { name: 'Confirm' }),
     );
@@ -388,18 +394,7 @@ describe('cluster actions', () => {
         ),
       ),
     );
-    renderCapz(<CapzPage />, {
-      path: c.path,
-      mountPath: '/capz/*',
-      apis: [allow(...ALL)],
-    });
-    const dialog = await openAction('Scale pool');
-    const nodes = await within(dialog).findByRole('textbox', { name: /Nodes/ });
-    await userEvent.clear(nodes);
-    await userEvent.type(nodes, '4');
-    await userEvent.click(
-      within(dialog).getByRole('button', { name: 'Preview' }),
-    );
+    const dialog = await previewScale(c.path, '4');
     expect(
       await within(dialog).findByText(
         /a System pool keeps at least 1 node.*breaks a rule, so nothing was written/,

@@ -1,4 +1,3 @@
-import { useApi } from '@backstage/frontend-plugin-api';
 import { usePermission } from '@backstage/plugin-permission-react';
 import {
   Button,
@@ -19,8 +18,7 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import { RiArrowDownSLine } from '@remixicon/react';
 import { useCallback, useState } from 'react';
-import useAsync from 'react-use/esm/useAsync';
-import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import type { ClusterRef } from '../../api/CapzApi';
 import { ActionProgress } from './ActionProgress';
 import { ConnectDialog } from './ConnectDialog';
 import { DeleteDialog } from './DeleteDialog';
@@ -29,6 +27,7 @@ import { isPaused, poolsOf } from './pools';
 import { clusterFromTree } from './rules';
 import { AutoscaleDialog, ScaleDialog } from './ScaleDialogs';
 import { UpgradeDialog } from './UpgradeDialog';
+import { useUngroupedTree } from './useUngroupedTree';
 
 type Open =
   | 'scale'
@@ -57,7 +56,6 @@ export function ClusterActions({
   cluster: ClusterRef;
   tree: TreeNode;
 }) {
-  const api = useApi(capzApiRef);
   const resourceRef = clusterResourceRef(cluster);
   const can = {
     scale: usePermission({
@@ -87,11 +85,8 @@ export function ClusterActions({
   };
   const [open, setOpen] = useState<{ what: Open; pool?: string }>();
   // Only while a dialog is open (progress lives in it): the page's own tree stays the only request otherwise.
-  const detail = useAsync(
-    async () => (open ? api.getClusterTree(cluster, { group: 0 }) : undefined),
-    [api, open?.what, tree],
-  );
-  const full = detail.value?.tree;
+  const detail = useUngroupedTree(cluster, open?.what, tree);
+  const full = detail.value;
   const pools = full ? poolsOf(full) : undefined;
   const day2 =
     full && pools ? clusterFromTree(full, pools, cluster.namespace) : undefined;

@@ -1,8 +1,6 @@
-import { useApi } from '@backstage/frontend-plugin-api';
 import { Alert, Button } from '@backstage/ui';
 import type { TreeNode } from '@capz-backstage/plugin-capz-common';
-import useAsync from 'react-use/esm/useAsync';
-import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import type { ClusterRef } from '../../api/CapzApi';
 import { absoluteTime, relativeTime } from '../shared/time';
 import { ActionProgress, actionDone } from './ActionProgress';
 import {
@@ -10,6 +8,7 @@ import {
   dismissAction,
   useFollowedAction,
 } from './followedActions';
+import { useUngroupedTree } from './useUngroupedTree';
 
 /**
  * The last applied action's live progress on the cluster page, after its dialog is closed: which pool or condition
@@ -24,15 +23,9 @@ export function FollowedActionPanel({
   cluster: ClusterRef;
   tree: TreeNode;
 }) {
-  const api = useApi(capzApiRef);
   const followed = useFollowedAction(cluster);
-  const detail = useAsync(
-    async () =>
-      followed ? api.getClusterTree(cluster, { group: 0 }) : undefined,
-    [api, followed, tree],
-  );
+  const full = useUngroupedTree(cluster, followed, tree).value;
   if (!followed) return null;
-  const full = detail.value?.tree;
   const done = full ? actionDone(followed.plan, full) : false;
   const title = actionTitle(followed.plan.action);
   return (
