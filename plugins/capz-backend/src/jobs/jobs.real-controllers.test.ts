@@ -24,9 +24,16 @@ import {
 // eslint-disable-next-line @backstage/no-undeclared-imports
 import { capzTemplate } from '@internal/capz-sim/capz-templates';
 import {
+  day2Paths,
   generateAksAsoClusterManifests,
   kinds,
+  type DeletePreview,
 } from '@capz-backstage/plugin-capz-common';
+import {
+  azureDeletedSince,
+  clusterObjectsGone,
+  deletesByType,
+} from '../testing/day2Fixtures';
 import { condition, makeAzureOnlyCluster } from '../testing/jobFixtures';
 import { everyStep, JobsWorld, system, user } from '../testing/jobsWorld';
 import type { BackendProcess } from '../testing/backendProcess';
@@ -450,6 +457,16 @@ it("following the preflight's advice literally brings the VNet and subnet back u
 it('deleting the migrated cluster does in Azure what deleting its unmigrated twin does', async () => {
   /** Deletes a Cluster and returns what Azure deleted until its resource group was gone. */
   const deleting = async (ns: string, name: string) => {
+    // What the cluster page's delete dialog shows first (issue 23): it must equal what Azure then deletes.
+    const preview = await main.request(
+      'GET',
+      `capz${
+        day2Paths({ managementCluster: w.mcName, namespace: ns, name })
+          .deletePreview
+      }`,
+    );
+    expect(preview.status).toBe(200);
+    expect(preview.body.blockers).toEqual([]);
     const before = structuredClone(w.azure().counters.deleted);
     const networkBefore = azureNetworkCount(name);
     // Whether the VNet left Azure while its group was still there: deleted on its own, not with the group.
@@ -507,15 +524,92 @@ it('deleting the migrated cluster does in Azure what deleting its unmigrated twi
         networks,
       )}; VNet seen gone before its group: ${vnetGoneFirst}`,
     );
-    return { ...deleted, networks };
+    return {
+      deleted: { ...deleted, networks },
+      preview: preview.body as DeletePreview,
+    };
   };
-  const migrated = await deleting(LEGACY.target, LEGACY.name);
-  const twin = await deleting(TWIN.namespace, TWIN.name);
-  expect(migrated).toEqual(twin);
+  /** The preview's deletions, counted as the simulated Azure counts them. */
+  const previewed = (p: DeletePreview) => ({
+    ...deletesByType(p.deletes),
+    networks: {
+      virtualNetworks: p.deletes.filter(
+        x => x.azureType === 'Microsoft.Network/virtualNetworks',
+      ).length,
+      subnets: p.deletes.filter(
+        x => x.azureType === 'Microsoft.Network/virtualNetworks/subnets',
+      ).length,
+    },
+  });
+  const migratedRun = await deleting(LEGACY.target, LEGACY.name);
+  const twinRun = await deleting(TWIN.namespace, TWIN.name);
+  const migrated = migratedRun.deleted;
+  w.say(
+    `delete preview of the migrated cluster: deletes ${JSON.stringify(
+      previewed(migratedRun.preview),
+    )}, keeps ${JSON.stringify(
+      migratedRun.preview.keeps.map(k => `${k.azureType} ${k.azureName}`),
+    )}`,
+  );
+  expect(migrated).toEqual(previewed(migratedRun.preview));
+  expect(twinRun.deleted).toEqual(previewed(twinRun.preview));
+  expect(migrated).toEqual(twinRun.deleted);
   expect(migrated).toEqual({
     resourceGroups: 1,
     managedClusters: 1,
     agentPools: 2,
     networks: { virtualNetworks: 1, subnets: 1 },
   });
+}, 900_000);
+
+// Last: the other tests hold Azure to the run's baseline (nothing deleted), which a delete moves.
+it("deletes the adopted cluster through the backend: the preview keeps its group (the adoption's skip), and Azure deletes exactly what it lists", async () => {
+  const ns = 'adopt-real';
+  const { name, resourceGroup } = AZURE_ONLY;
+  const p = day2Paths({ managementCluster: w.mcName, namespace: ns, name });
+  const preview = await main.request('GET', `capz${p.deletePreview}`);
+  expect(preview.status).toBe(200);
+  const shown = preview.body as DeletePreview;
+  expect(shown.blockers).toEqual([]);
+  expect(shown.keeps.map(k => `${k.azureType} ${k.azureName}`)).toEqual([
+    `Microsoft.Resources/resourceGroups ${resourceGroup}`,
+  ]);
+  const before = structuredClone(w.azure().counters.deleted);
+  const started = Date.now();
+  const r = await main.request('DELETE', `capz${p.cluster}`, {
+    confirmName: name,
+  });
+  expect(r.status).toBe(202);
+  await w.waitFor(
+    `adopted cluster ${name} gone from the management cluster and from ARM`,
+    async () => {
+      const left = await clusterObjectsGone(w, ns, name);
+      if (left !== true) return left;
+      return w
+        .azure()
+        .managedClusters.some(
+          (m: any) => m.name === name && m.resourceGroup === resourceGroup,
+        )
+        ? 'AKS cluster still in Azure'
+        : true;
+    },
+    600_000,
+  );
+  const deleted = await azureDeletedSince(w, before, 3000, 60_000);
+  w.say(
+    `deleted the adopted ${name} in ${((Date.now() - started) / 1000).toFixed(
+      1,
+    )} s: Azure deleted ${JSON.stringify(deleted)}; the preview listed ${
+      shown.deletes.length
+    } deletions and kept ${shown.keeps.length}`,
+  );
+  expect(deleted).toEqual(deletesByType(shown.deletes));
+  expect(deleted).toEqual({
+    resourceGroups: 0,
+    managedClusters: 1,
+    agentPools: 2,
+  });
+  expect(w.azure().resourceGroups.map((g: any) => g.name)).toContain(
+    resourceGroup,
+  );
 }, 900_000);
