@@ -153,6 +153,13 @@ export function createRenderClusterManifestsAction(
             .describe(
               'With writeFiles: the pull request description (what is created in Azure, how to check it after merge)',
             ),
+        commitMessage: z =>
+          z
+            .string()
+            .optional()
+            .describe(
+              "With writeFiles: the commit message, title and description (capz:cluster:propose's commit has the same)",
+            ),
         forge: z =>
           z
             .string()
@@ -247,6 +254,7 @@ export function createRenderClusterManifestsAction(
         ctx.output('branchName', proposal.branch);
         ctx.output('title', proposal.title);
         ctx.output('description', proposal.description);
+        ctx.output('commitMessage', proposal.commitMessage);
       }
 
       const objects = generateAksAsoClusterManifests(input);
