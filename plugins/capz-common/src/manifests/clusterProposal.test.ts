@@ -94,6 +94,7 @@ resources:
     expect(p.title).toBe(
       'Add AKS cluster team-a/team-a-dev (management cluster prod-weu)',
     );
+    const lines = p.description.split('\n');
     for (const line of [
       'Region: westeurope',
       'Kubernetes: v1.33.2',
@@ -103,14 +104,15 @@ resources:
       '- resource group team-a-dev in westeurope (tags environment=dev)',
       "- managed cluster team-a-dev (AKS, Kubernetes v1.33.2, DNS prefix team-a-dev, Entra ID with Azure RBAC, local accounts disabled) and AKS's node resource group MC_team-a-dev_team-a-dev_westeurope",
       '- agent pool pool1 (User, Standard_D4s_v3 x 0, autoscaling 0-5) (MachinePool team-a-dev-pool1)',
-      '- kubectl get cluster,azureasomanagedcontrolplane,azureasomanagedcluster -n team-a team-a-dev: ',
-      '- kubectl get machinepool,azureasomanagedmachinepool -n team-a team-a-dev-pool0 team-a-dev-pool1: ',
       "- the cluster's page in Backstage: http://localhost:3000/capz/clusters/prod-weu/team-a/team-a-dev",
       'Proposed from Backstage by user:default/ada; merging it lets the GitOps controller create the cluster.',
     ])
-      expect(p.description.split('\n')).toContainEqual(
-        line.endsWith(': ') ? expect.stringContaining(line) : line,
-      );
+      expect(lines).toContain(line);
+    for (const start of [
+      '- kubectl get cluster,azureasomanagedcontrolplane,azureasomanagedcluster -n team-a team-a-dev: ',
+      '- kubectl get machinepool,azureasomanagedmachinepool -n team-a team-a-dev-pool0 team-a-dev-pool1: ',
+    ])
+      expect(lines.some(l => l.startsWith(start))).toBe(true);
     expect(p.commitMessage).toBe(`${p.title}\n\n${p.description}`);
   });
 

@@ -193,9 +193,9 @@ export function createRenderClusterManifestsAction(
           cluster.kubernetesVersion,
         ),
       };
-      const fail = (why: string): never => {
+      function fail(why: string): never {
         throw new Error(`Cannot render cluster ${input.name}: ${why}`);
-      };
+      }
       const errors = validateAksAsoClusterParams(input);
       if (errors.length) fail(errors.join('; '));
 
@@ -235,7 +235,7 @@ export function createRenderClusterManifestsAction(
             }),
           });
         } catch (e) {
-          return fail((e as Error).message);
+          fail((e as Error).message);
         }
         for (const f of proposal.files) {
           // The path is checked already; resolveSafeChildPath also refuses a symlink out of the workspace.
