@@ -1,7 +1,7 @@
 /*
  * The Backstage backend that hosts the CAPZ plugins. Only what the product needs is installed: catalog,
- * scaffolder, auth, permissions, notifications and signals (live updates), the events bus, and the three CAPZ
- * packages.
+ * scaffolder (with the GitHub, GitLab and Bitbucket Server modules for pull requests), auth, permissions,
+ * notifications and signals (live updates), the events bus, and the three CAPZ packages.
  */
 import { createBackend } from '@backstage/backend-defaults';
 
@@ -16,6 +16,13 @@ backend.add(
 );
 backend.add(import('@backstage/plugin-catalog-backend-module-logs'));
 backend.add(import('@backstage/plugin-scaffolder-backend'));
+// The forges' own pull-request actions, which the New AKS cluster template's pull-request delivery uses
+// (publish:github:pull-request, publish:gitlab:merge-request, publish:bitbucketServer:pull-request).
+backend.add(import('@backstage/plugin-scaffolder-backend-module-github'));
+backend.add(import('@backstage/plugin-scaffolder-backend-module-gitlab'));
+backend.add(
+  import('@backstage/plugin-scaffolder-backend-module-bitbucket-server'),
+);
 backend.add(import('@backstage/plugin-permission-backend'));
 backend.add(
   import('@backstage/plugin-permission-backend-module-allow-all-policy'),

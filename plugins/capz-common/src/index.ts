@@ -11,4 +11,5 @@ export * from './clusterCreate';
 export * from './tree';
 export * from './jobs';
 export * from './manifests/clusterRules';
+export * from './manifests/clusterProposal';
 export * from './day2';

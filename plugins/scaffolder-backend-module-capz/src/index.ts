@@ -4,7 +4,10 @@
  * @packageDocumentation
  */
 export { scaffolderModuleCapz as default } from './module';
-export { createRenderClusterManifestsAction } from './actions/renderClusterManifests';
+export {
+  createRenderClusterManifestsAction,
+  type RenderClusterManifestsActionOptions,
+} from './actions/renderClusterManifests';
 export {
   createCreateClusterAction,
   type CreateClusterActionOptions,

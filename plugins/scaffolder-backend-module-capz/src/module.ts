@@ -21,7 +21,7 @@ export const scaffolderModuleCapz = createBackendModule({
       },
       async init({ scaffolder, auth, discovery, config }) {
         scaffolder.addActions(
-          createRenderClusterManifestsAction(),
+          createRenderClusterManifestsAction({ config }),
           createCreateClusterAction({ auth, discovery, config }),
           createProposeClusterAction({ config }),
         );

@@ -3,7 +3,10 @@ import {
   ANNOTATION_ORIGIN_LOCATION,
   Entity,
 } from '@backstage/catalog-model';
-import { ClusterSummary } from '@capz-backstage/plugin-capz-common';
+import {
+  ClusterSummary,
+  clusterEntityName,
+} from '@capz-backstage/plugin-capz-common';
 
 /**
  * The annotation that ties a catalog entity to a CAPZ cluster: `<management cluster>/<namespace>/<name>`.
@@ -15,11 +18,8 @@ export const CAPZ_CLUSTER_ANNOTATION = 'capz.io/cluster';
 export function entityNameFor(
   c: Pick<ClusterSummary, 'managementCluster' | 'namespace' | 'name'>,
 ): string {
-  const raw = `${c.managementCluster}-${c.namespace}-${c.name}`.replace(
-    /[^a-zA-Z0-9-_.]/g,
-    '-',
-  );
-  return raw.length <= 63 ? raw : raw.slice(0, 63).replace(/[-_.]+$/, '');
+  // The same name capz:cluster:render gives the entity it writes for a GitOps repository.
+  return clusterEntityName(c);
 }
 
 /**

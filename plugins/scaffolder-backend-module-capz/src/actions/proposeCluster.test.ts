@@ -7,6 +7,8 @@ import { mockServices } from '@backstage/backend-test-utils';
 import { ScmIntegrations } from '@backstage/integration';
 import { createMockActionContext } from '@backstage/plugin-scaffolder-node-test-utils';
 import { startGitServer, type GitServer } from '@internal/git-server';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import {
   compareUrl,
@@ -91,6 +93,27 @@ describe('capz:cluster:propose', () => {
       'Owner: group:default/team-a\nEntra ID only: yes\nAzure tags: environment=dev, cost-center=team-a',
     );
     expect(commit.message).toContain('by user:default/ada');
+
+    // capz:cluster:render with writeFiles writes the same files, byte for byte, into the scaffolder's workspace for
+    // the forges' pull-request actions, and describes the pull request with the commit's message.
+    const renderCtx = createMockActionContext({
+      input: { ...params, managementCluster, writeFiles: true },
+      user: user as any,
+    });
+    await createRenderClusterManifestsAction().handler(renderCtx);
+    const written = outputs(renderCtx);
+    expect(written.files).toEqual(
+      Object.keys(files).filter(f => f !== 'README.md'),
+    );
+    for (const f of written.files)
+      expect(readFileSync(join(renderCtx.workspacePath, f), 'utf8')).toBe(
+        files[f],
+      );
+    expect(written.branchName).toBe(branch);
+    // (the server reads the message back without its final newline)
+    expect(`${written.title}\n\n${written.description}`.trimEnd()).toBe(
+      commit.message,
+    );
 
     expect(outputs(ctx)).toEqual({
       branch,

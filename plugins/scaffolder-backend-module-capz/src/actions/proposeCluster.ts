@@ -9,9 +9,10 @@ import {
 } from '@backstage/integration';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
 import {
-  generateAksAsoClusterManifests,
+  clusterProposal,
   normalizeKubernetesVersion,
   validateAksAsoClusterParams,
+  type ClusterProposal,
 } from '@capz-backstage/plugin-capz-common';
 /*
  * isomorphic-git rather than shelling out to `git`: a pure-JS smart-HTTP client (clone, commit, push) with no binary
@@ -23,8 +24,8 @@ import git, { type AuthCallback } from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
-import { stringify } from 'yaml';
+import { dirname, join } from 'node:path';
+import { clusterPageUrl } from './clusterPage';
 import { clusterInputSchema } from './createCluster';
 import { examples } from './proposeCluster.examples';
 
@@ -35,15 +36,6 @@ export interface ProposeClusterActionOptions {
   /** Injected in tests; from `config` otherwise. */
   integrations?: ScmIntegrationRegistry;
 }
-
-/** The branch a proposal is pushed to: one per cluster, so a second request for the same cluster is refused. */
-export function proposalBranch(namespace: string, name: string): string {
-  return `capz/new-cluster-${namespace}-${name}`;
-}
-
-/** The multi-document YAML of the cluster: byte for byte what `capz:cluster:render` outputs as `manifests`. */
-export const CLUSTER_FILE = 'cluster.yaml';
-export const KUSTOMIZATION_FILE = 'kustomization.yaml';
 
 type Credentials = { username: string; password: string };
 
@@ -119,23 +111,6 @@ export function compareUrl(
     default:
       return undefined;
   }
-}
-
-/** The repository-relative directory, checked: no absolute path, no `..`, no `.git`. */
-function normalizeDir(path: string): string {
-  const p = posix.normalize(path.replace(/\\/g, '/')).replace(/^(\.\/)+/, '');
-  const dir = p.replace(/\/+$/, '');
-  if (
-    !dir ||
-    dir.startsWith('/') ||
-    dir.split('/').some(s => s === '..' || s === '.git')
-  )
-    throw new Error(
-      `path ${JSON.stringify(
-        path,
-      )} must be a directory inside the repository (relative, no "..")`,
-    );
-  return dir;
 }
 
 /** A URL without credentials, for logs and messages. */
@@ -285,14 +260,25 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
         fail(
           `repoUrl ${safeUrl(repoUrl)} is not an http(s) URL (smart HTTP only)`,
         );
-      // Exactly as capz:cluster:render writes them (its test and this one compare the bytes).
-      const objects = generateAksAsoClusterManifests(params);
-      const manifests = objects.map(x => stringify(x)).join('---\n');
-
-      const dir = normalizeDir(
-        pathInput || `clusters/${params.namespace}/${params.name}/`,
-      );
-      const branch = proposalBranch(params.namespace, params.name);
+      // The files and words capz:cluster:render writes for the forges' pull-request actions (one function in
+      // capz-common; the tests of both compare the bytes).
+      let proposal: ClusterProposal;
+      try {
+        proposal = clusterProposal({
+          params,
+          managementCluster,
+          path: pathInput,
+          requester: ctx.user?.ref,
+          clusterPageUrl: clusterPageUrl(o.config, {
+            managementCluster,
+            namespace: params.namespace,
+            name: params.name,
+          }),
+        });
+      } catch (e) {
+        return fail((e as Error).message);
+      }
+      const { dir, branch } = proposal;
       const integration = integrations.byUrl(repoUrl);
       const credentials = credentialsFor(integration);
       const onAuth: AuthCallback | undefined = credentials
@@ -347,71 +333,20 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
             `${dir}/ exists already on ${baseBranch} in ${where}; choose another path or name`,
           );
 
-        const files = [
-          `${dir}/${CLUSTER_FILE}`,
-          `${dir}/${KUSTOMIZATION_FILE}`,
-        ];
-        fs.mkdirSync(join(work, dir), { recursive: true });
-        fs.writeFileSync(join(work, files[0]), manifests);
-        fs.writeFileSync(
-          join(work, files[1]),
-          `# The AKS cluster ${params.namespace}/${
-            params.name
-          } for management cluster ${managementCluster}, proposed from Backstage (capz:cluster:propose).\n${stringify(
-            {
-              apiVersion: 'kustomize.config.k8s.io/v1beta1',
-              kind: 'Kustomization',
-              resources: [CLUSTER_FILE],
-            },
-          )}`,
-        );
+        const files = proposal.files.map(f => f.path);
+        for (const f of proposal.files) {
+          fs.mkdirSync(join(work, dirname(f.path)), { recursive: true });
+          fs.writeFileSync(join(work, f.path), f.content);
+        }
         await git.branch({ fs, dir: work, ref: branch, checkout: true });
         for (const filepath of files)
           await git.add({ fs, dir: work, filepath });
 
-        const pools = params.pools
-          .map(
-            p =>
-              `${p.name} (${p.mode}${
-                p.osType && p.osType !== 'Linux' ? `, ${p.osType}` : ''
-              }, ${p.vmSize} x ${p.replicas}${
-                p.autoscaling
-                  ? `, autoscaling ${p.autoscaling.minCount}-${p.autoscaling.maxCount}`
-                  : ''
-              })`,
-          )
-          .join(', ');
-        const tags = Object.entries(params.tags ?? {})
-          .map(([k, v]) => `${k}=${v}`)
-          .join(', ');
-        const requester = ctx.user?.ref;
-        const message = [
-          `Add AKS cluster ${params.namespace}/${params.name} (management cluster ${managementCluster})`,
-          '',
-          `The Cluster API manifests (CAPZ aks-aso flavor) of a new AKS cluster, ${
-            objects.length
-          } objects: ${objects
-            .map(x => `${x.kind}/${x.metadata.name}`)
-            .join(', ')}.`,
-          '',
-          `Region: ${params.location}`,
-          `Kubernetes: ${params.kubernetesVersion}`,
-          `Node pools: ${pools}`,
-          `ASO credential Secret: ${params.credentialSecretName}`,
-          `Owner: ${params.owner ?? '(none: the catalog default)'}`,
-          `Entra ID only: ${params.entraOnly ? 'yes' : 'no'}`,
-          ...(tags ? [`Azure tags: ${tags}`] : []),
-          '',
-          `Proposed from Backstage (capz:cluster:propose)${
-            requester ? ` by ${requester}` : ''
-          }; merging it lets the GitOps controller create the cluster.`,
-          '',
-        ].join('\n');
         const { author, committer } = authorOf(ctx.user, o.config);
         const commit = await git.commit({
           fs,
           dir: work,
-          message,
+          message: proposal.commitMessage,
           author,
           committer,
         });
@@ -425,8 +360,8 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
         const reviewHint = compare
           ? `Open a pull request from ${branch} into ${baseBranch}: ${compare}`
           : `Review and merge branch ${branch} into ${baseBranch} (this Git server has no pull requests): git fetch ${where} ${branch} && git diff ${baseBranch}...FETCH_HEAD`;
-        // TODO: open the pull request on hosted providers with an integration (GitHub, GitLab, Azure DevOps...), as
-        // publish:github:pull-request does; for now the output links to the provider's compare page.
+        // On a forge with a pull-request action, the template's pull-request delivery opens it (capz:cluster:render
+        // writes the same files into the workspace for publish:github:pull-request and the like); here, the link.
 
         if (dryRun) {
           log.info(

@@ -1,12 +1,19 @@
 /**
  * The New AKS cluster template (templates/new-aks-cluster/template.yaml) against the actions it runs: every step's
  * input is in its action's input schema, every parameter a step reads is in the form, the fields are the ones the
- * capz frontend plugin registers, and the apply / git branches are exclusive.
+ * capz frontend plugin registers (and the scaffolder's RepoUrlPicker), the forges' pull-request actions take the
+ * inputs given, and the apply / pull-request / git branches are exclusive. renderClusterManifests.dryRun.test.ts runs
+ * the template in the real scaffolder.
  */
 import { mockServices } from '@backstage/backend-test-utils';
+import { ScmIntegrations } from '@backstage/integration';
+import { createPublishBitbucketServerPullRequestAction } from '@backstage/plugin-scaffolder-backend-module-bitbucket-server';
+import { createPublishGithubPullRequestAction } from '@backstage/plugin-scaffolder-backend-module-github';
+import { createPublishGitlabMergeRequestAction } from '@backstage/plugin-scaffolder-backend-module-gitlab';
 import { createMockActionContext } from '@backstage/plugin-scaffolder-node-test-utils';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PULL_REQUEST_ACTIONS } from '@capz-backstage/plugin-capz-common';
 import { parse } from 'yaml';
 import { createCreateClusterAction } from './createCluster';
 import { createProposeClusterAction } from './proposeCluster';
@@ -32,6 +39,7 @@ const properties: Record<string, any> = Object.assign(
   ]),
 );
 
+const integrations = ScmIntegrations.fromConfig(mockServices.rootConfig());
 const actions = {
   'capz:cluster:render': createRenderClusterManifestsAction(),
   'capz:cluster:create': createCreateClusterAction({
@@ -41,6 +49,18 @@ const actions = {
   'capz:cluster:propose': createProposeClusterAction({
     config: mockServices.rootConfig(),
   }),
+  'publish:github:pull-request': createPublishGithubPullRequestAction({
+    integrations,
+    githubCredentialsProvider: undefined as any,
+  }),
+  'publish:gitlab:merge-request': createPublishGitlabMergeRequestAction({
+    integrations,
+  }),
+  'publish:bitbucketServer:pull-request':
+    createPublishBitbucketServerPullRequestAction({
+      integrations,
+      config: mockServices.rootConfig(),
+    }),
 } as Record<string, any>;
 
 describe('the New AKS cluster template', () => {
@@ -56,8 +76,9 @@ describe('the New AKS cluster template', () => {
       'kubernetesVersion: CapzKubernetesVersionPicker',
       'owner: OwnerPicker',
       'pools: CapzNodePoolsField',
+      'gitopsRepo: RepoUrlPicker',
     ]);
-    expect(properties.delivery.enum).toEqual(['apply', 'git']);
+    expect(properties.delivery.enum).toEqual(['apply', 'pull-request', 'git']);
   });
 
   it.each(steps.map(s => [s.id, s] as const))(
@@ -80,11 +101,37 @@ describe('the New AKS cluster template', () => {
     },
   );
 
-  it('applies or proposes, never both', () => {
+  it('applies, opens a pull request with the forge of the repository, or proposes: one of them', () => {
     const byId = Object.fromEntries(steps.map(s => [s.id, s]));
     expect(byId.render.if).toBeUndefined();
-    expect(byId.create.if).toBe("${{ parameters.delivery !== 'git' }}");
+    expect(byId.create.if).toBe(
+      "${{ parameters.delivery !== 'git' and parameters.delivery !== 'pull-request' }}",
+    );
     expect(byId.propose.if).toBe("${{ parameters.delivery === 'git' }}");
+    for (const [id, forge] of [
+      ['prGithub', 'github'],
+      ['prGitlab', 'gitlab'],
+      ['prBitbucketServer', 'bitbucketServer'],
+    ])
+      expect(byId[id].if).toBe(
+        `\${{ parameters.delivery === 'pull-request' and steps.render.output.forge === '${forge}' }}`,
+      );
+    // One step per forge that has a pull-request action (capz-common PULL_REQUEST_ACTIONS), with that action.
+    expect(
+      Object.fromEntries(
+        steps.filter(x => /^pr[A-Z]/.test(x.id)).map(x => [x.action, x.id]),
+      ),
+    ).toEqual({
+      'publish:github:pull-request': 'prGithub',
+      'publish:gitlab:merge-request': 'prGitlab',
+      'publish:bitbucketServer:pull-request': 'prBitbucketServer',
+    });
+    expect(Object.values(PULL_REQUEST_ACTIONS).sort()).toEqual(
+      steps
+        .filter(x => /^pr[A-Z]/.test(x.id))
+        .map(x => x.action)
+        .sort(),
+    );
   });
 
   it('renders the default form (the defaults plus what the pickers choose)', async () => {
