@@ -1,5 +1,6 @@
 import { expect, Page, test } from '@playwright/test';
 import { saveScreenshot, signInAsGuest } from './helpers';
+import { kube } from './kube';
 
 /**
  * The cluster page fits the window from 1280 px up (issue 23: at 1440 px the details panel's conditions table pushed
@@ -7,10 +8,64 @@ import { saveScreenshot, signInAsGuest } from './helpers';
  * and a degraded one whose tree rows carry reasons and messages (search-prod).
  */
 const CLUSTERS = [
-  { name: 'payments-prod', selected: 'Cluster payments-prod' },
+  {
+    name: 'payments-prod',
+    selected: 'Cluster payments-prod',
+    object: {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'Cluster',
+      namespace: 'team-payments',
+      name: 'payments-prod',
+      path: '/apis/cluster.x-k8s.io/v1beta2/namespaces/team-payments/clusters/payments-prod',
+    },
+  },
   // Its page opens on the answer to "why is it not ready": the ManagedCluster.
-  { name: 'search-prod', selected: 'ManagedCluster search-prod' },
+  {
+    name: 'search-prod',
+    selected: 'ManagedCluster search-prod',
+    object: {
+      apiVersion: 'containerservice.azure.com/v1api20240901',
+      kind: 'ManagedCluster',
+      namespace: 'team-search',
+      name: 'search-prod',
+      path: '/apis/containerservice.azure.com/v1api20240901/namespaces/team-search/managedclusters/search-prod',
+    },
+  },
 ];
+
+/**
+ * A Warning Event about the object, as a controller writes one (the demo's simulator writes none): a long message
+ * without spaces to break at (an ARM id) and a source, the two free-text fields of the Events tab.
+ */
+async function eventAbout(
+  o: (typeof CLUSTERS)[number]['object'],
+  width: number,
+) {
+  const { metadata } = await kube('GET', o.path);
+  const now = new Date().toISOString();
+  await kube('POST', `/api/v1/namespaces/${o.namespace}/events`, {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: {
+      namespace: o.namespace,
+      name: `${o.name}.width-${width}-${Date.now()}`,
+    },
+    involvedObject: {
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      namespace: o.namespace,
+      name: o.name,
+      uid: metadata.uid,
+    },
+    type: 'Warning',
+    reason: 'ReconcileErrorWhileCheckingWidth',
+    message: `Reconcile of /subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/${o.name}/providers/Microsoft.ContainerService/managedClusters/${o.name} failed: the check's long message`,
+    source: { component: 'e2e-width-check' },
+    count: 3,
+    firstTimestamp: now,
+    lastTimestamp: now,
+  });
+}
 
 /** How many lines each element's text takes: the distinct tops of its line boxes. */
 const lineCounts = (page: Page, selector: string) =>
@@ -31,6 +86,7 @@ for (const width of [1280, 1440]) {
       page,
     }) => {
       await page.setViewportSize({ width, height: 900 });
+      await eventAbout(cluster.object, width);
       await signInAsGuest(page);
       await page.goto('/capz');
       await page

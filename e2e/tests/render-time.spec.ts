@@ -100,6 +100,8 @@ test('render time of a 50-pool tree and a 1,000-transition timeline', async ({
   await signInAsGuest(page);
 
   await page.goto('/capz');
+  // The app is signed in and routed first: a navigation pushed before that is undone by the sign-in's own one.
+  await expect(page.getByRole('region', { name: 'Clusters' })).toBeVisible();
   await page.evaluate(() => {
     (window as any).__t0 = performance.now();
     window.history.pushState({}, '', '/capz/clusters/perf/team-perf/big');
