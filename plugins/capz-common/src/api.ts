@@ -114,6 +114,11 @@ export interface ManagedFromPlace {
 /** GET /clusters @public */
 export interface ClustersResponse {
   items: ClusterSummary[];
+  /**
+   * Management clusters whose watch cache is doing its first list (after a backend start): their clusters are not all
+   * in `items` yet. Absent when none is.
+   */
+  listing?: string[];
 }
 
 /**

@@ -1420,6 +1420,14 @@ export const spec = {
                         $ref: '#/components/schemas/ClusterSummary',
                       },
                     },
+                    listing: {
+                      type: 'array',
+                      description:
+                        'Management clusters whose watch cache is doing its first list: their clusters are not all in `items` yet (a catalog that replaced its set with this answer would drop the others).',
+                      items: {
+                        type: 'string',
+                      },
+                    },
                   },
                 },
               },

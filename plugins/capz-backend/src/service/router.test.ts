@@ -49,9 +49,10 @@ const obj = (
   ...extra,
 });
 
-/** A WatchCache stand-in with fixed content: the router only reads list() and status(). */
+/** A WatchCache stand-in with fixed content: the router only reads list(), status() and initialListing(). */
 function fakeCache(
   content: Record<string, Record<string, CachedObject[]>>,
+  listing: string[] = [],
 ): WatchCache {
   return {
     list: (mc: string, kind: string, ns?: string) =>
@@ -59,6 +60,8 @@ function fakeCache(
         o => ns === undefined || o.metadata.namespace === ns,
       ),
     status: () => ({ synced: true, kinds: {} }),
+    initialListing: (mc?: string) =>
+      mc === undefined ? listing.length > 0 : listing.includes(mc),
   } as unknown as WatchCache;
 }
 
@@ -109,7 +112,11 @@ const timeline: TimelineResponse = {
 };
 
 async function app(
-  opts: { decision?: PolicyDecision; history?: TimelineReader } = {},
+  opts: {
+    decision?: PolicyDecision;
+    history?: TimelineReader;
+    cache?: WatchCache;
+  } = {},
 ) {
   const logger = mockServices.logger.mock();
   const permissions = opts.decision
@@ -125,7 +132,7 @@ async function app(
         permissions,
         managementClusters: mcs,
         connections: new ConnectionMonitor(mcs, logger),
-        cache,
+        cache: opts.cache ?? cache,
         history: opts.history,
         validateResponses: true,
       }),
@@ -156,6 +163,17 @@ describe('router', () => {
       .set(auth);
     expect(res.status).toBe(200);
     expect(names(res)).toEqual(['east/alpha', 'east/beta', 'west/gamma']);
+    expect(res.body.listing).toBeUndefined();
+  });
+
+  it('names the management clusters still doing their first list, whose clusters are not all listed yet', async () => {
+    const res = await request(
+      await app({ cache: fakeCache({ west: { Cluster: [westC] } }, ['east']) }),
+    )
+      .get('/clusters')
+      .set(auth);
+    expect(res.status).toBe(200);
+    expect(res.body.listing).toEqual(['east']);
   });
 
   it('applies a conditional decision by namespace and management cluster', async () => {

@@ -128,12 +128,16 @@ export async function createRouter(
   router.get('/clusters', async (req, res) => {
     const allowed = await authorizeRead(req);
     const items = (views?.list() ?? []).filter(allowed);
+    const listing = managementClusters
+      .map(c => c.name)
+      .filter(mc => cache?.initialListing(mc));
     // The CA is ~1.5 KB a cluster that no page reads: only the catalog module asks for it.
     res.json({
       items:
         req.query.include === 'certificateAuthority'
           ? items
           : items.map(withoutCertificateAuthority),
+      ...(listing.length ? { listing } : {}),
     });
   });
 

@@ -20,6 +20,7 @@ export class CapzBackendClusterSource implements ClusterSource {
       headers: { Authorization: `Bearer ${token}` },
     });
     if (!res.ok) throw await ResponseError.fromResponse(res as any);
-    return ((await res.json()) as ClustersResponse).items;
+    const body = (await res.json()) as ClustersResponse;
+    return { items: body.items, listing: body.listing };
   }
 }

@@ -25,10 +25,12 @@ describe('CapzClusterEntityProvider', () => {
     const connection = { applyMutation: jest.fn(), refresh: jest.fn() };
     const provider = new CapzClusterEntityProvider({
       source: {
-        listClusters: async () => [
-          cluster,
-          { ...cluster, name: 'aks-prod', owner: 'group:default/sre' },
-        ],
+        listClusters: async () => ({
+          items: [
+            cluster,
+            { ...cluster, name: 'aks-prod', owner: 'group:default/sre' },
+          ],
+        }),
       },
       logger: mockServices.logger.mock(),
       taskRunner: { run: async () => {} },
@@ -51,7 +53,7 @@ describe('CapzClusterEntityProvider', () => {
 
   it('refuses to refresh before the catalog connects it', async () => {
     const provider = new CapzClusterEntityProvider({
-      source: { listClusters: async () => [] },
+      source: { listClusters: async () => ({ items: [] }) },
       logger: mockServices.logger.mock(),
       taskRunner: { run: async () => {} },
       defaultOwner: 'group:default/platform',
@@ -72,6 +74,11 @@ function fakeChanges() {
     },
   };
   return { stream, emit: (uids: string[]) => listener?.(uids) };
+}
+
+/** Resolves once `check` holds (checked every 5 ms; the test's timeout detects a hang). */
+async function until(check: () => boolean) {
+  while (!check()) await new Promise(r => setTimeout(r, 5));
 }
 
 /** Resolves once the connection got `n` mutations. */
@@ -104,9 +111,10 @@ const summary = (m: any) =>
 describe('CapzClusterEntityProvider: live updates', () => {
   function setup() {
     let clusters: ClusterSummary[] = [cluster];
+    let listing: string[] | undefined;
     const changes = fakeChanges();
     const connection = { applyMutation: jest.fn(), refresh: jest.fn() };
-    const listClusters = jest.fn(async () => clusters);
+    const listClusters = jest.fn(async () => ({ items: clusters, listing }));
     const provider = new CapzClusterEntityProvider({
       source: { listClusters },
       logger: mockServices.logger.mock(),
@@ -114,6 +122,7 @@ describe('CapzClusterEntityProvider: live updates', () => {
       defaultOwner: 'group:default/platform',
       changes: changes.stream,
       changeDelayMs: 10,
+      listingRetryMs: 10,
     });
     return {
       provider,
@@ -123,8 +132,34 @@ describe('CapzClusterEntityProvider: live updates', () => {
       set: (next: ClusterSummary[]) => {
         clusters = next;
       },
+      setListing: (next?: string[]) => {
+        listing = next;
+      },
     };
   }
+
+  it('applies nothing while the capz backend is doing a first list, then replaces the whole set once it is over', async () => {
+    const { provider, connection, emit, set, setListing, listClusters } =
+      setup();
+    await provider.connect(connection);
+    // A restart: the catalog still holds aks-dev and aks-prod; the cache has listed aks-dev only so far.
+    setListing(['local']);
+    await provider.refresh();
+    emit([cluster.uid]);
+    expect(connection.applyMutation).not.toHaveBeenCalled();
+    // The retry asks again while the list goes on, applying nothing.
+    await until(() => listClusters.mock.calls.length >= 2);
+    expect(connection.applyMutation).not.toHaveBeenCalled();
+    set([cluster, { ...cluster, uid: 'u2', name: 'aks-prod' }]);
+    setListing(undefined);
+    expect((await mutations(connection, 1)).map(summary)).toEqual([
+      {
+        type: 'full',
+        entities: ['local-team-a-aks-dev', 'local-team-a-aks-prod'],
+      },
+    ]);
+    provider.close();
+  });
 
   it('applies each announced change as a delta: a new cluster with its owner, a changed one, a removed one', async () => {
     const { provider, connection, emit, set } = setup();

@@ -10,9 +10,12 @@ import {
 import { ClusterSummary } from '@capz-backstage/plugin-capz-common';
 import { clusterToEntity } from './clusterEntity';
 
-/** Where the provider gets clusters from: the capz backend in production, a stub in tests. */
+/**
+ * Where the provider gets clusters from: the capz backend in production, a stub in tests. `listing` names the
+ * management clusters whose watch cache is doing its first list (their clusters are not all in `items` yet).
+ */
 export interface ClusterSource {
-  listClusters(): Promise<ClusterSummary[]>;
+  listClusters(): Promise<{ items: ClusterSummary[]; listing?: string[] }>;
 }
 
 /**
@@ -39,6 +42,11 @@ export interface ClusterDelta {
  *
  * Updates run one at a time (a change during an update leads to one more update after it), so a delta never races a
  * full refresh.
+ *
+ * While a management cluster's watch cache does its first list (after the capz backend starts), the answer lacks
+ * clusters that exist: a full refresh then would delete their entities until the next one. So nothing is applied
+ * meanwhile and the provider asks again after `listingRetryMs` (doubling, at most 30 s), ignoring the changes
+ * announced during the list, until the list is over; then it replaces the whole set.
  */
 export class CapzClusterEntityProvider implements EntityProvider {
   private connection?: EntityProviderConnection;
@@ -48,6 +56,8 @@ export class CapzClusterEntityProvider implements EntityProvider {
   private timer?: NodeJS.Timeout;
   private pendingUids = new Set<string>();
   private unsubscribe?: () => void;
+  /** Set while the capz backend's cache is doing a first list: a full refresh is owed once it is over. */
+  private waitingForList?: { timer: NodeJS.Timeout; delayMs: number };
 
   constructor(
     private readonly deps: {
@@ -59,6 +69,8 @@ export class CapzClusterEntityProvider implements EntityProvider {
       changes?: ClusterChangeStream;
       /** Coalescing delay after the first change of a burst. Default 200 ms. */
       changeDelayMs?: number;
+      /** First delay before asking again while the capz backend's cache does its first list. Default 2000 ms. */
+      listingRetryMs?: number;
     },
   ) {}
 
@@ -84,13 +96,16 @@ export class CapzClusterEntityProvider implements EntityProvider {
     this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.waitingForList) clearTimeout(this.waitingForList.timer);
+    this.waitingForList = undefined;
   }
 
-  /** Replaces the whole set (scheduled). */
+  /** Replaces the whole set (scheduled; also once a first list that held it back is over). */
   refresh(): Promise<void> {
     return this.serialize(async () => {
       const connection = this.connected();
       const entities = await this.entities();
+      if (!entities) return;
       await connection.applyMutation({
         type: 'full',
         entities: entities.map(entity => ({
@@ -112,6 +127,7 @@ export class CapzClusterEntityProvider implements EntityProvider {
     return this.serialize(async () => {
       const connection = this.connected();
       const entities = await this.entities();
+      if (!entities) return { added: [], removed: [] };
       const seen = new Set<string>();
       const added: Entity[] = [];
       for (const entity of entities) {
@@ -157,7 +173,8 @@ export class CapzClusterEntityProvider implements EntityProvider {
   }
 
   private onChange(clusterUids: string[]): void {
-    if (!this.connection) return;
+    // During a first list the retry asks again anyway, with every cluster.
+    if (!this.connection || this.waitingForList) return;
     for (const uid of clusterUids) this.pendingUids.add(uid);
     if (this.timer) return;
     this.timer = setTimeout(() => {
@@ -180,14 +197,55 @@ export class CapzClusterEntityProvider implements EntityProvider {
     return this.connection;
   }
 
-  private async entities(): Promise<Entity[]> {
-    const clusters = await this.deps.source.listClusters();
+  /** The entities of every cluster, or undefined while a management cluster is still listing (then it retries). */
+  private async entities(): Promise<Entity[] | undefined> {
+    const { items: clusters, listing = [] } =
+      await this.deps.source.listClusters();
+    if (listing.length) {
+      this.waitForList(listing);
+      return undefined;
+    }
     return clusters.map(c =>
       clusterToEntity(c, {
         providerName: this.getProviderName(),
         defaultOwner: this.deps.defaultOwner,
       }),
     );
+  }
+
+  private waitForList(listing: string[]): void {
+    if (this.waitingForList) return;
+    const delayMs = this.deps.listingRetryMs ?? 2000;
+    this.deps.logger.info(
+      `capz: the watch cache of ${listing.join(
+        ', ',
+      )} is doing its first list; the cluster entities wait for it (asking again in ${delayMs} ms)`,
+    );
+    const retry = (ms: number) => ({
+      delayMs: ms,
+      timer: setTimeout(() => {
+        void this.deps.source
+          .listClusters()
+          .then(({ listing: still = [] }) => {
+            if (!this.waitingForList) return undefined;
+            if (still.length) {
+              this.waitingForList = retry(Math.min(ms * 2, 30_000));
+              return undefined;
+            }
+            this.waitingForList = undefined;
+            return this.refresh();
+          })
+          .catch(e => {
+            this.waitingForList = undefined;
+            this.deps.logger.warn(
+              `capz: could not read the clusters after the first list (the next full refresh will): ${
+                (e as Error).message
+              }`,
+            );
+          });
+      }, ms),
+    });
+    this.waitingForList = retry(delayMs);
   }
 
   private remember(entity: Entity): void {
