@@ -25,8 +25,11 @@ export interface WatchStatus {
 export class WatchCache extends EventEmitter {
   private readonly watches = new Map<string, ClusterWatch>();
   private readonly errors = new Map<string, string>();
-  /** Management clusters whose watch is doing its first list of every kind. */
-  private readonly listing = new Set<string>();
+  /**
+   * Management clusters whose watch has not finished its first list of every kind, from construction (a reader, e.g.
+   * the catalog module, must not take a cache not started yet for a management cluster without clusters).
+   */
+  private readonly listing: Set<string>;
 
   constructor(
     private readonly clusters: ManagementClusterConfig[],
@@ -34,6 +37,7 @@ export class WatchCache extends EventEmitter {
     private readonly loadClient: () => Promise<ClientNode> = loadClientNode,
   ) {
     super();
+    this.listing = new Set(clusters.map(c => c.name));
   }
 
   /** Starts every watch in the background; `ready()` resolves when each has listed or failed once. */
@@ -54,7 +58,6 @@ export class WatchCache extends EventEmitter {
             this.emit('change', change),
           );
           this.watches.set(c.name, watch);
-          this.listing.add(c.name);
           try {
             await watch.start();
           } finally {
@@ -67,6 +70,7 @@ export class WatchCache extends EventEmitter {
             }`,
           );
         } catch (e) {
+          if (this.listing.delete(c.name)) this.emit('listed', c.name);
           this.errors.set(c.name, (e as Error).message);
           this.logger.warn(
             `management cluster ${c.name}: cannot start the watch cache: ${
