@@ -540,6 +540,21 @@ async function capzBackend(
       1,
     )} KiB JSON; the cluster compared below`,
   );
+  // What any request costs on this stack (client, Node's HTTP server, Backstage's helmet, CORS, compression, auth and
+  // the OpenAPI validator): the floor under the tree's figure.
+  const floor = await timeRequests(
+    b,
+    Array.from({ length: 100 }, () => '/api/capz/health'),
+  );
+  row(
+    'GET /api/capz/health (median): the HTTP floor',
+    ms(median(floor.times)),
+    `100 sequential requests, same client, token and middleware as the tree's, a ${
+      floor.bytes
+    }-byte answer; the tree's own cost is about ${ms(
+      Math.max(0, median(same.times) - median(floor.times)),
+    )} above it`,
+  );
   row(
     'CAPZ backend RSS after the latency runs',
     mib(pid ? rssKib(pid) : NaN),
