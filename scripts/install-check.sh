@@ -112,7 +112,12 @@ check_tarballs() { # what each tarball must hold, and nothing of the tests
 stage "pack the five packages" pack
 
 # 2. A fresh app from the official template, with the registry pins this machine needs ──────────────────────────
-pins=$(node -e 'const r=require("./package.json").resolutions;delete r["@types/react"];delete r["@types/react-dom"];console.log(JSON.stringify(r))')
+# The template's backend asks for @backstage/plugin-signals-backend ^0.3.19, which resolves 0.3.21 since 17 Nov 2026
+# (Backstage 1.57: it calls httpRouter.addWebSocketHandler, which backend-defaults 0.19 has and the template's ^0.18.0
+# has not). Its startup then fails, so no plugin's startup hook runs: the catalog never processes its locations (the
+# template of docs/install.md step 4 is never there). Pinned to the signals backend of the template's release.
+pins=$(node -e 'const r=require("./package.json").resolutions;delete r["@types/react"];delete r["@types/react-dom"];
+  r["@backstage/plugin-signals-backend"]="0.3.19";console.log(JSON.stringify(r))')
 base_key=$(echo "$CREATE_APP_VERSION $pins" | sha256sum | cut -c1-16)
 scaffold() {
   if [ -f "$base/.key" ] && [ "$(cat "$base/.key")" = "$base_key" ]; then
@@ -255,11 +260,19 @@ YAML
     >"$logs/backend.log" 2>&1 &
   local backend=$!
   pids+=("$backend")
+  # Ready: every plugin started and the startup hooks ran (the catalog's processing among them); a plugin whose
+  # startup fails leaves the backend serving but never ready.
+  local ready="$url/.backstage/health/v1/readiness"
   for _ in $(seq 1 180); do
-    curl -fsS "$url/api/capz/health" >/dev/null 2>&1 && break
+    curl -fsS "$ready" >/dev/null 2>&1 && break
     kill -0 "$backend" 2>/dev/null || { tail -40 "$logs/backend.log" >&2; return 1; }
+    if grep -q "Backend startup failed" "$logs/backend.log"; then
+      grep "Backend startup failed" "$logs/backend.log" | cut -c1-600 >&2
+      echo "install-check: the backend's startup failed (above)" >&2; return 1
+    fi
     sleep 1
   done
+  curl -fsS "$ready" >/dev/null || { tail -40 "$logs/backend.log" >&2; echo "install-check: the backend is not ready after 180s" >&2; return 1; }
   curl -fsS "$url/api/capz/health" >/dev/null || { tail -40 "$logs/backend.log" >&2; return 1; }
   CAPZ_ROOT=$CAPZ_ROOT node scripts/install-check/check-page.mjs "$url" "$work/clusters-page.png" \
     --expect payments-prod,payments-dev --absent search-prod

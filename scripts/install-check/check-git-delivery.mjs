@@ -98,6 +98,31 @@ async function main() {
     }`,
   );
 
+  // The catalog ingests docs/install.md's template location in its first processing rounds after start-up.
+  const entityPath =
+    '/api/catalog/entities/by-name/template/default/new-aks-cluster';
+  for (const t = Date.now(); ; ) {
+    const res = await fetch(`${baseUrl}${entityPath}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    if (res.ok) break;
+    if (res.status !== 404)
+      fail(
+        `GET ${entityPath}: HTTP ${res.status} ${(await res.text()).slice(
+          0,
+          2000,
+        )}`,
+      );
+    if (Date.now() - t > timeoutMs)
+      fail(
+        `the catalog has no template:default/new-aks-cluster ${Math.round(
+          (Date.now() - t) / 1000,
+        )}s after the backend was ready: docs/install.md's catalog location of the template was not ingested (see the backend log)`,
+      );
+    await new Promise(r => setTimeout(r, 1000));
+  }
+  log(`template:default/new-aks-cluster is in the catalog`);
+
   const before = gitText('for-each-ref', '--format=%(refname)', 'refs/heads/');
   if (before.includes(`refs/heads/${branch}`))
     fail(
