@@ -251,12 +251,24 @@ async function main() {
     if (!path.startsWith(`${dir}/`))
       fail(`capz:cluster:render wrote ${path}, outside ${dir}/`);
     const pushed = git('show', `refs/heads/${branch}:${path}`);
-    if (!pushed.equals(rendered.get(path)))
+    if (!pushed.equals(rendered.get(path))) {
+      const a = pushed.toString('utf8').split('\n');
+      const b = rendered.get(path).toString('utf8').split('\n');
+      let i = 0;
+      while (i < a.length && a[i] === b[i]) i++;
+      const around = (l, n) =>
+        l
+          .slice(Math.max(0, n - 3), n + 4)
+          .map((t, k) => `  ${Math.max(0, n - 3) + k + 1}: ${t}`)
+          .join('\n');
       fail(
-        `${path} on ${branch} differs from what capz:cluster:render writes:\n--- pushed\n${pushed}\n--- rendered\n${rendered.get(
-          path,
-        )}`,
+        `${path} on ${branch} differs from what capz:cluster:render writes, first at line ${
+          i + 1
+        }:\n pushed (${a.length} lines):\n${around(a, i)}\n rendered (${
+          b.length
+        } lines):\n${around(b, i)}`,
       );
+    }
   }
   const message = gitText(
     'log',
