@@ -52,6 +52,11 @@ cluster="install-check-$$"
 cleanup() {
   local p
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # The backend's graceful shutdown can outlast the script by a minute (requests to ARM in flight): 20 s, then KILL.
+  if [ -n "${backend_pid:-}" ]; then
+    for p in $(seq 1 40); do kill -0 "$backend_pid" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$backend_pid" 2>/dev/null || true
+  fi
   if [ -n "${cluster_started:-}" ]; then
     node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" stop --name "$cluster" >/dev/null 2>&1 || true
     rm -rf "$CAPZ_ROOT/.local/capz-sim/$cluster"
@@ -259,7 +264,7 @@ YAML
     --config "$work/app-config.check.yaml") \
     >"$logs/backend.log" 2>&1 &
   local backend=$!
-  pids+=("$backend")
+  pids+=("$backend") backend_pid=$backend
   # Ready: every plugin started and the startup hooks ran (the catalog's processing among them); a plugin whose
   # startup fails leaves the backend serving but never ready.
   local ready="$url/.backstage/health/v1/readiness"
