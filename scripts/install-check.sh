@@ -7,8 +7,12 @@
 #   5. follows docs/install.md literally: every ```… check block, in order (scripts/install-check/apply-docs.mjs);
 #      its last step builds the app (yarn tsc, yarn build:backend)
 #   6. installs the backend bundle with production dependencies only and starts it, as the template's Dockerfile
-#      does, and checks in Chromium that the AKS clusters page lists the clusters the page's permission policy lets
-#      the user read, and no other
+#      does, with a local Git server (packages/git-server) as the GitOps repository of the doc's configuration
+#      (scaffolder.capz.gitops.repoUrl = CAPZ_GITOPS_REPO_URL), and checks in Chromium that the AKS clusters page
+#      lists the clusters the page's permission policy lets the user read, and no other
+#   7. runs the New AKS cluster template with its Git delivery as the guest (scaffolder API) and checks that the
+#      branch capz/new-cluster-<namespace>-<name> on the Git server holds exactly what capz:cluster:render writes for
+#      the same values, and that nothing was applied (scripts/install-check/check-git-delivery.mjs)
 #
 #   ./scripts/install-check.sh            cached: re-packs only when a plugin changed, re-installs and re-builds the
 #                                         app only when the tarballs, docs/install.md or this script changed
@@ -24,7 +28,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --fresh) fresh=1; shift ;;
     --reuse-tarballs) reuse=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "install-check.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -48,6 +52,11 @@ cluster="install-check-$$"
 cleanup() {
   local p
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # The backend's graceful shutdown can outlast the script by a minute (requests to ARM in flight): 20 s, then KILL.
+  if [ -n "${backend_pid:-}" ]; then
+    for p in $(seq 1 40); do kill -0 "$backend_pid" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$backend_pid" 2>/dev/null || true
+  fi
   if [ -n "${cluster_started:-}" ]; then
     node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" stop --name "$cluster" >/dev/null 2>&1 || true
     rm -rf "$CAPZ_ROOT/.local/capz-sim/$cluster"
@@ -108,7 +117,12 @@ check_tarballs() { # what each tarball must hold, and nothing of the tests
 stage "pack the five packages" pack
 
 # 2. A fresh app from the official template, with the registry pins this machine needs ──────────────────────────
-pins=$(node -e 'const r=require("./package.json").resolutions;delete r["@types/react"];delete r["@types/react-dom"];console.log(JSON.stringify(r))')
+# The template's backend asks for @backstage/plugin-signals-backend ^0.3.19, which resolves 0.3.21 since 17 Nov 2026
+# (Backstage 1.57: it calls httpRouter.addWebSocketHandler, which backend-defaults 0.19 has and the template's ^0.18.0
+# has not). Its startup then fails, so no plugin's startup hook runs: the catalog never processes its locations (the
+# template of docs/install.md step 4 is never there). Pinned to the signals backend of the template's release.
+pins=$(node -e 'const r=require("./package.json").resolutions;delete r["@types/react"];delete r["@types/react-dom"];
+  r["@backstage/plugin-signals-backend"]="0.3.19";console.log(JSON.stringify(r))')
 base_key=$(echo "$CREATE_APP_VERSION $pins" | sha256sum | cut -c1-16)
 scaffold() {
   if [ -f "$base/.key" ] && [ "$(cat "$base/.key")" = "$base_key" ]; then
@@ -147,8 +161,9 @@ start_cluster() {
 stage "management cluster $cluster" start_cluster
 
 # 5. docs/install.md, literally ──────────────────────────────────────────────────────────────────────────────────
-app_key=$(cat "$pkgs/.key" "$base/.key" <(hash_files docs/install.md scripts/install-check.sh scripts/install-check/*) |
-  sha256sum | cut -c1-16)
+# (check-page.mjs and check-git-delivery.mjs only look at the running app: a change to them keeps the app.)
+app_key=$(cat "$pkgs/.key" "$base/.key" <(hash_files docs/install.md scripts/install-check.sh \
+  scripts/install-check/apply-docs.mjs scripts/install-check/registry.mjs) | sha256sum | cut -c1-16)
 install_app() {
   if [ -z "$fresh" ] && [ -f "$app/.install-check-key" ] && [ "$(cat "$app/.install-check-key")" = "$app_key" ]; then
     capz_log "app up to date: installed and built from these tarballs and this docs/install.md"
@@ -203,8 +218,25 @@ image_install() { # the steps of the template's packages/backend/Dockerfile (hos
 }
 stage "production install of the backend bundle (log: $logs/image-install.log)" image_install
 
+# The GitOps repository of the template's Git delivery: a bare repository with one commit on main, served over smart
+# HTTP; docs/install.md configures scaffolder.capz.gitops.repoUrl as ${CAPZ_GITOPS_REPO_URL}.
+git_root="$work/git-server"
+start_git_server() {
+  local _
+  rm -rf "$git_root" && mkdir -p "$git_root"
+  node "$CAPZ_ROOT/packages/git-server/src/cli.ts" --root "$git_root" --repo gitops --url-file "$git_root/url" \
+    --exit-with $$ >"$logs/git-server.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 60); do [ -s "$git_root/url" ] && break; sleep 0.5; done
+  [ -s "$git_root/url" ] || { cat "$logs/git-server.log" >&2; echo "install-check: the Git server did not start" >&2; return 1; }
+  CAPZ_GITOPS_REPO_URL=$(cat "$git_root/url"); export CAPZ_GITOPS_REPO_URL
+  capz_log "GitOps repository $CAPZ_GITOPS_REPO_URL ($git_root/gitops.git)"
+}
+stage "git server (log: $logs/git-server.log)" start_git_server
+
+url=""
 check_running_app() {
-  local port url _
+  local port _
   # Below the ephemeral range: an outbound connection cannot take it between the pick and the bind.
   port=$(node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" port)
   url="http://127.0.0.1:$port"
@@ -232,12 +264,20 @@ YAML
     --config "$work/app-config.check.yaml") \
     >"$logs/backend.log" 2>&1 &
   local backend=$!
-  pids+=("$backend")
+  pids+=("$backend") backend_pid=$backend
+  # Ready: every plugin started and the startup hooks ran (the catalog's processing among them); a plugin whose
+  # startup fails leaves the backend serving but never ready.
+  local ready="$url/.backstage/health/v1/readiness"
   for _ in $(seq 1 180); do
-    curl -fsS "$url/api/capz/health" >/dev/null 2>&1 && break
+    curl -fsS "$ready" >/dev/null 2>&1 && break
     kill -0 "$backend" 2>/dev/null || { tail -40 "$logs/backend.log" >&2; return 1; }
+    if grep -q "Backend startup failed" "$logs/backend.log"; then
+      grep "Backend startup failed" "$logs/backend.log" | cut -c1-600 >&2
+      echo "install-check: the backend's startup failed (above)" >&2; return 1
+    fi
     sleep 1
   done
+  curl -fsS "$ready" >/dev/null || { tail -40 "$logs/backend.log" >&2; echo "install-check: the backend is not ready after 180s" >&2; return 1; }
   curl -fsS "$url/api/capz/health" >/dev/null || { tail -40 "$logs/backend.log" >&2; return 1; }
   CAPZ_ROOT=$CAPZ_ROOT node scripts/install-check/check-page.mjs "$url" "$work/clusters-page.png" \
     --expect payments-prod,payments-dev --absent search-prod
@@ -246,5 +286,15 @@ YAML
   fi
 }
 stage "the installed app in Chromium (backend log: $logs/backend.log)" check_running_app
+
+# 7. The template's Git delivery ─────────────────────────────────────────────────────────────────────────────────
+check_git_delivery() {
+  CAPZ_ROOT=$CAPZ_ROOT node scripts/install-check/check-git-delivery.mjs "$url" "$git_root/gitops.git" \
+    --management-cluster mgmt --namespace team-payments --name install-check-git || {
+    echo "install-check: the New AKS cluster template's Git delivery failed (above; backend log: $logs/backend.log)" >&2
+    return 1
+  }
+}
+stage "the template's Git delivery (capz:cluster:propose to $CAPZ_GITOPS_REPO_URL)" check_git_delivery
 
 capz_log "install check passed in $(($(date +%s) - t0))s (screenshot: $work/clusters-page.png)"
