@@ -9,10 +9,7 @@ import { http, HttpResponse } from 'msw';
 import { ClusterSummary } from '@capz-backstage/plugin-capz-common';
 import { BASE, summary } from '../../__testUtils__/fixtures';
 import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
-import {
-  mockGridRowLayout,
-  mockWindowLayout,
-} from '../../__testUtils__/layout';
+import { mockWindowLayout } from '../../__testUtils__/layout';
 import { ClustersPage } from './ClustersPage';
 
 // Counts the renders of the rows' health cells: one per row each time a row renders.
@@ -30,7 +27,6 @@ jest.mock('../shared/health', () => {
 });
 
 const server = setupCapzServer();
-mockGridRowLayout();
 
 const HEALTHS = ['healthy', 'progressing', 'degraded', 'failed'] as const;
 const MANY: ClusterSummary[] = Array.from({ length: 1000 }, (_, i) =>

@@ -11,11 +11,9 @@ import {
   renderCapz,
   setupCapzServer,
 } from '../../__testUtils__/harness';
-import { mockGridRowLayout } from '../../__testUtils__/layout';
 import { ClustersPage } from './ClustersPage';
 
 const server = setupCapzServer();
-mockGridRowLayout();
 
 const MCS: ManagementClustersResponse = {
   items: [
