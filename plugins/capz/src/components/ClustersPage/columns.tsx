@@ -74,11 +74,13 @@ function ManagedFromCell({
       <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
         <Flex gap="2" align="baseline" style={{ minWidth: 0 }}>
           {href ? (
-            <Link variant="body-medium" href={href}>
+            <Link variant="body-medium" href={href} truncate>
               {row.name}
             </Link>
           ) : (
-            <Text variant="body-medium">{row.name}</Text>
+            <Text variant="body-medium" truncate>
+              {row.name}
+            </Text>
           )}
           <Text variant="body-small" color="secondary" truncate>
             {row.namespace}
@@ -88,7 +90,10 @@ function ManagedFromCell({
           <span
             title={`This AKS cluster is also managed by ManagedCluster ${list}. Two owners both write it, and deleting either deletes it under the other.`}
             style={{
-              flexShrink: 0,
+              // Shrinks (ellipsised) before the places beside it go: both stay on the row's one line.
+              minWidth: 0,
+              overflow: 'hidden',
+              textOverflow: 'ellipsis',
               whiteSpace: 'nowrap',
               padding: '0 6px',
               borderRadius: 4,
@@ -108,6 +113,7 @@ function ManagedFromCell({
             color="secondary"
             truncate
             title={`Also: ${list}`}
+            style={{ flex: '1 0 3em', minWidth: '3em' }}
           >{`Also: ${list}`}</Text>
         </Flex>
       </Flex>
@@ -148,6 +154,8 @@ export function clusterColumns(opts: {
       label: 'Cluster',
       isSortable: true,
       isRowHeader: true,
+      // Twice the others: a name, its namespace and (managed from elsewhere) the badge fit its two lines.
+      width: '2fr',
       cell: r =>
         r.managedFrom?.length ? (
           <ManagedFromCell row={r} href={href(r)} />
@@ -175,9 +183,16 @@ export function clusterColumns(opts: {
         r.migrationCandidate && migrateLink ? (
           // The badge opens the migration wizard (the row itself opens the cluster page).
           <Cell>
-            <Flex direction="column" gap="1">
-              <Text variant="body-medium">{API_LABEL[r.api] ?? r.api}</Text>
+            <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
+              <Text
+                variant="body-medium"
+                truncate
+                title={API_LABEL[r.api] ?? r.api}
+              >
+                {API_LABEL[r.api] ?? r.api}
+              </Text>
               <Link
+                truncate
                 variant="body-medium"
                 href={migrateLink({
                   managementCluster: r.managementCluster,
