@@ -1,5 +1,6 @@
 /** The clusters page's filter controls: the health buttons at a glance, and the search and filter bar. */
 import { Button, Flex, SearchField, Select } from '@backstage/ui';
+import { memo } from 'react';
 import { ClusterSummary, Health } from '@capz-backstage/plugin-capz-common';
 import { HEALTH_LABEL, HEALTH_ORDER, HealthIcon } from '../shared/health';
 import { API_LABEL } from './columns';
@@ -62,7 +63,7 @@ export function HealthButtons(props: {
  * The search field and one select per filter, their options from the clusters (and, for the management cluster,
  * the configured ones too), and "Clear filters" while any is set.
  */
-export function FilterBar(props: {
+export const FilterBar = memo(function FilterBarView(props: {
   all: ClusterSummary[];
   /** The configured management clusters' names. */
   managementClusters: string[];
@@ -137,4 +138,4 @@ export function FilterBar(props: {
       )}
     </Flex>
   );
-}
+});

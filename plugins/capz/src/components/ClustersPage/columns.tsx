@@ -54,39 +54,70 @@ export function sortRows(
 }
 
 /**
- * The danger badge of a cluster whose AKS cluster other ASO ManagedClusters also manage (issue 16): how many places
- * in all, and the others in text (also on hover).
+ * The name cell of a cluster whose AKS cluster other ASO ManagedClusters also manage (issue 16), in two lines like
+ * every other row of the virtualized table (one row height, issue 25): the name and its namespace, then a danger
+ * badge with how many places in all and the other places in text (ellipsised when long; the badge's title and the
+ * alert above the table give them in full).
  */
-function ManagedFromBadge({ row }: { row: ClusterSummary }) {
+function ManagedFromCell({
+  row,
+  href,
+}: {
+  row: ClusterSummary;
+  href?: string;
+}) {
   const others = row.managedFrom ?? [];
   const label = `Managed from ${others.length + 1} places`;
   const list = others.map(placeText).join(', ');
   return (
-    <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
-      <span
-        title={`This AKS cluster is also managed by ManagedCluster ${list}. Two owners both write it, and deleting either deletes it under the other.`}
-        style={{
-          alignSelf: 'flex-start',
-          display: 'inline-block',
-          padding: '1px 6px',
-          borderRadius: 4,
-          // Solid intent colours: white on red (4.8:1, WCAG AA) in both themes.
-          border: '1px solid var(--bui-negative-border)',
-          background: 'var(--bui-negative-bg)',
-          color: 'var(--bui-negative-fg)',
-          fontSize: 'var(--bui-font-size-2)',
-          fontWeight: 600,
-          lineHeight: 1.4,
-        }}
-      >
-        {label}
-      </span>
-      <Text
-        variant="body-small"
-        color="secondary"
-        style={{ overflowWrap: 'anywhere' }}
-      >{`Also: ${list}`}</Text>
-    </Flex>
+    <Cell>
+      <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
+        <Flex gap="2" align="baseline" style={{ minWidth: 0 }}>
+          {href ? (
+            <Link variant="body-medium" href={href} truncate>
+              {row.name}
+            </Link>
+          ) : (
+            <Text variant="body-medium" truncate>
+              {row.name}
+            </Text>
+          )}
+          <Text variant="body-small" color="secondary" truncate>
+            {row.namespace}
+          </Text>
+        </Flex>
+        <Flex gap="2" align="center" style={{ minWidth: 0 }}>
+          <span
+            title={`This AKS cluster is also managed by ManagedCluster ${list}. Two owners both write it, and deleting either deletes it under the other.`}
+            style={{
+              // Shrinks (ellipsised) before the places beside it go: both stay on the row's one line.
+              minWidth: 0,
+              overflow: 'hidden',
+              textOverflow: 'ellipsis',
+              whiteSpace: 'nowrap',
+              padding: '0 6px',
+              borderRadius: 4,
+              // Solid intent colours: white on red (4.8:1, WCAG AA) in both themes.
+              border: '1px solid var(--bui-negative-border)',
+              background: 'var(--bui-negative-bg)',
+              color: 'var(--bui-negative-fg)',
+              fontSize: 'var(--bui-font-size-2)',
+              fontWeight: 600,
+              lineHeight: 1.3,
+            }}
+          >
+            {label}
+          </span>
+          <Text
+            variant="body-small"
+            color="secondary"
+            truncate
+            title={`Also: ${list}`}
+            style={{ flex: '1 0 3em', minWidth: '3em' }}
+          >{`Also: ${list}`}</Text>
+        </Flex>
+      </Flex>
+    </Cell>
   );
 }
 
@@ -123,23 +154,11 @@ export function clusterColumns(opts: {
       label: 'Cluster',
       isSortable: true,
       isRowHeader: true,
+      // Twice the others: a name, its namespace and (managed from elsewhere) the badge fit its two lines.
+      width: '2fr',
       cell: r =>
         r.managedFrom?.length ? (
-          <Cell>
-            <Flex direction="column" gap="1">
-              {href(r) ? (
-                <Link variant="body-medium" href={href(r)!}>
-                  {r.name}
-                </Link>
-              ) : (
-                <Text variant="body-medium">{r.name}</Text>
-              )}
-              <Text variant="body-small" color="secondary">
-                {r.namespace}
-              </Text>
-              <ManagedFromBadge row={r} />
-            </Flex>
-          </Cell>
+          <ManagedFromCell row={r} href={href(r)} />
         ) : (
           <CellText title={r.name} description={r.namespace} href={href(r)} />
         ),
@@ -164,9 +183,16 @@ export function clusterColumns(opts: {
         r.migrationCandidate && migrateLink ? (
           // The badge opens the migration wizard (the row itself opens the cluster page).
           <Cell>
-            <Flex direction="column" gap="1">
-              <Text variant="body-medium">{API_LABEL[r.api] ?? r.api}</Text>
+            <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
+              <Text
+                variant="body-medium"
+                truncate
+                title={API_LABEL[r.api] ?? r.api}
+              >
+                {API_LABEL[r.api] ?? r.api}
+              </Text>
               <Link
+                truncate
                 variant="body-medium"
                 href={migrateLink({
                   managementCluster: r.managementCluster,

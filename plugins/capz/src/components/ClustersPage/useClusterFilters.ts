@@ -130,7 +130,13 @@ export function useClusterFilters<T extends ClusterSummary>(
   all: T[],
 ): ClusterFiltersState<T> {
   const [params, setParams] = useSearchParams();
-  const filters = readFilters(params);
+  // The same filters object while the address's query is the same: the rows below, and every row of the table,
+  // then stay the same across the page's other updates (issue 25: each update re-rendered every row).
+  const query = params.toString();
+  const filters = useMemo(
+    () => readFilters(new URLSearchParams(query)),
+    [query],
+  );
 
   const setFilter = useCallback(
     (key: keyof ClusterFilters, value: string | undefined) => {
@@ -138,15 +144,20 @@ export function useClusterFilters<T extends ClusterSummary>(
     },
     [setParams],
   );
-  const clearFilters = () =>
-    setParams(prev => withoutFilters(prev), { replace: true });
+  const clearFilters = useCallback(
+    () => setParams(prev => withoutFilters(prev), { replace: true }),
+    [setParams],
+  );
 
   const rows = useMemo(() => applyFilters(all, filters), [all, filters]);
-  return {
-    filters,
-    filtered: isFiltered(filters),
-    setFilter,
-    clearFilters,
-    rows,
-  };
+  return useMemo(
+    () => ({
+      filters,
+      filtered: isFiltered(filters),
+      setFilter,
+      clearFilters,
+      rows,
+    }),
+    [filters, setFilter, clearFilters, rows],
+  );
 }
