@@ -188,6 +188,23 @@ async function previewScale(path: string, replicas: string) {
   return dialog;
 }
 
+/** The plan of scaling pool `system` of cluster `name` from 3 to 5 nodes, as the backend answers it. */
+const scaleTo5 = (name: string, applied: boolean): Day2Plan => ({
+  action: { action: 'scale', pool: 'system', replicas: 5 },
+  changes: [
+    {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'MachinePool',
+      namespace: 'team-a',
+      name: `${name}-system`,
+      operation: 'update',
+      fields: [{ path: 'spec.replicas', before: 3, after: 5 }],
+    },
+  ],
+  warnings: [],
+  applied,
+});
+
 async function choose(dialog: HTMLElement, label: RegExp, option: RegExp) {
   await userEvent.click(within(dialog).getByRole('button', { name: label }));
   await userEvent.click(await screen.findByRole('option', { name: option }));
@@ -237,21 +254,7 @@ describe('cluster actions', () => {
 
   it('previews a scale with before → after, then confirms exactly that action', async () => {
     const c = serve('scale');
-    const plan = (applied: boolean): Day2Plan => ({
-      action: { action: 'scale', pool: 'system', replicas: 5 },
-      changes: [
-        {
-          apiVersion: 'cluster.x-k8s.io/v1beta2',
-          kind: 'MachinePool',
-          namespace: 'team-a',
-          name: 'scale-system',
-          operation: 'update',
-          fields: [{ path: 'spec.replicas', before: 3, after: 5 }],
-        },
-      ],
-      warnings: [],
-      applied,
-    });
+    const plan = (applied: boolean) => scaleTo5('scale', applied);
     server.use(
       http.post(`${c.api}/actions/preview`, async ({ request }) => {
         c.calls.previews.push(await request.json());
@@ -311,21 +314,7 @@ describe('cluster actions', () => {
       mp.health = ready === 5 ? 'healthy' : 'progressing';
       return t;
     };
-    const plan = (applied: boolean): Day2Plan => ({
-      action: { action: 'scale', pool: 'system', replicas: 5 },
-      changes: [
-        {
-          apiVersion: 'cluster.x-k8s.io/v1beta2',
-          kind: 'MachinePool',
-          namespace: 'team-a',
-          name: 'follow-system',
-          operation: 'update',
-          fields: [{ path: 'spec.replicas', before: 3, after: 5 }],
-        },
-      ],
-      warnings: [],
-      applied,
-    });
+    const plan = (applied: boolean) => scaleTo5('follow', applied);
     server.use(
       http.post(`${c.api}/actions/preview`, () =>
         HttpResponse.json(plan(false)),
