@@ -116,6 +116,7 @@ async function app(
     decision?: PolicyDecision;
     history?: TimelineReader;
     cache?: WatchCache;
+    validateResponses?: boolean;
   } = {},
 ) {
   const logger = mockServices.logger.mock();
@@ -134,7 +135,7 @@ async function app(
         connections: new ConnectionMonitor(mcs, logger),
         cache: opts.cache ?? cache,
         history: opts.history,
-        validateResponses: true,
+        validateResponses: opts.validateResponses ?? true,
       }),
     )
     .use(
@@ -252,6 +253,42 @@ describe('router', () => {
       .set(auth);
     expect(badTime.status).toBe(400);
     expect(badTime.body.error.message).toMatch(/from/);
+  });
+
+  it('serves a tree from its serialized bytes: gzipped when asked, 304 on a matching ETag, the same JSON as validated', async () => {
+    const path = '/clusters/east/team-a/alpha/tree';
+    const validated = await request(await app())
+      .get(path)
+      .set(auth);
+    const server = await app({ validateResponses: false });
+    const plain = await request(server)
+      .get(path)
+      .set(auth)
+      .set('Accept-Encoding', 'identity');
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers['content-type']).toMatch(/^application\/json/);
+    expect(plain.body).toEqual(validated.body);
+    const gzipped = await request(server)
+      .get(path)
+      .set(auth)
+      .set('Accept-Encoding', 'gzip');
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gzipped.headers.vary).toMatch(/Accept-Encoding/);
+    expect(gzipped.body).toEqual(validated.body); // supertest gunzips
+    const etag = plain.headers.etag;
+    expect(gzipped.headers.etag).toBe(etag);
+    const again = await request(server)
+      .get(path)
+      .set(auth)
+      .set('If-None-Match', etag);
+    expect(again.status).toBe(304);
+    const other = await request(server)
+      .get('/clusters/east/team-b/beta/tree')
+      .set(auth)
+      .set('If-None-Match', etag);
+    expect(other.status).toBe(200);
+    expect(other.headers.etag).not.toBe(etag);
   });
 
   it('answers 404 naming what is missing', async () => {

@@ -17,6 +17,7 @@ import { createOpenApiRouter } from '../schema/openapi.generated';
 import { ClusterViews } from './clusterViews';
 import { addJobRoutes, JobsRouterOptions } from './jobsRouter';
 import { toYaml } from './objectYaml';
+import { TreeBodies } from './treeBodies';
 import { explainValidationErrors } from './validationMessages';
 import type { ClusterEndpoints } from '../connect/ClusterEndpoints';
 import { createPickersRouter, type PickerSources } from './pickersRouter';
@@ -83,6 +84,8 @@ export async function createRouter(
         options.endpoints,
       )
     : undefined;
+
+  const treeBodies = new TreeBodies();
 
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
@@ -157,7 +160,35 @@ export async function createRouter(
       const { managementCluster, namespace, name } = req.params;
       const group = req.query.group === undefined ? 3 : Number(req.query.group);
       if (!views) throw new NotFoundError('The watch cache is not running');
-      res.json(views.tree(managementCluster, namespace, name, group));
+      const { summary, tree } = views.tree(
+        managementCluster,
+        namespace,
+        name,
+        group,
+      );
+      const body = treeBodies.of(summary, tree);
+      // Tests validate answers against the OpenAPI document through res.json: the same bytes, parsed back.
+      if (options.validateResponses) {
+        res.json(JSON.parse(body.json.toString()));
+        return;
+      }
+      res.set({
+        'Content-Type': 'application/json; charset=utf-8',
+        ETag: body.etag,
+        // Revalidated every time: a page's next read of an unchanged tree is a 304.
+        'Cache-Control': 'no-cache',
+        Vary: 'Accept-Encoding',
+      });
+      if (req.fresh) {
+        res.status(304).end();
+        return;
+      }
+      // Already gzipped: the root router's compression middleware leaves an encoded answer alone.
+      if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+        res.set('Content-Encoding', 'gzip').end(body.gzip());
+      } else {
+        res.end(body.json);
+      }
     },
   );
 
