@@ -116,8 +116,10 @@ export const capzPlugin = createBackendPlugin({
           cache,
           signals,
         });
+        // The first list starts now, not in a startup hook: those run once every plugin of the backend has
+        // initialized, seconds after this plugin answers HTTP (the bench's profile), and the pages wait for the list.
+        void cache.start();
         lifecycle.addStartupHook(async () => {
-          void cache.start();
           await jobs.engine.start(scheduler);
         });
         lifecycle.addShutdownHook(async () => {

@@ -139,6 +139,10 @@ class KindStore {
   entries(): IterableIterator<[string, CachedObject]> {
     return this.byUid.entries();
   }
+
+  get size(): number {
+    return this.byUid.size;
+  }
 }
 
 /**
@@ -181,6 +185,13 @@ export class ClusterWatch extends EventEmitter {
     await Promise.all(
       [...this.informers.values()].map(i => i.stop().catch(() => undefined)),
     );
+  }
+
+  /** How many objects the cache holds, every kind together. */
+  size(): number {
+    let n = 0;
+    for (const store of this.objects.values()) n += store.size;
+    return n;
   }
 
   list(kind: string, namespace?: string): CachedObject[] {

@@ -44,6 +44,7 @@ export class WatchCache extends EventEmitter {
   start(): Promise<void> {
     return Promise.all(
       this.clusters.map(async c => {
+        const started = performance.now();
         try {
           const k8s = await this.loadClient();
           const watch = new ClusterWatch(
@@ -64,10 +65,13 @@ export class WatchCache extends EventEmitter {
             this.listing.delete(c.name);
             this.emit('listed', c.name);
           }
+          // The first list's cost, for whoever sizes a replica (docs/scale.md).
           this.logger.info(
             `management cluster ${c.name}: watch cache ${
               watch.synced() ? 'synced' : 'started, not yet synced'
-            }`,
+            }: ${watch.size()} objects listed in ${Math.round(
+              performance.now() - started,
+            )} ms`,
           );
         } catch (e) {
           if (this.listing.delete(c.name)) this.emit('listed', c.name);
