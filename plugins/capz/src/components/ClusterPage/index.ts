@@ -1,2 +1,0 @@
-export { ClusterPage } from './ClusterPage';
-export { ClusterView } from './ClusterView';

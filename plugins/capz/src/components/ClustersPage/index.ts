@@ -1,1 +1,0 @@
-export { ClustersPage } from './ClustersPage';

@@ -1,3 +1,0 @@
-export { AdoptWizard } from './AdoptWizard';
-export { MigrateWizard } from './MigrateWizard';
-export { UpgradeWizard } from './UpgradeWizard';
