@@ -87,6 +87,19 @@ export function rssKib(pid: number): number {
   }
 }
 
+/** CPU time (user + system) a process has used so far, in ms (NaN when gone): load-independent where wall time is not. */
+export function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .split(') ')[1]
+      .split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
 /** The process (among `root` and its descendants) that listens on TCP `port`, from /proc/net/tcp{,6} socket inodes. */
 export function listenerPid(root: number, port: number): number | undefined {
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
