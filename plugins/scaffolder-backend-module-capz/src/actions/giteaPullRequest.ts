@@ -66,7 +66,7 @@ async function giteaError(res: Response, what: string): Promise<Error> {
 
 /**
  * Opens the pull request from `head` into `base` through Gitea's REST API (`POST /repos/{owner}/{repo}/pulls`), or
- * finds the open one for the same head and base: Gitea answers 409 to a second (docs/gitops-facts.md G2), so a
+ * finds the open one for the same head and base: Gitea answers 409 to a second (docs/forge-facts.md#gitea-pull-conflict), so a
  * retried step reports the pull request it opened before.
  */
 export async function openGiteaPullRequest(
@@ -99,7 +99,7 @@ export async function openGiteaPullRequest(
       res,
       `opening the pull request ${pr.head} → ${pr.base} in ${target.owner}/${target.repo}`,
     );
-  // Open already: the open pull requests, a page at a time (Gitea's pages hold at most 50, G3), for this head and base.
+  // Open already: the open pull requests, a page at a time (docs/forge-facts.md#gitea-list-pulls: pages of at most 50), for this head and base.
   for (let page = 1; ; page++) {
     const list = await fetch(`${api}?state=open&limit=50&page=${page}`, {
       headers: { ...headers, Accept: 'application/json' },
