@@ -16,6 +16,13 @@ out="$cache/gitea/$key"
 if [ -x "$out/gitea" ] && [ -d "$out/src/options" ]; then
   echo "$out"; exit 0
 fi
+# One build at a time per key: scripts/test.sh builds in the background while a test may ask for Gitea (it waits).
+mkdir -p "$cache/gitea"
+exec 9>"$out.lock"
+flock 9
+if [ -x "$out/gitea" ] && [ -d "$out/src/options" ]; then
+  echo "$out"; exit 0
+fi
 rm -rf "$out.tmp" && mkdir -p "$out.tmp"
 start=$(date +%s)
 echo "build-gitea: downloading code.gitea.io/gitea $version" >&2

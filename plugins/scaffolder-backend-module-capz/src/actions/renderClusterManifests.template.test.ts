@@ -76,7 +76,7 @@ describe('the New AKS cluster template', () => {
       'kubernetesVersion: CapzKubernetesVersionPicker',
       'owner: OwnerPicker',
       'pools: CapzNodePoolsField',
-      'gitopsRepo: RepoUrlPicker',
+      'gitopsRepo: CapzGitopsRepoPicker',
     ]);
     expect(properties.delivery.enum).toEqual(['apply', 'pull-request', 'git']);
   });
