@@ -191,8 +191,12 @@ async function fillForm(page: Page, f: ClusterForm) {
     })
     .check();
   if (f.gitopsRepo) {
-    // The RepoUrlPicker: the host among the integrations, then Gitea's owner and repository.
-    await choose(page, 'Host', f.gitopsRepo.host);
+    // CapzGitopsRepoPicker: the host among the configured integrations, then the owner and the repository.
+    await choose(
+      page,
+      'GitOps repository: host',
+      new RegExp(`^${f.gitopsRepo.host.replace(/\./g, '\\.')} \\(gitea\\)`),
+    );
     await page
       .getByRole('textbox', { name: 'Owner', exact: true })
       .fill(f.gitopsRepo.owner);
