@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -51,12 +52,16 @@ export default defineConfig({
     },
   },
   webServer: {
-    // scripts/test.sh also passes the simulator's AKS discovery config (capz.azureDiscovery: its ARM and Entra ID).
-    command: `yarn workspace backend start --config ../../app-config.yaml --config ../../e2e/app-config.e2e.yaml${
-      process.env.CAPZ_AZURE_DISCOVERY_CONFIG
-        ? ` --config ${JSON.stringify(process.env.CAPZ_AZURE_DISCOVERY_CONFIG)}`
-        : ''
-    }`,
+    // scripts/test.sh also passes the simulator's AKS discovery config (capz.azureDiscovery: its ARM and Entra ID) and
+    // the local Gitea's integrations.gitea (packages/git-server/src/gitea-cli.ts writes it; CAPZ_GITEA_INFO names it).
+    command: `yarn workspace backend start --config ../../app-config.yaml --config ../../e2e/app-config.e2e.yaml${[
+      process.env.CAPZ_AZURE_DISCOVERY_CONFIG,
+      process.env.CAPZ_GITEA_INFO &&
+        JSON.parse(readFileSync(process.env.CAPZ_GITEA_INFO, 'utf8')).appConfig,
+    ]
+      .filter(Boolean)
+      .map(f => ` --config ${JSON.stringify(f)}`)
+      .join('')}`,
     // Backstage reads APP_CONFIG_* variables over its config files (e2e/app-config.e2e.yaml's 7017 is the default).
     env: {
       APP_CONFIG_app_baseUrl: url,

@@ -94,8 +94,17 @@ setsid bash -c 'echo 19 > "/proc/$$/autogroup" 2>/dev/null || true
   echo $? > "$1/build-controllers.rc"' _ "$reports" </dev/null &
 controllers_build=$!
 fi
+# - Gitea v1.26.0 from its Go module (packages/git-server/scripts/build-gitea.sh; ~1 s cached, minutes cold) for the
+#   Gitea pull-request tests (the backend integration stage and e2e), at the lowest priority like the managers.
+if want integration || want e2e; then
+# shellcheck disable=SC2016 # expanded by the inner shell
+setsid bash -c 'echo 19 > "/proc/$$/autogroup" 2>/dev/null || true
+  nice -n 19 ionice -c 3 node packages/git-server/src/gitea-cli.ts build > "$1/build-gitea.log" 2>&1
+  echo $? > "$1/build-gitea.rc"' _ "$reports" </dev/null &
+gitea_build=$!
+fi
 (while kill -0 $$ 2>/dev/null; do sleep 1; done
- kill -- -"$kubernetes_build" ${controllers_build:+-"$controllers_build"} 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
+ kill -- -"$kubernetes_build" ${controllers_build:+-"$controllers_build"} ${gitea_build:+-"$gitea_build"} 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
 wait_build() { # wait_build PID NAME: waits for a background build, fails with its log tail
   local pid=$1 name=$2 s; s=$(date +%s)
   while kill -0 "$pid" 2>/dev/null; do sleep 2; done
@@ -119,6 +128,7 @@ want unit && stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '
 stage "kubernetes binaries (background build)" wait_build "$kubernetes_build" kubernetes
 # The managers' build now gets its full share: the lane that waits for it runs beside the stages below.
 [ -z "${controllers_build:-}" ] || echo 0 > "/proc/$controllers_build/autogroup" 2>/dev/null || true
+[ -z "${gitea_build:-}" ] || echo 0 > "/proc/$gitea_build/autogroup" 2>/dev/null || true
 
 # The real-controllers lane, in the background in a session of its own: it waits for the managers' build, then runs
 # scripts/test-real-controllers.sh (its own management clusters and ports); its output goes to lane.log. The last
@@ -164,6 +174,8 @@ wait_discovery_config() {
   echo "no $CAPZ_AZURE_DISCOVERY_CONFIG after 60 s" >&2; return 1
 }
 stage "simulated Azure endpoints" wait_discovery_config
+# The backend stage's Gitea test (scaffolder module) and the e2e stage start Gitea: its build first.
+stage "gitea (background build)" wait_build "$gitea_build" gitea
 want integration && stage "integration tests: backend" env CI=true yarn test --testPathPatterns '\.integration\.test\.' --json --outputFile="$reports/jest-integration.json"
 fi
 if want e2e; then
@@ -183,6 +195,20 @@ start_git_server() {
   CAPZ_GITOPS_REPO_URL=$(cat "$root/url"); export CAPZ_GITOPS_REPO_URL
 }
 stage "git server" start_git_server
+# Gitea (packages/git-server/src/gitea-cli.ts) for the template's pull-request delivery on a real forge: a `gitops`
+# repository of its admin user; the info file names its URL, credentials and the backend's integrations.gitea config
+# (playwright.config.ts passes it to the e2e backend; the e2e test reads the pull request through Gitea's API).
+start_gitea() {
+  local root="$CAPZ_ROOT/.local/gitea/$cluster" _
+  rm -rf "$root" && mkdir -p "$root"
+  node packages/git-server/src/gitea-cli.ts start --root "$root" --repo gitops \
+    --port "$(node packages/mgmt-cluster/src/cli.ts port)" --info-file "$root/info.json" --exit-with $$ \
+    > "$reports/gitea.log" 2>&1 &
+  for _ in $(seq 1 240); do [ -s "$root/info.json" ] && break; sleep 0.5; done
+  [ -s "$root/info.json" ] || { cat "$reports/gitea.log" >&2; return 1; }
+  export CAPZ_GITEA_INFO="$root/info.json"
+}
+stage "gitea" start_gitea
 stage "e2e tests" yarn test:e2e
 fi
 # docs/install.md followed literally on a fresh @backstage/create-app app with the packed plugins (its own management

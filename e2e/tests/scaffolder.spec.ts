@@ -17,7 +17,10 @@ import { kube } from './kube';
  * - apply: fill the form → dry run (the scaffolder's dry-run API, as the template editor runs it: nothing is written) →
  *   create → follow "Open the cluster" → the cluster turns Healthy → its catalog entity is there, with the owner;
  * - git: the same form with delivery "git" → the branch capz/new-cluster-<namespace>-<name> is on the Git server with
- *   the cluster's manifests, and nothing was applied.
+ *   the cluster's manifests, and nothing was applied;
+ * - pull-request on Gitea: the same form with delivery "pull-request" to the `gitops` repository of the Gitea that
+ *   scripts/test.sh starts (v1.26.0 built from its Go module; CAPZ_GITEA_INFO, and the backend's integrations.gitea)
+ *   → the pull request is open on Gitea, its branch holds the files capz:cluster:render writes, the output links it.
  */
 
 const MC = 'local';
@@ -74,7 +77,9 @@ async function backstageToken(page: Page): Promise<string> {
 
 interface ClusterForm {
   name: string;
-  delivery: 'apply' | 'git';
+  delivery: 'apply' | 'git' | 'pull-request';
+  /** For pull-request: the repository as the RepoUrlPicker writes it (host?owner=o&repo=r). */
+  gitopsRepo?: { host: string; owner: string; repo: string };
 }
 
 /** The owner chosen in the form's OwnerPicker (the catalog's groups). */
@@ -102,6 +107,13 @@ function values(f: ClusterForm): Record<string, unknown> {
       },
     ],
     delivery: f.delivery,
+    ...(f.gitopsRepo
+      ? {
+          gitopsRepo: `${f.gitopsRepo.host}?owner=${f.gitopsRepo.owner}&repo=${f.gitopsRepo.repo}`,
+          baseBranch: 'main',
+          includeCatalogEntity: false,
+        }
+      : {}),
   };
 }
 
@@ -173,9 +185,25 @@ async function fillForm(page: Page, f: ClusterForm) {
       name:
         f.delivery === 'git'
           ? /^Propose through git/
+          : f.delivery === 'pull-request'
+          ? /^Open a pull request on the GitOps repository/
           : 'Apply now on the management cluster',
     })
     .check();
+  if (f.gitopsRepo) {
+    // CapzGitopsRepoPicker: the host among the configured integrations, then the owner and the repository.
+    await choose(
+      page,
+      'GitOps repository: host',
+      new RegExp(`^${f.gitopsRepo.host.replace(/\./g, '\\.')} \\(gitea\\)`),
+    );
+    await page
+      .getByRole('textbox', { name: 'Owner', exact: true })
+      .fill(f.gitopsRepo.owner);
+    await page
+      .getByRole('textbox', { name: 'Repository', exact: true })
+      .fill(f.gitopsRepo.repo);
+  }
   await page.getByRole('button', { name: 'Review' }).click();
   await expect(page.getByRole('button', { name: 'Create' })).toBeVisible();
 }
@@ -212,6 +240,7 @@ async function dryRun(page: Page, token: string, f: ClusterForm) {
     log: Array<{ body: { message: string; stepId?: string; status?: string } }>;
     steps: Array<{ id: string; name: string; action: string }>;
     output: Record<string, unknown>;
+    directoryContents: Array<{ path: string; base64Content: string }>;
   };
 }
 
@@ -489,4 +518,106 @@ test('capz:cluster:propose in the running backend: a dry run clones the configur
   expect(body.output.branch).toBe(`capz/new-cluster-${NS}-${name}`);
   const { stdout } = await run('git', ['ls-remote', '--heads', repoUrl!]);
   expect(stdout).not.toContain(name);
+});
+
+/** The Gitea scripts/test.sh starts (packages/git-server/src/gitea-cli.ts's info file) and its admin's credentials. */
+function giteaInfo() {
+  const file = process.env.CAPZ_GITEA_INFO;
+  expect(
+    file,
+    'CAPZ_GITEA_INFO: scripts/test.sh starts Gitea for the e2e stage',
+  ).toBeTruthy();
+  const info = JSON.parse(readFileSync(file!, 'utf8')) as {
+    url: string;
+    host: string;
+    credentials: string;
+  };
+  const { username, password } = JSON.parse(
+    readFileSync(info.credentials, 'utf8'),
+  ) as { username: string; password: string };
+  const headers = {
+    Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString(
+      'base64',
+    )}`,
+  };
+  return { ...info, username, headers };
+}
+
+test('New AKS cluster: delivery pull-request on Gitea → the pull request is open with the rendered files, linked from the output', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const gitea = giteaInfo();
+  const name = `e2e-pr-${RUN}`;
+  const branch = `capz/new-cluster-${NS}-${name}`;
+  const form: ClusterForm = {
+    name,
+    delivery: 'pull-request',
+    gitopsRepo: { host: gitea.host, owner: gitea.username, repo: 'gitops' },
+  };
+  const api = `${gitea.url}/api/v1/repos/${gitea.username}/gitops`;
+  const openPulls = async () => {
+    const res = await page.request.get(`${api}/pulls?state=open&limit=50`, {
+      headers: gitea.headers,
+    });
+    expect(res.status()).toBe(200);
+    return ((await res.json()) as any[]).filter(p => p.head.ref === branch);
+  };
+  await signInAsGuest(page);
+  const token = await backstageToken(page);
+  await fillForm(page, form);
+
+  // Dry run: render writes the files into the workspace (the dry run returns them); propose commits in a clone and
+  // neither pushes nor opens a pull request.
+  const dry = await dryRun(page, token, form);
+  expect(dry.log.map(l => l.body.message).join('\n')).toMatch(
+    /Dry run: committed [0-9a-f]{12} on .* the branch is NOT pushed/,
+  );
+  const rendered = dry.directoryContents.filter(f =>
+    f.path.startsWith(`clusters/${NS}/${name}/`),
+  );
+  expect(rendered.map(f => f.path).sort()).toEqual([
+    `clusters/${NS}/${name}/cluster.yaml`,
+    `clusters/${NS}/${name}/kustomization.yaml`,
+  ]);
+  expect(await openPulls()).toEqual([]);
+
+  const t0 = Date.now();
+  await page.getByRole('button', { name: 'Create' }).click();
+  await expect(
+    page.getByRole('heading', { name: `Pull request from branch ${branch}` }),
+  ).toBeVisible({ timeout: 60_000 });
+  timing(
+    `template run with pull-request delivery on Gitea (render + propose: clone, commit, push, open): ${
+      Date.now() - t0
+    } ms`,
+  );
+  await saveScreenshot(page, 'scaffolder-gitea-pr-done');
+  expect(await clusterExists(name)).toBe(false);
+
+  // The pull request as Gitea has it: open, from the branch into main, and the output's link.
+  const pulls = await openPulls();
+  expect(pulls.length).toBe(1);
+  const pr = pulls[0];
+  expect(pr.state).toBe('open');
+  expect(pr.base.ref).toBe('main');
+  expect(pr.title).toBe(
+    `Add AKS cluster ${NS}/${name} (management cluster ${MC})`,
+  );
+  await expect(
+    page.getByRole('link', { name: 'Open the pull request' }),
+  ).toHaveAttribute('href', pr.html_url);
+
+  // The branch's files, byte for byte what capz:cluster:render wrote for the same parameters.
+  for (const f of rendered) {
+    const res = await page.request.get(
+      `${api}/raw/${f.path}?ref=${encodeURIComponent(branch)}`,
+      { headers: gitea.headers },
+    );
+    expect(res.status(), f.path).toBe(200);
+    expect(
+      Buffer.compare(await res.body(), Buffer.from(f.base64Content, 'base64')),
+      f.path,
+    ).toBe(0);
+  }
 });

@@ -300,3 +300,10 @@ export async function startGitServer(
     },
   };
 }
+
+export {
+  ensureGitea,
+  startGitea,
+  type GiteaOptions,
+  type GiteaServer,
+} from './gitea.ts';

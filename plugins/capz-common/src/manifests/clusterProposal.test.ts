@@ -155,5 +155,6 @@ it('names the entity as the capz entity provider does, and the pull-request acti
     github: 'publish:github:pull-request',
     gitlab: 'publish:gitlab:merge-request',
     bitbucketServer: 'publish:bitbucketServer:pull-request',
+    gitea: 'capz:cluster:propose',
   });
 });

@@ -229,10 +229,13 @@ export function clusterProposal(input: ClusterProposalInput): ClusterProposal {
 
 /**
  * The scaffolder action that opens a pull request on each kind of forge (the `integrations` key of the repository's
- * host), from Backstage's own scaffolder modules; forges missing here have none the template can use. @public
+ * host): Backstage's own scaffolder modules', and for Gitea (whose module has only `publish:gitea`) capz:cluster:propose,
+ * which pushes the branch and opens the pull request through Gitea's API; forges missing here have none the template
+ * can use. @public
  */
 export const PULL_REQUEST_ACTIONS: Readonly<Record<string, string>> = {
   github: 'publish:github:pull-request',
   gitlab: 'publish:gitlab:merge-request',
   bitbucketServer: 'publish:bitbucketServer:pull-request',
+  gitea: 'capz:cluster:propose',
 };

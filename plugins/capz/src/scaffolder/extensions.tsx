@@ -65,6 +65,12 @@ export const capzFormFields = [
     'validateKubernetesVersion',
   ),
   field(
+    'capz-gitops-repo-picker',
+    'CapzGitopsRepoPicker',
+    async () => (await import('./GitopsRepoPicker')).GitopsRepoPicker,
+    'validateGitopsRepo',
+  ),
+  field(
     'capz-node-pools-field',
     'CapzNodePoolsField',
     async () => (await import('./NodePoolsField')).NodePoolsField,

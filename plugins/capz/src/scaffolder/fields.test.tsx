@@ -6,6 +6,7 @@ import { http, HttpResponse } from 'msw';
 import { useState } from 'react';
 import { BASE } from '../__testUtils__/fixtures';
 import { setupCapzServer } from '../__testUtils__/harness';
+import { GitopsRepoPicker } from './GitopsRepoPicker';
 import { NodePoolsField } from './NodePoolsField';
 import {
   CredentialPicker,
@@ -14,7 +15,11 @@ import {
   NamespacePicker,
   RegionPicker,
 } from './pickers';
-import { validateNodePools, validateRegion } from './validation';
+import {
+  validateGitopsRepo,
+  validateNodePools,
+  validateRegion,
+} from './validation';
 
 const server = setupCapzServer();
 const apis: any[] = [
@@ -419,5 +424,63 @@ describe('field validation (capz-common rules, before Review)', () => {
       formData: { name: 'a'.repeat(32) },
     });
     expect(ok.errors).toEqual([]);
+  });
+});
+
+describe('CapzGitopsRepoPicker', () => {
+  const config = {
+    app: { baseUrl: 'http://localhost:3000' },
+    backend: { baseUrl: 'http://localhost:7007' },
+    integrations: {
+      github: [{ host: 'github.com' }],
+      gitea: [{ host: '127.0.0.1:3000', baseUrl: 'http://127.0.0.1:3000' }],
+      bitbucketServer: [{ host: 'bitbucket.example.com' }],
+      azure: [{ host: 'dev.azure.com' }],
+    },
+  };
+
+  it("offers the configured integrations' hosts of the forges with a pull request, and writes RepoUrlPicker's value", async () => {
+    await renderInTestApp(
+      <Field component={GitopsRepoPicker} title="GitOps repository" />,
+      { apis, config },
+    );
+    await waitFor(async () =>
+      expect(
+        await screen.findByRole('button', { name: /GitOps repository: host/ }),
+      ).toBeEnabled(),
+    );
+    await userEvent.click(
+      screen.getByRole('button', { name: /GitOps repository: host/ }),
+    );
+    expect(
+      (await screen.findAllByRole('option')).map(o => o.textContent),
+    ).toEqual([
+      'github.com (github)',
+      'bitbucket.example.com (bitbucketServer)',
+      '127.0.0.1:3000 (gitea)',
+    ]);
+    await userEvent.click(
+      screen.getByRole('option', { name: '127.0.0.1:3000 (gitea)' }),
+    );
+    await userEvent.type(
+      screen.getByRole('textbox', { name: 'Owner' }),
+      'capz',
+    );
+    await userEvent.type(
+      screen.getByRole('textbox', { name: 'Repository' }),
+      'gitops',
+    );
+    expect(valueShown()).toBe('127.0.0.1:3000?owner=capz&repo=gitops');
+  });
+
+  it('asks for the host, the owner and the repository', () => {
+    const errors: string[] = [];
+    const field = { addError: (m: string) => errors.push(m) } as any;
+    validateGitopsRepo('github.com?owner=o&repo=r', field);
+    validateGitopsRepo('bitbucket.example.com?project=P&repo=r', field);
+    expect(errors).toEqual([]);
+    validateGitopsRepo('github.com?owner=o', field);
+    validateGitopsRepo(undefined as any, field);
+    expect(errors.length).toBe(2);
   });
 });

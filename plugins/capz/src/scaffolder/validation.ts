@@ -90,3 +90,13 @@ export function validateNodePools(
     );
   for (const e of errors) field.addError(`${e.field}: ${e.message}`);
 }
+
+/** The GitOps repository of the pull-request delivery: a host, an owner (or project) and a repository. */
+export function validateGitopsRepo(v: string, field: FieldValidation) {
+  const m = /^([^?]+)\?(.*)$/.exec(v ?? '');
+  const q = new URLSearchParams(m?.[2] ?? '');
+  if (!m || !(q.get('owner') || q.get('project')) || !q.get('repo'))
+    field.addError(
+      'Choose the host, and give the owner (project) and the repository',
+    );
+}

@@ -26,6 +26,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { clusterPageUrl } from './clusterPage';
+import { giteaRepo, openGiteaPullRequest } from './giteaPullRequest';
 import { clusterInputSchema } from './createCluster';
 import { examples } from './proposeCluster.examples';
 
@@ -166,13 +167,29 @@ function describeError(e: unknown): string {
  * what is merged). Refuses when the branch or the path exists already. In a template dry run everything happens but
  * the push.
  *
- * A plain Git server has no pull requests: the action outputs the branch and how to review it. On a hosted provider
- * (an `integrations` entry for the host) it outputs the provider's compare page.
+ * A plain Git server has no pull requests: the action outputs the branch and how to review it. On a Gitea host (an
+ * `integrations.gitea` entry) it opens the pull request through Gitea's API (or finds the open one for the branch) and
+ * outputs its URL and number: Backstage has no Gitea pull-request action. On another hosted provider it outputs the
+ * provider's compare page.
  *
  * @public
  */
 export function createProposeClusterAction(o: ProposeClusterActionOptions) {
   const integrations = o.integrations ?? ScmIntegrations.fromConfig(o.config);
+  /** The Gitea integration of the repository's host and the repository on it, when the host is a Gitea. */
+  function giteaOf(repoUrl: string) {
+    let host: string;
+    try {
+      host = new URL(
+        /^https?:\/\//.test(repoUrl) ? repoUrl : `https://${repoUrl}`,
+      ).host;
+    } catch {
+      return undefined;
+    }
+    const integration = integrations.gitea.byHost(host)?.config;
+    const repo = integration && giteaRepo(integration, repoUrl);
+    return repo ? { integration, repo } : undefined;
+  }
   return createTemplateAction({
     id: 'capz:cluster:propose',
     description:
@@ -187,7 +204,7 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
             .string()
             .optional()
             .describe(
-              'Git smart-HTTP URL of the GitOps repository, e.g. https://git.example.com/platform/clusters.git. Default: scaffolder.capz.gitops.repoUrl',
+              'Git smart-HTTP URL of the GitOps repository, e.g. https://git.example.com/platform/clusters.git, or on a Gitea host as RepoUrlPicker writes it (host?owner=o&repo=r). Default: scaffolder.capz.gitops.repoUrl',
             ),
         baseBranch: z =>
           z
@@ -203,6 +220,13 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
             .describe(
               'Directory the manifests go to, relative to the repository root. Default: clusters/<namespace>/<name>/',
             ),
+        includeCatalogEntity: z =>
+          z
+            .boolean()
+            .optional()
+            .describe(
+              "Also commit the cluster's catalog entity (a Resource of type kubernetes-cluster) as catalog-info.yaml",
+            ),
       },
       output: {
         branch: z => z.string().describe('The branch that holds the proposal'),
@@ -215,8 +239,20 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
           z
             .string()
             .describe(
-              "Where to review the branch: the provider's compare (pull request) page when the host has an integration, else the repository URL",
+              "Where to review the branch: the pull request on a Gitea host, the provider's compare (pull request) page on another host with an integration, else the repository URL",
             ),
+        pullRequestUrl: z =>
+          z
+            .string()
+            .optional()
+            .describe(
+              'On a Gitea host (not in a dry run): the pull request opened, or the open one found for the branch',
+            ),
+        pullRequestNumber: z =>
+          z
+            .number()
+            .optional()
+            .describe('On a Gitea host (not in a dry run): its number'),
         reviewHint: z =>
           z
             .string()
@@ -230,6 +266,7 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
         repoUrl: repoInput,
         baseBranch: baseInput,
         path: pathInput,
+        includeCatalogEntity,
         managementCluster,
         ...input
       } = ctx.input;
@@ -250,12 +287,15 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
 
       const errors = validateAksAsoClusterParams(params);
       if (errors.length) fail(errors.join('; '));
-      const repoUrl =
+      const repoInputUrl =
         repoInput ||
         o.config.getOptionalString('scaffolder.capz.gitops.repoUrl') ||
         fail(
           'no repository: give repoUrl, or configure scaffolder.capz.gitops.repoUrl',
         );
+      // A Gitea host's repository as RepoUrlPicker writes it (host?owner=o&repo=r) is cloned at <baseUrl>/<owner>/<repo>.git.
+      const gitea = giteaOf(repoInputUrl);
+      const repoUrl = gitea?.repo.cloneUrl ?? repoInputUrl;
       if (!/^https?:\/\//.test(repoUrl))
         fail(
           `repoUrl ${safeUrl(repoUrl)} is not an http(s) URL (smart HTTP only)`,
@@ -268,6 +308,7 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
           params,
           managementCluster,
           path: pathInput,
+          includeCatalogEntity,
           requester: ctx.user?.ref,
           clusterPageUrl: clusterPageUrl(o.config, {
             managementCluster,
@@ -357,9 +398,10 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
           baseBranch,
           branch,
         );
-        const reviewHint = compare
+        let reviewHint = compare
           ? `Open a pull request from ${branch} into ${baseBranch}: ${compare}`
           : `Review and merge branch ${branch} into ${baseBranch} (this Git server has no pull requests): git fetch ${where} ${branch} && git diff ${baseBranch}...FETCH_HEAD`;
+        let pullRequest: { number: number; url: string } | undefined;
         // On a forge with a pull-request action, the template's pull-request delivery opens it (capz:cluster:render
         // writes the same files into the workspace for publish:github:pull-request and the like); here, the link.
 
@@ -400,12 +442,44 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
               Date.now() - t0
             } ms. ${reviewHint}`,
           );
+          if (gitea) {
+            // Gitea: the pull request through its API (Backstage has no action for it); the branch stays if this fails.
+            try {
+              const pr = await openGiteaPullRequest(
+                gitea.integration,
+                gitea.repo,
+                {
+                  head: branch,
+                  base: baseBranch,
+                  title: proposal.title,
+                  body: proposal.description,
+                },
+              );
+              pullRequest = pr;
+              reviewHint = `Review and merge pull request #${pr.number} (${branch} into ${baseBranch}): ${pr.url}`;
+              log.info(
+                `${pr.created ? 'Opened' : 'Found the open'} pull request #${
+                  pr.number
+                }: ${pr.url}`,
+              );
+            } catch (e) {
+              fail(
+                `branch ${branch} is pushed to ${where}, but the pull request was not opened: ${
+                  (e as Error).message
+                }`,
+              );
+            }
+          }
         }
 
         ctx.output('branch', branch);
         ctx.output('commit', commit);
         ctx.output('files', files);
-        ctx.output('url', compare ?? where);
+        ctx.output('url', pullRequest?.url ?? compare ?? where);
+        if (pullRequest) {
+          ctx.output('pullRequestUrl', pullRequest.url);
+          ctx.output('pullRequestNumber', pullRequest.number);
+        }
         ctx.output('reviewHint', reviewHint);
         ctx.output('pushed', !dryRun);
       }

@@ -147,7 +147,13 @@ describe('the New AKS cluster template, dry-run by the scaffolder', () => {
     });
     expect(stepsOf(r)).toEqual({
       ran: ['prGithub', 'render'],
-      skipped: ['create', 'prBitbucketServer', 'prGitlab', 'propose'],
+      skipped: [
+        'create',
+        'prBitbucketServer',
+        'prGitea',
+        'prGitlab',
+        'propose',
+      ],
       noDryRun: [],
     });
     // What the GitHub action read from the workspace: the files under the path it was given as sourcePath.
@@ -194,7 +200,13 @@ describe('the New AKS cluster template, dry-run by the scaffolder', () => {
     });
     expect(stepsOf(r)).toEqual({
       ran: ['render'],
-      skipped: ['create', 'prBitbucketServer', 'prGithub', 'propose'],
+      skipped: [
+        'create',
+        'prBitbucketServer',
+        'prGitea',
+        'prGithub',
+        'propose',
+      ],
       noDryRun: ['prGitlab'],
     });
     expect(Object.keys(files(r)).sort()).toContain(
@@ -232,7 +244,13 @@ describe('the New AKS cluster template, dry-run by the scaffolder', () => {
     });
     expect(stepsOf(r)).toEqual({
       ran: ['propose', 'render'],
-      skipped: ['create', 'prBitbucketServer', 'prGithub', 'prGitlab'],
+      skipped: [
+        'create',
+        'prBitbucketServer',
+        'prGitea',
+        'prGithub',
+        'prGitlab',
+      ],
       noDryRun: [],
     });
     expect(r.output.links?.[0]).toEqual({

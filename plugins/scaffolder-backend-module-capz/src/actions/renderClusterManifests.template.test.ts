@@ -76,7 +76,7 @@ describe('the New AKS cluster template', () => {
       'kubernetesVersion: CapzKubernetesVersionPicker',
       'owner: OwnerPicker',
       'pools: CapzNodePoolsField',
-      'gitopsRepo: RepoUrlPicker',
+      'gitopsRepo: CapzGitopsRepoPicker',
     ]);
     expect(properties.delivery.enum).toEqual(['apply', 'pull-request', 'git']);
   });
@@ -112,6 +112,7 @@ describe('the New AKS cluster template', () => {
       ['prGithub', 'github'],
       ['prGitlab', 'gitlab'],
       ['prBitbucketServer', 'bitbucketServer'],
+      ['prGitea', 'gitea'],
     ])
       expect(byId[id].if).toBe(
         `\${{ parameters.delivery === 'pull-request' and steps.render.output.forge === '${forge}' }}`,
@@ -125,6 +126,7 @@ describe('the New AKS cluster template', () => {
       'publish:github:pull-request': 'prGithub',
       'publish:gitlab:merge-request': 'prGitlab',
       'publish:bitbucketServer:pull-request': 'prBitbucketServer',
+      'capz:cluster:propose': 'prGitea',
     });
     expect(Object.values(PULL_REQUEST_ACTIONS).sort()).toEqual(
       steps

@@ -125,6 +125,7 @@ describe('capz:cluster:render with writeFiles (the pull-request delivery)', () =
             },
           ],
           azure: [{ host: 'dev.azure.com' }],
+          gitea: [{ host: 'gitea.example.com', username: 'u', password: 'p' }],
         },
       },
     }),
@@ -189,6 +190,12 @@ describe('capz:cluster:render with writeFiles (the pull-request delivery)', () =
       'bitbucket.example.com?project=PLAT&repo=clusters',
       'bitbucketServer',
       'publish:bitbucketServer:pull-request',
+    ],
+    // Gitea: capz:cluster:propose opens it through Gitea's API (Backstage's Gitea module has no such action).
+    [
+      'gitea.example.com?owner=platform&repo=clusters',
+      'gitea',
+      'capz:cluster:propose',
     ],
     [
       'dev.azure.com?organization=o&project=p&repo=clusters',

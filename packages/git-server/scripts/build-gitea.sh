@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds Gitea from its Go module (the version pinned below) into $CAPZ_CACHE_DIR/gitea/<key>/, where <key> hashes
+# this script (so the pin). A build whose key already exists is skipped. Gitea's go.mod has `replace` directives, which
+# a wrapper module (as packages/mgmt-cluster/go/* use) would ignore and `go install pkg@version` refuses, so the module's
+# own source is built: `go mod download` puts it in GOMODCACHE, a writable copy is built with its own go.mod/go.sum.
+# cgo sqlite (tags sqlite sqlite_unlock_notify) for a database without a server. The copy stays beside the binary:
+# without bindata, Gitea reads its templates, locales and public files from STATIC_ROOT_PATH (that copy).
+# Prints the output directory (gitea binary + src/) on stdout; progress goes to stderr.
+set -euo pipefail
+version=v1.26.0
+cache=${CAPZ_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/capz-backstage}
+command -v go >/dev/null || { echo "build-gitea: Go is required (go 1.25+ on PATH)" >&2; exit 1; }
+command -v gcc >/dev/null || { echo "build-gitea: gcc is required (cgo sqlite)" >&2; exit 1; }
+key=$(sha256sum < "$0" | cut -c1-16)
+out="$cache/gitea/$key"
+if [ -x "$out/gitea" ] && [ -d "$out/src/options" ]; then
+  echo "$out"; exit 0
+fi
+# One build at a time per key: scripts/test.sh builds in the background while a test may ask for Gitea (it waits).
+mkdir -p "$cache/gitea"
+exec 9>"$out.lock"
+flock 9
+if [ -x "$out/gitea" ] && [ -d "$out/src/options" ]; then
+  echo "$out"; exit 0
+fi
+rm -rf "$out.tmp" && mkdir -p "$out.tmp"
+start=$(date +%s)
+echo "build-gitea: downloading code.gitea.io/gitea $version" >&2
+dir=$(GOFLAGS=-mod=mod go mod download -json "code.gitea.io/gitea@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+[ -n "$dir" ] && [ -f "$dir/go.mod" ] || { echo "build-gitea: go mod download gave no module directory" >&2; exit 1; }
+cp -r "$dir" "$out.tmp/src" && chmod -R u+w "$out.tmp/src"
+cd "$out.tmp/src"
+go mod download
+echo "build-gitea: modules in $(( $(date +%s) - start ))s; building (cold: minutes on 2 cores)" >&2
+ldf="-s -w -X main.Version=${version#v} -X 'main.Tags=sqlite sqlite_unlock_notify'"
+CGO_ENABLED=1 go build -trimpath -tags 'sqlite sqlite_unlock_notify' -ldflags "$ldf" -o "$out.tmp/gitea" .
+cd "$cache"
+rm -rf "$out" && mv "$out.tmp" "$out"
+echo "build-gitea: done in $(( $(date +%s) - start ))s -> $out" >&2
+echo "$out"
