@@ -101,6 +101,47 @@ describe('capz:cluster:propose on Gitea', () => {
       );
   });
 
+  it('on a re-run whose branch holds the same proposal (its pull request was not opened), opens the pull request; a different proposal on that branch is refused', async () => {
+    const input = {
+      ...exampleInput,
+      name: 'gitea-a',
+      includeCatalogEntity: true,
+      repoUrl: `${gitea.host}?owner=${gitea.username}&repo=gitops`,
+    };
+    const branch = 'capz/new-cluster-team-a-gitea-a';
+    // The first test's pull request, closed: the branch stays, as after a push whose pull request failed.
+    const [first] = await gitea.api(
+      'GET',
+      `/repos/${gitea.username}/gitops/pulls?state=open`,
+    );
+    expect(first.head.ref).toBe(branch);
+    await gitea.api(
+      'PATCH',
+      `/repos/${gitea.username}/gitops/pulls/${first.number}`,
+      { state: 'closed' },
+    );
+
+    const ctx = createMockActionContext({ input });
+    await createProposeClusterAction({ config: config() }).handler(ctx);
+    const out = outputs(ctx);
+    expect(out.pushed).toBe(false);
+    expect(out.pullRequestNumber).not.toBe(first.number);
+    const pr = await gitea.api(
+      'GET',
+      `/repos/${gitea.username}/gitops/pulls/${out.pullRequestNumber}`,
+    );
+    expect(pr.state).toBe('open');
+    expect(pr.head.ref).toBe(branch);
+    expect(out.reviewHint).toContain(pr.html_url);
+
+    const other = createMockActionContext({
+      input: { ...input, location: 'northeurope' },
+    });
+    await expect(
+      createProposeClusterAction({ config: config() }).handler(other),
+    ).rejects.toThrow(`branch ${branch} exists already`);
+  });
+
   it('finds the open pull request when Gitea answers 409 (a retried step)', async () => {
     const target = { owner: gitea.username, repo: 'gitops' };
     const pr = {

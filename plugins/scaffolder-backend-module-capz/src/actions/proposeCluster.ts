@@ -164,7 +164,7 @@ function describeError(e: unknown): string {
  * `capz:cluster:propose`: proposes a new AKS cluster through Git instead of applying it. Renders the same manifests as
  * `capz:cluster:render`, clones `repoUrl` at `baseBranch`, writes them under `path`, commits on the new branch
  * `capz/new-cluster-<namespace>-<name>` and pushes it, for a person to review and merge (GitOps: Flux or Argo CD apply
- * what is merged). Refuses when the branch or the path exists already. In a template dry run everything happens but
+ * what is merged). Refuses when the branch or the path exists already (on a Gitea host, a branch that holds exactly this proposal is a re-run: the pull request is opened or found). In a template dry run everything happens but
  * the push.
  *
  * A plain Git server has no pull requests: the action outputs the branch and how to review it. On a Gitea host (an
@@ -340,12 +340,93 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
       } catch (e) {
         return fail(`cannot read ${where}: ${describeError(e)}`);
       }
-      if (refs.some(r => r.ref === `refs/heads/${branch}`))
+      const branchRef = refs.find(r => r.ref === `refs/heads/${branch}`);
+      if (branchRef) {
+        // A re-run after a push whose pull request failed (Gitea down, a token without the right): the branch holds
+        // exactly this proposal, so the step goes on with the pull request instead of refusing.
+        if (gitea && !dryRun && (await branchHoldsProposal())) {
+          const pr = await openPullRequest();
+          ctx.output('branch', branch);
+          ctx.output('commit', branchRef.oid);
+          ctx.output(
+            'files',
+            proposal.files.map(f => f.path),
+          );
+          ctx.output('url', pr.url);
+          ctx.output('pullRequestUrl', pr.url);
+          ctx.output('pullRequestNumber', pr.number);
+          ctx.output(
+            'reviewHint',
+            `Review and merge pull request #${pr.number} (${branch} into ${baseBranch}): ${pr.url}`,
+          );
+          ctx.output('pushed', false);
+          return undefined;
+        }
         fail(
           `branch ${branch} exists already in ${where} (a proposal for this cluster is open or was merged without deleting its branch)`,
         );
+      }
       if (!refs.some(r => r.ref === `refs/heads/${baseBranch}`))
         fail(`${where} has no branch ${baseBranch}`);
+
+      /** Whether `branch` already holds this proposal's files, byte for byte (a shallow clone of it). */
+      async function branchHoldsProposal(): Promise<boolean> {
+        const work = fs.mkdtempSync(join(tmpdir(), 'capz-propose-check-'));
+        try {
+          await git.clone({
+            fs,
+            http,
+            dir: work,
+            url: repoUrl,
+            ref: branch,
+            singleBranch: true,
+            depth: 1,
+            noTags: true,
+            onAuth,
+          });
+          return proposal.files.every(f => {
+            const file = join(work, f.path);
+            return (
+              fs.existsSync(file) &&
+              fs.readFileSync(file).equals(Buffer.from(f.content))
+            );
+          });
+        } catch (e) {
+          return fail(
+            `cannot read branch ${branch} of ${where}: ${describeError(e)}`,
+          );
+        } finally {
+          fs.rmSync(work, { recursive: true, force: true });
+        }
+      }
+
+      /** Gitea: the pull request through its API (Backstage has no action for it). */
+      async function openPullRequest() {
+        try {
+          const pr = await openGiteaPullRequest(
+            gitea!.integration,
+            gitea!.repo,
+            {
+              head: branch,
+              base: baseBranch,
+              title: proposal.title,
+              body: proposal.description,
+            },
+          );
+          log.info(
+            `${pr.created ? 'Opened' : 'Found the open'} pull request #${
+              pr.number
+            }: ${pr.url}`,
+          );
+          return pr;
+        } catch (e) {
+          return fail(
+            `branch ${branch} is pushed to ${where}, but the pull request was not opened: ${
+              (e as Error).message
+            }`,
+          );
+        }
+      }
 
       // A clone of our own, removed when done (a dry run's workspace is the scaffolder's; this is not the template's).
       const clone = fs.mkdtempSync(join(tmpdir(), 'capz-propose-'));
@@ -443,32 +524,10 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
             } ms. ${reviewHint}`,
           );
           if (gitea) {
-            // Gitea: the pull request through its API (Backstage has no action for it); the branch stays if this fails.
-            try {
-              const pr = await openGiteaPullRequest(
-                gitea.integration,
-                gitea.repo,
-                {
-                  head: branch,
-                  base: baseBranch,
-                  title: proposal.title,
-                  body: proposal.description,
-                },
-              );
-              pullRequest = pr;
-              reviewHint = `Review and merge pull request #${pr.number} (${branch} into ${baseBranch}): ${pr.url}`;
-              log.info(
-                `${pr.created ? 'Opened' : 'Found the open'} pull request #${
-                  pr.number
-                }: ${pr.url}`,
-              );
-            } catch (e) {
-              fail(
-                `branch ${branch} is pushed to ${where}, but the pull request was not opened: ${
-                  (e as Error).message
-                }`,
-              );
-            }
+            // The branch stays if this fails: a re-run finds it holding this proposal and opens the pull request.
+            const pr = await openPullRequest();
+            pullRequest = pr;
+            reviewHint = `Review and merge pull request #${pr.number} (${branch} into ${baseBranch}): ${pr.url}`;
           }
         }
 
