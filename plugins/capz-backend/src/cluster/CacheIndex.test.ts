@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { ClusterViews } from '../service/clusterViews';
+import { CacheIndex } from './CacheIndex';
 import type { CacheChange, CachedObject } from './ClusterWatch';
 import type { WatchCache } from './WatchCache';
 
@@ -209,6 +210,34 @@ describe('CacheIndex', () => {
     w.remove('east', 'uid-mc-team-a-analytics');
     w.remove('west', 'uid-team-c-analytics');
     check();
+  });
+
+  it('keeps no chain of earlier namespace indexes: at most the one replaced, until every view is built again', () => {
+    const w = world({
+      east: [
+        cluster('ns', 'a'),
+        controlPlane('ns', 'a'),
+        cluster('ns', 'b'),
+        controlPlane('ns', 'b'),
+      ],
+    });
+    const index = CacheIndex.for(w.cache, ['east']);
+    const change = (ready: boolean) =>
+      w.put('east', { ...controlPlane('ns', 'b'), status: { ready } });
+    const first = index.namespace('east', 'ns');
+    first.view(first.clusters[0]);
+    change(true);
+    const second = index.namespace('east', 'ns');
+    expect(second['previous']).toBe(first);
+    const a = second.view(second.clusters[0]);
+    expect(a).toBe(first.view(first.clusters[0])); // reused from the index it replaced
+    change(false);
+    const third = index.namespace('east', 'ns');
+    expect(third['previous']).toBe(second);
+    expect(second['previous']).toBeUndefined();
+    expect(third.view(third.clusters[0])).toBe(a);
+    third.view(third.clusters[1]);
+    expect(third['previous']).toBeUndefined();
   });
 
   it('rebuilds only the trees whose own objects changed', () => {
