@@ -87,6 +87,8 @@ export function writeCapzMinimalConfig(
   info: ClusterInfo,
   port: number,
   token: string,
+  /** false: no management cluster (what the plugins and their loading cost without data). */
+  withCluster = true,
 ): void {
   writeFileSync(
     file,
@@ -101,12 +103,16 @@ export function writeCapzMinimalConfig(
       '      defaultOwner: group:default/platform',
       '      refreshSeconds: 60',
       'capz:',
-      '  managementClusters:',
-      '    - name: bench',
-      '      title: Benchmark management cluster',
-      `      url: ${info.url}`,
-      `      serviceAccountToken: ${info.backendToken}`,
-      `      caData: ${yamlString(info.caPem)}`,
+      ...(withCluster
+        ? [
+            '  managementClusters:',
+            '    - name: bench',
+            '      title: Benchmark management cluster',
+            `      url: ${info.url}`,
+            `      serviceAccountToken: ${info.backendToken}`,
+            `      caData: ${yamlString(info.caPem)}`,
+          ]
+        : ['  managementClusters: []']),
       '',
     ].join('\n'),
   );

@@ -164,6 +164,7 @@ const newFigures = () => ({
   stockRssKib: NaN,
   emptyRssKib: NaN,
   minimalRssKib: NaN,
+  minimalEmptyRssKib: NaN,
 });
 type Figures = ReturnType<typeof newFigures>;
 const ours = newFigures();
@@ -183,6 +184,7 @@ function goalRows(): string[] {
         stockRssKib: ours.stockRssKib,
         emptyRssKib: ours.emptyRssKib,
         minimalRssKib: ours.minimalRssKib,
+        minimalEmptyRssKib: ours.minimalEmptyRssKib,
       })
     : undefined;
   return [
@@ -261,6 +263,16 @@ function goalsOf(fig: Figures) {
     mib(fig.minimalRssKib),
     fig.minimalRssKib <= rssLimitKib,
     Number.isFinite(rssLimitKib) && Number.isFinite(fig.minimalRssKib),
+  );
+  const minimalDataKib = fig.minimalRssKib - fig.minimalEmptyRssKib;
+  add(
+    'minimal CAPZ backend: what the data adds ≤ 2 × the raw objects',
+    `≤ + ${mib(2 * rawKib)}`,
+    `${mib(fig.minimalRssKib)} = ${mib(
+      fig.minimalEmptyRssKib,
+    )} without a management cluster + ${mib(minimalDataKib)}`,
+    minimalDataKib <= 2 * rawKib,
+    Number.isFinite(minimalDataKib) && Number.isFinite(rawKib),
   );
   // The app's backend has many more plugins (scaffolder and its forge modules, auth, signals, notifications, ...): its
   // own footprint is measured without any management cluster, and the goal's data part applied to the difference.
@@ -698,7 +710,11 @@ async function heapSnapshot(
   if (!pid) return;
   const file = join(localDir, `${label}.heapsnapshot`);
   const r = await snapshotBackend(pid, inspectPort, file);
-  row(`${label}: memory (inspector)`, mib(r.before.rss), describeMemory(r.before));
+  row(
+    `${label}: memory (inspector)`,
+    mib(r.before.rss),
+    describeMemory(r.before),
+  );
   row(
     `${label}: memory after a full GC`,
     mib(r.afterGc.rss),
@@ -712,18 +728,23 @@ async function heapSnapshot(
  * RSS of the minimal CAPZ backend (src/capzMinimalBackend.cts: the stock backend's catalog and permissions, our plugin
  * and catalog module) once its watch of the bench cluster has synced: the like-for-like figure for the RSS goal.
  */
-async function minimalCapzRss(info: ClusterInfo, localDir: string) {
+async function minimalCapzRss(
+  info: ClusterInfo,
+  localDir: string,
+  withCluster: boolean,
+) {
   const port = await listenPort();
   const inspectPort = await listenPort();
   const token = randomBytes(24).toString('hex');
-  const configFile = join(localDir, 'app-config.bench-minimal.yaml');
-  writeCapzMinimalConfig(configFile, info, port, token);
+  const suffix = withCluster ? 'minimal' : 'minimal-empty';
+  const configFile = join(localDir, `app-config.bench-${suffix}.yaml`);
+  writeCapzMinimalConfig(configFile, info, port, token, withCluster);
   const b = startCapzMinimalBackend(
     benchDir,
     configFile,
     port,
     token,
-    join(localDir, 'backend-minimal.log'),
+    join(localDir, `backend-${suffix}.log`),
     args['heap-snapshot'] ? { NODE_OPTIONS: inspectOption(inspectPort) } : {},
   );
   try {
@@ -733,29 +754,41 @@ async function minimalCapzRss(info: ClusterInfo, localDir: string) {
       async () => (await fetch(`${b.baseUrl}/api/capz/health`)).ok,
       300_000,
     );
-    await waitUntil(
-      b,
-      'the minimal backend watch to sync',
-      async () => {
-        const res = await fetchJson(b, '/api/capz/management-clusters');
-        return (
-          res.status === 200 &&
-          res.body?.items?.find((c: { name: string }) => c.name === 'bench')
-            ?.watch?.synced === true
-        );
-      },
-      600_000,
-      50,
-    );
+    if (withCluster)
+      await waitUntil(
+        b,
+        'the minimal backend watch to sync',
+        async () => {
+          const res = await fetchJson(b, '/api/capz/management-clusters');
+          return (
+            res.status === 200 &&
+            res.body?.items?.find((c: { name: string }) => c.name === 'bench')
+              ?.watch?.synced === true
+          );
+        },
+        600_000,
+        50,
+      );
+    else await fetchJson(b, '/api/capz/clusters');
     const pid = resolvePid(b);
-    fig.minimalRssKib = pid ? rssKib(pid) : NaN;
-    row(
-      'Minimal CAPZ backend RSS after sync',
-      mib(fig.minimalRssKib),
-      'VmRSS of a minimal backend as the stock one below (catalog, allow-all permissions) with our backend plugin and catalog module in place of the stock Kubernetes plugin (src/capzMinimalBackend.cts, plain node with the Backstage CLI require hook for our TypeScript sources), once its watch has synced',
-    );
+    const kib = pid ? rssKib(pid) : NaN;
+    if (withCluster) {
+      fig.minimalRssKib = kib;
+      row(
+        'Minimal CAPZ backend RSS after sync',
+        mib(kib),
+        'VmRSS of a minimal backend as the stock one below (catalog, allow-all permissions) with our backend plugin and catalog module in place of the stock Kubernetes plugin (src/capzMinimalBackend.cts, plain node with the Backstage CLI require hook for our TypeScript sources), once its watch has synced',
+      );
+    } else {
+      fig.minimalEmptyRssKib = kib;
+      row(
+        'Minimal CAPZ backend RSS with no management cluster',
+        mib(kib),
+        'VmRSS of the same minimal backend with `capz.managementClusters: []`, once HTTP is up and /api/capz/clusters answered: its plugins and their loading (the CLI require hook transpiles our sources with SWC) without data',
+      );
+    }
     if (args['heap-snapshot'])
-      await heapSnapshot(b, inspectPort, 'capz-minimal', localDir);
+      await heapSnapshot(b, inspectPort, `capz-${suffix}`, localDir);
   } finally {
     await stopBackend(b);
   }
@@ -1048,7 +1081,8 @@ async function main(): Promise<void> {
     }
 
     await emptyBackendRss(info, localDir);
-    await minimalCapzRss(info, localDir);
+    await minimalCapzRss(info, localDir, false);
+    await minimalCapzRss(info, localDir, true);
     await clusterctlDescribe(info, clusterctl.path, target);
     await stockQuery(info, target, localDir);
 
@@ -1097,9 +1131,9 @@ async function main(): Promise<void> {
       log(
         `--keep: the management cluster bench (${
           info.kubeconfigPath
-        }) and the CAPZ backend stay up; stop them with: yarn mgmt stop --name ${args.name}${
-          capzPgid ? `; kill -- -${capzPgid}` : ''
-        }`,
+        }) and the CAPZ backend stay up; stop them with: yarn mgmt stop --name ${
+          args.name
+        }${capzPgid ? `; kill -- -${capzPgid}` : ''}`,
       );
     } else {
       for (const stop of stops.reverse())

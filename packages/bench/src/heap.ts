@@ -24,14 +24,24 @@ export interface MemoryFigures {
   /** v8.getHeapStatistics().malloced_memory: V8's own malloc. */
   malloced: number;
   /** v8.getHeapCodeStatistics(): bytecode and metadata, code and metadata, external scripts' source. */
-  code: { bytecodeAndMetadata: number; codeAndMetadata: number; externalScriptSource: number };
+  code: {
+    bytecodeAndMetadata: number;
+    codeAndMetadata: number;
+    externalScriptSource: number;
+  };
 }
 
-function procStatus(pid: number): Pick<MemoryFigures, 'rss' | 'rssAnon' | 'rssFile'> {
+function procStatus(
+  pid: number,
+): Pick<MemoryFigures, 'rss' | 'rssAnon' | 'rssFile'> {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (key: string) =>
     Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(text)?.[1] ?? NaN);
-  return { rss: kib('VmRSS'), rssAnon: kib('RssAnon'), rssFile: kib('RssFile') };
+  return {
+    rss: kib('VmRSS'),
+    rssAnon: kib('RssAnon'),
+    rssFile: kib('RssFile'),
+  };
 }
 
 const EXPRESSION = `(() => {
@@ -154,7 +164,8 @@ export async function snapshotBackend(
     await inspector.send('HeapProfiler.disable');
     // Closes the inspector's port; the session ends with it, so no answer is awaited.
     inspector.sendOnly('Runtime.evaluate', {
-      expression: "setImmediate(() => process.getBuiltinModule('inspector').close())",
+      expression:
+        "setImmediate(() => process.getBuiltinModule('inspector').close())",
     });
     return { before, afterGc, ms };
   } finally {
@@ -168,15 +179,19 @@ const m = (bytes: number) => `${(bytes / 1048576).toFixed(0)}`;
 export function describeMemory(f: MemoryFigures): string {
   const s = (name: string) => m(f.spaces[name]?.used ?? 0);
   return (
-    `RSS ${m(f.rss * 1024)} MiB (anonymous ${m(f.rssAnon * 1024)}, file-backed ${m(
-      f.rssFile * 1024,
-    )}); V8 heap used ${m(f.heapUsed)} of ${m(f.heapTotal)} MiB ` +
+    `RSS ${m(f.rss * 1024)} MiB (anonymous ${m(
+      f.rssAnon * 1024,
+    )}, file-backed ${m(f.rssFile * 1024)}); V8 heap used ${m(
+      f.heapUsed,
+    )} of ${m(f.heapTotal)} MiB ` +
     `(old ${s('old_space')}, young ${s('new_space')}, large objects ${s(
       'large_object_space',
     )}, code ${s('code_space')}, trusted ${s('trusted_space')}, shared ${s(
       'shared_space',
     )}); bytecode+metadata ${m(f.code.bytecodeAndMetadata)}, ` +
-    `external ${m(f.external)} (ArrayBuffers ${m(f.arrayBuffers)}), V8 malloc ${m(f.malloced)} MiB; ` +
+    `external ${m(f.external)} (ArrayBuffers ${m(
+      f.arrayBuffers,
+    )}), V8 malloc ${m(f.malloced)} MiB; ` +
     `outside the V8 heap and external: ${m(
       f.rssAnon * 1024 - f.heapTotal - f.external,
     )} MiB of anonymous RSS (Node/V8 native, libuv, SQLite, allocator slack)`

@@ -48,10 +48,7 @@ function indexOf(s: string, from = pos): number {
 
 const nodesAt = indexOf('"nodes":[');
 const header = JSON.parse(
-  `${buf
-    .toString('utf8', 0, nodesAt)
-    .trim()
-    .replace(/,$/, '')}}`,
+  `${buf.toString('utf8', 0, nodesAt).trim().replace(/,$/, '')}}`,
 ).snapshot as {
   meta: {
     node_fields: string[];
@@ -243,7 +240,8 @@ for (let changed = true; changed; ) {
 
 // Retained sizes: children before their dominators in postorder.
 const retained = new Float64Array(N);
-for (let p = 0; p < reached; p++) retained[postOrder[p]] += selfSize(postOrder[p]);
+for (let p = 0; p < reached; p++)
+  retained[postOrder[p]] += selfSize(postOrder[p]);
 for (let p = 0; p < rootPost; p++) {
   const n = postOrder[p];
   if (domPost[p] !== UNDEF) retained[postOrder[domPost[p]]] += retained[n];
@@ -317,7 +315,8 @@ const firstChild = new Uint32Array(N + 1);
   for (let n = 0; n < N; n++) firstChild[n + 1] = firstChild[n] + count[n];
   const fill = firstChild.slice(0, N);
   for (let p = 0; p < rootPost; p++)
-    if (domPost[p] !== UNDEF) children[fill[postOrder[domPost[p]]]++] = postOrder[p];
+    if (domPost[p] !== UNDEF)
+      children[fill[postOrder[domPost[p]]]++] = postOrder[p];
   const open = new Uint32Array(groupNames.length);
   const stack: Array<[number, number]> = [[0, firstChild[0]]];
   open[groupOf[0]]++;
@@ -406,7 +405,10 @@ walk(0, 0);
 
 // Duplicated strings.
 {
-  const byText = new Map<string, { count: number; size: number; max: number }>();
+  const byText = new Map<
+    string,
+    { count: number; size: number; max: number }
+  >();
   let stringBytes = 0;
   let stringCount = 0;
   for (let n = 0; n < N; n++) {
@@ -428,7 +430,9 @@ walk(0, 0);
     '',
     `${stringCount.toLocaleString('en')} flat strings, ${MiB(
       stringBytes,
-    )}; ${byText.size.toLocaleString('en')} distinct texts; copies of a text stored more than once cost ${MiB(
+    )}; ${byText.size.toLocaleString(
+      'en',
+    )} distinct texts; copies of a text stored more than once cost ${MiB(
       waste,
     )}. Most costly duplicates:`,
     '',
@@ -437,9 +441,9 @@ walk(0, 0);
     .sort((a, b) => b[1].size - b[1].max - (a[1].size - a[1].max))
     .slice(0, TOP))
     out.push(
-      `- ${MiB(g.size - g.max)}: ${g.count.toLocaleString('en')} × ${JSON.stringify(
-        text.slice(0, 80),
-      )}`,
+      `- ${MiB(g.size - g.max)}: ${g.count.toLocaleString(
+        'en',
+      )} × ${JSON.stringify(text.slice(0, 80))}`,
     );
 }
 // Data reached per owner constructor.
@@ -448,9 +452,15 @@ if (opts.owners) {
   const ownerSet = new Set(owners);
   const mark = new Uint16Array(N);
   const DATA = new Set(
-    ['object', 'array', 'string', 'concatenated string', 'sliced string', 'number', 'hidden'].map(
-      t => nodeTypes.indexOf(t),
-    ),
+    [
+      'object',
+      'array',
+      'string',
+      'concatenated string',
+      'sliced string',
+      'number',
+      'hidden',
+    ].map(t => nodeTypes.indexOf(t)),
   );
   const SKIP_NAMES = /^system \/ (Context|NativeContext)$/;
   const SKIP_EDGES = new Set(['__proto__', 'map', 'constructor', 'prototype']);
@@ -494,7 +504,9 @@ if (opts.owners) {
       if (mark[n] === 1 << bit) exclusive += selfSize(n);
       if (typeOf(n) === T_OBJECT && nameOf(n) === owner) instances++;
     }
-    out.push(`| ${owner} | ${instances} | ${MiB(reachedBytes)} | ${MiB(exclusive)} |`);
+    out.push(
+      `| ${owner} | ${instances} | ${MiB(reachedBytes)} | ${MiB(exclusive)} |`,
+    );
   });
   let any = 0;
   for (let n = 0; n < N; n++) if (mark[n]) any += selfSize(n);
