@@ -246,7 +246,6 @@ for (let p = 0; p < rootPost; p++) {
   const n = postOrder[p];
   if (domPost[p] !== UNDEF) retained[postOrder[domPost[p]]] += retained[n];
 }
-const dominator = (n: number) => postOrder[domPost[postIndex[n]]];
 
 const MiB = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
 const out: string[] = [];

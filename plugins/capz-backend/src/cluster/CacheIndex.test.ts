@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { ClusterViews } from '../service/clusterViews';
-import { CacheIndex } from './CacheIndex';
+import { CacheIndex, type NamespaceIndex } from './CacheIndex';
 import type { CacheChange, CachedObject } from './ClusterWatch';
 import type { WatchCache } from './WatchCache';
 
@@ -222,22 +222,25 @@ describe('CacheIndex', () => {
       ],
     });
     const index = CacheIndex.for(w.cache, ['east']);
+    // The link is private: what it holds is what this test is about.
+    const previousOf = (i: NamespaceIndex) =>
+      (i as unknown as { previous?: NamespaceIndex }).previous;
     const change = (ready: boolean) =>
       w.put('east', { ...controlPlane('ns', 'b'), status: { ready } });
     const first = index.namespace('east', 'ns');
     first.view(first.clusters[0]);
     change(true);
     const second = index.namespace('east', 'ns');
-    expect(second['previous']).toBe(first);
+    expect(previousOf(second)).toBe(first);
     const a = second.view(second.clusters[0]);
     expect(a).toBe(first.view(first.clusters[0])); // reused from the index it replaced
     change(false);
     const third = index.namespace('east', 'ns');
-    expect(third['previous']).toBe(second);
-    expect(second['previous']).toBeUndefined();
+    expect(previousOf(third)).toBe(second);
+    expect(previousOf(second)).toBeUndefined();
     expect(third.view(third.clusters[0])).toBe(a);
     third.view(third.clusters[1]);
-    expect(third['previous']).toBeUndefined();
+    expect(previousOf(third)).toBeUndefined();
   });
 
   it('rebuilds only the trees whose own objects changed', () => {
