@@ -1,9 +1,11 @@
 /**
- * Starting and stopping the two Backstage backends of the benchmark: the real one (packages/backend, as e2e starts
- * it) and a minimal one with the stock @backstage/plugin-kubernetes-backend (src/stockBackend.ts).
+ * Starting and stopping the Backstage backends of the benchmark: the real one (packages/backend, as e2e starts it), a
+ * minimal one with the stock @backstage/plugin-kubernetes-backend (src/stockBackend.ts), and the same minimal one with
+ * our plugin and catalog module in place of the stock plugin (src/capzMinimalBackend.cts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { ClusterInfo } from '@internal/mgmt-cluster';
 import { listenerPid, log } from './util.ts';
@@ -60,6 +62,46 @@ export function writeCapzConfig(
       'app:',
       `  baseUrl: http://127.0.0.1:${port}`,
       ...backendBlock(port, token),
+      'capz:',
+      ...(withCluster
+        ? [
+            '  managementClusters:',
+            '    - name: bench',
+            '      title: Benchmark management cluster',
+            `      url: ${info.url}`,
+            `      serviceAccountToken: ${info.backendToken}`,
+            `      caData: ${yamlString(info.caPem)}`,
+          ]
+        : ['  managementClusters: []']),
+      '',
+    ].join('\n'),
+  );
+}
+
+/**
+ * Config of the minimal CAPZ backend: the stock backend's block and catalog rules, the bench management cluster, and
+ * the catalog module's provider as app-config.yaml sets it.
+ */
+export function writeCapzMinimalConfig(
+  file: string,
+  info: ClusterInfo,
+  port: number,
+  token: string,
+  /** false: no management cluster (what the plugins and their loading cost without data). */
+  withCluster = true,
+): void {
+  writeFileSync(
+    file,
+    [
+      '# Written by packages/bench: the minimal CAPZ backend, for the like-for-like memory comparison.',
+      ...backendBlock(port, token),
+      'catalog:',
+      '  rules:',
+      '    - allow: [Component, System, Resource, Location]',
+      '  providers:',
+      '    capz:',
+      '      defaultOwner: group:default/platform',
+      '      refreshSeconds: 60',
       'capz:',
       ...(withCluster
         ? [
@@ -187,6 +229,7 @@ export function startStockBackend(
   port: number,
   token: string,
   logFile: string,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): RunningBackend {
   return launch(
     'stock-kubernetes',
@@ -194,7 +237,39 @@ export function startStockBackend(
     [join(benchDir, 'src', 'stockBackend.ts'), '--config', configFile],
     {
       cwd: benchDir,
-      env: { ...process.env, LOG_LEVEL: 'warn' },
+      env: { ...process.env, LOG_LEVEL: 'warn', ...extraEnv },
+      logFile,
+      port,
+      token,
+    },
+  );
+}
+
+/** The minimal CAPZ backend, through the Backstage CLI's require hook (which transpiles the plugins' sources). */
+export function startCapzMinimalBackend(
+  benchDir: string,
+  configFile: string,
+  port: number,
+  token: string,
+  logFile: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): RunningBackend {
+  const hook = createRequire(import.meta.url).resolve(
+    '@backstage/cli-node/config/nodeTransform.cjs',
+  );
+  return launch(
+    'capz-minimal',
+    process.execPath,
+    [
+      '--require',
+      hook,
+      join(benchDir, 'src', 'capzMinimalBackend.cts'),
+      '--config',
+      configFile,
+    ],
+    {
+      cwd: benchDir,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...extraEnv },
       logFile,
       port,
       token,

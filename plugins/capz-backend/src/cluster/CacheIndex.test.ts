@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { ClusterViews } from '../service/clusterViews';
+import { CacheIndex, type NamespaceIndex } from './CacheIndex';
 import type { CacheChange, CachedObject } from './ClusterWatch';
 import type { WatchCache } from './WatchCache';
 
@@ -209,6 +210,37 @@ describe('CacheIndex', () => {
     w.remove('east', 'uid-mc-team-a-analytics');
     w.remove('west', 'uid-team-c-analytics');
     check();
+  });
+
+  it('keeps no chain of earlier namespace indexes: at most the one replaced, until every view is built again', () => {
+    const w = world({
+      east: [
+        cluster('ns', 'a'),
+        controlPlane('ns', 'a'),
+        cluster('ns', 'b'),
+        controlPlane('ns', 'b'),
+      ],
+    });
+    const index = CacheIndex.for(w.cache, ['east']);
+    // The link is private: what it holds is what this test is about.
+    const previousOf = (i: NamespaceIndex) =>
+      (i as unknown as { previous?: NamespaceIndex }).previous;
+    const change = (ready: boolean) =>
+      w.put('east', { ...controlPlane('ns', 'b'), status: { ready } });
+    const first = index.namespace('east', 'ns');
+    first.view(first.clusters[0]);
+    change(true);
+    const second = index.namespace('east', 'ns');
+    expect(previousOf(second)).toBe(first);
+    const a = second.view(second.clusters[0]);
+    expect(a).toBe(first.view(first.clusters[0])); // reused from the index it replaced
+    change(false);
+    const third = index.namespace('east', 'ns');
+    expect(previousOf(third)).toBe(second);
+    expect(previousOf(second)).toBeUndefined();
+    expect(third.view(third.clusters[0])).toBe(a);
+    third.view(third.clusters[1]);
+    expect(previousOf(third)).toBeUndefined();
   });
 
   it('rebuilds only the trees whose own objects changed', () => {

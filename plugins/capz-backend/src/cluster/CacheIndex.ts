@@ -91,10 +91,15 @@ export class NamespaceIndex {
     /** The namespace's Clusters, in cache order. */
     readonly clusters: CachedObject[],
     readonly groups: Map<string, ObservedObject[]>,
-    /** The index this one replaces: views whose cluster and group are unchanged are reused. */
-    private readonly previous?: NamespaceIndex,
+    /**
+     * The index this one replaces: views whose cluster and group are unchanged are reused. Only its own views are
+     * read, so its link to the one before is cut here, and this link once every cluster has its view: without that,
+     * every change of a namespace followed by a read kept one more generation of views for good.
+     */
+    private previous?: NamespaceIndex,
   ) {
     for (const c of clusters) this.byName.set(c.metadata.name, c);
+    if (previous) previous.previous = undefined;
   }
 
   /** The view of one of this namespace's Clusters, built on first use. */
@@ -114,6 +119,7 @@ export class NamespaceIndex {
         ? before
         : this.build(cluster, objects, now);
     this.views.set(uid, view);
+    if (this.views.size >= this.clusters.length) this.previous = undefined;
     return view;
   }
 

@@ -63,15 +63,44 @@ const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
  * (the API detection reads that), not the field sets; kubectl's last-applied annotation keeps its key with an empty
  * value (the YAML view shows it redacted either way; the upgrade job reads the CAPZ objects whole from the API server).
  */
+/**
+ * One copy of each text that thousands of cached objects repeat (API versions, kinds, namespaces, owners' kinds,
+ * finalizers, field managers): JSON.parse gives every object its own copy of each value. Only these low-cardinality
+ * fields go through it, and it stops growing at POOL_LIMIT texts.
+ */
+const POOL_LIMIT = 50_000;
+const pool = new Map<string, string>();
+const intern = <T>(s: T): T => {
+  if (typeof s !== 'string') return s;
+  const known = pool.get(s);
+  if (known !== undefined) return known as T;
+  if (pool.size < POOL_LIMIT) pool.set(s, s);
+  return s;
+};
+/** Interns a field when it holds a string (an absent field stays absent). */
+const internField = (o: any, key: string) => {
+  if (o && typeof o[key] === 'string') o[key] = intern(o[key]);
+};
+
 const strip = (o: any): CachedObject => {
   const metadata = o.metadata ?? (o.metadata = {});
+  internField(o, 'apiVersion');
+  internField(o, 'kind');
+  internField(metadata, 'namespace');
+  if (Array.isArray(metadata.finalizers))
+    metadata.finalizers = metadata.finalizers.map(intern);
+  if (Array.isArray(metadata.ownerReferences))
+    for (const ref of metadata.ownerReferences) {
+      internField(ref, 'apiVersion');
+      internField(ref, 'kind');
+    }
   if (Array.isArray(metadata.managedFields)) {
     metadata.managedFields = metadata.managedFields.map(
       ({ manager, operation, apiVersion, subresource, time }: any) => ({
-        manager,
-        operation,
-        apiVersion,
-        subresource,
+        manager: intern(manager),
+        operation: intern(operation),
+        apiVersion: intern(apiVersion),
+        subresource: intern(subresource),
         time,
       }),
     );
