@@ -58,12 +58,6 @@ interface Informer {
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /**
- * Shrinks an object in place before anything stores it (client-node's informer keeps the very object it hands to
- * the callbacks, so one stripped copy serves both caches): `managedFields` keeps who wrote it at which apiVersion
- * (the API detection reads that), not the field sets; kubectl's last-applied annotation keeps its key with an empty
- * value (the YAML view shows it redacted either way; the upgrade job reads the CAPZ objects whole from the API server).
- */
-/**
  * One copy of each text that thousands of cached objects repeat (API versions, kinds, namespaces, owners' kinds,
  * finalizers, field managers): JSON.parse gives every object its own copy of each value. Only these low-cardinality
  * fields go through it, and it stops growing at POOL_LIMIT texts.
@@ -82,6 +76,12 @@ const internField = (o: any, key: string) => {
   if (o && typeof o[key] === 'string') o[key] = intern(o[key]);
 };
 
+/**
+ * Shrinks an object in place before anything stores it (client-node's informer keeps the very object it hands to
+ * the callbacks, so one stripped copy serves both caches): `managedFields` keeps who wrote it at which apiVersion
+ * (the API detection reads that), not the field sets; kubectl's last-applied annotation keeps its key with an empty
+ * value (the YAML view shows it redacted either way; the upgrade job reads the CAPZ objects whole from the API server).
+ */
 const strip = (o: any): CachedObject => {
   const metadata = o.metadata ?? (o.metadata = {});
   internField(o, 'apiVersion');
