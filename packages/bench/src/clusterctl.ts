@@ -2,7 +2,7 @@
  * clusterctl, built from Go modules (packages/mgmt-cluster/go/clusterctl, scripts/build-clusterctl.sh) on demand, and
  * the CAPI CRDs `clusterctl describe cluster` needs beyond what the management cluster installs (it lists Machines).
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import {
   apiGet,
   apiRequest,
   patchCrd,
+  runBuildScript,
   type ClusterInfo,
   type Crd,
 } from '@internal/mgmt-cluster';
@@ -31,21 +32,7 @@ export async function ensureClusterctl(
     'build-clusterctl.sh',
   );
   const started = performance.now();
-  const path = await new Promise<string>((resolvePromise, reject) => {
-    const child = spawn('bash', [script], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', d => (out += d));
-    child.on('error', reject);
-    child.on('exit', code =>
-      code === 0
-        ? resolvePromise(out.trim().split('\n').pop()!)
-        : reject(
-            new Error(`build-clusterctl.sh failed with exit code ${code}`),
-          ),
-    );
-  });
+  const path = await runBuildScript(script);
   return { path, ms: performance.now() - started };
 }
 

@@ -15,11 +15,11 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { freePort, runBuildScript } from '@internal/mgmt-cluster';
 
 const run = promisify(execFile);
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,19 +27,7 @@ const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Builds Gitea (or finds it built): the directory with the `gitea` binary and its source (`src/`, STATIC_ROOT_PATH). */
 export async function ensureGitea(): Promise<string> {
   const script = join(packageDir, 'scripts', 'build-gitea.sh');
-  return new Promise<string>((resolvePromise, reject) => {
-    const child = spawn('bash', [script], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', d => (out += d));
-    child.on('error', reject);
-    child.on('exit', code =>
-      code === 0
-        ? resolvePromise(out.trim().split('\n').pop()!)
-        : reject(new Error(`build-gitea.sh failed with exit code ${code}`)),
-    );
-  });
+  return runBuildScript(script);
 }
 
 export interface GiteaOptions {
@@ -65,17 +53,6 @@ export interface GiteaServer {
   /** A request to Gitea's REST API as the admin user; the parsed JSON (undefined for 204). Throws on other statuses. */
   api(method: string, path: string, body?: unknown): Promise<any>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolvePromise(port));
-    });
-  });
 }
 
 /** Starts Gitea; resolves once its API answers and the repositories exist. */

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { runBuildScript } from './buildScript.ts';
 import { packageDir } from './paths.ts';
 
 export interface KubeBinaries {
@@ -15,19 +15,7 @@ export interface KubeBinaries {
  */
 export async function ensureBinaries(): Promise<KubeBinaries> {
   const script = join(packageDir, 'scripts', 'build-binaries.sh');
-  const dir = await new Promise<string>((resolvePromise, reject) => {
-    const child = spawn('bash', [script], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', d => (out += d));
-    child.on('error', reject);
-    child.on('exit', code =>
-      code === 0
-        ? resolvePromise(out.trim().split('\n').pop()!)
-        : reject(new Error(`build-binaries.sh failed with exit code ${code}`)),
-    );
-  });
+  const dir = await runBuildScript(script);
   return {
     dir,
     etcd: join(dir, 'etcd'),

@@ -35,6 +35,7 @@ import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { runBuildScript } from './buildScript.ts';
 import { apiRequest, type ClusterInfo } from './cluster.ts';
 import type { Crd } from './crds.ts';
 import { installCrds } from './install.ts';
@@ -92,23 +93,7 @@ export interface ControllerBinaries {
 }
 
 function runScript(script: string, args: string[] = []): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(
-      'bash',
-      [join(packageDir, 'scripts', script), ...args],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let out = '';
-    child.stdout.on('data', d => (out += d));
-    child.on('error', reject);
-    child.on('exit', code =>
-      code === 0
-        ? resolvePromise(out.trim().split('\n').pop()!)
-        : reject(new Error(`${script} failed with exit code ${code}`)),
-    );
-  });
+  return runBuildScript(join(packageDir, 'scripts', script), args);
 }
 
 /** Builds (or finds cached) the three managers; one at a time, nice'd (scripts/build-controllers.sh). */
