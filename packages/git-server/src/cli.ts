@@ -11,6 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startGitServer } from './index.ts';
+import { closeWith } from './lifetime.ts';
 
 const { values } = parseArgs({
   options: {
@@ -44,21 +45,7 @@ async function main() {
   if (values['url-file'])
     writeFileSync(values['url-file'], `${urls[0] ?? server.url}\n`);
 
-  const stop = () => {
-    server.close().then(() => process.exit(0));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  const parent = Number(values['exit-with']);
-  if (parent) {
-    setInterval(() => {
-      try {
-        process.kill(parent, 0);
-      } catch {
-        stop();
-      }
-    }, 1000).unref();
-  }
+  closeWith(() => server.close(), Number(values['exit-with']));
 }
 
 main().catch(e => {

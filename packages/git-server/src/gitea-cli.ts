@@ -14,6 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureGitea, startGitea } from './gitea.ts';
+import { closeWith } from './lifetime.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -77,21 +78,7 @@ async function main() {
       })}\n`,
     );
 
-  const stop = () => {
-    gitea.close().then(() => process.exit(0));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  const parent = Number(values['exit-with']);
-  if (parent) {
-    setInterval(() => {
-      try {
-        process.kill(parent, 0);
-      } catch {
-        stop();
-      }
-    }, 1000).unref();
-  }
+  closeWith(() => gitea.close(), Number(values['exit-with']));
 }
 
 main().catch(e => {
