@@ -63,19 +63,24 @@ export function writeCapzConfig(
       `  baseUrl: http://127.0.0.1:${port}`,
       ...backendBlock(port, token),
       'capz:',
-      ...(withCluster
-        ? [
-            '  managementClusters:',
-            '    - name: bench',
-            '      title: Benchmark management cluster',
-            `      url: ${info.url}`,
-            `      serviceAccountToken: ${info.backendToken}`,
-            `      caData: ${yamlString(info.caPem)}`,
-          ]
-        : ['  managementClusters: []']),
+      ...capzBlock(info, withCluster),
       '',
     ].join('\n'),
   );
+}
+
+/** The `capz` block of both CAPZ backends' configs: the bench management cluster, or none. */
+function capzBlock(info: ClusterInfo, withCluster: boolean): string[] {
+  return withCluster
+    ? [
+        '  managementClusters:',
+        '    - name: bench',
+        '      title: Benchmark management cluster',
+        `      url: ${info.url}`,
+        `      serviceAccountToken: ${info.backendToken}`,
+        `      caData: ${yamlString(info.caPem)}`,
+      ]
+    : ['  managementClusters: []'];
 }
 
 /**
@@ -103,16 +108,7 @@ export function writeCapzMinimalConfig(
       '      defaultOwner: group:default/platform',
       '      refreshSeconds: 60',
       'capz:',
-      ...(withCluster
-        ? [
-            '  managementClusters:',
-            '    - name: bench',
-            '      title: Benchmark management cluster',
-            `      url: ${info.url}`,
-            `      serviceAccountToken: ${info.backendToken}`,
-            `      caData: ${yamlString(info.caPem)}`,
-          ]
-        : ['  managementClusters: []']),
+      ...capzBlock(info, withCluster),
       '',
     ].join('\n'),
   );

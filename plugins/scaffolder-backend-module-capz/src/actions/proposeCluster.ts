@@ -346,20 +346,13 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
         // exactly this proposal, so the step goes on with the pull request instead of refusing.
         if (gitea && !dryRun && (await branchHoldsProposal())) {
           const pr = await openPullRequest();
-          ctx.output('branch', branch);
-          ctx.output('commit', branchRef.oid);
-          ctx.output(
-            'files',
-            proposal.files.map(f => f.path),
-          );
-          ctx.output('url', pr.url);
-          ctx.output('pullRequestUrl', pr.url);
-          ctx.output('pullRequestNumber', pr.number);
-          ctx.output(
-            'reviewHint',
-            `Review and merge pull request #${pr.number} (${branch} into ${baseBranch}): ${pr.url}`,
-          );
-          ctx.output('pushed', false);
+          report({
+            commit: branchRef.oid,
+            url: pr.url,
+            pullRequest: pr,
+            reviewHint: reviewOf(pr),
+            pushed: false,
+          });
           return undefined;
         }
         fail(
@@ -368,6 +361,32 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
       }
       if (!refs.some(r => r.ref === `refs/heads/${baseBranch}`))
         fail(`${where} has no branch ${baseBranch}`);
+
+      /** The step's outputs, the same for a proposal pushed now and for a re-run that found it pushed. */
+      function report(r: {
+        commit: string;
+        url: string;
+        pullRequest?: { number: number; url: string };
+        reviewHint: string;
+        pushed: boolean;
+      }) {
+        ctx.output('branch', branch);
+        ctx.output('commit', r.commit);
+        ctx.output(
+          'files',
+          proposal.files.map(f => f.path),
+        );
+        ctx.output('url', r.url);
+        if (r.pullRequest) {
+          ctx.output('pullRequestUrl', r.pullRequest.url);
+          ctx.output('pullRequestNumber', r.pullRequest.number);
+        }
+        ctx.output('reviewHint', r.reviewHint);
+        ctx.output('pushed', r.pushed);
+      }
+      function reviewOf(pr: { number: number; url: string }) {
+        return `Review and merge pull request #${pr.number} (${branch} into ${baseBranch}): ${pr.url}`;
+      }
 
       /** Whether `branch` already holds this proposal's files, byte for byte (a shallow clone of it). */
       async function branchHoldsProposal(): Promise<boolean> {
@@ -527,20 +546,17 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
             // The branch stays if this fails: a re-run finds it holding this proposal and opens the pull request.
             const pr = await openPullRequest();
             pullRequest = pr;
-            reviewHint = `Review and merge pull request #${pr.number} (${branch} into ${baseBranch}): ${pr.url}`;
+            reviewHint = reviewOf(pr);
           }
         }
 
-        ctx.output('branch', branch);
-        ctx.output('commit', commit);
-        ctx.output('files', files);
-        ctx.output('url', pullRequest?.url ?? compare ?? where);
-        if (pullRequest) {
-          ctx.output('pullRequestUrl', pullRequest.url);
-          ctx.output('pullRequestNumber', pullRequest.number);
-        }
-        ctx.output('reviewHint', reviewHint);
-        ctx.output('pushed', !dryRun);
+        report({
+          commit,
+          url: pullRequest?.url ?? compare ?? where,
+          pullRequest,
+          reviewHint,
+          pushed: !dryRun,
+        });
       }
     },
   });
