@@ -39,8 +39,9 @@ ${user}
 function setup(answer: (n: number) => string | Error) {
   const calls: unknown[] = [];
   const known: string[] = [];
+  const logger = mockServices.logger.mock();
   const endpoints = new ClusterEndpoints({
-    logger: mockServices.logger.mock(),
+    logger,
     azure: {
       listClusterUserCredential: async q => {
         calls.push(q);
@@ -51,7 +52,7 @@ function setup(answer: (n: number) => string | Error) {
     },
     onKnown: (mc, o) => known.push(`${mc}/${o.metadata?.name}`),
   });
-  return { endpoints, calls, known };
+  return { endpoints, calls, known, logger };
 }
 
 describe('ClusterEndpoints', () => {
@@ -121,6 +122,49 @@ describe('ClusterEndpoints', () => {
       object: managedCluster('b.example'),
     });
     expect(endpoints.of('local', managedCluster('b.example'))).toBeUndefined();
+  });
+
+  it("reads a first list's ManagedClusters once it is over, and logs one warning per reason, not one per cluster", async () => {
+    const { endpoints, calls, logger } = setup(
+      () =>
+        new Error(
+          'ASO credential Secret team-a/my-cred has no AZURE_TENANT_ID',
+        ),
+    );
+    const objects = [1, 2, 3, 4, 5].map(i => ({
+      ...managedCluster(`aks-${i}.example`),
+      metadata: {
+        ...managedCluster().metadata,
+        name: `shop-${i}`,
+        uid: `u${i}`,
+      },
+    }));
+    let listing = true;
+    const cache = Object.assign(new EventEmitter(), {
+      list: () => objects,
+      initialListing: () => listing,
+    });
+    endpoints.watch(cache as never, ['local']);
+    for (const object of objects)
+      cache.emit('change', {
+        managementCluster: 'local',
+        kind: 'ManagedCluster',
+        type: 'add',
+        object,
+      });
+    await endpoints.idle();
+    // Nothing read while the API server sends the lists.
+    expect(calls).toHaveLength(0);
+    listing = false;
+    cache.emit('listed', 'local');
+    await endpoints.idle();
+    expect(calls).toHaveLength(5);
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(logger.warn).toHaveBeenCalledWith(
+      'API server of 5 ManagedClusters not known (local/team-a/shop-1 (aks-1.example), ' +
+        'local/team-a/shop-2 (aks-2.example), local/team-a/shop-3 (aks-3.example), and 2 more): ' +
+        'ASO credential Secret team-a/my-cred has no AZURE_TENANT_ID',
+    );
   });
 
   it('does not retry a failed read on every status update', async () => {

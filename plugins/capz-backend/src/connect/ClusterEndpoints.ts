@@ -62,6 +62,8 @@ export class ClusterEndpoints {
   private readonly queue: Array<() => Promise<void>> = [];
   private running = 0;
   private readonly idleWaiters: Array<() => void> = [];
+  /** Failed reads since the queue was last idle, by reason: logged then, one line per reason, not one per cluster. */
+  private readonly failures = new Map<string, string[]>();
   /** ARM reads made (tests count them: one per FQDN). */
   reads = 0;
 
@@ -69,7 +71,8 @@ export class ClusterEndpoints {
 
   /** Follows the cache's ManagedClusters: each one with a new FQDN is read once. */
   watch(
-    cache: Pick<WatchCache, 'on' | 'list'>,
+    cache: Pick<WatchCache, 'on' | 'list'> &
+      Partial<Pick<WatchCache, 'initialListing'>>,
     managementClusters: string[],
   ): void {
     cache.on('change', (c: CacheChange) => {
@@ -77,7 +80,9 @@ export class ClusterEndpoints {
       const o = c.object as ObservedObject;
       if (c.type === 'delete')
         this.entries.delete(this.key(c.managementCluster, o));
-      else this.observe(c.managementCluster, o);
+      // A first list's ManagedClusters are read once it is over (`listed`), not while the API server sends the lists.
+      else if (!cache.initialListing?.(c.managementCluster))
+        this.observe(c.managementCluster, o);
     });
     cache.on('listed', (mc: string) => {
       if (managementClusters.includes(mc))
@@ -140,11 +145,10 @@ export class ClusterEndpoints {
         this.o.onKnown?.(managementCluster, mc);
       } catch (err) {
         entry.failedAt = (this.o.now ?? Date.now)();
-        this.o.logger.warn(
-          `API server of ManagedCluster ${key} (${fqdn}) not known: ${
-            (err as Error).message
-          }`,
-        );
+        const reason = (err as Error).message;
+        const failed = this.failures.get(reason);
+        if (failed) failed.push(`${key} (${fqdn})`);
+        else this.failures.set(reason, [`${key} (${fqdn})`]);
       } finally {
         entry.pending = false;
       }
@@ -166,6 +170,21 @@ export class ClusterEndpoints {
     return new Promise(resolve => this.idleWaiters.push(resolve));
   }
 
+  /** One warning per reason: a start with a misconfigured credential Secret fails alike for each of its clusters. */
+  private logFailures() {
+    for (const [reason, clusters] of this.failures) {
+      const shown = clusters.slice(0, 3).join(', ');
+      const more =
+        clusters.length > 3 ? `, and ${clusters.length - 3} more` : '';
+      this.o.logger.warn(
+        clusters.length === 1
+          ? `API server of ManagedCluster ${shown} not known: ${reason}`
+          : `API server of ${clusters.length} ManagedClusters not known (${shown}${more}): ${reason}`,
+      );
+    }
+    this.failures.clear();
+  }
+
   private enqueue(task: () => Promise<void>) {
     this.queue.push(task);
     this.pump();
@@ -178,8 +197,10 @@ export class ClusterEndpoints {
       void task().finally(() => {
         this.running--;
         this.pump();
-        if (!this.running && !this.queue.length)
+        if (!this.running && !this.queue.length) {
+          this.logFailures();
           this.idleWaiters.splice(0).forEach(r => r());
+        }
       });
     }
   }

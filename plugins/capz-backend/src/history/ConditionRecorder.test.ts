@@ -298,9 +298,78 @@ describe('ConditionRecorder', () => {
     // A full batch, yet nothing written, and nothing dropped beyond maxPending while the list lasts.
     expect(store.calls).toBe(0);
     cache.listing = false;
-    cache.emit('listed', 'mc');
+    cache.emit('listed', MC);
     await written;
+    await recorder.flush();
     expect(store.transitions).toHaveLength(3);
+    await recorder.stop();
+  });
+
+  it("turns a first list's objects into rows after it, in order, in batches that let other work run between them", async () => {
+    const cache = Object.assign(new FakeCache(), {
+      listing: true,
+      initialListing() {
+        return this.listing;
+      },
+    });
+    const store = new FakeStore();
+    const recorder = new ConditionRecorder({
+      cache,
+      store,
+      logger: mockServices.logger.mock(),
+      clock,
+      maxBatchSize: 1000,
+      flushIntervalMs: 60_000,
+    });
+    // Macrotasks that run while the rows are computed and written: a page view's request would be one.
+    let ticks = 0;
+    const ticksAtWrite: number[] = [];
+    const record = store.recordTransitions.bind(store);
+    store.recordTransitions = async rows => {
+      ticksAtWrite.push(ticks);
+      return record(rows);
+    };
+    recorder.start();
+    const rg = (i: number, status: string, time: string) => ({
+      kind: 'ResourceGroup',
+      metadata: { name: `rg-${i}`, namespace: NS, uid: `rg-${i}` },
+      status: ready(status, status === 'True' ? 'Succeeded' : 'Failed', time),
+    });
+    for (let i = 0; i < 2500; i++)
+      cache.change(
+        'add',
+        'ResourceGroup',
+        rg(i, 'True', '2026-11-20T10:00:00Z'),
+      );
+    // A change of a listed object while the list goes on: recorded after its add, not instead of it.
+    cache.change(
+      'update',
+      'ResourceGroup',
+      rg(7, 'False', '2026-11-20T10:05:00Z'),
+    );
+    cache.listing = false;
+    cache.emit('listed', MC);
+    let ticking = true;
+    const tick = () => {
+      ticks++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await recorder.flush();
+    ticking = false;
+    expect(store.transitions).toHaveLength(2501);
+    expect(
+      store.transitions
+        .filter(t => t.objectUid === 'rg-7')
+        .map(t => [t.status, t.transitionTime]),
+    ).toEqual([
+      ['True', '2026-11-20T10:00:00.000Z'],
+      ['False', '2026-11-20T10:05:00.000Z'],
+    ]);
+    // Batches of at most maxBatchSize rows, with other macrotasks run before and between them.
+    expect(store.calls).toBe(3);
+    expect(ticksAtWrite[0]).toBeGreaterThan(0);
+    expect(ticksAtWrite[2]).toBeGreaterThan(ticksAtWrite[0]);
     await recorder.stop();
   });
 

@@ -16,10 +16,10 @@ import { ClusterMembership, ClusterRef, ObjectSource } from './membership';
 export interface ChangeSource extends ObjectSource {
   on(event: 'change', listener: (change: CacheChange) => void): unknown;
   off(event: 'change', listener: (change: CacheChange) => void): unknown;
-  on(event: 'listed', listener: () => void): unknown;
-  off(event: 'listed', listener: () => void): unknown;
-  /** True while a management cluster's first list is under way (see WatchCache). */
-  initialListing?(): boolean;
+  on(event: 'listed', listener: (managementCluster: string) => void): unknown;
+  off(event: 'listed', listener: (managementCluster: string) => void): unknown;
+  /** True while this management cluster's (without one: any) first list is under way (see WatchCache). */
+  initialListing?(managementCluster?: string): boolean;
 }
 
 /** Emitted (`flush`) after a write, per namespace, so the live-update channel can say which timelines changed. */
@@ -56,6 +56,15 @@ interface PendingEvent {
   event: ObservedEvent;
 }
 
+/** Objects of a finished first list turned into rows per macrotask, so that requests are served in between. */
+const DRAIN_CHUNK = 500;
+
+/** A change seen during its management cluster's first list, with the time it was seen. */
+interface DeferredChange {
+  change: CacheChange;
+  at: Date;
+}
+
 const RECORDED_KINDS = new Set(
   WATCHED_KINDS.map(k => k.name).filter(k => k !== 'Event'),
 );
@@ -65,8 +74,10 @@ const RECORDED_KINDS = new Set(
  *
  * The watch is never blocked: a change is turned into rows synchronously (comparing with the last seen version of
  * the object, kept in memory) and queued; writes happen in batches every `flushIntervalMs`, or at once when
- * `maxBatchSize` rows wait, one write at a time. The initial list arrives as adds: the store drops the states it
- * already holds, so a restart writes nothing twice. A failed write is logged and retried with backoff; the rows
+ * `maxBatchSize` rows wait, one write at a time, each at most `maxBatchSize` rows. The initial list arrives as
+ * thousands of adds: they are kept as they come and turned into rows once that management cluster's list is over
+ * (`listed`), a chunk per macrotask, so that neither the list nor the first page views wait for the history; the
+ * store drops the states it already holds, so a restart writes nothing twice. A failed write is logged and retried with backoff; the rows
  * stay queued (up to `maxPending`).
  */
 export class ConditionRecorder extends EventEmitter {
@@ -75,6 +86,9 @@ export class ConditionRecorder extends EventEmitter {
   /** The last Cluster each object was matched to: a deleted object keeps its Cluster until its rows are written. */
   private readonly clusterOf = new Map<string, ClusterRef>();
   private readonly deleted = new Set<string>();
+  /** Per management cluster still listing (or listed, not yet drained): its objects' changes, by uid, in order. */
+  private readonly deferred = new Map<string, Map<string, DeferredChange[]>>();
+  private draining = false;
   private transitions: PendingTransitions[] = [];
   private events: PendingEvent[] = [];
   private pendingRows = 0;
@@ -83,7 +97,7 @@ export class ConditionRecorder extends EventEmitter {
   private failures = 0;
   private stopped = false;
   private readonly onChange = (change: CacheChange) => this.observe(change);
-  private readonly onListed = () => this.queued(0);
+  private readonly onListed = () => this.drain();
   private readonly flushIntervalMs: number;
   private readonly maxBatchSize: number;
   private readonly maxPending: number;
@@ -113,25 +127,90 @@ export class ConditionRecorder extends EventEmitter {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.writing;
-    if (this.pendingRows) await this.write();
+    this.drainNow(Infinity, true);
+    await this.writeAll();
   }
 
-  /** Writes what is queued now, and waits for it; for tests and shutdown. */
+  /** Writes what is queued now (a finished first list's changes too), and waits for it; for tests and shutdown. */
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    while (this.writing) await this.writing;
-    if (this.pendingRows) await this.write();
+    this.drainNow(Infinity);
+    await this.writeAll();
   }
 
-  private observe({
-    managementCluster,
-    kind,
-    type,
-    object,
-  }: CacheChange): void {
-    const now = this.clock();
+  /** Writes batches until nothing waits, or until one fails (its rows stay queued for the retry). */
+  private async writeAll(): Promise<void> {
+    for (;;) {
+      while (this.writing) await this.writing;
+      if (!this.pendingRows) return;
+      const failures = this.failures;
+      await this.write();
+      if (this.failures > failures) return;
+    }
+  }
+
+  /** Turns the changes of every management cluster that has finished its first list into rows, a chunk at a time. */
+  private drain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    const step = () => {
+      const more = !this.stopped && this.drainNow(DRAIN_CHUNK);
+      if (more) setImmediate(step);
+      else {
+        this.draining = false;
+        this.queued(0);
+      }
+    };
+    setImmediate(step);
+  }
+
+  /** Observes up to `limit` deferred objects (all kept changes of each); true if a finished list has more left. */
+  private drainNow(limit: number, evenListing = false): boolean {
+    let done = 0;
+    for (const [managementCluster, byUid] of this.deferred) {
+      if (!evenListing && this.listing(managementCluster)) continue;
+      for (const [uid, changes] of byUid) {
+        if (done >= limit) return true;
+        byUid.delete(uid);
+        for (const { change, at } of changes) this.observeNow(change, at);
+        done++;
+      }
+      this.deferred.delete(managementCluster);
+    }
+    return false;
+  }
+
+  private listing(managementCluster?: string): boolean {
+    return this.options.cache.initialListing?.(managementCluster) === true;
+  }
+
+  private observe(change: CacheChange): void {
+    const { managementCluster, kind, object } = change;
+    // A first list's objects (and any later change of one not drained yet, to keep its order) wait for `listed`.
+    const deferred = this.deferred.get(managementCluster);
+    const kept = deferred?.get(object.metadata.uid);
+    if (kept) {
+      kept.push({ change, at: this.clock() });
+      return;
+    }
+    if (
+      kind !== 'Event' &&
+      RECORDED_KINDS.has(kind) &&
+      this.listing(managementCluster)
+    ) {
+      let byUid = deferred;
+      if (!byUid) this.deferred.set(managementCluster, (byUid = new Map()));
+      byUid.set(object.metadata.uid, [{ change, at: this.clock() }]);
+      return;
+    }
+    this.observeNow(change, this.clock());
+  }
+
+  private observeNow(
+    { managementCluster, kind, type, object }: CacheChange,
+    now: Date,
+  ): void {
     const namespace = object.metadata.namespace ?? '';
     if (kind === 'Event') {
       // An Event's expiry (delete) is not news: the history keeps it.
@@ -165,9 +244,9 @@ export class ConditionRecorder extends EventEmitter {
 
   private queued(rows: number): void {
     this.pendingRows += rows;
-    // During a first list, rows wait for its end (`listed`): writing them meanwhile would resolve their Clusters
-    // against a half-filled cache, rebuilding every tree of each namespace again as each kind arrives.
-    const listing = this.options.cache.initialListing?.() === true;
+    // During a first list, rows (its Events') wait for its end (`listed`): writing them meanwhile would resolve their
+    // Clusters against a half-filled cache, rebuilding every tree of each namespace again as each kind arrives.
+    const listing = this.listing() || this.draining;
     // The cap is for a failing database (maxPending): rows held for a first list are written, not dropped.
     if (this.pendingRows > this.maxPending && this.failures > 0 && !listing)
       this.dropOldest();
@@ -212,14 +291,19 @@ export class ConditionRecorder extends EventEmitter {
   }
 
   private async writeOnce(): Promise<void> {
-    const transitions = this.transitions;
-    const events = this.events;
-    this.transitions = [];
-    this.events = [];
-    const rows = this.pendingRows;
-    this.pendingRows = 0;
-    const deleted = [...this.deleted];
-    this.deleted.clear();
+    // One batch per macrotask: the rows' Clusters are resolved synchronously, and requests wait meanwhile.
+    await new Promise(resolve => setImmediate(resolve));
+    let take = 0;
+    let rows = 0;
+    while (take < this.transitions.length && rows < this.maxBatchSize)
+      rows += this.transitions[take++].transitions.length;
+    const transitions = this.transitions.splice(0, take);
+    const events = this.events.splice(0, Math.max(0, this.maxBatchSize - rows));
+    rows += events.length;
+    this.pendingRows -= rows;
+    // A deleted object's Cluster is forgotten once none of its rows waits any more.
+    const deleted = this.transitions.length ? [] : [...this.deleted];
+    for (const key of deleted) this.deleted.delete(key);
 
     const transitionRows: TransitionRow[] = [];
     for (const p of transitions) {
