@@ -1,12 +1,18 @@
 /**
  * Starting and stopping the Backstage backends of the benchmark: the real one (packages/backend, as e2e starts it), a
  * minimal one with the stock @backstage/plugin-kubernetes-backend (src/stockBackend.ts), and the same minimal one with
- * our plugin and catalog module in place of the stock plugin (src/capzMinimalBackend.cts).
+ * our plugin and catalog module in place of the stock plugin (src/capzMinimalBackend.cts, on our packages' built JavaScript:
+ * buildCapzPackages).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import {
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { ClusterInfo } from '@internal/mgmt-cluster';
 import { listenerPid, log } from './util.ts';
 
@@ -121,6 +127,8 @@ export function writeStockConfig(
   port: number,
   token: string,
   entityFile: string,
+  /** false: no cluster at all (what the plugins and their loading cost without data). */
+  withCluster = true,
 ): void {
   writeFileSync(
     file,
@@ -138,13 +146,17 @@ export function writeStockConfig(
       '    type: multiTenant',
       '  clusterLocatorMethods:',
       '    - type: config',
-      '      clusters:',
-      '        - name: bench',
-      `          url: ${info.url}`,
-      '          authProvider: serviceAccount',
-      `          serviceAccountToken: ${info.adminToken}`,
-      `          caData: ${Buffer.from(info.caPem).toString('base64')}`,
-      '          skipMetricsLookup: true',
+      ...(withCluster
+        ? [
+            '      clusters:',
+            '        - name: bench',
+            `          url: ${info.url}`,
+            '          authProvider: serviceAccount',
+            `          serviceAccountToken: ${info.adminToken}`,
+            `          caData: ${Buffer.from(info.caPem).toString('base64')}`,
+            '          skipMetricsLookup: true',
+          ]
+        : ['      clusters: []']),
       '',
     ].join('\n'),
   );
@@ -241,7 +253,10 @@ export function startStockBackend(
   );
 }
 
-/** The minimal CAPZ backend, through the Backstage CLI's require hook (which transpiles the plugins' sources). */
+/**
+ * The minimal CAPZ backend, started as the stock backend is (plain node, same arguments) on the built JavaScript of our
+ * packages (see buildCapzPackages).
+ */
 export function startCapzMinimalBackend(
   benchDir: string,
   configFile: string,
@@ -250,19 +265,10 @@ export function startCapzMinimalBackend(
   logFile: string,
   extraEnv: NodeJS.ProcessEnv = {},
 ): RunningBackend {
-  const hook = createRequire(import.meta.url).resolve(
-    '@backstage/cli-node/config/nodeTransform.cjs',
-  );
   return launch(
     'capz-minimal',
     process.execPath,
-    [
-      '--require',
-      hook,
-      join(benchDir, 'src', 'capzMinimalBackend.cts'),
-      '--config',
-      configFile,
-    ],
+    [join(benchDir, 'src', 'capzMinimalBackend.cts'), '--config', configFile],
     {
       cwd: benchDir,
       env: { ...process.env, LOG_LEVEL: 'warn', ...extraEnv },
@@ -271,6 +277,62 @@ export function startCapzMinimalBackend(
       token,
     },
   );
+}
+
+/** The plugins src/capzMinimalBackend.cts loads from the workspace; what they import from it is built with them. */
+const MINIMAL_PLUGINS = [
+  '@capz-backstage/plugin-capz-backend',
+  '@capz-backstage/plugin-catalog-backend-module-capz',
+];
+
+/**
+ * Builds the minimal CAPZ backend's workspace packages as a release does: `yarn tsc` (the declarations that
+ * `backstage-cli package build` bundles), then `backstage-cli package build` of each plugin and of the workspace
+ * packages it depends on, dependencies first; each writes its package's dist/ (not in git). Returns their names.
+ */
+export async function buildCapzPackages(repoRoot: string): Promise<string[]> {
+  const dirOf = new Map<string, string>();
+  for (const parent of ['plugins', 'packages'])
+    for (const d of readdirSync(join(repoRoot, parent))) {
+      const file = join(repoRoot, parent, d, 'package.json');
+      if (existsSync(file))
+        dirOf.set(JSON.parse(readFileSync(file, 'utf8')).name, dirname(file));
+    }
+  const order: string[] = [];
+  const visit = (name: string) => {
+    if (order.includes(name)) return;
+    const dir = dirOf.get(name);
+    if (!dir) throw new Error(`${name} is not a workspace package`);
+    const deps = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+      .dependencies as Record<string, string> | undefined;
+    for (const [dep, range] of Object.entries(deps ?? {}))
+      if (range.startsWith('workspace:')) visit(dep);
+    order.push(name);
+  };
+  MINIMAL_PLUGINS.forEach(visit);
+  await run('yarn', ['tsc'], repoRoot);
+  for (const name of order)
+    await run('yarn', ['backstage-cli', 'package', 'build'], dirOf.get(name)!);
+  return order;
+}
+
+function run(command: string, args: string[], cwd: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, {
+      cwd,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('exit', code =>
+      code === 0
+        ? resolvePromise()
+        : reject(
+            new Error(
+              `\`${command} ${args.join(' ')}\` in ${cwd} exited with ${code}`,
+            ),
+          ),
+    );
+  });
 }
 
 export async function fetchJson(

@@ -1,11 +1,40 @@
 /**
  * A minimal Backstage backend with the CAPZ backend plugin and its catalog module, for the benchmark's like-for-like
  * memory comparison with src/stockBackend.ts (same catalog and allow-all permissions, our plugin in place of the stock
- * Kubernetes plugin); the product's backend is packages/backend. CommonJS, because it is run as packages/backend is
- * (`backstage-cli package start`): through the CLI's require hook, which transpiles the plugins' TypeScript sources,
- * but without the CLI's --enable-source-maps (the stock backend runs without it too). Run by src/backends.ts.
+ * Kubernetes plugin); the product's backend is packages/backend. It runs as the stock backend does, with plain `node`
+ * and the same flags, and as a production backend does, on built JavaScript: our workspace packages (named
+ * @capz-backstage/*, whose package.json `main` is their TypeScript source for development) resolve to the
+ * `publishConfig.main` that `backstage-cli package build` writes (dist/index.cjs.js), which src/backends.ts builds
+ * first. CommonJS, as that build and the Backstage backend bundle are. Run by src/backends.ts.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
+const nodeModule = require('node:module');
+const { existsSync, readFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+
+type Resolve = (request: string, ...rest: unknown[]) => string;
+const loader = nodeModule as unknown as { _resolveFilename: Resolve };
+const resolveFilename = loader._resolveFilename;
+const built = new Map<string, string>();
+const builtMain = (request: string, rest: unknown[]): string => {
+  const manifest = resolveFilename(`${request}/package.json`, ...rest);
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
+  const file: string = join(
+    dirname(manifest),
+    pkg.publishConfig?.main ?? pkg.main,
+  );
+  if (!existsSync(file))
+    throw new Error(
+      `${request} is not built (${file} is missing): run the bench without --no-build`,
+    );
+  built.set(request, file);
+  return file;
+};
+loader._resolveFilename = (request, ...rest) =>
+  /^@capz-backstage\/[^/]+$/.test(request)
+    ? built.get(request) ?? builtMain(request, rest)
+    : resolveFilename(request, ...rest);
+
 const { createBackend } = require('@backstage/backend-defaults');
 
 const backend = createBackend();

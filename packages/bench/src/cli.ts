@@ -21,6 +21,7 @@ import {
 } from '@internal/mgmt-cluster';
 import { K } from '@internal/capz-sim';
 import {
+  buildCapzPackages,
   fetchJson,
   resolvePid,
   startCapzBackend,
@@ -64,6 +65,7 @@ import {
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const { values: args } = parseArgs({
+  allowNegative: true,
   options: {
     clusters: { type: 'string', default: '1000' },
     pools: { type: 'string', default: '3' },
@@ -76,17 +78,20 @@ const { values: args } = parseArgs({
     profile: { type: 'boolean', default: false },
     name: { type: 'string', default: 'bench' },
     'heap-snapshot': { type: 'boolean', default: false },
+    build: { type: 'boolean', default: true },
     baseline: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--list-requests 50] [--tree-requests 500] [--changes 100] [--keep] [--profile] [--heap-snapshot] [--name bench]\n' +
+    'yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--list-requests 50] [--tree-requests 500] [--changes 100] [--keep] [--profile] [--heap-snapshot] [--no-build] [--name bench]\n' +
       '  --name <name>: name of the ephemeral management cluster (default bench; unique when several people share a machine)\n' +
       '  --heap-snapshot: after sync, each backend (full, minimal CAPZ, stock) reports its V8 heap, code, external and\n' +
       '    anonymous/file-backed RSS before and after a full GC, and writes a heap snapshot to .local/bench/*.heapsnapshot\n' +
       '    (read with node packages/bench/src/heapSummary.ts <file>); the figures after it are disturbed by it\n' +
+      '  --no-build: the minimal CAPZ backend runs on the dist/ of our packages as the last run built them (by default\n' +
+      '    the run first builds them: `yarn tsc`, then `backstage-cli package build` of each)\n' +
       '  --profile: the CAPZ backend runs with --cpu-prof (written to .local/bench/profile when it stops)\n' +
       '  --baseline <checkout>: also measure the CAPZ backend of another checkout (e.g. a git worktree of an older\n' +
       '    commit with its node_modules), against the same seeded cluster in the same run\n',
@@ -845,14 +850,14 @@ async function minimalCapzRss(
       row(
         'Minimal CAPZ backend RSS after sync',
         mib(kib),
-        'VmRSS of a minimal backend as the stock one below (catalog, allow-all permissions) with our backend plugin and catalog module in place of the stock Kubernetes plugin (src/capzMinimalBackend.cts, plain node with the Backstage CLI require hook for our TypeScript sources), once its watch has synced',
+        "VmRSS of a minimal backend as the stock one below (catalog, allow-all permissions) with our backend plugin and catalog module in place of the stock Kubernetes plugin (src/capzMinimalBackend.cts), started as the stock one is (plain node, same flags) on built JavaScript (our packages' dist/ from `backstage-cli package build`, no require hook), once its watch has synced",
       );
     } else {
       fig.minimalEmptyRssKib = kib;
       row(
         'Minimal CAPZ backend RSS with no management cluster',
         mib(kib),
-        'VmRSS of the same minimal backend with `capz.managementClusters: []`, once HTTP is up and /api/capz/clusters answered: its plugins and their loading (the CLI require hook transpiles our sources with SWC) without data',
+        'VmRSS of the same minimal backend (built JavaScript) with `capz.managementClusters: []`, once HTTP is up and /api/capz/clusters answered: its plugins without data',
       );
     }
     if (args['heap-snapshot'])
@@ -939,13 +944,8 @@ async function clusterctlDescribe(
   );
 }
 
-async function stockQuery(
-  info: ClusterInfo,
-  target: SeededCluster,
-  localDir: string,
-): Promise<void> {
-  const port = await listenPort();
-  const token = randomBytes(24).toString('hex');
+/** The one catalog entity of the stock backend: the target cluster, by the stock plugin's annotations. */
+function writeStockEntity(target: SeededCluster, localDir: string): string {
   const entityFile = join(localDir, 'stock-entity.yaml');
   writeFileSync(
     entityFile,
@@ -964,6 +964,77 @@ async function stockQuery(
       '',
     ].join('\n'),
   );
+  return entityFile;
+}
+
+/**
+ * RSS of the stock minimal backend with no cluster: the reference for the minimal CAPZ backend's RSS with no
+ * management cluster (what each plugin and its loading cost without data).
+ */
+async function stockEmptyRss(
+  info: ClusterInfo,
+  target: SeededCluster,
+  localDir: string,
+): Promise<void> {
+  const port = await listenPort();
+  const token = randomBytes(24).toString('hex');
+  const configFile = join(localDir, 'app-config.stock-empty.yaml');
+  writeStockConfig(
+    configFile,
+    info,
+    port,
+    token,
+    writeStockEntity(target, localDir),
+    false,
+  );
+  const inspectPort = await listenPort();
+  const b = startStockBackend(
+    benchDir,
+    configFile,
+    port,
+    token,
+    join(localDir, 'stock-backend-empty.log'),
+    args['heap-snapshot'] ? { NODE_OPTIONS: inspectOption(inspectPort) } : {},
+  );
+  try {
+    await waitUntil(
+      b,
+      'the catalog to ingest the entity',
+      async () =>
+        (
+          await fetchJson(
+            b,
+            `/api/catalog/entities/by-name/component/default/${target.name}`,
+          )
+        ).status === 200,
+      300_000,
+      200,
+    );
+    await fetchJson(b, '/api/kubernetes/clusters');
+    const pid = resolvePid(b);
+    const kib = pid ? rssKib(pid) : NaN;
+    row(
+      'Stock kubernetes backend RSS with no cluster',
+      mib(kib),
+      `VmRSS of the stock minimal backend below with \`kubernetes.clusterLocatorMethods[0].clusters: []\`, once its catalog served the entity and /api/kubernetes/clusters answered; the minimal CAPZ backend with no management cluster is ${mib(
+        fig.minimalEmptyRssKib - kib,
+      )} above it`,
+    );
+    if (args['heap-snapshot'])
+      await heapSnapshot(b, inspectPort, 'stock-empty', localDir);
+  } finally {
+    await stopBackend(b);
+  }
+}
+
+async function stockQuery(
+  info: ClusterInfo,
+  target: SeededCluster,
+  localDir: string,
+): Promise<void> {
+  const port = await listenPort();
+  const token = randomBytes(24).toString('hex');
+  const entityFile = writeStockEntity(target, localDir);
   const configFile = join(localDir, 'app-config.stock.yaml');
   writeStockConfig(configFile, info, port, token, entityFile);
   log(
@@ -1079,6 +1150,17 @@ async function main(): Promise<void> {
     `N=${N} clusters, P=${P} pools, ${NAMESPACES} namespaces; ${cores} cores`,
   );
 
+  if (args.build) {
+    log(
+      "building the minimal CAPZ backend's packages (`yarn tsc`, `backstage-cli package build`)",
+    );
+    const t = performance.now();
+    const built = await buildCapzPackages(repoRoot);
+    log(`built ${built.join(', ')} in ${sec(performance.now() - t)}`);
+  } else
+    log(
+      '--no-build: the minimal CAPZ backend runs on the dist/ of the last build',
+    );
   const clusterctl = await ensureClusterctl(repoRoot);
   log(
     `clusterctl: ${clusterctl.path} (${sec(
@@ -1151,6 +1233,7 @@ async function main(): Promise<void> {
 
     await emptyBackendRss(info, localDir);
     await minimalCapzRss(info, localDir, false);
+    await stockEmptyRss(info, target, localDir);
     await minimalCapzRss(info, localDir, true);
     await clusterctlDescribe(info, clusterctl.path, target);
     await stockQuery(info, target, localDir);
