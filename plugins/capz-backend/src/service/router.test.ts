@@ -125,7 +125,13 @@ async function app(
         authorizeConditional: async () => [opts.decision!],
       })
     : mockServices.permissions();
+  const middleware = MiddlewareFactory.create({
+    config: mockServices.rootConfig(),
+    logger,
+  });
+  // The root HTTP router's compression middleware, as in a backend: it changes how an answer's headers are sent.
   return express()
+    .use(middleware.compression())
     .use(
       await createRouter({
         logger,
@@ -138,12 +144,7 @@ async function app(
         validateResponses: opts.validateResponses ?? true,
       }),
     )
-    .use(
-      MiddlewareFactory.create({
-        config: mockServices.rootConfig(),
-        logger,
-      }).error(),
-    );
+    .use(middleware.error());
 }
 
 const q = (params: Record<string, string>) =>
@@ -269,6 +270,11 @@ describe('router', () => {
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.headers['content-type']).toMatch(/^application\/json/);
     expect(plain.body).toEqual(validated.body);
+    // One answer of known length, not a chunked one.
+    expect(plain.headers['transfer-encoding']).toBeUndefined();
+    expect(Number(plain.headers['content-length'])).toBe(
+      Buffer.byteLength(JSON.stringify(validated.body)),
+    );
     const gzipped = await request(server)
       .get(path)
       .set(auth)
@@ -276,6 +282,8 @@ describe('router', () => {
     expect(gzipped.headers['content-encoding']).toBe('gzip');
     expect(gzipped.headers.vary).toMatch(/Accept-Encoding/);
     expect(gzipped.body).toEqual(validated.body); // supertest gunzips
+    expect(gzipped.headers['transfer-encoding']).toBeUndefined();
+    expect(Number(gzipped.headers['content-length'])).toBeGreaterThan(0);
     const etag = plain.headers.etag;
     expect(gzipped.headers.etag).toBe(etag);
     const again = await request(server)

@@ -183,12 +183,14 @@ export async function createRouter(
         res.status(304).end();
         return;
       }
-      // Already gzipped: the root router's compression middleware leaves an encoded answer alone.
-      if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
-        res.set('Content-Encoding', 'gzip').end(body.gzip());
-      } else {
-        res.end(body.json);
-      }
+      // Already gzipped: the root router's compression middleware leaves an encoded answer alone. The length is set
+      // here: that middleware sends the headers before the body, so Node would not add it, and a chunked answer costs
+      // more writes than the whole rest of the request (the bench's profile).
+      const bytes =
+        req.acceptsEncodings('gzip', 'identity') === 'gzip'
+          ? (res.set('Content-Encoding', 'gzip'), body.gzip())
+          : body.json;
+      res.set('Content-Length', String(bytes.length)).end(bytes);
     },
   );
 
