@@ -83,9 +83,10 @@ export const capzPlugin = createBackendPlugin({
           permissions: capzClusterResourcePermissions,
           getResources: async refs => refs.map(parseClusterResourceRef),
         });
-        const connections = new ConnectionMonitor(managementClusters, logger);
-        await connections.start(scheduler);
-        // The watch cache starts in the background: a slow or unreachable cluster never delays the backend.
+        // The watch cache starts first and in the background: its first list is what the pages wait for after a start,
+        // and it waits for nothing (not the databases' migrations below: 2 s of this plugin's initialization in the
+        // bench's log); a slow or unreachable cluster never delays the backend. What follows the cache takes what it
+        // holds already when it subscribes.
         const cache = new WatchCache(managementClusters, logger);
         // Live updates: every change in the cache is announced (coalesced) on the signals channel.
         const changeSignals = new ChangeSignals(
@@ -95,14 +96,18 @@ export const capzPlugin = createBackendPlugin({
           logger,
         );
         changeSignals.start();
-        // The condition history subscribes before the cache starts, so that the initial list is recorded too; what
-        // it writes is announced like any other change (a timeline on screen grows).
+        void cache.start();
+        const connections = new ConnectionMonitor(managementClusters, logger);
+        await connections.start(scheduler);
+        // The condition history records the initial list too (what the cache holds when it subscribes, then its
+        // changes); what it writes is announced like any other change (a timeline on screen grows).
         const history = await createHistory({
           database,
           scheduler,
           config,
           logger,
           cache,
+          managementClusters: managementClusters.map(c => c.name),
         });
         history.recorder.on('flush', (flush: HistoryFlush) =>
           changeSignals.notifyClusters(flush.clusterUids),
@@ -116,9 +121,6 @@ export const capzPlugin = createBackendPlugin({
           cache,
           signals,
         });
-        // The first list starts now, not in a startup hook: those run once every plugin of the backend has
-        // initialized, seconds after this plugin answers HTTP (the bench's profile), and the pages wait for the list.
-        void cache.start();
         lifecycle.addStartupHook(async () => {
           await jobs.engine.start(scheduler);
         });

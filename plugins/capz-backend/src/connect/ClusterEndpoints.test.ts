@@ -167,6 +167,22 @@ describe('ClusterEndpoints', () => {
     );
   });
 
+  it('reads the ManagedClusters of a management cluster that had listed before it followed the cache', async () => {
+    const { endpoints, calls } = setup(() =>
+      kubeconfig('https://aks-1.hcp.westeurope.azmk8s.io:443', '    token: t'),
+    );
+    const cache = Object.assign(new EventEmitter(), {
+      list: () => [managedCluster('a.example')],
+      initialListing: () => false,
+    });
+    endpoints.watch(cache as never, ['local']);
+    await endpoints.idle();
+    expect(calls).toHaveLength(1);
+    expect(endpoints.of('local', managedCluster('a.example'))?.url).toBe(
+      'https://aks-1.hcp.westeurope.azmk8s.io:443',
+    );
+  });
+
   it('does not retry a failed read on every status update', async () => {
     const { endpoints, calls } = setup(() => new Error('AuthorizationFailed'));
     for (let i = 0; i < 3; i++) {

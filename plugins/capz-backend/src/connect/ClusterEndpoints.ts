@@ -84,11 +84,16 @@ export class ClusterEndpoints {
       else if (!cache.initialListing?.(c.managementCluster))
         this.observe(c.managementCluster, o);
     });
+    const observeAll = (mc: string) => {
+      for (const o of cache.list(mc, 'ManagedCluster'))
+        this.observe(mc, o as ObservedObject);
+    };
     cache.on('listed', (mc: string) => {
-      if (managementClusters.includes(mc))
-        for (const o of cache.list(mc, 'ManagedCluster'))
-          this.observe(mc, o as ObservedObject);
+      if (managementClusters.includes(mc)) observeAll(mc);
     });
+    // The cache may have finished a first list before this follows it.
+    for (const mc of managementClusters)
+      if (cache.initialListing && !cache.initialListing(mc)) observeAll(mc);
   }
 
   private key(mc: string, o: ObservedObject) {

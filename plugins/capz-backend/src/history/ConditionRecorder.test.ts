@@ -373,6 +373,49 @@ describe('ConditionRecorder', () => {
     await recorder.stop();
   });
 
+  it('records what the cache already holds when it starts (the cache started first), then its changes', async () => {
+    const cache = Object.assign(new FakeCache(), {
+      listing: true,
+      initialListing() {
+        return this.listing;
+      },
+    });
+    const rg = (i: number, status: string, time: string) => ({
+      kind: 'ResourceGroup',
+      metadata: { name: `rg-${i}`, namespace: NS, uid: `rg-${i}` },
+      status: ready(status, status === 'True' ? 'Succeeded' : 'Failed', time),
+    });
+    // Half the list arrived before the recorder subscribed, half after.
+    cache.change('add', 'ResourceGroup', rg(1, 'True', '2026-11-20T10:00:00Z'));
+    const store = new FakeStore();
+    const recorder = new ConditionRecorder({
+      cache,
+      store,
+      logger: mockServices.logger.mock(),
+      clock,
+      managementClusters: [MC],
+      flushIntervalMs: 60_000,
+    });
+    recorder.start();
+    cache.change('add', 'ResourceGroup', rg(2, 'True', '2026-11-20T10:00:00Z'));
+    cache.change(
+      'update',
+      'ResourceGroup',
+      rg(1, 'False', '2026-11-20T10:05:00Z'),
+    );
+    cache.listing = false;
+    cache.emit('listed', MC);
+    await recorder.flush();
+    expect(
+      store.transitions.map(t => [t.objectUid, t.status, t.transitionTime]),
+    ).toEqual([
+      ['rg-1', 'True', '2026-11-20T10:00:00.000Z'],
+      ['rg-1', 'False', '2026-11-20T10:05:00.000Z'],
+      ['rg-2', 'True', '2026-11-20T10:00:00.000Z'],
+    ]);
+    await recorder.stop();
+  });
+
   it('writes what arrived during a write without waiting for another change', async () => {
     const cache = new FakeCache();
     const store = new FakeStore();

@@ -33,6 +33,8 @@ export interface HistoryFlush {
 
 export interface ConditionRecorderOptions {
   cache: ChangeSource;
+  /** The management clusters whose objects the cache may already hold when the recorder starts. */
+  managementClusters?: string[];
   store: HistoryStore;
   logger: LoggerService;
   /** How long changes gather before a write (default 1000 ms). */
@@ -114,10 +116,27 @@ export class ConditionRecorder extends EventEmitter {
     this.clock = options.clock ?? (() => new Date());
   }
 
+  /**
+   * Follows the cache's changes, and first takes what it already holds as added: the cache may have started before
+   * the recorder (its first list does not wait for the history's database).
+   */
   start(): void {
     this.stopped = false;
     this.options.cache.on('change', this.onChange);
     this.options.cache.on('listed', this.onListed);
+    for (const managementCluster of this.options.managementClusters ?? [])
+      for (const kind of WATCHED_KINDS)
+        for (const object of this.options.cache.list(
+          managementCluster,
+          kind.name,
+        ))
+          this.observe({
+            managementCluster,
+            kind: kind.name,
+            type: 'add',
+            object,
+          });
+    this.drain();
   }
 
   /** Stops listening and writes what is queued (once; a failure is logged). */
@@ -159,7 +178,7 @@ export class ConditionRecorder extends EventEmitter {
       if (more) setImmediate(step);
       else {
         this.draining = false;
-        this.queued(0);
+        if (this.pendingRows) this.queued(0);
       }
     };
     setImmediate(step);

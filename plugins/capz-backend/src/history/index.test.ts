@@ -17,6 +17,7 @@ describe('createHistory', () => {
       config: new ConfigReader({ capz: { history: { retention: 'P7D' } } }),
       logger: mockServices.logger.mock(),
       cache,
+      managementClusters: [],
     });
     expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(true);
     expect(await knex.schema.hasTable('capz_events')).toBe(true);
@@ -65,6 +66,7 @@ describe('createHistory', () => {
       config: new ConfigReader({}),
       logger: mockServices.logger.mock(),
       cache: Object.assign(new EventEmitter(), { list: () => [] }),
+      managementClusters: [],
     }).then(({ recorder }) => recorder.stop());
     expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(
       false,

@@ -16,7 +16,8 @@ export { DatabaseHistoryStore } from './DatabaseHistoryStore';
 
 /**
  * The condition history (docs/architecture.md#flow-history): migrates the plugin's database, subscribes the recorder to
- * the watch cache (call before the cache starts, so the initial list is recorded) and schedules the pruning. The caller
+ * the watch cache (which may have started already: the recorder takes what it holds, then follows its changes) and
+ * schedules the pruning. The caller
  * stops the recorder on shutdown (`await recorder.stop()`, before the cache stops).
  */
 export async function createHistory(options: {
@@ -25,11 +26,18 @@ export async function createHistory(options: {
   config: Config;
   logger: LoggerService;
   cache: ChangeSource;
+  managementClusters: string[];
 }): Promise<{ store: HistoryStore; recorder: ConditionRecorder }> {
-  const { database, scheduler, config, logger, cache } = options;
+  const { database, scheduler, config, logger, cache, managementClusters } =
+    options;
   const retentionMs = readRetentionMs(config);
   const store = await DatabaseHistoryStore.create({ database });
-  const recorder = new ConditionRecorder({ cache, store, logger });
+  const recorder = new ConditionRecorder({
+    cache,
+    store,
+    logger,
+    managementClusters,
+  });
   recorder.start();
   await schedulePrune({ scheduler, store, retentionMs, logger });
   return { store, recorder };
