@@ -80,6 +80,9 @@ const { values: args } = parseArgs({
     'heap-snapshot': { type: 'boolean', default: false },
     build: { type: 'boolean', default: true },
     baseline: { type: 'string' },
+    'seed-only': { type: 'boolean', default: false },
+    'apiserver-arg': { type: 'string', multiple: true, default: [] },
+    'apiserver-env': { type: 'string', multiple: true, default: [] },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -94,7 +97,11 @@ if (args.help) {
       '    the run first builds them: `yarn tsc`, then `backstage-cli package build` of each)\n' +
       '  --profile: the CAPZ backend runs with --cpu-prof (written to .local/bench/profile when it stops)\n' +
       '  --baseline <checkout>: also measure the CAPZ backend of another checkout (e.g. a git worktree of an older\n' +
-      '    commit with its node_modules), against the same seeded cluster in the same run\n',
+      '    commit with its node_modules), against the same seeded cluster in the same run\n' +
+      "  --seed-only: start the management cluster and seed it, report the API server's and etcd's RSS, then stop\n" +
+      '    (or keep it with --keep); no backend is started\n' +
+      '  --apiserver-arg <flag=value>, --apiserver-env <NAME=value> (repeatable): more kube-apiserver flags or\n' +
+      '    environment, e.g. --apiserver-arg=--profiling=true --apiserver-env GOMEMLIMIT=4GiB\n',
   );
   process.exit(0);
 }
@@ -1210,6 +1217,15 @@ async function main(): Promise<void> {
   const info = await startManagementCluster({
     name: args.name,
     ephemeral: true,
+    extraApiserverArgs: args['apiserver-arg'],
+    apiserverEnv: Object.fromEntries(
+      args['apiserver-env'].map(e => {
+        const at = e.indexOf('=');
+        if (at < 1)
+          throw new Error(`--apiserver-env ${e}: expected NAME=value`);
+        return [e.slice(0, at), e.slice(at + 1)];
+      }),
+    ),
   });
   const stops: Array<() => Promise<void>> = [];
   let capzPgid: number | undefined;
@@ -1234,6 +1250,18 @@ async function main(): Promise<void> {
         (seeded.ms / 1000)
       ).toFixed(0)} requests/s`,
     );
+    row(
+      'API server and etcd RSS after seeding',
+      `${mib(rssKib(info.pids.apiserver))} / ${mib(rssKib(info.pids.etcd))}`,
+      `VmRSS of kube-apiserver / etcd right after the last seeding request (${(
+        (rssKib(info.pids.apiserver) * 1024) /
+        seeded.objects
+      ).toFixed(0)} bytes of API server RSS an object)`,
+    );
+    if (args['seed-only']) {
+      ok = true;
+      return;
+    }
     const target = seeded.clusters[Math.floor(N / 2)];
 
     apiServerPid = info.pids.apiserver || undefined;

@@ -31,6 +31,13 @@ export interface StartOptions {
    * Microsoft Entra ID as in AKS-managed Entra integration. Off by default; the static tokens keep working beside them.
    */
   jwtAuthenticators?: JwtAuthenticator[];
+  /**
+   * More kube-apiserver flags, after the defaults (a repeated flag's last value wins), e.g. `--profiling=true` to
+   * read its Go heap at /debug/pprof/heap (the benchmark's `--apiserver-arg`).
+   */
+  extraApiserverArgs?: string[];
+  /** Environment for kube-apiserver on top of ours, e.g. GOMEMLIMIT or GODEBUG=gctrace=1 (`--apiserver-env`). */
+  apiserverEnv?: Record<string, string>;
 }
 
 /** One `jwt` entry of an AuthenticationConfiguration (apiserver.config.k8s.io/v1). */
@@ -92,6 +99,8 @@ export interface ClusterInfo {
   pids: { etcd: number; apiserver: number; controllerManager: number };
   /** The kube-apiserver command line, kept so that tests can restart it on the same port and state. */
   apiserverArgs: string[];
+  /** Its extra environment (`StartOptions.apiserverEnv`), kept for the same reason. */
+  apiserverEnv?: Record<string, string>;
 }
 
 const isAlive = (pid: number) => {
@@ -200,11 +209,17 @@ async function waitFor(
   }
 }
 
-function launch(bin: string, args: string[], logFile: string): number {
+function launch(
+  bin: string,
+  args: string[],
+  logFile: string,
+  env?: Record<string, string>,
+): number {
   const out = openSync(logFile, 'a');
   // Detached with its own process group so that a developer's cluster outlives the starting command.
   const child = spawn(bin, args, {
     detached: true,
+    ...(env ? { env: { ...process.env, ...env } } : {}),
     stdio: ['ignore', out, out],
   });
   child.unref();
@@ -371,8 +386,14 @@ export async function startManagementCluster(
         ]
       : []),
     '--v=1',
+    ...(opts.extraApiserverArgs ?? []),
   ];
-  const apiPid = launch(bins.kubeApiserver, apiserverArgs, logs.apiserver);
+  const apiPid = launch(
+    bins.kubeApiserver,
+    apiserverArgs,
+    logs.apiserver,
+    opts.apiserverEnv,
+  );
 
   const info: ClusterInfo = {
     name: opts.name,
@@ -386,6 +407,7 @@ export async function startManagementCluster(
     ephemeral: Boolean(opts.ephemeral),
     pids: { etcd: etcdPid, apiserver: apiPid, controllerManager: 0 },
     apiserverArgs,
+    ...(opts.apiserverEnv ? { apiserverEnv: opts.apiserverEnv } : {}),
   };
   writeFileSync(
     info.kubeconfigPath,
@@ -473,7 +495,12 @@ export async function restartApiServer(
   // The port can linger for a moment after the kill; retry the launch until the new process stays up.
   let pid = 0;
   for (let attempt = 0; ; attempt++) {
-    pid = launch(bins.kubeApiserver, info.apiserverArgs, apiLog);
+    pid = launch(
+      bins.kubeApiserver,
+      info.apiserverArgs,
+      apiLog,
+      info.apiserverEnv,
+    );
     try {
       await waitFor(
         'kube-apiserver /readyz after restart',
