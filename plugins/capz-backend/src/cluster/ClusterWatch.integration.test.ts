@@ -5,7 +5,7 @@
 import { mockServices } from '@backstage/backend-test-utils';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { ClusterWatch, CacheChange } from './ClusterWatch';
+import { ClusterWatch, CacheChange, LIST_PAGE } from './ClusterWatch';
 import { WATCHED_KINDS } from './watchedKinds';
 
 const clusterFile = process.env.CAPZ_TEST_CLUSTER;
@@ -164,6 +164,60 @@ describe('ClusterWatch', () => {
       await watch.stop();
     }
   }, 60_000);
+
+  it('lists a kind of more objects than a page whole, and its watch follows on from that list', async () => {
+    const paged = `${ns}-paged`;
+    await core.createNamespace({ body: { metadata: { name: paged } } });
+    try {
+      const names = Array.from({ length: LIST_PAGE + 1 }, (_, i) => `cp-${i}`);
+      for (let i = 0; i < names.length; i += 25)
+        await Promise.all(
+          names.slice(i, i + 25).map(name =>
+            custom.createNamespacedCustomObject({
+              ...CAPZ,
+              namespace: paged,
+              plural: 'azureasomanagedcontrolplanes',
+              body: controlPlane(name),
+            }),
+          ),
+        );
+      const watch = new ClusterWatch(
+        info.name,
+        kc,
+        k8s,
+        WATCHED_KINDS.filter(k => k.name === 'AzureASOManagedControlPlane'),
+        mockServices.logger.mock(),
+        [paged],
+      );
+      await watch.start();
+      try {
+        expect(
+          watch
+            .list('AzureASOManagedControlPlane', paged)
+            .map(o => o.metadata.name)
+            .sort(),
+        ).toEqual([...names].sort());
+        const added = nextChange(
+          watch,
+          c => c.type === 'add' && c.object.metadata.name === 'after-list',
+        );
+        await custom.createNamespacedCustomObject({
+          ...CAPZ,
+          namespace: paged,
+          plural: 'azureasomanagedcontrolplanes',
+          body: controlPlane('after-list'),
+        });
+        await added;
+        expect(watch.list('AzureASOManagedControlPlane', paged)).toHaveLength(
+          LIST_PAGE + 2,
+        );
+      } finally {
+        await watch.stop();
+      }
+    } finally {
+      await core.deleteNamespace({ name: paged }).catch(() => undefined);
+    }
+  }, 120_000);
 
   it('reports a kind the server does not serve as unsynced without an error, and the others as synced', async () => {
     const watch = new ClusterWatch(

@@ -57,6 +57,9 @@ interface Informer {
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
+/** Objects per page of a first list (client-go's reflector pages by 500 too). */
+export const LIST_PAGE = 500;
+
 /**
  * One copy of each text that thousands of cached objects repeat (API versions, kinds, namespaces, owners' kinds,
  * finalizers, field managers): JSON.parse gives every object its own copy of each value. Only these low-cardinality
@@ -285,27 +288,47 @@ export class ClusterWatch extends EventEmitter {
     }`;
   }
 
+  /**
+   * A kind's list, read in pages of LIST_PAGE (as client-go's reflector does) and returned whole, with the
+   * resourceVersion its watch resumes from: every page of one list is served at the same resourceVersion. Pages keep
+   * each answer's text small (a kind's 10 MB answer is held as one string while it is parsed), and the API server
+   * served the 14 kinds' lists in parallel faster in pages (the bench: 0.72-0.74 against 1.49-1.56 s).
+   */
   private listFn(kind: WatchedKind, version: string, namespace?: string) {
     const custom = this.kc.makeApiClient(this.k8s.CustomObjectsApi);
     const core = this.kc.makeApiClient(this.k8s.CoreV1Api);
-    return async (): Promise<any> => {
-      if (!kind.group) {
+    const page = async (_continue?: string): Promise<any> => {
+      const paging = { limit: LIST_PAGE, _continue };
+      if (!kind.group)
         return namespace
-          ? core.listNamespacedEvent({ namespace })
-          : core.listEventForAllNamespaces();
-      }
+          ? core.listNamespacedEvent({ namespace, ...paging })
+          : core.listEventForAllNamespaces(paging);
       return namespace
         ? custom.listNamespacedCustomObject({
             group: kind.group,
             version,
             namespace,
             plural: kind.plural,
+            ...paging,
           })
         : custom.listClusterCustomObject({
             group: kind.group,
             version,
             plural: kind.plural,
+            ...paging,
           });
+    };
+    return async (): Promise<any> => {
+      let list = await page();
+      const items: unknown[] = list.items ?? [];
+      // Typed (core) lists name it `_continue`, custom objects' plain JSON `continue`.
+      const next = (l: any): string | undefined =>
+        l.metadata?._continue || l.metadata?.continue || undefined;
+      for (let token = next(list); token; token = next(list)) {
+        list = await page(token);
+        for (const item of list.items ?? []) items.push(item);
+      }
+      return { ...list, items };
     };
   }
 
