@@ -170,10 +170,11 @@ describe('ClusterWatch', () => {
     await core.createNamespace({ body: { metadata: { name: paged } } });
     try {
       const names = Array.from({ length: LIST_PAGE + 1 }, (_, i) => `cp-${i}`);
+      const api = custom;
       for (let i = 0; i < names.length; i += 25)
         await Promise.all(
           names.slice(i, i + 25).map(name =>
-            custom.createNamespacedCustomObject({
+            api.createNamespacedCustomObject({
               ...CAPZ,
               namespace: paged,
               plural: 'azureasomanagedcontrolplanes',
