@@ -121,7 +121,9 @@ stage "pack the five packages" pack
 # (Backstage 1.57: it calls httpRouter.addWebSocketHandler, which backend-defaults 0.19 has and the template's ^0.18.0
 # has not). Its startup then fails, so no plugin's startup hook runs: the catalog never processes its locations (the
 # template of docs/install.md step 4 is never there). Pinned to the signals backend of the template's release.
+# Our own `yarn patch`es (a `patch:` resolution names a file of this repository) are not a user's: left out.
 pins=$(node -e 'const r=require("./package.json").resolutions;delete r["@types/react"];delete r["@types/react-dom"];
+  for (const k of Object.keys(r)) if (String(r[k]).startsWith("patch:")) delete r[k];
   r["@backstage/plugin-signals-backend"]="0.3.19";console.log(JSON.stringify(r))')
 base_key=$(echo "$CREATE_APP_VERSION $pins" | sha256sum | cut -c1-16)
 scaffold() {
