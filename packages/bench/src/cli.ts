@@ -1014,6 +1014,26 @@ function writeStockEntity(target: SeededCluster, localDir: string): string {
   return entityFile;
 }
 
+/** Waits until the stock backend's catalog serves the compared cluster's entity (its query needs the entity). */
+async function stockCatalogReady(
+  b: RunningBackend,
+  target: SeededCluster,
+): Promise<void> {
+  await waitUntil(
+    b,
+    'the catalog to ingest the entity',
+    async () =>
+      (
+        await fetchJson(
+          b,
+          `/api/catalog/entities/by-name/component/default/${target.name}`,
+        )
+      ).status === 200,
+    300_000,
+    200,
+  );
+}
+
 /**
  * RSS of the stock minimal backend with no cluster: the reference for the minimal CAPZ backend's RSS with no
  * management cluster (what each plugin and its loading cost without data).
@@ -1044,19 +1064,7 @@ async function stockEmptyRss(
     args['heap-snapshot'] ? { NODE_OPTIONS: inspectOption(inspectPort) } : {},
   );
   try {
-    await waitUntil(
-      b,
-      'the catalog to ingest the entity',
-      async () =>
-        (
-          await fetchJson(
-            b,
-            `/api/catalog/entities/by-name/component/default/${target.name}`,
-          )
-        ).status === 200,
-      300_000,
-      200,
-    );
+    await stockCatalogReady(b, target);
     await fetchJson(b, '/api/kubernetes/clusters');
     const pid = resolvePid(b);
     const kib = pid ? rssKib(pid) : NaN;
@@ -1102,19 +1110,7 @@ async function stockQuery(
     args['heap-snapshot'] ? { NODE_OPTIONS: inspectOption(inspectPort) } : {},
   );
   try {
-    await waitUntil(
-      b,
-      'the catalog to ingest the entity',
-      async () =>
-        (
-          await fetchJson(
-            b,
-            `/api/catalog/entities/by-name/component/default/${target.name}`,
-          )
-        ).status === 200,
-      300_000,
-      200,
-    );
+    await stockCatalogReady(b, target);
     const customResources = [
       K.Cluster,
       K.MachinePool,
