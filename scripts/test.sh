@@ -20,7 +20,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
 source "$CAPZ_ROOT/scripts/deps.sh"
 cd "$CAPZ_ROOT"
 reports="$CAPZ_ROOT/.local/reports"
-rm -rf "$reports" && mkdir -p "$reports"
+# The e2e stage writes its results beside its tests: a previous run's must not count in this run's summary.
+rm -rf "$reports" "$CAPZ_ROOT/e2e/artifacts/results.json" && mkdir -p "$reports"
 t0=$(date +%s)
 
 want() { [ -z "${CAPZ_TEST_ONLY:-}" ] || [[ " $CAPZ_TEST_ONLY " == *" $1 "* ]]; }

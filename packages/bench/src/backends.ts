@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
+  closeSync,
   existsSync,
   openSync,
   readdirSync,
@@ -183,6 +184,7 @@ function launch(
     detached: true,
     stdio: ['ignore', out, out],
   });
+  closeSync(out); // the child holds its own copy
   return {
     name,
     port: opts.port,

@@ -6,20 +6,14 @@
  *
  * @internal
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort, runBuildScript } from '@internal/mgmt-cluster';
+import { freePort, launch, runBuildScript } from '@internal/mgmt-cluster';
 
 const run = promisify(execFile);
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -137,10 +131,10 @@ LEVEL = warn
     ],
     { env },
   );
-  const log = openSync(join(root, 'gitea.log'), 'a');
-  const child: ChildProcess = spawn(gitea, ['web', '-c', ini], {
+  const child: ChildProcess = await launch(gitea, ['web', '-c', ini], {
+    logFile: join(root, 'gitea.log'),
     env,
-    stdio: ['ignore', log, log],
+    detached: false,
   });
   let exited: string | undefined;
   child.on(

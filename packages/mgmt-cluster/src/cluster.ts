@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
-  openSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -11,6 +9,7 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import { ensureBinaries } from './binaries.ts';
 import { installCrds } from './install.ts';
+import { launch } from './launch.ts';
 import { loadCrds } from './crds.ts';
 import { log } from './log.ts';
 import { stateDirFor } from './paths.ts';
@@ -209,21 +208,18 @@ async function waitFor(
   }
 }
 
-function launch(
+/** Starts one of the cluster's servers in its own process group, so that a developer's cluster outlives the command. */
+async function startServer(
   bin: string,
   args: string[],
   logFile: string,
   env?: Record<string, string>,
-): number {
-  const out = openSync(logFile, 'a');
-  // Detached with its own process group so that a developer's cluster outlives the starting command.
-  const child = spawn(bin, args, {
-    detached: true,
+): Promise<number> {
+  const child = await launch(bin, args, {
+    logFile,
     ...(env ? { env: { ...process.env, ...env } } : {}),
-    stdio: ['ignore', out, out],
   });
   child.unref();
-  if (!child.pid) throw new Error(`could not start ${bin}`);
   return child.pid;
 }
 
@@ -333,7 +329,7 @@ export async function startManagementCluster(
 
   const etcdUrl = `http://127.0.0.1:${etcdPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  const etcdPid = launch(
+  const etcdPid = await startServer(
     bins.etcd,
     [
       `--name=capz-${opts.name}`,
@@ -388,7 +384,7 @@ export async function startManagementCluster(
     '--v=1',
     ...(opts.extraApiserverArgs ?? []),
   ];
-  const apiPid = launch(
+  const apiPid = await startServer(
     bins.kubeApiserver,
     apiserverArgs,
     logs.apiserver,
@@ -430,7 +426,7 @@ export async function startManagementCluster(
     // CRDs go in before the controller manager starts: its garbage collector discovers resource types at start and
     // then only every 30 s, and owner-reference cascades on custom resources need it to know them.
     if (opts.crds !== false) await installCrds(info, loadCrds());
-    info.pids.controllerManager = launch(
+    info.pids.controllerManager = await startServer(
       bins.kubeControllerManager,
       [
         `--kubeconfig=${info.kubeconfigPath}`,
@@ -495,7 +491,7 @@ export async function restartApiServer(
   // The port can linger for a moment after the kill; retry the launch until the new process stays up.
   let pid = 0;
   for (let attempt = 0; ; attempt++) {
-    pid = launch(
+    pid = await startServer(
       bins.kubeApiserver,
       info.apiserverArgs,
       apiLog,

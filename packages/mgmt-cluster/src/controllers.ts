@@ -17,12 +17,10 @@
  * simulated Entra ID and ARM under their real names (docs/real-controllers.md#plan, step 2); without it their Azure
  * calls fail.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
-  closeSync,
   existsSync,
   mkdirSync,
-  openSync,
   readFileSync,
   readdirSync,
   rmSync,
@@ -38,6 +36,7 @@ import { parseAllDocuments } from 'yaml';
 import { runBuildScript } from './buildScript.ts';
 import { apiRequest, type ClusterInfo } from './cluster.ts';
 import type { Crd } from './crds.ts';
+import { launch } from './launch.ts';
 import { installCrds } from './install.ts';
 import { log } from './log.ts';
 import { packageDir } from './paths.ts';
@@ -787,18 +786,14 @@ async function startOnce(
     for (const m of which) {
       const logFile = join(dir, 'logs', `${m}.log`);
       logStart[m] = existsSync(logFile) ? statSync(logFile).size : 0;
-      const out = openSync(logFile, 'a');
-      const child = spawn(bins[m], args[m], {
-        detached: true,
-        stdio: ['ignore', out, out],
+      const child = await launch(bins[m], args[m], {
+        logFile,
         env: envFor(m),
       });
-      closeSync(out);
       child.on('exit', (code, signal) => {
         exits[m] = signal ? `signal ${signal}` : `exit code ${code}`;
       });
       child.unref();
-      if (!child.pid) throw new Error(`could not start ${bins[m]}`);
       running.managers[m] = {
         pid: child.pid,
         log: logFile,

@@ -14,5 +14,6 @@ export { adminKubeConfig } from './client.ts';
 export { CRD_SOURCES, loadCrds, patchCrd, type Crd } from './crds.ts';
 export { ensureBinaries } from './binaries.ts';
 export { runBuildScript } from './buildScript.ts';
+export { launch, type LaunchOptions } from './launch.ts';
 export { repoRoot, stateRoot } from './paths.ts';
 export { freePort, listenPort } from './ports.ts';
