@@ -13,6 +13,7 @@ import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
 import { WatchCache } from '../cluster/WatchCache';
 import { ManagementClusterConfig } from '../config/managementClusters';
 import { createRouter, TimelineReader } from './router';
+import { TREE_GZIP_MIN_BYTES } from './treeBodies';
 
 const mcs: ManagementClusterConfig[] = [
   {
@@ -256,12 +257,45 @@ describe('router', () => {
     expect(badTime.body.error.message).toMatch(/from/);
   });
 
-  it('serves a tree from its serialized bytes: gzipped when asked, 304 on a matching ETag, the same JSON as validated', async () => {
-    const path = '/clusters/east/team-a/alpha/tree';
-    const validated = await request(await app())
+  it('serves a tree from its serialized bytes: gzipped when asked and large, 304 on a matching ETag, the same JSON as validated', async () => {
+    // A tree's size is mostly its conditions' messages: one of 3,000 characters makes a tree between the compression
+    // middleware's 1 KB threshold and TREE_GZIP_MIN_BYTES, one of 20,000 a tree above it.
+    const withMessage = (name: string, length: number) => {
+      const c = clusterIn('team-c', name);
+      return {
+        ...c,
+        status: {
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'False',
+              reason: 'Provisioning',
+              message: 'm'.repeat(length),
+              lastTransitionTime: '2026-11-27T10:00:00Z',
+            },
+          ],
+        },
+      };
+    };
+    const sized = fakeCache({
+      east: {
+        Cluster: [
+          eastA,
+          eastB,
+          withMessage('small', 3_000),
+          withMessage('large', 20_000),
+        ],
+        AzureASOManagedControlPlane: [eastACp],
+      },
+    });
+    const path = '/clusters/east/team-c/large/tree';
+    const validated = await request(await app({ cache: sized }))
       .get(path)
       .set(auth);
-    const server = await app({ validateResponses: false });
+    expect(Buffer.byteLength(JSON.stringify(validated.body))).toBeGreaterThan(
+      TREE_GZIP_MIN_BYTES,
+    );
+    const server = await app({ cache: sized, validateResponses: false });
     const plain = await request(server)
       .get(path)
       .set(auth)
@@ -280,10 +314,13 @@ describe('router', () => {
       .set(auth)
       .set('Accept-Encoding', 'gzip');
     expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gzipped.headers['cache-control']).toBe('no-cache');
     expect(gzipped.headers.vary).toMatch(/Accept-Encoding/);
     expect(gzipped.body).toEqual(validated.body); // supertest gunzips
     expect(gzipped.headers['transfer-encoding']).toBeUndefined();
-    expect(Number(gzipped.headers['content-length'])).toBeGreaterThan(0);
+    expect(Number(gzipped.headers['content-length'])).toBeLessThan(
+      Number(plain.headers['content-length']),
+    );
     const etag = plain.headers.etag;
     expect(gzipped.headers.etag).toBe(etag);
     const again = await request(server)
@@ -297,6 +334,20 @@ describe('router', () => {
       .set('If-None-Match', etag);
     expect(other.status).toBe(200);
     expect(other.headers.etag).not.toBe(etag);
+
+    // A small tree goes plain even to a client that takes gzip, and the root router's compression middleware, which
+    // would compress anything over 1 KB, is told to leave it alone.
+    const small = await request(server)
+      .get('/clusters/east/team-c/small/tree')
+      .set(auth)
+      .set('Accept-Encoding', 'gzip');
+    expect(small.status).toBe(200);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.headers['cache-control']).toBe('no-cache, no-transform');
+    const smallBytes = Number(small.headers['content-length']);
+    expect(smallBytes).toBe(Buffer.byteLength(JSON.stringify(small.body)));
+    expect(smallBytes).toBeGreaterThan(1024);
+    expect(smallBytes).toBeLessThan(TREE_GZIP_MIN_BYTES);
   });
 
   it('answers 404 naming what is missing', async () => {

@@ -3,7 +3,7 @@ import type {
   TreeNode,
 } from '@capz-backstage/plugin-capz-common';
 import { gunzipSync } from 'node:zlib';
-import { TreeBodies } from './treeBodies';
+import { TREE_GZIP_MIN_BYTES, TreeBodies } from './treeBodies';
 
 const tree = (name: string): TreeNode =>
   ({ kind: 'Cluster', name, children: [] } as unknown as TreeNode);
@@ -20,10 +20,21 @@ describe('TreeBodies', () => {
       tree: t,
     });
     expect(bodies.of(summary('healthy'), t)).toBe(first);
-    expect(JSON.parse(gunzipSync(first.gzip()).toString())).toEqual(
-      JSON.parse(first.json.toString()),
+  });
+
+  it('gzips a large tree once and a small one not at all', () => {
+    const bodies = new TreeBodies();
+    const small = bodies.of(summary('healthy'), tree('alpha'));
+    expect(small.gzip()).toBeUndefined();
+    const large = bodies.of(
+      summary('healthy'),
+      tree('a'.repeat(TREE_GZIP_MIN_BYTES)),
     );
-    expect(first.gzip()).toBe(first.gzip());
+    const gzipped = large.gzip()!;
+    expect(JSON.parse(gunzipSync(gzipped).toString())).toEqual(
+      JSON.parse(large.json.toString()),
+    );
+    expect(large.gzip()).toBe(gzipped);
   });
 
   it('makes a new body, with a new ETag, when the summary or the tree changes', () => {

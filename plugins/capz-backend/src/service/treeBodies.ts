@@ -5,11 +5,19 @@ import type {
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 
-/** The tree route's answer as bytes: JSON, its gzip (made on first ask) and a strong ETag of the JSON. */
+/**
+ * Below this size a tree is sent as it is: with its headers (~0.8 KB) it fits TCP's initial congestion window (10
+ * segments, ~14.6 KB: RFC 6928), so gzip saves the client no round trip, while inflating it costs a Node client more
+ * than the bytes save (bench: a 4.6 KB tree, 1.1 KB gzipped, took 0.1-0.3 ms longer gzipped than plain).
+ */
+export const TREE_GZIP_MIN_BYTES = 12 * 1024;
+
+/** The tree route's answer as bytes: JSON, its gzip (made on first ask; none for a small tree) and a strong ETag. */
 export interface TreeBody {
   json: Buffer;
   etag: string;
-  gzip(): Buffer;
+  /** The gzipped JSON, or undefined when the JSON is smaller than TREE_GZIP_MIN_BYTES. */
+  gzip(): Buffer | undefined;
 }
 
 interface Entry {
@@ -45,7 +53,10 @@ export class TreeBodies {
     entry.body = {
       json,
       etag: `"${createHash('sha1').update(json).digest('base64url')}"`,
-      gzip: () => (gzipped ??= gzipSync(json)),
+      gzip: () =>
+        json.length < TREE_GZIP_MIN_BYTES
+          ? undefined
+          : (gzipped ??= gzipSync(json)),
     };
     return entry.body;
   }
