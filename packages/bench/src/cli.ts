@@ -226,7 +226,7 @@ function goalsOf(fig: Figures) {
   ) => goals.push([goal, target, value, ok, measured]);
   const sync = ratio(fig.syncMs, fig.listSequentialMs);
   add(
-    'initial sync ÷ plain sequential LIST of the same kinds',
+    'initial sync (median of 3 starts) ÷ plain sequential LIST of the same kinds',
     '≤ 1.5×',
     `${sync.toFixed(2)}× (${sec(fig.syncMs)} ÷ ${sec(fig.listSequentialMs)})`,
     sync <= 1.5,
@@ -520,6 +520,80 @@ async function timeRequests(
   return { times, bytes };
 }
 
+/** How many starts of the CAPZ backend the sync goal takes the median of (the last is the one measured on). */
+const SYNC_SAMPLES = 3;
+/** The initial syncs of the starts before the measured backend's, in ms (extraSyncs). */
+const extraSyncSamples: number[] = [];
+
+/** Waits for a just-spawned CAPZ backend to answer, then for its `bench` watch to sync; the API server's CPU meanwhile. */
+async function timeSync(b: RunningBackend): Promise<{
+  up: number;
+  synced: number;
+  apiCpuMs: number;
+  watch?: {
+    synced: boolean;
+    kinds: Record<string, { version?: string; synced: boolean }>;
+  };
+}> {
+  const apiCpuAtSpawn = apiServerPid ? cpuMs(apiServerPid) : NaN;
+  const up = await waitUntil(
+    b,
+    'the backend to answer /api/capz/health',
+    async () => (await fetch(`${b.baseUrl}/api/capz/health`)).ok,
+    300_000,
+  );
+  let watch:
+    | {
+        synced: boolean;
+        kinds: Record<string, { version?: string; synced: boolean }>;
+      }
+    | undefined;
+  const synced = await waitUntil(
+    b,
+    'the bench watch to sync',
+    async () => {
+      const res = await fetchJson(b, '/api/capz/management-clusters');
+      watch = res.body?.items?.find(
+        (c: { name: string }) => c.name === 'bench',
+      )?.watch;
+      return res.status === 200 && watch?.synced === true;
+    },
+    600_000,
+    50,
+  );
+  const apiCpuMs = (apiServerPid ? cpuMs(apiServerPid) : NaN) - apiCpuAtSpawn;
+  return { up, synced, apiCpuMs, watch };
+}
+
+/** The starts before the measured one: each spawned, timed to its sync and stopped (sync samples only). */
+async function extraSyncs(info: ClusterInfo, localDir: string): Promise<void> {
+  for (let i = 1; i < SYNC_SAMPLES; i++) {
+    const port = await listenPort();
+    const token = randomBytes(24).toString('hex');
+    const configFile = join(localDir, `app-config.bench-sync${i}.yaml`);
+    writeCapzConfig(configFile, info, port, token);
+    const b = startCapzBackend(
+      repoRoot,
+      configFile,
+      port,
+      token,
+      info,
+      join(localDir, `backend-sync${i}.log`),
+    );
+    try {
+      const { up, synced, apiCpuMs } = await timeSync(b);
+      extraSyncSamples.push(synced - up);
+      log(
+        `sync sample ${i} of ${SYNC_SAMPLES}: ${sec(
+          synced - up,
+        )} (API server CPU ${ms(apiCpuMs)})`,
+      );
+    } finally {
+      await stopBackend(b);
+    }
+  }
+}
+
 async function capzBackend(
   info: ClusterInfo,
   clusters: SeededCluster[],
@@ -555,35 +629,14 @@ async function capzBackend(
     logFile,
     nodeOptions ? { NODE_OPTIONS: nodeOptions } : {},
   );
-  const apiCpuAtSpawn = apiServerPid ? cpuMs(apiServerPid) : NaN;
-  const up = await waitUntil(
-    b,
-    'the backend to answer /api/capz/health',
-    async () => (await fetch(`${b.baseUrl}/api/capz/health`)).ok,
-    300_000,
-  );
-  let watch:
-    | {
-        synced: boolean;
-        kinds: Record<string, { version?: string; synced: boolean }>;
-      }
-    | undefined;
-  const synced = await waitUntil(
-    b,
-    'the bench watch to sync',
-    async () => {
-      const res = await fetchJson(b, '/api/capz/management-clusters');
-      watch = res.body?.items?.find(
-        (c: { name: string }) => c.name === 'bench',
-      )?.watch;
-      return res.status === 200 && watch?.synced === true;
-    },
-    600_000,
-    50,
-  );
-  const apiCpuSync = (apiServerPid ? cpuMs(apiServerPid) : NaN) - apiCpuAtSpawn;
+  const { up, synced, apiCpuMs: apiCpuSync, watch } = await timeSync(b);
+  // A sync is one sample of a few seconds, and the API server's own background work (its watch caches' consistency
+  // checks, every 5 minutes: docs/scale.md) can land in it: the goal takes the median of this one and the
+  // SYNC_SAMPLES - 1 starts before it (main(); not for a --baseline checkout), as the LIST it is compared with is a
+  // median of 3.
+  const syncSamples = [...(suffix ? [] : extraSyncSamples), synced - up];
   const pid = resolvePid(b);
-  fig.syncMs = synced - up;
+  fig.syncMs = median(syncSamples);
   fig.rssAfterSyncKib = pid ? rssKib(pid) : NaN;
   row(
     'CAPZ backend: process start → HTTP up',
@@ -595,6 +648,16 @@ async function capzBackend(
     sec(synced - up),
     '/api/capz/management-clusters polled every 50 ms until `bench` reports watch.synced (list+watch of every kind)',
   );
+  if (syncSamples.length > 1)
+    row(
+      `CAPZ backend: initial sync, median of ${syncSamples.length} starts`,
+      sec(fig.syncMs),
+      `this start and ${
+        syncSamples.length - 1
+      } before it (the same backend and config, stopped once synced): ${syncSamples
+        .map(sec)
+        .join(', ')}; the goal's figure`,
+    );
   row(
     'API server CPU from the backend spawn to synced',
     ms(apiCpuSync),
@@ -1301,6 +1364,7 @@ async function main(): Promise<void> {
     apiServerPid = info.pids.apiserver || undefined;
     await listBaseline(info);
 
+    await extraSyncs(info, localDir);
     const capz = await capzBackend(info, seeded.clusters, target, localDir);
     stops.push(() => stopBackend(capz));
     capzPgid = capz.child.pid;
