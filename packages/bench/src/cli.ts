@@ -565,21 +565,31 @@ async function timeSync(b: RunningBackend): Promise<{
   return { up, synced, apiCpuMs, watch };
 }
 
+/** This checkout's CAPZ backend on a free port, its config and log named `app-config.bench-<name>.yaml`, `backend-<name>.log`. */
+async function startCapzBackendAs(
+  name: string,
+  info: ClusterInfo,
+  localDir: string,
+  withCluster = true,
+): Promise<RunningBackend> {
+  const port = await listenPort();
+  const token = randomBytes(24).toString('hex');
+  const configFile = join(localDir, `app-config.bench-${name}.yaml`);
+  writeCapzConfig(configFile, info, port, token, withCluster);
+  return startCapzBackend(
+    repoRoot,
+    configFile,
+    port,
+    token,
+    info,
+    join(localDir, `backend-${name}.log`),
+  );
+}
+
 /** The starts before the measured one: each spawned, timed to its sync and stopped (sync samples only). */
 async function extraSyncs(info: ClusterInfo, localDir: string): Promise<void> {
   for (let i = 1; i < SYNC_SAMPLES; i++) {
-    const port = await listenPort();
-    const token = randomBytes(24).toString('hex');
-    const configFile = join(localDir, `app-config.bench-sync${i}.yaml`);
-    writeCapzConfig(configFile, info, port, token);
-    const b = startCapzBackend(
-      repoRoot,
-      configFile,
-      port,
-      token,
-      info,
-      join(localDir, `backend-sync${i}.log`),
-    );
+    const b = await startCapzBackendAs(`sync${i}`, info, localDir);
     try {
       const { up, synced, apiCpuMs } = await timeSync(b);
       extraSyncSamples.push(synced - up);
@@ -993,18 +1003,7 @@ async function minimalCapzRss(
 
 /** RSS of the same backend configured with no management cluster: what the app costs without any CAPZ data. */
 async function emptyBackendRss(info: ClusterInfo, localDir: string) {
-  const port = await listenPort();
-  const token = randomBytes(24).toString('hex');
-  const configFile = join(localDir, 'app-config.bench-empty.yaml');
-  writeCapzConfig(configFile, info, port, token, false);
-  const b = startCapzBackend(
-    repoRoot,
-    configFile,
-    port,
-    token,
-    info,
-    join(localDir, 'backend-empty.log'),
-  );
+  const b = await startCapzBackendAs('empty', info, localDir, false);
   try {
     await waitUntil(
       b,
