@@ -503,13 +503,14 @@ function auditCount(
 async function timeRequests(
   b: RunningBackend,
   paths: string[],
+  token = b.token,
 ): Promise<{ times: number[]; bytes: number }> {
   const times: number[] = [];
   let bytes = 0;
   for (const path of paths) {
     const started = performance.now();
     const res = await fetch(`${b.baseUrl}${path}`, {
-      headers: { Authorization: `Bearer ${b.token}` },
+      headers: { Authorization: `Bearer ${token}` },
     });
     const text = await res.text();
     times.push(performance.now() - started);
@@ -801,6 +802,36 @@ async function capzBackend(
       Math.max(0, median(same.times) - median(floor.times)),
     )} above it`,
   );
+  // A person's page view carries a user token (here a guest sign-in's: app-config.yaml enables the guest provider),
+  // which Backstage verifies as a signed JWT and, unlike the static service token above, authorizes through the
+  // permission backend (the app's allow-all policy).
+  const guest = await fetchJson(b, '/api/auth/guest/refresh', {
+    headers: { 'X-Requested-With': 'XMLHttpRequest' },
+  });
+  const userToken: string | undefined = guest.body?.backstageIdentity?.token;
+  if (userToken) {
+    const asUser = await timeRequests(
+      b,
+      Array.from(
+        { length: 20 },
+        () =>
+          `/api/capz/clusters/bench/${target.namespace}/${target.name}/tree`,
+      ),
+      userToken,
+    );
+    row(
+      `GET …/tree of ${target.namespace}/${target.name} with a user token (median)`,
+      ms(median(asUser.times)),
+      `20 sequential requests with a guest sign-in's token: a signed JWT verified, and capz.cluster.read asked of the permission backend (allow-all policy), which a service token skips; ${ms(
+        median(asUser.times) - median(same.times),
+      )} above the same tree with the service token`,
+    );
+  } else
+    row(
+      'GET …/tree with a user token (median)',
+      'not measured',
+      `guest sign-in answered HTTP ${guest.status}`,
+    );
   row(
     'CAPZ backend RSS after the latency runs',
     mib(pid ? rssKib(pid) : NaN),
