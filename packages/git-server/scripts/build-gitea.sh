@@ -9,6 +9,8 @@
 set -euo pipefail
 version=v1.26.0
 cache=${CAPZ_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/capz-backstage}
+# shellcheck source=../../../scripts/lib/cache-entry.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/cache-entry.sh"
 command -v go >/dev/null || { echo "build-gitea: Go is required (go 1.25+ on PATH)" >&2; exit 1; }
 command -v gcc >/dev/null || { echo "build-gitea: gcc is required (cgo sqlite)" >&2; exit 1; }
 key=$(sha256sum < "$0" | cut -c1-16)
@@ -17,24 +19,22 @@ if [ -x "$out/gitea" ] && [ -d "$out/src/options" ]; then
   echo "$out"; exit 0
 fi
 # One build at a time per key: scripts/test.sh builds in the background while a test may ask for Gitea (it waits).
-mkdir -p "$cache/gitea"
-exec 9>"$out.lock"
-flock 9
+cache_entry_lock "$out" build-gitea
 if [ -x "$out/gitea" ] && [ -d "$out/src/options" ]; then
   echo "$out"; exit 0
 fi
-rm -rf "$out.tmp" && mkdir -p "$out.tmp"
+tmp=$(cache_entry_tmp "$out")
 start=$(date +%s)
 echo "build-gitea: downloading code.gitea.io/gitea $version" >&2
 dir=$(GOFLAGS=-mod=mod go mod download -json "code.gitea.io/gitea@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 [ -n "$dir" ] && [ -f "$dir/go.mod" ] || { echo "build-gitea: go mod download gave no module directory" >&2; exit 1; }
-cp -r "$dir" "$out.tmp/src" && chmod -R u+w "$out.tmp/src"
-cd "$out.tmp/src"
+cp -r "$dir" "$tmp/src" && chmod -R u+w "$tmp/src"
+cd "$tmp/src"
 go mod download
 echo "build-gitea: modules in $(( $(date +%s) - start ))s; building (cold: minutes on 2 cores)" >&2
 ldf="-s -w -X main.Version=${version#v} -X 'main.Tags=sqlite sqlite_unlock_notify'"
-CGO_ENABLED=1 go build -trimpath -tags 'sqlite sqlite_unlock_notify' -ldflags "$ldf" -o "$out.tmp/gitea" .
+CGO_ENABLED=1 go build -trimpath -tags 'sqlite sqlite_unlock_notify' -ldflags "$ldf" -o "$tmp/gitea" .
 cd "$cache"
-rm -rf "$out" && mv "$out.tmp" "$out"
+cache_entry_publish "$tmp" "$out"
 echo "build-gitea: done in $(( $(date +%s) - start ))s -> $out" >&2
 echo "$out"

@@ -5,11 +5,16 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${CAPZ_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/capz-backstage}
+# shellcheck source=../../../scripts/lib/cache-entry.sh
+source "$here/../../scripts/lib/cache-entry.sh"
 command -v go >/dev/null || { echo "build-clusterctl: Go is required (go 1.25+ on PATH)" >&2; exit 1; }
 key=$(cat "$here"/go/clusterctl/go.mod "$here"/go/clusterctl/go.sum "$0" | sha256sum | cut -c1-16)
 out="$cache/bin/clusterctl-$key"
 if [ -x "$out/clusterctl" ]; then echo "$out/clusterctl"; exit 0; fi
-mkdir -p "$out.tmp"
+# One build per key at a time: a second caller waits for the first and reuses its build.
+cache_entry_lock "$out" build-clusterctl
+if [ -x "$out/clusterctl" ]; then echo "$out/clusterctl"; exit 0; fi
+tmp=$(cache_entry_tmp "$out")
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 start=$(date +%s)
 ver=$(cd "$here/go/clusterctl" && go list -m -f '{{.Version}}' sigs.k8s.io/cluster-api)
@@ -20,7 +25,7 @@ ldf="-s -w -X $pkg.gitVersion=$ver -X $pkg.gitMajor=1 -X $pkg.gitMinor=$(echo "$
 ldf="$ldf -X $pkg.gitCommit=0000000000000000000000000000000000000000 -X $pkg.gitTreeState=clean"
 ldf="$ldf -X $pkg.buildDate=2026-01-01T00:00:00Z"
 echo "build-clusterctl: building clusterctl $ver (cold: a few minutes on 2 cores)" >&2
-(cd "$here/go/clusterctl" && go build -trimpath -ldflags "$ldf" -o "$out.tmp/clusterctl" sigs.k8s.io/cluster-api/cmd/clusterctl)
-rm -rf "$out" && mv "$out.tmp" "$out"
+(cd "$here/go/clusterctl" && go build -trimpath -ldflags "$ldf" -o "$tmp/clusterctl" sigs.k8s.io/cluster-api/cmd/clusterctl)
+cache_entry_publish "$tmp" "$out"
 echo "build-clusterctl: done in $(( $(date +%s) - start ))s -> $out" >&2
 echo "$out/clusterctl"

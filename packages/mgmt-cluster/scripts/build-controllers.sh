@@ -12,6 +12,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${CAPZ_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/capz-backstage}
+# shellcheck source=../../../scripts/lib/cache-entry.sh
+source "$here/../../scripts/lib/cache-entry.sh"
 command -v go >/dev/null || { echo "build-controllers: Go is required (go 1.25+ on PATH)" >&2; exit 1; }
 key=$(cat "$here"/go/capi/go.mod "$here"/go/capi/go.sum "$here"/go/capz/go.mod "$here"/go/capz/go.sum \
   "$here"/go/aso/go.mod "$here"/go/aso/go.sum "$0" | sha256sum | cut -c1-16)
@@ -30,11 +32,14 @@ modver() { (cd "$here/go/$1" && go list -m -f '{{.Version}}' "$2"); }
 build_one() { # <name> <wrapper dir> <binary> <package> <ldflags>
   local name=$1 dir=$2 bin=$3 pkg=$4 ldf=$5 start
   if [ -x "$out/$bin" ]; then echo "build-controllers: $bin cached" >&2; return 0; fi
+  # One build per binary at a time: a second caller waits for the first and reuses its binary.
+  cache_entry_lock "$out/$bin" build-controllers
+  if [ -x "$out/$bin" ]; then echo "build-controllers: $bin built by the other caller" >&2; return 0; fi
   start=$(date +%s)
   echo "build-controllers: building $name ($pkg)" >&2
-  rm -f "$out/.$bin.tmp"
-  (cd "$here/go/$dir" && nice -n "$nice_n" go build -trimpath -gcflags "$gcflags" -ldflags "$ldf" -o "$out/.$bin.tmp" "$pkg")
-  mv "$out/.$bin.tmp" "$out/$bin"
+  local tmp; tmp=$(cache_entry_tmp "$out/$bin")
+  (cd "$here/go/$dir" && nice -n "$nice_n" go build -trimpath -gcflags "$gcflags" -ldflags "$ldf" -o "$tmp/$bin" "$pkg")
+  mv "$tmp/$bin" "$out/$bin" && rmdir "$tmp"
   echo "build-controllers: $bin done in $(( $(date +%s) - start ))s ($(du -h "$out/$bin" | cut -f1))" >&2
 }
 

@@ -14,10 +14,15 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${CAPZ_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/capz-backstage}
+# shellcheck source=../../../scripts/lib/cache-entry.sh
+source "$here/../../scripts/lib/cache-entry.sh"
 command -v go >/dev/null || { echo "gen-aso-crds: Go is required (go 1.25+ on PATH)" >&2; exit 1; }
 key=$(cat "$here"/go/aso/go.mod "$here"/go/aso/go.sum "$here"/go/controller-tools/go.mod \
   "$here"/go/controller-tools/go.sum "$0" | sha256sum | cut -c1-16)
 out="$cache/crds/aso-$key"
+if [ -f "$out/.complete" ]; then echo "$out"; exit 0; fi
+# One generation per key at a time (controller-gen's build included): a second caller waits and reuses the output.
+cache_entry_lock "$out" gen-aso-crds
 if [ -f "$out/.complete" ]; then echo "$out"; exit 0; fi
 export CGO_ENABLED=0 GOFLAGS=-mod=mod GOMAXPROCS=${GOMAXPROCS:-2}
 nice_n=${CAPZ_GO_NICE:-19}
@@ -28,9 +33,10 @@ if [ ! -x "$cg" ]; then
   ctver=$(cd "$here/go/controller-tools" && go list -m -f '{{.Version}}' sigs.k8s.io/controller-tools)
   echo "gen-aso-crds: building controller-gen $ctver" >&2
   mkdir -p "$(dirname "$cg")"
+  cgtmp=$(mktemp "$cg.tmp.XXXXXX")
   # controller-gen stamps its CRDs with the module version it reads from the build info (kept by go build).
-  (cd "$here/go/controller-tools" && nice -n "$nice_n" go build -trimpath -gcflags all=-dwarf=false -ldflags "-s -w" -o "$cg.tmp" sigs.k8s.io/controller-tools/cmd/controller-gen)
-  mv "$cg.tmp" "$cg"
+  (cd "$here/go/controller-tools" && nice -n "$nice_n" go build -trimpath -gcflags all=-dwarf=false -ldflags "-s -w" -o "$cgtmp" sigs.k8s.io/controller-tools/cmd/controller-gen)
+  mv "$cgtmp" "$cg"
 fi
 
 asomod=github.com/Azure/azure-service-operator/v2
@@ -40,12 +46,12 @@ paths=()
 for g in "${groups[@]}"; do paths+=("paths=$asomod/api/$g/..."); done
 echo "gen-aso-crds: generating CRDs and webhooks of ASO $asover (${groups[*]})" >&2
 start=$(date +%s)
-rm -rf "$out.tmp" && mkdir -p "$out.tmp"
+tmp=$(cache_entry_tmp "$out")
 # allowDangerousTypes: ASO's specs have float64 fields (ASO's own generator passes it too, crdVersions=v1).
 (cd "$here/go/aso" && nice -n "$nice_n" "$cg" crd:crdVersions=v1,allowDangerousTypes=true webhook "${paths[@]}" \
-  output:crd:artifacts:config="$out.tmp/crd" output:webhook:artifacts:config="$out.tmp/webhook")
-echo "$asover" > "$out.tmp/aso-version"
-touch "$out.tmp/.complete"
-rm -rf "$out" && mv "$out.tmp" "$out"
+  output:crd:artifacts:config="$tmp/crd" output:webhook:artifacts:config="$tmp/webhook")
+echo "$asover" > "$tmp/aso-version"
+touch "$tmp/.complete"
+cache_entry_publish "$tmp" "$out"
 echo "gen-aso-crds: done in $(( $(date +%s) - start ))s -> $out ($(ls "$out/crd" | wc -l) CRDs)" >&2
 echo "$out"

@@ -230,7 +230,9 @@ export function loadCrds(): Crd[] {
     }
   }
   mkdirSync(dir, { recursive: true });
-  writeFileSync(`${file}.tmp`, JSON.stringify(crds));
-  renameSync(`${file}.tmp`, file);
+  // A temporary file of this process's own: another process may be writing the same entry (same content) now.
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(crds));
+  renameSync(tmp, file);
   return crds;
 }
