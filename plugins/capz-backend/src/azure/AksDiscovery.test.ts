@@ -17,11 +17,21 @@ import {
 } from '@internal/capz-sim/azure';
 import type { ObservedObject } from '@capz-backstage/plugin-capz-common';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  createServer as createHttpsServer,
+  request as httpsRequest,
+  type Server,
+} from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AksDiscovery } from './AksDiscovery';
-import { AzureCredentialError, AzureServiceError } from './errors';
+import {
+  AzureCredentialError,
+  AzureRequestError,
+  AzureServiceError,
+} from './errors';
 
 const SUB = randomUUID();
 const OTHER_SUB = randomUUID();
@@ -637,13 +647,28 @@ describe('AksDiscovery.listKubernetesVersions (the real SDK against the simulate
     expect(res.previewsHidden).toBe(1);
   });
 
-  it("reports ARM's refusal for a region AKS does not offer, and a subscription the credential may not read", async () => {
-    await expect(
-      discovery().listKubernetesVersions({ ...q, location: 'moon' }),
-    ).rejects.toMatchObject({
-      name: 'AzureServiceError',
+  it("reports a region that is not the subscription's as the user's mistake (400) listing its regions, and a subscription the credential may not read", async () => {
+    const moon = await discovery()
+      .listKubernetesVersions({ ...q, location: 'moon' })
+      .catch(e => e);
+    expect(moon).toBeInstanceOf(AzureRequestError);
+    expect(moon).toMatchObject({
+      statusCode: 400,
       code: 'NoRegisteredProviderFound',
+      field: 'location',
+      offered: [
+        'australiasoutheast',
+        'eastus',
+        'northeurope',
+        'swedencentral',
+        'uksouth',
+        'westeurope',
+        'westus2',
+      ],
     });
+    expect(moon.message).toBe(
+      `"moon" is not a region of subscription ${SUB} (ARM: NoRegisteredProviderFound); its regions are australiasoutheast, eastus, northeurope, swedencentral, uksouth, westeurope, westus2`,
+    );
     await expect(
       discovery().listKubernetesVersions({
         ...q,
@@ -669,6 +694,246 @@ describe('AksDiscovery.listLocations', () => {
     expect(res.items.map(r => r.displayName)).toEqual(
       [...res.items.map(r => r.displayName)].sort((a, b) => a.localeCompare(b)),
     );
+  });
+});
+
+describe('AksDiscovery: what the request names that ARM does not offer', () => {
+  const q = {
+    managementCluster: MC,
+    namespace: 'team-a',
+    credentialSecret: 'aso-credential',
+  };
+
+  it('answers 404 for a subscription ARM does not know, and 400 for one that is not an id', async () => {
+    const gone = randomUUID();
+    const err = await discovery()
+      .listLocations({ ...q, subscriptionId: gone })
+      .catch(e => e);
+    expect(err).toBeInstanceOf(AzureRequestError);
+    expect(err).toMatchObject({
+      statusCode: 404,
+      code: 'SubscriptionNotFound',
+      field: 'subscriptionId',
+    });
+    expect(err.message).toMatch(
+      new RegExp(
+        `^The subscription is not one the credential can see \\(ARM answered SubscriptionNotFound while listing the regions of subscription ${gone} with credential Secret team-a/aso-credential .*\\): The subscription '${gone}' could not be found\\.$`,
+      ),
+    );
+    const versions = await discovery()
+      .listKubernetesVersions({
+        ...q,
+        subscriptionId: gone,
+        location: 'westeurope',
+      })
+      .catch(e => e);
+    expect(versions).toMatchObject({
+      name: 'AzureRequestError',
+      statusCode: 404,
+    });
+  });
+
+  it("reads a credential's regions once, not once a request", async () => {
+    const d = discovery();
+    const seen = () =>
+      Object.entries(arm.apiVersionsSeen())
+        .filter(([k]) =>
+          k.startsWith('GET Microsoft.Resources/subscriptions/locations '),
+        )
+        .reduce((n, [, v]) => n + v, 0);
+    const before = seen();
+    for (let i = 0; i < 3; i++) await d.listLocations(q);
+    await d.listKubernetesVersions({ ...q, location: 'nowhere' }).catch(e => e);
+    expect(seen() - before).toBe(1);
+  });
+
+  it('refuses the CAPI kubeconfig Secret as a credential (400), naming it, never its value', async () => {
+    secrets['team-a/alpha-kubeconfig'] = {
+      value: 'apiVersion: v1\nusers: [{user: {token: sekret}}]',
+    };
+    const err = await discovery()
+      .listClusters({ ...q, credentialSecret: 'alpha-kubeconfig' })
+      .catch(e => e);
+    expect(err).toBeInstanceOf(AzureCredentialError);
+    expect(err.statusCode).toBe(400);
+    expect(err.message).toMatch(
+      /^Secret team-a\/alpha-kubeconfig is the Cluster API kubeconfig Secret of cluster alpha \(type cluster.x-k8s.io\/secret, key value\), not an ASO credential: an ASO credential Secret holds AZURE_SUBSCRIPTION_ID, /,
+    );
+    expect(err.message).not.toContain('sekret');
+  });
+});
+
+describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, the subscriptions list)', () => {
+  /** Answers queued for the next requests (then the simulated ARM's own); every request is counted. */
+  let queued: Array<{ status: number; headers: Record<string, string> }> = [];
+  let requests = 0;
+  let front: Server;
+  let frontUrl: string;
+  const q = {
+    managementCluster: MC,
+    namespace: 'team-a',
+    credentialSecret: 'aso-credential',
+  };
+
+  beforeAll(async () => {
+    // A fake ARM in front of the simulated one, with its serving certificate (so the same CA is trusted): it answers
+    // the queued throttling responses, and passes every other request on.
+    const tls = join(stateDir, 'arm-tls');
+    front = createHttpsServer(
+      {
+        cert: readFileSync(join(tls, 'server.crt')),
+        key: readFileSync(join(tls, 'server.key')),
+      },
+      (req, res) => {
+        requests++;
+        // ARM's Subscriptions - List, which the simulated ARM does not serve: what READER can see.
+        if (req.url?.startsWith('/subscriptions?')) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(
+            JSON.stringify({
+              value: [
+                {
+                  id: `/subscriptions/${SUB}`,
+                  subscriptionId: SUB,
+                  displayName: 'Platform',
+                  state: 'Enabled',
+                },
+              ],
+            }),
+          );
+          return;
+        }
+        const next = queued.shift();
+        if (next) {
+          res.writeHead(next.status, {
+            'content-type': 'application/json',
+            ...next.headers,
+          });
+          res.end(
+            JSON.stringify({
+              error: {
+                code:
+                  next.status === 429
+                    ? 'TooManyRequests'
+                    : 'ServiceUnavailable',
+                message: 'The request is being throttled.',
+              },
+            }),
+          );
+          return;
+        }
+        const upstream = httpsRequest(
+          `${arm.url}${req.url}`,
+          { method: req.method, headers: req.headers, ca: arm.caPem },
+          r => {
+            res.writeHead(r.statusCode ?? 502, r.headers);
+            r.pipe(res);
+          },
+        );
+        req.pipe(upstream);
+      },
+    );
+    await new Promise<void>(resolve =>
+      front.listen(0, '127.0.0.1', () => resolve()),
+    );
+    frontUrl = `https://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise(resolve => front?.close(resolve));
+  });
+
+  beforeEach(() => {
+    queued = [];
+    requests = 0;
+  });
+
+  it('waits a short Retry-After and tries once more', async () => {
+    queued = [{ status: 429, headers: { 'retry-after': '1' } }];
+    const started = Date.now();
+    const res = await discovery({
+      resourceManagerEndpoint: frontUrl,
+    }).listKubernetesVersions({ ...q, location: 'westeurope' });
+    expect(res.items.length).toBeGreaterThan(0);
+    expect(requests).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  it('answers 503 with the wait ARM asks for when it is longer than a few seconds, without waiting', async () => {
+    queued = [{ status: 429, headers: { 'retry-after': '30' } }];
+    const started = Date.now();
+    const err = await discovery({ resourceManagerEndpoint: frontUrl })
+      .listKubernetesVersions({ ...q, location: 'westeurope' })
+      .catch(e => e);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(requests).toBe(1);
+    expect(err).toBeInstanceOf(AzureServiceError);
+    expect(err).toMatchObject({
+      statusCode: 503,
+      retryAfterSeconds: 30,
+      code: 'TooManyRequests',
+    });
+    expect(err.message).toMatch(
+      /^Azure is throttling requests; try again in 30 s \(ARM answered 429 TooManyRequests while listing the Kubernetes versions of westeurope /,
+    );
+  });
+
+  it('names the subscriptions the credential can see when the one asked for is not among them (404)', async () => {
+    const gone = randomUUID();
+    const d = discovery({ resourceManagerEndpoint: frontUrl });
+    const err = await d
+      .listLocations({ ...q, subscriptionId: gone })
+      .catch(e => e);
+    expect(err).toBeInstanceOf(AzureRequestError);
+    expect(err).toMatchObject({
+      statusCode: 404,
+      code: 'SubscriptionNotFound',
+      offered: [SUB],
+    });
+    expect(err.message).toMatch(
+      new RegExp(
+        `could not be found\\. The subscriptions it can see: ${SUB} \\(Platform\\)$`,
+      ),
+    );
+    // The Secret's own subscription, listing its clusters: the same.
+    secrets['team-a/gone-sub'] = secretData(READER, gone);
+    const listed = await d
+      .listClusters({ ...q, credentialSecret: 'gone-sub' })
+      .catch(e => e);
+    expect(listed).toMatchObject({
+      name: 'AzureRequestError',
+      statusCode: 404,
+      offered: [SUB],
+    });
+  });
+
+  it('after one retry, answers 503 (not 502) for a throttled list of clusters and regions', async () => {
+    queued = [
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 429, headers: { 'retry-after': '1' } },
+    ];
+    const err = await discovery({ resourceManagerEndpoint: frontUrl })
+      .listClusters(q)
+      .catch(e => e);
+    expect(requests).toBe(2);
+    expect(err).toMatchObject({
+      name: 'AzureServiceError',
+      statusCode: 503,
+      retryAfterSeconds: 1,
+    });
+    expect(err.message).toMatch(
+      /^Azure is throttling requests; try again in 1 s/,
+    );
+    queued = [{ status: 503, headers: { 'retry-after': '20' } }];
+    const regions = await discovery({ resourceManagerEndpoint: frontUrl })
+      .listLocations(q)
+      .catch(e => e);
+    expect(regions).toMatchObject({
+      name: 'AzureServiceError',
+      statusCode: 503,
+      retryAfterSeconds: 20,
+    });
+    expect(regions.message).toMatch(/^Azure is unavailable; try again in 20 s/);
   });
 });
 

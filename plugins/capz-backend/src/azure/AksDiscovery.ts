@@ -30,8 +30,11 @@ import {
 import { credentialFromSecret, type SecretCredential } from './credentials';
 import {
   AzureCredentialError,
+  AzureRequestError,
   AzureServiceError,
   keepErrorBodies,
+  limitRetryAfter,
+  LOCATION_CODES,
   toAzureServiceError,
 } from './errors';
 import { asoTargets, findManagedBy, toDiscoveredCluster } from './mapping';
@@ -48,6 +51,9 @@ export const RESOURCES_API_VERSION = '2021-04-01';
 
 /** The Microsoft.Resources api-version of the subscription's locations list (ARM's `Subscriptions - List Locations`). */
 export const LOCATIONS_API_VERSION = '2022-12-01';
+
+/** The Microsoft.Resources api-version of the subscriptions list (ARM's `Subscriptions - List`). */
+export const SUBSCRIPTIONS_API_VERSION = '2022-12-01';
 
 /** The picker's query: which credential Secret, on which management cluster (its subscription unless given). */
 export interface CredentialQuery {
@@ -85,6 +91,13 @@ export interface AzureRegion {
 
 /** At most this many Secrets' credentials are kept (their MSAL token caches live in them: docs/azure-facts.md#credential-from-aso-secret). */
 const CREDENTIAL_CACHE_SIZE = 64;
+
+/**
+ * How long a credential's list of regions is kept: the regions of a subscription change rarely, and the list is read
+ * for every check of a region (pickers, POST /clusters), so it is read once per credential and subscription, never per
+ * page view.
+ */
+export const LOCATIONS_TTL_MS = 10 * 60_000;
 
 /** How an ARM call may read its credential Secret. */
 export interface ArmCallOptions {
@@ -142,10 +155,31 @@ export interface ResourceGroupInfo {
   tags: Record<string, string>;
 }
 
+/** A credential Secret as read for one request: its credential, an ARM client for the subscription, the settings. */
+interface Resolved {
+  credential: SecretCredential;
+  client: ContainerServiceClient;
+  settings: AzureDiscoverySettings;
+  entry: Cached;
+}
+
 interface Cached {
   fingerprint: string;
   credential: SecretCredential;
   clients: Map<string, ContainerServiceClient>;
+  /** The subscriptions this credential can see (for LOCATIONS_TTL_MS; a failed read is not kept). */
+  subscriptions?: {
+    at: number;
+    value: Promise<Array<{ id: string; displayName?: string }>>;
+  };
+  /** The regions by subscription, read with this credential (see LOCATIONS_TTL_MS); a failed read is not kept. */
+  locations: Map<
+    string,
+    {
+      at: number;
+      value: Promise<{ subscriptionId: string; items: AzureRegion[] }>;
+    }
+  >;
 }
 
 const NOT_FOUND_CODES = new Set([
@@ -178,11 +212,12 @@ export class AksDiscovery {
     namespace: string;
     credentialSecret: string;
   }): Promise<DiscoveredAksClustersResponse> {
-    const { credential, client } = await this.clientFor(
+    const resolved = await this.clientFor(
       q.managementCluster,
       q.namespace,
       q.credentialSecret,
     );
+    const { credential, client } = resolved;
     const what = `listing AKS clusters in subscription ${
       credential.subscriptionId
     } with ${this.describe(q.namespace, q.credentialSecret, credential)}`;
@@ -190,7 +225,7 @@ export class AksDiscovery {
     try {
       for await (const mc of client.managedClusters.list()) found.push(mc);
     } catch (e) {
-      throw this.fail(e, what);
+      throw await this.withVisibleSubscriptions(this.fail(e, what), resolved);
     }
     // This management cluster first, so that a cluster managed here is named without a management cluster.
     const others = (this.options.managementClusters?.() ?? []).filter(
@@ -356,12 +391,19 @@ export class AksDiscovery {
   async listKubernetesVersions(
     q: CredentialQuery & { location: string },
   ): Promise<OfferedKubernetesVersions> {
-    const { subscriptionId, result } = await this.armCall(
-      q,
-      sub =>
-        `listing the Kubernetes versions of ${q.location} in subscription ${sub}`,
-      ({ client }) => client.managedClusters.listKubernetesVersions(q.location),
-    );
+    let answer;
+    try {
+      answer = await this.armCall(
+        q,
+        sub =>
+          `listing the Kubernetes versions of ${q.location} in subscription ${sub}`,
+        ({ client }) =>
+          client.managedClusters.listKubernetesVersions(q.location),
+      );
+    } catch (e) {
+      throw await this.regionRefused(e, q);
+    }
+    const { subscriptionId, result } = answer;
     const items: OfferedKubernetesVersion[] = [];
     let previewsHidden = 0;
     for (const minor of result.values ?? []) {
@@ -412,9 +454,82 @@ export class AksDiscovery {
     return Buffer.from(value).toString('utf8');
   }
 
-  /** The regions of the Secret's subscription (ARM's subscription locations list), physical regions only, by name. */
+  /**
+   * ARM's refusal of a region (NoRegisteredProviderFound, LocationNotAvailableForResourceType, ...) as the user's
+   * mistake: a 400 naming the regions of the subscription (read once per credential, `listLocations`). Any other error
+   * passes through.
+   */
+  private async regionRefused(
+    e: unknown,
+    q: CredentialQuery & { location: string },
+  ): Promise<unknown> {
+    if (!(e instanceof AzureServiceError) || !LOCATION_CODES.has(e.code ?? ''))
+      return e;
+    let regions: AzureRegion[];
+    let subscriptionId: string;
+    try {
+      ({ items: regions, subscriptionId } = await this.listLocations(q));
+    } catch {
+      // The regions cannot be read: ARM's own words, which name the supported locations, still say it.
+      return new AzureRequestError(e.message, {
+        statusCode: 400,
+        code: e.code!,
+        field: 'location',
+      });
+    }
+    const names = regions.map(r => r.name);
+    const known = names.some(n => n === q.location.toLowerCase());
+    // A region of the subscription: the provider may not be registered, or not offer the region or the api-version;
+    // ARM's message says which (docs/azure-facts.md#arm-error-classes).
+    const message = known
+      ? `AKS offers no Kubernetes versions in "${
+          q.location
+        }" of subscription ${subscriptionId}: ${
+          e.message
+        }. The regions of the subscription are ${names.join(', ')}`
+      : `"${
+          q.location
+        }" is not a region of subscription ${subscriptionId} (ARM: ${
+          e.code
+        }); its regions are ${names.join(', ')}`;
+    return new AzureRequestError(message, {
+      statusCode: 400,
+      code: e.code!,
+      field: 'location',
+      offered: names,
+    });
+  }
+
+  /**
+   * The regions of the Secret's subscription (ARM's subscription locations list), physical regions only, by display
+   * name. Read once per credential and subscription for LOCATIONS_TTL_MS (the Secret itself is read every time).
+   */
   async listLocations(
     q: CredentialQuery,
+  ): Promise<{ subscriptionId: string; items: AzureRegion[] }> {
+    const resolved = await this.clientFor(
+      q.managementCluster,
+      q.namespace,
+      q.credentialSecret,
+      q.subscriptionId,
+    );
+    const { entry } = resolved;
+    const sub = q.subscriptionId ?? entry.credential.subscriptionId;
+    const now = Date.now();
+    const kept = entry.locations.get(sub);
+    if (kept && now - kept.at < LOCATIONS_TTL_MS) return kept.value;
+    const value = this.readLocations(q, resolved);
+    entry.locations.set(sub, { at: now, value });
+    value.catch(() => {
+      if (entry.locations.get(sub)?.value === value)
+        entry.locations.delete(sub);
+    });
+    return value;
+  }
+
+  private async readLocations(
+    q: CredentialQuery,
+    resolved: Resolved,
   ): Promise<{ subscriptionId: string; items: AzureRegion[] }> {
     type Locations = {
       value?: Array<{
@@ -422,49 +537,21 @@ export class AksDiscovery {
         displayName?: unknown;
         metadata?: { regionType?: unknown };
       }>;
-      error?: { code?: unknown; message?: unknown };
     };
     const { subscriptionId, result: body } = await this.armCall(
       q,
       sub => `listing the regions of subscription ${sub}`,
-      async ({ client, settings, subscriptionId: sub }) => {
-        const url = `${settings.resourceManagerEndpoint.replace(
-          /\/+$/,
-          '',
-        )}/subscriptions/${encodeURIComponent(
-          sub,
-        )}/locations?api-version=${LOCATIONS_API_VERSION}`;
-        const request = createPipelineRequest({ url, method: 'GET' });
-        const response = await client.pipeline.sendRequest(
-          httpClient(),
-          request,
-        );
-        let parsed: Locations | undefined;
-        try {
-          parsed = response.bodyAsText
-            ? JSON.parse(response.bodyAsText)
-            : undefined;
-        } catch {
-          parsed = undefined;
-        }
-        if (response.status >= 400) {
-          throw new RestError(
-            typeof parsed?.error?.message === 'string'
-              ? parsed.error.message
-              : `HTTP ${response.status}`,
-            {
-              code:
-                typeof parsed?.error?.code === 'string'
-                  ? parsed.error.code
-                  : undefined,
-              statusCode: response.status,
-              request,
-              response,
-            },
-          );
-        }
-        return parsed;
-      },
+      ({ client, settings, subscriptionId: sub }) =>
+        armGet<Locations>(
+          client,
+          `${settings.resourceManagerEndpoint.replace(
+            /\/+$/,
+            '',
+          )}/subscriptions/${encodeURIComponent(
+            sub,
+          )}/locations?api-version=${LOCATIONS_API_VERSION}`,
+        ),
+      { resolved },
     );
     const items = (body?.value ?? [])
       .filter(
@@ -496,15 +583,17 @@ export class AksDiscovery {
       settings: AzureDiscoverySettings;
       subscriptionId: string;
     }) => Promise<T>,
-    opts: ArmCallOptions = {},
+    opts: ArmCallOptions & { resolved?: Resolved } = {},
   ): Promise<{ subscriptionId: string; result: T; what: string }> {
-    const { credential, client, settings } = await this.clientFor(
-      q.managementCluster,
-      q.namespace,
-      q.credentialSecret,
-      q.subscriptionId,
-      opts.secretMaxAgeMs,
-    );
+    const { credential, client, settings, entry } =
+      opts.resolved ??
+      (await this.clientFor(
+        q.managementCluster,
+        q.namespace,
+        q.credentialSecret,
+        q.subscriptionId,
+        opts.secretMaxAgeMs,
+      ));
     const subscriptionId = q.subscriptionId ?? credential.subscriptionId;
     const what = `${doing(subscriptionId)} with ${this.describe(
       q.namespace,
@@ -518,8 +607,84 @@ export class AksDiscovery {
         what,
       };
     } catch (e) {
-      throw this.fail(e, what);
+      throw await this.withVisibleSubscriptions(this.fail(e, what), {
+        credential,
+        client,
+        settings,
+        entry,
+      });
     }
+  }
+
+  /**
+   * A subscription ARM does not know or the credential cannot see, with the subscriptions it can see (ARM's
+   * `Subscriptions - List`, read once per credential for LOCATIONS_TTL_MS); any other error, or when they cannot be
+   * listed, unchanged.
+   */
+  private async withVisibleSubscriptions(
+    err: Error,
+    r: Resolved,
+  ): Promise<Error> {
+    if (!(err instanceof AzureRequestError) || err.field !== 'subscriptionId')
+      return err;
+    let visible: Array<{ id: string; displayName?: string }>;
+    try {
+      visible = await this.visibleSubscriptions(r);
+    } catch {
+      return err;
+    }
+    const list = visible.length
+      ? `The subscriptions it can see: ${visible
+          .map(v => (v.displayName ? `${v.id} (${v.displayName})` : v.id))
+          .join(', ')}`
+      : 'It can see no subscription';
+    return new AzureRequestError(`${err.message.replace(/\.$/, '')}. ${list}`, {
+      statusCode: err.statusCode,
+      code: err.code,
+      field: err.field,
+      offered: visible.map(v => v.id),
+    });
+  }
+
+  private visibleSubscriptions(
+    r: Resolved,
+  ): Promise<Array<{ id: string; displayName?: string }>> {
+    const now = Date.now();
+    const kept = r.entry.subscriptions;
+    if (kept && now - kept.at < LOCATIONS_TTL_MS) return kept.value;
+    const value = (async () => {
+      type Page = {
+        value?: Array<{ subscriptionId?: unknown; displayName?: unknown }>;
+        nextLink?: unknown;
+      };
+      const found: Array<{ id: string; displayName?: string }> = [];
+      let url:
+        | string
+        | undefined = `${r.settings.resourceManagerEndpoint.replace(
+        /\/+$/,
+        '',
+      )}/subscriptions?api-version=${SUBSCRIPTIONS_API_VERSION}`;
+      // A few pages at most: this only illustrates a message.
+      for (let page = 0; url && page < 5; page++) {
+        const body: Page | undefined = await armGet<Page>(r.client, url);
+        for (const v of body?.value ?? [])
+          if (typeof v.subscriptionId === 'string')
+            found.push({
+              id: v.subscriptionId,
+              ...(typeof v.displayName === 'string'
+                ? { displayName: v.displayName }
+                : {}),
+            });
+        url = typeof body?.nextLink === 'string' ? body.nextLink : undefined;
+      }
+      return found;
+    })();
+    const entry = r.entry;
+    entry.subscriptions = { at: now, value };
+    value.catch(() => {
+      if (entry.subscriptions?.value === value) delete entry.subscriptions;
+    });
+    return value;
   }
 
   private describe(
@@ -574,11 +739,7 @@ export class AksDiscovery {
     name: string,
     subscriptionId?: string,
     secretMaxAgeMs?: number,
-  ): Promise<{
-    credential: SecretCredential;
-    client: ContainerServiceClient;
-    settings: AzureDiscoverySettings;
-  }> {
+  ): Promise<Resolved> {
     const data = await this.secretData(
       managementCluster,
       namespace,
@@ -604,6 +765,7 @@ export class AksDiscovery {
         fingerprint,
         credential: credentialFromSecret(ref, data, settings),
         clients: new Map(),
+        locations: new Map(),
       };
       this.cache.delete(key);
       if (this.cache.size >= CREDENTIAL_CACHE_SIZE)
@@ -616,8 +778,45 @@ export class AksDiscovery {
       client = createClient(entry.credential, sub, settings);
       entry.clients.set(sub, client);
     }
-    return { credential: entry.credential, client, settings };
+    return { credential: entry.credential, client, settings, entry };
   }
+}
+
+/**
+ * A GET through an ARM client's pipeline (its credential, token scope, trusted CAs, retry and error-body policies), the
+ * parsed body; an error answer is thrown as the SDK would (RestError with ARM's code, status, request and response).
+ */
+async function armGet<T>(
+  client: ContainerServiceClient,
+  url: string,
+): Promise<T | undefined> {
+  const request = createPipelineRequest({ url, method: 'GET' });
+  const response = await client.pipeline.sendRequest(httpClient(), request);
+  let parsed:
+    | (T & { error?: { code?: unknown; message?: unknown } })
+    | undefined;
+  try {
+    parsed = response.bodyAsText ? JSON.parse(response.bodyAsText) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (response.status >= 400) {
+    throw new RestError(
+      typeof parsed?.error?.message === 'string'
+        ? parsed.error.message
+        : `HTTP ${response.status}`,
+      {
+        code:
+          typeof parsed?.error?.code === 'string'
+            ? parsed.error.code
+            : undefined,
+        statusCode: response.status,
+        request,
+        response,
+      },
+    );
+  }
+  return parsed;
 }
 
 /** Orders versions like 1.33.2 / v1.33.10 numerically. */
@@ -652,10 +851,14 @@ function createClient(
     credentials: { scopes: [`${s.resourceManagerAudience}/.default`] },
     // Per client, verification on: the trusted CAs for a private endpoint or the simulator, nothing process-wide.
     ...(s.caData ? { tlsOptions: { ca: s.caData } } : {}),
-    // A discovery request is interactive: fail within seconds rather than retry for a minute.
+    // A discovery request is interactive: fail within seconds rather than retry for a minute. One retry, and a 429 or
+    // 503 is waited for only when ARM's Retry-After is at most MAX_RETRY_WAIT_SECONDS (docs/azure-facts.md#arm-throttling).
     retryOptions: { maxRetries: 1 },
-    additionalPolicies: [{ position: 'perCall', policy: keepErrorBodies }],
+    additionalPolicies: [
+      { position: 'perCall', policy: keepErrorBodies },
+      { position: 'perRetry', policy: limitRetryAfter },
+    ],
   });
 }
 
-export { AzureCredentialError, AzureServiceError };
+export { AzureCredentialError, AzureRequestError, AzureServiceError };

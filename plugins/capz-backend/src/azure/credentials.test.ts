@@ -4,7 +4,7 @@ import {
   DefaultAzureCredential,
 } from '@azure/identity';
 import type { AzureDiscoverySettings } from './config';
-import { credentialFromSecret } from './credentials';
+import { asoCredentialKeyProblem, credentialFromSecret } from './credentials';
 import { AzureCredentialError } from './errors';
 
 const settings: AzureDiscoverySettings = {
@@ -102,7 +102,54 @@ describe('credentialFromSecret', () => {
         settings,
       ),
     ).toThrow(
-      'ASO credential Secret ns/s has no AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID, AZURE_CLIENT_ID: ASO needs AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID',
+      'ASO credential Secret ns/s has no AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID, AZURE_CLIENT_ID: an ASO credential Secret holds AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID, and AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE (with neither, ASO uses workload identity)',
+    );
+  });
+
+  it('names the CAPI kubeconfig Secret for what it is, without its value', () => {
+    let err: unknown;
+    try {
+      credentialFromSecret(
+        'team-a/alpha-kubeconfig',
+        { value: 'apiVersion: v1\nkind: Config\nusers: [{token: sekret}]' },
+        settings,
+      );
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(AzureCredentialError);
+    expect((err as AzureCredentialError).statusCode).toBe(400);
+    expect((err as Error).message).toBe(
+      'Secret team-a/alpha-kubeconfig is the Cluster API kubeconfig Secret of cluster alpha (type cluster.x-k8s.io/secret, key value), not an ASO credential: an ASO credential Secret holds AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID, and AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE (with neither, ASO uses workload identity)',
+    );
+    expect((err as Error).message).not.toContain('sekret');
+  });
+});
+
+describe('asoCredentialKeyProblem (key names only, as ASO checks them)', () => {
+  it('accepts the three keys ASO requires, whatever else the Secret holds (workload identity needs no more)', () => {
+    expect(
+      asoCredentialKeyProblem('ns/s', [
+        'AZURE_SUBSCRIPTION_ID',
+        'AZURE_TENANT_ID',
+        'AZURE_CLIENT_ID',
+      ]),
+    ).toBeUndefined();
+  });
+
+  it('names the missing keys, and the CAPI kubeconfig Secret by its type', () => {
+    expect(
+      asoCredentialKeyProblem('ns/s', [
+        'AZURE_SUBSCRIPTION_ID',
+        'AZURE_CLIENT_SECRET',
+      ]),
+    ).toMatch(
+      /^ASO credential Secret ns\/s has no AZURE_TENANT_ID, AZURE_CLIENT_ID: /,
+    );
+    expect(
+      asoCredentialKeyProblem('ns/cred', ['value'], 'cluster.x-k8s.io/secret'),
+    ).toMatch(
+      /^Secret ns\/cred is the Cluster API kubeconfig Secret \(type cluster.x-k8s.io\/secret, key value\), not an ASO credential: /,
     );
   });
 });

@@ -35,6 +35,52 @@ export function identityOptions(settings: AzureDiscoverySettings) {
   };
 }
 
+/** The keys ASO requires in a per-namespace or per-resource credential Secret (docs/azure-facts.md#credential-from-aso-secret). */
+export const ASO_REQUIRED_KEYS = [
+  'AZURE_SUBSCRIPTION_ID',
+  'AZURE_TENANT_ID',
+  'AZURE_CLIENT_ID',
+] as const;
+
+/** What an ASO credential Secret holds, for messages. */
+export const ASO_CREDENTIAL_HOLDS =
+  'an ASO credential Secret holds AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID, and AZURE_CLIENT_SECRET ' +
+  'or AZURE_CLIENT_CERTIFICATE (with neither, ASO uses workload identity)';
+
+/** Cluster API's kubeconfig Secrets: `<cluster>-kubeconfig`, this type, the kubeconfig under `value`. */
+export const CAPI_SECRET_TYPE = 'cluster.x-k8s.io/secret';
+
+/**
+ * Why a Secret is not what ASO reads as a credential, from its key names alone (never its values), or undefined when
+ * it has every key ASO requires. ASO's own rule (ASO v2 `internal/identity/credential_provider.go`,
+ * `newCredentialFromSecret`): AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID must be present; then a client
+ * secret, a certificate, pod identity or, with none of those, workload identity. The CAPI kubeconfig Secret (type
+ * cluster.x-k8s.io/secret, key `value`), an easy pick in a list of the namespace's Secrets, is named as such.
+ */
+export function asoCredentialKeyProblem(
+  secretRef: string,
+  keys: string[],
+  type?: string,
+): string | undefined {
+  const missing = ASO_REQUIRED_KEYS.filter(k => !keys.includes(k));
+  if (!missing.length) return undefined;
+  const name = secretRef.split('/').pop() ?? secretRef;
+  const capi =
+    type === CAPI_SECRET_TYPE ||
+    (name.endsWith('-kubeconfig') &&
+      keys.includes('value') &&
+      type === undefined);
+  if (capi) {
+    const cluster = name.replace(/-kubeconfig$/, '');
+    return `Secret ${secretRef} is the Cluster API kubeconfig Secret${
+      cluster !== name ? ` of cluster ${cluster}` : ''
+    } (type ${CAPI_SECRET_TYPE}, key value), not an ASO credential: ${ASO_CREDENTIAL_HOLDS}`;
+  }
+  return `ASO credential Secret ${secretRef} has no ${missing.join(
+    ', ',
+  )}: ${ASO_CREDENTIAL_HOLDS}`;
+}
+
 /** `secretRef` names the Secret in messages (`namespace/name`); `data` is the Secret's decoded data. */
 export function credentialFromSecret(
   secretRef: string,
@@ -45,23 +91,13 @@ export function credentialFromSecret(
   const subscriptionId = value('AZURE_SUBSCRIPTION_ID');
   const tenantId = value('AZURE_TENANT_ID');
   const clientId = value('AZURE_CLIENT_ID');
-  // ASO requires all three in a namespaced or per-resource Secret (docs/capz-aso-facts.md#aso-credential-keys).
-  const missing = (
-    [
-      ['AZURE_SUBSCRIPTION_ID', subscriptionId],
-      ['AZURE_TENANT_ID', tenantId],
-      ['AZURE_CLIENT_ID', clientId],
-    ] as const
-  )
-    .filter(([, v]) => !v)
-    .map(([k]) => k);
-  if (missing.length) {
-    throw new AzureCredentialError(
-      `ASO credential Secret ${secretRef} has no ${missing.join(
-        ', ',
-      )}: ASO needs AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID`,
-    );
-  }
+  // ASO requires all three in a namespaced or per-resource Secret (docs/capz-aso-facts.md#aso-credential-keys); an
+  // empty value is as good as none here (Entra ID would refuse it).
+  const problem = asoCredentialKeyProblem(
+    secretRef,
+    Object.keys(data).filter(k => value(k)),
+  );
+  if (problem) throw new AzureCredentialError(problem);
   const options = identityOptions(settings);
   if (settings.credential === 'default') {
     return {

@@ -2,11 +2,18 @@
  * Errors of AKS discovery. Each carries `statusCode`, which Backstage's error middleware uses as the HTTP status
  * (MiddlewareFactory.error reads `statusCode` before the error name), so the router needs no mapping of its own:
  * - AzureCredentialError: the chosen ASO credential Secret is missing (404) or not usable by this backend (400).
- * - AzureServiceError: Entra ID or ARM refused or failed (502; 503 while Entra ID says it is unavailable). `code`
- *   is Entra's `AADSTSnnnn` or ARM's error code (`AuthorizationFailed`, `SubscriptionNotFound`, ...).
+ * - AzureRequestError: ARM refused what the request named (docs/azure-facts.md#arm-error-classes): a subscription
+ *   ARM does not know or the credential cannot see (404 `SubscriptionNotFound`), a malformed subscription id (400
+ *   `InvalidSubscriptionId`), a region the provider does not offer (400, raised by AksDiscovery with the regions ARM
+ *   offers). The user's mistake, in the user's words.
+ * - AzureServiceError: Entra ID or ARM refused the credential or failed (502), or is throttling / unavailable (503,
+ *   with `retryAfterSeconds`). `code` is Entra's `AADSTSnnnn` or ARM's error code (`AuthorizationFailed`, ...).
  * Messages never contain secret values.
  */
-import type { PipelinePolicy } from '@azure/core-rest-pipeline';
+import type {
+  PipelinePolicy,
+  PipelineResponse,
+} from '@azure/core-rest-pipeline';
 
 /** The ASO credential Secret is missing, incomplete, or of a kind this backend cannot use. */
 export class AzureCredentialError extends Error {
@@ -25,18 +32,89 @@ export class AzureServiceError extends Error {
   readonly service: 'Entra ID' | 'ARM';
   /** `AADSTS7000215`, `AuthorizationFailed`, `ECONNREFUSED`, ... when known. */
   readonly code?: string;
+  /** With 503: when to try again (ARM's `Retry-After`, or a default), for the answer's `Retry-After` header. */
+  readonly retryAfterSeconds?: number;
 
   constructor(
     service: 'Entra ID' | 'ARM',
     message: string,
-    opts: { code?: string; statusCode?: 502 | 503 } = {},
+    opts: {
+      code?: string;
+      statusCode?: 502 | 503;
+      retryAfterSeconds?: number;
+    } = {},
   ) {
     super(message);
     this.name = 'AzureServiceError';
     this.service = service;
     this.code = opts.code;
     this.statusCode = opts.statusCode ?? 502;
+    if (opts.retryAfterSeconds !== undefined)
+      this.retryAfterSeconds = opts.retryAfterSeconds;
   }
+}
+
+/** ARM refused what the request named: a subscription or region it does not offer (see the module comment). */
+export class AzureRequestError extends Error {
+  readonly statusCode: 400 | 404;
+  /** ARM's code: `SubscriptionNotFound`, `InvalidSubscriptionId`, `NoRegisteredProviderFound`, ... */
+  readonly code: string;
+  /** The request's input ARM refused. */
+  readonly field: 'subscriptionId' | 'location';
+  /** What ARM offers instead, when known (the subscription's regions). */
+  readonly offered?: string[];
+
+  constructor(
+    message: string,
+    opts: {
+      statusCode: 400 | 404;
+      code: string;
+      field: 'subscriptionId' | 'location';
+      offered?: string[];
+    },
+  ) {
+    super(message);
+    this.name = 'AzureRequestError';
+    this.statusCode = opts.statusCode;
+    this.code = opts.code;
+    this.field = opts.field;
+    if (opts.offered) this.offered = opts.offered;
+  }
+}
+
+/** ARM's codes for a region the resource provider does not offer (docs/azure-facts.md#arm-error-classes). */
+export const LOCATION_CODES = new Set([
+  'NoRegisteredProviderFound',
+  'LocationNotAvailableForResourceType',
+  'InvalidLocation',
+  'LocationNotAvailable',
+]);
+
+/** At most this long is waited for a throttled ARM call before answering 503 (one retry, docs/azure-facts.md#arm-throttling). */
+export const MAX_RETRY_WAIT_SECONDS = 5;
+/** What the user is told to wait when ARM's 429 or 503 has no Retry-After. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 10;
+
+/** ARM's `Retry-After` (seconds or an HTTP date; `retry-after-ms` / `x-ms-retry-after-ms` first), in seconds. */
+export function retryAfterSeconds(
+  headers: { get(name: string): string | undefined } | undefined,
+): number | undefined {
+  if (!headers) return undefined;
+  for (const [name, factor] of [
+    ['retry-after-ms', 1 / 1000],
+    ['x-ms-retry-after-ms', 1 / 1000],
+    ['retry-after', 1],
+  ] as const) {
+    const v = headers.get(name)?.trim();
+    if (!v) continue;
+    if (/^\d+(\.\d+)?$/.test(v)) return Math.ceil(Number(v) * factor);
+    if (name === 'retry-after') {
+      const at = Date.parse(v);
+      if (Number.isFinite(at))
+        return Math.max(0, Math.ceil((at - Date.now()) / 1000));
+    }
+  }
+  return undefined;
 }
 
 interface RestErrorLike {
@@ -45,7 +123,10 @@ interface RestErrorLike {
   code?: string;
   statusCode?: number;
   request?: object;
-  response?: { bodyAsText?: string | null };
+  response?: {
+    bodyAsText?: string | null;
+    headers?: { get(name: string): string | undefined };
+  };
 }
 
 /**
@@ -53,29 +134,75 @@ interface RestErrorLike {
  * statusCode 403" and keep only the parsed code, so this per-call policy remembers the body of every error response.
  */
 const errorBodies = new WeakMap<object, string>();
+/** And their Retry-After (a 429 or 503 the pager turned into "Pagination failed"). */
+const errorRetryAfter = new WeakMap<object, number>();
 export const keepErrorBodies: PipelinePolicy = {
   name: 'capz-keep-arm-error-bodies',
   async sendRequest(request, next) {
     const response = await next(request);
     if (response.status >= 400 && response.bodyAsText)
       errorBodies.set(request, response.bodyAsText);
+    const wait = retryAfterSeconds(response.headers);
+    if (response.status >= 400 && wait !== undefined)
+      errorRetryAfter.set(request, wait);
     return response;
   },
 };
 
-/** ARM's own message from the response body. */
-function armMessage(e: RestErrorLike): string | undefined {
+/**
+ * Thrown by {@link limitRetryAfter} inside the SDK's retry loop (not a RestError, so the SDK does not retry it): ARM
+ * asked for a wait longer than {@link MAX_RETRY_WAIT_SECONDS}. toAzureServiceError makes it a 503.
+ */
+class ThrottledResponse extends Error {
+  constructor(
+    readonly response: PipelineResponse,
+    readonly retryAfter: number,
+  ) {
+    super(`ARM answered ${response.status}; retry after ${retryAfter} s`);
+    this.name = 'ThrottledResponse';
+  }
+}
+
+/**
+ * A per-retry policy: a 429 or 503 whose Retry-After is longer than {@link MAX_RETRY_WAIT_SECONDS} is not waited for
+ * (the SDK's throttling retry would wait as long as ARM says); a shorter one is left to the SDK's retry policy, which
+ * waits and tries once more (`retryOptions.maxRetries: 1`).
+ */
+export const limitRetryAfter: PipelinePolicy = {
+  name: 'capz-limit-retry-after',
+  async sendRequest(request, next) {
+    const response = await next(request);
+    if (response.status === 429 || response.status === 503) {
+      const wait = retryAfterSeconds(response.headers);
+      if (wait !== undefined && wait > MAX_RETRY_WAIT_SECONDS) {
+        if (response.bodyAsText) errorBodies.set(request, response.bodyAsText);
+        throw new ThrottledResponse(response, wait);
+      }
+    }
+    return response;
+  },
+};
+
+/** ARM's own error (code and message) from the response body. */
+function armError(e: RestErrorLike): { code?: string; message?: string } {
   const text =
     e.response?.bodyAsText ??
     (e.request ? errorBodies.get(e.request) : undefined);
-  if (!text) return undefined;
+  if (!text) return {};
   try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } };
-    return typeof body.error?.message === 'string'
-      ? body.error.message
-      : undefined;
+    const body = JSON.parse(text) as {
+      error?: { code?: unknown; message?: unknown };
+    };
+    return {
+      ...(typeof body.error?.code === 'string'
+        ? { code: body.error.code }
+        : {}),
+      ...(typeof body.error?.message === 'string'
+        ? { message: body.error.message }
+        : {}),
+    };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -93,9 +220,17 @@ const firstLine = (s: string) =>
 export function toAzureServiceError(
   e: unknown,
   what: string,
-): AzureServiceError | AzureCredentialError {
-  if (e instanceof AzureServiceError || e instanceof AzureCredentialError)
+): AzureServiceError | AzureCredentialError | AzureRequestError {
+  if (
+    e instanceof AzureServiceError ||
+    e instanceof AzureCredentialError ||
+    e instanceof AzureRequestError
+  )
     return e;
+  if (e instanceof ThrottledResponse) {
+    const code = armError({ response: e.response }).code;
+    return throttled(e.response.status, code, e.retryAfter, what);
+  }
   const err = (e ?? {}) as RestErrorLike & {
     errorResponse?: { error?: string; errorDescription?: string };
     errors?: unknown[];
@@ -124,15 +259,39 @@ export function toAzureServiceError(
       {
         code,
         statusCode: unavailable ? 503 : 502,
+        ...(unavailable
+          ? { retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS }
+          : {}),
       },
     );
   }
   if (typeof err.statusCode === 'number') {
-    const message = armMessage(err) ?? firstLine(text);
-    const code = err.code ?? `HTTP ${err.statusCode}`;
+    const body = armError(err);
+    const message = body.message ?? firstLine(text);
+    const code = err.code ?? body.code ?? `HTTP ${err.statusCode}`;
+    if (err.statusCode === 429 || err.statusCode === 503) {
+      const wait =
+        retryAfterSeconds(err.response?.headers) ??
+        (err.request ? errorRetryAfter.get(err.request) : undefined);
+      return throttled(err.statusCode, err.code ?? body.code, wait, what);
+    }
+    if (code === 'SubscriptionNotFound')
+      return new AzureRequestError(
+        `The subscription is not one the credential can see (ARM answered SubscriptionNotFound while ${what}): ${message}`,
+        { statusCode: 404, code, field: 'subscriptionId' },
+      );
+    if (code === 'InvalidSubscriptionId')
+      return new AzureRequestError(
+        `The subscription id is not valid (ARM answered InvalidSubscriptionId while ${what}): ${message}`,
+        { statusCode: 400, code, field: 'subscriptionId' },
+      );
+    const hint =
+      code === 'AuthorizationFailed'
+        ? ". The credential's identity needs a role (at least Reader) on the subscription"
+        : '';
     return new AzureServiceError(
       'ARM',
-      `ARM answered ${code} while ${what}: ${message}`,
+      `ARM answered ${code} while ${what}: ${message}${hint}`,
       { code },
     );
   }
@@ -148,5 +307,27 @@ export function toAzureServiceError(
     'ARM',
     `Could not reach ARM while ${what}: ${firstLine(text)}${code}${hint}`,
     { code: err.code },
+  );
+}
+
+/** A 429 or 503 of ARM as the user reads it: a 503 with when to try again. */
+function throttled(
+  status: number,
+  code: string | undefined,
+  wait: number | undefined,
+  what: string,
+): AzureServiceError {
+  const seconds = Math.max(1, wait ?? DEFAULT_RETRY_AFTER_SECONDS);
+  const answered = `ARM answered ${status}${code ? ` ${code}` : ''}`;
+  return new AzureServiceError(
+    'ARM',
+    status === 429
+      ? `Azure is throttling requests; try again in ${seconds} s (${answered} while ${what})`
+      : `Azure is unavailable; try again in ${seconds} s (${answered} while ${what})`,
+    {
+      code: code ?? `HTTP ${status}`,
+      statusCode: 503,
+      retryAfterSeconds: seconds,
+    },
   );
 }

@@ -370,6 +370,53 @@ describe('POST /clusters on the real API server', () => {
     ]);
   });
 
+  it('refuses the CAPI kubeconfig Secret as the credential and a nowhere region with 400, dry run or not, and writes nothing', async () => {
+    // The Secret CAPI writes for a workload cluster: `<cluster>-kubeconfig`, type cluster.x-k8s.io/secret, key value.
+    const kubeconfigSecret = await kube(
+      info,
+      'POST',
+      `/api/v1/namespaces/${ns}/secrets`,
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'other-kubeconfig' },
+        type: 'cluster.x-k8s.io/secret',
+        stringData: { value: 'apiVersion: v1\nkind: Config\n# sekret' },
+      },
+    );
+    expect(kubeconfigSecret.status).toBe(201);
+    const before = apiCalls.filter(c => c.startsWith('apply')).length;
+    for (const dryRun of [true, false]) {
+      const capi = await request(app)
+        .post('/clusters')
+        .set(auth)
+        .send(
+          body({
+            name: 'wrongcred',
+            credentialSecretName: 'other-kubeconfig',
+            dryRun,
+          }),
+        );
+      expect(capi.status).toBe(400);
+      expect(capi.body.error.message).toBe(
+        `credentialSecretName: Secret ${ns}/other-kubeconfig is the Cluster API kubeconfig Secret of cluster other (type cluster.x-k8s.io/secret, key value), not an ASO credential: an ASO credential Secret holds AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID, and AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE (with neither, ASO uses workload identity)`,
+      );
+      expect(JSON.stringify(capi.body)).not.toContain('sekret');
+      const nowhere = await request(app)
+        .post('/clusters')
+        .set(auth)
+        .send(body({ name: 'nowhere', location: 'nowhere', dryRun }));
+      expect(nowhere.status).toBe(400);
+      expect(nowhere.body.error.message).toMatch(
+        /^Invalid cluster: location: "nowhere" is not a region of subscription [0-9a-f-]+ \(ARM: NoRegisteredProviderFound\); its regions are .*westeurope/,
+      );
+      expect(nowhere.body.warnings).toBeUndefined();
+    }
+    expect(apiCalls.filter(c => c.startsWith('apply')).length).toBe(before);
+    expect(await live('wrongcred')).toEqual(Array(7).fill(undefined));
+    expect(await live('nowhere')).toEqual(Array(7).fill(undefined));
+  });
+
   it('creates every object with server-side apply under the field manager capz-backstage', async () => {
     const res = await request(app).post('/clusters').set(auth).send(body());
     expect(res.status).toBe(201);

@@ -1,7 +1,9 @@
 /**
  * POST /clusters with a scripted API server (an in-memory ApplyClient): what no real API server here produces on
  * demand. A refusal in the dry-run pass is a 400 before anything is written; a failure half way names what was
- * written; derived names are measured on the rendered objects; a second request for a cluster being created is a 409.
+ * written; derived names are measured on the rendered objects; a second request for a cluster being created is a 409;
+ * a credential Secret without ASO's keys (the CAPI kubeconfig Secret) is a 400. The region and subscription are
+ * checked through the real AksDiscovery against the simulated ARM and Entra ID (HTTPS, their own CAs).
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
@@ -10,8 +12,24 @@ import type {
   KubeObject,
   ObjectRef,
 } from '@capz-backstage/plugin-capz-common';
+import { ConfigReader } from '@backstage/config';
+import {
+  ARM_RESOURCE,
+  AzureWorld,
+  entraAuthorizer,
+  startArmServer,
+  startEntraSim,
+  type ArmServer,
+  type EntraSim,
+} from '@internal/capz-sim/azure';
 import express from 'express';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
+import { AksDiscovery } from '../azure/AksDiscovery';
 import { ApplyError } from '../cluster/KubeObjectClient';
 import {
   ApplyClient,
@@ -34,17 +52,36 @@ const body = (o: Partial<CreateClusterRequest> = {}): CreateClusterRequest => ({
   ...o,
 });
 
-/** An API server with the namespace and Secret, nothing else; `onApply` may refuse or stall an apply. */
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+/** An ASO credential Secret as the API server returns it (base64 values). */
+const ASO_SECRET = {
+  type: 'Opaque',
+  data: {
+    AZURE_SUBSCRIPTION_ID: b64('00000000-0000-0000-0000-000000000001'),
+    AZURE_TENANT_ID: b64('00000000-0000-0000-0000-000000000002'),
+    AZURE_CLIENT_ID: b64('00000000-0000-0000-0000-000000000003'),
+    AZURE_CLIENT_SECRET: b64('client-secret-value'),
+  },
+};
+
+/**
+ * An API server with the namespace and Secret (every Secret is `secret`, default an ASO credential), nothing else;
+ * `onApply` may refuse or stall an apply.
+ */
 function scripted(
   onApply: (obj: KubeObject, dryRun: boolean) => Promise<void> | void = () =>
     undefined,
+  secret: { type?: string; data?: Record<string, string> } = ASO_SECRET,
 ) {
   const written: string[] = [];
   const client: ApplyClient = {
-    get: async (ref: ObjectRef) =>
-      ref.kind === 'Namespace' || ref.kind === 'Secret'
-        ? ({ metadata: { name: ref.name } } as KubeObject)
-        : undefined,
+    get: async (ref: ObjectRef) => {
+      if (ref.kind === 'Namespace')
+        return { metadata: { name: ref.name } } as KubeObject;
+      if (ref.kind === 'Secret')
+        return { metadata: { name: ref.name }, ...secret } as KubeObject;
+      return undefined;
+    },
     apply: async (obj, o) => {
       await onApply(obj, o.dryRun);
       if (!o.dryRun) written.push(`${obj.kind}/${obj.metadata.name}`);
@@ -342,6 +379,203 @@ describe('POST /clusters: the version AKS offers in the region (ARM)', () => {
     expect(res.body.warnings).toEqual([
       expect.stringContaining(
         'was not checked against the versions AKS offers in westeurope: Azure discovery is not configured on this backend (capz.azureDiscovery)',
+      ),
+    ]);
+  });
+});
+
+describe('POST /clusters: the credential Secret holds what ASO reads (key names only)', () => {
+  it('refuses the CAPI kubeconfig Secret as the ASO credential (400 saying what it is and what an ASO credential holds), without Azure discovery too, and applies nothing', async () => {
+    const applied: string[] = [];
+    const { client } = scripted(
+      obj => {
+        applied.push(obj.kind);
+      },
+      {
+        type: 'cluster.x-k8s.io/secret',
+        data: {
+          value: b64('apiVersion: v1\nusers: [{user: {token: sekret}}]'),
+        },
+      },
+    );
+    for (const dryRun of [true, false]) {
+      const res = await request(await app(client))
+        .post('/clusters')
+        .set(auth)
+        .send(body({ credentialSecretName: 'beta-kubeconfig', dryRun }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe(
+        'credentialSecretName: Secret team-a/beta-kubeconfig is the Cluster API kubeconfig Secret of cluster beta (type cluster.x-k8s.io/secret, key value), not an ASO credential: an ASO credential Secret holds AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID, and AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE (with neither, ASO uses workload identity)',
+      );
+      expect(res.body.warnings).toBeUndefined();
+      expect(JSON.stringify(res.body)).not.toContain('sekret');
+    }
+    expect(applied).toEqual([]);
+  });
+
+  it('names the keys ASO requires that a credential Secret lacks (400), never a value', async () => {
+    const { client, written } = scripted(undefined, {
+      type: 'Opaque',
+      data: {
+        AZURE_CLIENT_ID: b64('client'),
+        AZURE_CLIENT_SECRET: b64('sekret'),
+      },
+    });
+    const res = await request(await app(client))
+      .post('/clusters')
+      .set(auth)
+      .send(body());
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(
+      /^credentialSecretName: ASO credential Secret team-a\/aso-credential has no AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID: an ASO credential Secret holds /,
+    );
+    expect(JSON.stringify(res.body)).not.toContain('sekret');
+    expect(written).toEqual([]);
+  });
+
+  it('takes a workload-identity Secret (the three ids, no secret or certificate) as ASO does', async () => {
+    const { client, written } = scripted(undefined, {
+      type: 'Opaque',
+      data: {
+        AZURE_SUBSCRIPTION_ID: b64('s'),
+        AZURE_TENANT_ID: b64('t'),
+        AZURE_CLIENT_ID: b64('c'),
+      },
+    });
+    const res = await request(await app(client))
+      .post('/clusters')
+      .set(auth)
+      .send(body());
+    expect(res.status).toBe(201);
+    expect(written).toContain('Cluster/alpha');
+  });
+});
+
+describe('POST /clusters: the region and subscription through the real AksDiscovery and the simulated ARM', () => {
+  const SUB = randomUUID();
+  const TENANT = randomUUID();
+  const SP = {
+    tenantId: TENANT,
+    clientId: randomUUID(),
+    clientSecret: `sp-${randomBytes(8).toString('hex')}`,
+  };
+  let stateDir: string;
+  let world: AzureWorld;
+  let entra: EntraSim;
+  let arm: ArmServer;
+  /** The decoded data of the Secrets discovery reads, by name. */
+  const secrets: Record<string, Record<string, string>> = {};
+  const discovery = (resourceManagerEndpoint = arm.url) =>
+    new AksDiscovery({
+      config: new ConfigReader({
+        capz: {
+          azureDiscovery: {
+            resourceManagerEndpoint,
+            authorityHost: entra.url,
+            disableInstanceDiscovery: true,
+            caData: `${arm.caPem}\n${entra.caPem}`,
+          },
+        },
+      }),
+      logger: mockServices.logger.mock(),
+      readSecret: async (_mc, _ns, name) => secrets[name],
+      managedClusters: () => [],
+    });
+
+  beforeAll(async () => {
+    stateDir = mkdtempSync(join(tmpdir(), 'capz-create-arm-'));
+    world = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
+    entra = await startEntraSim({
+      stateDir,
+      applications: [ARM_RESOURCE],
+      servicePrincipals: [SP],
+    });
+    arm = await startArmServer({
+      world,
+      authorize: entraAuthorizer(entra, { [SP.clientId]: [SUB] }),
+      stateDir,
+    });
+    const ids = {
+      AZURE_TENANT_ID: TENANT,
+      AZURE_CLIENT_ID: SP.clientId,
+      AZURE_CLIENT_SECRET: SP.clientSecret,
+    };
+    secrets['aso-credential'] = { AZURE_SUBSCRIPTION_ID: SUB, ...ids };
+    secrets['gone-subscription'] = {
+      AZURE_SUBSCRIPTION_ID: '00000000-0000-0000-0000-00000000dead',
+      ...ids,
+    };
+  });
+
+  afterAll(async () => {
+    await arm?.close();
+    await entra?.close();
+    world?.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('refuses a region that does not exist (400 listing the regions ARM offers), dry run or not, and applies nothing', async () => {
+    const applied: string[] = [];
+    const { client } = scripted(obj => {
+      applied.push(obj.kind);
+    });
+    const served = await app(client, discovery());
+    for (const dryRun of [true, false]) {
+      const res = await request(served)
+        .post('/clusters')
+        .set(auth)
+        .send(body({ location: 'nowhere', dryRun }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe(
+        `Invalid cluster: location: "nowhere" is not a region of subscription ${SUB} (ARM: NoRegisteredProviderFound); its regions are australiasoutheast, eastus, northeurope, swedencentral, uksouth, westeurope, westus2`,
+      );
+    }
+    expect(applied).toEqual([]);
+  });
+
+  it("refuses a credential whose subscription ARM does not know (400 naming the Secret's field)", async () => {
+    const { client, written } = scripted();
+    const res = await request(await app(client, discovery()))
+      .post('/clusters')
+      .set(auth)
+      .send(body({ credentialSecretName: 'gone-subscription', dryRun: true }));
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(
+      /^Invalid cluster: credentialSecretName: The subscription is not one the credential can see \(ARM answered SubscriptionNotFound while listing the Kubernetes versions of westeurope in subscription 00000000-0000-0000-0000-00000000dead with credential Secret team-a\/gone-subscription .*\): The subscription '00000000-0000-0000-0000-00000000dead' could not be found\.$/,
+    );
+    expect(written).toEqual([]);
+  });
+
+  it('creates in a region ARM offers, with no warning', async () => {
+    const { client, written } = scripted();
+    const res = await request(await app(client, discovery()))
+      .post('/clusters')
+      .set(auth)
+      .send(body({ location: 'swedencentral' }));
+    expect(res.status).toBe(201);
+    expect(res.body.warnings).toBeUndefined();
+    expect(written).toContain('Cluster/alpha');
+  });
+
+  it('only when ARM cannot be reached goes on, with a warning saying why', async () => {
+    const { client } = scripted();
+    // A port nothing listens on: connection refused.
+    const closed = await new Promise<number>(resolve => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as AddressInfo).port;
+        srv.close(() => resolve(port));
+      });
+    });
+    const res = await request(
+      await app(client, discovery(`https://127.0.0.1:${closed}`)),
+    )
+      .post('/clusters')
+      .set(auth)
+      .send(body({ location: 'nowhere', dryRun: true }));
+    expect(res.status).toBe(200);
+    expect(res.body.warnings).toEqual([
+      expect.stringMatching(
+        /^kubernetesVersion: v1\.33\.2 was not checked against the versions AKS offers in nowhere: Could not reach ARM while .*ECONNREFUSED/,
       ),
     ]);
   });

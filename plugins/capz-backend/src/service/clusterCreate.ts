@@ -23,6 +23,8 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import type { AksDiscovery } from '../azure/AksDiscovery';
+import { asoCredentialKeyProblem } from '../azure/credentials';
+import { AzureRequestError } from '../azure/errors';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { ClientNode, loadClientNode } from '../cluster/kubeConfig';
 import {
@@ -123,16 +125,19 @@ export interface ClusterCreateRouterOptions {
   managementClusters: ManagementClusterConfig[];
   client: (managementCluster: string) => Promise<ApplyClient>;
   /**
-   * AKS's versions per region through ARM (capz.azureDiscovery), with the request's credential Secret. Without it, or
-   * when ARM cannot be asked, the version is not checked and the answer's `warnings` says so.
+   * AKS's versions per region through ARM (capz.azureDiscovery), with the request's credential Secret: a region or a
+   * subscription ARM does not offer is a 400 naming what it offers. Without it, or when ARM cannot be asked (ARM or
+   * Entra ID unreachable, throttling, refusing the credential), the version is not checked and `warnings` says so.
    */
   azure?: Pick<AksDiscovery, 'listKubernetesVersions'>;
   validateResponses?: boolean;
 }
 
 /**
- * The version against what AKS offers in the region: the field's errors when ARM answered, or a warning saying why
- * it could not be checked (no discovery, a credential ARM refuses, ARM unreachable). Existing deployments without
+ * The region and version against what AKS offers: the fields' errors when ARM answered (a version it does not offer
+ * in the region; a region that is not the subscription's or where AKS is not offered, with the regions; the Secret's
+ * subscription ARM does not know), or a warning saying why they could not be checked (no discovery, a credential
+ * the backend cannot use or ARM refuses, ARM unreachable or throttling). Existing deployments without
  * capz.azureDiscovery keep creating clusters; AKS then refuses an unoffered version itself, after the write
  * (docs/capz-aso-facts.md#create-offered-version).
  */
@@ -159,6 +164,15 @@ async function offeredVersionCheck(
       })
     ).items.map(i => i.version);
   } catch (e) {
+    if (e instanceof AzureRequestError) {
+      // The Secret's AZURE_SUBSCRIPTION_ID is what names the subscription here.
+      const field =
+        e.field === 'location' ? 'location' : 'credentialSecretName';
+      return { errors: [`${field}: ${e.message}`] };
+    }
+    // Everything else means ARM could not be asked: ARM or Entra ID unreachable or throttling, a credential they
+    // refuse (the backend may use another identity than ASO: capz.azureDiscovery.credential), or one this backend
+    // cannot use (workload identity, PKCS#12: AzureCredentialError; its keys were checked on the Secret above).
     return unchecked((e as Error).message);
   }
   return {
@@ -173,8 +187,9 @@ const conditionAuthorizer = createConditionAuthorizer(capzClusterRules);
 /**
  * `POST /clusters`: renders a new ASO-managed AKS cluster (capz-common's aks-aso manifests) and applies it with
  * server-side apply under the `capz-backstage` field manager, for the calling user (capz.cluster.create, audited).
- * Order: input (400) → permission (403) → management cluster (404) → namespace and credential Secret (400) → the
- * Kubernetes version AKS offers in the region, from ARM (400; skipped with a warning when ARM cannot be asked) → every
+ * Order: input (400) → permission (403) → management cluster (404) → namespace and credential Secret, which must hold
+ * ASO's keys (400) → the region and the Kubernetes version AKS offers there, from ARM (400 naming what ARM offers;
+ * skipped with a warning when ARM cannot be asked) → every
  * name free, read live (409) → every object validated by the API server with dryRun=All (400) → applied (201), or,
  * for a dry run, the answer of the validation (200). Nothing is written before every check has passed.
  */
@@ -262,11 +277,23 @@ export async function createClusterCreateRouter(
         namespace: target.namespace,
         name: body.credentialSecretName,
       };
-      if (!(await client.get(secret))) {
+      const credentialSecret = await client.get(secret);
+      if (!credentialSecret) {
         throw new InputError(
           `credentialSecretName: there is no Secret "${body.credentialSecretName}" in namespace ${target.namespace} (ASO reads the Azure credential from it)`,
         );
       }
+      // What ASO reads from it, by key name only (values are never read here): the CAPI kubeconfig Secret, or any
+      // Secret without ASO's required keys, is refused before anything is written (azure/credentials.ts).
+      const keyProblem = asoCredentialKeyProblem(
+        `${target.namespace}/${body.credentialSecretName}`,
+        Object.keys(
+          (credentialSecret as { data?: Record<string, unknown> }).data ?? {},
+        ),
+        (credentialSecret as { type?: string }).type,
+      );
+      if (keyProblem)
+        throw new InputError(`credentialSecretName: ${keyProblem}`);
       // The version against ARM's list for the region, with the request's own credential Secret (read above).
       const offered = await offeredVersionCheck(o.azure, body);
       if (offered.errors.length)

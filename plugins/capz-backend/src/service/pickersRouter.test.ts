@@ -1,7 +1,9 @@
 /**
  * The scaffolder form's pickers. Namespaces with a faked live list and watch cache; regions and Kubernetes versions
  * through the real AksDiscovery, the real @azure/arm-containerservice client and @azure/identity against the simulated
- * ARM and Entra ID (HTTPS, their own CAs), so the routes answer with what the SDK makes of ARM's wire shape.
+ * ARM and Entra ID (HTTPS, their own CAs), so the routes answer with what the SDK makes of ARM's wire shape: the
+ * user's mistakes (a region or subscription ARM does not offer, a Secret that is no ASO credential) are 400/404 in
+ * the user's words, ARM throttling a 503 with Retry-After.
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
@@ -23,7 +25,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import {
+  createHttpHeaders,
+  createPipelineRequest,
+  RestError,
+} from '@azure/core-rest-pipeline';
 import { AksDiscovery } from '../azure/AksDiscovery';
+import { toAzureServiceError } from '../azure/errors';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { createPickersRouter, PickerSources, VM_SIZES } from './pickersRouter';
 
@@ -82,15 +90,24 @@ beforeAll(async () => {
       },
     }),
     logger: mockServices.logger.mock(),
-    readSecret: async (mc, ns, name) =>
-      mc === 'east' && ns === 'team-a' && name === 'aso-credential'
-        ? {
-            AZURE_SUBSCRIPTION_ID: SUB,
-            AZURE_TENANT_ID: TENANT,
-            AZURE_CLIENT_ID: SP.clientId,
-            AZURE_CLIENT_SECRET: SP.clientSecret,
-          }
-        : undefined,
+    readSecret: async (
+      mc,
+      ns,
+      name,
+    ): Promise<Record<string, string> | undefined> => {
+      if (mc !== 'east' || ns !== 'team-a') return undefined;
+      if (name === 'aso-credential')
+        return {
+          AZURE_SUBSCRIPTION_ID: SUB,
+          AZURE_TENANT_ID: TENANT,
+          AZURE_CLIENT_ID: SP.clientId,
+          AZURE_CLIENT_SECRET: SP.clientSecret,
+        };
+      // Cluster API's kubeconfig Secret of cluster alpha, decoded.
+      if (name === 'alpha-kubeconfig')
+        return { value: 'apiVersion: v1\nusers: [{user: {token: sekret}}]' };
+      return undefined;
+    },
     managedClusters: () => [],
   });
 });
@@ -276,15 +293,18 @@ describe('GET /pickers/kubernetes-versions (simulated ARM)', () => {
     ).toBe(false);
   });
 
-  it("passes ARM's refusal of a region on (502 naming the code) and checks its input (400)", async () => {
+  it('answers 400 for a region that does not exist, listing the regions ARM offers, and checks its input (400)', async () => {
     const served = await app();
-    const moon = await request(served)
+    const nowhere = await request(served)
       .get(
-        '/pickers/kubernetes-versions?managementCluster=east&namespace=team-a&credentialSecret=aso-credential&location=moon',
+        '/pickers/kubernetes-versions?managementCluster=east&namespace=team-a&credentialSecret=aso-credential&location=nowhere',
       )
       .set(auth);
-    expect(moon.status).toBe(502);
-    expect(moon.body.error.message).toMatch(/NoRegisteredProviderFound/);
+    expect(nowhere.status).toBe(400);
+    expect(nowhere.body.error).toMatchObject({
+      name: 'AzureRequestError',
+      message: `"nowhere" is not a region of subscription ${SUB} (ARM: NoRegisteredProviderFound); its regions are australiasoutheast, eastus, northeurope, swedencentral, uksouth, westeurope, westus2`,
+    });
     const bad = await request(served)
       .get(
         '/pickers/kubernetes-versions?managementCluster=east&namespace=team-a&credentialSecret=aso-credential&location=West%20Europe',
@@ -323,6 +343,69 @@ describe('GET /pickers/regions and /pickers/vm-sizes', () => {
       name: 'westeurope',
       displayName: 'West Europe',
     });
+  });
+
+  it('answers 404 for a subscription the credential cannot see, in those words', async () => {
+    const gone = randomUUID();
+    const res = await request(await app())
+      .get(
+        `/pickers/regions?managementCluster=east&namespace=team-a&credentialSecret=aso-credential&subscriptionId=${gone}`,
+      )
+      .set(auth);
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toMatch(
+      /^The subscription is not one the credential can see \(ARM answered SubscriptionNotFound while listing the regions of subscription /,
+    );
+  });
+
+  it('answers 400 for the CAPI kubeconfig Secret as the credential, saying what an ASO credential holds', async () => {
+    const res = await request(await app())
+      .get(
+        '/pickers/regions?managementCluster=east&namespace=team-a&credentialSecret=alpha-kubeconfig',
+      )
+      .set(auth);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe(
+      'Secret team-a/alpha-kubeconfig is the Cluster API kubeconfig Secret of cluster alpha (type cluster.x-k8s.io/secret, key value), not an ASO credential: an ASO credential Secret holds AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID, and AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE (with neither, ASO uses workload identity)',
+    );
+    expect(JSON.stringify(res.body)).not.toContain('sekret');
+  });
+
+  it('answers 503 with Retry-After while ARM is throttling, telling the user when to try again', async () => {
+    const throttled = toAzureServiceError(
+      new RestError('throttled', {
+        code: 'TooManyRequests',
+        statusCode: 429,
+        response: {
+          status: 429,
+          headers: createHttpHeaders({ 'retry-after': '42' }),
+          request: createPipelineRequest({ url: 'https://arm.example' }),
+          bodyAsText: null,
+        },
+      }),
+      'listing the regions of subscription s',
+    );
+    const res = await request(
+      await app({
+        azure: {
+          listLocations: async () => {
+            throw throttled;
+          },
+          listKubernetesVersions: async () => {
+            throw throttled;
+          },
+        },
+      }),
+    )
+      .get(
+        '/pickers/regions?managementCluster=east&namespace=team-a&credentialSecret=aso-credential',
+      )
+      .set(auth);
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('42');
+    expect(res.body.error.message).toMatch(
+      /^Azure is throttling requests; try again in 42 s \(ARM answered 429 TooManyRequests while listing the regions of subscription s\)$/,
+    );
   });
 
   it('lists the curated VM sizes', async () => {

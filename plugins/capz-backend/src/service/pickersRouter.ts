@@ -56,6 +56,27 @@ async function liveNamespaces(c: ManagementClusterConfig): Promise<string[]> {
   return list.items.map(n => n.metadata?.name ?? '').filter(Boolean);
 }
 
+/**
+ * An Azure answer's errors, with `Retry-After` on a 503 (ARM throttling or unavailable: the error's
+ * `retryAfterSeconds`); the error middleware then writes the status and body.
+ */
+async function withRetryAfter<T>(
+  res: express.Response,
+  f: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    const wait = (e as { retryAfterSeconds?: unknown })?.retryAfterSeconds;
+    if (
+      (e as { statusCode?: unknown })?.statusCode === 503 &&
+      typeof wait === 'number'
+    )
+      res.setHeader('Retry-After', String(wait));
+    throw e;
+  }
+}
+
 const statusOf = (e: unknown) =>
   (e as { code?: unknown })?.code ??
   (e as { statusCode?: unknown })?.statusCode;
@@ -164,18 +185,23 @@ export async function createPickersRouter(
     });
   });
 
+  // ARM's refusals of what the query names are 400 (a region) or 404 (a subscription the credential cannot see), in
+  // the user's words with what ARM offers; 502 is ARM refusing the credential or failing; 503 with Retry-After is ARM
+  // throttling (src/azure/errors.ts, docs/azure-facts.md#arm-error-classes).
   router.get('/pickers/regions', async (req, res) => {
     const q = await credentialQuery(req, req.query);
-    res.json(await o.azure!.listLocations(q));
+    res.json(await withRetryAfter(res, () => o.azure!.listLocations(q)));
   });
 
   router.get('/pickers/kubernetes-versions', async (req, res) => {
     const q = await credentialQuery(req, req.query);
     res.json(
-      await o.azure!.listKubernetesVersions({
-        ...q,
-        location: req.query.location,
-      }),
+      await withRetryAfter(res, () =>
+        o.azure!.listKubernetesVersions({
+          ...q,
+          location: req.query.location,
+        }),
+      ),
     );
   });
 
