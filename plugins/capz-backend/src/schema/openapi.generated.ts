@@ -24,7 +24,7 @@ export const spec = {
         in: 'query',
         required: true,
         schema: {
-          $ref: '#/components/schemas/ObjectName',
+          $ref: '#/components/schemas/ManagementClusterName',
         },
       },
       pickerNamespace: {
@@ -32,7 +32,7 @@ export const spec = {
         in: 'query',
         required: true,
         schema: {
-          $ref: '#/components/schemas/DnsLabel',
+          $ref: '#/components/schemas/NamespaceName',
         },
       },
       pickerCredentialSecret: {
@@ -40,7 +40,7 @@ export const spec = {
         in: 'query',
         required: true,
         schema: {
-          $ref: '#/components/schemas/ObjectName',
+          $ref: '#/components/schemas/SecretName',
         },
       },
       pickerSubscriptionId: {
@@ -60,7 +60,7 @@ export const spec = {
         description:
           "The management cluster's name (capz.managementClusters[].name).",
         schema: {
-          $ref: '#/components/schemas/Name',
+          $ref: '#/components/schemas/ManagementClusterName',
         },
       },
       namespace: {
@@ -68,7 +68,7 @@ export const spec = {
         in: 'path',
         required: true,
         schema: {
-          $ref: '#/components/schemas/Name',
+          $ref: '#/components/schemas/NamespaceName',
         },
       },
       name: {
@@ -77,7 +77,7 @@ export const spec = {
         required: true,
         description: "The CAPI Cluster's name.",
         schema: {
-          $ref: '#/components/schemas/Name',
+          $ref: '#/components/schemas/ClusterName',
         },
       },
       jobId: {
@@ -135,10 +135,6 @@ export const spec = {
       },
     },
     schemas: {
-      Name: {
-        type: 'string',
-        pattern: '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$',
-      },
       Error: {
         type: 'object',
         required: ['error'],
@@ -672,17 +668,39 @@ export const spec = {
           },
         },
       },
-      ObjectName: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 253,
-      },
-      DnsLabel: {
+      ManagementClusterName: {
+        title: 'a management cluster name',
+        description:
+          "lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters",
         type: 'string',
         maxLength: 63,
         pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+      },
+      NamespaceName: {
+        title: 'a Kubernetes namespace name',
         description:
-          'A DNS label: lowercase letters, digits and "-", starting and ending with a letter or digit.',
+          "lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters",
+        type: 'string',
+        maxLength: 63,
+        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+      },
+      SecretName: {
+        title: 'a Kubernetes Secret name',
+        description:
+          "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, with a letter or digit on each side of every '.', at most 253 characters",
+        type: 'string',
+        maxLength: 253,
+        pattern:
+          '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+      },
+      ClusterName: {
+        title: 'a Cluster API Cluster name',
+        description:
+          "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, with a letter or digit on each side of every '.', at most 63 characters",
+        type: 'string',
+        maxLength: 63,
+        pattern:
+          '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
       },
       JobConflict: {
         description:
@@ -725,6 +743,7 @@ export const spec = {
       },
       AdoptJobRequest: {
         type: 'object',
+        additionalProperties: false,
         required: ['type', 'params'],
         properties: {
           type: {
@@ -744,13 +763,13 @@ export const spec = {
             ],
             properties: {
               managementCluster: {
-                $ref: '#/components/schemas/ObjectName',
+                $ref: '#/components/schemas/ManagementClusterName',
               },
               namespace: {
-                $ref: '#/components/schemas/DnsLabel',
+                $ref: '#/components/schemas/NamespaceName',
               },
               credentialSecret: {
-                $ref: '#/components/schemas/ObjectName',
+                $ref: '#/components/schemas/SecretName',
               },
               subscriptionId: {
                 type: 'string',
@@ -772,6 +791,7 @@ export const spec = {
       },
       MigrateJobRequest: {
         type: 'object',
+        additionalProperties: false,
         required: ['type', 'params'],
         properties: {
           type: {
@@ -789,16 +809,16 @@ export const spec = {
             ],
             properties: {
               managementCluster: {
-                $ref: '#/components/schemas/ObjectName',
+                $ref: '#/components/schemas/ManagementClusterName',
               },
               namespace: {
-                $ref: '#/components/schemas/DnsLabel',
+                $ref: '#/components/schemas/NamespaceName',
               },
               name: {
-                $ref: '#/components/schemas/ObjectName',
+                $ref: '#/components/schemas/ClusterName',
               },
               targetNamespace: {
-                $ref: '#/components/schemas/DnsLabel',
+                $ref: '#/components/schemas/NamespaceName',
               },
             },
           },
@@ -806,6 +826,7 @@ export const spec = {
       },
       UpgradeApiVersionJobRequest: {
         type: 'object',
+        additionalProperties: false,
         required: ['type', 'params'],
         properties: {
           type: {
@@ -818,13 +839,13 @@ export const spec = {
             required: ['managementCluster', 'namespace', 'name'],
             properties: {
               managementCluster: {
-                $ref: '#/components/schemas/ObjectName',
+                $ref: '#/components/schemas/ManagementClusterName',
               },
               namespace: {
-                $ref: '#/components/schemas/DnsLabel',
+                $ref: '#/components/schemas/NamespaceName',
               },
               name: {
-                $ref: '#/components/schemas/ObjectName',
+                $ref: '#/components/schemas/ClusterName',
               },
             },
           },
@@ -1094,9 +1115,44 @@ export const spec = {
       },
       Day2Action: {
         description:
-          "One day-2 action (capz-common day2/api.ts Day2Action). Only its shape is checked here; the rules (counts, versions, names) are capz-common's, which answer a 400 naming the rule.",
+          "One day-2 action (capz-common day2/api.ts Day2Action); `action` selects the fields it takes, and a field another action takes is refused. Only the shape is checked here; the rules (counts, versions, names) are capz-common's, which answer a 400 naming the rule.",
         type: 'object',
         required: ['action'],
+        oneOf: [
+          {
+            $ref: '#/components/schemas/Day2ScaleAction',
+          },
+          {
+            $ref: '#/components/schemas/Day2AutoscaleAction',
+          },
+          {
+            $ref: '#/components/schemas/Day2UpgradeAction',
+          },
+          {
+            $ref: '#/components/schemas/Day2AddPoolAction',
+          },
+          {
+            $ref: '#/components/schemas/Day2RemovePoolAction',
+          },
+          {
+            $ref: '#/components/schemas/Day2PauseAction',
+          },
+          {
+            $ref: '#/components/schemas/Day2ResumeAction',
+          },
+        ],
+        discriminator: {
+          propertyName: 'action',
+          mapping: {
+            scale: '#/components/schemas/Day2ScaleAction',
+            autoscale: '#/components/schemas/Day2AutoscaleAction',
+            upgrade: '#/components/schemas/Day2UpgradeAction',
+            addPool: '#/components/schemas/Day2AddPoolAction',
+            removePool: '#/components/schemas/Day2RemovePoolAction',
+            pause: '#/components/schemas/Day2PauseAction',
+            resume: '#/components/schemas/Day2ResumeAction',
+          },
+        },
         properties: {
           action: {
             type: 'string',
@@ -1110,40 +1166,51 @@ export const spec = {
               'resume',
             ],
           },
+          planDigest: {
+            type: 'string',
+            pattern: '^[0-9a-f]{64}$',
+            description:
+              'On a confirm (ApplyClusterAction), the `planDigest` of the preview the user saw: the backend writes that plan or answers 409 ("changed since the preview"). Ignored by the preview itself.',
+          },
+        },
+      },
+      Day2ScaleAction: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['action', 'pool', 'replicas'],
+        properties: {
+          action: {
+            type: 'string',
+            enum: ['scale'],
+          },
           pool: {
-            oneOf: [
-              {
-                type: 'string',
-                minLength: 1,
-                maxLength: 63,
-              },
-              {
-                type: 'object',
-                required: ['name', 'mode', 'osType', 'vmSize', 'replicas'],
-                properties: {
-                  name: {
-                    type: 'string',
-                    maxLength: 63,
-                  },
-                  mode: {
-                    type: 'string',
-                  },
-                  osType: {
-                    type: 'string',
-                  },
-                  vmSize: {
-                    type: 'string',
-                    maxLength: 100,
-                  },
-                  replicas: {
-                    type: 'number',
-                  },
-                },
-              },
-            ],
+            type: 'string',
+            minLength: 1,
+            maxLength: 63,
+            description: "the name of one of the cluster's pools",
           },
           replicas: {
             type: 'number',
+          },
+          planDigest: {
+            $ref: '#/components/schemas/Day2PlanDigest',
+          },
+        },
+      },
+      Day2AutoscaleAction: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['action', 'pool', 'enabled'],
+        properties: {
+          action: {
+            type: 'string',
+            enum: ['autoscale'],
+          },
+          pool: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 63,
+            description: "the name of one of the cluster's pools",
           },
           enabled: {
             type: 'boolean',
@@ -1154,11 +1221,28 @@ export const spec = {
           maxCount: {
             type: 'number',
           },
+          planDigest: {
+            $ref: '#/components/schemas/Day2PlanDigest',
+          },
+        },
+      },
+      Day2UpgradeAction: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['action', 'version', 'target'],
+        properties: {
+          action: {
+            type: 'string',
+            enum: ['upgrade'],
+          },
           version: {
             type: 'string',
+            minLength: 1,
             maxLength: 40,
           },
           target: {
+            description:
+              '"controlPlane", or an object whose pools field lists the pools to upgrade (1 to 100 pool names)',
             oneOf: [
               {
                 type: 'string',
@@ -1166,6 +1250,7 @@ export const spec = {
               },
               {
                 type: 'object',
+                additionalProperties: false,
                 required: ['pools'],
                 properties: {
                   pools: {
@@ -1174,6 +1259,7 @@ export const spec = {
                     maxItems: 100,
                     items: {
                       type: 'string',
+                      minLength: 1,
                       maxLength: 63,
                     },
                   },
@@ -1181,7 +1267,106 @@ export const spec = {
               },
             ],
           },
+          planDigest: {
+            $ref: '#/components/schemas/Day2PlanDigest',
+          },
         },
+      },
+      Day2AddPoolAction: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['action', 'pool'],
+        properties: {
+          action: {
+            type: 'string',
+            enum: ['addPool'],
+          },
+          pool: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['name', 'mode', 'osType', 'vmSize', 'replicas'],
+            properties: {
+              name: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 63,
+              },
+              mode: {
+                type: 'string',
+                enum: ['System', 'User'],
+              },
+              osType: {
+                type: 'string',
+                enum: ['Linux', 'Windows'],
+              },
+              vmSize: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 100,
+              },
+              replicas: {
+                type: 'number',
+              },
+            },
+          },
+          planDigest: {
+            $ref: '#/components/schemas/Day2PlanDigest',
+          },
+        },
+      },
+      Day2RemovePoolAction: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['action', 'pool'],
+        properties: {
+          action: {
+            type: 'string',
+            enum: ['removePool'],
+          },
+          pool: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 63,
+            description: "the name of one of the cluster's pools",
+          },
+          planDigest: {
+            $ref: '#/components/schemas/Day2PlanDigest',
+          },
+        },
+      },
+      Day2PauseAction: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['action'],
+        properties: {
+          action: {
+            type: 'string',
+            enum: ['pause'],
+          },
+          planDigest: {
+            $ref: '#/components/schemas/Day2PlanDigest',
+          },
+        },
+      },
+      Day2ResumeAction: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['action'],
+        properties: {
+          action: {
+            type: 'string',
+            enum: ['resume'],
+          },
+          planDigest: {
+            $ref: '#/components/schemas/Day2PlanDigest',
+          },
+        },
+      },
+      Day2PlanDigest: {
+        description:
+          'the planDigest of the preview the user saw (64 lowercase hexadecimal digits)',
+        type: 'string',
+        pattern: '^[0-9a-f]{64}$',
       },
       Day2ObjectChange: {
         type: 'object',
@@ -1247,6 +1432,11 @@ export const spec = {
           },
           applied: {
             type: 'boolean',
+          },
+          planDigest: {
+            type: 'string',
+            description:
+              'A digest of the planned changes and of the resourceVersions they were planned from; a confirm sends it back (Day2Action.planDigest).',
           },
         },
       },
@@ -1460,16 +1650,13 @@ export const spec = {
                 ],
                 properties: {
                   managementCluster: {
-                    type: 'string',
-                    minLength: 1,
+                    $ref: '#/components/schemas/ManagementClusterName',
                   },
                   namespace: {
-                    type: 'string',
-                    minLength: 1,
+                    $ref: '#/components/schemas/NamespaceName',
                   },
                   name: {
-                    type: 'string',
-                    minLength: 1,
+                    $ref: '#/components/schemas/ClusterName',
                   },
                   location: {
                     type: 'string',
@@ -1480,8 +1667,7 @@ export const spec = {
                     minLength: 1,
                   },
                   credentialSecretName: {
-                    type: 'string',
-                    minLength: 1,
+                    $ref: '#/components/schemas/SecretName',
                   },
                   pools: {
                     type: 'array',
@@ -1658,6 +1844,7 @@ export const spec = {
           {
             name: 'from',
             in: 'query',
+            allowReserved: true,
             description:
               'Start of the range (ISO 8601; default 24 hours before `to`).',
             schema: {
@@ -1668,6 +1855,7 @@ export const spec = {
           {
             name: 'to',
             in: 'query',
+            allowReserved: true,
             description: 'End of the range (ISO 8601; default now).',
             schema: {
               type: 'string',
@@ -1822,6 +2010,7 @@ export const spec = {
             'application/json': {
               schema: {
                 type: 'object',
+                additionalProperties: false,
                 required: ['confirmName'],
                 properties: {
                   confirmName: {
@@ -2205,21 +2394,21 @@ export const spec = {
             name: 'managementCluster',
             in: 'query',
             schema: {
-              type: 'string',
+              $ref: '#/components/schemas/ManagementClusterName',
             },
           },
           {
             name: 'namespace',
             in: 'query',
             schema: {
-              type: 'string',
+              $ref: '#/components/schemas/NamespaceName',
             },
           },
           {
             name: 'name',
             in: 'query',
             schema: {
-              type: 'string',
+              $ref: '#/components/schemas/ClusterName',
             },
           },
           {
@@ -2402,7 +2591,7 @@ export const spec = {
             in: 'query',
             required: true,
             schema: {
-              $ref: '#/components/schemas/ObjectName',
+              $ref: '#/components/schemas/ManagementClusterName',
             },
           },
           {
@@ -2410,14 +2599,14 @@ export const spec = {
             in: 'query',
             required: true,
             schema: {
-              $ref: '#/components/schemas/DnsLabel',
+              $ref: '#/components/schemas/NamespaceName',
             },
           },
           {
             name: 'name',
             in: 'query',
             schema: {
-              $ref: '#/components/schemas/ObjectName',
+              $ref: '#/components/schemas/SecretName',
             },
           },
         ],
@@ -2469,28 +2658,13 @@ export const spec = {
           'The AKS clusters the credential Secret can see, through ARM (capz.azureDiscovery). Needs capz.cluster.adopt.',
         parameters: [
           {
-            name: 'managementCluster',
-            in: 'query',
-            required: true,
-            schema: {
-              $ref: '#/components/schemas/ObjectName',
-            },
+            $ref: '#/components/parameters/pickerManagementCluster',
           },
           {
-            name: 'namespace',
-            in: 'query',
-            required: true,
-            schema: {
-              $ref: '#/components/schemas/DnsLabel',
-            },
+            $ref: '#/components/parameters/pickerNamespace',
           },
           {
-            name: 'credentialSecret',
-            in: 'query',
-            required: true,
-            schema: {
-              $ref: '#/components/schemas/ObjectName',
-            },
+            $ref: '#/components/parameters/pickerCredentialSecret',
           },
         ],
         responses: {
@@ -2529,12 +2703,7 @@ export const spec = {
           "The scaffolder form's namespace picker: the namespaces of a management cluster the caller may read. The configured `namespaces` when the management cluster is limited to some; otherwise a live list from the API server (namespaces are not in the watch cache), or, when the backend may not list namespaces, the namespaces of the objects in the watch cache. `source` says which.",
         parameters: [
           {
-            name: 'managementCluster',
-            in: 'query',
-            required: true,
-            schema: {
-              $ref: '#/components/schemas/ObjectName',
-            },
+            $ref: '#/components/parameters/pickerManagementCluster',
           },
         ],
         responses: {

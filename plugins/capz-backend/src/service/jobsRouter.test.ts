@@ -18,7 +18,7 @@ import express from 'express';
 import request from 'supertest';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import type { JobEngine } from '../jobs/JobEngine';
-import type { JobPlanner } from '../jobs/JobPlanner';
+import type { AksLister, JobPlanner } from '../jobs/JobPlanner';
 import { DatabaseJobStore } from '../jobs/DatabaseJobStore';
 import type { JobStore } from '../jobs/JobStore';
 import { createJobsRouter } from './jobsRouter';
@@ -433,7 +433,7 @@ describe('jobs router: the OpenAPI document and one error shape', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.name).toBe('InputError');
     expect(bad.body.error.message).toMatch(
-      /^params\.namespace is "Team_A": it must be /,
+      /^Namespace "Team_A" is not a Kubernetes namespace name: /,
     );
     const extra = await request(a)
       .post('/jobs/preview')
@@ -528,5 +528,189 @@ describe('jobs router: the OpenAPI document and one error shape', () => {
       preflight: [{ id: 'target-free', status: 'fail' }],
     });
     expect(await store.list({})).toEqual([]);
+  });
+});
+
+/**
+ * Issue 33: a name that is not one of its kind is refused at the edge with the form's words, and nothing behind the
+ * route is asked: no Secret read (a Secret name of "." is a list of every Secret in the namespace to the API server),
+ * no ARM call, no plan. The recorders are the router's Kubernetes and Azure edges.
+ */
+describe('jobs router: names and fields checked at the edge', () => {
+  const SECRET_RULE =
+    "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, with a letter or digit on each side of every '.', at most 253 characters";
+  const CLUSTER_RULE =
+    "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, with a letter or digit on each side of every '.', at most 63 characters";
+
+  async function app() {
+    const knex = await databases.init('SQLITE_3');
+    const store = await DatabaseJobStore.create({
+      database: mockServices.database({ knex }),
+    });
+    /** Every call that would reach the API server or ARM. */
+    const calls: string[] = [];
+    const planner = {
+      preview: jest.fn(async (r: JobRequest) => {
+        calls.push(`plan ${JSON.stringify(r.params)}`);
+        throw new Error('not planned here');
+      }),
+    };
+    const logger = mockServices.logger.mock();
+    const router = await createJobsRouter({
+      logger,
+      httpAuth: mockServices.httpAuth(),
+      permissions: mockServices.permissions.mock({
+        authorize: async reqs =>
+          reqs.map(() => ({ result: AuthorizeResult.ALLOW })),
+        authorizeConditional: async reqs =>
+          reqs.map(() => ({ result: AuthorizeResult.ALLOW })),
+      }),
+      auditor: mockServices.auditor.mock({
+        createEvent: async () => ({
+          success: async () => undefined,
+          fail: async () => undefined,
+        }),
+      }),
+      managementClusters: mcs,
+      cache: { list: () => [] },
+      store,
+      engine: { kick: jest.fn(), interrupt: jest.fn() } as unknown as JobEngine,
+      planner: planner as unknown as JobPlanner,
+      client: async mc => {
+        calls.push(`client ${mc}`);
+        throw new Error('no cluster here');
+      },
+      readSecret: async (mc, ns, name) => {
+        calls.push(`get secret ${mc}/${ns}/${name}`);
+        return undefined;
+      },
+      aks: {
+        listClusters: async (q: { credentialSecret: string }) => {
+          calls.push(`arm ${q.credentialSecret}`);
+          return { subscriptionId: 's', items: [] };
+        },
+        resourceGroup: async () => undefined,
+      } as unknown as AksLister,
+    });
+    return {
+      calls,
+      store,
+      app: express()
+        .use(router)
+        .use(
+          MiddlewareFactory.create({
+            config: mockServices.rootConfig(),
+            logger,
+          }).error(),
+        ),
+    };
+  }
+
+  it('reads no Secret for a Secret name that is not one (GET /credential-secrets?name=.)', async () => {
+    const { app: a, calls } = await app();
+    for (const name of ['.', '..', '../kube-system', 'A']) {
+      const res = await request(a)
+        .get('/credential-secrets')
+        .query({ managementCluster: 'east', namespace: 'team-payments', name })
+        .set(auth);
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe(
+        `Secret name ${JSON.stringify(
+          name,
+        )} is not a Kubernetes Secret name: ${SECRET_RULE}`,
+      );
+    }
+    expect(calls).toEqual([]);
+    // The recorder does record: a name that is one is read (by name, never listed).
+    const ok = await request(a)
+      .get('/credential-secrets')
+      .query({
+        managementCluster: 'east',
+        namespace: 'team-payments',
+        name: 'my.secret',
+      })
+      .set(auth);
+    expect(ok.status).toBe(200);
+    expect(calls).toEqual([
+      'get secret east/team-payments/aso-credential',
+      'get secret east/team-payments/my.secret',
+    ]);
+  });
+
+  it('asks ARM nothing for a credential Secret name that is not one (GET /azure/clusters)', async () => {
+    const { app: a, calls } = await app();
+    const res = await request(a)
+      .get('/azure/clusters')
+      .query({
+        managementCluster: 'east',
+        namespace: 'team-payments',
+        credentialSecret: '.',
+      })
+      .set(auth);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe(
+      `Credential Secret name "." is not a Kubernetes Secret name: ${SECRET_RULE}`,
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it("plans nothing for an adoption's credential Secret or a cluster name that is not one", async () => {
+    const { app: a, calls, store } = await app();
+    for (const path of ['/jobs', '/jobs/preview']) {
+      const secret = await request(a)
+        .post(path)
+        .set(auth)
+        .send({
+          ...adopt,
+          params: { ...adopt.params, credentialSecret: '..' },
+        });
+      expect(secret.status).toBe(400);
+      expect(secret.body.error.message).toBe(
+        `Credential Secret name ".." is not a Kubernetes Secret name: ${SECRET_RULE}`,
+      );
+      for (const name of ['.', '..', '../x']) {
+        const res = await request(a)
+          .post(path)
+          .set(auth)
+          .send({ ...migrate, params: { ...migrate.params, name } });
+        expect(res.status).toBe(400);
+        expect(res.body.error.message).toBe(
+          `Cluster name ${JSON.stringify(
+            name,
+          )} is not a Cluster API Cluster name: ${CLUSTER_RULE}`,
+        );
+      }
+      const upgrade = await request(a)
+        .post(path)
+        .set(auth)
+        .send({
+          type: 'upgrade-api-version',
+          params: { managementCluster: 'east', namespace: 'team-a', name: '.' },
+        });
+      expect(upgrade.status).toBe(400);
+    }
+    expect(calls).toEqual([]);
+    expect(await store.list({})).toEqual([]);
+  });
+
+  it('refuses a field the job does not take, at the top as in its params', async () => {
+    const { app: a, calls } = await app();
+    const top = await request(a)
+      .post('/jobs/preview')
+      .set(auth)
+      .send({ ...migrate, dryRun: true });
+    expect(top.status).toBe(400);
+    expect(top.body.error.message).toBe(
+      'Unknown field "dryRun" for the migrate job: it takes only type, params',
+    );
+    const inParams = await request(a)
+      .post('/jobs')
+      .set(auth)
+      .send({ ...migrate, params: { ...migrate.params, force: true } });
+    expect(inParams.status).toBe(400);
+    expect(inParams.body.error.message).toBe(
+      '"force" is not a field of params: remove it (the fields are managementCluster, namespace, name, targetNamespace)',
+    );
+    expect(calls).toEqual([]);
   });
 });

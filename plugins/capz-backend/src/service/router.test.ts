@@ -462,3 +462,85 @@ describe('router', () => {
     );
   });
 });
+
+/** Issue 33: the names of the cluster routes are checked at the edge, and a timestamp may be typed as it is. */
+describe('router: names and timestamps at the edge', () => {
+  const CLUSTER_RULE =
+    "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, with a letter or digit on each side of every '.', at most 63 characters";
+
+  it('takes an ISO 8601 timestamp unencoded in from and to, as a person types it', async () => {
+    const calls: Array<{ from: Date; to: Date }> = [];
+    const server = await app({
+      history: {
+        timeline: async query => {
+          calls.push(query);
+          return { ...timeline, from: '', to: '' };
+        },
+      },
+    });
+    const res = await request(server)
+      .get(
+        '/clusters/east/team-a/alpha/timeline?from=2026-11-27T00:00:00Z&to=2026-11-27T12:30:00Z',
+      )
+      .set(auth);
+    expect(res.status).toBe(200);
+    expect(calls.map(c => [c.from.toISOString(), c.to.toISOString()])).toEqual([
+      ['2026-11-27T00:00:00.000Z', '2026-11-27T12:30:00.000Z'],
+    ]);
+    // An offset's "+" unencoded is a space in a query string: the answer says how to write it.
+    const offset = await request(server)
+      .get(
+        '/clusters/east/team-a/alpha/timeline?from=2026-11-27T00:00:00+01:00',
+      )
+      .set(auth);
+    expect(offset.status).toBe(400);
+    expect(offset.body.error.message).toBe(
+      'query parameter from is "2026-11-27T00:00:00 01:00": it must be a date and time in ISO 8601, e.g. 2026-01-31T12:00:00Z (a "+" in a URL is a space: write it %2B, or give the time in UTC with Z)',
+    );
+  });
+
+  it('reads neither the watch cache nor the history for a name that is not one', async () => {
+    const reads: string[] = [];
+    const recorded = {
+      ...cache,
+      list: (mc: string, kind: string, ns?: string) => {
+        reads.push(`${mc}/${kind}/${ns}`);
+        return cache.list(mc, kind, ns);
+      },
+      status: cache.status,
+      initialListing: cache.initialListing,
+    } as unknown as WatchCache;
+    const history: TimelineReader = {
+      timeline: async () => {
+        reads.push('history');
+        return timeline;
+      },
+    };
+    const server = await app({ cache: recorded, history });
+    const said = async (path: string) => {
+      const res = await request(server).get(path).set(auth);
+      expect([path, res.status]).toEqual([path, 400]);
+      return res.body.error.message as string;
+    };
+    for (const name of ['..', 'a..b', 'Alpha'])
+      for (const route of ['tree', 'timeline', 'objects/uid-1'])
+        expect(await said(`/clusters/east/team-a/${name}/${route}`)).toBe(
+          `Cluster name ${JSON.stringify(
+            name,
+          )} is not a Cluster API Cluster name: ${CLUSTER_RULE}`,
+        );
+    expect(await said('/clusters/east/team.a/alpha/tree')).toBe(
+      `Namespace "team.a" is not a Kubernetes namespace name: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters`,
+    );
+    expect(await said('/clusters/East/team-a/alpha/timeline')).toBe(
+      `Management cluster "East" is not a management cluster name: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters`,
+    );
+    expect(reads).toEqual([]);
+    // The recorder does record: a name that is one is read.
+    expect(
+      (await request(server).get('/clusters/east/team-a/alpha/tree').set(auth))
+        .status,
+    ).toBe(200);
+    expect(reads.length).toBeGreaterThan(0);
+  });
+});

@@ -14,6 +14,8 @@ import { spec } from '../schema/openapi.generated';
 interface Schema {
   $ref?: string;
   type?: string;
+  /** On the name schemas: what kind of name it is ("a Kubernetes Secret name"); `description` says what it allows. */
+  title?: string;
   description?: string;
   enum?: readonly unknown[];
   pattern?: string;
@@ -71,8 +73,6 @@ const PARAMETER_PLACES: Record<Where, { in: string; kind: string }> = {
 
 /** Patterns of the spec that have no description there, in words (the rest are quoted as they are). */
 const PATTERN_WORDS: Record<string, string> = {
-  '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$':
-    'a Kubernetes name: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit',
   '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$':
     'a DNS label: lowercase letters, digits and "-", starting and ending with a letter or digit',
   '^[-0-9a-zA-Z]{1,64}$':
@@ -80,6 +80,28 @@ const PATTERN_WORDS: Record<string, string> = {
   '^[0-9a-fA-F-]{36}$':
     'a subscription id (a GUID such as 00000000-0000-0000-0000-000000000000)',
 };
+
+/**
+ * The name fields in the words of the forms that fill them (the adoption and migration wizards, the create form);
+ * other fields are named by their schema's title ("a Kubernetes Secret name": "Secret name").
+ */
+const FIELD_WORDS: Record<string, string> = {
+  managementCluster: 'Management cluster',
+  namespace: 'Namespace',
+  targetNamespace: 'Target namespace',
+  credentialSecret: 'Credential Secret name',
+  credentialSecretName: 'Credential Secret name',
+};
+
+/** What the discriminator of a body selects, in words: `action` an action, a job's `type` a job. */
+const DISCRIMINATOR_WORDS: Record<string, string> = {
+  action: 'action',
+  type: 'job',
+};
+
+/** A name rule's violations: the pattern, or the length. */
+const NAME_RULE =
+  /^must (match pattern ".*"|NOT have (fewer|more) than \d+ characters)$/;
 
 const FORMAT_WORDS: Record<string, string> = {
   'date-time': 'a date and time in ISO 8601, e.g. 2026-01-31T12:00:00Z',
@@ -120,6 +142,8 @@ function range(
 export function describeSchema(raw: Schema | undefined): string {
   const s = resolve(raw);
   if (!s) return 'a valid value';
+  if (s.title && s.description)
+    return `${s.title} (${s.description.trim().replace(/\.$/, '')})`;
   if (s.enum) return `one of ${s.enum.map(v => String(v)).join(', ')}`;
   switch (s.type) {
     case 'integer':
@@ -266,13 +290,15 @@ function locate(
   const [param, ...rest] = segments;
   const p = param === undefined ? undefined : parameter(op, where, param);
   const kind = PARAMETER_PLACES[where].kind;
+  const own = resolve(p?.schema);
   return {
     name:
       param === undefined ? `the ${kind}s` : `${kind} ${fieldName(segments)}`,
     schema: p
       ? schemaAt(
-          p.description
-            ? { ...resolve(p.schema), description: p.description }
+          // A name schema says itself what it allows; the parameter's description says what the value is for.
+          p.description && !own?.title
+            ? { ...own, description: p.description }
             : p.schema,
           rest,
         )
@@ -285,42 +311,97 @@ function locate(
 const VALUE_RULE =
   /^must (be (integer|number|string|boolean|object|array|null)|be equal to one of the allowed values(: .*)?|match (pattern|format) ".*"|be [<>]=? -?[\d.]+|be multiple of -?[\d.]+|NOT have (fewer|more) than \d+ (characters|items|properties)|NOT have duplicate items.*)$/;
 
-/** One Ajv error ("<pointer> <rule>") in the sender's words; undefined when it is not one the validator writes. */
-function explainOne(
+const ONE_OF_RULE = 'must match exactly one schema in oneOf';
+const NOT_AN_OBJECT = 'The request body must be a JSON object';
+
+/** One Ajv error, split: where (request part), the pointer's segments, and the rule. */
+interface AjvError {
+  where: Where;
+  segments: string[];
+  rule: string;
+}
+
+/**
+ * "<pointer> <rule>", the pointer starting at "request". A body with a discriminator (a job's `type`, a day-2
+ * `action`) is validated on its own: its pointers lack `body` ("request/params/namespace" is the body's
+ * `params.namespace` when the route has no such parameter and the body has that field; "request" alone is the body).
+ */
+function parseAjvError(
   text: string,
   op: ValidatedOperation | undefined,
   req: ValidatedRequest,
-): string | undefined {
-  const m = /^request\/(body|query|params|headers)((?:\/[^\s]*)?) (.+)$/s.exec(
-    text.trim(),
-  );
+): AjvError | undefined {
+  const m = /^request((?:\/[^\s]*)?) (.+)$/s.exec(text.trim());
   if (!m) return undefined;
-  let where = m[1] as Where;
-  let segments = m[2]
+  const all = m[1]
     .split('/')
     .filter(Boolean)
     .map(s => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  // A body with a discriminator is validated on its own: its pointers lack `body` ("request/params/namespace" is
-  // the body's `params.namespace` when the route has no such parameter and the body has that field).
-  if (
-    where !== 'body' &&
-    !(segments[0] !== undefined && parameter(op, where, segments[0])) &&
-    req.body &&
+  const [first, ...rest] = all;
+  const inBody = (key: string | undefined) =>
+    key !== undefined &&
+    !!req.body &&
     typeof req.body === 'object' &&
-    where in req.body
-  ) {
-    segments = [where, ...segments];
-    where = 'body';
-  }
-  const rule = m[3];
+    key in (req.body as object);
+  if (first === 'body' && !inBody('body'))
+    return { where: 'body', segments: rest, rule: m[2] };
+  if (
+    (first === 'query' || first === 'params' || first === 'headers') &&
+    ((rest[0] !== undefined && parameter(op, first, rest[0])) || !inBody(first))
+  )
+    return { where: first, segments: rest, rule: m[2] };
+  return { where: 'body', segments: all, rule: m[2] };
+}
+
+/** What to call a name field: the form's words, else its schema's title ("a Kubernetes Secret name": "Secret name"). */
+function nameFieldWords(segments: string[], schema: Schema): string {
+  const last = segments[segments.length - 1];
+  const words = last === undefined ? undefined : FIELD_WORDS[last];
+  if (words) return words;
+  const noun = (schema.title ?? 'name')
+    .replace(/^an? /, '')
+    .replace(/^(Kubernetes|Cluster API) /, '');
+  return noun.charAt(0).toUpperCase() + noun.slice(1);
+}
+
+/** The body's discriminator and its value, when the body was validated against one branch of a oneOf. */
+function discriminated(
+  op: ValidatedOperation | undefined,
+  body: unknown,
+): { property: string; value: string; noun: string } | undefined {
+  const d = resolve(bodySchema(op))?.discriminator;
+  const value =
+    d && body && typeof body === 'object'
+      ? (body as Record<string, unknown>)[d.propertyName]
+      : undefined;
+  if (!d || typeof value !== 'string') return undefined;
+  return {
+    property: d.propertyName,
+    value,
+    noun: DISCRIMINATOR_WORDS[d.propertyName] ?? d.propertyName,
+  };
+}
+
+/** One Ajv error in the sender's words; undefined when it is not one the validator writes. */
+function explainOne(
+  e: AjvError,
+  op: ValidatedOperation | undefined,
+  req: ValidatedRequest,
+): string | undefined {
+  const { where, segments, rule } = e;
   const at = locate(where, segments, op, req);
 
   const required = /^must have required property '(.+)'$/.exec(rule);
   if (required) {
     const child = locate(where, [...segments, required[1]], op, req);
-    return `${child.name} is missing: set it to ${describeSchema(
-      child.schema,
-    )}`;
+    const tag =
+      where === 'body' && !segments.length
+        ? discriminated(op, req.body)
+        : undefined;
+    // "pool is required for the scale action: set it to the name of one of the cluster's pools"
+    return `${child.name} is ${
+      tag ? `required for the ${tag.value} ${tag.noun}` : 'missing'
+    }: set it to ${describeSchema(child.schema)}`;
   }
   if (rule === 'must NOT have additional properties') {
     const known = Object.keys(resolve(at.schema)?.properties ?? {});
@@ -329,6 +410,18 @@ function explainOne(
       sent && typeof sent === 'object' && !Array.isArray(sent)
         ? Object.keys(sent).filter(k => !known.includes(k))
         : [];
+    const tag =
+      where === 'body' && !segments.length
+        ? discriminated(op, req.body)
+        : undefined;
+    if (tag && unknown.length) {
+      // "Unknown field "extra" for the pause action: it takes only action, planDigest"
+      return `Unknown field${unknown.length === 1 ? '' : 's'} ${unknown
+        .map(k => `"${k}"`)
+        .join(', ')} for the ${tag.value} ${
+        tag.noun
+      }: it takes only ${known.join(', ')}`;
+    }
     const what = unknown.length
       ? `${unknown.map(k => `"${k}"`).join(', ')} ${
           unknown.length === 1 ? 'is not a field' : 'are not fields'
@@ -338,10 +431,64 @@ function explainOne(
       ? `${what}: remove it (the fields are ${known.join(', ')})`
       : `${what}: remove it`;
   }
-  if (!VALUE_RULE.test(rule)) return undefined;
-  return `${at.name} is ${quote(at.value)}: it must be ${describeSchema(
-    at.schema,
-  )}`;
+  if (where === 'body' && !segments.length && rule === 'must be object')
+    return NOT_AN_OBJECT;
+  const s = resolve(at.schema);
+  // A Kubernetes name: what kind of name, and what such a name allows.
+  if (s?.title && s.description && NAME_RULE.test(rule)) {
+    const long =
+      /more than/.test(rule) && typeof at.value === 'string'
+        ? ` (it has ${at.value.length})`
+        : '';
+    return `${nameFieldWords(segments, s)} ${quote(at.value)} is not ${
+      s.title
+    }: ${s.description.trim().replace(/\.$/, '')}${long}`;
+  }
+  // An unencoded "+01:00" in a query string arrives as " 01:00" (a "+" there is a space).
+  const plus =
+    where === 'query' &&
+    rule === 'must match format "date-time"' &&
+    typeof at.value === 'string' &&
+    / \d\d:?\d\d$/.test(at.value)
+      ? ' (a "+" in a URL is a space: write it %2B, or give the time in UTC with Z)'
+      : '';
+  if (rule === ONE_OF_RULE || VALUE_RULE.test(rule))
+    return `${at.name} is ${quote(at.value)}: it must be ${describeSchema(
+      at.schema,
+    )}${plus}`;
+  return undefined;
+}
+
+/**
+ * Ajv's errors for a value that matches none of a oneOf's options: one per option and one for the oneOf. Only the
+ * last is kept, which says the value and what the options allow together.
+ */
+function withoutOneOfDetails(errors: AjvError[]): AjvError[] {
+  const oneOfs = errors
+    .filter(e => e.rule === ONE_OF_RULE)
+    .map(e => `${e.where}/${e.segments.join('/')}`);
+  return errors.filter(e => {
+    if (e.rule === ONE_OF_RULE) return true;
+    const at = `${e.where}/${e.segments.join('/')}`;
+    return !oneOfs.some(o => at === o || at.startsWith(`${o}/`));
+  });
+}
+
+/**
+ * body-parser's strict mode (express.json) refuses a body that is valid JSON but neither an object nor a list with
+ * the message JSON.parse gives for its first character: `Unexpected token '"', ""just a string"" is not valid JSON`.
+ * Returns the body's text when the message is that.
+ */
+function notAnObject(message: string): string | undefined {
+  const m =
+    /^Unexpected token '(.)', "(.*?)"(\.\.\.)? is not valid JSON$/s.exec(
+      message,
+    );
+  if (!m) return undefined;
+  const text = m[2].trimStart();
+  return text.startsWith(m[1]) && !'{['.includes(m[1])
+    ? `${m[2]}${m[3] ?? ''}`
+    : undefined;
 }
 
 /**
@@ -370,15 +517,45 @@ export function explainValidationMessage(
   );
   if (emptyQuery)
     return `query parameter ${emptyQuery[1]} is empty: give it a value or leave it out`;
+  const reserved =
+    /^Parameter '(.+)' must be url encoded\. Its value may not contain reserved characters\.$/.exec(
+      message,
+    );
+  if (reserved)
+    return `query parameter ${reserved[1]} has characters that must be URL-encoded (such as : / ? # & = +): encode its value, e.g. with encodeURIComponent`;
+  // The validator's own check of a discriminator (a day-2 `action`, a job's `type`), before Ajv's.
+  const tag =
+    /^'(.+)' must be equal to one of the allowed values: (.*?)\.?$/s.exec(
+      message,
+    );
+  if (tag) {
+    const body = req.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return NOT_AN_OBJECT;
+    const value = (body as Record<string, unknown>)[tag[1]];
+    return value === undefined
+      ? `${tag[1]} is missing: set it to one of ${tag[2]}`
+      : `${tag[1]} is ${quote(value)}: it must be one of ${tag[2]}`;
+  }
   // express.json's SyntaxError, which the validator's error transformer turns into an InputError too.
+  const notObject = notAnObject(message);
+  if (notObject !== undefined)
+    return `${NOT_AN_OBJECT}, not ${
+      notObject.length > 60 ? `${notObject.slice(0, 57)}...` : notObject
+    }`;
   if (/\bJSON\b/.test(message) && /position|Unexpected|Expected/.test(message))
     return `The request body is not valid JSON (${message})`;
 
   // Ajv joins its errors with ", "; each starts with the data variable "request".
-  const parts = message.split(/, (?=request\/)/);
-  const explained = parts.map(p => explainOne(p, op, req));
+  const parsed = message
+    .split(/, (?=request[/ ])/)
+    .map(p => parseAjvError(p, op, req));
+  if (parsed.some(e => e === undefined)) return undefined;
+  const explained = withoutOneOfDetails(parsed as AjvError[]).map(e =>
+    explainOne(e, op, req),
+  );
   if (explained.some(e => e === undefined)) return undefined;
-  return explained.join('; ');
+  return [...new Set(explained)].join('; ');
 }
 
 /** What express-openapi-validator leaves on a request it matched to a route of the spec. */

@@ -14,6 +14,8 @@
  * - Tags: ARM allows 50 tags per resource, names of at most 512 characters (no `<>%&\?/`), values of at most 256.
  */
 
+import { validateDnsLabel, validateDnsSubdomain } from '../jobs/names';
+
 /** A problem with one parameter: `field` is its path in the request (`name`, `pools[1].name`, `tags`). @public */
 export interface ClusterFieldError {
   field: string;
@@ -46,8 +48,6 @@ export const MAX_POOL_NODES = 1000;
 export const MAX_TAGS = 50;
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN =
-  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const REGION = /^[a-z][a-z0-9]*$/;
 const VERSION = /^v\d+\.\d+\.\d+$/;
 const VM_SIZE = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -341,7 +341,9 @@ export function clusterParamsFieldErrors(p: {
       pools: validPools,
     }),
   );
-  if (!p.namespace || !DNS_LABEL.test(p.namespace) || p.namespace.length > 63) {
+  // The names of Kubernetes objects: Kubernetes' rules, one place (../jobs/names.ts; the backend's OpenAPI schemas
+  // NamespaceName and SecretName say the same, src/schema/openapi.test.ts there checks that).
+  if (!p.namespace || validateDnsLabel(p.namespace) !== undefined) {
     errors.push({
       field: 'namespace',
       message: `"${
@@ -353,8 +355,7 @@ export function clusterParamsFieldErrors(p: {
   errors.push(...kubernetesVersionErrors(p.kubernetesVersion));
   if (
     !p.credentialSecretName ||
-    !DNS_SUBDOMAIN.test(p.credentialSecretName) ||
-    p.credentialSecretName.length > 253
+    validateDnsSubdomain(p.credentialSecretName) !== undefined
   ) {
     errors.push({
       field: 'credentialSecretName',

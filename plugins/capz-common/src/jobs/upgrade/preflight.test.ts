@@ -19,6 +19,11 @@ describe('planApiVersionUpgrade', () => {
       expect(r.preflight.find(c => c.id === 'api')!.message).toMatch(
         /^Nothing to upgrade/,
       );
+      // A failed preflight reads "<title>: <message>" (the backend's 422): the title must not say the opposite.
+      const { title, message } = r.preflight.find(c => c.id === 'api')!;
+      expect(`${title}: ${message}`).toBe(
+        'The AzureASOManaged API version the cluster uses: Nothing to upgrade: Cluster alpha-1 and its AzureASOManaged objects already use infrastructure.cluster.x-k8s.io/v1beta1.',
+      );
       expect(r.plan).toEqual([]);
     });
 

@@ -34,6 +34,13 @@ import {
   writtenAtAlpha,
 } from './versions';
 
+/**
+ * The title of the check of what still uses v1alpha1. It names what is checked, not what is hoped for: a failed
+ * preflight reads "<title>: <message>", and "Nothing to upgrade: ... already use v1beta1" must not follow a title
+ * saying the cluster is on v1alpha1.
+ */
+const API_CHECK = 'The AzureASOManaged API version the cluster uses';
+
 /** What {@link planApiVersionUpgrade} needs to know. @public */
 export interface UpgradeSnapshot {
   /** The CAPI Cluster, read at cluster.x-k8s.io/v1beta2. */
@@ -183,7 +190,7 @@ export function upgradePreflight(
     preflight.push(
       fail(
         'api',
-        'The cluster is on the v1alpha1 AzureASOManaged API',
+        API_CHECK,
         `Cluster ${params.name} uses the legacy AzureManagedControlPlane API.`,
         'Migrate it to AzureASOManagedControlPlane instead.',
       ),
@@ -199,7 +206,7 @@ export function upgradePreflight(
     preflight.push(
       fail(
         'api',
-        'The cluster is on the v1alpha1 AzureASOManaged API',
+        API_CHECK,
         `Nothing to upgrade: Cluster ${params.name} and its AzureASOManaged objects already use ${V1BETA1}.`,
         'Nothing to do.',
       ),
@@ -209,7 +216,7 @@ export function upgradePreflight(
   preflight.push(
     pass(
       'api',
-      'The cluster is on the v1alpha1 AzureASOManaged API',
+      API_CHECK,
       `Cluster ${params.name} still uses ${V1ALPHA1} somewhere (references, field managers or applied manifests).`,
     ),
   );
