@@ -74,6 +74,78 @@ test('scale a pool from the cluster page: preview 3 → 5, confirm, the nodes fo
   }
 });
 
+test('two tabs: a confirm after the other tab scaled the pool is refused (409), nothing is written, Preview again shows the new plan', async ({
+  browser,
+}) => {
+  const tab = async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signInAsGuest(page);
+    await page.goto('/capz');
+    await page
+      .getByRole('region', { name: 'Clusters' })
+      .getByRole('link', { name: 'payments-prod' })
+      .click();
+    await expect(page.getByRole('treegrid')).toBeVisible();
+    await page.getByRole('button', { name: 'Cluster actions' }).click();
+    await page.getByRole('menuitem', { name: 'Scale pool' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Scale a node pool' });
+    await dialog.getByRole('button', { name: /Node pool/ }).click();
+    await page.getByRole('option', { name: /^system/ }).click();
+    return { context, page, dialog };
+  };
+  const scaleTo = async (dialog: Locator, n: string, before: number) => {
+    await dialog.getByRole('textbox', { name: /Nodes/ }).fill(n);
+    await dialog.getByRole('button', { name: /^Preview( again)?$/ }).click();
+    await expect(
+      dialog.getByRole('list', {
+        name: 'Fields of Update MachinePool team-payments/payments-prod-system',
+      }),
+    ).toContainText(`spec.replicas: ${before} → ${n}`);
+  };
+  const a = await tab();
+  const b = await tab();
+  try {
+    // Tab A previews 3 → 4; tab B then scales the same pool to 2.
+    await scaleTo(a.dialog, '4', 3);
+    await scaleTo(b.dialog, '2', 3);
+    await b.dialog.getByRole('button', { name: 'Confirm' }).click();
+    await expect(
+      b.dialog.getByText(
+        /^(Applied: the controllers are working on it|Done: .*)$/,
+      ),
+    ).toBeVisible();
+    expect((await kube('GET', POOL)).spec.replicas).toBe(2);
+
+    // Tab A's Confirm: refused, in words; the pool keeps tab B's count.
+    await a.dialog.getByRole('button', { name: 'Confirm' }).click();
+    await expect(
+      a.dialog.getByText(
+        'Nothing was applied: the cluster changed since the preview',
+      ),
+    ).toBeVisible();
+    await expect(a.dialog).toContainText(
+      /The cluster changed since the preview \(pool system: 3 → 2 replicas[;)].*nothing was written\. Preview again\./,
+    );
+    expect((await kube('GET', POOL)).spec.replicas).toBe(2);
+    await expect(
+      a.dialog.getByRole('button', { name: 'Confirm' }),
+    ).toBeHidden();
+    // Preview again: the plan as it is now.
+    await a.dialog.getByRole('button', { name: 'Preview again' }).click();
+    await expect(
+      a.dialog.getByRole('list', {
+        name: 'Fields of Update MachinePool team-payments/payments-prod-system',
+      }),
+    ).toContainText('spec.replicas: 2 → 4');
+    await saveScreenshot(a.page, 'day2-stale-confirm');
+  } finally {
+    await a.context.close();
+    await b.context.close();
+    await kube('PATCH', POOL, { spec: { replicas: 3 } });
+  }
+});
+
 const DEV_CLUSTER =
   '/apis/cluster.x-k8s.io/v1beta2/namespaces/team-payments/clusters/payments-dev';
 
@@ -100,8 +172,11 @@ test('pause shows a banner on the page until resume; connect gives commands, nev
     });
     await expect(fields).toContainText('spec.paused');
     await dialog.getByRole('button', { name: 'Confirm' }).click();
+    // Applied, and soon observed: the header turns into Done.
     await expect(
-      dialog.getByText('Applied: the controllers are working on it'),
+      dialog.getByText(
+        /^(Applied: the controllers are working on it|Done: .*)$/,
+      ),
     ).toBeVisible();
     return dialog;
   };
@@ -110,6 +185,7 @@ test('pause shows a banner on the page until resume; connect gives commands, nev
     await expect(pause.getByRole('region', { name: 'Progress' })).toContainText(
       'reconciliation paused (done)',
     );
+    await expect(pause.getByText('Done: Pause reconciliation')).toBeVisible();
     expect((await kube('GET', DEV_CLUSTER)).spec.paused).toBe(true);
     await pause.getByRole('button', { name: 'Done' }).click();
     // The page shows it prominently, live, without a reload.
@@ -119,7 +195,10 @@ test('pause shows a banner on the page until resume; connect gives commands, nev
     const resume = await run('Resume', 'Resume reconciliation');
     await expect(
       resume.getByRole('region', { name: 'Progress' }),
-    ).toContainText('reconciliation resumed (done)');
+    ).toContainText('reconciliation resumed, the cluster is healthy (done)', {
+      timeout: 60_000,
+    });
+    await expect(resume.getByText('Done: Resume reconciliation')).toBeVisible();
     await resume.getByRole('button', { name: 'Done' }).click();
     await expect(banner).toHaveCount(0);
   } finally {
@@ -135,6 +214,13 @@ test('pause shows a banner on the page until resume; connect gives commands, nev
     'clusterctl get kubeconfig payments-dev --namespace team-payments',
   );
   await expect(connect).not.toContainText(/BEGIN CERTIFICATE|token:/);
+  // payments-dev has no Entra ID: AKS's kubeconfig for it is a local account's secret, which the backend does not
+  // hand out. The button says so before anything is asked, and never speaks of a preview.
+  const download = connect.getByRole('button', { name: 'Download kubeconfig' });
+  await expect(download).toBeDisabled();
+  const reason = connect.getByLabel('Why there is no kubeconfig to download');
+  await expect(reason).toContainText('does not use Entra ID');
+  await expect(connect).not.toContainText(/preview|Nothing was written/i);
 });
 
 /** Opens payments-prod's page and returns a helper that opens an action's dialog by its menu item and title. */
@@ -184,9 +270,12 @@ test('autoscaling on for a pool, then off: AKS then owns the count', async ({
   await expect(on.getByText(/enableAutoScaling: .* → true/)).toBeVisible();
   await on.getByRole('button', { name: 'Confirm' }).click();
   await expect(on.getByRole('region', { name: 'Progress' })).toContainText(
-    "pool api: 4 of 4 nodes ready (AKS's autoscaler owns the count) (done)",
+    'pool api: autoscaling 2 to 6 nodes (done)',
     { timeout: 60_000 },
   );
+  await expect(
+    on.getByText('Done: Autoscaling of pool api on (2-6)'),
+  ).toBeVisible();
   await on.getByRole('button', { name: 'Done' }).click();
 
   const off = await open('Autoscaling', 'Autoscaling of a node pool');

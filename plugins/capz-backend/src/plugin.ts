@@ -193,6 +193,8 @@ export const capzPlugin = createBackendPlugin({
           cache,
           azure: jobs.aks,
           client: async name => new KubeDay2Client(await objectClient(name)),
+          allowLocalAccountKubeconfig:
+            config.getOptionalBoolean(ALLOW_LOCAL_ACCOUNT_KUBECONFIG) ?? false,
         });
         httpRouter.use(
           await createDay2Router({

@@ -81,9 +81,9 @@ export class ClusterConnect {
     const secrets = kubeconfigSecrets(parsed);
     if (secrets.length && !this.o.allowLocalAccountKubeconfig)
       throw new ConflictError(
-        `${where} has local accounts: AKS's user kubeconfig for it holds a secret (${secrets.join(
+        `${where} does not use Entra ID: AKS's user kubeconfig for it is a local account credential (it holds ${secrets.join(
           ', ',
-        )}), which this backend does not hand out. Use az aks get-credentials with your own Azure access, disable local accounts (Entra ID only), or ask the operator to set ${ALLOW_LOCAL_ACCOUNT_KUBECONFIG}: true`,
+        )}), which this backend does not hand out. Use az aks get-credentials with your own Azure access, turn on Entra ID for the cluster, or ask the operator to set ${ALLOW_LOCAL_ACCOUNT_KUBECONFIG}: true`,
       );
     const auth = secrets.length ? 'local-account' : 'exec';
     // What was handed out, never the kubeconfig itself.

@@ -101,6 +101,7 @@ beforeAll(async () => {
     logger,
     managementClusters: ['local'],
     cache,
+    azure,
     client: async () => {
       throw new Error('connect writes nothing');
     },
@@ -130,6 +131,16 @@ describe('kubeconfig download', () => {
       }
     ).fqdn;
     expect(kc.server).toBe(`https://${fqdn}:443`);
+  });
+
+  it('says in the connect info, before any download, whether the kubeconfig is available and why not', async () => {
+    expect(day2.connect(place('entra')).kubeconfig).toEqual({
+      available: true,
+    });
+    expect(day2.connect(place('local-accounts')).kubeconfig).toEqual({
+      available: false,
+      reason: expect.stringMatching(/^This cluster does not use Entra ID/),
+    });
   });
 
   it('gives a cluster with local accounts no credential unless the operator allows it', async () => {

@@ -1,8 +1,12 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
+import { createHash } from 'node:crypto';
 import {
   apiVersionOf,
+  canonicalDay2PlanBasis,
   computeDeletePreview,
+  day2ReadObjects,
+  describeDay2Drift,
   connectInfo,
   formatDay2Problems,
   kinds,
@@ -15,6 +19,7 @@ import {
   type Day2Action,
   type Day2Cluster,
   type Day2Plan,
+  type Day2PlanBasis,
   type Day2PlanContext,
   type Day2PlanResult,
   type Day2Target,
@@ -44,6 +49,11 @@ export interface Day2ServiceOptions {
   client: (managementCluster: string) => Promise<Day2Client>;
   /** AKS's versions per region through ARM (capz.azureDiscovery); without it upgrades are refused. */
   azure?: Pick<AksDiscovery, 'listKubernetesVersions'>;
+  /**
+   * `capz.connect.allowLocalAccountKubeconfig`, as ClusterConnect is given it: the connect info says in advance
+   * whether the kubeconfig download is available (default false, as ClusterConnect's).
+   */
+  allowLocalAccountKubeconfig?: boolean;
 }
 
 /** ASO's default credential Secret in a namespace when an object names none (docs/capz-aso-facts.md#aso-credential-scope). */
@@ -57,6 +67,21 @@ const ASO_KINDS = [
   'VirtualNetwork',
   'VirtualNetworksSubnet',
 ];
+
+/** A plan made from a live read, with what it was made from (the basis of its digest). */
+interface Planned {
+  result: Extract<Day2PlanResult, { ok: true }>;
+  basis: Day2PlanBasis;
+  live: ObservedObject[];
+  cluster: Day2Cluster;
+}
+
+/** How many previews' bases a replica keeps to explain a stale confirm (a digest it does not know still works). */
+const PREVIEWS_KEPT = 500;
+
+/** sha256 (hex) of a plan's canonical basis: what a preview answers and a confirm must carry back. */
+const day2PlanDigest = (basis: Day2PlanBasis) =>
+  createHash('sha256').update(canonicalDay2PlanBasis(basis)).digest('hex');
 
 const kindInfo = (kind: string | undefined) =>
   Object.values(kinds).find(k => k.kind === kind);
@@ -139,7 +164,11 @@ export class Day2Service {
   private async readLive(
     client: Day2Client,
     p: ClusterPlace,
-  ): Promise<{ cluster: Day2Cluster; objects: ObservedObject[] }> {
+  ): Promise<{
+    cluster: Day2Cluster;
+    objects: ObservedObject[];
+    live: ObservedObject[];
+  }> {
     const get = async (kind: string | undefined, name: string | undefined) => {
       const t = kind && name ? targetOf(kind, p.namespace, name) : undefined;
       return t ? client.get(t) : undefined;
@@ -179,8 +208,9 @@ export class Day2Service {
       const infra = await get(ref?.kind, ref?.name);
       if (infra) objects.push(infra);
     }
+    const live = [...objects];
     objects.push(...cached.filter(o => ASO_KINDS.includes(o.kind ?? '')));
-    return { cluster: readDay2Cluster(cluster, objects), objects };
+    return { cluster: readDay2Cluster(cluster, objects), objects, live };
   }
 
   /** What AKS offers in the cluster's region, or why that cannot be known. */
@@ -227,14 +257,17 @@ export class Day2Service {
     else await client.delete(w.target, { dryRun, uid: w.uid });
   }
 
-  /** The plan from a live read, or the refusal (400 for a broken rule, 409 for the cluster's state). */
+  /**
+   * The plan from a live read, or the refusal (400 for a broken rule, 409 for the cluster's state), with what it was
+   * made from: the basis of its digest.
+   */
   private async planLive(
     client: Day2Client,
     p: ClusterPlace,
     action: Day2Action,
     retry = false,
-  ): Promise<Extract<Day2PlanResult, { ok: true }> | 'done'> {
-    const { cluster } = await this.readLive(client, p);
+  ): Promise<Planned | 'done'> {
+    const { cluster, live } = await this.readLive(client, p);
     const ctx: Day2PlanContext = {};
     if (action.action === 'upgrade' && action.target === 'controlPlane')
       Object.assign(ctx, await this.offered(p, cluster));
@@ -268,32 +301,34 @@ export class Day2Service {
       if (inputs.length) throw new InputError(formatDay2Problems(inputs));
       throw new ConflictError(formatDay2Problems(result.problems));
     }
-    return result;
+    return {
+      result,
+      basis: {
+        action,
+        changes: result.changes,
+        warnings: result.warnings,
+        read: day2ReadObjects(live, p.namespace),
+      },
+      live,
+      cluster,
+    };
   }
 
   /**
    * Every write through the API server's validation (schemas, admission, preconditions) before the first is made;
-   * then, when `apply`, each for real. A failure half way names what was written (nothing is rolled back).
+   * then, when `apply`, each for real, naming each one made in `written` (nothing is rolled back).
    */
   private async write(
     client: Day2Client,
     writes: Day2Write[],
     apply: boolean,
-  ): Promise<string[]> {
+    written: string[] = [],
+  ): Promise<void> {
     for (const w of writes) await this.run(client, w, true);
-    const done: string[] = [];
-    if (!apply) return done;
+    if (!apply) return;
     for (const w of writes) {
-      try {
-        await this.run(client, w, false);
-      } catch (e) {
-        if (e instanceof ApplyError && e.statusCode !== 409)
-          e.message = `${e.message}; already written: ${
-            done.join(', ') || 'nothing'
-          }`;
-        throw e;
-      }
-      done.push(
+      await this.run(client, w, false);
+      written.push(
         describe(
           w.type === 'apply'
             ? { ...w.object.metadata, kind: w.object.kind }
@@ -301,19 +336,84 @@ export class Day2Service {
         ),
       );
     }
-    return done;
+  }
+
+  /** The bases of recent previews by digest, to say what changed when a confirm finds another plan. */
+  private readonly previews = new Map<string, Day2PlanBasis>();
+
+  private remember(digest: string, basis: Day2PlanBasis) {
+    this.previews.delete(digest);
+    this.previews.set(digest, basis);
+    while (this.previews.size > PREVIEWS_KEPT)
+      this.previews.delete(this.previews.keys().next().value as string);
+  }
+
+  private answer(planned: Planned, applied: boolean): Day2Plan {
+    return {
+      action: planned.basis.action,
+      changes: planned.result.changes,
+      warnings: planned.result.warnings,
+      applied,
+      planDigest: day2PlanDigest(planned.basis),
+    };
+  }
+
+  /** The 409 of a confirm whose plan is not the previewed one, naming what moved when this replica made the preview. */
+  private stale(
+    sent: string,
+    now: { live: ObservedObject[]; cluster: Day2Cluster },
+    written: string[],
+    what?: string,
+  ): ConflictError {
+    const preview = this.previews.get(sent);
+    const poolOf = new Map(
+      now.cluster.pools.map(x => [x.machinePool.metadata?.name, x.name]),
+    );
+    const drift = preview
+      ? describeDay2Drift(
+          preview,
+          day2ReadObjects(now.live, now.cluster.namespace),
+          (kind, name) =>
+            kind === 'MachinePool' && poolOf.has(name)
+              ? `pool ${poolOf.get(name)}`
+              : `${kind} ${name}`,
+        )
+      : [];
+    const details = what ? [what, ...drift] : drift;
+    return new ConflictError(
+      `The cluster changed since the preview${
+        details.length ? ` (${details.join('; ')})` : ''
+      }; ${
+        written.length
+          ? `already written: ${written.join(', ')}`
+          : 'nothing was written'
+      }. Preview again.`,
+    );
   }
 
   /**
    * Plans an action from live reads; refuses (400 input, 409 state) naming each rule; validates every write with
-   * `dryRun=All`; and, when `apply`, writes them in order. An action that changes nothing writes nothing.
+   * `dryRun=All`. A preview answers the plan with its digest (the changes, warnings and the resourceVersion of every
+   * object read live). A confirm (`apply`) must carry that digest: it plans again from a new read and writes only
+   * when the digest is the same, each write guarded by those resourceVersions; otherwise, or when a write meets a
+   * newer object, 409 and nothing (more) is written. An action that changes nothing writes nothing.
    */
   async act(
     p: ClusterPlace,
-    action: Day2Action,
+    requested: Day2Action,
     o: { apply: boolean },
   ): Promise<Day2Plan> {
     this.requireManagementCluster(p.managementCluster);
+    const { planDigest: sent, ...rest } = requested ?? ({} as Day2Action);
+    const action = rest as Day2Action;
+    if (o.apply && !sent)
+      throw new InputError(
+        "Preview the action first: the confirm carries the preview's planDigest",
+      );
+    if (o.apply && !/^[0-9a-f]{64}$/.test(String(sent)))
+      throw new InputError(
+        "planDigest: the preview's planDigest, 64 hexadecimal digits",
+      );
     const key = `${p.managementCluster}/${p.namespace}/${p.name}`;
     if (o.apply && this.inFlight.has(key))
       throw new ConflictError(
@@ -323,47 +423,53 @@ export class Day2Service {
     try {
       const client = await this.o.client(p.managementCluster);
       // Controllers write these objects' status all the time, which moves their resourceVersion: a precondition
-      // failure means "read again", and a plan made again from the new read is as valid (plans are idempotent, so
-      // writes already made show as no change). A change of the fields themselves shows in the new plan.
-      let first: Extract<Day2PlanResult, { ok: true }> | undefined;
+      // failure (409) before anything is written means "read again", and a plan made again from the new read is the
+      // previewed one when its digest is the same (the digest leaves status out: see capz-common day2ReadObjects).
+      let first: Planned | undefined;
       for (let attempt = 1; ; attempt++) {
-        const result = await this.planLive(client, p, action, attempt > 1);
-        if (result === 'done' && first) {
+        const planned = await this.planLive(client, p, action, attempt > 1);
+        if (planned === 'done') {
           this.o.logger.info(
             `day-2 ${action.action} on cluster ${key}: done by attempt ${
               attempt - 1
             } (its write answered 409 but went through)`,
           );
-          return {
-            action,
-            changes: first.changes,
-            warnings: first.warnings,
-            applied: o.apply,
-          };
+          return this.answer(first!, o.apply);
         }
-        if (result === 'done') throw new Error('unreachable: no first plan');
-        first ??= result;
+        first ??= planned;
+        const planDigest = day2PlanDigest(planned.basis);
+        if (o.apply && planDigest !== sent) {
+          const e = this.stale(String(sent), planned, []);
+          this.o.logger.info(
+            `day-2 ${action.action} on cluster ${key}: ${e.message}`,
+          );
+          throw e;
+        }
+        const written: string[] = [];
         try {
-          const done = await this.write(client, result.writes, o.apply);
-          if (o.apply)
-            this.o.logger.info(
-              `day-2 ${action.action} on cluster ${key}: ${
-                done.join(', ') || 'nothing to change'
-              }${attempt > 1 ? ` (attempt ${attempt})` : ''}`,
-            );
-          return {
-            action,
-            changes: first.changes,
-            warnings: first.warnings,
-            applied: o.apply,
-          };
+          await this.write(client, planned.result.writes, o.apply, written);
         } catch (e) {
-          if (
-            !(e instanceof ApplyError && e.statusCode === 409) ||
-            attempt >= 3
-          )
+          if (!(e instanceof ApplyError && e.statusCode === 409)) {
+            if (e instanceof ApplyError && o.apply)
+              e.message = `${e.message}; already written: ${
+                written.join(', ') || 'nothing'
+              }`;
             throw translate(e);
+          }
+          // A write made and a later one refused: the plan is no longer what is on the cluster, say so.
+          if (written.length)
+            throw this.stale(String(sent), planned, written, e.message);
+          if (attempt >= 3) throw translate(e);
+          continue;
         }
+        if (o.apply)
+          this.o.logger.info(
+            `day-2 ${action.action} on cluster ${key}: ${
+              written.join(', ') || 'nothing to change'
+            }${attempt > 1 ? ` (attempt ${attempt})` : ''}`,
+          );
+        else this.remember(planDigest, planned.basis);
+        return this.answer(planned, o.apply);
       }
     } finally {
       if (o.apply) this.inFlight.delete(key);
@@ -478,9 +584,12 @@ export class Day2Service {
     return preview;
   }
 
-  /** How to connect: commands, never a credential. */
+  /** How to connect: commands, never a credential; and whether the kubeconfig download is available, and why not. */
   connect(p: ClusterPlace): ConnectInfo {
-    return connectInfo(this.cluster(p), p.managementCluster);
+    return connectInfo(this.cluster(p), p.managementCluster, {
+      azure: !!this.o.azure,
+      allowLocalAccountKubeconfig: this.o.allowLocalAccountKubeconfig ?? false,
+    });
   }
 
   /** The cluster as the watch cache shows it (404 when it is not there). */

@@ -8,6 +8,7 @@
  */
 import { mockServices } from '@backstage/backend-test-utils';
 import {
+  type Day2Action,
   type DeletePreview,
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
@@ -18,6 +19,7 @@ import { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import {
   makeAzureResourceGroup,
+  pathOf,
   sum,
   writeLegacyCluster,
 } from '../testing/jobFixtures';
@@ -133,6 +135,16 @@ const place = (name: string) => ({
   name,
 });
 
+/** An action as the dialog applies it: previewed, then confirmed with the preview's planDigest. */
+async function confirm(p: ReturnType<typeof place>, action: Day2Action) {
+  const preview = await service.act(p, action, { apply: false });
+  return service.act(
+    p,
+    { ...action, planDigest: preview.planDigest },
+    { apply: true },
+  );
+}
+
 const byType = deletesByType;
 
 /** Deletes the cluster through the service and waits until CAPI, CAPZ and ASO are done and Azure has settled. */
@@ -210,11 +222,11 @@ afterAll(async () => {
 
 describe('day-2 actions on a real management cluster', () => {
   it('scales a pool: the Azure agent pool follows, under the field manager capz-backstage', async () => {
-    const plan = await service.act(
-      place('gone'),
-      { action: 'scale', pool: 'user', replicas: 3 },
-      { apply: true },
-    );
+    const plan = await confirm(place('gone'), {
+      action: 'scale',
+      pool: 'user',
+      replicas: 3,
+    });
     expect(plan.changes[0].fields).toEqual([
       { path: 'spec.replicas', before: 2, after: 3 },
     ]);
@@ -229,54 +241,96 @@ describe('day-2 actions on a real management cluster', () => {
         .map((f: any) => f.operation),
     ).toEqual(['Apply']);
     // Again: nothing to change, nothing written (the spec's generation stays; status writes move resourceVersion).
-    const again = await service.act(
-      place('gone'),
-      { action: 'scale', pool: 'user', replicas: 3 },
-      { apply: true },
-    );
+    const again = await confirm(place('gone'), {
+      action: 'scale',
+      pool: 'user',
+      replicas: 3,
+    });
     expect(again.changes).toEqual([]);
     expect(
       (await w.c.get('MachinePool', ns, 'gone-user')).metadata.generation,
     ).toBe(mp.metadata.generation);
   });
 
+  it("two tabs: a confirm after someone else scaled the pool is a 409 naming the change, and the pool keeps the other writer's count", async () => {
+    const n = (await w.c.get('MachinePool', ns, 'gone-user')).spec.replicas;
+    const other = n === 2 ? 1 : 2;
+    // Tab A previews n → n + 1.
+    const action: Day2Action = {
+      action: 'scale',
+      pool: 'user',
+      replicas: n + 1,
+    };
+    const tabA = await service.act(place('gone'), action, { apply: false });
+    expect(tabA.changes[0].fields).toEqual([
+      { path: 'spec.replicas', before: n, after: n + 1 },
+    ]);
+    // Tab B (or kubectl) scales the same pool to another count.
+    const patched = await w.c.req(
+      'PATCH',
+      pathOf('MachinePool', ns, 'gone-user'),
+      { spec: { replicas: other } },
+      'application/merge-patch+json',
+    );
+    expect(patched.status).toBe(200);
+    const generation = patched.body.metadata.generation;
+    // Tab A's Confirm: nothing written, in words.
+    await expect(
+      service.act(
+        place('gone'),
+        { ...action, planDigest: tabA.planDigest },
+        { apply: true },
+      ),
+    ).rejects.toThrow(
+      new RegExp(
+        `^The cluster changed since the preview \\(pool user: ${n} → ${other} replicas[;)].*nothing was written\\. Preview again\\.$`,
+      ),
+    );
+    const mp = await w.c.get('MachinePool', ns, 'gone-user');
+    expect(mp.spec.replicas).toBe(other);
+    expect(mp.metadata.generation).toBe(generation);
+    // Back to 3 for the tests below, as a user would: preview again, confirm.
+    await confirm(place('gone'), {
+      action: 'scale',
+      pool: 'user',
+      replicas: 3,
+    });
+    // Settled (AKS at 3 nodes, CAPZ's providerIDList too) before the next test compares generations.
+    await w.waitFor('the user pool back at 3 nodes, settled', async () => {
+      const count = aks('gone')?.agentPools.user?.count;
+      const ammp = await w.c.get('AzureASOManagedMachinePool', ns, 'gone-user');
+      const ids = ammp?.spec?.providerIDList?.length;
+      return (
+        (count === 3 && ids === 3) || `AKS ${count}, providerIDList ${ids}`
+      );
+    });
+  });
+
   it('refuses a broken rule before writing anything', async () => {
     const before = await specs();
     await expect(
-      service.act(
-        place('gone'),
-        { action: 'removePool', pool: 'system' },
-        { apply: true },
-      ),
+      confirm(place('gone'), { action: 'removePool', pool: 'system' }),
     ).rejects.toThrow(/^last-system-pool: /);
     await expect(
-      service.act(
-        place('gone'),
-        {
-          action: 'autoscale',
-          pool: 'user',
-          enabled: true,
-          minCount: 4,
-          maxCount: 6,
-        },
-        { apply: true },
-      ),
+      confirm(place('gone'), {
+        action: 'autoscale',
+        pool: 'user',
+        enabled: true,
+        minCount: 4,
+        maxCount: 6,
+      }),
     ).rejects.toThrow(/^count-within-bounds: pool "user" has 3 nodes/);
     expect(await specs()).toEqual(before);
   });
 
   it("turns the autoscaler on: CAPZ hands the count to AKS, and a scale is then refused naming it; off: the count is the MachinePool's again", async () => {
-    await service.act(
-      place('gone'),
-      {
-        action: 'autoscale',
-        pool: 'user',
-        enabled: true,
-        minCount: 1,
-        maxCount: 4,
-      },
-      { apply: true },
-    );
+    await confirm(place('gone'), {
+      action: 'autoscale',
+      pool: 'user',
+      enabled: true,
+      minCount: 1,
+      maxCount: 4,
+    });
     await w.waitFor('replicas-managed-by on the MachinePool', async () => {
       const mp = await w.c.get('MachinePool', ns, 'gone-user');
       return (
@@ -295,11 +349,11 @@ describe('day-2 actions on a real management cluster', () => {
     );
 
     // Off again: CAPZ removes its annotation (mutators reconcileAutoscaling), so the count is the MachinePool's.
-    await service.act(
-      place('gone'),
-      { action: 'autoscale', pool: 'user', enabled: false },
-      { apply: true },
-    );
+    await confirm(place('gone'), {
+      action: 'autoscale',
+      pool: 'user',
+      enabled: false,
+    });
     await w.waitFor('no replicas-managed-by on the MachinePool', async () => {
       const mp = await w.c.get('MachinePool', ns, 'gone-user');
       return (
@@ -325,12 +379,7 @@ describe('day-2 actions on a real management cluster', () => {
     const up = (
       version: string,
       target: 'controlPlane' | { pools: string[] },
-    ) =>
-      service.act(
-        place('gone'),
-        { action: 'upgrade', version, target },
-        { apply: true },
-      );
+    ) => confirm(place('gone'), { action: 'upgrade', version, target });
     const before = await specs();
     await expect(up('v1.33.0', 'controlPlane')).rejects.toThrow(
       /^offered-in-region: AKS does not offer v1\.33\.0 in westeurope/,
@@ -364,20 +413,16 @@ describe('day-2 actions on a real management cluster', () => {
   });
 
   it('adds a pool and removes it: AKS gets the agent pool, then deletes it', async () => {
-    const added = await service.act(
-      place('gone'),
-      {
-        action: 'addPool',
-        pool: {
-          name: 'batch',
-          mode: 'User',
-          osType: 'Linux',
-          vmSize: 'Standard_D4s_v5',
-          replicas: 1,
-        },
+    const added = await confirm(place('gone'), {
+      action: 'addPool',
+      pool: {
+        name: 'batch',
+        mode: 'User',
+        osType: 'Linux',
+        vmSize: 'Standard_D4s_v5',
+        replicas: 1,
       },
-      { apply: true },
-    );
+    });
     expect(
       added.changes.map(c => `${c.operation} ${c.kind} ${c.name}`),
     ).toEqual([
@@ -389,27 +434,22 @@ describe('day-2 actions on a real management cluster', () => {
       return p?.provisioningState === 'Succeeded' || JSON.stringify(p);
     });
     await expect(
-      service.act(
-        place('gone'),
-        {
-          action: 'addPool',
-          pool: {
-            name: 'batch',
-            mode: 'User',
-            osType: 'Linux',
-            vmSize: 'Standard_D4s_v5',
-            replicas: 1,
-          },
+      confirm(place('gone'), {
+        action: 'addPool',
+        pool: {
+          name: 'batch',
+          mode: 'User',
+          osType: 'Linux',
+          vmSize: 'Standard_D4s_v5',
+          replicas: 1,
         },
-        { apply: true },
-      ),
+      }),
     ).rejects.toThrow(/^name-taken: /);
     const deletedBefore = w.azure().counters.deleted.agentPools;
-    const removed = await service.act(
-      place('gone'),
-      { action: 'removePool', pool: 'batch' },
-      { apply: true },
-    );
+    const removed = await confirm(place('gone'), {
+      action: 'removePool',
+      pool: 'batch',
+    });
     expect(removed.warnings.join(' ')).toMatch(
       /agent pool batch of AKS cluster gone is deleted/,
     );
@@ -430,7 +470,7 @@ describe('day-2 actions on a real management cluster', () => {
   });
 
   it('pauses (CAPZ sets skip on the ASO objects) and resumes', async () => {
-    await service.act(place('gone'), { action: 'pause' }, { apply: true });
+    await confirm(place('gone'), { action: 'pause' });
     await w.waitFor('skip on the ManagedCluster', async () => {
       const mc = await w.c.get('ManagedCluster', ns, 'gone');
       const policy =
@@ -445,7 +485,7 @@ describe('day-2 actions on a real management cluster', () => {
     await expect(service.deleteCluster(place('gone'), 'gone')).rejects.toThrow(
       /is paused/,
     );
-    await service.act(place('gone'), { action: 'resume' }, { apply: true });
+    await confirm(place('gone'), { action: 'resume' });
     expect((await w.c.get('Cluster', ns, 'gone')).spec.paused).toBe(false);
     await w.waitFor('manage again on the ManagedCluster', async () => {
       const mc = await w.c.get('ManagedCluster', ns, 'gone');
@@ -523,7 +563,7 @@ describe('day-2 actions on a real management cluster', () => {
     expect(await w.c.get('AzureManagedMachinePool', ns, 'old-batch')).toBe(
       undefined,
     );
-    await service.act(place('old'), batch, { apply: true });
+    await confirm(place('old'), batch);
     const ammp = await w.c.get('AzureManagedMachinePool', ns, 'old-batch');
     expect(ammp.spec).toMatchObject({
       name: 'batch',
@@ -539,9 +579,7 @@ describe('day-2 actions on a real management cluster', () => {
         JSON.stringify(p)
       );
     });
-    await expect(
-      service.act(place('old'), batch, { apply: true }),
-    ).rejects.toThrow(/^name-taken: /);
+    await expect(confirm(place('old'), batch)).rejects.toThrow(/^name-taken: /);
   });
 
   it('deletes a legacy AzureManagedControlPlane cluster in a group it does not own: the preview equals what Azure deletes', async () => {

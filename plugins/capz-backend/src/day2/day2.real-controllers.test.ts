@@ -58,9 +58,23 @@ const aks = (name: string): any =>
 const paths = (name: string) =>
   day2Paths({ managementCluster: w.mcName, namespace: ns, name });
 
-/** A day-2 action through the backend's HTTP route, as the cluster page sends it. */
+/** A day-2 action through the backend's HTTP routes, as the cluster page sends it: previewed, then confirmed. */
 async function act(name: string, action: Day2Action): Promise<any> {
-  const r = await main.request('POST', `capz${paths(name).actions}`, action);
+  const preview = await main.request(
+    'POST',
+    `capz${paths(name).preview}`,
+    action,
+  );
+  if (preview.status !== 200)
+    throw new Error(
+      `${action.action} on ${name}: preview HTTP ${
+        preview.status
+      } ${JSON.stringify(preview.body)}`,
+    );
+  const r = await main.request('POST', `capz${paths(name).actions}`, {
+    ...action,
+    planDigest: preview.body.planDigest,
+  });
   if (r.status !== 200)
     throw new Error(
       `${action.action} on ${name}: HTTP ${r.status} ${JSON.stringify(r.body)}`,

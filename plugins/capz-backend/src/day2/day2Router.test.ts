@@ -187,6 +187,29 @@ async function setup(
   return { app, writes, reads, audits, store, credentialReads };
 }
 
+/** Any well-formed digest: the rules are checked before the digest is compared. */
+const SOME_DIGEST = '0'.repeat(64);
+
+/**
+ * The action as the dialog's Confirm sends it: with the planDigest of its preview. The preview's dry runs, reads and
+ * audit event are taken out of the records, so that a test sees the confirm's alone.
+ */
+async function previewed(
+  s: Awaited<ReturnType<typeof setup>>,
+  body: Record<string, unknown>,
+) {
+  const r = await request(s.app)
+    .post(`${base}/actions/preview`)
+    .set(auth)
+    .send(body);
+  expect(r.status).toBe(200);
+  expect(r.body.planDigest).toMatch(/^[0-9a-f]{64}$/);
+  s.writes.length = 0;
+  s.reads.length = 0;
+  s.audits.length = 0;
+  return { ...body, planDigest: r.body.planDigest as string };
+}
+
 describe('day-2 routes', () => {
   it('previews a scale with a dry run only, and applies it after its dry run', async () => {
     const { app, writes, audits } = await setup();
@@ -209,12 +232,15 @@ describe('day-2 routes', () => {
     expect(writes).toEqual([
       'dry-run apply MachinePool/alpha-user {"replicas":5}',
     ]);
-    const applied = await request(app)
-      .post(`${base}/actions`)
-      .set(auth)
-      .send({ action: 'scale', pool: 'user', replicas: 5 });
+    const applied = await request(app).post(`${base}/actions`).set(auth).send({
+      action: 'scale',
+      pool: 'user',
+      replicas: 5,
+      planDigest: preview.body.planDigest,
+    });
     expect(applied.status).toBe(200);
     expect(applied.body.applied).toBe(true);
+    expect(applied.body.planDigest).toBe(preview.body.planDigest);
     expect(writes.slice(1)).toEqual([
       'dry-run apply MachinePool/alpha-user {"replicas":5}',
       'apply MachinePool/alpha-user {"replicas":5}',
@@ -230,7 +256,7 @@ describe('day-2 routes', () => {
     const res = await request(app)
       .post(`${base}/actions`)
       .set(auth)
-      .send({ action: 'removePool', pool: 'system' });
+      .send({ action: 'removePool', pool: 'system', planDigest: SOME_DIGEST });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({
       name: 'InputError',
@@ -244,10 +270,12 @@ describe('day-2 routes', () => {
 
   it('refuses a version the region does not offer, through the ARM list', async () => {
     const { app, writes } = await setup({ offered: ['v1.34.2'] });
-    const res = await request(app)
-      .post(`${base}/actions`)
-      .set(auth)
-      .send({ action: 'upgrade', version: 'v1.34.1', target: 'controlPlane' });
+    const res = await request(app).post(`${base}/actions`).set(auth).send({
+      action: 'upgrade',
+      version: 'v1.34.1',
+      target: 'controlPlane',
+      planDigest: SOME_DIGEST,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toBe(
       'offered-in-region: AKS does not offer v1.34.1 in westeurope; from v1.33.2 it offers v1.34.2',
@@ -292,7 +320,7 @@ describe('day-2 routes', () => {
     const res = await request(allowed.app)
       .post(`${base}/actions`)
       .set(auth)
-      .send({ action: 'pause' });
+      .send(await previewed(allowed, { action: 'pause' }));
     expect(res.status).toBe(200);
     expect(allowed.writes).toEqual([
       'dry-run apply Cluster/alpha {"paused":true}',
@@ -301,18 +329,24 @@ describe('day-2 routes', () => {
   });
 
   it('answers 409 when the object changed since it was read, and writes nothing for real', async () => {
-    const { app, writes } = await setup({
+    let refuse = false;
+    const s = await setup({
       onWrite: () => {
-        throw new ApplyError(
-          409,
-          'validating MachinePool team-a/alpha-user: the object has been modified',
-        );
+        if (refuse)
+          throw new ApplyError(
+            409,
+            'validating MachinePool team-a/alpha-user: the object has been modified',
+          );
       },
     });
-    const res = await request(app)
-      .post(`${base}/actions`)
-      .set(auth)
-      .send({ action: 'scale', pool: 'user', replicas: 3 });
+    const { app, writes } = s;
+    const body = await previewed(s, {
+      action: 'scale',
+      pool: 'user',
+      replicas: 3,
+    });
+    refuse = true;
+    const res = await request(app).post(`${base}/actions`).set(auth).send(body);
     expect(res.status).toBe(409);
     expect(res.body.error.message).toMatch(/changed since it was read/);
     expect(writes).toEqual([]);
@@ -320,7 +354,7 @@ describe('day-2 routes', () => {
 
   it('plans again from a new read when a precondition fails once (a controller wrote status meanwhile)', async () => {
     let conflicts = 0;
-    const { app, writes, reads } = await setup({
+    const s = await setup({
       onWrite: (_what, dryRun) => {
         if (!dryRun && conflicts++ === 0)
           throw new ApplyError(
@@ -329,10 +363,13 @@ describe('day-2 routes', () => {
           );
       },
     });
-    const res = await request(app)
-      .post(`${base}/actions`)
-      .set(auth)
-      .send({ action: 'scale', pool: 'user', replicas: 3 });
+    const { app, writes, reads } = s;
+    const body = await previewed(s, {
+      action: 'scale',
+      pool: 'user',
+      replicas: 3,
+    });
+    const res = await request(app).post(`${base}/actions`).set(auth).send(body);
     expect(res.status).toBe(200);
     expect(writes).toEqual([
       'dry-run apply MachinePool/alpha-user {"replicas":3}',
@@ -368,10 +405,14 @@ describe('day-2 routes', () => {
         },
       });
       const { app, writes, audits } = setupResult;
+      const body = await previewed(setupResult, {
+        action: 'removePool',
+        pool: 'user',
+      });
       const res = await request(app)
         .post(`${base}/actions`)
         .set(auth)
-        .send({ action: 'removePool', pool: 'user' });
+        .send(body);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
         applied: true,
@@ -399,6 +440,9 @@ describe('day-2 routes', () => {
       .set(auth)
       .send({ action: 'explode' });
     expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe(
+      'action is "explode": it must be one of scale, autoscale, upgrade, addPool, removePool, pause, resume',
+    );
   });
 
   it('deletes only with the typed name, answering 202 with the preview', async () => {
@@ -534,5 +578,109 @@ describe('day-2 routes', () => {
     expect(res.status).toBe(403);
     expect(res.body.error.message).toContain('capz.cluster.connect');
     expect(credentialReads).toEqual([]);
+  });
+});
+
+/** Issue 33: the body of an action is checked whole at the edge, before the permission, a read or a write. */
+describe('day-2 actions: what the edge refuses, in words', () => {
+  const refused = async (
+    body: unknown,
+    o: { path?: string; raw?: boolean } = {},
+  ) => {
+    const { app, reads, writes, audits } = await setup();
+    let req = request(app)
+      .post(o.path ?? `${base}/actions/preview`)
+      .set(auth);
+    if (o.raw) req = req.set('Content-Type', 'application/json');
+    const res = await req.send(body as object);
+    // Nothing was read, written or audited: the validator answered before the route ran.
+    expect({ reads, writes, audits }).toEqual({
+      reads: [],
+      writes: [],
+      audits: [],
+    });
+    expect(res.status).toBe(400);
+    return res.body.error.message as string;
+  };
+
+  it('refuses a field the action does not take, naming it and the fields it takes', async () => {
+    expect(await refused({ action: 'pause', extra: 1 })).toBe(
+      'Unknown field "extra" for the pause action: it takes only action, planDigest',
+    );
+    expect(await refused({ action: 'pause', replicas: 3 })).toBe(
+      'Unknown field "replicas" for the pause action: it takes only action, planDigest',
+    );
+    expect(
+      await refused(JSON.parse('{"action":"resume","__proto__":{"x":1}}')),
+    ).toBe(
+      'Unknown field "__proto__" for the resume action: it takes only action, planDigest',
+    );
+    expect(
+      await refused(
+        { action: 'scale', pool: 'user', replicas: 2, enabled: true },
+        { path: `${base}/actions` },
+      ),
+    ).toBe(
+      'Unknown field "enabled" for the scale action: it takes only action, pool, replicas, planDigest',
+    );
+  });
+
+  it('says a scale without a pool needs one, instead of looking for pool "undefined"', async () => {
+    expect(await refused({ action: 'scale', replicas: 3 })).toBe(
+      "pool is required for the scale action: set it to the name of one of the cluster's pools",
+    );
+  });
+
+  it("says in one sentence what an upgrade's target may be", async () => {
+    const want = (v: string) =>
+      `target is ${v}: it must be "controlPlane", or an object whose pools field lists the pools to upgrade (1 to 100 pool names)`;
+    expect(
+      await refused({
+        action: 'upgrade',
+        version: 'v1.34.1',
+        target: { pools: [] },
+      }),
+    ).toBe(want('{"pools":[]}'));
+    expect(
+      await refused({ action: 'upgrade', version: 'v1.34.1', target: 'nodes' }),
+    ).toBe(want('"nodes"'));
+  });
+
+  it('says the body must be a JSON object when it is a string or a list', async () => {
+    expect(await refused('"just a string"', { raw: true })).toBe(
+      'The request body must be a JSON object, not "just a string"',
+    );
+    expect(await refused([{ action: 'pause' }])).toBe(
+      'The request body must be a JSON object',
+    );
+  });
+
+  it('refuses a cluster name that is not one before anything is read', async () => {
+    for (const name of ['..', 'Alpha_1'])
+      expect(
+        await refused(
+          { action: 'pause' },
+          { path: `/clusters/east/team-a/${name}/actions/preview` },
+        ),
+      ).toBe(
+        `Cluster name "${name}" is not a Cluster API Cluster name: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, with a letter or digit on each side of every '.', at most 63 characters`,
+      );
+  });
+
+  it('takes a planDigest on every action', async () => {
+    const { app } = await setup();
+    const res = await request(app)
+      .post(`${base}/actions/preview`)
+      .set(auth)
+      .send({
+        action: 'scale',
+        pool: 'user',
+        replicas: 3,
+        planDigest: 'a'.repeat(64),
+      });
+    expect(res.status).toBe(200);
+    expect(await refused({ action: 'pause', planDigest: 'not-a-digest' })).toBe(
+      'planDigest is "not-a-digest": it must be the planDigest of the preview the user saw (64 lowercase hexadecimal digits)',
+    );
   });
 });

@@ -22,6 +22,7 @@ import {
 import express from 'express';
 import { capzClusterRules } from '../permissions/rules';
 import { createOpenApiRouter } from '../schema/openapi.generated';
+import { explainValidationErrors } from '../service/validationMessages';
 import type { ClusterConnect } from '../connect/ClusterConnect';
 import type { ClusterPlace, Day2Service } from './Day2Service';
 
@@ -51,6 +52,8 @@ export async function createDay2Router(
       ? { validateResponses: true }
       : undefined,
   });
+  // Before any route: the validator's 400s in the sender's words (a field another action takes, a missing pool).
+  router.use(explainValidationErrors());
 
   const authorize = async (
     req: express.Request,

@@ -1436,7 +1436,7 @@ export const spec = {
           planDigest: {
             type: 'string',
             description:
-              'A digest of the planned changes and of the resourceVersions they were planned from; a confirm sends it back (Day2Action.planDigest).',
+              "A digest of the planned changes and of what they were planned from (each object read: uid, spec, labels, annotations, deletion; not its resourceVersion, which the controllers' status writes move all the time); a confirm sends it back (Day2Action.planDigest).",
           },
         },
       },
@@ -1631,7 +1631,7 @@ export const spec = {
       post: {
         operationId: 'CreateCluster',
         description:
-          "Renders a new ASO-managed AKS cluster (CAPZ's aks-aso flavor) and applies its objects on the management cluster with server-side apply under the field manager `capz-backstage`, for the calling user. Needs capz.cluster.create (conditional on management cluster and namespace; audited as `capz-cluster-create`). Every check runs before the first write: 400 invalid input (the message names the field), a Kubernetes version AKS does not offer in the region (ARM's listKubernetesVersions; when ARM cannot be asked the check is skipped and `warnings` says so) or an object the API server rejects in a dryRun=All apply, 403 not allowed, 409 an object of those names exists already (every name is read live, the ASO objects CAPZ will create included). `dryRun: true` stops after the API server's validation and writes nothing (200).",
+          "Renders a new ASO-managed AKS cluster (CAPZ's aks-aso flavor) and applies its objects on the management cluster with server-side apply under the field manager `capz-backstage`, for the calling user. Needs capz.cluster.create (conditional on management cluster and namespace; audited as `capz-cluster-create`). Every check runs before the first write: 400 invalid input (the message names the field), a credential Secret without the keys ASO reads (named; the CAPI kubeconfig Secret is named as such), a region, subscription or Kubernetes version ARM does not offer (listing what it offers; when ARM cannot be reached or refuses the credential, the Azure checks are skipped and `warnings` says so) or an object the API server rejects in a dryRun=All apply, 403 not allowed, 409 an object of those names exists already (every name is read live, the ASO objects CAPZ will create included). `dryRun: true` stops after the API server's validation and writes nothing (200).",
         requestBody: {
           required: true,
           content: {
@@ -2095,7 +2095,7 @@ export const spec = {
       post: {
         operationId: 'ApplyClusterAction',
         description:
-          'Plans, validates (dryRun=All) and applies a day-2 action, as the preview does, with server-side apply under the field manager `capz-backstage` (forced, each write guarded by the resourceVersion it was planned from). An action that changes nothing writes nothing. Same errors as the preview.',
+          'Applies the plan the user previewed: the body carries the preview\'s `planDigest`; the backend plans again from the objects read live and writes only when that plan is the previewed one (409 "changed since the preview", nothing written, otherwise), with server-side apply under the field manager `capz-backstage` (forced, each write guarded by the resourceVersion it was planned from; a conflict before anything is written reads again and writes only if the plan is unchanged). An action that changes nothing writes nothing. 400 without a planDigest; otherwise the preview\'s errors.',
         parameters: [
           {
             $ref: '#/components/parameters/managementCluster',
@@ -2268,6 +2268,20 @@ export const spec = {
                       type: 'array',
                       items: {
                         type: 'string',
+                      },
+                    },
+                    kubeconfig: {
+                      type: 'object',
+                      description:
+                        'Whether GET .../kubeconfig will hand out a kubeconfig for this cluster, and why not (the UI disables its download with that reason).',
+                      required: ['available'],
+                      properties: {
+                        available: {
+                          type: 'boolean',
+                        },
+                        reason: {
+                          type: 'string',
+                        },
                       },
                     },
                   },
@@ -2655,7 +2669,7 @@ export const spec = {
       get: {
         operationId: 'ListAzureClusters',
         description:
-          'The AKS clusters the credential Secret can see, through ARM (capz.azureDiscovery). Needs capz.cluster.adopt.',
+          'The AKS clusters the credential Secret can see, through ARM (capz.azureDiscovery). Needs capz.cluster.adopt. 400 a Secret without the keys ASO reads (named), 404 a subscription the credential cannot see, 503 ARM throttling or unavailable (the message says when to try again), 502 ARM failing or refusing the credential.',
         parameters: [
           {
             $ref: '#/components/parameters/pickerManagementCluster',
@@ -2751,7 +2765,7 @@ export const spec = {
       get: {
         operationId: 'ListPickerRegions',
         description:
-          "The Azure regions of the credential Secret's subscription (ARM's subscription locations), read with that credential (capz.azureDiscovery).",
+          "The Azure regions of the credential Secret's subscription (ARM's subscription locations), read with that credential (capz.azureDiscovery), cached per credential. 400 a Secret without the keys ASO reads (named) or a malformed subscription id, 404 a subscription the credential cannot see (listing those it can), 503 ARM throttling or unavailable (with Retry-After), 502 ARM failing or refusing the credential.",
         parameters: [
           {
             $ref: '#/components/parameters/pickerManagementCluster',
@@ -2810,7 +2824,7 @@ export const spec = {
       get: {
         operationId: 'ListPickerKubernetesVersions',
         description:
-          "The Kubernetes versions AKS offers for new clusters in a region (managedClusters.listKubernetesVersions), read with the credential Secret: every patch of every GA minor, newest first, with a leading v; previews are left out (counted in previewsHidden); the default minor's newest patch has isDefault.",
+          "The Kubernetes versions AKS offers for new clusters in a region (managedClusters.listKubernetesVersions), read with the credential Secret: every patch of every GA minor, newest first, with a leading v; previews are left out (counted in previewsHidden); the default minor's newest patch has isDefault. 400 a region AKS does not offer (listing the subscription's regions) or a Secret without the keys ASO reads, 404 a subscription the credential cannot see, 503 ARM throttling or unavailable (with Retry-After), 502 ARM failing.",
         parameters: [
           {
             $ref: '#/components/parameters/pickerManagementCluster',

@@ -17,34 +17,42 @@ export type Day2UpgradeTarget = 'controlPlane' | { pools: string[] };
  */
 export type Day2Action =
   /** Set a pool's node count (MachinePool `spec.replicas`); refused on a pool whose count the autoscaler owns. */
-  | { action: 'scale'; pool: string; replicas: number }
-  /** Turn AKS's cluster autoscaler on (with bounds) or off for a pool. */
-  | {
-      action: 'autoscale';
-      pool: string;
-      enabled: boolean;
-      minCount?: number;
-      maxCount?: number;
-    }
-  /** Move the control plane, or pools, to `version` (with the leading v, e.g. v1.34.1). */
-  | { action: 'upgrade'; version: string; target: Day2UpgradeTarget }
-  /** Add a node pool: a MachinePool and its infrastructure pool object, with the template's rules. */
-  | {
-      action: 'addPool';
-      pool: {
-        name: string;
-        mode: Day2PoolMode;
-        osType: 'Linux' | 'Windows';
-        vmSize: string;
-        replicas: number;
-      };
-    }
-  /** Remove a node pool (never the last System pool). */
-  | { action: 'removePool'; pool: string }
-  /** `Cluster.spec.paused: true`: CAPI and CAPZ stop reconciling, CAPZ sets ASO's reconcile-policy skip. */
-  | { action: 'pause' }
-  /** `Cluster.spec.paused` removed. */
-  | { action: 'resume' };
+  (
+    | { action: 'scale'; pool: string; replicas: number }
+    /** Turn AKS's cluster autoscaler on (with bounds) or off for a pool. */
+    | {
+        action: 'autoscale';
+        pool: string;
+        enabled: boolean;
+        minCount?: number;
+        maxCount?: number;
+      }
+    /** Move the control plane, or pools, to `version` (with the leading v, e.g. v1.34.1). */
+    | { action: 'upgrade'; version: string; target: Day2UpgradeTarget }
+    /** Add a node pool: a MachinePool and its infrastructure pool object, with the template's rules. */
+    | {
+        action: 'addPool';
+        pool: {
+          name: string;
+          mode: Day2PoolMode;
+          osType: 'Linux' | 'Windows';
+          vmSize: string;
+          replicas: number;
+        };
+      }
+    /** Remove a node pool (never the last System pool). */
+    | { action: 'removePool'; pool: string }
+    /** `Cluster.spec.paused: true`: CAPI and CAPZ stop reconciling, CAPZ sets ASO's reconcile-policy skip. */
+    | { action: 'pause' }
+    /** `Cluster.spec.paused` removed. */
+    | { action: 'resume' }
+  ) & {
+    /**
+     * On a confirm (`POST .../actions`): the {@link Day2Plan.planDigest} of the preview the user saw. The backend
+     * writes that plan, or answers 409 when the cluster changed since. Ignored by the preview.
+     */
+    planDigest?: string;
+  };
 
 /** The action's name. @public */
 export type Day2ActionName = Day2Action['action'];
@@ -78,6 +86,11 @@ export interface Day2Plan {
   /** What the user should know before confirming (e.g. which Azure agent pool a removal deletes). */
   warnings: string[];
   applied: boolean;
+  /**
+   * sha256 (hex) of the plan's canonical form ({@link day2PlanBasis}): the changes, the warnings and the
+   * resourceVersion of every object the plan was made from. A confirm sends the preview's back.
+   */
+  planDigest?: string;
 }
 
 /** An object of the cluster, by kind and place. @public */
@@ -146,6 +159,11 @@ export interface UpgradeOptions {
 export interface ConnectInfo {
   commands: string[];
   notes: string[];
+  /**
+   * Whether this backend hands out the cluster's kubeconfig (`GET .../kubeconfig`), known before asking: AKS's user
+   * credential of a cluster without Entra ID is a local account (a secret), refused unless the operator allows it.
+   */
+  kubeconfig?: { available: boolean; reason?: string };
 }
 
 /**

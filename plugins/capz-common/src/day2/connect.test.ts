@@ -29,4 +29,35 @@ describe('connect', () => {
     );
     expect(info.notes.join(' ')).toMatch(/Entra ID only/);
   });
+
+  it('says in advance whether the kubeconfig download is available, and why not', () => {
+    const info = (objects: ReturnType<typeof world>, allow = false) =>
+      connectInfo(readDay2Cluster(clusterOf(objects), objects), 'mc', {
+        azure: true,
+        allowLocalAccountKubeconfig: allow,
+      }).kubeconfig;
+    // No Entra ID: AKS's user kubeconfig is a local account's secret, refused unless the operator allows it.
+    expect(info(world())).toEqual({
+      available: false,
+      reason: expect.stringMatching(
+        /^This cluster does not use Entra ID: .* Use az aks get-credentials with your own Azure access/,
+      ),
+    });
+    expect(info(world())?.reason).not.toMatch(/preview|written/);
+    expect(info(world(), true)).toEqual({ available: true });
+    const entra = edit(world(), 'AzureASOManagedControlPlane', 'alpha', o => {
+      (o.spec!.resources as any[])[0].spec.aadProfile = { managed: true };
+    });
+    expect(info(entra)).toEqual({ available: true });
+    // Without Azure access on the backend, none.
+    expect(
+      connectInfo(readDay2Cluster(clusterOf(entra), entra), 'mc', {
+        azure: false,
+        allowLocalAccountKubeconfig: false,
+      }).kubeconfig,
+    ).toEqual({
+      available: false,
+      reason: expect.stringMatching(/no Azure access configured/),
+    });
+  });
 });

@@ -7,10 +7,40 @@ import type { Day2Cluster } from './snapshot';
 const q = (s: string) =>
   /^[A-Za-z0-9._/:-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The connect commands of a cluster read with readDay2Cluster. Pure. @public */
+/** What the backend can do about a kubeconfig download, for {@link connectInfo}. @public */
+export interface KubeconfigDownloadConfig {
+  /** ARM is reachable (capz.azureDiscovery): AKS's user credential can be read. */
+  azure: boolean;
+  /** `capz.connect.allowLocalAccountKubeconfig`: a kubeconfig with a local account's secret may be handed out. */
+  allowLocalAccountKubeconfig: boolean;
+}
+
+/**
+ * Why the backend will not hand out a cluster's kubeconfig, in the user's words, or undefined when it will: known
+ * before asking, from the cluster's objects (AKS-managed Entra ID or not) and the backend's configuration. Pure.
+ * @public
+ */
+export function kubeconfigUnavailableReason(
+  c: Day2Cluster,
+  config: KubeconfigDownloadConfig,
+): string | undefined {
+  if (!c.azureName || !c.resourceGroup)
+    return "The AKS cluster's resource group or name is not known yet (its ManagedCluster has not reported them), so its kubeconfig cannot be read.";
+  if (!config.azure)
+    return 'This Backstage backend has no Azure access configured (capz.azureDiscovery), so it cannot read the kubeconfig from AKS.';
+  if (!c.entraId && !config.allowLocalAccountKubeconfig)
+    return "This cluster does not use Entra ID: AKS's kubeconfig for it holds a local account's secret, which this Backstage backend does not hand out. Use az aks get-credentials with your own Azure access (the first command above).";
+  return undefined;
+}
+
+/**
+ * The connect commands of a cluster read with readDay2Cluster, and, given the backend's configuration, whether the
+ * kubeconfig download is available (and why not). Pure. @public
+ */
 export function connectInfo(
   c: Day2Cluster,
   managementCluster: string,
+  download?: KubeconfigDownloadConfig,
 ): ConnectInfo {
   const commands: string[] = [];
   const notes: string[] = [];
@@ -60,5 +90,11 @@ export function connectInfo(
     }, so they need read access to Secrets in ${c.namespace}.`,
     'This page never shows a credential: run the commands where you are signed in.',
   );
-  return { commands, notes };
+  if (!download) return { commands, notes };
+  const reason = kubeconfigUnavailableReason(c, download);
+  return {
+    commands,
+    notes,
+    kubeconfig: reason ? { available: false, reason } : { available: true },
+  };
 }

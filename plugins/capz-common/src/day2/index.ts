@@ -7,3 +7,6 @@ export * from './deleteImpact';
 export * from './connect';
 export * from './access';
 export * from './kubeconfig';
+export * from './digest';
+export * from './treePools';
+export * from './progress';

@@ -72,6 +72,11 @@ export interface Day2Cluster {
   credentialSecret?: string;
   /** Entra ID only (local accounts disabled). */
   entraOnly: boolean;
+  /**
+   * AKS-managed Entra ID (`aadProfile.managed`): AKS's user kubeconfig then signs in through kubelogin, no secret
+   * inside; without it, AKS's user credential is the local account (docs/capz-aso-facts.md#kubeconfig-download).
+   */
+  entraId: boolean;
   pools: Day2Pool[];
 }
 
@@ -250,6 +255,7 @@ export function readDay2Cluster(
     version: str(controlPlane?.spec?.version),
     observedVersion: str(controlPlane?.status?.version),
     entraOnly: false,
+    entraId: false,
     pools,
   };
   if (api === 'aso') {
@@ -266,6 +272,7 @@ export function readDay2Cluster(
         at(mc.object, 'metadata', 'annotations', CREDENTIAL_FROM_ANNOTATION),
       );
       c.entraOnly = at(s, 'disableLocalAccounts') === true;
+      c.entraId = at(s, 'aadProfile', 'managed') === true;
       // The live ASO object knows more: its ARM id (status.id) names the subscription and group for sure.
       const live = objects.find(
         o =>
@@ -282,6 +289,9 @@ export function readDay2Cluster(
       c.credentialSecret ??= str(
         live?.metadata?.annotations?.[CREDENTIAL_FROM_ANNOTATION],
       );
+      // What AKS reports wins over what is asked: ARM's aadProfile as ASO last read it.
+      const aad = at(live?.status, 'aadProfile', 'managed');
+      if (typeof aad === 'boolean') c.entraId = aad;
     }
   } else if (controlPlane) {
     const s = controlPlane.spec;
@@ -290,6 +300,7 @@ export function readDay2Cluster(
     c.resourceGroup = str(s?.resourceGroupName);
     c.subscriptionId = str(s?.subscriptionID);
     c.entraOnly = s?.disableLocalAccounts === true;
+    c.entraId = at(s, 'aadProfile', 'managed') === true;
     // The legacy controllers' ASO ManagedCluster carries the credential it is reconciled with.
     const live = objects.find(
       o =>

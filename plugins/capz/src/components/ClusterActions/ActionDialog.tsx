@@ -8,11 +8,14 @@ import {
   DialogHeader,
   Flex,
 } from '@backstage/ui';
+import { ResponseError } from '@backstage/errors';
 import type { Day2Action, Day2Plan } from '@capz-backstage/plugin-capz-common';
 import { ReactNode, useState } from 'react';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { errorMessage } from '../shared/errors';
+import type { ProgressOf } from './ActionProgress';
 import { ActionError } from './errors';
-import { followAction } from './followedActions';
+import { actionTitle, followAction } from './followedActions';
 import { PlanView } from './PlanView';
 
 type Step =
@@ -24,8 +27,9 @@ type Step =
 
 /**
  * One day-2 action: its inputs, checked by capz-common's rules (`problems`); Preview asks the backend what it would
- * write (dryRun=All) and shows every change; Confirm applies exactly the previewed action; afterwards the dialog
- * shows what was written and the live progress.
+ * write (dryRun=All) and shows every change; Confirm sends the preview's planDigest, so that the backend writes exactly
+ * the previewed plan or nothing (409 when the cluster changed since: the dialog then offers "Preview again");
+ * afterwards the dialog shows what was written and the live progress, and "Done" once the new state is observed.
  */
 export function ActionDialog({
   cluster,
@@ -47,13 +51,18 @@ export function ActionDialog({
   problems: string[];
   children: ReactNode;
   onClose: () => void;
-  /** The live progress to show once applied. */
-  progress?: (plan: Day2Plan) => ReactNode;
+  /** The live progress to show once applied, and whether it is done. */
+  progress?: ProgressOf;
   confirmLabel?: string;
 }) {
   const api = useApi(capzApiRef);
   const [state, setState] = useState<Step>({ step: 'edit' });
-  const [error, setError] = useState<{ title: string; error: Error }>();
+  const [error, setError] = useState<{
+    title: string;
+    error: Error;
+    /** The confirm found the cluster changed since the preview: the next step is a new preview. */
+    stale?: boolean;
+  }>();
   const key = action ? JSON.stringify(action) : '';
   // A preview belongs to the inputs it was made for: editing them takes the user back to Preview.
   const current =
@@ -78,17 +87,34 @@ export function ActionDialog({
     setError(undefined);
     setState({ step: 'applying', plan: current.plan, key });
     try {
-      const plan = await api.applyClusterAction(cluster, action);
+      const plan = await api.applyClusterAction(cluster, {
+        ...action,
+        planDigest: current.plan.planDigest,
+      });
       setState({ step: 'applied', plan });
       // The page keeps showing its progress once the dialog is closed.
       followAction(cluster, plan);
     } catch (e) {
+      if (e instanceof ResponseError && e.statusCode === 409) {
+        // The previewed plan is not what the cluster would get now (or another action is being applied): it is
+        // dropped, and Preview again shows what the action does now.
+        setError({
+          title: /changed since the preview/.test(errorMessage(e))
+            ? 'Nothing was applied: the cluster changed since the preview'
+            : 'Nothing was applied',
+          error: e,
+          stale: true,
+        });
+        setState({ step: 'edit' });
+        return;
+      }
       setError({ title: 'Nothing was applied', error: e as Error });
       setState({ step: 'preview', plan: current.plan, key });
     }
   };
 
   const applied = current.step === 'applied';
+  const shown = applied ? progress?.(current.plan) : undefined;
   const previewed =
     current.step === 'preview' || current.step === 'applying'
       ? current.plan
@@ -126,18 +152,31 @@ export function ActionDialog({
               title={error.title}
               error={error.error}
               permission={permission}
+              context={error.stale ? 'confirm' : 'action'}
             />
           )}
           {previewed && <PlanView plan={previewed} />}
           {applied && (
             <>
-              <Alert
-                status="success"
-                icon
-                title="Applied: the controllers are working on it"
-              />
+              {shown?.done ? (
+                <Alert
+                  role="status"
+                  status="success"
+                  icon
+                  title={`Done: ${actionTitle(current.plan.action)}`}
+                  description="The controllers report the state asked for."
+                />
+              ) : (
+                <Alert
+                  role="status"
+                  status="info"
+                  icon
+                  isPending
+                  title="Applied: the controllers are working on it"
+                />
+              )}
               <PlanView plan={current.plan} />
-              {progress?.(current.plan)}
+              {shown?.view}
             </>
           )}
         </Flex>
@@ -153,7 +192,7 @@ export function ActionDialog({
             isPending={current.step === 'previewing'}
             onPress={preview}
           >
-            Preview
+            {error?.stale ? 'Preview again' : 'Preview'}
           </Button>
         )}
         {previewed && (

@@ -1,11 +1,12 @@
 import { Flex, Text } from '@backstage/ui';
-import type {
-  Day2Plan,
-  ObjectChange,
-  TreeNode,
+import {
+  day2Progress,
+  type Day2Plan,
+  type ObjectChange,
+  type TreeNode,
 } from '@capz-backstage/plugin-capz-common';
+import type { ReactNode } from 'react';
 import { HealthLabel } from '../shared/health';
-import { isPaused, poolsOf, sameVersion } from './pools';
 
 function findNode(tree: TreeNode, kind: string, name: string) {
   const stack = [tree];
@@ -59,89 +60,18 @@ function ObjectLine({
   );
 }
 
-/** The pools an action is about, and what "done" means for each (nodes ready, version reached). */
-function poolLines(plan: Day2Plan, tree: TreeNode): string[] {
-  const a = plan.action;
-  const pools = poolsOf(tree);
-  const byName = new Map(pools.map(p => [p.name, p]));
-  const nodes = (name: string) => {
-    const p = byName.get(name);
-    if (!p) return `pool ${name}: not in the cluster (yet)`;
-    const ready = p.readyReplicas ?? 0;
-    const want = p.replicas ?? 0;
-    const done = ready === want && p.health === 'healthy';
-    return `pool ${name}: ${ready} of ${want} nodes ready${
-      p.autoscaling ? " (AKS's autoscaler owns the count)" : ''
-    }${done ? ' (done)' : ''}`;
-  };
-  switch (a.action) {
-    case 'scale':
-    case 'autoscale':
-    case 'removePool':
-      if (a.action === 'removePool')
-        return [
-          byName.has(a.pool)
-            ? `pool ${a.pool}: being removed`
-            : `pool ${a.pool}: removed (done)`,
-        ];
-      return [nodes(a.pool)];
-    case 'addPool':
-      return [nodes(a.pool.name)];
-    case 'upgrade': {
-      if (a.target === 'controlPlane') {
-        const cp = tree.children.find(c => /ControlPlane$/.test(c.kind));
-        const at = cp?.facts.kubernetesVersion;
-        const now = typeof at === 'string' ? at : undefined;
-        return [
-          `control plane: ${now ?? 'version unknown'}${
-            sameVersion(now, a.version) && cp?.health === 'healthy'
-              ? ' (done)'
-              : ` → ${a.version}`
-          }`,
-        ];
-      }
-      return a.target.pools.map(name => {
-        const p = byName.get(name);
-        const now = p?.currentVersion ?? p?.version;
-        return `pool ${name}: ${now ?? 'version unknown'}${
-          sameVersion(now, a.version) && p?.health === 'healthy'
-            ? ' (done)'
-            : ` → ${a.version}`
-        }`;
-      });
-    }
-    case 'pause':
-      return [
-        isPaused(tree)
-          ? 'reconciliation paused (done)'
-          : 'waiting for the pause',
-      ];
-    case 'resume':
-      return [
-        isPaused(tree)
-          ? 'waiting for the resume'
-          : 'reconciliation resumed (done)',
-      ];
-    default:
-      return [];
-  }
-}
-
 /**
- * Whether what the action is about has arrived: every pool line says done and every object it wrote is healthy
- * (or, for a delete, gone).
+ * Whether what the action asked for is observed (capz-common day2Progress): the new state, seen by the controllers,
+ * never the state from before the write.
  */
-export function actionDone(plan: Day2Plan, tree: TreeNode): boolean {
-  const lines = poolLines(plan, tree);
-  return (
-    lines.length > 0 &&
-    lines.every(l => l.endsWith('(done)')) &&
-    plan.changes.every(c => {
-      const node = findNode(tree, c.kind, c.name);
-      return c.operation === 'delete' ? !node : node?.health === 'healthy';
-    })
-  );
-}
+export const actionDone = (plan: Day2Plan, tree: TreeNode): boolean =>
+  day2Progress(plan, tree).done;
+
+/** What a dialog shows of an applied action: the live progress, and whether it is done. */
+export type ProgressOf = (plan: Day2Plan) => {
+  view: ReactNode;
+  done: boolean;
+};
 
 /**
  * Live progress after an action: the pools it is about (nodes ready, version reached) and, for each object it
@@ -158,7 +88,7 @@ export function ActionProgress({
   title?: string;
 }) {
   if (!tree) return null;
-  const lines = poolLines(plan, tree);
+  const lines = day2Progress(plan, tree).items.map(i => i.text);
   return (
     <section aria-label="Progress">
       <Flex direction="column" gap="1">

@@ -6,7 +6,7 @@ import type {
   TreeNode,
   UpgradeOptions,
 } from '@capz-backstage/plugin-capz-common';
-import { screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { BASE, summary } from '../../__testUtils__/fixtures';
@@ -189,6 +189,8 @@ async function previewScale(path: string, replicas: string) {
 }
 
 /** The plan of scaling pool `system` of cluster `name` from 3 to 5 nodes, as the backend answers it. */
+const DIGEST = 'a'.repeat(64);
+
 const scaleTo5 = (name: string, applied: boolean): Day2Plan => ({
   action: { action: 'scale', pool: 'system', replicas: 5 },
   changes: [
@@ -203,6 +205,7 @@ const scaleTo5 = (name: string, applied: boolean): Day2Plan => ({
   ],
   warnings: [],
   applied,
+  planDigest: DIGEST,
 });
 
 async function choose(dialog: HTMLElement, label: RegExp, option: RegExp) {
@@ -294,13 +297,21 @@ describe('cluster actions', () => {
     expect(c.calls.previews).toEqual([
       { action: 'scale', pool: 'system', replicas: 5 },
     ]);
+    // The confirm carries the preview's digest: the backend writes that plan or nothing.
     expect(c.calls.actions).toEqual([
-      { action: 'scale', pool: 'system', replicas: 5 },
+      {
+        action: 'scale',
+        pool: 'system',
+        replicas: 5,
+        planDigest: DIGEST,
+      },
     ]);
-    // Progress from the (live) tree: the pool's nodes.
-    expect(
-      within(dialog).getByRole('region', { name: 'Progress' }),
-    ).toHaveTextContent('pool system: 3 of 3 nodes ready');
+    // Progress from the (live) tree, which still shows the pool before the write: 3 of the 5 asked for, not done.
+    const progress = within(dialog).getByRole('region', { name: 'Progress' });
+    expect(progress).toHaveTextContent(
+      'pool system: 3 of 5 nodes ready (the cluster still asks for 3)',
+    );
+    expect(progress).not.toHaveTextContent('(done)');
   });
 
   it('keeps following an applied action on the page after its dialog is closed, until dismissed', async () => {
@@ -312,6 +323,9 @@ describe('cluster actions', () => {
       const mp = t.children[1].children[0];
       mp.facts = { ...mp.facts, replicas: 5, readyReplicas: ready };
       mp.health = ready === 5 ? 'healthy' : 'progressing';
+      // AKS's count, as ASO reports it on the agent pool.
+      const agent = mp.children[0].children[0];
+      agent.facts = { ...agent.facts, replicas: ready };
       return t;
     };
     const plan = (applied: boolean) => scaleTo5('follow', applied);
@@ -366,6 +380,148 @@ describe('cluster actions', () => {
     expect(
       Object.keys(JSON.parse(sessionStorage.getItem('capz.followedActions')!)),
     ).not.toContain('local/team-a/follow');
+  });
+
+  it('says done only once the new count is observed: never the state from before the write, then Done in the header', async () => {
+    const c = serve('observe');
+    // What the watch cache shows, step by step after the confirm.
+    let step: 'before' | 'asked' | 'ready' = 'before';
+    const treeNow = () => {
+      const t = clusterTree('observe');
+      const mp = t.children[1].children[0];
+      const agent = mp.children[0].children[0];
+      if (step === 'asked') {
+        // The write is seen; CAPI has not observed its generation yet, no new node is ready.
+        mp.facts = { ...mp.facts, replicas: 5, readyReplicas: 3 };
+        mp.health = 'progressing';
+        mp.reason = 'GenerationNotObserved';
+      }
+      if (step === 'ready') {
+        mp.facts = { ...mp.facts, replicas: 5, readyReplicas: 5 };
+        agent.facts = { ...agent.facts, replicas: 5 };
+      }
+      return t;
+    };
+    server.use(
+      http.get(`${c.api}/tree`, () =>
+        HttpResponse.json({
+          summary: summary({ name: 'observe', namespace: 'team-a' }),
+          tree: treeNow(),
+        }),
+      ),
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json(scaleTo5('observe', false)),
+      ),
+      http.post(`${c.api}/actions`, () =>
+        HttpResponse.json(scaleTo5('observe', true)),
+      ),
+    );
+    // A live update of the page behind the modal dialog: what the page's Refresh does.
+    const refresh = () =>
+      fireEvent.click(
+        screen.getByRole('button', { name: 'Refresh', hidden: true }),
+      );
+    const dialog = await previewScale(c.path, '5');
+    await userEvent.click(
+      await within(dialog).findByRole('button', { name: 'Confirm' }),
+    );
+    await within(dialog).findByText(/Applied: the controllers are working/);
+    const progress = within(dialog).getByRole('region', { name: 'Progress' });
+    // A second after the confirm the tree is still the old one (3 of 3, healthy): not done.
+    expect(progress).toHaveTextContent('pool system: 3 of 5 nodes ready');
+    expect(progress).not.toHaveTextContent('(done)');
+
+    step = 'asked';
+    refresh();
+    await waitFor(() =>
+      expect(progress).not.toHaveTextContent('(the cluster still asks for'),
+    );
+    expect(progress).toHaveTextContent('pool system: 3 of 5 nodes ready');
+    expect(progress).not.toHaveTextContent('(done)');
+    expect(
+      within(dialog).getByText(/Applied: the controllers are working/),
+    ).toBeInTheDocument();
+
+    step = 'ready';
+    refresh();
+    await waitFor(() =>
+      expect(progress).toHaveTextContent(
+        'pool system: 5 of 5 nodes ready (done)',
+      ),
+    );
+    expect(
+      within(dialog).getByText('Done: Scale pool system to 5'),
+    ).toBeInTheDocument();
+    expect(
+      within(dialog).queryByText(/Applied: the controllers are working/),
+    ).not.toBeInTheDocument();
+  });
+
+  it('shows a stale confirm (409) as nothing applied, with Preview again, which confirms the new plan', async () => {
+    const c = serve('stale');
+    let previews = 0;
+    const stale =
+      'The cluster changed since the preview (pool system: 3 → 1 replicas); nothing was written. Preview again.';
+    server.use(
+      http.post(`${c.api}/actions/preview`, async ({ request }) => {
+        c.calls.previews.push(await request.json());
+        previews++;
+        const plan = scaleTo5('stale', false);
+        if (previews > 1) {
+          plan.changes[0].fields = [
+            { path: 'spec.replicas', before: 1, after: 5 },
+          ];
+          plan.planDigest = 'b'.repeat(64);
+        }
+        return HttpResponse.json(plan);
+      }),
+      http.post(`${c.api}/actions`, async ({ request }) => {
+        const body = (await request.json()) as { planDigest?: string };
+        c.calls.actions.push(body);
+        if (body.planDigest !== 'b'.repeat(64))
+          return HttpResponse.json(
+            { error: { name: 'ConflictError', message: stale } },
+            { status: 409 },
+          );
+        return HttpResponse.json({
+          ...scaleTo5('stale', true),
+          planDigest: 'b'.repeat(64),
+        });
+      }),
+    );
+    const dialog = await previewScale(c.path, '5');
+    await userEvent.click(
+      await within(dialog).findByRole('button', { name: 'Confirm' }),
+    );
+    expect(
+      await within(dialog).findByText(
+        'Nothing was applied: the cluster changed since the preview',
+      ),
+    ).toBeInTheDocument();
+    expect(
+      within(dialog).getByText(/pool system: 3 → 1 replicas/),
+    ).toHaveTextContent(
+      'Press Preview again to see what the action changes now.',
+    );
+    // The stale plan is gone; no Confirm until a new preview.
+    expect(
+      within(dialog).queryByRole('button', { name: 'Confirm' }),
+    ).not.toBeInTheDocument();
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Preview again' }),
+    );
+    expect(
+      await within(dialog).findByRole('list', {
+        name: 'Fields of Update MachinePool team-a/stale-system',
+      }),
+    ).toHaveTextContent('spec.replicas: 1 → 5');
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Confirm' }),
+    );
+    await within(dialog).findByText(/Applied: the controllers are working/);
+    expect(
+      c.calls.actions.map(a => (a as { planDigest: string }).planDigest),
+    ).toEqual([DIGEST, 'b'.repeat(64)]);
   });
 
   it('says in plain words why the backend refused a preview', async () => {
@@ -650,5 +806,77 @@ describe('cluster actions', () => {
     expect(saved).toHaveLength(1);
     expect(await saved[0].text()).toBe(kubeconfig.kubeconfig);
     expect(revoked).toHaveBeenCalledWith('blob:kubeconfig');
+  });
+
+  it('disables Download kubeconfig with the reason in words when the connect info says there is none, and a refused download says only what is true', async () => {
+    const reason =
+      "This cluster does not use Entra ID: AKS's kubeconfig for it holds a local account's secret, which this Backstage backend does not hand out. Use az aks get-credentials with your own Azure access (the first command above).";
+    const asked: string[] = [];
+    const c = serve('payments');
+    server.use(
+      http.get(`${c.api}/connect`, () =>
+        HttpResponse.json({
+          commands: ['az aks get-credentials --resource-group rg --name x'],
+          notes: [],
+          kubeconfig: { available: false, reason },
+        }),
+      ),
+      http.get(`${c.api}/kubeconfig`, () => {
+        asked.push('payments');
+        return HttpResponse.json({}, { status: 500 });
+      }),
+    );
+    const { unmount } = renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow('capz.cluster.read', 'capz.cluster.connect')],
+    });
+    let dialog = await openAction('Connect');
+    const button = await within(dialog).findByRole('button', {
+      name: 'Download kubeconfig',
+    });
+    await waitFor(() => expect(button).toBeDisabled());
+    expect(button).toHaveAccessibleDescription(reason);
+    expect(
+      within(dialog).getByLabelText('Why there is no kubeconfig to download'),
+    ).toHaveTextContent(reason);
+    expect(asked).toEqual([]);
+    unmount();
+
+    // An older backend without the field: the button works, and its 409 is shown without words about a preview.
+    const old = serve('payments-old');
+    server.use(
+      http.get(`${old.api}/connect`, () =>
+        HttpResponse.json({ commands: ['az aks get-credentials'], notes: [] }),
+      ),
+      http.get(`${old.api}/kubeconfig`, () =>
+        HttpResponse.json(
+          {
+            error: {
+              name: 'ConflictError',
+              message:
+                'cluster local/team-a/payments-old does not use Entra ID: no kubeconfig here',
+            },
+          },
+          { status: 409 },
+        ),
+      ),
+    );
+    renderCapz(<CapzPage />, {
+      path: old.path,
+      mountPath: '/capz/*',
+      apis: [allow('capz.cluster.read', 'capz.cluster.connect')],
+    });
+    dialog = await openAction('Connect');
+    const again = await within(dialog).findByRole('button', {
+      name: 'Download kubeconfig',
+    });
+    await waitFor(() => expect(again).toBeEnabled());
+    await userEvent.click(again);
+    const error = await within(dialog).findByText(/does not use Entra ID/);
+    expect(error.textContent).toBe(
+      'cluster local/team-a/payments-old does not use Entra ID: no kubeconfig here',
+    );
+    expect(dialog).not.toHaveTextContent(/preview|Nothing was written/i);
   });
 });

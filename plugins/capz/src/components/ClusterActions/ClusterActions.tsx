@@ -19,7 +19,7 @@ import {
 import { RiArrowDownSLine } from '@remixicon/react';
 import { useCallback, useState } from 'react';
 import type { ClusterRef } from '../../api/CapzApi';
-import { ActionProgress } from './ActionProgress';
+import { ActionProgress, actionDone } from './ActionProgress';
 import { ConnectDialog } from './ConnectDialog';
 import { DeleteDialog } from './DeleteDialog';
 import { AddPoolDialog, PauseDialog, RemovePoolDialog } from './PoolDialogs';
@@ -92,7 +92,10 @@ export function ClusterActions({
     full && pools ? clusterFromTree(full, pools, cluster.namespace) : undefined;
   const close = useCallback(() => setOpen(undefined), []);
   const progress = useCallback(
-    (plan: Day2Plan) => <ActionProgress plan={plan} tree={full} />,
+    (plan: Day2Plan) => ({
+      view: <ActionProgress plan={plan} tree={full} />,
+      done: full ? actionDone(plan, full) : false,
+    }),
     [full],
   );
   const paused = isPaused(tree);

@@ -25,6 +25,8 @@ const codeStyle = {
   borderRadius: 4,
 };
 
+const REASON_ID = 'capz-kubeconfig-unavailable';
+
 /** Saves text as a file through the browser's download (an object URL on a link, released at once). */
 function saveFile(fileName: string, text: string) {
   const url = URL.createObjectURL(
@@ -42,7 +44,9 @@ function saveFile(fileName: string, text: string) {
 /**
  * How to reach the workload cluster with kubectl: commands and notes, and, for users with capz.cluster.connect, the
  * kubeconfig to download (AKS's user kubeconfig; for an Entra ID cluster it signs in through kubelogin and holds no
- * secret). The kubeconfig is never shown on the page.
+ * secret). The kubeconfig is never shown on the page. The connect info says in advance whether the backend hands it
+ * out (not for a cluster without Entra ID, whose AKS kubeconfig holds a local account's secret, unless the operator
+ * allows it): the button is then disabled, with the reason in words.
  */
 export function ConnectDialog(props: {
   cluster: ClusterRef;
@@ -60,6 +64,12 @@ export function ConnectDialog(props: {
     saveFile(kc.fileName, kc.kubeconfig);
     return kc;
   }, [api]);
+  // Known before asking (GET .../connect): a 409 from the download would only say it later.
+  const unavailable =
+    info.value?.kubeconfig?.available === false
+      ? info.value.kubeconfig.reason ??
+        'This Backstage backend does not hand out the kubeconfig of this cluster.'
+      : undefined;
   return (
     <Dialog
       isOpen
@@ -80,6 +90,7 @@ export function ConnectDialog(props: {
               title="Could not load how to connect"
               error={info.error}
               permission="capz.cluster.read"
+              context="read"
             />
           )}
           {info.value && (
@@ -99,7 +110,18 @@ export function ConnectDialog(props: {
               title="Could not download the kubeconfig"
               error={download.error}
               permission="capz.cluster.connect"
+              context="read"
             />
+          )}
+          {canDownload.allowed && unavailable && (
+            <Text
+              as="p"
+              variant="body-small"
+              id={REASON_ID}
+              aria-label="Why there is no kubeconfig to download"
+            >
+              {unavailable}
+            </Text>
           )}
           {download.value && (
             <Text as="p" variant="body-small" role="status">
@@ -115,9 +137,10 @@ export function ConnectDialog(props: {
       <DialogFooter>
         {canDownload.allowed && (
           <Button
-            variant="primary"
+            variant={unavailable ? 'secondary' : 'primary'}
             onPress={() => void startDownload()}
-            isDisabled={download.loading}
+            isDisabled={download.loading || info.loading || !!unavailable}
+            aria-describedby={unavailable ? REASON_ID : undefined}
           >
             Download kubeconfig
           </Button>

@@ -3,13 +3,13 @@ import {
   MAX_POOL_NAME,
   type Day2Action,
   type Day2Cluster,
-  type Day2Plan,
 } from '@capz-backstage/plugin-capz-common';
-import { ReactNode, useState } from 'react';
+import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import type { ClusterRef } from '../../api/CapzApi';
 import { usePickerApi } from '../../scaffolder/pickerApi';
 import { ActionDialog } from './ActionDialog';
+import type { ProgressOf } from './ActionProgress';
 import type { PoolView } from './pools';
 import { actionProblems } from './rules';
 import { toInt } from './ScaleDialogs';
@@ -20,7 +20,7 @@ interface Props {
   /** The cluster as capz-common's rules read it. */
   day2: Day2Cluster;
   onClose: () => void;
-  progress: (plan: Day2Plan) => ReactNode;
+  progress: ProgressOf;
 }
 
 type NewPool = Extract<Day2Action, { action: 'addPool' }>['pool'];
@@ -147,7 +147,7 @@ export function PauseDialog(props: {
   cluster: ClusterRef;
   resume: boolean;
   onClose: () => void;
-  progress: (plan: Day2Plan) => ReactNode;
+  progress: ProgressOf;
 }) {
   return (
     <ActionDialog

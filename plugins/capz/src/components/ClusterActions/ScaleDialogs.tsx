@@ -2,11 +2,11 @@ import { Alert, Button, Flex, Select, Switch, TextField } from '@backstage/ui';
 import type {
   Day2Action,
   Day2Cluster,
-  Day2Plan,
 } from '@capz-backstage/plugin-capz-common';
-import { ReactNode, useState } from 'react';
+import { useState } from 'react';
 import type { ClusterRef } from '../../api/CapzApi';
 import { ActionDialog } from './ActionDialog';
+import type { ProgressOf } from './ActionProgress';
 import type { PoolView } from './pools';
 import { actionProblems } from './rules';
 
@@ -44,7 +44,7 @@ interface Props {
   day2: Day2Cluster;
   initialPool?: string;
   onClose: () => void;
-  progress: (plan: Day2Plan) => ReactNode;
+  progress: ProgressOf;
 }
 
 /** Scale a pool: its node count. An autoscaled pool's count belongs to AKS's autoscaler: min/max are offered. */

@@ -12,12 +12,12 @@ import {
   compareKubernetesVersions,
   type Day2Action,
   type Day2Cluster,
-  type Day2Plan,
 } from '@capz-backstage/plugin-capz-common';
-import { ReactNode, useState } from 'react';
+import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { capzApiRef, ClusterRef } from '../../api/CapzApi';
 import { ActionDialog } from './ActionDialog';
+import type { ProgressOf } from './ActionProgress';
 import { ActionError } from './errors';
 import { actionProblems } from './rules';
 
@@ -32,7 +32,7 @@ export function UpgradeDialog(props: {
   /** The cluster as capz-common's rules read it, once loaded. */
   day2?: Day2Cluster;
   onClose: () => void;
-  progress: (plan: Day2Plan) => ReactNode;
+  progress: ProgressOf;
 }) {
   const api = useApi(capzApiRef);
   const options = useAsync(() => api.getUpgradeOptions(props.cluster), [api]);

@@ -2,12 +2,24 @@ import { ResponseError } from '@backstage/errors';
 import { Alert } from '@backstage/ui';
 import { errorMessage } from '../shared/errors';
 
-/** What a day-2 request's failure means and what to do, by status code, in plain words. */
+/**
+ * What a request is: a day-2 action's preview (`action`), its confirm refused as stale (`confirm`: the backend's
+ * message says what changed), or a read that writes nothing (`read`: connect commands, a kubeconfig download).
+ */
+export type ActionErrorContext = 'action' | 'confirm' | 'read';
+
+/**
+ * What a day-2 request's failure means and what to do, by status code, in plain words; only what is true of the
+ * request (a read has no preview and writes nothing, so it gets no word about either).
+ */
 export function actionErrorAdvice(
   error: Error,
   permission: string,
+  context: ActionErrorContext = 'action',
 ): string | undefined {
   const status = error instanceof ResponseError ? error.statusCode : undefined;
+  if (context === 'read' && (status === 400 || status === 409))
+    return undefined;
   switch (status) {
     case 400:
       return 'The change breaks a rule, so nothing was written. Change the values and preview again.';
@@ -16,7 +28,9 @@ export function actionErrorAdvice(
     case 404:
       return 'The cluster or the pool was not found: it may have been deleted or renamed. Reload the page.';
     case 409:
-      return 'The cluster is not in a state that allows this right now, or it changed since the preview. Nothing was written: wait for it to settle, then preview again.';
+      return context === 'confirm'
+        ? 'Press Preview again to see what the action changes now.'
+        : 'The cluster is not in a state that allows this right now, so nothing was written: wait for it to settle, then preview again.';
     case 401:
       return 'Your session may have expired: sign in again.';
     case 502:
@@ -33,12 +47,14 @@ export function ActionError({
   title,
   error,
   permission,
+  context,
 }: {
   title: string;
   error: Error;
   permission: string;
+  context?: ActionErrorContext;
 }) {
-  const advice = actionErrorAdvice(error, permission);
+  const advice = actionErrorAdvice(error, permission, context);
   return (
     <Alert
       status="danger"

@@ -82,6 +82,7 @@ export function clusterFromTree(
     version,
     observedVersion: str(cp?.facts.kubernetesVersion),
     entraOnly: false,
+    entraId: false,
     pools: pools.map(p => pool(p, namespace, legacy)),
   };
 }

@@ -1,0 +1,188 @@
+/**
+ * The confirm writes what was previewed or nothing (issue 33 item 8), with a management cluster in memory that
+ * honours resourceVersion preconditions like the API server: two tabs preview a scale, one changes the pool, the
+ * other's confirm is a 409 that names the change and writes nothing. The real API server's side is
+ * day2.integration.test.ts.
+ */
+import { ConflictError, InputError } from '@backstage/errors';
+import { mockServices } from '@backstage/backend-test-utils';
+import {
+  generateAksAsoClusterManifests,
+  type Day2Target,
+  type KubeObject,
+  type ObservedObject,
+} from '@capz-backstage/plugin-capz-common';
+import { ApplyError } from '../cluster/KubeObjectClient';
+import { Day2Service } from './Day2Service';
+import type { Day2Client } from './KubeDay2Client';
+
+const place = { managementCluster: 'east', namespace: 'team-a', name: 'alpha' };
+
+function setup() {
+  const rendered = generateAksAsoClusterManifests({
+    name: 'alpha',
+    namespace: 'team-a',
+    location: 'westeurope',
+    kubernetesVersion: 'v1.33.2',
+    credentialSecretName: 'aso-credential',
+    pools: [
+      {
+        name: 'system',
+        mode: 'System',
+        vmSize: 'Standard_D2s_v3',
+        replicas: 1,
+      },
+      { name: 'api', mode: 'User', vmSize: 'Standard_D2s_v3', replicas: 2 },
+    ],
+  });
+  let rv = 100;
+  const store = new Map<string, ObservedObject>(
+    rendered.map((o, i) => [
+      `${o.kind}/${o.metadata.name}`,
+      {
+        ...(o as ObservedObject),
+        metadata: {
+          ...o.metadata,
+          uid: `u${i}`,
+          resourceVersion: String(++rv),
+        },
+      },
+    ]),
+  );
+  const written: string[] = [];
+  /** A write as the API server makes it: refused when the resourceVersion given is not the object's. */
+  const write = (
+    kind: string,
+    name: string,
+    spec: Record<string, unknown>,
+    precondition?: string,
+  ) => {
+    const key = `${kind}/${name}`;
+    const cur = store.get(key)!;
+    if (precondition && precondition !== cur.metadata?.resourceVersion)
+      throw new ApplyError(
+        409,
+        `applying ${kind} team-a/${name}: Operation cannot be fulfilled: the object has been modified`,
+      );
+    store.set(key, {
+      ...cur,
+      spec: { ...cur.spec, ...spec },
+      metadata: { ...cur.metadata, resourceVersion: String(++rv) },
+    });
+  };
+  const client: Day2Client = {
+    get: async (t: Day2Target) => store.get(`${t.kind}/${t.name}`),
+    list: async t =>
+      [...store.values()].filter(
+        x => x.kind === t.kind && x.metadata?.namespace === t.namespace,
+      ),
+    apply: async (obj: KubeObject, x) => {
+      const key = `${obj.kind}/${obj.metadata.name}`;
+      const pre = (obj.metadata as { resourceVersion?: string })
+        .resourceVersion;
+      if (pre && pre !== store.get(key)?.metadata?.resourceVersion)
+        throw new ApplyError(
+          409,
+          `applying ${key}: the object has been modified`,
+        );
+      if (!x.dryRun) {
+        write(obj.kind, obj.metadata.name, obj.spec as Record<string, unknown>);
+        written.push(`${key} ${JSON.stringify(obj.spec)}`);
+      }
+      return store.get(key)!;
+    },
+    mergePatch: async () => ({}),
+    delete: async () => undefined,
+  };
+  const service = new Day2Service({
+    logger: mockServices.logger.mock(),
+    managementClusters: ['east'],
+    cache: {
+      list: (_mc: string, kind: string, ns?: string) =>
+        [...store.values()].filter(
+          x => x.kind === kind && (!ns || x.metadata?.namespace === ns),
+        ) as never,
+    },
+    client: async () => client,
+  });
+  const replicas = () => store.get('MachinePool/alpha-api')!.spec?.replicas;
+  /** Someone else (kubectl, another tab) sets the pool's count. */
+  const otherWriter = (n: number) =>
+    write('MachinePool', 'alpha-api', { replicas: n });
+  /** A controller writes the pool's status: its resourceVersion moves, its spec does not. */
+  const statusWrite = () => {
+    const mp = store.get('MachinePool/alpha-api')!;
+    store.set('MachinePool/alpha-api', {
+      ...mp,
+      status: { readyReplicas: 1 },
+      metadata: { ...mp.metadata, resourceVersion: String(++rv) },
+    });
+  };
+  return { service, written, replicas, otherWriter, statusWrite };
+}
+
+describe('Day2Service: the confirm writes the previewed plan or nothing', () => {
+  it('answers the preview with a planDigest, and the confirm with it writes the plan', async () => {
+    const s = setup();
+    const action = { action: 'scale' as const, pool: 'api', replicas: 3 };
+    const preview = await s.service.act(place, action, { apply: false });
+    expect(preview.planDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(preview.action).toEqual(action);
+    expect(
+      (await s.service.act(place, action, { apply: false })).planDigest,
+    ).toBe(preview.planDigest);
+    const applied = await s.service.act(
+      place,
+      { ...action, planDigest: preview.planDigest },
+      { apply: true },
+    );
+    expect(applied).toMatchObject({ applied: true, action });
+    expect(s.written).toEqual(['MachinePool/alpha-api {"replicas":3}']);
+    expect(s.replicas()).toBe(3);
+  });
+
+  it("refuses a confirm without the preview's planDigest (400), writing nothing", async () => {
+    const s = setup();
+    const action = { action: 'scale' as const, pool: 'api', replicas: 3 };
+    const refused = s.service.act(place, action, { apply: true });
+    await expect(refused).rejects.toThrow(InputError);
+    await expect(refused).rejects.toThrow(
+      "Preview the action first: the confirm carries the preview's planDigest",
+    );
+    expect(s.written).toEqual([]);
+  });
+
+  it("two tabs: tab B scales the pool to 1 after tab A previewed 2 → 3; A's confirm is a 409 naming it, and the pool keeps 1", async () => {
+    const s = setup();
+    const action = { action: 'scale' as const, pool: 'api', replicas: 3 };
+    const tabA = await s.service.act(place, action, { apply: false });
+    expect(tabA.changes[0].fields).toEqual([
+      { path: 'spec.replicas', before: 2, after: 3 },
+    ]);
+    s.otherWriter(1);
+    const confirm = s.service.act(
+      place,
+      { ...action, planDigest: tabA.planDigest },
+      { apply: true },
+    );
+    await expect(confirm).rejects.toThrow(ConflictError);
+    await expect(confirm).rejects.toThrow(
+      'The cluster changed since the preview (pool api: 2 → 1 replicas); nothing was written. Preview again.',
+    );
+    expect(s.written).toEqual([]);
+    expect(s.replicas()).toBe(1);
+  });
+
+  it('a controller writing status between preview and confirm is not a change of plan: the confirm writes', async () => {
+    const s = setup();
+    const action = { action: 'scale' as const, pool: 'api', replicas: 3 };
+    const preview = await s.service.act(place, action, { apply: false });
+    s.statusWrite();
+    await s.service.act(
+      place,
+      { ...action, planDigest: preview.planDigest },
+      { apply: true },
+    );
+    expect(s.replicas()).toBe(3);
+  });
+});
