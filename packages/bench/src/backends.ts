@@ -13,6 +13,7 @@ import {
   readFileSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ClusterInfo } from '@internal/mgmt-cluster';
 import { listenerPid, log } from './util.ts';
@@ -222,6 +223,55 @@ export function startCapzBackend(
       // app-config.yaml's default management cluster reads CAPZ_KUBECONFIG; the bench config replaces that list.
       env: {
         ...process.env,
+        CAPZ_KUBECONFIG: info.kubeconfigPath,
+        LOG_LEVEL: 'warn',
+        ...extraEnv,
+      },
+      logFile,
+      port,
+      token,
+    },
+  );
+}
+
+/**
+ * The same backend as startCapzBackend, started as `backstage-cli package start` starts it (cli-module-build's
+ * runBackend: node with the CLI's TypeScript transform, cwd packages/backend) minus its file watcher and IPC channel, as
+ * the jobs integration tests do (plugins/capz-backend/src/testing/backendProcess.ts): a long run (the soak) is not
+ * restarted by an edit in the working tree.
+ */
+export function startCapzBackendUnwatched(
+  repoRoot: string,
+  configFile: string,
+  port: number,
+  token: string,
+  info: ClusterInfo,
+  logFile: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): RunningBackend {
+  const backendDir = join(repoRoot, 'packages', 'backend');
+  const transform = createRequire(join(backendDir, 'package.json')).resolve(
+    '@backstage/cli-node/config/nodeTransform.cjs',
+  );
+  return launch(
+    'capz',
+    process.execPath,
+    [
+      '--enable-source-maps',
+      '--require',
+      transform,
+      'src/index.ts',
+      '--config',
+      '../../app-config.yaml',
+      '--config',
+      configFile,
+    ],
+    {
+      cwd: backendDir,
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        ESBK_TSCONFIG_PATH: join(repoRoot, 'tsconfig.json'),
         CAPZ_KUBECONFIG: info.kubeconfigPath,
         LOG_LEVEL: 'warn',
         ...extraEnv,

@@ -99,6 +99,11 @@ export class SignalListener {
     });
   }
 
+  /** Whether the WebSocket is still open (a soak checks it: pushes after a close are all lost). */
+  get open(): boolean {
+    return this.ws.readyState === WebSocket.OPEN;
+  }
+
   close(): void {
     this.ws.close();
   }
