@@ -1,5 +1,6 @@
 import { Config } from '@backstage/config';
 import {
+  validateDnsLabel,
   ManagementClusterAuthMethod,
   ManagementClusterInfo,
 } from '@capz-backstage/plugin-capz-common';
@@ -41,7 +42,6 @@ export type AzureCredentialKind =
   | 'managedIdentity'
   | 'default';
 
-const NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const AZURE_CREDENTIALS: AzureCredentialKind[] = [
   'clientSecret',
   'workloadIdentity',
@@ -62,7 +62,7 @@ export function readManagementClusters(
   return entries.map((c, i) => {
     const name = c.getString('name');
     const where = `capz.managementClusters[${i}] (${name})`;
-    if (!NAME.test(name)) {
+    if (validateDnsLabel(name)) {
       throw new Error(
         `${where}: name must be a lowercase DNS label (a-z, 0-9, '-'), at most 63 characters`,
       );

@@ -8,6 +8,7 @@ import { ConflictError, InputError, NotAllowedError } from '@backstage/errors';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { createConditionAuthorizer } from '@backstage/plugin-permission-node';
 import {
+  validateDnsLabel,
   CAPZ_FIELD_MANAGER,
   capzClusterCreatePermission,
   clusterPagePath,
@@ -69,8 +70,6 @@ export class KubeApplyClient implements ApplyClient {
   }
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-
 /**
  * Every problem with a request, each naming its field (`field: message`): the parameter rules of capz-common's
  * clusterRules (the scaffolder form runs the same ones), then, as a second line of defence, the names the rendered
@@ -81,7 +80,7 @@ export function createClusterInputErrors(p: CreateClusterRequest): string[] {
   if (errors.length) return errors;
   const objects = generateAksAsoClusterManifests(p);
   for (const o of objects) {
-    if (!DNS_LABEL.test(o.metadata.name)) {
+    if (validateDnsLabel(o.metadata.name)) {
       const pool = p.pools.findIndex(
         pl => o.metadata.name === `${p.name}-${pl.name}`,
       );

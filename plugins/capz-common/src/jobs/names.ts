@@ -6,7 +6,13 @@
 
 const LABEL_MAX = 63;
 const SUBDOMAIN_MAX = 253;
-const LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/**
+ * The shape of a DNS-1123 label (RFC 1123), its length aside: lowercase letters, digits and '-', starting and ending
+ * with a letter or digit. The one copy of the rule; validateDnsLabel adds the 63-character limit.
+ * @public
+ */
+export const DNS_LABEL_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const LABEL_RE = DNS_LABEL_PATTERN;
 
 function quote(v: string): string {
   return JSON.stringify(v);

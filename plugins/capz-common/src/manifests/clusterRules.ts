@@ -14,7 +14,11 @@
  * - Tags: ARM allows 50 tags per resource, names of at most 512 characters (no `<>%&\?/`), values of at most 256.
  */
 
-import { validateDnsLabel, validateDnsSubdomain } from '../jobs/names';
+import {
+  DNS_LABEL_PATTERN,
+  validateDnsLabel,
+  validateDnsSubdomain,
+} from '../jobs/names';
 
 /** A problem with one parameter: `field` is its path in the request (`name`, `pools[1].name`, `tags`). @public */
 export interface ClusterFieldError {
@@ -47,7 +51,6 @@ export const MAX_POOL_NODES = 1000;
 /** ARM: tags per resource. @public */
 export const MAX_TAGS = 50;
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const REGION = /^[a-z][a-z0-9]*$/;
 const VERSION = /^v\d+\.\d+\.\d+$/;
 const VM_SIZE = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -97,7 +100,7 @@ export function clusterNameErrors(
 ): ClusterFieldError[] {
   const field = 'name';
   if (!name) return [{ field, message: 'a cluster name is required' }];
-  if (!DNS_LABEL.test(name)) {
+  if (!DNS_LABEL_PATTERN.test(name)) {
     return [
       {
         field,

@@ -1,5 +1,7 @@
 import type { FieldValidation } from '@rjsf/utils';
 import {
+  validateDnsSubdomain,
+  validateDnsLabel,
   clusterNameErrors,
   kubernetesVersionErrors,
   locationErrors,
@@ -20,16 +22,12 @@ const report = (field: FieldValidation, errors: ClusterFieldError[]) => {
   for (const e of errors) field.addError(e.message);
 };
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN =
-  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 export function validateManagementCluster(v: string, field: FieldValidation) {
   if (!v) field.addError('Choose a management cluster');
 }
 
 export function validateNamespace(v: string, field: FieldValidation) {
-  if (!v || !DNS_LABEL.test(v) || v.length > 63)
+  if (!v || validateDnsLabel(v))
     field.addError(
       `"${
         v ?? ''
@@ -38,7 +36,7 @@ export function validateNamespace(v: string, field: FieldValidation) {
 }
 
 export function validateCredential(v: string, field: FieldValidation) {
-  if (!v || !DNS_SUBDOMAIN.test(v) || v.length > 253)
+  if (!v || validateDnsSubdomain(v))
     field.addError('Choose the ASO credential Secret');
 }
 

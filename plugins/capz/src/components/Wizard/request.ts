@@ -1,4 +1,5 @@
 import {
+  DNS_LABEL_PATTERN,
   normalizeKubernetesName,
   type JobRequest,
   type JobTarget,
@@ -22,8 +23,6 @@ export function targetOf(request: JobRequest): JobTarget {
       };
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
 /**
  * Why `value` is not a valid namespace name (an RFC 1123 DNS label, as Kubernetes requires), or undefined. The same
  * rule as the backend's, checked here so the user sees it while typing.
@@ -32,7 +31,7 @@ export function dnsLabelError(value: string): string | undefined {
   if (!value) return 'Enter a namespace name.';
   if (value.length > 63)
     return `Must be at most 63 characters (it has ${value.length}).`;
-  if (!DNS_LABEL.test(value)) {
+  if (!DNS_LABEL_PATTERN.test(value)) {
     return 'Must be a DNS label: lowercase letters, digits and "-", starting and ending with a letter or digit.';
   }
   return undefined;
