@@ -382,6 +382,24 @@ export class ClusterWatch extends EventEmitter {
     const store = this.objects.get(kind.name)!;
     const apply = (type: ChangeType) => (obj: any) => {
       const object = strip(obj);
+      if (type !== 'delete') {
+        // After a 410 re-list client-node matches objects by namespace/name (client-node 2.0.1 dist/cache.js): an
+        // object deleted and created again under its name while the watch was cut arrives as an update with a new
+        // uid. The old object is gone: it is dropped, and said so, before the new one is kept.
+        const stale = store.get(
+          object.metadata.namespace,
+          object.metadata.name,
+        );
+        if (stale && stale.metadata.uid !== object.metadata.uid) {
+          store.delete(stale.metadata.uid);
+          this.emit('change', {
+            managementCluster: this.name,
+            kind: kind.name,
+            type: 'delete',
+            object: stale,
+          } satisfies CacheChange);
+        }
+      }
       // Events are written with the kind's version; Events use the core kind name.
       if (type === 'delete') store.delete(object.metadata.uid);
       else store.set(object);
