@@ -87,7 +87,7 @@ export interface Day2Plan {
   warnings: string[];
   applied: boolean;
   /**
-   * sha256 (hex) of the plan's canonical form ({@link day2PlanBasis}): the changes, the warnings and the
+   * sha256 (hex) of the plan's canonical form (`day2PlanBasis`): the changes, the warnings and the
    * resourceVersion of every object the plan was made from. A confirm sends the preview's back.
    */
   planDigest?: string;

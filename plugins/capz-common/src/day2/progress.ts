@@ -106,7 +106,7 @@ function autoscaleItem(
     ? p.autoscalerEnabled &&
       p.minCount === a.minCount &&
       p.maxCount === a.maxCount &&
-      // CAPZ hands the count to AKS (docs/capz-aso-facts.md#day2-autoscale).
+      // CAPZ hands the count to AKS (docs/capz-aso-facts.md#day2-replicas-managed-by).
       (agent?.kind !== 'ManagedClustersAgentPool' || !!p.replicasManagedBy)
     : !p.autoscalerEnabled &&
       (agent?.kind !== 'ManagedClustersAgentPool' || !p.replicasManagedBy);
