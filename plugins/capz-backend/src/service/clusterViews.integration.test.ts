@@ -266,7 +266,7 @@ describe('the clusters list and trees of the demo scenarios', () => {
       .set(auth);
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(
-      /^path segment namespace is "Team_Search": it must be a Kubernetes name/,
+      /^Namespace "Team_Search" is not a Kubernetes namespace name: lowercase letters, digits and .-., starting and ending with a letter or digit/,
     );
     const group = await request(app)
       .get('/clusters/local/team-search/search-prod/tree?group=-1')
