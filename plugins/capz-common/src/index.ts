@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 export * from './kinds';
+export * from './vocabulary';
 export * from './permissions';
 export * from './api';
 export * from './manifests/aksAsoCluster';

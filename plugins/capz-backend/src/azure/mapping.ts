@@ -3,9 +3,11 @@
  * management cluster already points at one (so the wizard can refuse a second owner).
  */
 import type { ManagedCluster } from '@azure/arm-containerservice';
-import type {
-  DiscoveredAksCluster,
-  ObservedObject,
+import {
+  CLUSTER_NAME_LABEL,
+  RESOURCE_ID_ANNOTATION,
+  type DiscoveredAksCluster,
+  type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
 
 export interface ArmId {
@@ -107,8 +109,6 @@ export function toDiscoveredCluster(
   };
 }
 
-const RESOURCE_ID = 'serviceoperator.azure.com/resource-id';
-const CLUSTER_NAME = 'cluster.x-k8s.io/cluster-name';
 const CONTROL_PLANES = [
   'AzureASOManagedControlPlane',
   'AzureManagedControlPlane',
@@ -127,7 +127,9 @@ const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 
 /** Where ASO says (or would say) the object lives: its resource-id annotation, else `status.id`. */
 const armIdOf = (o: ObservedObject) =>
-  parseArmId(o.metadata?.annotations?.[RESOURCE_ID] ?? str(o.status?.id));
+  parseArmId(
+    o.metadata?.annotations?.[RESOURCE_ID_ANNOTATION] ?? str(o.status?.id),
+  );
 
 /**
  * What each ASO ManagedCluster points at in Azure. Best: its ARM id (ASO's resource-id annotation or status.id).
@@ -152,7 +154,8 @@ export function asoTargets(
     const controlPlane = mc.metadata?.ownerReferences?.find(
       r => r.controller && CONTROL_PLANES.includes(r.kind ?? ''),
     );
-    const cluster = mc.metadata?.labels?.[CLUSTER_NAME] ?? controlPlane?.name;
+    const cluster =
+      mc.metadata?.labels?.[CLUSTER_NAME_LABEL] ?? controlPlane?.name;
     const base = { namespace, name, ...(cluster ? { cluster } : {}) };
     const id = armIdOf(mc);
     if (id) {

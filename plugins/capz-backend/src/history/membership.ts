@@ -1,3 +1,4 @@
+import { CLUSTER_NAME_LABEL } from '@capz-backstage/plugin-capz-common';
 import { ObservedObject } from '@capz-backstage/plugin-capz-common';
 import { CacheIndex } from '../cluster/CacheIndex';
 import { CachedObject } from '../cluster/ClusterWatch';
@@ -18,7 +19,7 @@ export interface ClusterRef {
   uid?: string;
 }
 
-export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+export { CLUSTER_NAME_LABEL };
 /**
  * Which CAPI Cluster an object belongs to: the Cluster whose tree (capz-common's `buildClusterTree`, the same tree
  * the pages show) contains it, else the `cluster.x-k8s.io/cluster-name` label. The uid→Cluster map is built once

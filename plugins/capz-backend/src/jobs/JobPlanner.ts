@@ -1,5 +1,7 @@
 import { InputError, NotFoundError } from '@backstage/errors';
 import {
+  CLUSTER_NAME_LABEL,
+  CREDENTIAL_FROM_ANNOTATION,
   clusterNotManagedCheck,
   groupNotManagedCheck,
   JOB_ANNOTATION,
@@ -41,8 +43,6 @@ export interface AksLister {
     resourceGroup: string;
   }): Promise<{ location: string; tags: Record<string, string> } | undefined>;
 }
-
-const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
 
 /**
  * Builds a job's preflight and plan from what is there now: the watch cache for the cluster's objects, live reads
@@ -91,8 +91,8 @@ export class JobPlanner {
         const credentialSecret = objects.find(
           o =>
             o.kind === 'ManagedCluster' &&
-            o.metadata?.annotations?.[CREDENTIAL_FROM],
-        )?.metadata?.annotations?.[CREDENTIAL_FROM];
+            o.metadata?.annotations?.[CREDENTIAL_FROM_ANNOTATION],
+        )?.metadata?.annotations?.[CREDENTIAL_FROM_ANNOTATION];
         const planned = planMigration(p, {
           cluster,
           objects,
@@ -403,9 +403,9 @@ export class JobPlanner {
     const mc = objects.find(
       o =>
         o.kind === 'ManagedCluster' &&
-        o.metadata?.labels?.['cluster.x-k8s.io/cluster-name'] === clusterName,
+        o.metadata?.labels?.[CLUSTER_NAME_LABEL] === clusterName,
     );
-    return mc?.metadata?.annotations?.[CREDENTIAL_FROM];
+    return mc?.metadata?.annotations?.[CREDENTIAL_FROM_ANNOTATION];
   }
 
   private objectsIn(mc: string, namespace: string): ObservedObject[] {

@@ -3,12 +3,13 @@
  * its exclusive claims in the database (JobStore, table capz_job_claims). Azure compares names case-insensitively,
  * so the keys are lower-cased. Upgrade jobs take no claim: they manage nothing new.
  */
-import type {
-  AzureClusterKey,
-  JobRequest,
-  ObservedObject,
-  PlannedCondition,
-  StepPlan,
+import {
+  RESOURCE_ID_ANNOTATION,
+  type AzureClusterKey,
+  type JobRequest,
+  type ObservedObject,
+  type PlannedCondition,
+  type StepPlan,
 } from '@capz-backstage/plugin-capz-common';
 import type { WatchCache } from '../cluster/WatchCache';
 import { parseArmId } from '../azure/mapping';
@@ -65,8 +66,7 @@ export function migrationAzureKey(
       )
     : undefined;
   const armId = parseArmId(
-    mc.metadata?.annotations?.['serviceoperator.azure.com/resource-id'] ??
-      str(mc.status?.id),
+    mc.metadata?.annotations?.[RESOURCE_ID_ANNOTATION] ?? str(mc.status?.id),
   );
   const subscriptionId =
     str(amcp?.spec?.subscriptionID) ?? armId?.subscriptionId;

@@ -1,9 +1,11 @@
 import { InputError, NotFoundError } from '@backstage/errors';
-import type {
-  CredentialSecretsResponse,
-  JobDetails,
-  JobRequest,
-  JobTarget,
+import {
+  CREDENTIAL_FROM_ANNOTATION,
+  jobTargetOf,
+  type CredentialSecretsResponse,
+  type JobDetails,
+  type JobRequest,
+  type JobTarget,
 } from '@capz-backstage/plugin-capz-common';
 import type express from 'express';
 import { randomUUID } from 'node:crypto';
@@ -43,20 +45,6 @@ export interface JobsHandlersDeps {
 
 type Handler = (req: express.Request, res: express.Response) => Promise<void>;
 
-/** The target a request works on (for adoption: the cluster it will create). */
-export const targetOf = (r: JobRequest): JobTarget =>
-  r.type === 'adopt'
-    ? {
-        managementCluster: r.params.managementCluster,
-        namespace: r.params.namespace,
-        name: r.params.clusterName,
-      }
-    : {
-        managementCluster: r.params.managementCluster,
-        namespace: r.params.namespace,
-        name: r.params.name,
-      };
-
 /**
  * The jobs API's handlers. Input is already validated against openapi.yaml; who may do what is {@link JobsAccess}'s;
  * a refusal caused by a job is a {@link JobConflictError} naming it, a failed preflight a
@@ -68,7 +56,7 @@ export class JobsHandlers {
   /** POST /jobs/preview: preflight + exact plan; a held claim shows as a failed check. */
   preview: Handler = async (req, res) => {
     const request = req.body as JobRequest;
-    await this.o.access.authorizeJob(req, request.type, targetOf(request));
+    await this.o.access.authorizeJob(req, request.type, jobTargetOf(request));
     const { result: _result, ...preview } = await this.o.planner.preview(
       request,
     );
@@ -92,7 +80,7 @@ export class JobsHandlers {
   /** POST /jobs: the checks in order (active job, claims, preflight), then the insert the database arbitrates. */
   create: Handler = async (req, res) => {
     const request = req.body as JobRequest;
-    const target = targetOf(request);
+    const target = jobTargetOf(request);
     const creds = await this.o.access.authorizeJob(req, request.type, target);
     let job: StoredJob | undefined;
     await this.o.access.audited(
@@ -223,7 +211,7 @@ export class JobsHandlers {
       )) {
         const n = (
           obj as { metadata?: { annotations?: Record<string, string> } }
-        ).metadata?.annotations?.['serviceoperator.azure.com/credential-from'];
+        ).metadata?.annotations?.[CREDENTIAL_FROM_ANNOTATION];
         if (n) names.add(n);
       }
     }

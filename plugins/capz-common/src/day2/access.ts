@@ -1,4 +1,5 @@
 import type { AccessRequirement } from '../jobs/types';
+import { CAPI_GROUP, CAPZ_GROUP } from '../kinds';
 
 /**
  * Everything the day-2 routes ask of the API server, as plugins/capz-backend/rbac/day2.yaml grants it (a test keeps
@@ -9,8 +10,8 @@ watch cache reads), no Secret is read.
  * @public
  */
 export function requiredDay2Access(): AccessRequirement[] {
-  const capi = 'cluster.x-k8s.io';
-  const capz = 'infrastructure.cluster.x-k8s.io';
+  const capi = CAPI_GROUP;
+  const capz = CAPZ_GROUP;
   const r = (
     group: string,
     resource: string,

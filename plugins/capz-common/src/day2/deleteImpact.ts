@@ -12,6 +12,7 @@
  */
 import { at, isObj, str } from '../tree/read';
 import type { ObservedObject } from '../tree/types';
+import { ASO_FINALIZER, CLUSTER_NAME_LABEL } from '../vocabulary';
 import type { AzureImpact, DeletePreview } from './api';
 import { reconcilePolicyOf } from './plan';
 
@@ -110,11 +111,9 @@ function capiDeleted(
       refs.some(r => r.kind === o.kind && r.name === o.metadata?.name) ||
       (o.kind === 'MachinePool' &&
         (str(o.spec?.clusterName) ??
-          o.metadata?.labels?.['cluster.x-k8s.io/cluster-name']) === name),
+          o.metadata?.labels?.[CLUSTER_NAME_LABEL]) === name),
   );
 }
-
-const ASO_FINALIZER = 'serviceoperator.azure.com/finalizer';
 
 /**
  * A System pool's ASO object that ASO claimed (its finalizer) but whose owner references no longer name its

@@ -17,16 +17,14 @@ import {
   nodePoolsErrors,
   poolObjectName,
 } from '../manifests/clusterRules';
-import { RECONCILE_POLICY_ANNOTATION } from '../tree/facts';
 import { at, isObj } from '../tree/read';
 import type { ObservedObject } from '../tree/types';
 import type { Day2Action, FieldChange, ObjectChange } from './api';
 import {
-  findDay2Pool,
+  RECONCILE_POLICY_ANNOTATION,
   REPLICAS_MANAGED_BY_ANNOTATION,
-  type Day2Cluster,
-  type Day2Pool,
-} from './snapshot';
+} from '../vocabulary';
+import { findDay2Pool, type Day2Cluster, type Day2Pool } from './snapshot';
 import {
   compareKubernetesVersions,
   controlPlaneStepError,
@@ -676,8 +674,8 @@ function planAddPool(
     problems.push(
       input(`pool.${e.field.replace(/^pools\[0\]\./, '')}`, e.message),
     );
-  for (const e of clusterNameErrors(c.name, { pools: [pool] }).filter(x =>
-    x.field.startsWith('pools['),
+  for (const e of clusterNameErrors(c.name, { pools: [pool] }).filter(
+    x => x.rule === 'pool-object-name',
   ))
     problems.push(input('pool.name', e.message));
   if (problems.length) return { ok: false, problems };

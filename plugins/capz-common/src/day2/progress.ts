@@ -27,7 +27,12 @@ export interface Day2Progress {
   done: boolean;
 }
 
-function findNode(tree: TreeNode, kind: string, name: string) {
+/** The first node of `kind` named `name` in a tree (depth first), or undefined. @public */
+export function findTreeNode(
+  tree: TreeNode,
+  kind: string,
+  name: string,
+): TreeNode | undefined {
   const stack = [tree];
   while (stack.length) {
     const n = stack.pop()!;
@@ -43,7 +48,7 @@ const AGENT_POOL_KINDS = new Set([
 ]);
 
 function agentNode(tree: TreeNode, p: TreePool) {
-  const mp = findNode(tree, 'MachinePool', p.machinePool);
+  const mp = findTreeNode(tree, 'MachinePool', p.machinePool);
   const stack = mp ? [...mp.children] : [];
   while (stack.length) {
     const n = stack.pop()!;
@@ -66,7 +71,7 @@ function nodesItem(
   if (!p)
     return { text: `pool ${name}: not in the cluster (yet)`, done: false };
   const ready = p.readyReplicas ?? 0;
-  const mp = findNode(tree, 'MachinePool', p.machinePool);
+  const mp = findTreeNode(tree, 'MachinePool', p.machinePool);
   const current = num(mp?.facts.currentReplicas);
   const aks = num(agentNode(tree, p)?.facts.replicas);
   const asked = p.replicas === want;
@@ -148,7 +153,7 @@ function controlPlaneItem(tree: TreeNode, version: string): Day2ProgressItem {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const runs = str(cp?.facts.kubernetesVersion);
   const asked = str(cp?.facts.desiredKubernetesVersion) ?? runs;
-  const managed = cp && findNode(cp, 'ManagedCluster', cp.name);
+  const managed = cp && findTreeNode(cp, 'ManagedCluster', cp.name);
   const aks = str(managed?.facts.kubernetesVersion);
   const done =
     sameKubernetesVersion(asked, version) &&
@@ -236,7 +241,7 @@ export function day2Progress(plan: Day2Plan, tree: TreeNode): Day2Progress {
       items = [];
   }
   const objectsDone = plan.changes.every(c => {
-    const node = findNode(tree, c.kind, c.name);
+    const node = findTreeNode(tree, c.kind, c.name);
     if (c.operation === 'delete') return !node;
     // A paused cluster's objects are `paused`, which is what a pause asks for.
     return (

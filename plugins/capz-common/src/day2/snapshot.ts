@@ -4,14 +4,11 @@
  */
 import { at, arr, isObj, num, str } from '../tree/read';
 import type { ObservedObject } from '../tree/types';
-
-/** CAPI: the annotation that hands a MachinePool's replica count to another controller (docs/capz-aso-facts.md#capz-mutators). @public */
-export const REPLICAS_MANAGED_BY_ANNOTATION =
-  'cluster.x-k8s.io/replicas-managed-by';
-
-/** ASO: the credential Secret an ASO object is reconciled with (docs/capz-aso-facts.md#capz-credential-lookup). @public */
-export const CREDENTIAL_FROM_ANNOTATION =
-  'serviceoperator.azure.com/credential-from';
+import {
+  CLUSTER_NAME_LABEL,
+  CREDENTIAL_FROM_ANNOTATION,
+  REPLICAS_MANAGED_BY_ANNOTATION,
+} from '../vocabulary';
 
 /** Which CAPZ API a cluster is written in: the ASO-managed one, or the deprecated AzureManaged* one. @public */
 export type Day2ClusterApi = 'aso' | 'legacy';
@@ -239,7 +236,7 @@ export function readDay2Cluster(
         o.kind === 'MachinePool' &&
         (o.metadata?.namespace ?? namespace) === namespace &&
         (str(o.spec?.clusterName) ??
-          o.metadata?.labels?.['cluster.x-k8s.io/cluster-name']) === name,
+          o.metadata?.labels?.[CLUSTER_NAME_LABEL]) === name,
     )
     .map(mp => readPool(mp, objects, namespace))
     .sort((a, b) => a.name.localeCompare(b.name));

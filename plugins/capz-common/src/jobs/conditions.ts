@@ -6,7 +6,8 @@
 import { findCondition } from '../tree/read';
 import type { ObservedObject } from '../tree/types';
 import { CAPZ, describeRef, groupOfApiVersion } from './helpers';
-import { JOB_ANNOTATION, type LiveCondition } from './types';
+import type { LiveCondition } from './types';
+import { JOB_ANNOTATION } from '../vocabulary';
 
 /** The result of one condition: whether it holds and, in a few words, what was seen. @public */
 export interface ConditionEvaluation {

@@ -3,11 +3,15 @@
  * check, preflight results, reconcile policies and the adoption steps' waits. Internal to the jobs folder except
  * for what index.ts re-exports ({@link describeRef}).
  */
-import { apiVersionOf, kinds, type KindName } from '../kinds';
-import { RECONCILE_POLICY_ANNOTATION } from '../tree/facts';
+import { apiVersionOf, CAPZ_GROUP, kinds, type KindName } from '../kinds';
 import type { ObservedObject } from '../tree/types';
 import {
+  CLUSTER_NAME_LABEL,
   JOB_ANNOTATION,
+  PRE_PAUSE_RECONCILE_POLICY_ANNOTATION,
+  RECONCILE_POLICY_ANNOTATION,
+} from '../vocabulary';
+import {
   JOB_ID_PLACEHOLDER,
   type AccessAnswer,
   type AccessRequirement,
@@ -19,14 +23,7 @@ import {
   type StepPlan,
 } from './types';
 
-export const CAPZ = 'infrastructure.cluster.x-k8s.io';
-export const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
-export const RECONCILE_POLICY = RECONCILE_POLICY_ANNOTATION;
-/** Where the legacy CAPZ controllers keep an ASO object's own policy while its Cluster is paused (docs/capz-aso-facts.md#legacy-pause). */
-export const PRE_PAUSE_POLICY =
-  'sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy';
-export const ADOPT = 'sigs.k8s.io/cluster-api-provider-azure-adopt';
-export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+export const CAPZ = CAPZ_GROUP;
 
 export const ref = (
   kind: KindName,
@@ -295,12 +292,13 @@ export type ReconcilePolicy = 'manage' | 'skip' | 'detach-on-delete';
 
 /**
  * The reconcile policy an ASO object had before any job or pause touched it: the legacy controllers save it in
- * {@link PRE_PAUSE_POLICY} when the Cluster is paused and restore it on unpause (docs/capz-aso-facts.md#legacy-pause);
+ * {@link PRE_PAUSE_RECONCILE_POLICY_ANNOTATION} when the Cluster is paused and restore it on unpause (docs/capz-aso-facts.md#legacy-pause);
  * otherwise the object's own annotation; ASO's default is `manage` (docs/capz-aso-facts.md#reconcile-policy).
  */
 export function policyBeforeJob(o: ObservedObject): ReconcilePolicy {
   const a = o.metadata?.annotations ?? {};
-  const v = a[PRE_PAUSE_POLICY] ?? a[RECONCILE_POLICY];
+  const v =
+    a[PRE_PAUSE_RECONCILE_POLICY_ANNOTATION] ?? a[RECONCILE_POLICY_ANNOTATION];
   return v === 'skip' || v === 'detach-on-delete' ? v : 'manage';
 }
 
@@ -308,7 +306,7 @@ export function policyBeforeJob(o: ObservedObject): ReconcilePolicy {
 export const policyAnnotation = (
   policy: ReconcilePolicy,
 ): Record<string, string> =>
-  policy === 'manage' ? {} : { [RECONCILE_POLICY]: policy };
+  policy === 'manage' ? {} : { [RECONCILE_POLICY_ANNOTATION]: policy };
 
 /** A new ASO object on `skip`, and the CAPZ object whose `spec.resources` must say so too. */
 export interface PolicyPin {
@@ -337,14 +335,16 @@ export function pinPoliciesStep(pins: PolicyPin[]): StepPlan {
         action: 'set-embedded-annotation',
         ref: p.owner,
         resource: { kind: p.aso.kind, name: p.aso.name },
-        annotation: RECONCILE_POLICY,
+        annotation: RECONCILE_POLICY_ANNOTATION,
         value: 'skip',
-        description: `Set ${RECONCILE_POLICY}: skip on ${p.aso.kind} ${
-          p.aso.name
-        } in ${describeRef(p.owner)} spec.resources`,
+        description: `Set ${RECONCILE_POLICY_ANNOTATION}: skip on ${
+          p.aso.kind
+        } ${p.aso.name} in ${describeRef(p.owner)} spec.resources`,
       }),
     ),
-    waitFor: pins.map(p => when.annotation(p.aso, RECONCILE_POLICY, 'skip')),
+    waitFor: pins.map(p =>
+      when.annotation(p.aso, RECONCILE_POLICY_ANNOTATION, 'skip'),
+    ),
     timeoutSeconds: 120,
   };
 }

@@ -1,6 +1,7 @@
 export * from './types';
 export { describeRef } from './helpers';
 export * from './names';
+export { jobTargetOf } from './target';
 export * from './conditions';
 export * from './access';
 export {

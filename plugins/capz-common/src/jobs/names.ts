@@ -4,11 +4,13 @@
  * ResourceGroup object of an adopted cluster).
  */
 
-const LABEL_MAX = 63;
+/** The longest DNS-1123 label (RFC 1123): most Kubernetes names, and label values, are at most this long. @public */
+export const DNS_LABEL_MAX_LENGTH = 63;
+const LABEL_MAX = DNS_LABEL_MAX_LENGTH;
 const SUBDOMAIN_MAX = 253;
 /**
  * The shape of a DNS-1123 label (RFC 1123), its length aside: lowercase letters, digits and '-', starting and ending
- * with a letter or digit. The one copy of the rule; validateDnsLabel adds the 63-character limit.
+ * with a letter or digit. The one copy of the rule; validateDnsLabel adds the {@link DNS_LABEL_MAX_LENGTH} limit.
  * @public
  */
 export const DNS_LABEL_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

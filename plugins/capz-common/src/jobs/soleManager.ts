@@ -5,14 +5,13 @@
  * the same refusal in the same words.
  */
 import type { ObservedObject } from '../tree/types';
-import { RECONCILE_POLICY_ANNOTATION } from '../tree/facts';
-import {
-  JOB_ANNOTATION,
-  type AzureClusterKey,
-  type ObjectRef,
-  type PlannedCondition,
-  type PreflightCheck,
-  type StepPlan,
+import { JOB_ANNOTATION, RECONCILE_POLICY_ANNOTATION } from '../vocabulary';
+import type {
+  AzureClusterKey,
+  ObjectRef,
+  PlannedCondition,
+  PreflightCheck,
+  StepPlan,
 } from './types';
 
 /** A ResourceGroup object and the management cluster it is on. @public */

@@ -421,9 +421,6 @@ export interface CapzJobSignal {
   currentStep?: string;
 }
 
-/** The annotation every object a job creates carries, so a resumed job recognises its own objects. @public */
-export const JOB_ANNOTATION = 'capz.io/job';
-
 /**
  * The value planners write into {@link JOB_ANNOTATION} on every object they create. The backend replaces it with
  * the job's id when it stores the plan (every occurrence of this literal string in the plan), so a resumed job

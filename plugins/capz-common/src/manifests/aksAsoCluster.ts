@@ -1,5 +1,5 @@
 import { apiVersionOf, kinds } from '../kinds';
-import { OWNER_ANNOTATION } from '../tree/summary';
+import { CREDENTIAL_FROM_ANNOTATION, OWNER_ANNOTATION } from '../vocabulary';
 import {
   clusterParamsFieldErrors,
   formatFieldError,
@@ -88,7 +88,7 @@ export function generateAksAsoClusterManifests(
 
   const capz = apiVersionOf(kinds.AzureASOManagedCluster);
   const credential = {
-    'serviceoperator.azure.com/credential-from': p.credentialSecretName,
+    [CREDENTIAL_FROM_ANNOTATION]: p.credentialSecretName,
   };
   const meta = (name: string) => ({ name, namespace: p.namespace });
   // CAPI v1beta2 references name the group only; CAPI resolves the version from the CRD's contract label.
@@ -272,8 +272,7 @@ export function aksAsoPoolManifests(
               ...(c.credentialSecretName
                 ? {
                     annotations: {
-                      'serviceoperator.azure.com/credential-from':
-                        c.credentialSecretName,
+                      [CREDENTIAL_FROM_ANNOTATION]: c.credentialSecretName,
                     },
                   }
                 : {}),

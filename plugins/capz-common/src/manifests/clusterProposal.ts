@@ -5,6 +5,10 @@ import {
   type KubeObject,
 } from './aksAsoCluster';
 import { poolObjectName } from './clusterRules';
+import {
+  CAPZ_CLUSTER_ANNOTATION,
+  MANAGEMENT_CLUSTER_LABEL,
+} from '../vocabulary';
 
 /**
  * A new AKS cluster proposed through Git: the files a GitOps repository gets and the words that go with them (commit
@@ -150,8 +154,8 @@ export function clusterProposal(input: ClusterProposalInput): ClusterProposal {
           name: clusterEntityName({ ...p, managementCluster: mc }),
           title: p.name,
           description: `AKS cluster ${p.namespace}/${p.name} on management cluster ${mc}`,
-          annotations: { 'capz.io/cluster': ref },
-          labels: { 'capz.io/management-cluster': mc },
+          annotations: { [CAPZ_CLUSTER_ANNOTATION]: ref },
+          labels: { [MANAGEMENT_CLUSTER_LABEL]: mc },
         },
         spec: {
           type: 'kubernetes-cluster',

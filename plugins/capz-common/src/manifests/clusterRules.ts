@@ -15,6 +15,7 @@
  */
 
 import {
+  DNS_LABEL_MAX_LENGTH,
   DNS_LABEL_PATTERN,
   validateDnsLabel,
   validateDnsSubdomain,
@@ -24,6 +25,25 @@ import {
 export interface ClusterFieldError {
   field: string;
   message: string;
+}
+
+/**
+ * The rules a cluster name must meet, by stable id: `name-required`; `name-format` (a DNS label); `dns-prefix` (at
+ * most {@link MAX_DNS_PREFIX}); `pool-object-name` (`<name>-<pool>` a DNS label); `node-resource-group` (AKS's
+ * `MC_<name>_<name>_<location>` at most {@link MAX_NODE_RESOURCE_GROUP}). Callers pick rules by these, never by words.
+ * @public
+ */
+export type ClusterNameRule =
+  | 'name-required'
+  | 'name-format'
+  | 'dns-prefix'
+  | 'pool-object-name'
+  | 'node-resource-group';
+
+/** A cluster-name problem and the rule it breaks. @public */
+export interface ClusterNameError extends ClusterFieldError {
+  /** The rule, by its stable id. */
+  rule: ClusterNameRule;
 }
 
 /** One agent pool of a new cluster. @public */
@@ -82,7 +102,7 @@ export function maxClusterNameLength(
 ): number {
   let max = MAX_DNS_PREFIX;
   const longestPool = Math.max(0, ...pools.map(p => (p.name ?? '').length));
-  if (longestPool) max = Math.min(max, 63 - 1 - longestPool);
+  if (longestPool) max = Math.min(max, DNS_LABEL_MAX_LENGTH - 1 - longestPool);
   if (location)
     max = Math.min(
       max,
@@ -97,30 +117,36 @@ export function maxClusterNameLength(
 export function clusterNameErrors(
   name: string | undefined,
   context: { location?: string; pools?: Array<{ name: string }> } = {},
-): ClusterFieldError[] {
+): ClusterNameError[] {
   const field = 'name';
-  if (!name) return [{ field, message: 'a cluster name is required' }];
+  if (!name)
+    return [
+      { field, rule: 'name-required', message: 'a cluster name is required' },
+    ];
   if (!DNS_LABEL_PATTERN.test(name)) {
     return [
       {
         field,
+        rule: 'name-format',
         message: `"${name}" must be lowercase letters, digits and '-', starting and ending with a letter or digit`,
       },
     ];
   }
-  const errors: ClusterFieldError[] = [];
+  const errors: ClusterNameError[] = [];
   if (name.length > MAX_DNS_PREFIX) {
     errors.push({
       field,
+      rule: 'dns-prefix',
       message: `"${name}" is ${name.length} characters; it is the AKS dnsPrefix, which is limited to ${MAX_DNS_PREFIX}`,
     });
   }
   (context.pools ?? []).forEach((pool, i) => {
     const objName = poolObjectName(name, pool.name ?? '');
-    if (pool.name && objName.length > 63) {
+    if (pool.name && objName.length > DNS_LABEL_MAX_LENGTH) {
       errors.push({
         field: `pools[${i}].name`,
-        message: `"${name}" with pool "${pool.name}" makes the object name "${objName}" (${objName.length} characters), above the 63 a Kubernetes name allows: shorten the cluster or the pool name`,
+        rule: 'pool-object-name',
+        message: `"${name}" with pool "${pool.name}" makes the object name "${objName}" (${objName.length} characters), above the ${DNS_LABEL_MAX_LENGTH} a Kubernetes name allows: shorten the cluster or the pool name`,
       });
     }
   });
@@ -129,6 +155,7 @@ export function clusterNameErrors(
     if (rg.length > MAX_NODE_RESOURCE_GROUP) {
       errors.push({
         field,
+        rule: 'node-resource-group',
         message: `"${name}" makes AKS's node resource group "${rg}" ${
           rg.length
         } characters, above Azure's ${MAX_NODE_RESOURCE_GROUP}: at most ${maxClusterNameLength(
@@ -351,7 +378,7 @@ export function clusterParamsFieldErrors(p: {
       field: 'namespace',
       message: `"${
         p.namespace ?? ''
-      }" is not a namespace name (a DNS label of at most 63 characters)`,
+      }" is not a namespace name (a DNS label of at most ${DNS_LABEL_MAX_LENGTH} characters)`,
     });
   }
   errors.push(...locationErrors(p.location));

@@ -14,6 +14,7 @@
  * backend does not watch). Never throws.
  */
 import { kinds } from '../kinds';
+import { CLUSTER_NAME_LABEL } from '../vocabulary';
 import { factsFor } from './facts';
 import {
   asoObjectHealth,
@@ -39,9 +40,6 @@ import type {
 
 /** Options of {@link buildClusterTree}. @public */
 export type BuildTreeOptions = HealthOptions;
-
-/** The label CAPI puts on every object of a cluster. @public */
-export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 
 interface Ref {
   group?: string;

@@ -4,10 +4,10 @@
  */
 import { ann, arr, at, bool, kindOf, num, str } from './read';
 import type { ObservedObject } from './types';
-
-/** ASO's reconcile policy annotation (docs/capz-aso-facts.md#reconcile-policy). @public */
-export const RECONCILE_POLICY_ANNOTATION =
-  'serviceoperator.azure.com/reconcile-policy';
+import {
+  RECONCILE_POLICY_ANNOTATION,
+  REPLICAS_MANAGED_BY_ANNOTATION,
+} from '../vocabulary';
 
 /** An object's facts by name, as the tree shows them. @public */
 export type Facts = Record<string, string | number | boolean>;
@@ -52,11 +52,7 @@ export function factsFor(o: ObservedObject): Facts {
       put(f, 'readyReplicas', num(st?.readyReplicas));
       put(f, 'availableReplicas', num(st?.availableReplicas));
       put(f, 'phase', str(st?.phase));
-      put(
-        f,
-        'replicasManagedBy',
-        ann(o, 'cluster.x-k8s.io/replicas-managed-by'),
-      );
+      put(f, 'replicasManagedBy', ann(o, REPLICAS_MANAGED_BY_ANNOTATION));
       break;
     case 'AzureASOManagedControlPlane':
       put(f, 'kubernetesVersion', str(st?.version) ?? str(s?.version));

@@ -4,6 +4,7 @@
  * Every function takes plain JSON and never throws.
  */
 import { kinds } from '../kinds';
+import { PAUSED_ANNOTATION } from '../vocabulary';
 import {
   ann,
   arr,
@@ -30,9 +31,6 @@ import type {
   NodeRef,
   ObservedObject,
 } from './types';
-
-/** The pause annotation CAPI and CAPZ honour on any object (docs/capz-aso-facts.md#aso-managed-pause, docs/capz-aso-facts.md#legacy-pause). @public */
-export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 
 /** From good to bad; {@link worse} and the rollup use this order. @public */
 export const HEALTH_ORDER: readonly Health[] = [

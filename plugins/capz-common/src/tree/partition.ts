@@ -1,6 +1,5 @@
 import type { ObservedObject } from './types';
-
-const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+import { CLUSTER_NAME_LABEL } from '../vocabulary';
 
 /** Every string a tree lookup could follow from this object: `name`/`clusterName` values anywhere in spec/status. */
 function referencedNames(value: unknown, into: Set<string>, depth = 0): void {

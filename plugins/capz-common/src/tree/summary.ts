@@ -6,9 +6,7 @@ import type { ClusterApi, ClusterSummary } from '../api';
 import { worstInSubtree } from './rollup';
 import { ann, at, kindOf, nameOf, str, versionOf } from './read';
 import type { ObservedObject, TreeNode } from './types';
-
-/** The annotation naming a cluster's catalog owner. @public */
-export const OWNER_ANNOTATION = 'capz.io/owner';
+import { OWNER_ANNOTATION } from '../vocabulary';
 
 /** Options of {@link summarizeCluster} and {@link detectClusterApi}. @public */
 export interface SummarizeOptions {

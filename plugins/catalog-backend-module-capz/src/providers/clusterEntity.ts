@@ -4,15 +4,18 @@ import {
   Entity,
 } from '@backstage/catalog-model';
 import {
+  CAPZ_CLUSTER_ANNOTATION as CAPZ_CLUSTER_ANNOTATION_OF_COMMON,
+  CLUSTER_API_LABEL,
   ClusterSummary,
   clusterEntityName,
+  MANAGEMENT_CLUSTER_LABEL,
 } from '@capz-backstage/plugin-capz-common';
 
 /**
  * The annotation that ties a catalog entity to a CAPZ cluster: `<management cluster>/<namespace>/<name>`.
  * @public
  */
-export const CAPZ_CLUSTER_ANNOTATION = 'capz.io/cluster';
+export const CAPZ_CLUSTER_ANNOTATION = CAPZ_CLUSTER_ANNOTATION_OF_COMMON;
 
 /** Entity names allow [a-z0-9A-Z-_.], at most 63 characters; cluster identities are unique per management cluster. */
 export function entityNameFor(
@@ -74,8 +77,8 @@ export function clusterToEntity(
         ...kubernetesAnnotations(c),
       },
       labels: {
-        'capz.io/management-cluster': c.managementCluster,
-        'capz.io/api': c.api,
+        [MANAGEMENT_CLUSTER_LABEL]: c.managementCluster,
+        [CLUSTER_API_LABEL]: c.api,
       },
     },
     spec: {

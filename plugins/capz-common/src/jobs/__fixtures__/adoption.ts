@@ -58,6 +58,20 @@ export const snapshot = (
   ...over,
 });
 
+/** The request to adopt an AKS cluster whose Azure names are no Kubernetes names (upper case, '_'), and its snapshot. */
+export function azureNamed() {
+  const p = {
+    ...params,
+    resourceGroup: 'My_Resource_Group',
+    clusterName: 'myAKSCluster',
+  };
+  const aks = aksCluster({
+    name: 'myAKSCluster',
+    resourceGroup: 'My_Resource_Group',
+  });
+  return { params: p, snapshot: snapshot({ aks }, p) };
+}
+
 export const step = (plan: StepPlan[], id: string) =>
   plan.find(s => s.id === id)!;
 export const creates = (s: StepPlan) =>

@@ -6,9 +6,10 @@ import type {
   PlannedAction,
   StepPlan,
 } from '../types';
+import { RECONCILE_POLICY_ANNOTATION } from '../../vocabulary';
 import { allow, legacySnapshotObjects, type Obj } from './snapshots';
 
-export const POLICY = 'serviceoperator.azure.com/reconcile-policy';
+export const POLICY = RECONCILE_POLICY_ANNOTATION;
 export const params: MigrateJobParams = {
   managementCluster: 'mgmt',
   namespace: 'team-legacy',

@@ -4,6 +4,7 @@ import { SUB } from '../__fixtures__/snapshots';
 import {
   adopt,
   aksCluster,
+  azureNamed,
   creates,
   credential,
   failed,
@@ -154,16 +155,8 @@ describe('planAdoption', () => {
   });
 
   it('adopts an AKS cluster whose Azure name is no Kubernetes name: normalised object names, the Azure name in spec.azureName', () => {
-    const p = {
-      ...params,
-      resourceGroup: 'My_Resource_Group',
-      clusterName: 'myAKSCluster',
-    };
-    const aks = aksCluster({
-      name: 'myAKSCluster',
-      resourceGroup: 'My_Resource_Group',
-    });
-    const r = planAdoption(p, snapshot({ aks }, p));
+    const named = azureNamed();
+    const r = planAdoption(named.params, named.snapshot);
     expect(failed(r)).toEqual([]);
     expect(r.target.name).toBe('myakscluster');
     expect(r.result?.cluster?.name).toBe('myakscluster');

@@ -4,9 +4,6 @@
  */
 import type { ObservedObject } from '../../tree/types';
 import {
-  ADOPT,
-  CLUSTER_NAME_LABEL,
-  CREDENTIAL_FROM,
   jobAnnotations,
   pinPoliciesStep,
   policyAnnotation,
@@ -24,6 +21,11 @@ import type {
   PlannedAction,
   StepPlan,
 } from '../types';
+import {
+  ADOPT_ANNOTATION,
+  CLUSTER_NAME_LABEL,
+  CREDENTIAL_FROM_ANNOTATION,
+} from '../../vocabulary';
 
 /** What the preflight found that the steps are built from. */
 export interface AdoptionPlanInputs {
@@ -76,7 +78,7 @@ export function adoptionSteps(
 ): StepPlan[] {
   const ns = params.namespace;
   const name = o.name;
-  const credential = { [CREDENTIAL_FROM]: params.credentialSecret };
+  const credential = { [CREDENTIAL_FROM_ANNOTATION]: params.credentialSecret };
   const rg = o.existingRg
     ? refTo(o.existingRg, 'ResourceGroup', ns)
     : ref('ResourceGroup', ns, o.rgName);
@@ -182,7 +184,10 @@ export function adoptionSteps(
             metadata: {
               name,
               namespace: ns,
-              annotations: jobAnnotations({ ...credential, [ADOPT]: 'true' }),
+              annotations: jobAnnotations({
+                ...credential,
+                [ADOPT_ANNOTATION]: 'true',
+              }),
             },
             spec: {
               azureName: aks.name,
@@ -203,7 +208,7 @@ export function adoptionSteps(
           },
           description: `Create ManagedCluster ${ns}/${name}${
             name !== aks.name ? ` (azureName ${aks.name})` : ''
-          } with ${ADOPT}: "true" and ${
+          } with ${ADOPT_ANNOTATION}: "true" and ${
             agentPoolProfiles.length
           } agentPoolProfiles from Azure`,
         },
@@ -231,7 +236,10 @@ export function adoptionSteps(
             metadata: {
               name: r.name,
               namespace: ns,
-              annotations: jobAnnotations({ ...credential, [ADOPT]: 'true' }),
+              annotations: jobAnnotations({
+                ...credential,
+                [ADOPT_ANNOTATION]: 'true',
+              }),
             },
             spec: {
               azureName: p.name,
@@ -246,7 +254,7 @@ export function adoptionSteps(
             p.enableAutoScaling
               ? `, autoscaling ${p.minCount}-${p.maxCount}`
               : ''
-          }) with ${ADOPT}: "true"`,
+          }) with ${ADOPT_ANNOTATION}: "true"`,
         };
       }),
       waitFor: aks.agentPools.flatMap(p =>

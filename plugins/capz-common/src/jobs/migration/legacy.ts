@@ -3,14 +3,8 @@
  * read them. Pure: no I/O.
  */
 import type { ObservedObject } from '../../tree/types';
-import {
-  CAPZ,
-  clone,
-  CLUSTER_NAME_LABEL,
-  groupOfApiVersion,
-  isRecord,
-  nameOf,
-} from '../helpers';
+import { CAPZ, clone, groupOfApiVersion, isRecord, nameOf } from '../helpers';
+import { CLUSTER_NAME_LABEL } from '../../vocabulary';
 
 /**
  * The fields of an ASO `agentPoolProfiles[]` entry that are also spec fields (ManagedClusterAgentPoolProfile),

@@ -11,13 +11,15 @@ import type { ObservedObject } from '../../tree/types';
 import {
   azureNameOf,
   clone,
-  CREDENTIAL_FROM,
   groupOfApiVersion,
   nameOf,
   policyBeforeJob,
-  RECONCILE_POLICY,
 } from '../helpers';
 import { str, type LegacyObjects } from './legacy';
+import {
+  CREDENTIAL_FROM_ANNOTATION,
+  RECONCILE_POLICY_ANNOTATION,
+} from '../../vocabulary';
 
 const NETWORK_GROUP = 'network.azure.com';
 const VNET = 'VirtualNetwork';
@@ -119,8 +121,10 @@ export function networkCarryOver(
       metadata: {
         name: nameOf(o),
         annotations: {
-          [CREDENTIAL_FROM]: credential,
-          ...(policy === 'skip' ? { [RECONCILE_POLICY]: 'skip' } : {}),
+          [CREDENTIAL_FROM_ANNOTATION]: credential,
+          ...(policy === 'skip'
+            ? { [RECONCILE_POLICY_ANNOTATION]: 'skip' }
+            : {}),
         },
       },
       spec: {

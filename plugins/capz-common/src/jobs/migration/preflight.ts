@@ -11,7 +11,6 @@ import {
   accessFor,
   azureNameOf,
   CAPZ,
-  CREDENTIAL_FROM,
   fail,
   nameOf,
   pass,
@@ -39,6 +38,10 @@ import {
   networkCarryOverCommand,
 } from './network';
 import type { PlanInputs } from './steps';
+import {
+  CREDENTIAL_FROM_ANNOTATION,
+  RESOURCE_ID_ANNOTATION,
+} from '../../vocabulary';
 
 /** What {@link planMigration} needs to know about the management cluster. @public */
 export interface MigrationSnapshot {
@@ -72,8 +75,7 @@ function subscriptionOf(
   const fromCp = str(amcp?.spec?.subscriptionID);
   if (fromCp) return fromCp;
   const id =
-    str(mc.status?.id) ??
-    mc.metadata?.annotations?.['serviceoperator.azure.com/resource-id'];
+    str(mc.status?.id) ?? mc.metadata?.annotations?.[RESOURCE_ID_ANNOTATION];
   return id?.match(/^\/subscriptions\/([^/]+)/i)?.[1];
 }
 
@@ -277,7 +279,7 @@ export function migrationPreflight(
   // docs/capz-aso-facts.md#adoption-names).
   const newName = nameOf(mc);
   const rgName = nameOf(rg);
-  const credential = mc.metadata?.annotations?.[CREDENTIAL_FROM];
+  const credential = mc.metadata?.annotations?.[CREDENTIAL_FROM_ANNOTATION];
   preflight.push(namesCheck(newName, rgName, legacy.agentPools, credential));
   if (newName !== params.name) {
     preflight.push(
@@ -313,7 +315,7 @@ export function migrationPreflight(
       fail(
         'credential-secret',
         'The ASO credential Secret exists',
-        `ManagedCluster ${from}/${newName} has no ${CREDENTIAL_FROM} annotation.`,
+        `ManagedCluster ${from}/${newName} has no ${CREDENTIAL_FROM_ANNOTATION} annotation.`,
         'Set the annotation to the ASO credential Secret the cluster uses, then retry.',
       ),
     );
@@ -322,7 +324,7 @@ export function migrationPreflight(
       fail(
         'credential-secret',
         'The ASO credential Secret exists',
-        `Secret ${from}/${credential} (the old ManagedCluster's ${CREDENTIAL_FROM}) does not exist.`,
+        `Secret ${from}/${credential} (the old ManagedCluster's ${CREDENTIAL_FROM_ANNOTATION}) does not exist.`,
         'Let the legacy controllers recreate it (unpause the cluster), or create it, then retry.',
       ),
     );

@@ -4,11 +4,8 @@
  */
 import type { ObservedObject } from '../../tree/types';
 import {
-  ADOPT,
   azureNameOf,
   clone,
-  CLUSTER_NAME_LABEL,
-  CREDENTIAL_FROM,
   describeRef,
   isRecord,
   jobAnnotations,
@@ -17,7 +14,6 @@ import {
   type PolicyPin,
   policyAnnotation,
   policyBeforeJob,
-  RECONCILE_POLICY,
   soleManager,
   ref,
   refTo,
@@ -35,8 +31,13 @@ import type {
 } from '../types';
 import { isEntraOnly, str, type LegacyObjects } from './legacy';
 import { legacyNetwork } from './network';
-
-const BLOCK_MOVE = 'clusterctl.cluster.x-k8s.io/block-move';
+import {
+  ADOPT_ANNOTATION,
+  BLOCK_MOVE_ANNOTATION,
+  CLUSTER_NAME_LABEL,
+  CREDENTIAL_FROM_ANNOTATION,
+  RECONCILE_POLICY_ANNOTATION,
+} from '../../vocabulary';
 
 const namespaceRef = (name: string): ObjectRef => ({
   apiVersion: 'v1',
@@ -180,7 +181,7 @@ export function migrationSteps(
   const newMc = { ...refTo(mc, 'ManagedCluster', to), name: newName };
   const newCluster = ref('Cluster', to, newName);
   const newCp = ref('AzureASOManagedControlPlane', to, newName);
-  const credentialAnn = { [CREDENTIAL_FROM]: credential };
+  const credentialAnn = { [CREDENTIAL_FROM_ANNOTATION]: credential };
 
   const steps: StepPlan[] = [];
   steps.push({
@@ -232,14 +233,16 @@ export function migrationSteps(
     preconditions: [],
     actions: [],
     waitFor: [
-      ...[oldAmcp, ...oldAmmps].map(r => when.annotation(r, BLOCK_MOVE, null)),
+      ...[oldAmcp, ...oldAmmps].map(r =>
+        when.annotation(r, BLOCK_MOVE_ANNOTATION, null),
+      ),
       ...[...disarmed, ...otherAso].map(r =>
-        when.annotation(r, RECONCILE_POLICY, 'skip'),
+        when.annotation(r, RECONCILE_POLICY_ANNOTATION, 'skip'),
       ),
     ],
     timeoutSeconds: 120,
     invariants: [...disarmed, ...otherAso].map(r =>
-      when.annotation(r, RECONCILE_POLICY, 'skip', true),
+      when.annotation(r, RECONCILE_POLICY_ANNOTATION, 'skip', true),
     ),
   });
   steps.push({
@@ -254,19 +257,21 @@ export function migrationSteps(
         ref: r,
         patch: {
           metadata: {
-            annotations: { [RECONCILE_POLICY]: 'skip' },
+            annotations: { [RECONCILE_POLICY_ANNOTATION]: 'skip' },
             finalizers: null,
           },
         },
         description: `kubectl patch ${r.kind.toLowerCase()} ${
           r.name
-        } --type merge -p '{"metadata":{"annotations":{"${RECONCILE_POLICY}":"skip"},"finalizers":null}}'`,
+        } --type merge -p '{"metadata":{"annotations":{"${RECONCILE_POLICY_ANNOTATION}":"skip"},"finalizers":null}}'`,
       }),
     ),
-    waitFor: disarmed.map(r => when.annotation(r, RECONCILE_POLICY, 'skip')),
+    waitFor: disarmed.map(r =>
+      when.annotation(r, RECONCILE_POLICY_ANNOTATION, 'skip'),
+    ),
     timeoutSeconds: 120,
     invariants: disarmed.map(r =>
-      when.annotation(r, RECONCILE_POLICY, 'skip', true),
+      when.annotation(r, RECONCILE_POLICY_ANNOTATION, 'skip', true),
     ),
   });
   steps.push({
@@ -379,7 +384,7 @@ export function migrationSteps(
             annotations: jobAnnotations({
               ...credentialAnn,
               ...policyAnnotation(policyBeforeJob(mc)),
-              [ADOPT]: 'true',
+              [ADOPT_ANNOTATION]: 'true',
             }),
           },
           spec: {
@@ -399,7 +404,7 @@ export function migrationSteps(
           mc,
         )}, reconcile-policy ${policyBeforeJob(
           mc,
-        )} as before the job) with ${ADOPT}: "true" and ${
+        )} as before the job) with ${ADOPT_ANNOTATION}: "true" and ${
           p.profiles.length
         } agentPoolProfiles from status`,
       },
@@ -430,7 +435,7 @@ export function migrationSteps(
             annotations: jobAnnotations({
               ...credentialAnn,
               ...policyAnnotation(policyBeforeJob(ap)),
-              [ADOPT]: 'true',
+              [ADOPT_ANNOTATION]: 'true',
             }),
           },
           spec: {
@@ -444,7 +449,7 @@ export function migrationSteps(
           r.name
         } (azureName ${azureNameOf(ap)}, reconcile-policy ${policyBeforeJob(
           ap,
-        )} as before the job) with ${ADOPT}: "true"`,
+        )} as before the job) with ${ADOPT_ANNOTATION}: "true"`,
       };
     }),
     waitFor: l.agentPools.flatMap(ap => agentPoolAdopted(to, nameOf(ap))),
@@ -495,7 +500,9 @@ export function migrationSteps(
     // (docs/migration-procedure.md#step-3).
     preconditions: [
       when.condition(newCluster, 'Available'),
-      ...disarmed.map(r => when.annotation(r, RECONCILE_POLICY, 'skip', true)),
+      ...disarmed.map(r =>
+        when.annotation(r, RECONCILE_POLICY_ANNOTATION, 'skip', true),
+      ),
     ],
     actions: [
       ...disarmed.map(dropFinalizers),

@@ -10,7 +10,6 @@ import {
   accessCheck,
   accessFor,
   CAPZ,
-  CLUSTER_NAME_LABEL,
   fail,
   isRecord,
   nameOf,
@@ -33,6 +32,7 @@ import {
   V1BETA1,
   writtenAtAlpha,
 } from './versions';
+import { CLUSTER_NAME_LABEL } from '../../vocabulary';
 
 /**
  * The title of the check of what still uses v1alpha1. It names what is checked, not what is hoped for: a failed

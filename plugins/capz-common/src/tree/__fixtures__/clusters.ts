@@ -4,6 +4,12 @@
  * capz/asoManaged.ts and capz/legacy.ts for the CAPZ objects, capi/controllers.ts for Cluster and MachinePool,
  * scenarios/seed.ts for how clusters are written). Every builder returns fresh objects, so tests may mutate them.
  */
+import { CAPZ_GROUP } from '../../kinds';
+import {
+  CLUSTER_NAME_LABEL as CLUSTER_NAME,
+  CREDENTIAL_FROM_ANNOTATION as CREDENTIAL_FROM,
+  RECONCILE_POLICY_ANNOTATION as POLICY,
+} from '../../vocabulary';
 import type { ObservedObject } from '../types';
 
 export const NOW = '2026-11-21T12:00:00Z';
@@ -12,13 +18,9 @@ export const T_READY = '2026-11-20T10:00:00Z';
 export const SUB = '00000000-0000-0000-0000-000000000001';
 
 const CAPI = 'cluster.x-k8s.io/v1beta2';
-const CAPZ_GROUP = 'infrastructure.cluster.x-k8s.io';
 const RG_API = 'resources.azure.com/v1api20200601';
 const CS_API = 'containerservice.azure.com/v1api20240901';
 const NET_API = 'network.azure.com/v1api20201101';
-const CLUSTER_NAME = 'cluster.x-k8s.io/cluster-name';
-const CREDENTIAL_FROM = 'serviceoperator.azure.com/credential-from';
-const POLICY = 'serviceoperator.azure.com/reconcile-policy';
 
 let uidSeq = 0;
 /** A deterministic uid per fixture object. */
