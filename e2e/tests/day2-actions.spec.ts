@@ -41,6 +41,9 @@ test('scale a pool from the cluster page: preview 3 → 5, confirm, the nodes fo
     .analyze();
   expect(violations.map(v => `${v.id}: ${v.help}`)).toEqual([]);
 
+  // Every text the progress shows from the confirm on, in the dialog and on the page after it closes: "(done)" may
+  // only ever be said of the new count (the old state read before the write is not done).
+  await recordProgressTexts(page);
   await dialog.getByRole('button', { name: 'Confirm' }).click();
   await expect(
     dialog.getByText('Applied: the controllers are working on it'),
@@ -62,6 +65,14 @@ test('scale a pool from the cluster page: preview 3 → 5, confirm, the nodes fo
       { timeout: 60_000 },
     );
     await expect(followed).toContainText('Scale pool system to 5: done');
+    const said = await progressTexts(page);
+    expect(said.length).toBeGreaterThan(0);
+    const doneTooEarly = said.filter(
+      t =>
+        /\(done\)/.test(t) &&
+        !/pool system: 5 of 5 nodes ready \(done\)/.test(t),
+    );
+    expect(doneTooEarly).toEqual([]);
     const onPage = await new AxeBuilder({ page })
       .include('[aria-label="Last action: Scale pool system to 5"]')
       .analyze();
@@ -350,3 +361,30 @@ test("delete shows what Azure deletes and keeps before anything, and waits for t
     (await kube('GET', DEV_CLUSTER)).metadata.deletionTimestamp,
   ).toBeUndefined();
 });
+
+/** Starts recording every distinct text of the day-2 progress (the dialog's Progress region, the page's Last action). */
+async function recordProgressTexts(page: Page) {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as any).__capzProgressTexts = seen;
+    const read = () => {
+      document
+        .querySelectorAll(
+          '[aria-label="Progress"], [aria-label^="Last action"]',
+        )
+        .forEach(el => {
+          const text = el.textContent ?? '';
+          if (text && seen[seen.length - 1] !== text) seen.push(text);
+        });
+    };
+    new MutationObserver(read).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+    });
+  });
+}
+
+async function progressTexts(page: Page): Promise<string[]> {
+  return page.evaluate(() => (window as any).__capzProgressTexts ?? []);
+}

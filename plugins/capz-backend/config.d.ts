@@ -165,4 +165,9 @@ interface AzureDiscoverySettings {
    * That identity needs read access (e.g. Reader) to the subscriptions' AKS clusters.
    */
   credential?: 'secret' | 'default';
+  /**
+   * How long one ARM request may take before the backend gives it up and tells the user to try again (default 30;
+   * the Azure SDK itself sets no bound).
+   */
+  requestTimeoutSeconds?: number;
 }

@@ -7,6 +7,10 @@
  *   status [--name demo]                              print the cluster's URL and kubeconfig, exit 1 if down
  *   env    [--name demo]                              print `export KUBECONFIG=...` for the shell
  *   restart-apiserver [--name demo]                   kill the kube-apiserver and start it again (same port, same etcd)
+ *   stop-apiserver  [--name demo]                     kill the kube-apiserver and leave it down: connections refused
+ *   start-apiserver [--name demo]                     start it again after stop-apiserver (same port, same etcd)
+ *   pause-apiserver [--name demo]                     SIGSTOP the kube-apiserver: connections hang, nothing answers
+ *   resume-apiserver [--name demo]                    SIGCONT it after pause-apiserver and wait until it is ready
  *   build                                             build the Kubernetes binaries only
  *   build-controllers [capi] [capz] [aso]             build the real CAPI/CAPZ/ASO managers (cached; see README)
  *   controllers start|stop [--name demo] [--only capi,capz,aso]
@@ -17,10 +21,15 @@ import { parseArgs } from 'node:util';
 import { ensureBinaries } from './binaries.ts';
 import {
   apiGet,
+  pauseApiServer,
   restartApiServer,
+  resumeApiServer,
   runningCluster,
+  startApiServer,
   startManagementCluster,
+  stopApiServer,
   stopManagementCluster,
+  type ClusterInfo,
 } from './cluster.ts';
 import {
   ensureControllerBinaries,
@@ -101,7 +110,11 @@ async function main(): Promise<number> {
       );
       return 0;
     }
-    case 'restart-apiserver': {
+    case 'restart-apiserver':
+    case 'stop-apiserver':
+    case 'start-apiserver':
+    case 'pause-apiserver':
+    case 'resume-apiserver': {
       const info = runningCluster(name);
       if (!info) {
         process.stderr.write(`${name}: not running\n`);
@@ -113,7 +126,39 @@ async function main(): Promise<number> {
         );
         return 1;
       }
-      await restartApiServer(info);
+      const expected: Record<string, ClusterInfo['apiserverDown']> = {
+        'start-apiserver': 'stopped',
+        'resume-apiserver': 'paused',
+      };
+      if (command in expected && info.apiserverDown !== expected[command]) {
+        process.stderr.write(
+          `${name}: the kube-apiserver is ${
+            info.apiserverDown ?? 'running'
+          }, not ${expected[command]}\n`,
+        );
+        return 1;
+      }
+      if (
+        !(command in expected) &&
+        command !== 'restart-apiserver' &&
+        info.apiserverDown
+      ) {
+        process.stderr.write(
+          `${name}: the kube-apiserver is already ${info.apiserverDown}\n`,
+        );
+        return 1;
+      }
+      const run = {
+        'restart-apiserver': restartApiServer,
+        'stop-apiserver': stopApiServer,
+        'start-apiserver': startApiServer,
+        'pause-apiserver': pauseApiServer,
+        'resume-apiserver': resumeApiServer,
+      }[command];
+      // Restart means up again in a fresh process: a stopped one is only started (SIGKILL ends a paused one too).
+      if (command === 'restart-apiserver' && info.apiserverDown === 'stopped')
+        await startApiServer(info);
+      else await run(info);
       return 0;
     }
     case 'port':
@@ -128,7 +173,11 @@ async function main(): Promise<number> {
           200;
       if (!info || !ready) {
         process.stderr.write(
-          `${name}: not running (state in ${stateDirFor(name)})\n`,
+          info?.apiserverDown
+            ? `${name}: kube-apiserver ${info.apiserverDown} on purpose; ${
+                info.apiserverDown === 'stopped' ? 'start' : 'resume'
+              }-apiserver brings it back\n`
+            : `${name}: not running (state in ${stateDirFor(name)})\n`,
         );
         return 1;
       }
@@ -141,7 +190,7 @@ async function main(): Promise<number> {
     }
     default:
       process.stderr.write(
-        `unknown command "${command}": use start, stop, status, env, restart-apiserver, build, build-controllers, controllers or port\n`,
+        `unknown command "${command}": use start, stop, status, env, restart-apiserver, stop-apiserver, start-apiserver, pause-apiserver, resume-apiserver, build, build-controllers, controllers or port\n`,
       );
       return 2;
   }

@@ -100,6 +100,11 @@ export interface ClusterInfo {
   apiserverArgs: string[];
   /** Its extra environment (`StartOptions.apiserverEnv`), kept for the same reason. */
   apiserverEnv?: Record<string, string>;
+  /**
+   * Set while a test holds the kube-apiserver away ({@link stopApiServer}: no process, connections refused;
+   * {@link pauseApiServer}: the process stopped by SIGSTOP, connections hang). `pids.apiserver` is 0 while stopped.
+   */
+  apiserverDown?: 'stopped' | 'paused';
 }
 
 const isAlive = (pid: number) => {
@@ -287,7 +292,11 @@ export function runningCluster(
   if (!existsSync(file)) return undefined;
   const info = JSON.parse(readFileSync(file, 'utf8')) as ClusterInfo;
   if (!info.pids.controllerManager) return undefined;
-  return Object.values(info.pids).every(isAlive) ? info : undefined;
+  // An API server stopped on purpose has no process (pid 0, which kill(0, 0) would call alive): the rest must run.
+  const pids = Object.entries(info.pids)
+    .filter(([k]) => !(k === 'apiserver' && info.apiserverDown === 'stopped'))
+    .map(([, pid]) => pid);
+  return pids.every(p => p > 0 && isAlive(p)) ? info : undefined;
 }
 
 /**
@@ -470,23 +479,57 @@ export async function startManagementCluster(
   return info;
 }
 
+const writeInfo = (info: ClusterInfo) =>
+  writeFileSync(
+    join(info.stateDir, 'cluster.json'),
+    JSON.stringify(info, null, 2),
+    { mode: 0o600 },
+  );
+
 /**
- * Kills the kube-apiserver (SIGKILL: every watch drops at once, as in a crash or a control-plane upgrade) and starts
- * it again on the same port with the same etcd, then waits for /readyz. Returns the updated info (new pid), also
- * written to cluster.json. For tests of how clients survive an API-server restart.
+ * Stops the kube-apiserver (SIGKILL: every connection drops at once, as in a crash or a control-plane upgrade) and
+ * waits for the process to be gone; from then on its port refuses connections (ECONNREFUSED) until
+ * {@link startApiServer}. etcd and the controller manager keep running. Returns the updated info, also written to
+ * cluster.json (so `stop` and `start-apiserver` find the cluster). For tests of an API server that goes away.
  */
-export async function restartApiServer(
-  info: ClusterInfo,
-): Promise<ClusterInfo> {
-  const bins = await ensureBinaries();
-  try {
-    process.kill(-info.pids.apiserver, 'SIGKILL');
-  } catch {
-    /* already gone */
+export async function stopApiServer(info: ClusterInfo): Promise<ClusterInfo> {
+  const pid = info.pids.apiserver;
+  if (pid > 0) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+    const deadline = Date.now() + 10_000;
+    while (isAlive(pid) && Date.now() < deadline)
+      await new Promise(r => setTimeout(r, 20));
+    if (isAlive(pid))
+      throw new Error(
+        `kube-apiserver (pid ${pid}) still runs 10 s after SIGKILL`,
+      );
   }
-  const deadline = Date.now() + 10_000;
-  while (isAlive(info.pids.apiserver) && Date.now() < deadline)
-    await new Promise(r => setTimeout(r, 20));
+  const updated: ClusterInfo = {
+    ...info,
+    pids: { ...info.pids, apiserver: 0 },
+    apiserverDown: 'stopped',
+  };
+  writeInfo(updated);
+  log(`${info.name}: kube-apiserver stopped (was pid ${pid})`);
+  return updated;
+}
+
+/**
+ * Starts the kube-apiserver again on the same port with the same etcd and arguments, after {@link stopApiServer},
+ * and waits for /readyz. Returns the updated info (new pid), also written to cluster.json.
+ */
+export async function startApiServer(info: ClusterInfo): Promise<ClusterInfo> {
+  if (info.pids.apiserver > 0 && isAlive(info.pids.apiserver))
+    throw new Error(
+      `${info.name}: kube-apiserver still runs (pid ${info.pids.apiserver})${
+        info.apiserverDown === 'paused' ? ': paused, resume it instead' : ''
+      }`,
+    );
+  const bins = await ensureBinaries();
   const apiLog = join(info.stateDir, 'logs', 'kube-apiserver.log');
   // The port can linger for a moment after the kill; retry the launch until the new process stays up.
   let pid = 0;
@@ -499,7 +542,7 @@ export async function restartApiServer(
     );
     try {
       await waitFor(
-        'kube-apiserver /readyz after restart',
+        'kube-apiserver /readyz after its start',
         async () => (await apiGet(info, '/readyz')).status === 200,
         {
           timeoutMs: 90_000,
@@ -511,16 +554,61 @@ export async function restartApiServer(
       if (attempt >= 3 || isAlive(pid)) throw e;
     }
   }
+  const { apiserverDown: _up, ...rest } = info;
   const updated: ClusterInfo = {
-    ...info,
+    ...rest,
     pids: { ...info.pids, apiserver: pid },
   };
-  writeFileSync(
-    join(info.stateDir, 'cluster.json'),
-    JSON.stringify(updated, null, 2),
-    { mode: 0o600 },
+  writeInfo(updated);
+  log(`${info.name}: kube-apiserver started (pid ${pid})`);
+  return updated;
+}
+
+/**
+ * Kills the kube-apiserver and starts it again on the same port with the same etcd ({@link stopApiServer}, then
+ * {@link startApiServer}). For tests of how clients survive an API-server restart.
+ */
+export async function restartApiServer(
+  info: ClusterInfo,
+): Promise<ClusterInfo> {
+  return startApiServer(await stopApiServer(info));
+}
+
+/**
+ * Freezes the kube-apiserver with SIGSTOP: its listening socket stays open, so the kernel still completes TCP
+ * handshakes (up to the listen backlog) but nothing answers: a new connection hangs in its TLS handshake, a request
+ * in flight and an open watch get no byte, as behind a network partition or a hung control plane. Nothing is
+ * refused and nothing is closed. {@link resumeApiServer} lets it go on where it stopped.
+ */
+export async function pauseApiServer(info: ClusterInfo): Promise<ClusterInfo> {
+  const pid = info.pids.apiserver;
+  if (!(pid > 0) || !isAlive(pid))
+    throw new Error(`${info.name}: no kube-apiserver process to pause`);
+  process.kill(-pid, 'SIGSTOP');
+  const updated: ClusterInfo = { ...info, apiserverDown: 'paused' };
+  writeInfo(updated);
+  log(`${info.name}: kube-apiserver paused (pid ${pid}, SIGSTOP)`);
+  return updated;
+}
+
+/** SIGCONT to a kube-apiserver {@link pauseApiServer} froze, then waits for /readyz. */
+export async function resumeApiServer(info: ClusterInfo): Promise<ClusterInfo> {
+  const pid = info.pids.apiserver;
+  if (!(pid > 0) || !isAlive(pid))
+    throw new Error(`${info.name}: no kube-apiserver process to resume`);
+  process.kill(-pid, 'SIGCONT');
+  const apiLog = join(info.stateDir, 'logs', 'kube-apiserver.log');
+  await waitFor(
+    'kube-apiserver /readyz after SIGCONT',
+    async () => (await apiGet(info, '/readyz')).status === 200,
+    {
+      timeoutMs: 90_000,
+      watch: [{ pid, log: apiLog, name: 'kube-apiserver' }],
+    },
   );
-  log(`${info.name}: kube-apiserver restarted (pid ${pid})`);
+  const { apiserverDown: _up, ...updated } = info;
+  writeInfo(updated);
+  log(`${info.name}: kube-apiserver resumed (pid ${pid})`);
   return updated;
 }
 
@@ -533,7 +621,11 @@ export async function stopManagementCluster(info: ClusterInfo): Promise<void> {
   ].filter(p => p > 0);
   for (const pid of pids) {
     try {
-      process.kill(-pid, 'SIGTERM'); // the process group: detached children lead their own
+      // A paused API server (pauseApiServer) is a test's fault: ended at once (SIGTERM would wait for its SIGCONT and
+      // then for its graceful shutdown, >10 s measured).
+      const paused =
+        pid === info.pids.apiserver && info.apiserverDown === 'paused';
+      process.kill(-pid, paused ? 'SIGKILL' : 'SIGTERM'); // the process group: detached children lead their own
     } catch {
       /* already gone */
     }
@@ -548,6 +640,10 @@ export async function stopManagementCluster(info: ClusterInfo): Promise<void> {
       /* gone */
     }
   }
+  // A SIGKILL is not the exit: wait (bounded) until they are gone, so that no caller sees one still there.
+  const killed = Date.now() + 5_000;
+  while (pids.some(isAlive) && Date.now() < killed)
+    await new Promise(r => setTimeout(r, 20));
   if (info.ephemeral) rmSync(info.stateDir, { recursive: true, force: true });
   else rmSync(join(info.stateDir, 'cluster.json'), { force: true });
 }

@@ -766,6 +766,8 @@ describe('AksDiscovery: what the request names that ARM does not offer', () => {
 describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, the subscriptions list)', () => {
   /** Answers queued for the next requests (then the simulated ARM's own); every request is counted. */
   let queued: Array<{ status: number; headers: Record<string, string> }> = [];
+  /** Answers held open (status 0 queued): ended after each test so the server can close. */
+  let hung: Array<{ destroy(): void }> = [];
   let requests = 0;
   let front: Server;
   let frontUrl: string;
@@ -804,6 +806,11 @@ describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, th
           return;
         }
         const next = queued.shift();
+        if (next?.status === 0) {
+          // An ARM that accepted the request and never answers.
+          hung.push(res);
+          return;
+        }
         if (next) {
           res.writeHead(next.status, {
             'content-type': 'application/json',
@@ -848,6 +855,28 @@ describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, th
     requests = 0;
   });
 
+  afterEach(() => {
+    hung.forEach(r => r.destroy());
+    hung = [];
+  });
+
+  it('gives up a request ARM never answers at its bound: a 503 that says so, not a route held open', async () => {
+    queued = [{ status: 0, headers: {} }];
+    const err = await discovery({
+      resourceManagerEndpoint: frontUrl,
+      requestTimeoutSeconds: 1,
+    })
+      .listKubernetesVersions({ ...q, location: 'westeurope' })
+      .catch(e => e);
+    // Not retried: one request, held open until the bound, then the answer.
+    expect(requests).toBe(1);
+    expect(err).toBeInstanceOf(AzureServiceError);
+    expect(err).toMatchObject({ statusCode: 503, retryAfterSeconds: 10 });
+    expect(err.message).toMatch(
+      /^Azure did not answer in time; try again in 10 s \(ARM gave no answer while listing the Kubernetes versions of westeurope/,
+    );
+  });
+
   it('waits a short Retry-After and tries once more', async () => {
     queued = [{ status: 429, headers: { 'retry-after': '1' } }];
     const started = Date.now();
@@ -865,7 +894,8 @@ describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, th
     const err = await discovery({ resourceManagerEndpoint: frontUrl })
       .listKubernetesVersions({ ...q, location: 'westeurope' })
       .catch(e => e);
-    expect(Date.now() - started).toBeLessThan(4000);
+    // Not the 30 s ARM asked for (a bound far from any machine's load, not a speed goal).
+    expect(Date.now() - started).toBeLessThan(25_000);
     expect(requests).toBe(1);
     expect(err).toBeInstanceOf(AzureServiceError);
     expect(err).toMatchObject({

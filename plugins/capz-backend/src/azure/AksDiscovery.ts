@@ -33,8 +33,10 @@ import {
   AzureRequestError,
   AzureServiceError,
   keepErrorBodies,
+  ARM_REQUEST_TIMEOUT_MS,
   limitRetryAfter,
   LOCATION_CODES,
+  requestTimeout,
   toAzureServiceError,
 } from './errors';
 import { asoTargets, findManagedBy, toDiscoveredCluster } from './mapping';
@@ -857,6 +859,10 @@ function createClient(
     additionalPolicies: [
       { position: 'perCall', policy: keepErrorBodies },
       { position: 'perRetry', policy: limitRetryAfter },
+      {
+        position: 'perRetry',
+        policy: requestTimeout(s.requestTimeoutMs ?? ARM_REQUEST_TIMEOUT_MS),
+      },
     ],
   });
 }

@@ -21,6 +21,20 @@ describe('readAzureDiscoveryConfig', () => {
     expect(c.forManagementCluster('anything')).toBe(c.defaults);
   });
 
+  it('reads the request bound in seconds and refuses one that is not a positive number of seconds up to 600', () => {
+    expect(read({ requestTimeoutSeconds: 5 }).defaults.requestTimeoutMs).toBe(
+      5000,
+    );
+    expect(() => read({ requestTimeoutSeconds: 0 })).toThrow(
+      'capz.azureDiscovery.requestTimeoutSeconds must be a number of seconds from above 0 to 600, got 0',
+    );
+    expect(() =>
+      read({ managementClusters: { a: { requestTimeoutSeconds: 3600 } } }),
+    ).toThrow(
+      'capz.azureDiscovery.managementClusters.a.requestTimeoutSeconds must be a number of seconds from above 0 to 600, got 3600',
+    );
+  });
+
   it('reads every key, trims trailing slashes, and applies per-management-cluster overrides over the defaults', () => {
     const c = read({
       resourceManagerEndpoint: 'https://127.0.0.1:8443/',

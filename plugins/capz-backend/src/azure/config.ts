@@ -16,6 +16,8 @@ export interface AzureDiscoverySettings {
   /** PEM bundle trusted for ARM and Entra ID instead of the well-known CAs (private endpoints, the simulator). */
   caData?: string;
   credential: DiscoveryCredentialMode;
+  /** One ARM request's bound (`requestTimeoutSeconds`; default ARM_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
 }
 
 export interface AzureDiscoveryConfig {
@@ -67,6 +69,12 @@ function readSettings(
     );
   }
   const endpoint = httpsUrl(c, 'resourceManagerEndpoint', where);
+  const timeout = c.getOptionalNumber('requestTimeoutSeconds');
+  if (timeout !== undefined && !(timeout > 0 && timeout <= 600)) {
+    throw new Error(
+      `${where}.requestTimeoutSeconds must be a number of seconds from above 0 to 600, got ${timeout}`,
+    );
+  }
   return {
     resourceManagerEndpoint: endpoint ?? base.resourceManagerEndpoint,
     resourceManagerAudience:
@@ -79,6 +87,8 @@ function readSettings(
     caData: caData ?? base.caData,
     credential:
       (credential as DiscoveryCredentialMode | undefined) ?? base.credential,
+    requestTimeoutMs:
+      timeout !== undefined ? timeout * 1000 : base.requestTimeoutMs,
   };
 }
 

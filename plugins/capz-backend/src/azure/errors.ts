@@ -8,12 +8,13 @@
  *   offers). The user's mistake, in the user's words.
  * - AzureServiceError: Entra ID or ARM refused the credential or failed (502), or is throttling / unavailable (503,
  *   with `retryAfterSeconds`). `code` is Entra's `AADSTSnnnn` or ARM's error code (`AuthorizationFailed`, ...).
- * Messages never contain secret values.
+ * Messages never contain secret values. A route's answer to a 503 carries `Retry-After` through {@link retryAfterHeader}.
  */
 import type {
   PipelinePolicy,
   PipelineResponse,
 } from '@azure/core-rest-pipeline';
+import type { ErrorRequestHandler } from 'express';
 
 /** The ASO credential Secret is missing, incomplete, or of a kind this backend cannot use. */
 export class AzureCredentialError extends Error {
@@ -94,6 +95,23 @@ export const LOCATION_CODES = new Set([
 export const MAX_RETRY_WAIT_SECONDS = 5;
 /** What the user is told to wait when ARM's 429 or 503 has no Retry-After. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 10;
+/**
+ * How long one ARM request may take before it is given up. The SDK sets no timeout (`PipelineRequest.timeout`
+ * defaults to 0, "disables the timeout"): an ARM or proxy that accepts the connection and never answers would hold
+ * the user's request, and a job's step, open forever. Its abort is not retried by the SDK's retry policy.
+ */
+export const ARM_REQUEST_TIMEOUT_MS = 30_000;
+
+/** A per-retry policy giving every ARM request a bound (see {@link ARM_REQUEST_TIMEOUT_MS}) unless it has its own. */
+export function requestTimeout(ms: number): PipelinePolicy {
+  return {
+    name: 'capz-request-timeout',
+    sendRequest: (request, next) => {
+      if (!request.timeout) request.timeout = ms;
+      return next(request);
+    },
+  };
+}
 
 /** ARM's `Retry-After` (seconds or an HTTP date; `retry-after-ms` / `x-ms-retry-after-ms` first), in seconds. */
 export function retryAfterSeconds(
@@ -295,6 +313,17 @@ export function toAzureServiceError(
       { code },
     );
   }
+  // No answer within the request's bound (requestTimeout): the SDK aborts it.
+  if (err.name === 'AbortError')
+    return new AzureServiceError(
+      'ARM',
+      `Azure did not answer in time; try again in ${DEFAULT_RETRY_AFTER_SECONDS} s (ARM gave no answer while ${what})`,
+      {
+        code: 'Timeout',
+        statusCode: 503,
+        retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
+      },
+    );
   // No HTTP answer: connection or TLS failure.
   const tls = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(
     err.code ?? '',
@@ -330,4 +359,28 @@ function throttled(
       retryAfterSeconds: seconds,
     },
   );
+}
+
+/** The seconds a 503 of this module says to wait before trying again (Azure throttling or unavailable), if any. */
+export function retryAfterOf(error: unknown): number | undefined {
+  const e = error as { statusCode?: unknown; retryAfterSeconds?: unknown };
+  return e?.statusCode === 503 &&
+    typeof e.retryAfterSeconds === 'number' &&
+    Number.isFinite(e.retryAfterSeconds)
+    ? Math.max(0, Math.ceil(e.retryAfterSeconds))
+    : undefined;
+}
+
+/**
+ * An error middleware for the routes that ask ARM: a 503 that says when to try again (`retryAfterSeconds`: ARM
+ * throttling or unavailable, Entra ID unavailable) gets that as the answer's `Retry-After` header (RFC 9110 §10.2.3,
+ * seconds), then goes on unchanged to the error handler that writes the body (Backstage's writes no header of its own).
+ */
+export function retryAfterHeader(): ErrorRequestHandler {
+  return (error, _req, res, next) => {
+    const wait = retryAfterOf(error);
+    if (wait !== undefined && !res.headersSent)
+      res.setHeader('Retry-After', String(wait));
+    next(error);
+  };
 }

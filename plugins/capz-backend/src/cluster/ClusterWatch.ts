@@ -343,9 +343,12 @@ export class ClusterWatch extends EventEmitter {
         return; // not installed on this cluster: nothing to watch
       }
       const scopes = this.namespaces?.length ? this.namespaces : [undefined];
+      // A list that failed is reported through fail() and still resolves: then the kind is not synced.
+      const failures = status.restarts;
       await Promise.all(
         scopes.map(ns => this.startInformer(kind, version, ns, attempt)),
       );
+      if (status.restarts !== failures) return;
       status.synced = true;
       status.error = undefined;
     } catch (e) {
@@ -369,12 +372,15 @@ export class ClusterWatch extends EventEmitter {
     // listFn resolves, in the same microtask chain: the next macrotask sees them all.
     let listed!: () => void;
     const listApplied = new Promise<void>(r => (listed = r));
+    // Whether this informer's list answered: set when it resolves, before client-node applies its items.
+    let gotList = false;
     const list = this.listFn(kind, version, namespace);
     const informer = this.k8s.makeInformer(
       this.kc,
       this.path(kind, version, namespace),
       async () => {
         const result = await list();
+        gotList = true;
         setImmediate(listed);
         return result;
       },
@@ -429,6 +435,9 @@ export class ClusterWatch extends EventEmitter {
     });
     await Promise.race([started, listApplied]);
     listedFirst = true;
+    // A list that failed (the API server away: client-node's start() then resolves after reporting the error, which
+    // fail() retries) says nothing about what exists: keep the objects as last seen until a list answers.
+    if (!gotList) return;
     // A new informer only reports what exists now: drop what vanished while the previous one was down.
     const present = new Set(
       ((informer as any).list?.(namespace) ?? []).map(

@@ -8,10 +8,23 @@ import {
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { ClientNode, kubeConfigFor, loadClientNode } from './kubeConfig';
+import {
+  httpStatusOf,
+  NoAnswer,
+  whyNoAnswer,
+  objectApiWithTimeout,
+} from './unreachable';
 
-/** The API server's refusal of a request (status and its message, e.g. a CRD validation failure). */
+/**
+ * The API server's refusal of a request (status and its message, e.g. a CRD validation failure), or no answer at all
+ * (`noAnswer`: refused, timed out, cut off, or "unavailable, retry"; statusCode 0 unless it answered 429/502-504).
+ */
 export class ApplyError extends Error {
-  constructor(readonly statusCode: number, message: string) {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly noAnswer?: NoAnswer,
+  ) {
     super(message);
     this.name = 'ApplyError';
   }
@@ -23,12 +36,7 @@ export const describeTarget = (t: {
   name: string;
 }) => `${t.kind} ${t.namespace ? `${t.namespace}/` : ''}${t.name}`;
 
-function statusOf(e: unknown): number {
-  const code =
-    (e as { code?: unknown })?.code ??
-    (e as { statusCode?: unknown })?.statusCode;
-  return typeof code === 'number' ? code : 0;
-}
+const statusOf = (e: unknown): number => httpStatusOf(e) ?? 0;
 
 /** The API server's own message (its Status body), not client-node's "HTTP-Code: 422 Message: ..." wrapper. */
 function messageOf(e: unknown): string {
@@ -64,11 +72,20 @@ export class KubeObjectClient {
   private readonly objects;
 
   constructor(private readonly k8s: ClientNode, kc: KubeConfig) {
-    this.objects = k8s.KubernetesObjectApi.makeApiClient(kc);
+    // Every request with a deadline: a frozen API server would hold one on a kept-alive connection for 300 s.
+    this.objects = objectApiWithTimeout(k8s, kc);
   }
 
   private fail(e: unknown, what: string): never {
-    throw new ApplyError(statusOf(e), `${what}: ${messageOf(e)}`);
+    const none = whyNoAnswer(e);
+    // fetch's own message is only "fetch failed": say that the API server did not answer, and why.
+    throw new ApplyError(
+      statusOf(e),
+      none && !statusOf(e)
+        ? `${what}: the API server did not answer (${none.reason})`
+        : `${what}: ${messageOf(e)}`,
+      none,
+    );
   }
 
   private header(t: ObjectRef) {

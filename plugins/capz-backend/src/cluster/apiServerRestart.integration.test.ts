@@ -14,8 +14,8 @@ import {
   loadClientForTests,
   until,
 } from '../testing/realCluster';
+import { cacheMatchesServer } from '../testing/cacheMatchesServer';
 import { WatchCache } from './WatchCache';
-import { WATCHED_KINDS } from './watchedKinds';
 
 const repo = join(__dirname, '..', '..', '..', '..');
 const cli = (pkg: string) => join(repo, 'packages', pkg, 'src', 'cli.ts');
@@ -83,34 +83,6 @@ const summaries = () =>
         `${c.namespace}/${c.name} ${c.health} pools=${c.pools?.ready}/${c.pools?.total} replicas=${c.pools?.replicas}`,
     )
     .sort();
-
-/** The cache equals what a fresh LIST returns, kind by kind: nothing missed, nothing duplicated, nothing stale. */
-async function cacheMatchesServer(): Promise<string | true> {
-  const status = cache.status(name);
-  for (const kind of WATCHED_KINDS) {
-    const version = status.kinds[kind.name]?.version;
-    if (!version) continue;
-    const path = kind.group
-      ? `/apis/${kind.group}/${version}/${kind.plural}`
-      : `/api/${version}/${kind.plural}`;
-    const list = await kube(info, 'GET', path);
-    const server = new Map<string, string>(
-      list.body.items.map((o: any) => [
-        o.metadata.uid,
-        o.metadata.resourceVersion,
-      ]),
-    );
-    const cached = cache.list(name, kind.name);
-    const mismatch =
-      cached.length !== server.size ||
-      cached.some(
-        o => server.get(o.metadata.uid) !== o.metadata.resourceVersion,
-      );
-    if (mismatch)
-      return `${kind.name}: cache has ${cached.length}, server ${server.size}`;
-  }
-  return true;
-}
 
 const rgPath = (ns: string, rg = '') =>
   `/apis/resources.azure.com/v1api20200601/namespaces/${ns}/resourcegroups${
@@ -194,10 +166,12 @@ describe('after an API-server restart', () => {
     });
     await until(
       'the cache to match the server again',
-      async () => (await cacheMatchesServer()) === true,
+      async () => (await cacheMatchesServer(cache, name, info)) === true,
       90_000,
     ).catch(async e => {
-      throw new Error(`${e.message}: ${await cacheMatchesServer()}`);
+      throw new Error(
+        `${e.message}: ${await cacheMatchesServer(cache, name, info)}`,
+      );
     });
     expect(rgsInCache()).toContain('probe-after');
     expect(rgsInCache()).not.toContain('probe-before');

@@ -33,8 +33,8 @@ import {
   loadClientForTests,
   until,
 } from '../testing/realCluster';
+import { cacheMatchesServer } from '../testing/cacheMatchesServer';
 import { WatchCache } from './WatchCache';
-import { WATCHED_KINDS } from './watchedKinds';
 
 const name = `gone-${process.pid}`;
 const NS = 'churn';
@@ -312,34 +312,6 @@ afterAll(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 }, 60_000);
 
-/** The cache equals what a fresh LIST returns, kind by kind: nothing missed, nothing duplicated, nothing stale. */
-async function cacheMatchesServer(): Promise<string | true> {
-  const status = cache.status(name);
-  for (const kind of WATCHED_KINDS) {
-    const version = status.kinds[kind.name]?.version;
-    if (!version) continue;
-    const path = kind.group
-      ? `/apis/${kind.group}/${version}/${kind.plural}`
-      : `/api/${version}/${kind.plural}`;
-    const list = await kube(info, 'GET', path);
-    const server = new Map<string, string>(
-      list.body.items.map((o: any) => [
-        o.metadata.uid,
-        o.metadata.resourceVersion,
-      ]),
-    );
-    const cached = cache.list(name, kind.name);
-    const mismatch =
-      cached.length !== server.size ||
-      cached.some(
-        o => server.get(o.metadata.uid) !== o.metadata.resourceVersion,
-      );
-    if (mismatch)
-      return `${kind.name}: cache has ${cached.length}, server ${server.size}`;
-  }
-  return true;
-}
-
 const cachedRg = (rgName: string) =>
   cache.get(name, 'ResourceGroup', NS, rgName);
 const cachedEvent = (evName: string) => cache.get(name, 'Event', NS, evName);
@@ -482,9 +454,11 @@ async function cutOff(gap: () => Promise<void>) {
 const converged = () =>
   until(
     'the cache to match the server',
-    async () => (await cacheMatchesServer()) === true,
+    async () => (await cacheMatchesServer(cache, name, info)) === true,
   ).catch(async e => {
-    throw new Error(`${e.message}: ${await cacheMatchesServer()}`);
+    throw new Error(
+      `${e.message}: ${await cacheMatchesServer(cache, name, info)}`,
+    );
   });
 
 describe('a watch the API server ends with 410 Gone under churn', () => {

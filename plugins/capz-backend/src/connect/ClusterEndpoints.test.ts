@@ -1,6 +1,7 @@
 import { mockServices } from '@backstage/backend-test-utils';
 import type { ObservedObject } from '@capz-backstage/plugin-capz-common';
 import { EventEmitter } from 'node:events';
+import { AzureServiceError } from '../azure/errors';
 import { ClusterEndpoints } from './ClusterEndpoints';
 
 const ARM_ID =
@@ -191,5 +192,37 @@ describe('ClusterEndpoints', () => {
     }
     expect(calls).toHaveLength(1);
     expect(endpoints.of('local', managedCluster('a.example'))).toBeUndefined();
+  });
+
+  it('starts no read while ARM asks to wait after a throttled one, and reads the others once the wait is over', async () => {
+    const { endpoints, calls, logger } = setup(n =>
+      n === 1
+        ? new AzureServiceError(
+            'ARM',
+            'Azure is throttling requests; try again in 1 s (ARM answered 429 TooManyRequests while …)',
+            { code: 'TooManyRequests', statusCode: 503, retryAfterSeconds: 1 },
+          )
+        : kubeconfig(`https://aks-${n}.example:443`, '    token: t'),
+    );
+    const named = (name: string): ObservedObject => ({
+      ...managedCluster(`${name}.example`),
+      metadata: { ...managedCluster().metadata, name },
+    });
+    endpoints.observe('local', named('a'));
+    await endpoints.idle();
+    expect(calls).toHaveLength(1);
+    // Two clusters seen during the wait ARM asked for: queued, not read now.
+    const started = Date.now();
+    endpoints.observe('local', named('b'));
+    endpoints.observe('local', named('c'));
+    expect(calls).toHaveLength(1);
+    expect(logger.info).toHaveBeenCalledWith(
+      'ARM asked to wait 1 s: the queued API server reads start then',
+    );
+    await endpoints.idle();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(calls).toHaveLength(3);
+    expect(endpoints.of('local', named('b'))?.url).toMatch(/^https:\/\/aks-/);
+    expect(endpoints.of('local', named('c'))?.url).toMatch(/^https:\/\/aks-/);
   });
 });

@@ -13,6 +13,7 @@ import {
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
 import type { AksDiscovery } from '../azure/AksDiscovery';
+import { retryAfterOf } from '../azure/errors';
 import { parseArmId } from '../azure/mapping';
 import type { CacheChange } from '../cluster/ClusterWatch';
 import type { WatchCache } from '../cluster/WatchCache';
@@ -66,6 +67,13 @@ export class ClusterEndpoints {
   private readonly failures = new Map<string, string[]>();
   /** ARM reads made (tests count them: one per FQDN). */
   reads = 0;
+  /**
+   * No read starts before this time (ms since the epoch): ARM throttled a read and said how long to wait
+   * (docs/azure-facts.md#arm-throttling); reads started at once would only be throttled again, with the same credential
+   * that users' requests use.
+   */
+  private resumeAt = 0;
+  private resumeTimer?: ReturnType<typeof setTimeout>;
 
   constructor(private readonly o: ClusterEndpointsOptions) {}
 
@@ -150,6 +158,9 @@ export class ClusterEndpoints {
         this.o.onKnown?.(managementCluster, mc);
       } catch (err) {
         entry.failedAt = (this.o.now ?? Date.now)();
+        const wait = retryAfterOf(err);
+        if (wait !== undefined)
+          this.resumeAt = Math.max(this.resumeAt, Date.now() + wait * 1000);
         const reason = (err as Error).message;
         const failed = this.failures.get(reason);
         if (failed) failed.push(`${key} (${fqdn})`);
@@ -196,6 +207,23 @@ export class ClusterEndpoints {
   }
 
   private pump() {
+    const pause = this.resumeAt - Date.now();
+    if (pause > 0 && this.queue.length) {
+      if (!this.resumeTimer) {
+        this.o.logger.info(
+          `ARM asked to wait ${Math.ceil(
+            pause / 1000,
+          )} s: the queued API server reads start then`,
+        );
+        this.resumeTimer = setTimeout(() => {
+          this.resumeTimer = undefined;
+          this.pump();
+        }, pause);
+        // A backend that stops does not wait for it.
+        this.resumeTimer.unref?.();
+      }
+      return;
+    }
     while (this.running < CONCURRENCY && this.queue.length) {
       const task = this.queue.shift()!;
       this.running++;

@@ -363,10 +363,15 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await backend?.stop();
-  if (mgmt) await stopManagementCluster(mgmt);
-  await azure?.close();
+  // Each one stopped even when another one's stop fails: a failed run must leave no process behind.
+  const stops = await Promise.allSettled([
+    (async () => backend?.stop())(),
+    (async () => mgmt && stopManagementCluster(mgmt))(),
+    (async () => azure?.close())(),
+  ]);
   if (tmp) rmSync(tmp, { recursive: true, force: true });
+  const failed = stops.filter(s => s.status === 'rejected');
+  if (failed.length) throw (failed[0] as PromiseRejectedResult).reason;
 }, 120_000);
 
 const user = () => mockCredentials.user.header();

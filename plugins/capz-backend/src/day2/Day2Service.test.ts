@@ -4,7 +4,11 @@
  * other's confirm is a 409 that names the change and writes nothing. The real API server's side is
  * day2.integration.test.ts.
  */
-import { ConflictError, InputError } from '@backstage/errors';
+import {
+  ConflictError,
+  InputError,
+  ServiceUnavailableError,
+} from '@backstage/errors';
 import { mockServices } from '@backstage/backend-test-utils';
 import {
   generateAksAsoClusterManifests,
@@ -13,6 +17,7 @@ import {
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
 import { ApplyError } from '../cluster/KubeObjectClient';
+import type { NoAnswer } from '../cluster/unreachable';
 import { Day2Service } from './Day2Service';
 import type { Day2Client } from './KubeDay2Client';
 
@@ -50,6 +55,19 @@ function setup() {
     ]),
   );
   const written: string[] = [];
+  /** The API server not answering a request, when set: which request, and how (see cluster/unreachable.ts). */
+  let down:
+    | ((request: 'read' | 'dry-run' | 'write') => NoAnswer | undefined)
+    | undefined;
+  const outage = (request: 'read' | 'dry-run' | 'write', what: string) => {
+    const none = down?.(request);
+    if (none)
+      throw new ApplyError(
+        0,
+        `${what}: the API server did not answer (${none.reason})`,
+        none,
+      );
+  };
   /** A write as the API server makes it: refused when the resourceVersion given is not the object's. */
   const write = (
     kind: string,
@@ -71,13 +89,19 @@ function setup() {
     });
   };
   const client: Day2Client = {
-    get: async (t: Day2Target) => store.get(`${t.kind}/${t.name}`),
-    list: async t =>
-      [...store.values()].filter(
+    get: async (t: Day2Target) => {
+      outage('read', `reading ${t.kind} team-a/${t.name}`);
+      return store.get(`${t.kind}/${t.name}`);
+    },
+    list: async t => {
+      outage('read', `listing ${t.kind} in team-a`);
+      return [...store.values()].filter(
         x => x.kind === t.kind && x.metadata?.namespace === t.namespace,
-      ),
+      );
+    },
     apply: async (obj: KubeObject, x) => {
       const key = `${obj.kind}/${obj.metadata.name}`;
+      outage(x.dryRun ? 'dry-run' : 'write', `applying ${key}`);
       const pre = (obj.metadata as { resourceVersion?: string })
         .resourceVersion;
       if (pre && pre !== store.get(key)?.metadata?.resourceVersion)
@@ -118,7 +142,14 @@ function setup() {
       metadata: { ...mp.metadata, resourceVersion: String(++rv) },
     });
   };
-  return { service, written, replicas, otherWriter, statusWrite };
+  return {
+    service,
+    written,
+    replicas,
+    otherWriter,
+    statusWrite,
+    setDown: (f: typeof down) => (down = f),
+  };
 }
 
 describe('Day2Service: the confirm writes the previewed plan or nothing', () => {
@@ -184,5 +215,82 @@ describe('Day2Service: the confirm writes the previewed plan or nothing', () => 
       { apply: true },
     );
     expect(s.replicas()).toBe(3);
+  });
+});
+
+describe('Day2Service: a management cluster that does not answer', () => {
+  const refused: NoAnswer = {
+    reason: 'connection refused (ECONNREFUSED)',
+    maybeSent: false,
+  };
+  const lost: NoAnswer = {
+    reason: 'no answer within 30 s',
+    maybeSent: true,
+  };
+  const action = { action: 'scale' as const, pool: 'api', replicas: 3 };
+
+  it('a confirm whose reads get no answer is a 503 saying nothing was written', async () => {
+    const s = setup();
+    const preview = await s.service.act(place, action, { apply: false });
+    s.setDown(() => refused);
+    const confirm = s.service.act(
+      place,
+      { ...action, planDigest: preview.planDigest },
+      { apply: true },
+    );
+    await expect(confirm).rejects.toThrow(ServiceUnavailableError);
+    await expect(confirm).rejects.toThrow(
+      'Management cluster east did not answer (connection refused (ECONNREFUSED)), so nothing was written. The page shows the cluster as last seen; try again once the management cluster answers.',
+    );
+    expect(s.written).toEqual([]);
+    // Back: the same confirm applies (nothing was half-done, and no other action holds the cluster).
+    s.setDown(undefined);
+    await s.service.act(
+      place,
+      { ...action, planDigest: preview.planDigest },
+      { apply: true },
+    );
+    expect(s.replicas()).toBe(3);
+  });
+
+  it('a preview whose dry run gets no answer is a 503 too', async () => {
+    const s = setup();
+    s.setDown(r => (r === 'dry-run' ? refused : undefined));
+    await expect(
+      s.service.act(place, action, { apply: false }),
+    ).rejects.toThrow(
+      /^Management cluster east did not answer \(connection refused \(ECONNREFUSED\)\), so nothing was written/,
+    );
+  });
+
+  it('a write whose answer is lost says it may or may not have been applied, and what was written before it', async () => {
+    const s = setup();
+    const preview = await s.service.act(place, action, { apply: false });
+    s.setDown(r => (r === 'write' ? lost : undefined));
+    const confirm = s.service.act(
+      place,
+      { ...action, planDigest: preview.planDigest },
+      { apply: true },
+    );
+    await expect(confirm).rejects.toThrow(ServiceUnavailableError);
+    await expect(confirm).rejects.toThrow(
+      'Management cluster east stopped answering while the action was applied (no answer within 30 s): nothing was written before it; MachinePool team-a/alpha-api was sent and its answer lost, so it may or may not have been applied. Once it answers, look at the cluster and preview again.',
+    );
+  });
+
+  it('a write refused at the connection says it was not applied', async () => {
+    const s = setup();
+    const preview = await s.service.act(place, action, { apply: false });
+    s.setDown(r => (r === 'write' ? refused : undefined));
+    await expect(
+      s.service.act(
+        place,
+        { ...action, planDigest: preview.planDigest },
+        { apply: true },
+      ),
+    ).rejects.toThrow(
+      'nothing was written before it; MachinePool team-a/alpha-api was not applied.',
+    );
+    expect(s.written).toEqual([]);
   });
 });

@@ -1,5 +1,10 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
-import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
+import {
+  ConflictError,
+  InputError,
+  NotFoundError,
+  ServiceUnavailableError,
+} from '@backstage/errors';
 import { createHash } from 'node:crypto';
 import {
   apiVersionOf,
@@ -32,6 +37,7 @@ import {
 import type { AksDiscovery } from '../azure/AksDiscovery';
 import type { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
+import { AzureServiceError } from '../azure/errors';
 import { ApplyError } from '../cluster/KubeObjectClient';
 import type { Day2Client } from './KubeDay2Client';
 
@@ -98,9 +104,38 @@ const targetOf = (
 const describe = (t: { kind: string; namespace?: string; name: string }) =>
   `${t.kind} ${t.namespace}/${t.name}`;
 
+/**
+ * 503 for a management cluster that did not answer (its API server down, hung or cut off: see
+ * cluster/unreachable.ts), saying what was written: before the first write, nothing; during the writes, those made
+ * and whether the one in flight may have been applied.
+ */
+function unavailable(
+  mc: string,
+  e: ApplyError,
+  writing?: { written: string[]; current: string },
+): ServiceUnavailableError {
+  const why = e.noAnswer?.reason ?? `HTTP ${e.statusCode}`;
+  if (!writing)
+    return new ServiceUnavailableError(
+      `Management cluster ${mc} did not answer (${why}), so nothing was written. The page shows the cluster as last ` +
+        'seen; try again once the management cluster answers.',
+    );
+  const before = writing.written.length
+    ? `already written: ${writing.written.join(', ')}`
+    : 'nothing was written before it';
+  const current = e.noAnswer?.maybeSent
+    ? `${writing.current} was sent and its answer lost, so it may or may not have been applied`
+    : `${writing.current} was not applied`;
+  return new ServiceUnavailableError(
+    `Management cluster ${mc} stopped answering while the action was applied (${why}): ${before}; ${current}. ` +
+      'Once it answers, look at the cluster and preview again.',
+  );
+}
+
 /** The API server's refusals in the user's words: 400 for what it rejects, 409 for a change since the plan was read. */
-function translate(e: unknown): Error {
+function translate(e: unknown, mc: string): Error {
   if (!(e instanceof ApplyError)) return e as Error;
+  if (e.noAnswer) return unavailable(mc, e);
   if (e.statusCode === 409)
     return new ConflictError(
       `${e.message} (the object changed since it was read: look at it again and retry)`,
@@ -239,6 +274,9 @@ export class Day2Service {
       });
       return { offeredVersions: r.items.map(i => i.version) };
     } catch (e) {
+      // Azure throttling or unavailable says nothing about the versions: the request fails with 503 and when to try
+      // again (docs/azure-facts.md#arm-throttling), not with a plan refused for a version it could not check.
+      if (e instanceof AzureServiceError && e.statusCode === 503) throw e;
       return { offeredVersionsError: (e as Error).message };
     }
   }
@@ -323,19 +361,20 @@ export class Day2Service {
     writes: Day2Write[],
     apply: boolean,
     written: string[] = [],
+    progress: { current?: string } = {},
   ): Promise<void> {
     for (const w of writes) await this.run(client, w, true);
     if (!apply) return;
     for (const w of writes) {
-      await this.run(client, w, false);
-      written.push(
-        describe(
-          w.type === 'apply'
-            ? { ...w.object.metadata, kind: w.object.kind }
-            : w.target,
-        ),
+      progress.current = describe(
+        w.type === 'apply'
+          ? { ...w.object.metadata, kind: w.object.kind }
+          : w.target,
       );
+      await this.run(client, w, false);
+      written.push(progress.current);
     }
+    progress.current = undefined;
   }
 
   /** The bases of recent previews by digest, to say what changed when a confirm finds another plan. */
@@ -421,58 +460,89 @@ export class Day2Service {
       );
     if (o.apply) this.inFlight.add(key);
     try {
-      const client = await this.o.client(p.managementCluster);
-      // Controllers write these objects' status all the time, which moves their resourceVersion: a precondition
-      // failure (409) before anything is written means "read again", and a plan made again from the new read is the
-      // previewed one when its digest is the same (the digest leaves status out: see capz-common day2ReadObjects).
-      let first: Planned | undefined;
-      for (let attempt = 1; ; attempt++) {
-        const planned = await this.planLive(client, p, action, attempt > 1);
-        if (planned === 'done') {
-          this.o.logger.info(
-            `day-2 ${action.action} on cluster ${key}: done by attempt ${
-              attempt - 1
-            } (its write answered 409 but went through)`,
-          );
-          return this.answer(first!, o.apply);
-        }
-        first ??= planned;
-        const planDigest = day2PlanDigest(planned.basis);
-        if (o.apply && planDigest !== sent) {
-          const e = this.stale(String(sent), planned, []);
-          this.o.logger.info(
-            `day-2 ${action.action} on cluster ${key}: ${e.message}`,
-          );
-          throw e;
-        }
-        const written: string[] = [];
-        try {
-          await this.write(client, planned.result.writes, o.apply, written);
-        } catch (e) {
-          if (!(e instanceof ApplyError && e.statusCode === 409)) {
-            if (e instanceof ApplyError && o.apply)
-              e.message = `${e.message}; already written: ${
-                written.join(', ') || 'nothing'
-              }`;
-            throw translate(e);
-          }
-          // A write made and a later one refused: the plan is no longer what is on the cluster, say so.
-          if (written.length)
-            throw this.stale(String(sent), planned, written, e.message);
-          if (attempt >= 3) throw translate(e);
-          continue;
-        }
-        if (o.apply)
-          this.o.logger.info(
-            `day-2 ${action.action} on cluster ${key}: ${
-              written.join(', ') || 'nothing to change'
-            }${attempt > 1 ? ` (attempt ${attempt})` : ''}`,
-          );
-        else this.remember(planDigest, planned.basis);
-        return this.answer(planned, o.apply);
-      }
+      return await this.plan(p, action, o, String(sent), key);
+    } catch (e) {
+      // Reads (and dry runs) that got no answer: nothing was written.
+      const answer = translate(e, p.managementCluster);
+      if (answer instanceof ServiceUnavailableError)
+        this.o.logger.warn(
+          `day-2 ${action.action} on cluster ${key}: ${answer.message}`,
+        );
+      throw answer;
     } finally {
       if (o.apply) this.inFlight.delete(key);
+    }
+  }
+
+  /** {@link act} once the request is checked and the cluster taken: read, plan, validate, write. */
+  private async plan(
+    p: ClusterPlace,
+    action: Day2Action,
+    o: { apply: boolean },
+    sent: string,
+    key: string,
+  ): Promise<Day2Plan> {
+    const client = await this.o.client(p.managementCluster);
+    // Controllers write these objects' status all the time, which moves their resourceVersion: a precondition
+    // failure (409) before anything is written means "read again", and a plan made again from the new read is the
+    // previewed one when its digest is the same (the digest leaves status out: see capz-common day2ReadObjects).
+    let first: Planned | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const planned = await this.planLive(client, p, action, attempt > 1);
+      if (planned === 'done') {
+        this.o.logger.info(
+          `day-2 ${action.action} on cluster ${key}: done by attempt ${
+            attempt - 1
+          } (its write answered 409 but went through)`,
+        );
+        return this.answer(first!, o.apply);
+      }
+      first ??= planned;
+      const planDigest = day2PlanDigest(planned.basis);
+      if (o.apply && planDigest !== sent) {
+        const e = this.stale(sent, planned, []);
+        this.o.logger.info(
+          `day-2 ${action.action} on cluster ${key}: ${e.message}`,
+        );
+        throw e;
+      }
+      const written: string[] = [];
+      const progress: { current?: string } = {};
+      try {
+        await this.write(
+          client,
+          planned.result.writes,
+          o.apply,
+          written,
+          progress,
+        );
+      } catch (e) {
+        // No answer during the writes themselves: say what was written and what may have been.
+        if (e instanceof ApplyError && e.noAnswer && progress.current)
+          throw unavailable(p.managementCluster, e, {
+            written,
+            current: progress.current,
+          });
+        if (!(e instanceof ApplyError && e.statusCode === 409)) {
+          if (e instanceof ApplyError && o.apply && !e.noAnswer)
+            e.message = `${e.message}; already written: ${
+              written.join(', ') || 'nothing'
+            }`;
+          throw translate(e, p.managementCluster);
+        }
+        // A write made and a later one refused: the plan is no longer what is on the cluster, say so.
+        if (written.length) throw this.stale(sent, planned, written, e.message);
+        if (attempt >= 3) throw translate(e, p.managementCluster);
+        continue;
+      }
+      if (o.apply)
+        this.o.logger.info(
+          `day-2 ${action.action} on cluster ${key}: ${
+            written.join(', ') || 'nothing to change'
+          }${attempt > 1 ? ` (attempt ${attempt})` : ''}`,
+        );
+      else this.remember(planDigest, planned.basis);
+      return this.answer(planned, o.apply);
     }
   }
 
@@ -559,7 +629,9 @@ export class Day2Service {
       throw new ConflictError(preview.blockers.join('; '));
     const client = await this.o.client(p.managementCluster);
     const t = targetOf('Cluster', p.namespace, p.name)!;
-    const live = await client.get(t);
+    const live = await client.get(t).catch(e => {
+      throw translate(e, p.managementCluster);
+    });
     if (!live)
       throw new NotFoundError(
         `No cluster ${p.namespace}/${p.name} on management cluster ${p.managementCluster}`,
@@ -572,11 +644,18 @@ export class Day2Service {
       );
     // Guarded by uid, not resourceVersion: CAPI writes the Cluster's status all the time.
     const uid = live.metadata?.uid;
+    let dryRun = true;
     try {
       await client.delete(t, { dryRun: true, uid });
+      dryRun = false;
       await client.delete(t, { dryRun: false, uid });
     } catch (e) {
-      throw translate(e);
+      if (e instanceof ApplyError && e.noAnswer && !dryRun)
+        throw unavailable(p.managementCluster, e, {
+          written: [],
+          current: `the delete of ${describe(t)}`,
+        });
+      throw translate(e, p.managementCluster);
     }
     this.o.logger.info(
       `deleting cluster ${p.managementCluster}/${p.namespace}/${p.name}: Azure deletes ${preview.deletes.length}, keeps ${preview.keeps.length}`,

@@ -80,6 +80,10 @@ async function setup(
     /** What the simulated listClusterUserCredential answers. */
     kubeconfig?: string;
     allowLocalAccountKubeconfig?: boolean;
+    /** The management cluster's API server does not answer (connection refused) any live read. */
+    down?: boolean;
+    /** The root error handler as in development (it adds a stack trace to every error it serializes). */
+    showStackTraces?: boolean;
   } = {},
 ) {
   const store = new Map<string, ObservedObject>(
@@ -95,6 +99,12 @@ async function setup(
   const client: Day2Client = {
     get: async (t: Day2Target) => {
       reads.push(`${t.kind}/${t.name}`);
+      if (o.down)
+        throw new ApplyError(
+          0,
+          `reading ${t.kind} team-a/${t.name}: the API server did not answer (connection refused (ECONNREFUSED))`,
+          { reason: 'connection refused (ECONNREFUSED)', maybeSent: false },
+        );
       return store.get(`${t.kind}/${t.name}`);
     },
     list: async t => {
@@ -182,7 +192,7 @@ async function setup(
       MiddlewareFactory.create({
         config: mockServices.rootConfig(),
         logger,
-      }).error(),
+      }).error({ showStackTraces: o.showStackTraces }),
     );
   return { app, writes, reads, audits, store, credentialReads };
 }
@@ -582,6 +592,51 @@ describe('day-2 routes', () => {
 });
 
 /** Issue 33: the body of an action is checked whole at the edge, before the permission, a read or a write. */
+describe('day-2 routes: a management cluster that does not answer', () => {
+  it('answers a confirm with a 503 in words, without a stack trace even in development, and writes nothing', async () => {
+    const { app, writes, audits } = await setup({
+      down: true,
+      showStackTraces: true,
+    });
+    const res = await request(app).post(`${base}/actions`).set(auth).send({
+      action: 'scale',
+      pool: 'user',
+      replicas: 5,
+      planDigest: SOME_DIGEST,
+    });
+    expect(res.status).toBe(503);
+    expect(res.body.error).toEqual({
+      name: 'ServiceUnavailableError',
+      message:
+        'Management cluster east did not answer (connection refused (ECONNREFUSED)), so nothing was written. The page shows the cluster as last seen; try again once the management cluster answers.',
+    });
+    expect(writes).toEqual([]);
+    expect(audits).toEqual([{ eventId: 'capz-cluster-day2', outcome: 'fail' }]);
+    // The same handler still adds a stack to other errors in development: the 503 leaves it out on purpose.
+    const conflict = await request(app)
+      .delete(base)
+      .set(auth)
+      .send({ confirmName: 'not-alpha' });
+    expect(conflict.status).toBe(400);
+    expect(conflict.body.error.stack).toEqual(expect.any(String));
+  });
+
+  it('answers a delete whose live read gets no answer with a 503 too', async () => {
+    const { app, writes } = await setup({ down: true });
+    const res = await request(app)
+      .delete(base)
+      .set(auth)
+      .send({ confirmName: 'alpha' });
+    expect({ status: res.status, message: res.body.error?.message }).toEqual({
+      status: 503,
+      message: expect.stringMatching(
+        /^Management cluster east did not answer \(connection refused/,
+      ),
+    });
+    expect(writes).toEqual([]);
+  });
+});
+
 describe('day-2 actions: what the edge refuses, in words', () => {
   const refused = async (
     body: unknown,

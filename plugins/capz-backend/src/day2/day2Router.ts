@@ -4,7 +4,11 @@ import type {
   HttpAuthService,
   PermissionsService,
 } from '@backstage/backend-plugin-api';
-import { InputError, NotAllowedError } from '@backstage/errors';
+import {
+  InputError,
+  NotAllowedError,
+  ServiceUnavailableError,
+} from '@backstage/errors';
 import {
   AuthorizeResult,
   type ResourcePermission,
@@ -20,6 +24,7 @@ import {
   type DeleteClusterResponse,
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
+import { retryAfterHeader } from '../azure/errors';
 import { capzClusterRules } from '../permissions/rules';
 import { createOpenApiRouter } from '../schema/openapi.generated';
 import { explainValidationErrors } from '../service/validationMessages';
@@ -226,6 +231,30 @@ export async function createDay2Router(
         await audit.fail({ error: e as Error });
         throw e;
       }
+    },
+  );
+
+  // A 503 of ARM (throttling, unavailable: the upgrade options, the kubeconfig) says when to try again in its
+  // `Retry-After` header (docs/azure-facts.md#arm-throttling).
+  r.use(retryAfterHeader());
+  // A management cluster that does not answer is a state to show, not a crash: its 503 carries the message alone in
+  // every mode (the root error handler adds a stack trace to any error in development).
+  r.use(
+    (
+      err: unknown,
+      req: express.Request,
+      res: express.Response,
+      next: express.NextFunction,
+    ) => {
+      if (!(err instanceof ServiceUnavailableError) || res.headersSent) {
+        next(err);
+        return;
+      }
+      res.status(503).json({
+        error: { name: err.name, message: err.message },
+        request: { method: req.method, url: req.url },
+        response: { statusCode: 503 },
+      });
     },
   );
 

@@ -7,6 +7,13 @@ import {
   kubeConfigFor,
   loadClientNode,
 } from '../cluster/kubeConfig';
+import {
+  httpStatusOf,
+  NoAnswer,
+  whyNoAnswer,
+  objectApiWithTimeout,
+  withRequestTimeout,
+} from '../cluster/unreachable';
 
 /**
  * What the job engine does on a management cluster: live reads and idempotent writes. Jobs never read the watch
@@ -36,9 +43,16 @@ export interface ClusterClient {
   }): Promise<boolean>;
 }
 
-/** The API server's answer to a request, with its status code and message (e.g. a CRD validation failure). */
+/**
+ * The API server's answer to a request, with its status code and message (e.g. a CRD validation failure); or no
+ * answer at all (`noAnswer`: refused, timed out, cut off, or "unavailable, retry"; see cluster/unreachable.ts).
+ */
 export class KubeRequestError extends Error {
-  constructor(readonly statusCode: number, message: string) {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly noAnswer?: NoAnswer,
+  ) {
     super(message);
     this.name = 'KubeRequestError';
   }
@@ -46,12 +60,7 @@ export class KubeRequestError extends Error {
 
 const FIELD_MANAGER = 'capz-backstage';
 
-function statusOf(e: unknown): number | undefined {
-  const code =
-    (e as { code?: unknown; statusCode?: unknown })?.code ??
-    (e as { statusCode?: unknown })?.statusCode;
-  return typeof code === 'number' ? code : undefined;
-}
+const statusOf = httpStatusOf;
 
 function messageOf(e: unknown): string {
   const body = (e as { body?: unknown })?.body;
@@ -70,9 +79,14 @@ function messageOf(e: unknown): string {
 
 function wrap(e: unknown, what: string): never {
   const status = statusOf(e);
+  const none = whyNoAnswer(e);
   throw new KubeRequestError(
     status ?? 0,
-    `${what}: ${status ? `HTTP ${status} ` : ''}${messageOf(e)}`,
+    // fetch's own message is only "fetch failed": say that the API server did not answer, and why.
+    none && !status
+      ? `${what}: the API server did not answer (${none.reason})`
+      : `${what}: ${status ? `HTTP ${status} ` : ''}${messageOf(e)}`,
+    none,
   );
 }
 
@@ -104,7 +118,8 @@ export class KubeClusterClient implements ClusterClient {
     private readonly k8s: ClientNode,
     private readonly kc: KubeConfig,
   ) {
-    this.objects = k8s.KubernetesObjectApi.makeApiClient(kc);
+    // Every request with a deadline: a frozen API server would hold one on a kept-alive connection for 300 s.
+    this.objects = objectApiWithTimeout(k8s, kc);
   }
 
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
@@ -221,13 +236,16 @@ export class KubeClusterClient implements ClusterClient {
   }): Promise<boolean> {
     const api = this.kc.makeApiClient(this.k8s.AuthorizationV1Api);
     try {
-      const review = await api.createSelfSubjectAccessReview({
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SelfSubjectAccessReview',
-          spec: { resourceAttributes: { ...a } },
+      const review = await api.createSelfSubjectAccessReview(
+        {
+          body: {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SelfSubjectAccessReview',
+            spec: { resourceAttributes: { ...a } },
+          },
         },
-      });
+        withRequestTimeout(this.k8s),
+      );
       return review.status?.allowed === true;
     } catch (e) {
       return wrap(e, `asking whether the backend may ${a.verb} ${a.resource}`);

@@ -7,8 +7,10 @@ import { resolvePackagePath } from '@backstage/backend-plugin-api';
 import type { JobRequest, StepPlan } from '@capz-backstage/plugin-capz-common';
 import { azureClaimKeys } from './claims';
 import { JobConflictError } from './conflicts';
-import { DatabaseJobStore } from './DatabaseJobStore';
-import type { JobStore } from './JobStore';
+import { DatabaseJobStore, unreachableReason } from './DatabaseJobStore';
+import { JobDatabaseUnavailableError, type JobStore } from './JobStore';
+import knexFactory from 'knex';
+import { createServer } from 'node:net';
 
 /**
  * The claims of issue 16 on both databases: one adoption or migration per Azure cluster and resource group, whatever
@@ -453,3 +455,119 @@ describe.each(databases.eachSupportedId())(
     });
   },
 );
+
+/** A loopback port nothing listens on (taken, then given back). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('DatabaseJobStore when PostgreSQL cannot be reached', () => {
+  it("answers every call with a 503 in the user's terms: no address, no SQL, no stack", async () => {
+    const port = await closedPort();
+    const knex = knexFactory({
+      client: 'pg',
+      connection: `postgresql://postgres@127.0.0.1:${port}/capz`,
+    });
+    try {
+      const store = new DatabaseJobStore(knex);
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['get', () => store.get('job-1')],
+        ['list', () => store.list({ active: true })],
+        ['orphaned', () => store.orphaned()],
+        ['claim', () => store.claim('job-1', 'me', 1000)],
+        ['heartbeat', () => store.heartbeat('job-1', 'me', 1000)],
+        ['update', () => store.update('job-1', 'me', { state: 'succeeded' })],
+        [
+          'appendLog',
+          () =>
+            store.appendLog('job-1', [
+              { level: 'info', message: 'secret-ish text' },
+            ]),
+        ],
+        ['readLog', () => store.readLog('job-1')],
+        ['insert', () => insert(store, 'job-1', adopt('team-a'))],
+        ['request', () => store.request('job-1', 'pause', () => undefined)],
+        ['resume', () => store.resume('job-1')],
+      ];
+      for (const [name, call] of calls) {
+        const e = await call().then(
+          () => new Error(`${name} worked`),
+          x => x,
+        );
+        expect({ name, error: e }).toEqual({
+          name,
+          error: expect.any(JobDatabaseUnavailableError),
+        });
+        expect({ name, message: e.message }).toEqual({
+          name,
+          message:
+            'The job database cannot be reached right now (connection refused, ECONNREFUSED). Running jobs wait for it and carry on when it is back; try again in a moment.',
+        });
+        // What Backstage's error handler answers with (MiddlewareFactory getStatusCode: ServiceUnavailableError).
+        expect(e.name).toBe('ServiceUnavailableError');
+        expect(e.stack).toBeUndefined();
+      }
+    } finally {
+      await knex.destroy();
+    }
+  });
+});
+
+describe.each(databases.eachSupportedId())(
+  'DatabaseJobStore errors that are not an outage on %p',
+  databaseId => {
+    it('a constraint violation is not an outage (it reaches the caller as it was)', async () => {
+      const knex = await databases.init(databaseId);
+      const store = await DatabaseJobStore.create({
+        database: mockServices.database({ knex }),
+      });
+      await expect(
+        store.appendLog('no-such-job', [{ level: 'info', message: 'x' }]),
+      ).rejects.not.toBeInstanceOf(JobDatabaseUnavailableError);
+      const err = await knex('capz_job_log')
+        .insert({ job_id: null })
+        .catch(e => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(unreachableReason(err)).toBeUndefined();
+    });
+  },
+);
+
+describe.each(
+  databases.eachSupportedId().filter(([id]) => id.startsWith('POSTGRES')),
+)('DatabaseJobStore when PostgreSQL ends its session on %p', databaseId => {
+  it('a session ended by the server (as a restart ends every session) is an outage', async () => {
+    const knex = await databases.init(databaseId);
+    const admin = knexFactory(knex.client.config);
+    try {
+      // A restart ends every session with admin_shutdown (57P01); pg_terminate_backend ends one the same way.
+      let sleeping: (pid: number) => void = () => undefined;
+      const pid = new Promise<number>(r => (sleeping = r));
+      const victim = knex
+        .transaction(async tx => {
+          const [row] = (await tx.raw('select pg_backend_pid() as pid'))
+            .rows as Array<{ pid: number }>;
+          sleeping(row.pid);
+          await tx.raw('select pg_sleep(30)');
+        })
+        .then(
+          () => new Error('the session was not ended'),
+          e => e,
+        );
+      await admin.raw('select pg_terminate_backend(?)', [await pid]);
+      const err = await victim;
+      expect(unreachableReason(err)).toMatch(
+        /^(the database server is shutting down|the connection was cut)$/,
+      );
+    } finally {
+      await admin.destroy();
+    }
+  });
+});

@@ -10,9 +10,9 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import { EventEmitter } from 'node:events';
 import type { ClusterClient } from './ClusterClient';
-import { JobEngine } from './JobEngine';
+import { JobEngine, type JobEngineOptions } from './JobEngine';
 import { DatabaseJobStore } from './DatabaseJobStore';
-import type { JobStore } from './JobStore';
+import { JobDatabaseUnavailableError, type JobStore } from './JobStore';
 
 /**
  * The engine's mechanics on both databases: lease, step order, resume after a lost replica, pause/resume/cancel,
@@ -145,10 +145,12 @@ function engine(
   cluster: MemoryCluster,
   replicaId: string,
   leaseMs = 60_000,
+  extra: Partial<JobEngineOptions> = {},
 ) {
   return new JobEngine({
     store,
     logger: mockServices.logger.mock(),
+    ...extra,
     client: async () => cluster,
     waker: () => onChange => {
       cluster.on('change', onChange);
@@ -453,5 +455,188 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
       async () => (await store.get(job.id)).state === 'succeeded',
     );
     expect((await store.get(job.id)).steps[0].attempts).toBe(2);
+  });
+
+  describe('a database outage', () => {
+    /**
+     * The store as a run meets an unreachable database: while `down`, or for the next `blips[method]` calls of a
+     * method, every call rejects as DatabaseJobStore does when PostgreSQL refuses or cuts the connection. The real
+     * restart of a real PostgreSQL under a backend process is postgresRestart.integration.test.ts.
+     */
+    function outage(inner: JobStore) {
+      const state = {
+        down: false,
+        failures: 0,
+        blips: {} as Partial<Record<keyof JobStore, number>>,
+      };
+      const flaky = new Proxy(inner, {
+        get(obj, prop, receiver) {
+          const v = Reflect.get(obj, prop, receiver);
+          if (typeof v !== 'function') return v;
+          return async (...args: unknown[]) => {
+            const m = prop as keyof JobStore;
+            if (state.down || (state.blips[m] ?? 0) > 0) {
+              if (!state.down) state.blips[m]! -= 1;
+              state.failures++;
+              throw new JobDatabaseUnavailableError(
+                'connection refused, ECONNREFUSED',
+              );
+            }
+            return v.apply(obj, args);
+          };
+        },
+      });
+      return { store: flaky, state };
+    }
+
+    const withLogger = () => {
+      const logger = mockServices.logger.mock();
+      return { logger };
+    };
+
+    it('a run waits it out mid-step and goes on: no step runs twice, the job is not failed', async () => {
+      const cluster = new MemoryCluster();
+      const { store: flaky, state } = outage(store);
+      const { logger } = withLogger();
+      const e = engine(flaky, cluster, 'r1', 60_000, { logger });
+      const job = await insert();
+      e.kick(job.id);
+      await until(
+        'the wait step',
+        async () => (await store.get(job.id)).steps[1].state === 'running',
+      );
+      state.down = true;
+      // The wait holds now, during the outage: the step's record is the write that meets it.
+      await cluster.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'b', namespace: 'ns' },
+      });
+      await until(
+        'the run to retry its write',
+        async () => state.failures >= 3,
+      );
+      expect((await store.get(job.id)).state).toBe('running');
+      state.down = false;
+      await e.settled(job.id);
+      const done = await store.get(job.id);
+      expect(done.state).toBe('succeeded');
+      expect(done.steps.map(s => s.attempts)).toEqual([1, 1, 1]);
+      expect(
+        cluster.writes.filter(w => w === 'create ConfigMap/ns/a'),
+      ).toHaveLength(1);
+      expect(logger.warn).toHaveBeenCalledWith(
+        expect.stringMatching(
+          /^the job database cannot be reached \(connection refused, ECONNREFUSED\); running jobs wait up to 240 s/,
+        ),
+      );
+      expect(logger.info).toHaveBeenCalledWith(
+        expect.stringMatching(/^the job database is reachable again after/),
+      );
+      expect(logger.error).not.toHaveBeenCalled();
+    });
+
+    it('a blip on a write inside a step (its progress) does not fail the job', async () => {
+      const cluster = new MemoryCluster();
+      const { store: flaky, state } = outage(store);
+      const e = engine(flaky, cluster, 'r1');
+      // A wait whose progress changes while it waits: what it sees of a's label.
+      const labelled: StepPlan[] = [
+        plan[0],
+        {
+          id: 'wait-label',
+          title: 'Wait for the label',
+          description: '',
+          preconditions: [],
+          actions: [],
+          waitFor: [
+            {
+              type: 'label',
+              ref: cm('a'),
+              label: 'done',
+              value: 'yes',
+              description: 'a labelled done=yes',
+            },
+          ],
+          timeoutSeconds: 30,
+        },
+      ];
+      const name = `blip-${databaseId}`;
+      const job = await store.insert({
+        id: `${name}-id`,
+        request,
+        target: { ...target, name },
+        plan: labelled,
+        createdBy: 'user:default/ada',
+      });
+      e.kick(job.id);
+      await until(
+        'the wait step',
+        async () => (await store.get(job.id)).steps[1].state === 'running',
+      );
+      // The next progress write of the wait fails once (as if PostgreSQL restarted right then).
+      state.blips.update = 1;
+      await cluster.mergePatch(cm('a'), {
+        metadata: { labels: { done: 'not yet' } },
+      });
+      await until('the blip', async () => state.failures === 1);
+      await until('the progress after the blip', async () =>
+        (await store.get(job.id)).steps[1].message?.includes('not yet'),
+      );
+      await cluster.mergePatch(cm('a'), {
+        metadata: { labels: { done: 'yes' } },
+      });
+      await e.settled(job.id);
+      const done = await store.get(job.id);
+      expect(done.error).toBeUndefined();
+      expect(done.state).toBe('succeeded');
+      expect(done.steps.map(s => s.attempts)).toEqual([1, 1]);
+    });
+
+    it('past databaseWaitMs the run stops without writing, and the job resumes at its step once the database is back', async () => {
+      const cluster = new MemoryCluster();
+      const { store: flaky, state } = outage(store);
+      const { logger } = withLogger();
+      const e = engine(flaky, cluster, 'r1', 400, {
+        logger,
+        databaseWaitMs: 300,
+      });
+      const job = await insert();
+      e.kick(job.id);
+      await until('the wait step to say what it waits for', async () =>
+        (await store.get(job.id)).steps[1].message?.includes('b exists'),
+      );
+      const before = await store.get(job.id);
+      state.down = true;
+      await cluster.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'b', namespace: 'ns' },
+      });
+      await e.settled(job.id);
+      expect(logger.warn).toHaveBeenCalledWith(
+        `job ${job.id}: stopped after waiting 0 s for the job database (connection refused, ECONNREFUSED); the job resumes at its current step when the database is back`,
+      );
+      expect(logger.error).not.toHaveBeenCalled();
+      // Nothing of the stopped run reached the database: not a failure, not a log line.
+      const log = await store.readLog(job.id);
+      const stopped = await store.get(job.id);
+      expect(stopped.state).toBe('running');
+      expect(stopped.steps).toEqual(before.steps);
+      // The pickup while the database is away finds nothing to do and throws nothing.
+      await expect(e.pickup()).resolves.toBeUndefined();
+      state.down = false;
+      await until('the pickup to resume the job and finish it', async () => {
+        await e.pickup();
+        return (await store.get(job.id)).state === 'succeeded';
+      });
+      const done = await store.get(job.id);
+      expect(done.steps.map(s => s.attempts)).toEqual([1, 2, 1]);
+      const after = (await store.readLog(job.id)).slice(log.length);
+      expect(after[0].message).toMatch(/^resumed on replica r1 at step wait-b/);
+      expect(
+        cluster.writes.filter(w => w === 'create ConfigMap/ns/a'),
+      ).toHaveLength(1);
+    });
   });
 });

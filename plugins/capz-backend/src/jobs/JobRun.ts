@@ -9,12 +9,14 @@ import type { FaultHook } from './faults';
 import type { JobStore, StoredJob } from './JobStore';
 import { Lease, LEASE_LOST } from './lease';
 import { describeLeftBehind } from './leftBehind';
+import { PatientClusterClient } from './patientClient';
 import {
   AzureChecker,
   ChangeWaker,
   evaluateLive,
   runStep,
   StepContext,
+  StepFailedError,
   StepInterruptedError,
 } from './StepRunner';
 import { fail, honourRequest, JobUpdate, start, succeed } from './transitions';
@@ -34,6 +36,11 @@ export interface JobRunDeps {
   clusters?: () => Promise<Array<{ name: string; client: ClusterClient }>>;
   /** Whether the engine is shutting down (checked at every step boundary). */
   stopping: () => boolean;
+  /**
+   * How long the run waits for its management cluster to answer again before the step fails (one outage; default
+   * DEFAULT_UNREACHABLE_WAIT_MS, 10 minutes).
+   */
+  unreachableWaitMs?: number;
 }
 
 /**
@@ -44,6 +51,8 @@ export interface JobRunDeps {
 export class JobRun {
   /** The job as last written. */
   private job!: StoredJob;
+  /** The step running now and its progress message as last written (an outage's notice replaces it for a while). */
+  private running?: { i: number; attempts: number; message: string };
 
   constructor(
     private readonly deps: JobRunDeps,
@@ -56,8 +65,24 @@ export class JobRun {
   async execute(): Promise<void> {
     this.job = await this.deps.store.get(this.jobId);
     if (!(await this.begin())) return;
-    const client = await this.deps.client(this.job.target.managementCluster);
-    if (await this.refuseIfWorldMoved(client)) return;
+    const client = this.patient(
+      await this.deps.client(this.job.target.managementCluster),
+    );
+    try {
+      if (await this.refuseIfWorldMoved(client)) return;
+    } catch (e) {
+      // The re-check met a management cluster that did not answer: interrupted while waiting, or waited too long.
+      if (e instanceof StepInterruptedError) {
+        if (e.why === 'pause' || e.why === 'cancel')
+          await this.honour(e.why, this.job);
+        return;
+      }
+      if (!(e instanceof StepFailedError)) throw e;
+      const message = `Re-checking what the finished steps established: ${e.message}`;
+      await this.save(fail(message, describeLeftBehind(this.job)));
+      await this.log('error', message);
+      return;
+    }
     for (let i = 0; i < this.job.plan.length; i++) {
       const state = this.job.steps[i].state;
       if (state === 'succeeded' || state === 'skipped') continue;
@@ -82,6 +107,40 @@ export class JobRun {
       }`,
     );
     return true;
+  }
+
+  /**
+   * The management cluster's client, waiting while it does not answer (patientClient.ts): the job's log says so once
+   * per outage, and so does the running step's message until the cluster answers again.
+   */
+  private patient(client: ClusterClient): PatientClusterClient {
+    const step = () =>
+      this.running ? this.job.plan[this.running.i]?.id : undefined;
+    return new PatientClusterClient(client, {
+      managementCluster: this.job.target.managementCluster,
+      signal: this.signal,
+      maxWaitMs: this.deps.unreachableWaitMs,
+      onWaiting: async message => {
+        await this.log('warn', message, step());
+        const r = this.running;
+        if (r)
+          await this.saveStep(r.i, {
+            state: 'running',
+            attempts: r.attempts,
+            message,
+          });
+      },
+      onBack: async message => {
+        await this.log('info', message, step());
+        const r = this.running;
+        if (r)
+          await this.saveStep(r.i, {
+            state: 'running',
+            attempts: r.attempts,
+            message: r.message || undefined,
+          });
+      },
+    });
   }
 
   /** Fails the job, changing nothing on the cluster, when what its finished steps established no longer holds. */
@@ -125,6 +184,7 @@ export class JobRun {
       `step "${plan.title}" started (attempt ${attempts})`,
       plan.id,
     );
+    this.running = { i, attempts, message: '' };
     try {
       await runStep(plan, this.stepContext(i, attempts, client));
     } catch (e) {
@@ -132,6 +192,8 @@ export class JobRun {
         await this.stepInterrupted(i, attempts, e.why);
       else await this.stepFailed(i, attempts, (e as Error).message);
       return false;
+    } finally {
+      this.running = undefined;
     }
     const done = await this.saveStep(i, {
       state: 'succeeded',
@@ -153,7 +215,7 @@ export class JobRun {
   ): StepContext {
     const plan = this.job.plan[i];
     const { managementCluster } = this.job.target;
-    let lastProgress = '';
+    const clusters = this.deps.clusters;
     return {
       jobId: this.jobId,
       managementCluster,
@@ -164,13 +226,21 @@ export class JobRun {
       recheckMs: this.deps.recheckMs,
       log: (level, message) => this.log(level, message, plan.id),
       progress: async message => {
-        if (message === lastProgress) return;
-        lastProgress = message;
+        const r = this.running;
+        if (!r || message === r.message) return;
+        r.message = message;
         await this.saveStep(i, { state: 'running', attempts, message });
       },
       onWaiting: () => this.deps.faults?.(this.jobId, plan.id, 'wait'),
       onActionsDone: () => this.deps.faults?.(this.jobId, plan.id, 'actions'),
-      clusters: this.deps.clusters,
+      // The job's own management cluster through the waiting client; another one that does not answer fails the
+      // one-owner check (it may hold the owner), as before.
+      clusters: clusters
+        ? async () =>
+            (await clusters()).map(c =>
+              c.name === managementCluster ? { name: c.name, client } : c,
+            )
+        : undefined,
     };
   }
 

@@ -6,12 +6,29 @@ import type {
   JobTarget,
   StepPlan,
 } from '@capz-backstage/plugin-capz-common';
+import { ServiceUnavailableError } from '@backstage/errors';
 import type { JobUpdate } from './transitions';
 
 export type { JobUpdate } from './transitions';
 
 /** What GET /jobs/:id carries; older lines stay in the database. */
 export const LOG_TAIL = 500;
+
+/**
+ * The job database could not be reached (refused, cut, restarting): nothing says the operation did or did not
+ * happen, only that the database is away for now. A 503 to a user; the job engine waits for the database and the job
+ * resumes when it is back (docs/job-guarantees.md#database-restart). `reason` says what went wrong in a few words,
+ * without addresses, SQL or data.
+ */
+export class JobDatabaseUnavailableError extends ServiceUnavailableError {
+  constructor(readonly reason: string) {
+    super(
+      `The job database cannot be reached right now (${reason}). Running jobs wait for it and carry on when it is back; try again in a moment.`,
+    );
+    // An expected condition, not a bug: its stack (the store's call site) tells a reader nothing.
+    delete this.stack;
+  }
+}
 
 /** A job with the plan it runs. */
 export interface StoredJob extends Job {
@@ -38,7 +55,9 @@ export interface NewJob {
 /**
  * Durable jobs (implemented by {@link DatabaseJobStore}). Every write a runner makes is fenced by its lease: a
  * replica that lost its lease can no longer move a job another replica now runs. What each state allows comes from
- * ./transitions; the store applies it atomically.
+ * ./transitions; the store applies it atomically. Any method throws a {@link JobDatabaseUnavailableError} when the
+ * database cannot be reached; the store does not retry (a user's request answers 503 at once, the engine decides how
+ * long a run waits).
  */
 export interface JobStore {
   /**

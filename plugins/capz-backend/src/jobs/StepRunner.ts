@@ -84,17 +84,36 @@ export async function evaluateLive(
         holds: false,
         observed: 'Azure discovery is not configured on this backend',
       };
-    const r = await ctx.azure.clusterExists({
-      managementCluster: ctx.managementCluster,
-      credential: {
-        namespace: c.credential.namespace!,
-        name: c.credential.name,
-      },
-      subscriptionId: c.subscriptionId,
-      resourceGroup: c.resourceGroup,
-      name: c.name,
-      agentPools: c.agentPools,
-    });
+    const azure = ctx.azure;
+    const ask = () =>
+      azure.clusterExists({
+        managementCluster: ctx.managementCluster,
+        credential: {
+          namespace: c.credential.namespace!,
+          name: c.credential.name,
+        },
+        subscriptionId: c.subscriptionId,
+        resourceGroup: c.resourceGroup,
+        name: c.name,
+        agentPools: c.agentPools,
+      });
+    let r: Awaited<ReturnType<typeof ask>> | undefined;
+    for (let attempt = 1; !r; attempt++) {
+      try {
+        r = await ask();
+      } catch (e) {
+        // The credential is read from the management cluster before ARM is asked: when that read got no answer, wait
+        // for the cluster through the step's client (which waits while it does not answer), then ask again.
+        if (!(e instanceof KubeRequestError && e.noAnswer) || attempt >= 3)
+          throw e;
+        await ctx.client.get({
+          apiVersion: 'v1',
+          kind: 'Secret',
+          namespace: c.credential.namespace!,
+          name: c.credential.name,
+        });
+      }
+    }
     return {
       holds: r.exists && r.missingPools.length === 0,
       observed: r.observed,

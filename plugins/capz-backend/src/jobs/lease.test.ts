@@ -1,3 +1,4 @@
+import { JobDatabaseUnavailableError } from './JobStore';
 import { Lease, LEASE_LOST } from './lease';
 
 describe('Lease', () => {
@@ -11,7 +12,8 @@ describe('Lease', () => {
       release: jest.fn(async () => undefined),
     };
   }
-  const logger = { warn: jest.fn() };
+  const logger = { warn: jest.fn(), info: jest.fn() };
+  beforeEach(() => jest.clearAllMocks());
 
   it('is not taken when another replica holds the job', async () => {
     const store = fakeStore({ claim: false });
@@ -89,9 +91,71 @@ describe('Lease', () => {
     expect(lease.lost).toBe(false);
     expect(abort.signal.aborted).toBe(false);
     expect(logger.warn).toHaveBeenCalledWith(
-      'job j: heartbeat failed: connection reset',
+      'job j: heartbeat failed: connection reset (tried again every 1000 ms)',
     );
     lease.markLost();
+    await lease.end();
+    expect(store.release).not.toHaveBeenCalled();
+  });
+
+  it('says once that renewals fail and once that they work again, with no renewal beside one still waiting', async () => {
+    const store = fakeStore();
+    const abort = new AbortController();
+    const lease = (await Lease.acquire({
+      store,
+      jobId: 'j',
+      owner: 'me',
+      ttlMs: 3000,
+      abort,
+      logger,
+    }))!;
+    store.heartbeat.mockRejectedValue(
+      new JobDatabaseUnavailableError('connection refused, ECONNREFUSED'),
+    );
+    await jest.advanceTimersByTimeAsync(3000);
+    expect(store.heartbeat).toHaveBeenCalledTimes(3);
+    expect(logger.warn.mock.calls).toEqual([
+      [
+        'job j: heartbeat failed: the job database cannot be reached (connection refused, ECONNREFUSED) (tried again every 1000 ms)',
+      ],
+    ]);
+    // A renewal that hangs on the database: the timer starts none beside it.
+    let answer: (ok: boolean) => void = () => undefined;
+    store.heartbeat.mockImplementation(
+      () => new Promise<boolean>(r => (answer = r)),
+    );
+    await jest.advanceTimersByTimeAsync(3000);
+    expect(store.heartbeat).toHaveBeenCalledTimes(4);
+    answer(true);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(logger.info.mock.calls).toEqual([
+      ['job j: lease renewed again after 3 failed heartbeat(s)'],
+    ]);
+    expect(lease.lost).toBe(false);
+    await lease.end();
+  });
+
+  it('confirm(): true while the lease is ours, false and the run aborted once another replica holds it, a throw while the database is away', async () => {
+    const store = fakeStore();
+    const abort = new AbortController();
+    const lease = (await Lease.acquire({
+      store,
+      jobId: 'j',
+      owner: 'me',
+      ttlMs: 3000,
+      abort,
+      logger,
+    }))!;
+    await expect(lease.confirm()).resolves.toBe(true);
+    store.heartbeat.mockRejectedValueOnce(
+      new JobDatabaseUnavailableError('the connection was cut'),
+    );
+    await expect(lease.confirm()).rejects.toThrow(JobDatabaseUnavailableError);
+    expect(lease.lost).toBe(false);
+    store.heartbeat.mockResolvedValueOnce(false);
+    await expect(lease.confirm()).resolves.toBe(false);
+    expect(lease.lost).toBe(true);
+    expect(abort.signal.reason).toBe(LEASE_LOST);
     await lease.end();
     expect(store.release).not.toHaveBeenCalled();
   });

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
-import type { JobStore } from './JobStore';
+import { JobDatabaseUnavailableError, type JobStore } from './JobStore';
 
 /** Why a run was interrupted by its lease. */
 export const LEASE_LOST = 'lease lost';
@@ -12,7 +12,7 @@ export interface LeaseOptions {
   ttlMs: number;
   /** Aborted with {@link LEASE_LOST} when a renewal finds the lease taken. */
   abort: AbortController;
-  logger: Pick<LoggerService, 'warn'>;
+  logger: Pick<LoggerService, 'warn' | 'info'>;
   /** Run after every successful renewal (the engine looks for a user's request there). */
   onRenewed?: () => Promise<void>;
 }
@@ -31,6 +31,10 @@ export class Lease {
 
   private lostFlag = false;
   private readonly timer: ReturnType<typeof setInterval>;
+  /** A renewal still waiting on the database: the timer starts no second one beside it. */
+  private renewing = false;
+  /** Renewals that failed in a row (a database outage); said once when it starts and once when it ends. */
+  private failedRenewals = 0;
 
   private constructor(private readonly o: LeaseOptions) {
     this.timer = setInterval(
@@ -54,19 +58,50 @@ export class Lease {
     this.lostFlag = true;
   }
 
-  /** One renewal (the timer calls it; exposed for tests). */
+  /**
+   * One renewal (the timer calls it; exposed for tests). A renewal that fails (the database is away) leaves the lease
+   * as it is: the next one tries again, and the lease stays this replica's in the database until it expires there.
+   * The first failure of a run of them is logged, and the renewal that works again.
+   */
   async renew(): Promise<void> {
-    const { store, jobId, owner, ttlMs, abort, logger } = this.o;
+    if (this.renewing) return;
+    this.renewing = true;
     try {
-      if (!(await store.heartbeat(jobId, owner, ttlMs))) {
-        this.lostFlag = true;
-        abort.abort(LEASE_LOST);
-        return;
-      }
+      if (!(await this.confirm())) return;
       await this.o.onRenewed?.();
     } catch (e) {
-      logger.warn(`job ${jobId}: heartbeat failed: ${(e as Error).message}`);
+      if (this.failedRenewals++ === 0)
+        this.o.logger.warn(
+          `job ${this.o.jobId}: heartbeat failed: ${
+            e instanceof JobDatabaseUnavailableError
+              ? `the job database cannot be reached (${e.reason})`
+              : (e as Error).message
+          } (tried again every ${Lease.renewEveryMs(this.o.ttlMs)} ms)`,
+        );
+    } finally {
+      this.renewing = false;
     }
+  }
+
+  /**
+   * Renews the lease now, and says whether it is still this replica's: false when another replica holds it (the run
+   * is aborted with {@link LEASE_LOST}). Throws when the database cannot be reached. A run calls it after waiting
+   * for the database, before it does anything else: the lease may have expired and been taken meanwhile.
+   */
+  async confirm(): Promise<boolean> {
+    const { store, jobId, owner, ttlMs, abort, logger } = this.o;
+    if (!(await store.heartbeat(jobId, owner, ttlMs))) {
+      this.lostFlag = true;
+      abort.abort(LEASE_LOST);
+      return false;
+    }
+    if (this.failedRenewals > 0) {
+      logger.info(
+        `job ${jobId}: lease renewed again after ${this.failedRenewals} failed heartbeat(s)`,
+      );
+      this.failedRenewals = 0;
+    }
+    return true;
   }
 
   /** Stops renewing and gives the lease back, unless it was lost. */

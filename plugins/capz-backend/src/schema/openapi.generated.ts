@@ -113,6 +113,27 @@ export const spec = {
           },
         },
       },
+      ArmUnavailable: {
+        description:
+          'Azure is throttling requests or unavailable (ARM answered 429 or 503 after at most one short wait and retry, or Entra ID is unavailable). The message says when to try again, in the user\'s words ("Azure is throttling requests; try again in 30 s (ARM answered 429 ... while ...)"); Retry-After says the same in seconds (docs/azure-facts.md#arm-throttling).',
+        headers: {
+          'Retry-After': {
+            description:
+              "Seconds to wait before trying again (ARM's own Retry-After, or 10 when ARM named none).",
+            schema: {
+              type: 'integer',
+              minimum: 0,
+            },
+          },
+        },
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/Error',
+            },
+          },
+        },
+      },
       PreflightFailed: {
         description: 'A preflight check failed; nothing was stored.',
         content: {
@@ -2138,7 +2159,7 @@ export const spec = {
       get: {
         operationId: 'GetClusterUpgrades',
         description:
-          "The control plane's and pools' versions, and the versions the control plane may move to next: those AKS offers in the cluster's region (ARM, with the cluster's ASO credential), newer, at most one minor ahead. `problems` names what blocks an upgrade (a pinned kubernetesVersion, with its fix). capz.cluster.read.",
+          "The control plane's and pools' versions, and the versions the control plane may move to next: those AKS offers in the cluster's region (ARM, with the cluster's ASO credential), newer, at most one minor ahead. `problems` names what blocks an upgrade (a pinned kubernetesVersion, with its fix). 503 with Retry-After while ARM is throttling or unavailable. capz.cluster.read.",
         parameters: [
           {
             $ref: '#/components/parameters/managementCluster',
@@ -2193,6 +2214,9 @@ export const spec = {
                 },
               },
             },
+          },
+          '503': {
+            $ref: '#/components/responses/ArmUnavailable',
           },
           default: {
             $ref: '#/components/responses/Error',
@@ -2299,7 +2323,7 @@ export const spec = {
       get: {
         operationId: 'GetClusterKubeconfig',
         description:
-          "A kubeconfig for the workload cluster from AKS's listClusterUserCredential (format=exec), read with the cluster's ASO credential. For an Entra ID cluster it signs in through kubelogin and holds no secret; one that holds a secret (local accounts) is refused with 409 unless capz.connect.allowLocalAccountKubeconfig is true. capz.cluster.connect; audited as `capz-cluster-kubeconfig`.",
+          "A kubeconfig for the workload cluster from AKS's listClusterUserCredential (format=exec), read with the cluster's ASO credential. For an Entra ID cluster it signs in through kubelogin and holds no secret; one that holds a secret (local accounts) is refused with 409 unless capz.connect.allowLocalAccountKubeconfig is true; 503 with Retry-After while ARM is throttling or unavailable. capz.cluster.connect; audited as `capz-cluster-kubeconfig`.",
         parameters: [
           {
             $ref: '#/components/parameters/managementCluster',
@@ -2338,6 +2362,9 @@ export const spec = {
                 },
               },
             },
+          },
+          '503': {
+            $ref: '#/components/responses/ArmUnavailable',
           },
           default: {
             $ref: '#/components/responses/Error',
@@ -2669,7 +2696,7 @@ export const spec = {
       get: {
         operationId: 'ListAzureClusters',
         description:
-          'The AKS clusters the credential Secret can see, through ARM (capz.azureDiscovery). Needs capz.cluster.adopt. 400 a Secret without the keys ASO reads (named), 404 a subscription the credential cannot see, 503 ARM throttling or unavailable (the message says when to try again), 502 ARM failing or refusing the credential.',
+          'The AKS clusters the credential Secret can see, through ARM (capz.azureDiscovery). Needs capz.cluster.adopt. 400 a Secret without the keys ASO reads (named), 404 a subscription the credential cannot see, 503 ARM throttling or unavailable (with Retry-After; the message says when to try again), 502 ARM failing or refusing the credential.',
         parameters: [
           {
             $ref: '#/components/parameters/pickerManagementCluster',
@@ -2703,6 +2730,9 @@ export const spec = {
                 },
               },
             },
+          },
+          '503': {
+            $ref: '#/components/responses/ArmUnavailable',
           },
           default: {
             $ref: '#/components/responses/Error',
@@ -2814,6 +2844,9 @@ export const spec = {
               },
             },
           },
+          '503': {
+            $ref: '#/components/responses/ArmUnavailable',
+          },
           default: {
             $ref: '#/components/responses/Error',
           },
@@ -2907,6 +2940,9 @@ export const spec = {
                 },
               },
             },
+          },
+          '503': {
+            $ref: '#/components/responses/ArmUnavailable',
           },
           default: {
             $ref: '#/components/responses/Error',

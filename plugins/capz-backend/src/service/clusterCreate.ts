@@ -4,7 +4,12 @@ import type {
   LoggerService,
   PermissionsService,
 } from '@backstage/backend-plugin-api';
-import { ConflictError, InputError, NotAllowedError } from '@backstage/errors';
+import {
+  ConflictError,
+  InputError,
+  NotAllowedError,
+  ServiceUnavailableError,
+} from '@backstage/errors';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { createConditionAuthorizer } from '@backstage/plugin-permission-node';
 import {
@@ -312,7 +317,12 @@ export async function createClusterCreateRouter(
       ];
       const existing: string[] = [];
       for (const ref of refs)
-        if (await client.get(ref)) existing.push(describeRef(ref));
+        if (
+          await client.get(ref).catch(e => {
+            throw unanswered(target.managementCluster, e);
+          })
+        )
+          existing.push(describeRef(ref));
       if (existing.length) {
         throw new ConflictError(
           `name: cluster ${
@@ -333,7 +343,7 @@ export async function createClusterCreateRouter(
             (e.statusCode === 400 || e.statusCode === 422)
           )
             throw new InputError(`The API server rejected ${e.message}`);
-          throw e;
+          throw unanswered(target.managementCluster, e);
         }
       }
       let written: KubeObject[] = validated;
@@ -351,6 +361,15 @@ export async function createClusterCreateRouter(
                 name: w.metadata.name,
               }),
             );
+            if (e instanceof ApplyError && e.noAnswer)
+              throw unanswered(target.managementCluster, e, {
+                written: done,
+                current: describeRef({
+                  kind: x.kind,
+                  namespace: target.namespace,
+                  name: x.metadata.name,
+                }),
+              });
             throw new Error(
               `${(e as Error).message}; already created: ${
                 done.join(', ') || 'nothing'
@@ -392,4 +411,30 @@ export async function createClusterCreateRouter(
   });
 
   return router as unknown as express.Router;
+}
+
+/**
+ * 503 for a management cluster that did not answer (cluster/unreachable.ts), saying what was created: before the
+ * first write nothing; during the writes those made and whether the one in flight may have been applied. Any other
+ * error passes through.
+ */
+function unanswered(
+  mc: string,
+  e: unknown,
+  writing?: { written: string[]; current: string },
+): unknown {
+  if (!(e instanceof ApplyError && e.noAnswer)) return e;
+  const why = e.noAnswer.reason;
+  if (!writing)
+    return new ServiceUnavailableError(
+      `Management cluster ${mc} did not answer (${why}), so nothing was created; try again once it answers.`,
+    );
+  const current = e.noAnswer.maybeSent
+    ? `${writing.current} was sent and its answer lost, so it may or may not have been created`
+    : `${writing.current} was not created`;
+  return new ServiceUnavailableError(
+    `Management cluster ${mc} stopped answering while the cluster was created (${why}): already created: ${
+      writing.written.join(', ') || 'nothing'
+    }; ${current}. Once it answers, look at the namespace before creating again.`,
+  );
 }

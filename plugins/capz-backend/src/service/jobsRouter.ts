@@ -5,6 +5,7 @@ import type {
   PermissionsService,
 } from '@backstage/backend-plugin-api';
 import express from 'express';
+import { retryAfterHeader } from '../azure/errors';
 import type { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import type { ClusterClient } from '../jobs/ClusterClient';
@@ -37,7 +38,8 @@ export interface JobsRouterOptions {
 /**
  * Adds the jobs API to a router validated against openapi.yaml (every route and body is described there): preview
  * (preflight + exact plan), start, list, read, pause/resume/cancel, and the adoption wizard's look-ups (credential
- * Secrets by name, AKS clusters through ARM). Last, the error bodies that name the job a conflict is about.
+ * Secrets by name, AKS clusters through ARM). Last, `Retry-After` on ARM's 503s and the error bodies that name the job a
+ * conflict is about.
  */
 export function addJobRoutes(
   router: express.Router,
@@ -57,6 +59,8 @@ export function addJobRoutes(
   router.post('/jobs/:id/cancel', h.action('cancel'));
   router.get('/credential-secrets', h.credentialSecrets);
   router.get('/azure/clusters', h.azureClusters);
+  // A 503 of ARM (throttling, unavailable) answers with `Retry-After` (docs/azure-facts.md#arm-throttling).
+  router.use(retryAfterHeader());
   router.use(jobErrorBodies());
 }
 

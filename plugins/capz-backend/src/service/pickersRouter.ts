@@ -6,6 +6,7 @@ import type {
 import { InputError, NotAllowedError, NotFoundError } from '@backstage/errors';
 import express from 'express';
 import type { AksDiscovery } from '../azure/AksDiscovery';
+import { retryAfterHeader } from '../azure/errors';
 import type { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 import { kubeConfigFor, loadClientNode } from '../cluster/kubeConfig';
@@ -54,27 +55,6 @@ async function liveNamespaces(c: ManagementClusterConfig): Promise<string[]> {
   const api = (await kubeConfigFor(c, k8s)).makeApiClient(k8s.CoreV1Api);
   const list = await api.listNamespace();
   return list.items.map(n => n.metadata?.name ?? '').filter(Boolean);
-}
-
-/**
- * An Azure answer's errors, with `Retry-After` on a 503 (ARM throttling or unavailable: the error's
- * `retryAfterSeconds`); the error middleware then writes the status and body.
- */
-async function withRetryAfter<T>(
-  res: express.Response,
-  f: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await f();
-  } catch (e) {
-    const wait = (e as { retryAfterSeconds?: unknown })?.retryAfterSeconds;
-    if (
-      (e as { statusCode?: unknown })?.statusCode === 503 &&
-      typeof wait === 'number'
-    )
-      res.setHeader('Retry-After', String(wait));
-    throw e;
-  }
 }
 
 const statusOf = (e: unknown) =>
@@ -187,21 +167,19 @@ export async function createPickersRouter(
 
   // ARM's refusals of what the query names are 400 (a region) or 404 (a subscription the credential cannot see), in
   // the user's words with what ARM offers; 502 is ARM refusing the credential or failing; 503 with Retry-After is ARM
-  // throttling (src/azure/errors.ts, docs/azure-facts.md#arm-error-classes).
+  // throttling (src/azure/errors.ts, docs/azure-facts.md#arm-error-classes, docs/azure-facts.md#arm-throttling).
   router.get('/pickers/regions', async (req, res) => {
     const q = await credentialQuery(req, req.query);
-    res.json(await withRetryAfter(res, () => o.azure!.listLocations(q)));
+    res.json(await o.azure!.listLocations(q));
   });
 
   router.get('/pickers/kubernetes-versions', async (req, res) => {
     const q = await credentialQuery(req, req.query);
     res.json(
-      await withRetryAfter(res, () =>
-        o.azure!.listKubernetesVersions({
-          ...q,
-          location: req.query.location,
-        }),
-      ),
+      await o.azure!.listKubernetesVersions({
+        ...q,
+        location: req.query.location,
+      }),
     );
   });
 
@@ -210,5 +188,7 @@ export async function createPickersRouter(
     res.json({ items: VM_SIZES });
   });
 
+  // After the routes: a 503 of ARM (throttling, unavailable) answers with `Retry-After`.
+  router.use(retryAfterHeader());
   return router as unknown as express.Router;
 }
