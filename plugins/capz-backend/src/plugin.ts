@@ -98,13 +98,9 @@ export const capzPlugin = createBackendPlugin({
         changeSignals.start();
         void cache.start();
         const connections = new ConnectionMonitor(managementClusters, logger);
-        // An outage sends no watch event: the open pages of that management cluster's clusters are told to read again
-        // (they then show it unreachable, or connected again). Rare: one list of its Clusters per state change.
-        connections.onChange(mc =>
-          changeSignals.notifyClusters(
-            cache.list(mc, 'Cluster').map(c => c.metadata.uid),
-          ),
-        );
+        // An outage sends no watch event: open pages are told to read the management clusters' state again (they
+        // then show it unreachable, or connected again).
+        connections.onChange(() => changeSignals.notifyManagementClusters());
         await connections.start(scheduler);
         // The condition history records the initial list too (what the cache holds when it subscribes, then its
         // changes); what it writes is announced like any other change (a timeline on screen grows).

@@ -111,6 +111,19 @@ describe('ChangeSignals', () => {
     live.stop();
   });
 
+  it("says a management cluster's connection changed, with no cluster named (an outage sends no watch event)", async () => {
+    const { live, published } = setup();
+    live.notifyManagementClusters();
+    await live.flush();
+    expect(published.map(p => p.message)).toEqual([
+      { clusterUids: [], managementClusters: true },
+    ]);
+    // Said once: the next flush has nothing to say.
+    await live.flush();
+    expect(published).toHaveLength(1);
+    live.stop();
+  });
+
   it('publishes a change after a quiet window at once, and gathers the next ones until the window since ends', async () => {
     jest.useFakeTimers();
     try {

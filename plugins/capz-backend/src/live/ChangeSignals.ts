@@ -43,6 +43,7 @@ export class ChangeSignals {
   private readonly views: ClusterViews;
   private readonly index: CacheIndex;
   private readonly onChange = (change: CacheChange) => this.add(change);
+  private managementClustersChanged = false;
   private readonly onListed = () => this.schedule();
 
   constructor(
@@ -71,6 +72,12 @@ export class ChangeSignals {
   /** For other sources of change (the condition history): announce these Cluster uids with the next flush. */
   notifyClusters(clusterUids: Iterable<string>): void {
     for (const uid of clusterUids) this.direct.add(uid);
+    this.schedule();
+  }
+
+  /** A management cluster's connection changed (unreachable, connected again): pages re-read its state. */
+  notifyManagementClusters(): void {
+    this.managementClustersChanged = true;
     this.schedule();
   }
 
@@ -139,6 +146,8 @@ export class ChangeSignals {
     this.lastFlushAt = Date.now();
     const clusterUids = new Set(this.direct);
     this.direct.clear();
+    const managementClusters = this.managementClustersChanged;
+    this.managementClustersChanged = false;
     const listing = (mc: string) => this.cache.initialListing?.(mc) === true;
     const pending = [...this.pending.values()].filter(
       p => !listing(p.managementCluster),
@@ -169,8 +178,11 @@ export class ChangeSignals {
         clusterUids.add(uid);
       }
     }
-    if (clusterUids.size === 0) return;
-    const message: CapzChangeSignal = { clusterUids: [...clusterUids] };
+    if (clusterUids.size === 0 && !managementClusters) return;
+    const message: CapzChangeSignal = {
+      clusterUids: [...clusterUids],
+      ...(managementClusters ? { managementClusters: true } : {}),
+    };
     try {
       await this.signals.publish({
         recipients: { type: 'broadcast' },

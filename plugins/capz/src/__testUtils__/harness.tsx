@@ -1,6 +1,10 @@
 import { renderInTestApp } from '@backstage/frontend-test-utils';
 import { signalApiRef, SignalApi } from '@backstage/plugin-signals-react';
-import { CapzChangeSignal } from '@capz-backstage/plugin-capz-common';
+import {
+  CapzChangeSignal,
+  ManagementClustersResponse,
+} from '@capz-backstage/plugin-capz-common';
+import { http, HttpResponse } from 'msw';
 import { act } from '@testing-library/react';
 import { setupServer } from 'msw/node';
 import { capzApiRef } from '../api/CapzApi';
@@ -8,9 +12,24 @@ import { CapzClient } from '../api/CapzClient';
 import { rootRouteRef } from '../routes';
 import { BASE } from './fixtures';
 
-/** An msw server for the capz HTTP API; unhandled requests fail the test. */
+/**
+ * An msw server for the capz HTTP API; unhandled requests fail the test. It answers GET /management-clusters with
+ * `local` connected unless a test says otherwise (the cluster page reads its management cluster's state).
+ */
 export function setupCapzServer() {
-  const server = setupServer();
+  const server = setupServer(
+    http.get(`${BASE}/management-clusters`, () =>
+      HttpResponse.json({
+        items: [
+          {
+            name: 'local',
+            authMethod: 'kubeconfig',
+            status: { state: 'connected', version: 'v1.33.2' },
+          },
+        ],
+      } satisfies ManagementClustersResponse),
+    ),
+  );
   beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
   afterEach(() => server.resetHandlers());
   afterAll(() => server.close());

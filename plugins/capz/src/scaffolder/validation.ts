@@ -1,5 +1,6 @@
 import type { FieldValidation } from '@rjsf/utils';
 import {
+  DNS_LABEL_MAX_LENGTH,
   validateDnsSubdomain,
   validateDnsLabel,
   clusterNameErrors,
@@ -31,7 +32,7 @@ export function validateNamespace(v: string, field: FieldValidation) {
     field.addError(
       `"${
         v ?? ''
-      }" is not a namespace name (lowercase letters, digits and '-', at most 63)`,
+      }" is not a namespace name (lowercase letters, digits and '-', at most ${DNS_LABEL_MAX_LENGTH})`,
     );
 }
 
@@ -55,8 +56,8 @@ export function validateRegion(
     );
     if (name)
       errors.push(
-        ...clusterNameErrors(name, { location: v }).filter(e =>
-          e.message.includes('node resource group'),
+        ...clusterNameErrors(name, { location: v }).filter(
+          e => e.rule === 'node-resource-group',
         ),
       );
   }
@@ -82,8 +83,8 @@ export function validateNodePools(
   );
   if (name && pools?.length)
     errors.push(
-      ...clusterNameErrors(name, { pools }).filter(e =>
-        e.field.startsWith('pools['),
+      ...clusterNameErrors(name, { pools }).filter(
+        e => e.rule === 'pool-object-name',
       ),
     );
   for (const e of errors) field.addError(`${e.field}: ${e.message}`);

@@ -1,22 +1,13 @@
 import { Flex, Text } from '@backstage/ui';
 import {
   day2Progress,
+  findTreeNode,
   type Day2Plan,
   type ObjectChange,
   type TreeNode,
 } from '@capz-backstage/plugin-capz-common';
 import type { ReactNode } from 'react';
 import { HealthLabel } from '../shared/health';
-
-function findNode(tree: TreeNode, kind: string, name: string) {
-  const stack = [tree];
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (n.kind === kind && n.name === name) return n;
-    stack.push(...n.children);
-  }
-  return undefined;
-}
 
 /** The first condition that is not True: what is still moving on this object. */
 function moving(node: TreeNode) {
@@ -31,7 +22,7 @@ function ObjectLine({
   tree: TreeNode;
   change: ObjectChange;
 }) {
-  const node = findNode(tree, change.kind, change.name);
+  const node = findTreeNode(tree, change.kind, change.name);
   const what = `${change.kind} ${change.name}`;
   if (!node) {
     return (

@@ -6,12 +6,19 @@ import type {
   TreeNode,
   UpgradeOptions,
 } from '@capz-backstage/plugin-capz-common';
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import {
+  act,
+  fireEvent,
+  screen,
+  waitFor,
+  within,
+} from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { BASE, summary } from '../../__testUtils__/fixtures';
 import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
 import { CapzPage } from '../CapzPage';
+import { dismissAction, followAction } from './followedActions';
 
 const server = setupCapzServer();
 
@@ -380,6 +387,73 @@ describe('cluster actions', () => {
     expect(
       Object.keys(JSON.parse(sessionStorage.getItem('capz.followedActions')!)),
     ).not.toContain('local/team-a/follow');
+  });
+
+  it('says the followed progress is paused, not live, while the management cluster is unreachable', async () => {
+    const c = serve('outage');
+    let state: 'connected' | 'unreachable' = 'unreachable';
+    server.use(
+      http.get(`${c.api}/tree`, () => {
+        // The watch cache's last view: the pool asks for 5 nodes, 3 are ready.
+        const t = clusterTree('outage');
+        const mp = t.children[1].children[0];
+        mp.facts = { ...mp.facts, replicas: 5, readyReplicas: 3 };
+        mp.health = 'progressing';
+        return HttpResponse.json({
+          summary: summary({ name: 'outage', namespace: 'team-a' }),
+          tree: t,
+        });
+      }),
+      http.get(`${BASE}/management-clusters`, () =>
+        HttpResponse.json({
+          items: [
+            {
+              name: 'local',
+              authMethod: 'kubeconfig',
+              status:
+                state === 'connected'
+                  ? { state }
+                  : { state, message: 'its API server did not answer' },
+            },
+          ],
+        }),
+      ),
+    );
+    followAction(
+      { managementCluster: 'local', namespace: 'team-a', name: 'outage' },
+      scaleTo5('outage', true),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const panel = await screen.findByRole('region', {
+      name: 'Last action: Scale pool system to 5',
+    });
+    await waitFor(() =>
+      expect(panel).toHaveTextContent(
+        'Scale pool system to 5: progress paused until management cluster local answers',
+      ),
+    );
+    expect(panel).toHaveTextContent('pool system: 3 of 5 nodes ready');
+    expect(panel).not.toHaveTextContent('(live)');
+    expect(panel).not.toHaveTextContent('in progress');
+
+    // It answers again (here: Refresh; on a live page, the backend's push): live again.
+    state = 'connected';
+    await userEvent.click(screen.getByRole('button', { name: 'Refresh' }));
+    await waitFor(() =>
+      expect(panel).toHaveTextContent('Scale pool system to 5: in progress'),
+    );
+    expect(panel).toHaveTextContent('progress (live)');
+    act(() =>
+      dismissAction({
+        managementCluster: 'local',
+        namespace: 'team-a',
+        name: 'outage',
+      }),
+    );
   });
 
   it('says done only once the new count is observed: never the state from before the write, then Done in the header', async () => {

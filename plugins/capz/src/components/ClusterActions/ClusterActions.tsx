@@ -13,6 +13,9 @@ import {
   capzClusterReadPermission,
   capzClusterScalePermission,
   capzClusterUpgradePermission,
+  day2ClusterFromTree,
+  isTreePaused,
+  treePools,
   type Day2Plan,
   type TreeNode,
 } from '@capz-backstage/plugin-capz-common';
@@ -23,8 +26,6 @@ import { ActionProgress, actionDone } from './ActionProgress';
 import { ConnectDialog } from './ConnectDialog';
 import { DeleteDialog } from './DeleteDialog';
 import { AddPoolDialog, PauseDialog, RemovePoolDialog } from './PoolDialogs';
-import { isPaused, poolsOf } from './pools';
-import { clusterFromTree } from './rules';
 import { AutoscaleDialog, ScaleDialog } from './ScaleDialogs';
 import { UpgradeDialog } from './UpgradeDialog';
 import { useUngroupedTree } from './useUngroupedTree';
@@ -87,9 +88,11 @@ export function ClusterActions({
   // Only while a dialog is open (progress lives in it): the page's own tree stays the only request otherwise.
   const detail = useUngroupedTree(cluster, open?.what, tree);
   const full = detail.value;
-  const pools = full ? poolsOf(full) : undefined;
+  const pools = full ? treePools(full) : undefined;
   const day2 =
-    full && pools ? clusterFromTree(full, pools, cluster.namespace) : undefined;
+    full && pools
+      ? day2ClusterFromTree(full, cluster.namespace, pools)
+      : undefined;
   const close = useCallback(() => setOpen(undefined), []);
   const progress = useCallback(
     (plan: Day2Plan) => ({
@@ -98,7 +101,7 @@ export function ClusterActions({
     }),
     [full],
   );
-  const paused = isPaused(tree);
+  const paused = isTreePaused(tree);
 
   const items: Array<{ id: Open; label: string; allowed: boolean }> = [
     { id: 'scale', label: 'Scale pool', allowed: can.scale.allowed },

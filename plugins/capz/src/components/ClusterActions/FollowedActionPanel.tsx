@@ -19,32 +19,50 @@ import { useUngroupedTree } from './useUngroupedTree';
 export function FollowedActionPanel({
   cluster,
   tree,
+  pausedUntil,
 }: {
   cluster: ClusterRef;
   tree: TreeNode;
+  /**
+   * The management cluster that does not answer, if any: the tree is as last seen, so the progress is not live; it is
+   * paused until that management cluster answers.
+   */
+  pausedUntil?: string;
 }) {
   const followed = useFollowedAction(cluster);
   const full = useUngroupedTree(cluster, followed, tree).value;
   if (!followed) return null;
   const done = full ? actionDone(followed.plan, full) : false;
   const title = actionTitle(followed.plan.action);
+  const paused = !done && pausedUntil !== undefined;
+  let status: 'success' | 'warning' | 'info' = 'info';
+  let state = 'in progress';
+  let progressNote = '; progress (live)';
+  if (done) {
+    status = 'success';
+    state = 'done';
+    progressNote = '';
+  } else if (paused) {
+    // The tree is the watch cache's last view: nothing is followed until the management cluster answers.
+    status = 'warning';
+    state = `progress paused until management cluster ${pausedUntil} answers`;
+    progressNote = '; progress as last seen, not live';
+  }
   return (
     <Alert
       role="region"
       aria-label={`Last action: ${title}`}
-      status={done ? 'success' : 'info'}
+      status={status}
       icon
-      isPending={!done}
-      title={`${title}: ${done ? 'done' : 'in progress'}`}
+      isPending={!done && !paused}
+      title={`${title}: ${state}`}
       description={
         <ActionProgress
           plan={followed.plan}
           tree={full}
           title={`Applied ${relativeTime(
             new Date(followed.appliedAt).toISOString(),
-          )} (${absoluteTime(followed.appliedAt)})${
-            done ? '' : '; progress (live)'
-          }`}
+          )} (${absoluteTime(followed.appliedAt)})${progressNote}`}
         />
       }
       customActions={

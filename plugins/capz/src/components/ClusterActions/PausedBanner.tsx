@@ -1,10 +1,12 @@
 import { Alert } from '@backstage/ui';
-import type { TreeNode } from '@capz-backstage/plugin-capz-common';
-import { isPaused } from './pools';
+import {
+  isTreePaused,
+  type TreeNode,
+} from '@capz-backstage/plugin-capz-common';
 
 /** Shown on the cluster page while `Cluster.spec.paused` is set: nothing the user changes reaches Azure. */
 export function PausedBanner({ tree }: { tree: TreeNode }) {
-  if (!isPaused(tree)) return null;
+  if (!isTreePaused(tree)) return null;
   return (
     <Alert
       status="warning"

@@ -3,6 +3,7 @@ import {
   MAX_POOL_NAME,
   type Day2Action,
   type Day2Cluster,
+  type TreePool,
 } from '@capz-backstage/plugin-capz-common';
 import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
@@ -10,13 +11,12 @@ import type { ClusterRef } from '../../api/CapzApi';
 import { usePickerApi } from '../../scaffolder/pickerApi';
 import { ActionDialog } from './ActionDialog';
 import type { ProgressOf } from './ActionProgress';
-import type { PoolView } from './pools';
 import { actionProblems } from './rules';
 import { toInt } from './ScaleDialogs';
 
 interface Props {
   cluster: ClusterRef;
-  pools: PoolView[];
+  pools: TreePool[];
   /** The cluster as capz-common's rules read it. */
   day2: Day2Cluster;
   onClose: () => void;

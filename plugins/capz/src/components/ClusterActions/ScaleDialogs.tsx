@@ -2,18 +2,18 @@ import { Alert, Button, Flex, Select, Switch, TextField } from '@backstage/ui';
 import type {
   Day2Action,
   Day2Cluster,
+  TreePool,
 } from '@capz-backstage/plugin-capz-common';
 import { useState } from 'react';
 import type { ClusterRef } from '../../api/CapzApi';
 import { ActionDialog } from './ActionDialog';
 import type { ProgressOf } from './ActionProgress';
-import type { PoolView } from './pools';
 import { actionProblems } from './rules';
 
 /** A whole number typed into a field, NaN otherwise. */
 export const toInt = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v) : NaN);
 
-const poolLabel = (p: PoolView) =>
+const poolLabel = (p: TreePool) =>
   `${p.name}${p.mode ? ` (${p.mode})` : ''}${
     p.autoscaling ? ', autoscaled' : ''
   }`;
@@ -23,7 +23,7 @@ function PoolSelect({
   value,
   onChange,
 }: {
-  pools: PoolView[];
+  pools: TreePool[];
   value?: string;
   onChange: (pool: string) => void;
 }) {
@@ -39,7 +39,7 @@ function PoolSelect({
 
 interface Props {
   cluster: ClusterRef;
-  pools: PoolView[];
+  pools: TreePool[];
   /** The cluster as capz-common's rules read it. */
   day2: Day2Cluster;
   initialPool?: string;
@@ -125,7 +125,7 @@ export function AutoscaleDialog(props: Props) {
   const { pools } = props;
   const [pool, setPool] = useState(props.initialPool ?? pools[0]?.name);
   const p = pools.find(x => x.name === pool);
-  const defaults = (x?: PoolView) => ({
+  const defaults = (x?: TreePool) => ({
     enabled: !!x?.autoscalerEnabled,
     min: String(x?.minCount ?? (x?.mode === 'System' ? 1 : 0)),
     max: String(x?.maxCount ?? Math.max(3, x?.replicas ?? 0)),

@@ -1,6 +1,6 @@
 import { ResponseError } from '@backstage/errors';
 import { Alert } from '@backstage/ui';
-import { errorMessage } from '../shared/errors';
+import { backendAnswered, errorMessage } from '../shared/errors';
 
 /**
  * What a request is: a day-2 action's preview (`action`), its confirm refused as stale (`confirm`: the backend's
@@ -19,6 +19,10 @@ export function actionErrorAdvice(
 ): string | undefined {
   const status = error instanceof ResponseError ? error.statusCode : undefined;
   if (context === 'read' && (status === 400 || status === 409))
+    return undefined;
+  // The backend answered with its own error (Azure throttling or unavailable: "try again in 30 s"; Azure refusing the
+  // credential): its message says what happened and when to try again, and the backend was reached.
+  if (status !== undefined && status >= 500 && backendAnswered(error))
     return undefined;
   switch (status) {
     case 400:

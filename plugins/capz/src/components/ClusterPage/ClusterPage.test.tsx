@@ -318,6 +318,82 @@ describe('cluster page', () => {
     expect(calls.tree.length).toBe(before + 1);
   });
 
+  it("warns while the cluster's management cluster is unreachable, re-reading its state on push, never polling", async () => {
+    const signals = new FakeSignals();
+    serve();
+    let state: 'connected' | 'unreachable' = 'connected';
+    let mcReads = 0;
+    server.use(
+      http.get(`${BASE}/management-clusters`, () => {
+        mcReads++;
+        return HttpResponse.json({
+          items: [
+            {
+              name: 'local',
+              authMethod: 'kubeconfig',
+              status:
+                state === 'connected'
+                  ? { state, version: 'v1.33.2' }
+                  : {
+                      state,
+                      message:
+                        'its API server did not answer (connection refused (ECONNREFUSED))',
+                    },
+            },
+            // Another management cluster's outage is not this page's.
+            {
+              name: 'edge',
+              authMethod: 'kubeconfig',
+              status: { state: 'unreachable', message: 'no route to host' },
+            },
+          ],
+        });
+      }),
+    );
+    const live = renderCapz(<CapzPage />, {
+      path: PATH,
+      signals,
+      mountPath: '/capz/*',
+    });
+    await waitFor(() =>
+      expect(within(live.container).getByText('Live')).toBeInTheDocument(),
+    );
+    await waitFor(() => expect(mcReads).toBe(1));
+    expect(screen.queryByRole('alert', { name: /unreachable/ })).toBeNull();
+
+    // The API server goes away: the backend says so on the signals channel; the page re-reads and warns.
+    state = 'unreachable';
+    signals.publish(CAPZ_SIGNAL_CHANNEL, {
+      clusterUids: [],
+      managementClusters: true,
+    });
+    const alert = await screen.findByRole('alert', {
+      name: 'Management cluster local is unreachable',
+    });
+    expect(alert).toHaveTextContent(
+      'Management cluster local is unreachable (its API server did not answer (connection refused (ECONNREFUSED))).',
+    );
+    expect(alert).toHaveTextContent(
+      'This page shows the cluster as last seen; actions answer that nothing was written until it answers again.',
+    );
+    // The tree is still shown, as last seen.
+    expect(tree()).toBeInTheDocument();
+    const reads = mcReads;
+
+    // It answers again: the next push clears the warning.
+    state = 'connected';
+    signals.publish(CAPZ_SIGNAL_CHANNEL, {
+      clusterUids: [SEARCH_PROD.uid],
+    });
+    await waitFor(() =>
+      expect(
+        screen.queryByRole('alert', { name: /unreachable/ }),
+      ).not.toBeInTheDocument(),
+    );
+    // One read per push, none in between.
+    expect(mcReads).toBe(reads + 1);
+  });
+
   it('without the signals API fetches once, never polls, and offers a refresh button', async () => {
     const calls = serve();
     renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });

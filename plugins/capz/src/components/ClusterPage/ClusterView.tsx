@@ -24,6 +24,11 @@ import { FollowedActionPanel, PausedBanner } from '../ClusterActions';
 import { ErrorAlert } from '../shared/errors';
 import { LiveStatus } from '../shared/LiveStatus';
 import { ManagedFromAlert } from '../shared/managedFrom';
+import {
+  managementClusterLabel,
+  ManagementClusterUnreachableAlert,
+  useManagementClusterState,
+} from '../shared/managementClusterState';
 import { HealthLabel } from '../shared/health';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
 import { TimelinePanel } from '../Timeline/TimelinePanel';
@@ -73,8 +78,21 @@ export function ClusterView({
   const uid = value?.summary.uid;
   const { live } = useLiveRefresh(
     refresh,
-    s => !!uid && s.clusterUids.includes(uid),
+    // The backend names this cluster, or says a management cluster's connection changed: no watch event arrives
+    // while its API server is away, so that is the only word of an outage.
+    s => (!!uid && s.clusterUids.includes(uid)) || !!s.managementClusters,
   );
+  const mc = useManagementClusterState(cluster.managementCluster, refreshKey);
+  const unreachable =
+    mc.value?.status.state === 'unreachable' ? mc.value : undefined;
+  const unreachableAlert = unreachable && (
+    <ManagementClusterUnreachableAlert mc={unreachable} />
+  );
+  const { retry: retryMc } = mc;
+  const refreshAll = useCallback(() => {
+    retry();
+    retryMc();
+  }, [retry, retryMc]);
 
   const index = useMemo(
     () => (value ? indexTree(value.tree) : undefined),
@@ -108,10 +126,13 @@ export function ClusterView({
 
   if (error) {
     return (
-      <ErrorAlert
-        title={`Could not load cluster ${cluster.namespace}/${cluster.name}`}
-        error={error}
-      />
+      <Flex direction="column" gap="4">
+        {unreachableAlert}
+        <ErrorAlert
+          title={`Could not load cluster ${cluster.namespace}/${cluster.name}`}
+          error={error}
+        />
+      </Flex>
     );
   }
   if (!value) {
@@ -128,9 +149,16 @@ export function ClusterView({
 
   return (
     <Flex direction="column" gap="4">
+      {unreachableAlert}
       <ManagedFromAlert clusters={[summary]} />
       <PausedBanner tree={tree} />
-      <FollowedActionPanel cluster={cluster} tree={tree} />
+      <FollowedActionPanel
+        cluster={cluster}
+        tree={tree}
+        pausedUntil={
+          unreachable ? managementClusterLabel(unreachable) : undefined
+        }
+      />
       <Flex
         justify="between"
         align="start"
@@ -185,7 +213,7 @@ export function ClusterView({
           <LiveStatus
             live={live}
             loading={loading}
-            onRefresh={retry}
+            onRefresh={refreshAll}
             what="cluster"
           />
         </Flex>

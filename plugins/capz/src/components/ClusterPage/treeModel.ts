@@ -1,14 +1,4 @@
-import { Health, TreeNode } from '@capz-backstage/plugin-capz-common';
-
-const RANK: Record<Health, number> = {
-  healthy: 0,
-  paused: 1,
-  progressing: 2,
-  deleting: 3,
-  unknown: 4,
-  degraded: 5,
-  failed: 6,
-};
+import { compareHealth, TreeNode } from '@capz-backstage/plugin-capz-common';
 
 /** Every node by id, with its parent's id. */
 export function indexTree(
@@ -48,7 +38,10 @@ export function decidingNode(root: TreeNode): TreeNode | undefined {
     return index.get(root.source.id)!.node;
   let best: { node: TreeNode; depth: number } | undefined;
   const walk = (n: TreeNode, depth: number) => {
-    if (RANK[n.health] >= RANK[root.health] && (!best || depth > best.depth))
+    if (
+      compareHealth(n.health, root.health) >= 0 &&
+      (!best || depth > best.depth)
+    )
       best = { node: n, depth };
     n.children.forEach(c => walk(c, depth + 1));
   };

@@ -2,7 +2,7 @@
 import { Button, Flex, SearchField, Select } from '@backstage/ui';
 import { memo } from 'react';
 import { ClusterSummary, Health } from '@capz-backstage/plugin-capz-common';
-import { HEALTH_LABEL, HEALTH_ORDER, HealthIcon } from '../shared/health';
+import { HEALTH_LABEL, HEALTH_WORST_FIRST, HealthIcon } from '../shared/health';
 import { API_LABEL } from './columns';
 import {
   ClusterFilters,
@@ -41,7 +41,7 @@ export function HealthButtons(props: {
   const { counts, filters, setFilter } = props;
   return (
     <Flex gap="2" align="center" role="group" aria-label="Health at a glance">
-      {HEALTH_ORDER.filter(h => counts.get(h)).map(h => (
+      {HEALTH_WORST_FIRST.filter(h => counts.get(h)).map(h => (
         <Button
           key={h}
           size="small"
@@ -101,7 +101,10 @@ export const FilterBar = memo(function FilterBarView(props: {
       <FilterSelect
         label="Health"
         value={filters.health}
-        options={HEALTH_ORDER.map(h => ({ id: h, label: HEALTH_LABEL[h] }))}
+        options={HEALTH_WORST_FIRST.map(h => ({
+          id: h,
+          label: HEALTH_LABEL[h],
+        }))}
         onChange={v => setFilter('health', v)}
       />
       <FilterSelect

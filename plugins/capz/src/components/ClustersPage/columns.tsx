@@ -2,7 +2,7 @@
 import { Cell, CellText, ColumnConfig, Flex, Link, Text } from '@backstage/ui';
 import { ClusterApi, ClusterSummary } from '@capz-backstage/plugin-capz-common';
 import { placeText } from '../shared/managedFrom';
-import { HEALTH_ORDER, HealthLabel } from '../shared/health';
+import { HEALTH_WORST_FIRST, HealthLabel } from '../shared/health';
 
 /** A row of the clusters table: a cluster and its id, `<managementCluster>/<namespace>/<name>`. */
 export type Row = ClusterSummary & { id: string };
@@ -13,7 +13,7 @@ export const API_LABEL: Record<ClusterApi, string> = {
   'azure-managed': 'AzureManaged (deprecated)',
 };
 
-const HEALTH_RANK = new Map(HEALTH_ORDER.map((h, i) => [h, i]));
+const HEALTH_RANK = new Map(HEALTH_WORST_FIRST.map((h, i) => [h, i]));
 
 /** The rows sorted by a column (health: worst first when ascending); ties by id, so the order is stable. */
 export function sortRows(

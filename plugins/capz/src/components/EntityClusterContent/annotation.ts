@@ -1,12 +1,14 @@
 import { Entity } from '@backstage/catalog-model';
+import { CAPZ_CLUSTER_ANNOTATION as ANNOTATION } from '@capz-backstage/plugin-capz-common';
 import { ClusterRef } from '../../api/CapzApi';
 
 /**
  * The annotation that names the cluster a catalog entity runs on (or is): `<management cluster>/<namespace>/<name>`.
  * The catalog module writes it on the cluster entities it provides; put it on a Component to show its cluster.
+ * capz-common's, exported here too for apps that depend on this plugin only.
  * @public
  */
-export const CAPZ_CLUSTER_ANNOTATION = 'capz.io/cluster';
+export const CAPZ_CLUSTER_ANNOTATION = ANNOTATION;
 
 export function clusterRefOf(entity: Entity): ClusterRef | undefined {
   const value = entity.metadata.annotations?.[CAPZ_CLUSTER_ANNOTATION];

@@ -1,16 +1,16 @@
 import { ResponseError } from '@backstage/errors';
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import { Alert, Button, Flex, Link } from '@backstage/ui';
-import type {
-  JobRequest,
-  PreflightCheck,
+import {
+  jobTargetOf,
+  type JobRequest,
+  type PreflightCheck,
 } from '@capz-backstage/plugin-capz-common';
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { capzApiRef } from '../../api/CapzApi';
 import { jobRouteRef } from '../../routes';
 import { errorMessage } from '../shared/errors';
-import { targetOf } from './request';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
@@ -67,7 +67,7 @@ export function StartJob(props: {
       let runningJob = message.match(UUID)?.[0];
       try {
         const active = await api.listJobs({
-          ...targetOf(request),
+          ...jobTargetOf(request),
           active: true,
         });
         runningJob = active.items[0]?.id ?? runningJob;

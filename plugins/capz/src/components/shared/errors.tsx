@@ -1,9 +1,24 @@
 import { ResponseError } from '@backstage/errors';
 import { Alert } from '@backstage/ui';
 
+/**
+ * Whether the error body is the backend's own (Backstage's error body names the error, e.g. AzureServiceError or
+ * ServiceUnavailableError), not one made up for an answer that was not the backend's (a proxy's 502 page:
+ * ResponseError names it plain `Error`).
+ */
+export function backendAnswered(error: Error): boolean {
+  const name =
+    error instanceof ResponseError ? error.body?.error?.name : undefined;
+  return typeof name === 'string' && name !== '' && name !== 'Error';
+}
+
 /** What a person can do about an error from the capz backend, by status code. */
 export function errorAdvice(error: Error): string | undefined {
   const status = error instanceof ResponseError ? error.statusCode : undefined;
+  // The backend answered with its own error (e.g. a management cluster that did not answer): its message says what
+  // happened, and the backend was reached.
+  if (status !== undefined && status >= 500 && backendAnswered(error))
+    return undefined;
   switch (status) {
     case 401:
       return 'Your session may have expired: sign in again.';

@@ -1,4 +1,4 @@
-import { Health } from '@capz-backstage/plugin-capz-common';
+import { HEALTH_ORDER, type Health } from '@capz-backstage/plugin-capz-common';
 import {
   RiCheckboxCircleFill,
   RiCloseCircleFill,
@@ -21,16 +21,10 @@ export const HEALTH_LABEL: Record<Health, string> = {
   unknown: 'Unknown',
 };
 
-/** Worst first: the order the clusters page sorts by and the health filter lists. */
-export const HEALTH_ORDER: Health[] = [
-  'failed',
-  'degraded',
-  'unknown',
-  'deleting',
-  'progressing',
-  'paused',
-  'healthy',
-];
+/** capz-common's ranking turned worst first: the order the clusters page sorts by and the health filter lists. */
+export const HEALTH_WORST_FIRST: readonly Health[] = [
+  ...HEALTH_ORDER,
+].reverse();
 
 /** BUI colour tokens per health; each state also has its own icon shape, so colour is never the only cue. */
 export const HEALTH_COLOR: Record<Health, string> = {
