@@ -90,10 +90,12 @@ describe('day-2 plan digest basis', () => {
     );
   });
 
-  it('differs when an object read changed its spec or annotations, even if the plan is the same', () => {
+  it('differs when an object read changed its spec or an annotation a plan reads, even if the plan is the same', () => {
     const before = basis(world(), scale);
     const system = edit(world(), 'MachinePool', 'alpha-system', mp => {
-      mp.metadata!.annotations = { note: 'someone' };
+      mp.metadata!.annotations = {
+        'cluster.x-k8s.io/replicas-managed-by': 'someone',
+      };
     });
     expect(canonicalDay2PlanBasis(basis(system, scale))).not.toBe(
       canonicalDay2PlanBasis(before),
@@ -104,6 +106,26 @@ describe('day-2 plan digest basis', () => {
     expect(canonicalDay2PlanBasis(basis(recreated, scale))).not.toBe(
       canonicalDay2PlanBasis(before),
     );
+  });
+
+  it("is the same when a controller's bookkeeping annotation comes and goes (CAPZ's block-move while it reconciles)", () => {
+    const before = canonicalDay2PlanBasis(basis(world(), scale));
+    for (const name of ['alpha-system', 'alpha-user'])
+      expect(
+        canonicalDay2PlanBasis(
+          basis(
+            edit(world(), 'MachinePool', name, mp => {
+              mp.metadata!.annotations = {
+                ...mp.metadata!.annotations,
+                'clusterctl.cluster.x-k8s.io/block-move': 'true',
+                'sigs.k8s.io/cluster-api-provider-azure-owned-aso-kinds':
+                  'ManagedClustersAgentPool',
+              };
+            }),
+            scale,
+          ),
+        ),
+      ).toBe(before);
   });
 
   it('differs on a changed resourceVersion when resourceVersions are kept; not on a status write when they are not', () => {

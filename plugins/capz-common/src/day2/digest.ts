@@ -1,14 +1,21 @@
 /**
  * What a day-2 preview was made from, in a canonical form: a confirm plans again and must find the same, or it writes
- * nothing (issue 33 item 8). The backend hashes {@link canonicalDay2PlanBasis} (sha256, hex) into
+ * nothing . The backend hashes {@link canonicalDay2PlanBasis} (sha256, hex) into
  * `Day2Plan.planDigest`. Pure, so that the same inputs give the same digest on every replica.
  *
  * Each object read is taken as far as a plan can depend on it: its identity (uid), its desired state (`spec`, labels,
- * annotations, deletion) and its `resourceVersion`. The resourceVersion also moves on every status write, which the
+ * the annotations a plan reads, deletion) and its `resourceVersion`. The resourceVersion also moves on every status write, which the
  * controllers make all the time (a pool's node count while it scales, conditions); see {@link day2ReadObjects}.
  */
 import { at, isObj } from '../tree/read';
 import type { ObservedObject } from '../tree/types';
+import {
+  CREDENTIAL_FROM_ANNOTATION,
+  PAUSED_ANNOTATION,
+  PRE_PAUSE_RECONCILE_POLICY_ANNOTATION,
+  RECONCILE_POLICY_ANNOTATION,
+  REPLICAS_MANAGED_BY_ANNOTATION,
+} from '../vocabulary';
 import type { Day2Action, ObjectChange } from './api';
 
 /** One object a plan was made from, as far as the plan can depend on it. @public */
@@ -55,6 +62,29 @@ const readKey = (o: { kind?: string; namespace?: string; name?: string }) =>
 const CONTROLLER_SPEC_FIELDS = ['providerIDList'];
 
 /**
+ * The annotations a day-2 plan reads (its planners and the health they ask). The others are the controllers'
+ * bookkeeping, written as they work: CAPZ adds `clusterctl.cluster.x-k8s.io/block-move` when a reconcile starts and
+ * removes it after (and records its owned ASO kinds), ASO writes its reconcile markers (docs/capz-aso-facts.md#aso-managed-metadata).
+ * Taking them in would make a confirm refuse a plan that did not change.
+ */
+const PLAN_ANNOTATIONS = [
+  PAUSED_ANNOTATION,
+  RECONCILE_POLICY_ANNOTATION,
+  PRE_PAUSE_RECONCILE_POLICY_ANNOTATION,
+  REPLICAS_MANAGED_BY_ANNOTATION,
+  CREDENTIAL_FROM_ANNOTATION,
+];
+
+const planAnnotations = (
+  all: Record<string, string> | undefined,
+): Record<string, string> | undefined => {
+  const kept = Object.fromEntries(
+    PLAN_ANNOTATIONS.filter(k => all?.[k] !== undefined).map(k => [k, all![k]]),
+  );
+  return Object.keys(kept).length ? kept : undefined;
+};
+
+/**
  * The objects of a live read as {@link Day2ReadObject}s. `resourceVersions: true` keeps each object's
  * resourceVersion, so that any write since (a status write included) changes the digest; the day-2 service leaves
  * them out and guards each write with the resourceVersion of its own read instead, planning again when a controller
@@ -81,8 +111,8 @@ export const day2ReadObjects = (
       ...(m?.labels && Object.keys(m.labels).length
         ? { labels: m.labels }
         : {}),
-      ...(m?.annotations && Object.keys(m.annotations).length
-        ? { annotations: m.annotations }
+      ...(planAnnotations(m?.annotations)
+        ? { annotations: planAnnotations(m?.annotations) }
         : {}),
       ...(m?.deletionTimestamp
         ? { deletionTimestamp: m.deletionTimestamp }
