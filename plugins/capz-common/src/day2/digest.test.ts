@@ -108,6 +108,26 @@ describe('day-2 plan digest basis', () => {
     );
   });
 
+  it("is the same when an autoscaled pool's replicas follow AKS (replicas-managed-by), between preview and confirm", () => {
+    const autoscaled = (objects: ObservedObject[]) =>
+      edit(objects, 'MachinePool', 'alpha-user', mp => {
+        mp.metadata!.annotations = {
+          ...mp.metadata!.annotations,
+          'cluster.x-k8s.io/replicas-managed-by': 'aks',
+        };
+      });
+    const widen: Day2Action = {
+      action: 'autoscale',
+      pool: 'user',
+      enabled: true,
+      minCount: 1,
+      maxCount: 5,
+    };
+    const before = basis(autoscaled(world()), widen);
+    const after = basis(autoscaled(setReplicas(world(), 3)), widen);
+    expect(canonicalDay2PlanBasis(after)).toBe(canonicalDay2PlanBasis(before));
+  });
+
   it("is the same when a controller's bookkeeping annotation comes and goes (CAPZ's block-move while it reconciles)", () => {
     const before = canonicalDay2PlanBasis(basis(world(), scale));
     for (const name of ['alpha-system', 'alpha-user'])

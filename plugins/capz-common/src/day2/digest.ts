@@ -99,6 +99,13 @@ export const day2ReadObjects = (
     const spec = isObj(x.spec) ? { ...x.spec } : x.spec;
     if (isObj(spec)) for (const f of CONTROLLER_SPEC_FIELDS) delete spec[f];
     const m = x.metadata;
+    // A MachinePool whose replicas another manager owns (AKS's autoscaler: CAPZ copies AKS's count into it) changes
+    // its replicas as that manager works: no plan may depend on them (CAPI's replicas-managed-by contract).
+    if (
+      isObj(spec) &&
+      m?.annotations?.[REPLICAS_MANAGED_BY_ANNOTATION] !== undefined
+    )
+      delete spec.replicas;
     return {
       kind: x.kind ?? '',
       namespace: m?.namespace ?? namespace,
