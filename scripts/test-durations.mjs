@@ -1,9 +1,15 @@
 #!/usr/bin/env node
-// Reads Jest JSON reports (yarn test --json --outputFile=...) and prints each test's duration against the timeout
-// that applies to it: the test's own (the number after its function, read from the source with TypeScript's parser)
-// or the repo's Jest testTimeout (root package.json). Issue 22: a timeout only detects a hang, so every test must
-// stay far from it on a busy machine; this exits 1 when a test used more than a third of its timeout.
-//   node scripts/test-durations.mjs [--top N] [--margin 3] REPORT.json...
+// Reads test reports and prints each test's duration against the timeout that applies to it. A timeout only detects a
+// hang, so every test must stay far from it on a busy machine: this exits 1 when a test used more than a third of its
+// timeout, failed, or (node:test) has no timeout at all. Reports:
+// - Jest JSON (yarn test --json --outputFile=X.json): the test's own timeout (the number after its function, read
+//   from the source with TypeScript's parser) or the repo's Jest testTimeout (root package.json);
+// - node:test JSON lines (X.jsonl, scripts/node-test-json-reporter.mjs): the `timeout` option of the test() call at
+//   the file, line and column the runner reports, else of the nearest enclosing describe()/test() (node:test's
+//   subtests inherit their parent's), else none (node:test's default is Infinity: a hang would never end). A hook's
+//   or a wait's time is a line "before hook: <ms> ms of its <timeout> ms timeout" or "wait <what>: ..."
+//   (packages/mgmt-cluster/test-real/hooks.ts and wait.ts), checked like a test's.
+//   node scripts/test-durations.mjs [--top N] [--margin 3] REPORT.json|REPORT.jsonl...
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -24,21 +30,20 @@ const defaultTimeout =
   JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).jest
     ?.testTimeout ?? 5000;
 
-/** title -> explicit timeout (ms) of every it()/test() call with a numeric third argument in a test file. */
-function explicitTimeouts(file) {
-  const found = new Map();
-  const patterns = [];
+/** A test file's syntax tree and a reader of the numbers in it (literals, `const NAME = <number>`, `*` and `+`). */
+function parsed(file) {
   let text;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    return found;
+    return undefined;
   }
   const src = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const consts = new Map(); // const NAME = <number>: a timeout given by name
   const numberOf = node => {
     if (ts.isNumericLiteral(node)) return Number(node.text.replace(/_/g, ''));
     if (ts.isIdentifier(node)) return consts.get(node.text);
+    if (ts.isParenthesizedExpression(node)) return numberOf(node.expression);
     if (ts.isBinaryExpression(node)) {
       const l = numberOf(node.left);
       const r = numberOf(node.right);
@@ -48,7 +53,7 @@ function explicitTimeouts(file) {
     }
     return undefined;
   };
-  const visit = node => {
+  const collect = node => {
     if (
       ts.isVariableDeclaration(node) &&
       ts.isIdentifier(node.name) &&
@@ -57,12 +62,25 @@ function explicitTimeouts(file) {
       const ms = numberOf(node.initializer);
       if (ms !== undefined) consts.set(node.name.text, ms);
     }
+    ts.forEachChild(node, collect);
+  };
+  collect(src);
+  return { src, numberOf };
+}
+
+const isTitle = n =>
+  n && (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n));
+
+/** title -> explicit timeout (ms) of every it()/test() call with a numeric third argument in a Jest test file. */
+function explicitTimeouts(file) {
+  const found = new Map();
+  const patterns = [];
+  const p = parsed(file);
+  const visit = node => {
     if (ts.isCallExpression(node) && node.arguments.length >= 3) {
-      const callee = node.expression.getText(src);
+      const callee = node.expression.getText(p.src);
       const title = node.arguments[0];
-      const isTitle =
-        ts.isStringLiteral(title) || ts.isNoSubstitutionTemplateLiteral(title);
-      const ms = isTitle ? numberOf(node.arguments[2]) : undefined;
+      const ms = isTitle(title) ? p.numberOf(node.arguments[2]) : undefined;
       if (ms !== undefined) {
         if (/^(it|test)(\.(only|failing|concurrent))?$/.test(callee))
           found.set(title.text, ms);
@@ -73,9 +91,9 @@ function explicitTimeouts(file) {
     }
     ts.forEachChild(node, visit);
   };
-  visit(src);
+  if (p) visit(p.src);
   return {
-    get: t => found.get(t) ?? patterns.find(p => p.re.test(t))?.ms,
+    get: t => found.get(t) ?? patterns.find(q => q.re.test(t))?.ms,
   };
 }
 
@@ -86,43 +104,167 @@ function eachTitle(title) {
   return new RegExp(`^${parts.map(esc).join('.*')}$`);
 }
 
+/**
+ * "line:column" -> { titles, timeout } for every node:test test()/it()/describe()/suite() call (also `t.test`): the
+ * runner reports a test at its call, which V8 places at the called name. The timeout is the call's `{ timeout }`
+ * option, else the nearest enclosing test's or suite's (undefined: none).
+ */
+function nodeTestCalls(file) {
+  const calls = new Map();
+  const p = parsed(file);
+  if (!p) return calls;
+  const testCall = node => {
+    if (!ts.isCallExpression(node)) return undefined;
+    const callee = node.expression.getText(p.src);
+    if (
+      !/^((\w+\.)?(test|it)|describe|suite)(\.(only|skip|todo))?$/.test(callee)
+    )
+      return undefined;
+    const suite = /^(describe|suite)\b/.test(callee);
+    const opts = node.arguments.find(a => ts.isObjectLiteralExpression(a));
+    const prop = opts?.properties.find(
+      x => ts.isPropertyAssignment(x) && x.name.getText(p.src) === 'timeout',
+    );
+    return {
+      title: isTitle(node.arguments[0]) ? node.arguments[0].text : callee,
+      timeout: prop ? p.numberOf(prop.initializer) : undefined,
+      suite,
+    };
+  };
+  const at = pos => {
+    const { line, character } = p.src.getLineAndCharacterOfPosition(pos);
+    return `${line + 1}:${character + 1}`;
+  };
+  const visit = node => {
+    const me = testCall(node);
+    if (me) {
+      const titles = [me.title];
+      let timeout = me.timeout;
+      for (let up = node.parent; up; up = up.parent) {
+        const outer = testCall(up);
+        if (!outer) continue;
+        titles.unshift(outer.title);
+        timeout ??= outer.timeout;
+      }
+      const entry = { titles, timeout, key: at(node.getStart(p.src)) };
+      calls.set(entry.key, entry);
+      // The file's first top-level test runs the file's `before` hooks inside its own run: its reported duration
+      // includes theirs, its timeout does not (the timer starts after them; Node v24 test.js Test.run).
+      if (titles.length === 1 && !calls.first)
+        calls.first = me.suite ? { suite: true } : entry;
+      // t.test(...): V8 places the call at `test`.
+      if (ts.isPropertyAccessExpression(node.expression))
+        calls.set(at(node.expression.name.getStart(p.src)), entry);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(p.src);
+  return calls;
+}
+
+/** A hook's or a wait's time: "before hook: 1200 ms of its 300000 ms timeout", "wait <what>: ...". */
+const TIMED = /^(.+): (\d+) ms of its (\d+) ms timeout$/;
+const relative = f => f.replace(`${root}/`, '');
+
 const rows = [];
-for (const report of positionals) {
-  const json = JSON.parse(readFileSync(report, 'utf8'));
+function readJest(report, json) {
   for (const suite of json.testResults) {
     const timeouts = explicitTimeouts(suite.name);
     for (const t of suite.assertionResults) {
       if (t.status !== 'passed' && t.status !== 'failed') continue;
-      const timeout = timeouts.get(t.title) ?? defaultTimeout;
       rows.push({
-        file: suite.name.replace(`${root}/`, ''),
+        file: relative(suite.name),
         title: [...t.ancestorTitles, t.title].join(' › '),
         ms: t.duration ?? 0,
-        timeout,
+        timeout: timeouts.get(t.title) ?? defaultTimeout,
         status: t.status,
       });
     }
   }
 }
-rows.sort((a, b) => b.ms / b.timeout - a.ms / a.timeout);
+
+function readNodeTest(report, text) {
+  const files = new Map();
+  const callsOf = f => {
+    if (!files.has(f)) files.set(f, nodeTestCalls(f));
+    return files.get(f);
+  };
+  const own = [];
+  const beforeMs = new Map(); // file -> its before hook's ms
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    const e = JSON.parse(line);
+    if (e.event === 'diagnostic') {
+      const m = TIMED.exec(e.message);
+      if (m) {
+        rows.push({
+          file: relative(e.file),
+          title: m[1],
+          ms: Number(m[2]),
+          timeout: Number(m[3]),
+          status: 'passed',
+        });
+        if (m[1] === 'before hook')
+          beforeMs.set(e.file, (beforeMs.get(e.file) ?? 0) + Number(m[2]));
+      }
+      continue;
+    }
+    if (e.kind !== 'test' || e.skip || e.todo) continue;
+    const call = callsOf(e.file).get(`${e.line}:${e.column}`);
+    const row = {
+      file: relative(e.file),
+      title: call ? call.titles.join(' › ') : e.name,
+      ms: e.ms,
+      timeout: call?.timeout ?? Infinity,
+      status: e.event === 'pass' ? 'passed' : 'failed',
+      why: e.event === 'fail' ? `${e.failureType}: ${e.error}` : undefined,
+    };
+    rows.push(row);
+    own.push({ row, file: e.file, call });
+  }
+  for (const { row, file, call } of own) {
+    const hook = beforeMs.get(file);
+    if (hook && call && callsOf(file).first === call) {
+      row.ms = Math.max(0, row.ms - hook);
+      row.title += ` (its ${hook} ms of before hook not counted)`;
+    }
+  }
+}
+
+for (const report of positionals) {
+  const text = readFileSync(report, 'utf8');
+  if (report.endsWith('.jsonl')) readNodeTest(report, text);
+  else readJest(report, JSON.parse(text));
+}
+const ratio = r => r.ms / r.timeout;
+rows.sort((a, b) => ratio(b) - ratio(a) || b.ms - a.ms);
 const pad = (s, n) => String(s).padStart(n);
 console.log(
-  `${rows.length} tests; default timeout ${defaultTimeout} ms; the ${values.top} closest to their timeout:`,
+  `${rows.length} tests (and node:test hooks and waits); Jest's default timeout ${defaultTimeout} ms; the ${values.top} closest to their timeout:`,
 );
 console.log(`${pad('ms', 8)} ${pad('timeout', 8)} ${pad('x', 6)}  test`);
-for (const r of rows.slice(0, Number(values.top))) {
+const none = rows.filter(r => r.timeout === Infinity);
+const shown = [
+  ...none,
+  ...rows.filter(r => r.timeout !== Infinity).slice(0, Number(values.top)),
+];
+for (const r of shown) {
+  const x =
+    r.timeout === Infinity ? '-' : (r.timeout / Math.max(r.ms, 1)).toFixed(1);
+  const timeout = r.timeout === Infinity ? 'none' : r.timeout;
   console.log(
-    `${pad(r.ms, 8)} ${pad(r.timeout, 8)} ${pad(
-      (r.timeout / Math.max(r.ms, 1)).toFixed(1),
-      6,
-    )}  ${r.file}: ${r.title}${r.status === 'failed' ? '  [FAILED]' : ''}`,
+    `${pad(r.ms, 8)} ${pad(timeout, 8)} ${pad(x, 6)}  ${r.file}: ${r.title}${
+      r.status === 'failed' ? `  [FAILED${r.why ? ` ${r.why}` : ''}]` : ''
+    }`,
   );
 }
-const close = rows.filter(r => r.ms * margin > r.timeout);
+const close = rows.filter(
+  r => r.timeout !== Infinity && r.ms * margin > r.timeout,
+);
 const failed = rows.filter(r => r.status === 'failed');
-if (close.length || failed.length) {
+if (close.length || failed.length || none.length) {
   console.log(
-    `${close.length} test(s) within ${margin}x of their timeout, ${failed.length} failed`,
+    `${close.length} test(s) within ${margin}x of their timeout, ${failed.length} failed, ${none.length} without a timeout`,
   );
   process.exit(1);
 }

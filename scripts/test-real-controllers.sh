@@ -5,7 +5,13 @@
 # HTTPS proxy, a workload API server with the clusters' Nodes). Runs:
 #   packages/mgmt-cluster/test-real/*.test.ts   (node:test) managers, webhooks, conversion, the proxy, CAPZ's templates
 #   plugins/capz-backend/**/*.real-controllers.test.ts (Jest) the jobs of a real backend against the real managers
-# Reports go to $1 (default .local/reports): real-controllers.log (node:test), jest-real-controllers.json.
+# Both parts run, also when the first fails. Reports go to $1 (default .local/reports): real-controllers.log (node:test,
+# spec), real-controllers.jsonl (node:test, one line per test and hook for scripts/test-durations.mjs),
+# jest-real-controllers.json.
+#
+# No process outlives the node:test files: their management clusters and managers live under a state directory of
+# this run (CAPZ_STATE_DIR), and whatever still runs from it when they end, however they end (a test that failed or
+# timed out, a hook that hung, this script stopped), is listed, stopped by process group and fails the lane.
 set -euo pipefail
 # shellcheck source=toolchain.sh
 source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
@@ -15,5 +21,39 @@ mkdir -p "$reports"
 [ -x "$(command -v yarn)" ] || { echo "yarn not on PATH: run ./scripts/test.sh once (it installs the toolchain)" >&2; exit 1; }
 node packages/mgmt-cluster/src/cli.ts build >/dev/null
 node packages/mgmt-cluster/src/cli.ts build-controllers >/dev/null
-bash -c "set -o pipefail; node --test --test-concurrency=1 packages/mgmt-cluster/test-real/*.test.ts | tee '$reports/real-controllers.log'"
-CI=true yarn test --testPathPatterns '\.real-controllers\.test\.' --json --outputFile="$reports/jest-real-controllers.json"
+
+state="$CAPZ_ROOT/.local/real-controllers/run-$$"
+rm -rf "$state" && mkdir -p "$state"
+# Every process whose command line names this run's state directory (etcd, kube-apiserver and kube-controller-manager
+# name their data and certificates, the managers their --webhook-cert-dir); each leads a process group of its own.
+left_behind() { pgrep -f -- "$state/" || true; }
+sweep() { # sweep: stops what the node:test files left running; returns 1 when there was something
+  local pids; pids=$(left_behind)
+  [ -n "$pids" ] || { rm -rf "$state"; return 0; }
+  echo "processes left behind by the node:test files (stopped now):" >&2
+  ps -o pid=,pgid=,args= -p "$(echo "$pids" | paste -sd,)" | cut -c1-240 >&2 || true
+  local own pid pgid; own=$(ps -o pgid= -p $$ | tr -d ' ')
+  for sig in TERM KILL; do
+    for pid in $(left_behind); do
+      pgid=$(ps -o pgid= -p "$pid" | tr -d ' ') || continue
+      if [ -n "$pgid" ] && [ "$pgid" != "$own" ]; then kill -"$sig" -- -"$pgid" 2>/dev/null || true
+      else kill -"$sig" "$pid" 2>/dev/null || true; fi
+    done
+    for _ in $(seq 1 50); do [ -z "$(left_behind)" ] && break; sleep 0.2; done
+  done
+  rm -rf "$state"
+  return 1
+}
+trap 'sweep || true' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+rc=0
+# spec on stdout (the log the summary reads), and the JSON lines for the durations.
+CAPZ_STATE_DIR="$state" bash -c "set -o pipefail; node --test --test-concurrency=1 \
+  --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=./scripts/node-test-json-reporter.mjs --test-reporter-destination='$reports/real-controllers.jsonl' \
+  packages/mgmt-cluster/test-real/*.test.ts | tee '$reports/real-controllers.log'" || rc=$?
+sweep || { echo "the node:test files left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
+CI=true yarn test --testPathPatterns '\.real-controllers\.test\.' --json --outputFile="$reports/jest-real-controllers.json" || rc=$?
+exit "$rc"

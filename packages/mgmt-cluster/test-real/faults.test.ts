@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import {
   apiRequest,
   startManagementCluster,
@@ -26,25 +26,44 @@ import {
   stopControllers,
   type ManagerName,
 } from '../src/controllers.ts';
-import { until } from '../src/testing.ts';
+import { until } from './wait.ts';
+import { fileHooks, settled } from './hooks.ts';
+
+// Hang detectors, at least 3x the longest each took in the lane beside stress-ng on both cores
+// (scripts/test-under-load.sh --stages real, 2 cores, load 8-18; three runs). A failed start takes 21-49 s there,
+// nearly all of it before the first launch, installing the CRDs again (up to 40 s for 44-45 CRDs); from the launch to
+// the rejection < 1 s.
+/** The management cluster: 23.5-37.2 s. */
+const SETUP_TIMEOUT = 180_000;
+/** Stopping it: 1.6-10.6 s. */
+const TEARDOWN_TIMEOUT = 60_000;
+/** One failed start: 20.9-48.8 s; two (the certificate test): 44.6-85.4 s. */
+const FAULT_TIMEOUT = 360_000;
+/** A failed test's clean-up: its own bounds (15 s + 60 s + stopControllers' 10 s + 15 s) and the API calls. */
+const CLEANUP_TIMEOUT = 180_000;
+/** pgrep and kill(0): 18-250 ms. */
+const CHECK_TIMEOUT = 30_000;
 
 let info: ClusterInfo;
 /** Every manager PID a failed start reported, checked again after the file (no orphans). */
 const seenPids: number[] = [];
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
-before(async () => {
-  info = await startManagementCluster({
-    name: `faults-${process.pid}`,
-    ephemeral: true,
-  });
-});
-
-after(async () => {
-  if (info) {
-    await stopControllers(info);
-    await stopManagementCluster(info);
-  }
+fileHooks({
+  setup: async () => {
+    info = await startManagementCluster({
+      name: `faults-${process.pid}`,
+      ephemeral: true,
+    });
+  },
+  setupTimeoutMs: SETUP_TIMEOUT,
+  teardown: async () => {
+    if (info) {
+      await stopControllers(info);
+      await stopManagementCluster(info);
+    }
+  },
+  teardownTimeoutMs: TEARDOWN_TIMEOUT,
 });
 
 const gone = (pid: number) => {
@@ -67,15 +86,93 @@ const managersOfThisCluster = () => {
   }
 };
 
-/** Runs a start that must fail; checks what every failure must leave behind and returns the error. */
+/** Stops every manager of this cluster still running, by process group (each manager leads its own). */
+async function killManagersOfThisCluster(): Promise<void> {
+  const pids = managersOfThisCluster().split('\n').filter(Boolean).map(Number);
+  const signal = (sig: NodeJS.Signals) => {
+    for (const pid of pids)
+      try {
+        process.kill(-pid, sig);
+      } catch {
+        /* gone, or not a group leader */
+        try {
+          process.kill(pid, sig);
+        } catch {
+          /* gone */
+        }
+      }
+  };
+  signal('SIGTERM');
+  await until(
+    'the managers of this cluster gone',
+    () => pids.every(gone),
+    15_000,
+  ).catch(() => signal('SIGKILL'));
+}
+
+/**
+ * When the start of each manager was recorded (startControllers saves the record after each launch): where a failed
+ * start's time goes, setup (binaries, CRDs) before the first launch or the wait for the managers after it.
+ */
+function watchLaunches(startedAt: number) {
+  const launched = new Map<string, number>();
+  const timer = setInterval(() => {
+    let managers = {};
+    try {
+      managers = runningControllers(info)?.managers ?? {};
+    } catch {
+      return; // caught while being written: read at the next tick
+    }
+    for (const m of Object.keys(managers))
+      if (!launched.has(m)) launched.set(m, Date.now() - startedAt);
+  }, 100);
+  return {
+    stop: () => clearInterval(timer),
+    launched,
+    text: () =>
+      [...launched].map(([m, ms]) => `${m} launched +${ms} ms`).join(', '),
+  };
+}
+
+/**
+ * Runs a start that must fail; checks what every failure must leave behind and returns the error. Also when the
+ * test fails or times out (node:test cannot cancel a timed-out test: its start runs on), the test's after-hook stops
+ * every manager of this cluster, waits for the start to give up (a start whose manager is gone fails at its next
+ * check) and stops what it may have launched meanwhile, so that the next test starts on a cluster without managers.
+ */
 async function failedStart(
+  t: TestContext,
   opts: Parameters<typeof startControllers>[1],
   manager: ManagerName,
-): Promise<ControllersStartError> {
+): Promise<{
+  e: ControllersStartError;
+  /** ms from the call to each manager's launch, and to the rejection */
+  launched: Map<string, number>;
+  rejectedMs: number;
+}> {
+  if (t.signal.aborted) throw new Error('the test was cancelled: no new start');
+  const startedAt = Date.now();
+  const watch = watchLaunches(startedAt);
+  const start = startControllers(info, opts);
+  t.after(
+    async () => {
+      watch.stop();
+      await killManagersOfThisCluster();
+      await settled(start, 60_000);
+      await stopControllers(info);
+      await killManagersOfThisCluster();
+    },
+    { timeout: CLEANUP_TIMEOUT },
+  );
   let error: unknown;
-  await startControllers(info, opts).then(
+  await start.then(
     () => assert.fail('startControllers resolved'),
     e => (error = e),
+  );
+  watch.stop();
+  const rejectedMs = Date.now() - startedAt;
+  t.diagnostic(
+    `${watch.text() || 'nothing launched'}; rejected +${rejectedMs} ms`,
   );
   assert.ok(
     error instanceof ControllersStartError,
@@ -103,14 +200,14 @@ async function failedStart(
     );
     assert.deepEqual(JSON.parse(r.body).items, [], kind);
   }
-  return error;
+  return { e: error, launched: watch.launched, rejectedMs };
 }
 
 const firstLine = (e: Error) => e.message.split('\n')[0];
 
 test(
   'a webhook port held by another listener: the manager exits, named with the port and its log tail',
-  { timeout: 150_000 },
+  { timeout: FAULT_TIMEOUT },
   async t => {
     const holder: Server = createServer(s => s.destroy());
     await new Promise<void>(r => holder.listen(0, '0.0.0.0', r));
@@ -118,7 +215,8 @@ test(
     const started = Date.now();
     try {
       // CAPI starts too, to prove a manager that was fine is stopped as well.
-      const e = await failedStart(
+      const { e } = await failedStart(
+        t,
         { managers: ['capi', 'capz'], ports: { capz: { webhook: port } } },
         'capz',
       );
@@ -163,12 +261,13 @@ async function deleteCrd(crd: string) {
 
 test(
   'a CRD that CAPZ maps at setup is missing: CAPZ exits, and the first line says which kind',
-  { timeout: 150_000 },
+  { timeout: FAULT_TIMEOUT },
   async t => {
     const crd = 'azureasomanagedmachinepools.infrastructure.cluster.x-k8s.io';
     await deleteCrd(crd);
     const started = Date.now();
-    const e = await failedStart(
+    const { e } = await failedStart(
+      t,
       { managers: ['capz'], skipCrds: [crd] },
       'capz',
     );
@@ -196,20 +295,29 @@ test(
 
 test(
   'a CRD that CAPZ only watches is missing: the start fails naming the kind, not after the 2-minute cache-sync timeout',
-  { timeout: 100_000 },
+  { timeout: FAULT_TIMEOUT },
   async t => {
     // AzureMachinePoolMachine: For() of its controller and a Watches() of the AzureMachinePool controller, no
     // setup-time mapper (CAPZ v1.26.0 exp/controllers/azuremachinepoolmachine_controller.go line 100,
     // exp/controllers/azuremachinepool_controller.go lines 137-143). controller-runtime v0.23.3 logs the kind source's
     // NoKindMatchError every 10 s (pkg/internal/source/kind.go lines 68-82) until CacheSyncTimeout, 2 min
     // (pkg/controller/controller.go lines 248-250), while /readyz is already 200 (CAPZ main.go line 738: the webhook
-    // server's StartedChecker). This test's own timeout is below those 2 min.
+    // server's StartedChecker). The start must give up well before those 2 min, counted from CAPZ's launch.
     const crd = 'azuremachinepoolmachines.infrastructure.cluster.x-k8s.io';
     await deleteCrd(crd);
     const started = Date.now();
-    const e = await failedStart(
+    const { e, launched, rejectedMs } = await failedStart(
+      t,
       { managers: ['capz'], skipCrds: [crd] },
       'capz',
+    );
+    const capzLaunched = launched.get('capz');
+    assert.ok(capzLaunched !== undefined, 'CAPZ was launched');
+    assert.ok(
+      rejectedMs - capzLaunched < 120_000,
+      `rejected ${
+        rejectedMs - capzLaunched
+      } ms after CAPZ's launch: not before its cache-sync timeout`,
     );
     const first = firstLine(e);
     assert.match(first, /^capz manager cannot start a controller/);
@@ -225,7 +333,7 @@ test(
 
 test(
   'a serving certificate the cluster CA did not sign, or an unreadable one: the start fails with the cause, not a readiness timeout',
-  { timeout: 150_000 },
+  { timeout: FAULT_TIMEOUT },
   async t => {
     // A stale certificate in the state directory (issueServingCert keeps an existing one): self-signed, right SANs.
     const certDir = join(info.stateDir, 'controllers', 'certs');
@@ -255,7 +363,7 @@ test(
     );
     try {
       const started = Date.now();
-      const e = await failedStart({ managers: ['capz'] }, 'capz');
+      const { e } = await failedStart(t, { managers: ['capz'] }, 'capz');
       const first = firstLine(e);
       assert.match(
         first,
@@ -268,7 +376,7 @@ test(
       // Unreadable: controller-runtime v0.23.3's certwatcher cannot load it (pkg/certwatcher/certwatcher.go line 191
       // ReadCertificate, tls.LoadX509KeyPair), the webhook server's Start fails and CAPZ exits (main.go lines 399-402).
       writeFileSync(crt, 'not a certificate\n');
-      const e2 = await failedStart({ managers: ['capz'] }, 'capz');
+      const { e: e2 } = await failedStart(t, { managers: ['capz'] }, 'capz');
       const first2 = firstLine(e2);
       assert.match(
         first2,
@@ -281,8 +389,12 @@ test(
   },
 );
 
-test('after the faults, nothing started by them runs', () => {
-  assert.ok(seenPids.length >= 6, `pids seen: ${seenPids.join(', ')}`);
-  for (const pid of seenPids) assert.ok(gone(pid), `pid ${pid} is gone`);
-  assert.equal(managersOfThisCluster(), '');
-});
+test(
+  'after the faults, nothing started by them runs',
+  { timeout: CHECK_TIMEOUT },
+  () => {
+    assert.ok(seenPids.length >= 6, `pids seen: ${seenPids.join(', ')}`);
+    for (const pid of seenPids) assert.ok(gone(pid), `pid ${pid} is gone`);
+    assert.equal(managersOfThisCluster(), '');
+  },
+);

@@ -8,7 +8,10 @@ import { SIM_SERVICE_PRINCIPAL } from '@internal/capz-sim/azure';
 import { capzTemplate } from '@internal/capz-sim/capz-templates';
 import type { SimulatedAzure } from '@internal/capz-sim/simulated-azure';
 import { apiRequest, type ClusterInfo } from '../src/cluster.ts';
+// The poller's own lifetime is no wait (it runs until every cluster is ready or the file ends): each cluster's
+// readiness is reported instead.
 import { until } from '../src/testing.ts';
+import { reportWait } from './wait.ts';
 import { condition, conditionText, objectsIn, type Obj } from './objects.ts';
 
 export const SUBSCRIPTION = '00000000-0000-4000-8000-0000000000f2';
@@ -144,13 +147,16 @@ function deferred(): {
 
 /**
  * One poller for every legacy cluster (two cluster-wide lists per round rather than one poll per test): each
- * cluster's Cluster conditions are printed when they change, and its promises resolve when it gets there.
+ * cluster's Cluster conditions are printed when they change, and its promises resolve when it gets there. Its bound,
+ * counted from the apply, is a hang detector: beside stress-ng on both cores every cluster was Available 163-166 s and
+ * had both pools 2/2 194-202 s after the apply (as on an idle machine: the legacy controllers' 20 s requeues set the
+ * pace, docs/real-controllers.md finding 15).
  */
 export function watchLegacyClusters(
   lane: Lane,
   clusters: LegacyCluster[],
   appliedAt: number,
-  timeoutMs = 600_000,
+  timeoutMs = 900_000,
 ): { clusters: Map<string, Readiness>; stop: () => void } {
   let stopped = false;
   const state = new Map(
@@ -185,6 +191,7 @@ export function watchLegacyClusters(
         const t = Number(seconds(appliedAt));
         if (!s.available.done) {
           lane.say(`Cluster ${key} Available after ${t} s`);
+          reportWait(`Cluster ${key} Available`, t * 1000, timeoutMs);
           s.available.resolve(t);
         }
         const own = mps.filter(
@@ -198,6 +205,11 @@ export function watchLegacyClusters(
           )
         ) {
           lane.say(`Cluster ${key}: both MachinePools 2/2 after ${t} s`);
+          reportWait(
+            `Cluster ${key} both MachinePools 2/2`,
+            t * 1000,
+            timeoutMs,
+          );
           s.ready.resolve(t);
         }
       }

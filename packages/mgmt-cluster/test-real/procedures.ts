@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { servicePrincipalSecretData } from '@internal/capz-sim/azure';
 import type { SimulatedAzure } from '@internal/capz-sim/simulated-azure';
-import { until } from '../src/testing.ts';
+import { until } from './wait.ts';
 import {
   asoState,
   azureCounts,
