@@ -534,7 +534,9 @@ describe.each(databases.eachSupportedId())(
       const err = await knex('capz_job_log')
         .insert({ job_id: null })
         .catch(e => e);
-      expect(err).toBeInstanceOf(Error);
+      // The driver's own error (better-sqlite3's SqliteError comes from another realm than Jest's Error: not
+      // instanceof it), naming the constraint, and not taken for an outage.
+      expect(String(err?.message)).toMatch(/NOT NULL|null value/i);
       expect(unreachableReason(err)).toBeUndefined();
     });
   },
