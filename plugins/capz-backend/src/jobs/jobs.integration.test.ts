@@ -355,6 +355,54 @@ describe('a backend killed at every point of every step', () => {
     expect(b.log()).toContain('CAPZ_JOBS_FAULT: killing the process');
   }
 
+  /** Where one kill point's time went (ms): the held wait, the backend's start, its run to the fault. */
+  interface PointTiming {
+    fault: string;
+    holdMs: number;
+    startMs: number;
+    phases: Readonly<Record<string, number>>;
+    /** From ready (or from its death during the start) to its death at the fault. */
+    toFaultMs: number;
+    totalMs: number;
+  }
+
+  const phaseLine = (p: Readonly<Record<string, number>>) =>
+    Object.entries(p)
+      .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}`)
+      .join(', ');
+
+  /**
+   * The kill points' backend processes, one after the other: the lighter backend (the CAPZ plugin with auth only,
+   * src/testing/testBackend.ts), each spawned while the one before it runs, so that it has loaded its modules when it
+   * is started with its fault; or, with CAPZ_JOBS_CRASH_BACKEND=backend, packages/backend itself started cold each time
+   * (the same plugin, four times the CPU per start).
+   */
+  function killPointBackends(
+    label: string,
+    db: BackendDatabase,
+  ): (
+    env: Record<string, string>,
+    mayExitDuringStart: boolean,
+    last?: boolean,
+  ) => Promise<BackendProcess> {
+    if (process.env.CAPZ_JOBS_CRASH_BACKEND === 'backend')
+      return (env, mayExitDuringStart) =>
+        w.backend(label, db, env, mayExitDuringStart);
+    const prepare = () => {
+      const p = w.prepareBackend(label, db);
+      p.catch(() => undefined); // awaited when it is started
+      return p;
+    };
+    let next = prepare();
+    return async (env, mayExitDuringStart, last = false) => {
+      const starting = w.startPrepared(await next, env, mayExitDuringStart);
+      starting.catch(() => undefined); // awaited below
+      // The next one loads while this one starts and runs to its fault.
+      if (!last) next = prepare();
+      return starting;
+    };
+  }
+
   /** Runs a job through backends that each die at the next fault, then one without a fault; returns the job. */
   async function throughCrashes(
     db: BackendDatabase,
@@ -362,27 +410,48 @@ describe('a backend killed at every point of every step', () => {
     body: any,
     faults: string[],
     waitingOn: AsoObject,
-  ): Promise<{ job: any; starts: number[] }> {
+  ): Promise<{ job: any; starts: number[]; points: PointTiming[] }> {
     const starts: number[] = [];
+    const points: PointTiming[] = [];
+    const startBackend = killPointBackends(label, db);
     let id = '';
     for (const [i, fault] of faults.entries()) {
+      const t0 = Date.now();
       // A kill mid-wait needs the wait unmet: Azure is held busy on the awaited object until the kill, so the wait
       // cannot already hold at its first check (it did once on a fast simulator, and the job ran to its end).
       const holdWait = fault.endsWith(':wait');
       if (holdWait) await w.forceAsoFailure(...waitingOn, AZURE_BUSY);
+      const held = Date.now();
       // From the second start on, the resumed job may reach the fault before the backend is even ready.
-      const b = await w.backend(label, db, { CAPZ_JOBS_FAULT: fault }, i > 0);
+      const b = await startBackend({ CAPZ_JOBS_FAULT: fault }, i > 0);
+      const ready = Date.now();
       starts.push(b.startMs);
       if (i === 0) id = (await w.submit(b, body)).id;
       await killedByFault(b, id);
+      const died = Date.now();
       if (holdWait) await w.forceAsoFailure(...waitingOn, null);
-      say(`${b.name} died at ${fault}`);
+      const point = {
+        fault,
+        holdMs: held - t0,
+        startMs: b.startMs,
+        phases: b.phases,
+        toFaultMs: died - ready,
+        totalMs: Date.now() - t0,
+      };
+      points.push(point);
+      say(
+        `${b.name} died at ${fault}: ${(point.totalMs / 1000).toFixed(
+          1,
+        )} s (start ${(b.startMs / 1000).toFixed(1)} s [${phaseLine(
+          b.phases,
+        )}], then ${(point.toFaultMs / 1000).toFixed(1)} s to the fault)`,
+      );
     }
-    const last = await w.backend(label, db);
+    const last = await startBackend({}, false, true);
     starts.push(last.startMs);
     const job = await w.finished(last, id);
     await last.kill();
-    return { job, starts };
+    return { job, starts, points };
   }
 
   /**
@@ -412,7 +481,7 @@ describe('a backend killed at every point of every step', () => {
     const steps: string[] = preview.body.plan.map((s: any) => s.id);
     const faults = crashPoints(steps, waits);
     const started = Date.now();
-    const { job, starts } = await throughCrashes(
+    const { job, starts, points } = await throughCrashes(
       w.sqlite(label),
       label,
       body,
@@ -427,6 +496,17 @@ describe('a backend killed at every point of every step', () => {
         (Date.now() - started) /
         1000
       ).toFixed(0)} s in all`,
+    );
+    const sum = (f: (p: PointTiming) => number) =>
+      (points.reduce((x, p) => x + f(p), 0) / 1000).toFixed(0);
+    say(
+      `${label}: of the kill points' ${sum(p => p.totalMs)} s, ${sum(
+        p => p.startMs,
+      )} s in backend starts (to config ${sum(
+        p => p.phases.config ?? 0,
+      )} s), ${sum(p => p.toFaultMs)} s from ready to the fault, ${sum(
+        p => p.holdMs,
+      )} s holding waits`,
     );
     everyStep(job, attemptsAfter(faults));
     expect(messages(job, /^started on replica/)).toHaveLength(1);

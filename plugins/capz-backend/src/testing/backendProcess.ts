@@ -6,6 +6,10 @@
  * TypeScript transform, cwd packages/backend), minus the file watcher and the IPC channel, with a config file
  * generated per process: its own port, the test's database, the test's management cluster and whatever else the
  * test needs (short job leases, Azure discovery). Its output goes to a log file under the test reports directory.
+ *
+ * Tests that start backends dozens of times (the crash tests) use the lighter entry (`entry: 'capz'`, testBackend.ts:
+ * the CAPZ plugin with auth only, under the CLI transform's CommonJS half, testTransform.cjs) and may prepare the
+ * next process while the current one runs (prepareBackend). Every backend gets Node's compile cache.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import {
@@ -15,6 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // Test-only helpers (used by *.integration.test.ts alone): the dev dependency is enough.
 // eslint-disable-next-line @backstage/no-undeclared-imports
@@ -22,6 +27,18 @@ import { listenPort, repoRoot as repo } from '@internal/mgmt-cluster';
 import { until } from './realCluster';
 
 const backendDir = join(repo, 'packages', 'backend');
+
+/** The lighter backend (entry `capz`) and its TypeScript transform (testBackend.ts, testTransform.cjs). */
+const testBackendEntry = require.resolve('./testBackend');
+const testTransform = require.resolve('./testTransform.cjs');
+
+/**
+ * Node's compile cache for the backends' modules (NODE_COMPILE_CACHE), shared by every test process: safe to share
+ * (docs/job-guarantees.md#any-crash-point).
+ */
+const compileCacheDir =
+  process.env.NODE_COMPILE_CACHE ??
+  join(tmpdir(), 'capz-backstage-node-compile-cache');
 
 /** Where scripts/test.sh collects reports; the backends' logs go to `backends/` in it. */
 export const reportsDir =
@@ -58,6 +75,11 @@ export interface BackendProcessOptions {
   startTimeoutMs?: number;
   /** The first port to try instead of a picked one (a test holds it taken). */
   port?: number;
+  /**
+   * Which backend: `backend` (default) is packages/backend, every plugin the product installs; `capz` is the lighter
+   * testBackend.ts (the CAPZ plugin, auth and the guest sign-in), for tests that start backends many times.
+   */
+  entry?: 'backend' | 'capz';
 }
 
 export interface BackendResponse<T = any> {
@@ -72,6 +94,14 @@ export interface BackendProcess {
   readonly logFile: string;
   /** How long it took from spawn to a working user token. */
   readonly startMs: number;
+  /**
+   * When each phase of the start ended, in ms after the spawn (those seen before it was ready or died): `config`
+   * (Node started and the backend's modules loaded, "Loading config"), `plugins` (services made, plugins start
+   * initializing), `capz` (the CAPZ plugin initializing), `initialized` (every plugin initialized), `health`
+   * (/api/capz/health answers), `token` (a guest user token issued). A prepared backend's count from its start(),
+   * and `preloaded` says when it had loaded its modules, counted from its spawn.
+   */
+  readonly phases: Readonly<Record<string, number>>;
   /** Resolves when the process has exited (a fault the test set, a crash, or kill()). */
   readonly exited: Promise<{
     code: number | null;
@@ -167,6 +197,13 @@ export function postgresConnection(
 /** The port the backend was given was taken before it could bind it (it logs EADDRINUSE and keeps running). */
 class PortTakenError extends Error {}
 
+/** The log file name of the next start of a backend of this name: `-2`, `-3`, ... for restarts. */
+function nextLabel(name: string): string {
+  const seq = (starts.get(name) ?? 0) + 1;
+  starts.set(name, seq);
+  return seq === 1 ? name : `${name}-${seq}`;
+}
+
 /**
  * Starts a backend and resolves once it serves /api/capz/health on the port it was given and issued a guest user
  * token. A port taken between the pick and the bind gets the start retried on another one: a Backstage backend
@@ -176,28 +213,109 @@ class PortTakenError extends Error {}
 export async function startBackend(
   o: BackendProcessOptions,
 ): Promise<BackendProcess> {
-  const seq = (starts.get(o.name) ?? 0) + 1;
-  starts.set(o.name, seq);
-  // The pid keeps two test processes' backends of the same name (the lane's `main` and the integration stage's)
-  // from writing one file.
-  const label = seq === 1 ? o.name : `${o.name}-${seq}`;
-  const taken: number[] = [];
+  return startLabelled(o, nextLabel(o.name), []);
+}
+
+async function startLabelled(
+  o: BackendProcessOptions,
+  label: string,
+  taken: number[],
+): Promise<BackendProcess> {
   for (;;) {
     try {
       const port = taken.length === 0 && o.port ? o.port : await listenPort();
-      return await startOnPort(o, label, port, taken);
+      return await awaitReady(spawnBackend(o, label, port, taken, false), o);
     } catch (e) {
       if (!(e instanceof PortTakenError) || taken.length >= 3) throw e;
     }
   }
 }
 
-async function startOnPort(
+/** A backend process that has loaded its modules and waits to be told to start (entry `capz` only). */
+export interface PreparedBackend {
+  readonly pid: number;
+  readonly logFile: string;
+  /**
+   * Starts it with this extra environment (e.g. CAPZ_JOBS_FAULT) and resolves as startBackend does; `startMs` and
+   * `phases` count from here. A port taken meanwhile gets a fresh process on another one.
+   */
+  start(
+    env?: Record<string, string>,
+    options?: Pick<BackendProcessOptions, 'mayExitDuringStart'>,
+  ): Promise<BackendProcess>;
+  /** Ends it unstarted (SIGKILL) and waits for the exit; nothing when it was started. */
+  discard(): Promise<void>;
+}
+
+/**
+ * Spawns a backend of the lighter entry that loads its modules (most of a start's CPU) and then waits: a test that
+ * restarts backends one after another prepares the next while the current one runs. The process touches neither
+ * the database nor its port before start().
+ */
+export async function prepareBackend(
+  o: BackendProcessOptions,
+): Promise<PreparedBackend> {
+  if ((o.entry ?? 'backend') !== 'capz')
+    throw new Error('prepareBackend needs the lighter entry (entry: capz)');
+  const label = nextLabel(o.name);
+  const port = o.port ?? (await listenPort());
+  const spawned = spawnBackend(o, label, port, [], true);
+  let used = false;
+  return {
+    pid: spawned.child.pid!,
+    logFile: spawned.logFile,
+    async start(env = {}, options = {}) {
+      used = true;
+      const withEnv = { ...o, ...options, env: { ...o.env, ...env } };
+      try {
+        return await awaitReady(spawned, withEnv, env);
+      } catch (e) {
+        if (!(e instanceof PortTakenError)) throw e;
+        return startLabelled(withEnv, label, [port]);
+      }
+    },
+    async discard() {
+      if (used) return;
+      used = true;
+      spawned.child.kill('SIGKILL');
+      await spawned.exited;
+    },
+  };
+}
+
+interface Spawned {
+  label: string;
+  port: number;
+  url: string;
+  taken: number[];
+  child: ChildProcess;
+  logFile: string;
+  /** When the start began (the spawn, or start() of a prepared process). */
+  t0: number;
+  phases: Record<string, number>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  closed: Promise<void>;
+  hasExited: () => boolean;
+  log: ReturnType<typeof createWriteStream>;
+  readLog: () => string;
+}
+
+/** The phases' markers in the backend's output (see BackendProcess.phases). */
+const PHASE_MARKERS: Array<[string, string]> = [
+  ['loaded', '[testBackend] modules loaded'],
+  ['config', 'Loading config from'],
+  ['plugins', 'Plugin initialization started'],
+  ['capz', 'management cluster(s) configured'],
+  ['initialized', 'Plugin initialization complete'],
+];
+
+function spawnBackend(
   o: BackendProcessOptions,
   label: string,
   port: number,
   taken: number[],
-): Promise<BackendProcess> {
+  awaitStart: boolean,
+): Spawned {
   const t0 = Date.now();
   const dir = join(reportsDir, 'backends');
   mkdirSync(dir, { recursive: true });
@@ -247,17 +365,22 @@ async function startOnPort(
     log.write(
       `[backendProcess] port ${p} was taken before the backend bound it; started again on ${port}\n`,
     );
-  const transform = require.resolve(
-    '@backstage/cli-node/config/nodeTransform.cjs',
-    { paths: [backendDir] },
-  );
+  const light = (o.entry ?? 'backend') === 'capz';
+  const transform = light
+    ? testTransform
+    : require.resolve('@backstage/cli-node/config/nodeTransform.cjs', {
+        paths: [backendDir],
+      });
+  const entry = light ? testBackendEntry : 'src/index.ts';
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      '--enable-source-maps',
+      // Source maps cost the lighter backend a tenth of its start (Node reads every module's map as it loads it);
+      // its transform still inlines them, for a run with NODE_OPTIONS=--enable-source-maps.
+      ...(light ? [] : ['--enable-source-maps']),
       '--require',
       transform,
-      'src/index.ts',
+      entry,
       ...[
         '../../app-config.yaml',
         ...(o.configFiles ?? []),
@@ -271,38 +394,81 @@ async function startOnPort(
         // Jest sets NODE_ENV=test; the backend runs as `backstage-cli package start` runs it.
         NODE_ENV: 'development',
         ESBK_TSCONFIG_PATH: join(repo, 'tsconfig.json'),
+        // V8's compiled code of the modules, kept on disk across starts.
+        NODE_COMPILE_CACHE: compileCacheDir,
+        ...(awaitStart ? { CAPZ_TEST_BACKEND_AWAIT_START: '1' } : {}),
         ...o.env,
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [awaitStart ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     },
   );
   child.stdout!.pipe(log, { end: false });
   child.stderr!.pipe(log, { end: false });
-  const exited = new Promise<{
-    code: number | null;
-    signal: NodeJS.Signals | null;
-  }>(res =>
-    child.once('exit', (code, signal) => {
-      log.write(`\n[backendProcess] exited: code ${code} signal ${signal}\n`);
-      res({ code, signal });
-    }),
-  );
-  // Closed once the child's output has all arrived (stdio closes after the exit).
-  const closed = new Promise<void>(res =>
-    child.once('close', () => {
-      log.end();
-      res();
-    }),
-  );
-  let hasExited = false;
-  void exited.then(() => (hasExited = true));
-  const readLog = () => {
-    try {
-      return readFileSync(logFile, 'utf8');
-    } catch {
-      return '';
-    }
+  let exitedFlag = false;
+  const s: Spawned = {
+    label,
+    port,
+    url,
+    taken,
+    child,
+    logFile,
+    t0,
+    phases: {},
+    log,
+    exited: new Promise(res =>
+      child.once('exit', (code, signal) => {
+        log.write(`\n[backendProcess] exited: code ${code} signal ${signal}\n`);
+        res({ code, signal });
+      }),
+    ),
+    // Closed once the child's output has all arrived (stdio closes after the exit).
+    closed: new Promise<void>(res =>
+      child.once('close', () => {
+        log.end();
+        res();
+      }),
+    ),
+    hasExited: () => exitedFlag,
+    readLog: () => {
+      try {
+        return readFileSync(logFile, 'utf8');
+      } catch {
+        return '';
+      }
+    },
   };
+  void s.exited.then(() => (exitedFlag = true));
+  // The phases as the output arrives (not as the log file is polled): a marker may straddle two chunks.
+  let recent = '';
+  const watchPhases = (d: Buffer) => {
+    recent = (recent + d.toString('utf8')).slice(-4096);
+    for (const [phase, marker] of PHASE_MARKERS)
+      if (!(phase in s.phases) && recent.includes(marker))
+        s.phases[phase] = Date.now() - s.t0;
+  };
+  child.stdout!.on('data', watchPhases);
+  child.stderr!.on('data', watchPhases);
+  // A prepared process whose test ends without starting it sees its stdin close and exits.
+  child.stdin?.on('error', () => undefined);
+  return s;
+}
+
+/** Starts a prepared process (`env` sent to it) or waits for a spawned one, until it serves and signs in. */
+async function awaitReady(
+  s: Spawned,
+  o: BackendProcessOptions,
+  startEnv?: Record<string, string>,
+): Promise<BackendProcess> {
+  const { label, port, url, child, logFile, phases, exited, readLog } = s;
+  if (startEnv) {
+    // The time spent loading before start() is not the start's: its phases count from here.
+    if (phases.loaded !== undefined) phases.preloaded = phases.loaded;
+    delete phases.loaded;
+    s.t0 = Date.now();
+    if (!s.hasExited())
+      child.stdin!.end(`${JSON.stringify({ env: startEnv })}\n`);
+  }
+  const t0 = s.t0;
   const tail = () => readLog().split('\n').slice(-40).join('\n');
 
   let token = '';
@@ -311,7 +477,7 @@ async function startOnPort(
     const outcome = await until(
       `backend ${label} to serve ${url}/api/capz/health`,
       async () => {
-        if (hasExited) return 'exited';
+        if (s.hasExited()) return 'exited';
         const text = readLog();
         if (/EADDRINUSE/.test(text)) return 'port taken';
         // Only this process's own "Listening on" makes an answer on the port its answer.
@@ -319,14 +485,16 @@ async function startOnPort(
         const health = await httpJson(`${url}/api/capz/health`, 'GET').catch(
           () => ({ status: 0 }),
         );
-        return health.status === 200 && 'ready';
+        if (health.status !== 200) return false;
+        phases.health = Date.now() - t0;
+        return 'ready';
       },
       o.startTimeoutMs ?? 180_000,
     );
     // A backend that ends on a taken port (packages/backend does) has said why by the time its output closes.
-    if (outcome === 'exited') await closed;
+    if (outcome === 'exited') await s.closed;
     if (outcome === 'port taken' || /EADDRINUSE/.test(readLog())) {
-      taken.push(port);
+      s.taken.push(port);
       throw new PortTakenError(`port ${port} was taken`);
     }
     if (outcome === 'exited') throw new Error('exited');
@@ -342,12 +510,13 @@ async function startOnPort(
       throw new Error(
         `guest sign-in: HTTP ${refresh.status} ${JSON.stringify(refresh.body)}`,
       );
+    phases.token = Date.now() - t0;
   } catch (e) {
     // A request cut off by the process dying ("socket hang up") can come before its exit event: give the exit up
     // to 5 s to arrive before deciding whether it ended by itself.
     await Promise.race([exited, new Promise(r => setTimeout(r, 5000).unref())]);
-    const endedByItself = hasExited;
-    if (!hasExited) child.kill('SIGKILL');
+    const endedByItself = s.hasExited();
+    if (!s.hasExited()) child.kill('SIGKILL');
     await exited;
     if (e instanceof PortTakenError) throw e;
     if (!(endedByItself && o.mayExitDuringStart))
@@ -356,8 +525,8 @@ async function startOnPort(
       );
   }
   const startMs = Date.now() - t0;
-  if (!log.writableEnded)
-    log.write(`\n[backendProcess] ready in ${startMs} ms\n`);
+  if (!s.log.writableEnded)
+    s.log.write(`\n[backendProcess] ready in ${startMs} ms\n`);
 
   return {
     name: label,
@@ -365,6 +534,7 @@ async function startOnPort(
     pid: child.pid!,
     logFile,
     startMs,
+    phases,
     exited,
     log: readLog,
     request: (method, path, body) =>
@@ -372,10 +542,10 @@ async function startOnPort(
         Authorization: `Bearer ${token}`,
       }),
     async kill(signal = 'SIGTERM') {
-      if (!hasExited) child.kill(signal);
+      if (!s.hasExited()) child.kill(signal);
       // A SIGTERM that does not end it within 30 s (a hung shutdown hook) becomes a SIGKILL.
       const timer = setTimeout(
-        () => !hasExited && child.kill('SIGKILL'),
+        () => !s.hasExited() && child.kill('SIGKILL'),
         30_000,
       );
       await exited;

@@ -29,6 +29,9 @@ import { AksDiscovery } from '../azure/AksDiscovery';
 import {
   BackendDatabase,
   BackendProcess,
+  BackendProcessOptions,
+  PreparedBackend,
+  prepareBackend,
   reportsDir,
   startBackend,
 } from './backendProcess';
@@ -151,6 +154,7 @@ export class JobsWorld {
   private simOut = '';
   private controlId = 0;
   private readonly running = new Set<BackendProcess>();
+  private readonly prepared = new Set<PreparedBackend>();
   private readonly t0 = Date.now();
 
   constructor(readonly label: string) {
@@ -271,7 +275,10 @@ export class JobsWorld {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.running].map(b => b.kill()));
+    await Promise.all([
+      ...[...this.running].map(b => b.kill()),
+      ...[...this.prepared].map(p => p.discard()),
+    ]);
     if (process.env.CAPZ_JOBS_KEEP) return; // debugging: leave the cluster and the simulator running
     // The simulator stops what it started (with --real-controllers: the managers and the workload API server) before
     // the management cluster goes.
@@ -299,6 +306,7 @@ export class JobsWorld {
   /**
    * A backend process. The crash tests use a 2 s lease (a killed replica's job is resumed quickly); the replica test a
    * longer one, so that a heartbeat delayed on a busy machine cannot hand a running job to the other replica.
+   * `entry: 'capz'` is the lighter backend (backendProcess.ts).
    */
   async backend(
     name: string,
@@ -306,10 +314,51 @@ export class JobsWorld {
     env: Record<string, string> = {},
     mayExitDuringStart = false,
     leaseSeconds = 2,
+    entry: BackendProcessOptions['entry'] = 'backend',
   ): Promise<BackendProcess> {
     const b = await startBackend({
+      ...this.backendOptions(name, database, leaseSeconds, entry),
       mayExitDuringStart,
+      env,
+    });
+    return this.started(b, env);
+  }
+
+  /**
+   * A lighter backend (entry `capz`) that loads its modules now and starts when told (startPrepared): the crash tests
+   * load the next backend while the current one runs to its fault.
+   */
+  async prepareBackend(
+    name: string,
+    database: BackendDatabase,
+    leaseSeconds = 2,
+  ): Promise<PreparedBackend> {
+    const p = await prepareBackend(
+      this.backendOptions(name, database, leaseSeconds, 'capz'),
+    );
+    this.prepared.add(p);
+    return p;
+  }
+
+  /** Starts a prepared backend with this environment (see prepareBackend). */
+  async startPrepared(
+    p: PreparedBackend,
+    env: Record<string, string> = {},
+    mayExitDuringStart = false,
+  ): Promise<BackendProcess> {
+    this.prepared.delete(p);
+    return this.started(await p.start(env, { mayExitDuringStart }), env);
+  }
+
+  private backendOptions(
+    name: string,
+    database: BackendDatabase,
+    leaseSeconds: number,
+    entry: BackendProcessOptions['entry'],
+  ): BackendProcessOptions {
+    return {
       name,
+      entry,
       managementCluster: {
         name: this.mcName,
         url: this.info.url,
@@ -319,8 +368,13 @@ export class JobsWorld {
       database,
       configFiles: [join(this.simState, 'app-config.azure-discovery.yaml')],
       capz: { jobs: { leaseSeconds } },
-      env,
-    });
+    };
+  }
+
+  private started(
+    b: BackendProcess,
+    env: Record<string, string>,
+  ): BackendProcess {
     this.running.add(b);
     void b.exited.then(() => this.running.delete(b));
     this.say(
