@@ -321,6 +321,54 @@ describe('cluster actions', () => {
     expect(progress).not.toHaveTextContent('(done)');
   });
 
+  it("says a dialog's progress is paused, not live, while the management cluster is unreachable", async () => {
+    const c = serve('dialog-outage');
+    const plan = (applied: boolean) => scaleTo5('dialog-outage', applied);
+    server.use(
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json(plan(false)),
+      ),
+      http.post(`${c.api}/actions`, () => HttpResponse.json(plan(true))),
+      http.get(`${BASE}/management-clusters`, () =>
+        HttpResponse.json({
+          items: [
+            {
+              name: 'local',
+              authMethod: 'kubeconfig',
+              status: {
+                state: 'unreachable',
+                message: 'its API server did not answer',
+              },
+            },
+          ],
+        }),
+      ),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    await screen.findByText(/Management cluster local is unreachable/);
+    const dialog = await openAction('Scale pool');
+    const nodes = await within(dialog).findByRole('textbox', { name: /Nodes/ });
+    await userEvent.clear(nodes);
+    await userEvent.type(nodes, '5');
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Preview' }),
+    );
+    await userEvent.click(
+      await within(dialog).findByRole('button', { name: 'Confirm' }),
+    );
+    const progress = await within(dialog).findByRole('region', {
+      name: 'Progress',
+    });
+    expect(progress).toHaveTextContent(
+      'Progress paused until management cluster local answers (as last seen, not live)',
+    );
+    expect(progress).not.toHaveTextContent('Progress (live)');
+  });
+
   it('keeps following an applied action on the page after its dialog is closed, until dismissed', async () => {
     const c = serve('follow');
     // After the scale: the MachinePool wants 5 nodes; `ready` of them are ready.

@@ -53,9 +53,12 @@ export const clusterResourceRef = (c: ClusterRef) =>
 export function ClusterActions({
   cluster,
   tree,
+  pausedUntil,
 }: {
   cluster: ClusterRef;
   tree: TreeNode;
+  /** The management cluster that does not answer, if any: a dialog's progress is as last seen, not live. */
+  pausedUntil?: string;
 }) {
   const resourceRef = clusterResourceRef(cluster);
   const can = {
@@ -96,10 +99,20 @@ export function ClusterActions({
   const close = useCallback(() => setOpen(undefined), []);
   const progress = useCallback(
     (plan: Day2Plan) => ({
-      view: <ActionProgress plan={plan} tree={full} />,
+      view: (
+        <ActionProgress
+          plan={plan}
+          tree={full}
+          title={
+            pausedUntil === undefined
+              ? undefined
+              : `Progress paused until management cluster ${pausedUntil} answers (as last seen, not live)`
+          }
+        />
+      ),
       done: full ? actionDone(plan, full) : false,
     }),
-    [full],
+    [full, pausedUntil],
   );
   const paused = isTreePaused(tree);
 

@@ -48,10 +48,14 @@ export function ClusterPage() {
       <ActiveJobBanner cluster={cluster} />
       <ClusterView
         cluster={cluster}
-        actions={(summary, tree) => (
+        actions={(summary, tree, pausedUntil) => (
           <>
             <JobActions summary={summary} />
-            <ClusterActions cluster={cluster} tree={tree} />
+            <ClusterActions
+              cluster={cluster}
+              tree={tree}
+              pausedUntil={pausedUntil}
+            />
           </>
         )}
       />

@@ -52,8 +52,15 @@ export function ClusterView({
 }: {
   cluster: ClusterRef;
   linkToPage?: boolean;
-  /** Extra buttons next to the summary, e.g. the job wizards and the day-2 action menu (they depend on the cluster). */
-  actions?: (summary: ClusterSummary, tree: TreeNode) => ReactNode;
+  /**
+   * Extra buttons next to the summary, e.g. the job wizards and the day-2 action menu (they depend on the cluster).
+   * `pausedUntil` names the management cluster that does not answer, if any: the tree is as last seen.
+   */
+  actions?: (
+    summary: ClusterSummary,
+    tree: TreeNode,
+    pausedUntil?: string,
+  ) => ReactNode;
 }) {
   const api = useApi(capzApiRef);
   const pageLink = useRouteRef(clusterRouteRef);
@@ -199,7 +206,11 @@ export function ClusterView({
           )}
         </Flex>
         <Flex gap="2" align="center">
-          {actions?.(summary, tree)}
+          {actions?.(
+            summary,
+            tree,
+            unreachable ? managementClusterLabel(unreachable) : undefined,
+          )}
           {deciding && (
             <Button
               variant="primary"

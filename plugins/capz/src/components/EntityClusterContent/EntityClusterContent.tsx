@@ -14,8 +14,12 @@ export function EntityClusterContent() {
         <ClusterView
           cluster={ref}
           linkToPage
-          actions={(_summary, tree) => (
-            <ClusterActions cluster={ref} tree={tree} />
+          actions={(_summary, tree, pausedUntil) => (
+            <ClusterActions
+              cluster={ref}
+              tree={tree}
+              pausedUntil={pausedUntil}
+            />
           )}
         />
       ) : (
