@@ -1,5 +1,5 @@
 /**
- * `yarn bench:ui`: render times of the capz pages in Chromium on the production build (issue 25). Not a test: it
+ * `yarn bench:ui`: render times of the capz pages in Chromium on the production build. Not a test: it
  * prints numbers and asserts only that each page rendered.
  *
  * The backend serves the built app (`yarn workspace app build`, as in the e2e run but without the CLI's watcher)
@@ -8,7 +8,7 @@
  * path, which `yarn bench` measures. For each page, `--runs` (5) times in a fresh signed-in page, after the app
  * shell is loaded:
  *   - clusters page, 1,000 clusters: in-app navigation to /capz until the table's first screen of rows (10; the
- *     table is virtualized, issue 25) and the count above it are painted;
+ *     table is virtualized) and the count above it are painted;
  *   - cluster page, 50-pool tree (152 rows): in-app navigation until every row is painted;
  *   - 1,000-transition timeline (60 lanes): click on the Timeline tab until every lane is painted; then pointer over
  *     a lane until its tooltip is painted.

@@ -3,7 +3,7 @@ import { saveScreenshot, signInAsGuest } from './helpers';
 import { kube } from './kube';
 
 /**
- * The cluster page fits the window from 1280 px up (issue 23: at 1440 px the details panel's conditions table pushed
+ * The cluster page fits the window from 1280 px up (at 1440 px the details panel's conditions table pushed
  * payments-prod's page 70 px wider than the window and wrapped "4 minutes ago" over three lines). A healthy cluster,
  * and a degraded one whose tree rows carry reasons and messages (search-prod).
  */

@@ -4,7 +4,7 @@ import { saveScreenshot, signInAsGuest } from './helpers';
 import { kube } from './kube';
 
 /**
- * What no job can prevent (issue 16): a ManagedCluster written by hand for an AKS cluster that a Cluster already
+ * What no job can prevent: a ManagedCluster written by hand for an AKS cluster that a Cluster already
  * manages. The clusters page flags the Cluster as managed from two places. The duplicate is written through the API
  * server as a person with kubectl would, in a namespace of its own without an ASO credential (the simulated ASO, like
  * the real one, then never reaches Azure with it), and removed afterwards.

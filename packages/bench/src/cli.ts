@@ -162,7 +162,7 @@ const row = (metric: string, value: string, how: string) => {
   log(`${m}: ${value}`);
 };
 
-/** The figures the goals (issue 25) are judged on, in ms or bytes; NaN when not measured. */
+/** The figures the goals are judged on, in ms or bytes; NaN when not measured. */
 const newFigures = () => ({
   listSequentialMs: NaN,
   rawBytes: NaN,
@@ -1460,7 +1460,7 @@ async function main(): Promise<void> {
         r => `| ${r.metric} | ${r.value} | ${r.how.replace(/\|/g, '\\|')} |`,
       ),
       '',
-      'Goals (issue 25), from the figures above:',
+      'Goals, from the figures above:',
       '',
       ...goalRows(),
       '',

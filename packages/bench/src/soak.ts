@@ -1,6 +1,6 @@
 /**
- * The soak benchmark (`yarn bench:soak [--clusters 1000] [--users 20] [--minutes 10] [--changes-per-second 10]`,
- * issue 33, "Load held"): the read-path benchmark's world (an ephemeral local management cluster, N seeded ASO-managed
+ * The soak benchmark (`yarn bench:soak [--clusters 1000] [--users 20] [--minutes 10] [--changes-per-second 10]`):
+ * the read-path benchmark's world (an ephemeral local management cluster, N seeded ASO-managed
  * clusters, the real CAPZ backend) held under load for a while:
  *
  * - `--users` simulated people, each looping over a cluster page's reads (the clusters list, then a random cluster's

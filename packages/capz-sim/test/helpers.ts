@@ -107,7 +107,7 @@ export const obj = (
 });
 
 /**
- * The shared condition wait. Its deadline only detects a hang (issue 22): the simulated operations these tests wait
+ * The shared condition wait. Its deadline only detects a hang: the simulated operations these tests wait
  * for take up to ~20 s per test on a loaded machine, so 60 s (an explicit one is 90 s or more).
  */
 export const until = <T>(

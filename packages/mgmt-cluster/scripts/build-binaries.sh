@@ -20,7 +20,7 @@ if built; then echo "$out"; exit 0; fi
 tmp=$(cache_entry_tmp "$out")
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 # No DWARF from the compiler either: the linker drops it anyway (-ldflags -s -w), and generating it cost ~15% of the
-# compile's CPU on an empty GOCACHE (issue 22).
+# compile's CPU on an empty GOCACHE.
 gcflags=all=-dwarf=false
 start=$(date +%s)
 kver=$(cd "$here/go/kube" && go list -m -f '{{.Version}}' k8s.io/kubernetes)

@@ -22,7 +22,7 @@ which=("$@")
 [ ${#which[@]} -gt 0 ] || which=(capi capz aso)
 export CGO_ENABLED=0 GOFLAGS=-mod=mod GOMAXPROCS=${GOMAXPROCS:-2}
 # No DWARF from the compiler either: the linker drops it anyway (-ldflags -s -w), and generating it cost ~15% of the
-# compile's CPU (k8s.io/client-go/kubernetes from an empty GOCACHE: 104.8 -> 89.6 CPU-seconds; issue 22).
+# compile's CPU (k8s.io/client-go/kubernetes from an empty GOCACHE: 104.8 -> 89.6 CPU-seconds).
 gcflags=all=-dwarf=false
 nice_n=${CAPZ_GO_NICE:-19}
 mkdir -p "$out"

@@ -1,5 +1,5 @@
 /**
- * The real Cluster API, CAPZ and ASO managers on a local management cluster (issue 12, first slice).
+ * The real Cluster API, CAPZ and ASO managers on a local management cluster.
  *
  * Given a running cluster (src/cluster.ts), this:
  *  - builds (or finds cached) the three managers (scripts/build-controllers.sh) and ASO's CRDs (scripts/gen-aso-crds.sh);

@@ -52,7 +52,7 @@ export async function testNamespace(
 /**
  * Polls until `check` returns a value (neither undefined nor false); fails after `timeoutMs` naming what it waited
  * for and the last error `check` threw. A wait on a condition, never a fixed sleep; the default deadline (90 s) only
- * detects a hang, far past what a loaded machine takes (issue 22).
+ * detects a hang, far past what a loaded machine takes.
  */
 export async function until<T>(
   what: string,

@@ -1,5 +1,5 @@
 /**
- * The real-controllers lane's fault handling (issue 12: "a manager that fails to start (port taken, missing CRD, bad
+ * The real-controllers lane's fault handling ("a manager that fails to start (port taken, missing CRD, bad
  * cert) stops the lane with its log tail and the cause, never a hang; the lane stops every process it started, also
  * on failure"). One ephemeral management cluster for the file, no Azure (the managers start without it). Each test
  * provokes one fault and checks that startControllers rejects naming the manager, the cause and the log tail, that

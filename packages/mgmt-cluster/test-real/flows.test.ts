@@ -1,5 +1,5 @@
 /**
- * Issue 12's flows against the real CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers, with only Azure simulated
+ * The flows against the real CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers, with only Azure simulated
  * (capz-sim's `startSimulatedAzure`: Entra ID and ARM under their real names behind the HTTPS proxy, one workload
  * kube-apiserver with a Node per VMSS instance). Part of the real-controllers lane:
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 12's legacy flow and the simulation suite's manual procedures against the real CAPI v1.13.3, CAPZ v1.26.0 and
+ * The legacy flow and the simulation suite's manual procedures against the real CAPI v1.13.3, CAPZ v1.26.0 and
  * ASO v2.18.0 managers, with only Azure simulated (capz-sim's `startSimulatedAzure`), as flows.test.ts does for
  * aks-aso. Part of the real-controllers lane:
  *

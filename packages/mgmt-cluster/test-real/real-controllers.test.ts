@@ -1,5 +1,5 @@
 /**
- * The real CAPI, CAPZ and ASO managers on a management cluster of their own (issue 12, first slice). A lane of its own,
+ * The real CAPI, CAPZ and ASO managers on a management cluster of their own. A lane of its own,
  * outside the default suite: the managers take ~15 min (idle machine) to ~47 min (busy) to build cold
  * (scripts/build-controllers.sh) and ~1.5 GB of memory to run. It never touches the run's shared cluster: it replaces CRDs (conversion webhooks)
  * and installs admission webhooks, which would change what every other test sees.

@@ -10,7 +10,7 @@ import {
   loadUpgradeWizard,
 } from './pages';
 
-// Every page below the clusters page is its own chunk (issue 25): the clusters page loads neither the cluster page
+// Every page below the clusters page is its own chunk: the clusters page loads neither the cluster page
 // (tree, timeline) nor the wizards and the job page, and a cluster page does not load the wizards. The clusters page
 // itself comes with this chunk: a lazy one would add a second round trip after the plugin's.
 const ClusterPage = lazy(() =>

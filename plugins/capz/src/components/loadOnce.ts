@@ -5,7 +5,7 @@
  * `React.lazy`, which suspends again while the loader's promise settles (a settled promise still calls back in a
  * microtask). On an in-app navigation React renders the whole changed tree again after each settle, finds a new lazy
  * suspending, and so on until its fallback throttle (500 ms) commits: `yarn bench:ui --trace` counted ~170 loader calls
- * and ~450 ms of re-rendering the app shell before the clusters page asked for its data (issue 25). `React.lazy` reads
+ * and ~450 ms of re-rendering the app shell before the clusters page asked for its data. `React.lazy` reads
  * a thenable that calls back synchronously at once, so after the first load nothing suspends.
  */
 export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {

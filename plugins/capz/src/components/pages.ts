@@ -1,5 +1,5 @@
 /**
- * The lazily loaded pages below /capz (issue 25: the clusters page loads none of them). The plugin's page loader
+ * The lazily loaded pages below /capz (the clusters page loads none of them). The plugin's page loader
  * starts the one the address asks for beside its own chunk, so a deep link or an in-app navigation to a cluster
  * does not wait for one chunk before asking for the next.
  */

@@ -26,7 +26,7 @@ function measure(label: string, runs: number, fn: () => void): void {
   );
 }
 
-// Ten renders of a 153-row tree took 22 s under load (scripts/test-under-load.sh, issue 22): these two tests get a
+// Ten renders of a 153-row tree took 22 s under load (scripts/test-under-load.sh): these two tests get a
 // hang detector of their own, 3x past that and more, instead of the repo's 60 s.
 const RENDER_TIMEOUT_MS = 180_000;
 

@@ -98,7 +98,7 @@ function Conditions({ node }: { node: TreeNode }) {
     );
   }
   // Four narrow columns and the message on a line of its own under its condition: the panel is a third of the page,
-  // and a message column squeezed beside the others wrapped "4 minutes ago" over three lines (issue 23).
+  // and a message column squeezed beside the others wrapped "4 minutes ago" over three lines.
   return (
     <SimpleTable
       label={`Conditions of ${node.kind} ${node.name}`}

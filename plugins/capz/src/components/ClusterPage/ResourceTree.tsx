@@ -181,7 +181,7 @@ const TYPEAHEAD_MS = 1000;
  * selects, the chevron expands or collapses. Selecting a row opens its details.
  *
  * It was react-aria-components' Tree: its per-row machinery (collection building, press, hover and focus hooks for
- * every row and chevron button) cost ~20 ms a row in jsdom and made a 50-pool tree take seconds (issue 25). Only the
+ * every row and chevron button) cost ~20 ms a row in jsdom and made a 50-pool tree take seconds. Only the
  * shown rows are rendered; each is memoised.
  */
 export function ResourceTree(props: {

@@ -1,5 +1,5 @@
 /**
- * The clusters page with 1,000 clusters (issue 25): how often its rows render and how many it mounts. Counts, never
+ * The clusters page with 1,000 clusters: how often its rows render and how many it mounts. Counts, never
  * times.
  */
 import { Profiler } from 'react';

@@ -84,7 +84,7 @@ const NO_NAMES: string[] = [];
 /**
  * The clusters table's rows, all one height (two lines of text; the managed-from cell too): react-aria's Virtualizer
  * places them without measuring each one (measured rows, `estimatedRowHeight`, cost a relayout of every mounted row
- * after the first paint: ~1,260 DOM attribute changes and ~70 ms more in Chromium, issue 25).
+ * after the first paint: ~1,260 DOM attribute changes and ~70 ms more in Chromium).
  */
 const TABLE_LAYOUT = { rowHeight: 70, headingHeight: 41 };
 
@@ -95,8 +95,7 @@ const sortFn = (
 
 /**
  * The clusters table: sorted by a column, 50 rows a page. Mounted once the clusters have arrived and memoised, so
- * its rows render once when the data arrives and again only when the rows, the sort or the page change (issue 25:
- * with `useTable` mounted before the data, its pending state turned off in an effect after the first paint, and the
+ * its rows render once when the data arrives and again only when the rows, the sort or the page change (with `useTable` mounted before the data, its pending state turned off in an effect after the first paint, and the
  * management clusters' answer re-rendered every row again).
  */
 const ClustersTable = memo(function ClustersTableView(props: {
@@ -160,7 +159,7 @@ const ClustersTable = memo(function ClustersTableView(props: {
         emptyState={emptyState}
         // Only the rows in (or near) the window are mounted; the page scrolls with the window, the grid keeps its
         // aria-rowcount and keyboard navigation. One virtualized list of all 1,000 clusters took ~1 s to render in
-        // Chromium (react-aria builds its collection of every row), so the table keeps its pages of 50 (issue 25).
+        // Chromium (react-aria builds its collection of every row), so the table keeps its pages of 50.
         virtualized={TABLE_LAYOUT}
       />
     </section>
@@ -177,7 +176,7 @@ export function ClustersPage() {
   // A new key per change starts a fresh read: useAsyncRetry's retry() does nothing while a read is in flight, so a
   // change arriving during one would be lost (and the page does not poll).
   const [refreshKey, setRefreshKey] = useState(0);
-  // Both reads start in the render that needs them, not in an effect after the page's first paint (issue 25: the
+  // Both reads start in the render that needs them, not in an effect after the page's first paint (the
   // filter bar's first render used to come before the request).
   const requests = useMemo(
     () => ({

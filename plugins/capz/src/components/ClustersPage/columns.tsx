@@ -54,8 +54,8 @@ export function sortRows(
 }
 
 /**
- * The name cell of a cluster whose AKS cluster other ASO ManagedClusters also manage (issue 16), in two lines like
- * every other row of the virtualized table (one row height, issue 25): the name and its namespace, then a danger
+ * The name cell of a cluster whose AKS cluster other ASO ManagedClusters also manage, in two lines like
+ * every other row of the virtualized table (one row height): the name and its namespace, then a danger
  * badge with how many places in all and the other places in text (ellipsised when long; the badge's title and the
  * alert above the table give them in full).
  */

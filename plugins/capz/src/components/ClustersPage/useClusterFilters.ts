@@ -131,7 +131,7 @@ export function useClusterFilters<T extends ClusterSummary>(
 ): ClusterFiltersState<T> {
   const [params, setParams] = useSearchParams();
   // The same filters object while the address's query is the same: the rows below, and every row of the table,
-  // then stay the same across the page's other updates (issue 25: each update re-rendered every row).
+  // then stay the same across the page's other updates (each update re-rendered every row).
   const query = params.toString();
   const filters = useMemo(
     () => readFilters(new URLSearchParams(query)),

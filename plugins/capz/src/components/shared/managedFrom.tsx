@@ -11,7 +11,7 @@ export const placeText = (p: ManagedFromPlace) =>
   }`;
 
 /**
- * The danger alert for clusters whose AKS cluster is managed from more than one place (issue 16), with what to do.
+ * The danger alert for clusters whose AKS cluster is managed from more than one place, with what to do.
  * Shown above the clusters table and on the cluster page; nothing when none is.
  */
 export function ManagedFromAlert({ clusters }: { clusters: ClusterSummary[] }) {
