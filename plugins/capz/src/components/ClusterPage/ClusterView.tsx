@@ -110,14 +110,12 @@ export function ClusterView({
     [value],
   );
 
-  // First load (and a tree in which the selection vanished): expand everything and select the answer to "why".
+  // First load: expand everything. The selection is derived in render below, so the first paint already shows the
+  // answer to "why" (an effect setting it painted the root first, then switched).
   useEffect(() => {
-    if (!value || !index) return;
+    if (!value) return;
     setExpanded(prev => prev ?? initiallyExpanded(value.tree));
-    setSelected(prev =>
-      prev && index.has(prev) ? prev : deciding?.id ?? value.tree.id,
-    );
-  }, [value, index, deciding]);
+  }, [value]);
 
   const select = useCallback(
     (id: string) => {
@@ -151,7 +149,8 @@ export function ClusterView({
   }
 
   const { summary, tree } = value;
-  const node = (selected && index?.get(selected)?.node) || tree;
+  // The user's selection while it is in the tree; otherwise (first load, or it vanished) the answer to "why".
+  const node = (selected && index?.get(selected)?.node) || deciding || tree;
   const fullPage = linkToPage ? pageLink?.({ ...cluster }) : undefined;
 
   return (
