@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real-controllers lane (issue 12): the real CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers, built from their
+# The real-controllers lane: the real CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers, built from their
 # Go modules (cached by a hash of the pins; cold ~15 min on an idle 2-core machine, up to ~47 min on a busy one), on
 # management clusters of the lane's own, with only Azure simulated (Entra ID and ARM under their real names behind an
 # HTTPS proxy, a workload API server with the clusters' Nodes). Runs:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs stages of the test command while the machine is kept busy, by default the unit and integration stages and the
 # real-controllers lane, then prints each test's duration against its timeout (scripts/test-durations.mjs) and fails
-# when a test came within 3x of it or failed (issue 22: a test's verdict must not depend on how busy the machine is).
+# when a test came within 3x of it or failed (a test's verdict must not depend on how busy the machine is).
 #
 # The load is stress-ng (Debian) in a session of its own at normal priority: with the kernel's autogroup scheduling
 # it takes half of the cores beside the tests, as the managers' cold build did before the test command ranked it

@@ -79,11 +79,11 @@ stage "postgresql" ensure_postgres
 # Two Go builds run in the background while the checks and unit tests run, each in a session of its own so that it
 # can be stopped as a group when this script exits, however it exits:
 # - the Kubernetes binaries (~6-11 min cold, 10 ms cached), at normal priority: the integration stages need them first;
-# - the real CAPI/CAPZ/ASO managers (issue 12; ~1 s cached, ~20 min cold) for the lane, at the lowest priority until
+# - the real CAPI/CAPZ/ASO managers (~1 s cached, ~20 min cold) for the lane, at the lowest priority until
 #   the Kubernetes binaries are built, then at normal priority: the sooner they are built, the sooner the lane runs
 #   beside the other stages. A new session is a new scheduler autogroup (sched_autogroup_enabled=1 on this machine
 #   kind) and `nice` only ranks processes inside one autogroup, so the build sets its own autogroup's nice
-#   (/proc/PID/autogroup, man 7 sched). Every test tolerates a busy machine (issue 22: scripts/test-under-load.sh).
+#   (/proc/PID/autogroup, man 7 sched). Every test tolerates a busy machine (scripts/test-under-load.sh).
 # shellcheck disable=SC2016 # expanded by the inner shell
 setsid bash -c 'node packages/mgmt-cluster/src/cli.ts build > "$1/build-kubernetes.log" 2>&1
   echo $? > "$1/build-kubernetes.rc"' _ "$reports" </dev/null &
