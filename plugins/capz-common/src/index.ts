@@ -7,6 +7,7 @@ export * from './kinds';
 export * from './vocabulary';
 export * from './permissions';
 export * from './api';
+export * from './objects';
 export * from './manifests/aksAsoCluster';
 export * from './clusterCreate';
 export * from './tree';

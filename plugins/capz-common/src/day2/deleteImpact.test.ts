@@ -1,6 +1,6 @@
 import { clusterOf, edit, world } from './__fixtures__/cluster';
 import { computeDeletePreview } from './deleteImpact';
-import type { ObservedObject } from '../tree/types';
+import type { ObservedObject } from '../objects/types';
 
 const preview = (
   objects: ObservedObject[],

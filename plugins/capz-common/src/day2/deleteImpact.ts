@@ -10,11 +10,10 @@
  * 3. Azure: deleting a resource group deletes everything in it; deleting an AKS cluster deletes its agent pools.
  * Every other Azure resource the cluster's ASO objects stand for is kept, and the reason says why.
  */
-import { at, isObj, str } from '../tree/read';
-import type { ObservedObject } from '../tree/types';
+import { at, isObj, reconcilePolicyOf, str } from '../objects/read';
+import type { ObservedObject } from '../objects/types';
 import { ASO_FINALIZER, CLUSTER_NAME_LABEL } from '../vocabulary';
 import type { AzureImpact, DeletePreview } from './api';
-import { reconcilePolicyOf } from './plan';
 
 /** An ASO object elsewhere (another namespace or management cluster), named by its place. @public */
 export interface PlacedObject {

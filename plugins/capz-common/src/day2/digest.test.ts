@@ -1,4 +1,4 @@
-import type { ObservedObject } from '../tree/types';
+import type { ObservedObject } from '../objects/types';
 import { clusterOf, edit, world } from './__fixtures__/cluster';
 import {
   canonicalDay2PlanBasis,

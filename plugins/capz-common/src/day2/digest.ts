@@ -7,8 +7,8 @@
  * the annotations a plan reads, deletion) and its `resourceVersion`. The resourceVersion also moves on every status write, which the
  * controllers make all the time (a pool's node count while it scales, conditions); see {@link day2ReadObjects}.
  */
-import { at, isObj } from '../tree/read';
-import type { ObservedObject } from '../tree/types';
+import { at, isObj } from '../objects/read';
+import type { ObservedObject } from '../objects/types';
 import {
   CREDENTIAL_FROM_ANNOTATION,
   PAUSED_ANNOTATION,

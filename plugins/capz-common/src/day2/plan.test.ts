@@ -2,7 +2,7 @@ import { clusterOf, edit, world } from './__fixtures__/cluster';
 import { planDay2Action, type Day2PlanResult } from './plan';
 import { readDay2Cluster } from './snapshot';
 import type { Day2Action } from './api';
-import type { ObservedObject } from '../tree/types';
+import type { ObservedObject } from '../objects/types';
 
 const plan = (
   objects: ObservedObject[],

@@ -1,9 +1,9 @@
 /**
- * Whether an applied day-2 action is done, from the cluster's ungrouped tree (issue 33 item 9). Done means the state
+ * Whether an applied day-2 action is done, from the cluster's ungrouped tree. Done means the state
  * asked for is observed: the tree shows the value written (so it is not the tree from before the write), the
  * controllers report it (nodes ready at the new count, the version AKS runs, the autoscaler as set, the pause seen by
  * CAPI), and the object's health is healthy, which holds only once its controller observed the generation the write
- * made (status.observedGeneration or the conditions' observedGeneration, see tree/health.ts). Never the state from
+ * made (status.observedGeneration or the conditions' observedGeneration, see tree/health/). Never the state from
  * before the write. Pure.
  */
 import type { TreeNode } from '../tree/types';

@@ -2,8 +2,8 @@
  * What the day-2 rules need to know about one cluster, read from its objects (live ones in the backend, or the watch
  * cache's). Pure: no I/O.
  */
-import { at, arr, isObj, num, str } from '../tree/read';
-import type { ObservedObject } from '../tree/types';
+import { at, arr, isObj, num, str } from '../objects/read';
+import type { ObservedObject } from '../objects/types';
 import {
   CLUSTER_NAME_LABEL,
   CREDENTIAL_FROM_ANNOTATION,

@@ -3,7 +3,8 @@
  * the cluster as the day-2 rules see it, read from that tree. Pure.
  */
 import { kinds } from '../kinds';
-import type { Health, ObservedObject, TreeNode } from '../tree/types';
+import type { Health, TreeNode } from '../tree/types';
+import type { ObservedObject } from '../objects/types';
 import type { Day2Cluster, Day2Pool } from './snapshot';
 
 /** One node pool as the action dialogs and their progress need it, read from an ungrouped cluster tree. @public */

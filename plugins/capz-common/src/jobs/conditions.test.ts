@@ -1,6 +1,6 @@
 import { evaluateObjectCondition } from './conditions';
 import type { LiveCondition, ObjectRef } from './types';
-import type { ObservedObject } from '../tree/types';
+import type { ObservedObject } from '../objects/types';
 
 const mcRef: ObjectRef = {
   apiVersion: 'containerservice.azure.com/v1api20240901',

@@ -3,8 +3,8 @@
  * (at the condition's `ref.apiVersion`). The backend evaluates `azure-cluster-exists` (ARM) and `allowed`
  * (SelfSubjectAccessReview) itself.
  */
-import { findCondition } from '../tree/read';
-import type { ObservedObject } from '../tree/types';
+import { findCondition } from '../objects/read';
+import type { ObservedObject } from '../objects/types';
 import { CAPZ, describeRef, groupOfApiVersion } from './helpers';
 import type { LiveCondition } from './types';
 import { JOB_ANNOTATION } from '../vocabulary';

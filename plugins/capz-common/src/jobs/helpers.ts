@@ -4,7 +4,7 @@
  * for what index.ts re-exports ({@link describeRef}).
  */
 import { apiVersionOf, CAPZ_GROUP, kinds, type KindName } from '../kinds';
-import type { ObservedObject } from '../tree/types';
+import type { ObservedObject } from '../objects/types';
 import {
   CLUSTER_NAME_LABEL,
   JOB_ANNOTATION,

@@ -8,7 +8,6 @@ export {
   clusterNotManagedCheck,
   groupDeleters,
   groupNotManagedCheck,
-  type ManagedClusterPlace,
   soleManagerCondition,
   type ObjectOnCluster,
 } from './soleManager';

@@ -1,4 +1,4 @@
-import type { ObservedObject } from '../tree/types';
+import type { ObservedObject } from '../objects/types';
 import {
   clusterNotManagedCheck,
   groupDeleters,

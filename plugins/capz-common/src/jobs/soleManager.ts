@@ -1,10 +1,11 @@
 /**
- * The resource-group half of the `sole-manager` condition (one owner per AKS cluster, issue 16), as a pure rule over
+ * The resource-group half of the `sole-manager` condition (one owner per AKS cluster), as a pure rule over
  * ResourceGroup objects, so that the job's live check right before its first write (backend StepRunner, objects read
  * from every management cluster's API server) and the adoption preview (the same objects from the watch cache) give
  * the same refusal in the same words.
  */
-import type { ObservedObject } from '../tree/types';
+import type { ManagedFromPlace } from '../api';
+import type { ObservedObject } from '../objects/types';
 import { JOB_ANNOTATION, RECONCILE_POLICY_ANNOTATION } from '../vocabulary';
 import type {
   AzureClusterKey,
@@ -130,15 +131,6 @@ export function groupNotManagedCheck(o: {
   };
 }
 
-/** A ManagedCluster that points at an AKS cluster, and where it is. @public */
-export interface ManagedClusterPlace {
-  managementCluster: string;
-  namespace: string;
-  name: string;
-  /** The CAPI Cluster it belongs to, when known. */
-  cluster?: string;
-}
-
 /**
  * The preview's `not-managed-elsewhere` check, the ManagedCluster half of the `sole-manager` condition: `owners` (the
  * ManagedClusters of every management cluster that point at the AKS cluster, from the watch cache) besides the plan's
@@ -151,13 +143,13 @@ export function clusterNotManagedCheck(o: {
   except: readonly ObjectRef[];
   managementCluster: string;
   managementClusters: readonly string[];
-  owners: readonly ManagedClusterPlace[];
+  owners: readonly ManagedFromPlace[];
   unread: readonly string[];
   excepted: string;
 }): PreflightCheck {
   const { azure } = o;
   const title = 'Nothing else manages the AKS cluster';
-  const place = (x: ManagedClusterPlace) =>
+  const place = (x: ManagedFromPlace) =>
     `${x.managementCluster}/${x.namespace}/${x.name}`;
   const others = o.owners.filter(
     x =>

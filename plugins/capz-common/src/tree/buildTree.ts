@@ -29,14 +29,18 @@ import {
   WATCHED_ASO_KINDS,
   watchedAsoGroup,
 } from './health';
-import { at, conditionsOf, groupOf, kindOf, label, nameOf, str } from './read';
+import {
+  at,
+  conditionsOf,
+  groupOf,
+  kindOf,
+  label,
+  nameOf,
+  str,
+} from '../objects/read';
 import { rollupHealth } from './rollup';
-import type {
-  HealthOptions,
-  HealthResult,
-  ObservedObject,
-  TreeNode,
-} from './types';
+import type { HealthOptions, HealthResult, TreeNode } from './types';
+import type { ObservedObject } from '../objects/types';
 
 /** Options of {@link buildClusterTree}. @public */
 export type BuildTreeOptions = HealthOptions;

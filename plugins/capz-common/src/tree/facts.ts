@@ -2,8 +2,8 @@
  * What a person wants to see at a glance on each node: versions, location, endpoints, replicas, autoscaling,
  * provisioningState, policies. Only values that are present are listed.
  */
-import { ann, arr, at, bool, kindOf, num, str } from './read';
-import type { ObservedObject } from './types';
+import { ann, arr, at, bool, kindOf, num, str } from '../objects/read';
+import type { ObservedObject } from '../objects/types';
 import {
   RECONCILE_POLICY_ANNOTATION,
   REPLICAS_MANAGED_BY_ANNOTATION,

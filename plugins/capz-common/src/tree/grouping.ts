@@ -2,7 +2,7 @@
  * Grouping, like `clusterctl describe` (docs/capz-aso-facts.md#clusterctl-conditions): siblings of the same kind in the
  * same state are merged into one group node, so fifty healthy pools read as one line and the failing one stands out.
  */
-import { compareHealth } from './health';
+import { compareHealth } from './health/order';
 import { worstInSubtree } from './rollup';
 import type { Health, TreeNode } from './types';
 

@@ -7,7 +7,7 @@ import {
 } from './__fixtures__/clusters';
 import { partitionByCluster } from './partition';
 import { summarizeCluster } from './summary';
-import type { ObservedObject } from './types';
+import type { ObservedObject } from '../objects/types';
 
 /** A namespace with several clusters of both APIs, one failing, one sharing its name prefix with another. */
 function namespace(): ObservedObject[] {

@@ -1,4 +1,4 @@
-import type { ObservedObject } from './types';
+import type { ObservedObject } from '../objects/types';
 import { CLUSTER_NAME_LABEL } from '../vocabulary';
 
 /** Every string a tree lookup could follow from this object: `name`/`clusterName` values anywhere in spec/status. */

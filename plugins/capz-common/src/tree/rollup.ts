@@ -3,7 +3,7 @@
  * own Cluster `Available`, which ignores MachinePools (docs/capz-aso-facts.md#cluster-available), every node of the
  * tree counts.
  */
-import { compareHealth } from './health';
+import { compareHealth } from './health/order';
 import type { Health, HealthResult, TreeNode } from './types';
 
 /**

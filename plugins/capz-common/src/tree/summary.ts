@@ -4,8 +4,9 @@
  */
 import type { ClusterApi, ClusterSummary } from '../api';
 import { worstInSubtree } from './rollup';
-import { ann, at, kindOf, nameOf, str, versionOf } from './read';
-import type { ObservedObject, TreeNode } from './types';
+import { ann, at, kindOf, nameOf, str, versionOf } from '../objects/read';
+import type { TreeNode } from './types';
+import type { ObservedObject } from '../objects/types';
 import { OWNER_ANNOTATION } from '../vocabulary';
 
 /** Options of {@link summarizeCluster} and {@link detectClusterApi}. @public */

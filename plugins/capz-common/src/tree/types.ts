@@ -2,6 +2,7 @@
  * The cluster tree and health model shared by the backend (which builds trees from its watch cache) and the
  * frontend (which renders them). Pure data: no I/O, no clocks except where a caller passes one in.
  */
+import type { ConditionView, Severity } from '../objects/types';
 
 /**
  * How an object, or a whole cluster, is doing. Ordered from good to bad by {@link worse}:
@@ -24,20 +25,6 @@ export type Health =
   | 'paused'
   | 'deleting'
   | 'unknown';
-
-/** Condition severity, as ASO and CAPI v1beta1-style conditions carry it. @public */
-export type Severity = 'Info' | 'Warning' | 'Error';
-
-/** One condition of an object, normalised from ASO, CAPI v1beta1-style or metav1 conditions. @public */
-export interface ConditionView {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason?: string;
-  message?: string;
-  severity?: Severity;
-  lastTransitionTime?: string;
-  observedGeneration?: number;
-}
 
 /** Which object a node's verdict comes from, when it is not the node itself. @public */
 export interface NodeRef {
@@ -87,49 +74,6 @@ export interface TreeNode {
   children: TreeNode[];
   /** Set on group nodes only: the merged siblings. */
   group?: { kind: string; count: number; names: string[] };
-}
-
-/** An owner reference as read from the API server. @public */
-export interface OwnerReferenceView {
-  apiVersion?: string;
-  kind?: string;
-  name?: string;
-  uid?: string;
-  controller?: boolean;
-}
-
-/** One `metadata.managedFields` entry: which manager wrote the object, at which API version. @public */
-export interface ManagedFieldsEntryView {
-  manager?: string;
-  operation?: string;
-  apiVersion?: string;
-  subresource?: string;
-}
-
-/**
- * A Kubernetes object as plain JSON, as read from the API server or a watch cache. Every field is optional: the
- * health and tree functions never throw on a partial object.
- * @public
- */
-export interface ObservedObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    /** The API server's version of the object: a write guarded by it fails (409) when the object changed since. */
-    resourceVersion?: string;
-    generation?: number;
-    creationTimestamp?: string;
-    deletionTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: OwnerReferenceView[];
-    managedFields?: ManagedFieldsEntryView[];
-  };
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
 }
 
 /** Options shared by the health and tree functions. @public */

@@ -5,7 +5,7 @@
  */
 import { generateAksAsoClusterManifests } from '../../manifests/aksAsoCluster';
 import type { AksAsoPoolParams } from '../../manifests/clusterRules';
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 
 const SUB = '00000000-0000-0000-0000-000000000001';
 

@@ -4,7 +4,7 @@
  * Pure: no I/O.
  */
 import { kinds } from '../../kinds';
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 import {
   accessCheck,
   accessFor,

@@ -2,7 +2,7 @@
  * The steps of an adoption (see ./index.ts): the ordered actions and waits, built once the preflight has found the
  * AKS cluster and its pools. Pure: no I/O.
  */
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 import {
   jobAnnotations,
   pinPoliciesStep,

@@ -2,7 +2,7 @@
  * The legacy (AzureManagedControlPlane) cluster's objects and what they hold, as the migration's preflight and steps
  * read them. Pure: no I/O.
  */
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 import { CAPZ, clone, groupOfApiVersion, isRecord, nameOf } from '../helpers';
 import { CLUSTER_NAME_LABEL } from '../../vocabulary';
 

@@ -1,5 +1,5 @@
 import { evaluateObjectCondition } from '../conditions';
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 import type { PlannedCondition } from '../types';
 import { find, mergePatch } from '../__fixtures__/snapshots';
 import { params, POLICY, snapshot, step } from '../__fixtures__/migration';

@@ -7,7 +7,7 @@
  * (docs/capz-aso-facts.md#adoption-scope), so the job disarms them with the other old ASO objects and leaves them
  * in Azure, no longer managed; the preflight gives the entries that bring them back under the new cluster.
  */
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 import {
   azureNameOf,
   clone,

@@ -3,9 +3,9 @@
  * of the management cluster, and what the steps are built from once nothing stops a plan. Pure: no I/O.
  */
 import { kinds } from '../../kinds';
-import { findCondition } from '../../tree/read';
+import { findCondition } from '../../objects/read';
 import { detectClusterApi } from '../../tree/summary';
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 import {
   accessCheck,
   accessFor,

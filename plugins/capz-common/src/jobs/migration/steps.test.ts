@@ -1,6 +1,6 @@
 import { evaluateObjectCondition } from '../conditions';
 import type { KubeObject } from '../../manifests/aksAsoCluster';
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 import { JOB_ID_PLACEHOLDER, type PlannedCondition } from '../types';
 import { find, mergePatch, SUB } from '../__fixtures__/snapshots';
 import {

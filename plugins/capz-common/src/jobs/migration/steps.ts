@@ -2,7 +2,7 @@
  * The steps of a migration (see ./index.ts): the ordered actions, waits and invariants, built once the preflight
  * has found everything they need. Pure: no I/O.
  */
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 import {
   azureNameOf,
   clone,

@@ -5,7 +5,7 @@
  */
 import { kinds } from '../../kinds';
 import { detectClusterApi } from '../../tree/summary';
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 import {
   accessCheck,
   accessFor,

@@ -2,7 +2,7 @@
  * The steps of the v1alpha1 to v1beta1 upgrade (see ./index.ts), and the manifests kept elsewhere that they cannot
  * change. Pure: no I/O.
  */
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 import { describeRef, nameOf, when } from '../helpers';
 import type {
   ManifestToChange,

@@ -3,7 +3,7 @@
  * at the old one.
  */
 import { kinds } from '../../kinds';
-import type { ObservedObject } from '../../tree/types';
+import type { ObservedObject } from '../../objects/types';
 import { CAPZ, isRecord } from '../helpers';
 
 export const V1ALPHA1 = `${CAPZ}/v1alpha1`;

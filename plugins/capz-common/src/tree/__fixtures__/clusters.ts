@@ -10,7 +10,7 @@ import {
   CREDENTIAL_FROM_ANNOTATION as CREDENTIAL_FROM,
   RECONCILE_POLICY_ANNOTATION as POLICY,
 } from '../../vocabulary';
-import type { ObservedObject } from '../types';
+import type { ObservedObject } from '../../objects/types';
 
 export const NOW = '2026-11-21T12:00:00Z';
 /** When the fixtures' clusters became ready. */

@@ -1,6 +1,7 @@
 /**
  * Safe readers for untyped JSON (internal): every accessor returns undefined rather than throwing.
  */
+import { RECONCILE_POLICY_ANNOTATION } from '../vocabulary';
 import type { ConditionView, ObservedObject, Severity } from './types';
 
 export type Json = Record<string, unknown>;
@@ -43,6 +44,10 @@ export const versionOf = (apiVersion: string | undefined): string | undefined =>
   apiVersion ? apiVersion.split('/').pop() : undefined;
 export const isDeleting = (o: ObservedObject | undefined): boolean =>
   Boolean(o?.metadata?.deletionTimestamp);
+
+/** ASO's policy on an object (`manage` by default, docs/capz-aso-facts.md#reconcile-policy). @public */
+export const reconcilePolicyOf = (o: ObservedObject | undefined) =>
+  o?.metadata?.annotations?.[RECONCILE_POLICY_ANNOTATION] ?? 'manage';
 
 const SEVERITIES: readonly string[] = ['Info', 'Warning', 'Error'];
 const STATUSES: readonly string[] = ['True', 'False', 'Unknown'];
