@@ -12,7 +12,11 @@ import {
   type TokenCredential,
 } from '@azure/identity';
 import type { AzureDiscoverySettings } from './config';
-import { AzureCredentialError } from './errors';
+import {
+  ARM_REQUEST_TIMEOUT_MS,
+  AzureCredentialError,
+  entraTokenBounds,
+} from './errors';
 
 export interface SecretCredential {
   credential: TokenCredential;
@@ -98,10 +102,17 @@ export function credentialFromSecret(
     Object.keys(data).filter(k => value(k)),
   );
   if (problem) throw new AzureCredentialError(problem);
-  const options = identityOptions(settings);
+  // Token requests get the bounds ARM requests have (docs/azure-facts.md#entra-throttling): one retry, a long
+  // Retry-After answered at once, and the same request timeout.
+  const bounds = entraTokenBounds(
+    settings.requestTimeoutMs ?? ARM_REQUEST_TIMEOUT_MS,
+  );
+  const options = { ...identityOptions(settings), ...bounds.options };
   if (settings.credential === 'default') {
     return {
-      credential: new DefaultAzureCredential({ ...options, tenantId }),
+      credential: bounds.guard(
+        new DefaultAzureCredential({ ...options, tenantId }),
+      ),
       subscriptionId: subscriptionId!,
       tenantId: tenantId!,
       mode: 'backend identity',
@@ -110,11 +121,8 @@ export function credentialFromSecret(
   const clientSecret = value('AZURE_CLIENT_SECRET');
   if (clientSecret) {
     return {
-      credential: new ClientSecretCredential(
-        tenantId!,
-        clientId!,
-        clientSecret,
-        options,
+      credential: bounds.guard(
+        new ClientSecretCredential(tenantId!, clientId!, clientSecret, options),
       ),
       subscriptionId: subscriptionId!,
       tenantId: tenantId!,
@@ -131,18 +139,22 @@ export function credentialFromSecret(
       );
     }
     return {
-      credential: new ClientCertificateCredential(
-        tenantId!,
-        clientId!,
-        {
-          certificate,
-          ...(value('AZURE_CLIENT_CERTIFICATE_PASSWORD')
-            ? {
-                certificatePassword: value('AZURE_CLIENT_CERTIFICATE_PASSWORD'),
-              }
-            : {}),
-        },
-        options,
+      credential: bounds.guard(
+        new ClientCertificateCredential(
+          tenantId!,
+          clientId!,
+          {
+            certificate,
+            ...(value('AZURE_CLIENT_CERTIFICATE_PASSWORD')
+              ? {
+                  certificatePassword: value(
+                    'AZURE_CLIENT_CERTIFICATE_PASSWORD',
+                  ),
+                }
+              : {}),
+          },
+          options,
+        ),
       ),
       subscriptionId: subscriptionId!,
       tenantId: tenantId!,

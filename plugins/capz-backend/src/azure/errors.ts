@@ -14,6 +14,7 @@ import type {
   PipelinePolicy,
   PipelineResponse,
 } from '@azure/core-rest-pipeline';
+import type { TokenCredential } from '@azure/identity';
 import type { ErrorRequestHandler } from 'express';
 
 /** The ASO credential Secret is missing, incomplete, or of a kind this backend cannot use. */
@@ -201,6 +202,145 @@ export const limitRetryAfter: PipelinePolicy = {
   },
 };
 
+/**
+ * What the last Entra ID request of one credential ended with, when it was a fault the user should wait out: a 429 or
+ * 503 (with Entra's `Retry-After`, if any) or no answer within the request bound. Written by the credential's pipeline
+ * policy ({@link entraTokenBounds}), read by its guard after a failed `getToken`.
+ */
+interface EntraFault {
+  kind: 'throttled' | 'unavailable' | 'timeout';
+  /** Counts faults, so a guard knows one was recorded during its own call. */
+  seq: number;
+  retryAfter?: number;
+  timeoutMs?: number;
+}
+
+/**
+ * Thrown by a guarded credential's `getToken` when Entra ID throttled, was unavailable or did not answer in time.
+ * MSAL turns any error of its network client into a bare `network_error` (msal-common `sendPostRequest`), and a 429 or
+ * 503 that reaches it into a ServerError that names no status, so the guard rethrows what the pipeline recorded.
+ * toAzureServiceError makes it a 503 naming Entra ID.
+ */
+export class EntraUnavailableError extends Error {
+  readonly kind: EntraFault['kind'];
+  readonly retryAfterSeconds: number;
+
+  constructor(fault: EntraFault) {
+    const seconds = Math.max(
+      1,
+      fault.retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS,
+    );
+    super(
+      fault.kind === 'timeout'
+        ? `Entra ID did not answer a token request within ${Math.ceil(
+            (fault.timeoutMs ?? 0) / 1000,
+          )} s; try again in ${seconds} s`
+        : `Entra ID is ${
+            fault.kind === 'throttled'
+              ? 'throttling token requests (429)'
+              : 'unavailable (503)'
+          }; try again in ${seconds} s`,
+    );
+    this.name = 'EntraUnavailableError';
+    this.kind = fault.kind;
+    this.retryAfterSeconds = seconds;
+  }
+}
+
+/** The token-request bounds for one @azure/identity credential; see {@link entraTokenBounds}. */
+export interface EntraTokenBounds {
+  /** Spread into the credential's options: core-client's `retryOptions` and `additionalPolicies`. */
+  options: {
+    retryOptions: { maxRetries: number };
+    additionalPolicies: Array<{
+      position: 'perRetry';
+      policy: PipelinePolicy;
+    }>;
+  };
+  /**
+   * The credential built with `options`, whose getToken throws {@link EntraUnavailableError} for such a fault. The
+   * result inherits from the credential (still an `instanceof` its class); only getToken is its own.
+   */
+  guard<T extends TokenCredential>(credential: T): T;
+}
+
+/**
+ * The bounds ARM requests have (one retry, a long Retry-After answered at once, a request timeout), for the requests
+ * an @azure/identity credential sends to Entra ID (docs/azure-facts.md#entra-throttling). Identity's IdentityClient is
+ * a core-client ServiceClient built from the credential's options (default `retryOptions.maxRetries: 3`, overridden by
+ * ours) and is MSAL's network client, so its pipeline carries the OpenID discovery and token requests. Without these,
+ * a 429 with `Retry-After: 3600` holds the caller for an hour and a token endpoint that never answers holds it forever.
+ * One per credential: the policy records the fault for that credential's guard.
+ */
+export function entraTokenBounds(timeoutMs: number): EntraTokenBounds {
+  let seq = 0;
+  let fault: EntraFault | undefined;
+  /** Tries of each request so far (the retry policy sends the same request object again). */
+  const tries = new WeakMap<object, number>();
+  const policy: PipelinePolicy = {
+    name: 'capz-entra-bounds',
+    async sendRequest(request, next) {
+      const attempt = (tries.get(request) ?? 0) + 1;
+      tries.set(request, attempt);
+      const timeout = !request.timeout;
+      if (timeout) request.timeout = timeoutMs;
+      let response: PipelineResponse;
+      try {
+        response = await next(request);
+      } catch (e) {
+        const aborted =
+          timeout &&
+          (e as { name?: string })?.name === 'AbortError' &&
+          !request.abortSignal?.aborted;
+        fault = aborted
+          ? { kind: 'timeout', seq: ++seq, timeoutMs }
+          : undefined;
+        throw e;
+      }
+      if (response.status !== 429 && response.status !== 503) {
+        fault = undefined;
+        return response;
+      }
+      const wait = retryAfterSeconds(response.headers);
+      fault = {
+        kind: response.status === 429 ? 'throttled' : 'unavailable',
+        seq: ++seq,
+        ...(wait !== undefined ? { retryAfter: wait } : {}),
+      };
+      // Left to the SDK's retry policy only when it tries again at once or after a short wait: a first 429 or 503
+      // with Retry-After up to MAX_RETRY_WAIT_SECONDS, or a first 503 without it (its exponential back-off). Anything
+      // else is thrown here (not a RestError: the retry loop ends) rather than handed to MSAL, which would keep the
+      // refusal in its own throttling cache (msal-common ThrottlingUtils) and report a ServerError with no status.
+      const retried =
+        attempt === 1 &&
+        (wait !== undefined
+          ? wait <= MAX_RETRY_WAIT_SECONDS
+          : response.status === 503);
+      if (!retried) throw new EntraUnavailableError(fault);
+      return response;
+    },
+  };
+  return {
+    options: {
+      retryOptions: { maxRetries: 1 },
+      additionalPolicies: [{ position: 'perRetry', policy }],
+    },
+    guard: <T extends TokenCredential>(credential: T): T => {
+      const getToken: TokenCredential['getToken'] = async (scopes, options) => {
+        const before = seq;
+        try {
+          return await credential.getToken(scopes, options);
+        } catch (e) {
+          if (fault && fault.seq > before)
+            throw new EntraUnavailableError(fault);
+          throw e;
+        }
+      };
+      return Object.assign(Object.create(credential) as T, { getToken });
+    },
+  };
+}
+
 /** ARM's own error (code and message) from the response body. */
 function armError(e: RestErrorLike): { code?: string; message?: string } {
   const text =
@@ -245,6 +385,26 @@ export function toAzureServiceError(
     e instanceof AzureRequestError
   )
     return e;
+  if (e instanceof EntraUnavailableError) {
+    const status = { throttled: 429, unavailable: 503, timeout: 0 }[e.kind];
+    const words = {
+      throttled: 'Entra ID is throttling token requests',
+      unavailable: 'Entra ID is unavailable',
+      timeout: 'Entra ID did not answer in time',
+    }[e.kind];
+    const answered = status
+      ? `Entra ID answered ${status}`
+      : 'Entra ID gave no answer';
+    return new AzureServiceError(
+      'Entra ID',
+      `${words}; try again in ${e.retryAfterSeconds} s (${answered} while ${what})`,
+      {
+        code: status ? `HTTP ${status}` : 'Timeout',
+        statusCode: 503,
+        retryAfterSeconds: e.retryAfterSeconds,
+      },
+    );
+  }
   if (e instanceof ThrottledResponse) {
     const code = armError({ response: e.response }).code;
     return throttled(e.response.status, code, e.retryAfter, what);

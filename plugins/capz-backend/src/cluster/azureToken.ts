@@ -8,10 +8,12 @@ import {
   type TokenCredentialOptions,
 } from '@azure/identity';
 import type { LoggerService } from '@backstage/backend-plugin-api';
+import { EntraUnavailableError, entraTokenBounds } from '../azure/errors';
 import type {
   AzureAuthConfig,
   ManagementClusterConfig,
 } from '../config/managementClusters';
+import { REQUEST_TIMEOUT_MS } from './unreachable';
 
 /**
  * The first-party "Azure Kubernetes Service AAD Server" application: AKS clusters with AKS-managed Entra ID accept
@@ -26,11 +28,20 @@ export const DEFAULT_REFRESH_MARGIN_SECONDS = 300;
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
 
-/** The credential for an `azure` block, as @azure/identity builds it. Secrets go to the credential, nowhere else. */
-export function createAzureCredential(azure: AzureAuthConfig): TokenCredential {
+/**
+ * The credential for an `azure` block, as @azure/identity builds it. Secrets go to the credential, nowhere else. Its
+ * token requests have the bounds of the API server's own requests (docs/azure-facts.md#entra-throttling): one retry,
+ * a long Retry-After answered at once, and `requestTimeoutMs` per request (the API server requests' bound).
+ */
+export function createAzureCredential(
+  azure: AzureAuthConfig,
+  requestTimeoutMs = REQUEST_TIMEOUT_MS,
+): TokenCredential {
+  const bounds = entraTokenBounds(requestTimeoutMs);
   const common: TokenCredentialOptions & {
     disableInstanceDiscovery?: boolean;
   } = {
+    ...bounds.options,
     ...(azure.authorityHost ? { authorityHost: azure.authorityHost } : {}),
     // A private authority (Azure Stack Hub, a test Entra) is not in Microsoft's instance-discovery list.
     ...(azure.disableInstanceDiscovery
@@ -44,35 +55,48 @@ export function createAzureCredential(azure: AzureAuthConfig): TokenCredential {
   };
   switch (azure.credential) {
     case 'clientSecret':
-      return new ClientSecretCredential(
-        azure.tenantId!,
-        azure.clientId!,
-        azure.clientSecret!,
-        common,
+      return bounds.guard(
+        new ClientSecretCredential(
+          azure.tenantId!,
+          azure.clientId!,
+          azure.clientSecret!,
+          common,
+        ),
       );
     case 'workloadIdentity':
       // Unset values fall back to AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_FEDERATED_TOKEN_FILE (the webhook's env).
-      return new WorkloadIdentityCredential({
-        ...common,
-        tenantId: azure.tenantId,
-        clientId: azure.clientId,
-        tokenFilePath: azure.tokenFilePath,
-      });
+      return bounds.guard(
+        new WorkloadIdentityCredential({
+          ...common,
+          tenantId: azure.tenantId,
+          clientId: azure.clientId,
+          tokenFilePath: azure.tokenFilePath,
+        }),
+      );
     case 'managedIdentity':
-      return azure.clientId
-        ? new ManagedIdentityCredential({ ...common, clientId: azure.clientId })
-        : new ManagedIdentityCredential(common);
+      // ManagedIdentityCredential puts its IMDS retry policy in place of our additionalPolicies (it takes only
+      // maxRetries): its requests to the local identity endpoint keep identity's own bounds.
+      return bounds.guard(
+        azure.clientId
+          ? new ManagedIdentityCredential({
+              ...common,
+              clientId: azure.clientId,
+            })
+          : new ManagedIdentityCredential(common),
+      );
     case 'default':
-      return new DefaultAzureCredential({
-        ...common,
-        tenantId: azure.tenantId,
-        ...(azure.clientId
-          ? {
-              managedIdentityClientId: azure.clientId,
-              workloadIdentityClientId: azure.clientId,
-            }
-          : {}),
-      });
+      return bounds.guard(
+        new DefaultAzureCredential({
+          ...common,
+          tenantId: azure.tenantId,
+          ...(azure.clientId
+            ? {
+                managedIdentityClientId: azure.clientId,
+                workloadIdentityClientId: azure.clientId,
+              }
+            : {}),
+        }),
+      );
     default:
       throw new Error(`unknown azure.credential ${String(azure.credential)}`);
   }
@@ -223,8 +247,16 @@ export class AzureTokenProvider {
     this.failures++;
     // The first line only: @azure/identity appends troubleshooting links and stack-like detail.
     this.lastError = (e.message ?? String(e)).split('\n')[0];
+    // Entra ID's own wait (throttled, unavailable) counts too, within the same cap: a cluster's requests fail fast
+    // meanwhile instead of each asking again.
+    const asked =
+      e instanceof EntraUnavailableError ? e.retryAfterSeconds * 1000 : 0;
     this.retryAt =
-      now + Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (this.failures - 1));
+      now +
+      Math.min(
+        RETRY_MAX_MS,
+        Math.max(asked, RETRY_MIN_MS * 2 ** (this.failures - 1)),
+      );
     const cur = this.current;
     if (cur && now < cur.usableUntil) {
       this.logger?.warn(
