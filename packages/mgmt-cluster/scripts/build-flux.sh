@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Builds Flux's source-controller and kustomize-controller from their Go modules (the versions pinned below, one Flux
+# release: both declare `go 1.26.0`; v1.10 needs Go 1.27) into $CAPZ_CACHE_DIR/bin/flux-<key>/, where <key> hashes
+# this script (so the pins). An entry that already exists is reused, so re-runs and fresh clones on the same machine
+# skip the build. Facts and flags: docs/flux-facts.md#build.
+#
+#   build-flux.sh      # prints the entry's folder on stdout; progress (with each build's wall time) goes to stderr
+#
+# The entry: source-controller, kustomize-controller (binaries) and crds/ (every CRD of both modules'
+# config/crd/bases, as the module zips carry them). Both go.mod files have `replace` directives, which a wrapper
+# module (as ../go/* use for the other managers) would ignore and `go install pkg@version` refuses, so each module's
+# own source is built, as packages/git-server/scripts/build-gitea.sh builds Gitea: `go mod download` puts it in
+# GOMODCACHE and a writable copy is built with its own go.mod/go.sum. Two things the copy needs that the zip lacks:
+#  - `replace github.com/fluxcd/<controller>/api => ./api`: the api folder is a module of its own, so it is not in
+#    the parent's zip; its zip (the version the parent requires) is put there.
+#  - source-controller requires github.com/fluxcd/pkg/artifact v0.18.3, which this machine's module proxy does not
+#    serve (v0.18.0 is the newest v0.18 it serves); v0.18.0 is put in its place with one more `replace`. The two differ
+#    only in go.mod requirements that source-controller requires at the same or newer versions (so the build list is
+#    unchanged), and artifact/ has no source change from v0.18.0 to v0.18.2 in fluxcd/pkg's history.
+# Go builds run under `nice -n 19` with GOMAXPROCS=2 unless the caller sets CAPZ_GO_NICE / GOMAXPROCS: the machine is
+# shared. Not part of the test suite's build stage (yet).
+set -euo pipefail
+flux_version=v1.9.6 # source-controller and kustomize-controller of one Flux release
+artifact_pin=v0.18.0
+cache=${CAPZ_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/capz-backstage}
+# shellcheck source=../../../scripts/lib/cache-entry.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/cache-entry.sh"
+command -v go >/dev/null || { echo "build-flux: Go is required (go 1.26+ on PATH)" >&2; exit 1; }
+# Both go.mod files say `go 1.26.0`; an older Go with GOTOOLCHAIN=local stops with a less clear message.
+gover=$(go env GOVERSION)
+case "$gover" in
+  go1.2[6-9]* | go1.[3-9][0-9]* | go[2-9]*) ;;
+  *) echo "build-flux: Flux $flux_version needs Go 1.26+ (found $gover)" >&2; exit 1 ;;
+esac
+key=$(sha256sum < "$0" | cut -c1-16)
+out="$cache/bin/flux-$key"
+complete() { [ -x "$out/source-controller" ] && [ -x "$out/kustomize-controller" ] && [ -d "$out/crds" ]; }
+if complete; then echo "build-flux: cached" >&2; echo "$out"; exit 0; fi
+# One build at a time per key: a second caller waits for the first and reuses its entry.
+cache_entry_lock "$out" build-flux
+if complete; then echo "build-flux: built by the other caller" >&2; echo "$out"; exit 0; fi
+tmp=$(cache_entry_tmp "$out")
+# -buildvcs=false: the copy is not a repository, but a cache folder inside one would stamp (or fail on) that one.
+export CGO_ENABLED=0 GOFLAGS="-mod=mod -buildvcs=false" GOMAXPROCS=${GOMAXPROCS:-2}
+# No DWARF from the compiler either: the linker drops it anyway (-ldflags -s -w); see build-controllers.sh.
+gcflags=all=-dwarf=false
+nice_n=${CAPZ_GO_NICE:-19}
+mkdir -p "$tmp/crds"
+
+module_dir() { # <module@version>: the module's folder in GOMODCACHE (downloaded if missing)
+  local json dir
+  json=$(cd "$tmp" && go mod download -json "$1") || true
+  dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' <<<"$json")
+  if [ -z "$dir" ] || [ ! -f "$dir/go.mod" ]; then
+    echo "build-flux: go mod download $1 gave no module directory: $(sed -n 's/^[[:space:]]*"Error": //p' <<<"$json")" >&2
+    return 1
+  fi
+  echo "$dir"
+}
+
+build_one() { # <name>: github.com/fluxcd/<name>@$flux_version into $tmp/<name>
+  local name=$1 module=github.com/fluxcd/$1 dir src apiver start
+  start=$(date +%s)
+  echo "build-flux: downloading $module $flux_version" >&2
+  dir=$(module_dir "$module@$flux_version")
+  src="$tmp/src/$name"
+  mkdir -p "$tmp/src"
+  cp -r "$dir" "$src" && chmod -R u+w "$src"
+  # The api module the parent requires (its go.mod's require line), where its `replace … => ./api` looks for it.
+  apiver=$(awk -v m="$module/api" '$1 == m && $2 ~ /^v/ { print $2; exit }' "$src/go.mod")
+  [ -n "$apiver" ] || { echo "build-flux: $module's go.mod requires no $module/api" >&2; exit 1; }
+  grep -q "^replace $module/api => ./api\$" "$src/go.mod" ||
+    { echo "build-flux: $module's go.mod no longer replaces $module/api with ./api; read its go.mod" >&2; exit 1; }
+  dir=$(module_dir "$module/api@$apiver")
+  cp -r "$dir" "$src/api" && chmod -R u+w "$src/api"
+  if [ "$name" = source-controller ]; then
+    (cd "$src" && go mod edit -replace "github.com/fluxcd/pkg/artifact=github.com/fluxcd/pkg/artifact@$artifact_pin")
+  fi
+  cp "$src"/config/crd/bases/*.yaml "$tmp/crds/"
+  # Only the main package's modules: `go mod download` of the whole graph also wants test-only modules that the
+  # proxy does not serve (source-controller's github.com/fluxcd/pkg/helmtestserver).
+  echo "build-flux: building $name (cold: minutes on 2 cores)" >&2
+  (cd "$src" && nice -n "$nice_n" go build -trimpath -gcflags "$gcflags" -ldflags "-s -w" -o "$tmp/$name" .)
+  echo "build-flux: $name done in $(( $(date +%s) - start ))s ($(du -h "$tmp/$name" | cut -f1))" >&2
+}
+
+build_one source-controller
+build_one kustomize-controller
+# The sources are not needed at run time (unlike Gitea's templates): only the binaries and CRDs are published.
+rm -rf "$tmp/src"
+cd "$cache"
+cache_entry_publish "$tmp" "$out"
+echo "$out"
