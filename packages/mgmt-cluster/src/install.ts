@@ -55,7 +55,7 @@ export async function installCrds(
       );
     }
   }
-  // A hang detector, not a goal: establishing ~100 CRDs took up to ~25 s beside the test lanes under stress-ng.
+  // A hang detector, not a goal: establishing ~100 CRDs took up to ~27 s beside the test lanes under stress-ng.
   const deadline = Date.now() + ESTABLISHED_WITHIN_MS;
   const pending = new Set(crds);
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
@@ -87,7 +87,9 @@ export async function installCrds(
     if (!pending.size) break;
     if (Date.now() > deadline) {
       throw new Error(
-        `CRDs not established after ${ESTABLISHED_WITHIN_MS / 1000} s: ${[...pending]
+        `CRDs not established after ${ESTABLISHED_WITHIN_MS / 1000} s: ${[
+          ...pending,
+        ]
           .map(c => c.metadata.name)
           .join(', ')}`,
       );
