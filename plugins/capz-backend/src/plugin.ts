@@ -5,6 +5,7 @@ import {
 import {
   capzClusterResourcePermissions,
   capzPermissions,
+  type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
 import {
   capzClusterResourceRef,
@@ -17,13 +18,13 @@ import { readManagementClusters } from './config/managementClusters';
 import { ChangeSignals } from './live/ChangeSignals';
 import { createHistory, HistoryFlush } from './history';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
-import { createRouter } from './service/router';
-import {
-  createClusterCreateRouter,
-  KubeApplyClient,
-} from './service/clusterCreate';
-import { createJobs } from './jobs';
-import { createDay2Router } from './day2/day2Router';
+import { createRouter } from './routers/router';
+import { createClusterCreateRouter } from './routers/clusterCreateRouter';
+import { KubeApplyClient } from './create/ApplyClient';
+import { clusterClients, createJobs } from './jobs';
+import { secretReader } from './jobs/secrets';
+import { AksDiscovery } from './azure/AksDiscovery';
+import { createDay2Router } from './routers/day2Router';
 import { Day2Service } from './day2/Day2Service';
 import { KubeDay2Client } from './day2/KubeDay2Client';
 import { KubeObjectClient } from './cluster/KubeObjectClient';
@@ -115,6 +116,21 @@ export const capzPlugin = createBackendPlugin({
         history.recorder.on('flush', (flush: HistoryFlush) =>
           changeSignals.notifyClusters(flush.clusterUids),
         );
+        // The jobs' management-cluster clients; the credential Secrets that ARM is asked with are read through them.
+        const clusterClient = clusterClients(managementClusters, logger);
+        const readSecret = secretReader(clusterClient);
+        // The ARM client (src/azure), one for all that ask ARM: jobs, pickers, API server endpoints, cluster create,
+        // day-2 actions and connect. Where ASO points in Azure comes from the watch cache.
+        const aks = new AksDiscovery({
+          config,
+          logger,
+          readSecret,
+          managedClusters: mc =>
+            cache.list(mc, 'ManagedCluster') as unknown as ObservedObject[],
+          resourceGroups: mc =>
+            cache.list(mc, 'ResourceGroup') as unknown as ObservedObject[],
+          managementClusters: () => managementClusters.map(m => m.name),
+        });
         // Jobs: durable rows, run under a lease by whichever replica takes it; progress is pushed on its own channel.
         const jobs = await createJobs({
           config,
@@ -122,6 +138,8 @@ export const capzPlugin = createBackendPlugin({
           database,
           managementClusters,
           cache,
+          client: clusterClient,
+          aks,
           signals,
         });
         lifecycle.addStartupHook(async () => {
@@ -137,7 +155,7 @@ export const capzPlugin = createBackendPlugin({
         // once per ManagedCluster FQDN as the cache reports it, never per request (src/connect).
         const endpoints = new ClusterEndpoints({
           logger,
-          azure: jobs.aks,
+          azure: aks,
           onKnown: (mc, o) =>
             changeSignals.notifyObject(mc, 'ManagedCluster', o as never),
         });
@@ -154,7 +172,7 @@ export const capzPlugin = createBackendPlugin({
             connections,
             cache,
             history: history.store,
-            pickers: { azure: jobs.aks },
+            pickers: { azure: aks },
             endpoints,
             jobs: {
               logger,
@@ -164,6 +182,9 @@ export const capzPlugin = createBackendPlugin({
               managementClusters,
               cache,
               ...jobs,
+              client: clusterClient,
+              readSecret,
+              aks,
             },
           }),
         );
@@ -186,7 +207,7 @@ export const capzPlugin = createBackendPlugin({
             managementClusters,
             client: async name => new KubeApplyClient(await objectClient(name)),
             // The version AKS offers in the region, as day-2 upgrades read it.
-            azure: jobs.aks,
+            azure: aks,
           }),
         );
         // Day-2 actions on a cluster (scale, autoscale, upgrade, pools, pause, delete, connect): src/day2.
@@ -194,7 +215,7 @@ export const capzPlugin = createBackendPlugin({
           logger,
           managementClusters: managementClusters.map(c => c.name),
           cache,
-          azure: jobs.aks,
+          azure: aks,
           client: async name => new KubeDay2Client(await objectClient(name)),
           allowLocalAccountKubeconfig:
             config.getOptionalBoolean(ALLOW_LOCAL_ACCOUNT_KUBECONFIG) ?? false,
@@ -209,7 +230,7 @@ export const capzPlugin = createBackendPlugin({
             connect: new ClusterConnect({
               logger,
               cluster: p => day2.cluster(p),
-              azure: jobs.aks,
+              azure: aks,
               allowLocalAccountKubeconfig:
                 config.getOptionalBoolean(ALLOW_LOCAL_ACCOUNT_KUBECONFIG) ??
                 false,

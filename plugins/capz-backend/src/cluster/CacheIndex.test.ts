@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { ClusterViews } from '../service/clusterViews';
+import { ClusterViews } from '../views/clusterViews';
 import { CacheIndex, type NamespaceIndex } from './CacheIndex';
 import type { CacheChange, CachedObject } from './ClusterWatch';
 import type { WatchCache } from './WatchCache';

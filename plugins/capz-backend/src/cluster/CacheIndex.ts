@@ -9,12 +9,7 @@ import {
   verdictsChangeAt,
 } from '@capz-backstage/plugin-capz-common';
 import { asoTargets } from '../azure/mapping';
-import {
-  AksOwner,
-  describePlace,
-  ownersOf,
-  RECONCILE_POLICY,
-} from '../azure/owners';
+import { AksOwner, describePlace, ownersOf, RECONCILE_POLICY } from './owners';
 import type { CacheChange, CachedObject } from './ClusterWatch';
 import { WATCHED_KINDS } from './watchedKinds';
 

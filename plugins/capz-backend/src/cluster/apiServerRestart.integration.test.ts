@@ -7,7 +7,7 @@ import { mockServices } from '@backstage/backend-test-utils';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ClusterViews } from '../service/clusterViews';
+import { ClusterViews } from '../views/clusterViews';
 import {
   ClusterInfo,
   kube,

@@ -19,7 +19,9 @@ import type {
   KubernetesObjectApi,
   ObservableMiddleware,
 } from '@kubernetes/client-node';
-import type { ClientNode } from './kubeConfig';
+
+/** The client library's module, as kubeConfig.ts loads it (named here: kubeConfig.ts reaches this file through azureToken.ts). */
+type ClientNode = typeof import('@kubernetes/client-node');
 
 /**
  * How long one request to a management cluster's API server may take before it counts as unanswered. A hang detector:

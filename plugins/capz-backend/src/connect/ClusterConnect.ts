@@ -18,7 +18,7 @@ import {
 import YAML from 'yaml';
 import type { AksDiscovery } from '../azure/AksDiscovery';
 import { AzureServiceError } from '../azure/errors';
-import type { ClusterPlace } from '../day2/Day2Service';
+import type { ClusterPlace } from '../cluster/place';
 
 /** The config key that lets local-account kubeconfigs (with a secret inside) be downloaded. */
 export const ALLOW_LOCAL_ACCOUNT_KUBECONFIG =

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import {
   apiVersionOf,
   canonicalDay2PlanBasis,
+  CLUSTER_NAME_LABEL,
   computeDeletePreview,
   day2ReadObjects,
   describeDay2Drift,
@@ -39,14 +40,8 @@ import type { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 import { AzureServiceError } from '../azure/errors';
 import { ApplyError } from '../cluster/KubeObjectClient';
+import type { ClusterPlace } from '../cluster/place';
 import type { Day2Client } from './KubeDay2Client';
-
-/** One cluster, by where it lives. */
-export interface ClusterPlace {
-  managementCluster: string;
-  namespace: string;
-  name: string;
-}
 
 export interface Day2ServiceOptions {
   logger: LoggerService;
@@ -231,7 +226,7 @@ export class Day2Service {
     ).filter(
       o =>
         ((o.spec?.clusterName as string | undefined) ??
-          o.metadata?.labels?.['cluster.x-k8s.io/cluster-name']) === p.name,
+          o.metadata?.labels?.[CLUSTER_NAME_LABEL]) === p.name,
     );
     for (const live of pools) {
       objects.push(live);

@@ -18,7 +18,7 @@ import {
   type PreflightCheck,
   type StepPlan,
 } from '@capz-backstage/plugin-capz-common';
-import { aksOwners, describePlace, ownersOf } from '../azure/owners';
+import { aksOwners, describePlace, ownersOf } from '../cluster/owners';
 import type { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 import type { ManagementClusterConfig } from '../config/managementClusters';

@@ -22,7 +22,7 @@ import request from 'supertest';
 import YAML from 'yaml';
 import { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
-import { createJobsRouter } from '../service/jobsRouter';
+import { createJobsRouter } from '../routers/jobsRouter';
 import {
   applyManifest,
   createObjects,

@@ -7,24 +7,38 @@ import type { SignalsService } from '@backstage/plugin-signals-node';
 import {
   CAPZ_JOBS_SIGNAL_CHANNEL,
   type CapzJobSignal,
-  type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
+import type { AksDiscovery } from '../azure/AksDiscovery';
 import type { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
-import { AksDiscovery } from '../azure/AksDiscovery';
 import { ClusterClient, KubeClusterClient } from './ClusterClient';
 import { faultHookFromEnv } from './faults';
 import { JobEngine } from './JobEngine';
 import { JobPlanner } from './JobPlanner';
 import { DatabaseJobStore } from './DatabaseJobStore';
 import type { JobStore } from './JobStore';
-import { secretReader } from './secrets';
 import type { ChangeWaker } from './StepRunner';
 
 export { JobEngine } from './JobEngine';
 export type { JobStore, StoredJob } from './JobStore';
 export { DatabaseJobStore } from './DatabaseJobStore';
 export { JobPlanner } from './JobPlanner';
+
+/** The jobs' client of each management cluster, made on first use and kept. */
+export function clusterClients(
+  managementClusters: ManagementClusterConfig[],
+  logger: LoggerService,
+): (managementCluster: string) => Promise<ClusterClient> {
+  const clients = new Map<string, Promise<ClusterClient>>();
+  return (name: string) => {
+    const c = managementClusters.find(m => m.name === name);
+    if (!c)
+      return Promise.reject(new Error(`No management cluster named "${name}"`));
+    if (!clients.has(name))
+      clients.set(name, KubeClusterClient.create(c, logger));
+    return clients.get(name)!;
+  };
+}
 
 /**
  * The job engine with its store, planner and edges (docs/architecture.md#flow-jobs). Config `capz.jobs.leaseSeconds`
@@ -36,20 +50,16 @@ export async function createJobs(o: {
   database: DatabaseService;
   managementClusters: ManagementClusterConfig[];
   cache: WatchCache;
+  /** The management clusters' clients (clusterClients). */
+  client: (managementCluster: string) => Promise<ClusterClient>;
+  /** The ARM client, shared with the plugin's other consumers. */
+  aks: AksDiscovery;
   signals?: SignalsService;
 }) {
   const store: JobStore = await DatabaseJobStore.create({
     database: o.database,
   });
-  const clients = new Map<string, Promise<ClusterClient>>();
-  const client = (name: string) => {
-    const c = o.managementClusters.find(m => m.name === name);
-    if (!c)
-      return Promise.reject(new Error(`No management cluster named "${name}"`));
-    if (!clients.has(name))
-      clients.set(name, KubeClusterClient.create(c, o.logger));
-    return clients.get(name)!;
-  };
+  const client = o.client;
   // A wait re-checks when the watch cache reports any change on the job's management cluster.
   const waker =
     (managementCluster: string): ChangeWaker =>
@@ -60,17 +70,6 @@ export async function createJobs(o: {
       o.cache.on('change', listener);
       return () => o.cache.off('change', listener);
     };
-  const readSecret = secretReader(client);
-  const aks = new AksDiscovery({
-    config: o.config,
-    logger: o.logger,
-    readSecret,
-    managedClusters: mc =>
-      o.cache.list(mc, 'ManagedCluster') as unknown as ObservedObject[],
-    resourceGroups: mc =>
-      o.cache.list(mc, 'ResourceGroup') as unknown as ObservedObject[],
-    managementClusters: () => o.managementClusters.map(m => m.name),
-  });
   const leaseSeconds =
     o.config.getOptionalNumber('capz.jobs.leaseSeconds') ?? 30;
   const engine = new JobEngine({
@@ -78,7 +77,7 @@ export async function createJobs(o: {
     logger: o.logger,
     client,
     waker,
-    azure: aks,
+    azure: o.aks,
     leaseMs: leaseSeconds * 1000,
     faults: faultHookFromEnv(),
     // The one-owner check reads every configured management cluster, live.
@@ -112,7 +111,7 @@ export async function createJobs(o: {
     managementClusters: o.managementClusters,
     cache: o.cache,
     client,
-    aks,
+    aks: o.aks,
   });
-  return { store, engine, planner, client, aks, readSecret };
+  return { store, engine, planner };
 }

@@ -6,8 +6,8 @@ import {
 import type { SignalsService } from '@backstage/plugin-signals-node';
 import { CacheIndex } from '../cluster/CacheIndex';
 import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
+import { TouchedClusters } from '../cluster/TouchedClusters';
 import { WatchCache } from '../cluster/WatchCache';
-import { ClusterViews } from '../service/clusterViews';
 
 interface PendingNamespace {
   managementCluster: string;
@@ -40,7 +40,7 @@ export class ChangeSignals {
   private timer?: NodeJS.Timeout;
   /** When the last message window started (construction counts as one). */
   private lastFlushAt = Date.now();
-  private readonly views: ClusterViews;
+  private readonly touched: TouchedClusters;
   private readonly index: CacheIndex;
   private readonly onChange = (change: CacheChange) => this.add(change);
   private managementClustersChanged = false;
@@ -53,7 +53,7 @@ export class ChangeSignals {
     private readonly logger: LoggerService,
     private readonly coalesceMs = 100,
   ) {
-    this.views = new ClusterViews(cache, managementClusters);
+    this.touched = new TouchedClusters(cache, managementClusters);
     this.index = CacheIndex.for(cache, managementClusters);
   }
 
@@ -161,7 +161,7 @@ export class ChangeSignals {
       ...this.owners.filter(o => listing(o.managementCluster)),
     );
     for (const o of owners) {
-      for (const uid of this.views.clustersSharingAks(
+      for (const uid of this.touched.clustersSharingAks(
         o.managementCluster,
         o.object,
         o.groups,
@@ -169,7 +169,7 @@ export class ChangeSignals {
         clusterUids.add(uid);
     }
     for (const p of pending) {
-      for (const uid of this.views.clustersTouchedBy(
+      for (const uid of this.touched.clustersTouchedBy(
         p.managementCluster,
         p.namespace,
         p.uids,

@@ -26,9 +26,9 @@ const resolve = (s: Schema | undefined): Schema | undefined =>
 const ROUTE_FILES = [
   'router.ts',
   'jobsRouter.ts',
-  'clusterCreate.ts',
+  'clusterCreateRouter.ts',
   'pickersRouter.ts',
-  '../day2/day2Router.ts',
+  'day2Router.ts',
 ];
 
 describe('the OpenAPI document', () => {
@@ -43,7 +43,7 @@ describe('the OpenAPI document', () => {
     const served = ROUTE_FILES.flatMap(file =>
       [
         ...readFileSync(
-          join(__dirname, '..', 'service', file),
+          join(__dirname, '..', 'routers', file),
           'utf8',
         ).matchAll(/\.(get|post|put|patch|delete)\(\s*'(\/[^']*)'/g),
       ].map(m => `${m[1]} ${m[2].replace(/:(\w+)/g, '{$1}')}`),

@@ -5,6 +5,7 @@
  */
 import {
   generateAksAsoClusterManifests,
+  RECONCILE_POLICY_ANNOTATION,
   type DeletePreview,
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
@@ -49,7 +50,7 @@ export async function createDay2Cluster(
     const rg = (infra.spec!.resources as ObservedObject[])[0];
     rg.metadata!.annotations = {
       ...rg.metadata!.annotations,
-      'serviceoperator.azure.com/reconcile-policy': o.rgPolicy,
+      [RECONCILE_POLICY_ANNOTATION]: o.rgPolicy,
     };
   }
   await createObjects(

@@ -6,6 +6,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
+import {
+  CREDENTIAL_FROM_ANNOTATION,
+  RECONCILE_POLICY_ANNOTATION,
+} from '@capz-backstage/plugin-capz-common';
 import { ClusterInfo, kube, until } from './realCluster';
 
 const CAPZ = 'infrastructure.cluster.x-k8s.io';
@@ -311,8 +315,8 @@ export async function makeAzureOnlyCluster(
 ): Promise<void> {
   const ns = o.scratchNamespace;
   const annotations = {
-    'serviceoperator.azure.com/credential-from': o.credentialSecret,
-    'serviceoperator.azure.com/reconcile-policy': 'detach-on-delete',
+    [CREDENTIAL_FROM_ANNOTATION]: o.credentialSecret,
+    [RECONCILE_POLICY_ANNOTATION]: 'detach-on-delete',
   };
   const mcName = normalizeName(o.name);
   const rgName = `${mcName}-rg`;
@@ -407,8 +411,8 @@ export async function makeAzureResourceGroup(
       name,
       namespace: ns,
       annotations: {
-        'serviceoperator.azure.com/credential-from': o.credentialSecret,
-        'serviceoperator.azure.com/reconcile-policy': 'detach-on-delete',
+        [CREDENTIAL_FROM_ANNOTATION]: o.credentialSecret,
+        [RECONCILE_POLICY_ANNOTATION]: 'detach-on-delete',
       },
     },
     spec: {

@@ -24,6 +24,10 @@ import { servicePrincipalSecretData } from '@internal/capz-sim/azure';
 import { repoRoot as repo } from '@internal/mgmt-cluster';
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import { ConfigReader } from '@backstage/config';
+import {
+  CLUSTER_NAME_LABEL,
+  REPLICAS_MANAGED_BY_ANNOTATION,
+} from '@capz-backstage/plugin-capz-common';
 import YAML from 'yaml';
 import { AksDiscovery } from '../azure/AksDiscovery';
 import {
@@ -427,14 +431,13 @@ export class JobsWorld {
       'ManagedClustersAgentPool',
     ] as const) {
       for (const o of await this.c.list(kind, namespace)) {
-        if (o.metadata.labels?.['cluster.x-k8s.io/cluster-name'] !== name)
-          continue;
+        if (o.metadata.labels?.[CLUSTER_NAME_LABEL] !== name) continue;
         if (condition(o, 'Ready')?.status !== 'True')
           return `${kind} ${o.metadata.name} not Ready`;
       }
     }
     const mc = (await this.c.list('ManagedCluster', namespace)).find(
-      o => o.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === name,
+      o => o.metadata.labels?.[CLUSTER_NAME_LABEL] === name,
     );
     if (!mc?.status?.agentPoolProfiles?.length)
       return `ManagedCluster of ${name} has no status.agentPoolProfiles yet`;
@@ -647,9 +650,9 @@ export class JobsWorld {
       expect(mp).toBeDefined();
       expect(mp.spec.clusterName).toBe(name);
       if (p.enableAutoScaling)
-        expect(
-          mp.metadata.annotations?.['cluster.x-k8s.io/replicas-managed-by'],
-        ).toBe('aks');
+        expect(mp.metadata.annotations?.[REPLICAS_MANAGED_BY_ANNOTATION]).toBe(
+          'aks',
+        );
       expect(
         await c.get('AzureASOManagedMachinePool', ns, ap.metadata.name),
       ).toBeDefined();
@@ -684,7 +687,7 @@ export class JobsWorld {
       expect(await c.get(kind, from, name)).toBeUndefined();
     }
     const belongs = (x: any) =>
-      x.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === name ||
+      x.metadata.labels?.[CLUSTER_NAME_LABEL] === name ||
       x.metadata.name.startsWith(`${name}-`) ||
       x.metadata.name === name;
     for (const kind of [

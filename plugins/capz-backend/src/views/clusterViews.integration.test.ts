@@ -16,7 +16,7 @@ import { once } from 'node:events';
 import request from 'supertest';
 import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
 import { WatchCache } from '../cluster/WatchCache';
-import { createRouter } from './router';
+import { createRouter } from '../routers/router';
 import { ManagementClusterConfig } from '../config/managementClusters';
 import {
   applyManifest,

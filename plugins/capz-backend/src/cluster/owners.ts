@@ -9,8 +9,8 @@ import {
   type ManagedFromPlace,
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
-import type { WatchCache } from '../cluster/WatchCache';
-import { asoTargets } from './mapping';
+import { asoTargets } from '../azure/mapping';
+import type { WatchCache } from './WatchCache';
 
 export const RECONCILE_POLICY = RECONCILE_POLICY_ANNOTATION;
 

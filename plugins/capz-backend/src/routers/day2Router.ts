@@ -27,9 +27,10 @@ import express from 'express';
 import { retryAfterHeader } from '../azure/errors';
 import { capzClusterRules } from '../permissions/rules';
 import { createOpenApiRouter } from '../schema/openapi.generated';
-import { explainValidationErrors } from '../service/validationMessages';
+import { explainValidationErrors } from './validationMessages';
 import type { ClusterConnect } from '../connect/ClusterConnect';
-import type { ClusterPlace, Day2Service } from './Day2Service';
+import type { ClusterPlace } from '../cluster/place';
+import type { Day2Service } from '../day2/Day2Service';
 
 export interface Day2RouterOptions {
   httpAuth: HttpAuthService;

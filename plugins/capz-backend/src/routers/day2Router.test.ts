@@ -21,8 +21,8 @@ import request from 'supertest';
 import { ApplyError } from '../cluster/KubeObjectClient';
 import { createDay2Router } from './day2Router';
 import { ClusterConnect } from '../connect/ClusterConnect';
-import { Day2Service } from './Day2Service';
-import type { Day2Client } from './KubeDay2Client';
+import { Day2Service } from '../day2/Day2Service';
+import type { Day2Client } from '../day2/KubeDay2Client';
 
 /** AKS's user kubeconfig of an Entra ID cluster with format=exec: kubelogin, no secret. */
 const execKubeconfig = `apiVersion: v1

@@ -30,7 +30,7 @@ export interface JobsRouterOptions {
   engine: JobEngine;
   planner: JobPlanner;
   client: (managementCluster: string) => Promise<ClusterClient>;
-  /** The jobs' Secret lookup (createJobs' readSecret); by default one over `client`. */
+  /** The Secret lookup the plugin's ARM client uses too (plugin.ts); by default one over `client`. */
   readSecret?: SecretReader;
   aks?: AksLister;
 }

@@ -31,12 +31,12 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { AksDiscovery } from '../azure/AksDiscovery';
 import { ApplyError } from '../cluster/KubeObjectClient';
+import type { ApplyClient } from '../create/ApplyClient';
+import { createClusterInputErrors } from '../create/checks';
 import {
-  ApplyClient,
   ClusterCreateRouterOptions,
   createClusterCreateRouter,
-  createClusterInputErrors,
-} from './clusterCreate';
+} from './clusterCreateRouter';
 
 const auth = { Authorization: mockCredentials.user.header() };
 const body = (o: Partial<CreateClusterRequest> = {}): CreateClusterRequest => ({

@@ -41,7 +41,7 @@ import { AksDiscovery } from '../azure/AksDiscovery';
 import { MAX_RETRY_WAIT_SECONDS } from '../azure/errors';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { ClusterConnect } from '../connect/ClusterConnect';
-import { createDay2Router } from '../day2/day2Router';
+import { createDay2Router } from './day2Router';
 import { Day2Service } from '../day2/Day2Service';
 import { createRouter } from './router';
 

@@ -14,7 +14,7 @@ import {
 import type { HistoryStore } from '../history';
 import { readFilter } from '../permissions/readAccess';
 import { createOpenApiRouter } from '../schema/openapi.generated';
-import { ClusterViews } from './clusterViews';
+import { ClusterViews } from '../views/clusterViews';
 import { addJobRoutes, JobsRouterOptions } from './jobsRouter';
 import { toYaml } from './objectYaml';
 import { TreeBodies } from './treeBodies';
@@ -41,11 +41,11 @@ export interface RouterOptions {
   connections: ConnectionMonitor;
   cache?: WatchCache;
   history?: TimelineReader;
-  /** The jobs API's dependencies; its routes are served by this router (src/service/jobsRouter.ts). */
+  /** The jobs API's dependencies; its routes are served by this router (src/routers/jobsRouter.ts). */
   jobs?: JobsRouterOptions;
   /** The workload clusters' API servers for the list's summaries (src/connect/ClusterEndpoints.ts). */
   endpoints?: Pick<ClusterEndpoints, 'of'>;
-  /** The scaffolder form's pickers' sources (src/service/pickersRouter.ts). */
+  /** The scaffolder form's pickers' sources (src/routers/pickersRouter.ts). */
   pickers?: PickerSources;
   /** Validate responses against the OpenAPI document too (tests turn this on). */
   validateResponses?: boolean;

@@ -12,7 +12,8 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
-import { type ApplyClient, createClusterCreateRouter } from './clusterCreate';
+import type { ApplyClient } from '../create/ApplyClient';
+import { createClusterCreateRouter } from './clusterCreateRouter';
 
 const auth = { Authorization: mockCredentials.user.header() };
 const body = (o: Partial<CreateClusterRequest> = {}): CreateClusterRequest => ({

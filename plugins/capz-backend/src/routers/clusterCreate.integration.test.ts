@@ -37,11 +37,8 @@ import {
   startSimulatedAzure,
   type SimulatedAzure,
 } from '../testing/simulatedAzure';
-import {
-  ApplyClient,
-  createClusterCreateRouter,
-  KubeApplyClient,
-} from './clusterCreate';
+import { type ApplyClient, KubeApplyClient } from '../create/ApplyClient';
+import { createClusterCreateRouter } from './clusterCreateRouter';
 
 const info = testClusterInfo();
 // Not team-*: the test stage simulates the demo world in those namespaces, and its controllers would change the objects.
