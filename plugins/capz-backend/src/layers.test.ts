@@ -7,9 +7,12 @@ import { ESLint } from 'eslint';
 import { join } from 'node:path';
 
 const plugin = join(__dirname, '..');
+// One ESLint for the file: its first lint loads the parser and plugins (the test took 23 s under stress-ng with one
+// per test). The timeout only detects a hang.
+const eslint = new ESLint({ cwd: plugin });
+jest.setTimeout(120_000);
 
 async function layerErrors(file: string, code: string): Promise<string[]> {
-  const eslint = new ESLint({ cwd: plugin });
   const [result] = await eslint.lintText(code, {
     filePath: join(plugin, 'src', file),
   });
