@@ -4,7 +4,9 @@
  *  - a document that lives outside it (research notes, seed documents, the old design notes and machine notes the
  *    project was started from), by name or by one of their section-number shorthands;
  *  - a `docs/<page>.md#<anchor>` (or, in Markdown, a relative `[..](<page>.md#<anchor>)` link) whose page or anchor
- *    does not exist.
+ *    does not exist;
+ *  - in code, an issue of the tracker ("issue 33"): the tracker is not in the repository, so a comment says the why
+ *    itself (history goes in commits and docs).
  * Facts are cited as pages and anchors of docs/ (see docs/README.md) or as upstream repository paths.
  *
  *   node scripts/check-citations.mjs [--root <dir>]     exit 0: clean; exit 1: every problem listed as file:line
@@ -43,6 +45,10 @@ const OUTSIDE = [
   // The shorthands the notes were cited by: "(A 2.2)", "G 1.4", "S step 7".
   [/(^|[\s(|,;])([AGS] \d+\.\d+|G \d+|S step \d)\b/, 'a research-note section'],
 ];
+
+/** Code files: the tracker's issue numbers are refused there (Markdown may tell history). */
+const CODE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs|sh)$/;
+const ISSUE = /\b[Ii]ssues? \d+\b/;
 
 const DOC_LINK = /(?<![\w./-])((?:\.\.?\/)*docs\/[\w.-]+\.md)(?:#([\w-]+))?/g;
 const MD_LINK = /\]\(((?:\.\.?\/)*[\w./-]*?\.md)?(?:#([\w-]+))?\)/g;
@@ -117,6 +123,12 @@ for (const file of files) {
           `${where}: cites ${what} outside the repository ("${m[0].trim()}"): cite a docs/ page and anchor or upstream instead`,
         );
       }
+    }
+    const issue = CODE.test(file) ? ISSUE.exec(line) : null;
+    if (issue) {
+      problems.push(
+        `${where}: names the tracker's "${issue[0]}", which is not in the repository: say the why in the comment`,
+      );
     }
     // docs/<page>.md#anchor anywhere: from the repository's root, or relative to a Markdown file.
     for (const m of line.matchAll(DOC_LINK)) {

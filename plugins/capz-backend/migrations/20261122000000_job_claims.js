@@ -1,5 +1,5 @@
 /*
- * One owner per AKS cluster (issue 16): an adoption or migration holds an exclusive claim on each Azure resource it
+ * One owner per AKS cluster: an adoption or migration holds an exclusive claim on each Azure resource it
  * will manage (the AKS cluster and its resource group, by subscription, group and name, lower-cased as Azure compares
  * them) for as long as the job is not final. The primary key makes the database decide between two jobs on any
  * namespaces, on any replicas. Rows are inserted with the job and deleted with its move to succeeded or cancelled.

@@ -37,7 +37,7 @@ export const capzClusterCreatePermission = createPermission({
 });
 
 /**
- * Day-2 actions on an existing cluster (issue 23), each conditional on management cluster and namespace like
+ * Day-2 actions on an existing cluster, each conditional on management cluster and namespace like
  * reading. Scaling a pool and its autoscaler (`scale`, `autoscale`). @public
  */
 export const capzClusterScalePermission = createPermission({
@@ -75,7 +75,7 @@ export const capzClusterDeletePermission = createPermission({
 });
 
 /**
- * Downloading a cluster's kubeconfig (issue 23): access information, so its own permission, conditional on
+ * Downloading a cluster's kubeconfig: access information, so its own permission, conditional on
  * management cluster and namespace like reading. The kubeconfig never carries a secret unless the operator allows
  * local-account credentials (`capz.connect.allowLocalAccountKubeconfig`). @public
  */

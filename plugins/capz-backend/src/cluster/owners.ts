@@ -1,5 +1,5 @@
 /**
- * Who points at an AKS cluster, across every configured management cluster's watch cache (issue 16): the ASO
+ * Who points at an AKS cluster, across every configured management cluster's watch cache: the ASO
  * ManagedClusters that would PUT it (or delete it with themselves). Read by the adoption preflight (is it managed
  * anywhere already?) and by the clusters list (is one AKS cluster managed from more than one place?). Pure over the
  * cache; the job engine's own check before the first write reads the API servers live instead.

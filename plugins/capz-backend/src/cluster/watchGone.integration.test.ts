@@ -1,5 +1,5 @@
 /**
- * The watch cache when the API server answers its resumed watch with 410 Gone, under churn (issue 33). On a
+ * The watch cache when the API server answers its resumed watch with 410 Gone, under churn. On a
  * management cluster of the test's own, whose kube-apiserver has no watch cache (`--watch-cache=false`: every watch
  * is an etcd watch) and compacts etcd every 2 s (`--etcd-compaction-interval=2s`): a watch resumed from a
  * resourceVersion that etcd has compacted gets an ERROR event with a 410 Status ("The resourceVersion for the

@@ -1,5 +1,5 @@
 /**
- * Connecting to a workload cluster: the kubeconfig a user downloads (issue 23 item 7). It is AKS's own user
+ * Connecting to a workload cluster: the kubeconfig a user downloads. It is AKS's own user
  * credential (`listClusterUserCredential?format=exec`, what `az aks get-credentials` writes), read with the cluster's
  * ASO credential Secret: for an Entra ID cluster an exec (kubelogin) user with no secret inside, so the download grants
  * nothing by itself (Azure RBAC decides what the user's own Entra identity may do). A kubeconfig that holds a secret

@@ -1,5 +1,5 @@
 /**
- * The API server of each workload cluster, for the catalog's Kubernetes annotations (issue 23 item 8): URL and CA
+ * The API server of each workload cluster, for the catalog's Kubernetes annotations: URL and CA
  * from AKS's user kubeconfig (`listClusterUserCredential?format=exec`, docs/capz-aso-facts.md#kubeconfig-download),
  * read once per ASO ManagedCluster when it reports an FQDN (`status.fqdn`), kept in memory, and read again only when
  * the FQDN changes. Only public data is kept (server URL and CA): the rest of the kubeconfig, which for a cluster with

@@ -1,6 +1,6 @@
 /**
- * The catalog entity of a CAPZ cluster makes the stock Kubernetes plugin list that cluster's workloads (issue 23 item
- * 8), end to end, every part real but Azure:
+ * The catalog entity of a CAPZ cluster makes the stock Kubernetes plugin list that cluster's workloads, end to
+ * end, every part real but Azure:
  * - the simulated Azure (capz-sim's startSimulatedAzure: Entra ID, ARM, and the workload API server of its AKS
  *   clusters, a real kube-apiserver that accepts the Entra ID's tokens for the AKS server application);
  * - a real management cluster with an Entra ID cluster's CAPI/CAPZ objects and the ASO ManagedCluster that reports the

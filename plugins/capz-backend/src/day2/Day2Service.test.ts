@@ -1,5 +1,5 @@
 /**
- * The confirm writes what was previewed or nothing (issue 33 item 8), with a management cluster in memory that
+ * The confirm writes what was previewed or nothing, with a management cluster in memory that
  * honours resourceVersion preconditions like the API server: two tabs preview a scale, one changes the pool, the
  * other's confirm is a 409 that names the change and writes nothing. The real API server's side is
  * day2.integration.test.ts.

@@ -616,5 +616,5 @@ describe('day-2 actions on a real management cluster', () => {
     });
     expect(deleted).toEqual(byType(preview.deletes));
     expect(w.azure().resourceGroups.map(g => g.name)).toContain('Legacy_RG');
-  }, 180_000); // 18 s of the default 60 s under stress-ng (issue 22): its own, sized x10
+  }, 180_000); // 18 s of the default 60 s under stress-ng: its own, sized x10
 });

@@ -1,7 +1,7 @@
 /**
  * The cluster page's day-2 actions against the real CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers, with only
- * Azure simulated (`capz-sim run --real-controllers`), through a real backend process's HTTP routes as the guest user
- * (issue 23). Part of the real-controllers lane (`scripts/test-real-controllers.sh`), not of the default run. Each
+ * Azure simulated (`capz-sim run --real-controllers`), through a real backend process's HTTP routes as the guest
+ * user. Part of the real-controllers lane (`scripts/test-real-controllers.sh`), not of the default run. Each
  * test asserts on what the real managers and the simulated ARM did, never on the backend's own writes:
  * - scale: MachinePool replicas → CAPZ → the ASO agent pool → ARM's agent pool count → the workload Nodes CAPI counts;
  * - autoscale: CAPZ marks the MachinePool `replicas-managed-by: aks` and keeps its replicas at AKS's count; ARM's pool

@@ -13,7 +13,7 @@ import knexFactory from 'knex';
 import { createServer } from 'node:net';
 
 /**
- * The claims of issue 16 on both databases: one adoption or migration per Azure cluster and resource group, whatever
+ * The claims (one owner per AKS cluster) on both databases: one adoption or migration per Azure cluster and resource group, whatever
  * the namespace; decided by the database (concurrent inserts), kept while the job can still run (failed, paused),
  * released with its final state in the same transaction. The integration test (claims.integration.test.ts) runs
  * the same through two backend replicas.

@@ -239,7 +239,7 @@ export class JobPlanner {
 
   /**
    * Adoption's "nothing manages it yet" over every configured management cluster's watch cache, not only the one
-   * adopting (issue 16): a ManagedCluster anywhere that points at the AKS cluster fails it, named
+   * adopting: a ManagedCluster anywhere that points at the AKS cluster fails it, named
    * `<management cluster>/<namespace>/<name>`. A management cluster whose cache is not synced cannot tell: a warning
    * (the job's live one-owner check before its first write reads it again, and fails if it cannot).
    */

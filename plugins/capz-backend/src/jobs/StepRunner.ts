@@ -130,7 +130,7 @@ const azureNameOf = (o: KubeObject) =>
   (o.spec as { azureName?: string } | undefined)?.azureName || o.metadata.name;
 
 /**
- * One owner per AKS cluster (issue 16), read live on every configured management cluster: no ManagedCluster in any
+ * One owner per AKS cluster, read live on every configured management cluster: no ManagedCluster in any
  * namespace points at the AKS cluster (its status.id, ARM's id, when ASO has filled it; else its owner group's and
  * its own Azure names, whatever the subscription, which can only over-refuse), and no ResourceGroup whose policy lets
  * ASO delete the group (`manage`, docs/capz-aso-facts.md#reconcile-policy) points at its group. The objects the job

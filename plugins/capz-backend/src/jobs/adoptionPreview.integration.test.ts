@@ -1,5 +1,5 @@
 /**
- * The adoption preview agrees with the job (issue 23, "previews and results must agree everywhere, jobs included"):
+ * The adoption preview agrees with the job ("previews and results must agree everywhere, jobs included"):
  * an AKS cluster whose resource group a `manage` ResourceGroup object in another namespace already points at. Before,
  * the preview was all green and only the job's first write refused it (its live one-owner check). Here, on the real
  * API server through the real jobs router, with the backend running as the ServiceAccount bound to the shipped RBAC

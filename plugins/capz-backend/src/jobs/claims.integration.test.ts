@@ -1,5 +1,5 @@
 /**
- * Issue 16, "one owner per AKS cluster", through two real backend replicas on one PostgreSQL database, each
+ * One owner per AKS cluster, through two real backend replicas on one PostgreSQL database, each
  * configured with two management clusters: `main` (an ephemeral cluster with `capz-sim run`: simulated Azure, ASO,
  * CAPZ, CAPI) and `other` (a second ephemeral cluster without a simulator, holding only what the tests write: it
  * stands for another management cluster of the same platform team, looking at the same Azure).

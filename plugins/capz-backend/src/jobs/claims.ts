@@ -1,5 +1,5 @@
 /**
- * One owner per AKS cluster (issue 16): the Azure resources an adoption or a migration will manage, as the keys of
+ * One owner per AKS cluster: the Azure resources an adoption or a migration will manage, as the keys of
  * its exclusive claims in the database (JobStore, table capz_job_claims). Azure compares names case-insensitively,
  * so the keys are lower-cased. Upgrade jobs take no claim: they manage nothing new.
  */

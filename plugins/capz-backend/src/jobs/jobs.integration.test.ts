@@ -512,7 +512,7 @@ describe('a backend killed at every point of every step', () => {
     expect(messages(job, /^started on replica/)).toHaveLength(1);
     expect(messages(job, /^resumed on replica/)).toHaveLength(faults.length);
     expect(messages(job, /^job succeeded/)).toHaveLength(1);
-    // Every create repeated after a kill found its own object (issue 11: a precondition accepts what its step left).
+    // Every create repeated after a kill found its own object (a precondition accepts what its step left).
     const repeated = messages(
       job,
       /already exists \(created by this job before\)/,
@@ -533,7 +533,7 @@ describe('a backend killed at every point of every step', () => {
       ['adopt-managed-cluster'],
       ['ManagedCluster', 'crash-lake-aso', l.name],
     );
-    // The window issue 11 names: the namespace created, the step not yet recorded.
+    // The window a crash can hit: the namespace created, the step not yet recorded.
     expect(
       messages(
         job,

@@ -1,7 +1,7 @@
 /**
  * The jobs against the real CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers, with only Azure simulated
  * (`capz-sim run --real-controllers`: Entra ID and ARM under their real names behind an HTTPS proxy, a workload API
- * server with the clusters' Nodes). Part of the real-controllers lane (issue 12), not of the default integration run:
+ * server with the clusters' Nodes). Part of the real-controllers lane, not of the default integration run:
  *
  *   yarn workspace @internal/mgmt-cluster test:real-controllers
  *
@@ -457,7 +457,7 @@ it("following the preflight's advice literally brings the VNet and subnet back u
 it('deleting the migrated cluster does in Azure what deleting its unmigrated twin does', async () => {
   /** Deletes a Cluster and returns what Azure deleted until its resource group was gone. */
   const deleting = async (ns: string, name: string) => {
-    // What the cluster page's delete dialog shows first (issue 23): it must equal what Azure then deletes.
+    // What the cluster page's delete dialog shows first: it must equal what Azure then deletes.
     const preview = await main.request(
       'GET',
       `capz${

@@ -1,5 +1,5 @@
 /**
- * Issue 11's invariants, each on the real API server with the simulator (capz-sim run: Azure, ASO, CAPZ, CAPI) and
+ * The jobs' safety invariants, each on the real API server with the simulator (capz-sim run: Azure, ASO, CAPZ, CAPI) and
  * a real backend process, every fixture this file's own:
  *  - same lifecycle: a migrated cluster deleted as a user deletes it does in Azure what deleting its unmigrated twin
  *    does (a resource group CAPZ never owned, on skip, and one with CAPZ's owned tag, on manage);

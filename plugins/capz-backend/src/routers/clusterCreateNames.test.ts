@@ -1,5 +1,5 @@
 /**
- * Issue 33: POST /clusters checks its names at the edge with the same schemas as every other route (the credential
+ * POST /clusters checks its names at the edge with the same schemas as every other route (the credential
  * Secret is a Secret name, the namespace a namespace name), answers in the form's words, and refuses a field it does
  * not take or a body that is not an object, before the management cluster is asked anything (the recorder is the
  * route's Kubernetes client).

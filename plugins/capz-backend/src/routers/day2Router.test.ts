@@ -591,7 +591,7 @@ describe('day-2 routes', () => {
   });
 });
 
-/** Issue 33: the body of an action is checked whole at the edge, before the permission, a read or a write. */
+/** The body of an action is checked whole at the edge, before the permission, a read or a write. */
 describe('day-2 routes: a management cluster that does not answer', () => {
   it('answers a confirm with a 503 in words, without a stack trace even in development, and writes nothing', async () => {
     const { app, writes, audits } = await setup({

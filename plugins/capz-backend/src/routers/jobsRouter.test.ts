@@ -532,7 +532,7 @@ describe('jobs router: the OpenAPI document and one error shape', () => {
 });
 
 /**
- * Issue 33: a name that is not one of its kind is refused at the edge with the form's words, and nothing behind the
+ * A name that is not one of its kind is refused at the edge with the form's words, and nothing behind the
  * route is asked: no Secret read (a Secret name of "." is a list of every Secret in the namespace to the API server),
  * no ARM call, no plan. The recorders are the router's Kubernetes and Azure edges.
  */

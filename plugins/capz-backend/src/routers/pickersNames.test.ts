@@ -1,5 +1,5 @@
 /**
- * Issue 33: the Azure pickers' credential Secret is a Secret name, checked at the edge. A name that is not one
+ * The Azure pickers' credential Secret is a Secret name, checked at the edge. A name that is not one
  * (".", "..") would reach the API server as a path segment (`.../secrets/.` lists every Secret of the namespace):
  * the pickers answer 400 in the form's words and ask neither the API server nor ARM (the recorder is the pickers'
  * Azure source, which reads the Secret).

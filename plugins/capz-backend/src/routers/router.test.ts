@@ -463,7 +463,7 @@ describe('router', () => {
   });
 });
 
-/** Issue 33: the names of the cluster routes are checked at the edge, and a timestamp may be typed as it is. */
+/** The names of the cluster routes are checked at the edge, and a timestamp may be typed as it is. */
 describe('router: names and timestamps at the edge', () => {
   const CLUSTER_RULE =
     "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, with a letter or digit on each side of every '.', at most 63 characters";

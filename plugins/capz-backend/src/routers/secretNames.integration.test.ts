@@ -1,5 +1,5 @@
 /**
- * Issue 33 on the real API server: a Secret name that is not one never reaches it. `GET .../secrets/.` is a LIST of
+ * On the real API server: a Secret name that is not one never reaches it. `GET .../secrets/.` is a LIST of
  * every Secret in the namespace and `.../secrets/..` reads the Namespace, so the backend must not ask at all: the
  * routes that take a Secret name (the wizard's credential Secrets, AKS discovery, the adoption job) refuse `.` and
  * `..` at the edge. The proof is the API server's own audit log (packages/mgmt-cluster starts it with a

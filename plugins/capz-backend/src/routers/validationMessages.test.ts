@@ -25,7 +25,7 @@ const pool = {
 };
 
 describe('explainValidationMessage', () => {
-  it("names a missing field as the sender wrote it and says what to put there (issue 24's example)", () => {
+  it('names a missing field as the sender wrote it and says what to put there', () => {
     const { replicas: _replicas, ...noReplicas } = pool;
     expect(
       explainValidationMessage(
@@ -205,7 +205,7 @@ describe('explainValidationMessage', () => {
   });
 });
 
-/** Issue 33: the words of each route family's refusals (the routes' own tests show nothing is read behind them). */
+/** The words of each route family's refusals (the routes' own tests show nothing is read behind them). */
 describe('explainValidationMessage: names and bodies, per route family', () => {
   const SECRET_RULE =
     "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, with a letter or digit on each side of every '.', at most 253 characters";

@@ -78,7 +78,7 @@ describe('the OpenAPI document', () => {
   });
 });
 
-/** Issue 33: one rule per kind of name, at the edge, and no body that takes a field it does not describe. */
+/** One rule per kind of name, at the edge, and no body that takes a field it does not describe. */
 describe('the OpenAPI document: names and bodies', () => {
   const accepts = (schema: string, value: string) => {
     const s = schemas[schema];

@@ -1,5 +1,5 @@
 /**
- * The day-2 API of one cluster (issue 23): the actions, their plans (what each writes, field by field), the delete
+ * The day-2 API of one cluster: the actions, their plans (what each writes, field by field), the delete
  * preview (what Azure deletes and keeps), the upgrade options and the connect commands. Shared by the backend (which
  * serves them under `/clusters/{managementCluster}/{namespace}/{name}`) and the frontend (which renders them).
  */

@@ -41,7 +41,7 @@ function poolFields(
   p: DiscoveredAksCluster['agentPools'][number],
 ): Record<string, unknown> {
   // Every field ARM reports is written back as it is: ASO PUTs the whole spec, and ARM replaces labels, taints and
-  // tags and resets autoscaling when they are left out (issue 11).
+  // tags and resets autoscaling when they are left out.
   const nonEmpty = (v: Record<string, string> | string[] | undefined) =>
     v && Object.keys(v).length ? v : undefined;
   const optional: Record<string, unknown> = {

@@ -89,7 +89,7 @@ const strMap = (v: unknown): Record<string, string> | undefined =>
 /**
  * The tags to write on a new ASO object: those Azure has (ASO's status, read by GET whatever the policy), else the
  * old spec's. ARM replaces a resource's tags on PUT, so a spec without them would erase them at ASO's first PUT; and
- * on a group the legacy controllers keep on `skip`, their spec says CAPZ's tags, which Azure never got (issue 11).
+ * on a group the legacy controllers keep on `skip`, their spec says CAPZ's tags, which Azure never got.
  */
 function tagsOf(o: ObservedObject): { tags?: Record<string, string> } {
   const tags = strMap(o.status?.tags) ?? strMap(o.spec?.tags);
@@ -190,7 +190,7 @@ export function migrationSteps(
     description:
       'Sets Cluster spec.paused=true so that CAPI and the legacy CAPZ controllers stop reconciling, and CAPZ sets the old ASO objects to reconcile-policy skip (docs/migration-procedure.md#step-1, docs/capz-aso-facts.md#legacy-pause).',
     // The job's first write: right before it, no other ASO object on any management cluster may manage this AKS
-    // cluster (issue 16: one owner per AKS cluster), read live; the old objects are the ones being moved.
+    // cluster (one owner per AKS cluster), read live; the old objects are the ones being moved.
     preconditions: [
       when.exists(oldCluster),
       soleManager(p.azure, [...disarmed, ...otherAso]),
