@@ -493,11 +493,16 @@ describe('day-2 actions on a real management cluster', () => {
         mc.metadata.annotations?.['serviceoperator.azure.com/reconcile-policy'];
       return policy !== 'skip' || `policy ${policy}`;
     });
-    await w.waitFor(
-      'the cache to see the resume',
-      async () =>
-        !service.deletePreview(place('gone')).cluster.paused || 'still paused',
-    );
+    // CAPZ puts each ASO object back to manage one by one (the ResourceGroup can follow the ManagedCluster): the
+    // resume is over, for the delete below, once no object of the cluster is left on skip as the cache sees it.
+    await w.waitFor('the cache to see the resume on every object', async () => {
+      const p = service.deletePreview(place('gone'));
+      if (p.cluster.paused) return 'still paused';
+      return (
+        p.keeps.length === 0 ||
+        `still skip: ${p.keeps.map(k => `${k.object.kind}/${k.object.name}`)}`
+      );
+    });
   });
 
   it('deletes a manage cluster: the preview equals what Azure deletes', async () => {
