@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { testNamespace } from '../src/testing.ts';
 import { CAPI, CAPZ, customObjects, eventually, statusOf } from './helpers.ts';
 
-async function clusterWithOwnedControlPlane(namespace: string) {
+async function clusterWithOwnedControlPlane(namespace: string, name = 'c1') {
   const api = customObjects();
   const owner = await api.createNamespacedCustomObject({
     ...CAPI,
@@ -12,17 +12,17 @@ async function clusterWithOwnedControlPlane(namespace: string) {
     body: {
       apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'Cluster',
-      metadata: { name: 'c1' },
+      metadata: { name },
       spec: {
         controlPlaneRef: {
           apiGroup: CAPZ.group,
           kind: 'AzureASOManagedControlPlane',
-          name: 'c1',
+          name,
         },
         infrastructureRef: {
           apiGroup: CAPZ.group,
           kind: 'AzureASOManagedCluster',
-          name: 'c1',
+          name,
         },
       },
     },
@@ -35,12 +35,12 @@ async function clusterWithOwnedControlPlane(namespace: string) {
       apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
       kind: 'AzureASOManagedControlPlane',
       metadata: {
-        name: 'c1',
+        name,
         ownerReferences: [
           {
             apiVersion: 'cluster.x-k8s.io/v1beta2',
             kind: 'Cluster',
-            name: 'c1',
+            name,
             uid: owner.metadata.uid,
             controller: true,
           },
@@ -55,13 +55,14 @@ async function clusterWithOwnedControlPlane(namespace: string) {
 const readControlPlane = (
   api: ReturnType<typeof customObjects>,
   namespace: string,
+  name = 'c1',
 ) =>
   api
     .getNamespacedCustomObject({
       ...CAPZ,
       namespace,
       plural: 'azureasomanagedcontrolplanes',
-      name: 'c1',
+      name,
     })
     .then(
       o => o,
@@ -91,6 +92,26 @@ test('the garbage collector deletes a dependent when its owner is deleted', asyn
 test('with propagationPolicy Orphan the garbage collector keeps the dependent and drops the owner reference', async t => {
   const namespace = await testNamespace(t, 'gc-orphan');
   const api = await clusterWithOwnedControlPlane(namespace);
+  // The garbage collector must know the dependent before the owner goes: had it not seen c1's control plane when it
+  // handled the orphan finalizer, it would find no dependent to orphan, let the owner go, and then delete the control
+  // plane as the dependent of an owner that no longer exists. A second pair, made after it and deleted in the
+  // background, is the fence: the collector deletes probe's control plane only after it has handled its creation,
+  // which its informer of that kind delivers after c1's.
+  await clusterWithOwnedControlPlane(namespace, 'probe');
+  await api.deleteNamespacedCustomObject({
+    ...CAPI,
+    namespace,
+    plural: 'clusters',
+    name: 'probe',
+    propagationPolicy: 'Background',
+  });
+  await eventually(
+    "the garbage collector to delete probe's control plane",
+    async () =>
+      (await readControlPlane(api, namespace, 'probe')) === null
+        ? true
+        : undefined,
+  );
   await api.deleteNamespacedCustomObject({
     ...CAPI,
     namespace,
