@@ -41,9 +41,26 @@ const WATCHED: KindName[] = [
   'ManagedClustersAgentPool',
 ];
 
-/** What happened, in the order the simulator's cache saw it: `<Kind>/<name> deleting|gone`, and the Cluster's Deleting reasons. */
+/**
+ * What happened, in the order the API server did it: `<Kind>/<name> deleting|gone`, and the Cluster's Deleting reasons.
+ * The simulator's cache watches each kind on a stream of its own, so the order in which it hears of two kinds is not
+ * the order of the writes (under load the news of a ManagedCluster's deletion came after its agent pools'):
+ * the entries are ordered by the resourceVersion each was seen at, which this API server takes from etcd's one
+ * revision counter (a delete's event carries the deletion's revision), and kept in arrival order within an equal one.
+ */
 function recorder(ns: string) {
-  const events: string[] = [];
+  const entries: Array<{ rv: bigint; text: string }> = [];
+  const events = {
+    push(text: string, o: Obj) {
+      entries.push({ rv: BigInt(o.metadata.resourceVersion ?? '0'), text });
+    },
+    /** The entries so far, in the API server's order. */
+    inOrder: () =>
+      entries
+        .map((e, i) => ({ ...e, i }))
+        .sort((a, b) => (a.rv === b.rv ? a.i - b.i : a.rv < b.rv ? -1 : 1))
+        .map(e => e.text),
+  };
   const seen = new Set<string>();
   let lastReason: string | undefined;
   for (const kind of WATCHED)
@@ -51,12 +68,12 @@ function recorder(ns: string) {
       if (o.metadata.namespace !== ns) return;
       const id = `${kind}/${o.metadata.name}`;
       if (type === 'delete') {
-        events.push(`${id} gone`);
+        events.push(`${id} gone`, o);
         return;
       }
       if (o.metadata.deletionTimestamp && !seen.has(id)) {
         seen.add(id);
-        events.push(`${id} deleting`);
+        events.push(`${id} deleting`, o);
       }
       const reason = condition(o, 'Deleting')?.reason;
       // The Deleting reasons CAPI wrote while deleting, each once in a row (the first update after the delete may
@@ -69,7 +86,7 @@ function recorder(ns: string) {
         reason !== lastReason
       ) {
         lastReason = reason;
-        events.push(`Cluster Deleting=${reason}`);
+        events.push(`Cluster Deleting=${reason}`, o);
       }
     });
   return events;
@@ -174,12 +191,13 @@ for (const api of ['aso', 'legacy'] as const) {
           (await env.kube.list(K.ResourceGroup, ns)).items[0].metadata.name
         : rg;
     assert.ok(env.world.getManagedCluster(SUB, azureRg, mcName));
-    const events = recorder(ns);
+    const recorded = recorder(ns);
     const { counted, restore } = countPoolDeletes();
     t.after(restore);
     const deleted = structuredClone(env.world.counters.deleted);
 
     await deleteAndWait(ns, name);
+    const events = recorded.inOrder();
 
     // CAPI's phases, as its Deleting condition names them.
     assert.deepEqual(
