@@ -51,14 +51,13 @@ const q = {
   credentialSecret: 'aso-credential',
 };
 
-/** A longer wait than anyone waits for in a request: answered at once, never slept. */
-const LONG_WAIT_SECONDS = 3600;
 /**
- * How long a call may take when it must not wait: OpenID discovery, one or two token requests and one ARM request, all
- * local (measured under 0.2 s, or about 1.05 s with a 1 s wait or bound, beside other tests on 2 cores; the SDK alone
- * would sleep LONG_WAIT_SECONDS).
+ * A longer wait than anyone waits for in a request: answered at once, never slept. "At once" and "within the request
+ * bound" are proven without an upper bound on wall time (which would fail on a busy machine): by how many token
+ * requests were made (the SDK sleeps only before a retry), and by the test's timeout, the hang detector, which a sleep
+ * of this length or the default 30 s request bound would outlast.
  */
-const PROMPT_MS = 6_000;
+const LONG_WAIT_SECONDS = 3600;
 /** Hang detector per test: ≥3x the slowest test measured (3.0 s: two 1 s waits and a back-off). */
 const TEST_TIMEOUT_MS = 20_000;
 jest.setTimeout(TEST_TIMEOUT_MS);
@@ -218,8 +217,7 @@ describe('AKS discovery when Entra ID throttles or does not answer', () => {
     faults = [
       { status: 429, headers: { 'retry-after': `${LONG_WAIT_SECONDS}` } },
     ];
-    const { result: err, ms } = await listRegions(discovery());
-    expect(ms).toBeLessThan(PROMPT_MS);
+    const { result: err } = await listRegions(discovery());
     // Not retried: the one token request, refused.
     expect(tokenRequests).toBe(1);
     expect(err).toBeInstanceOf(AzureServiceError);
@@ -238,7 +236,6 @@ describe('AKS discovery when Entra ID throttles or does not answer', () => {
     const d = discovery();
     faults = [{ status: 503, headers: { 'retry-after': '120' } }];
     const unavailable = await listRegions(d);
-    expect(unavailable.ms).toBeLessThan(PROMPT_MS);
     expect(unavailable.result).toMatchObject({
       service: 'Entra ID',
       statusCode: 503,
@@ -263,9 +260,8 @@ describe('AKS discovery when Entra ID throttles or does not answer', () => {
       { status: 429, headers: { 'retry-after': '1' } },
       { status: 429, headers: { 'retry-after': '1' } },
     ];
-    const { result: err, ms } = await listRegions(discovery());
+    const { result: err } = await listRegions(discovery());
     expect(tokenRequests).toBe(2);
-    expect(ms).toBeLessThan(PROMPT_MS);
     expect(err).toBeInstanceOf(AzureServiceError);
     expect(err).toMatchObject({
       service: 'Entra ID',
@@ -284,7 +280,6 @@ describe('AKS discovery when Entra ID throttles or does not answer', () => {
     ];
     const down = await listRegions(discovery());
     expect(tokenRequests).toBe(2);
-    expect(down.ms).toBeLessThan(PROMPT_MS);
     expect(down.result).toMatchObject({
       service: 'Entra ID',
       statusCode: 503,
@@ -300,7 +295,6 @@ describe('AKS discovery when Entra ID throttles or does not answer', () => {
     );
     // Held until the bound, not retried, then the answer.
     expect(ms).toBeGreaterThanOrEqual(900);
-    expect(ms).toBeLessThan(PROMPT_MS);
     expect(tokenRequests).toBe(1);
     expect(err).toBeInstanceOf(AzureServiceError);
     expect(err).toMatchObject({
@@ -342,7 +336,6 @@ describe("a management cluster's Entra ID token when Entra ID throttles or does 
     const throttled = await provider()
       .getToken()
       .catch((e: Error) => e);
-    expect(Date.now() - started).toBeLessThan(PROMPT_MS);
     expect(tokenRequests).toBe(1);
     expect((throttled as Error).message).toBe(
       `Entra ID token for management cluster east: Entra ID is throttling token requests (429); try again in ${LONG_WAIT_SECONDS} s`,
@@ -355,7 +348,6 @@ describe("a management cluster's Entra ID token when Entra ID throttles or does 
     const silent = await p.getToken().catch((e: Error) => e);
     const ms = Date.now() - started;
     expect(ms).toBeGreaterThanOrEqual(900);
-    expect(ms).toBeLessThan(PROMPT_MS);
     expect(tokenRequests).toBe(1);
     expect((silent as Error).message).toBe(
       'Entra ID token for management cluster east: Entra ID did not answer a token request within 1 s; try again in 10 s',
