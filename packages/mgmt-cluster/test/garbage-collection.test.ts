@@ -96,7 +96,7 @@ test('with propagationPolicy Orphan the garbage collector keeps the dependent an
   // handled the orphan finalizer, it would find no dependent to orphan, let the owner go, and then delete the control
   // plane as the dependent of an owner that no longer exists. A second pair, made after it and deleted in the
   // background, is the fence: the collector deletes probe's control plane only after it has handled its creation,
-  // which its informer of that kind delivers after c1's.
+  // which its informer of that kind delivers after c1's (kube-controller-manager's source: docs/real-controllers.md#gc-orphan).
   await clusterWithOwnedControlPlane(namespace, 'probe');
   await api.deleteNamespacedCustomObject({
     ...CAPI,
