@@ -890,12 +890,10 @@ describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, th
 
   it('answers 503 with the wait ARM asks for when it is longer than a few seconds, without waiting', async () => {
     queued = [{ status: 429, headers: { 'retry-after': '30' } }];
-    const started = Date.now();
     const err = await discovery({ resourceManagerEndpoint: frontUrl })
       .listKubernetesVersions({ ...q, location: 'westeurope' })
       .catch(e => e);
-    // Not the 30 s ARM asked for (a bound far from any machine's load, not a speed goal).
-    expect(Date.now() - started).toBeLessThan(25_000);
+    // Not the 30 s ARM asked for: asked once (the SDK sleeps only before a retry), without a bound on wall time.
     expect(requests).toBe(1);
     expect(err).toBeInstanceOf(AzureServiceError);
     expect(err).toMatchObject({
