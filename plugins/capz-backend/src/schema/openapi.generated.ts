@@ -456,6 +456,11 @@ export const spec = {
             description:
               "AKS-managed Entra ID (aadProfile.managed) on the cluster's ManagedCluster.",
           },
+          appliedBy: {
+            type: 'string',
+            description:
+              "Who applies the cluster's objects from outside, in words (\"Flux's Kustomization flux-system/clusters\"), when any carries Flux's, Argo CD's or Helm's marks (docs/flux-facts.md#applied-by-rule).",
+          },
         },
       },
       Condition: {
