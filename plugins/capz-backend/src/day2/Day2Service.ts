@@ -393,15 +393,13 @@ export class Day2Service {
       planDigest: day2PlanDigest(planned.basis),
       ...(planned.result.appliedBy
         ? {
-            appliedBy: planned.result.appliedBy.map(
-              ({ kind, namespace, name, appliedBy, blocks }) => ({
-                kind,
-                namespace,
-                name,
-                appliedBy,
-                blocks,
-              }),
-            ),
+            appliedBy: planned.result.appliedBy.map(x => ({
+              kind: x.kind,
+              namespace: x.namespace,
+              name: x.name,
+              appliedBy: x.appliedBy,
+              blocks: x.blocks,
+            })),
           }
         : {}),
       ...(planned.result.blockers ? { blockers: planned.result.blockers } : {}),

@@ -431,18 +431,18 @@ export function gitOpsCheck(
     );
   const o = found.object;
   const who = describeAppliedBy(found.appliedBy);
-  const ref = `${o.kind} ${o.metadata?.namespace ?? ''}/${nameOf(o)}`;
+  const which = `${o.kind} ${o.metadata?.namespace ?? ''}/${nameOf(o)}`;
   if (!found.appliedBy.reconciles)
     return warn(
       'gitops',
       title,
-      `${who} installed ${ref} of ${what}: nothing puts the job's changes back, but the next helm upgrade or rollback of the release may.`,
+      `${who} installed ${which} of ${what}: nothing puts the job's changes back, but the next helm upgrade or rollback of the release may.`,
       "Change the release's chart or values to match what the job leaves, or take the objects out of the release.",
     );
   return fail(
     'gitops',
     title,
-    `${who} applies ${ref} of ${what}: the job's writes would be put back, and what it deletes created again, at its next run (two managers of one AKS cluster).`,
+    `${who} applies ${which} of ${what}: the job's writes would be put back, and what it deletes created again, at its next run (two managers of one AKS cluster).`,
     `Take the cluster's objects out of ${who} first (remove them from Git with pruning off, so that the controller leaves them in place: docs/flux-facts.md#flux-prune), then retry; put what the job leaves in Git afterwards.`,
   );
 }

@@ -46,7 +46,10 @@ describe('appliedBy', () => {
   });
 
   it("takes Flux's per-object opt-outs on the live object, except for a delete", () => {
-    for (const optOut of [
+    const optOuts: Array<{
+      labels: Record<string, string>;
+      annotations?: Record<string, string>;
+    }> = [
       {
         labels: {
           ...FLUX,
@@ -61,7 +64,8 @@ describe('appliedBy', () => {
         labels: FLUX,
         annotations: { 'kustomize.toolkit.fluxcd.io/ssa': 'Ignore' },
       },
-    ]) {
+    ];
+    for (const optOut of optOuts) {
       const o = mp({
         ...optOut,
         managedFields: [

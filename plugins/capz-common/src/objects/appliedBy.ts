@@ -155,13 +155,15 @@ const place = (s: { namespace?: string; name: string }) =>
 
 /** "Flux's Kustomization flux-system/clusters", "Argo CD's Application clusters", "Helm release ns/name". @public */
 export function describeAppliedBy(a: AppliedBy): string {
+  const sourceKind: Record<AppliedByTool, string> = {
+    'flux-kustomization': 'Kustomization',
+    'flux-helmrelease': 'HelmRelease',
+    argocd: 'Application',
+    helm: 'release',
+  };
   const via = a.fieldManager
     ? ` (its field manager ${a.fieldManager} says so; no label names the ${
-        a.tool === 'argocd'
-          ? 'Application'
-          : a.tool === 'flux-helmrelease'
-          ? 'HelmRelease'
-          : 'Kustomization'
+        sourceKind[a.tool]
       })`
     : '';
   switch (a.tool) {
