@@ -193,7 +193,7 @@ const NEXT: Record<AppliedByTool, string> = {
   helm: 'at the next helm upgrade or rollback',
 };
 
-/** An object as a sentence names it: `MachinePool default/c1-pool0`. */
+/** An object as a sentence names it: `MachinePool default/c1-pool0`. @public */
 export interface AppliedObjectRef {
   kind: string;
   namespace?: string;
