@@ -99,6 +99,12 @@ export interface ClusterSummary {
   };
   /** AKS-managed Entra ID (`aadProfile.managed` on its ManagedCluster): users sign in with Entra ID tokens. */
   entraId?: boolean;
+  /**
+   * Who applies the cluster's objects from outside, in words ("Flux's Kustomization flux-system/clusters"), when
+   * any of them carries Flux's, Argo CD's or Helm's marks (docs/flux-facts.md#applied-by-rule): live writes to
+   * those objects are refused.
+   */
+  appliedBy?: string;
 }
 
 /** An ASO ManagedCluster, named by where it is: management cluster, namespace, name. @public */

@@ -55,3 +55,29 @@ export const MANAGEMENT_CLUSTER_LABEL = 'capz.io/management-cluster';
 
 /** The label of a cluster's catalog entity naming the CAPZ API it is written in. @public */
 export const CLUSTER_API_LABEL = 'capz.io/api';
+
+/** Flux kustomize-controller: the labels naming the Kustomization that applies an object (docs/flux-facts.md#flux-labels). @public */
+export const FLUX_KUSTOMIZATION_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';
+/** @public */
+export const FLUX_KUSTOMIZATION_NAMESPACE_LABEL =
+  'kustomize.toolkit.fluxcd.io/namespace';
+/** Flux kustomize-controller: the per-object opt-out (`disabled`), label or annotation (docs/flux-facts.md#flux-annotations). @public */
+export const FLUX_RECONCILE_KEY = 'kustomize.toolkit.fluxcd.io/reconcile';
+/** Flux kustomize-controller: the apply policy (`Ignore` skips the object, docs/flux-facts.md#flux-annotations). @public */
+export const FLUX_SSA_KEY = 'kustomize.toolkit.fluxcd.io/ssa';
+/** Flux helm-controller: the labels naming the HelmRelease that applies an object (docs/flux-facts.md#flux-helm-labels). @public */
+export const FLUX_HELMRELEASE_NAME_LABEL = 'helm.toolkit.fluxcd.io/name';
+/** @public */
+export const FLUX_HELMRELEASE_NAMESPACE_LABEL =
+  'helm.toolkit.fluxcd.io/namespace';
+/** Argo CD's tracking annotation `<app>:<group>/<kind>:<namespace>/<name>` (docs/flux-facts.md#argocd-tracking). @public */
+export const ARGOCD_TRACKING_ANNOTATION = 'argocd.argoproj.io/tracking-id';
+/** Argo CD's label tracking method's label, also the common Kubernetes "instance" label (docs/flux-facts.md#argocd-tracking). @public */
+export const APP_INSTANCE_LABEL = 'app.kubernetes.io/instance';
+/** Helm: the release annotations and managed-by label on everything it installs (docs/flux-facts.md#helm-ownership). @public */
+export const HELM_RELEASE_NAME_ANNOTATION = 'meta.helm.sh/release-name';
+/** @public */
+export const HELM_RELEASE_NAMESPACE_ANNOTATION =
+  'meta.helm.sh/release-namespace';
+/** @public */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';

@@ -55,6 +55,7 @@ function setup() {
     ]),
   );
   const written: string[] = [];
+  const deleted: string[] = [];
   /** The API server not answering a request, when set: which request, and how (see cluster/unreachable.ts). */
   let down:
     | ((request: 'read' | 'dry-run' | 'write') => NoAnswer | undefined)
@@ -116,7 +117,9 @@ function setup() {
       return store.get(key)!;
     },
     mergePatch: async () => ({}),
-    delete: async () => undefined,
+    delete: async (t, x) => {
+      if (!x.dryRun) deleted.push(`${t.kind}/${t.name}`);
+    },
   };
   const service = new Day2Service({
     logger: mockServices.logger.mock(),
@@ -142,12 +145,26 @@ function setup() {
       metadata: { ...mp.metadata, resourceVersion: String(++rv) },
     });
   };
+  /** Flux (or anyone) sets labels on an object: a write that moves its resourceVersion, not its spec. */
+  const setLabels = (key: string, labels: Record<string, string>) => {
+    const o = store.get(key)!;
+    store.set(key, {
+      ...o,
+      metadata: {
+        ...o.metadata,
+        labels: { ...o.metadata?.labels, ...labels },
+        resourceVersion: String(++rv),
+      },
+    });
+  };
   return {
     service,
     written,
     replicas,
     otherWriter,
     statusWrite,
+    setLabels,
+    deleted,
     setDown: (f: typeof down) => (down = f),
   };
 }
@@ -215,6 +232,73 @@ describe('Day2Service: the confirm writes the previewed plan or nothing', () => 
       { apply: true },
     );
     expect(s.replicas()).toBe(3);
+  });
+});
+
+describe('Day2Service: objects a GitOps controller applies', () => {
+  const FLUX = {
+    'kustomize.toolkit.fluxcd.io/name': 'clusters',
+    'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+  };
+  const action = { action: 'scale' as const, pool: 'api', replicas: 3 };
+  const refusal =
+    "Nothing was written: Flux's Kustomization flux-system/clusters applies MachinePool team-a/alpha-api: it would put spec.replicas back at its next reconcile; change it in Git.";
+
+  it('the preview names who applies the pool and the blocker; the confirm is a 409 saying so, writing nothing', async () => {
+    const s = setup();
+    s.setLabels('MachinePool/alpha-api', FLUX);
+    const preview = await s.service.act(place, action, { apply: false });
+    expect(preview.appliedBy).toEqual([
+      {
+        kind: 'MachinePool',
+        namespace: 'team-a',
+        name: 'alpha-api',
+        appliedBy: "Flux's Kustomization flux-system/clusters",
+        blocks: true,
+      },
+    ]);
+    expect(preview.blockers).toEqual([
+      refusal.replace('Nothing was written: ', ''),
+    ]);
+    const confirm = s.service.act(
+      place,
+      { ...action, planDigest: preview.planDigest },
+      { apply: true },
+    );
+    await expect(confirm).rejects.toThrow(ConflictError);
+    await expect(confirm).rejects.toThrow(refusal);
+    expect(s.written).toEqual([]);
+    expect(s.replicas()).toBe(2);
+  });
+
+  it('checks the live object again at the confirm: labels Flux set after the preview refuse it', async () => {
+    const s = setup();
+    const preview = await s.service.act(place, action, { apply: false });
+    expect(preview.blockers).toBeUndefined();
+    s.setLabels('MachinePool/alpha-api', FLUX);
+    const confirm = s.service.act(
+      place,
+      { ...action, planDigest: preview.planDigest },
+      { apply: true },
+    );
+    await expect(confirm).rejects.toThrow(refusal);
+    expect(s.written).toEqual([]);
+  });
+
+  it("refuses the cluster's delete when Flux applies its Cluster: in the delete preview, and on the live Cluster", async () => {
+    const s = setup();
+    const before = s.service.deletePreview(place);
+    expect(before.blockers).toEqual([]);
+    s.setLabels('Cluster/alpha', FLUX);
+    const blocker =
+      "Flux's Kustomization flux-system/clusters applies Cluster team-a/alpha: it would create it again at its next reconcile; remove it from Git instead.";
+    expect(s.service.deletePreview(place).blockers).toEqual([blocker]);
+    // A watch cache that has not seen the labels yet: the live Cluster still refuses it.
+    jest.spyOn(s.service, 'deletePreview').mockReturnValue(before);
+    const removed = s.service.deleteCluster(place, 'alpha');
+    await expect(removed).rejects.toThrow(ConflictError);
+    await expect(removed).rejects.toThrow(`Nothing was deleted: ${blocker}`);
+    expect(s.deleted).toEqual([]);
   });
 });
 

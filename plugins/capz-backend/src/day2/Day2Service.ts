@@ -8,6 +8,7 @@ import {
 import { createHash } from 'node:crypto';
 import {
   apiVersionOf,
+  appliedBy,
   canonicalDay2PlanBasis,
   CLUSTER_NAME_LABEL,
   computeDeletePreview,
@@ -15,6 +16,7 @@ import {
   describeDay2Drift,
   connectInfo,
   formatDay2Problems,
+  gitOpsRefusal,
   kinds,
   nextControlPlaneVersions,
   planDay2Action,
@@ -389,6 +391,18 @@ export class Day2Service {
       warnings: planned.result.warnings,
       applied,
       planDigest: day2PlanDigest(planned.basis),
+      ...(planned.result.appliedBy
+        ? {
+            appliedBy: planned.result.appliedBy.map(x => ({
+              kind: x.kind,
+              namespace: x.namespace,
+              name: x.name,
+              appliedBy: x.appliedBy,
+              blocks: x.blocks,
+            })),
+          }
+        : {}),
+      ...(planned.result.blockers ? { blockers: planned.result.blockers } : {}),
     };
   }
 
@@ -494,6 +508,16 @@ export class Day2Service {
       }
       first ??= planned;
       const planDigest = day2PlanDigest(planned.basis);
+      // A GitOps controller applies an object the plan changes (read live just now): it would put the change back.
+      if (o.apply && planned.result.blockers?.length) {
+        const e = new ConflictError(
+          `Nothing was written: ${planned.result.blockers.join(' ')}`,
+        );
+        this.o.logger.info(
+          `day-2 ${action.action} on cluster ${key}: ${e.message}`,
+        );
+        throw e;
+      }
       if (o.apply && planDigest !== sent) {
         const e = this.stale(sent, planned, []);
         this.o.logger.info(
@@ -633,6 +657,16 @@ export class Day2Service {
       );
     if (live.metadata?.deletionTimestamp)
       throw new ConflictError(`cluster ${p.name} is already being deleted`);
+    // The cache said no GitOps controller applies it; the live Cluster says so too (labels may have come since).
+    const gitOps = appliedBy(live, { deleting: true });
+    if (gitOps?.reconciles)
+      throw new ConflictError(
+        `Nothing was deleted: ${gitOpsRefusal(
+          gitOps,
+          { kind: 'Cluster', namespace: p.namespace, name: p.name },
+          { operation: 'delete' },
+        )}`,
+      );
     if (live.spec?.paused === true)
       throw new ConflictError(
         preview.blockers[0] ?? `cluster ${p.name} is paused: resume it first`,

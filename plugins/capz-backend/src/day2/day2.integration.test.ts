@@ -6,6 +6,7 @@
  * - the delete preview, computed from the watch cache, equals what the simulated Azure then deletes (its deletion
  *   counters and its resources), for a cluster that manages everything and for one whose resource group is `skip`.
  */
+import { ConflictError } from '@backstage/errors';
 import { mockServices } from '@backstage/backend-test-utils';
 import {
   type Day2Action,
@@ -321,6 +322,75 @@ describe('day-2 actions on a real management cluster', () => {
       }),
     ).rejects.toThrow(/^count-within-bounds: pool "user" has 3 nodes/);
     expect(await specs()).toEqual(before);
+  });
+
+  it('a pool Flux applies: the preview names the Kustomization and the blocker, the confirm is a 409 and the MachinePool is unchanged', async () => {
+    // The labels kustomize-controller puts on what it applies (docs/flux-facts.md#flux-labels), under its field manager.
+    const label = (value: string | null) =>
+      w.c.req(
+        'PATCH',
+        `${pathOf(
+          'MachinePool',
+          ns,
+          'gone-user',
+        )}?fieldManager=kustomize-controller`,
+        {
+          metadata: {
+            labels: {
+              'kustomize.toolkit.fluxcd.io/name': value && 'clusters',
+              'kustomize.toolkit.fluxcd.io/namespace': value,
+            },
+          },
+        },
+        'application/merge-patch+json',
+      );
+    expect((await label('flux-system')).status).toBe(200);
+    try {
+      const before = await w.c.get('MachinePool', ns, 'gone-user');
+      const n = before.spec.replicas;
+      const action: Day2Action = {
+        action: 'scale',
+        pool: 'user',
+        replicas: n + 1,
+      };
+      const preview = await service.act(place('gone'), action, {
+        apply: false,
+      });
+      const refusal = `Flux's Kustomization flux-system/clusters applies MachinePool ${ns}/gone-user: it would put spec.replicas back at its next reconcile; change it in Git.`;
+      expect(preview.blockers).toEqual([refusal]);
+      expect(preview.appliedBy).toEqual([
+        {
+          kind: 'MachinePool',
+          namespace: ns,
+          name: 'gone-user',
+          appliedBy: "Flux's Kustomization flux-system/clusters",
+          blocks: true,
+        },
+      ]);
+      const confirmed = service.act(
+        place('gone'),
+        { ...action, planDigest: preview.planDigest },
+        { apply: true },
+      );
+      await expect(confirmed).rejects.toThrow(ConflictError);
+      await expect(confirmed).rejects.toThrow(
+        `Nothing was written: ${refusal}`,
+      );
+      const after = await w.c.get('MachinePool', ns, 'gone-user');
+      expect(after.spec.replicas).toBe(n);
+      expect(after.metadata.generation).toBe(before.metadata.generation);
+      expect(after.metadata.managedFields.map((f: any) => f.manager)).toContain(
+        'kustomize-controller',
+      );
+    } finally {
+      // Flux's labels gone, and with them its field manager's entry (its field set is empty): the pool is the
+      // product's again for the tests below.
+      const cleared = await label(null);
+      expect(cleared.status).toBe(200);
+      expect(
+        cleared.body.metadata.managedFields.map((f: any) => f.manager),
+      ).not.toContain('kustomize-controller');
+    }
   });
 
   it("turns the autoscaler on: CAPZ hands the count to AKS, and a scale is then refused naming it; off: the count is the MachinePool's again", async () => {

@@ -456,6 +456,11 @@ export const spec = {
             description:
               "AKS-managed Entra ID (aadProfile.managed) on the cluster's ManagedCluster.",
           },
+          appliedBy: {
+            type: 'string',
+            description:
+              "Who applies the cluster's objects from outside, in words (\"Flux's Kustomization flux-system/clusters\"), when any carries Flux's, Argo CD's or Helm's marks (docs/flux-facts.md#applied-by-rule).",
+          },
         },
       },
       Condition: {
@@ -1454,6 +1459,40 @@ export const spec = {
           applied: {
             type: 'boolean',
           },
+          appliedBy: {
+            type: 'array',
+            description:
+              'The objects the action changes that Flux, Argo CD or Helm applies, each with who applies it, in words; `blocks` when that controller would put the change back (docs/flux-facts.md#applied-by-rule).',
+            items: {
+              type: 'object',
+              required: ['kind', 'namespace', 'name', 'appliedBy', 'blocks'],
+              properties: {
+                kind: {
+                  type: 'string',
+                },
+                namespace: {
+                  type: 'string',
+                },
+                name: {
+                  type: 'string',
+                },
+                appliedBy: {
+                  type: 'string',
+                },
+                blocks: {
+                  type: 'boolean',
+                },
+              },
+            },
+          },
+          blockers: {
+            type: 'array',
+            description:
+              'Why the confirm will be refused with 409, in words (a GitOps controller applies an object the action changes). The preview still answers 200 with the plan.',
+            items: {
+              type: 'string',
+            },
+          },
           planDigest: {
             type: 'string',
             description:
@@ -2063,6 +2102,17 @@ export const spec = {
               },
             },
           },
+          '409': {
+            description:
+              "Nothing was deleted: the cluster is paused or already being deleted, a delete-preview blocker holds, or a GitOps controller applies one of its objects (Flux's Kustomization or HelmRelease, Argo CD's Application; docs/flux-facts.md#applied-by-rule) and would create it again: the message names it.",
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/Error',
+                },
+              },
+            },
+          },
           default: {
             $ref: '#/components/responses/Error',
           },
@@ -2145,6 +2195,17 @@ export const spec = {
               'application/json': {
                 schema: {
                   $ref: '#/components/schemas/Day2Plan',
+                },
+              },
+            },
+          },
+          '409': {
+            description:
+              'Nothing was written. The cluster changed since the preview ("changed since the preview", naming what moved), another action on it is being applied, or a GitOps controller applies an object the plan changes, checked on the objects read live (the preview\'s `blockers`; docs/flux-facts.md#applied-by-rule). That message names the Kustomization (namespace/name), HelmRelease or Application and what its next run would do, e.g. "Nothing was written: Flux\'s Kustomization flux-system/clusters applies MachinePool default/c1-pool0: it would put spec.replicas back at its next reconcile; change it in Git."',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/Error',
                 },
               },
             },

@@ -87,6 +87,22 @@ export interface Day2Plan {
   warnings: string[];
   applied: boolean;
   /**
+   * The objects the action changes that Flux, Argo CD or Helm applies, each with who applies it. Empty or absent
+   * when none is.
+   */
+  appliedBy?: Array<{
+    kind: string;
+    namespace: string;
+    name: string;
+    appliedBy: string;
+    blocks: boolean;
+  }>;
+  /**
+   * Why the confirm will be refused (409), in words: e.g. a GitOps controller applies an object the action changes
+   * and would put the change back. A preview with blockers shows them instead of a Confirm.
+   */
+  blockers?: string[];
+  /**
    * sha256 (hex) of the plan's canonical form (`day2PlanBasis`): the changes, the warnings and the
    * resourceVersion of every object the plan was made from. A confirm sends the preview's back.
    */

@@ -163,4 +163,21 @@ describe('delete preview', () => {
       /is paused: CAPI does not reconcile/,
     );
   });
+
+  it('blocks the delete of a cluster one of whose objects Flux applies (it would be created again)', () => {
+    const p = preview(
+      edit(world(), 'MachinePool', 'alpha-user', o => {
+        o.metadata!.labels = {
+          ...o.metadata!.labels,
+          'kustomize.toolkit.fluxcd.io/name': 'clusters',
+          'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+          // The live opt-out does not stop Flux creating a deleted object again from Git.
+          'kustomize.toolkit.fluxcd.io/reconcile': 'disabled',
+        };
+      }),
+    );
+    expect(p.blockers).toEqual([
+      "Flux's Kustomization flux-system/clusters applies MachinePool team-a/alpha-user: it would create it again at its next reconcile; remove it from Git instead.",
+    ]);
+  });
 });

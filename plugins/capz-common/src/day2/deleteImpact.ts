@@ -10,6 +10,7 @@
  * 3. Azure: deleting a resource group deletes everything in it; deleting an AKS cluster deletes its agent pools.
  * Every other Azure resource the cluster's ASO objects stand for is kept, and the reason says why.
  */
+import { clusterAppliedBy, gitOpsRefusal } from '../objects/appliedBy';
 import { at, isObj, reconcilePolicyOf, str } from '../objects/read';
 import type { ObservedObject } from '../objects/types';
 import { ASO_FINALIZER, CLUSTER_NAME_LABEL } from '../vocabulary';
@@ -363,6 +364,20 @@ export function computeDeletePreview(
       `cluster ${name} is paused: CAPI does not reconcile a paused Cluster, not even its deletion (docs/capz-aso-facts.md#capi-paused-not-reconciled); resume it first`,
     );
   blockers.push(...lostPoolOwners(addressed, inNamespace));
+  // What Flux or Argo CD applies would be created again: the cluster would come back, or half of it.
+  const gitOps = clusterAppliedBy([...deleted.values()], { deleting: true });
+  if (gitOps?.appliedBy.reconciles)
+    blockers.push(
+      gitOpsRefusal(
+        gitOps.appliedBy,
+        {
+          kind: gitOps.object.kind ?? '',
+          namespace: gitOps.object.metadata?.namespace ?? namespace,
+          name: gitOps.object.metadata?.name ?? '',
+        },
+        { operation: 'delete' },
+      ),
+    );
   return {
     cluster: { managementCluster, namespace, name, paused },
     deletes: deletes.sort(order),

@@ -643,3 +643,130 @@ describe('pause and resume', () => {
     expect((resume.writes[0] as any).object.spec).toEqual({ paused: false });
   });
 });
+
+describe('GitOps: objects Flux, Argo CD or Helm apply', () => {
+  const FLUX = {
+    'kustomize.toolkit.fluxcd.io/name': 'clusters',
+    'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+  };
+  const labelled = (
+    kind: string,
+    name: string,
+    metadata: {
+      labels?: Record<string, string>;
+      annotations?: Record<string, string>;
+    },
+  ) =>
+    edit(world(), kind, name, o => {
+      o.metadata = {
+        ...o.metadata,
+        labels: { ...o.metadata?.labels, ...metadata.labels },
+        annotations: { ...o.metadata?.annotations, ...metadata.annotations },
+      };
+    });
+
+  it('blocks a scale of a MachinePool Flux applies, naming the Kustomization and what it would do', () => {
+    const r = ok(
+      plan(labelled('MachinePool', 'alpha-user', { labels: FLUX }), {
+        action: 'scale',
+        pool: 'user',
+        replicas: 5,
+      }),
+    );
+    expect(r.blockers).toEqual([
+      "Flux's Kustomization flux-system/clusters applies MachinePool team-a/alpha-user: it would put spec.replicas back at its next reconcile; change it in Git.",
+    ]);
+    expect(r.appliedBy).toEqual([
+      {
+        kind: 'MachinePool',
+        namespace: 'team-a',
+        name: 'alpha-user',
+        appliedBy: "Flux's Kustomization flux-system/clusters",
+        tool: 'flux-kustomization',
+        blocks: true,
+      },
+    ]);
+    // Nothing Flux applies is changed: no blocker.
+    const other = ok(
+      plan(labelled('MachinePool', 'alpha-system', { labels: FLUX }), {
+        action: 'scale',
+        pool: 'user',
+        replicas: 5,
+      }),
+    );
+    expect(other.blockers).toBeUndefined();
+    expect(other.appliedBy).toBeUndefined();
+  });
+
+  it('blocks a pool removal Argo CD would re-create, and a pause of a Cluster it applies', () => {
+    const removed = ok(
+      plan(
+        labelled('MachinePool', 'alpha-user', {
+          annotations: {
+            'argocd.argoproj.io/tracking-id':
+              'fleet:cluster.x-k8s.io/MachinePool:team-a/alpha-user',
+          },
+        }),
+        { action: 'removePool', pool: 'user' },
+      ),
+    );
+    expect(removed.blockers).toEqual([
+      "Argo CD's Application fleet applies MachinePool team-a/alpha-user: it would create it again at its next sync (at once with self-heal); remove it from Git instead.",
+    ]);
+    const paused = ok(
+      plan(labelled('Cluster', 'alpha', { labels: FLUX }), { action: 'pause' }),
+    );
+    expect(paused.blockers?.[0]).toMatch(
+      /^Flux's Kustomization flux-system\/clusters applies Cluster team-a\/alpha: it would put spec.paused back/,
+    );
+  });
+
+  it("still blocks a delete when the live object opts out of Flux (Git's copy is applied again)", () => {
+    const optedOut = labelled('MachinePool', 'alpha-user', {
+      labels: { ...FLUX, 'kustomize.toolkit.fluxcd.io/reconcile': 'disabled' },
+    });
+    expect(
+      ok(plan(optedOut, { action: 'scale', pool: 'user', replicas: 5 }))
+        .blockers,
+    ).toBeUndefined();
+    expect(
+      ok(plan(optedOut, { action: 'removePool', pool: 'user' })).blockers,
+    ).toHaveLength(1);
+  });
+
+  it('warns, not blocks, on an object a plain Helm release installed, and on new objects of a GitOps-applied cluster', () => {
+    const helm = ok(
+      plan(
+        labelled('MachinePool', 'alpha-user', {
+          labels: { 'app.kubernetes.io/managed-by': 'Helm' },
+          annotations: {
+            'meta.helm.sh/release-name': 'alpha',
+            'meta.helm.sh/release-namespace': 'team-a',
+          },
+        }),
+        { action: 'scale', pool: 'user', replicas: 5 },
+      ),
+    );
+    expect(helm.blockers).toBeUndefined();
+    expect(helm.appliedBy?.[0]).toMatchObject({ tool: 'helm', blocks: false });
+    expect(helm.warnings.join(' ')).toMatch(
+      /^Helm release team-a\/alpha installed MachinePool team-a\/alpha-user: nothing puts a live change back/,
+    );
+    const added = ok(
+      plan(labelled('Cluster', 'alpha', { labels: FLUX }), {
+        action: 'addPool',
+        pool: {
+          name: 'gpu',
+          mode: 'User',
+          osType: 'Linux',
+          vmSize: 'Standard_D4s_v5',
+          replicas: 1,
+        },
+      }),
+    );
+    expect(added.blockers).toBeUndefined();
+    expect(added.warnings.join(' ')).toMatch(
+      /Flux's Kustomization flux-system\/clusters applies cluster alpha's Cluster alpha: the new objects are written live, not in Git/,
+    );
+  });
+});

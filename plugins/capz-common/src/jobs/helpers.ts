@@ -4,6 +4,7 @@
  * for what index.ts re-exports ({@link describeRef}).
  */
 import { apiVersionOf, CAPZ_GROUP, kinds, type KindName } from '../kinds';
+import { clusterAppliedBy, describeAppliedBy } from '../objects/appliedBy';
 import type { ObservedObject } from '../objects/types';
 import {
   CLUSTER_NAME_LABEL,
@@ -407,4 +408,41 @@ export function agentPoolAdopted(
     when.exists(amp),
     when.field(amp, ['status', 'ready'], true, `${describeRef(amp)} is ready`),
   ];
+}
+
+/**
+ * Whether a GitOps controller applies any of a cluster's objects (docs/flux-facts.md#applied-by-rule): a job that
+ * moves, re-creates or rewrites them fights that controller, which puts its objects back at its next run (a
+ * migration undone, two managers of one AKS cluster). A fail naming the applier; a warning for a plain Helm release.
+ */
+export function gitOpsCheck(
+  what: string,
+  objects: ReadonlyArray<ObservedObject | undefined>,
+): PreflightCheck {
+  const title = 'No GitOps controller applies the cluster';
+  const found = clusterAppliedBy(
+    objects.filter((o): o is ObservedObject => !!o),
+  );
+  if (!found)
+    return pass(
+      'gitops',
+      title,
+      `No object of ${what} carries Flux's, Argo CD's or Helm's marks.`,
+    );
+  const o = found.object;
+  const who = describeAppliedBy(found.appliedBy);
+  const which = `${o.kind} ${o.metadata?.namespace ?? ''}/${nameOf(o)}`;
+  if (!found.appliedBy.reconciles)
+    return warn(
+      'gitops',
+      title,
+      `${who} installed ${which} of ${what}: nothing puts the job's changes back, but the next helm upgrade or rollback of the release may.`,
+      "Change the release's chart or values to match what the job leaves, or take the objects out of the release.",
+    );
+  return fail(
+    'gitops',
+    title,
+    `${who} applies ${which} of ${what}: the job's writes would be put back, and what it deletes created again, at its next run (two managers of one AKS cluster).`,
+    `Take the cluster's objects out of ${who} first (remove them from Git with pruning off, so that the controller leaves them in place: docs/flux-facts.md#flux-prune), then retry; put what the job leaves in Git afterwards.`,
+  );
 }

@@ -43,6 +43,26 @@ describe('summarizeCluster', () => {
     });
   });
 
+  it('names who applies the cluster when any of its objects carries GitOps marks', () => {
+    const { cluster, objects } = asoManagedCluster({ name: 'gitops' });
+    const tree = () => buildClusterTree(cluster, objects, opts);
+    expect(
+      summarizeCluster('m', tree(), cluster, objects).appliedBy,
+    ).toBeUndefined();
+    const mp = objects.find(o => o.kind === 'MachinePool')!;
+    mp.metadata = {
+      ...mp.metadata,
+      labels: {
+        ...mp.metadata?.labels,
+        'kustomize.toolkit.fluxcd.io/name': 'clusters',
+        'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+      },
+    };
+    expect(summarizeCluster('m', tree(), cluster, objects).appliedBy).toBe(
+      "Flux's Kustomization flux-system/clusters",
+    );
+  });
+
   it('a failing cluster: the rollup reason and message, and the pools that are not ready', () => {
     const { cluster, objects } = asoManagedCluster({
       name: 'gap',

@@ -2,6 +2,7 @@
  * One line per cluster for the clusters list and the catalog: which API describes it, its health, version,
  * location and pools.
  */
+import { clusterAppliedBy, describeAppliedBy } from '../objects/appliedBy';
 import type { ClusterApi, ClusterSummary } from '../api';
 import { worstInSubtree } from './rollup';
 import { ann, at, kindOf, nameOf, str, versionOf } from '../objects/read';
@@ -186,6 +187,9 @@ export function summarizeCluster(
     pools,
     migrationCandidate: api === 'azure-managed',
   };
+  // Its own objects only (the per-cluster group), the Cluster first: linear in them, rebuilt with the tree.
+  const gitOps = clusterAppliedBy([cluster, ...objects]);
+  if (gitOps) summary.appliedBy = describeAppliedBy(gitOps.appliedBy);
   const owner = ann(cluster, OWNER_ANNOTATION);
   if (owner) summary.owner = owner;
   if (tree.reason) summary.reason = tree.reason;

@@ -12,6 +12,7 @@ import { planAutoscale } from './autoscale';
 import { planPause } from './pause';
 import { planRemovePool } from './removePool';
 import { planScale } from './scale';
+import { withGitOps } from './gitops';
 import { conflict, input } from './shared';
 import type { Day2PlanContext, Day2PlanResult } from './types';
 import { planUpgrade } from './upgrade';
@@ -20,7 +21,8 @@ export * from './types';
 
 /**
  * Plans one day-2 action on a cluster read with {@link readDay2Cluster}: the rules it breaks, or the writes and
- * changes. A cluster being deleted refuses every action. Deterministic and pure.
+ * changes, with who applies the objects it changes and the blockers (a GitOps controller applies one). A cluster
+ * being deleted refuses every action. Deterministic and pure.
  * @public
  */
 export function planDay2Action(
@@ -35,6 +37,15 @@ export function planDay2Action(
         conflict('cluster-deleting', `cluster ${c.name} is being deleted`),
       ],
     };
+  const planned = planAction(c, action, ctx);
+  return planned.ok ? withGitOps(c, planned) : planned;
+}
+
+function planAction(
+  c: Day2Cluster,
+  action: Day2Action,
+  ctx: Day2PlanContext,
+): Day2PlanResult {
   switch (action?.action) {
     case 'scale':
       return planScale(c, action);

@@ -1,5 +1,6 @@
 /** What a day-2 plan is made of: the writes it asks for, the problems that refuse it, what it needs to know. */
 import type { KubeObject } from '../../manifests/aksAsoCluster';
+import type { AppliedByTool } from '../../objects/appliedBy';
 import type { ObjectChange } from '../api';
 
 /** An object addressed by kind and name. @public */
@@ -43,7 +44,25 @@ export type Day2PlanResult =
       writes: Day2Write[];
       changes: ObjectChange[];
       warnings: string[];
+      /**
+       * Who applies the objects the writes change (Flux, Argo CD, Helm), and why a confirm is refused: a write to an
+       * object a GitOps controller applies would be put back (or the object re-created) at its next run.
+       */
+      appliedBy?: Day2AppliedBy[];
+      blockers?: string[];
     };
+
+/** One object a plan would change and who applies it (capz-common `appliedBy`). @public */
+export interface Day2AppliedBy {
+  kind: string;
+  namespace: string;
+  name: string;
+  /** In words: "Flux's Kustomization flux-system/clusters". */
+  appliedBy: string;
+  tool: AppliedByTool;
+  /** Its controller puts a live change back: the write is refused. */
+  blocks: boolean;
+}
 
 /** What the planner needs beyond the cluster's objects. @public */
 export interface Day2PlanContext {

@@ -11,6 +11,7 @@ import {
   azureNameOf,
   CAPZ,
   fail,
+  gitOpsCheck,
   nameOf,
   pass,
   warn,
@@ -236,6 +237,19 @@ export function adoptionPreflight(
     : normalizeKubernetesName(params.resourceGroup);
   const pools = aks?.agentPools ?? [];
   const poolName = (p: string) => `${name}-${p}`;
+  // The job writes beside the ResourceGroup it reuses and over objects of the names it takes: one a GitOps
+  // controller applies would be put back over the adopted cluster.
+  preflight.push(
+    gitOpsCheck(
+      `the objects adoption reuses in ${ns}`,
+      snap.objects.filter(
+        o =>
+          o === existingRg ||
+          nameOf(o) === name ||
+          pools.some(p => nameOf(o) === poolName(p.name)),
+      ),
+    ),
+  );
   const nameProblems = [
     // The Cluster name is also the cluster.x-k8s.io/cluster-name label value: at most 63 characters.
     validateDnsLabel(

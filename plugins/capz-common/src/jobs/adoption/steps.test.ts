@@ -23,6 +23,7 @@ describe('planAdoption', () => {
       'credential-secret',
       'aks-cluster',
       'not-managed',
+      'gitops',
       'names',
       'no-conflicts',
       'access',

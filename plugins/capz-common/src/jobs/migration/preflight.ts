@@ -12,6 +12,7 @@ import {
   azureNameOf,
   CAPZ,
   fail,
+  gitOpsCheck,
   nameOf,
   pass,
   policyBeforeJob,
@@ -274,6 +275,18 @@ export function migrationPreflight(
     ),
   );
   preflight.push(...healthChecks(cluster, legacy));
+  preflight.push(
+    gitOpsCheck(`cluster ${from}/${params.name}`, [
+      cluster,
+      amcp,
+      legacy.amc,
+      ...legacy.machinePools,
+      ...legacy.ammps,
+      mc,
+      rg,
+      ...legacy.agentPools,
+    ]),
+  );
 
   // Adoption names everything after the ManagedCluster (docs/capz-aso-facts.md#adopt-managed-cluster,
   // docs/capz-aso-facts.md#adoption-names).

@@ -22,6 +22,7 @@ describe('planMigration', () => {
       'cluster',
       'healthy',
       'not-deleting',
+      'gitops',
       'names',
       'agent-pool-profiles',
       'credential-secret',

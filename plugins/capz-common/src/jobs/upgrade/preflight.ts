@@ -11,6 +11,7 @@ import {
   accessFor,
   CAPZ,
   fail,
+  gitOpsCheck,
   isRecord,
   nameOf,
   pass,
@@ -219,6 +220,19 @@ export function upgradePreflight(
       API_CHECK,
       `Cluster ${params.name} still uses ${V1ALPHA1} somewhere (references, field managers or applied manifests).`,
     ),
+  );
+
+  preflight.push(
+    gitOpsCheck(`cluster ${ns}/${params.name}`, [
+      cluster,
+      ...capz,
+      ...snap.objects.filter(
+        o =>
+          o.kind === 'MachinePool' &&
+          (o.spec?.clusterName === params.name ||
+            o.metadata?.labels?.[CLUSTER_NAME_LABEL] === params.name),
+      ),
+    ]),
   );
 
   const readAtAlpha = capz.filter(o => o.apiVersion === V1ALPHA1);

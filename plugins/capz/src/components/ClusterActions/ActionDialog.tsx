@@ -195,7 +195,7 @@ export function ActionDialog({
             {error?.stale ? 'Preview again' : 'Preview'}
           </Button>
         )}
-        {previewed && (
+        {previewed && !previewed.blockers?.length && (
           <Button
             variant="primary"
             isPending={current.step === 'applying'}

@@ -262,6 +262,40 @@ describe('cluster actions', () => {
     expect(items).toEqual(['Scale pool', 'Autoscaling']);
   });
 
+  it("shows the preview's GitOps blocker and offers no Confirm", async () => {
+    const c = serve('gitops');
+    const blocker =
+      "Flux's Kustomization flux-system/clusters applies MachinePool team-a/gitops-system: it would put spec.replicas back at its next reconcile; change it in Git.";
+    server.use(
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json({
+          ...scaleTo5('gitops', false),
+          appliedBy: [
+            {
+              kind: 'MachinePool',
+              namespace: 'team-a',
+              name: 'gitops-system',
+              appliedBy: "Flux's Kustomization flux-system/clusters",
+              blocks: true,
+            },
+          ],
+          blockers: [blocker],
+        }),
+      ),
+      http.post(`${c.api}/actions`, async ({ request }) => {
+        c.calls.actions.push(await request.json());
+        return HttpResponse.json(scaleTo5('gitops', true));
+      }),
+    );
+    const dialog = await previewScale(c.path, '5');
+    const alert = await within(dialog).findByText(blocker);
+    expect(alert).toBeInTheDocument();
+    expect(
+      within(dialog).queryByRole('button', { name: 'Confirm' }),
+    ).not.toBeInTheDocument();
+    expect(c.calls.actions).toEqual([]);
+  });
+
   it('previews a scale with before → after, then confirms exactly that action', async () => {
     const c = serve('scale');
     const plan = (applied: boolean) => scaleTo5('scale', applied);

@@ -51,11 +51,23 @@ function ObjectChangeView({ change }: { change: ObjectChange }) {
   );
 }
 
-/** What an action changes (preview) or changed (applied): every object and field, and the warnings. */
+/**
+ * What an action changes (preview) or changed (applied): every object and field, the warnings, and the blockers
+ * that refuse its confirm (e.g. Flux or Argo CD applies an object it changes).
+ */
 export function PlanView({ plan }: { plan: Day2Plan }) {
   const label = plan.applied ? 'Changes written' : 'Changes to write';
   return (
     <Flex direction="column" gap="2">
+      {(plan.blockers ?? []).map(b => (
+        <Alert
+          key={b}
+          status="danger"
+          icon
+          title="This cannot be confirmed"
+          description={b}
+        />
+      ))}
       {plan.warnings.map(w => (
         <Alert key={w} status="warning" icon title={w} />
       ))}

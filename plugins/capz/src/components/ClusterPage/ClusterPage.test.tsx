@@ -147,6 +147,22 @@ describe('cluster page', () => {
     ).toBeInTheDocument();
   });
 
+  it('says who applies the cluster when Flux does', async () => {
+    serve({
+      summary: {
+        ...SEARCH_PROD,
+        appliedBy: "Flux's Kustomization flux-system/clusters",
+      },
+    });
+    renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
+    await screen.findByRole('treegrid');
+    expect(
+      screen.getByText(
+        "Applied by Flux's Kustomization flux-system/clusters: change it in Git.",
+      ),
+    ).toBeInTheDocument();
+  });
+
   it('shows no such flag for a cluster managed from one place', async () => {
     serve();
     renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });

@@ -197,6 +197,11 @@ export function ClusterView({
               <Text variant="body-small">{summary.reason}</Text>
             )}
           </Flex>
+          {summary.appliedBy && (
+            <Text variant="body-small" color="secondary">
+              {`Applied by ${summary.appliedBy}: change it in Git.`}
+            </Text>
+          )}
           {summary.migrationCandidate && (
             <Text variant="body-small" color="warning">
               Uses the deprecated AzureManaged* API: migrate it to
