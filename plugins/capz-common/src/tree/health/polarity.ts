@@ -4,8 +4,8 @@
  */
 
 /**
- * The condition types whose normal state is False: CAPI v1beta2's negative-polarity conditions, as `clusterctl
- * describe` lists them and as CAPI's controllers pass them to their summaries (docs/capz-aso-facts.md#condition-polarity).
+ * The condition types whose normal state is False: CAPI v1beta2's negative-polarity conditions, as clusterctl's
+ * describe lists them and as CAPI's controllers pass them to their summaries (docs/capz-aso-facts.md#condition-polarity).
  * By type, whatever the kind (providers set CAPI's `Paused` too); ASO's `Ready` and CAPZ's conditions are positive.
  * @public
  */
