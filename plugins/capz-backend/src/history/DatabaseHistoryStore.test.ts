@@ -514,14 +514,35 @@ describe.each(databases.eachSupportedId())(
       ).toHaveLength(3000);
     });
 
-    it('prunes what is older than the retention', async () => {
+    it('prunes what is older than the retention, but keeps the state a living object still holds', async () => {
       const { store } = await createStore();
       await store.recordTransitions([
         transition({
           objectUid: 'old',
           transitionTime: '2026-10-01T00:00:00.000Z',
         }),
+        transition({
+          objectUid: 'old',
+          status: 'True',
+          reason: 'Succeeded',
+          transitionTime: '2026-10-02T00:00:00.000Z',
+        }),
+        transition({
+          objectUid: 'gone',
+          transitionTime: '2026-10-01T00:00:00.000Z',
+        }),
         transition({ objectUid: 'new' }),
+      ]);
+      await store.recordDeletions([
+        {
+          managementCluster: MC,
+          namespace: NS,
+          clusterName: 'payments',
+          objectUid: 'gone',
+          kind: 'ResourceGroup',
+          name: 'gone',
+          deletedAt: '2026-10-03T00:00:00.000Z',
+        },
       ]);
       await store.recordEvents([
         event({
@@ -532,15 +553,22 @@ describe.each(databases.eachSupportedId())(
         event(),
       ]);
       expect(await store.prune(new Date('2026-11-01T00:00:00Z'))).toEqual({
-        transitions: 1,
+        transitions: 2,
         events: 1,
-        deletions: 0,
+        deletions: 1,
       });
       const all = await store.timeline({
         ...range,
         from: new Date('2026-01-01T00:00:00Z'),
       });
-      expect(all.transitions.map(t => t.objectUid)).toEqual(['new']);
+      expect(all.transitions.map(t => [t.objectUid, t.reason])).toEqual([
+        ['old', 'Succeeded'],
+        ['new', 'Reconciling'],
+      ]);
+      // The object unchanged since October is still drawn in a range of November.
+      expect(
+        (await store.timeline(range)).initial.map(t => [t.objectUid, t.status]),
+      ).toEqual([['old', 'True']]);
       expect(all.events).toHaveLength(1);
     });
   },

@@ -337,8 +337,27 @@ export class DatabaseHistoryStore implements HistoryStore {
   async prune(
     olderThan: Date,
   ): Promise<{ transitions: number; events: number; deletions: number }> {
+    // Each condition's latest transition stays while its object lives: it is the state a later range starts with
+    // (a cluster unchanged for longer than the retention is still drawn). A deleted object's go with the rest.
     const transitions = await this.db(TRANSITIONS)
       .where('occurred_at', '<', olderThan)
+      .where(q =>
+        q
+          .whereNotIn(
+            'id',
+            this.db(TRANSITIONS)
+              .max('id')
+              .groupBy('management_cluster', 'object_uid', 'condition_type'),
+          )
+          .orWhereExists(
+            this.db(DELETIONS)
+              .select(this.db.raw('1'))
+              .whereRaw(
+                `${DELETIONS}.management_cluster = ${TRANSITIONS}.management_cluster`,
+              )
+              .whereRaw(`${DELETIONS}.object_uid = ${TRANSITIONS}.object_uid`),
+          ),
+      )
       .delete();
     const events = await this.db(EVENTS)
       .where('last_timestamp', '<', olderThan)

@@ -45,7 +45,10 @@ export interface HistoryStore {
    * each condition's state at the range's start (its last transition before `from`, for objects not deleted by then).
    */
   timeline(query: TimelineQuery): Promise<TimelineResponse>;
-  /** Deletes transitions, deletions and Events older than `olderThan`; returns how many rows went. */
+  /**
+   * Deletes transitions, deletions and Events older than `olderThan`, except each condition's latest transition of an
+   * object not seen deleted (the state it still holds); returns how many rows went.
+   */
   prune(
     olderThan: Date,
   ): Promise<{ transitions: number; events: number; deletions: number }>;
