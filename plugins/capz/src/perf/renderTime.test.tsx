@@ -100,9 +100,9 @@ describe('render time', () => {
           '[aria-roledescription="timeline lane"]',
         ).length;
         // One option per transition (short ones are drawn again, widened, as decoration).
-        expect(
-          container.querySelectorAll('rect[role="option"]'),
-        ).toHaveLength(1000);
+        expect(container.querySelectorAll('rect[role="option"]')).toHaveLength(
+          1000,
+        );
         unmount();
       });
       expect(lanes).toBe(60);
