@@ -118,7 +118,8 @@ export interface Config {
     history?: {
       /**
        * How long transitions and Events are kept (default 30 days): a duration object such as `{ days: 30 }`, or
-       * a string, ISO 8601 (`P30D`) or short (`30d`). Pruned hourly by a scheduled task.
+       * a string, ISO 8601 (`P30D`) or short (`30d`). Pruned hourly by a scheduled task; each condition's latest
+       * transition stays while its object lives (the state a timeline starts from).
        */
       retention?:
         | {

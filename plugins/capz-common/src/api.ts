@@ -161,12 +161,28 @@ export interface TimelineEvent {
   source?: string;
 }
 
+/** The removal of a watched object from its management cluster, as the condition history saw it. @public */
+export interface ObjectDeletion {
+  objectUid: string;
+  kind: string;
+  name: string;
+  /** When the backend saw the object go (its watch's delete). */
+  deletedAt: string;
+}
+
 /** GET /clusters/:managementCluster/:namespace/:name/timeline?from&to&uid @public */
 export interface TimelineResponse {
   from: string;
   to: string;
+  /**
+   * The state each condition was in at `from`: per object and condition, the last transition that occurred before
+   * `from` (none for objects seen deleted before `from`). Oldest first.
+   */
+  initial: ConditionTransition[];
   /** Oldest first. */
   transitions: ConditionTransition[];
+  /** The objects seen deleted in the range, oldest first. */
+  deletions: ObjectDeletion[];
   /** Oldest first (by lastTimestamp). */
   events: TimelineEvent[];
   /** True when more rows matched than the response carries (narrow the range to see them). */

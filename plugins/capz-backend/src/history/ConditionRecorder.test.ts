@@ -7,7 +7,12 @@ import {
   HistoryFlush,
 } from './ConditionRecorder';
 import { DatabaseHistoryStore } from './DatabaseHistoryStore';
-import { EventRow, HistoryStore, TransitionRow } from './HistoryStore';
+import {
+  DeletionRow,
+  EventRow,
+  HistoryStore,
+  TransitionRow,
+} from './HistoryStore';
 
 const MC = 'local';
 const NS = 'team-a';
@@ -108,6 +113,7 @@ function managedCluster(status: Record<string, unknown>): CachedObject {
 class FakeStore implements HistoryStore {
   transitions: TransitionRow[] = [];
   events: EventRow[] = [];
+  deletions: DeletionRow[] = [];
   calls = 0;
   failures = 0;
   async recordTransitions(rows: TransitionRow[]) {
@@ -122,11 +128,14 @@ class FakeStore implements HistoryStore {
   async recordEvents(rows: EventRow[]) {
     this.events.push(...rows);
   }
+  async recordDeletions(rows: DeletionRow[]) {
+    this.deletions.push(...rows);
+  }
   async timeline(): Promise<never> {
     throw new Error('not used');
   }
   async prune() {
-    return { transitions: 0, events: 0 };
+    return { transitions: 0, events: 0, deletions: 0 };
   }
 }
 
@@ -234,6 +243,50 @@ describe('ConditionRecorder', () => {
         clusterUids: ['cluster-uid'],
       },
     ]);
+    await recorder.stop();
+  });
+
+  it('records a deleted object with the Cluster its transitions were written with, and announces it', async () => {
+    const cache = new FakeCache();
+    const store = new FakeStore();
+    const recorder = new ConditionRecorder({
+      cache,
+      store,
+      logger: mockServices.logger.mock(),
+      clock,
+      flushIntervalMs: 60_000,
+    });
+    const flushes: HistoryFlush[] = [];
+    recorder.on('flush', f => flushes.push(f));
+    recorder.start();
+    cache.change('add', 'Cluster', cluster());
+    cache.change('add', 'AzureASOManagedControlPlane', controlPlane());
+    // No cluster-name label: only the tree (gone with the object) knew its Cluster.
+    cache.change(
+      'add',
+      'ManagedCluster',
+      managedCluster(ready('True', 'Succeeded', '2026-11-20T10:00:00Z')),
+    );
+    await recorder.flush();
+    flushes.length = 0;
+    cache.change(
+      'delete',
+      'ManagedCluster',
+      managedCluster(ready('True', 'Succeeded', '2026-11-20T10:00:00Z')),
+    );
+    await recorder.flush();
+    expect(store.deletions).toEqual([
+      {
+        managementCluster: MC,
+        namespace: NS,
+        clusterName: 'payments',
+        objectUid: 'mc-uid',
+        kind: 'ManagedCluster',
+        name: 'payments',
+        deletedAt: clock().toISOString(),
+      },
+    ]);
+    expect(flushes.map(f => f.clusterNames)).toEqual([['payments']]);
     await recorder.stop();
   });
 

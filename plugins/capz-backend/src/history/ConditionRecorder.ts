@@ -9,7 +9,12 @@ import {
   ObservedEvent,
   ObservedTransition,
 } from './extract';
-import { EventRow, HistoryStore, TransitionRow } from './HistoryStore';
+import {
+  DeletionRow,
+  EventRow,
+  HistoryStore,
+  TransitionRow,
+} from './HistoryStore';
 import { ClusterMembership, ClusterRef, ObjectSource } from './membership';
 
 /** The watch cache as the recorder sees it: its change stream and its objects. */
@@ -57,6 +62,14 @@ interface PendingEvent {
   managementCluster: string;
   event: ObservedEvent;
 }
+/** An object seen deleted, with its last version (to find its Cluster when it is written). */
+interface PendingDeletion {
+  managementCluster: string;
+  object: ObservedObject;
+  deletedAt: string;
+  /** Resolved at its first write attempt: a retry must not depend on what was forgotten meanwhile. */
+  cluster?: ClusterRef;
+}
 
 /** Objects of a finished first list turned into rows per macrotask, so that requests are served in between. */
 const DRAIN_CHUNK = 500;
@@ -93,6 +106,7 @@ export class ConditionRecorder extends EventEmitter {
   private draining = false;
   private transitions: PendingTransitions[] = [];
   private events: PendingEvent[] = [];
+  private deletions: PendingDeletion[] = [];
   private pendingRows = 0;
   private timer?: NodeJS.Timeout;
   private writing?: Promise<void>;
@@ -246,6 +260,13 @@ export class ConditionRecorder extends EventEmitter {
     if (type === 'delete') {
       this.previous.delete(key);
       this.deleted.add(key);
+      // So that the timeline ends the object's lanes when it went, instead of drawing its last state up to now.
+      this.deletions.push({
+        managementCluster,
+        object: { ...object, kind: object.kind ?? kind } as ObservedObject,
+        deletedAt: now.toISOString(),
+      });
+      this.queued(1);
       return;
     }
     const observed = { ...object, kind: object.kind ?? kind } as ObservedObject;
@@ -319,6 +340,12 @@ export class ConditionRecorder extends EventEmitter {
     const transitions = this.transitions.splice(0, take);
     const events = this.events.splice(0, Math.max(0, this.maxBatchSize - rows));
     rows += events.length;
+    // Deletions go once every transition queued before them has gone (in this batch or earlier): their Cluster is
+    // the one their object's transitions were written with.
+    const deletions = this.transitions.length
+      ? []
+      : this.deletions.splice(0, this.deletions.length);
+    rows += deletions.length;
     this.pendingRows -= rows;
     // A deleted object's Cluster is forgotten once none of its rows waits any more.
     const deleted = this.transitions.length ? [] : [...this.deleted];
@@ -344,6 +371,21 @@ export class ConditionRecorder extends EventEmitter {
         });
       return { ...event, managementCluster, clusterName: cluster?.name };
     });
+    const deletionRows: DeletionRow[] = deletions.map(d => {
+      const { managementCluster, object, deletedAt } = d;
+      d.cluster ??=
+        this.clusterOf.get(`${managementCluster}/${object.metadata?.uid}`) ??
+        this.membership.resolve(managementCluster, object);
+      return {
+        managementCluster,
+        namespace: object.metadata?.namespace ?? '',
+        clusterName: d.cluster?.name,
+        objectUid: object.metadata?.uid ?? '',
+        kind: object.kind ?? '',
+        name: object.metadata?.name ?? '',
+        deletedAt,
+      };
+    });
     for (const key of deleted) this.clusterOf.delete(key);
 
     try {
@@ -351,12 +393,15 @@ export class ConditionRecorder extends EventEmitter {
         transitionRows,
       );
       await this.options.store.recordEvents(eventRows);
+      if (deletionRows.length)
+        await this.options.store.recordDeletions(deletionRows);
       this.failures = 0;
-      this.announce(written, eventRows);
+      this.announce(written, [...eventRows, ...deletionRows]);
     } catch (e) {
       // Keep the rows (in front of anything newer) and try again later; the backend carries on meanwhile.
       this.transitions = [...transitions, ...this.transitions];
       this.events = [...events, ...this.events];
+      this.deletions = [...deletions, ...this.deletions];
       this.pendingRows += rows;
       const delay = Math.min(this.retryDelayMs * 2 ** this.failures++, 60_000);
       this.options.logger.warn(
@@ -386,9 +431,12 @@ export class ConditionRecorder extends EventEmitter {
     return cluster;
   }
 
-  private announce(transitions: TransitionRow[], events: EventRow[]): void {
+  private announce(
+    transitions: TransitionRow[],
+    others: Array<EventRow | DeletionRow>,
+  ): void {
     const byNamespace = new Map<string, HistoryFlush>();
-    for (const r of [...transitions, ...events]) {
+    for (const r of [...transitions, ...others]) {
       if (!r.clusterName) continue;
       const key = `${r.managementCluster}/${r.namespace}`;
       let flush = byNamespace.get(key);

@@ -106,11 +106,144 @@ describe.each(databases.eachSupportedId())(
         true,
       );
       expect(await knex.schema.hasTable('capz_events')).toBe(true);
+      expect(await knex.schema.hasTable('capz_object_deletions')).toBe(true);
       await knex.migrate.rollback({ directory: migrationsDir }, true);
       expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(
         false,
       );
       expect(await knex.schema.hasTable('capz_events')).toBe(false);
+      expect(await knex.schema.hasTable('capz_object_deletions')).toBe(false);
+    });
+
+    it('returns the state each condition holds at the start of the range: its last transition before it', async () => {
+      const { store } = await createStore();
+      const hour = (h: number) =>
+        `2026-11-20T${String(h).padStart(2, '0')}:00:00.000Z`;
+      await store.recordTransitions([
+        // The ManagedCluster went Degraded at 01:00 and stayed so; a reason change at 02:00.
+        transition({
+          objectUid: 'mc',
+          status: 'True',
+          reason: 'Succeeded',
+          transitionTime: hour(0),
+        }),
+        transition({
+          objectUid: 'mc',
+          reason: 'Failed',
+          severity: 'Error',
+          transitionTime: hour(1),
+        }),
+        transition({
+          objectUid: 'mc',
+          reason: 'Stuck',
+          severity: 'Error',
+          transitionTime: hour(1),
+          occurredAt: hour(2),
+          exactTime: true,
+        }),
+        // Another condition of the same object, and another object, changed inside the range only.
+        transition({
+          objectUid: 'mc',
+          conditionType: 'Deleting',
+          status: 'False',
+          transitionTime: hour(0),
+        }),
+        transition({
+          objectUid: 'pool',
+          status: 'True',
+          transitionTime: hour(12),
+        }),
+        // An object deleted before the range holds no state in it.
+        transition({
+          objectUid: 'gone',
+          status: 'True',
+          transitionTime: hour(0),
+        }),
+        // Another cluster's object is not this cluster's.
+        transition({
+          objectUid: 'other',
+          clusterName: 'other',
+          transitionTime: hour(0),
+        }),
+      ]);
+      await store.recordDeletions([
+        {
+          managementCluster: MC,
+          namespace: NS,
+          clusterName: 'payments',
+          objectUid: 'gone',
+          kind: 'ResourceGroup',
+          name: 'gone',
+          deletedAt: hour(3),
+        },
+      ]);
+      const at10 = await store.timeline({
+        ...range,
+        from: new Date(hour(10)),
+        to: new Date(hour(14)),
+      });
+      expect(
+        at10.initial.map(t => [
+          t.objectUid,
+          t.conditionType,
+          t.status,
+          t.reason,
+        ]),
+      ).toEqual([
+        ['mc', 'Deleting', 'False', 'Reconciling'],
+        ['mc', 'Ready', 'False', 'Stuck'],
+      ]);
+      expect(at10.transitions.map(t => t.objectUid)).toEqual(['pool']);
+      expect(at10.deletions).toEqual([]);
+      // Before the deletion the deleted object held its state; one object only with `objectUid`.
+      const at2 = await store.timeline({
+        ...range,
+        from: new Date(hour(2)),
+        to: new Date(hour(4)),
+        objectUid: 'gone',
+      });
+      expect(at2.initial.map(t => [t.objectUid, t.status])).toEqual([
+        ['gone', 'True'],
+      ]);
+      expect(at2.deletions).toEqual([
+        {
+          objectUid: 'gone',
+          kind: 'ResourceGroup',
+          name: 'gone',
+          deletedAt: hour(3),
+        },
+      ]);
+    });
+
+    it('records a deletion once and prunes it with the rest', async () => {
+      const { store } = await createStore();
+      const deletion = {
+        managementCluster: MC,
+        namespace: NS,
+        clusterName: 'payments',
+        objectUid: 'rg-uid',
+        kind: 'ResourceGroup',
+        name: 'payments',
+        deletedAt: '2026-11-20T10:00:00.000Z',
+      };
+      await store.recordDeletions([deletion]);
+      // A second replica, or a replayed watch, seeing the same delete later.
+      await store.recordDeletions([
+        { ...deletion, deletedAt: '2026-11-20T10:00:05.000Z' },
+      ]);
+      expect((await store.timeline(range)).deletions).toEqual([
+        {
+          objectUid: 'rg-uid',
+          kind: 'ResourceGroup',
+          name: 'payments',
+          deletedAt: '2026-11-20T10:00:00.000Z',
+        },
+      ]);
+      expect(await store.prune(new Date('2026-11-21T00:00:00Z'))).toEqual({
+        transitions: 0,
+        events: 0,
+        deletions: 1,
+      });
     });
 
     it('stores transitions and returns them oldest first, with every field', async () => {
@@ -130,6 +263,8 @@ describe.each(databases.eachSupportedId())(
       expect(timeline).toEqual({
         from: '2026-11-20T00:00:00.000Z',
         to: '2026-11-21T00:00:00.000Z',
+        initial: [],
+        deletions: [],
         transitions: [
           {
             objectUid: 'rg-uid',
@@ -379,14 +514,35 @@ describe.each(databases.eachSupportedId())(
       ).toHaveLength(3000);
     });
 
-    it('prunes what is older than the retention', async () => {
+    it('prunes what is older than the retention, but keeps the state a living object still holds', async () => {
       const { store } = await createStore();
       await store.recordTransitions([
         transition({
           objectUid: 'old',
           transitionTime: '2026-10-01T00:00:00.000Z',
         }),
+        transition({
+          objectUid: 'old',
+          status: 'True',
+          reason: 'Succeeded',
+          transitionTime: '2026-10-02T00:00:00.000Z',
+        }),
+        transition({
+          objectUid: 'gone',
+          transitionTime: '2026-10-01T00:00:00.000Z',
+        }),
         transition({ objectUid: 'new' }),
+      ]);
+      await store.recordDeletions([
+        {
+          managementCluster: MC,
+          namespace: NS,
+          clusterName: 'payments',
+          objectUid: 'gone',
+          kind: 'ResourceGroup',
+          name: 'gone',
+          deletedAt: '2026-10-03T00:00:00.000Z',
+        },
       ]);
       await store.recordEvents([
         event({
@@ -397,14 +553,22 @@ describe.each(databases.eachSupportedId())(
         event(),
       ]);
       expect(await store.prune(new Date('2026-11-01T00:00:00Z'))).toEqual({
-        transitions: 1,
+        transitions: 2,
         events: 1,
+        deletions: 1,
       });
       const all = await store.timeline({
         ...range,
         from: new Date('2026-01-01T00:00:00Z'),
       });
-      expect(all.transitions.map(t => t.objectUid)).toEqual(['new']);
+      expect(all.transitions.map(t => [t.objectUid, t.reason])).toEqual([
+        ['old', 'Succeeded'],
+        ['new', 'Reconciling'],
+      ]);
+      // The object unchanged since October is still drawn in a range of November.
+      expect(
+        (await store.timeline(range)).initial.map(t => [t.objectUid, t.status]),
+      ).toEqual([['old', 'True']]);
       expect(all.events).toHaveLength(1);
     });
   },

@@ -4,12 +4,14 @@ import {
 } from '@backstage/backend-plugin-api';
 import {
   ConditionTransition,
+  ObjectDeletion,
   TimelineEvent,
   TimelineResponse,
 } from '@capz-backstage/plugin-capz-common';
 import { Knex } from 'knex';
 import { createHash } from 'node:crypto';
 import {
+  DeletionRow,
   EventRow,
   HistoryStore,
   TimelineQuery,
@@ -23,6 +25,7 @@ const migrationsDir = resolvePackagePath(
 
 const TRANSITIONS = 'capz_condition_transitions';
 const EVENTS = 'capz_events';
+const DELETIONS = 'capz_object_deletions';
 /** Rows per statement: far below the bind-parameter limits of SQLite (32766) and PostgreSQL (65535). */
 const CHUNK = 500;
 
@@ -44,6 +47,13 @@ interface TransitionDbRow {
   transition_time: Date | string | number;
   first_seen: Date | string | number;
   occurred_at: Date | string | number;
+}
+
+interface DeletionDbRow {
+  object_uid: string;
+  kind: string;
+  name: string;
+  deleted_at: Date | string | number;
 }
 
 interface EventDbRow {
@@ -228,16 +238,32 @@ export class DatabaseHistoryStore implements HistoryStore {
     }
   }
 
+  async recordDeletions(rows: DeletionRow[]): Promise<void> {
+    for (const chunk of chunks(rows)) {
+      await this.db(DELETIONS)
+        .insert(
+          chunk.map(r => ({
+            management_cluster: r.managementCluster,
+            namespace: r.namespace,
+            cluster_name: r.clusterName ?? null,
+            object_uid: r.objectUid,
+            kind: r.kind,
+            name: r.name,
+            deleted_at: new Date(r.deletedAt),
+          })),
+        )
+        .onConflict(['management_cluster', 'object_uid'])
+        .ignore();
+    }
+  }
+
   async timeline(q: TimelineQuery): Promise<TimelineResponse> {
-    const scope = (table: string, timeColumn: string) => {
-      const query = this.db(table)
-        .where({
-          management_cluster: q.managementCluster,
-          namespace: q.namespace,
-          cluster_name: q.cluster,
-        })
-        .where(timeColumn, '>=', q.from)
-        .where(timeColumn, '<=', q.to);
+    const inCluster = (table: string) => {
+      const query = this.db(table).where({
+        management_cluster: q.managementCluster,
+        namespace: q.namespace,
+        cluster_name: q.cluster,
+      });
       return q.objectUid
         ? query.where(
             table === EVENTS ? 'involved_uid' : 'object_uid',
@@ -245,6 +271,42 @@ export class DatabaseHistoryStore implements HistoryStore {
           )
         : query;
     };
+    const scope = (table: string, timeColumn: string) =>
+      inCluster(table)
+        .where(timeColumn, '>=', q.from)
+        .where(timeColumn, '<=', q.to);
+    // Each condition's last transition before the range: the state it held when the range starts. Objects deleted
+    // before the range are left out (they have no state then).
+    const ranked = inCluster(TRANSITIONS)
+      .select(`${TRANSITIONS}.*`)
+      .select(
+        this.db.raw(
+          'row_number() over (partition by object_uid, condition_type order by occurred_at desc, id desc) as rank_in_lane',
+        ),
+      )
+      .where('occurred_at', '<', q.from)
+      .whereNotExists(
+        this.db(DELETIONS)
+          .select(this.db.raw('1'))
+          .whereRaw(
+            `${DELETIONS}.management_cluster = ${TRANSITIONS}.management_cluster`,
+          )
+          .whereRaw(`${DELETIONS}.object_uid = ${TRANSITIONS}.object_uid`)
+          .where(`${DELETIONS}.deleted_at`, '<', q.from),
+      );
+    const initial: TransitionDbRow[] = await this.db
+      .from(ranked.as('ranked'))
+      .where('rank_in_lane', 1)
+      .orderBy([
+        { column: 'occurred_at', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ]);
+    const deletions: DeletionDbRow[] = await scope(DELETIONS, 'deleted_at')
+      .orderBy([
+        { column: 'deleted_at', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ])
+      .limit(q.limit);
     // Newest first with one row more than asked, to know whether the limit cut rows; then oldest first.
     const transitions: TransitionDbRow[] = await scope(
       TRANSITIONS,
@@ -264,7 +326,9 @@ export class DatabaseHistoryStore implements HistoryStore {
     return {
       from: q.from.toISOString(),
       to: q.to.toISOString(),
+      initial: initial.map(toTransition),
       transitions: transitions.slice(0, q.limit).reverse().map(toTransition),
+      deletions: deletions.map(toDeletion),
       events: events.slice(0, q.limit).reverse().map(toEvent),
       truncated: transitions.length > q.limit || events.length > q.limit,
     };
@@ -272,14 +336,36 @@ export class DatabaseHistoryStore implements HistoryStore {
 
   async prune(
     olderThan: Date,
-  ): Promise<{ transitions: number; events: number }> {
+  ): Promise<{ transitions: number; events: number; deletions: number }> {
+    // Each condition's latest transition stays while its object lives: it is the state a later range starts with
+    // (a cluster unchanged for longer than the retention is still drawn). A deleted object's go with the rest.
     const transitions = await this.db(TRANSITIONS)
       .where('occurred_at', '<', olderThan)
+      .where(q =>
+        q
+          .whereNotIn(
+            'id',
+            this.db(TRANSITIONS)
+              .max('id')
+              .groupBy('management_cluster', 'object_uid', 'condition_type'),
+          )
+          .orWhereExists(
+            this.db(DELETIONS)
+              .select(this.db.raw('1'))
+              .whereRaw(
+                `${DELETIONS}.management_cluster = ${TRANSITIONS}.management_cluster`,
+              )
+              .whereRaw(`${DELETIONS}.object_uid = ${TRANSITIONS}.object_uid`),
+          ),
+      )
       .delete();
     const events = await this.db(EVENTS)
       .where('last_timestamp', '<', olderThan)
       .delete();
-    return { transitions, events };
+    const deletions = await this.db(DELETIONS)
+      .where('deleted_at', '<', olderThan)
+      .delete();
+    return { transitions, events, deletions };
   }
 }
 
@@ -297,6 +383,15 @@ function toTransition(r: TransitionDbRow): ConditionTransition {
   if (r.severity !== null) t.severity = r.severity;
   if (r.message !== null) t.message = r.message;
   return t;
+}
+
+function toDeletion(r: DeletionDbRow): ObjectDeletion {
+  return {
+    objectUid: r.object_uid,
+    kind: r.kind,
+    name: r.name,
+    deletedAt: toIso(r.deleted_at),
+  };
 }
 
 function toEvent(r: EventDbRow): TimelineEvent {

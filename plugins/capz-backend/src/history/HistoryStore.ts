@@ -1,4 +1,7 @@
-import { TimelineResponse } from '@capz-backstage/plugin-capz-common';
+import {
+  ObjectDeletion,
+  TimelineResponse,
+} from '@capz-backstage/plugin-capz-common';
 import { ObservedEvent, ObservedTransition } from './extract';
 
 /** Where an object lives: its management cluster, namespace, and the CAPI Cluster it belongs to (if known). */
@@ -10,6 +13,7 @@ export interface HistoryScope {
 
 export type TransitionRow = ObservedTransition & HistoryScope;
 export type EventRow = ObservedEvent & HistoryScope;
+export type DeletionRow = ObjectDeletion & HistoryScope;
 
 /** One cluster's timeline: `GET /clusters/:managementCluster/:namespace/:name/timeline`. */
 export interface TimelineQuery {
@@ -34,8 +38,18 @@ export interface HistoryStore {
   recordTransitions(rows: TransitionRow[]): Promise<TransitionRow[]>;
   /** Upserts Events by uid: a repeated Event updates its count, last timestamp and message. */
   recordEvents(rows: EventRow[]): Promise<void>;
-  /** Transitions (by when they occurred) and Events (by last timestamp) in the range, oldest first. */
+  /** Records objects seen deleted; a uid already recorded as deleted is left as it is. */
+  recordDeletions(rows: DeletionRow[]): Promise<void>;
+  /**
+   * Transitions (by when they occurred), deletions and Events (by last timestamp) in the range, oldest first, and
+   * each condition's state at the range's start (its last transition before `from`, for objects not deleted by then).
+   */
   timeline(query: TimelineQuery): Promise<TimelineResponse>;
-  /** Deletes transitions and Events older than `olderThan`; returns how many rows went. */
-  prune(olderThan: Date): Promise<{ transitions: number; events: number }>;
+  /**
+   * Deletes transitions, deletions and Events older than `olderThan`, except each condition's latest transition of an
+   * object not seen deleted (the state it still holds); returns how many rows went.
+   */
+  prune(
+    olderThan: Date,
+  ): Promise<{ transitions: number; events: number; deletions: number }>;
 }

@@ -39,6 +39,7 @@ describe('schedulePrune', () => {
     const prune = jest.fn(async (_olderThan: Date) => ({
       transitions: 2,
       events: 1,
+      deletions: 3,
     }));
     const store = { prune } as unknown as HistoryStore;
     const logger = mockServices.logger.mock();
@@ -53,7 +54,9 @@ describe('schedulePrune', () => {
     expect(cutoff).toBeGreaterThanOrEqual(before - 7 * DAY);
     expect(cutoff).toBeLessThanOrEqual(Date.now() - 7 * DAY);
     expect(logger.info).toHaveBeenCalledWith(
-      expect.stringContaining('pruned 2 transition(s) and 1 Event(s)'),
+      expect.stringContaining(
+        'pruned 2 transition(s), 3 deletion(s) and 1 Event(s)',
+      ),
     );
   });
 });

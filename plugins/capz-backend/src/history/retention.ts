@@ -56,9 +56,11 @@ export async function schedulePrune(options: {
     fn: async () => {
       const olderThan = new Date(Date.now() - retentionMs);
       const pruned = await store.prune(olderThan);
-      if (pruned.transitions || pruned.events) {
+      if (pruned.transitions || pruned.events || pruned.deletions) {
         logger.info(
-          `condition history: pruned ${pruned.transitions} transition(s) and ${
+          `condition history: pruned ${pruned.transitions} transition(s), ${
+            pruned.deletions
+          } deletion(s) and ${
             pruned.events
           } Event(s) older than ${olderThan.toISOString()}`,
         );

@@ -107,7 +107,9 @@ const cache = fakeCache({
 const timeline: TimelineResponse = {
   from: '',
   to: '',
+  initial: [],
   transitions: [],
+  deletions: [],
   events: [],
   truncated: false,
 };

@@ -649,6 +649,25 @@ export const spec = {
           },
         },
       },
+      ObjectDeletion: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['objectUid', 'kind', 'name', 'deletedAt'],
+        properties: {
+          objectUid: {
+            type: 'string',
+          },
+          kind: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
+          },
+          deletedAt: {
+            type: 'string',
+          },
+        },
+      },
       TimelineEvent: {
         type: 'object',
         additionalProperties: false,
@@ -1890,7 +1909,7 @@ export const spec = {
       get: {
         operationId: 'GetClusterTimeline',
         description:
-          "The condition transitions and Events recorded for the cluster's objects in a time range, oldest first.",
+          "The condition transitions, object deletions and Events recorded for the cluster's objects in a time range, oldest first, and the state each condition was in at the range's start (`initial`: per object and condition, the last transition before `from`; objects seen deleted before `from` left out).",
         parameters: [
           {
             $ref: '#/components/parameters/managementCluster',
@@ -1953,7 +1972,9 @@ export const spec = {
                   required: [
                     'from',
                     'to',
+                    'initial',
                     'transitions',
+                    'deletions',
                     'events',
                     'truncated',
                   ],
@@ -1964,10 +1985,22 @@ export const spec = {
                     to: {
                       type: 'string',
                     },
+                    initial: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/ConditionTransition',
+                      },
+                    },
                     transitions: {
                       type: 'array',
                       items: {
                         $ref: '#/components/schemas/ConditionTransition',
+                      },
+                    },
+                    deletions: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/ObjectDeletion',
                       },
                     },
                     events: {

@@ -255,7 +255,9 @@ export function bigTimeline(
   return {
     from: new Date(from).toISOString(),
     to: new Date(to).toISOString(),
+    initial: [],
     transitions,
+    deletions: [],
     events: [],
     truncated: false,
   };

@@ -7,3 +7,4 @@ export * from './asoManaged';
 export * from './legacyManaged';
 export * from './capi';
 export * from './objectHealth';
+export * from './polarity';

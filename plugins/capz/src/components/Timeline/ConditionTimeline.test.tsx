@@ -1,4 +1,5 @@
 import {
+  act,
   fireEvent,
   render,
   screen,
@@ -133,6 +134,151 @@ describe('ConditionTimeline', () => {
   });
 });
 
+describe('ConditionTimeline as a first-time user meets it', () => {
+  const GREEN = 'var(--bui-fg-positive, #2e7d32)';
+  const RED = 'var(--bui-fg-negative, #c62828)';
+
+  it("colours CAPI's negative conditions green when False, by severity when True", () => {
+    const m = buildTimeline(
+      [
+        transition({
+          conditionType: 'ScalingUp',
+          status: 'False',
+          reason: 'NotScalingUp',
+          transitionTime: '2026-11-21T09:00:00Z',
+        }),
+        transition({
+          conditionType: 'Deleting',
+          status: 'False',
+          reason: 'NotDeleting',
+          transitionTime: '2026-11-21T09:00:00Z',
+        }),
+        transition({
+          conditionType: 'Deleting',
+          status: 'True',
+          reason: 'Deleting',
+          transitionTime: '2026-11-21T11:00:00Z',
+        }),
+      ],
+      [],
+      FROM,
+      TO,
+    );
+    render(<ConditionTimeline model={m} label="Condition timeline" />);
+    const fill = (lane: RegExp, option: RegExp) =>
+      within(screen.getByRole('listbox', { name: lane }))
+        .getByRole('option', { name: option })
+        .getAttribute('fill');
+    expect(fill(/ScalingUp/, /ScalingUp False/)).toBe(GREEN);
+    expect(fill(/Deleting/, /Deleting False/)).toBe(GREEN);
+    expect(fill(/Deleting/, /Deleting True/)).toBe(RED);
+  });
+
+  it('draws a two-second dip at least a few pixels wide on the last hour', () => {
+    const from = Date.parse('2026-11-21T11:00:00Z');
+    const m = buildTimeline(
+      [
+        transition({ transitionTime: '2026-11-21T11:00:00Z' }),
+        transition({ transitionTime: '2026-11-21T11:30:00Z', status: 'False' }),
+        transition({ transitionTime: '2026-11-21T11:30:02Z' }),
+      ],
+      [],
+      from,
+      TO,
+    );
+    const { container } = render(
+      <ConditionTimeline model={m} label="Condition timeline" />,
+    );
+    // The track is assumed 600 px wide (1000 viewBox units) until measured: 3 px are 5 units.
+    const widened = container.querySelector('rect[data-widened]');
+    expect(widened).not.toBeNull();
+    expect(Number(widened!.getAttribute('width'))).toBeGreaterThanOrEqual(5);
+    expect(widened!.getAttribute('fill')).toBe(RED);
+  });
+
+  it("ends a deleted object's lane when it went and says so", async () => {
+    const m = buildTimeline(
+      [
+        transition({
+          objectUid: 'uid-pool',
+          kind: 'ManagedClustersAgentPool',
+          name: 'platform-staging-pool0',
+          transitionTime: '2026-11-21T09:00:00Z',
+        }),
+      ],
+      [],
+      FROM,
+      TO,
+      {
+        deletions: [
+          {
+            objectUid: 'uid-pool',
+            kind: 'ManagedClustersAgentPool',
+            name: 'platform-staging-pool0',
+            deletedAt: '2026-11-21T10:00:00Z',
+          },
+        ],
+      },
+    );
+    const { container } = render(
+      <ConditionTimeline model={m} label="Condition timeline" />,
+    );
+    const lane = screen.getByRole('listbox', {
+      name: /ManagedClustersAgentPool platform-staging-pool0 · Ready: 1 transitions, last True \(Succeeded\), deleted/,
+    });
+    const [option] = within(lane).getAllByRole('option');
+    expect(option).toHaveAccessibleName(/to .*, when it was deleted/);
+    // Half of the 08:00-12:00 range, not up to now.
+    expect(Number(option.getAttribute('width'))).toBeCloseTo(250);
+    expect(container.querySelector('rect[data-deleted]')).not.toBeNull();
+  });
+
+  it('shows long labels whole, and only as many axis labels as fit a narrow panel', () => {
+    const observed: Array<() => void> = [];
+    const original = globalThis.ResizeObserver;
+    globalThis.ResizeObserver = class {
+      constructor(private readonly cb: ResizeObserverCallback) {}
+      observe() {
+        observed.push(() =>
+          this.cb(
+            [{ contentRect: { width: 200 } } as ResizeObserverEntry],
+            this as unknown as ResizeObserver,
+          ),
+        );
+      }
+      unobserve() {}
+      disconnect() {}
+    } as unknown as typeof ResizeObserver;
+    try {
+      const m = buildTimeline(
+        [
+          transition({
+            kind: 'ManagedClustersAgentPool',
+            name: 'platform-staging-pool0',
+            transitionTime: '2026-11-21T11:10:00Z',
+          }),
+        ],
+        [],
+        Date.parse('2026-11-21T11:00:00Z'),
+        TO,
+      );
+      render(<ConditionTimeline model={m} label="Condition timeline" />);
+      act(() => observed.forEach(f => f()));
+      const label = screen.getByText(
+        'ManagedClustersAgentPool platform-staging-pool0 · Ready',
+      );
+      expect(label).not.toHaveStyle({ textOverflow: 'ellipsis' });
+      expect(label).not.toHaveStyle({ whiteSpace: 'nowrap' });
+      const ticks = screen.getByTestId('timeline-axis').children;
+      // 200 px hold four 48 px labels: not the seven of a wide page.
+      expect(ticks.length).toBeGreaterThan(0);
+      expect(ticks.length).toBeLessThanOrEqual(4);
+    } finally {
+      globalThis.ResizeObserver = original;
+    }
+  });
+});
+
 describe('TimelinePanel', () => {
   const cluster = {
     managementCluster: 'local',
@@ -152,7 +298,9 @@ describe('TimelinePanel', () => {
           return HttpResponse.json({
             from: q.get('from'),
             to: q.get('to'),
+            initial: [],
             transitions: TRANSITIONS,
+            deletions: [],
             events: [],
             truncated: false,
             ...body,
@@ -215,6 +363,43 @@ describe('TimelinePanel', () => {
     serve({ truncated: true });
     renderCapz(<TimelinePanel cluster={cluster} now={() => NOW} />);
     expect(await screen.findByText('Not everything fits')).toBeInTheDocument();
+  });
+
+  it('draws the state held across the last hour when nothing changed in it, and colours the table by polarity', async () => {
+    serve({
+      transitions: [
+        transition({
+          conditionType: 'ScalingDown',
+          status: 'False',
+          reason: 'NotScalingDown',
+          transitionTime: '2026-11-21T11:30:00Z',
+        }),
+      ],
+      initial: [
+        transition({
+          transitionTime: '2026-11-21T06:00:00Z',
+          status: 'False',
+          reason: 'Failed',
+          severity: 'Error',
+        }),
+      ],
+    });
+    renderCapz(
+      <TimelinePanel cluster={cluster} now={() => NOW} initialRange="1h" />,
+    );
+    const ready = await screen.findByRole('listbox', {
+      name: /ManagedCluster search-prod · Ready: 1 transitions, last False \(Failed\)/,
+    });
+    expect(within(ready).getByRole('option')).toHaveAccessibleName(
+      /Ready False, reason Failed, severity Error, from .* to /,
+    );
+    expect(
+      screen.queryByText(/No condition changed and no Event was recorded/),
+    ).not.toBeInTheDocument();
+    const table = screen.getByRole('region', { name: 'Transitions' });
+    expect(within(table).getByText('False')).toHaveStyle({
+      color: 'var(--bui-fg-positive, #2e7d32)',
+    });
   });
 
   it('explains an empty range', async () => {

@@ -8,20 +8,37 @@ import {
   PointerEvent,
   useCallback,
   useId,
+  useLayoutEffect,
   useMemo,
   useRef,
   useState,
 } from 'react';
 import { absoluteTime } from '../shared/time';
-import { EventLane, Lane, segmentAt, TimelineModel } from './timelineModel';
+import {
+  axisTicks,
+  drawnSegments,
+  EventLane,
+  Lane,
+  outcomeOf,
+  segmentAt,
+  TimelineModel,
+} from './timelineModel';
 
 const LANE_HEIGHT = 18;
 const LABEL_WIDTH = 280;
+/** The narrowest a segment is drawn, in pixels: a dip of a second stays visible on an hour or more. */
+const MIN_SEGMENT_PX = 3;
+/** The track width assumed until it is measured (and where layout is not measured, as in tests). */
+const DEFAULT_TRACK_PX = 600;
 
-/** Colour of a segment: True green; False by severity (Error red, Warning amber, Info blue); Unknown grey. */
+/**
+ * Colour of a status by what it means for its object (the condition's polarity: False of `Deleting` or `ScalingUp` is
+ * their normal state): good green; bad by severity (Error or none red, Warning amber, Info blue); Unknown grey.
+ */
 export function statusColor(t: ConditionTransition): string {
-  if (t.status === 'True') return 'var(--bui-fg-positive, #2e7d32)';
-  if (t.status === 'Unknown') return 'var(--bui-fg-secondary, #757575)';
+  const outcome = outcomeOf(t);
+  if (outcome === 'good') return 'var(--bui-fg-positive, #2e7d32)';
+  if (outcome === 'unknown') return 'var(--bui-fg-secondary, #757575)';
   if (t.severity === 'Info') return 'var(--bui-fg-announcement, #1565c0)';
   if (t.severity === 'Warning') return 'var(--bui-fg-warning, #ed6c02)';
   return 'var(--bui-fg-negative, #c62828)';
@@ -30,13 +47,17 @@ export function statusColor(t: ConditionTransition): string {
 export function describeTransition(
   t: ConditionTransition,
   end?: number,
+  deletedAt?: number,
 ): string {
   const parts = [`${t.kind} ${t.name} ${t.conditionType} ${t.status}`];
   if (t.reason) parts.push(`reason ${t.reason}`);
   if (t.severity) parts.push(`severity ${t.severity}`);
+  const deleted = deletedAt !== undefined && end === deletedAt;
   parts.push(
     `from ${absoluteTime(t.transitionTime)}${
-      end !== undefined ? ` to ${absoluteTime(end)}` : ''
+      end !== undefined
+        ? ` to ${absoluteTime(end)}${deleted ? ', when it was deleted' : ''}`
+        : ''
     }`,
   );
   if (t.message) parts.push(t.message);
@@ -62,11 +83,16 @@ const LaneTrack = memo(function LaneTrackMarks(props: {
   from: number;
   to: number;
   activeIndex: number;
+  trackPx: number;
 }) {
-  const { lane, from, to, activeIndex, idPrefix } = props;
+  const { lane, from, to, activeIndex, idPrefix, trackPx } = props;
   const span = Math.max(1, to - from);
   const x = (t: number) =>
     ((Math.min(Math.max(t, from), to) - from) / span) * 1000;
+  const drawn =
+    'segments' in lane
+      ? drawnSegments(lane, from, to, MIN_SEGMENT_PX / Math.max(1, trackPx))
+      : [];
   return (
     <svg
       viewBox={`0 0 1000 ${LANE_HEIGHT}`}
@@ -80,21 +106,58 @@ const LaneTrack = memo(function LaneTrackMarks(props: {
       }}
     >
       {'segments' in lane
-        ? lane.segments.map((s, i) => (
-            <rect
-              key={i}
-              id={`${idPrefix}-${i}`}
-              role="option"
-              aria-selected={i === activeIndex}
-              aria-label={describeTransition(s.transition, s.end)}
-              x={x(s.start)}
-              width={Math.max(0.5, x(s.end) - x(s.start))}
-              y={i === activeIndex ? 0 : 2}
-              height={i === activeIndex ? LANE_HEIGHT : LANE_HEIGHT - 4}
-              fill={statusColor(s.transition)}
-              opacity={i === activeIndex ? 1 : 0.8}
-            />
-          ))
+        ? [
+            ...lane.segments.map((s, i) => (
+              <rect
+                key={i}
+                id={`${idPrefix}-${i}`}
+                role="option"
+                aria-selected={i === activeIndex}
+                aria-label={describeTransition(
+                  s.transition,
+                  s.end,
+                  lane.deletedAt,
+                )}
+                data-outcome={outcomeOf(s.transition)}
+                x={drawn[i].x * 1000}
+                width={drawn[i].width * 1000}
+                y={i === activeIndex ? 0 : 2}
+                height={i === activeIndex ? LANE_HEIGHT : LANE_HEIGHT - 4}
+                fill={statusColor(s.transition)}
+                opacity={i === activeIndex ? 1 : 0.8}
+              />
+            )),
+            // Short segments again, on top of the neighbours they were widened over (the options above keep the
+            // lane's order for screen readers).
+            ...drawn
+              .filter(d => d.widened)
+              .map(d => (
+                <rect
+                  key={`widened-${d.index}`}
+                  aria-hidden
+                  data-widened
+                  x={d.x * 1000}
+                  width={d.width * 1000}
+                  y={0}
+                  height={LANE_HEIGHT}
+                  fill={statusColor(lane.segments[d.index].transition)}
+                />
+              )),
+            ...(lane.deletedAt !== undefined
+              ? [
+                  <rect
+                    key="deleted"
+                    aria-hidden
+                    data-deleted
+                    x={Math.min(x(lane.deletedAt), 998)}
+                    width={2}
+                    y={0}
+                    height={LANE_HEIGHT}
+                    fill="var(--bui-fg-primary, #222)"
+                  />,
+                ]
+              : []),
+          ]
         : lane.events.map((e, i) => (
             <rect
               key={i}
@@ -117,14 +180,13 @@ const LaneTrack = memo(function LaneTrackMarks(props: {
   );
 });
 
-function tickShift(i: number, n: number): string | undefined {
-  if (i === 0) return undefined;
-  return i === n - 1 ? 'translateX(-100%)' : 'translateX(-50%)';
-}
-
-function ticks(from: number, to: number, count = 6): number[] {
-  const step = (to - from) / count;
-  return Array.from({ length: count + 1 }, (_, i) => from + i * step);
+/** A tick label centred on its time, except near the track's ends, where it is aligned inside the track. */
+function tickShift(fraction: number, trackPx: number, room: number): string {
+  const px = fraction * trackPx;
+  if (px < room / 2) return `translateX(-${px}px)`;
+  if (trackPx - px < room / 2)
+    return `translateX(calc(-100% + ${trackPx - px}px))`;
+  return 'translateX(-50%)';
 }
 
 interface LaneHandlers {
@@ -145,6 +207,7 @@ const LaneRow = memo(function LaneRowView(props: {
   from: number;
   to: number;
   activeIndex: number;
+  trackPx: number;
   trackRef: (key: string, el: HTMLDivElement | null) => void;
   handlers: LaneHandlers;
 }) {
@@ -153,10 +216,10 @@ const LaneRow = memo(function LaneRowView(props: {
     <>
       <div
         style={{
-          overflow: 'hidden',
-          textOverflow: 'ellipsis',
-          whiteSpace: 'nowrap',
-          lineHeight: `${LANE_HEIGHT}px`,
+          // Wrapped, not cut: kinds and names are long (ManagedClustersAgentPool platform-staging-…).
+          overflowWrap: 'anywhere',
+          lineHeight: `${LANE_HEIGHT - 2}px`,
+          minHeight: LANE_HEIGHT,
         }}
         title={props.label}
         aria-hidden
@@ -186,6 +249,7 @@ const LaneRow = memo(function LaneRowView(props: {
           from={props.from}
           to={props.to}
           activeIndex={activeIndex}
+          trackPx={props.trackPx}
         />
       </div>
     </>
@@ -228,6 +292,25 @@ export function ConditionTimeline(props: {
   const trackRefs = useRef(new Map<string, HTMLDivElement>());
   const idBase = useId().replace(/:/g, '');
   const span = Math.max(1, model.to - model.from);
+  // The tracks' width in pixels, for the minimum segment width and the number of axis labels that fit.
+  const axisRef = useRef<HTMLDivElement>(null);
+  const [trackPx, setTrackPx] = useState(DEFAULT_TRACK_PX);
+  useLayoutEffect(() => {
+    const el = axisRef.current;
+    if (!el) return undefined;
+    const measure = (w: number) => {
+      if (w > 0) setTrackPx(w);
+    };
+    measure(el.getBoundingClientRect().width);
+    if (typeof ResizeObserver === 'undefined') return undefined;
+    const observer = new ResizeObserver(entries =>
+      measure(entries[0]?.contentRect.width ?? 0),
+    );
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  const ticks = axisTicks(model.from, model.to, trackPx);
+  const tickRoom = trackPx / Math.max(1, ticks.length);
 
   const itemCount = (l: Lane | EventLane) =>
     'segments' in l ? l.segments.length : l.events.length;
@@ -349,11 +432,19 @@ export function ConditionTimeline(props: {
   }, []);
 
   const activeLane = active ? rows.find(r => r.key === active.lane) : undefined;
+  const activeTrack = activeLane
+    ? trackRefs.current.get(activeLane.key)
+    : undefined;
   let activeText: string | undefined;
   if (active && activeLane) {
     if ('segments' in activeLane) {
       const s = activeLane.segments[active.index];
-      if (s) activeText = describeTransition(s.transition, s.end);
+      if (s)
+        activeText = describeTransition(
+          s.transition,
+          s.end,
+          activeLane.deletedAt,
+        );
     } else {
       const ev = activeLane.events[active.index];
       if (ev) activeText = describeEvent(ev);
@@ -371,6 +462,10 @@ export function ConditionTimeline(props: {
         last
           ? `, last ${last.status}${last.reason ? ` (${last.reason})` : ''}`
           : ''
+      }${
+        l.deletedAt !== undefined
+          ? `, deleted ${absoluteTime(l.deletedAt)}`
+          : ''
       }`;
     }
     return `${laneLabel(l)}: ${l.events.length} events`;
@@ -385,13 +480,17 @@ export function ConditionTimeline(props: {
       <div
         style={{
           display: 'grid',
-          gridTemplateColumns: `${LABEL_WIDTH}px 1fr`,
+          // The labels take at most a third of a narrow panel; the tracks the rest.
+          gridTemplateColumns: `minmax(0, min(${LABEL_WIDTH}px, 35%)) minmax(0, 1fr)`,
           columnGap: 8,
           rowGap: 3,
+          alignItems: 'start',
         }}
       >
         <div />
         <div
+          ref={axisRef}
+          data-testid="timeline-axis"
           style={{
             position: 'relative',
             height: 16,
@@ -399,19 +498,22 @@ export function ConditionTimeline(props: {
           }}
           aria-hidden
         >
-          {ticks(model.from, model.to).map((t, i, all) => (
-            <span
-              key={t}
-              style={{
-                position: 'absolute',
-                left: `${(i / (all.length - 1)) * 100}%`,
-                transform: tickShift(i, all.length),
-                whiteSpace: 'nowrap',
-              }}
-            >
-              {absoluteTime(t).replace(/^\w+ \d+, \d+, /, '')}
-            </span>
-          ))}
+          {ticks.map(({ time, label }) => {
+            const fraction = (time - model.from) / span;
+            return (
+              <span
+                key={time}
+                style={{
+                  position: 'absolute',
+                  left: `${fraction * 100}%`,
+                  transform: tickShift(fraction, trackPx, tickRoom),
+                  whiteSpace: 'nowrap',
+                }}
+              >
+                {label}
+              </span>
+            );
+          })}
         </div>
         {rows.map((l, i) => (
           <LaneRow
@@ -425,6 +527,7 @@ export function ConditionTimeline(props: {
             from={model.from}
             to={model.to}
             activeIndex={active?.lane === l.key ? active.index : -1}
+            trackPx={trackPx}
             trackRef={trackRef}
             handlers={laneHandlers}
           />
@@ -436,10 +539,11 @@ export function ConditionTimeline(props: {
           style={{
             position: 'absolute',
             zIndex: 10,
-            left: `calc(${LABEL_WIDTH + 8}px + (100% - ${
-              LABEL_WIDTH + 8
-            }px) * ${Math.min(0.7, active!.x)})`,
-            top: 16 + (rows.indexOf(activeLane) + 1) * (LANE_HEIGHT + 3) + 4,
+            // Under the active lane (labels may wrap, so rows differ in height), at the pointer's place.
+            left:
+              (activeTrack?.offsetLeft ?? 0) +
+              (activeTrack?.offsetWidth ?? trackPx) * Math.min(0.7, active!.x),
+            top: (activeTrack?.offsetTop ?? 0) + LANE_HEIGHT + 4,
             maxWidth: 420,
             padding: '6px 8px',
             borderRadius: 4,

@@ -71,6 +71,7 @@ export function TimelinePanel(props: {
             value.res.events,
             value.from,
             value.to,
+            { initial: value.res.initial, deletions: value.res.deletions },
           )
         : undefined,
     [value],
@@ -148,6 +149,12 @@ export function TimelinePanel(props: {
           {props.objectLabel ? `for ${props.objectLabel} ` : ''}in this range.
           The history starts when the Backstage backend first watched the
           cluster; pick a longer range to look further back.
+        </Text>
+      )}
+      {model && model.lanes.length > 0 && recent.length === 0 && (
+        <Text as="p" variant="body-small" color="secondary">
+          No condition changed in this range: the lanes show the state each
+          condition was already in when it started.
         </Text>
       )}
       {model && (model.lanes.length > 0 || model.eventLanes.length > 0) && (
