@@ -119,11 +119,11 @@ export const capzPlugin = createBackendPlugin({
         history.recorder.on('flush', (flush: HistoryFlush) =>
           changeSignals.notifyClusters(flush.clusterUids),
         );
-        // The one client of each management cluster for live reads and writes, made on first use; each consumer gets
-        // its narrow view of it (cluster/clientViews.ts): the jobs, cluster creation, day-2 actions, and the Secret
-        // reader that the credential Secrets ARM is asked with are read through.
+        // The one client of each management cluster for live reads and writes, made on first use. Each consumer gets
+        // its own narrow view of it (cluster/clientViews.ts): the jobs, cluster creation, day-2 actions, and the
+        // Secret reader through which the credential Secrets that ARM is asked with are read.
         const clients = managementClusterClients(managementClusters, logger);
-        const clusterClient = async (name: string) =>
+        const jobClients = async (name: string) =>
           jobClient(await clients(name));
         const readSecret = secretReader(clients);
         // The ARM client (src/azure), one for all that ask ARM: jobs, pickers, API server endpoints, cluster create,
@@ -145,7 +145,7 @@ export const capzPlugin = createBackendPlugin({
           database,
           managementClusters,
           cache,
-          client: clusterClient,
+          client: jobClients,
           aks,
           signals,
         });
@@ -189,7 +189,7 @@ export const capzPlugin = createBackendPlugin({
               managementClusters,
               cache,
               ...jobs,
-              client: clusterClient,
+              client: jobClients,
               readSecret,
               aks,
             },
