@@ -20,14 +20,17 @@ import { createHistory, HistoryFlush } from './history';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { createRouter } from './routers/router';
 import { createClusterCreateRouter } from './routers/clusterCreateRouter';
-import { KubeApplyClient } from './create/ApplyClient';
-import { clusterClients, createJobs } from './jobs';
-import { secretReader } from './jobs/secrets';
+import { createJobs } from './jobs';
 import { AksDiscovery } from './azure/AksDiscovery';
 import { createDay2Router } from './routers/day2Router';
 import { Day2Service } from './day2/Day2Service';
-import { KubeDay2Client } from './day2/KubeDay2Client';
-import { KubeObjectClient } from './cluster/KubeObjectClient';
+import { managementClusterClients } from './cluster/ManagementClusterClient';
+import {
+  clusterCreateClient,
+  day2Client,
+  jobClient,
+  secretReader,
+} from './cluster/clientViews';
 import {
   ALLOW_LOCAL_ACCOUNT_KUBECONFIG,
   ClusterConnect,
@@ -116,9 +119,13 @@ export const capzPlugin = createBackendPlugin({
         history.recorder.on('flush', (flush: HistoryFlush) =>
           changeSignals.notifyClusters(flush.clusterUids),
         );
-        // The jobs' management-cluster clients; the credential Secrets that ARM is asked with are read through them.
-        const clusterClient = clusterClients(managementClusters, logger);
-        const readSecret = secretReader(clusterClient);
+        // The one client of each management cluster for live reads and writes, made on first use. Each consumer gets
+        // its own narrow view of it (cluster/clientViews.ts): the jobs, cluster creation, day-2 actions, and the
+        // Secret reader through which the credential Secrets that ARM is asked with are read.
+        const clients = managementClusterClients(managementClusters, logger);
+        const jobClients = async (name: string) =>
+          jobClient(await clients(name));
+        const readSecret = secretReader(clients);
         // The ARM client (src/azure), one for all that ask ARM: jobs, pickers, API server endpoints, cluster create,
         // day-2 actions and connect. Where ASO points in Azure comes from the watch cache.
         const aks = new AksDiscovery({
@@ -138,7 +145,7 @@ export const capzPlugin = createBackendPlugin({
           database,
           managementClusters,
           cache,
-          client: clusterClient,
+          client: jobClients,
           aks,
           signals,
         });
@@ -182,21 +189,12 @@ export const capzPlugin = createBackendPlugin({
               managementClusters,
               cache,
               ...jobs,
-              client: clusterClient,
+              client: jobClients,
               readSecret,
               aks,
             },
           }),
         );
-        // Live reads and writes for new clusters and day-2 actions: one client per management cluster, made on first use.
-        const objectClients = new Map<string, Promise<KubeObjectClient>>();
-        const objectClient = (name: string) => {
-          const c = managementClusters.find(m => m.name === name);
-          if (!c) throw new Error(`No management cluster named "${name}"`);
-          if (!objectClients.has(name))
-            objectClients.set(name, KubeObjectClient.create(c, logger));
-          return objectClients.get(name)!;
-        };
         // New clusters (the scaffolder's capz:cluster:create): server-side apply without force.
         httpRouter.use(
           await createClusterCreateRouter({
@@ -205,7 +203,7 @@ export const capzPlugin = createBackendPlugin({
             permissions,
             auditor,
             managementClusters,
-            client: async name => new KubeApplyClient(await objectClient(name)),
+            client: async name => clusterCreateClient(await clients(name)),
             // The version AKS offers in the region, as day-2 upgrades read it.
             azure: aks,
           }),
@@ -216,7 +214,7 @@ export const capzPlugin = createBackendPlugin({
           managementClusters: managementClusters.map(c => c.name),
           cache,
           azure: aks,
-          client: async name => new KubeDay2Client(await objectClient(name)),
+          client: async name => day2Client(await clients(name)),
           allowLocalAccountKubeconfig:
             config.getOptionalBoolean(ALLOW_LOCAL_ACCOUNT_KUBECONFIG) ?? false,
         });

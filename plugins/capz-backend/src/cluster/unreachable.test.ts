@@ -16,7 +16,10 @@ import {
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApplyError, KubeObjectClient } from './KubeObjectClient';
+import {
+  KubeRequestError,
+  ManagementClusterClient,
+} from './ManagementClusterClient';
 import { kubeConfigFor } from './kubeConfig';
 import { whyNoAnswer, objectApiWithTimeout } from './unreachable';
 
@@ -108,9 +111,12 @@ const secret = {
   name: 'aso-credential',
 };
 
-/** What KubeObjectClient.get throws against `url` (it must throw). */
-async function getFails(url: string, caData?: string): Promise<ApplyError> {
-  const client = await KubeObjectClient.create(
+/** What ManagementClusterClient.get throws against `url` (it must throw). */
+async function getFails(
+  url: string,
+  caData?: string,
+): Promise<KubeRequestError> {
+  const client = await ManagementClusterClient.create(
     cluster(url, caData),
     mockServices.logger.mock(),
     async () => k8s,
@@ -119,7 +125,7 @@ async function getFails(url: string, caData?: string): Promise<ApplyError> {
     () => undefined,
     x => x,
   );
-  expect(e).toBeInstanceOf(ApplyError);
+  expect(e).toBeInstanceOf(KubeRequestError);
   return e;
 }
 
@@ -187,7 +193,7 @@ describe('an API server that does not answer', () => {
       maybeSent: true,
     });
     status = 404;
-    const client = await KubeObjectClient.create(
+    const client = await ManagementClusterClient.create(
       cluster(url),
       undefined,
       async () => k8s,

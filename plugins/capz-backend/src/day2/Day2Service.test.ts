@@ -16,10 +16,10 @@ import {
   type KubeObject,
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
-import { ApplyError } from '../cluster/KubeObjectClient';
+import { KubeRequestError } from '../cluster/ManagementClusterClient';
 import type { NoAnswer } from '../cluster/unreachable';
 import { Day2Service } from './Day2Service';
-import type { Day2Client } from './KubeDay2Client';
+import type { Day2Client } from '../cluster/clientViews';
 
 const place = { managementCluster: 'east', namespace: 'team-a', name: 'alpha' };
 
@@ -63,7 +63,7 @@ function setup() {
   const outage = (request: 'read' | 'dry-run' | 'write', what: string) => {
     const none = down?.(request);
     if (none)
-      throw new ApplyError(
+      throw new KubeRequestError(
         0,
         `${what}: the API server did not answer (${none.reason})`,
         none,
@@ -79,7 +79,7 @@ function setup() {
     const key = `${kind}/${name}`;
     const cur = store.get(key)!;
     if (precondition && precondition !== cur.metadata?.resourceVersion)
-      throw new ApplyError(
+      throw new KubeRequestError(
         409,
         `applying ${kind} team-a/${name}: Operation cannot be fulfilled: the object has been modified`,
       );
@@ -106,7 +106,7 @@ function setup() {
       const pre = (obj.metadata as { resourceVersion?: string })
         .resourceVersion;
       if (pre && pre !== store.get(key)?.metadata?.resourceVersion)
-        throw new ApplyError(
+        throw new KubeRequestError(
           409,
           `applying ${key}: the object has been modified`,
         );

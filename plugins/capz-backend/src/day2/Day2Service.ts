@@ -41,9 +41,9 @@ import type { AksDiscovery } from '../azure/AksDiscovery';
 import type { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 import { AzureServiceError } from '../azure/errors';
-import { ApplyError } from '../cluster/KubeObjectClient';
+import { KubeRequestError } from '../cluster/ManagementClusterClient';
 import type { ClusterPlace } from '../cluster/place';
-import type { Day2Client } from './KubeDay2Client';
+import type { Day2Client } from '../cluster/clientViews';
 
 export interface Day2ServiceOptions {
   logger: LoggerService;
@@ -108,7 +108,7 @@ const describe = (t: { kind: string; namespace?: string; name: string }) =>
  */
 function unavailable(
   mc: string,
-  e: ApplyError,
+  e: KubeRequestError,
   writing?: { written: string[]; current: string },
 ): ServiceUnavailableError {
   const why = e.noAnswer?.reason ?? `HTTP ${e.statusCode}`;
@@ -131,7 +131,7 @@ function unavailable(
 
 /** The API server's refusals in the user's words: 400 for what it rejects, 409 for a change since the plan was read. */
 function translate(e: unknown, mc: string): Error {
-  if (!(e instanceof ApplyError)) return e as Error;
+  if (!(e instanceof KubeRequestError)) return e as Error;
   if (e.noAnswer) return unavailable(mc, e);
   if (e.statusCode === 409)
     return new ConflictError(
@@ -537,13 +537,13 @@ export class Day2Service {
         );
       } catch (e) {
         // No answer during the writes themselves: say what was written and what may have been.
-        if (e instanceof ApplyError && e.noAnswer && progress.current)
+        if (e instanceof KubeRequestError && e.noAnswer && progress.current)
           throw unavailable(p.managementCluster, e, {
             written,
             current: progress.current,
           });
-        if (!(e instanceof ApplyError && e.statusCode === 409)) {
-          if (e instanceof ApplyError && o.apply && !e.noAnswer)
+        if (!(e instanceof KubeRequestError && e.statusCode === 409)) {
+          if (e instanceof KubeRequestError && o.apply && !e.noAnswer)
             e.message = `${e.message}; already written: ${
               written.join(', ') || 'nothing'
             }`;
@@ -679,7 +679,7 @@ export class Day2Service {
       dryRun = false;
       await client.delete(t, { dryRun: false, uid });
     } catch (e) {
-      if (e instanceof ApplyError && e.noAnswer && !dryRun)
+      if (e instanceof KubeRequestError && e.noAnswer && !dryRun)
         throw unavailable(p.managementCluster, e, {
           written: [],
           current: `the delete of ${describe(t)}`,

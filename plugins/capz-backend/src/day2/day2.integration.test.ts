@@ -37,7 +37,8 @@ import {
   serviceAccountToken,
 } from '../testing/realCluster';
 import { Day2Service } from './Day2Service';
-import { KubeDay2Client } from './KubeDay2Client';
+import { day2Client } from '../cluster/clientViews';
+import { ManagementClusterClient } from '../cluster/ManagementClusterClient';
 
 const w = new JobsWorld('day2');
 const ns = 'day2';
@@ -193,7 +194,9 @@ beforeAll(async () => {
   const logger = mockServices.logger.mock();
   cache = new WatchCache([mc], logger, loadClientForTests);
   await cache.start();
-  const client = await KubeDay2Client.create(mc, undefined, loadClientForTests);
+  const client = day2Client(
+    await ManagementClusterClient.create(mc, undefined, loadClientForTests),
+  );
   // AKS's versions through the simulated ARM, with the namespace's ASO credential, as the backend's pickers read them.
   const azure = w.aksDiscovery(logger);
   service = new Day2Service({

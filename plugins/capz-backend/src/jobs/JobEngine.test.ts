@@ -9,7 +9,7 @@ import type {
   StepPlan,
 } from '@capz-backstage/plugin-capz-common';
 import { EventEmitter } from 'node:events';
-import type { ClusterClient } from './ClusterClient';
+import type { JobClient } from '../cluster/clientViews';
 import { JobEngine, type JobEngineOptions } from './JobEngine';
 import { DatabaseJobStore } from './DatabaseJobStore';
 import { JobDatabaseUnavailableError, type JobStore } from './JobStore';
@@ -29,7 +29,7 @@ const databases = TestDatabases.create({ ids: ['SQLITE_3', postgresId] });
 
 const key = (r: ObjectRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 
-class MemoryCluster extends EventEmitter implements ClusterClient {
+class MemoryCluster extends EventEmitter implements JobClient {
   objects = new Map<string, KubeObject>();
   writes: string[] = [];
   async get(ref: ObjectRef) {

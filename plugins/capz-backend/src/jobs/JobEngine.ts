@@ -5,7 +5,7 @@ import type {
 import type { Job } from '@capz-backstage/plugin-capz-common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { ClusterClient } from './ClusterClient';
+import type { JobClient } from '../cluster/clientViews';
 import type { FaultHook } from './faults';
 import { JobDatabaseUnavailableError, type JobStore } from './JobStore';
 import { JobRun } from './JobRun';
@@ -21,7 +21,7 @@ export type { FaultHook, FaultPoint } from './faults';
 export interface JobEngineOptions {
   store: JobStore;
   logger: LoggerService;
-  client: (managementCluster: string) => Promise<ClusterClient>;
+  client: (managementCluster: string) => Promise<JobClient>;
   waker: (managementCluster: string) => ChangeWaker;
   azure?: AzureChecker;
   /** Told after every change of a job's state or step (the live-progress signal). */
@@ -39,7 +39,7 @@ export interface JobEngineOptions {
   databaseWaitMs?: number;
   faults?: FaultHook;
   /** Every configured management cluster with its client (the one-owner check reads all of them). */
-  clusters?: () => Promise<Array<{ name: string; client: ClusterClient }>>;
+  clusters?: () => Promise<Array<{ name: string; client: JobClient }>>;
 }
 
 /** Says once that the job database went away and once that it is back (the runs and the pickup all report here). */

@@ -9,7 +9,7 @@ import type {
   JobRequest,
   ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
-import type { ClusterClient } from './ClusterClient';
+import type { JobClient } from '../cluster/clientViews';
 import { JobPlanner, type AksLister } from './JobPlanner';
 
 const SUB = '6f1c2d3e-0000-4000-8000-0000000000a1';
@@ -34,7 +34,7 @@ const client = {
     metadata: { name: 'x' },
   }),
   canI: async () => true,
-} as unknown as ClusterClient;
+} as unknown as JobClient;
 
 const request: JobRequest = {
   type: 'adopt',

@@ -22,7 +22,7 @@ import { aksOwners, describePlace, ownersOf } from '../cluster/owners';
 import type { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 import type { ManagementClusterConfig } from '../config/managementClusters';
-import type { ClusterClient } from './ClusterClient';
+import type { JobClient } from '../cluster/clientViews';
 
 /** The Azure side of adoption (AksDiscovery.listClusters, AksDiscovery.resourceGroup). */
 export interface AksLister {
@@ -54,7 +54,7 @@ export class JobPlanner {
     private readonly o: {
       managementClusters: ManagementClusterConfig[];
       cache: Pick<WatchCache, 'list'> & Partial<Pick<WatchCache, 'status'>>;
-      client: (managementCluster: string) => Promise<ClusterClient>;
+      client: (managementCluster: string) => Promise<JobClient>;
       aks?: AksLister;
     },
   ) {}

@@ -4,7 +4,7 @@ import type {
   JobStepStatus,
   StepPlan,
 } from '@capz-backstage/plugin-capz-common';
-import type { ClusterClient } from './ClusterClient';
+import type { JobClient } from '../cluster/clientViews';
 import type { FaultHook } from './faults';
 import type { JobStore, StoredJob } from './JobStore';
 import { Lease, LEASE_LOST } from './lease';
@@ -27,13 +27,13 @@ type Level = 'info' | 'warn' | 'error';
 export interface JobRunDeps {
   store: JobStore;
   logger: LoggerService;
-  client: (managementCluster: string) => Promise<ClusterClient>;
+  client: (managementCluster: string) => Promise<JobClient>;
   waker: (managementCluster: string) => ChangeWaker;
   azure?: AzureChecker;
   notify?: (job: Job) => void;
   recheckMs?: number;
   faults?: FaultHook;
-  clusters?: () => Promise<Array<{ name: string; client: ClusterClient }>>;
+  clusters?: () => Promise<Array<{ name: string; client: JobClient }>>;
   /** Whether the engine is shutting down (checked at every step boundary). */
   stopping: () => boolean;
   /**
@@ -113,7 +113,7 @@ export class JobRun {
    * The management cluster's client, waiting while it does not answer (patientClient.ts): the job's log says so once
    * per outage, and so does the running step's message until the cluster answers again.
    */
-  private patient(client: ClusterClient): PatientClusterClient {
+  private patient(client: JobClient): PatientClusterClient {
     const step = () =>
       this.running ? this.job.plan[this.running.i]?.id : undefined;
     return new PatientClusterClient(client, {
@@ -144,7 +144,7 @@ export class JobRun {
   }
 
   /** Fails the job, changing nothing on the cluster, when what its finished steps established no longer holds. */
-  private async refuseIfWorldMoved(client: ClusterClient): Promise<boolean> {
+  private async refuseIfWorldMoved(client: JobClient): Promise<boolean> {
     const moved = await worldMoved(this.job, client, this.deps.azure);
     if (!moved) return false;
     await this.save(fail(moved, describeLeftBehind(this.job)));
@@ -163,7 +163,7 @@ export class JobRun {
   }
 
   /** Runs step i and records its outcome. False: the run stops (failed, interrupted, lease lost). */
-  private async runStepAt(i: number, client: ClusterClient): Promise<boolean> {
+  private async runStepAt(i: number, client: JobClient): Promise<boolean> {
     const plan = this.job.plan[i];
     this.deps.faults?.(this.jobId, plan.id, 'before');
     const attempts = this.job.steps[i].attempts + 1;
@@ -211,7 +211,7 @@ export class JobRun {
   private stepContext(
     i: number,
     attempts: number,
-    client: ClusterClient,
+    client: JobClient,
   ): StepContext {
     const plan = this.job.plan[i];
     const { managementCluster } = this.job.target;
@@ -335,7 +335,7 @@ export class JobRun {
  */
 export async function worldMoved(
   job: StoredJob,
-  client: ClusterClient,
+  client: JobClient,
   azure?: AzureChecker,
 ): Promise<string | undefined> {
   const finished: StepPlan[] = job.plan.filter(

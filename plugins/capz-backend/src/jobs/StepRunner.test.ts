@@ -3,17 +3,17 @@ import type {
   LiveCondition,
   ObjectRef,
 } from '@capz-backstage/plugin-capz-common';
-import type { ClusterClient } from './ClusterClient';
+import type { JobClient } from '../cluster/clientViews';
 import { evaluateLive, type StepContext } from './StepRunner';
 
 /** A management cluster's objects as a live LIST returns them (the matching rules are what is tested here). */
-function listing(objects: KubeObject[], fail?: string): ClusterClient {
+function listing(objects: KubeObject[], fail?: string): JobClient {
   return {
     list: async (_v: string, kind: string) => {
       if (fail) throw new Error(fail);
       return objects.filter(o => o.kind === kind);
     },
-  } as unknown as ClusterClient;
+  } as unknown as JobClient;
 }
 
 const SUB = '00000000-0000-0000-0000-0000000000aa';
@@ -54,7 +54,7 @@ const sole = (except: ObjectRef[] = []): LiveCondition => ({
   except,
 });
 
-async function check(clusters: Record<string, ClusterClient>, cond = sole()) {
+async function check(clusters: Record<string, JobClient>, cond = sole()) {
   const ctx = {
     jobId: 'job-1',
     managementCluster: 'main',

@@ -14,7 +14,8 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import type { AksDiscovery } from '../azure/AksDiscovery';
 import { parseArmId } from '../azure/mapping';
-import { KubeRequestError, type ClusterClient } from './ClusterClient';
+import type { JobClient } from '../cluster/clientViews';
+import { KubeRequestError } from '../cluster/ManagementClusterClient';
 
 /** The Azure side of the final verification (AksDiscovery.clusterExists). */
 export type AzureChecker = Pick<AksDiscovery, 'clusterExists'>;
@@ -41,7 +42,7 @@ export class StepInterruptedError extends Error {
 export interface StepContext {
   jobId: string;
   managementCluster: string;
-  client: ClusterClient;
+  client: JobClient;
   azure?: AzureChecker;
   waker: ChangeWaker;
   signal: AbortSignal;
@@ -56,7 +57,7 @@ export interface StepContext {
    * Every configured management cluster (this one included), for the checks that must see all of them (one owner
    * per AKS cluster). Without it only this management cluster is read.
    */
-  clusters?: () => Promise<Array<{ name: string; client: ClusterClient }>>;
+  clusters?: () => Promise<Array<{ name: string; client: JobClient }>>;
   /** How often a wait re-checks without a change event (a slow or missed watch event must not stall a job). */
   recheckMs?: number;
 }

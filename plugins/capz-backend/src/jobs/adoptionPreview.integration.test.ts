@@ -37,7 +37,8 @@ import {
   startSimulatedAzure,
   type SimulatedAzure,
 } from '../testing/simulatedAzure';
-import { ClusterClient, KubeClusterClient } from './ClusterClient';
+import { jobClient, type JobClient } from '../cluster/clientViews';
+import { ManagementClusterClient } from '../cluster/ManagementClusterClient';
 import { DatabaseJobStore } from './DatabaseJobStore';
 import { JobEngine } from './JobEngine';
 import { JobPlanner } from './JobPlanner';
@@ -61,7 +62,7 @@ let azure: SimulatedAzure;
 let knex: { destroy(): Promise<void> } | undefined;
 let cache: WatchCache;
 let app: express.Express;
-let client: (managementCluster: string) => Promise<ClusterClient>;
+let client: (managementCluster: string) => Promise<JobClient>;
 
 const adopt = {
   type: 'adopt',
@@ -133,9 +134,11 @@ beforeAll(async () => {
   await cache.start();
   const k8s = await loadClientForTests();
   const { kubeConfigFor } = require('../cluster/kubeConfig');
-  const live = new KubeClusterClient(
-    k8s,
-    await kubeConfigFor(managementClusters[0], k8s),
+  const live = jobClient(
+    new ManagementClusterClient(
+      k8s,
+      await kubeConfigFor(managementClusters[0], k8s),
+    ),
   );
   client = async () => live;
   const aks = azure.discovery({

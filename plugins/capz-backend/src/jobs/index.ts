@@ -9,9 +9,9 @@ import {
   type CapzJobSignal,
 } from '@capz-backstage/plugin-capz-common';
 import type { AksDiscovery } from '../azure/AksDiscovery';
+import type { JobClient } from '../cluster/clientViews';
 import type { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
-import { ClusterClient, KubeClusterClient } from './ClusterClient';
 import { faultHookFromEnv } from './faults';
 import { JobEngine } from './JobEngine';
 import { JobPlanner } from './JobPlanner';
@@ -24,22 +24,6 @@ export type { JobStore, StoredJob } from './JobStore';
 export { DatabaseJobStore } from './DatabaseJobStore';
 export { JobPlanner } from './JobPlanner';
 
-/** The jobs' client of each management cluster, made on first use and kept. */
-export function clusterClients(
-  managementClusters: ManagementClusterConfig[],
-  logger: LoggerService,
-): (managementCluster: string) => Promise<ClusterClient> {
-  const clients = new Map<string, Promise<ClusterClient>>();
-  return (name: string) => {
-    const c = managementClusters.find(m => m.name === name);
-    if (!c)
-      return Promise.reject(new Error(`No management cluster named "${name}"`));
-    if (!clients.has(name))
-      clients.set(name, KubeClusterClient.create(c, logger));
-    return clients.get(name)!;
-  };
-}
-
 /**
  * The job engine with its store, planner and edges (docs/architecture.md#flow-jobs). Config `capz.jobs.leaseSeconds`
  * (default 30) bounds how long a crashed replica's job waits before another replica resumes it.
@@ -50,8 +34,8 @@ export async function createJobs(o: {
   database: DatabaseService;
   managementClusters: ManagementClusterConfig[];
   cache: WatchCache;
-  /** The management clusters' clients (clusterClients). */
-  client: (managementCluster: string) => Promise<ClusterClient>;
+  /** The jobs' view of each management cluster's client (cluster/clientViews.ts). */
+  client: (managementCluster: string) => Promise<JobClient>;
   /** The ARM client, shared with the plugin's other consumers. */
   aks: AksDiscovery;
   signals?: SignalsService;

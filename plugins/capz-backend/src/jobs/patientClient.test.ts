@@ -1,5 +1,6 @@
 import type { KubeObject, ObjectRef } from '@capz-backstage/plugin-capz-common';
-import { KubeRequestError, type ClusterClient } from './ClusterClient';
+import type { JobClient } from '../cluster/clientViews';
+import { KubeRequestError } from '../cluster/ManagementClusterClient';
 import { PatientClusterClient } from './patientClient';
 import { StepFailedError, StepInterruptedError } from './StepRunner';
 
@@ -29,7 +30,7 @@ function flaky(failures: number, error: () => Error = refused) {
     return value;
   };
   const obj = { metadata: { name: 'x' } } as KubeObject;
-  const inner: ClusterClient = {
+  const inner: JobClient = {
     get: () => answer('get', obj),
     list: () => answer('list', [obj]),
     create: () =>
@@ -42,7 +43,7 @@ function flaky(failures: number, error: () => Error = refused) {
 }
 
 function patient(
-  inner: ClusterClient,
+  inner: JobClient,
   o: { maxWaitMs?: number; signal?: AbortSignal } = {},
 ) {
   const notes: string[] = [];

@@ -1,6 +1,7 @@
 import type { KubeObject, ObjectRef } from '@capz-backstage/plugin-capz-common';
 import { whyNoAnswer, type NoAnswer } from '../cluster/unreachable';
-import { KubeRequestError, type ClusterClient } from './ClusterClient';
+import type { JobClient } from '../cluster/clientViews';
+import { KubeRequestError } from '../cluster/ManagementClusterClient';
 import { StepFailedError, StepInterruptedError } from './StepRunner';
 
 /** How long a job waits for its management cluster to answer again before its step fails (one outage). */
@@ -46,7 +47,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * A job's {@link ClusterClient} that waits out an outage of its management cluster instead of failing the step: a
+ * A job's {@link JobClient} that waits out an outage of its management cluster instead of failing the step: a
  * request that gets no answer (refused, timed out, cut off, or 429/502/503/504: cluster/unreachable.ts) is tried
  * again, 1 s doubling to 10 s apart, until the cluster answers, for at most `maxWaitMs` per outage; the job's log and
  * its running step say that it waits and for what. Every request a step makes is idempotent (runAction: a create that
@@ -54,12 +55,12 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * again), so trying one again after a lost answer is safe. Any answer of the API server (404, 409, 422, ...) is the
  * caller's, unchanged. docs/job-guarantees.md#management-cluster-outage.
  */
-export class PatientClusterClient implements ClusterClient {
+export class PatientClusterClient implements JobClient {
   /** When the current outage began (the first request without an answer), if one is going on. */
   private since?: number;
 
   constructor(
-    private readonly inner: ClusterClient,
+    private readonly inner: JobClient,
     private readonly o: PatienceOptions,
   ) {}
 

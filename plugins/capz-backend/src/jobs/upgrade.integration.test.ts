@@ -32,7 +32,8 @@ import {
   testClusterInfo,
   until,
 } from '../testing/realCluster';
-import { ClusterClient, KubeClusterClient } from './ClusterClient';
+import { jobClient, type JobClient } from '../cluster/clientViews';
+import { ManagementClusterClient } from '../cluster/ManagementClusterClient';
 import { JobEngine } from './JobEngine';
 import { JobPlanner } from './JobPlanner';
 import { DatabaseJobStore } from './DatabaseJobStore';
@@ -111,17 +112,19 @@ beforeAll(async () => {
   const store = await DatabaseJobStore.create({
     database: mockServices.database({ knex }),
   });
-  const clients = new Map<string, ClusterClient>();
+  const clients = new Map<string, JobClient>();
   const client = async (name: string) => {
     if (!clients.has(name)) {
       const { kubeConfigFor } = require('../cluster/kubeConfig');
       clients.set(
         name,
-        new KubeClusterClient(
-          k8s,
-          await kubeConfigFor(
-            managementClusters.find(c => c.name === name)!,
+        jobClient(
+          new ManagementClusterClient(
             k8s,
+            await kubeConfigFor(
+              managementClusters.find(c => c.name === name)!,
+              k8s,
+            ),
           ),
         ),
       );

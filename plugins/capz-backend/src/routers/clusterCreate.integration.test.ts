@@ -37,7 +37,11 @@ import {
   startSimulatedAzure,
   type SimulatedAzure,
 } from '../testing/simulatedAzure';
-import { type ApplyClient, KubeApplyClient } from '../create/ApplyClient';
+import {
+  clusterCreateClient,
+  type ClusterCreateClient,
+} from '../cluster/clientViews';
+import { ManagementClusterClient } from '../cluster/ManagementClusterClient';
 import { createClusterCreateRouter } from './clusterCreateRouter';
 
 const info = testClusterInfo();
@@ -138,8 +142,10 @@ beforeAll(async () => {
     caData: info.caPem,
     serviceAccountToken: token,
   };
-  const real = await KubeApplyClient.create(mc, undefined, loadClientForTests);
-  const recording: ApplyClient = {
+  const real = clusterCreateClient(
+    await ManagementClusterClient.create(mc, undefined, loadClientForTests),
+  );
+  const recording: ClusterCreateClient = {
     get: ref => {
       apiCalls.push(`get ${ref.kind}/${ref.name}`);
       return real.get(ref);

@@ -1,5 +1,5 @@
 /**
- * POST /clusters with a scripted API server (an in-memory ApplyClient): what no real API server here produces on
+ * POST /clusters with a scripted API server (an in-memory ClusterCreateClient): what no real API server here produces on
  * demand. A refusal in the dry-run pass is a 400 before anything is written; a failure half way names what was
  * written; derived names are measured on the rendered objects; a second request for a cluster being created is a 409;
  * a credential Secret without ASO's keys (the CAPI kubeconfig Secret) is a 400. The region and subscription are
@@ -30,8 +30,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { AksDiscovery } from '../azure/AksDiscovery';
-import { ApplyError } from '../cluster/KubeObjectClient';
-import type { ApplyClient } from '../create/ApplyClient';
+import { KubeRequestError } from '../cluster/ManagementClusterClient';
+import type { ClusterCreateClient } from '../cluster/clientViews';
 import { createClusterInputErrors } from '../create/checks';
 import {
   ClusterCreateRouterOptions,
@@ -74,7 +74,7 @@ function scripted(
   secret: { type?: string; data?: Record<string, string> } = ASO_SECRET,
 ) {
   const written: string[] = [];
-  const client: ApplyClient = {
+  const client: ClusterCreateClient = {
     get: async (ref: ObjectRef) => {
       if (ref.kind === 'Namespace')
         return { metadata: { name: ref.name } } as KubeObject;
@@ -95,7 +95,7 @@ function scripted(
 }
 
 async function app(
-  client: ApplyClient,
+  client: ClusterCreateClient,
   azure?: ClusterCreateRouterOptions['azure'],
 ) {
   const logger = mockServices.logger.mock();
@@ -131,7 +131,7 @@ describe('POST /clusters', () => {
   it('answers 400 naming the object when the API server refuses it in the dry-run pass, and writes nothing', async () => {
     const { client, written } = scripted((obj, dryRun) => {
       if (dryRun && obj.kind === 'MachinePool')
-        throw new ApplyError(
+        throw new KubeRequestError(
           422,
           'validating MachinePool team-a/alpha-pool0: spec.replicas: Invalid value',
         );
@@ -150,7 +150,7 @@ describe('POST /clusters', () => {
   it('names what it created when an apply fails half way', async () => {
     const { client, written } = scripted((obj, dryRun) => {
       if (!dryRun && obj.kind === 'MachinePool')
-        throw new ApplyError(
+        throw new KubeRequestError(
           0,
           'applying MachinePool team-a/alpha-pool0: socket hang up',
         );

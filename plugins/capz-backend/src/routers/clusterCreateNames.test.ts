@@ -12,7 +12,7 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
-import type { ApplyClient } from '../create/ApplyClient';
+import type { ClusterCreateClient } from '../cluster/clientViews';
 import { createClusterCreateRouter } from './clusterCreateRouter';
 
 const auth = { Authorization: mockCredentials.user.header() };
@@ -33,7 +33,7 @@ const SECRET_RULE =
 
 async function app() {
   const calls: string[] = [];
-  const client: ApplyClient = {
+  const client: ClusterCreateClient = {
     get: async ref => {
       calls.push(`get ${ref.kind} ${ref.name}`);
       return undefined;
@@ -42,7 +42,7 @@ async function app() {
       calls.push(`apply ${obj.kind} ${obj.metadata.name}`);
       return obj;
     },
-  } as ApplyClient;
+  } as ClusterCreateClient;
   const logger = mockServices.logger.mock();
   const served = express()
     .use(

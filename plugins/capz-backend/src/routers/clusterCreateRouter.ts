@@ -27,10 +27,10 @@ import type { AksDiscovery } from '../azure/AksDiscovery';
 import { asoCredentialKeyProblem } from '../azure/credentials';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import {
-  ApplyError,
-  describeTarget as describeRef,
-} from '../cluster/KubeObjectClient';
-import type { ApplyClient } from '../create/ApplyClient';
+  KubeRequestError,
+  describeRef,
+} from '../cluster/ManagementClusterClient';
+import type { ClusterCreateClient } from '../cluster/clientViews';
 import {
   createClusterInputErrors,
   embedded,
@@ -46,7 +46,7 @@ export interface ClusterCreateRouterOptions {
   permissions: PermissionsService;
   auditor: AuditorService;
   managementClusters: ManagementClusterConfig[];
-  client: (managementCluster: string) => Promise<ApplyClient>;
+  client: (managementCluster: string) => Promise<ClusterCreateClient>;
   /**
    * AKS's versions per region through ARM (capz.azureDiscovery), with the request's credential Secret: a region or a
    * subscription ARM does not offer is a 400 naming what it offers. Without it, or when ARM cannot be asked (ARM or
@@ -209,7 +209,7 @@ export async function createClusterCreateRouter(
           validated.push(await client.apply(x, { dryRun: true }));
         } catch (e) {
           if (
-            e instanceof ApplyError &&
+            e instanceof KubeRequestError &&
             (e.statusCode === 400 || e.statusCode === 422)
           )
             throw new InputError(`The API server rejected ${e.message}`);
@@ -231,7 +231,7 @@ export async function createClusterCreateRouter(
                 name: w.metadata.name,
               }),
             );
-            if (e instanceof ApplyError && e.noAnswer)
+            if (e instanceof KubeRequestError && e.noAnswer)
               throw unanswered(target.managementCluster, e, {
                 written: done,
                 current: describeRef({
@@ -293,7 +293,7 @@ function unanswered(
   e: unknown,
   writing?: { written: string[]; current: string },
 ): unknown {
-  if (!(e instanceof ApplyError && e.noAnswer)) return e;
+  if (!(e instanceof KubeRequestError && e.noAnswer)) return e;
   const why = e.noAnswer.reason;
   if (!writing)
     return new ServiceUnavailableError(

@@ -18,11 +18,11 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
-import { ApplyError } from '../cluster/KubeObjectClient';
+import { KubeRequestError } from '../cluster/ManagementClusterClient';
 import { createDay2Router } from './day2Router';
 import { ClusterConnect } from '../connect/ClusterConnect';
 import { Day2Service } from '../day2/Day2Service';
-import type { Day2Client } from '../day2/KubeDay2Client';
+import type { Day2Client } from '../cluster/clientViews';
 
 /** AKS's user kubeconfig of an Entra ID cluster with format=exec: kubelogin, no secret. */
 const execKubeconfig = `apiVersion: v1
@@ -100,7 +100,7 @@ async function setup(
     get: async (t: Day2Target) => {
       reads.push(`${t.kind}/${t.name}`);
       if (o.down)
-        throw new ApplyError(
+        throw new KubeRequestError(
           0,
           `reading ${t.kind} team-a/${t.name}: the API server did not answer (connection refused (ECONNREFUSED))`,
           { reason: 'connection refused (ECONNREFUSED)', maybeSent: false },
@@ -343,7 +343,7 @@ describe('day-2 routes', () => {
     const s = await setup({
       onWrite: () => {
         if (refuse)
-          throw new ApplyError(
+          throw new KubeRequestError(
             409,
             'validating MachinePool team-a/alpha-user: the object has been modified',
           );
@@ -367,7 +367,7 @@ describe('day-2 routes', () => {
     const s = await setup({
       onWrite: (_what, dryRun) => {
         if (!dryRun && conflicts++ === 0)
-          throw new ApplyError(
+          throw new KubeRequestError(
             409,
             'applying MachinePool team-a/alpha-user: the object has been modified',
           );
@@ -408,7 +408,7 @@ describe('day-2 routes', () => {
               metadata: { ...mp.metadata, deletionTimestamp },
             });
           else setupResult.store.delete(key);
-          throw new ApplyError(
+          throw new KubeRequestError(
             409,
             `${what}: Precondition failed: UID in precondition: u9, UID in object meta: `,
           );

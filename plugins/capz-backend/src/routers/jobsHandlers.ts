@@ -25,7 +25,7 @@ import type { JobEngine } from '../jobs/JobEngine';
 import { AksLister, bindPlanToJob, JobPlanner } from '../jobs/JobPlanner';
 import type { JobStore, StoredJob } from '../jobs/JobStore';
 import { describeLeftBehind } from '../jobs/leftBehind';
-import type { SecretReader } from '../jobs/secrets';
+import type { SecretReader } from '../cluster/clientViews';
 import { refusalMessage } from '../jobs/transitions';
 import type { JobsAccess } from './jobsAccess';
 import { PreflightFailedError } from './jobsErrors';

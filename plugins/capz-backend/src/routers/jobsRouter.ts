@@ -6,13 +6,16 @@ import type {
 } from '@backstage/backend-plugin-api';
 import express from 'express';
 import { retryAfterHeader } from '../azure/errors';
+import {
+  secretReader,
+  type JobClient,
+  type SecretReader,
+} from '../cluster/clientViews';
 import type { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
-import type { ClusterClient } from '../jobs/ClusterClient';
 import type { JobEngine } from '../jobs/JobEngine';
 import type { AksLister, JobPlanner } from '../jobs/JobPlanner';
 import type { JobStore } from '../jobs/JobStore';
-import { secretReader, type SecretReader } from '../jobs/secrets';
 import { createOpenApiRouter } from '../schema/openapi.generated';
 import { JobsAccess } from './jobsAccess';
 import { jobErrorBodies } from './jobsErrors';
@@ -29,7 +32,7 @@ export interface JobsRouterOptions {
   store: JobStore;
   engine: JobEngine;
   planner: JobPlanner;
-  client: (managementCluster: string) => Promise<ClusterClient>;
+  client: (managementCluster: string) => Promise<JobClient>;
   /** The Secret lookup the plugin's ARM client uses too (plugin.ts); by default one over `client`. */
   readSecret?: SecretReader;
   aks?: AksLister;

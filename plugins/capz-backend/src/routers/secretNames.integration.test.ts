@@ -6,7 +6,7 @@
  * metadata-level policy, written before each response returns): no request about Secrets, or about the namespace,
  * from the moment the refused requests are sent; and a name that is one is read with one GET by name, never a list.
  * The backend runs as the ServiceAccount bound to the shipped RBAC (rbac/read.yaml + rbac/jobs.yaml), through the
- * real jobs router, the real Secret reader over the real ClusterClient, and the real AksDiscovery.
+ * real jobs router, the real Secret reader over the real ManagementClusterClient, and the real AksDiscovery.
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
@@ -20,11 +20,11 @@ import YAML from 'yaml';
 import { AksDiscovery } from '../azure/AksDiscovery';
 import { kubeConfigFor } from '../cluster/kubeConfig';
 import type { ManagementClusterConfig } from '../config/managementClusters';
-import { KubeClusterClient } from '../jobs/ClusterClient';
+import { jobClient, secretReader } from '../cluster/clientViews';
+import { ManagementClusterClient } from '../cluster/ManagementClusterClient';
 import { DatabaseJobStore } from '../jobs/DatabaseJobStore';
 import type { JobEngine } from '../jobs/JobEngine';
 import { JobPlanner } from '../jobs/JobPlanner';
-import { secretReader } from '../jobs/secrets';
 import {
   applyManifest,
   deleteTestNamespace,
@@ -100,11 +100,12 @@ beforeAll(async () => {
     },
   ];
   const k8s = await loadClientForTests();
-  const live = new KubeClusterClient(
+  const live = new ManagementClusterClient(
     k8s,
     await kubeConfigFor(managementClusters[0], k8s),
   );
-  const client = async () => live;
+  const clients = async () => live;
+  const client = async () => jobClient(live);
   const logger = mockServices.logger.mock();
   // The Azure side is never reached here: every request that would reach it is refused first.
   const aks = new AksDiscovery({
@@ -118,7 +119,7 @@ beforeAll(async () => {
       },
     }),
     logger,
-    readSecret: secretReader(client),
+    readSecret: secretReader(clients),
     managedClusters: () => [],
   });
   knex = require('knex')({
