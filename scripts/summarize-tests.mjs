@@ -20,6 +20,7 @@ for (const [label, file] of [
   parts.push(`${label} ${j.numPassedTests}/${j.numTotalTests}`);
 }
 for (const [label, file] of [
+  ['unit (bench)', 'unit-bench.log'],
   ['integration', 'integration-mgmt.log'],
   ['simulation', 'integration-sim.log'],
   ['real controllers', 'real-controllers.log'],

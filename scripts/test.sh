@@ -125,6 +125,8 @@ if want checks; then
 fi
 # Jest suites named *.integration.test.* need the run's management cluster: they run after it is up.
 want unit && stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '\.(integration|real-controllers)\.test\.' --json --outputFile="$reports/jest.json"
+# The benchmark's pure parts (its goals table and report), node:test as the other internal packages; seconds.
+want unit && stage "unit tests: bench" bash -c "set -o pipefail; yarn workspace @internal/bench test | tee '$reports/unit-bench.log'"
 
 stage "kubernetes binaries (background build)" wait_build "$kubernetes_build" kubernetes
 # The managers' build now gets its full share: the lane that waits for it runs beside the stages below.

@@ -5,6 +5,7 @@
  * buildCapzPackages).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -14,9 +15,14 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import type { ClusterInfo } from '@internal/mgmt-cluster';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { listenPort, repoRoot, type ClusterInfo } from '@internal/mgmt-cluster';
+import { KUBERNETES_ID, type SeededCluster } from './seed.ts';
 import { listenerPid, log } from './util.ts';
+
+/** packages/bench: the minimal backends run from there. */
+export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface RunningBackend {
   name: string;
@@ -234,6 +240,27 @@ export function startCapzBackend(
   );
 }
 
+/** This checkout's CAPZ backend on a free port, its config and log named `app-config.bench-<name>.yaml`, `backend-<name>.log`. */
+export async function startCapzBackendAs(
+  name: string,
+  info: ClusterInfo,
+  localDir: string,
+  withCluster = true,
+): Promise<RunningBackend> {
+  const port = await listenPort();
+  const token = randomBytes(24).toString('hex');
+  const configFile = join(localDir, `app-config.bench-${name}.yaml`);
+  writeCapzConfig(configFile, info, port, token, withCluster);
+  return startCapzBackend(
+    repoRoot,
+    configFile,
+    port,
+    token,
+    info,
+    join(localDir, `backend-${name}.log`),
+  );
+}
+
 /**
  * The same backend as startCapzBackend, started as `backstage-cli package start` starts it (cli-module-build's
  * runBackend: node with the CLI's TypeScript transform, cwd packages/backend) minus its file watcher and IPC channel, as
@@ -385,6 +412,52 @@ function run(command: string, args: string[], cwd: string): Promise<void> {
           ),
     );
   });
+}
+
+/** The one catalog entity of the stock backend: the target cluster, by the stock plugin's annotations. */
+export function writeStockEntity(
+  target: SeededCluster,
+  localDir: string,
+): string {
+  const entityFile = join(localDir, 'stock-entity.yaml');
+  writeFileSync(
+    entityFile,
+    [
+      'apiVersion: backstage.io/v1alpha1',
+      'kind: Component',
+      'metadata:',
+      `  name: ${target.name}`,
+      '  annotations:',
+      `    ${KUBERNETES_ID}: ${target.name}`,
+      `    backstage.io/kubernetes-namespace: ${target.namespace}`,
+      'spec:',
+      '  type: service',
+      '  owner: platform',
+      '  lifecycle: production',
+      '',
+    ].join('\n'),
+  );
+  return entityFile;
+}
+
+/** Waits until the stock backend's catalog serves the compared cluster's entity (its query needs the entity). */
+export async function stockCatalogReady(
+  b: RunningBackend,
+  target: SeededCluster,
+): Promise<void> {
+  await waitUntil(
+    b,
+    'the catalog to ingest the entity',
+    async () =>
+      (
+        await fetchJson(
+          b,
+          `/api/catalog/entities/by-name/component/default/${target.name}`,
+        )
+      ).status === 200,
+    300_000,
+    200,
+  );
 }
 
 export async function fetchJson(

@@ -5,13 +5,14 @@
  * ASO objects, and status through the status subresource). No simulator controllers run.
  */
 import { apiRequest, type ClusterInfo } from '@internal/mgmt-cluster';
-import type { Kube, Obj } from '@internal/capz-sim';
-import { K, ownerRef } from '@internal/capz-sim';
-// The scenario builders are not exported by @internal/capz-sim's entry point; imported from source, not copied.
 import {
   asoManagedCluster,
+  K,
+  ownerRef,
+  type Kube,
+  type Obj,
   type PoolSeed,
-} from '../../capz-sim/src/scenarios/seed.ts';
+} from '@internal/capz-sim';
 
 type Kind = (typeof K)[keyof typeof K];
 

@@ -12,3 +12,4 @@ export { Kube } from './runtime/kube.ts';
 export { K } from './runtime/kinds.ts';
 export type { Obj, Condition } from './runtime/types.ts';
 export { ownerRef } from './runtime/meta.ts';
+export { asoManagedCluster, type PoolSeed } from './scenarios/seed.ts';

@@ -1,0 +1,196 @@
+/**
+ * The read path's goals as a table: each goal, its threshold, how its figure is shown and judged. Pure: the run's
+ * measures fill the figures, report.ts prints the verdicts.
+ */
+import { mib, ms, sec } from './format.ts';
+
+/** The figures the goals are judged on, in ms or KiB (raw objects in bytes); NaN when not measured. */
+export interface Figures {
+  /** Plain sequential unpaginated LIST of the watched kinds, median of 3. */
+  listSequentialMs: number;
+  /** Bytes of that LIST's answers: the raw objects. */
+  rawBytes: number;
+  /** HTTP up → watch synced, median of the starts. */
+  syncMs: number;
+  clustersP50: number;
+  clustersP99: number;
+  /** One tree of the compared cluster (around the stock query, when it ran). */
+  treeTargetMs: number;
+  describeMs: number;
+  stockQueryMs: number;
+  pushP95: number;
+  rssAfterSyncKib: number;
+  stockRssKib: number;
+  emptyRssKib: number;
+  minimalRssKib: number;
+  minimalEmptyRssKib: number;
+}
+
+export const newFigures = (): Figures => ({
+  listSequentialMs: NaN,
+  rawBytes: NaN,
+  syncMs: NaN,
+  clustersP50: NaN,
+  clustersP99: NaN,
+  treeTargetMs: NaN,
+  describeMs: NaN,
+  stockQueryMs: NaN,
+  pushP95: NaN,
+  rssAfterSyncKib: NaN,
+  stockRssKib: NaN,
+  emptyRssKib: NaN,
+  minimalRssKib: NaN,
+  minimalEmptyRssKib: NaN,
+});
+
+/** The thresholds, each where its goal reads it. */
+export const THRESHOLDS = {
+  /** Initial sync at most this many times a plain sequential LIST of the same kinds. */
+  syncOverList: 1.5,
+  /** `clusterctl describe` at least this many times one tree. */
+  describeOverTree: 50,
+  /** The stock custom-resource query at least this many times one tree. */
+  stockOverTree: 20,
+  clustersP50Ms: 50,
+  clustersP99Ms: 100,
+  pushP95Ms: 150,
+  /** What the data may add to a backend's RSS, in multiples of the raw objects. */
+  rssOverRaw: 2,
+} as const;
+
+export interface Goal {
+  goal: string;
+  target: (f: Figures) => string;
+  value: (f: Figures) => string;
+  met: (f: Figures) => boolean;
+  /** False when a figure it needs was not measured (NaN): the verdict is then "not measured", whatever `met` says. */
+  measured: (f: Figures) => boolean;
+}
+
+const T = THRESHOLDS;
+const rawKib = (f: Figures) => f.rawBytes / 1024;
+const syncRatio = (f: Figures) => f.syncMs / f.listSequentialMs;
+const describeRatio = (f: Figures) => f.describeMs / f.treeTargetMs;
+const stockRatio = (f: Figures) => f.stockQueryMs / f.treeTargetMs;
+const rssLimitKib = (f: Figures) => f.stockRssKib + T.rssOverRaw * rawKib(f);
+const minimalDataKib = (f: Figures) => f.minimalRssKib - f.minimalEmptyRssKib;
+const dataKib = (f: Figures) => f.rssAfterSyncKib - f.emptyRssKib;
+
+export const GOALS: readonly Goal[] = [
+  {
+    goal: 'initial sync (median of 3 starts) ÷ plain sequential LIST of the same kinds',
+    target: () => `≤ ${T.syncOverList}×`,
+    value: f =>
+      `${syncRatio(f).toFixed(2)}× (${sec(f.syncMs)} ÷ ${sec(
+        f.listSequentialMs,
+      )})`,
+    met: f => syncRatio(f) <= T.syncOverList,
+    measured: f => Number.isFinite(syncRatio(f)),
+  },
+  {
+    goal: 'one tree vs `clusterctl describe` of the same cluster',
+    target: () => `≤ 1/${T.describeOverTree}`,
+    value: f =>
+      `1/${describeRatio(f).toFixed(0)} (${ms(f.treeTargetMs)} vs ${ms(
+        f.describeMs,
+      )})`,
+    met: f => describeRatio(f) >= T.describeOverTree,
+    measured: f => Number.isFinite(describeRatio(f)),
+  },
+  {
+    goal: 'one tree vs the stock custom-resource query',
+    target: () => `≤ 1/${T.stockOverTree}`,
+    value: f =>
+      `1/${stockRatio(f).toFixed(1)} (${ms(f.treeTargetMs)} vs ${ms(
+        f.stockQueryMs,
+      )})`,
+    met: f => stockRatio(f) >= T.stockOverTree,
+    measured: f => Number.isFinite(stockRatio(f)),
+  },
+  {
+    goal: '`GET /clusters` p50 / p99',
+    target: () => `≤ ${T.clustersP50Ms} / ${T.clustersP99Ms} ms`,
+    value: f => `${ms(f.clustersP50)} / ${ms(f.clustersP99)}`,
+    met: f =>
+      f.clustersP50 <= T.clustersP50Ms && f.clustersP99 <= T.clustersP99Ms,
+    measured: f => Number.isFinite(f.clustersP50),
+  },
+  {
+    goal: 'change → push p95',
+    target: () => `≤ ${T.pushP95Ms} ms`,
+    value: f => ms(f.pushP95),
+    met: f => f.pushP95 <= T.pushP95Ms,
+    measured: f => Number.isFinite(f.pushP95),
+  },
+  // Like for like: the stock reference is a minimal backend (catalog, allow-all permissions, the stock plugin), so the
+  // goal is applied to the same minimal backend with our plugin and catalog module in its place.
+  {
+    goal: 'minimal CAPZ backend RSS after sync vs the stock minimal backend + 2 × the raw objects',
+    target: f =>
+      `≤ ${mib(rssLimitKib(f))} (${mib(f.stockRssKib)} + ${
+        T.rssOverRaw
+      } × ${mib(rawKib(f))})`,
+    value: f => mib(f.minimalRssKib),
+    met: f => f.minimalRssKib <= rssLimitKib(f),
+    measured: f =>
+      Number.isFinite(rssLimitKib(f)) && Number.isFinite(f.minimalRssKib),
+  },
+  {
+    goal: 'minimal CAPZ backend: what the data adds ≤ 2 × the raw objects',
+    target: f => `≤ + ${mib(T.rssOverRaw * rawKib(f))}`,
+    value: f =>
+      `${mib(f.minimalRssKib)} = ${mib(
+        f.minimalEmptyRssKib,
+      )} without a management cluster + ${mib(minimalDataKib(f))}`,
+    met: f => minimalDataKib(f) <= T.rssOverRaw * rawKib(f),
+    measured: f =>
+      Number.isFinite(minimalDataKib(f)) && Number.isFinite(rawKib(f)),
+  },
+  // The app's backend has many more plugins (scaffolder and its forge modules, auth, signals, notifications, ...): its
+  // own footprint is measured without any management cluster, and the goal's data part applied to the difference.
+  {
+    goal: 'full app backend RSS after sync: what the data adds ≤ 2 × the raw objects',
+    target: f => `≤ + ${mib(T.rssOverRaw * rawKib(f))}`,
+    value: f =>
+      `${mib(f.rssAfterSyncKib)} = ${mib(
+        f.emptyRssKib,
+      )} without a management cluster + ${mib(dataKib(f))}`,
+    met: f => dataKib(f) <= T.rssOverRaw * rawKib(f),
+    measured: f => Number.isFinite(dataKib(f)) && Number.isFinite(rawKib(f)),
+  },
+];
+
+export type Verdict = 'met' | 'NOT met' | 'not measured';
+
+export const verdict = (met: boolean, measured: boolean): Verdict =>
+  !measured ? 'not measured' : met ? 'met' : 'NOT met';
+
+export interface Judged {
+  goal: string;
+  target: string;
+  value: string;
+  verdict: Verdict;
+}
+
+/** Each goal judged on one backend's figures. */
+export const judge = (f: Figures, goals: readonly Goal[] = GOALS): Judged[] =>
+  goals.map(g => ({
+    goal: g.goal,
+    target: g.target(f),
+    value: g.value(f),
+    verdict: verdict(g.met(f), g.measured(f)),
+  }));
+
+/**
+ * A --baseline backend's figures with the references measured once in a run, after both backends (clusterctl, the
+ * stock backend, the empty and minimal backends), taken from ours.
+ */
+export const withReferences = (baseline: Figures, ours: Figures): Figures => ({
+  ...baseline,
+  describeMs: ours.describeMs,
+  stockQueryMs: ours.stockQueryMs,
+  stockRssKib: ours.stockRssKib,
+  emptyRssKib: ours.emptyRssKib,
+  minimalRssKib: ours.minimalRssKib,
+  minimalEmptyRssKib: ours.minimalEmptyRssKib,
+});

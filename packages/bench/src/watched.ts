@@ -1,0 +1,30 @@
+import { K } from '@internal/capz-sim';
+
+/**
+ * Every kind the CAPZ backend lists and watches, at the version it prefers (mirrors
+ * plugins/capz-backend/src/cluster/watchedKinds.ts, which cannot be imported outside the Backstage build; the run
+ * compares this list with the kinds the backend reports and warns on a difference).
+ */
+export type WatchedKind = (typeof K)[keyof typeof K];
+
+export const WATCHED: WatchedKind[] = [
+  K.Cluster,
+  K.MachinePool,
+  K.AzureASOManagedCluster,
+  K.AzureASOManagedControlPlane,
+  K.AzureASOManagedMachinePool,
+  K.AzureManagedCluster,
+  K.AzureManagedControlPlane,
+  K.AzureManagedMachinePool,
+  K.ResourceGroup,
+  K.ManagedCluster,
+  K.ManagedClustersAgentPool,
+  K.VirtualNetwork,
+  K.VirtualNetworksSubnet,
+  K.Event,
+];
+
+export const listPath = (k: WatchedKind) =>
+  k.group
+    ? `/apis/${k.group}/${k.version}/${k.plural}`
+    : `/api/${k.version}/${k.plural}`;
