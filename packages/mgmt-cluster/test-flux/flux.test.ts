@@ -4,8 +4,8 @@
  * Flux applies what Git holds, puts a live change of a field Git sets back at its next reconcile, and applies a
  * pushed commit. What it verifies is recorded in docs/flux-facts.md (each fact's "Verified" line).
  *
- * Outside the default suite and the real-controllers lane for now; it needs the Kubernetes binaries, Flux and Gitea
- * built (each cached; Flux minutes cold: scripts/build-flux.sh):
+ * Outside the default suite and the real-controllers lane for now; test:flux builds the Kubernetes binaries, Flux
+ * and Gitea first (each cached; Flux and Gitea take minutes cold), so the setup's bound only detects a hang:
  *
  *   yarn workspace @internal/mgmt-cluster test:flux
  */
@@ -31,7 +31,7 @@ import { until } from '../test-real/wait.ts';
 const run = promisify(execFile);
 
 // Hang detectors, not timings.
-/** Management cluster (its CRDs), Gitea and Flux: the binaries are built before (test:flux builds Flux). */
+/** Management cluster (its CRDs), Flux and Gitea, their binaries built before (test:flux): ~62 s under load. */
 const SETUP_TIMEOUT = 600_000;
 const TEARDOWN_TIMEOUT = 90_000;
 /** One Flux reconcile: a fetch from Gitea, an artifact, a build and a server-side apply. */
