@@ -15,6 +15,8 @@
  *   build-controllers [capi] [capz] [aso]             build the real CAPI/CAPZ/ASO managers (cached; see README)
  *   controllers start|stop [--name demo] [--only capi,capz,aso]
  *                                                     start/stop the real managers on a running cluster
+ *   build-flux                                        build Flux's source- and kustomize-controller (cached; see README)
+ *   flux start|stop [--name demo]                     install Flux's CRDs and start/stop both controllers on a running cluster
  *   port                                              print a free port to listen on, below the ephemeral range
  */
 import { parseArgs } from 'node:util';
@@ -38,6 +40,7 @@ import {
   stopControllers,
   type ManagerName,
 } from './controllers.ts';
+import { ensureFluxBinaries, startFlux, stopFlux } from './flux.ts';
 import { stateDirFor } from './paths.ts';
 import { listenPort } from './ports.ts';
 
@@ -64,6 +67,29 @@ async function main(): Promise<number> {
         `${
           (await ensureControllerBinaries(which.length ? which : MANAGERS)).dir
         }\n`,
+      );
+      return 0;
+    }
+    case 'build-flux':
+      process.stdout.write(`${(await ensureFluxBinaries()).dir}\n`);
+      return 0;
+    case 'flux': {
+      const info = runningCluster(name);
+      if (!info) {
+        process.stderr.write(`${name}: not running\n`);
+        return 1;
+      }
+      if (positionals[1] === 'stop') {
+        await stopFlux(info);
+        process.stderr.write(`${name}: flux stopped\n`);
+        return 0;
+      }
+      if (positionals[1] !== 'start') {
+        process.stderr.write('use: flux start|stop [--name x]\n');
+        return 2;
+      }
+      process.stdout.write(
+        `${JSON.stringify(await startFlux(info), null, 2)}\n`,
       );
       return 0;
     }
@@ -104,6 +130,7 @@ async function main(): Promise<number> {
     case 'stop': {
       const info = runningCluster(name);
       if (info) await stopControllers(info); // the real managers, if `controllers start` ran
+      if (info) await stopFlux(info); // and Flux, if `flux start` ran
       if (info) await stopManagementCluster(info);
       process.stderr.write(
         info ? `${name}: stopped\n` : `${name}: not running\n`,
@@ -190,7 +217,7 @@ async function main(): Promise<number> {
     }
     default:
       process.stderr.write(
-        `unknown command "${command}": use start, stop, status, env, restart-apiserver, stop-apiserver, start-apiserver, pause-apiserver, resume-apiserver, build, build-controllers, controllers or port\n`,
+        `unknown command "${command}": use start, stop, status, env, restart-apiserver, stop-apiserver, start-apiserver, pause-apiserver, resume-apiserver, build, build-controllers, controllers, build-flux, flux or port\n`,
       );
       return 2;
   }

@@ -1,0 +1,435 @@
+/**
+ * Flux's source-controller and kustomize-controller on a local management cluster.
+ *
+ * Given a running cluster (src/cluster.ts), this:
+ *  - builds (or finds cached) both controllers and their CRDs (scripts/build-flux.sh: v1.9.6 from the Go modules);
+ *  - installs every CRD of both (`crds/` of the build: source-controller runs a reconciler per source kind and
+ *    kustomize-controller watches three of them, so all must exist before they start; docs/flux-facts.md#flux-main-crds);
+ *  - starts both as detached local processes with the cluster's admin kubeconfig (`KUBECONFIG`: their pflag set has no
+ *    `--kubeconfig`), health probes and source-controller's artifact server on free loopback ports, metrics and leader
+ *    election off, their JSON logs in `<state>/flux/logs/`, artifacts in `<state>/flux/storage/`
+ *    (docs/flux-facts.md#flux-flags, #flux-artifact-url), and waits until both are ready: /readyz, the artifact server
+ *    answering, and the controllers the GitOps flow uses (GitRepository, Kustomization) past their cache sync.
+ *
+ * No RBAC objects are needed: the controllers act as the cluster's admin user. Nothing else of the package starts
+ * Flux: `./scripts/start.sh` and the default suite do not use it.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { runBuildScript } from './buildScript.ts';
+import type { ClusterInfo } from './cluster.ts';
+import type { Crd } from './crds.ts';
+import { installCrds } from './install.ts';
+import { launch } from './launch.ts';
+import { log } from './log.ts';
+import { packageDir } from './paths.ts';
+import { listenPort } from './ports.ts';
+
+/** One Flux release's two controllers (both modules at this tag; pinned in scripts/build-flux.sh). */
+export const FLUX_VERSION = 'v1.9.6';
+
+export type FluxControllerName = 'source' | 'kustomize';
+export const FLUX_CONTROLLERS: FluxControllerName[] = ['source', 'kustomize'];
+
+const BINARY: Record<FluxControllerName, string> = {
+  source: 'source-controller',
+  kustomize: 'kustomize-controller',
+};
+
+/**
+ * The controller-runtime controllers each must have started (past their cache sync) before the Flux is ready: the
+ * ones a Git-based Kustomization goes through. source-controller also runs the Helm, Bucket and OCI reconcilers;
+ * their CRDs are installed, and a missing one fails the start (`missingKind`), but they are not waited for.
+ */
+const NEEDED: Record<FluxControllerName, string[]> = {
+  source: ['gitrepository'],
+  kustomize: ['kustomization'],
+};
+
+export interface FluxBinaries {
+  dir: string;
+  sourceController: string;
+  kustomizeController: string;
+  /** Every CRD of both modules' `config/crd/bases`. */
+  crdsDir: string;
+}
+
+/** Builds (or finds cached) both controllers and their CRDs (scripts/build-flux.sh; minutes cold, nice'd). */
+export async function ensureFluxBinaries(): Promise<FluxBinaries> {
+  const dir = await runBuildScript(
+    join(packageDir, 'scripts', 'build-flux.sh'),
+  );
+  return {
+    dir,
+    sourceController: join(dir, BINARY.source),
+    kustomizeController: join(dir, BINARY.kustomize),
+    crdsDir: join(dir, 'crds'),
+  };
+}
+
+/** The CRDs of a build's `crds/` folder. */
+export function loadFluxCrds(crdsDir: string): Crd[] {
+  const crds: Crd[] = [];
+  for (const f of readdirSync(crdsDir)
+    .filter(n => n.endsWith('.yaml'))
+    .sort()) {
+    for (const d of parseAllDocuments(readFileSync(join(crdsDir, f), 'utf8'))) {
+      const crd = d.toJS() as Crd | null;
+      if (crd?.kind === 'CustomResourceDefinition') crds.push(crd);
+    }
+  }
+  return crds;
+}
+
+export interface FluxPorts {
+  health: number;
+  /** source-controller's artifact server (`--storage-addr` and `--storage-adv-addr`). */
+  storage?: number;
+}
+
+export interface RunningFlux {
+  cluster: string;
+  version: string;
+  /** `<cluster state>/flux`: logs/ and storage/. */
+  stateDir: string;
+  binaries: string;
+  /** `http://127.0.0.1:<port>`: where source-controller serves artifacts (the host of every `status.artifact.url`). */
+  storageUrl: string;
+  controllers: Record<
+    FluxControllerName,
+    { pid: number; log: string; ports: FluxPorts; args: string[] }
+  >;
+}
+
+export interface StartFluxOptions {
+  /** Per-controller bound for becoming ready (a hang detector; default 180 s, as the managers'). */
+  timeoutMs?: number;
+  /** `--requeue-dependency` of both (default `5s`; upstream 30 s): how soon a source or Kustomization waiting on another is retried. */
+  requeueDependency?: string;
+  /** `--log-level` (default `info`; `debug` logs each reconcile's steps). */
+  logLevel?: 'debug' | 'info' | 'error';
+}
+
+/** Why startFlux failed: the controller, the cause and its log tail (every process it had started is stopped). */
+export class FluxStartError extends Error {
+  readonly controller: FluxControllerName;
+  /** The port a controller found taken (`bind: address already in use`), when that was the cause. */
+  readonly takenPort?: number;
+  constructor(
+    message: string,
+    controller: FluxControllerName,
+    takenPort?: number,
+  ) {
+    super(message);
+    this.name = 'FluxStartError';
+    this.controller = controller;
+    this.takenPort = takenPort;
+  }
+}
+
+const fluxFile = (stateDir: string) => join(stateDir, 'flux.json');
+
+/** The Flux this package started on the cluster (its pids, ports and logs), if any. */
+export function runningFlux(info: ClusterInfo): RunningFlux | undefined {
+  const f = fluxFile(info.stateDir);
+  if (!existsSync(f)) return undefined;
+  return JSON.parse(readFileSync(f, 'utf8')) as RunningFlux;
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function logSince(file: string, offset: number): string {
+  if (!existsSync(file)) return '';
+  const buf = readFileSync(file);
+  return buf.subarray(Math.min(offset, buf.length)).toString('utf8');
+}
+
+const tail = (text: string, lines = 25) =>
+  text.trim()
+    ? text.trimEnd().split('\n').slice(-lines).join('\n')
+    : '(nothing logged)';
+
+/** A log line as Flux writes it (`--log-encoding=json`, the default: fluxcd/pkg/runtime logger), or undefined. */
+function entry(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a controller logged during this start: its last error (`"level":"error"`: `msg` and `error`), a port it found
+ * taken, the controllers past their cache sync (controller-runtime's "Starting workers", logged once a controller's
+ * sources synced) and a watched kind without its CRD ("if kind is a CRD, it should be installed before calling
+ * Start", retried until the cache-sync timeout ends the manager).
+ */
+function progressOf(text: string): {
+  cause?: string;
+  port?: number;
+  started: Set<string>;
+  missingKind?: string;
+} {
+  const started = new Set<string>();
+  let cause: string | undefined;
+  let missingKind: string | undefined;
+  for (const line of text.split('\n')) {
+    const e = entry(line);
+    if (!e) continue;
+    const msg = String(e.msg ?? '');
+    if (e.level === 'error')
+      cause = `${msg}${e.error ? `: ${String(e.error)}` : ''}`;
+    if (msg === 'Starting workers' && typeof e.controller === 'string')
+      started.add(e.controller);
+    if (
+      !missingKind &&
+      line.includes(
+        'if kind is a CRD, it should be installed before calling Start',
+      )
+    )
+      missingKind = `${msg}${e.error ? `: ${String(e.error)}` : ''}`;
+  }
+  const bind = /listen tcp [^ ]*:(\d+): bind: address already in use/.exec(
+    text,
+  );
+  return {
+    cause,
+    port: bind ? Number(bind[1]) : undefined,
+    started,
+    missingKind,
+  };
+}
+
+function httpStatus(url: string): Promise<number> {
+  return new Promise(resolvePromise => {
+    const req = httpGet(url, { timeout: 2000 }, res => {
+      res.resume();
+      resolvePromise(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolvePromise(0));
+    req.on('timeout', () => req.destroy());
+  });
+}
+
+/**
+ * Installs Flux's CRDs and starts source-controller and kustomize-controller against a running management cluster
+ * (a Flux already started there is stopped first). Stops what it started when either fails to become ready, with its
+ * log tail in the error. A port taken between the pick and the bind is retried with new ports up to twice.
+ */
+export async function startFlux(
+  info: ClusterInfo,
+  opts: StartFluxOptions = {},
+): Promise<RunningFlux> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(info, opts);
+    } catch (e) {
+      if (
+        attempt >= 3 ||
+        !(e instanceof FluxStartError) ||
+        e.takenPort === undefined
+      )
+        throw e;
+      log(
+        `flux: a port was taken while starting (attempt ${attempt}); retrying with new ports`,
+      );
+    }
+  }
+}
+
+async function startOnce(
+  info: ClusterInfo,
+  opts: StartFluxOptions,
+): Promise<RunningFlux> {
+  if (runningFlux(info)) await stopFlux(info);
+  const started = Date.now();
+  const bins = await ensureFluxBinaries();
+  await installCrds(info, loadFluxCrds(bins.crdsDir));
+
+  const dir = join(info.stateDir, 'flux');
+  const storageDir = join(dir, 'storage');
+  mkdirSync(join(dir, 'logs'), { recursive: true });
+  // The artifact storage must exist (fluxcd/pkg/artifact storage.New does not create it).
+  mkdirSync(storageDir, { recursive: true });
+  const taken = new Set<number>();
+  const ports: Record<FluxControllerName, FluxPorts> = {
+    source: {
+      health: await listenPort(taken),
+      storage: await listenPort(taken),
+    },
+    kustomize: { health: await listenPort(taken) },
+  };
+  const storageAddr = `127.0.0.1:${ports.source.storage}`;
+  const common = (c: FluxControllerName) => [
+    '--metrics-addr=0',
+    `--health-addr=127.0.0.1:${ports[c].health}`,
+    '--enable-leader-election=false',
+    `--requeue-dependency=${opts.requeueDependency ?? '5s'}`,
+    `--log-level=${opts.logLevel ?? 'info'}`,
+  ];
+  const args: Record<FluxControllerName, string[]> = {
+    source: [
+      ...common('source'),
+      `--storage-path=${storageDir}`,
+      `--storage-addr=${storageAddr}`,
+      // kustomize-controller downloads exactly the advertised URL: a loopback address both processes reach.
+      `--storage-adv-addr=${storageAddr}`,
+    ],
+    kustomize: common('kustomize'),
+  };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    KUBECONFIG: info.kubeconfigPath,
+  };
+
+  const running: RunningFlux = {
+    cluster: info.name,
+    version: FLUX_VERSION,
+    stateDir: dir,
+    binaries: bins.dir,
+    storageUrl: `http://${storageAddr}`,
+    controllers: {} as RunningFlux['controllers'],
+  };
+  const save = () =>
+    writeFileSync(fluxFile(info.stateDir), JSON.stringify(running, null, 2), {
+      mode: 0o600,
+    });
+  try {
+    const logStart = {} as Record<FluxControllerName, number>;
+    const exits: Partial<Record<FluxControllerName, string>> = {};
+    for (const c of FLUX_CONTROLLERS) {
+      const logFile = join(dir, 'logs', `${BINARY[c]}.log`);
+      logStart[c] = existsSync(logFile) ? statSync(logFile).size : 0;
+      const child = await launch(join(bins.dir, BINARY[c]), args[c], {
+        logFile,
+        env,
+      });
+      child.on('exit', (code, signal) => {
+        exits[c] = signal ? `signal ${signal}` : `exit code ${code}`;
+      });
+      child.unref();
+      running.controllers[c] = {
+        pid: child.pid,
+        log: logFile,
+        ports: ports[c],
+        args: args[c],
+      };
+      save();
+    }
+    for (const c of FLUX_CONTROLLERS) {
+      const p = running.controllers[c];
+      const timeoutMs = opts.timeoutMs ?? 180_000;
+      const deadline = Date.now() + timeoutMs;
+      const logTail = (text: string) =>
+        `\n--- ${BINARY[c]} log tail (${p.log}) ---\n${tail(text)}`;
+      for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
+        const text = logSince(p.log, logStart[c]);
+        const progress = progressOf(text);
+        if (exits[c] || !isAlive(p.pid)) {
+          throw new FluxStartError(
+            `${BINARY[c]} exited (${exits[c] ?? 'gone'}) while starting: ${
+              progress.port
+                ? `port ${progress.port} is taken by another listener; `
+                : ''
+            }${progress.cause ?? 'no error logged'}${logTail(text)}`,
+            c,
+            progress.port,
+          );
+        }
+        if (progress.missingKind)
+          throw new FluxStartError(
+            `${
+              BINARY[c]
+            } cannot start a controller: a kind it watches has no CRD: ${
+              progress.missingKind
+            }${logTail(text)}`,
+            c,
+          );
+        const readyz = await httpStatus(
+          `http://127.0.0.1:${p.ports.health}/readyz`,
+        );
+        // The artifact server starts once the manager is leader (at once, election off): any HTTP answer will do.
+        const storage = p.ports.storage
+          ? await httpStatus(`http://127.0.0.1:${p.ports.storage}/`)
+          : 200;
+        const waiting = NEEDED[c].filter(n => !progress.started.has(n));
+        if (readyz === 200 && storage > 0 && !waiting.length) break;
+        if (Date.now() > deadline)
+          throw new FluxStartError(
+            `${BINARY[c]} not ready after ${timeoutMs} ms: readyz on ${
+              p.ports.health
+            } ${readyz || 'not answering'}${
+              p.ports.storage
+                ? `, artifact server on ${p.ports.storage} ${
+                    storage || 'not answering'
+                  }`
+                : ''
+            }, controllers not started: ${
+              waiting.join(', ') || 'none'
+            }${logTail(text)}`,
+            c,
+          );
+        await new Promise(r => setTimeout(r, delay));
+      }
+    }
+    log(
+      `flux ${FLUX_VERSION} ready on ${info.name} in ${(
+        (Date.now() - started) /
+        1000
+      ).toFixed(1)}s ` +
+        `(artifacts at ${running.storageUrl}); logs in ${join(dir, 'logs')}`,
+    );
+  } catch (e) {
+    await stopFlux(info);
+    throw e;
+  }
+  return running;
+}
+
+/**
+ * Stops the Flux controllers this package started (SIGTERM to each process group, SIGKILL after 10 s). Their CRDs
+ * and objects stay: a Kustomization's finalizer then waits for a kustomize-controller (delete it before stopping, or
+ * remove the finalizer, to delete it).
+ */
+export async function stopFlux(info: ClusterInfo): Promise<void> {
+  const running = runningFlux(info);
+  if (!running) return;
+  const pids = Object.values(running.controllers).map(c => c.pid);
+  for (const pid of pids) {
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
+  }
+  const deadline = Date.now() + 10_000;
+  while (pids.some(isAlive) && Date.now() < deadline)
+    await new Promise(r => setTimeout(r, 50));
+  for (const pid of pids.filter(isAlive)) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  rmSync(fluxFile(info.stateDir), { force: true });
+}
