@@ -197,6 +197,7 @@ export class JobsWorld {
     const simLog = createWriteStream(
       join(reportsDir, 'backends', `capz-sim-${this.mcName}.log`),
     );
+    const simStart = Date.now();
     this.sim = spawn(
       'node',
       [
@@ -221,21 +222,33 @@ export class JobsWorld {
       });
     this.sim.stdout!.pipe(simLog);
     this.sim.stderr!.pipe(simLog);
+    // The simulator bounds each of its own steps (a manager's readiness: 180 s); this wait only detects a hang of
+    // the whole start, and ends at once when the simulator exits. Either way the log's tail names the step.
+    const exited = () =>
+      this.sim!.exitCode !== null || this.sim!.signalCode !== null;
+    const discoveryFile = join(
+      this.simState,
+      'app-config.azure-discovery.yaml',
+    );
     await until(
       'the simulator to write its discovery config',
-      () => {
-        if (this.sim!.exitCode !== null)
-          throw new Error(
-            `capz-sim exited with ${this.sim!.exitCode}: ${this.simOut.slice(
-              -2000,
-            )}`,
-          );
-        return existsSync(
-          join(this.simState, 'app-config.azure-discovery.yaml'),
-        );
-      },
-      // The real managers start in 20-40 s on a busy machine, after their CRDs and the workload API server.
-      o.realControllers ? 240_000 : 60_000,
+      () => exited() || existsSync(discoveryFile),
+      o.realControllers ? 600_000 : 120_000,
+    ).catch((e: Error) => {
+      throw new Error(
+        `${e.message}; the simulator's log ends: ${this.simOut.slice(-2000)}`,
+      );
+    });
+    if (exited())
+      throw new Error(
+        `capz-sim exited (${
+          this.sim.exitCode ?? this.sim.signalCode
+        }) before writing its discovery config: ${this.simOut.slice(-2000)}`,
+      );
+    this.say(
+      `simulator serving ${((Date.now() - simStart) / 1000).toFixed(
+        1,
+      )} s after its start`,
     );
     this.arm = new Arm(this.simState);
   }
