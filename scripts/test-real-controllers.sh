@@ -55,5 +55,7 @@ CAPZ_STATE_DIR="$state" bash -c "set -o pipefail; node --test --test-concurrency
   --test-reporter=./scripts/node-test-json-reporter.mjs --test-reporter-destination='$reports/real-controllers.jsonl' \
   packages/mgmt-cluster/test-real/*.test.ts | tee '$reports/real-controllers.log'" || rc=$?
 sweep || { echo "the node:test files left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
-CI=true yarn test --testPathPatterns '\.real-controllers\.test\.' --json --outputFile="$reports/jest-real-controllers.json" || rc=$?
+# One suite at a time: each starts two API servers, the three managers and a backend; two at once beside the test
+# command's other stages slowed a simulator's start past 240 s on a loaded CI machine; serial costs ~160 s of wall time.
+CI=true yarn test --testPathPatterns '\.real-controllers\.test\.' --runInBand --json --outputFile="$reports/jest-real-controllers.json" || rc=$?
 exit "$rc"
