@@ -15,6 +15,9 @@ export interface TreePool {
   machinePool: string;
   mode?: string;
   vmSize?: string;
+  /** The nodes' operating system (`Linux`, `Windows`) and its SKU (`Ubuntu`, `AzureLinux`...), as the agent pool says. */
+  osType?: string;
+  osSku?: string;
   /** MachinePool `spec.replicas` (for an autoscaled pool: the count CAPZ copied back from AKS). */
   replicas?: number;
   readyReplicas?: number;
@@ -86,6 +89,8 @@ export function treePools(tree: TreeNode): TreePool[] {
         machinePool: mp.name,
         mode: str(a.mode),
         vmSize: str(a.vmSize),
+        osType: str(a.osType),
+        osSku: str(a.osSku),
         replicas: num(f.replicas),
         readyReplicas: num(f.readyReplicas),
         version: str(f.kubernetesVersion),

@@ -139,7 +139,12 @@ describe('buildClusterTree: a healthy ASO-managed cluster with three pools', () 
     });
     expect(
       findNode(tree, 'ManagedClustersAgentPool', 'search-prod-user2').facts,
-    ).toMatchObject({ autoscaling: false, vmSize: 'Standard_D4s_v5' });
+    ).toMatchObject({
+      autoscaling: false,
+      vmSize: 'Standard_D4s_v5',
+      // As AKS reports it (status.osType).
+      osType: 'Linux',
+    });
     expect(
       findNode(tree, 'ManagedClustersAgentPool', 'search-prod-user2').facts
         .autoscalingMin,

@@ -97,6 +97,8 @@ export function factsFor(o: ObservedObject): Facts {
       put(f, 'azureName', str(s?.name));
       put(f, 'mode', str(s?.mode));
       put(f, 'vmSize', str(s?.sku));
+      put(f, 'osType', str(s?.osType));
+      put(f, 'osSku', str(s?.osSKU));
       put(f, 'autoscalingMin', num(at(s, 'scaling', 'minSize')));
       put(f, 'autoscalingMax', num(at(s, 'scaling', 'maxSize')));
       put(f, 'replicas', num(st?.replicas));
@@ -169,6 +171,8 @@ export function factsFor(o: ObservedObject): Facts {
       put(f, 'azureName', str(s?.azureName) ?? str(st?.name));
       put(f, 'mode', str(st?.mode) ?? str(s?.mode));
       put(f, 'vmSize', str(st?.vmSize) ?? str(s?.vmSize));
+      put(f, 'osType', str(st?.osType) ?? str(s?.osType));
+      put(f, 'osSku', str(st?.osSKU) ?? str(s?.osSKU));
       put(
         f,
         'kubernetesVersion',

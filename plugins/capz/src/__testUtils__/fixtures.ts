@@ -55,7 +55,7 @@ export const CLUSTERS: ClusterSummary[] = [
 
 const T0 = '2026-11-21T10:00:00Z';
 
-function node(
+export function node(
   over: Partial<TreeNode> & { id: string; kind: string; name: string },
 ): TreeNode {
   return {

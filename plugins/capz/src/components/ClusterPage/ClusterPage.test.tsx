@@ -8,6 +8,7 @@ import {
 import {
   BASE,
   event,
+  node,
   SEARCH_PROD,
   searchProdTree,
   transition,
@@ -418,5 +419,93 @@ describe('cluster page', () => {
     expect(screen.queryByText('Live')).not.toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Refresh' }));
     await waitFor(() => expect(calls.tree).toHaveLength(2));
+  });
+  it('lists the node pools with mode, OS, VM size, nodes, scaling and version; a pool behind the control plane says so', async () => {
+    const pool = (
+      name: string,
+      mp: TreeNode['facts'],
+      agent: TreeNode['facts'],
+    ) =>
+      node({
+        id: `uid-mp-${name}`,
+        uid: `uid-mp-${name}`,
+        kind: 'MachinePool',
+        name: `search-prod-${name}`,
+        facts: mp,
+        children: [
+          node({
+            id: `uid-ap-${name}`,
+            uid: `uid-ap-${name}`,
+            kind: 'ManagedClustersAgentPool',
+            name: `search-prod-${name}`,
+            facts: { azureName: name, ...agent },
+          }),
+        ],
+      });
+    const ungrouped = () => {
+      const t = searchProdTree();
+      const workers = t.children.find(c => c.kind === 'Workers')!;
+      workers.children = [
+        pool(
+          'system',
+          { replicas: 1, readyReplicas: 1, kubernetesVersion: 'v1.32.6' },
+          {
+            mode: 'System',
+            vmSize: 'Standard_D2s_v5',
+            osType: 'Linux',
+            osSku: 'AzureLinux',
+            kubernetesVersion: '1.32.6',
+          },
+        ),
+        pool(
+          'web',
+          {
+            replicas: 3,
+            readyReplicas: 2,
+            kubernetesVersion: 'v1.33.2',
+            replicasManagedBy: 'aks',
+          },
+          {
+            mode: 'User',
+            vmSize: 'Standard_D4s_v5',
+            osType: 'Linux',
+            kubernetesVersion: '1.32.6',
+            autoscaling: true,
+            autoscalingMin: 1,
+            autoscalingMax: 5,
+          },
+        ),
+      ];
+      return t;
+    };
+    serve();
+    const reads: string[] = [];
+    server.use(
+      http.get(`${CLUSTER}/tree`, ({ request }) => {
+        const search = new URL(request.url).search;
+        reads.push(search);
+        return HttpResponse.json({
+          summary: SEARCH_PROD,
+          tree: search === '?group=0' ? ungrouped() : searchProdTree(),
+        });
+      }),
+    );
+    renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
+    await screen.findByRole('treegrid');
+    await userEvent.click(screen.getByRole('tab', { name: 'Node pools' }));
+    const table = await screen.findByRole('table', {
+      name: 'Node pools of cluster search-prod',
+    });
+    const row = (name: string) =>
+      within(table).getByRole('row', { name: new RegExp(`^${name}`) });
+    expect(row('system')).toHaveTextContent(
+      /^systemMachinePool search-prod-systemSystemLinuxAzureLinuxStandard_D2s_v51 of 1 node readyfixed countv1\.32\.6behind the control plane \(v1\.33\.2\)Healthy$/,
+    );
+    // Asked for v1.33.2, AKS still on 1.32.6: both shown; AKS's autoscaler owns the count.
+    expect(row('web')).toHaveTextContent(
+      /^webMachinePool search-prod-webUserLinuxStandard_D4s_v52 of 3 nodes readyautoscaled by AKS, 1–5v1\.33\.2AKS runs v1\.32\.6behind the control plane \(v1\.33\.2\)Healthy$/,
+    );
+    // The page's tree is grouped: the pools come from one ungrouped read, from the backend's cache.
+    expect(reads).toEqual(['?group=3', '?group=0']);
   });
 });

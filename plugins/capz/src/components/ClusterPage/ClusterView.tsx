@@ -33,6 +33,7 @@ import { HealthLabel } from '../shared/health';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
 import { TimelinePanel } from '../Timeline/TimelinePanel';
 import { NodeDetails } from './NodeDetails';
+import { NodePools } from './NodePools';
 import { ResourceTree } from './ResourceTree';
 import {
   ancestorsOf,
@@ -237,6 +238,7 @@ export function ClusterView({
       <Tabs selectedKey={tab} onSelectionChange={k => setTab(String(k))}>
         <TabList aria-label="Cluster views">
           <Tab id="resources">Resources</Tab>
+          <Tab id="pools">Node pools</Tab>
           <Tab id="timeline">Timeline</Tab>
         </TabList>
         <TabPanel id="resources">
@@ -270,6 +272,15 @@ export function ClusterView({
               />
             </div>
           </Flex>
+        </TabPanel>
+        <TabPanel id="pools">
+          <div style={{ paddingTop: 12 }}>
+            <NodePools
+              cluster={cluster}
+              tree={tree}
+              controlPlaneVersion={summary.kubernetesVersion}
+            />
+          </div>
         </TabPanel>
         <TabPanel id="timeline">
           <div style={{ paddingTop: 12 }}>
