@@ -359,6 +359,36 @@ describe('planManifestEdit', () => {
     expect(resumed.files[0].after).toContain('# the cluster itself');
   });
 
+  it("changes a value in place in a file written in another style than the yaml package's (4-space indent, unindented lists, blank lines, flow maps)", () => {
+    const text = [
+      '---',
+      `apiVersion:   ${MP}`,
+      'kind: MachinePool',
+      'metadata:',
+      '    name: p',
+      '    namespace: ns',
+      '    labels: {team: a,   tier: "1"}',
+      '',
+      'spec:',
+      '    replicas:    2',
+      '    template:',
+      '        spec:',
+      '            bootstrap: {dataSecretName: ""}',
+      '    taints:',
+      '    - key: a',
+      '      value: b',
+      '',
+    ].join('\n');
+    const r = planManifestEdit({
+      files: { 'p.yaml': text },
+      spec: {},
+      changes: [
+        update(MP, 'MachinePool', 'p', [{ path: 'spec.replicas', before: 2, after: 5 }], 'ns'),
+      ],
+    });
+    expect(r.files[0].after).toBe(text.replace('replicas:    2', 'replicas:    5'));
+  });
+
   it('writes an autoscale change into the embedded agent pool (list items by index)', () => {
     const p = 'spec.resources[0].spec';
     const r = planManifestEdit({
