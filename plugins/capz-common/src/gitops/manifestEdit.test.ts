@@ -383,10 +383,18 @@ describe('planManifestEdit', () => {
       files: { 'p.yaml': text },
       spec: {},
       changes: [
-        update(MP, 'MachinePool', 'p', [{ path: 'spec.replicas', before: 2, after: 5 }], 'ns'),
+        update(
+          MP,
+          'MachinePool',
+          'p',
+          [{ path: 'spec.replicas', before: 2, after: 5 }],
+          'ns',
+        ),
       ],
     });
-    expect(r.files[0].after).toBe(text.replace('replicas:    2', 'replicas:    5'));
+    expect(r.files[0].after).toBe(
+      text.replace('replicas:    2', 'replicas:    5'),
+    );
   });
 
   it('writes an autoscale change into the embedded agent pool (list items by index)', () => {
