@@ -15,3 +15,4 @@ export * from './jobs';
 export * from './manifests/clusterRules';
 export * from './manifests/clusterProposal';
 export * from './day2';
+export * from './gitops';

@@ -1,0 +1,403 @@
+/**
+ * A day-2 change made in Git: the document of the repository that holds each object the plan changes (as a Flux
+ * Kustomization builds it, ./kustomizeBuild), the plan's field changes written into it with the `yaml` package's
+ * Document API (comments and formatting kept; a changed scalar is replaced in place), and a unified diff per file.
+ * An object kustomize changes on its way (a patch, a component...), or not found, is answered with why and the
+ * change to make by hand.
+ */
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  parseAllDocuments,
+  Scalar,
+  stringify,
+  type Document,
+} from 'yaml';
+import type { FieldChange, ObjectChange } from '../day2/api';
+import {
+  apiGroupOf,
+  kustomizeBuild,
+  type BuiltResource,
+  type FluxKustomizationBuildSpec,
+  type RepoFiles,
+} from './kustomizeBuild';
+import { unifiedDiff } from './unifiedDiff';
+
+/** An object as the cluster has it. @public */
+export interface GitOpsObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+/** Where an object is written literally, or why it is not. @public */
+export type ManifestLocation =
+  | { found: true; file: string; document: number; resource: BuiltResource }
+  | { found: false; reason: string };
+
+const describe = (o: { kind: string; namespace?: string; name: string }) =>
+  `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+
+/**
+ * The one document under the Kustomization's path that holds `target` as written (same API group, kind, and name and
+ * namespace after kustomize's transformers), or why there is none.
+ * @public
+ */
+export function locateManifest(
+  files: RepoFiles,
+  spec: FluxKustomizationBuildSpec,
+  target: GitOpsObjectRef,
+): ManifestLocation {
+  const build = kustomizeBuild(files, spec);
+  const group = apiGroupOf(target.apiVersion);
+  const path = spec.path ?? './';
+  const hits = build.resources.filter(
+    r =>
+      r.group === group &&
+      r.kind === target.kind &&
+      r.name === target.name &&
+      // Without a namespace anywhere, the API server puts it in the request's (Flux: the object's own, else default).
+      (r.namespace ?? 'default') === target.namespace,
+  );
+  if (hits.length > 1)
+    return {
+      found: false,
+      reason: `${describe(
+        target,
+      )} is written more than once under ${path} (${hits
+        .map(h => h.file)
+        .join(', ')}); kustomize refuses a duplicate`,
+    };
+  if (!hits.length) {
+    const unread = build.problems.length
+      ? `; not read: ${build.problems.join('; ')}`
+      : '';
+    const templated =
+      build.substitutes &&
+      build.resources.some(r => r.kind === target.kind && /\$\{/.test(r.name))
+        ? `; a ${target.kind} there has a name Flux substitutes (postBuild)`
+        : '';
+    return {
+      found: false,
+      reason: `no document under ${path} is ${describe(
+        target,
+      )}${templated}${unread}`,
+    };
+  }
+  const [hit] = hits;
+  if (hit.notLiteral.length)
+    return {
+      found: false,
+      reason: `${hit.file} holds ${describe(
+        target,
+      )}, but kustomize changes it on the way: ${hit.notLiteral.join('; ')}`,
+    };
+  return { found: true, file: hit.file, document: hit.document, resource: hit };
+}
+
+/** A file the change rewrites. @public */
+export interface ManifestFileEdit {
+  path: string;
+  before: string;
+  after: string;
+  /** `diff -u` of the file. */
+  diff: string;
+}
+
+/** An object whose change is not written: why, and the change in words. @public */
+export interface ManifestByHand {
+  kind: string;
+  namespace: string;
+  name: string;
+  reason: string;
+  /** "... is not written literally in the repository: (why); make this change by hand: (the field changes)". */
+  message: string;
+}
+
+/** The change as Git would carry it. @public */
+export interface ManifestEditResult {
+  /** The files rewritten, in the order of the changes. */
+  files: ManifestFileEdit[];
+  /** The objects whose change is in `files`, and where. */
+  edited: Array<{
+    kind: string;
+    namespace: string;
+    name: string;
+    file: string;
+  }>;
+  /** The objects whose change is not written, each with why. Empty: the whole change is in `files`. */
+  byHand: ManifestByHand[];
+  /** What the reader should know: a field whose value in Git differs from the cluster's, a value substituted... */
+  notes: string[];
+}
+
+const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
+
+/** `set spec.replicas to 3 (was 2)`, `remove spec.scaling.minSize (was 1)`. @public */
+export function describeFieldChange(f: FieldChange): string {
+  if (f.after === undefined) return `remove ${f.path} (was ${show(f.before)})`;
+  return `set ${f.path} to ${show(f.after)}${
+    f.before === undefined ? '' : ` (was ${show(f.before)})`
+  }`;
+}
+
+const byHandMessage = (c: ObjectChange, reason: string) => {
+  const fields = c.fields.map(describeFieldChange).join(', ');
+  let what = `in ${describe(c)}, ${fields}`;
+  if (c.operation === 'delete')
+    what = `remove ${describe(c)} from the repository`;
+  else if (c.operation === 'create')
+    what = `add ${describe(c)} to the repository${
+      fields ? ` (${fields})` : ''
+    }`;
+  return `${describe(
+    c,
+  )} is not written literally in the repository: ${reason}; make this change by hand: ${what}`;
+};
+
+/** `spec.resources[0].spec.minCount` → `['spec', 'resources', 0, 'spec', 'minCount']`; a non-numeric `[x]` is a list item named x. @public */
+export function parseFieldPath(
+  path: string,
+): Array<string | number | { name: string }> {
+  const out: Array<string | number | { name: string }> = [];
+  for (const part of path.split('.')) {
+    const m = /^([^[\]]*)((?:\[[^\]]+\])*)$/.exec(part);
+    if (!m) throw new Error(`field path ${path} does not parse`);
+    if (m[1]) out.push(m[1]);
+    for (const [, idx] of m[2].matchAll(/\[([^\]]+)\]/g))
+      out.push(/^\d+$/.test(idx) ? Number(idx) : { name: idx });
+  }
+  return out;
+}
+
+const equal = (a: unknown, b: unknown) =>
+  JSON.stringify(a) === JSON.stringify(b);
+
+/** An in-place replacement of a scalar's text. */
+interface Splice {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * Writes one field change into a document. Returns the in-place text replacement when the field is a scalar there
+ * already (the rest of the file stays byte for byte), `restringify` when the document's structure changes (a field
+ * added or removed: the document is written again by the yaml package, its comments kept), or why it cannot.
+ */
+function applyField(
+  doc: Document.Parsed,
+  f: FieldChange,
+  substitutes: boolean,
+  notes: string[],
+  label: string,
+): { splice?: Splice; restringify?: boolean; error?: string } {
+  let keys: Array<string | number>;
+  try {
+    // Resolve named list items to indexes on the document's own list.
+    keys = [];
+    let node: unknown = doc.contents;
+    for (const k of parseFieldPath(f.path)) {
+      if (isAlias(node))
+        return { error: `${f.path} goes through a YAML alias` };
+      if (typeof k === 'object') {
+        if (!isSeq(node)) return { error: `${f.path}: no list at [${k.name}]` };
+        const i = node.items.findIndex(
+          it => isMap(it) && it.get('name') === k.name,
+        );
+        if (i < 0) return { error: `${f.path}: no item named ${k.name}` };
+        keys.push(i);
+        node = node.items[i];
+      } else {
+        keys.push(k);
+        node = isMap(node) || isSeq(node) ? node.get(k, true) : undefined;
+      }
+    }
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+  const node = doc.getIn(keys, true);
+  if (isAlias(node)) return { error: `${f.path} is a YAML alias` };
+  const current =
+    node === undefined ? undefined : (node as { toJSON(): unknown }).toJSON();
+  if (substitutes && typeof current === 'string' && current.includes('${'))
+    return {
+      error: `${f.path} is ${current} in Git, a value Flux substitutes (postBuild)`,
+    };
+  if (!equal(current, f.before))
+    notes.push(
+      `${label}: ${f.path} is ${show(current)} in Git but ${show(
+        f.before,
+      )} in the cluster; the change writes ${show(f.after)}`,
+    );
+  if (equal(current, f.after)) return {};
+  const scalarAfter =
+    f.after === null ||
+    ['string', 'number', 'boolean'].includes(typeof f.after);
+  if (
+    isScalar(node) &&
+    scalarAfter &&
+    f.after !== undefined &&
+    node.range &&
+    !['BLOCK_LITERAL', 'BLOCK_FOLDED'].includes(node.type ?? '')
+  ) {
+    const text = new Scalar(f.after);
+    if (
+      typeof f.after === 'string' &&
+      (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE')
+    )
+      text.type = node.type;
+    const splice = {
+      start: node.range[0],
+      end: node.range[1],
+      text: stringify(text).replace(/\n$/, ''),
+    };
+    node.value = f.after;
+    return { splice };
+  }
+  if (f.after === undefined) doc.deleteIn(keys);
+  else doc.setIn(keys, f.after);
+  return { restringify: true };
+}
+
+/** The text span of each document of a file: from the end of the previous one (its own `---` included). */
+function spans(text: string, docs: Document.Parsed[]): Array<[number, number]> {
+  return docs.map((d, i) => [
+    i === 0 ? 0 : d.range[0],
+    i + 1 < docs.length ? docs[i + 1].range[0] : text.length,
+  ]);
+}
+
+/**
+ * A day-2 plan's changes as a change of the repository a Flux Kustomization applies: `files` is the repository at
+ * the Kustomization's source revision, `spec` the Kustomization's build fields. Updates are written into the
+ * document that holds the object; a delete removes its document (a file left empty, a new object, or an object not
+ * written literally is left by hand, with why).
+ * @public
+ */
+export function planManifestEdit(input: {
+  files: RepoFiles;
+  spec: FluxKustomizationBuildSpec;
+  changes: readonly ObjectChange[];
+}): ManifestEditResult {
+  const { files, spec, changes } = input;
+  const substitutes = !!spec.postBuild;
+  const byHand: ManifestByHand[] = [];
+  const edited: ManifestEditResult['edited'] = [];
+  const notes: string[] = [];
+  // Per file: its documents, the splices and documents rewritten or removed.
+  const work = new Map<
+    string,
+    {
+      docs: Document.Parsed[];
+      splices: Splice[];
+      restringify: Set<number>;
+      remove: Set<number>;
+    }
+  >();
+  const refuse = (c: ObjectChange, reason: string) =>
+    byHand.push({
+      kind: c.kind,
+      namespace: c.namespace,
+      name: c.name,
+      reason,
+      message: byHandMessage(c, reason),
+    });
+
+  for (const c of changes) {
+    if (c.operation === 'create') {
+      refuse(
+        c,
+        'it is a new object, and which file should hold it is yours to choose',
+      );
+      continue;
+    }
+    const at = locateManifest(files, spec, c);
+    if (!at.found) {
+      refuse(c, at.reason);
+      continue;
+    }
+    let w = work.get(at.file);
+    if (!w) {
+      w = {
+        docs: parseAllDocuments(files[at.file]) as Document.Parsed[],
+        splices: [],
+        restringify: new Set(),
+        remove: new Set(),
+      };
+      work.set(at.file, w);
+    }
+    const doc = w.docs[at.document];
+    if (c.operation === 'delete') {
+      const others = w.docs.filter(
+        (d, i) => i !== at.document && !w!.remove.has(i) && d.contents !== null,
+      );
+      if (!others.length) {
+        refuse(
+          c,
+          `it is the only document of ${at.file}; remove the file and its entry in the kustomization that lists it`,
+        );
+        continue;
+      }
+      w.remove.add(at.document);
+      edited.push({
+        kind: c.kind,
+        namespace: c.namespace,
+        name: c.name,
+        file: at.file,
+      });
+      continue;
+    }
+    const label = describe(c);
+    const results = c.fields.map(f =>
+      applyField(doc, f, substitutes, notes, label),
+    );
+    const failed = results.find(r => r.error);
+    if (failed) {
+      // Nothing of this object is written: a half-made change is worse than none. Its document is read again.
+      w.docs[at.document] = parseAllDocuments(files[at.file])[
+        at.document
+      ] as Document.Parsed;
+      refuse(c, `in ${at.file}, ${failed.error}`);
+      continue;
+    }
+    for (const r of results) if (r.splice) w.splices.push({ ...r.splice });
+    if (results.some(r => r.restringify)) w.restringify.add(at.document);
+    if (results.some(r => r.splice || r.restringify))
+      edited.push({
+        kind: c.kind,
+        namespace: c.namespace,
+        name: c.name,
+        file: at.file,
+      });
+  }
+
+  const out: ManifestFileEdit[] = [];
+  for (const [path, w] of work) {
+    const before = files[path];
+    const docSpans = spans(before, w.docs);
+    // Each document's new text: removed, written again, or its splices applied to its own text.
+    const parts = docSpans.map(([s, e], i) => {
+      if (w.remove.has(i)) return '';
+      if (w.restringify.has(i)) {
+        const t = String(w.docs[i]);
+        return i === 0 || t.startsWith('---') ? t : `---\n${t}`;
+      }
+      let text = before.slice(s, e);
+      for (const sp of w.splices
+        .filter(x => x.start >= s && x.end <= e)
+        .sort((a, b) => b.start - a.start))
+        text = text.slice(0, sp.start - s) + sp.text + text.slice(sp.end - s);
+      return text;
+    });
+    let after = parts.join('');
+    // A removed first document leaves the second's `---` first: dropped, as a single document is written.
+    if (w.remove.has(0)) after = after.replace(/^---[ \t]*\n/, '');
+    if (after !== before)
+      out.push({ path, before, after, diff: unifiedDiff(path, before, after) });
+  }
+  return { files: out, edited, byHand, notes };
+}
