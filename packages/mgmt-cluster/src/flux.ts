@@ -20,7 +20,6 @@ import {
   readFileSync,
   readdirSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +28,7 @@ import { runBuildScript } from './buildScript.ts';
 import type { ClusterInfo } from './api.ts';
 import type { Crd } from './crds.ts';
 import { installCrds } from './install.ts';
-import { launch } from './launch.ts';
+import { launchServer, type LaunchedServer } from './launch.ts';
 import { log } from './log.ts';
 import { packageDir } from './paths.ts';
 import { listenPort } from './ports.ts';
@@ -289,21 +288,15 @@ async function startOnce(
       mode: 0o600,
     });
   try {
-    const logStart = {} as Record<FluxControllerName, number>;
-    const exits: Partial<Record<FluxControllerName, string>> = {};
+    const launched = {} as Record<FluxControllerName, LaunchedServer>;
     for (const c of FLUX_CONTROLLERS) {
       const logFile = join(dir, 'logs', `${BINARY[c]}.log`);
-      logStart[c] = existsSync(logFile) ? statSync(logFile).size : 0;
-      const child = await launch(join(bins.dir, BINARY[c]), args[c], {
+      launched[c] = await launchServer(join(bins.dir, BINARY[c]), args[c], {
         logFile,
         env,
       });
-      child.on('exit', (code, signal) => {
-        exits[c] = signal ? `signal ${signal}` : `exit code ${code}`;
-      });
-      child.unref();
       running.controllers[c] = {
-        pid: child.pid,
+        pid: launched[c].pid,
         log: logFile,
         ports: ports[c],
         args: args[c],
@@ -317,11 +310,13 @@ async function startOnce(
       const logTail = (text: string) =>
         `\n--- ${BINARY[c]} log tail (${p.log}) ---\n${tail(text)}`;
       for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
-        const text = logSince(p.log, logStart[c]);
+        const text = logSince(p.log, launched[c].logStart);
         const progress = progressOf(text);
-        if (exits[c] || !isAlive(p.pid)) {
+        if (launched[c].exited() || !isAlive(p.pid)) {
           throw new FluxStartError(
-            `${BINARY[c]} exited (${exits[c] ?? 'gone'}) while starting: ${
+            `${BINARY[c]} exited (${
+              launched[c].exited() ?? 'gone'
+            }) while starting: ${
               progress.port
                 ? `port ${progress.port} is taken by another listener; `
                 : ''

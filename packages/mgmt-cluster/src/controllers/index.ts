@@ -9,6 +9,7 @@ export {
   CONTROLLER_MODULES,
   ensureControllerBinaries,
   MANAGERS,
+  moduleDir,
   type ControllerBinaries,
   type ManagerName,
 } from './managers.ts';

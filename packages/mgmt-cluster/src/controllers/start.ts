@@ -13,11 +13,11 @@
  * simulated Entra ID and ARM under their real names (docs/real-controllers.md#plan, step 2; azureEnv.ts checks that
  * wiring first); without it their Azure calls fail.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiRequest, type ClusterInfo } from '../api.ts';
 import { installCrds } from '../install.ts';
-import { launch } from '../launch.ts';
+import { launchServer, type LaunchedServer } from '../launch.ts';
 import { log } from '../log.ts';
 import { listenPort } from '../ports.ts';
 import {
@@ -201,21 +201,15 @@ async function startOnce(
       takenPort,
     );
   try {
-    const logStart = {} as Record<ManagerName, number>;
-    const exits: Partial<Record<ManagerName, string>> = {};
+    const launched = {} as Record<ManagerName, LaunchedServer>;
     for (const m of which) {
       const logFile = join(dir, 'logs', `${m}.log`);
-      logStart[m] = existsSync(logFile) ? statSync(logFile).size : 0;
-      const child = await launch(bins[m], args[m], {
+      launched[m] = await launchServer(bins[m], args[m], {
         logFile,
         env: managerEnv(m, info, opts.env),
       });
-      child.on('exit', (code, signal) => {
-        exits[m] = signal ? `signal ${signal}` : `exit code ${code}`;
-      });
-      child.unref();
       running.managers[m] = {
-        pid: child.pid,
+        pid: launched[m].pid,
         log: logFile,
         ports: ports[m],
         args: args[m],
@@ -225,7 +219,7 @@ async function startOnce(
     for (const m of which) {
       const p = running.managers[m];
       await waitUntilReady(
-        { name: m, ...p, logStart: logStart[m], exited: () => exits[m] },
+        { name: m, ...p, ...launched[m] },
         {
           timeoutMs: opts.timeoutMs ?? 180_000,
           caPem: info.caPem,

@@ -1,13 +1,10 @@
 /** The legacy AzureManagedCluster controller: the control plane's endpoint, and ready once it has one. */
-import { splitKey, type Key, type Result } from '../../runtime/controller.ts';
+import { splitKey } from '../../runtime/controller.ts';
 import { K } from '../../runtime/kinds.ts';
 import { isDeleting, same } from '../../runtime/meta.ts';
-import { clusterOf, isPaused, type LegacyContext } from './context.ts';
+import { clusterOf, isPaused, type LegacyReconcile } from './context.ts';
 
-export async function reconcileCluster(
-  ctx: LegacyContext,
-  key: Key,
-): Promise<Result | void> {
+export const reconcileCluster: LegacyReconcile = async (ctx, key) => {
   const { namespace, name } = splitKey(key);
   const amc = ctx.cache.get('AzureManagedCluster', namespace, name);
   if (!amc) return;
@@ -33,4 +30,4 @@ export async function reconcileCluster(
       { status: { ready } },
       'status',
     );
-}
+};

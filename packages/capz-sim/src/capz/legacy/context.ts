@@ -1,6 +1,7 @@
 /** What the legacy controllers share: their clients, settings and state, and the lookups every one of them makes. */
 import type { AzureWorld } from '../../azure/model.ts';
 import type { Cache } from '../../runtime/cache.ts';
+import type { Key, Result } from '../../runtime/controller.ts';
 import type { Kube } from '../../runtime/kube.ts';
 import { ann, label } from '../../runtime/meta.ts';
 import type { Obj } from '../../runtime/types.ts';
@@ -25,6 +26,12 @@ export interface LegacyContext {
   /** Per owner uid: no new look at its deletion before this time (see LEGACY_DELETE_REQUEUE_MS). */
   deleteNotBefore: Map<string, number>;
 }
+
+/** One legacy controller's reconcile of the object `key` names. */
+export type LegacyReconcile = (
+  ctx: LegacyContext,
+  key: Key,
+) => Promise<Result | void>;
 
 export function clusterOf(ctx: LegacyContext, o: Obj): Obj | undefined {
   const name = label(o, CLUSTER_NAME);

@@ -1,6 +1,6 @@
 /** The legacy AzureManagedControlPlane controller: CAPZ's services in order, the credential and kubeconfig Secrets, status. */
 import { K } from '../../runtime/kinds.ts';
-import { splitKey, type Key, type Result } from '../../runtime/controller.ts';
+import { splitKey } from '../../runtime/controller.ts';
 import {
   b64,
   getCondition,
@@ -14,7 +14,12 @@ import {
 import type { Condition, Obj } from '../../runtime/types.ts';
 import { CLUSTER_NAME } from '../asoManaged.ts';
 import { ensureAso, putStatus, type Cond, type Step } from './asoService.ts';
-import { clusterOf, isPaused, type LegacyContext } from './context.ts';
+import {
+  clusterOf,
+  isPaused,
+  type LegacyContext,
+  type LegacyReconcile,
+} from './context.ts';
 import { beginReconcile, deleteOwned, pause } from './lifecycle.ts';
 import { reconcileManagedCluster } from './managedCluster.ts';
 import {
@@ -27,10 +32,7 @@ import {
 } from './names.ts';
 import { controlPlaneDefaults } from './webhookDefaults.ts';
 
-export async function reconcileControlPlane(
-  ctx: LegacyContext,
-  key: Key,
-): Promise<Result | void> {
+export const reconcileControlPlane: LegacyReconcile = async (ctx, key) => {
   const { namespace, name } = splitKey(key);
   const cp = ctx.cache.get('AzureManagedControlPlane', namespace, name);
   if (!cp) return;
@@ -239,7 +241,7 @@ export async function reconcileControlPlane(
       { status },
       'status',
     );
-}
+};
 
 export async function writeKubeconfig(
   ctx: LegacyContext,

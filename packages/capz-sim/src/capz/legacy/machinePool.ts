@@ -1,7 +1,7 @@
 /** The legacy AzureManagedMachinePool controller: its defaults, its agent pool, and providerIDs from the VMSS VMs. */
 import { listScaleSets, listScaleSetVms } from '../../arm/compute.ts';
 import { AzureError } from '../../azure/errors.ts';
-import { splitKey, type Key, type Result } from '../../runtime/controller.ts';
+import { splitKey } from '../../runtime/controller.ts';
 import { K } from '../../runtime/kinds.ts';
 import {
   getCondition,
@@ -18,15 +18,13 @@ import {
   machinePoolOf,
   replicasOf,
   type LegacyContext,
+  type LegacyReconcile,
 } from './context.ts';
 import { beginReconcile, deleteOwned, pause } from './lifecycle.ts';
 import { AGENT_POOL_MODE_LABEL, AMMP_FINALIZER, normalize } from './names.ts';
 import { legacyPoolFields } from './poolFields.ts';
 
-export async function reconcileMachinePool(
-  ctx: LegacyContext,
-  key: Key,
-): Promise<Result | void> {
+export const reconcileMachinePool: LegacyReconcile = async (ctx, key) => {
   const { namespace, name } = splitKey(key);
   const ammp = ctx.cache.get('AzureManagedMachinePool', namespace, name);
   if (!ammp) return;
@@ -126,7 +124,7 @@ export async function reconcileMachinePool(
       'status',
     );
   if (cond.status === 'True' && !providerIDs) return { requeueAfterMs: 500 };
-}
+};
 
 /**
  * The pool's VMSS VM ids as providerIDs, read as CAPZ reads them through ARM (the simulated ARM's compute routes,
