@@ -3,11 +3,9 @@
  * built from, read from the Go module cache as the CRDs are), with clusterctl's variable syntax substituted:
  * `${VAR}` and `${VAR:=default}` (clusterctl's envsubst; an unset variable without default is an error, as there).
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONTROLLER_MODULES } from '@internal/mgmt-cluster/controllers';
+import { moduleDir } from '@internal/mgmt-cluster/controllers';
 import { parseAllDocuments } from 'yaml';
 
 export interface TemplateObject {
@@ -18,20 +16,7 @@ export interface TemplateObject {
 }
 
 /** The CAPZ module's directory in the module cache (downloaded if missing). */
-export function capzModuleDir(): string {
-  const { module, version } = CONTROLLER_MODULES.capz;
-  const info = JSON.parse(
-    execFileSync('go', ['mod', 'download', '-json', `${module}@${version}`], {
-      cwd: tmpdir(),
-      encoding: 'utf8',
-      env: { ...process.env, GOFLAGS: '-mod=mod' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  ) as { Dir?: string; Error?: string };
-  if (!info.Dir)
-    throw new Error(`go mod download ${module}@${version}: ${info.Error}`);
-  return info.Dir;
-}
+export const capzModuleDir = (): string => moduleDir('capz');
 
 /** The objects of one flavor's template for cluster `name` in `namespace`. */
 export function capzTemplate(

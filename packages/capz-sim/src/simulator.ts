@@ -10,7 +10,7 @@ import type { AzureWorld } from './azure/model.ts';
 import { CapiControllers } from './capi/controllers.ts';
 import { AdoptionControllers } from './capz/adopt.ts';
 import { AsoManagedControllers } from './capz/asoManaged.ts';
-import { LegacyControllers, type LegacyIdentity } from './capz/legacy.ts';
+import { LegacyControllers, type LegacyIdentity } from './capz/legacy/index.ts';
 import { Cache } from './runtime/cache.ts';
 import type { Controller } from './runtime/controller.ts';
 import type { KindName } from './runtime/kinds.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LAST_APPLIED_TAGS } from '../src/capz/legacy.ts';
+import { LAST_APPLIED_TAGS } from '../src/capz/legacy/index.ts';
 import { K, type KindName } from '../src/runtime/kinds.ts';
 import type { Obj } from '../src/runtime/types.ts';
 import {

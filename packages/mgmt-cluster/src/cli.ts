@@ -39,7 +39,7 @@ import {
   startControllers,
   stopControllers,
   type ManagerName,
-} from './controllers.ts';
+} from './controllers/index.ts';
 import { ensureFluxBinaries, startFlux, stopFlux } from './flux.ts';
 import { stateDirFor } from './paths.ts';
 import { listenPort } from './ports.ts';

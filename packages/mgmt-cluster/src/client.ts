@@ -1,5 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import type { ClusterInfo } from './cluster.ts';
+import type { ClusterInfo } from './api.ts';
 
 /** A client-node KubeConfig for the admin user of a local management cluster. */
 export function adminKubeConfig(

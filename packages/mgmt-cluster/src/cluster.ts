@@ -5,8 +5,8 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { request } from 'node:https';
 import { join } from 'node:path';
+import { apiGet, type ClusterInfo } from './api.ts';
 import { ensureBinaries } from './binaries.ts';
 import { installCrds } from './install.ts';
 import { launch } from './launch.ts';
@@ -15,6 +15,10 @@ import { log } from './log.ts';
 import { stateDirFor } from './paths.ts';
 import { ensurePki } from './pki.ts';
 import { listenPort } from './ports.ts';
+import { isAlive, logSince, logTail, stopProcessGroups } from './processes.ts';
+
+// Importers of this module have always found these here.
+export { apiGet, apiRequest, type ClusterInfo } from './api.ts';
 
 export interface StartOptions {
   /** Names the state folder `.local/mgmt-clusters/<name>` and the kubeconfig context `capz-<name>`. */
@@ -80,101 +84,7 @@ export function authenticationConfig(jwt: JwtAuthenticator[]): string {
   );
 }
 
-/** What a client needs to reach a running management cluster. Written to `<stateDir>/cluster.json`. */
-export interface ClusterInfo {
-  name: string;
-  url: string;
-  /** PEM of the CA that signed the API server's serving certificate. */
-  caPem: string;
-  /** Static token of `capz-admin` (system:masters). */
-  adminToken: string;
-  /** Static token of `capz-backend`, the Backstage backend's own identity. */
-  backendToken: string;
-  /** The API server's audit log (JSON lines, metadata level): who asked for what. */
-  auditLog: string;
-  kubeconfigPath: string;
-  stateDir: string;
-  ephemeral: boolean;
-  pids: { etcd: number; apiserver: number; controllerManager: number };
-  /** The kube-apiserver command line, kept so that tests can restart it on the same port and state. */
-  apiserverArgs: string[];
-  /** Its extra environment (`StartOptions.apiserverEnv`), kept for the same reason. */
-  apiserverEnv?: Record<string, string>;
-  /**
-   * Set while a test holds the kube-apiserver away ({@link stopApiServer}: no process, connections refused;
-   * {@link pauseApiServer}: the process stopped by SIGSTOP, connections hang). `pids.apiserver` is 0 while stopped.
-   */
-  apiserverDown?: 'stopped' | 'paused';
-}
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/**
- * A request to the API server with its CA and (optionally) the admin token; resolves with status and body.
- * Raw JSON on purpose: client-node's typed models drop fields they do not know (e.g. x-kubernetes-int-or-string in
- * CRD schemas, kubernetes-client/javascript#2483), which would corrupt what we send.
- */
-export function apiRequest(
-  info: Pick<ClusterInfo, 'url' | 'caPem'> & { adminToken?: string },
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = 'application/json',
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      `${info.url}${path}`,
-      {
-        method,
-        ca: info.caPem,
-        headers: {
-          ...(info.adminToken
-            ? { Authorization: `Bearer ${info.adminToken}` }
-            : {}),
-          ...(payload
-            ? {
-                'Content-Type': contentType,
-                'Content-Length': Buffer.byteLength(payload),
-              }
-            : {}),
-        },
-        timeout: 30_000,
-      },
-      res => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', d => (text += d));
-        res.on('end', () =>
-          resolvePromise({ status: res.statusCode ?? 0, body: text }),
-        );
-      },
-    );
-    req.on('timeout', () =>
-      req.destroy(new Error(`timeout on ${method} ${path}`)),
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-export const apiGet = (
-  info: Pick<ClusterInfo, 'url' | 'caPem'> & { adminToken?: string },
-  path: string,
-) => apiRequest(info, 'GET', path);
-
-function tail(file: string, lines = 15): string {
-  return existsSync(file)
-    ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n')
-    : '(no log)';
-}
+const tail = (file: string) => logTail(logSince(file), 15);
 
 /**
  * Waits until `check` resolves true, failing early with the log of a component that died. Polls a condition, with a
@@ -495,17 +405,10 @@ const writeInfo = (info: ClusterInfo) =>
 export async function stopApiServer(info: ClusterInfo): Promise<ClusterInfo> {
   const pid = info.pids.apiserver;
   if (pid > 0) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-    const deadline = Date.now() + 10_000;
-    while (isAlive(pid) && Date.now() < deadline)
-      await new Promise(r => setTimeout(r, 20));
+    await stopProcessGroups([pid], { killAtOnce: [pid] });
     if (isAlive(pid))
       throw new Error(
-        `kube-apiserver (pid ${pid}) still runs 10 s after SIGKILL`,
+        `kube-apiserver (pid ${pid}) still runs 15 s after SIGKILL`,
       );
   }
   const updated: ClusterInfo = {
@@ -619,31 +522,11 @@ export async function stopManagementCluster(info: ClusterInfo): Promise<void> {
     info.pids.apiserver,
     info.pids.etcd,
   ].filter(p => p > 0);
-  for (const pid of pids) {
-    try {
-      // A paused API server (pauseApiServer) is a test's fault: ended at once (SIGTERM would wait for its SIGCONT and
-      // then for its graceful shutdown, >10 s measured).
-      const paused =
-        pid === info.pids.apiserver && info.apiserverDown === 'paused';
-      process.kill(-pid, paused ? 'SIGKILL' : 'SIGTERM'); // the process group: detached children lead their own
-    } catch {
-      /* already gone */
-    }
-  }
-  const deadline = Date.now() + 10_000;
-  while (pids.some(isAlive) && Date.now() < deadline)
-    await new Promise(r => setTimeout(r, 50));
-  for (const pid of pids.filter(isAlive)) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-  // A SIGKILL is not the exit: wait (bounded) until they are gone, so that no caller sees one still there.
-  const killed = Date.now() + 5_000;
-  while (pids.some(isAlive) && Date.now() < killed)
-    await new Promise(r => setTimeout(r, 20));
+  // A paused API server (pauseApiServer) is a test's fault: ended at once (SIGTERM would wait for its SIGCONT and
+  // then for its graceful shutdown, >10 s measured).
+  await stopProcessGroups(pids, {
+    killAtOnce: info.apiserverDown === 'paused' ? [info.pids.apiserver] : [],
+  });
   if (info.ephemeral) rmSync(info.stateDir, { recursive: true, force: true });
   else rmSync(join(info.stateDir, 'cluster.json'), { force: true });
 }

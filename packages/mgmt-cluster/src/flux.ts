@@ -20,20 +20,25 @@ import {
   readFileSync,
   readdirSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
-import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { runBuildScript } from './buildScript.ts';
-import type { ClusterInfo } from './cluster.ts';
+import type { ClusterInfo } from './api.ts';
 import type { Crd } from './crds.ts';
 import { installCrds } from './install.ts';
-import { launch } from './launch.ts';
+import { launchServer, type LaunchedServer } from './launch.ts';
 import { log } from './log.ts';
 import { packageDir } from './paths.ts';
 import { listenPort } from './ports.ts';
+import { httpStatus } from './probe.ts';
+import {
+  isAlive,
+  logSince,
+  logTail as tail,
+  stopProcessGroups,
+} from './processes.ts';
 
 /** One Flux release's two controllers (both modules at this tag; pinned in scripts/build-flux.sh). */
 export const FLUX_VERSION = 'v1.9.6';
@@ -146,26 +151,6 @@ export function runningFlux(info: ClusterInfo): RunningFlux | undefined {
   return JSON.parse(readFileSync(f, 'utf8')) as RunningFlux;
 }
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-function logSince(file: string, offset: number): string {
-  if (!existsSync(file)) return '';
-  const buf = readFileSync(file);
-  return buf.subarray(Math.min(offset, buf.length)).toString('utf8');
-}
-
-const tail = (text: string, lines = 25) =>
-  text.trim()
-    ? text.trimEnd().split('\n').slice(-lines).join('\n')
-    : '(nothing logged)';
-
 /** A log line as Flux writes it (`--log-encoding=json`, the default: fluxcd/pkg/runtime logger), or undefined. */
 function entry(line: string): Record<string, unknown> | undefined {
   if (!line.startsWith('{')) return undefined;
@@ -216,17 +201,6 @@ function progressOf(text: string): {
     started,
     missingKind,
   };
-}
-
-function httpStatus(url: string): Promise<number> {
-  return new Promise(resolvePromise => {
-    const req = httpGet(url, { timeout: 2000 }, res => {
-      res.resume();
-      resolvePromise(res.statusCode ?? 0);
-    });
-    req.on('error', () => resolvePromise(0));
-    req.on('timeout', () => req.destroy());
-  });
 }
 
 /**
@@ -314,21 +288,15 @@ async function startOnce(
       mode: 0o600,
     });
   try {
-    const logStart = {} as Record<FluxControllerName, number>;
-    const exits: Partial<Record<FluxControllerName, string>> = {};
+    const launched = {} as Record<FluxControllerName, LaunchedServer>;
     for (const c of FLUX_CONTROLLERS) {
       const logFile = join(dir, 'logs', `${BINARY[c]}.log`);
-      logStart[c] = existsSync(logFile) ? statSync(logFile).size : 0;
-      const child = await launch(join(bins.dir, BINARY[c]), args[c], {
+      launched[c] = await launchServer(join(bins.dir, BINARY[c]), args[c], {
         logFile,
         env,
       });
-      child.on('exit', (code, signal) => {
-        exits[c] = signal ? `signal ${signal}` : `exit code ${code}`;
-      });
-      child.unref();
       running.controllers[c] = {
-        pid: child.pid,
+        pid: launched[c].pid,
         log: logFile,
         ports: ports[c],
         args: args[c],
@@ -342,11 +310,13 @@ async function startOnce(
       const logTail = (text: string) =>
         `\n--- ${BINARY[c]} log tail (${p.log}) ---\n${tail(text)}`;
       for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
-        const text = logSince(p.log, logStart[c]);
+        const text = logSince(p.log, launched[c].logStart);
         const progress = progressOf(text);
-        if (exits[c] || !isAlive(p.pid)) {
+        if (launched[c].exited() || !isAlive(p.pid)) {
           throw new FluxStartError(
-            `${BINARY[c]} exited (${exits[c] ?? 'gone'}) while starting: ${
+            `${BINARY[c]} exited (${
+              launched[c].exited() ?? 'gone'
+            }) while starting: ${
               progress.port
                 ? `port ${progress.port} is taken by another listener; `
                 : ''
@@ -406,30 +376,13 @@ async function startOnce(
 }
 
 /**
- * Stops the Flux controllers this package started (SIGTERM to each process group, SIGKILL after 10 s). Their CRDs
+ * Stops the Flux controllers this package started (stopProcessGroups: SIGTERM, SIGKILL after 10 s). Their CRDs
  * and objects stay: a Kustomization's finalizer then waits for a kustomize-controller (delete it before stopping, or
  * remove the finalizer, to delete it).
  */
 export async function stopFlux(info: ClusterInfo): Promise<void> {
   const running = runningFlux(info);
   if (!running) return;
-  const pids = Object.values(running.controllers).map(c => c.pid);
-  for (const pid of pids) {
-    try {
-      process.kill(-pid, 'SIGTERM');
-    } catch {
-      /* gone */
-    }
-  }
-  const deadline = Date.now() + 10_000;
-  while (pids.some(isAlive) && Date.now() < deadline)
-    await new Promise(r => setTimeout(r, 50));
-  for (const pid of pids.filter(isAlive)) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
+  await stopProcessGroups(Object.values(running.controllers).map(c => c.pid));
   rmSync(fluxFile(info.stateDir), { force: true });
 }

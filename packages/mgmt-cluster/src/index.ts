@@ -1,6 +1,5 @@
+export { apiGet, apiRequest, type ClusterInfo } from './api.ts';
 export {
-  apiGet,
-  apiRequest,
   authenticationConfig,
   pauseApiServer,
   restartApiServer,
@@ -10,7 +9,6 @@ export {
   startManagementCluster,
   stopApiServer,
   stopManagementCluster,
-  type ClusterInfo,
   type JwtAuthenticator,
   type StartOptions,
 } from './cluster.ts';

@@ -1,5 +1,4 @@
-import type { ClusterInfo } from './cluster.ts';
-import { apiGet, apiRequest } from './cluster.ts';
+import { apiGet, apiRequest, type ClusterInfo } from './api.ts';
 import type { Crd } from './crds.ts';
 import { log } from './log.ts';
 

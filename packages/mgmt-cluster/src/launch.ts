@@ -1,5 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 
 export interface LaunchOptions {
   /** Appended to: the process's stdout and stderr. */
@@ -72,4 +78,32 @@ function threads(): string {
   } catch {
     return 'threads: unknown';
   }
+}
+
+/** A server {@link launchServer} started: its pid, where this start's output begins in its log, and how it ended. */
+export interface LaunchedServer {
+  pid: number;
+  /** The log file's size before the start: earlier starts in the same state directory appended to it. */
+  logStart: number;
+  /** How the process ended (`exit code 1`, `signal SIGKILL`), once it has. */
+  exited: () => string | undefined;
+}
+
+/**
+ * {@link launch} for a server that is then waited on and left running (unref'd): what a readiness wait needs to read
+ * only this start's log and to notice the process ending.
+ */
+export async function launchServer(
+  bin: string,
+  args: string[],
+  opts: LaunchOptions,
+): Promise<LaunchedServer> {
+  const logStart = existsSync(opts.logFile) ? statSync(opts.logFile).size : 0;
+  const child = await launch(bin, args, opts);
+  let exit: string | undefined;
+  child.on('exit', (code, signal) => {
+    exit = signal ? `signal ${signal}` : `exit code ${code}`;
+  });
+  child.unref();
+  return { pid: child.pid, logStart, exited: () => exit };
 }

@@ -25,6 +25,93 @@ const openssl = (args: string[]) =>
   execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 
 /**
+ * RSA 2048 (the cluster's keys, as kubeadm's default), or P-256: as good for a loopback test server and much quicker to
+ * generate on a small machine (capz-sim's endpoints).
+ */
+export type KeyKind = 'rsa' | 'ec';
+
+const NEW_KEY: Record<KeyKind, string[]> = {
+  rsa: ['-newkey', 'rsa:2048', '-nodes'],
+  ec: ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'],
+};
+
+/** Where a certificate and its new key are written (PEM files). */
+export interface CertificateFiles {
+  cert: string;
+  key: string;
+}
+
+/**
+ * A new key and a self-signed certificate for it (`openssl req -x509`), valid `days` (default 3650): a CA, or a leaf
+ * no CA signed. `extensions` are given as `-addext` (e.g. `basicConstraints=critical,CA:TRUE`).
+ */
+export function selfSignedCertificate(opts: {
+  files: CertificateFiles;
+  subject: string;
+  keyKind?: KeyKind;
+  extensions?: string[];
+  days?: number;
+}): void {
+  openssl([
+    'req',
+    '-x509',
+    ...NEW_KEY[opts.keyKind ?? 'rsa'],
+    '-keyout',
+    opts.files.key,
+    '-out',
+    opts.files.cert,
+    '-days',
+    String(opts.days ?? 3650),
+    '-subj',
+    opts.subject,
+    ...(opts.extensions ?? []).flatMap(e => ['-addext', e]),
+  ]);
+}
+
+/**
+ * A new key and a certificate for it signed by `ca` (`openssl req`, then `openssl x509 -req -CA`, 3650 days): a
+ * serving certificate (`extendedKeyUsage=serverAuth` and its `subjectAltName`) or a client one (`clientAuth`). The
+ * request goes to `csr` and the `extensions` (one a line) to `extFile`, both kept beside the certificate.
+ */
+export function issueCertificate(opts: {
+  ca: CertificateFiles;
+  files: CertificateFiles & { csr: string; extFile: string };
+  subject: string;
+  extensions: string[];
+  keyKind?: KeyKind;
+}): void {
+  const { ca, files } = opts;
+  writeFileSync(files.extFile, opts.extensions.join('\n'));
+  openssl([
+    'req',
+    ...NEW_KEY[opts.keyKind ?? 'rsa'],
+    '-keyout',
+    files.key,
+    '-out',
+    files.csr,
+    '-subj',
+    opts.subject,
+  ]);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    files.csr,
+    '-CA',
+    ca.cert,
+    '-CAkey',
+    ca.key,
+    '-CAcreateserial',
+    '-out',
+    files.cert,
+    '-days',
+    '3650',
+    '-extfile',
+    files.extFile,
+  ]);
+}
+
+/**
  * A throw-away CA, a serving certificate for loopback, a service-account key pair and a static admin token.
  * Generated once per state directory and reused, so a restarted cluster keeps its kubeconfig valid.
  */
@@ -45,60 +132,23 @@ export function ensurePki(stateDir: string): Pki {
     backendToken: '',
   };
   if (!existsSync(pki.tokenFile)) {
-    openssl([
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      pki.caKey,
-      '-out',
-      pki.caCert,
-      '-days',
-      '3650',
-      '-subj',
-      '/CN=capz-mgmt-cluster-ca',
-    ]);
-    const ext = p('san.ext');
-    writeFileSync(
-      ext,
-      [
+    const ca = { cert: pki.caCert, key: pki.caKey };
+    selfSignedCertificate({ files: ca, subject: '/CN=capz-mgmt-cluster-ca' });
+    issueCertificate({
+      ca,
+      files: {
+        cert: pki.serverCert,
+        key: pki.serverKey,
+        csr: p('apiserver.csr'),
+        extFile: p('san.ext'),
+      },
+      subject: '/CN=kube-apiserver',
+      extensions: [
         'subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc',
         'extendedKeyUsage=serverAuth',
         'keyUsage=digitalSignature,keyEncipherment',
-      ].join('\n'),
-    );
-    const csr = p('apiserver.csr');
-    openssl([
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      pki.serverKey,
-      '-out',
-      csr,
-      '-subj',
-      '/CN=kube-apiserver',
-    ]);
-    openssl([
-      'x509',
-      '-req',
-      '-in',
-      csr,
-      '-CA',
-      pki.caCert,
-      '-CAkey',
-      pki.caKey,
-      '-CAcreateserial',
-      '-out',
-      pki.serverCert,
-      '-days',
-      '3650',
-      '-extfile',
-      ext,
-    ]);
+      ],
+    });
     openssl(['genrsa', '-out', pki.saKey, '2048']);
     openssl(['rsa', '-in', pki.saKey, '-pubout', '-out', pki.saPub]);
     const token = randomBytes(24).toString('hex');

@@ -25,7 +25,8 @@ import {
   startControllers,
   stopControllers,
   type ManagerName,
-} from '../src/controllers.ts';
+} from '../src/controllers/index.ts';
+import { selfSignedCertificate } from '../src/pki.ts';
 import { until } from './wait.ts';
 import { fileHooks, settled } from './hooks.ts';
 
@@ -340,27 +341,12 @@ test(
     mkdirSync(certDir, { recursive: true });
     const crt = join(certDir, 'tls.crt');
     const key = join(certDir, 'tls.key');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        crt,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      ],
-      { stdio: 'ignore' },
-    );
+    selfSignedCertificate({
+      files: { cert: crt, key },
+      subject: '/CN=127.0.0.1',
+      extensions: ['subjectAltName=IP:127.0.0.1,DNS:localhost'],
+      days: 1,
+    });
     try {
       const started = Date.now();
       const { e } = await failedStart(t, { managers: ['capz'] }, 'capz');

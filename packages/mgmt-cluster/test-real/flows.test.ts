@@ -26,7 +26,7 @@ import {
   stopManagementCluster,
   type ClusterInfo,
 } from '../src/cluster.ts';
-import { startControllers, stopControllers } from '../src/controllers.ts';
+import { startControllers, stopControllers } from '../src/controllers/index.ts';
 import { until } from './wait.ts';
 import { fileHooks } from './hooks.ts';
 import {

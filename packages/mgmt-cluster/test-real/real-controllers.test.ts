@@ -47,7 +47,7 @@ import {
   startControllers,
   stopControllers,
   type RunningControllers,
-} from '../src/controllers.ts';
+} from '../src/controllers/index.ts';
 import { until } from './wait.ts';
 import { fileHooks } from './hooks.ts';
 

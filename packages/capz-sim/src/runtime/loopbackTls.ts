@@ -1,19 +1,22 @@
 /**
  * TLS material for the simulator's HTTPS endpoints (ARM, Entra ID): a throw-away CA and a serving certificate for
- * loopback (SAN IP:127.0.0.1, DNS:localhost), made with the `openssl` CLI like packages/mgmt-cluster/src/pki.ts.
+ * loopback (SAN IP:127.0.0.1, DNS:localhost), made with packages/mgmt-cluster/src/pki.ts
+ * (P-256 keys).
  * One CA per endpoint, so that trusting one (e.g. the Entra authority) trusts nothing else. Generated once per state
  * directory and reused, so clients that trusted the CA keep working across restarts.
  */
-import { execFileSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
   readFileSync,
   renameSync,
   rmSync,
-  writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import {
+  issueCertificate,
+  selfSignedCertificate,
+} from '@internal/mgmt-cluster/pki';
 
 export interface LoopbackTls {
   dir: string;
@@ -21,18 +24,6 @@ export interface LoopbackTls {
   certPem: string;
   keyPem: string;
 }
-
-const openssl = (args: string[]) =>
-  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-
-// P-256 keys: as good as RSA for a loopback test server and much quicker to generate on a small machine.
-const EC_KEY = [
-  '-newkey',
-  'ec',
-  '-pkeyopt',
-  'ec_paramgen_curve:prime256v1',
-  '-nodes',
-];
 
 /**
  * `name` names the folder (`<name>-tls`) and the CA (`capz-sim-<name>-ca`). `dnsNames` are added to the serving
@@ -70,59 +61,33 @@ export function ensureLoopbackTls(
     mkdirSync(tmp, { mode: 0o700 });
     const t = (f: string) => join(tmp, f);
     try {
-      openssl([
-        'req',
-        '-x509',
-        ...EC_KEY,
-        '-keyout',
-        t('ca.key'),
-        '-out',
-        t('ca.crt'),
-        '-days',
-        '3650',
-        '-subj',
-        `/CN=capz-sim-${name}-ca`,
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-addext',
-        'keyUsage=critical,keyCertSign,cRLSign',
-      ]);
-      writeFileSync(
-        t('san.ext'),
-        [
+      const ca = { cert: t('ca.crt'), key: t('ca.key') };
+      selfSignedCertificate({
+        files: ca,
+        subject: `/CN=capz-sim-${name}-ca`,
+        keyKind: 'ec',
+        extensions: [
+          'basicConstraints=critical,CA:TRUE',
+          'keyUsage=critical,keyCertSign,cRLSign',
+        ],
+      });
+      issueCertificate({
+        ca,
+        files: {
+          cert: t('server.crt'),
+          key: t('server.key'),
+          csr: t('server.csr'),
+          extFile: t('san.ext'),
+        },
+        subject: '/CN=localhost',
+        keyKind: 'ec',
+        extensions: [
           san,
           'basicConstraints=CA:FALSE',
           'extendedKeyUsage=serverAuth',
           'keyUsage=critical,digitalSignature',
-        ].join('\n'),
-      );
-      openssl([
-        'req',
-        ...EC_KEY,
-        '-keyout',
-        t('server.key'),
-        '-out',
-        t('server.csr'),
-        '-subj',
-        '/CN=localhost',
-      ]);
-      openssl([
-        'x509',
-        '-req',
-        '-in',
-        t('server.csr'),
-        '-CA',
-        t('ca.crt'),
-        '-CAkey',
-        t('ca.key'),
-        '-CAcreateserial',
-        '-out',
-        t('server.crt'),
-        '-days',
-        '3650',
-        '-extfile',
-        t('san.ext'),
-      ]);
+        ],
+      });
       renameSync(tmp, dir);
     } catch (e) {
       rmSync(tmp, { recursive: true, force: true });

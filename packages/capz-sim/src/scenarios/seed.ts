@@ -11,7 +11,7 @@ import type { AgentPoolSpec, AzureWorld } from '../azure/model.ts';
 import { apiVersionOf, K, type KindName } from '../runtime/kinds.ts';
 import type { Kube } from '../runtime/kube.ts';
 import type { Obj } from '../runtime/types.ts';
-import { capzTags } from '../capz/legacy.ts';
+import { capzTags } from '../capz/legacy/index.ts';
 import { RECONCILE_POLICY } from '../aso/controller.ts';
 
 export interface PoolSeed extends AgentPoolSpec {

@@ -10,8 +10,7 @@
  * lists and watches Nodes; `internal/controllers/machinepool/machinepool_controller_noderef.go` patches and deletes
  * them). The Node sync itself writes with the server's `capz-admin` token, so the audit log tells the two apart.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   startManagementCluster,
@@ -19,6 +18,7 @@ import {
   type ClusterInfo,
   type JwtAuthenticator,
 } from '@internal/mgmt-cluster';
+import { issueCertificate } from '@internal/mgmt-cluster/pki';
 
 /** What an AKS kubeconfig needs of the workload API server (AzureWorldOptions.kubeconfigFor). */
 export interface WorkloadKubeconfig {
@@ -52,9 +52,6 @@ export interface StartWorkloadOptions {
   jwtAuthenticators?: JwtAuthenticator[];
 }
 
-const openssl = (args: string[]) =>
-  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-
 /**
  * A client certificate signed by the server's CA (`<stateDir>/pki/ca.{crt,key}`, which the API server trusts through
  * `--client-ca-file`), made once per state folder.
@@ -64,41 +61,20 @@ function clientCertificate(stateDir: string): { cert: string; key: string } {
   const cert = join(dir, 'aks-masterclient.crt');
   const key = join(dir, 'aks-masterclient.key');
   if (!existsSync(cert)) {
-    const csr = join(dir, 'aks-masterclient.csr');
-    openssl([
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      csr,
-      '-subj',
-      '/O=system:masters/CN=masterclient',
-    ]);
-    const ext = join(dir, 'client.ext');
-    writeFileSync(
-      ext,
-      'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature,keyEncipherment\n',
-    );
-    openssl([
-      'x509',
-      '-req',
-      '-in',
-      csr,
-      '-CA',
-      join(dir, 'ca.crt'),
-      '-CAkey',
-      join(dir, 'ca.key'),
-      '-CAcreateserial',
-      '-out',
-      cert,
-      '-days',
-      '3650',
-      '-extfile',
-      ext,
-    ]);
+    issueCertificate({
+      ca: { cert: join(dir, 'ca.crt'), key: join(dir, 'ca.key') },
+      files: {
+        cert,
+        key,
+        csr: join(dir, 'aks-masterclient.csr'),
+        extFile: join(dir, 'client.ext'),
+      },
+      subject: '/O=system:masters/CN=masterclient',
+      extensions: [
+        'extendedKeyUsage=clientAuth',
+        'keyUsage=digitalSignature,keyEncipherment',
+      ],
+    });
   }
   return { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') };
 }
