@@ -53,7 +53,12 @@ export interface StartControllersOptions {
    * anything starts (`checkAzureEnv`).
    */
   env?: Record<string, string>;
-  /** Per-manager timeout for /readyz and the webhook port (default 180 s: ASO's start is slow on 2 shared cores). */
+  /**
+   * Per-manager hang detector for /readyz and the webhook port (default 420 s). The wait ends at once when a manager
+   * exits, lacks a CRD or serves a certificate the CA does not verify, and a controller stuck in its cache sync exits
+   * after 2 min; this bound only catches a manager that hangs. 14.6 s for all three on an idle machine; on CI beside
+   * the other stages a simulator's whole start passed 240 s.
+   */
   timeoutMs?: number;
   /**
    * Ports to use instead of picked ones (e.g. fixed firewall holes, or a fault test). A pinned port that is taken is
@@ -221,7 +226,7 @@ async function startOnce(
       await waitUntilReady(
         { name: m, ...p, ...launched[m] },
         {
-          timeoutMs: opts.timeoutMs ?? 180_000,
+          timeoutMs: opts.timeoutMs ?? 420_000,
           caPem: info.caPem,
           certDir,
           clusterStateDir: info.stateDir,

@@ -222,7 +222,7 @@ export class JobsWorld {
       });
     this.sim.stdout!.pipe(simLog);
     this.sim.stderr!.pipe(simLog);
-    // The simulator bounds each of its own steps (a manager's readiness: 180 s); this wait only detects a hang of
+    // The simulator bounds each of its own steps (a manager's readiness: 420 s); this wait only detects a hang of
     // the whole start, and ends at once when the simulator exits. Either way the log's tail names the step.
     const exited = () =>
       this.sim!.exitCode !== null || this.sim!.signalCode !== null;
