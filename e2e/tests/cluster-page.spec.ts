@@ -96,7 +96,7 @@ test('clusters page → failing cluster → why → timeline → live update wit
   await expect(page).toHaveURL(
     /\/capz\/clusters\/[^/]+\/team-payments\/payments-dev$/,
   );
-  await expect(page.getByText(/pools ready, 1 nodes/)).toBeVisible();
+  await expect(page.getByText(/pools ready, 1 node\b/)).toBeVisible();
   const pool = `${MP}/payments-dev-system`.replace(
     'team-search',
     'team-payments',

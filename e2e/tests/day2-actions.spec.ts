@@ -320,7 +320,7 @@ test('add a node pool: preview creates its objects, the pool comes up live', asy
   await add.getByRole('button', { name: 'Confirm' }).click();
   try {
     await expect(add.getByRole('region', { name: 'Progress' })).toContainText(
-      'pool extra: 1 of 1 nodes ready (done)',
+      'pool extra: 1 of 1 node ready (done)',
       { timeout: 60_000 },
     );
   } finally {

@@ -164,6 +164,18 @@ describe('day2Progress: done is the state asked for, observed', () => {
     });
   });
 
+  it('counts one node in the singular', () => {
+    const toOne = plan({ action: 'scale', pool: 'system', replicas: 1 }, [
+      mpChange('system'),
+    ]);
+    expect(
+      day2Progress(
+        toOne,
+        tree({ system: { spec: 1, current: 1, ready: 1, aks: 1 } }),
+      ).items,
+    ).toEqual([{ text: 'pool system: 1 of 1 node ready (done)', done: true }]);
+  });
+
   it('a resume is not done while the Cluster is still Progressing, nor before CAPI reports it', () => {
     const resume = plan({ action: 'resume' });
     expect(

@@ -85,7 +85,9 @@ function nodesItem(
     ? ` (the cluster still asks for ${p.replicas ?? 'an unknown number of'})`
     : '';
   return {
-    text: `pool ${name}: ${ready} of ${want} nodes ready${
+    text: `pool ${name}: ${ready} of ${want} ${
+      want === 1 ? 'node' : 'nodes'
+    } ready${
       p.autoscaling ? " (AKS's autoscaler owns the count)" : ''
     }${waiting}${done ? ' (done)' : ''}`,
     done,

@@ -41,6 +41,7 @@ export function ActionDialog({
   onClose,
   progress,
   confirmLabel = 'Confirm',
+  destructive,
 }: {
   cluster: ClusterRef;
   title: string;
@@ -54,6 +55,8 @@ export function ActionDialog({
   /** The live progress to show once applied, and whether it is done. */
   progress?: ProgressOf;
   confirmLabel?: string;
+  /** The confirm deletes something in Azure: its button says so by its colour. */
+  destructive?: boolean;
 }) {
   const api = useApi(capzApiRef);
   const [state, setState] = useState<Step>({ step: 'edit' });
@@ -119,6 +122,9 @@ export function ActionDialog({
     current.step === 'preview' || current.step === 'applying'
       ? current.plan
       : undefined;
+  // A preview that changes nothing has nothing to confirm: the action is already in effect.
+  const confirmable =
+    !!previewed && !previewed.blockers?.length && previewed.changes.length > 0;
   return (
     <Dialog
       isOpen
@@ -195,9 +201,10 @@ export function ActionDialog({
             {error?.stale ? 'Preview again' : 'Preview'}
           </Button>
         )}
-        {previewed && !previewed.blockers?.length && (
+        {confirmable && (
           <Button
             variant="primary"
+            destructive={destructive}
             isPending={current.step === 'applying'}
             onPress={apply}
           >

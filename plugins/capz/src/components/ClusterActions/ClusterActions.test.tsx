@@ -296,6 +296,25 @@ describe('cluster actions', () => {
     expect(c.calls.actions).toEqual([]);
   });
 
+  it('offers no Confirm for a preview that changes nothing', async () => {
+    const c = serve('same');
+    server.use(
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json({ ...scaleTo5('same', false), changes: [] }),
+      ),
+    );
+    const dialog = await previewScale(c.path, '5');
+    expect(
+      await within(dialog).findByText(
+        'Nothing to change: the cluster already has these values.',
+      ),
+    ).toBeInTheDocument();
+    expect(
+      within(dialog).queryByRole('button', { name: 'Confirm' }),
+    ).not.toBeInTheDocument();
+    expect(c.calls.actions).toEqual([]);
+  });
+
   it('previews a scale with before → after, then confirms exactly that action', async () => {
     const c = serve('scale');
     const plan = (applied: boolean) => scaleTo5('scale', applied);

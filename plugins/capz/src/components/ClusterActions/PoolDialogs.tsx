@@ -126,6 +126,7 @@ export function RemovePoolDialog(props: Props) {
       onClose={props.onClose}
       progress={props.progress}
       confirmLabel="Remove the pool"
+      destructive
     >
       <Select
         label="Node pool"
@@ -135,7 +136,7 @@ export function RemovePoolDialog(props: Props) {
           id: x.name,
           label: `${x.name}${x.mode ? ` (${x.mode})` : ''}, ${
             x.replicas ?? '?'
-          } nodes`,
+          } ${x.replicas === 1 ? 'node' : 'nodes'}`,
         }))}
       />
     </ActionDialog>

@@ -188,7 +188,11 @@ export function ClusterView({
               `${summary.location ? ` · ${summary.location}` : ''}` +
               `${
                 summary.pools
-                  ? ` · ${summary.pools.ready}/${summary.pools.total} pools ready, ${summary.pools.replicas} nodes`
+                  ? ` · ${summary.pools.ready}/${
+                      summary.pools.total
+                    } pools ready, ${summary.pools.replicas} ${
+                      summary.pools.replicas === 1 ? 'node' : 'nodes'
+                    }`
                   : ''
               }`}
           </Text>
