@@ -57,6 +57,161 @@ export const credentialSecretData = (
   AZURE_CLIENT_SECRET: clientSecret,
 });
 
+/** An answer a front gives instead of its endpoint. */
+export type Fault =
+  | { status: 429 | 503; headers: Record<string, string> }
+  /** An endpoint that accepts the request and never answers. */
+  | { status: 0 };
+
+/** ARM's error body for a throttled (429) or unavailable (503) request. */
+const armFaultBody = (status: 429 | 503) => ({
+  error:
+    status === 429
+      ? { code: 'TooManyRequests', message: 'The request is being throttled.' }
+      : {
+          code: 'ServiceUnavailable',
+          message: 'The service is temporarily unavailable.',
+        },
+});
+
+/** Entra ID's error body (docs/azure-facts.md#entra-throttling): `temporarily_unavailable` with an AADSTS code. */
+const entraFaultBody = (status: 429 | 503) => ({
+  error: 'temporarily_unavailable',
+  error_description:
+    status === 429
+      ? 'AADSTS50196: The server terminated an operation because it encountered a client request loop.'
+      : 'AADSTS90012: The service is temporarily unavailable.',
+  error_codes: [status === 429 ? 50196 : 90012],
+});
+
+export interface FaultFront {
+  /** `https://127.0.0.1:<port>`, to configure in place of the endpoint. */
+  readonly url: string;
+  /** Answered to the next requests it faults, in order (then the endpoint answers). */
+  faults: Fault[];
+  /** Every request it may fault, as `METHOD path`, oldest first. */
+  seen: string[];
+  /** How many requests it may fault it saw. */
+  readonly requests: number;
+  /** Empties `faults` and `seen` and ends the answers held open (status 0), so the next test starts afresh. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+interface FrontOptions {
+  /** The endpoint's TLS folder in the state folder: `arm-tls` or `entra-tls`. */
+  tls: string;
+  upstream: { url: string; caPem: string };
+  /** The error body of a 429 or 503. */
+  faultBody: (status: 429 | 503) => unknown;
+  /** The requests it counts and may fault; every request by default. */
+  faultable?: (req: IncomingMessage) => boolean;
+  /** Answers a request itself (before any fault) when it returns true. */
+  serve?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
+   * Writes its own URL for the endpoint's in answers: MSAL checks the token endpoint OpenID discovery names is on the
+   * authority's host, so a front for Entra ID names itself there.
+   */
+  renameUpstream?: boolean;
+}
+
+/**
+ * A local HTTPS server in front of a simulated endpoint, with that endpoint's serving certificate (so the same CA is
+ * trusted): it answers the queued faults, and passes every other request on.
+ */
+async function startFaultFront(o: FrontOptions): Promise<FaultFront> {
+  const state = {
+    faults: [] as Fault[],
+    seen: [] as string[],
+    hung: [] as Array<{ destroy(): void }>,
+  };
+  let url = '';
+  const server = createHttpsServer(
+    {
+      cert: readFileSync(join(o.tls, 'server.crt')),
+      key: readFileSync(join(o.tls, 'server.key')),
+    },
+    (req, res) => {
+      if (o.faultable?.(req) ?? true) {
+        state.seen.push(`${req.method} ${(req.url ?? '').split('?')[0]}`);
+        if (o.serve?.(req, res)) return;
+        const fault = state.faults.shift();
+        if (fault?.status === 0) {
+          state.hung.push(res);
+          return;
+        }
+        if (fault) {
+          res.writeHead(fault.status, {
+            'content-type': 'application/json',
+            ...fault.headers,
+          });
+          res.end(JSON.stringify(o.faultBody(fault.status)));
+          return;
+        }
+      } else if (o.serve?.(req, res)) return;
+      const upstream = httpsRequest(
+        `${o.upstream.url}${req.url}`,
+        { method: req.method, headers: req.headers, ca: o.upstream.caPem },
+        r => {
+          if (!o.renameUpstream) {
+            res.writeHead(r.statusCode ?? 502, r.headers);
+            r.pipe(res);
+            return;
+          }
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => {
+            const body = Buffer.concat(chunks)
+              .toString('utf8')
+              .split(o.upstream.url)
+              .join(url);
+            const headers = { ...r.headers };
+            delete headers['content-length'];
+            res.writeHead(r.statusCode ?? 502, headers);
+            res.end(body);
+          });
+        },
+      );
+      req.pipe(upstream);
+    },
+  );
+  await new Promise<void>(resolve =>
+    server.listen(0, '127.0.0.1', () => resolve()),
+  );
+  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const endHung = () => {
+    state.hung.forEach(r => r.destroy());
+    state.hung = [];
+  };
+  return {
+    url,
+    get faults() {
+      return state.faults;
+    },
+    set faults(faults) {
+      state.faults = faults;
+    },
+    get seen() {
+      return state.seen;
+    },
+    set seen(seen) {
+      state.seen = seen;
+    },
+    get requests() {
+      return state.seen.length;
+    },
+    reset: () => {
+      state.faults = [];
+      state.seen = [];
+      endHung();
+    },
+    close: async () => {
+      endHung();
+      await new Promise(resolve => server.close(resolve));
+    },
+  };
+}
+
 export interface AzureEndpoints {
   entra: EntraSim;
   arm: ArmServer;
@@ -146,145 +301,3 @@ export const discoveryConfig = (
       },
     },
   });
-
-/** An answer a front gives instead of its endpoint. */
-export type Fault =
-  | { status: 429 | 503; headers: Record<string, string> }
-  /** An endpoint that accepts the request and never answers. */
-  | { status: 0 };
-
-/** ARM's error body for a throttled (429) or unavailable (503) request. */
-const armFaultBody = (status: 429 | 503) => ({
-  error:
-    status === 429
-      ? { code: 'TooManyRequests', message: 'The request is being throttled.' }
-      : {
-          code: 'ServiceUnavailable',
-          message: 'The service is temporarily unavailable.',
-        },
-});
-
-/** Entra ID's error body (docs/azure-facts.md#entra-throttling): `temporarily_unavailable` with an AADSTS code. */
-const entraFaultBody = (status: 429 | 503) => ({
-  error: 'temporarily_unavailable',
-  error_description:
-    status === 429
-      ? 'AADSTS50196: The server terminated an operation because it encountered a client request loop.'
-      : 'AADSTS90012: The service is temporarily unavailable.',
-  error_codes: [status === 429 ? 50196 : 90012],
-});
-
-export interface FaultFront {
-  /** `https://127.0.0.1:<port>`, to configure in place of the endpoint. */
-  readonly url: string;
-  /** Answered to the next requests it faults, in order (then the endpoint answers). */
-  faults: Fault[];
-  /** Every request it may fault, as `METHOD path`, oldest first. */
-  seen: string[];
-  /** How many requests it may fault it saw. */
-  readonly requests: number;
-  /** Empties `faults` and `seen` and ends the answers held open (status 0), so the next test starts afresh. */
-  reset(): void;
-  close(): Promise<void>;
-}
-
-interface FrontOptions {
-  /** The endpoint's TLS folder in the state folder: `arm-tls` or `entra-tls`. */
-  tls: string;
-  upstream: { url: string; caPem: string };
-  /** The error body of a 429 or 503. */
-  faultBody: (status: 429 | 503) => unknown;
-  /** The requests it counts and may fault; every request by default. */
-  faultable?: (req: IncomingMessage) => boolean;
-  /** Answers a request itself (before any fault) when it returns true. */
-  serve?: (req: IncomingMessage, res: ServerResponse) => boolean;
-  /**
-   * Writes its own URL for the endpoint's in answers: MSAL checks the token endpoint OpenID discovery names is on the
-   * authority's host, so a front for Entra ID names itself there.
-   */
-  renameUpstream?: boolean;
-}
-
-/**
- * A local HTTPS server in front of a simulated endpoint, with that endpoint's serving certificate (so the same CA is
- * trusted): it answers the queued faults, and passes every other request on.
- */
-async function startFaultFront(o: FrontOptions): Promise<FaultFront> {
-  let hung: Array<{ destroy(): void }> = [];
-  let url = '';
-  const server = createHttpsServer(
-    {
-      cert: readFileSync(join(o.tls, 'server.crt')),
-      key: readFileSync(join(o.tls, 'server.key')),
-    },
-    (req, res) => {
-      if (o.faultable?.(req) ?? true) {
-        front.seen.push(`${req.method} ${(req.url ?? '').split('?')[0]}`);
-        if (o.serve?.(req, res)) return;
-        const fault = front.faults.shift();
-        if (fault?.status === 0) {
-          hung.push(res);
-          return;
-        }
-        if (fault) {
-          res.writeHead(fault.status, {
-            'content-type': 'application/json',
-            ...fault.headers,
-          });
-          res.end(JSON.stringify(o.faultBody(fault.status)));
-          return;
-        }
-      } else if (o.serve?.(req, res)) return;
-      const upstream = httpsRequest(
-        `${o.upstream.url}${req.url}`,
-        { method: req.method, headers: req.headers, ca: o.upstream.caPem },
-        r => {
-          if (!o.renameUpstream) {
-            res.writeHead(r.statusCode ?? 502, r.headers);
-            r.pipe(res);
-            return;
-          }
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => {
-            const body = Buffer.concat(chunks)
-              .toString('utf8')
-              .split(o.upstream.url)
-              .join(url);
-            const headers = { ...r.headers };
-            delete headers['content-length'];
-            res.writeHead(r.statusCode ?? 502, headers);
-            res.end(body);
-          });
-        },
-      );
-      req.pipe(upstream);
-    },
-  );
-  await new Promise<void>(resolve =>
-    server.listen(0, '127.0.0.1', () => resolve()),
-  );
-  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const endHung = () => {
-    hung.forEach(r => r.destroy());
-    hung = [];
-  };
-  const front: FaultFront = {
-    url,
-    faults: [],
-    seen: [],
-    get requests() {
-      return front.seen.length;
-    },
-    reset: () => {
-      front.faults = [];
-      front.seen = [];
-      endHung();
-    },
-    close: async () => {
-      endHung();
-      await new Promise(resolve => server.close(resolve));
-    },
-  };
-  return front;
-}
