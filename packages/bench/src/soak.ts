@@ -43,6 +43,7 @@ import {
   stopManagementCluster,
   type ClusterInfo,
 } from '@internal/mgmt-cluster';
+import type { ClusterPlace } from '@capz-backstage/plugin-capz-common';
 import { K } from '@internal/capz-sim';
 import {
   fetchJson,
@@ -342,12 +343,7 @@ async function currentUserToken(b: RunningBackend): Promise<string> {
 
 // ---- the simulated users ----
 
-interface ClusterRef {
-  managementCluster: string;
-  namespace: string;
-  name: string;
-}
-const clusterPath = (c: ClusterRef) =>
+const clusterPath = (c: ClusterPlace) =>
   `/api/capz/clusters/${encodeURIComponent(
     c.managementCluster,
   )}/${encodeURIComponent(c.namespace)}/${encodeURIComponent(c.name)}`;
@@ -364,10 +360,10 @@ async function simulatedUser(
   b: RunningBackend,
   id: number,
   until: number,
-  seeded: ClusterRef[],
+  seeded: ClusterPlace[],
 ): Promise<number> {
   const random = rng(1000 + id);
-  let known: ClusterRef[] = seeded;
+  let known: ClusterPlace[] = seeded;
   let pages = 0;
   while (!stopping && performance.now() < until) {
     const token = await currentUserToken(b);
@@ -906,7 +902,7 @@ async function main(): Promise<void> {
     });
     const loadEnds = t0 + SOAK_MS;
     log(`soak: ${USERS} users and ${CPS} changes/s for ${MINUTES} min`);
-    const seededRefs: ClusterRef[] = seeded.clusters.map(c => ({
+    const seededRefs: ClusterPlace[] = seeded.clusters.map(c => ({
       managementCluster: MC,
       namespace: c.namespace,
       name: c.name,

@@ -30,29 +30,6 @@ const UNKNOWN_SUB = '6f1c2d3e-0000-4000-8000-0000000000ff';
 const TOKEN = 'token-team-a';
 const OTHER_TOKEN = 'token-team-b';
 
-/** Resolves once every cluster and pool of the world has finished its (1 ms) create operation. */
-function settled(world: AzureWorld): Promise<void> {
-  const done = () =>
-    world
-      .snapshot()
-      .managedClusters.every(
-        c =>
-          c.provisioningState === 'Succeeded' &&
-          Object.values(c.agentPools).every(
-            p => p.provisioningState === 'Succeeded',
-          ),
-      );
-  return new Promise(resolve => {
-    if (done()) return resolve();
-    const onChange = () => {
-      if (!done()) return;
-      world.off('change', onChange);
-      resolve();
-    };
-    world.on('change', onChange);
-  });
-}
-
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of it) out.push(x);
@@ -182,7 +159,7 @@ describe('simulated ARM endpoint with @azure/arm-containerservice', () => {
       location: 'eastus',
       agentPoolProfiles: [{ name: 'np', mode: 'System' }],
     });
-    await settled(world);
+    await world.settled();
     server = await startArmServer({
       world,
       tokens: { [TOKEN]: [SUB], [OTHER_TOKEN]: [OTHER_SUB] },
@@ -730,7 +707,7 @@ describe('simulated ARM endpoint with the simulated Entra ID tokens', () => {
       location: 'westeurope',
       agentPoolProfiles: [{ name: 'system', mode: 'System' }],
     });
-    await settled(world);
+    await world.settled();
     entra = await startEntraSim({
       stateDir,
       applications: [ARM_RESOURCE, AKS_SERVER_APPLICATION_ID],

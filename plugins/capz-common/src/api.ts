@@ -107,6 +107,16 @@ export interface ClusterSummary {
   appliedBy?: string;
 }
 
+/**
+ * One CAPI Cluster, by where it lives: the management cluster, the namespace and the Cluster's name. The frontend's
+ * API calls, the backend's routes and a job's target all name a cluster so. @public
+ */
+export interface ClusterPlace {
+  managementCluster: string;
+  namespace: string;
+  name: string;
+}
+
 /** An ASO ManagedCluster, named by where it is: management cluster, namespace, name. @public */
 export interface ManagedFromPlace {
   managementCluster: string;

@@ -1052,6 +1052,27 @@ export class AzureWorld extends EventEmitter {
     ].join('\n');
   }
 
+  /** Resolves once every cluster and pool has finished its create operation (each change is announced). */
+  settled(): Promise<void> {
+    const done = () =>
+      [...this.clusters.values()].every(
+        c =>
+          c.provisioningState === 'Succeeded' &&
+          Object.values(c.agentPools).every(
+            p => p.provisioningState === 'Succeeded',
+          ),
+      );
+    return new Promise(resolve => {
+      if (done()) return resolve();
+      const onChange = () => {
+        if (!done()) return;
+        this.off('change', onChange);
+        resolve();
+      };
+      this.on('change', onChange);
+    });
+  }
+
   snapshot(): AzureSnapshot {
     return structuredClone({
       subscriptions: [...this.subscriptions],

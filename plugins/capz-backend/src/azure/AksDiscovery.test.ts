@@ -5,27 +5,15 @@
  * the watch cache's ASO objects are handed in directly.
  */
 import { mockServices } from '@backstage/backend-test-utils';
-import { ConfigReader } from '@backstage/config';
 import {
   ARM_RESOURCE,
   AzureWorld,
-  entraAuthorizer,
-  startArmServer,
-  startEntraSim,
   type ArmServer,
   type EntraSim,
 } from '@internal/capz-sim/azure';
 import type { ObservedObject } from '@capz-backstage/plugin-capz-common';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import {
-  createServer as createHttpsServer,
-  request as httpsRequest,
-  type Server,
-} from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import * as azureEndpoints from '../testing/azureEndpoints';
 import { AksDiscovery } from './AksDiscovery';
 import {
   AzureCredentialError,
@@ -36,19 +24,11 @@ import {
 const SUB = randomUUID();
 const OTHER_SUB = randomUUID();
 const TENANT = randomUUID();
-const READER = {
-  tenantId: TENANT,
-  clientId: randomUUID(),
-  clientSecret: `reader-${randomBytes(8).toString('hex')}`,
-};
-const OUTSIDER = {
-  tenantId: TENANT,
-  clientId: randomUUID(),
-  clientSecret: `outsider-${randomBytes(8).toString('hex')}`,
-};
+const READER = azureEndpoints.newServicePrincipal(TENANT, 'reader');
+const OUTSIDER = azureEndpoints.newServicePrincipal(TENANT, 'outsider');
 const MC = 'local';
 
-let stateDir: string;
+let endpoints: azureEndpoints.AzureEndpoints;
 let world: AzureWorld;
 let entra: EntraSim;
 let arm: ArmServer;
@@ -57,33 +37,12 @@ let managedClusters: ObservedObject[];
 let resourceGroups: ObservedObject[];
 const logger = mockServices.logger.mock();
 
-const secretData = (
-  sp: typeof READER,
-  subscription = SUB,
-  secret = sp.clientSecret,
-) => ({
-  AZURE_SUBSCRIPTION_ID: subscription,
-  AZURE_TENANT_ID: sp.tenantId,
-  AZURE_CLIENT_ID: sp.clientId,
-  AZURE_CLIENT_SECRET: secret,
-});
-
 function discovery(
   extra: Record<string, unknown> = {},
   onRead: (ref: string) => void = () => undefined,
 ): AksDiscovery {
   return new AksDiscovery({
-    config: new ConfigReader({
-      capz: {
-        azureDiscovery: {
-          resourceManagerEndpoint: arm.url,
-          authorityHost: entra.url,
-          disableInstanceDiscovery: true,
-          caData: `${arm.caPem}\n${entra.caPem}`,
-          ...extra,
-        },
-      },
-    }),
+    config: azureEndpoints.discoveryConfig(endpoints, extra),
     logger,
     readSecret: async (mc, ns, name) => {
       onRead(`${mc}/${ns}/${name}`);
@@ -91,29 +50,6 @@ function discovery(
     },
     managedClusters: mc => (mc === MC ? managedClusters : []),
     resourceGroups: mc => (mc === MC ? resourceGroups : []),
-  });
-}
-
-/** Resolves once every cluster and pool has finished its create operation. */
-function settled(w: AzureWorld): Promise<void> {
-  const done = () =>
-    w
-      .snapshot()
-      .managedClusters.every(
-        c =>
-          c.provisioningState === 'Succeeded' &&
-          Object.values(c.agentPools).every(
-            p => p.provisioningState === 'Succeeded',
-          ),
-      );
-  return new Promise(resolve => {
-    const onChange = () => {
-      if (!done()) return;
-      w.off('change', onChange);
-      resolve();
-    };
-    w.on('change', onChange);
-    onChange();
   });
 }
 
@@ -134,7 +70,6 @@ const aso = (
 });
 
 beforeAll(async () => {
-  stateDir = mkdtempSync(join(tmpdir(), 'capz-aks-discovery-'));
   world = new AzureWorld({ operationMs: 1, subscriptions: [SUB, OTHER_SUB] });
   for (const rg of ['rg-identity', 'rg-payments', 'rg-byid'])
     world.putResourceGroup(SUB, rg, { location: 'westeurope' });
@@ -199,23 +134,23 @@ beforeAll(async () => {
     location: 'eastus',
     agentPoolProfiles: [{ name: 'np', mode: 'System', count: 1 }],
   });
-  await settled(world);
 
-  entra = await startEntraSim({
-    stateDir,
-    applications: [ARM_RESOURCE],
-    servicePrincipals: [READER, OUTSIDER],
-  });
-  arm = await startArmServer({
+  endpoints = await azureEndpoints.start({
+    name: 'aks-discovery',
     world,
-    authorize: entraAuthorizer(entra, { [READER.clientId]: [SUB] }),
-    stateDir,
+    servicePrincipals: [READER, OUTSIDER],
+    grants: { [READER.clientId]: [SUB] },
   });
+  ({ entra, arm } = endpoints);
 
   secrets = {
-    'team-a/aso-credential': secretData(READER),
-    'team-a/wrong-secret': secretData(READER, SUB, 'not-the-secret'),
-    'team-a/outsider': secretData(OUTSIDER),
+    'team-a/aso-credential': azureEndpoints.credentialSecretData(READER, SUB),
+    'team-a/wrong-secret': azureEndpoints.credentialSecretData(
+      READER,
+      SUB,
+      'not-the-secret',
+    ),
+    'team-a/outsider': azureEndpoints.credentialSecretData(OUTSIDER, SUB),
     'team-a/workload': {
       AZURE_SUBSCRIPTION_ID: SUB,
       AZURE_TENANT_ID: TENANT,
@@ -263,10 +198,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await arm?.close();
-  await entra?.close();
-  world?.close();
-  rmSync(stateDir, { recursive: true, force: true });
+  await endpoints?.stop();
 });
 
 describe('AksDiscovery.listClusters', () => {
@@ -764,12 +696,8 @@ describe('AksDiscovery: what the request names that ARM does not offer', () => {
 });
 
 describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, the subscriptions list)', () => {
-  /** Answers queued for the next requests (then the simulated ARM's own); every request is counted. */
-  let queued: Array<{ status: number; headers: Record<string, string> }> = [];
-  /** Answers held open (status 0 queued): ended after each test so the server can close. */
-  let hung: Array<{ destroy(): void }> = [];
-  let requests = 0;
-  let front: Server;
+  /** ARM with queued throttling answers (then the simulated ARM's own); every request is counted. */
+  let front: azureEndpoints.FaultFront;
   let frontUrl: string;
   const q = {
     managementCluster: MC,
@@ -778,90 +706,34 @@ describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, th
   };
 
   beforeAll(async () => {
-    // A fake ARM in front of the simulated one, with its serving certificate (so the same CA is trusted): it answers
-    // the queued throttling responses, and passes every other request on.
-    const tls = join(stateDir, 'arm-tls');
-    front = createHttpsServer(
-      {
-        cert: readFileSync(join(tls, 'server.crt')),
-        key: readFileSync(join(tls, 'server.key')),
-      },
-      (req, res) => {
-        requests++;
-        // ARM's Subscriptions - List, which the simulated ARM does not serve: what READER can see.
-        if (req.url?.startsWith('/subscriptions?')) {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(
-            JSON.stringify({
-              value: [
-                {
-                  id: `/subscriptions/${SUB}`,
-                  subscriptionId: SUB,
-                  displayName: 'Platform',
-                  state: 'Enabled',
-                },
-              ],
-            }),
-          );
-          return;
-        }
-        const next = queued.shift();
-        if (next?.status === 0) {
-          // An ARM that accepted the request and never answers.
-          hung.push(res);
-          return;
-        }
-        if (next) {
-          res.writeHead(next.status, {
-            'content-type': 'application/json',
-            ...next.headers,
-          });
-          res.end(
-            JSON.stringify({
-              error: {
-                code:
-                  next.status === 429
-                    ? 'TooManyRequests'
-                    : 'ServiceUnavailable',
-                message: 'The request is being throttled.',
+    front = await endpoints.startFront('arm', {
+      // ARM's Subscriptions - List, which the simulated ARM does not serve: what READER can see.
+      serve: (req, res) => {
+        if (!req.url?.startsWith('/subscriptions?')) return false;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            value: [
+              {
+                id: `/subscriptions/${SUB}`,
+                subscriptionId: SUB,
+                displayName: 'Platform',
+                state: 'Enabled',
               },
-            }),
-          );
-          return;
-        }
-        const upstream = httpsRequest(
-          `${arm.url}${req.url}`,
-          { method: req.method, headers: req.headers, ca: arm.caPem },
-          r => {
-            res.writeHead(r.statusCode ?? 502, r.headers);
-            r.pipe(res);
-          },
+            ],
+          }),
         );
-        req.pipe(upstream);
+        return true;
       },
-    );
-    await new Promise<void>(resolve =>
-      front.listen(0, '127.0.0.1', () => resolve()),
-    );
-    frontUrl = `https://127.0.0.1:${(front.address() as AddressInfo).port}`;
+    });
+    frontUrl = front.url;
   });
 
-  afterAll(async () => {
-    await new Promise(resolve => front?.close(resolve));
-  });
-
-  beforeEach(() => {
-    queued = [];
-    requests = 0;
-  });
-
-  afterEach(() => {
-    hung.forEach(r => r.destroy());
-    hung = [];
-  });
+  beforeEach(() => front.reset());
+  afterEach(() => front.reset());
 
   it('gives up a request ARM never answers at its bound: a 503 that says so, not a route held open', async () => {
-    queued = [{ status: 0, headers: {} }];
+    front.faults = [{ status: 0 }];
     const err = await discovery({
       resourceManagerEndpoint: frontUrl,
       requestTimeoutSeconds: 1,
@@ -869,7 +741,7 @@ describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, th
       .listKubernetesVersions({ ...q, location: 'westeurope' })
       .catch(e => e);
     // Not retried: one request, held open until the bound, then the answer.
-    expect(requests).toBe(1);
+    expect(front.requests).toBe(1);
     expect(err).toBeInstanceOf(AzureServiceError);
     expect(err).toMatchObject({ statusCode: 503, retryAfterSeconds: 10 });
     expect(err.message).toMatch(
@@ -878,23 +750,23 @@ describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, th
   });
 
   it('waits a short Retry-After and tries once more', async () => {
-    queued = [{ status: 429, headers: { 'retry-after': '1' } }];
+    front.faults = [{ status: 429, headers: { 'retry-after': '1' } }];
     const started = Date.now();
     const res = await discovery({
       resourceManagerEndpoint: frontUrl,
     }).listKubernetesVersions({ ...q, location: 'westeurope' });
     expect(res.items.length).toBeGreaterThan(0);
-    expect(requests).toBe(2);
+    expect(front.requests).toBe(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   });
 
   it('answers 503 with the wait ARM asks for when it is longer than a few seconds, without waiting', async () => {
-    queued = [{ status: 429, headers: { 'retry-after': '30' } }];
+    front.faults = [{ status: 429, headers: { 'retry-after': '30' } }];
     const err = await discovery({ resourceManagerEndpoint: frontUrl })
       .listKubernetesVersions({ ...q, location: 'westeurope' })
       .catch(e => e);
     // Not the 30 s ARM asked for: asked once (the SDK sleeps only before a retry), without a bound on wall time.
-    expect(requests).toBe(1);
+    expect(front.requests).toBe(1);
     expect(err).toBeInstanceOf(AzureServiceError);
     expect(err).toMatchObject({
       statusCode: 503,
@@ -924,7 +796,10 @@ describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, th
       ),
     );
     // The Secret's own subscription, listing its clusters: the same.
-    secrets['team-a/gone-sub'] = secretData(READER, gone);
+    secrets['team-a/gone-sub'] = azureEndpoints.credentialSecretData(
+      READER,
+      gone,
+    );
     const listed = await d
       .listClusters({ ...q, credentialSecret: 'gone-sub' })
       .catch(e => e);
@@ -936,14 +811,14 @@ describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, th
   });
 
   it('after one retry, answers 503 (not 502) for a throttled list of clusters and regions', async () => {
-    queued = [
+    front.faults = [
       { status: 429, headers: { 'retry-after': '1' } },
       { status: 429, headers: { 'retry-after': '1' } },
     ];
     const err = await discovery({ resourceManagerEndpoint: frontUrl })
       .listClusters(q)
       .catch(e => e);
-    expect(requests).toBe(2);
+    expect(front.requests).toBe(2);
     expect(err).toMatchObject({
       name: 'AzureServiceError',
       statusCode: 503,
@@ -952,7 +827,7 @@ describe('AksDiscovery: a fake ARM in front of the simulated one (throttling, th
     expect(err.message).toMatch(
       /^Azure is throttling requests; try again in 1 s/,
     );
-    queued = [{ status: 503, headers: { 'retry-after': '20' } }];
+    front.faults = [{ status: 503, headers: { 'retry-after': '20' } }];
     const regions = await discovery({ resourceManagerEndpoint: frontUrl })
       .listLocations(q)
       .catch(e => e);

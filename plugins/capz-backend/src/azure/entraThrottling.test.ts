@@ -9,41 +9,23 @@
  * (cluster/azureToken.ts) get the same bounds.
  */
 import { mockServices } from '@backstage/backend-test-utils';
-import { ConfigReader } from '@backstage/config';
 import {
   AKS_SERVER_APPLICATION_ID,
   ARM_RESOURCE,
   AzureWorld,
-  entraAuthorizer,
-  startArmServer,
-  startEntraSim,
-  type ArmServer,
-  type EntraSim,
 } from '@internal/capz-sim/azure';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import {
-  createServer as createHttpsServer,
-  request as httpsRequest,
-  type Server,
-} from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import {
   AzureTokenProvider,
   createAzureCredential,
 } from '../cluster/azureToken';
+import * as azureEndpoints from '../testing/azureEndpoints';
 import { AksDiscovery } from './AksDiscovery';
 import { AzureServiceError } from './errors';
 
 const SUB = randomUUID();
 const TENANT = randomUUID();
-const SP = {
-  tenantId: TENANT,
-  clientId: randomUUID(),
-  clientSecret: `sp-${randomBytes(8).toString('hex')}`,
-};
+const SP = azureEndpoints.newServicePrincipal(TENANT);
 const MC = 'local';
 const q = {
   managementCluster: MC,
@@ -62,46 +44,20 @@ const LONG_WAIT_SECONDS = 3600;
 const TEST_TIMEOUT_MS = 20_000;
 jest.setTimeout(TEST_TIMEOUT_MS);
 
-type Fault =
-  | { status: 429 | 503; headers: Record<string, string> }
-  /** A token endpoint that accepts the request and never answers. */
-  | { status: 0 };
-
-let stateDir: string;
-let world: AzureWorld;
-let entra: EntraSim;
-let arm: ArmServer;
-let front: Server;
-let frontUrl: string;
-/** Answered to the next token requests, in order (then the simulated Entra ID answers). */
-let faults: Fault[] = [];
-/** Token requests the front saw. */
-let tokenRequests = 0;
-/** Answers held open: ended after each test so the server can close. */
-let hung: Array<{ destroy(): void }> = [];
+let endpoints: azureEndpoints.AzureEndpoints;
+/** Entra ID with the faults queued for the next token requests (then the simulated Entra ID answers). */
+let front: azureEndpoints.FaultFront;
 
 function discovery(extra: Record<string, unknown> = {}): AksDiscovery {
   return new AksDiscovery({
-    config: new ConfigReader({
-      capz: {
-        azureDiscovery: {
-          resourceManagerEndpoint: arm.url,
-          authorityHost: frontUrl,
-          disableInstanceDiscovery: true,
-          caData: `${arm.caPem}\n${entra.caPem}`,
-          ...extra,
-        },
-      },
+    config: azureEndpoints.discoveryConfig(endpoints, {
+      authorityHost: front.url,
+      ...extra,
     }),
     logger: mockServices.logger.mock(),
     readSecret: async (mc, ns, name) =>
       mc === MC && ns === 'team-a' && name === 'aso-credential'
-        ? {
-            AZURE_SUBSCRIPTION_ID: SUB,
-            AZURE_TENANT_ID: TENANT,
-            AZURE_CLIENT_ID: SP.clientId,
-            AZURE_CLIENT_SECRET: SP.clientSecret,
-          }
+        ? azureEndpoints.credentialSecretData(SP, SUB)
         : undefined,
     managedClusters: () => [],
   });
@@ -115,111 +71,31 @@ async function listRegions(d: AksDiscovery) {
 }
 
 beforeAll(async () => {
-  stateDir = mkdtempSync(join(tmpdir(), 'capz-entra-throttling-'));
-  world = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
-  entra = await startEntraSim({
-    stateDir,
-    applications: [ARM_RESOURCE, AKS_SERVER_APPLICATION_ID],
+  endpoints = await azureEndpoints.start({
+    name: 'entra-throttling',
+    world: new AzureWorld({ operationMs: 1, subscriptions: [SUB] }),
     servicePrincipals: [SP],
+    grants: { [SP.clientId]: [SUB] },
+    applications: [ARM_RESOURCE, AKS_SERVER_APPLICATION_ID],
   });
-  arm = await startArmServer({
-    world,
-    authorize: entraAuthorizer(entra, { [SP.clientId]: [SUB] }),
-    stateDir,
-  });
-  // Entra ID's stand-in, with the simulated Entra ID's serving certificate (so the same CA is trusted). MSAL reads the
-  // token endpoint from OpenID discovery and checks the issuer is on the authority's host: the discovery document names
-  // the simulated Entra ID's URL, so the front names itself there instead.
-  const tls = join(stateDir, 'entra-tls');
-  front = createHttpsServer(
-    {
-      cert: readFileSync(join(tls, 'server.crt')),
-      key: readFileSync(join(tls, 'server.key')),
-    },
-    (req, res) => {
-      const token =
-        req.method === 'POST' &&
-        (req.url ?? '').split('?')[0].endsWith('/oauth2/v2.0/token');
-      if (token) {
-        tokenRequests++;
-        const fault = faults.shift();
-        if (fault?.status === 0) {
-          hung.push(res);
-          return;
-        }
-        if (fault) {
-          res.writeHead(fault.status, {
-            'content-type': 'application/json',
-            ...fault.headers,
-          });
-          // Entra's error body (docs/azure-facts.md#entra-throttling): `temporarily_unavailable` with an AADSTS code.
-          res.end(
-            JSON.stringify({
-              error: 'temporarily_unavailable',
-              error_description:
-                fault.status === 429
-                  ? 'AADSTS50196: The server terminated an operation because it encountered a client request loop.'
-                  : 'AADSTS90012: The service is temporarily unavailable.',
-              error_codes: [fault.status === 429 ? 50196 : 90012],
-            }),
-          );
-          return;
-        }
-      }
-      const upstream = httpsRequest(
-        `${entra.url}${req.url}`,
-        { method: req.method, headers: req.headers, ca: entra.caPem },
-        r => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => {
-            const body = Buffer.concat(chunks)
-              .toString('utf8')
-              .split(entra.url)
-              .join(frontUrl);
-            const headers = { ...r.headers };
-            delete headers['content-length'];
-            res.writeHead(r.statusCode ?? 502, headers);
-            res.end(body);
-          });
-        },
-      );
-      req.pipe(upstream);
-    },
-  );
-  await new Promise<void>(resolve =>
-    front.listen(0, '127.0.0.1', () => resolve()),
-  );
-  frontUrl = `https://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  front = await endpoints.startFront('entra');
 });
 
 afterAll(async () => {
-  hung.forEach(r => r.destroy());
-  await new Promise(resolve => (front ? front.close(resolve) : resolve(0)));
-  await arm?.close();
-  await entra?.close();
-  world?.close();
-  rmSync(stateDir, { recursive: true, force: true });
+  await endpoints?.stop();
 });
 
-beforeEach(() => {
-  faults = [];
-  tokenRequests = 0;
-});
-
-afterEach(() => {
-  hung.forEach(r => r.destroy());
-  hung = [];
-});
+beforeEach(() => front.reset());
+afterEach(() => front.reset());
 
 describe('AKS discovery when Entra ID throttles or does not answer', () => {
   it('answers a 429 with a long Retry-After at once: a 503 naming Entra ID with its wait', async () => {
-    faults = [
+    front.faults = [
       { status: 429, headers: { 'retry-after': `${LONG_WAIT_SECONDS}` } },
     ];
     const { result: err } = await listRegions(discovery());
     // Not retried: the one token request, refused.
-    expect(tokenRequests).toBe(1);
+    expect(front.requests).toBe(1);
     expect(err).toBeInstanceOf(AzureServiceError);
     expect(err).toMatchObject({
       service: 'Entra ID',
@@ -234,7 +110,7 @@ describe('AKS discovery when Entra ID throttles or does not answer', () => {
     );
     // The same credential asks again once the user does: nothing of the refusal is kept as a wait.
     const d = discovery();
-    faults = [{ status: 503, headers: { 'retry-after': '120' } }];
+    front.faults = [{ status: 503, headers: { 'retry-after': '120' } }];
     const unavailable = await listRegions(d);
     expect(unavailable.result).toMatchObject({
       service: 'Entra ID',
@@ -249,19 +125,19 @@ describe('AKS discovery when Entra ID throttles or does not answer', () => {
   });
 
   it('waits a short Retry-After once; a second refusal is a 503, not a third try', async () => {
-    faults = [{ status: 429, headers: { 'retry-after': '1' } }];
+    front.faults = [{ status: 429, headers: { 'retry-after': '1' } }];
     const ok = await listRegions(discovery());
     expect(ok.result).toMatchObject({ subscriptionId: SUB });
-    expect(tokenRequests).toBe(2);
+    expect(front.requests).toBe(2);
     expect(ok.ms).toBeGreaterThanOrEqual(900);
 
-    tokenRequests = 0;
-    faults = [
+    front.seen = [];
+    front.faults = [
       { status: 429, headers: { 'retry-after': '1' } },
       { status: 429, headers: { 'retry-after': '1' } },
     ];
     const { result: err } = await listRegions(discovery());
-    expect(tokenRequests).toBe(2);
+    expect(front.requests).toBe(2);
     expect(err).toBeInstanceOf(AzureServiceError);
     expect(err).toMatchObject({
       service: 'Entra ID',
@@ -273,13 +149,13 @@ describe('AKS discovery when Entra ID throttles or does not answer', () => {
     );
 
     // An outage without Retry-After: one retry after the SDK's back-off, then 503 with the default wait.
-    tokenRequests = 0;
-    faults = [
+    front.seen = [];
+    front.faults = [
       { status: 503, headers: {} },
       { status: 503, headers: {} },
     ];
     const down = await listRegions(discovery());
-    expect(tokenRequests).toBe(2);
+    expect(front.requests).toBe(2);
     expect(down.result).toMatchObject({
       service: 'Entra ID',
       statusCode: 503,
@@ -289,13 +165,13 @@ describe('AKS discovery when Entra ID throttles or does not answer', () => {
   });
 
   it('gives up a token request Entra ID never answers at the request bound: a 503 that says so', async () => {
-    faults = [{ status: 0 }];
+    front.faults = [{ status: 0 }];
     const { result: err, ms } = await listRegions(
       discovery({ requestTimeoutSeconds: 1 }),
     );
     // Held until the bound, not retried, then the answer.
     expect(ms).toBeGreaterThanOrEqual(900);
-    expect(tokenRequests).toBe(1);
+    expect(front.requests).toBe(1);
     expect(err).toBeInstanceOf(AzureServiceError);
     expect(err).toMatchObject({
       service: 'Entra ID',
@@ -318,9 +194,9 @@ describe("a management cluster's Entra ID token when Entra ID throttles or does 
           tenantId: TENANT,
           clientId: SP.clientId,
           clientSecret: SP.clientSecret,
-          authorityHost: frontUrl,
+          authorityHost: front.url,
           disableInstanceDiscovery: true,
-          authorityCaData: entra.caPem,
+          authorityCaData: endpoints.entra.caPem,
         },
         requestTimeoutMs,
       ),
@@ -329,26 +205,26 @@ describe("a management cluster's Entra ID token when Entra ID throttles or does 
     });
 
   it('fails at once on a long Retry-After and within the request bound on no answer, naming Entra ID', async () => {
-    faults = [
+    front.faults = [
       { status: 429, headers: { 'retry-after': `${LONG_WAIT_SECONDS}` } },
     ];
     let started = Date.now();
     const throttled = await provider()
       .getToken()
       .catch((e: Error) => e);
-    expect(tokenRequests).toBe(1);
+    expect(front.requests).toBe(1);
     expect((throttled as Error).message).toBe(
       `Entra ID token for management cluster east: Entra ID is throttling token requests (429); try again in ${LONG_WAIT_SECONDS} s`,
     );
 
-    tokenRequests = 0;
-    faults = [{ status: 0 }];
+    front.seen = [];
+    front.faults = [{ status: 0 }];
     const p = provider(1_000);
     started = Date.now();
     const silent = await p.getToken().catch((e: Error) => e);
     const ms = Date.now() - started;
     expect(ms).toBeGreaterThanOrEqual(900);
-    expect(tokenRequests).toBe(1);
+    expect(front.requests).toBe(1);
     expect((silent as Error).message).toBe(
       'Entra ID token for management cluster east: Entra ID did not answer a token request within 1 s; try again in 10 s',
     );

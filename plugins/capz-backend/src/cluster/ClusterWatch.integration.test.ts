@@ -5,6 +5,7 @@
 import { mockServices } from '@backstage/backend-test-utils';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { adminKubeConfig } from '../testing/realCluster';
 import { ClusterWatch, CacheChange, LIST_PAGE } from './ClusterWatch';
 import { WATCHED_KINDS } from './watchedKinds';
 
@@ -31,19 +32,7 @@ const CAPZ = { group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta1' };
 beforeAll(async () => {
   // Jest's transform turns client-node's ESM into CommonJS; the backend itself uses a native import().
   k8s = require('@kubernetes/client-node');
-  kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'test',
-        server: info.url,
-        caData: Buffer.from(info.caPem).toString('base64'),
-      },
-    ],
-    users: [{ name: 'test-admin', token: info.adminToken }],
-    contexts: [{ name: 'test', cluster: 'test', user: 'test-admin' }],
-    currentContext: 'test',
-  });
+  kc = adminKubeConfig(k8s, info);
   custom = kc.makeApiClient(k8s.CustomObjectsApi);
   core = kc.makeApiClient(k8s.CoreV1Api);
   await core.createNamespace({ body: { metadata: { name: ns } } });

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  adminKubeConfig,
   kube,
   loadClientForTests,
   testClusterInfo,
@@ -23,20 +24,7 @@ const ns = `t-objects-${randomBytes(3).toString('hex')}`;
 beforeAll(async () => {
   info = testClusterInfo();
   const k8s = await loadClientForTests();
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'test',
-        server: info.url,
-        caData: Buffer.from(info.caPem).toString('base64'),
-      },
-    ],
-    users: [{ name: 'test-admin', token: info.adminToken }],
-    contexts: [{ name: 'test', cluster: 'test', user: 'test-admin' }],
-    currentContext: 'test',
-  });
-  client = new ManagementClusterClient(k8s, kc);
+  client = new ManagementClusterClient(k8s, adminKubeConfig(k8s, info));
   const created = await kube(info, 'POST', '/api/v1/namespaces', {
     metadata: { name: ns },
   });
@@ -47,24 +35,34 @@ afterAll(async () => {
   await kube(info, 'DELETE', `/api/v1/namespaces/${ns}`).catch(() => undefined);
 });
 
+/** A ConfigMap of the test's namespace, as the client names an object. */
+const configMap = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  namespace: ns,
+  name,
+});
+
+/** Creates a ConfigMap in the test's namespace as the admin (as `fieldManager` when given); the API server's answer. */
+const createConfigMap = (
+  name: string,
+  data?: Record<string, string>,
+  fieldManager?: string,
+) =>
+  kube(
+    info,
+    'POST',
+    `/api/v1/namespaces/${ns}/configmaps${
+      fieldManager ? `?fieldManager=${fieldManager}` : ''
+    }`,
+    { metadata: { name }, ...(data ? { data } : {}) },
+  );
+
 describe('ManagementClusterClient.delete', () => {
   it('with dryRun and a uid precondition deletes nothing; without dryRun it deletes', async () => {
-    const made = await kube(
-      info,
-      'POST',
-      `/api/v1/namespaces/${ns}/configmaps`,
-      {
-        metadata: { name: 'pool' },
-        data: { a: '1' },
-      },
-    );
+    const made = await createConfigMap('pool', { a: '1' });
     expect(made.status).toBe(201);
-    const t = {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      namespace: ns,
-      name: 'pool',
-    };
+    const t = configMap('pool');
     const uid = made.body.metadata.uid as string;
 
     // The API server reads DELETE's query parameters only when there is no body: the preview's dryRun must be in
@@ -79,15 +77,8 @@ describe('ManagementClusterClient.delete', () => {
   });
 
   it('refuses a delete whose uid precondition does not match, and deletes nothing', async () => {
-    await kube(info, 'POST', `/api/v1/namespaces/${ns}/configmaps`, {
-      metadata: { name: 'other' },
-    });
-    const t = {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      namespace: ns,
-      name: 'other',
-    };
+    await createConfigMap('other');
+    const t = configMap('other');
     await expect(
       client.delete(t, { dryRun: false, uid: 'not-its-uid' }),
     ).rejects.toMatchObject({ statusCode: 409 });
@@ -96,13 +87,6 @@ describe('ManagementClusterClient.delete', () => {
 });
 
 describe('the views of the one client', () => {
-  const configMap = (name: string) => ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    namespace: ns,
-    name,
-  });
-
   it("a job's requests: what is already done is an answer", async () => {
     const jobs = jobClient(client);
     const t = configMap('job');
@@ -171,12 +155,7 @@ describe('the views of the one client', () => {
   });
 
   it("cluster creation applies without force: another manager's field is a conflict; day 2 takes it", async () => {
-    const made = await kube(
-      info,
-      'POST',
-      `/api/v1/namespaces/${ns}/configmaps?fieldManager=someone-else`,
-      { metadata: { name: 'owned' }, data: { a: '1' } },
-    );
+    const made = await createConfigMap('owned', { a: '1' }, 'someone-else');
     expect(made.status).toBe(201);
     const obj = {
       apiVersion: 'v1',

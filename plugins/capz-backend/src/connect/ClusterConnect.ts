@@ -13,12 +13,12 @@ import {
   kubeconfigCluster,
   kubeconfigSecrets,
   type ClusterKubeconfig,
+  type ClusterPlace,
   type Day2Cluster,
 } from '@capz-backstage/plugin-capz-common';
 import YAML from 'yaml';
 import type { AksDiscovery } from '../azure/AksDiscovery';
 import { AzureServiceError } from '../azure/errors';
-import type { ClusterPlace } from '../cluster/place';
 
 /** The config key that lets local-account kubeconfigs (with a secret inside) be downloaded. */
 export const ALLOW_LOCAL_ACCOUNT_KUBECONFIG =

@@ -23,6 +23,7 @@ import {
   poolObjectName,
   readDay2Cluster,
   withV,
+  type ClusterPlace,
   type ConnectInfo,
   type Day2Action,
   type Day2Cluster,
@@ -42,7 +43,6 @@ import type { WatchCache } from '../cluster/WatchCache';
 import { WATCHED_KINDS } from '../cluster/watchedKinds';
 import { AzureServiceError } from '../azure/errors';
 import { KubeRequestError } from '../cluster/ManagementClusterClient';
-import type { ClusterPlace } from '../cluster/place';
 import type { Day2Client } from '../cluster/clientViews';
 
 export interface Day2ServiceOptions {

@@ -142,23 +142,83 @@ class FakeStore implements HistoryStore {
 const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
 const clock = () => new Date('2026-11-20T10:10:00.000Z');
 
+/** A watch cache doing its first list until the test sets `listing` false (and emits `listed`). */
+const listingCache = () =>
+  Object.assign(new FakeCache(), {
+    listing: true,
+    initialListing() {
+      return this.listing;
+    },
+  });
+
+/** A ResourceGroup with a Ready condition (Succeeded when True, else Failed). */
+const resourceGroup = (
+  i: number,
+  status = 'True',
+  time = '2026-11-20T10:00:00Z',
+): CachedObject => ({
+  kind: 'ResourceGroup',
+  metadata: { name: `rg-${i}`, namespace: NS, uid: `rg-${i}` },
+  status: ready(status, status === 'True' ? 'Succeeded' : 'Failed', time),
+});
+
+type RecorderOptions = ConstructorParameters<typeof ConditionRecorder>[0];
+
+/** A recorder over the cache and store: a mock logger, the test clock, no timed flush unless `options` say. */
+const recorderOf = (
+  cache: RecorderOptions['cache'],
+  store: HistoryStore,
+  options: Partial<RecorderOptions> = {},
+) =>
+  new ConditionRecorder({
+    cache,
+    store,
+    logger: mockServices.logger.mock(),
+    clock,
+    flushIntervalMs: 60_000,
+    ...options,
+  });
+
+/** Every flush the recorder announces, as it announces them. */
+function flushesOf(recorder: ConditionRecorder): HistoryFlush[] {
+  const flushes: HistoryFlush[] = [];
+  recorder.on('flush', f => flushes.push(f));
+  return flushes;
+}
+
+/** Cluster payments and its control plane, whose tree reaches the ManagedCluster payments. */
+function addCluster(cache: FakeCache): void {
+  cache.change('add', 'Cluster', cluster());
+  cache.change('add', 'AzureASOManagedControlPlane', controlPlane());
+}
+
+/** A started recorder over a new cache and store, with the flushes it announces. */
+function started() {
+  const cache = new FakeCache();
+  const store = new FakeStore();
+  const recorder = recorderOf(cache, store);
+  const flushes = flushesOf(recorder);
+  recorder.start();
+  return { cache, store, recorder, flushes };
+}
+
+/** Runs `around` in each write of transitions; it calls `write` to write them. */
+function aroundWrites(
+  store: FakeStore,
+  around: (
+    rows: TransitionRow[],
+    write: (rows: TransitionRow[]) => Promise<TransitionRow[]>,
+  ) => Promise<TransitionRow[]>,
+): void {
+  const write = store.recordTransitions.bind(store);
+  store.recordTransitions = rows => around(rows, write);
+}
+
 describe('ConditionRecorder', () => {
   it('records the transitions of every object with the Cluster it belongs to, and announces the Cluster', async () => {
-    const cache = new FakeCache();
-    const store = new FakeStore();
-    const recorder = new ConditionRecorder({
-      cache,
-      store,
-      logger: mockServices.logger.mock(),
-      clock,
-      flushIntervalMs: 60_000,
-    });
-    const flushes: HistoryFlush[] = [];
-    recorder.on('flush', f => flushes.push(f));
-    recorder.start();
+    const { cache, store, recorder, flushes } = started();
 
-    cache.change('add', 'Cluster', cluster());
-    cache.change('add', 'AzureASOManagedControlPlane', controlPlane());
+    addCluster(cache);
     cache.change(
       'add',
       'ManagedCluster',
@@ -247,20 +307,8 @@ describe('ConditionRecorder', () => {
   });
 
   it('records a deleted object with the Cluster its transitions were written with, and announces it', async () => {
-    const cache = new FakeCache();
-    const store = new FakeStore();
-    const recorder = new ConditionRecorder({
-      cache,
-      store,
-      logger: mockServices.logger.mock(),
-      clock,
-      flushIntervalMs: 60_000,
-    });
-    const flushes: HistoryFlush[] = [];
-    recorder.on('flush', f => flushes.push(f));
-    recorder.start();
-    cache.change('add', 'Cluster', cluster());
-    cache.change('add', 'AzureASOManagedControlPlane', controlPlane());
+    const { cache, store, recorder, flushes } = started();
+    addCluster(cache);
     // No cluster-name label: only the tree (gone with the object) knew its Cluster.
     cache.change(
       'add',
@@ -293,21 +341,10 @@ describe('ConditionRecorder', () => {
   it('writes a burst (the initial list) in batches, never one row at a time', async () => {
     const cache = new FakeCache();
     const store = new FakeStore();
-    const recorder = new ConditionRecorder({
-      cache,
-      store,
-      logger: mockServices.logger.mock(),
-      clock,
-      maxBatchSize: 1000,
-      flushIntervalMs: 60_000,
-    });
+    const recorder = recorderOf(cache, store, { maxBatchSize: 1000 });
     recorder.start();
     for (let i = 0; i < 3500; i++) {
-      cache.change('add', 'ResourceGroup', {
-        kind: 'ResourceGroup',
-        metadata: { name: `rg-${i}`, namespace: NS, uid: `rg-${i}` },
-        status: ready('True', 'Succeeded', '2026-11-20T10:00:00Z'),
-      });
+      cache.change('add', 'ResourceGroup', resourceGroup(i));
     }
     await recorder.flush();
     expect(store.transitions).toHaveLength(3500);
@@ -316,37 +353,22 @@ describe('ConditionRecorder', () => {
   });
 
   it("holds the rows of a cache's first list until it is over, then writes them at once", async () => {
-    const cache = Object.assign(new FakeCache(), {
-      listing: true,
-      initialListing() {
-        return this.listing;
-      },
-    });
+    const cache = listingCache();
     const store = new FakeStore();
-    const recorder = new ConditionRecorder({
-      cache,
-      store,
-      logger: mockServices.logger.mock(),
-      clock,
+    const recorder = recorderOf(cache, store, {
       maxBatchSize: 1,
       maxPending: 2,
-      flushIntervalMs: 60_000,
     });
-    const record = store.recordTransitions.bind(store);
     const written = new Promise<void>(resolve => {
-      store.recordTransitions = async rows => {
-        const result = await record(rows);
+      aroundWrites(store, async (rows, write) => {
+        const result = await write(rows);
         resolve();
         return result;
-      };
+      });
     });
     recorder.start();
     for (let i = 0; i < 3; i++) {
-      cache.change('add', 'ResourceGroup', {
-        kind: 'ResourceGroup',
-        metadata: { name: `rg-${i}`, namespace: NS, uid: `rg-${i}` },
-        status: ready('True', 'Succeeded', '2026-11-20T10:00:00Z'),
-      });
+      cache.change('add', 'ResourceGroup', resourceGroup(i));
     }
     // A full batch, yet nothing written, and nothing dropped beyond maxPending while the list lasts.
     expect(store.calls).toBe(0);
@@ -359,46 +381,24 @@ describe('ConditionRecorder', () => {
   });
 
   it("turns a first list's objects into rows after it, in order, in batches that let other work run between them", async () => {
-    const cache = Object.assign(new FakeCache(), {
-      listing: true,
-      initialListing() {
-        return this.listing;
-      },
-    });
+    const cache = listingCache();
     const store = new FakeStore();
-    const recorder = new ConditionRecorder({
-      cache,
-      store,
-      logger: mockServices.logger.mock(),
-      clock,
-      maxBatchSize: 1000,
-      flushIntervalMs: 60_000,
-    });
+    const recorder = recorderOf(cache, store, { maxBatchSize: 1000 });
     // Macrotasks that run while the rows are computed and written: a page view's request would be one.
     let ticks = 0;
     const ticksAtWrite: number[] = [];
-    const record = store.recordTransitions.bind(store);
-    store.recordTransitions = async rows => {
+    aroundWrites(store, async (rows, write) => {
       ticksAtWrite.push(ticks);
-      return record(rows);
-    };
-    recorder.start();
-    const rg = (i: number, status: string, time: string) => ({
-      kind: 'ResourceGroup',
-      metadata: { name: `rg-${i}`, namespace: NS, uid: `rg-${i}` },
-      status: ready(status, status === 'True' ? 'Succeeded' : 'Failed', time),
+      return write(rows);
     });
+    recorder.start();
     for (let i = 0; i < 2500; i++)
-      cache.change(
-        'add',
-        'ResourceGroup',
-        rg(i, 'True', '2026-11-20T10:00:00Z'),
-      );
+      cache.change('add', 'ResourceGroup', resourceGroup(i));
     // A change of a listed object while the list goes on: recorded after its add, not instead of it.
     cache.change(
       'update',
       'ResourceGroup',
-      rg(7, 'False', '2026-11-20T10:05:00Z'),
+      resourceGroup(7, 'False', '2026-11-20T10:05:00Z'),
     );
     cache.listing = false;
     cache.emit('listed', MC);
@@ -427,34 +427,17 @@ describe('ConditionRecorder', () => {
   });
 
   it('records what the cache already holds when it starts (the cache started first), then its changes', async () => {
-    const cache = Object.assign(new FakeCache(), {
-      listing: true,
-      initialListing() {
-        return this.listing;
-      },
-    });
-    const rg = (i: number, status: string, time: string) => ({
-      kind: 'ResourceGroup',
-      metadata: { name: `rg-${i}`, namespace: NS, uid: `rg-${i}` },
-      status: ready(status, status === 'True' ? 'Succeeded' : 'Failed', time),
-    });
+    const cache = listingCache();
     // Half the list arrived before the recorder subscribed, half after.
-    cache.change('add', 'ResourceGroup', rg(1, 'True', '2026-11-20T10:00:00Z'));
+    cache.change('add', 'ResourceGroup', resourceGroup(1));
     const store = new FakeStore();
-    const recorder = new ConditionRecorder({
-      cache,
-      store,
-      logger: mockServices.logger.mock(),
-      clock,
-      managementClusters: [MC],
-      flushIntervalMs: 60_000,
-    });
+    const recorder = recorderOf(cache, store, { managementClusters: [MC] });
     recorder.start();
-    cache.change('add', 'ResourceGroup', rg(2, 'True', '2026-11-20T10:00:00Z'));
+    cache.change('add', 'ResourceGroup', resourceGroup(2));
     cache.change(
       'update',
       'ResourceGroup',
-      rg(1, 'False', '2026-11-20T10:05:00Z'),
+      resourceGroup(1, 'False', '2026-11-20T10:05:00Z'),
     );
     cache.listing = false;
     cache.emit('listed', MC);
@@ -476,23 +459,16 @@ describe('ConditionRecorder', () => {
     let entered!: () => void;
     const blocked = new Promise<void>(resolve => (release = resolve));
     const inFirstWrite = new Promise<void>(resolve => (entered = resolve));
-    const record = store.recordTransitions.bind(store);
     let first = true;
-    store.recordTransitions = async rows => {
+    aroundWrites(store, async (rows, write) => {
       if (first) {
         first = false;
         entered();
         await blocked;
       }
-      return record(rows);
-    };
-    const recorder = new ConditionRecorder({
-      cache,
-      store,
-      logger: mockServices.logger.mock(),
-      clock,
-      flushIntervalMs: 1,
+      return write(rows);
     });
+    const recorder = recorderOf(cache, store, { flushIntervalMs: 1 });
     const written = new Promise<void>(resolve =>
       recorder.on('flush', () => store.transitions.length === 2 && resolve()),
     );
@@ -517,11 +493,8 @@ describe('ConditionRecorder', () => {
     const store = new FakeStore();
     store.failures = 1;
     const logger = mockServices.logger.mock();
-    const recorder = new ConditionRecorder({
-      cache,
-      store,
+    const recorder = recorderOf(cache, store, {
       logger,
-      clock,
       flushIntervalMs: 1,
       retryDelayMs: 1,
     });
@@ -556,14 +529,9 @@ describe('ConditionRecorder', () => {
     ];
     const run = async () => {
       const cache = new FakeCache();
-      const recorder = new ConditionRecorder({
-        cache,
-        store,
-        logger: mockServices.logger.mock(),
-        flushIntervalMs: 60_000,
-      });
-      const flushes: HistoryFlush[] = [];
-      recorder.on('flush', f => flushes.push(f));
+      // The recorder's own clock, as in a running backend.
+      const recorder = recorderOf(cache, store, { clock: undefined });
+      const flushes = flushesOf(recorder);
       recorder.start();
       for (const [kind, o] of objects) cache.change('add', kind, o);
       await recorder.stop();

@@ -15,7 +15,7 @@ import {
   HistoryStore,
   TransitionRow,
 } from './HistoryStore';
-import { ClusterMembership, ClusterRef, ObjectSource } from './membership';
+import { ClusterMembership, OwningCluster, ObjectSource } from './membership';
 
 /** The watch cache as the recorder sees it: its change stream and its objects. */
 export interface ChangeSource extends ObjectSource {
@@ -68,7 +68,7 @@ interface PendingDeletion {
   object: ObservedObject;
   deletedAt: string;
   /** Resolved at its first write attempt: a retry must not depend on what was forgotten meanwhile. */
-  cluster?: ClusterRef;
+  cluster?: OwningCluster;
 }
 
 /** Objects of a finished first list turned into rows per macrotask, so that requests are served in between. */
@@ -99,7 +99,7 @@ export class ConditionRecorder extends EventEmitter {
   private readonly membership: ClusterMembership;
   private readonly previous = new Map<string, ObservedObject>();
   /** The last Cluster each object was matched to: a deleted object keeps its Cluster until its rows are written. */
-  private readonly clusterOf = new Map<string, ClusterRef>();
+  private readonly clusterOf = new Map<string, OwningCluster>();
   private readonly deleted = new Set<string>();
   /** Per management cluster still listing (or listed, not yet drained): its objects' changes, by uid, in order. */
   private readonly deferred = new Map<string, Map<string, DeferredChange[]>>();
@@ -422,7 +422,7 @@ export class ConditionRecorder extends EventEmitter {
   private clusterFor(
     managementCluster: string,
     object: ObservedObject,
-  ): ClusterRef | undefined {
+  ): OwningCluster | undefined {
     const key = `${managementCluster}/${object.metadata?.uid}`;
     const cluster =
       this.membership.resolve(managementCluster, object) ??

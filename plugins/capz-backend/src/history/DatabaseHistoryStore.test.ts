@@ -1,28 +1,14 @@
 import { resolvePackagePath } from '@backstage/backend-plugin-api';
-import {
-  mockServices,
-  TestDatabaseId,
-  TestDatabases,
-} from '@backstage/backend-test-utils';
+import { mockServices } from '@backstage/backend-test-utils';
 import { DatabaseHistoryStore } from './DatabaseHistoryStore';
-import { EventRow, TransitionRow } from './HistoryStore';
-
-/**
- * PostgreSQL comes from scripts/test.sh (a throw-away server, `BACKSTAGE_TEST_DATABASE_POSTGRES<major>_CONNECTION_STRING`);
- * the major version is taken from that variable, Debian 12's 15 otherwise.
- */
-const postgresId = (Object.keys(process.env)
-  .map(k =>
-    /^BACKSTAGE_TEST_DATABASE_(POSTGRES)(\d+)_CONNECTION_STRING$/.exec(k),
-  )
-  .filter((m): m is RegExpExecArray => !!m)
-  .map(m => `${m[1]}_${m[2]}`)[0] ?? 'POSTGRES_15') as TestDatabaseId;
+import { DeletionRow, EventRow, TransitionRow } from './HistoryStore';
+import { postgresId, storeDatabases } from '../testing/storeDatabases';
 
 const migrationsDir = resolvePackagePath(
   '@capz-backstage/plugin-capz-backend',
   'migrations',
 );
-const databases = TestDatabases.create({ ids: ['SQLITE_3', postgresId] });
+const databases = storeDatabases();
 
 if (process.env.CI) {
   // In CI a missing PostgreSQL must fail, not quietly leave the store untested on it.
@@ -34,15 +20,20 @@ if (process.env.CI) {
 const MC = 'local';
 const NS = 'team-a';
 
+/** The object every row is about unless told otherwise: ResourceGroup payments (rg-uid) of cluster payments. */
+const paymentsGroup = {
+  managementCluster: MC,
+  namespace: NS,
+  clusterName: 'payments',
+  objectUid: 'rg-uid',
+  kind: 'ResourceGroup',
+  name: 'payments',
+};
+
 /** A transition; it occurred at its transition time unless told otherwise. */
 function transition(overrides: Partial<TransitionRow> = {}): TransitionRow {
   return {
-    managementCluster: MC,
-    namespace: NS,
-    clusterName: 'payments',
-    objectUid: 'rg-uid',
-    kind: 'ResourceGroup',
-    name: 'payments',
+    ...paymentsGroup,
     conditionType: 'Ready',
     status: 'False',
     reason: 'Reconciling',
@@ -61,13 +52,8 @@ function transition(overrides: Partial<TransitionRow> = {}): TransitionRow {
 
 function event(overrides: Partial<EventRow> = {}): EventRow {
   return {
-    managementCluster: MC,
-    namespace: NS,
-    clusterName: 'payments',
+    ...paymentsGroup,
     eventUid: 'ev-1',
-    objectUid: 'rg-uid',
-    kind: 'ResourceGroup',
-    name: 'payments',
     type: 'Warning',
     reason: 'SecretNotFound',
     message: 'secret missing',
@@ -75,6 +61,15 @@ function event(overrides: Partial<EventRow> = {}): EventRow {
     firstTimestamp: '2026-11-20T10:00:00.000Z',
     lastTimestamp: '2026-11-20T10:00:00.000Z',
     source: 'aso-controller',
+    ...overrides,
+  };
+}
+
+/** A deletion. */
+function deletion(overrides: Partial<DeletionRow> = {}): DeletionRow {
+  return {
+    ...paymentsGroup,
+    deletedAt: '2026-11-20T10:00:00.000Z',
     ...overrides,
   };
 }
@@ -167,15 +162,7 @@ describe.each(databases.eachSupportedId())(
         }),
       ]);
       await store.recordDeletions([
-        {
-          managementCluster: MC,
-          namespace: NS,
-          clusterName: 'payments',
-          objectUid: 'gone',
-          kind: 'ResourceGroup',
-          name: 'gone',
-          deletedAt: hour(3),
-        },
+        deletion({ objectUid: 'gone', name: 'gone', deletedAt: hour(3) }),
       ]);
       const at10 = await store.timeline({
         ...range,
@@ -217,19 +204,10 @@ describe.each(databases.eachSupportedId())(
 
     it('records a deletion once and prunes it with the rest', async () => {
       const { store } = await createStore();
-      const deletion = {
-        managementCluster: MC,
-        namespace: NS,
-        clusterName: 'payments',
-        objectUid: 'rg-uid',
-        kind: 'ResourceGroup',
-        name: 'payments',
-        deletedAt: '2026-11-20T10:00:00.000Z',
-      };
-      await store.recordDeletions([deletion]);
+      await store.recordDeletions([deletion()]);
       // A second replica, or a replayed watch, seeing the same delete later.
       await store.recordDeletions([
-        { ...deletion, deletedAt: '2026-11-20T10:00:05.000Z' },
+        deletion({ deletedAt: '2026-11-20T10:00:05.000Z' }),
       ]);
       expect((await store.timeline(range)).deletions).toEqual([
         {
@@ -534,15 +512,11 @@ describe.each(databases.eachSupportedId())(
         transition({ objectUid: 'new' }),
       ]);
       await store.recordDeletions([
-        {
-          managementCluster: MC,
-          namespace: NS,
-          clusterName: 'payments',
+        deletion({
           objectUid: 'gone',
-          kind: 'ResourceGroup',
           name: 'gone',
           deletedAt: '2026-10-03T00:00:00.000Z',
-        },
+        }),
       ]);
       await store.recordEvents([
         event({

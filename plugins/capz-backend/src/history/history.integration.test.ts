@@ -11,6 +11,7 @@ import { kinds } from '@capz-backstage/plugin-capz-common';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { WatchCache } from '../cluster/WatchCache';
+import { adminKubeConfig } from '../testing/realCluster';
 import { ConditionRecorder, HistoryFlush } from './ConditionRecorder';
 import { DatabaseHistoryStore } from './DatabaseHistoryStore';
 
@@ -171,19 +172,7 @@ const create = (
 
 beforeAll(async () => {
   k8s = await loadClient();
-  kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'test',
-        server: info.url,
-        caData: Buffer.from(info.caPem).toString('base64'),
-      },
-    ],
-    users: [{ name: 'test-admin', token: info.adminToken }],
-    contexts: [{ name: 'test', cluster: 'test', user: 'test-admin' }],
-    currentContext: 'test',
-  });
+  kc = adminKubeConfig(k8s, info);
   await kc
     .makeApiClient(k8s.CoreV1Api)
     .createNamespace({ body: { metadata: { name: ns } } });

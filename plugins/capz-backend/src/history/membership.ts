@@ -12,8 +12,11 @@ export interface ObjectSource {
   ): CachedObject[];
 }
 
-/** A CAPI Cluster an object belongs to. */
-export interface ClusterRef {
+/**
+ * The CAPI Cluster an object belongs to, in the object's namespace (its tree's, else the one its cluster-name label
+ * names): what the history writes with each row.
+ */
+export interface OwningCluster {
   name: string;
   /** Unknown when only the `cluster.x-k8s.io/cluster-name` label names it and no such Cluster is cached. */
   uid?: string;
@@ -27,7 +30,7 @@ export { CLUSTER_NAME_LABEL };
  * build per namespace per flush.
  */
 export class ClusterMembership {
-  private readonly byNamespace = new Map<string, Map<string, ClusterRef>>();
+  private readonly byNamespace = new Map<string, Map<string, OwningCluster>>();
 
   constructor(private readonly source: ObjectSource) {}
 
@@ -40,7 +43,7 @@ export class ClusterMembership {
     managementCluster: string,
     namespace: string,
     uid: string,
-  ): ClusterRef | undefined {
+  ): OwningCluster | undefined {
     return this.members(managementCluster, namespace).get(uid);
   }
 
@@ -48,7 +51,7 @@ export class ClusterMembership {
   resolve(
     managementCluster: string,
     object: ObservedObject,
-  ): ClusterRef | undefined {
+  ): OwningCluster | undefined {
     const namespace = object.metadata?.namespace ?? '';
     const uid = object.metadata?.uid;
     const fromTree = uid
@@ -69,7 +72,7 @@ export class ClusterMembership {
     managementCluster: string,
     namespace: string,
     involved: { uid: string; kind: string; name: string },
-  ): ClusterRef | undefined {
+  ): OwningCluster | undefined {
     const fromTree = this.byUid(managementCluster, namespace, involved.uid);
     if (fromTree) return fromTree;
     if (involved.kind === 'Cluster')
@@ -88,7 +91,7 @@ export class ClusterMembership {
     managementCluster: string,
     namespace: string,
     name: string | undefined,
-  ): ClusterRef | undefined {
+  ): OwningCluster | undefined {
     if (!name) return undefined;
     const cluster = this.source
       .list(managementCluster, 'Cluster', namespace)
@@ -99,7 +102,7 @@ export class ClusterMembership {
   private members(
     managementCluster: string,
     namespace: string,
-  ): Map<string, ClusterRef> {
+  ): Map<string, OwningCluster> {
     const key = `${managementCluster}/${namespace}`;
     let members = this.byNamespace.get(key);
     if (members) return members;

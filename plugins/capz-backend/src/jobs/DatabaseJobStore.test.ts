@@ -1,14 +1,11 @@
-import {
-  mockServices,
-  TestDatabaseId,
-  TestDatabases,
-} from '@backstage/backend-test-utils';
+import { mockServices } from '@backstage/backend-test-utils';
 import { resolvePackagePath } from '@backstage/backend-plugin-api';
 import type { JobRequest, StepPlan } from '@capz-backstage/plugin-capz-common';
 import { azureClaimKeys } from './claims';
 import { JobConflictError } from './conflicts';
 import { DatabaseJobStore, unreachableReason } from './DatabaseJobStore';
 import { JobDatabaseUnavailableError, type JobStore } from './JobStore';
+import { storeDatabases } from '../testing/storeDatabases';
 import knexFactory from 'knex';
 import { createServer } from 'node:net';
 
@@ -18,13 +15,7 @@ import { createServer } from 'node:net';
  * released with its final state in the same transaction. The integration test (claims.integration.test.ts) runs
  * the same through two backend replicas.
  */
-const postgresId = (Object.keys(process.env)
-  .map(k =>
-    /^BACKSTAGE_TEST_DATABASE_(POSTGRES)(\d+)_CONNECTION_STRING$/.exec(k),
-  )
-  .filter((m): m is RegExpExecArray => !!m)
-  .map(m => `${m[1]}_${m[2]}`)[0] ?? 'POSTGRES_15') as TestDatabaseId;
-const databases = TestDatabases.create({ ids: ['SQLITE_3', postgresId] });
+const databases = storeDatabases();
 
 const SUB = '00000000-0000-0000-0000-0000000000aa';
 const adopt = (

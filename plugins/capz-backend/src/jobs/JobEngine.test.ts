@@ -1,8 +1,4 @@
-import {
-  mockServices,
-  TestDatabaseId,
-  TestDatabases,
-} from '@backstage/backend-test-utils';
+import { mockServices } from '@backstage/backend-test-utils';
 import type {
   KubeObject,
   ObjectRef,
@@ -13,19 +9,14 @@ import type { JobClient } from '../cluster/clientViews';
 import { JobEngine, type JobEngineOptions } from './JobEngine';
 import { DatabaseJobStore } from './DatabaseJobStore';
 import { JobDatabaseUnavailableError, type JobStore } from './JobStore';
+import { storeDatabases } from '../testing/storeDatabases';
 
 /**
  * The engine's mechanics on both databases: lease, step order, resume after a lost replica, pause/resume/cancel,
  * one active job per cluster, failure with what was left behind. The cluster here is an in-memory object map: the
  * real API server runs in the integration tests (jobs.integration.test.ts).
  */
-const postgresId = (Object.keys(process.env)
-  .map(k =>
-    /^BACKSTAGE_TEST_DATABASE_(POSTGRES)(\d+)_CONNECTION_STRING$/.exec(k),
-  )
-  .filter((m): m is RegExpExecArray => !!m)
-  .map(m => `${m[1]}_${m[2]}`)[0] ?? 'POSTGRES_15') as TestDatabaseId;
-const databases = TestDatabases.create({ ids: ['SQLITE_3', postgresId] });
+const databases = storeDatabases();
 
 const key = (r: ObjectRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 

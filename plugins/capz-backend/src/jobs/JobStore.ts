@@ -3,7 +3,7 @@ import type {
   JobLogLine,
   JobRequest,
   JobResult,
-  JobTarget,
+  ClusterPlace,
   StepPlan,
 } from '@capz-backstage/plugin-capz-common';
 import { ServiceUnavailableError } from '@backstage/errors';
@@ -45,7 +45,7 @@ export interface ClaimHolder {
 export interface NewJob {
   id: string;
   request: JobRequest;
-  target: JobTarget;
+  target: ClusterPlace;
   plan: StepPlan[];
   createdBy: string;
   result?: JobResult;
@@ -74,7 +74,7 @@ export interface JobStore {
   get(id: string): Promise<StoredJob>;
   /** Newest first (at most `limit`, default 100); `active` leaves out final states. */
   list(
-    filter: Partial<JobTarget> & { active?: boolean; limit?: number },
+    filter: Partial<ClusterPlace> & { active?: boolean; limit?: number },
   ): Promise<StoredJob[]>;
   /** Jobs that should run but no live replica holds: queued ones, and running ones whose lease expired. */
   orphaned(now?: number): Promise<string[]>;

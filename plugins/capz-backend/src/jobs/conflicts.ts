@@ -1,14 +1,14 @@
 import { ConflictError } from '@backstage/errors';
-import type { Job, JobTarget } from '@capz-backstage/plugin-capz-common';
+import type { Job, ClusterPlace } from '@capz-backstage/plugin-capz-common';
 import { describeClaimKey } from './claims';
 
 /** The key of a cluster's one active job (`management cluster/namespace/name`). */
-export const activeKey = (t: JobTarget) =>
+export const activeKey = (t: ClusterPlace) =>
   `${t.managementCluster}/${t.namespace}/${t.name}`;
 
 /** Why a second job on a cluster is refused, naming the job that holds it. */
 export const activeJobMessage = (
-  target: JobTarget,
+  target: ClusterPlace,
   active: Pick<Job, 'id' | 'state' | 'type'>,
 ) =>
   `${activeKey(target)} already has a ${active.state} ${active.type} job (${

@@ -10,32 +10,14 @@
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
-import { ConfigReader } from '@backstage/config';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import {
   generateAksAsoClusterManifests,
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
-import {
-  ARM_RESOURCE,
-  AzureWorld,
-  entraAuthorizer,
-  startArmServer,
-  startEntraSim,
-  type ArmServer,
-  type EntraSim,
-} from '@internal/capz-sim/azure';
+import { AzureWorld } from '@internal/capz-sim/azure';
 import express from 'express';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import {
-  createServer as createHttpsServer,
-  request as httpsRequest,
-  type Server,
-} from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { AksDiscovery } from '../azure/AksDiscovery';
 import { MAX_RETRY_WAIT_SECONDS } from '../azure/errors';
@@ -43,16 +25,13 @@ import type { ManagementClusterConfig } from '../config/managementClusters';
 import { ClusterConnect } from '../connect/ClusterConnect';
 import { createDay2Router } from './day2Router';
 import { Day2Service } from '../day2/Day2Service';
+import * as azureEndpoints from '../testing/azureEndpoints';
 import { createRouter } from './router';
 
 const auth = { Authorization: mockCredentials.user.header() };
 const SUB = randomUUID();
 const TENANT = randomUUID();
-const SP = {
-  tenantId: TENANT,
-  clientId: randomUUID(),
-  clientSecret: `sp-${randomBytes(8).toString('hex')}`,
-};
+const SP = azureEndpoints.newServicePrincipal(TENANT);
 const managementClusters: ManagementClusterConfig[] = [
   {
     name: 'east',
@@ -70,16 +49,9 @@ const CREDENTIAL = `credential Secret team-a/aso-credential (client secret, tena
  */
 const LONG_WAIT_SECONDS = 3600;
 
-let stateDir: string;
-let world: AzureWorld;
-let entra: EntraSim;
-let arm: ArmServer;
-let front: Server;
-let frontUrl: string;
-/** Answered to the next ARM requests, in order (then the simulated ARM answers). */
-let faults: Array<{ status: 429 | 503; headers: Record<string, string> }> = [];
-/** Every ARM request the front saw: method and path. */
-let seen: string[] = [];
+let endpoints: azureEndpoints.AzureEndpoints;
+/** ARM with the faults queued for the next requests (then the simulated ARM answers); every request seen. */
+let front: azureEndpoints.FaultFront;
 
 /** The aks-aso objects of cluster alpha (AKS cluster alpha in group alpha, westeurope), as the watch cache holds them. */
 const objects: ObservedObject[] = generateAksAsoClusterManifests({
@@ -96,26 +68,8 @@ const objects: ObservedObject[] = generateAksAsoClusterManifests({
   metadata: { ...o.metadata, uid: `u${i}`, resourceVersion: `${i + 1}` },
 }));
 
-/** Resolves once every cluster has finished its create operation. */
-function settled(w: AzureWorld): Promise<void> {
-  const done = () =>
-    w
-      .snapshot()
-      .managedClusters.every(c => c.provisioningState === 'Succeeded');
-  return new Promise(resolve => {
-    const onChange = () => {
-      if (!done()) return;
-      w.off('change', onChange);
-      resolve();
-    };
-    w.on('change', onChange);
-    onChange();
-  });
-}
-
 beforeAll(async () => {
-  stateDir = mkdtempSync(join(tmpdir(), 'capz-arm-throttling-'));
-  world = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
+  const world = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
   world.putResourceGroup(SUB, 'alpha', { location: 'westeurope' });
   world.putManagedCluster(SUB, 'alpha', 'alpha', {
     location: 'westeurope',
@@ -124,77 +78,20 @@ beforeAll(async () => {
     aadProfile: { managed: true, enableAzureRBAC: true },
     agentPoolProfiles: [{ name: 'system', mode: 'System', count: 1 }],
   });
-  await settled(world);
-  entra = await startEntraSim({
-    stateDir,
-    applications: [ARM_RESOURCE],
-    servicePrincipals: [SP],
-  });
-  arm = await startArmServer({
+  endpoints = await azureEndpoints.start({
+    name: 'arm-throttling',
     world,
-    authorize: entraAuthorizer(entra, { [SP.clientId]: [SUB] }),
-    stateDir,
+    servicePrincipals: [SP],
+    grants: { [SP.clientId]: [SUB] },
   });
-  // ARM's stand-in, with the simulated ARM's serving certificate (so the same CA is trusted).
-  const tls = join(stateDir, 'arm-tls');
-  front = createHttpsServer(
-    {
-      cert: readFileSync(join(tls, 'server.crt')),
-      key: readFileSync(join(tls, 'server.key')),
-    },
-    (req, res) => {
-      seen.push(`${req.method} ${(req.url ?? '').split('?')[0]}`);
-      const fault = faults.shift();
-      if (fault) {
-        res.writeHead(fault.status, {
-          'content-type': 'application/json',
-          ...fault.headers,
-        });
-        res.end(
-          JSON.stringify({
-            error:
-              fault.status === 429
-                ? {
-                    code: 'TooManyRequests',
-                    message: 'The request is being throttled.',
-                  }
-                : {
-                    code: 'ServiceUnavailable',
-                    message: 'The service is temporarily unavailable.',
-                  },
-          }),
-        );
-        return;
-      }
-      const upstream = httpsRequest(
-        `${arm.url}${req.url}`,
-        { method: req.method, headers: req.headers, ca: arm.caPem },
-        r => {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          r.pipe(res);
-        },
-      );
-      req.pipe(upstream);
-    },
-  );
-  await new Promise<void>(resolve =>
-    front.listen(0, '127.0.0.1', () => resolve()),
-  );
-  frontUrl = `https://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  front = await endpoints.startFront('arm');
 });
 
 afterAll(async () => {
-  await new Promise(resolve => (front ? front.close(resolve) : resolve(0)));
-  await arm?.close();
-  await entra?.close();
-  world?.close();
-  rmSync(stateDir, { recursive: true, force: true });
+  await endpoints?.stop();
 });
 
-beforeEach(() => {
-  faults = [];
-  seen = [];
-});
+beforeEach(() => front.reset());
 
 /**
  * The backend's routes as plugin.ts composes them, with a new AksDiscovery (no cached regions or tokens from another
@@ -203,25 +100,13 @@ beforeEach(() => {
 async function backend(): Promise<express.Express> {
   const logger = mockServices.logger.mock();
   const azure = new AksDiscovery({
-    config: new ConfigReader({
-      capz: {
-        azureDiscovery: {
-          resourceManagerEndpoint: frontUrl,
-          authorityHost: entra.url,
-          disableInstanceDiscovery: true,
-          caData: `${arm.caPem}\n${entra.caPem}`,
-        },
-      },
+    config: azureEndpoints.discoveryConfig(endpoints, {
+      resourceManagerEndpoint: front.url,
     }),
     logger,
     readSecret: async (mc, ns, name) =>
       mc === 'east' && ns === 'team-a' && name === 'aso-credential'
-        ? {
-            AZURE_SUBSCRIPTION_ID: SUB,
-            AZURE_TENANT_ID: TENANT,
-            AZURE_CLIENT_ID: SP.clientId,
-            AZURE_CLIENT_SECRET: SP.clientSecret,
-          }
+        ? azureEndpoints.credentialSecretData(SP, SUB)
         : undefined,
     managedClusters: () => [],
   });
@@ -414,18 +299,18 @@ function expectTryAgain(
 
 describe.each(surfaces)('ARM throttling: $name', s => {
   it('waits a short Retry-After once and answers with what the retry read', async () => {
-    faults = [{ status: 429, headers: { 'retry-after': '1' } }];
+    front.faults = [{ status: 429, headers: { 'retry-after': '1' } }];
     const { res, ms } = await get(s.route);
     expect(res.status).toBe(200);
     s.answered(res.body);
-    expect(seen).toEqual([s.arm, s.arm]);
+    expect(front.seen).toEqual([s.arm, s.arm]);
     // The SDK slept ARM's second before the retry.
     expect(ms).toBeGreaterThanOrEqual(950);
   }, 30_000);
 
   it('answers a long Retry-After at once with 503, Retry-After and when to try again, asking ARM once', async () => {
     expect(LONG_WAIT_SECONDS).toBeGreaterThan(MAX_RETRY_WAIT_SECONDS);
-    faults = [
+    front.faults = [
       {
         status: 429,
         headers: { 'retry-after': String(LONG_WAIT_SECONDS) },
@@ -437,11 +322,11 @@ describe.each(surfaces)('ARM throttling: $name', s => {
       status: 429,
       code: 'TooManyRequests',
     });
-    expect(seen).toEqual([s.arm]);
+    expect(front.seen).toEqual([s.arm]);
   }, 30_000);
 
   it('retries once only: a second short 429 is a 503 with the wait ARM named', async () => {
-    faults = [
+    front.faults = [
       { status: 429, headers: { 'retry-after': '1' } },
       { status: 429, headers: { 'retry-after': '2' } },
     ];
@@ -451,22 +336,22 @@ describe.each(surfaces)('ARM throttling: $name', s => {
       status: 429,
       code: 'TooManyRequests',
     });
-    expect(seen).toEqual([s.arm, s.arm]);
+    expect(front.seen).toEqual([s.arm, s.arm]);
   }, 30_000);
 
   it('answers a 429 without Retry-After at once with 503 and Retry-After: 10', async () => {
-    faults = [{ status: 429, headers: {} }];
+    front.faults = [{ status: 429, headers: {} }];
     const { res } = await get(s.route);
     expectTryAgain(res, s, {
       seconds: 10,
       status: 429,
       code: 'TooManyRequests',
     });
-    expect(seen).toEqual([s.arm]);
+    expect(front.seen).toEqual([s.arm]);
   }, 30_000);
 
   it('answers ARM unavailable (503 twice, no Retry-After) with 503 and Retry-After: 10 after one retry', async () => {
-    faults = [
+    front.faults = [
       { status: 503, headers: {} },
       { status: 503, headers: {} },
     ];
@@ -477,6 +362,6 @@ describe.each(surfaces)('ARM throttling: $name', s => {
       code: 'ServiceUnavailable',
     });
     // One retry, after the SDK's exponential back-off (not timed here: see LONG_WAIT_SECONDS).
-    expect(seen).toEqual([s.arm, s.arm]);
+    expect(front.seen).toEqual([s.arm, s.arm]);
   }, 30_000);
 });

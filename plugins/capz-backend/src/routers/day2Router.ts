@@ -19,6 +19,7 @@ import {
   capzClusterDeletePermission,
   capzClusterReadPermission,
   day2ActionPermissions,
+  type ClusterPlace,
   type Day2Action,
   type DeleteClusterRequest,
   type DeleteClusterResponse,
@@ -29,7 +30,6 @@ import { capzClusterRules } from '../permissions/rules';
 import { createOpenApiRouter } from '../schema/openapi.generated';
 import { explainValidationErrors } from './validationMessages';
 import type { ClusterConnect } from '../connect/ClusterConnect';
-import type { ClusterPlace } from '../cluster/place';
 import type { Day2Service } from '../day2/Day2Service';
 
 export interface Day2RouterOptions {

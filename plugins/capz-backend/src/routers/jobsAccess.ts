@@ -12,7 +12,7 @@ import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import {
   capzClusterAdoptPermission,
   capzClusterMigratePermission,
-  type JobTarget,
+  type ClusterPlace,
   type JobType,
 } from '@capz-backstage/plugin-capz-common';
 import type express from 'express';
@@ -67,7 +67,7 @@ export class JobsAccess {
   async authorizeJob(
     req: express.Request,
     type: JobType,
-    target: JobTarget,
+    target: ClusterPlace,
   ): Promise<BackstageCredentials<BackstageUserPrincipal>> {
     const credentials = await this.credentials(req);
     const [decision] = await this.o.permissions.authorize(

@@ -5,7 +5,7 @@ import {
   type CredentialSecretsResponse,
   type JobDetails,
   type JobRequest,
-  type JobTarget,
+  type ClusterPlace,
 } from '@capz-backstage/plugin-capz-common';
 import type express from 'express';
 import { randomUUID } from 'node:crypto';
@@ -126,7 +126,9 @@ export class JobsHandlers {
   /** GET /jobs: newest first, only what the caller may read, without plans. */
   list: Handler = async (req, res) => {
     const allowed = await this.o.access.readable(req);
-    const q = req.query as Partial<JobTarget> & { active?: 'true' | 'false' };
+    const q = req.query as Partial<ClusterPlace> & {
+      active?: 'true' | 'false';
+    };
     const jobs = await this.o.store.list({
       managementCluster: q.managementCluster,
       namespace: q.namespace,
@@ -251,7 +253,7 @@ export class JobsHandlers {
    */
   private async refuseIfTaken(
     request: JobRequest,
-    target: JobTarget,
+    target: ClusterPlace,
   ): Promise<void> {
     const [active] = await this.o.store.list({
       ...target,
@@ -270,7 +272,7 @@ export class JobsHandlers {
    * loser gets the store's JobConflictError, and nothing of it is stored.
    */
   private async insert(
-    target: JobTarget,
+    target: ClusterPlace,
     job: Parameters<JobStore['insert']>[0],
   ): Promise<StoredJob> {
     try {

@@ -7,23 +7,11 @@
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
-import { ConfigReader } from '@backstage/config';
 import type { PermissionsService } from '@backstage/backend-plugin-api';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
-import {
-  ARM_RESOURCE,
-  AzureWorld,
-  entraAuthorizer,
-  startArmServer,
-  startEntraSim,
-  type ArmServer,
-  type EntraSim,
-} from '@internal/capz-sim/azure';
+import { AzureWorld } from '@internal/capz-sim/azure';
 import express from 'express';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import {
   createHttpHeaders,
@@ -33,16 +21,13 @@ import {
 import { AksDiscovery } from '../azure/AksDiscovery';
 import { toAzureServiceError } from '../azure/errors';
 import type { ManagementClusterConfig } from '../config/managementClusters';
+import * as azureEndpoints from '../testing/azureEndpoints';
 import { createPickersRouter, PickerSources, VM_SIZES } from './pickersRouter';
 
 const auth = { Authorization: mockCredentials.user.header() };
 const SUB = randomUUID();
 const TENANT = randomUUID();
-const SP = {
-  tenantId: TENANT,
-  clientId: randomUUID(),
-  clientSecret: `sp-${randomBytes(8).toString('hex')}`,
-};
+const SP = azureEndpoints.newServicePrincipal(TENANT);
 const clusters: ManagementClusterConfig[] = [
   {
     name: 'east',
@@ -59,36 +44,18 @@ const clusters: ManagementClusterConfig[] = [
   },
 ];
 
-let stateDir: string;
-let world: AzureWorld;
-let entra: EntraSim;
-let arm: ArmServer;
+let endpoints: azureEndpoints.AzureEndpoints;
 let azure: AksDiscovery;
 
 beforeAll(async () => {
-  stateDir = mkdtempSync(join(tmpdir(), 'capz-pickers-'));
-  world = new AzureWorld({ operationMs: 1, subscriptions: [SUB] });
-  entra = await startEntraSim({
-    stateDir,
-    applications: [ARM_RESOURCE],
+  endpoints = await azureEndpoints.start({
+    name: 'pickers',
+    world: new AzureWorld({ operationMs: 1, subscriptions: [SUB] }),
     servicePrincipals: [SP],
-  });
-  arm = await startArmServer({
-    world,
-    authorize: entraAuthorizer(entra, { [SP.clientId]: [SUB] }),
-    stateDir,
+    grants: { [SP.clientId]: [SUB] },
   });
   azure = new AksDiscovery({
-    config: new ConfigReader({
-      capz: {
-        azureDiscovery: {
-          resourceManagerEndpoint: arm.url,
-          authorityHost: entra.url,
-          disableInstanceDiscovery: true,
-          caData: `${arm.caPem}\n${entra.caPem}`,
-        },
-      },
-    }),
+    config: azureEndpoints.discoveryConfig(endpoints),
     logger: mockServices.logger.mock(),
     readSecret: async (
       mc,
@@ -97,12 +64,7 @@ beforeAll(async () => {
     ): Promise<Record<string, string> | undefined> => {
       if (mc !== 'east' || ns !== 'team-a') return undefined;
       if (name === 'aso-credential')
-        return {
-          AZURE_SUBSCRIPTION_ID: SUB,
-          AZURE_TENANT_ID: TENANT,
-          AZURE_CLIENT_ID: SP.clientId,
-          AZURE_CLIENT_SECRET: SP.clientSecret,
-        };
+        return azureEndpoints.credentialSecretData(SP, SUB);
       // Cluster API's kubeconfig Secret of cluster alpha, decoded.
       if (name === 'alpha-kubeconfig')
         return { value: 'apiVersion: v1\nusers: [{user: {token: sekret}}]' };
@@ -113,10 +75,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await arm?.close();
-  await entra?.close();
-  world?.close();
-  rmSync(stateDir, { recursive: true, force: true });
+  await endpoints?.stop();
 });
 
 async function app(

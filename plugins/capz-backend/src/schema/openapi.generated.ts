@@ -920,8 +920,10 @@ export const spec = {
           },
         },
       },
-      JobTarget: {
+      ClusterPlace: {
         type: 'object',
+        description:
+          "One CAPI Cluster, by where it lives (capz-common's ClusterPlace).",
         required: ['managementCluster', 'namespace', 'name'],
         properties: {
           managementCluster: {
@@ -1032,7 +1034,7 @@ export const spec = {
             enum: ['adopt', 'migrate', 'upgrade-api-version'],
           },
           target: {
-            $ref: '#/components/schemas/JobTarget',
+            $ref: '#/components/schemas/ClusterPlace',
           },
           params: {
             type: 'object',
@@ -2494,7 +2496,7 @@ export const spec = {
                       type: 'string',
                     },
                     target: {
-                      $ref: '#/components/schemas/JobTarget',
+                      $ref: '#/components/schemas/ClusterPlace',
                     },
                     preflight: {
                       type: 'array',

@@ -19,6 +19,27 @@ export const testClusterInfo = testCluster;
 export const loadClientForTests = async () =>
   require('@kubernetes/client-node');
 
+/** A client-node KubeConfig (from `loadClientForTests`) that reaches the cluster as its admin. */
+export function adminKubeConfig(
+  k8s: any,
+  info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>,
+): any {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [
+      {
+        name: 'test',
+        server: info.url,
+        caData: Buffer.from(info.caPem).toString('base64'),
+      },
+    ],
+    users: [{ name: 'test-admin', token: info.adminToken }],
+    contexts: [{ name: 'test', cluster: 'test', user: 'test-admin' }],
+    currentContext: 'test',
+  });
+  return kc;
+}
+
 /** A raw JSON request as the cluster's admin; resolves with status and parsed body (raw text if not JSON). */
 export function kube(
   info: Pick<ClusterInfo, 'url' | 'caPem' | 'adminToken'>,

@@ -1,6 +1,7 @@
 /** The cluster a job request works on: the one key of the job store, the one-active-job check and the audit event. */
 import { normalizeKubernetesName } from './names';
-import type { JobRequest, JobTarget } from './types';
+import type { ClusterPlace } from '../api';
+import type { JobRequest } from './types';
 
 /**
  * The cluster a request works on, named as the planners name it and the job store keys the job: for adoption the
@@ -9,7 +10,7 @@ import type { JobRequest, JobTarget } from './types';
  * anything else (the raw Azure name) misses the job stored under this one.
  * @public
  */
-export function jobTargetOf(request: JobRequest): JobTarget {
+export function jobTargetOf(request: JobRequest): ClusterPlace {
   const { managementCluster, namespace } = request.params;
   const name =
     request.type === 'adopt'

@@ -5,6 +5,7 @@
  * what must hold before it acts (preconditions), what it does (actions), and what must hold afterwards (waits).
  * The backend interprets exactly this data, so the dry-run plan the user sees IS what runs.
  */
+import type { ClusterPlace } from '../api';
 import type { KubeObject } from '../manifests/aksAsoCluster';
 
 /** @public */
@@ -247,12 +248,12 @@ export type JobRequest =
   | { type: 'migrate'; params: MigrateJobParams }
   | { type: 'upgrade-api-version'; params: UpgradeApiVersionJobParams };
 
-/** The cluster a job works on (for adoption: the cluster it creates). One active job per target. @public */
-export interface JobTarget {
-  managementCluster: string;
-  namespace: string;
-  name: string;
-}
+/**
+ * The cluster a job works on (for adoption: the cluster it creates).
+ * @public
+ * @deprecated use ClusterPlace
+ */
+export type JobTarget = ClusterPlace;
 
 /** @public */
 export interface JobStepStatus {
@@ -289,7 +290,7 @@ export interface ManifestToChange {
 /** @public */
 export interface JobResult {
   /** The cluster to open when the job is done (for migration: in the target namespace). */
-  cluster?: JobTarget;
+  cluster?: ClusterPlace;
   manifestsToChange?: ManifestToChange[];
 }
 
@@ -297,7 +298,8 @@ export interface JobResult {
 export interface Job {
   id: string;
   type: JobType;
-  target: JobTarget;
+  /** The cluster it works on (for adoption: the cluster it creates). One active job per cluster. */
+  target: ClusterPlace;
   /** The request's params (never secret values). */
   params: AdoptJobParams | MigrateJobParams | UpgradeApiVersionJobParams;
   /** Backstage user entity ref of whoever asked. */
@@ -327,7 +329,7 @@ export interface JobDetails extends Job {
 /** POST /jobs/preview response. @public */
 export interface JobPreview {
   type: JobType;
-  target: JobTarget;
+  target: ClusterPlace;
   preflight: PreflightCheck[];
   /** Empty when a preflight check failed in a way that makes planning impossible. */
   plan: StepPlan[];

@@ -1,5 +1,6 @@
 import { createApiRef } from '@backstage/frontend-plugin-api';
 import {
+  ClusterPlace,
   ClusterSummary,
   ClustersResponse,
   ClusterKubeconfig,
@@ -21,12 +22,12 @@ import {
   UpgradeOptions,
 } from '@capz-backstage/plugin-capz-common';
 
-/** Names one CAPI Cluster: the management cluster it lives on, its namespace and its name. @public */
-export interface ClusterRef {
-  managementCluster: string;
-  namespace: string;
-  name: string;
-}
+/**
+ * Names one CAPI Cluster: the management cluster it lives on, its namespace and its name.
+ * @public
+ * @deprecated use ClusterPlace from plugin-capz-common
+ */
+export type ClusterRef = ClusterPlace;
 
 /** GET /clusters/:mc/:ns/:name/tree @public */
 export interface ClusterTreeResponse {
@@ -47,15 +48,15 @@ export interface CapzApi {
   listClusters(): Promise<ClustersResponse>;
   /** `group`: merge runs of at least this many similar siblings (0 = never). The backend defaults to 3. */
   getClusterTree(
-    ref: ClusterRef,
+    ref: ClusterPlace,
     options?: { group?: number },
   ): Promise<ClusterTreeResponse>;
   getTimeline(
-    ref: ClusterRef,
+    ref: ClusterPlace,
     query: { from: Date; to: Date; uid?: string },
   ): Promise<TimelineResponse>;
   /** One object of the cluster's tree as YAML; the backend has already redacted secret values. */
-  getObjectYaml(ref: ClusterRef, uid: string): Promise<ObjectYamlResponse>;
+  getObjectYaml(ref: ClusterPlace, uid: string): Promise<ObjectYamlResponse>;
 
   /** Preflight checks and the exact plan of a job, changing nothing. */
   previewJob(request: JobRequest): Promise<JobPreview>;
@@ -63,7 +64,7 @@ export interface CapzApi {
   startJob(request: JobRequest): Promise<JobDetails>;
   /** Newest first. */
   listJobs(
-    query?: Partial<ClusterRef> & { active?: boolean },
+    query?: Partial<ClusterPlace> & { active?: boolean },
   ): Promise<JobsResponse>;
   getJob(id: string): Promise<JobDetails>;
   /** 409 when the job's state does not allow it. */
@@ -87,22 +88,25 @@ export interface CapzApi {
   }): Promise<DiscoveredAksClustersResponse>;
 
   /** What a day-2 action would write (dryRun=All), changing nothing; 400 names the broken rule, 403, 409. */
-  previewClusterAction(ref: ClusterRef, action: Day2Action): Promise<Day2Plan>;
+  previewClusterAction(
+    ref: ClusterPlace,
+    action: Day2Action,
+  ): Promise<Day2Plan>;
   /** Applies a day-2 action; same errors as the preview. */
-  applyClusterAction(ref: ClusterRef, action: Day2Action): Promise<Day2Plan>;
+  applyClusterAction(ref: ClusterPlace, action: Day2Action): Promise<Day2Plan>;
   /** The versions AKS offers the cluster next (never free text). */
-  getUpgradeOptions(ref: ClusterRef): Promise<UpgradeOptions>;
+  getUpgradeOptions(ref: ClusterPlace): Promise<UpgradeOptions>;
   /** What deleting the cluster deletes and keeps in Azure. */
-  getDeletePreview(ref: ClusterRef): Promise<DeletePreview>;
+  getDeletePreview(ref: ClusterPlace): Promise<DeletePreview>;
   /** Deletes the cluster; `confirmName` must equal its name (400 otherwise). */
   deleteCluster(
-    ref: ClusterRef,
+    ref: ClusterPlace,
     confirmName: string,
   ): Promise<DeleteClusterResponse>;
   /** Commands to reach the workload cluster, never a secret. */
-  getConnectInfo(ref: ClusterRef): Promise<ConnectInfo>;
+  getConnectInfo(ref: ClusterPlace): Promise<ConnectInfo>;
   /** A kubeconfig for the workload cluster (capz.cluster.connect): kubelogin for Entra ID clusters, no secret. */
-  getKubeconfig(ref: ClusterRef): Promise<ClusterKubeconfig>;
+  getKubeconfig(ref: ClusterPlace): Promise<ClusterKubeconfig>;
 }
 
 /** What a user can do to a job. @public */

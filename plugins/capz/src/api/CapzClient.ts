@@ -2,6 +2,7 @@ import { DiscoveryApi, FetchApi } from '@backstage/frontend-plugin-api';
 import { ResponseError } from '@backstage/errors';
 import {
   ClusterKubeconfig,
+  type ClusterPlace,
   ClustersResponse,
   ConnectInfo,
   CredentialSecretsResponse,
@@ -22,13 +23,12 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import {
   CapzApi,
-  ClusterRef,
   ClusterTreeResponse,
   JobControl,
   NamespacesResponse,
 } from './CapzApi';
 
-const clusterPath = (ref: ClusterRef) =>
+const clusterPath = (ref: ClusterPlace) =>
   `/clusters/${encodeURIComponent(ref.managementCluster)}/${encodeURIComponent(
     ref.namespace,
   )}/${encodeURIComponent(ref.name)}`;
@@ -108,7 +108,7 @@ export class CapzClient implements CapzApi {
   }
 
   getClusterTree(
-    ref: ClusterRef,
+    ref: ClusterPlace,
     options?: { group?: number },
   ): Promise<ClusterTreeResponse> {
     return this.get(`${clusterPath(ref)}/tree`, {
@@ -117,7 +117,7 @@ export class CapzClient implements CapzApi {
   }
 
   getTimeline(
-    ref: ClusterRef,
+    ref: ClusterPlace,
     query: { from: Date; to: Date; uid?: string },
   ): Promise<TimelineResponse> {
     return this.get(`${clusterPath(ref)}/timeline`, {
@@ -127,7 +127,7 @@ export class CapzClient implements CapzApi {
     });
   }
 
-  getObjectYaml(ref: ClusterRef, uid: string): Promise<ObjectYamlResponse> {
+  getObjectYaml(ref: ClusterPlace, uid: string): Promise<ObjectYamlResponse> {
     return this.get(`${clusterPath(ref)}/objects/${encodeURIComponent(uid)}`);
   }
 
@@ -140,7 +140,7 @@ export class CapzClient implements CapzApi {
   }
 
   listJobs(
-    query: Partial<ClusterRef> & { active?: boolean } = {},
+    query: Partial<ClusterPlace> & { active?: boolean } = {},
   ): Promise<JobsResponse> {
     return this.get('/jobs', {
       managementCluster: query.managementCluster,
@@ -180,34 +180,37 @@ export class CapzClient implements CapzApi {
     return this.get('/azure/clusters', query);
   }
 
-  previewClusterAction(ref: ClusterRef, action: Day2Action): Promise<Day2Plan> {
+  previewClusterAction(
+    ref: ClusterPlace,
+    action: Day2Action,
+  ): Promise<Day2Plan> {
     return this.post(day2Paths(ref).preview, action);
   }
 
-  applyClusterAction(ref: ClusterRef, action: Day2Action): Promise<Day2Plan> {
+  applyClusterAction(ref: ClusterPlace, action: Day2Action): Promise<Day2Plan> {
     return this.post(day2Paths(ref).actions, action);
   }
 
-  getUpgradeOptions(ref: ClusterRef): Promise<UpgradeOptions> {
+  getUpgradeOptions(ref: ClusterPlace): Promise<UpgradeOptions> {
     return this.get(day2Paths(ref).upgrades);
   }
 
-  getDeletePreview(ref: ClusterRef): Promise<DeletePreview> {
+  getDeletePreview(ref: ClusterPlace): Promise<DeletePreview> {
     return this.get(day2Paths(ref).deletePreview);
   }
 
   deleteCluster(
-    ref: ClusterRef,
+    ref: ClusterPlace,
     confirmName: string,
   ): Promise<DeleteClusterResponse> {
     return this.post(day2Paths(ref).cluster, { confirmName }, 'DELETE');
   }
 
-  getConnectInfo(ref: ClusterRef): Promise<ConnectInfo> {
+  getConnectInfo(ref: ClusterPlace): Promise<ConnectInfo> {
     return this.get(day2Paths(ref).connect);
   }
 
-  getKubeconfig(ref: ClusterRef): Promise<ClusterKubeconfig> {
+  getKubeconfig(ref: ClusterPlace): Promise<ClusterKubeconfig> {
     return this.get(day2Paths(ref).kubeconfig);
   }
 }

@@ -9,9 +9,13 @@ import {
   Flex,
 } from '@backstage/ui';
 import { ResponseError } from '@backstage/errors';
-import type { Day2Action, Day2Plan } from '@capz-backstage/plugin-capz-common';
+import type {
+  ClusterPlace,
+  Day2Action,
+  Day2Plan,
+} from '@capz-backstage/plugin-capz-common';
 import { ReactNode, useState } from 'react';
-import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { capzApiRef } from '../../api/CapzApi';
 import { errorMessage } from '../shared/errors';
 import type { ProgressOf } from './ActionProgress';
 import { ActionError } from './errors';
@@ -43,7 +47,7 @@ export function ActionDialog({
   confirmLabel = 'Confirm',
   destructive,
 }: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   title: string;
   /** The permission's name, for a 403's advice. */
   permission: string;

@@ -13,6 +13,7 @@ import {
   capzClusterReadPermission,
   capzClusterScalePermission,
   capzClusterUpgradePermission,
+  type ClusterPlace,
   day2ClusterFromTree,
   isTreePaused,
   treePools,
@@ -21,7 +22,6 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import { RiArrowDownSLine } from '@remixicon/react';
 import { useCallback, useState } from 'react';
-import type { ClusterRef } from '../../api/CapzApi';
 import { ActionProgress, actionDone } from './ActionProgress';
 import { ConnectDialog } from './ConnectDialog';
 import { DeleteDialog } from './DeleteDialog';
@@ -42,7 +42,7 @@ type Open =
   | 'delete';
 
 /** The permission-API resourceRef of a cluster: `managementCluster/namespace/name`, as the backend parses it. */
-export const clusterResourceRef = (c: ClusterRef) =>
+export const clusterResourceRef = (c: ClusterPlace) =>
   `${c.managementCluster}/${c.namespace}/${c.name}`;
 
 /**
@@ -55,7 +55,7 @@ export function ClusterActions({
   tree,
   pausedUntil,
 }: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   tree: TreeNode;
   /** The management cluster that does not answer, if any: a dialog's progress is as last seen, not live. */
   pausedUntil?: string;

@@ -10,10 +10,13 @@ import {
   Text,
 } from '@backstage/ui';
 import { usePermission } from '@backstage/plugin-permission-react';
-import { capzClusterConnectPermission } from '@capz-backstage/plugin-capz-common';
+import {
+  capzClusterConnectPermission,
+  type ClusterPlace,
+} from '@capz-backstage/plugin-capz-common';
 import useAsync from 'react-use/esm/useAsync';
 import useAsyncFn from 'react-use/esm/useAsyncFn';
-import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { capzApiRef } from '../../api/CapzApi';
 import { ActionError } from './errors';
 
 const codeStyle = {
@@ -49,7 +52,7 @@ function saveFile(fileName: string, text: string) {
  * allows it): the button is then disabled, with the reason in words.
  */
 export function ConnectDialog(props: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   onClose: () => void;
 }) {
   const api = useApi(capzApiRef);

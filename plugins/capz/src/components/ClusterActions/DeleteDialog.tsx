@@ -12,10 +12,14 @@ import {
   Text,
   TextField,
 } from '@backstage/ui';
-import type { AzureImpact, TreeNode } from '@capz-backstage/plugin-capz-common';
+import type {
+  AzureImpact,
+  ClusterPlace,
+  TreeNode,
+} from '@capz-backstage/plugin-capz-common';
 import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
-import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { capzApiRef } from '../../api/CapzApi';
 import { rootRouteRef } from '../../routes';
 import { HealthLabel } from '../shared/health';
 import { ActionError } from './errors';
@@ -49,7 +53,7 @@ function ImpactList({ label, items }: { label: string; items: AzureImpact[] }) {
  * name; afterwards the cluster's health follows the deletion live.
  */
 export function DeleteDialog(props: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   tree?: TreeNode;
   onClose: () => void;
 }) {

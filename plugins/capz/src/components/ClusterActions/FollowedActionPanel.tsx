@@ -1,6 +1,8 @@
 import { Alert, Button } from '@backstage/ui';
-import type { TreeNode } from '@capz-backstage/plugin-capz-common';
-import type { ClusterRef } from '../../api/CapzApi';
+import type {
+  ClusterPlace,
+  TreeNode,
+} from '@capz-backstage/plugin-capz-common';
 import { absoluteTime, relativeTime } from '../shared/time';
 import { ActionProgress, actionDone } from './ActionProgress';
 import {
@@ -21,7 +23,7 @@ export function FollowedActionPanel({
   tree,
   pausedUntil,
 }: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   tree: TreeNode;
   /**
    * The management cluster that does not answer, if any: the tree is as last seen, so the progress is not live; it is

@@ -1,5 +1,6 @@
 import { Flex, Select, Text, TextField } from '@backstage/ui';
 import {
+  type ClusterPlace,
   MAX_POOL_NAME,
   type Day2Action,
   type Day2Cluster,
@@ -7,7 +8,6 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
-import type { ClusterRef } from '../../api/CapzApi';
 import { usePickerApi } from '../../scaffolder/pickerApi';
 import { ActionDialog } from './ActionDialog';
 import type { ProgressOf } from './ActionProgress';
@@ -15,7 +15,7 @@ import { actionProblems } from './rules';
 import { toInt } from './ScaleDialogs';
 
 interface Props {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   pools: TreePool[];
   /** The cluster as capz-common's rules read it. */
   day2: Day2Cluster;
@@ -145,7 +145,7 @@ export function RemovePoolDialog(props: Props) {
 
 /** Pause or resume reconciliation (`Cluster.spec.paused`). */
 export function PauseDialog(props: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   resume: boolean;
   onClose: () => void;
   progress: ProgressOf;

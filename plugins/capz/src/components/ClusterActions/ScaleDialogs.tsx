@@ -1,11 +1,11 @@
 import { Alert, Button, Flex, Select, Switch, TextField } from '@backstage/ui';
 import type {
+  ClusterPlace,
   Day2Action,
   Day2Cluster,
   TreePool,
 } from '@capz-backstage/plugin-capz-common';
 import { useState } from 'react';
-import type { ClusterRef } from '../../api/CapzApi';
 import { ActionDialog } from './ActionDialog';
 import type { ProgressOf } from './ActionProgress';
 import { actionProblems } from './rules';
@@ -38,7 +38,7 @@ function PoolSelect({
 }
 
 interface Props {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   pools: TreePool[];
   /** The cluster as capz-common's rules read it. */
   day2: Day2Cluster;

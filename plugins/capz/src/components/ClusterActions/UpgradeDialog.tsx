@@ -9,13 +9,14 @@ import {
   Text,
 } from '@backstage/ui';
 import {
+  type ClusterPlace,
   compareKubernetesVersions,
   type Day2Action,
   type Day2Cluster,
 } from '@capz-backstage/plugin-capz-common';
 import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
-import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { capzApiRef } from '../../api/CapzApi';
 import { ActionDialog } from './ActionDialog';
 import type { ProgressOf } from './ActionProgress';
 import { ActionError } from './errors';
@@ -28,7 +29,7 @@ const ALL = '__all__';
  * never free text), then the pools to the control plane's version, one by one or all at once.
  */
 export function UpgradeDialog(props: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   /** The cluster as capz-common's rules read it, once loaded. */
   day2?: Day2Cluster;
   onClose: () => void;

@@ -1,6 +1,9 @@
-import type { Day2Action, Day2Plan } from '@capz-backstage/plugin-capz-common';
+import type {
+  ClusterPlace,
+  Day2Action,
+  Day2Plan,
+} from '@capz-backstage/plugin-capz-common';
 import { useSyncExternalStore } from 'react';
-import type { ClusterRef } from '../../api/CapzApi';
 
 /** An applied day-2 action the cluster page keeps following after its dialog is closed. */
 export interface FollowedAction {
@@ -11,7 +14,7 @@ export interface FollowedAction {
 
 // Kept in sessionStorage so that a reload or a visit to another page does not lose what the user is waiting for.
 const STORAGE_KEY = 'capz.followedActions';
-const keyOf = (c: ClusterRef) =>
+const keyOf = (c: ClusterPlace) =>
   `${c.managementCluster}/${c.namespace}/${c.name}`;
 
 let followed: Record<string, FollowedAction> = load();
@@ -37,7 +40,7 @@ function update(next: Record<string, FollowedAction>) {
 }
 
 /** Follow `plan` on the cluster's page (one action per cluster: the latest replaces the one before). */
-export function followAction(cluster: ClusterRef, plan: Day2Plan) {
+export function followAction(cluster: ClusterPlace, plan: Day2Plan) {
   update({
     ...followed,
     [keyOf(cluster)]: { plan, appliedAt: Date.now() },
@@ -45,7 +48,7 @@ export function followAction(cluster: ClusterRef, plan: Day2Plan) {
 }
 
 /** Stop following the cluster's action (the user dismissed it). */
-export function dismissAction(cluster: ClusterRef) {
+export function dismissAction(cluster: ClusterPlace) {
   const { [keyOf(cluster)]: _gone, ...rest } = followed;
   update(rest);
 }
@@ -59,7 +62,7 @@ const subscribe = (l: () => void) => {
 
 /** The action the cluster's page follows, if any; re-renders when it changes. */
 export function useFollowedAction(
-  cluster: ClusterRef,
+  cluster: ClusterPlace,
 ): FollowedAction | undefined {
   const key = keyOf(cluster);
   return useSyncExternalStore(subscribe, () => followed[key]);

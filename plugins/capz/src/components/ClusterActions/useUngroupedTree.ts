@@ -1,7 +1,10 @@
 import { useApi } from '@backstage/frontend-plugin-api';
-import type { TreeNode } from '@capz-backstage/plugin-capz-common';
+import type {
+  ClusterPlace,
+  TreeNode,
+} from '@capz-backstage/plugin-capz-common';
 import useAsync from 'react-use/esm/useAsync';
-import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { capzApiRef } from '../../api/CapzApi';
 
 /**
  * The cluster's ungrouped tree (every pool on its own; the page's tree may merge pools into a group), read only while
@@ -9,7 +12,7 @@ import { capzApiRef, ClusterRef } from '../../api/CapzApi';
  * cache.
  */
 export function useUngroupedTree(
-  cluster: ClusterRef,
+  cluster: ClusterPlace,
   active: unknown,
   pageTree: TreeNode,
 ) {

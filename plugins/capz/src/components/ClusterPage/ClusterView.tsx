@@ -13,11 +13,12 @@ import {
 } from '@backstage/ui';
 import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import type {
+  ClusterPlace,
   ClusterSummary,
   TreeNode,
 } from '@capz-backstage/plugin-capz-common';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
-import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { capzApiRef } from '../../api/CapzApi';
 import { clusterRouteRef } from '../../routes';
 import { API_LABEL } from '../ClustersPage/columns';
 import { FollowedActionPanel, PausedBanner } from '../ClusterActions';
@@ -51,7 +52,7 @@ export function ClusterView({
   linkToPage,
   actions,
 }: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   linkToPage?: boolean;
   /**
    * Extra buttons next to the summary, e.g. the job wizards and the day-2 action menu (they depend on the cluster).

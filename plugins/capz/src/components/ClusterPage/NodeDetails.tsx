@@ -10,10 +10,14 @@ import {
   Tabs,
   Text,
 } from '@backstage/ui';
-import { hintFor, TreeNode } from '@capz-backstage/plugin-capz-common';
+import {
+  type ClusterPlace,
+  hintFor,
+  TreeNode,
+} from '@capz-backstage/plugin-capz-common';
 import { Fragment, useMemo } from 'react';
 import useAsync from 'react-use/esm/useAsync';
-import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import { capzApiRef } from '../../api/CapzApi';
 import { ErrorAlert } from '../shared/errors';
 import {
   CamelCase,
@@ -146,7 +150,7 @@ function Events({
   uid,
   refreshKey,
 }: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   uid: string;
   refreshKey?: number;
 }) {
@@ -235,7 +239,7 @@ function Yaml({
   uid,
   refreshKey,
 }: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   uid: string;
   refreshKey?: number;
 }) {
@@ -281,7 +285,7 @@ function Yaml({
 
 /** The details of the selected tree node: why, facts, conditions, recent Events, its own timeline and its YAML. */
 export function NodeDetails(props: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   node: TreeNode;
   refreshKey?: number;
   onSelect?: (id: string) => void;

@@ -1,6 +1,8 @@
 import { Entity } from '@backstage/catalog-model';
-import { CAPZ_CLUSTER_ANNOTATION as ANNOTATION } from '@capz-backstage/plugin-capz-common';
-import { ClusterRef } from '../../api/CapzApi';
+import {
+  CAPZ_CLUSTER_ANNOTATION as ANNOTATION,
+  type ClusterPlace,
+} from '@capz-backstage/plugin-capz-common';
 
 /**
  * The annotation that names the cluster a catalog entity runs on (or is): `<management cluster>/<namespace>/<name>`.
@@ -10,7 +12,7 @@ import { ClusterRef } from '../../api/CapzApi';
  */
 export const CAPZ_CLUSTER_ANNOTATION = ANNOTATION;
 
-export function clusterRefOf(entity: Entity): ClusterRef | undefined {
+export function clusterRefOf(entity: Entity): ClusterPlace | undefined {
   const value = entity.metadata.annotations?.[CAPZ_CLUSTER_ANNOTATION];
   const parts = value?.split('/').map(p => p.trim());
   if (!parts || parts.length !== 3 || parts.some(p => !p)) return undefined;

@@ -2,13 +2,14 @@ import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import { Alert, Link } from '@backstage/ui';
 import { useCallback, useState } from 'react';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
-import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import type { ClusterPlace } from '@capz-backstage/plugin-capz-common';
+import { capzApiRef } from '../../api/CapzApi';
 import { jobRouteRef } from '../../routes';
 import { isActive, JOB_STATE, JOB_TYPE_LABEL } from './jobLabels';
 import { useJobSignal } from './useJobSignal';
 
 /** On a cluster's page: the job working on it, if any (one active job per cluster), with a link to its page. */
-export function ActiveJobBanner({ cluster }: { cluster: ClusterRef }) {
+export function ActiveJobBanner({ cluster }: { cluster: ClusterPlace }) {
   const api = useApi(capzApiRef);
   const jobLink = useRouteRef(jobRouteRef);
   // A new key on every signal, not retry(): retry() is a no-op while a read is in flight, which would drop the

@@ -2,7 +2,8 @@ import { useApi } from '@backstage/frontend-plugin-api';
 import { Alert, Button, Flex, Select, Skeleton, Text } from '@backstage/ui';
 import { useMemo, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
-import { capzApiRef, ClusterRef } from '../../api/CapzApi';
+import type { ClusterPlace } from '@capz-backstage/plugin-capz-common';
+import { capzApiRef } from '../../api/CapzApi';
 import { ErrorAlert } from '../shared/errors';
 import { SimpleTable } from '../shared/SimpleTable';
 import { absoluteTime } from '../shared/time';
@@ -26,7 +27,7 @@ const MAX_LIST = 200;
  * fetches it again up to the new now, so the lanes grow as transitions arrive.
  */
 export function TimelinePanel(props: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   objectUid?: string;
   objectLabel?: string;
   refreshKey?: number;

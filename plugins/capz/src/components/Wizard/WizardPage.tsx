@@ -1,14 +1,14 @@
 import { useRouteRef } from '@backstage/frontend-plugin-api';
 import { Flex, Link, Text } from '@backstage/ui';
 import { ReactNode } from 'react';
+import type { ClusterPlace } from '@capz-backstage/plugin-capz-common';
 import { clusterRouteRef, rootRouteRef } from '../../routes';
-import type { ClusterRef } from '../../api/CapzApi';
 
 /** The frame of a wizard page: breadcrumb back, title (h2; the plugin header is h1), intro, steps. */
 export function WizardPage(props: {
   title: string;
   intro: ReactNode;
-  cluster?: ClusterRef;
+  cluster?: ClusterPlace;
   children: ReactNode;
 }) {
   const root = useRouteRef(rootRouteRef);
