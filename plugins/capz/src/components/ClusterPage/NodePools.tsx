@@ -2,10 +2,10 @@ import { Skeleton, Text } from '@backstage/ui';
 import {
   sameKubernetesVersion,
   treePools,
+  type ClusterPlace,
   type TreeNode,
   type TreePool,
 } from '@capz-backstage/plugin-capz-common';
-import type { ClusterRef } from '../../api/CapzApi';
 import { useUngroupedTree } from '../ClusterActions/useUngroupedTree';
 import { ErrorAlert } from '../shared/errors';
 import { HealthLabel } from '../shared/health';
@@ -73,7 +73,7 @@ export function NodePools({
   tree,
   controlPlaneVersion,
 }: {
-  cluster: ClusterRef;
+  cluster: ClusterPlace;
   /** The page's tree: used as is when ungrouped, else the trigger to read the ungrouped one. */
   tree: TreeNode;
   controlPlaneVersion?: string;
