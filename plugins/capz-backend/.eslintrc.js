@@ -14,7 +14,8 @@ const LAYERS = [
   },
   // The Kubernetes edge reads where an ASO object points in Azure through azure/mapping.ts: it stands over azure/.
   { name: 'Kubernetes edge', folders: ['cluster'] },
-  { name: 'ARM edge', folders: ['azure'] },
+  // The ARM and Git edges: peers at the bottom, beside each other (neither imports the other).
+  { name: 'ARM and Git edges', folders: ['azure', 'git'] },
   { name: 'configuration', folders: ['config'] },
   { name: 'leaves', folders: ['permissions', 'schema'] },
 ];

@@ -96,6 +96,15 @@ export function loadFluxCrds(crdsDir: string): Crd[] {
   return crds;
 }
 
+/**
+ * Installs every Flux CRD on a running cluster (building or finding the build), without starting the controllers:
+ * for a test that needs Kustomization and GitRepository objects but no reconciler.
+ */
+export async function installFluxCrds(info: ClusterInfo): Promise<void> {
+  const bins = await ensureFluxBinaries();
+  await installCrds(info, loadFluxCrds(bins.crdsDir));
+}
+
 export interface FluxPorts {
   health: number;
   /** source-controller's artifact server (`--storage-addr` and `--storage-adv-addr`). */
@@ -236,7 +245,7 @@ async function startOnce(
   if (runningFlux(info)) await stopFlux(info);
   const started = Date.now();
   const bins = await ensureFluxBinaries();
-  await installCrds(info, loadFluxCrds(bins.crdsDir));
+  await installFluxCrds(info);
 
   const dir = join(info.stateDir, 'flux');
   const storageDir = join(dir, 'storage');

@@ -38,7 +38,23 @@ describe('the backend layers lint rule', () => {
       "import type { WatchCache } from '../cluster/WatchCache';\nexport type Planted = WatchCache;\n",
     );
     expect(errors).toEqual([
-      expect.stringContaining('azure/ is in the ARM edge layer'),
+      expect.stringContaining('azure/ is in the ARM and Git edges layer'),
+    ]);
+  });
+
+  it('fails the Git edge importing its peer the ARM edge, or a service (git/ → azure/, day2/)', async () => {
+    const errors = await layerErrors(
+      'git/planted.ts',
+      [
+        "import type { AksDiscovery } from '../azure/AksDiscovery';",
+        "import type { GitChange } from '../day2/gitChange';",
+        'export type Planted = [AksDiscovery, GitChange];',
+        '',
+      ].join('\n'),
+    );
+    expect(errors).toEqual([
+      expect.stringContaining('git/ is in the ARM and Git edges layer'),
+      expect.stringContaining('git/ is in the ARM and Git edges layer'),
     ]);
   });
 
@@ -63,7 +79,8 @@ describe('the backend layers lint rule', () => {
         "import type { AksDiscovery } from '../azure/AksDiscovery';",
         "import type { ManagementClusterConfig } from '../config/managementClusters';",
         "import type { CapzClusterResource } from '../permissions/rules';",
-        'export type Planted = [WatchCache, AksDiscovery, ManagementClusterConfig, CapzClusterResource];',
+        "import type { GitOpsRepository } from '../git/GitOpsRepository';",
+        'export type Planted = [WatchCache, AksDiscovery, ManagementClusterConfig, CapzClusterResource, GitOpsRepository];',
         '',
       ].join('\n'),
     );

@@ -126,6 +126,55 @@ export function day2Client(c: ManagementClusterClient): Day2Client {
   };
 }
 
+/**
+ * What reading a Flux-applied object's source does on a management cluster: live GETs of the Flux Kustomization
+ * (`kustomize.toolkit.fluxcd.io/v1`), its GitRepository (`source.toolkit.fluxcd.io/v1`) and the objects a day-2 plan
+ * changes; undefined when one does not exist (or its kind is not served: Flux not installed).
+ */
+export interface GitOpsSourceClient {
+  get(t: Day2Target): Promise<ObservedObject | undefined>;
+  kustomization(
+    namespace: string,
+    name: string,
+  ): Promise<ObservedObject | undefined>;
+  gitRepository(
+    namespace: string,
+    name: string,
+  ): Promise<ObservedObject | undefined>;
+}
+
+/** The GitOps-source view: reads only. */
+export function gitOpsSourceClient(
+  c: ManagementClusterClient,
+): GitOpsSourceClient {
+  const read = async (t: ObjectRef) => {
+    try {
+      return await c.get(t);
+    } catch (e) {
+      // A kind the API server does not serve (no Flux CRDs): no such object.
+      if (answered(e, 404)) return undefined;
+      throw e;
+    }
+  };
+  return {
+    get: t => read(t),
+    kustomization: (namespace, name) =>
+      read({
+        apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+        kind: 'Kustomization',
+        namespace,
+        name,
+      }),
+    gitRepository: (namespace, name) =>
+      read({
+        apiVersion: 'source.toolkit.fluxcd.io/v1',
+        kind: 'GitRepository',
+        namespace,
+        name,
+      }),
+  };
+}
+
 /** What creating a cluster does on a management cluster: live reads (the names it will take) and server-side apply. */
 export interface ClusterCreateClient {
   get(ref: ObjectRef): Promise<KubeObject | undefined>;

@@ -7,11 +7,11 @@
 import { mockServices } from '@backstage/backend-test-utils';
 import { ScmIntegrations } from '@backstage/integration';
 import { createMockActionContext } from '@backstage/plugin-scaffolder-node-test-utils';
+import { openGiteaPullRequest } from '@capz-backstage/plugin-capz-node';
 import { startGitea, type GiteaServer } from '@internal/git-server';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { openGiteaPullRequest } from './giteaPullRequest';
 import { createProposeClusterAction } from './proposeCluster';
 import { examples } from './proposeCluster.examples';
 import { createRenderClusterManifestsAction } from './renderClusterManifests';

@@ -4,17 +4,12 @@
  * dry runs, and credentials from the integrations config.
  */
 import { mockServices } from '@backstage/backend-test-utils';
-import { ScmIntegrations } from '@backstage/integration';
 import { createMockActionContext } from '@backstage/plugin-scaffolder-node-test-utils';
 import { startGitServer, type GitServer } from '@internal/git-server';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import {
-  compareUrl,
-  createProposeClusterAction,
-  credentialsFor,
-} from './proposeCluster';
+import { compareUrl, createProposeClusterAction } from './proposeCluster';
 import { examples } from './proposeCluster.examples';
 import { createRenderClusterManifestsAction } from './renderClusterManifests';
 
@@ -301,36 +296,7 @@ describe('capz:cluster:propose', () => {
   });
 });
 
-describe('credentialsFor and compareUrl', () => {
-  const integrations = ScmIntegrations.fromConfig(
-    mockServices.rootConfig({
-      data: {
-        integrations: {
-          github: [{ host: 'github.com', token: 'ghp_x' }],
-          gitlab: [
-            {
-              host: 'gitlab.example.com',
-              apiBaseUrl: 'https://gitlab.example.com/api/v4',
-              token: 'glpat',
-            },
-          ],
-        },
-      },
-    }),
-  );
-
-  it('uses the token of a hosted provider the way its Git HTTP endpoint expects', () => {
-    expect(
-      credentialsFor(integrations.byUrl('https://github.com/o/r.git')),
-    ).toEqual({ username: 'x-access-token', password: 'ghp_x' });
-    expect(
-      credentialsFor(integrations.byUrl('https://gitlab.example.com/g/r.git')),
-    ).toEqual({ username: 'oauth2', password: 'glpat' });
-    expect(
-      credentialsFor(integrations.byUrl('http://127.0.0.1:9/r.git')),
-    ).toBeUndefined();
-  });
-
+describe('compareUrl', () => {
   it("links to the provider's page for a pull request, and to nothing on a plain server", () => {
     expect(
       compareUrl('github', 'https://github.com/o/r.git', 'main', 'capz/x'),

@@ -4,7 +4,6 @@ import type {
 } from '@backstage/backend-plugin-api';
 import {
   ScmIntegrations,
-  type ScmIntegration,
   type ScmIntegrationRegistry,
 } from '@backstage/integration';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
@@ -14,19 +13,20 @@ import {
   validateAksAsoClusterParams,
   type ClusterProposal,
 } from '@capz-backstage/plugin-capz-common';
-/*
- * isomorphic-git rather than shelling out to `git`: a pure-JS smart-HTTP client (clone, commit, push) with no binary
- * to install in the backend's image, credentials passed in memory (onAuth) instead of a credential helper or a URL
- * on a command line, and structured errors (PushRejectedError, NotFoundError...). It is well kept (weekly releases,
- * used by Backstage's own scaffolder-node Git helpers), and is already in the lockfile through scaffolder-node.
- */
-import git, { type AuthCallback } from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
+import {
+  cloneBranch,
+  credentialsFor,
+  describeGitError,
+  giteaRepo,
+  listRemoteBranches,
+  openGiteaPullRequest,
+  repositoryWebUrl,
+  urlWithoutCredentials,
+  type GitClone,
+} from '@capz-backstage/plugin-capz-node';
 import * as fs from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { clusterPageUrl } from './clusterPage';
-import { giteaRepo, openGiteaPullRequest } from './giteaPullRequest';
 import { clusterInputSchema } from './createCluster';
 import { examples } from './proposeCluster.examples';
 
@@ -38,56 +38,6 @@ export interface ProposeClusterActionOptions {
   integrations?: ScmIntegrationRegistry;
 }
 
-type Credentials = { username: string; password: string };
-
-/**
- * HTTP credentials for the repository from the `integrations` config of its host, if any: the token (or user and
- * password) the scaffolder's own publish actions use. A plain Git server with no integration gets none.
- */
-export function credentialsFor(
-  integration: ScmIntegration | undefined,
-): Credentials | undefined {
-  if (!integration) return undefined;
-  // Every integration class carries its host's config; the ScmIntegration interface does not declare it.
-  const c =
-    (integration as unknown as { config?: Record<string, any> }).config ?? {};
-  switch (integration.type) {
-    case 'github':
-      return c.token
-        ? { username: 'x-access-token', password: c.token }
-        : undefined;
-    case 'gitlab':
-      return c.token ? { username: 'oauth2', password: c.token } : undefined;
-    case 'azure': {
-      const pat = (c.credentials as any[] | undefined)?.find(
-        x => x.personalAccessToken,
-      )?.personalAccessToken;
-      return pat ? { username: 'pat', password: pat } : undefined;
-    }
-    case 'bitbucketCloud':
-      return c.username && (c.appPassword || c.token)
-        ? { username: c.username, password: c.appPassword ?? c.token }
-        : undefined;
-    default:
-      // gitea, bitbucketServer, gerrit...: user and password, or a token.
-      if (c.username && c.password)
-        return { username: c.username, password: c.password };
-      if (c.token) return { username: c.username ?? 'git', password: c.token };
-      return undefined;
-  }
-}
-
-/** The repository's web page from its clone URL (no credentials, no `.git`). */
-function webUrl(repoUrl: string): string {
-  const u = new URL(repoUrl);
-  u.username = '';
-  u.password = '';
-  return u
-    .toString()
-    .replace(/\/+$/, '')
-    .replace(/\.git$/, '');
-}
-
 /** Where a person opens the pull request for the branch, for the hosted providers that have such a page. */
 export function compareUrl(
   type: string | undefined,
@@ -95,7 +45,7 @@ export function compareUrl(
   base: string,
   branch: string,
 ): string | undefined {
-  const web = webUrl(repoUrl);
+  const web = repositoryWebUrl(repoUrl);
   const b = encodeURIComponent(branch);
   const t = encodeURIComponent(base);
   switch (type) {
@@ -111,18 +61,6 @@ export function compareUrl(
       return `${web}/pullrequestcreate?sourceRef=${b}&targetRef=${t}`;
     default:
       return undefined;
-  }
-}
-
-/** A URL without credentials, for logs and messages. */
-function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return '(invalid URL)';
   }
 }
 
@@ -151,13 +89,6 @@ function authorOf(
         }
       : fallback,
   };
-}
-
-function describeError(e: unknown): string {
-  const err = e as { code?: string; message?: string; data?: any };
-  if (err?.code === 'HttpError' && err.data?.statusCode)
-    return `HTTP ${err.data.statusCode} ${err.data.statusMessage ?? ''}`.trim();
-  return err?.message ?? String(e);
 }
 
 /**
@@ -298,7 +229,9 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
       const repoUrl = gitea?.repo.cloneUrl ?? repoInputUrl;
       if (!/^https?:\/\//.test(repoUrl))
         fail(
-          `repoUrl ${safeUrl(repoUrl)} is not an http(s) URL (smart HTTP only)`,
+          `repoUrl ${urlWithoutCredentials(
+            repoUrl,
+          )} is not an http(s) URL (smart HTTP only)`,
         );
       // The files and words capz:cluster:render writes for the forges' pull-request actions (one function in
       // capz-common; the tests of both compare the bytes).
@@ -322,32 +255,24 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
       const { dir, branch } = proposal;
       const integration = integrations.byUrl(repoUrl);
       const credentials = credentialsFor(integration);
-      const onAuth: AuthCallback | undefined = credentials
-        ? () => credentials
-        : undefined;
-      const where = safeUrl(repoUrl);
+      const where = urlWithoutCredentials(repoUrl);
       const log: LoggerService = ctx.logger;
 
       // The branch first (one cheap request): a second proposal for the same cluster is refused before any clone.
       let refs;
       try {
-        refs = await git.listServerRefs({
-          http,
-          url: repoUrl,
-          onAuth,
-          prefix: 'refs/heads/',
-        });
+        refs = await listRemoteBranches(repoUrl, credentials);
       } catch (e) {
-        return fail(`cannot read ${where}: ${describeError(e)}`);
+        return fail(`cannot read ${where}: ${describeGitError(e)}`);
       }
-      const branchRef = refs.find(r => r.ref === `refs/heads/${branch}`);
+      const branchRef = refs.find(r => r.branch === branch);
       if (branchRef) {
         // A re-run after a push whose pull request failed (Gitea down, a token without the right): the branch holds
         // exactly this proposal, so the step goes on with the pull request instead of refusing.
         if (gitea && !dryRun && (await branchHoldsProposal())) {
           const pr = await openPullRequest();
           report({
-            commit: branchRef.oid,
+            commit: branchRef.commit,
             url: pr.url,
             pullRequest: pr,
             reviewHint: reviewOf(pr),
@@ -359,7 +284,7 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
           `branch ${branch} exists already in ${where} (a proposal for this cluster is open or was merged without deleting its branch)`,
         );
       }
-      if (!refs.some(r => r.ref === `refs/heads/${baseBranch}`))
+      if (!refs.some(r => r.branch === baseBranch))
         fail(`${where} has no branch ${baseBranch}`);
 
       /** The step's outputs, the same for a proposal pushed now and for a re-run that found it pushed. */
@@ -390,21 +315,17 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
 
       /** Whether `branch` already holds this proposal's files, byte for byte (a shallow clone of it). */
       async function branchHoldsProposal(): Promise<boolean> {
-        const work = fs.mkdtempSync(join(tmpdir(), 'capz-propose-check-'));
+        let work: GitClone | undefined;
         try {
-          await git.clone({
-            fs,
-            http,
-            dir: work,
+          work = await cloneBranch({
             url: repoUrl,
-            ref: branch,
-            singleBranch: true,
-            depth: 1,
-            noTags: true,
-            onAuth,
+            branch,
+            credentials,
+            prefix: 'capz-propose-check-',
           });
+          const workDir = work.dir;
           return proposal.files.every(f => {
-            const file = join(work, f.path);
+            const file = join(workDir, f.path);
             return (
               fs.existsSync(file) &&
               fs.readFileSync(file).equals(Buffer.from(f.content))
@@ -412,10 +333,10 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
           });
         } catch (e) {
           return fail(
-            `cannot read branch ${branch} of ${where}: ${describeError(e)}`,
+            `cannot read branch ${branch} of ${where}: ${describeGitError(e)}`,
           );
         } finally {
-          fs.rmSync(work, { recursive: true, force: true });
+          await work?.remove();
         }
       }
 
@@ -448,45 +369,31 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
       }
 
       // A clone of our own, removed when done (a dry run's workspace is the scaffolder's; this is not the template's).
-      const clone = fs.mkdtempSync(join(tmpdir(), 'capz-propose-'));
+      const t0 = Date.now();
+      log.info(`Cloning ${where} at ${baseBranch}`);
+      const clone = await cloneBranch({
+        url: repoUrl,
+        branch: baseBranch,
+        credentials,
+        prefix: 'capz-propose-',
+      });
       try {
         return await proposeIn(clone);
       } finally {
-        fs.rmSync(clone, { recursive: true, force: true });
+        await clone.remove();
       }
 
-      async function proposeIn(work: string): Promise<void> {
-        const t0 = Date.now();
-        log.info(`Cloning ${where} at ${baseBranch}`);
-        await git.clone({
-          fs,
-          http,
-          dir: work,
-          url: repoUrl,
-          ref: baseBranch,
-          singleBranch: true,
-          depth: 1,
-          noTags: true,
-          onAuth,
-        });
-        if (fs.existsSync(join(work, dir)))
+      async function proposeIn(work: GitClone): Promise<void> {
+        if (fs.existsSync(join(work.dir, dir)))
           fail(
             `${dir}/ exists already on ${baseBranch} in ${where}; choose another path or name`,
           );
 
         const files = proposal.files.map(f => f.path);
-        for (const f of proposal.files) {
-          fs.mkdirSync(join(work, dirname(f.path)), { recursive: true });
-          fs.writeFileSync(join(work, f.path), f.content);
-        }
-        await git.branch({ fs, dir: work, ref: branch, checkout: true });
-        for (const filepath of files)
-          await git.add({ fs, dir: work, filepath });
-
         const { author, committer } = authorOf(ctx.user, o.config);
-        const commit = await git.commit({
-          fs,
-          dir: work,
+        const commit = await work.commitFiles({
+          branch,
+          files: proposal.files,
           message: proposal.commitMessage,
           author,
           committer,
@@ -513,17 +420,7 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
           );
         } else {
           try {
-            const result = await git.push({
-              fs,
-              http,
-              dir: work,
-              url: repoUrl,
-              ref: branch,
-              remoteRef: `refs/heads/${branch}`,
-              onAuth,
-            });
-            if (!result.ok || result.error)
-              fail(`the push of ${branch} to ${where} failed: ${result.error}`);
+            await work.pushBranch(branch);
           } catch (e) {
             const err = e as { code?: string };
             if (err.code === 'PushRejectedError')
@@ -532,7 +429,9 @@ export function createProposeClusterAction(o: ProposeClusterActionOptions) {
               );
             if ((e as Error).message?.startsWith('Cannot propose')) throw e;
             fail(
-              `the push of ${branch} to ${where} failed: ${describeError(e)}`,
+              `the push of ${branch} to ${where} failed: ${describeGitError(
+                e,
+              )}`,
             );
           }
           log.info(

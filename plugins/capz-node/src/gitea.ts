@@ -3,7 +3,7 @@ import {
   type GiteaIntegrationConfig,
 } from '@backstage/integration';
 
-/** A pull request on Gitea as the action reports it. */
+/** A pull request on Gitea as the action reports it. @public */
 export interface GiteaPullRequest {
   number: number;
   url: string;
@@ -14,6 +14,7 @@ export interface GiteaPullRequest {
 /**
  * The owner and name of a Gitea repository from its clone URL (`<baseUrl>/<owner>/<repo>.git`) or the RepoUrlPicker's
  * `host?owner=o&repo=r`; undefined when it is neither.
+ * @public
  */
 export function giteaRepo(
   config: GiteaIntegrationConfig,
@@ -68,6 +69,7 @@ async function giteaError(res: Response, what: string): Promise<Error> {
  * Opens the pull request from `head` into `base` through Gitea's REST API (`POST /repos/{owner}/{repo}/pulls`), or
  * finds the open one for the same head and base: Gitea answers 409 to a second (docs/forge-facts.md#gitea-pull-conflict), so a
  * retried step reports the pull request it opened before.
+ * @public
  */
 export async function openGiteaPullRequest(
   config: GiteaIntegrationConfig,

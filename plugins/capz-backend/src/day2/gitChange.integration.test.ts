@@ -1,0 +1,338 @@
+/**
+ * gitChangeFor on real parts: the template's layout (capz-common `clusterProposal`) in a repository of a real Gitea
+ * (@internal/git-server's startGitea), a Flux Kustomization and its GitRepository (Flux's CRDs, no controller running)
+ * and the MachinePool it applied on the run's kube-apiserver, read through the backend's management-cluster client
+ * and the Git edge with the `integrations` config. A scale plan becomes a diff of exactly the MachinePool's replicas
+ * line, read at the revision the Kustomization last applied (not the branch's newer tip, which has another count).
+ */
+import { mockServices } from '@backstage/backend-test-utils';
+import {
+  clusterProposal,
+  type AksAsoClusterParams,
+  type Day2Plan,
+} from '@capz-backstage/plugin-capz-common';
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import { installFluxCrds } from '@internal/mgmt-cluster/flux';
+import { startGitea, type GiteaServer } from '@internal/git-server';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { gitOpsSourceClient } from '../cluster/clientViews';
+import { ManagementClusterClient } from '../cluster/ManagementClusterClient';
+import { gitOpsRepository } from '../git/GitOpsRepository';
+import {
+  kube,
+  loadClientForTests,
+  testClusterInfo,
+  type ClusterInfo,
+} from '../testing/realCluster';
+import { gitChangeFor } from './gitChange';
+
+const ns = `t-gitchange-${randomBytes(3).toString('hex')}`;
+const params: AksAsoClusterParams = {
+  name: 'git-a',
+  namespace: ns,
+  location: 'westeurope',
+  kubernetesVersion: 'v1.33.2',
+  credentialSecretName: 'aso-credential',
+  owner: 'group:default/team-a',
+  pools: [
+    { name: 'pool0', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 2 },
+    { name: 'pool1', mode: 'User', vmSize: 'Standard_D4s_v3', replicas: 1 },
+  ],
+};
+const proposal = clusterProposal({ params, managementCluster: 'test' });
+const clusterFile = proposal.files.find(f => f.path.endsWith('cluster.yaml'))!;
+
+let info: ClusterInfo;
+let client: ManagementClusterClient;
+let gitea: GiteaServer;
+/** The commit Flux "applied" (the template's files), and the branch's newer tip. */
+let applied: string;
+let tip: string;
+
+/** Runs git on a clone of the Gitea repository with the admin's credentials in the URL (a test seed only). */
+function seed(): { applied: string; tip: string } {
+  const work = mkdtempSync(join(tmpdir(), 'capz-gitchange-seed-'));
+  const url = new URL(gitea.repoUrl('gitops'));
+  url.username = gitea.username;
+  url.password = gitea.password;
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', work, ...args], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'seed',
+        GIT_AUTHOR_EMAIL: 'seed@localhost',
+        GIT_COMMITTER_NAME: 'seed',
+        GIT_COMMITTER_EMAIL: 'seed@localhost',
+      },
+    }).trim();
+  try {
+    execFileSync('git', ['clone', '--quiet', url.toString(), work]);
+    for (const f of proposal.files) {
+      mkdirSync(dirname(join(work, f.path)), { recursive: true });
+      writeFileSync(join(work, f.path), f.content);
+    }
+    git('add', '-A');
+    git('commit', '--quiet', '-m', proposal.commitMessage);
+    const first = git('rev-parse', 'HEAD');
+    // A later commit Flux has not applied yet: pool0 at 5 in Git. The change is made from what Flux applied.
+    const file = join(work, clusterFile.path);
+    if (clusterFile.content.split('  replicas: 2\n').length !== 2)
+      throw new Error('the template wrote pool0 otherwise: fix the test');
+    writeFileSync(
+      file,
+      clusterFile.content.replace('  replicas: 2\n', '  replicas: 5\n'),
+    );
+    git('commit', '--quiet', '-am', 'A later commit Flux has not applied');
+    git('push', '--quiet', 'origin', 'main');
+    return { applied: first, tip: git('rev-parse', 'HEAD') };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function ok(
+  p: Promise<{ status: number; body: any }>,
+  what: string,
+): Promise<any> {
+  const r = await p;
+  if (r.status >= 300)
+    throw new Error(`${what}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+beforeAll(async () => {
+  info = testClusterInfo();
+  const k8s = await loadClientForTests();
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [
+      {
+        name: 'test',
+        server: info.url,
+        caData: Buffer.from(info.caPem).toString('base64'),
+      },
+    ],
+    users: [{ name: 'test-admin', token: info.adminToken }],
+    contexts: [{ name: 'test', cluster: 'test', user: 'test-admin' }],
+    currentContext: 'test',
+  });
+  client = new ManagementClusterClient(k8s, kc);
+  gitea = await startGitea({ repos: ['gitops'] });
+  ({ applied, tip } = seed());
+  await installFluxCrds(info);
+  await ok(
+    kube(info, 'POST', '/api/v1/namespaces', { metadata: { name: ns } }),
+    `namespace ${ns}`,
+  );
+
+  // The MachinePool as kustomize-controller applied it: the document of cluster.yaml with its labels (docs/flux-facts.md#flux-labels).
+  const pool = parseAllDocuments(clusterFile.content)
+    .map(d => d.toJS())
+    .find(o => o.kind === 'MachinePool' && o.metadata.name === 'git-a-pool0');
+  pool.metadata.labels = {
+    ...pool.metadata.labels,
+    'kustomize.toolkit.fluxcd.io/name': 'clusters',
+    'kustomize.toolkit.fluxcd.io/namespace': ns,
+  };
+  await ok(
+    kube(
+      info,
+      'POST',
+      `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machinepools`,
+      pool,
+    ),
+    'MachinePool',
+  );
+
+  await ok(
+    kube(
+      info,
+      'POST',
+      `/apis/source.toolkit.fluxcd.io/v1/namespaces/${ns}/gitrepositories`,
+      {
+        apiVersion: 'source.toolkit.fluxcd.io/v1',
+        kind: 'GitRepository',
+        metadata: { name: 'gitops', namespace: ns },
+        spec: {
+          url: gitea.repoUrl('gitops'),
+          interval: '1m',
+          ref: { branch: 'main' },
+        },
+      },
+    ),
+    'GitRepository',
+  );
+  await ok(
+    kube(
+      info,
+      'POST',
+      `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${ns}/kustomizations`,
+      {
+        apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+        kind: 'Kustomization',
+        metadata: { name: 'clusters', namespace: ns },
+        spec: {
+          interval: '10m',
+          path: './clusters',
+          prune: true,
+          sourceRef: { kind: 'GitRepository', name: 'gitops' },
+        },
+      },
+    ),
+    'Kustomization',
+  );
+  // What kustomize-controller writes once it applied the first commit (FL12): the status subresource.
+  await ok(
+    kube(
+      info,
+      'PATCH',
+      `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${ns}/kustomizations/clusters/status`,
+      { status: { lastAppliedRevision: `main@sha1:${applied}` } },
+      'application/merge-patch+json',
+    ),
+    'Kustomization status',
+  );
+}, 1_800_000); // a hang detector: a cold build of Gitea or Flux takes minutes
+afterAll(async () => {
+  await gitea?.close();
+  if (info)
+    await kube(info, 'DELETE', `/api/v1/namespaces/${ns}`).catch(
+      () => undefined,
+    );
+});
+
+const repository = () =>
+  gitOpsRepository({
+    config: mockServices.rootConfig({
+      data: {
+        integrations: {
+          gitea: [
+            {
+              host: gitea.host,
+              baseUrl: gitea.url,
+              username: gitea.username,
+              password: gitea.password,
+            },
+          ],
+        },
+      },
+    }),
+  });
+
+const scalePlan = (name: string, before: number, after: number): Day2Plan => ({
+  action: { action: 'scale', pool: 'pool0', replicas: after },
+  changes: [
+    {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'MachinePool',
+      namespace: ns,
+      name,
+      operation: 'update',
+      fields: [{ path: 'spec.replicas', before, after }],
+    },
+  ],
+  warnings: [],
+  applied: false,
+  appliedBy: [
+    {
+      kind: 'MachinePool',
+      namespace: ns,
+      name,
+      appliedBy: `Flux's Kustomization ${ns}/clusters`,
+      blocks: true,
+    },
+  ],
+});
+
+describe('gitChangeFor', () => {
+  it("writes a scale plan into the MachinePool's document at the revision the Kustomization applied: one replicas line", async () => {
+    expect(tip).not.toBe(applied);
+    const change = await gitChangeFor(
+      scalePlan('git-a-pool0', 2, 3),
+      gitOpsSourceClient(client),
+      repository(),
+    );
+    if (!change?.ok) throw new Error(JSON.stringify(change));
+    expect(change.source).toEqual({
+      kustomization: { namespace: ns, name: 'clusters' },
+      gitRepository: { namespace: ns, name: 'gitops' },
+      url: gitea.repoUrl('gitops'),
+      branch: 'main',
+      path: './clusters',
+      revision: `main@sha1:${applied}`,
+      commit: applied,
+    });
+    expect(change.byHand).toEqual([]);
+    expect(change.notes).toEqual([]);
+    expect(change.files.map(f => f.path)).toEqual([clusterFile.path]);
+    const [file] = change.files;
+    expect(file.before).toBe(clusterFile.content);
+    const changed = file.diff
+      .split('\n')
+      .filter(l => /^[-+](?![-+]{2} )/.test(l));
+    expect(changed).toEqual(['-  replicas: 2', '+  replicas: 3']);
+    // Only that line: every other line of the file is as Git has it.
+    const before = file.before.split('\n');
+    const after = file.after.split('\n');
+    expect(after).toHaveLength(before.length);
+    expect(after.filter((l, i) => l !== before[i])).toEqual(['  replicas: 3']);
+  });
+
+  it('is no Git change for a plan nothing applies from Git, and says why for a Kustomization that is gone', async () => {
+    const plan = scalePlan('git-a-pool0', 2, 3);
+    expect(
+      await gitChangeFor(
+        { ...plan, appliedBy: [] },
+        gitOpsSourceClient(client),
+        repository(),
+      ),
+    ).toBeUndefined();
+
+    // A MachinePool that names a Kustomization the cluster does not have.
+    const moved = await ok(
+      kube(
+        info,
+        'PATCH',
+        `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machinepools/git-a-pool0`,
+        {
+          metadata: { labels: { 'kustomize.toolkit.fluxcd.io/name': 'gone' } },
+        },
+        'application/merge-patch+json',
+      ),
+      'relabel',
+    );
+    try {
+      expect(
+        await gitChangeFor(plan, gitOpsSourceClient(client), repository()),
+      ).toEqual({
+        ok: false,
+        reason: `Kustomization ${ns}/gone is not on the management cluster`,
+        source: { kustomization: { namespace: ns, name: 'gone' } },
+      });
+    } finally {
+      expect(moved.metadata.labels['kustomize.toolkit.fluxcd.io/name']).toBe(
+        'gone',
+      );
+      await ok(
+        kube(
+          info,
+          'PATCH',
+          `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machinepools/git-a-pool0`,
+          {
+            metadata: {
+              labels: { 'kustomize.toolkit.fluxcd.io/name': 'clusters' },
+            },
+          },
+          'application/merge-patch+json',
+        ),
+        'relabel back',
+      );
+    }
+  });
+});

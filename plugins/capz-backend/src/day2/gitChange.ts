@@ -1,0 +1,221 @@
+/**
+ * A day-2 plan as a change of the Git repository a Flux Kustomization applies the cluster from: the Kustomization
+ * (docs/flux-facts.md#flux-source-ref), its GitRepository, the repository's files under `spec.path` at the revision
+ * the Kustomization last applied (docs/flux-facts.md#flux-status), and the plan's field changes written into them
+ * (`planManifestEdit`, docs/flux-facts.md#git-edit).
+ */
+import {
+  appliedBy,
+  describeAppliedBy,
+  planManifestEdit,
+  type Day2Plan,
+  type FluxKustomizationBuildSpec,
+  type ManifestEditResult,
+  type ObjectChange,
+} from '@capz-backstage/plugin-capz-common';
+import type { GitOpsSourceClient } from '../cluster/clientViews';
+import type { GitOpsRepository } from '../git/GitOpsRepository';
+
+/** Where the change's files come from. */
+export interface GitChangeSource {
+  kustomization: { namespace: string; name: string };
+  gitRepository: { namespace: string; name: string };
+  /** The GitRepository's `spec.url`. */
+  url: string;
+  /** The branch the GitRepository follows. */
+  branch: string;
+  /** The Kustomization's `spec.path`, as written (the repository root when absent). */
+  path: string;
+  /** The Kustomization's `status.lastAppliedRevision` (`<branch>@sha1:<commit>`). */
+  revision: string;
+  /** The commit of `revision`, whose files were read. */
+  commit: string;
+}
+
+/** The plan as a Git change, or why it cannot be made in Git. */
+export type GitChange =
+  | ({ ok: true; source: GitChangeSource } & ManifestEditResult)
+  | { ok: false; reason: string; source?: Partial<GitChangeSource> };
+
+const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+
+/**
+ * The commit of a Flux revision: `<ref>@sha1:<hex>` (docs/flux-facts.md#flux-status), `sha1:<hex>`, or the
+ * `<branch>/<hex>` of older Flux APIs.
+ */
+export function commitOfRevision(revision: string): string | undefined {
+  const m =
+    /(?:^|@)sha1:([0-9a-f]{40})$/.exec(revision) ??
+    /(?:^|\/)([0-9a-f]{40})$/.exec(revision);
+  return m?.[1];
+}
+
+/**
+ * The plan's changes to the objects one Flux Kustomization applies, written into its repository at the revision it
+ * last applied. Undefined when no object the plan changes is applied by a Flux Kustomization (the plan is not a Git
+ * change). Objects of the plan another Kustomization applies, or nothing applies, are named in `notes`.
+ */
+export async function gitChangeFor(
+  plan: Day2Plan,
+  client: GitOpsSourceClient,
+  repository: GitOpsRepository,
+): Promise<GitChange | undefined> {
+  // Who applies each object the plan changes, from the live object's labels as the plan's guard reads them.
+  const fluxApplied = new Set(
+    (plan.appliedBy ?? [])
+      .filter(a => a.blocks)
+      .map(a => `${a.kind}/${a.namespace}/${a.name}`),
+  );
+  let kustomization: { namespace: string; name: string } | undefined;
+  const mine: ObjectChange[] = [];
+  const notes: string[] = [];
+  const creates: ObjectChange[] = [];
+  for (const c of plan.changes) {
+    if (c.operation === 'create') {
+      creates.push(c);
+      continue;
+    }
+    if (!fluxApplied.has(`${c.kind}/${c.namespace}/${c.name}`)) {
+      notes.push(
+        `${c.kind} ${c.namespace}/${c.name} is not applied from Git: its change is not part of this one`,
+      );
+      continue;
+    }
+    const a = appliedBy(await client.get(c));
+    const source = a?.tool === 'flux-kustomization' ? a.source : undefined;
+    if (!source?.namespace) {
+      notes.push(
+        `${c.kind} ${c.namespace}/${c.name} is applied by ${
+          a ? describeAppliedBy(a) : 'no Flux Kustomization now'
+        }: its change is not part of this one`,
+      );
+      continue;
+    }
+    if (!kustomization)
+      kustomization = { namespace: source.namespace, name: source.name };
+    if (
+      kustomization.namespace !== source.namespace ||
+      kustomization.name !== source.name
+    ) {
+      notes.push(
+        `${c.kind} ${c.namespace}/${c.name} is applied by another Kustomization, ${source.namespace}/${source.name}: its change is not part of this one`,
+      );
+      continue;
+    }
+    mine.push(c);
+  }
+  if (!kustomization) return undefined;
+  const where = `Kustomization ${kustomization.namespace}/${kustomization.name}`;
+
+  const k = await client.kustomization(
+    kustomization.namespace,
+    kustomization.name,
+  );
+  if (!k)
+    return {
+      ok: false,
+      reason: `${where} is not on the management cluster`,
+      source: { kustomization },
+    };
+  const spec = ((k as { spec?: Record<string, unknown> }).spec ??
+    {}) as FluxKustomizationBuildSpec & {
+    sourceRef?: { kind?: string; name?: string; namespace?: string };
+  };
+  const sourceRef = spec.sourceRef ?? {};
+  if (sourceRef.kind !== 'GitRepository' || !sourceRef.name)
+    return {
+      ok: false,
+      reason: `${where} applies from a ${
+        sourceRef.kind ?? 'source of no kind'
+      }, not a GitRepository`,
+      source: { kustomization },
+    };
+  // The source is in the Kustomization's namespace unless the reference names another.
+  const gitRepository = {
+    namespace: sourceRef.namespace || kustomization.namespace,
+    name: sourceRef.name,
+  };
+  const path = spec.path ?? '';
+  const revision = str(
+    (k as { status?: { lastAppliedRevision?: unknown } }).status
+      ?.lastAppliedRevision,
+  );
+  if (!revision)
+    return {
+      ok: false,
+      reason: `${where} has applied no revision yet (status.lastAppliedRevision)`,
+      source: { kustomization, gitRepository, path },
+    };
+  const commit = commitOfRevision(revision);
+  if (!commit)
+    return {
+      ok: false,
+      reason: `${where}'s last applied revision ${revision} names no Git commit`,
+      source: { kustomization, gitRepository, path, revision },
+    };
+
+  const repo = await client.gitRepository(
+    gitRepository.namespace,
+    gitRepository.name,
+  );
+  const place = `GitRepository ${gitRepository.namespace}/${gitRepository.name}`;
+  if (!repo)
+    return {
+      ok: false,
+      reason: `${place}, the source of ${where}, is not on the management cluster`,
+      source: { kustomization, gitRepository, path, revision },
+    };
+  const repoSpec = (repo as { spec?: Record<string, any> }).spec ?? {};
+  const url = str(repoSpec.url);
+  const ref = (repoSpec.ref ?? {}) as Record<string, unknown>;
+  // A tag, a semver range, a named ref or a pinned commit is not a branch a change can be proposed against.
+  const pinned = ['commit', 'name', 'semver', 'tag'].find(f => str(ref[f]));
+  if (!url || pinned)
+    return {
+      ok: false,
+      reason: url
+        ? `${place} follows spec.ref.${pinned}, not a branch: a change cannot be proposed against it`
+        : `${place} has no spec.url`,
+      source: { kustomization, gitRepository, path, revision },
+    };
+  // Without a ref, Flux follows master.
+  const branch = str(ref.branch) ?? 'master';
+  const source: GitChangeSource = {
+    kustomization,
+    gitRepository,
+    url,
+    branch,
+    path,
+    revision,
+    commit,
+  };
+
+  let files;
+  try {
+    files = await repository.readFiles({
+      url,
+      branch,
+      path,
+      revision: commit,
+    });
+  } catch (e) {
+    return {
+      ok: false,
+      reason: `cannot read ${path || '/'} of ${url} at ${revision}: ${
+        (e as Error).message
+      }`,
+      source,
+    };
+  }
+  const edit = planManifestEdit({
+    files,
+    spec: { ...spec, path },
+    changes: [...mine, ...creates],
+  });
+  return {
+    ok: true,
+    source,
+    ...edit,
+    notes: [...notes, ...edit.notes],
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The Git edge: the repository a Flux GitRepository points at, read and changed over smart HTTP with the credentials
+ * of its host's `integrations` entry (the ones the scaffolder's publish actions use), through
+ * `@capz-backstage/plugin-capz-node`. A change is proposed, never merged: a branch, and on a Gitea host its pull
+ * request.
+ */
+import type { RootConfigService } from '@backstage/backend-plugin-api';
+import {
+  ScmIntegrations,
+  type ScmIntegrationRegistry,
+} from '@backstage/integration';
+import {
+  cloneBranch,
+  credentialsFor,
+  giteaRepo,
+  openGiteaPullRequest,
+  urlWithoutCredentials,
+  type GitFile,
+  type GitIdentity,
+} from '@capz-backstage/plugin-capz-node';
+
+/** A repository's files by repository-relative path. */
+export type RepositoryFiles = Record<string, string>;
+
+/** A change proposed as a branch, with its pull request where the host has one the backend can open. */
+export interface ProposedChange {
+  branch: string;
+  commit: string;
+  /** The pull request (Gitea); absent on a plain Git server or another host. */
+  pullRequest?: { number: number; url: string };
+}
+
+/** What the backend does with a GitOps repository. */
+export interface GitOpsRepository {
+  /**
+   * The files under `path` (repository-relative, `./` allowed) at `revision`, a commit of `branch` (default: the
+   * branch's tip).
+   */
+  readFiles(o: {
+    url: string;
+    branch: string;
+    path: string;
+    revision?: string;
+  }): Promise<RepositoryFiles>;
+  /** Commits `files` on the new branch `branch` from `base`, pushes it, and opens its pull request where it can. */
+  proposeChange(o: {
+    url: string;
+    base: string;
+    branch: string;
+    files: readonly GitFile[];
+    title: string;
+    body: string;
+    author: GitIdentity;
+  }): Promise<ProposedChange>;
+}
+
+/** The GitOps repositories reached with the `integrations` config. */
+export function gitOpsRepository(o: {
+  config: RootConfigService;
+  /** Injected in tests; from `config` otherwise. */
+  integrations?: ScmIntegrationRegistry;
+}): GitOpsRepository {
+  const integrations = o.integrations ?? ScmIntegrations.fromConfig(o.config);
+  const credentials = (url: string) => credentialsFor(integrations.byUrl(url));
+  const where = urlWithoutCredentials;
+
+  return {
+    async readFiles({ url, branch, path, revision }) {
+      const clone = await cloneBranch({
+        url,
+        branch,
+        credentials: credentials(url),
+        prefix: 'capz-gitops-read-',
+      }).catch(e => {
+        throw new Error(
+          `cannot clone branch ${branch} of ${where(url)}: ${
+            (e as Error).message
+          }`,
+        );
+      });
+      try {
+        return await clone.readFiles({ path, revision });
+      } finally {
+        await clone.remove();
+      }
+    },
+
+    async proposeChange({ url, base, branch, files, title, body, author }) {
+      const clone = await cloneBranch({
+        url,
+        branch: base,
+        credentials: credentials(url),
+        prefix: 'capz-gitops-propose-',
+      });
+      try {
+        const commit = await clone.commitFiles({
+          branch,
+          files,
+          message: `${title}\n\n${body}`,
+          author,
+        });
+        await clone.pushBranch(branch);
+        const host = new URL(url).host;
+        const gitea = integrations.gitea.byHost(host)?.config;
+        const repo = gitea && giteaRepo(gitea, url);
+        if (!gitea || !repo) return { branch, commit };
+        const pr = await openGiteaPullRequest(gitea, repo, {
+          head: branch,
+          base,
+          title,
+          body,
+        });
+        return {
+          branch,
+          commit,
+          pullRequest: { number: pr.number, url: pr.url },
+        };
+      } finally {
+        await clone.remove();
+      }
+    },
+  };
+}
