@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves docs/install.md on a fresh Backstage app:
-#   1. packs the five plugin packages (backstage-cli package build, yarn pack) and checks what the tarballs hold
+#   1. packs the six plugin packages (backstage-cli package build, yarn pack) and checks what the tarballs hold
 #   2. creates an app with the official @backstage/create-app (pinned) and the registry pins of package.json (`resolutions`)
 #   3. serves the tarballs from a local npm registry for the @capz-backstage scope (what publishing would do)
 #   4. starts a local management cluster with the demo scenarios simulated on it
@@ -45,7 +45,7 @@ export YARN_TS_ENABLE_AUTO_TYPES=false
 work="$CAPZ_ROOT/.local/install-check"
 pkgs="$work/pkgs" base="$work/base" app="$work/app" logs="$work/logs"
 mkdir -p "$work" "$logs"
-plugins=(capz-common capz capz-backend catalog-backend-module-capz scaffolder-backend-module-capz)
+plugins=(capz-common capz-node capz capz-backend catalog-backend-module-capz scaffolder-backend-module-capz)
 t0=$(date +%s)
 pids=()
 cluster="install-check-$$"
@@ -78,7 +78,7 @@ pack() {
   key=$(git ls-files -co --exclude-standard -- "${plugins[@]/#/plugins/}" | grep -v '/node_modules/' | sort |
     xargs sha256sum | sha256sum | cut -c1-16)
   if [ -f "$pkgs/.key" ] && { [ "$(cat "$pkgs/.key")" = "$key" ] || [ -n "$reuse" ]; } &&
-    [ "$(ls "$pkgs"/*.tgz 2>/dev/null | wc -l)" = 5 ]; then
+    [ "$(ls "$pkgs"/*.tgz 2>/dev/null | wc -l)" = "${#plugins[@]}" ]; then
     capz_log "tarballs up to date ($pkgs)"
     return 0
   fi
@@ -104,6 +104,7 @@ check_tarballs() { # what each tarball must hold, and nothing of the tests
   for t in "$pkgs"/*.contents; do must "$(basename "$t" .contents | sed 's/-[0-9][^-]*$//')" package.json dist/index.d.ts; done
   must @capz-backstage-plugin-capz dist/index.esm.js
   must @capz-backstage-plugin-capz-common dist/index.cjs.js dist/index.esm.js
+  must @capz-backstage-plugin-capz-node dist/index.cjs.js
   must @capz-backstage-plugin-capz-backend dist/index.cjs.js config.schema.json rbac/read.yaml rbac/jobs.yaml rbac/create.yaml
   for want in plugins/capz-backend/migrations/*.js; do must @capz-backstage-plugin-capz-backend "migrations/$(basename "$want")"; done
   must @capz-backstage-plugin-catalog-backend-module-capz dist/index.cjs.js config.schema.json
@@ -114,7 +115,7 @@ check_tarballs() { # what each tarball must hold, and nothing of the tests
   [ "$missing" = 0 ]
   capz_log "tarballs: $(cd "$pkgs" && for t in *.tgz; do printf '%s %s KiB, ' "${t%.tgz}" $(($(stat -c %s "$t") / 1024)); done)"
 }
-stage "pack the five packages" pack
+stage "pack the six packages" pack
 
 # 2. A fresh app from the official template, with the registry pins this machine needs ──────────────────────────
 # The template's backend asks for @backstage/plugin-signals-backend ^0.3.19, which resolves 0.3.21 since 17 Nov 2026

@@ -42,13 +42,14 @@ function VersionCell({
   const asked = pool.version;
   const running = pool.currentVersion;
   const moving = asked && running && !sameKubernetesVersion(asked, running);
+  const shown = asked ?? running;
   const behind =
     controlPlane &&
-    (running ?? asked) &&
+    shown &&
     !sameKubernetesVersion(running ?? asked, controlPlane);
   return (
     <>
-      <span>{asked ? v(asked) : running ? v(running) : '—'}</span>
+      <span>{shown ? v(shown) : '—'}</span>
       {moving && (
         <Text as="div" variant="body-small" color="secondary">
           {`AKS runs ${v(running!)}`}
