@@ -310,18 +310,21 @@ export function startCapzBackendUnwatched(
   );
 }
 
-export function startStockBackend(
+/** A bench backend script of packages/bench/src, started with plain node and its config (as a deployment would). */
+function startScriptBackend(
+  name: string,
+  script: string,
   benchDir: string,
   configFile: string,
   port: number,
   token: string,
   logFile: string,
-  extraEnv: NodeJS.ProcessEnv = {},
+  extraEnv: NodeJS.ProcessEnv,
 ): RunningBackend {
   return launch(
-    'stock-kubernetes',
+    name,
     process.execPath,
-    [join(benchDir, 'src', 'stockBackend.ts'), '--config', configFile],
+    [join(benchDir, 'src', script), '--config', configFile],
     {
       cwd: benchDir,
       env: { ...process.env, LOG_LEVEL: 'warn', ...extraEnv },
@@ -332,31 +335,48 @@ export function startStockBackend(
   );
 }
 
-/**
- * The minimal CAPZ backend, started as the stock backend is (plain node, same arguments) on the built JavaScript of our
- * packages (see buildCapzPackages).
- */
-export function startCapzMinimalBackend(
+/** The stock Backstage backend with the Kubernetes plugin (the comparison). */
+export const startStockBackend = (
   benchDir: string,
   configFile: string,
   port: number,
   token: string,
   logFile: string,
   extraEnv: NodeJS.ProcessEnv = {},
-): RunningBackend {
-  return launch(
-    'capz-minimal',
-    process.execPath,
-    [join(benchDir, 'src', 'capzMinimalBackend.cts'), '--config', configFile],
-    {
-      cwd: benchDir,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...extraEnv },
-      logFile,
-      port,
-      token,
-    },
+): RunningBackend =>
+  startScriptBackend(
+    'stock-kubernetes',
+    'stockBackend.ts',
+    benchDir,
+    configFile,
+    port,
+    token,
+    logFile,
+    extraEnv,
   );
-}
+
+/**
+ * The minimal CAPZ backend, started as the stock backend is (plain node, same arguments) on the built JavaScript of our
+ * packages (see buildCapzPackages).
+ */
+export const startCapzMinimalBackend = (
+  benchDir: string,
+  configFile: string,
+  port: number,
+  token: string,
+  logFile: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): RunningBackend =>
+  startScriptBackend(
+    'capz-minimal',
+    'capzMinimalBackend.cts',
+    benchDir,
+    configFile,
+    port,
+    token,
+    logFile,
+    extraEnv,
+  );
 
 /** The plugins src/capzMinimalBackend.cts loads from the workspace; what they import from it is built with them. */
 const MINIMAL_PLUGINS = [

@@ -2,24 +2,13 @@
  * RSS of the stock minimal backend with no cluster: the reference for the minimal CAPZ backend's RSS with no
  * management cluster (what each plugin and its loading cost without data).
  */
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { listenPort } from '@internal/mgmt-cluster';
-import {
-  benchDir,
-  fetchJson,
-  resolvePid,
-  startStockBackend,
-  stockCatalogReady,
-  stopBackend,
-  writeStockConfig,
-  writeStockEntity,
-} from '../backends.ts';
+import { fetchJson, resolvePid, stopBackend } from '../backends.ts';
 import { mib } from '../format.ts';
-import { heapSnapshot, inspectOption } from '../probes.ts';
+import { heapSnapshot } from '../probes.ts';
 import type { SeededCluster } from '../seed.ts';
 import { rssKib } from '../util.ts';
 import type { MeasureContext } from './context.ts';
+import { startStockForMeasure } from './stockBackend.ts';
 
 /** Its RSS in KiB (a row of its own, no goal's figure). */
 export async function stockEmptyRss(
@@ -28,28 +17,15 @@ export async function stockEmptyRss(
   /** The minimal CAPZ backend's, with no management cluster: the row says how far above this one it is. */
   minimalEmptyRssKib: number,
 ): Promise<number> {
-  const port = await listenPort();
-  const token = randomBytes(24).toString('hex');
-  const configFile = join(localDir, 'app-config.stock-empty.yaml');
-  writeStockConfig(
-    configFile,
+  const { backend: b, inspectPort } = await startStockForMeasure({
     info,
-    port,
-    token,
-    writeStockEntity(target, localDir),
-    false,
-  );
-  const inspectPort = await listenPort();
-  const b = startStockBackend(
-    benchDir,
-    configFile,
-    port,
-    token,
-    join(localDir, 'stock-backend-empty.log'),
-    snapshot ? { NODE_OPTIONS: inspectOption(inspectPort) } : {},
-  );
+    target,
+    localDir,
+    name: 'stock-empty',
+    withCluster: false,
+    snapshot,
+  });
   try {
-    await stockCatalogReady(b, target);
     await fetchJson(b, '/api/kubernetes/clusters');
     const pid = resolvePid(b);
     const kib = pid ? rssKib(pid) : NaN;

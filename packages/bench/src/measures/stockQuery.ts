@@ -2,32 +2,20 @@
  * The stock @backstage/plugin-kubernetes-backend custom-resource query for the compared cluster, on a minimal backend
  * of its own, with our tree of the same cluster timed around it; and that backend's RSS.
  */
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { K } from '@internal/capz-sim';
-import { listenPort } from '@internal/mgmt-cluster';
 import {
-  benchDir,
   fetchJson,
   resolvePid,
-  startStockBackend,
-  stockCatalogReady,
   stopBackend,
-  writeStockConfig,
-  writeStockEntity,
   type RunningBackend,
 } from '../backends.ts';
 import { median, mib, ms } from '../format.ts';
 import type { Figures } from '../goals.ts';
-import {
-  auditCount,
-  heapSnapshot,
-  inspectOption,
-  timeRequests,
-} from '../probes.ts';
+import { auditCount, heapSnapshot, timeRequests } from '../probes.ts';
 import { KUBERNETES_ID, type SeededCluster } from '../seed.ts';
-import { auditSize, log, rssKib } from '../util.ts';
+import { auditSize, rssKib } from '../util.ts';
 import type { MeasureContext } from './context.ts';
+import { startStockForMeasure } from './stockBackend.ts';
 
 /** With our backend, also the tree the goals compare (timed around the stock queries). */
 type StockFigures = Pick<Figures, 'stockQueryMs' | 'stockRssKib'> &
@@ -40,28 +28,15 @@ export async function stockQuery(
   capz?: RunningBackend,
 ): Promise<StockFigures> {
   const figures: StockFigures = { stockQueryMs: NaN, stockRssKib: NaN };
-  const port = await listenPort();
-  const token = randomBytes(24).toString('hex');
-  const entityFile = writeStockEntity(target, localDir);
-  const configFile = join(localDir, 'app-config.stock.yaml');
-  writeStockConfig(configFile, info, port, token, entityFile);
-  log(
-    `starting the stock Kubernetes backend on port ${port}; log: ${join(
-      localDir,
-      'stock-backend.log',
-    )}`,
-  );
-  const inspectPort = await listenPort();
-  const b = startStockBackend(
-    benchDir,
-    configFile,
-    port,
-    token,
-    join(localDir, 'stock-backend.log'),
-    snapshot ? { NODE_OPTIONS: inspectOption(inspectPort) } : {},
-  );
+  const { backend: b, inspectPort } = await startStockForMeasure({
+    info,
+    target,
+    localDir,
+    name: 'stock',
+    withCluster: true,
+    snapshot,
+  });
   try {
-    await stockCatalogReady(b, target);
     const customResources = [
       K.Cluster,
       K.MachinePool,
