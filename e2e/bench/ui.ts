@@ -250,7 +250,10 @@ function instrument() {
         q(
           '[role="group"][aria-label="Condition timeline"] [role="listbox"]',
         ) === 60 &&
-        q('[role="group"][aria-label="Condition timeline"] rect') === 1000,
+        // The transitions' marks; not the hidden ones that widen a short dip or end a deleted lane.
+        q(
+          '[role="group"][aria-label="Condition timeline"] rect:not([aria-hidden])',
+        ) === 1000,
       tooltip: () => q('[role="tooltip"]') > 0,
     } as Record<string, () => boolean>,
     until(predicate: () => boolean): Promise<number> {
