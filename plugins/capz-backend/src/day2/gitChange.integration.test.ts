@@ -24,6 +24,7 @@ import { gitOpsSourceClient } from '../cluster/clientViews';
 import { ManagementClusterClient } from '../cluster/ManagementClusterClient';
 import { gitOpsRepository } from '../git/GitOpsRepository';
 import {
+  adminKubeConfig,
   kube,
   loadClientForTests,
   testClusterInfo,
@@ -109,19 +110,7 @@ async function ok(
 beforeAll(async () => {
   info = testClusterInfo();
   const k8s = await loadClientForTests();
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'test',
-        server: info.url,
-        caData: Buffer.from(info.caPem).toString('base64'),
-      },
-    ],
-    users: [{ name: 'test-admin', token: info.adminToken }],
-    contexts: [{ name: 'test', cluster: 'test', user: 'test-admin' }],
-    currentContext: 'test',
-  });
+  const kc = adminKubeConfig(k8s, info);
   client = new ManagementClusterClient(k8s, kc);
   gitea = await startGitea({ repos: ['gitops'] });
   ({ applied, tip } = seed());
