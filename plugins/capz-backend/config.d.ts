@@ -106,6 +106,20 @@ export interface Config {
       /** Per management cluster (by `capz.managementClusters[].name`): overrides of the keys above. */
       managementClusters?: { [name: string]: AzureDiscoverySettings };
     };
+    /**
+     * Day-2 actions on objects a Flux Kustomization applies: instead of a live write (Flux would put it back), the
+     * confirm pushes a branch to the Kustomization's Git repository and opens its pull request. The repository is
+     * reached with the `integrations` entry of its host (the scaffolder's publish credentials).
+     */
+    gitops?: {
+      /** Whether such actions are proposed to Git (default true); false refuses them with 409 as before. */
+      pullRequests?: boolean;
+      /** The commits' author (default "Backstage CAPZ" <capz@backstage.local>); the user who confirmed is in the message. */
+      author?: {
+        name?: string;
+        email?: string;
+      };
+    };
     /** Adoption, migration and apiVersion-upgrade jobs. */
     jobs?: {
       /**

@@ -24,10 +24,13 @@ import { createJobs } from './jobs';
 import { AksDiscovery } from './azure/AksDiscovery';
 import { createDay2Router } from './routers/day2Router';
 import { Day2Service } from './day2/Day2Service';
+import { day2GitOps } from './day2/gitChange';
+import { gitOpsRepository } from './git/GitOpsRepository';
 import { managementClusterClients } from './cluster/ManagementClusterClient';
 import {
   clusterCreateClient,
   day2Client,
+  gitOpsSourceClient,
   jobClient,
   secretReader,
 } from './cluster/clientViews';
@@ -217,6 +220,22 @@ export const capzPlugin = createBackendPlugin({
           client: async name => day2Client(await clients(name)),
           allowLocalAccountKubeconfig:
             config.getOptionalBoolean(ALLOW_LOCAL_ACCOUNT_KUBECONFIG) ?? false,
+          // Objects Flux applies are changed in its Git repository: a branch and pull request (src/git).
+          gitOps:
+            config.getOptionalBoolean('capz.gitops.pullRequests') === false
+              ? undefined
+              : day2GitOps({
+                  client: async name => gitOpsSourceClient(await clients(name)),
+                  repository: gitOpsRepository({ config }),
+                  author: {
+                    name:
+                      config.getOptionalString('capz.gitops.author.name') ??
+                      'Backstage CAPZ',
+                    email:
+                      config.getOptionalString('capz.gitops.author.email') ??
+                      'capz@backstage.local',
+                  },
+                }),
         });
         httpRouter.use(
           await createDay2Router({

@@ -169,8 +169,10 @@ export class GitClone {
   }
 
   /**
-   * Writes `files` into the work tree, and commits them on the new local branch `branch` (from the clone's head).
-   * Returns the commit id. Nothing is pushed.
+   * Writes `files` into the work tree, and commits them on the new local branch `branch`, from the clone's head or
+   * from `from` (an older commit of the branch, fetched as `readFiles` does: a change made from what was deployed, so
+   * that later commits meet it in the pull request's merge, never overwritten). Returns the commit id. Nothing is
+   * pushed.
    */
   async commitFiles(opts: {
     branch: string;
@@ -178,13 +180,25 @@ export class GitClone {
     message: string;
     author: GitIdentity;
     committer?: GitIdentity;
+    from?: string;
   }): Promise<string> {
+    if (opts.from && opts.from !== this.head) {
+      await this.haveCommit(opts.from);
+      await git.branch({
+        fs,
+        dir: this.dir,
+        ref: opts.branch,
+        object: opts.from,
+      });
+      // The work tree and index of `from`: the commit holds its files, not the head's.
+      await git.checkout({ fs, dir: this.dir, ref: opts.branch, force: true });
+    } else
+      await git.branch({ fs, dir: this.dir, ref: opts.branch, checkout: true });
     for (const f of opts.files) {
       const file = join(this.dir, repositoryPath(f.path));
       fs.mkdirSync(dirname(file), { recursive: true });
       fs.writeFileSync(file, f.content);
     }
-    await git.branch({ fs, dir: this.dir, ref: opts.branch, checkout: true });
     for (const f of opts.files)
       await git.add({ fs, dir: this.dir, filepath: repositoryPath(f.path) });
     return git.commit({

@@ -20,10 +20,11 @@ import { KubeRequestError } from '../cluster/ManagementClusterClient';
 import type { NoAnswer } from '../cluster/unreachable';
 import { Day2Service } from './Day2Service';
 import type { Day2Client } from '../cluster/clientViews';
+import type { Day2GitOps, GitChange, ProposableGitChange } from './gitChange';
 
 const place = { managementCluster: 'east', namespace: 'team-a', name: 'alpha' };
 
-function setup() {
+function setup(opts: { gitOps?: Day2GitOps } = {}) {
   const rendered = generateAksAsoClusterManifests({
     name: 'alpha',
     namespace: 'team-a',
@@ -131,6 +132,7 @@ function setup() {
         ) as never,
     },
     client: async () => client,
+    gitOps: opts.gitOps,
   });
   const replicas = () => store.get('MachinePool/alpha-api')!.spec?.replicas;
   /** Someone else (kubectl, another tab) sets the pool's count. */
@@ -299,6 +301,191 @@ describe('Day2Service: objects a GitOps controller applies', () => {
     await expect(removed).rejects.toThrow(ConflictError);
     await expect(removed).rejects.toThrow(`Nothing was deleted: ${blocker}`);
     expect(s.deleted).toEqual([]);
+  });
+});
+
+describe('Day2Service: objects Flux applies, proposed to Git', () => {
+  const FLUX = {
+    'kustomize.toolkit.fluxcd.io/name': 'clusters',
+    'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+  };
+  const action = { action: 'scale' as const, pool: 'api', replicas: 3 };
+  const commit = (c: string) => c.repeat(40);
+  /** What gitChangeFor answers for the scale: the pool's replicas line in clusters/alpha.yaml at `at`. */
+  const change = (at: string, extra: Partial<ProposableGitChange> = {}) =>
+    ({
+      ok: true,
+      source: {
+        kustomization: { namespace: 'flux-system', name: 'clusters' },
+        gitRepository: { namespace: 'flux-system', name: 'fleet' },
+        url: 'https://bot:s3cret@git.example.com/platform/fleet.git',
+        branch: 'main',
+        path: './clusters',
+        revision: `main@sha1:${at}`,
+        commit: at,
+      },
+      files: [
+        {
+          path: 'clusters/alpha.yaml',
+          before: 'replicas: 2\n',
+          after: 'replicas: 3\n',
+          diff: '--- a/clusters/alpha.yaml\n+++ b/clusters/alpha.yaml\n@@ -1 +1 @@\n-replicas: 2\n+replicas: 3\n',
+        },
+      ],
+      edited: [
+        {
+          kind: 'MachinePool',
+          namespace: 'team-a',
+          name: 'alpha-api',
+          file: 'clusters/alpha.yaml',
+        },
+      ],
+      byHand: [],
+      notes: [],
+      ...extra,
+    } as ProposableGitChange);
+
+  function gitSetup(answers: Array<GitChange | undefined>) {
+    const proposals: Array<{ branch: string; title: string; body: string }> =
+      [];
+    let n = 0;
+    const gitOps: Day2GitOps = {
+      changeFor: async () => answers[Math.min(n++, answers.length - 1)],
+      propose: async (_c, x) => {
+        proposals.push(x);
+        return {
+          branch: x.branch,
+          commit: commit('c'),
+          pullRequest: { number: 7, url: 'https://git.example.com/pulls/7' },
+        };
+      },
+    };
+    const s = setup({ gitOps });
+    s.setLabels('MachinePool/alpha-api', FLUX);
+    return { ...s, proposals };
+  }
+
+  it('previews the diff with no blocker and no credentials; the confirm pushes a branch and opens a pull request, writing nothing to the cluster', async () => {
+    const s = gitSetup([change(commit('a'))]);
+    const preview = await s.service.act(place, action, { apply: false });
+    expect(preview.blockers).toBeUndefined();
+    expect(preview.git).toEqual({
+      proposable: true,
+      source: {
+        kustomization: { namespace: 'flux-system', name: 'clusters' },
+        gitRepository: { namespace: 'flux-system', name: 'fleet' },
+        url: 'https://git.example.com/platform/fleet.git',
+        branch: 'main',
+        path: './clusters',
+        revision: `main@sha1:${commit('a')}`,
+      },
+      files: [{ path: 'clusters/alpha.yaml', diff: change('').files[0].diff }],
+      byHand: [],
+      notes: [],
+    });
+    expect(JSON.stringify(preview)).not.toContain('s3cret');
+
+    const confirmed = await s.service.act(
+      place,
+      { ...action, planDigest: preview.planDigest },
+      { apply: true, actor: 'user:default/jane' },
+    );
+    expect(s.written).toEqual([]);
+    expect(s.replicas()).toBe(2);
+    expect(confirmed.applied).toBe(false);
+    expect(confirmed.git?.proposed).toEqual({
+      branch: `capz/team-a-alpha-scale-${preview.planDigest!.slice(0, 12)}`,
+      commit: commit('c'),
+      pullRequest: { number: 7, url: 'https://git.example.com/pulls/7' },
+    });
+    expect(s.proposals).toHaveLength(1);
+    expect(s.proposals[0].title).toBe(
+      'Scale pool api to 3 (cluster team-a/alpha)',
+    );
+    expect(s.proposals[0].body).toContain(
+      'Proposed from Backstage by user:default/jane',
+    );
+    expect(s.proposals[0].body).toContain(
+      'update MachinePool team-a/alpha-api: spec.replicas 2 → 3',
+    );
+  });
+
+  it('a repository Flux moved on since the preview is a 409 and proposes nothing', async () => {
+    const s = gitSetup([change(commit('a')), change(commit('b'))]);
+    const preview = await s.service.act(place, action, { apply: false });
+    const confirm = s.service.act(
+      place,
+      { ...action, planDigest: preview.planDigest },
+      { apply: true },
+    );
+    await expect(confirm).rejects.toThrow(ConflictError);
+    await expect(confirm).rejects.toThrow(
+      `The Git change is not the previewed one: Kustomization flux-system/clusters has applied main@sha1:${commit(
+        'b',
+      )} since the preview; nothing was proposed. Preview again.`,
+    );
+    expect(s.proposals).toEqual([]);
+    expect(s.written).toEqual([]);
+  });
+
+  it('a change not written literally in Git keeps the blocker and says why; the confirm is a 409 and proposes nothing', async () => {
+    const byHand = {
+      kind: 'MachinePool',
+      namespace: 'team-a',
+      name: 'alpha-api',
+      reason: 'a patch selects it',
+      message:
+        'MachinePool team-a/alpha-api is not written literally in the repository: a patch selects it; make this change by hand: set spec.replicas to 3 (was 2)',
+    };
+    const s = gitSetup([
+      change(commit('a'), { files: [], edited: [], byHand: [byHand] }),
+    ]);
+    const preview = await s.service.act(place, action, { apply: false });
+    expect(preview.blockers).toHaveLength(1);
+    expect(preview.git).toMatchObject({
+      proposable: false,
+      byHand: [byHand.message],
+      reason:
+        'The change cannot be proposed to Git as a whole: 1 of its objects is not written literally in https://git.example.com/platform/fleet.git (see below).',
+    });
+    const confirm = s.service.act(
+      place,
+      { ...action, planDigest: preview.planDigest },
+      { apply: true },
+    );
+    await expect(confirm).rejects.toThrow(
+      "Nothing was written: Flux's Kustomization flux-system/clusters applies MachinePool team-a/alpha-api",
+    );
+    await expect(confirm).rejects.toThrow('not written literally');
+    expect(s.proposals).toEqual([]);
+    expect(s.written).toEqual([]);
+  });
+
+  it('a repository that cannot be read says so, and the confirm stays a 409', async () => {
+    const s = gitSetup([
+      {
+        ok: false,
+        reason:
+          'GitRepository flux-system/fleet follows spec.ref.tag, not a branch: a change cannot be proposed against it',
+      },
+    ]);
+    const preview = await s.service.act(place, action, { apply: false });
+    expect(preview.git).toEqual({
+      proposable: false,
+      reason:
+        'The change cannot be proposed to Git: GitRepository flux-system/fleet follows spec.ref.tag, not a branch: a change cannot be proposed against it.',
+      files: [],
+      byHand: [],
+      notes: [],
+    });
+    await expect(
+      s.service.act(
+        place,
+        { ...action, planDigest: preview.planDigest },
+        { apply: true },
+      ),
+    ).rejects.toThrow(ConflictError);
+    expect(s.proposals).toEqual([]);
   });
 });
 

@@ -15,6 +15,7 @@ import {
   day2ReadObjects,
   describeDay2Drift,
   connectInfo,
+  day2ActionTitle,
   formatDay2Problems,
   gitOpsRefusal,
   kinds,
@@ -27,6 +28,7 @@ import {
   type ConnectInfo,
   type Day2Action,
   type Day2Cluster,
+  type Day2GitChange,
   type Day2Plan,
   type Day2PlanBasis,
   type Day2PlanContext,
@@ -44,6 +46,8 @@ import { WATCHED_KINDS } from '../cluster/watchedKinds';
 import { AzureServiceError } from '../azure/errors';
 import { KubeRequestError } from '../cluster/ManagementClusterClient';
 import type { Day2Client } from '../cluster/clientViews';
+import { urlWithoutCredentials } from '@capz-backstage/plugin-capz-node';
+import type { Day2GitOps, GitChange, ProposableGitChange } from './gitChange';
 
 export interface Day2ServiceOptions {
   logger: LoggerService;
@@ -57,6 +61,11 @@ export interface Day2ServiceOptions {
    * whether the kubeconfig download is available (default false, as ClusterConnect's).
    */
   allowLocalAccountKubeconfig?: boolean;
+  /**
+   * Plans whose objects a Flux Kustomization applies become a change of its Git repository (day2/gitChange.ts):
+   * previewed as diffs, proposed as a branch and pull request at the confirm. Without it, such a confirm is a 409.
+   */
+  gitOps?: Day2GitOps;
 }
 
 /** ASO's default credential Secret in a namespace when an object names none (docs/capz-aso-facts.md#aso-credential-scope). */
@@ -77,6 +86,8 @@ interface Planned {
   basis: Day2PlanBasis;
   live: ObservedObject[];
   cluster: Day2Cluster;
+  /** The plan as a Git change, when Flux applies what it changes; `change` when the confirm proposes it. */
+  git?: { view: Day2GitChange; change?: ProposableGitChange };
 }
 
 /** How many previews' bases a replica keeps to explain a stale confirm (a digest it does not know still works). */
@@ -85,6 +96,82 @@ const PREVIEWS_KEPT = 500;
 /** sha256 (hex) of a plan's canonical basis: what a preview answers and a confirm must carry back. */
 const day2PlanDigest = (basis: Day2PlanBasis) =>
   createHash('sha256').update(canonicalDay2PlanBasis(basis)).digest('hex');
+
+/**
+ * The digest of a planned action: its basis, and for a change proposed to Git the commit it is made from and the
+ * files it writes, so that a confirm proposes exactly the previewed change (the repository moved: 409).
+ */
+const digestOf = (planned: Planned) => {
+  const base = day2PlanDigest(planned.basis);
+  const change = planned.git?.change;
+  if (!change) return base;
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        base,
+        change.source.commit,
+        change.files.map(f => [f.path, f.after]),
+      ]),
+    )
+    .digest('hex');
+};
+
+/**
+ * The Git change as the preview shows it; proposable when every object the plan changes is written in its files and
+ * nothing is left to do by hand.
+ */
+function gitView(
+  plan: Day2Plan,
+  change: GitChange,
+): { view: Day2GitChange; change?: ProposableGitChange } {
+  if (!change.ok)
+    return {
+      view: {
+        proposable: false,
+        reason: `The change cannot be proposed to Git: ${change.reason}.`,
+        files: [],
+        byHand: [],
+        notes: [],
+      },
+    };
+  const s = change.source;
+  const source = {
+    kustomization: s.kustomization,
+    gitRepository: s.gitRepository,
+    url: urlWithoutCredentials(s.url),
+    branch: s.branch,
+    path: s.path,
+    revision: s.revision,
+  };
+  const edited = new Set(
+    change.edited.map(e => `${e.kind}/${e.namespace}/${e.name}`),
+  );
+  const outside = plan.changes.filter(
+    c => !edited.has(`${c.kind}/${c.namespace}/${c.name}`),
+  );
+  const view: Day2GitChange = {
+    proposable: false,
+    source,
+    files: change.files.map(f => ({ path: f.path, diff: f.diff })),
+    byHand: change.byHand.map(b => b.message),
+    notes: change.notes,
+  };
+  if (change.byHand.length)
+    view.reason = `The change cannot be proposed to Git as a whole: ${
+      change.byHand.length
+    } of its objects ${
+      change.byHand.length === 1 ? 'is' : 'are'
+    } not written literally in ${source.url} (see below).`;
+  else if (outside.length || !change.files.length)
+    view.reason = `The change cannot be proposed to Git as a whole: ${
+      outside.map(c => `${c.kind} ${c.namespace}/${c.name}`).join(', ') ||
+      'no object'
+    } ${outside.length === 1 ? 'is' : 'are'} not in the files Kustomization ${
+      s.kustomization.namespace
+    }/${s.kustomization.name} applies.`;
+  else return { view: { ...view, proposable: true }, change };
+  return { view };
+}
 
 const kindInfo = (kind: string | undefined) =>
   Object.values(kinds).find(k => k.kind === kind);
@@ -385,12 +472,14 @@ export class Day2Service {
   }
 
   private answer(planned: Planned, applied: boolean): Day2Plan {
+    // A change the confirm proposes to Git is not refused: the GitOps blockers are what it answers.
+    const proposed = !!planned.git?.change;
     return {
       action: planned.basis.action,
       changes: planned.result.changes,
       warnings: planned.result.warnings,
       applied,
-      planDigest: day2PlanDigest(planned.basis),
+      planDigest: digestOf(planned),
       ...(planned.result.appliedBy
         ? {
             appliedBy: planned.result.appliedBy.map(x => ({
@@ -402,7 +491,10 @@ export class Day2Service {
             })),
           }
         : {}),
-      ...(planned.result.blockers ? { blockers: planned.result.blockers } : {}),
+      ...(planned.result.blockers && !proposed
+        ? { blockers: planned.result.blockers }
+        : {}),
+      ...(planned.git ? { git: planned.git.view } : {}),
     };
   }
 
@@ -449,7 +541,7 @@ export class Day2Service {
   async act(
     p: ClusterPlace,
     requested: Day2Action,
-    o: { apply: boolean },
+    o: { apply: boolean; actor?: string },
   ): Promise<Day2Plan> {
     this.requireManagementCluster(p.managementCluster);
     const { planDigest: sent, ...rest } = requested ?? ({} as Day2Action);
@@ -487,7 +579,7 @@ export class Day2Service {
   private async plan(
     p: ClusterPlace,
     action: Day2Action,
-    o: { apply: boolean },
+    o: { apply: boolean; actor?: string },
     sent: string,
     key: string,
   ): Promise<Day2Plan> {
@@ -507,11 +599,29 @@ export class Day2Service {
         return this.answer(first!, o.apply);
       }
       first ??= planned;
-      const planDigest = day2PlanDigest(planned.basis);
+      // Flux applies an object the plan changes (read live just now): the plan as a change of its repository.
+      if (planned.result.blockers?.length && this.o.gitOps) {
+        const change = await this.o.gitOps.changeFor(
+          p.managementCluster,
+          this.answer(planned, false),
+        );
+        if (change) planned.git = gitView(this.answer(planned, false), change);
+      }
+      const planDigest = digestOf(planned);
+      if (o.apply && planned.git?.change)
+        return this.propose(client, p, planned, {
+          planDigest,
+          sent,
+          key,
+          actor: o.actor,
+        });
       // A GitOps controller applies an object the plan changes (read live just now): it would put the change back.
       if (o.apply && planned.result.blockers?.length) {
         const e = new ConflictError(
-          `Nothing was written: ${planned.result.blockers.join(' ')}`,
+          `Nothing was written: ${[
+            ...planned.result.blockers,
+            ...(planned.git?.view.reason ? [planned.git.view.reason] : []),
+          ].join(' ')}`,
         );
         this.o.logger.info(
           `day-2 ${action.action} on cluster ${key}: ${e.message}`,
@@ -563,6 +673,92 @@ export class Day2Service {
       else this.remember(planDigest, planned.basis);
       return this.answer(planned, o.apply);
     }
+  }
+
+  /**
+   * The confirm of a plan whose objects Flux applies: the previewed Git change or nothing (409), checked by the API
+   * server (dry run) as a live write would be, then pushed as a branch named by its digest (a second confirm of the
+   * same change finds the branch and its pull request) from the revision Flux applied. Nothing is written to the
+   * cluster: Flux applies the change once the pull request is merged.
+   */
+  private async propose(
+    client: Day2Client,
+    p: ClusterPlace,
+    planned: Planned,
+    {
+      planDigest,
+      sent,
+      key,
+      actor,
+    }: {
+      planDigest: string;
+      sent: string;
+      key: string;
+      actor?: string;
+    },
+  ): Promise<Day2Plan> {
+    const action = planned.basis.action;
+    if (planDigest !== sent) {
+      const preview = this.previews.get(sent);
+      const src = planned.git!.change!.source;
+      // The cluster is as previewed: the repository is not (Flux applied a newer revision since).
+      const e =
+        preview && day2PlanDigest(preview) === day2PlanDigest(planned.basis)
+          ? new ConflictError(
+              `The Git change is not the previewed one: Kustomization ${src.kustomization.namespace}/${src.kustomization.name} has applied ${src.revision} since the preview; nothing was proposed. Preview again.`,
+            )
+          : this.stale(sent, planned, []);
+      this.o.logger.info(
+        `day-2 ${action.action} on cluster ${key}: ${e.message}`,
+      );
+      throw e;
+    }
+    await this.write(client, planned.result.writes, false);
+    const title = `${day2ActionTitle(action)} (cluster ${p.namespace}/${
+      p.name
+    })`;
+    const change = planned.git!.change!;
+    const body = [
+      `Proposed from Backstage${
+        actor ? ` by ${actor}` : ''
+      }: ${title}, on management cluster ${p.managementCluster}.`,
+      `Made from ${change.source.revision}, the revision Kustomization ${change.source.kustomization.namespace}/${change.source.kustomization.name} applied.`,
+      '',
+      ...planned.result.changes.map(
+        c =>
+          `- ${c.operation} ${c.kind} ${c.namespace}/${c.name}${
+            c.fields?.length
+              ? `: ${c.fields
+                  .map(
+                    f =>
+                      `${f.path} ${JSON.stringify(f.before)} → ${JSON.stringify(
+                        f.after,
+                      )}`,
+                  )
+                  .join(', ')}`
+              : ''
+          }`,
+      ),
+      ...(planned.result.warnings.length
+        ? ['', ...planned.result.warnings.map(w => `Note: ${w}`)]
+        : []),
+    ].join('\n');
+    const proposed = await this.o.gitOps!.propose(change, {
+      branch: `capz/${p.namespace}-${p.name}-${
+        action.action
+      }-${planDigest.slice(0, 12)}`,
+      title,
+      body,
+    });
+    this.o.logger.info(
+      `day-2 ${action.action} on cluster ${key}: proposed to Git as branch ${
+        proposed.branch
+      } (${proposed.commit})${
+        proposed.pullRequest ? `, pull request ${proposed.pullRequest.url}` : ''
+      }`,
+    );
+    const answer = this.answer(planned, false);
+    return { ...answer, git: { ...answer.git!, proposed } };
   }
 
   /** The versions the control plane may move to next (ARM, the region), and the pools' versions. From the cache. */

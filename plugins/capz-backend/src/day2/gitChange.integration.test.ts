@@ -30,7 +30,7 @@ import {
   testClusterInfo,
   type ClusterInfo,
 } from '../testing/realCluster';
-import { gitChangeFor } from './gitChange';
+import { day2GitOps, gitChangeFor } from './gitChange';
 
 const ns = `t-gitchange-${randomBytes(3).toString('hex')}`;
 const params: AksAsoClusterParams = {
@@ -323,5 +323,71 @@ describe('gitChangeFor', () => {
         'relabel back',
       );
     }
+  });
+
+  it('proposes the change as one commit on the revision Flux applied, with a pull request; proposing it again finds both', async () => {
+    const change = await gitChangeFor(
+      scalePlan('git-a-pool0', 2, 3),
+      gitOpsSourceClient(client),
+      repository(),
+    );
+    if (!change?.ok) throw new Error(JSON.stringify(change));
+    const gitOps = day2GitOps({
+      client: async () => gitOpsSourceClient(client),
+      repository: repository(),
+      author: { name: 'Backstage CAPZ', email: 'capz@backstage.local' },
+    });
+    const branch = `capz/${ns}-git-a-scale-0123456789ab`;
+    const request = {
+      branch,
+      title: `Scale pool pool0 to 3 (cluster ${ns}/git-a)`,
+      body: 'Proposed from Backstage by user:default/jane',
+    };
+    const first = await gitOps.propose(change, request);
+    expect(first.branch).toBe(branch);
+    expect(first.pullRequest?.number).toBeGreaterThan(0);
+    expect(await gitOps.propose(change, request)).toEqual(first);
+
+    const repo = `/repos/${gitea.username}/gitops`;
+    const pulls = (await gitea.api(
+      'GET',
+      `${repo}/pulls?state=open`,
+    )) as Array<{
+      number: number;
+      title: string;
+      head: { ref: string };
+      base: { ref: string };
+    }>;
+    expect(
+      pulls
+        .filter(x => x.head.ref === branch)
+        .map(x => [x.number, x.base.ref, x.title]),
+    ).toEqual([[first.pullRequest!.number, 'main', request.title]]);
+    // One commit whose parent is the commit Flux applied (not the branch's newer tip): the pull request's merge
+    // meets the later commit's line, it does not overwrite it.
+    const commit = await gitea.api(
+      'GET',
+      `${repo}/git/commits/${first.commit}`,
+    );
+    expect(commit.parents.map((x: { sha: string }) => x.sha)).toEqual([
+      applied,
+    ]);
+    const file = await gitea.api(
+      'GET',
+      `${repo}/contents/${clusterFile.path}?ref=${encodeURIComponent(branch)}`,
+    );
+    expect(Buffer.from(file.content, 'base64').toString('utf8')).toBe(
+      change.files[0].after,
+    );
+    // The cluster is as it was: the MachinePool still has 2.
+    const pool = await ok(
+      kube(
+        info,
+        'GET',
+        `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machinepools/git-a-pool0`,
+      ),
+      'MachinePool',
+    );
+    expect(pool.spec.replicas).toBe(2);
   });
 });

@@ -13,8 +13,9 @@ import {
   type ManifestEditResult,
   type ObjectChange,
 } from '@capz-backstage/plugin-capz-common';
+import type { GitIdentity } from '@capz-backstage/plugin-capz-node';
 import type { GitOpsSourceClient } from '../cluster/clientViews';
-import type { GitOpsRepository } from '../git/GitOpsRepository';
+import type { GitOpsRepository, ProposedChange } from '../git/GitOpsRepository';
 
 /** Where the change's files come from. */
 export interface GitChangeSource {
@@ -217,5 +218,46 @@ export async function gitChangeFor(
     source,
     ...edit,
     notes: [...notes, ...edit.notes],
+  };
+}
+
+/** A plan's Git change whose whole plan is in its files: what a confirm proposes. */
+export type ProposableGitChange = Extract<GitChange, { ok: true }>;
+
+/** Day-2 actions through Git: the plan as a change of the repository Flux applies from, and its proposal. */
+export interface Day2GitOps {
+  /** The plan's Git change (see {@link gitChangeFor}); undefined when no Flux Kustomization applies its objects. */
+  changeFor(
+    managementCluster: string,
+    plan: Day2Plan,
+  ): Promise<GitChange | undefined>;
+  /** Pushes the change as a branch from the revision Flux applied, and opens its pull request where it can. */
+  propose(
+    change: ProposableGitChange,
+    o: { branch: string; title: string; body: string },
+  ): Promise<ProposedChange>;
+}
+
+/** The day-2 Git path over the management clusters' clients and the Git edge. */
+export function day2GitOps(o: {
+  client: (managementCluster: string) => Promise<GitOpsSourceClient>;
+  repository: GitOpsRepository;
+  /** Who the commits are by (the user who confirmed is named in the message). */
+  author: GitIdentity;
+}): Day2GitOps {
+  return {
+    changeFor: async (mc, plan) =>
+      gitChangeFor(plan, await o.client(mc), o.repository),
+    propose: (change, p) =>
+      o.repository.proposeChange({
+        url: change.source.url,
+        base: change.source.branch,
+        from: change.source.commit,
+        branch: p.branch,
+        files: change.files.map(f => ({ path: f.path, content: f.after })),
+        title: p.title,
+        body: p.body,
+        author: o.author,
+      }),
   };
 }

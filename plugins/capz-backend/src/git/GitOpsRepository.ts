@@ -13,6 +13,7 @@ import {
   cloneBranch,
   credentialsFor,
   giteaRepo,
+  listRemoteBranches,
   openGiteaPullRequest,
   urlWithoutCredentials,
   type GitFile,
@@ -42,10 +43,15 @@ export interface GitOpsRepository {
     path: string;
     revision?: string;
   }): Promise<RepositoryFiles>;
-  /** Commits `files` on the new branch `branch` from `base`, pushes it, and opens its pull request where it can. */
+  /**
+   * Commits `files` on the new branch `branch` from `from` (a commit of `base`; default its tip), pushes it, and opens
+   * its pull request into `base` where it can. A branch of that name already on the remote is the change proposed
+   * before (branch names are made from the change itself): nothing is pushed again, its pull request is found.
+   */
   proposeChange(o: {
     url: string;
     base: string;
+    from?: string;
     branch: string;
     files: readonly GitFile[];
     title: string;
@@ -85,25 +91,43 @@ export function gitOpsRepository(o: {
       }
     },
 
-    async proposeChange({ url, base, branch, files, title, body, author }) {
-      const clone = await cloneBranch({
-        url,
-        branch: base,
-        credentials: credentials(url),
-        prefix: 'capz-gitops-propose-',
-      });
+    async proposeChange({
+      url,
+      base,
+      from,
+      branch,
+      files,
+      title,
+      body,
+      author,
+    }) {
+      const existing = (await listRemoteBranches(url, credentials(url))).find(
+        b => b.branch === branch,
+      );
+      const clone = existing
+        ? undefined
+        : await cloneBranch({
+            url,
+            branch: base,
+            credentials: credentials(url),
+            prefix: 'capz-gitops-propose-',
+          });
       try {
-        const commit = await clone.commitFiles({
-          branch,
-          files,
-          message: `${title}\n\n${body}`,
-          author,
-        });
-        await clone.pushBranch(branch);
+        let commit = existing?.commit;
+        if (clone) {
+          commit = await clone.commitFiles({
+            branch,
+            files,
+            message: `${title}\n\n${body}`,
+            author,
+            from,
+          });
+          await clone.pushBranch(branch);
+        }
         const host = new URL(url).host;
         const gitea = integrations.gitea.byHost(host)?.config;
         const repo = gitea && giteaRepo(gitea, url);
-        if (!gitea || !repo) return { branch, commit };
+        if (!gitea || !repo) return { branch, commit: commit! };
         const pr = await openGiteaPullRequest(gitea, repo, {
           head: branch,
           base,
@@ -112,11 +136,11 @@ export function gitOpsRepository(o: {
         });
         return {
           branch,
-          commit,
+          commit: commit!,
           pullRequest: { number: pr.number, url: pr.url },
         };
       } finally {
-        await clone.remove();
+        await clone?.remove();
       }
     },
   };

@@ -107,7 +107,7 @@ export async function createDay2Router(
             day2ActionPermissions,
           ).join(', ')}`,
         );
-      await authorize(req, permission, p);
+      const credentials = await authorize(req, permission, p);
       const audit = await o.auditor.createEvent({
         eventId: 'capz-cluster-day2',
         severityLevel: apply ? 'high' : 'low',
@@ -115,12 +115,25 @@ export async function createDay2Router(
         meta: { target: { ...p }, action, dryRun: !apply },
       });
       try {
-        const plan = await o.service.act(p, action, { apply });
+        const plan = await o.service.act(p, action, {
+          apply,
+          actor: (credentials.principal as { userEntityRef?: string })
+            .userEntityRef,
+        });
         await audit.success({
           meta: {
             changes: plan.changes.map(
               c => `${c.operation} ${c.kind} ${c.namespace}/${c.name}`,
             ),
+            ...(plan.git?.proposed
+              ? {
+                  proposed: {
+                    branch: plan.git.proposed.branch,
+                    commit: plan.git.proposed.commit,
+                    pullRequest: plan.git.proposed.pullRequest?.url,
+                  },
+                }
+              : {}),
           },
         });
         res.json(plan);

@@ -1509,15 +1509,126 @@ export const spec = {
           blockers: {
             type: 'array',
             description:
-              'Why the confirm will be refused with 409, in words (a GitOps controller applies an object the action changes). The preview still answers 200 with the plan.',
+              'Why the confirm will be refused with 409, in words (a GitOps controller applies an object the action changes, and the change cannot be proposed to Git: see `git`). The preview still answers 200 with the plan.',
             items: {
               type: 'string',
             },
+          },
+          git: {
+            $ref: '#/components/schemas/Day2GitChange',
           },
           planDigest: {
             type: 'string',
             description:
               "A digest of the planned changes and of what they were planned from (each object read: uid, spec, labels, annotations, deletion; not its resourceVersion, which the controllers' status writes move all the time); a confirm sends it back (Day2Action.planDigest).",
+          },
+        },
+      },
+      Day2GitChange: {
+        type: 'object',
+        description:
+          'The plan as a change of the Git repository a Flux Kustomization applies its objects from (docs/flux-facts.md#git-edit): the files as unified diffs, made from the revision Flux last applied. When `proposable`, the confirm pushes a branch and opens its pull request (`proposed`) and writes nothing to the cluster; otherwise `reason` says why and the confirm is refused (409).',
+        required: ['proposable', 'files', 'byHand', 'notes'],
+        properties: {
+          proposable: {
+            type: 'boolean',
+          },
+          reason: {
+            type: 'string',
+          },
+          source: {
+            type: 'object',
+            required: [
+              'kustomization',
+              'gitRepository',
+              'url',
+              'branch',
+              'path',
+              'revision',
+            ],
+            properties: {
+              kustomization: {
+                $ref: '#/components/schemas/NamespacedName',
+              },
+              gitRepository: {
+                $ref: '#/components/schemas/NamespacedName',
+              },
+              url: {
+                type: 'string',
+              },
+              branch: {
+                type: 'string',
+              },
+              path: {
+                type: 'string',
+              },
+              revision: {
+                type: 'string',
+              },
+            },
+          },
+          files: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['path', 'diff'],
+              properties: {
+                path: {
+                  type: 'string',
+                },
+                diff: {
+                  type: 'string',
+                },
+              },
+            },
+          },
+          byHand: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+          },
+          notes: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+          },
+          proposed: {
+            type: 'object',
+            required: ['branch', 'commit'],
+            properties: {
+              branch: {
+                type: 'string',
+              },
+              commit: {
+                type: 'string',
+              },
+              pullRequest: {
+                type: 'object',
+                required: ['number', 'url'],
+                properties: {
+                  number: {
+                    type: 'integer',
+                  },
+                  url: {
+                    type: 'string',
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      NamespacedName: {
+        type: 'object',
+        required: ['namespace', 'name'],
+        properties: {
+          namespace: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
           },
         },
       },

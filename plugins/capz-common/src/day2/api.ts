@@ -107,6 +107,41 @@ export interface Day2Plan {
    * resourceVersion of every object the plan was made from. A confirm sends the preview's back.
    */
   planDigest?: string;
+  /**
+   * The plan as a change of the Git repository Flux applies its objects from, when one applies them: the files and
+   * their diffs, or why it cannot be proposed. A confirm of a `proposable` change pushes a branch and opens its pull
+   * request (`proposed`); nothing is written to the cluster.
+   */
+  git?: Day2GitChange;
+}
+
+/** A day-2 plan proposed to Git instead of written live. @public */
+export interface Day2GitChange {
+  /** The whole plan is in `files`: the confirm proposes it. */
+  proposable: boolean;
+  /** Why it cannot be proposed, in words (then the `blockers` stand). */
+  reason?: string;
+  /** Where the change goes: the repository (no credentials), its branch and path, and the revision Flux applied. */
+  source?: {
+    kustomization: { namespace: string; name: string };
+    gitRepository: { namespace: string; name: string };
+    url: string;
+    branch: string;
+    path: string;
+    revision: string;
+  };
+  /** The files changed, each as `diff -u`. */
+  files: Array<{ path: string; diff: string }>;
+  /** Changes not written literally in the repository: make them by hand (each in words). */
+  byHand: string[];
+  /** What the reader should know about the change. */
+  notes: string[];
+  /** After a confirm: the branch pushed, its commit, and its pull request where the host has one. */
+  proposed?: {
+    branch: string;
+    commit: string;
+    pullRequest?: { number: number; url: string };
+  };
 }
 
 /** An object of the cluster, by kind and place. @public */

@@ -10,3 +10,4 @@ export * from './kubeconfig';
 export * from './digest';
 export * from './treePools';
 export * from './progress';
+export * from './title';

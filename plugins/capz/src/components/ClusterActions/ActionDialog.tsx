@@ -29,6 +29,15 @@ type Step =
   | { step: 'applying'; plan: Day2Plan; key: string }
   | { step: 'applied'; plan: Day2Plan };
 
+/** The title of a refused confirm (409). */
+function staleTitle(message: string): string {
+  if (/changed since the preview/.test(message))
+    return 'Nothing was applied: the cluster changed since the preview';
+  if (/not the previewed one/.test(message))
+    return 'Nothing was proposed: the repository changed since the preview';
+  return 'Nothing was applied';
+}
+
 /**
  * One day-2 action: its inputs, checked by capz-common's rules (`problems`); Preview asks the backend what it would
  * write (dryRun=All) and shows every change; Confirm sends the preview's planDigest, so that the backend writes exactly
@@ -99,16 +108,14 @@ export function ActionDialog({
         planDigest: current.plan.planDigest,
       });
       setState({ step: 'applied', plan });
-      // The page keeps showing its progress once the dialog is closed.
-      followAction(cluster, plan);
+      // The page keeps showing its progress once the dialog is closed (a change proposed to Git has none yet).
+      if (!plan.git?.proposed) followAction(cluster, plan);
     } catch (e) {
       if (e instanceof ResponseError && e.statusCode === 409) {
         // The previewed plan is not what the cluster would get now (or another action is being applied): it is
         // dropped, and Preview again shows what the action does now.
         setError({
-          title: /changed since the preview/.test(errorMessage(e))
-            ? 'Nothing was applied: the cluster changed since the preview'
-            : 'Nothing was applied',
+          title: staleTitle(errorMessage(e)),
           error: e,
           stale: true,
         });
@@ -121,7 +128,8 @@ export function ActionDialog({
   };
 
   const applied = current.step === 'applied';
-  const shown = applied ? progress?.(current.plan) : undefined;
+  const proposed = applied && !!current.plan.git?.proposed;
+  const shown = applied && !proposed ? progress?.(current.plan) : undefined;
   const previewed =
     current.step === 'preview' || current.step === 'applying'
       ? current.plan
@@ -166,7 +174,8 @@ export function ActionDialog({
             />
           )}
           {previewed && <PlanView plan={previewed} />}
-          {applied && (
+          {proposed && <PlanView plan={current.plan} />}
+          {applied && !proposed && (
             <>
               {shown?.done ? (
                 <Alert
@@ -212,7 +221,7 @@ export function ActionDialog({
             isPending={current.step === 'applying'}
             onPress={apply}
           >
-            {confirmLabel}
+            {previewed?.git?.proposable ? 'Open pull request' : confirmLabel}
           </Button>
         )}
       </DialogFooter>

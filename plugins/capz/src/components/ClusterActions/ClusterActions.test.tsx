@@ -296,6 +296,93 @@ describe('cluster actions', () => {
     expect(c.calls.actions).toEqual([]);
   });
 
+  it('previews a change Flux applies as a Git diff, and its confirm opens a pull request instead of writing', async () => {
+    const c = serve('gitpr');
+    const git = {
+      proposable: true,
+      source: {
+        kustomization: { namespace: 'flux-system', name: 'clusters' },
+        gitRepository: { namespace: 'flux-system', name: 'fleet' },
+        url: 'https://git.example.com/platform/fleet.git',
+        branch: 'main',
+        path: './clusters',
+        revision: `main@sha1:${'b'.repeat(40)}`,
+      },
+      files: [
+        {
+          path: 'clusters/gitpr.yaml',
+          diff: '--- a/clusters/gitpr.yaml\n+++ b/clusters/gitpr.yaml\n@@ -4 +4 @@\n-  replicas: 3\n+  replicas: 5\n',
+        },
+      ],
+      byHand: [],
+      notes: [],
+    };
+    const appliedBy = [
+      {
+        kind: 'MachinePool',
+        namespace: 'team-a',
+        name: 'gitpr-system',
+        appliedBy: "Flux's Kustomization flux-system/clusters",
+        blocks: true,
+      },
+    ];
+    server.use(
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json({ ...scaleTo5('gitpr', false), appliedBy, git }),
+      ),
+      http.post(`${c.api}/actions`, async ({ request }) => {
+        c.calls.actions.push(await request.json());
+        return HttpResponse.json({
+          ...scaleTo5('gitpr', false),
+          appliedBy,
+          git: {
+            ...git,
+            proposed: {
+              branch: 'capz/team-a-gitpr-scale-aaaaaaaaaaaa',
+              commit: 'c'.repeat(40),
+              pullRequest: {
+                number: 7,
+                url: 'https://git.example.com/platform/fleet/pulls/7',
+              },
+            },
+          },
+        });
+      }),
+    );
+    const dialog = await previewScale(c.path, '5');
+    const diff = await within(dialog).findByLabelText(
+      'Diff of clusters/gitpr.yaml',
+    );
+    expect(diff.textContent).toContain('-  replicas: 3+  replicas: 5');
+    expect(
+      within(dialog).getByText(
+        /The confirm pushes a branch to https:\/\/git\.example\.com\/platform\/fleet\.git, branch main, path \.\/clusters/,
+      ),
+    ).toBeInTheDocument();
+    expect(
+      within(dialog).queryByRole('button', { name: 'Confirm' }),
+    ).not.toBeInTheDocument();
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Open pull request' }),
+    );
+    expect(
+      await within(dialog).findByText('Pull request #7 opened'),
+    ).toBeInTheDocument();
+    expect(
+      within(dialog).getByRole('link', { name: 'Open the pull request' }),
+    ).toHaveAttribute('href', 'https://git.example.com/platform/fleet/pulls/7');
+    // Nothing was written live: no "Applied" state, no progress to follow.
+    expect(
+      within(dialog).queryByText(/Applied: the controllers are working on it/),
+    ).not.toBeInTheDocument();
+    expect(
+      within(dialog).queryByRole('region', { name: 'Progress' }),
+    ).not.toBeInTheDocument();
+    expect(c.calls.actions).toEqual([
+      { action: 'scale', pool: 'system', replicas: 5, planDigest: DIGEST },
+    ]);
+  });
+
   it('offers no Confirm for a preview that changes nothing', async () => {
     const c = serve('same');
     server.use(

@@ -1,4 +1,5 @@
 import { Alert, Flex, Text } from '@backstage/ui';
+import { GitChangeView } from './GitChangeView';
 import type {
   Day2Plan,
   ObjectChange,
@@ -51,12 +52,19 @@ function ObjectChangeView({ change }: { change: ObjectChange }) {
   );
 }
 
+/** The changes' heading: proposed to Git (Flux writes them once the pull request is merged), or written live. */
+function changesLabel(plan: Day2Plan): string {
+  if (plan.git?.proposed) return 'Changes proposed';
+  if (plan.git?.proposable) return 'Changes to propose';
+  return plan.applied ? 'Changes written' : 'Changes to write';
+}
+
 /**
  * What an action changes (preview) or changed (applied): every object and field, the warnings, and the blockers
  * that refuse its confirm (e.g. Flux or Argo CD applies an object it changes).
  */
 export function PlanView({ plan }: { plan: Day2Plan }) {
-  const label = plan.applied ? 'Changes written' : 'Changes to write';
+  const label = changesLabel(plan);
   return (
     <Flex direction="column" gap="2">
       {(plan.blockers ?? []).map(b => (
@@ -90,6 +98,7 @@ export function PlanView({ plan }: { plan: Day2Plan }) {
           </ul>
         </>
       )}
+      {plan.git && <GitChangeView git={plan.git} />}
     </Flex>
   );
 }

@@ -1,7 +1,7 @@
-import type {
-  ClusterPlace,
-  Day2Action,
-  Day2Plan,
+import {
+  day2ActionTitle,
+  type ClusterPlace,
+  type Day2Plan,
 } from '@capz-backstage/plugin-capz-common';
 import { useSyncExternalStore } from 'react';
 
@@ -68,32 +68,5 @@ export function useFollowedAction(
   return useSyncExternalStore(subscribe, () => followed[key]);
 }
 
-/** The action in the words of the menu, e.g. "Scale pool system to 5". */
-export function actionTitle(a: Day2Action): string {
-  switch (a.action) {
-    case 'scale':
-      return `Scale pool ${a.pool} to ${a.replicas}`;
-    case 'autoscale':
-      return a.enabled
-        ? `Autoscaling of pool ${a.pool} on (${a.minCount ?? '?'}-${
-            a.maxCount ?? '?'
-          })`
-        : `Autoscaling of pool ${a.pool} off`;
-    case 'upgrade':
-      return a.target === 'controlPlane'
-        ? `Upgrade the control plane to ${a.version}`
-        : `Upgrade pool${
-            a.target.pools.length > 1 ? 's' : ''
-          } ${a.target.pools.join(', ')} to ${a.version}`;
-    case 'addPool':
-      return `Add pool ${a.pool.name}`;
-    case 'removePool':
-      return `Remove pool ${a.pool}`;
-    case 'pause':
-      return 'Pause reconciliation';
-    case 'resume':
-      return 'Resume reconciliation';
-    default:
-      return 'Cluster action';
-  }
-}
+/** The action in the words of the menu, e.g. "Scale pool system to 5" (capz-common, as the pull requests name it). */
+export const actionTitle = day2ActionTitle;
