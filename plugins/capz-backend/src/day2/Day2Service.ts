@@ -478,6 +478,8 @@ export class Day2Service {
       action: planned.basis.action,
       changes: planned.result.changes,
       warnings: planned.result.warnings,
+      ...(planned.result.effects ? { effects: planned.result.effects } : {}),
+      ...(planned.result.cautions ? { cautions: planned.result.cautions } : {}),
       applied,
       planDigest: digestOf(planned),
       ...(planned.result.appliedBy

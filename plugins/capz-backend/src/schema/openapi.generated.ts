@@ -1477,6 +1477,22 @@ export const spec = {
               type: 'string',
             },
           },
+          effects: {
+            type: 'array',
+            description:
+              "What Azure does, in Azure's words (agent pools, VMs, versions), from the same plan as the changes (docs/azure-facts.md#aks-effects).",
+            items: {
+              type: 'string',
+            },
+          },
+          cautions: {
+            type: 'array',
+            description:
+              'What the live state says about carrying the action out now (AKS busy with another operation, so ASO holds the change back). Read from status: not part of the planDigest.',
+            items: {
+              type: 'string',
+            },
+          },
           applied: {
             type: 'boolean',
           },

@@ -85,6 +85,10 @@ export interface Day2Plan {
   changes: ObjectChange[];
   /** What the user should know before confirming (e.g. which Azure agent pool a removal deletes). */
   warnings: string[];
+  /** What Azure does, in Azure's words: "AKS agent pool system of AKS cluster x: 1 → 2 VMs (AKS adds 1 VM …)". */
+  effects?: string[];
+  /** What the live state says about carrying it out now (AKS busy with another operation), read from status. */
+  cautions?: string[];
   applied: boolean;
   /**
    * The objects the action changes that Flux, Argo CD or Helm applies, each with who applies it. Empty or absent

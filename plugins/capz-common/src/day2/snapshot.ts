@@ -75,6 +75,8 @@ export interface Day2Cluster {
    */
   entraId: boolean;
   pools: Day2Pool[];
+  /** The live ASO ManagedCluster (its status: provisioning state, conditions), when found. */
+  managedCluster?: ObservedObject;
 }
 
 const refOf = (o: ObservedObject | undefined, ...path: string[]) => {
@@ -277,6 +279,7 @@ export function readDay2Cluster(
           o.metadata?.name === mcName &&
           (o.metadata?.namespace ?? namespace) === namespace,
       );
+      c.managedCluster = live;
       const id = ARM_ID.exec(str(live?.status?.id) ?? '');
       if (id) {
         c.subscriptionId = id[1];
@@ -308,6 +311,7 @@ export function readDay2Cluster(
     c.credentialSecret = str(
       live?.metadata?.annotations?.[CREDENTIAL_FROM_ANNOTATION],
     );
+    c.managedCluster = live;
   }
   return c;
 }

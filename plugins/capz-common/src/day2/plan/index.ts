@@ -13,11 +13,13 @@ import { planPause } from './pause';
 import { planRemovePool } from './removePool';
 import { planScale } from './scale';
 import { withGitOps } from './gitops';
+import { day2AzureEffects, day2LiveCautions } from './effects';
 import { conflict, input } from './shared';
 import type { Day2PlanContext, Day2PlanResult } from './types';
 import { planUpgrade } from './upgrade';
 
 export * from './types';
+export { day2AzureEffects, day2LiveCautions } from './effects';
 
 /**
  * Plans one day-2 action on a cluster read with {@link readDay2Cluster}: the rules it breaks, or the writes and
@@ -38,7 +40,14 @@ export function planDay2Action(
       ],
     };
   const planned = planAction(c, action, ctx);
-  return planned.ok ? withGitOps(c, planned) : planned;
+  if (!planned.ok) return planned;
+  const effects = day2AzureEffects(c, action, planned.changes);
+  const cautions = day2LiveCautions(c, action, planned.changes);
+  return withGitOps(c, {
+    ...planned,
+    ...(effects.length ? { effects } : {}),
+    ...(cautions.length ? { cautions } : {}),
+  });
 }
 
 function planAction(

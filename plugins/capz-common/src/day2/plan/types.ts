@@ -50,6 +50,13 @@ export type Day2PlanResult =
        */
       appliedBy?: Day2AppliedBy[];
       blockers?: string[];
+      /** What Azure does, in Azure's words (agent pools, VMs, versions): `day2AzureEffects`. */
+      effects?: string[];
+      /**
+       * What the live state says about carrying it out now (AKS busy with another operation): `day2LiveCautions`.
+       * Read from status, so not part of the plan's digest.
+       */
+      cautions?: string[];
     };
 
 /** One object a plan would change and who applies it (capz-common `appliedBy`). @public */

@@ -383,6 +383,34 @@ describe('cluster actions', () => {
     ]);
   });
 
+  it("says what the action does in Azure's words, and what the live state says about it, before the field paths", async () => {
+    const c = serve('effects');
+    const effect =
+      'AKS agent pool system of AKS cluster effects: 3 → 5 VMs (AKS adds 2 VMs of Standard_D2s_v3).';
+    const caution =
+      "AKS cluster effects is busy (provisioning state 'Upgrading'): ASO sends this change only once AKS's current operation ends, so it may take longer; it keeps retrying.";
+    server.use(
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json({
+          ...scaleTo5('effects', false),
+          effects: [effect],
+          cautions: [caution],
+        }),
+      ),
+    );
+    const dialog = await previewScale(c.path, '5');
+    const azure = await within(dialog).findByRole('list', { name: 'In Azure' });
+    expect(azure).toHaveTextContent(effect);
+    expect(within(dialog).getByText(caution)).toBeInTheDocument();
+    // Azure's words come first; the field paths stay, below.
+    const changes = within(dialog).getByRole('list', {
+      name: 'Changes to write',
+    });
+    expect(
+      azure.compareDocumentPosition(changes) & Node.DOCUMENT_POSITION_FOLLOWING,
+    ).toBeTruthy();
+  });
+
   it('offers no Confirm for a preview that changes nothing', async () => {
     const c = serve('same');
     server.use(

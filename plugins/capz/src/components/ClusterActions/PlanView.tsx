@@ -76,6 +76,23 @@ export function PlanView({ plan }: { plan: Day2Plan }) {
           description={b}
         />
       ))}
+      {(plan.cautions ?? []).map(w => (
+        <Alert key={w} status="warning" icon title={w} />
+      ))}
+      {(plan.effects ?? []).length > 0 && (
+        <>
+          <Text variant="body-small" weight="bold">
+            In Azure
+          </Text>
+          <ul aria-label="In Azure" style={{ margin: 0, paddingLeft: 20 }}>
+            {plan.effects!.map(e => (
+              <li key={e}>
+                <Text variant="body-small">{e}</Text>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       {plan.warnings.map(w => (
         <Alert key={w} status="warning" icon title={w} />
       ))}
