@@ -7,6 +7,9 @@ import type { ObservedObject } from '../../objects/types';
 import type { Day2Action, ObjectChange } from '../api';
 import { findDay2Pool, type Day2Cluster, type Day2Pool } from '../snapshot';
 
+/** A version as AKS writes it (`1.33.2`; CAPI writes `v1.33.2`): one form on both sides of an arrow. */
+const aks = (v: string | undefined) => v?.replace(/^v/, '');
+
 const vms = (n: number) => `${n} VM${n === 1 ? '' : 's'}`;
 
 /** The AKS cluster as Azure names it. */
@@ -70,17 +73,17 @@ export function day2AzureEffects(
           `${aksName(
             c,
           )}: AKS upgrades the control plane (the API server) from ${
-            c.version ?? 'its version'
-          } to ${action.version}; the agent pools' VMs are not touched.`,
+            aks(c.version) ?? 'its version'
+          } to ${aks(action.version)}; the agent pools' VMs are not touched.`,
         ];
       return action.target.pools.flatMap(name => {
         const p = findDay2Pool(c, name);
         if (!p || p.version === action.version) return [];
         const n = p.replicas;
         return [
-          `AKS ${agentPool(c, p)}: ${p.version ?? 'its version'} → ${
-            action.version
-          }${
+          `AKS ${agentPool(c, p)}: ${aks(p.version) ?? 'its version'} → ${aks(
+            action.version,
+          )}${
             n === undefined ? '' : ` on each of its ${vms(n)}`
           }: AKS adds surge VMs (max surge, 10% by default), then cordons, drains and reimages the old nodes a batch at a time, evicting their pods.`,
         ];

@@ -17,6 +17,7 @@ import type {
 import { ReactNode, useState } from 'react';
 import { capzApiRef } from '../../api/CapzApi';
 import { errorMessage } from '../shared/errors';
+import { asSentence } from '../shared/text';
 import type { ProgressOf } from './ActionProgress';
 import { ActionError } from './errors';
 import { actionTitle, followAction } from './followedActions';
@@ -159,7 +160,7 @@ export function ActionDialog({
                   style={{ margin: 0, paddingLeft: 20 }}
                 >
                   {problems.map(p => (
-                    <li key={p}>{p}</li>
+                    <li key={p}>{asSentence(p)}</li>
                   ))}
                 </ul>
               }

@@ -851,7 +851,7 @@ describe('cluster actions', () => {
     expect(
       within(dialog).getByRole('list', { name: 'Problems' }),
     ).toHaveTextContent(
-      'pool "system" is a System pool: it keeps at least 1 node',
+      'Pool "system" is a System pool: it keeps at least 1 node',
     );
     // No handler serves the preview here: a request would fail the test.
     expect(
@@ -892,7 +892,7 @@ describe('cluster actions', () => {
     await userEvent.type(max, '3');
     expect(
       within(auto).getByRole('list', { name: 'Problems' }),
-    ).toHaveTextContent('pool "burst" has 4 nodes, outside 2 to 3');
+    ).toHaveTextContent('Pool "burst" has 4 nodes, outside 2 to 3');
   });
 
   it('offers only the versions the backend lists for an upgrade, in a select', async () => {
@@ -1022,6 +1022,37 @@ describe('cluster actions', () => {
     expect(
       screen.queryByRole('menuitem', { name: 'Pause' }),
     ).not.toBeInTheDocument();
+  });
+
+  it('copies the connect commands to the clipboard, all of them', async () => {
+    const c = serve('copier');
+    const commands = [
+      'az aks get-credentials --resource-group rg --name copier',
+      'kubelogin convert-kubeconfig -l azurecli',
+    ];
+    server.use(
+      http.get(`${c.api}/connect`, () =>
+        HttpResponse.json({ commands, notes: [] }),
+      ),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow('capz.cluster.read')],
+    });
+    const dialog = await openAction('Connect');
+    await within(dialog).findByLabelText('Commands');
+    const writeText = jest.fn().mockResolvedValue(undefined);
+    Object.defineProperty(navigator, 'clipboard', {
+      value: { writeText },
+      configurable: true,
+    });
+    const copy = within(dialog).getByRole('button', {
+      name: 'Copy the commands',
+    });
+    fireEvent.click(copy);
+    await waitFor(() => expect(copy).toHaveTextContent('Copied'));
+    expect(writeText).toHaveBeenCalledWith(commands.join('\n'));
   });
 
   it('offers the kubeconfig download only under capz.cluster.connect, and saves what the backend sends', async () => {

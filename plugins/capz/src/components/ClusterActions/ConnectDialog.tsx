@@ -18,6 +18,7 @@ import useAsync from 'react-use/esm/useAsync';
 import useAsyncFn from 'react-use/esm/useAsyncFn';
 import { capzApiRef } from '../../api/CapzApi';
 import { ActionError } from './errors';
+import { CopyButton } from '../shared/CopyButton';
 
 const codeStyle = {
   margin: 0,
@@ -98,6 +99,12 @@ export function ConnectDialog(props: {
           )}
           {info.value && (
             <>
+              <Flex justify="end">
+                <CopyButton
+                  text={info.value.commands.join('\n')}
+                  label="Copy the commands"
+                />
+              </Flex>
               <pre aria-label="Commands" style={codeStyle}>
                 {info.value.commands.join('\n')}
               </pre>

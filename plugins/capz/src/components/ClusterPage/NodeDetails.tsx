@@ -18,6 +18,7 @@ import {
 import { Fragment, useMemo } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { capzApiRef } from '../../api/CapzApi';
+import { CopyButton } from '../shared/CopyButton';
 import { ErrorAlert } from '../shared/errors';
 import {
   CamelCase,
@@ -261,17 +262,24 @@ function Yaml({
   if (!value) return null;
   return (
     <>
-      <Text as="p" variant="body-small" color="secondary">
-        managedFields are left out and secret values are redacted by the
-        backend.
-      </Text>
+      <Flex justify="between" align="center" gap="2">
+        <Text as="p" variant="body-small" color="secondary">
+          managedFields are left out and secret values are redacted by the
+          backend.
+        </Text>
+        <CopyButton
+          text={value.yaml}
+          label={`Copy the YAML of ${value.kind} ${value.name}`}
+        />
+      </Flex>
       <pre
         aria-label={`YAML of ${value.kind} ${value.name}`}
         style={{
           margin: 0,
           padding: 12,
-          whiteSpace: 'pre-wrap',
-          overflowWrap: 'anywhere',
+          // YAML as written: a long value scrolls, never wraps in the middle of a token.
+          whiteSpace: 'pre',
+          overflowX: 'auto',
           fontSize: 12,
           background: 'var(--bui-bg-neutral-1, #f5f5f5)',
           borderRadius: 4,

@@ -11,7 +11,7 @@ import {
   renderCapz,
   setupCapzServer,
 } from '../../__testUtils__/harness';
-import { ClustersPage } from './ClustersPage';
+import { ClustersPage, sortFromParams, withSort } from './ClustersPage';
 
 const server = setupCapzServer();
 
@@ -153,6 +153,43 @@ describe('ClustersPage', () => {
         'search-prod',
       ]),
     );
+  });
+
+  it('sorts from the address (sort, dir), so a sorted view is a link', async () => {
+    serve();
+    renderCapz(<ClustersPage />, {
+      path: '/?health=healthy&sort=name&dir=descending',
+    });
+    await screen.findByRole('region', { name: 'Clusters' });
+    await waitFor(() =>
+      expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual([
+        'payments',
+        'legacy-web',
+      ]),
+    );
+  });
+
+  it('writes the sort into the address, keeping the filters, and leaves the default sort out', () => {
+    const filtered = new URLSearchParams('health=healthy&q=pay');
+    const sorted = withSort(filtered, {
+      column: 'name',
+      direction: 'descending',
+    });
+    expect(sorted.toString()).toBe(
+      'health=healthy&q=pay&sort=name&dir=descending',
+    );
+    expect(sortFromParams(sorted)).toEqual({
+      column: 'name',
+      direction: 'descending',
+    });
+    expect(
+      withSort(sorted, { column: 'health', direction: 'ascending' }).toString(),
+    ).toBe('health=healthy&q=pay');
+    // Not a column: the page's own sort.
+    expect(sortFromParams(new URLSearchParams('sort=__proto__'))).toEqual({
+      column: 'health',
+      direction: 'ascending',
+    });
   });
 
   it('says which management cluster is unreachable and what to do', async () => {

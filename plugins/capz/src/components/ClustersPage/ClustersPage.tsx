@@ -8,7 +8,9 @@ import {
   Table,
   Text,
   useTable,
+  type SortDescriptor,
 } from '@backstage/ui';
+import { useSearchParams } from 'react-router-dom';
 import {
   ClusterSummary,
   ManagementClustersResponse,
@@ -21,7 +23,7 @@ import { capzApiRef } from '../../api/CapzApi';
 import { adoptRouteRef, clusterRouteRef, migrateRouteRef } from '../../routes';
 import { ErrorAlert } from '../shared/errors';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
-import { clusterColumns, Row, sortRows } from './columns';
+import { clusterColumns, Row, SORTABLE_COLUMNS, sortRows } from './columns';
 import { FilterBar, HealthButtons } from './FilterBar';
 import { countByHealth, useClusterFilters } from './useClusterFilters';
 
@@ -88,6 +90,37 @@ const NO_NAMES: string[] = [];
  */
 const TABLE_LAYOUT = { rowHeight: 70, headingHeight: 41 };
 
+/** The sort the page opens with: worst health first. */
+const DEFAULT_SORT: SortDescriptor = {
+  column: 'health',
+  direction: 'ascending',
+};
+
+/** The sort in the address (`?sort=<column>&dir=descending`); the default when absent or not a column. */
+export function sortFromParams(params: URLSearchParams): SortDescriptor {
+  const column = params.get('sort');
+  if (!column || !SORTABLE_COLUMNS.includes(column)) return DEFAULT_SORT;
+  return {
+    column,
+    direction: params.get('dir') === 'descending' ? 'descending' : 'ascending',
+  };
+}
+
+/** The address's parameters with `sort` (none for the default sort, so the plain page stays a plain link). */
+export function withSort(prev: URLSearchParams, sort: SortDescriptor) {
+  const next = new URLSearchParams(prev);
+  next.delete('sort');
+  next.delete('dir');
+  if (
+    sort.column !== DEFAULT_SORT.column ||
+    sort.direction !== DEFAULT_SORT.direction
+  ) {
+    next.set('sort', String(sort.column));
+    if (sort.direction === 'descending') next.set('dir', 'descending');
+  }
+  return next;
+}
+
 const sortFn = (
   data: Row[],
   sort: { column: string | number; direction: 'ascending' | 'descending' },
@@ -114,10 +147,19 @@ const ClustersTable = memo(function ClustersTableView(props: {
   }>;
 }) {
   const { rows, empty, clusterLink, migrateLink } = props;
+  // The sort is kept in the address (`sort`, `dir`) like the filters: a sorted view is a link, and Back restores it.
+  const [params, setParams] = useSearchParams();
+  const sort = sortFromParams(params);
+  const onSortChange = useCallback(
+    (next: SortDescriptor) =>
+      setParams(prev => withSort(prev, next), { replace: true }),
+    [setParams],
+  );
   const { tableProps } = useTable<Row>({
     mode: 'complete',
     data: rows,
-    initialSort: { column: 'health', direction: 'ascending' },
+    sort,
+    onSortChange,
     sortFn,
     paginationOptions: { pageSize: 50 },
   });

@@ -16,6 +16,18 @@ export const API_LABEL: Record<ClusterApi, string> = {
 const HEALTH_RANK = new Map(HEALTH_WORST_FIRST.map((h, i) => [h, i]));
 
 /** The rows sorted by a column (health: worst first when ascending); ties by id, so the order is stable. */
+/** The columns `sortRows` sorts by (the address's `sort` is one of them). */
+export const SORTABLE_COLUMNS: readonly string[] = [
+  'health',
+  'name',
+  'managementCluster',
+  'reason',
+  'api',
+  'version',
+  'location',
+  'pools',
+];
+
 export function sortRows(
   rows: Row[],
   column: string,
