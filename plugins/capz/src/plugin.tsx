@@ -15,6 +15,7 @@ import { hasClusterAnnotation } from './components/EntityClusterContent/annotati
 import {
   adoptRouteRef,
   clusterRouteRef,
+  createClusterRouteRef,
   jobRouteRef,
   migrateRouteRef,
   rootRouteRef,
@@ -78,5 +79,8 @@ export const capzPlugin = createFrontendPlugin({
     migrate: migrateRouteRef,
     upgrade: upgradeRouteRef,
     job: jobRouteRef,
+  },
+  externalRoutes: {
+    createCluster: createClusterRouteRef,
   },
 });

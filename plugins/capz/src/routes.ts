@@ -1,4 +1,5 @@
 import {
+  createExternalRouteRef,
   createRouteRef,
   createSubRouteRef,
 } from '@backstage/frontend-plugin-api';
@@ -35,3 +36,18 @@ export const jobRouteRef = createSubRouteRef({
   parent: rootRouteRef,
   path: '/jobs/:id',
 });
+
+/**
+ * A scaffolder template's page, for "New AKS cluster" (the `new-aks-cluster` template of the scaffolder module). Bound
+ * by default to the scaffolder's `selectedTemplate` route; without the scaffolder the button is not shown.
+ */
+export const createClusterRouteRef = createExternalRouteRef({
+  params: ['namespace', 'templateName'],
+  defaultTarget: 'scaffolder.selectedTemplate',
+});
+
+/** The template "New AKS cluster" opens. */
+export const NEW_CLUSTER_TEMPLATE = {
+  namespace: 'default',
+  templateName: 'new-aks-cluster',
+};

@@ -67,13 +67,15 @@ export function renderCapz(
     mountPath?: string;
     /** More API overrides, e.g. `mockApis.permission(...)`. */
     apis?: any[];
+    /** More routes mounted (an external route ref is bound to the path). */
+    routes?: Record<string, any>;
   } = {},
 ) {
   const apis: any[] = [[capzApiRef, client], ...(opts.apis ?? [])];
   if (opts.signals) apis.push([signalApiRef, opts.signals]);
   return renderInTestApp(element, {
     apis,
-    mountedRoutes: { '/capz': rootRouteRef },
+    mountedRoutes: { '/capz': rootRouteRef, ...opts.routes },
     ...(opts.path ? { initialRouteEntries: [opts.path] } : {}),
     ...(opts.mountPath ? { mountPath: opts.mountPath } : {}),
   });

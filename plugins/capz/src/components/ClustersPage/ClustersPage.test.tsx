@@ -12,6 +12,7 @@ import {
   setupCapzServer,
 } from '../../__testUtils__/harness';
 import { ClustersPage, sortFromParams, withSort } from './ClustersPage';
+import { createClusterRouteRef } from '../../routes';
 
 const server = setupCapzServer();
 
@@ -153,6 +154,26 @@ describe('ClustersPage', () => {
         'search-prod',
       ]),
     );
+  });
+
+  it('offers New AKS cluster (the template) beside Adopt when the scaffolder is there, and not without it', async () => {
+    serve();
+    const { unmount } = renderCapz(<ClustersPage />, {
+      routes: {
+        '/create/templates/:namespace/:templateName': createClusterRouteRef,
+      },
+    });
+    await screen.findByRole('region', { name: 'Clusters' });
+    expect(
+      screen.getByRole('link', { name: 'New AKS cluster' }),
+    ).toHaveAttribute('href', '/create/templates/default/new-aks-cluster');
+    unmount();
+    serve();
+    renderCapz(<ClustersPage />);
+    await screen.findByRole('region', { name: 'Clusters' });
+    expect(
+      screen.queryByRole('link', { name: 'New AKS cluster' }),
+    ).not.toBeInTheDocument();
   });
 
   it('sorts from the address (sort, dir), so a sorted view is a link', async () => {

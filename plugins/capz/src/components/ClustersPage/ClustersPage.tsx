@@ -20,7 +20,13 @@ import { memo, useCallback, useDeferredValue, useMemo, useState } from 'react';
 import { ManagedFromAlert } from '../shared/managedFrom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
-import { adoptRouteRef, clusterRouteRef, migrateRouteRef } from '../../routes';
+import {
+  adoptRouteRef,
+  clusterRouteRef,
+  createClusterRouteRef,
+  migrateRouteRef,
+  NEW_CLUSTER_TEMPLATE,
+} from '../../routes';
 import { ErrorAlert } from '../shared/errors';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
 import { clusterColumns, Row, SORTABLE_COLUMNS, sortRows } from './columns';
@@ -145,8 +151,10 @@ const ClustersTable = memo(function ClustersTableView(props: {
     namespace: string;
     name: string;
   }>;
+  /** The "New AKS cluster" template, when the scaffolder is there. */
+  createHref?: string;
 }) {
-  const { rows, empty, clusterLink, migrateLink } = props;
+  const { rows, empty, clusterLink, migrateLink, createHref } = props;
   // The sort is kept in the address (`sort`, `dir`) like the filters: a sorted view is a link, and Back restores it.
   const [params, setParams] = useSearchParams();
   const sort = sortFromParams(params);
@@ -180,8 +188,9 @@ const ClustersTable = memo(function ClustersTableView(props: {
       empty ? (
         <Text as="p">
           No Cluster API clusters were found on the management clusters. Ask for
-          a new one with the <Link href="/create">New AKS cluster</Link>{' '}
-          template, or adopt an existing AKS cluster.
+          a new one with the{' '}
+          <Link href={createHref ?? '/create'}>New AKS cluster</Link> template,
+          or adopt an existing AKS cluster.
         </Text>
       ) : (
         <Text as="p">
@@ -189,7 +198,7 @@ const ClustersTable = memo(function ClustersTableView(props: {
           something else.
         </Text>
       ),
-    [empty],
+    [empty, createHref],
   );
   return (
     // BUI's Table names its grid "Data table"; the region gives it this page's name.
@@ -214,6 +223,7 @@ export function ClustersPage() {
   const clusterLink = useRouteRef(clusterRouteRef);
   const migrateLink = useRouteRef(migrateRouteRef);
   const adoptLink = useRouteRef(adoptRouteRef);
+  const createLink = useRouteRef(createClusterRouteRef);
 
   // A new key per change starts a fresh read: useAsyncRetry's retry() does nothing while a read is in flight, so a
   // change arriving during one would be lost (and the page does not poll).
@@ -257,11 +267,26 @@ export function ClustersPage() {
   return (
     // The page title (h1) comes from the plugin header that PageBlueprint renders.
     <Flex direction="column" gap="4" p="4">
-      {adoptLink && (
-        <Flex justify="end">
-          <ButtonLink variant="primary" size="small" href={adoptLink()}>
-            Adopt AKS cluster
-          </ButtonLink>
+      {(adoptLink || createLink) && (
+        <Flex justify="end" gap="2">
+          {createLink && (
+            <ButtonLink
+              variant="primary"
+              size="small"
+              href={createLink(NEW_CLUSTER_TEMPLATE)}
+            >
+              New AKS cluster
+            </ButtonLink>
+          )}
+          {adoptLink && (
+            <ButtonLink
+              variant={createLink ? 'secondary' : 'primary'}
+              size="small"
+              href={adoptLink()}
+            >
+              Adopt AKS cluster
+            </ButtonLink>
+          )}
         </Flex>
       )}
       {mcs.value && <ManagementClusterAlerts value={mcs.value} />}
@@ -353,6 +378,7 @@ export function ClustersPage() {
             empty={all.length === 0}
             clusterLink={clusterLink}
             migrateLink={migrateLink}
+            createHref={createLink?.(NEW_CLUSTER_TEMPLATE)}
           />
         </>
       )}
