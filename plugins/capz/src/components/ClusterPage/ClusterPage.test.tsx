@@ -19,6 +19,7 @@ import {
   setupCapzServer,
 } from '../../__testUtils__/harness';
 import { CapzPage } from '../CapzPage';
+import { jobDetails, JOB_ID } from '../../__testUtils__/jobFixtures';
 
 const server = setupCapzServer();
 const CLUSTER = `${BASE}/clusters/local/team-search/search-prod`;
@@ -507,5 +508,50 @@ describe('cluster page', () => {
     );
     // The page's tree is grouped: the pools come from one ungrouped read, from the backend's cache.
     expect(reads).toEqual(['?group=3', '?group=0']);
+  });
+
+  it('lists the jobs that worked on the cluster, each linked to its page: the adoption that made it too', async () => {
+    serve();
+    const asked: string[] = [];
+    const target = {
+      managementCluster: 'local',
+      namespace: 'team-search',
+      name: 'search-prod',
+    };
+    server.use(
+      http.get(`${BASE}/jobs`, ({ request }) => {
+        const q = new URL(request.url).searchParams;
+        asked.push(q.toString());
+        // The active-job banner asks for active jobs only: none.
+        if (q.get('active') === 'true') return HttpResponse.json({ items: [] });
+        return HttpResponse.json({
+          items: [
+            jobDetails({
+              id: JOB_ID,
+              type: 'adopt',
+              target,
+              state: 'succeeded',
+              createdAt: '2026-11-21T10:00:00Z',
+              finishedAt: '2026-11-21T10:20:00Z',
+            }),
+          ],
+        });
+      }),
+    );
+    renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
+    await screen.findByRole('treegrid');
+    await userEvent.click(screen.getByRole('tab', { name: 'Jobs' }));
+    const table = await screen.findByRole('table', {
+      name: 'Jobs of this cluster',
+    });
+    const link = within(table).getByRole('link', { name: /Adopt/ });
+    expect(link).toHaveAttribute('href', `/capz/jobs/${JOB_ID}`);
+    expect(within(table).getAllByRole('row')[1]).toHaveTextContent(
+      /Succeeded.*user:default\/alice/,
+    );
+    // Asked for this cluster's jobs (all of them, not only the active one).
+    expect(asked).toContain(
+      'managementCluster=local&namespace=team-search&name=search-prod',
+    );
   });
 });

@@ -34,6 +34,7 @@ import { HealthLabel } from '../shared/health';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
 import { TimelinePanel } from '../Timeline/TimelinePanel';
 import { NodeDetails } from './NodeDetails';
+import { ClusterJobs } from './ClusterJobs';
 import { NodePools } from './NodePools';
 import { ResourceTree } from './ResourceTree';
 import {
@@ -245,6 +246,7 @@ export function ClusterView({
           <Tab id="resources">Resources</Tab>
           <Tab id="pools">Node pools</Tab>
           <Tab id="timeline">Timeline</Tab>
+          <Tab id="jobs">Jobs</Tab>
         </TabList>
         <TabPanel id="resources">
           <Flex direction="column" gap="2" pt="3">
@@ -290,6 +292,11 @@ export function ClusterView({
         <TabPanel id="timeline">
           <div style={{ paddingTop: 12 }}>
             <TimelinePanel cluster={cluster} refreshKey={refreshKey} />
+          </div>
+        </TabPanel>
+        <TabPanel id="jobs">
+          <div style={{ paddingTop: 12 }}>
+            <ClusterJobs cluster={cluster} />
           </div>
         </TabPanel>
       </Tabs>
