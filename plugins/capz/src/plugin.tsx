@@ -17,6 +17,7 @@ import {
   clusterRouteRef,
   createClusterRouteRef,
   jobRouteRef,
+  jobsRouteRef,
   migrateRouteRef,
   rootRouteRef,
   upgradeRouteRef,
@@ -79,6 +80,7 @@ export const capzPlugin = createFrontendPlugin({
     migrate: migrateRouteRef,
     upgrade: upgradeRouteRef,
     job: jobRouteRef,
+    jobs: jobsRouteRef,
   },
   externalRoutes: {
     createCluster: createClusterRouteRef,

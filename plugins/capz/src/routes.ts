@@ -31,6 +31,12 @@ export const upgradeRouteRef = createSubRouteRef({
   path: '/clusters/:managementCluster/:namespace/:name/upgrade',
 });
 
+/** Every job across the management clusters. */
+export const jobsRouteRef = createSubRouteRef({
+  parent: rootRouteRef,
+  path: '/jobs',
+});
+
 /** One job's progress page; everything on it comes from GET /jobs/:id, so a reload shows the same. */
 export const jobRouteRef = createSubRouteRef({
   parent: rootRouteRef,

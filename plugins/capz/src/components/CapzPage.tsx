@@ -6,6 +6,7 @@ import {
   loadAdoptWizard,
   loadClusterPage,
   loadJobPage,
+  loadJobsPage,
   loadMigrateWizard,
   loadUpgradeWizard,
 } from './pages';
@@ -17,6 +18,9 @@ const ClusterPage = lazy(() =>
   loadClusterPage().then(m => ({ default: m.ClusterPage })),
 );
 const JobPage = lazy(() => loadJobPage().then(m => ({ default: m.JobPage })));
+const JobsPage = lazy(() =>
+  loadJobsPage().then(m => ({ default: m.JobsPage })),
+);
 const AdoptWizard = lazy(() =>
   loadAdoptWizard().then(m => ({ default: m.AdoptWizard })),
 );
@@ -75,6 +79,14 @@ export function CapzPage() {
         element={
           <Page>
             <UpgradeWizard />
+          </Page>
+        }
+      />
+      <Route
+        path="/jobs"
+        element={
+          <Page>
+            <JobsPage />
           </Page>
         }
       />

@@ -5,6 +5,7 @@
  */
 export const loadClusterPage = () => import('./ClusterPage/ClusterPage');
 export const loadJobPage = () => import('./JobPage/JobPage');
+export const loadJobsPage = () => import('./JobPage/JobsPage');
 export const loadAdoptWizard = () => import('./Wizard/AdoptWizard');
 export const loadMigrateWizard = () => import('./Wizard/MigrateWizard');
 export const loadUpgradeWizard = () => import('./Wizard/UpgradeWizard');
@@ -17,6 +18,7 @@ export function preloadPage(pathname: string): void {
     [/\/clusters\/[^/]+\/[^/]+\/[^/]+\/upgrade$/, loadUpgradeWizard],
     [/\/clusters\/[^/]+\/[^/]+\/[^/]+$/, loadClusterPage],
     [/\/jobs\/[^/]+$/, loadJobPage],
+    [/\/jobs$/, loadJobsPage],
     [/\/adopt$/, loadAdoptWizard],
   ] as const;
   // A failed preload is reported by the page's own lazy import when it renders.

@@ -24,6 +24,7 @@ import {
   adoptRouteRef,
   clusterRouteRef,
   createClusterRouteRef,
+  jobsRouteRef,
   migrateRouteRef,
   NEW_CLUSTER_TEMPLATE,
 } from '../../routes';
@@ -224,6 +225,7 @@ export function ClustersPage() {
   const migrateLink = useRouteRef(migrateRouteRef);
   const adoptLink = useRouteRef(adoptRouteRef);
   const createLink = useRouteRef(createClusterRouteRef);
+  const jobsLink = useRouteRef(jobsRouteRef);
 
   // A new key per change starts a fresh read: useAsyncRetry's retry() does nothing while a read is in flight, so a
   // change arriving during one would be lost (and the page does not poll).
@@ -267,8 +269,13 @@ export function ClustersPage() {
   return (
     // The page title (h1) comes from the plugin header that PageBlueprint renders.
     <Flex direction="column" gap="4" p="4">
-      {(adoptLink || createLink) && (
+      {(adoptLink || createLink || jobsLink) && (
         <Flex justify="end" gap="2">
+          {jobsLink && (
+            <ButtonLink variant="tertiary" size="small" href={jobsLink()}>
+              Jobs
+            </ButtonLink>
+          )}
           {createLink && (
             <ButtonLink
               variant="primary"

@@ -9,7 +9,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
-import { clusterRouteRef, rootRouteRef } from '../../routes';
+import { clusterRouteRef, jobsRouteRef, rootRouteRef } from '../../routes';
 import { ErrorAlert } from '../shared/errors';
 import { LiveStatus } from '../shared/LiveStatus';
 import { absoluteTime } from '../shared/time';
@@ -213,6 +213,7 @@ export function JobPage() {
   const api = useApi(capzApiRef);
   const root = useRouteRef(rootRouteRef);
   const clusterLink = useRouteRef(clusterRouteRef);
+  const jobsLink = useRouteRef(jobsRouteRef);
   // A signal must always cause a fresh read: useAsyncRetry's retry() does nothing while a read is in flight, so the
   // job's last signal (e.g. succeeded, right after the step before) could be dropped and the page stay on a stale
   // state, since it never polls. A new key starts a new read; the newest answer wins (as in ClusterView).
@@ -230,6 +231,18 @@ export function JobPage() {
     return (
       <Flex direction="column" gap="3" p="4">
         <ErrorAlert title={`Could not load job ${id}`} error={error} />
+        {jobsLink && (
+          <Text as="p" variant="body-small">
+            <Link href={jobsLink()}>See every job</Link>
+            {root ? (
+              <>
+                {' or '}
+                <Link href={root()}>go back to the clusters</Link>
+              </>
+            ) : null}
+            .
+          </Text>
+        )}
       </Flex>
     );
   if (!job) {
