@@ -219,7 +219,7 @@ test('pause shows a banner on the page until resume; connect gives commands, nev
   await page.getByRole('button', { name: 'Cluster actions' }).click();
   await page.getByRole('menuitem', { name: 'Connect' }).click();
   const connect = page.getByRole('dialog', { name: 'Connect with kubectl' });
-  const commands = connect.getByLabel('Commands');
+  const commands = connect.getByLabel('Commands', { exact: true });
   await expect(commands).toContainText('az aks get-credentials');
   await expect(commands).toContainText(
     'clusterctl get kubeconfig payments-dev --namespace team-payments',

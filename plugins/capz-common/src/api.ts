@@ -57,6 +57,19 @@ export interface ManagementClustersResponse {
  */
 export type ClusterApi = 'aso-v1beta1' | 'aso-v1alpha1' | 'azure-managed';
 
+/**
+ * A cluster's MachinePools by the worst health of each one's subtree: `ready` (healthy), `updating` (progressing:
+ * scaling, upgrading, reconciling), `paused` (the cluster or the pool is paused; its nodes keep running), and the rest
+ * not ready. `updating` and `paused` are left out when 0. `replicas` sums their current replicas. @public
+ */
+export interface PoolCounts {
+  total: number;
+  ready: number;
+  updating?: number;
+  paused?: number;
+  replicas: number;
+}
+
 /** One CAPI Cluster in the clusters list. Filled from the watch cache. @public */
 export interface ClusterSummary {
   managementCluster: string;
@@ -76,8 +89,8 @@ export interface ClusterSummary {
   kubernetesVersion?: string;
   /** Azure region. */
   location?: string;
-  /** MachinePools: how many, how many are healthy (their whole subtree), and their current replicas in total. */
-  pools?: { total: number; ready: number; replicas: number };
+  /** MachinePools: how many, how many are in each state, and their current replicas in total ({@link PoolCounts}). */
+  pools?: PoolCounts;
   /** True on the deprecated AzureManaged* API: the cluster should be migrated to AzureASOManagedControlPlane. */
   migrationCandidate?: boolean;
   /**

@@ -581,7 +581,11 @@ export class CapiControllers {
       await this.adopt(infra.kind, infra.obj, mp, cluster.metadata.name);
 
     const ready = infra.obj?.status?.ready === true;
-    const replicas: number = infra.obj?.status?.replicas ?? 0;
+    // CAPI copies status.replicas from the infrastructure only while it is ready, and keeps the last count otherwise:
+    // an AKS pool being updated keeps its nodes (docs/capz-aso-facts.md#mp-ready-replicas).
+    const last: number =
+      typeof mp.status?.replicas === 'number' ? mp.status.replicas : 0;
+    const replicas: number = ready ? infra.obj?.status?.replicas ?? last : last;
     const desired: number = mp.spec?.replicas ?? 1;
     let conditions = mp.status?.conditions as Condition[] | undefined;
     conditions = setCondition(
@@ -629,10 +633,12 @@ export class CapiControllers {
         infrastructureProvisioned: ready,
         bootstrapDataSecretCreated: true,
       },
+      // A pool without MachinePool Machines (AKS's) counts every replica ready and available, and spec.replicas up to
+      // date (docs/capz-aso-facts.md#mp-ready-replicas).
       replicas,
-      readyReplicas: ready ? replicas : 0,
-      availableReplicas: ready ? replicas : 0,
-      upToDateReplicas: ready ? replicas : 0,
+      readyReplicas: replicas,
+      availableReplicas: replicas,
+      upToDateReplicas: desired,
       phase: ready
         ? replicas === desired
           ? 'Running'

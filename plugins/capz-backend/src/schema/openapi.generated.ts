@@ -392,12 +392,20 @@ export const spec = {
           pools: {
             type: 'object',
             additionalProperties: false,
+            description:
+              "MachinePools by the worst health of each one's subtree: ready (healthy), updating (progressing), paused (the cluster or pool is paused; its nodes keep running), the rest not ready. updating and paused are left out when 0; replicas sums their current replicas.",
             required: ['total', 'ready', 'replicas'],
             properties: {
               total: {
                 type: 'integer',
               },
               ready: {
+                type: 'integer',
+              },
+              updating: {
+                type: 'integer',
+              },
+              paused: {
                 type: 'integer',
               },
               replicas: {

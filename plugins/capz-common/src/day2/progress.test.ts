@@ -220,6 +220,30 @@ describe('day2Progress: done is the state asked for, observed', () => {
     });
   });
 
+  it('a pause of a degraded cluster is done once CAPI reports it paused: its degraded descendant keeps it degraded', () => {
+    // The rollup leaves a degraded object under a paused Cluster degraded (tree/rollup.ts), so the Cluster's health
+    // is no sign of the pause; the panel read "in progress" beside "reconciliation paused (done)".
+    const pause = plan({ action: 'pause' }, [
+      {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Cluster',
+        namespace: 'ns',
+        name: 'c',
+        operation: 'update',
+        fields: [{ path: 'spec.paused', before: false, after: true }],
+      },
+    ]);
+    expect(
+      day2Progress(
+        pause,
+        tree({}, { paused: true, pausedCondition: 'True', health: 'degraded' }),
+      ),
+    ).toEqual({
+      done: true,
+      items: [{ text: 'reconciliation paused (done)', done: true }],
+    });
+  });
+
   it('a control plane upgrade is done once it runs the version, not when it is only asked for', () => {
     const up = plan({
       action: 'upgrade',

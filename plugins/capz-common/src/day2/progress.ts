@@ -242,15 +242,16 @@ export function day2Progress(plan: Day2Plan, tree: TreeNode): Day2Progress {
     default:
       items = [];
   }
-  const objectsDone = plan.changes.every(c => {
-    const node = findTreeNode(tree, c.kind, c.name);
-    if (c.operation === 'delete') return !node;
-    // A paused cluster's objects are `paused`, which is what a pause asks for.
-    return (
-      node?.health === 'healthy' ||
-      (a.action === 'pause' && node?.health === 'paused')
-    );
-  });
+  // A pause writes only the Cluster, and its line is done once CAPI reports the pause. The Cluster's rolled-up health
+  // is no measure of it: a pause leaves a degraded descendant degraded (tree/rollup.ts), so a paused unhealthy cluster
+  // would read "in progress" forever beside "reconciliation paused (done)".
+  const objectsDone =
+    a.action === 'pause' ||
+    plan.changes.every(c => {
+      const node = findTreeNode(tree, c.kind, c.name);
+      if (c.operation === 'delete') return !node;
+      return node?.health === 'healthy';
+    });
   return {
     items,
     done: items.length > 0 && items.every(i => i.done) && objectsDone,

@@ -213,8 +213,11 @@ const HINTS: Record<string, Entry> = {
     title: 'Paused',
     explanation:
       'Reconciliation is paused (Cluster.spec.paused or cluster.x-k8s.io/paused). CAPZ has set the ASO objects to ' +
-      'reconcile-policy skip, so nothing is changed in Azure. This is a step of a migration or move.',
-    action: 'Unpause the Cluster when the migration or move is done.',
+      'reconcile-policy skip, so nothing is changed in Azure; the nodes keep running. A pause is made by hand ' +
+      '(Cluster actions) or by a step of a migration job or a clusterctl move.',
+    action:
+      'If a job or a move paused it, let it finish: it resumes the cluster. Otherwise resume it from Cluster actions ' +
+      'when the changes that waited for the pause are written.',
   },
 };
 

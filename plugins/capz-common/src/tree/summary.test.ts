@@ -1,6 +1,6 @@
 import { buildClusterTree } from './buildTree';
 import { groupTree } from './grouping';
-import { detectClusterApi, summarizeCluster } from './summary';
+import { describePools, detectClusterApi, summarizeCluster } from './summary';
 import {
   asoManagedCluster,
   failReady,
@@ -91,6 +91,52 @@ describe('summarizeCluster', () => {
       pools: { total: 2, ready: 1, replicas: 3 },
     });
     expect(s.owner).toBeUndefined();
+  });
+
+  it('tells paused and updating pools apart from broken ones', () => {
+    const { cluster, objects } = asoManagedCluster({
+      name: 'calm',
+      pools: [
+        { name: 'system', mode: 'System', count: 2 },
+        { name: 'web', count: 1 },
+        { name: 'batch', count: 1 },
+      ],
+    });
+    failReady(
+      find(objects, 'ManagedClustersAgentPool', 'calm-web'),
+      'Reconciling',
+      'Info',
+      'The resource is being updated',
+    );
+    failReady(
+      find(objects, 'ManagedClustersAgentPool', 'calm-batch'),
+      'OperationNotAllowed',
+      'Error',
+      'quota exceeded',
+    );
+    const summary = () =>
+      summarizeCluster(
+        'm',
+        buildClusterTree(cluster, objects, opts),
+        cluster,
+        objects,
+      ).pools;
+    expect(summary()).toEqual({
+      total: 3,
+      ready: 1,
+      updating: 1,
+      replicas: 4,
+    });
+    // Paused: the healthy pool is paused; AKS may still be updating the other (ASO's condition says so), and the
+    // broken one stays broken.
+    cluster.spec = { ...cluster.spec, paused: true };
+    expect(summary()).toEqual({
+      total: 3,
+      ready: 0,
+      paused: 1,
+      updating: 1,
+      replicas: 4,
+    });
   });
 
   it('counts pools the same way on a grouped tree', () => {
@@ -299,5 +345,40 @@ describe('detectClusterApi', () => {
       ),
     ).toBe('azure-managed');
     expect(detectClusterApi({}, [])).toBe('aso-v1beta1');
+  });
+});
+
+describe('describePools', () => {
+  it('says ready when all are, and a single state as a share of all', () => {
+    expect(describePools({ total: 2, ready: 2, replicas: 4 })).toBe(
+      '2/2 pools ready',
+    );
+    expect(describePools({ total: 0, ready: 0, replicas: 0 })).toBe(
+      '0/0 pools ready',
+    );
+    expect(describePools({ total: 1, ready: 0, paused: 1, replicas: 1 })).toBe(
+      '1/1 pools paused',
+    );
+    expect(
+      describePools({ total: 2, ready: 0, updating: 2, replicas: 2 }, ''),
+    ).toBe('2/2 updating');
+    expect(describePools({ total: 2, ready: 0, replicas: 2 })).toBe(
+      '0/2 pools ready',
+    );
+  });
+
+  it('names each state beside the ready share when they mix', () => {
+    expect(
+      describePools({
+        total: 4,
+        ready: 1,
+        updating: 1,
+        paused: 1,
+        replicas: 4,
+      }),
+    ).toBe('1/4 pools ready, 1 updating, 1 paused, 1 not ready');
+    expect(
+      describePools({ total: 2, ready: 0, paused: 1, replicas: 2 }, ''),
+    ).toBe('0/2 ready, 1 paused, 1 not ready');
   });
 });

@@ -3,7 +3,7 @@
  * location and pools.
  */
 import { clusterAppliedBy, describeAppliedBy } from '../objects/appliedBy';
-import type { ClusterApi, ClusterSummary } from '../api';
+import type { ClusterApi, ClusterSummary, PoolCounts } from '../api';
 import { worstInSubtree } from './rollup';
 import { ann, at, kindOf, nameOf, str, versionOf } from '../objects/read';
 import type { TreeNode } from './types';
@@ -130,8 +130,8 @@ function findNode(
  * - `kubernetesVersion` (with a leading v): the control plane's `status.version`, else the ManagedCluster's
  *   current version, else the control plane's `spec.version`;
  * - `location`: the ManagedCluster's, else the legacy control plane's, else the resource group's;
- * - `pools`: MachinePools under `Workers`; `ready` counts those whose whole subtree is healthy; `replicas` sums
- *   their current replicas (`status.replicas`, else `spec.replicas`);
+ * - `pools`: MachinePools under `Workers` by the worst health of each one's subtree ({@link PoolCounts}); `replicas`
+ *   sums their current replicas (`status.replicas`, else `spec.replicas`);
  * - `owner` from the `capz.io/owner` annotation.
  * @public
  */
@@ -168,14 +168,21 @@ export function summarizeCluster(
   ].find((v): v is string => typeof v === 'string' && v !== '');
 
   const workers = tree.children.find(c => c.kind === 'Workers');
-  const pools = { total: 0, ready: 0, replicas: 0 };
+  const pools: PoolCounts = { total: 0, ready: 0, replicas: 0 };
+  let updating = 0;
+  let paused = 0;
   for (const n of workers?.children ?? []) {
     const count = n.group?.count ?? 1;
     pools.total += count;
-    if (worstInSubtree(n).health === 'healthy') pools.ready += count;
+    const worst = worstInSubtree(n).health;
+    if (worst === 'healthy') pools.ready += count;
+    else if (worst === 'progressing') updating += count;
+    else if (worst === 'paused') paused += count;
     const replicas = n.facts.currentReplicas ?? n.facts.replicas;
     if (typeof replicas === 'number') pools.replicas += replicas;
   }
+  if (updating) pools.updating = updating;
+  if (paused) pools.paused = paused;
 
   const summary: ClusterSummary = {
     managementCluster,
@@ -197,4 +204,30 @@ export function summarizeCluster(
   if (kubernetesVersion) summary.kubernetesVersion = kubernetesVersion;
   if (location) summary.location = location;
   return summary;
+}
+
+/**
+ * A cluster's pools in a few words, by state: "2/2 pools ready", "1/1 pools paused", "0/2 pools ready", "1/3 pools
+ * ready, 1 updating, 1 not ready". A pool that is paused or updating is not counted as broken: during a pause or an upgrade the header read
+ * "0/1 pools ready". `noun` is left out in a narrow column ("2/2 ready"). @public
+ */
+export function describePools(p: PoolCounts, noun = 'pools'): string {
+  const updating = p.updating ?? 0;
+  const paused = p.paused ?? 0;
+  const states: Array<[string, number]> = [
+    ['ready', p.ready],
+    ['updating', updating],
+    ['paused', paused],
+    ['not ready', p.total - p.ready - updating - paused],
+  ];
+  const present = states.filter(([, n]) => n > 0);
+  const w = noun ? `${noun} ` : '';
+  const [only] = present;
+  if (present.length === 1 && only[0] !== 'not ready')
+    return `${only[1]}/${p.total} ${w}${only[0]}`;
+  if (present.length <= 1) return `${p.ready}/${p.total} ${w}ready`;
+  return `${p.ready}/${p.total} ${w}ready, ${present
+    .filter(([s]) => s !== 'ready')
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ')}`;
 }

@@ -124,6 +124,46 @@ describe('cluster page', () => {
     ).toBeInTheDocument();
   });
 
+  it('a paused cluster reads paused, not broken: pools paused, one plain title, a pause by hand explained', async () => {
+    const paused = (): TreeNode => {
+      const t = searchProdTree();
+      const pause = (n: TreeNode): TreeNode => ({
+        ...n,
+        health: 'paused',
+        reason: 'Paused',
+        message: `${n.kind} ${n.name} is paused`,
+        source: undefined,
+        children: n.children.map(pause),
+      });
+      return { ...pause(t), facts: { paused: true } };
+    };
+    serve({
+      tree: paused,
+      summary: {
+        ...SEARCH_PROD,
+        health: 'paused',
+        reason: 'Paused',
+        message: 'Cluster search-prod is paused',
+        pools: { total: 3, ready: 0, paused: 3, replicas: 9 },
+      },
+    });
+    renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
+    await screen.findByRole('treegrid');
+    expect(screen.getByText(/3\/3 pools paused, 9 nodes/)).toBeInTheDocument();
+    expect(screen.queryByText(/pools ready/)).not.toBeInTheDocument();
+    // The deepest paused object is selected; its label, reason and hint are all "Paused": said once.
+    const panel = details(/^Details of ResourceGroup search-prod/);
+    expect(within(panel).getAllByText('Paused').length).toBeGreaterThan(0);
+    expect(
+      within(panel).queryByText(/Paused: Paused|Paused — Paused/),
+    ).not.toBeInTheDocument();
+    expect(
+      within(panel).getByText(
+        /made by hand \(Cluster actions\) or by a step of a migration job/,
+      ),
+    ).toBeInTheDocument();
+  });
+
   it('flags a cluster whose AKS cluster is managed from another place too, and says what to do', async () => {
     serve({
       summary: {

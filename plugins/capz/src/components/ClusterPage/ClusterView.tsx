@@ -12,10 +12,11 @@ import {
   Text,
 } from '@backstage/ui';
 import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
-import type {
-  ClusterPlace,
-  ClusterSummary,
-  TreeNode,
+import {
+  describePools,
+  type ClusterPlace,
+  type ClusterSummary,
+  type TreeNode,
 } from '@capz-backstage/plugin-capz-common';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
@@ -190,11 +191,9 @@ export function ClusterView({
               `${summary.location ? ` · ${summary.location}` : ''}` +
               `${
                 summary.pools
-                  ? ` · ${summary.pools.ready}/${
-                      summary.pools.total
-                    } pools ready, ${summary.pools.replicas} ${
-                      summary.pools.replicas === 1 ? 'node' : 'nodes'
-                    }`
+                  ? ` · ${describePools(summary.pools)}, ${
+                      summary.pools.replicas
+                    } ${summary.pools.replicas === 1 ? 'node' : 'nodes'}`
                   : ''
               }`}
           </Text>

@@ -45,6 +45,22 @@ const messageCell = {
   color: 'var(--bui-fg-secondary)',
 };
 
+/**
+ * "Degraded: ManagedCluster x: ReconciliationBlocked — AKS is busy", each part only when it says something new: a paused
+ * object's label, reason and hint are all "Paused", which read "Paused: Paused — Paused".
+ */
+export function whyTitle(label: string, reason?: string, hint?: string) {
+  const said = new Set([label.toLowerCase()]);
+  const fresh = (p?: string) => {
+    if (!p || said.has(p.toLowerCase())) return false;
+    said.add(p.toLowerCase());
+    return true;
+  };
+  return `${label}${fresh(reason) ? `: ${reason}` : ''}${
+    fresh(hint) ? ` — ${hint}` : ''
+  }`;
+}
+
 /** The answer to "why is this not ready": reason, message and, for reasons people meet often, what it means. */
 export function WhyNotReady({
   node,
@@ -61,9 +77,7 @@ export function WhyNotReady({
     <Alert
       status={status}
       icon
-      title={`${HEALTH_LABEL[node.health]}${
-        node.reason ? `: ${node.reason}` : ''
-      }${hint ? ` — ${hint.title}` : ''}`}
+      title={whyTitle(HEALTH_LABEL[node.health], node.reason, hint?.title)}
       description={
         <Flex direction="column" gap="1">
           {node.message && <Text as="p">{node.message}</Text>}

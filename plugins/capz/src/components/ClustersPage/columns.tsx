@@ -1,6 +1,10 @@
 /** The clusters table's columns, its rows and their order. */
 import { Cell, CellText, ColumnConfig, Flex, Link, Text } from '@backstage/ui';
-import { ClusterApi, ClusterSummary } from '@capz-backstage/plugin-capz-common';
+import {
+  ClusterApi,
+  ClusterSummary,
+  describePools,
+} from '@capz-backstage/plugin-capz-common';
 import { placeText } from '../shared/managedFrom';
 import { HEALTH_WORST_FIRST, HealthLabel } from '../shared/health';
 
@@ -239,7 +243,7 @@ export function clusterColumns(opts: {
       isSortable: true,
       cell: r => (
         <CellText
-          title={r.pools ? `${r.pools.ready}/${r.pools.total} ready` : '—'}
+          title={r.pools ? describePools(r.pools, '') : '—'}
           description={r.pools ? `${r.pools.replicas} nodes` : undefined}
         />
       ),
