@@ -71,10 +71,22 @@ describe('ClustersPage', () => {
     ]);
     const row = screen.getByRole('row', { name: /search-prod/ });
     expect(within(row).getByText('Degraded')).toBeInTheDocument();
+    // The why in plain words, then the deciding object and its message on the row itself (not only in a tooltip).
+    expect(
+      within(row).getByText('Azure is busy with another operation'),
+    ).toBeInTheDocument();
     expect(
       within(row).getByText(
-        'ManagedCluster search-prod: ReconciliationBlocked',
+        'Managed cluster is busy with another operation (provisioningState Updating)',
       ),
+    ).toBeInTheDocument();
+    // The deciding object where there is no message.
+    const analytics = screen.getByRole('row', { name: /analytics/ });
+    expect(
+      within(analytics).getByText('Being created or updated'),
+    ).toBeInTheDocument();
+    expect(
+      within(analytics).getByText('MachinePool analytics-pool0'),
     ).toBeInTheDocument();
     expect(
       within(row).getByRole('link', { name: /search-prod/ }),

@@ -4,6 +4,7 @@ import {
   ClusterApi,
   ClusterSummary,
   describePools,
+  hintFor,
 } from '@capz-backstage/plugin-capz-common';
 import { placeText } from '../shared/managedFrom';
 import { HEALTH_WORST_FIRST, HealthLabel } from '../shared/health';
@@ -137,6 +138,25 @@ function ManagedFromCell({
   );
 }
 
+/**
+ * A row's why in two lines: plain words first (the hint's title, else the bare reason: "Azure is busy with another
+ * operation"), then the deciding object and its message ("ManagedCluster search-prod: … provisioningState Updating").
+ * Each line's full text is its tooltip.
+ */
+export function reasonText(r: ClusterSummary): {
+  title: string;
+  description?: string;
+} {
+  if (!r.reason) return { title: '—' };
+  const i = r.reason.lastIndexOf(': ');
+  const bare = i >= 0 ? r.reason.slice(i + 2) : r.reason;
+  const object = i >= 0 ? r.reason.slice(0, i) : undefined;
+  return {
+    title: hintFor(r.reason, r.message)?.title ?? bare,
+    description: r.message ?? object,
+  };
+}
+
 /** The cluster a link points at. */
 type ClusterParams = {
   managementCluster: string;
@@ -170,8 +190,8 @@ export function clusterColumns(opts: {
       label: 'Cluster',
       isSortable: true,
       isRowHeader: true,
-      // Twice the others: a name, its namespace and (managed from elsewhere) the badge fit its two lines.
-      width: '2fr',
+      // Wider than the others: a name, its namespace and (managed from elsewhere) the badge fit its two lines.
+      width: '1.5fr',
       cell: r =>
         r.managedFrom?.length ? (
           <ManagedFromCell row={r} href={href(r)} />
@@ -189,7 +209,9 @@ export function clusterColumns(opts: {
       id: 'reason',
       label: 'Reason',
       isSortable: true,
-      cell: r => <CellText title={r.reason ?? '—'} description={r.message} />,
+      // The widest column: the why is what a person scans the list for (a 1fr column cut it to "Managed…").
+      width: '2.5fr',
+      cell: r => <CellText {...reasonText(r)} />,
     },
     {
       id: 'api',
