@@ -201,7 +201,7 @@ describe('the clusters list and trees of the demo scenarios', () => {
         'aso-v1beta1',
         'degraded',
         false,
-        { total: 2, ready: 0, replicas: 0 },
+        { total: 2, ready: 0, updating: 2, replicas: 0 },
         'v1.33.2',
       ],
     ]);
