@@ -4,7 +4,8 @@
 # this script (so the pins). An entry that already exists is reused, so re-runs and fresh clones on the same machine
 # skip the build. Facts and flags: docs/flux-facts.md#build.
 #
-#   build-flux.sh      # prints the entry's folder on stdout; progress (with each build's wall time) goes to stderr
+#   build-flux.sh          # prints the entry's folder on stdout; progress (with each build's wall time) goes to stderr
+#   build-flux.sh --crds   # only the CRDs (seconds: the two module zips, no build): prints a folder with crds/
 #
 # The entry: source-controller, kustomize-controller (binaries) and crds/ (every CRD of both modules'
 # config/crd/bases, as the module zips carry them). Both go.mod files have `replace` directives, which a wrapper
@@ -36,6 +37,29 @@ key=$(sha256sum < "$0" | cut -c1-16)
 out="$cache/bin/flux-$key"
 complete() { [ -x "$out/source-controller" ] && [ -x "$out/kustomize-controller" ] && [ -d "$out/crds" ]; }
 if complete; then echo "build-flux: cached" >&2; echo "$out"; exit 0; fi
+if [ "${1:-}" = --crds ]; then
+  # A test that needs Flux's kinds but no controller must not wait for the build (an hour on a busy 2-core machine,
+  # docs/flux-facts.md#flux-run): the CRDs are files of the two main modules' zips.
+  out="$cache/bin/flux-crds-$key"
+  if [ -d "$out/crds" ]; then echo "build-flux: CRDs cached" >&2; echo "$out"; exit 0; fi
+  cache_entry_lock "$out" build-flux
+  if [ -d "$out/crds" ]; then echo "build-flux: CRDs fetched by the other caller" >&2; echo "$out"; exit 0; fi
+  tmp=$(cache_entry_tmp "$out")
+  mkdir -p "$tmp/crds"
+  for name in source-controller kustomize-controller; do
+    json=$(cd "$tmp" && GOFLAGS=-mod=mod go mod download -json "github.com/fluxcd/$name@$flux_version") || true
+    dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' <<<"$json")
+    [ -n "$dir" ] && [ -d "$dir/config/crd/bases" ] ||
+      { echo "build-flux: go mod download github.com/fluxcd/$name@$flux_version gave no config/crd/bases: $json" >&2; exit 1; }
+    cp "$dir"/config/crd/bases/*.yaml "$tmp/crds/"
+  done
+  chmod -R u+w "$tmp/crds"
+  cd "$cache"
+  cache_entry_publish "$tmp" "$out"
+  echo "build-flux: the CRDs of $flux_version in $out/crds" >&2
+  echo "$out"
+  exit 0
+fi
 # One build at a time per key: a second caller waits for the first and reuses its entry.
 cache_entry_lock "$out" build-flux
 if complete; then echo "build-flux: built by the other caller" >&2; echo "$out"; exit 0; fi

@@ -2,7 +2,8 @@
  * Flux's source-controller and kustomize-controller on a local management cluster.
  *
  * Given a running cluster (src/cluster.ts), this:
- *  - builds (or finds cached) both controllers and their CRDs (scripts/build-flux.sh: v1.9.6 from the Go modules);
+ *  - builds (or finds cached) both controllers and their CRDs (scripts/build-flux.sh: v1.9.6 from the Go modules;
+ *    `installFluxCrds` alone fetches only the CRDs, in seconds);
  *  - installs every CRD of both (`crds/` of the build: source-controller runs a reconciler per source kind and
  *    kustomize-controller watches three of them, so all must exist before they start; docs/flux-facts.md#flux-main-crds);
  *  - starts both as detached local processes with the cluster's admin kubeconfig (`KUBECONFIG`: their pflag set has no
@@ -97,12 +98,23 @@ export function loadFluxCrds(crdsDir: string): Crd[] {
 }
 
 /**
- * Installs every Flux CRD on a running cluster (building or finding the build), without starting the controllers:
- * for a test that needs Kustomization and GitRepository objects but no reconciler.
+ * The folder of Flux's CRDs without building the controllers (`build-flux.sh --crds`: the two module zips, seconds
+ * cold; the full build's `crds/` when that exists).
+ */
+export async function ensureFluxCrdsDir(): Promise<string> {
+  const dir = await runBuildScript(
+    join(packageDir, 'scripts', 'build-flux.sh'),
+    ['--crds'],
+  );
+  return join(dir, 'crds');
+}
+
+/**
+ * Installs every Flux CRD on a running cluster without starting the controllers: for a test that needs Kustomization
+ * and GitRepository objects but no reconciler. It never waits for the controllers' build (an hour on a busy machine).
  */
 export async function installFluxCrds(info: ClusterInfo): Promise<void> {
-  const bins = await ensureFluxBinaries();
-  await installCrds(info, loadFluxCrds(bins.crdsDir));
+  await installCrds(info, loadFluxCrds(await ensureFluxCrdsDir()));
 }
 
 export interface FluxPorts {

@@ -1,7 +1,7 @@
 /**
  * gitChangeFor on real parts: the template's layout (capz-common `clusterProposal`) in a repository of a real Gitea
- * (@internal/git-server's startGitea), a Flux Kustomization and its GitRepository (Flux's CRDs, no controller running)
- * and the MachinePool it applied on the run's kube-apiserver, read through the backend's management-cluster client
+ * (@internal/git-server's startGitea), a Flux Kustomization and its GitRepository (Flux's CRDs from the module zips:
+ * no controller is built or running) and the MachinePool it applied on the run's kube-apiserver, read through the backend's management-cluster client
  * and the Git edge with the `integrations` config. A scale plan becomes a diff of exactly the MachinePool's replicas
  * line, read at the revision the Kustomization last applied (not the branch's newer tip, which has another count).
  */
@@ -187,7 +187,7 @@ beforeAll(async () => {
     ),
     'Kustomization status',
   );
-}, 1_800_000); // a hang detector: a cold build of Gitea or Flux takes minutes
+}, 1_800_000); // a hang detector: a cold build of Gitea takes minutes when run alone (Flux: only its CRDs, seconds)
 afterAll(async () => {
   await gitea?.close();
   if (info)
