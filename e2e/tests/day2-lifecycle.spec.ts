@@ -186,8 +186,12 @@ test('delete a cluster whose resource group is on skip: the preview keeps the gr
   await button.click();
   await expect(del.getByText('Deletion started')).toBeVisible();
 
-  // To the list without a reload: the cluster leaves it once CAPI has deleted it.
-  await del.getByRole('link', { name: 'All clusters' }).click();
+  // To the list without a reload: the cluster leaves it once CAPI has deleted it. The page's breadcrumb, not the
+  // dialog's link: a quick deletion (the simulator's 100 ms operations) can take the page, dialog included, first.
+  await page
+    .getByRole('navigation', { name: 'Breadcrumb' })
+    .getByRole('link', { name: 'All clusters' })
+    .click();
   const clusters = page.getByRole('region', { name: 'Clusters' });
   await expect(
     clusters.getByRole('link', { name: 'platform-staging', exact: true }),

@@ -88,6 +88,14 @@ export const nodeResourceGroupOf = (name: string, location: string) =>
 export const poolObjectName = (cluster: string, pool: string) =>
   `${cluster}-${pool}`;
 
+/**
+ * Namespaces Kubernetes makes for itself (`kube-system`, `kube-public`, `kube-node-lease`) and `default`: not where a
+ * team's cluster objects and its credential Secret belong, so the forms do not offer them. @public
+ */
+export function isSystemNamespace(namespace: string): boolean {
+  return namespace === 'default' || namespace.startsWith('kube-');
+}
+
 /** The Secret ASO writes the Entra (user) kubeconfig to; CAPZ keeps `<name>-kubeconfig` for itself. @public */
 export const userKubeconfigSecretName = (cluster: string) =>
   `${cluster}-user-kubeconfig`;

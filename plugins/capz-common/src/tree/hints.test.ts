@@ -1,11 +1,25 @@
 import { buildClusterTree } from './buildTree';
-import { HINTED_REASONS, hintFor } from './hints';
+import { HINTED_REASONS, hintFor, splitReason } from './hints';
 import {
   asoManagedCluster,
   failReady,
   find,
   NOW,
 } from './__fixtures__/clusters';
+
+describe('splitReason', () => {
+  it('splits at the last ": " (a name may hold one), and leaves a bare reason whole', () => {
+    expect(splitReason('ManagedCluster prod: ReconciliationBlocked')).toEqual({
+      object: 'ManagedCluster prod',
+      reason: 'ReconciliationBlocked',
+    });
+    expect(splitReason('Cluster a: b: Failed ')).toEqual({
+      object: 'Cluster a: b',
+      reason: 'Failed',
+    });
+    expect(splitReason('Paused')).toEqual({ reason: 'Paused' });
+  });
+});
 
 describe('hintFor', () => {
   const required = [

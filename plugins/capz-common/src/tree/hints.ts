@@ -221,10 +221,19 @@ const HINTS: Record<string, Entry> = {
   },
 };
 
-/** The bare reason of a possibly prefixed one (`ManagedCluster prod: ReconciliationBlocked` → `ReconciliationBlocked`). */
-function bare(reason: string): string {
+/**
+ * A rollup reason split into the object that decided it and the bare reason
+ * (`ManagedCluster prod: ReconciliationBlocked` → `ManagedCluster prod` and `ReconciliationBlocked`).
+ * @public
+ */
+export function splitReason(reason: string): {
+  object?: string;
+  reason: string;
+} {
   const i = reason.lastIndexOf(': ');
-  return (i >= 0 ? reason.slice(i + 2) : reason).trim();
+  return i >= 0
+    ? { object: reason.slice(0, i), reason: reason.slice(i + 2).trim() }
+    : { reason: reason.trim() };
 }
 
 const LOCAL_ACCOUNTS_MESSAGE =
@@ -249,7 +258,7 @@ export function hintFor(
   message?: string,
 ): ReasonHint | undefined {
   if (!reason) return undefined;
-  const r = bare(reason);
+  const r = splitReason(reason).reason;
   if (
     (r === 'BadRequest' || r === 'Failed') &&
     message &&

@@ -71,6 +71,8 @@ export function GitopsRepoPicker(props: Props) {
       <TextField
         label={ownerKey === 'project' ? 'Project' : 'Owner'}
         isRequired={props.required}
+        // The form validates (rjsf and the fields' rules): a native check would block its submit silently.
+        validationBehavior="aria"
         isDisabled={props.disabled || props.readonly || !host}
         value={owner}
         onChange={v => set({ owner: v.trim() })}
@@ -78,6 +80,7 @@ export function GitopsRepoPicker(props: Props) {
       <TextField
         label="Repository"
         isRequired={props.required}
+        validationBehavior="aria"
         isDisabled={props.disabled || props.readonly || !host}
         value={repo}
         onChange={v => set({ repo: v.trim() })}

@@ -86,6 +86,8 @@ export function PickerSelect(p: PickerSelectProps) {
             <TextField
               label={p.label}
               isRequired={p.required}
+              // The form validates (rjsf and the fields' rules): a native check would block its submit silently.
+              validationBehavior="aria"
               isDisabled={p.disabled}
               value={value ?? ''}
               onChange={v => onChange(v.trim() ? v.trim() : undefined)}
@@ -100,6 +102,7 @@ export function PickerSelect(p: PickerSelectProps) {
             placeholder={placeholder}
             isDisabled={p.disabled || !ready || options.loading}
             isRequired={p.required}
+            validationBehavior="aria"
             value={isNew && p.typeNewLabel ? null : value ?? null}
             onChange={key =>
               onChange(

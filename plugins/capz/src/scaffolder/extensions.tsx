@@ -53,6 +53,12 @@ export const capzFormFields = [
     'validateCredential',
   ),
   field(
+    'capz-cluster-name-field',
+    'CapzClusterNameField',
+    async () => (await import('./ClusterNameField')).ClusterNameField,
+    'validateClusterName',
+  ),
+  field(
     'capz-region-picker',
     'CapzRegionPicker',
     picker('RegionPicker'),

@@ -16,6 +16,7 @@ import {
   RegionPicker,
 } from './pickers';
 import {
+  validateClusterName,
   validateGitopsRepo,
   validateNodePools,
   validateRegion,
@@ -112,7 +113,12 @@ describe('CapzNamespacePicker', () => {
         return HttpResponse.json({
           managementCluster: mc,
           source: 'live',
-          items: [{ name: `${mc}-team` }, { name: 'default' }],
+          items: [
+            { name: `${mc}-team` },
+            { name: 'default' },
+            { name: 'kube-system' },
+            { name: 'kube-node-lease' },
+          ],
         });
       }),
     );
@@ -127,6 +133,12 @@ describe('CapzNamespacePicker', () => {
     );
     await choose(/Namespace/, 'east-team');
     expect(valueShown()).toBe('east-team');
+    // Kubernetes' own namespaces and default are not offered for a team's cluster.
+    await userEvent.click(screen.getByRole('button', { name: /Namespace/ }));
+    expect(
+      (await screen.findAllByRole('option')).map(o => o.textContent),
+    ).toEqual(['east-team']);
+    await userEvent.keyboard('{Escape}');
     fireEvent.click(screen.getByText('switch'));
     await waitFor(() => expect(valueShown()).toBeNull());
     await choose(/Namespace/, 'west-team');
@@ -151,7 +163,7 @@ describe('CapzNamespacePicker', () => {
         HttpResponse.json({
           managementCluster: 'east',
           source: 'live',
-          items: [{ name: 'default' }],
+          items: [{ name: 'team-a' }],
         }),
       ),
     );
@@ -412,18 +424,61 @@ describe('field validation (capz-common rules, before Review)', () => {
     ]);
   });
 
-  it("refuses a region that makes the cluster's node resource group too long", () => {
+  it('says under the name, not the region, that the region makes the node resource group too long', async () => {
     const { errors, field } = collect();
-    validateRegion('westeurope', field, {
-      formData: { name: 'a'.repeat(33) },
+    await validateClusterName('a'.repeat(33), field, {
+      formData: { location: 'westeurope' },
     });
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/node resource group .* 81 characters/);
     const ok = collect();
-    validateRegion('westeurope', ok.field, {
-      formData: { name: 'a'.repeat(32) },
+    await validateClusterName('a'.repeat(32), ok.field, {
+      formData: { location: 'westeurope' },
     });
     expect(ok.errors).toEqual([]);
+    const region = collect();
+    validateRegion('westeurope', region.field);
+    expect(region.errors).toEqual([]);
+  });
+
+  it('refuses the name of a cluster that exists in the namespace, and asks nothing while the name breaks a rule', async () => {
+    const asked: string[] = [];
+    server.use(
+      http.get(`${BASE}/clusters/:mc/:ns/:name`, ({ params }) => {
+        asked.push(`${params.mc}/${params.ns}/${params.name}`);
+        return params.name === 'payments-dev'
+          ? HttpResponse.json({ name: 'payments-dev' })
+          : HttpResponse.json(
+              { error: { name: 'NotFoundError' } },
+              { status: 404 },
+            );
+      }),
+    );
+    const apiHolder = {
+      get: (ref: any) => new Map(apis as any).get(ref),
+    } as any;
+    const formData = { managementCluster: 'east', namespace: 'team-payments' };
+    const taken = collect();
+    await validateClusterName('payments-dev', taken.field, {
+      formData,
+      apiHolder,
+    });
+    expect(taken.errors).toEqual([
+      'a cluster "payments-dev" already exists in namespace team-payments on east: choose another name',
+    ]);
+    const free = collect();
+    await validateClusterName('payments-new', free.field, {
+      formData,
+      apiHolder,
+    });
+    expect(free.errors).toEqual([]);
+    const bad = collect();
+    await validateClusterName('Payments', bad.field, { formData, apiHolder });
+    expect(bad.errors).toHaveLength(1);
+    expect(asked).toEqual([
+      'east/team-payments/payments-dev',
+      'east/team-payments/payments-new',
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
+import { isSystemNamespace } from '@capz-backstage/plugin-capz-common';
 import { useCallback, useMemo } from 'react';
 import { PickerProps, useParents, useResetOnChange } from './formData';
 import { usePickerApi } from './pickerApi';
@@ -54,7 +55,7 @@ export function ManagementClusterPicker(props: Props) {
   );
 }
 
-/** CapzNamespacePicker: the management cluster's namespaces; with `ui:options.allowNew`, a new name can be typed. */
+/** CapzNamespacePicker: the management cluster's namespaces (not `default` or `kube-*`); with `ui:options.allowNew`, a new name can be typed. */
 export function NamespacePicker(props: Props) {
   const api = usePickerApi();
   const [mc] = useParents(asPicker(props), 'managementClusterField');
@@ -69,10 +70,9 @@ export function NamespacePicker(props: Props) {
       waitingFor={mc ? undefined : 'management cluster'}
       deps={[mc]}
       load={async () =>
-        (await api.namespaces({ managementCluster: mc! })).items.map(n => ({
-          id: n.name,
-          label: n.name,
-        }))
+        (await api.namespaces({ managementCluster: mc! })).items
+          .filter(n => !isSystemNamespace(n.name))
+          .map(n => ({ id: n.name, label: n.name }))
       }
       typeNewLabel={allowNew ? 'Or a new namespace' : undefined}
     />

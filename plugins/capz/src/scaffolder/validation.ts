@@ -1,3 +1,5 @@
+import type { ApiHolder } from '@backstage/frontend-plugin-api';
+import { discoveryApiRef, fetchApiRef } from '@backstage/frontend-plugin-api';
 import type { FieldValidation } from '@rjsf/utils';
 import {
   DNS_LABEL_MAX_LENGTH,
@@ -17,6 +19,8 @@ import { parentValue, ParentOptions } from './formData';
 interface Context {
   formData?: Record<string, unknown>;
   uiSchema?: { 'ui:options'?: ParentOptions };
+  /** The app's APIs (the scaffolder passes them to every validation). */
+  apiHolder?: ApiHolder;
 }
 
 const report = (field: FieldValidation, errors: ClusterFieldError[]) => {
@@ -41,27 +45,44 @@ export function validateCredential(v: string, field: FieldValidation) {
     field.addError('Choose the ASO credential Secret');
 }
 
-/** The region, and the cluster name it limits (AKS's node resource group MC_<rg>_<name>_<location> <= 80). */
-export function validateRegion(
+export function validateRegion(v: string, field: FieldValidation) {
+  report(field, locationErrors(v));
+}
+
+/**
+ * The cluster name: every rule of capz-common's `clusterNameErrors` with the region chosen beside it (AKS's node
+ * resource group `MC_<rg>_<name>_<location>` <= 80), then whether a cluster of that name already exists in the
+ * namespace (the capz backend's cache: `GET /clusters/:mc/:ns/:name`), so Create is never offered for a name the
+ * backend will refuse. A failed check adds nothing: the backend checks again when the template runs.
+ */
+export async function validateClusterName(
   v: string,
   field: FieldValidation,
   context: Context,
 ) {
-  const errors = locationErrors(v);
-  if (!errors.length) {
-    const name = parentValue(
-      context.formData,
-      context.uiSchema?.['ui:options'],
-      'nameField',
-    );
-    if (name)
-      errors.push(
-        ...clusterNameErrors(name, { location: v }).filter(
-          e => e.rule === 'node-resource-group',
-        ),
-      );
-  }
+  const options = context.uiSchema?.['ui:options'];
+  const location = parentValue(context.formData, options, 'locationField');
+  const errors = clusterNameErrors(v, { location }).filter(
+    e => e.field === 'name',
+  );
   report(field, errors);
+  const mc = parentValue(context.formData, options, 'managementClusterField');
+  const ns = parentValue(context.formData, options, 'namespaceField');
+  const discovery = context.apiHolder?.get(discoveryApiRef);
+  const fetchApi = context.apiHolder?.get(fetchApiRef);
+  if (errors.length || !v || !mc || !ns || !discovery || !fetchApi) return;
+  try {
+    const base = await discovery.getBaseUrl('capz');
+    const res = await fetchApi.fetch(
+      `${base}/clusters/${[mc, ns, v].map(encodeURIComponent).join('/')}`,
+    );
+    if (res.ok)
+      field.addError(
+        `a cluster "${v}" already exists in namespace ${ns} on ${mc}: choose another name`,
+      );
+  } catch {
+    // Unknown: the create step answers 409 for an existing cluster.
+  }
 }
 
 export function validateKubernetesVersion(v: string, field: FieldValidation) {

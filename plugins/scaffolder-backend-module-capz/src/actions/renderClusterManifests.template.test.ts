@@ -72,6 +72,7 @@ describe('the New AKS cluster template', () => {
       'managementCluster: CapzManagementClusterPicker',
       'namespace: CapzNamespacePicker',
       'credentialSecretName: CapzCredentialPicker',
+      'name: CapzClusterNameField',
       'location: CapzRegionPicker',
       'kubernetesVersion: CapzKubernetesVersionPicker',
       'owner: OwnerPicker',

@@ -5,6 +5,7 @@ import {
   ClusterSummary,
   describePools,
   hintFor,
+  splitReason,
 } from '@capz-backstage/plugin-capz-common';
 import { placeText } from '../shared/managedFrom';
 import { HEALTH_WORST_FIRST, HealthLabel } from '../shared/health';
@@ -148,11 +149,9 @@ export function reasonText(r: ClusterSummary): {
   description?: string;
 } {
   if (!r.reason) return { title: '—' };
-  const i = r.reason.lastIndexOf(': ');
-  const bare = i >= 0 ? r.reason.slice(i + 2) : r.reason;
-  const object = i >= 0 ? r.reason.slice(0, i) : undefined;
+  const { object, reason } = splitReason(r.reason);
   return {
-    title: hintFor(r.reason, r.message)?.title ?? bare,
+    title: hintFor(r.reason, r.message)?.title ?? reason,
     description: r.message ?? object,
   };
 }
@@ -211,7 +210,27 @@ export function clusterColumns(opts: {
       isSortable: true,
       // The widest column: the why is what a person scans the list for (a 1fr column cut it to "Managed…").
       width: '2.5fr',
-      cell: r => <CellText {...reasonText(r)} />,
+      // The reason wraps (a cut reason hid the why at 1280 px); its message stays one line, whole in its tooltip.
+      cell: r => {
+        const { title, description } = reasonText(r);
+        return (
+          <Cell>
+            <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
+              <Text variant="body-medium">{title}</Text>
+              {description && (
+                <Text
+                  variant="body-medium"
+                  color="secondary"
+                  truncate
+                  title={description}
+                >
+                  {description}
+                </Text>
+              )}
+            </Flex>
+          </Cell>
+        );
+      },
     },
     {
       id: 'api',

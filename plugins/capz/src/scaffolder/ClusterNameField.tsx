@@ -1,0 +1,38 @@
+import type { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
+import { ScaffolderField } from '@backstage/plugin-scaffolder-react/alpha';
+import { TextField } from '@backstage/ui';
+
+/**
+ * CapzClusterNameField: the new cluster's name. A field of its own so that its rules (capz-common
+ * `clusterNameErrors`: the region's node-resource-group limit included) and the check that no cluster of that name
+ * exists yet are reported under it (`validateClusterName`), not under the region.
+ */
+export function ClusterNameField(props: FieldExtensionComponentProps<string>) {
+  const onChange = props.onChange as (v: string | undefined) => void;
+  return (
+    <ScaffolderField
+      rawDescription={
+        (props.uiSchema?.['ui:description'] as string | undefined) ??
+        props.schema.description
+      }
+      rawErrors={props.rawErrors}
+      required={props.required}
+      disabled={props.disabled || props.readonly}
+      displayLabel={false}
+    >
+      <div data-testid="capz-cluster-name-field">
+        <TextField
+          label={props.schema.title ?? 'Name'}
+          isRequired={props.required}
+          // The form validates (rjsf and the fields' rules): a native check would block its submit silently.
+          validationBehavior="aria"
+          isDisabled={props.disabled || props.readonly}
+          value={props.formData ?? ''}
+          // A name has no spaces: what is typed around it is not part of it.
+          onChange={v => onChange(v.trim() ? v.trim() : undefined)}
+          placeholder="e.g. payments-prod"
+        />
+      </div>
+    </ScaffolderField>
+  );
+}
