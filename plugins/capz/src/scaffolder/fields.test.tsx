@@ -444,7 +444,7 @@ describe('field validation (capz-common rules, before Review)', () => {
   it('refuses the name of a cluster that exists in the namespace, and asks nothing while the name breaks a rule', async () => {
     const asked: string[] = [];
     server.use(
-      http.get(`${BASE}/clusters/:mc/:ns/:name`, ({ params }) => {
+      http.get(`${BASE}/clusters/:mc/:ns/:name/tree`, ({ params }) => {
         asked.push(`${params.mc}/${params.ns}/${params.name}`);
         return params.name === 'payments-dev'
           ? HttpResponse.json({ name: 'payments-dev' })

@@ -103,7 +103,7 @@ describe('the New AKS cluster form', () => {
 
   it('refuses, under the name, a name the region makes too long and a cluster that exists', async () => {
     server.use(
-      http.get(`${BASE}/clusters/:mc/:ns/:name`, ({ params }) =>
+      http.get(`${BASE}/clusters/:mc/:ns/:name/tree`, ({ params }) =>
         params.name === 'payments-dev'
           ? HttpResponse.json({ name: 'payments-dev' })
           : HttpResponse.json({}, { status: 404 }),

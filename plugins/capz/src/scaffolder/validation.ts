@@ -52,7 +52,7 @@ export function validateRegion(v: string, field: FieldValidation) {
 /**
  * The cluster name: every rule of capz-common's `clusterNameErrors` with the region chosen beside it (AKS's node
  * resource group `MC_<rg>_<name>_<location>` <= 80), then whether a cluster of that name already exists in the
- * namespace (the capz backend's cache: `GET /clusters/:mc/:ns/:name`), so Create is never offered for a name the
+ * namespace (the capz backend's cache: `GET /clusters/:mc/:ns/:name/tree`), so Create is never offered for a name the
  * backend will refuse. A failed check adds nothing: the backend checks again when the template runs.
  */
 export async function validateClusterName(
@@ -73,8 +73,9 @@ export async function validateClusterName(
   if (errors.length || !v || !mc || !ns || !discovery || !fetchApi) return;
   try {
     const base = await discovery.getBaseUrl('capz');
+    // The cluster's tree route (there is no plain GET of a cluster): 200 when the cache has it, 404 when not.
     const res = await fetchApi.fetch(
-      `${base}/clusters/${[mc, ns, v].map(encodeURIComponent).join('/')}`,
+      `${base}/clusters/${[mc, ns, v].map(encodeURIComponent).join('/')}/tree`,
     );
     if (res.ok)
       field.addError(
