@@ -204,8 +204,22 @@ async function fillForm(page: Page, f: ClusterForm) {
       .getByRole('textbox', { name: 'Repository', exact: true })
       .fill(f.gitopsRepo.repo);
   }
+  await page.getByRole('button', { name: 'Next' }).click();
+
+  // Check: the create's dry run on everything chosen; the objects the management cluster accepts are listed, and
+  // the verdict is what Review shows.
+  await expect(
+    page.getByText(/accepts the cluster: 5 objects would be created/),
+  ).toBeVisible({ timeout: 30_000 });
+  await expect(
+    page.getByRole('list', { name: 'Objects to create' }).getByRole('listitem'),
+  ).toHaveCount(5);
+  await saveScreenshot(page, `scaffolder-check-${f.delivery}`);
   await page.getByRole('button', { name: 'Review' }).click();
   await expect(page.getByRole('button', { name: 'Create' })).toBeVisible();
+  await expect(
+    page.getByText(/^5 objects accepted by local \(dry run, nothing written\)/),
+  ).toBeVisible();
 }
 
 /** The template as the catalog has it. */

@@ -5,6 +5,8 @@ import {
   ClustersResponse,
   ClusterKubeconfig,
   ConnectInfo,
+  CreateClusterRequest,
+  CreateClusterResponse,
   CredentialSecretsResponse,
   Day2Action,
   Day2Plan,
@@ -86,6 +88,12 @@ export interface CapzApi {
     namespace: string;
     credentialSecret: string;
   }): Promise<DiscoveredAksClustersResponse>;
+
+  /**
+   * POST /clusters: a new AKS cluster. With `dryRun: true` the backend runs every check and the API server validates
+   * every object (dryRun=All), writing nothing: the New AKS cluster form's last check. 400 names the field, 403, 409.
+   */
+  createCluster(request: CreateClusterRequest): Promise<CreateClusterResponse>;
 
   /** What a day-2 action would write (dryRun=All), changing nothing; 400 names the broken rule, 403, 409. */
   previewClusterAction(

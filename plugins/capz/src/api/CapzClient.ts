@@ -5,6 +5,8 @@ import {
   type ClusterPlace,
   ClustersResponse,
   ConnectInfo,
+  CreateClusterRequest,
+  CreateClusterResponse,
   CredentialSecretsResponse,
   Day2Action,
   day2Paths,
@@ -178,6 +180,10 @@ export class CapzClient implements CapzApi {
     credentialSecret: string;
   }): Promise<DiscoveredAksClustersResponse> {
     return this.get('/azure/clusters', query);
+  }
+
+  createCluster(request: CreateClusterRequest): Promise<CreateClusterResponse> {
+    return this.post('/clusters', request);
   }
 
   previewClusterAction(

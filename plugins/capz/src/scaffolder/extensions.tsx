@@ -82,4 +82,10 @@ export const capzFormFields = [
     async () => (await import('./NodePoolsField')).NodePoolsField,
     'validateNodePools',
   ),
+  field(
+    'capz-create-check',
+    'CapzCreateCheck',
+    async () => (await import('./CreateCheckField')).CreateCheckField,
+    'validateCreateCheck',
+  ),
 ];

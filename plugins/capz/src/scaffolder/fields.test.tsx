@@ -5,7 +5,8 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { useState } from 'react';
 import { BASE } from '../__testUtils__/fixtures';
-import { setupCapzServer } from '../__testUtils__/harness';
+import { capzApiRef } from '../api/CapzApi';
+import { client, setupCapzServer } from '../__testUtils__/harness';
 import { GitopsRepoPicker } from './GitopsRepoPicker';
 import { NodePoolsField } from './NodePoolsField';
 import {
@@ -26,6 +27,7 @@ const server = setupCapzServer();
 const apis: any[] = [
   [discoveryApiRef, { getBaseUrl: async () => BASE }],
   [fetchApiRef, { fetch: (i: any, init: any) => fetch(i, init) }],
+  [capzApiRef, client],
 ];
 
 /** A field as the scaffolder renders it: its value in state, the other fields' values in formContext. */
@@ -464,7 +466,7 @@ describe('field validation (capz-common rules, before Review)', () => {
       apiHolder,
     });
     expect(taken.errors).toEqual([
-      'a cluster "payments-dev" already exists in namespace team-payments on east: choose another name',
+      'A cluster "payments-dev" already exists in namespace team-payments on east: choose another name',
     ]);
     const free = collect();
     await validateClusterName('payments-new', free.field, {

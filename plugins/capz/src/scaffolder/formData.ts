@@ -10,6 +10,7 @@ export const PARENT_DEFAULTS = {
   credentialField: 'credentialSecretName',
   locationField: 'location',
   nameField: 'name',
+  deliveryField: 'delivery',
 } as const;
 export type ParentOption = keyof typeof PARENT_DEFAULTS;
 export type ParentOptions = Partial<Record<ParentOption, string>>;

@@ -1,5 +1,4 @@
 import type { ApiHolder } from '@backstage/frontend-plugin-api';
-import { discoveryApiRef, fetchApiRef } from '@backstage/frontend-plugin-api';
 import type { FieldValidation } from '@rjsf/utils';
 import {
   DNS_LABEL_MAX_LENGTH,
@@ -13,6 +12,8 @@ import {
   type AksAsoPoolParams,
   type ClusterFieldError,
 } from '@capz-backstage/plugin-capz-common';
+import { capzApiRef } from '../api/CapzApi';
+import { createCheckError, runCreateCheck } from './createCheck';
 import { parentValue, ParentOptions } from './formData';
 
 /** The part of the scaffolder's validation context the fields read. */
@@ -68,22 +69,18 @@ export async function validateClusterName(
   report(field, errors);
   const mc = parentValue(context.formData, options, 'managementClusterField');
   const ns = parentValue(context.formData, options, 'namespaceField');
-  const discovery = context.apiHolder?.get(discoveryApiRef);
-  const fetchApi = context.apiHolder?.get(fetchApiRef);
-  if (errors.length || !v || !mc || !ns || !discovery || !fetchApi) return;
+  const api = context.apiHolder?.get(capzApiRef);
+  if (errors.length || !v || !mc || !ns || !api) return;
   try {
-    const base = await discovery.getBaseUrl('capz');
-    // The cluster's tree route (there is no plain GET of a cluster): 200 when the cache has it, 404 when not.
-    const res = await fetchApi.fetch(
-      `${base}/clusters/${[mc, ns, v].map(encodeURIComponent).join('/')}/tree`,
-    );
-    if (res.ok)
-      field.addError(
-        `a cluster "${v}" already exists in namespace ${ns} on ${mc}: choose another name`,
-      );
+    // The cluster's tree route (there is no plain GET of a cluster): an answer means the cache has it.
+    await api.getClusterTree({ managementCluster: mc, namespace: ns, name: v });
   } catch {
-    // Unknown: the create step answers 409 for an existing cluster.
+    // 404, or unknown: the last page's create dry run and the create step answer 409 for an existing cluster.
+    return;
   }
+  field.addError(
+    `A cluster "${v}" already exists in namespace ${ns} on ${mc}: choose another name`,
+  );
 }
 
 export function validateKubernetesVersion(v: string, field: FieldValidation) {
@@ -120,4 +117,26 @@ export function validateGitopsRepo(v: string, field: FieldValidation) {
     field.addError(
       'Choose the host, and give the owner (project) and the repository',
     );
+}
+
+/**
+ * The form's last check, when the user asks for Review: the create dry run on every value chosen (the same request
+ * the create step sends). A refusal keeps the user on the page with the backend's words; so does a 403 when the
+ * cluster would be applied now (a Git delivery only proposes). When the backend cannot be asked, nothing is added:
+ * the create step checks again.
+ */
+export async function validateCreateCheck(
+  _v: string,
+  field: FieldValidation,
+  context: Context,
+) {
+  const api = context.apiHolder?.get(capzApiRef);
+  if (!api) return;
+  const options = context.uiSchema?.['ui:options'];
+  const check = await runCreateCheck(api, context.formData, options);
+  const error = createCheckError(
+    check,
+    parentValue(context.formData, options, 'deliveryField'),
+  );
+  if (error) field.addError(error);
 }
