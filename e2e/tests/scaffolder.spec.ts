@@ -318,7 +318,13 @@ test('New AKS cluster: form → dry run → create → open the cluster → Heal
   const token = await backstageToken(page);
 
   await fillForm(page, form);
-  await saveScreenshot(page, 'scaffolder-review');
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 1920, height: 1080 },
+  ]) {
+    await page.setViewportSize(size);
+    await saveScreenshot(page, `tour-${size.width}-scaffolder-review`);
+  }
 
   // Dry run: every step passes, the API server validated the objects (dryRun=All) and nothing was written.
   const dry = await dryRun(page, token, form);

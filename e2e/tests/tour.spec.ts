@@ -1,0 +1,186 @@
+/**
+ * The pages as a first-time user meets them, at 1280×800 and 1920×1080: the clusters list, a degraded cluster and its
+ * timeline, and every day-2 dialog up to its preview (nothing confirmed). Each is axe-clean and saved under
+ * e2e/artifacts/tour-<width>-*.png for people to look at; nothing the previews show is written.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import { expect, Locator, Page, test } from '@playwright/test';
+import { saveScreenshot, signInAsGuest } from './helpers';
+import { kube } from './kube';
+
+const NS = 'team-payments';
+const SIZES = [
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+];
+
+async function expectAxeClean(page: Page, selector: string) {
+  const { violations } = await new AxeBuilder({ page })
+    .include(selector)
+    .analyze();
+  expect(violations.map(v => `${v.id}: ${v.help}`)).toEqual([]);
+}
+
+async function openCluster(page: Page, name: string) {
+  await page.goto('/capz');
+  await page
+    .getByRole('region', { name: 'Clusters' })
+    .getByRole('link', { name, exact: true })
+    .click();
+  await expect(page).toHaveURL(
+    new RegExp(`/capz/clusters/[^/]+/${NS}/${name}$`),
+  );
+  await expect(page.getByRole('treegrid')).toBeVisible();
+}
+
+async function openAction(page: Page, item: string, title: string) {
+  await page.getByRole('button', { name: 'Cluster actions' }).click();
+  await page.getByRole('menuitem', { name: item }).click();
+  const dialog = page.getByRole('dialog', { name: title });
+  await expect(dialog).toBeVisible();
+  return dialog;
+}
+
+/** Chooses a select's option in a dialog (a BUI select: a button, then a listbox). */
+async function choose(
+  page: Page,
+  dialog: Locator,
+  select: RegExp,
+  option: RegExp,
+) {
+  await dialog.getByRole('button', { name: select }).click();
+  await page.getByRole('option', { name: option }).click();
+}
+
+/** Previews, waits for the plan (its Confirm, or the words that nothing changes), saves, checks axe, cancels. */
+async function preview(page: Page, dialog: Locator, shot: string) {
+  await dialog.getByRole('button', { name: 'Preview' }).click();
+  await expect(
+    dialog
+      .getByRole('button', { name: 'Confirm' })
+      .or(dialog.getByText(/^Nothing to change/)),
+  ).toBeVisible();
+  await saveScreenshot(page, shot);
+  await expectAxeClean(page, '[role="dialog"]');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+}
+
+/** What a preview must never change: the generation of the cluster's CAPI objects (their spec). */
+async function generations(cluster: string) {
+  const capi = `/apis/cluster.x-k8s.io/v1beta2/namespaces/${NS}`;
+  const pools = await kube(
+    'GET',
+    `${capi}/machinepools?labelSelector=cluster.x-k8s.io/cluster-name=${cluster}`,
+  );
+  const c = await kube('GET', `${capi}/clusters/${cluster}`);
+  return Object.fromEntries([
+    [`Cluster/${cluster}`, c.metadata.generation],
+    ...pools.items.map((p: any) => [
+      `MachinePool/${p.metadata.name}`,
+      p.metadata.generation,
+    ]),
+  ]);
+}
+
+for (const size of SIZES) {
+  test.describe(`at ${size.width}×${size.height}`, () => {
+    test.use({ viewport: size });
+    const at = (name: string) => `tour-${size.width}-${name}`;
+
+    test('the clusters list, a degraded cluster and its timeline', async ({
+      page,
+    }) => {
+      await signInAsGuest(page);
+      await page.goto('/capz');
+      const list = page.getByRole('region', { name: 'Clusters' });
+      await expect(
+        list.getByRole('link', { name: 'search-prod' }),
+      ).toBeVisible();
+      await saveScreenshot(page, at('clusters-list'));
+      await expectAxeClean(page, 'main');
+
+      await openCluster(page, 'search-prod');
+      await saveScreenshot(page, at('degraded-cluster'));
+      await expectAxeClean(page, 'main');
+
+      await page
+        .getByRole('tablist', { name: 'Cluster views' })
+        .getByRole('tab', { name: 'Timeline' })
+        .click();
+      await expect(page.getByRole('tabpanel')).toBeVisible();
+      await saveScreenshot(page, at('timeline'));
+      await expectAxeClean(page, 'main');
+    });
+
+    test('every day-2 dialog up to its preview, nothing written', async ({
+      page,
+    }) => {
+      test.setTimeout(180_000);
+      const before = await generations('payments-prod');
+      await signInAsGuest(page);
+      await openCluster(page, 'payments-prod');
+
+      const scale = await openAction(page, 'Scale pool', 'Scale a node pool');
+      await choose(page, scale, /Node pool/, /^system/);
+      await scale.getByRole('textbox', { name: /Nodes/ }).fill('4');
+      await preview(page, scale, at('preview-scale'));
+
+      const auto = await openAction(
+        page,
+        'Autoscaling',
+        'Autoscaling of a node pool',
+      );
+      await choose(page, auto, /Node pool/, /^batch/);
+      const toggle = auto.getByRole('switch');
+      if (!(await toggle.isChecked()))
+        await auto
+          .getByText("AKS's cluster autoscaler sets the node count")
+          .click();
+      await expect(toggle).toBeChecked();
+      await auto.getByRole('textbox', { name: 'Minimum nodes' }).fill('1');
+      await auto.getByRole('textbox', { name: 'Maximum nodes' }).fill('5');
+      await preview(page, auto, at('preview-autoscale'));
+
+      const add = await openAction(page, 'Add node pool', 'Add a node pool');
+      await add.getByRole('textbox', { name: 'Pool name' }).fill('tour');
+      await preview(page, add, at('preview-add-pool'));
+
+      const remove = await openAction(
+        page,
+        'Remove node pool',
+        'Remove a node pool',
+      );
+      await choose(page, remove, /Node pool/, /^batch/);
+      await preview(page, remove, at('preview-remove-pool'));
+
+      const pause = await openAction(page, 'Pause', 'Pause reconciliation');
+      await preview(page, pause, at('preview-pause'));
+
+      // payments-prod runs the newest version the region offers: the dialog says so (no preview to make).
+      const upgrade = await openAction(
+        page,
+        'Upgrade Kubernetes',
+        'Upgrade Kubernetes',
+      );
+      await saveScreenshot(page, at('upgrade'));
+      await expectAxeClean(page, '[role="dialog"]');
+      await upgrade.getByRole('button', { name: 'Cancel' }).click();
+
+      const del = await openAction(
+        page,
+        'Delete cluster',
+        'Delete cluster payments-prod',
+      );
+      await expect(
+        del.getByRole('list', { name: 'Deleted in Azure' }),
+      ).toBeVisible();
+      await saveScreenshot(page, at('preview-delete'));
+      await expectAxeClean(page, '[role="dialog"]');
+      await del.getByRole('button', { name: 'Cancel' }).click();
+      await expect(del).toBeHidden();
+
+      expect(await generations('payments-prod')).toEqual(before);
+    });
+  });
+}
