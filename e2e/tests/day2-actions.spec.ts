@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, Locator, Page, test } from '@playwright/test';
-import { saveScreenshot, signInAsGuest } from './helpers';
+import { openClusterPage, saveScreenshot, signInAsGuest } from './helpers';
 import { kube } from './kube';
 
 const POOL =
@@ -237,17 +237,7 @@ test('pause shows a banner on the page until resume; connect gives commands, nev
 /** Opens payments-prod's page and returns a helper that opens an action's dialog by its menu item and title. */
 async function paymentsProd(page: Page) {
   await signInAsGuest(page);
-  await page.goto('/capz');
-  await page
-    .getByRole('region', { name: 'Clusters' })
-    .getByRole('link', { name: 'payments-prod' })
-    .click();
-  await expect(page.getByRole('treegrid')).toBeVisible();
-  return async (item: string, title: string) => {
-    await page.getByRole('button', { name: 'Cluster actions' }).click();
-    await page.getByRole('menuitem', { name: item }).click();
-    return page.getByRole('dialog', { name: title });
-  };
+  return openClusterPage(page, 'team-payments', 'payments-prod');
 }
 
 async function previewAndConfirm(dialog: Locator, confirm = 'Confirm') {

@@ -6,10 +6,15 @@
  * Like wizards.spec.ts, these tests change the seeded world for good (a version, a pool, a cluster): they run once per
  * simulator, as scripts/test.sh starts one per run. Each test uses its own cluster or pool, so any order works.
  */
-import AxeBuilder from '@axe-core/playwright';
-import { expect, Locator, Page, test } from '@playwright/test';
+import { expect, Page, test } from '@playwright/test';
 import { armGet } from './arm';
-import { saveScreenshot, signInAsGuest } from './helpers';
+import {
+  chooseInDialog,
+  expectAxeClean,
+  openClusterPage,
+  saveScreenshot,
+  signInAsGuest,
+} from './helpers';
 import { kube } from './kube';
 
 const NS = 'team-platform';
@@ -17,41 +22,11 @@ const NS = 'team-platform';
 /** Opens a cluster's page from the clusters list; returns a helper that opens an action's dialog from the menu. */
 async function openCluster(page: Page, name: string) {
   await signInAsGuest(page);
-  await page.goto('/capz');
-  await page
-    .getByRole('region', { name: 'Clusters' })
-    .getByRole('link', { name, exact: true })
-    .click();
-  await expect(page).toHaveURL(
-    new RegExp(`/capz/clusters/[^/]+/${NS}/${name}$`),
-  );
-  await expect(page.getByRole('treegrid')).toBeVisible();
-  return async (item: string, title: string) => {
-    await page.getByRole('button', { name: 'Cluster actions' }).click();
-    await page.getByRole('menuitem', { name: item }).click();
-    return page.getByRole('dialog', { name: title });
-  };
-}
-
-async function expectAxeClean(page: Page) {
-  const { violations } = await new AxeBuilder({ page })
-    .include('[role="dialog"]')
-    .analyze();
-  expect(violations.map(v => `${v.id}: ${v.help}`)).toEqual([]);
+  return openClusterPage(page, NS, name);
 }
 
 /** The line under the cluster's name: namespace · management cluster · API · version · location · pools. */
 const facts = (page: Page) => page.getByText(new RegExp(`^${NS} · `));
-
-async function choose(
-  page: Page,
-  dialog: Locator,
-  select: RegExp,
-  option: RegExp,
-) {
-  await dialog.getByRole('button', { name: select }).click();
-  await page.getByRole('option', { name: option }).click();
-}
 
 test('upgrade the control plane to a version AKS offers, then one pool: the versions move live on the page', async ({
   page,
@@ -90,7 +65,7 @@ test('upgrade the control plane to a version AKS offers, then one pool: the vers
   await expect(
     pool.getByRole('radio', { name: /Node pools, to the control plane's/ }),
   ).toBeChecked();
-  await choose(page, pool, /Node pools to upgrade/, /^web \(/);
+  await chooseInDialog(page, pool, /Node pools to upgrade/, /^web \(/);
   await pool.getByRole('button', { name: 'Preview' }).click();
   await expect(
     pool.getByRole('list', {
@@ -124,7 +99,7 @@ test('remove a node pool: the preview names the Azure agent pool that goes, then
   await expect(facts(page)).toContainText('3/3 pools ready');
 
   const remove = await open('Remove node pool', 'Remove a node pool');
-  await choose(page, remove, /Node pool/, /^jobs/);
+  await chooseInDialog(page, remove, /Node pool/, /^jobs/);
   await remove.getByRole('button', { name: 'Preview' }).click();
   await expect(
     remove.getByText(

@@ -1,4 +1,5 @@
-import { Page, expect } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { Locator, Page, expect } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -16,6 +17,31 @@ export async function signInAsGuest(page: Page): Promise<void> {
   ).toBeVisible();
 }
 
+/**
+ * Opens a cluster's page from the clusters list (signed in already) and returns a function that opens one of its
+ * actions' dialogs by its menu item and title.
+ */
+export async function openClusterPage(
+  page: Page,
+  namespace: string,
+  name: string,
+): Promise<(item: string, title: string) => Promise<Locator>> {
+  await page.goto('/capz');
+  await page
+    .getByRole('region', { name: 'Clusters' })
+    .getByRole('link', { name, exact: true })
+    .click();
+  await expect(page).toHaveURL(
+    new RegExp(`/capz/clusters/[^/]+/${namespace}/${name}$`),
+  );
+  await expect(page.getByRole('treegrid')).toBeVisible();
+  return async (item: string, title: string) => {
+    await page.getByRole('button', { name: 'Cluster actions' }).click();
+    await page.getByRole('menuitem', { name: item }).click();
+    return page.getByRole('dialog', { name: title });
+  };
+}
+
 /** Saves a full-page screenshot under e2e/artifacts (ignored by git) for people to look at. */
 export async function saveScreenshot(
   page: Page,
@@ -26,4 +52,26 @@ export async function saveScreenshot(
   const file = join(dir, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/** No axe violation inside `selector` (a dialog by default). */
+export async function expectAxeClean(
+  page: Page,
+  selector = '[role="dialog"]',
+): Promise<void> {
+  const { violations } = await new AxeBuilder({ page })
+    .include(selector)
+    .analyze();
+  expect(violations.map(v => `${v.id}: ${v.help}`)).toEqual([]);
+}
+
+/** Chooses an option of a select in a dialog (a BUI select: a button named by its label, then a listbox). */
+export async function chooseInDialog(
+  page: Page,
+  dialog: Locator,
+  select: RegExp,
+  option: RegExp,
+): Promise<void> {
+  await dialog.getByRole('button', { name: select }).click();
+  await page.getByRole('option', { name: option }).click();
 }

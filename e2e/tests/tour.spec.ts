@@ -3,9 +3,14 @@
  * timeline, and every day-2 dialog up to its preview (nothing confirmed). Each is axe-clean and saved under
  * e2e/artifacts/tour-<width>-*.png for people to look at; nothing the previews show is written.
  */
-import AxeBuilder from '@axe-core/playwright';
 import { expect, Locator, Page, test } from '@playwright/test';
-import { saveScreenshot, signInAsGuest } from './helpers';
+import {
+  chooseInDialog,
+  expectAxeClean,
+  openClusterPage,
+  saveScreenshot,
+  signInAsGuest,
+} from './helpers';
 import { kube } from './kube';
 
 const NS = 'team-payments';
@@ -14,50 +19,17 @@ const SIZES = [
   { width: 1920, height: 1080 },
 ];
 
-async function expectAxeClean(page: Page, selector: string) {
-  const { violations } = await new AxeBuilder({ page })
-    .include(selector)
-    .analyze();
-  expect(violations.map(v => `${v.id}: ${v.help}`)).toEqual([]);
-}
-
-async function openCluster(page: Page, name: string) {
-  await page.goto('/capz');
-  await page
-    .getByRole('region', { name: 'Clusters' })
-    .getByRole('link', { name, exact: true })
-    .click();
-  await expect(page).toHaveURL(
-    new RegExp(`/capz/clusters/[^/]+/${NS}/${name}$`),
-  );
-  await expect(page.getByRole('treegrid')).toBeVisible();
-}
-
-async function openAction(page: Page, item: string, title: string) {
-  await page.getByRole('button', { name: 'Cluster actions' }).click();
-  await page.getByRole('menuitem', { name: item }).click();
-  const dialog = page.getByRole('dialog', { name: title });
-  await expect(dialog).toBeVisible();
-  return dialog;
-}
-
-/** Chooses a select's option in a dialog (a BUI select: a button, then a listbox). */
-async function choose(
+/** Previews, waits for the plan (its Confirm, or the words that nothing changes), saves, checks axe, cancels. */
+async function preview(
   page: Page,
   dialog: Locator,
-  select: RegExp,
-  option: RegExp,
+  shot: string,
+  confirm = 'Confirm',
 ) {
-  await dialog.getByRole('button', { name: select }).click();
-  await page.getByRole('option', { name: option }).click();
-}
-
-/** Previews, waits for the plan (its Confirm, or the words that nothing changes), saves, checks axe, cancels. */
-async function preview(page: Page, dialog: Locator, shot: string) {
   await dialog.getByRole('button', { name: 'Preview' }).click();
   await expect(
     dialog
-      .getByRole('button', { name: 'Confirm' })
+      .getByRole('button', { name: confirm })
       .or(dialog.getByText(/^Nothing to change/)),
   ).toBeVisible();
   await saveScreenshot(page, shot);
@@ -98,11 +70,11 @@ for (const size of SIZES) {
         list.getByRole('link', { name: 'search-prod' }),
       ).toBeVisible();
       await saveScreenshot(page, at('clusters-list'));
-      await expectAxeClean(page, 'main');
+      await expectAxeClean(page, '[aria-label="Clusters"]');
 
-      await openCluster(page, 'search-prod');
+      await openClusterPage(page, 'team-search', 'search-prod');
       await saveScreenshot(page, at('degraded-cluster'));
-      await expectAxeClean(page, 'main');
+      await expectAxeClean(page, '[role="tabpanel"]');
 
       await page
         .getByRole('tablist', { name: 'Cluster views' })
@@ -110,7 +82,7 @@ for (const size of SIZES) {
         .click();
       await expect(page.getByRole('tabpanel')).toBeVisible();
       await saveScreenshot(page, at('timeline'));
-      await expectAxeClean(page, 'main');
+      await expectAxeClean(page, '[role="tabpanel"]');
     });
 
     test('every day-2 dialog up to its preview, nothing written', async ({
@@ -119,19 +91,18 @@ for (const size of SIZES) {
       test.setTimeout(180_000);
       const before = await generations('payments-prod');
       await signInAsGuest(page);
-      await openCluster(page, 'payments-prod');
+      const openAction = await openClusterPage(page, NS, 'payments-prod');
 
-      const scale = await openAction(page, 'Scale pool', 'Scale a node pool');
-      await choose(page, scale, /Node pool/, /^system/);
+      const scale = await openAction('Scale pool', 'Scale a node pool');
+      await chooseInDialog(page, scale, /Node pool/, /^system/);
       await scale.getByRole('textbox', { name: /Nodes/ }).fill('4');
       await preview(page, scale, at('preview-scale'));
 
       const auto = await openAction(
-        page,
         'Autoscaling',
         'Autoscaling of a node pool',
       );
-      await choose(page, auto, /Node pool/, /^batch/);
+      await chooseInDialog(page, auto, /Node pool/, /^batch/);
       const toggle = auto.getByRole('switch');
       if (!(await toggle.isChecked()))
         await auto
@@ -142,24 +113,19 @@ for (const size of SIZES) {
       await auto.getByRole('textbox', { name: 'Maximum nodes' }).fill('5');
       await preview(page, auto, at('preview-autoscale'));
 
-      const add = await openAction(page, 'Add node pool', 'Add a node pool');
+      const add = await openAction('Add node pool', 'Add a node pool');
       await add.getByRole('textbox', { name: 'Pool name' }).fill('tour');
       await preview(page, add, at('preview-add-pool'));
 
-      const remove = await openAction(
-        page,
-        'Remove node pool',
-        'Remove a node pool',
-      );
-      await choose(page, remove, /Node pool/, /^batch/);
-      await preview(page, remove, at('preview-remove-pool'));
+      const remove = await openAction('Remove node pool', 'Remove a node pool');
+      await chooseInDialog(page, remove, /Node pool/, /^batch/);
+      await preview(page, remove, at('preview-remove-pool'), 'Remove the pool');
 
-      const pause = await openAction(page, 'Pause', 'Pause reconciliation');
+      const pause = await openAction('Pause', 'Pause reconciliation');
       await preview(page, pause, at('preview-pause'));
 
       // payments-prod runs the newest version the region offers: the dialog says so (no preview to make).
       const upgrade = await openAction(
-        page,
         'Upgrade Kubernetes',
         'Upgrade Kubernetes',
       );
@@ -168,7 +134,6 @@ for (const size of SIZES) {
       await upgrade.getByRole('button', { name: 'Cancel' }).click();
 
       const del = await openAction(
-        page,
         'Delete cluster',
         'Delete cluster payments-prod',
       );

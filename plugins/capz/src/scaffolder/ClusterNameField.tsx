@@ -1,6 +1,6 @@
 import type { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
-import { ScaffolderField } from '@backstage/plugin-scaffolder-react/alpha';
 import { TextField } from '@backstage/ui';
+import { FieldFrame } from './FieldFrame';
 
 /**
  * CapzClusterNameField: the new cluster's name. A field of its own so that its rules (capz-common
@@ -10,16 +10,7 @@ import { TextField } from '@backstage/ui';
 export function ClusterNameField(props: FieldExtensionComponentProps<string>) {
   const onChange = props.onChange as (v: string | undefined) => void;
   return (
-    <ScaffolderField
-      rawDescription={
-        (props.uiSchema?.['ui:description'] as string | undefined) ??
-        props.schema.description
-      }
-      rawErrors={props.rawErrors}
-      required={props.required}
-      disabled={props.disabled || props.readonly}
-      displayLabel={false}
-    >
+    <FieldFrame field={props}>
       <div data-testid="capz-cluster-name-field">
         <TextField
           label={props.schema.title ?? 'Name'}
@@ -33,6 +24,6 @@ export function ClusterNameField(props: FieldExtensionComponentProps<string>) {
           placeholder="e.g. payments-prod"
         />
       </div>
-    </ScaffolderField>
+    </FieldFrame>
   );
 }

@@ -1,9 +1,9 @@
 import { useApi } from '@backstage/frontend-plugin-api';
 import type { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
-import { ScaffolderField } from '@backstage/plugin-scaffolder-react/alpha';
 import { Alert, Button, Flex, Text } from '@backstage/ui';
 import { useEffect, useMemo, useState } from 'react';
 import { capzApiRef } from '../api/CapzApi';
+import { FieldFrame } from './FieldFrame';
 import {
   CreateCheck,
   createCheckError,
@@ -120,16 +120,7 @@ export function CreateCheckField(props: FieldExtensionComponentProps<string>) {
   }, [check, error]);
 
   return (
-    <ScaffolderField
-      rawDescription={
-        (props.uiSchema?.['ui:description'] as string | undefined) ??
-        props.schema.description
-      }
-      rawErrors={props.rawErrors}
-      required={props.required}
-      disabled={props.disabled || props.readonly}
-      displayLabel={false}
-    >
+    <FieldFrame field={props}>
       <Flex
         direction="column"
         gap="2"
@@ -152,6 +143,6 @@ export function CreateCheckField(props: FieldExtensionComponentProps<string>) {
           </div>
         )}
       </Flex>
-    </ScaffolderField>
+    </FieldFrame>
   );
 }
