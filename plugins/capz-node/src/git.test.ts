@@ -6,6 +6,8 @@ import { startGitServer, type GitServer } from '@internal/git-server';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
   cloneBranch,
@@ -173,4 +175,24 @@ describe('Git over smart HTTP', () => {
     expect(repositoryPath('./')).toBe('');
     expect(() => repositoryPath('../x')).toThrow(/leaves the repository/);
   });
+});
+
+describe('a Git server slow to answer', () => {
+  it('is waited for past Node\'s 5 s idle socket timeout (a busy server\'s push failed with "Request timed out")', async () => {
+    // Answers every request after 6 s: a receive-pack running its hooks on a busy machine.
+    const slow = createServer((_req, res) => {
+      setTimeout(() => res.writeHead(404).end('not here'), 6_000);
+    });
+    await new Promise<void>(r => slow.listen(0, '127.0.0.1', r));
+    const { port } = slow.address() as AddressInfo;
+    try {
+      const answer = await listRemoteBranches(
+        `http://127.0.0.1:${port}/x/repo.git`,
+      ).catch(e => e);
+      expect(describeGitError(answer)).toBe('HTTP 404 Not Found');
+    } finally {
+      slow.closeAllConnections();
+      await new Promise(r => slow.close(r));
+    }
+  }, 60_000);
 });

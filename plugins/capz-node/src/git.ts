@@ -4,9 +4,11 @@
  * on a command line, and structured errors (PushRejectedError, NotFoundError...). It is well kept (weekly releases,
  * used by Backstage's own scaffolder-node Git helpers), and is already in the lockfile through scaffolder-node.
  */
-import git, { type AuthCallback } from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
+import git, { type AuthCallback, type HttpClient } from 'isomorphic-git';
+import nodeGitHttp from 'isomorphic-git/http/node';
 import * as fs from 'node:fs';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { GitCredentials } from './credentials';
@@ -22,6 +24,26 @@ export interface GitFile {
   path: string;
   content: string;
 }
+
+/**
+ * How long a request may wait for the server without a byte before it fails. isomorphic-git's Node client sends
+ * through Node's global agents, whose sockets time out after 5 s idle (Node >= 19): a Git server that took longer to
+ * answer a push (receive-pack and its hooks, on a busy machine) failed it with simple-get's "Request timed out". Two
+ * minutes still ends a hang.
+ */
+const GIT_IDLE_TIMEOUT_MS = 120_000;
+const agents = {
+  http: new HttpAgent({ keepAlive: true, timeout: GIT_IDLE_TIMEOUT_MS }),
+  https: new HttpsAgent({ keepAlive: true, timeout: GIT_IDLE_TIMEOUT_MS }),
+};
+const http: HttpClient = {
+  request: r =>
+    nodeGitHttp.request({
+      ...r,
+      agent:
+        r.agent ?? (r.url.startsWith('https:') ? agents.https : agents.http),
+    }),
+};
 
 /** How deep a clone looks back for a revision that is not its branch's tip, at most. */
 const DEEPEN = [50, 500];
