@@ -110,7 +110,7 @@ test('migration wizard: candidate badge → preflight → plan → start → liv
     }),
   ).toBeVisible();
 
-  // 1. Target namespace (team-*: the background simulator simulates only those). 2. Preflight. 3. Plan.
+  // 1. Target namespace (team-*: the background simulator simulates only those). 2. Preflight. 3. Plan and start.
   const target = page.getByRole('textbox', { name: 'Target namespace' });
   await expect(target).toHaveValue('team-data-aso');
   await target.fill('team-data-lake-aso');
@@ -151,11 +151,10 @@ test('migration wizard: candidate badge → preflight → plan → start → liv
   await expect(page.getByRole('list', { name: 'Plan' })).toContainText(
     'ingest',
   );
-  await expect(
-    page.getByText(`${plan.length} steps. This is exactly what the job runs`, {
-      exact: false,
-    }),
-  ).toBeVisible();
+  // The plan is summarised first, Start beside it, and each step folded to its title (issue 36 item 7).
+  await expect(page.getByTestId('plan-summary')).toContainText(
+    `${plan.length} steps`,
+  );
   await saveScreenshot(page, 'wizard-migrate-plan');
   await expectNoAxeViolations(page, ['[data-testid="wizard-page"]']);
 
@@ -247,7 +246,7 @@ test('adoption wizard: Adopt AKS cluster → management cluster → namespace �
   await expect(
     page.getByRole('heading', { level: 2, name: 'Adopt an AKS cluster' }),
   ).toBeVisible();
-  await expect(page.getByTestId('wizard-step')).toHaveCount(7);
+  await expect(page.getByTestId('wizard-step')).toHaveCount(6);
 
   // 1. Management cluster.
   await page.getByRole('button', { name: /Management cluster/ }).click();

@@ -1,10 +1,14 @@
 import { Flex, Text } from '@backstage/ui';
 import type { PreflightCheck } from '@capz-backstage/plugin-capz-common';
 import { PREFLIGHT_STATUS, StateIcon } from '../JobPage/jobLabels';
+import { Prose } from './Prose';
 
 const ORDER = { fail: 0, warn: 1, pass: 2 } as const;
 
-/** Every preflight check, failures first, each with what to do about it. */
+/**
+ * Every preflight check, failures first, each with what to do about it: a command in a fix is folded with a Copy
+ * button, docs citations are links or left out (Prose).
+ */
 export function PreflightList({ checks }: { checks: PreflightCheck[] }) {
   const sorted = [...checks].sort((a, b) => ORDER[a.status] - ORDER[b.status]);
   const failed = checks.filter(c => c.status === 'fail').length;
@@ -36,15 +40,13 @@ export function PreflightList({ checks }: { checks: PreflightCheck[] }) {
             style={{ display: 'flex', gap: 8, alignItems: 'flex-start' }}
           >
             <StateIcon look={PREFLIGHT_STATUS[c.status]} />
-            <Flex direction="column" gap="1">
+            <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
               <Text variant="body-medium" weight="bold">
                 {c.title}
               </Text>
-              <Text variant="body-small">{c.message}</Text>
+              <Prose text={c.message} />
               {c.fix && c.status !== 'pass' && (
-                <Text variant="body-small">
-                  <strong>Fix:</strong> {c.fix}
-                </Text>
+                <Prose text={c.fix} lead={<strong>Fix:</strong>} />
               )}
             </Flex>
           </li>
