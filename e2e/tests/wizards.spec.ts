@@ -151,7 +151,7 @@ test('migration wizard: candidate badge → preflight → plan → start → liv
   await expect(page.getByRole('list', { name: 'Plan' })).toContainText(
     'ingest',
   );
-  // The plan is summarised first, Start beside it, and each step folded to its title (issue 36 item 7).
+  // The plan is summarised first, Start beside it, and each step folded to its title: a plan unfolded ran to some 7,000 px before Start.
   await expect(page.getByTestId('plan-summary')).toContainText(
     `${plan.length} steps`,
   );

@@ -21,7 +21,8 @@ const PAGE_TITLES: Record<string, string> = {
 
 /**
  * `text` without its docs citations, and without the parentheses and separators that held only them:
- * "skip (docs/a.md#x, docs/b.md#y)." -> "skip."; "(names, docs/a.md#x)" -> "(names)".
+ * "skip (docs/migration-procedure.md#step-1, docs/capz-aso-facts.md#legacy-pause)." -> "skip.";
+ * "(names, docs/capz-aso-facts.md#adoption-names)" -> "(names)".
  */
 export function withoutCitations(text: string): string {
   return text

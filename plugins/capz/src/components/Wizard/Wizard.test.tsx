@@ -635,7 +635,7 @@ describe('upgrade wizard', () => {
     expect(start()).toBeEnabled();
   });
 
-  it('says a legacy cluster has nothing to upgrade and links to its migration, without preflight or Start (issue 36 item 9)', async () => {
+  it('says a legacy cluster has nothing to upgrade and links to its migration, without preflight or Start', async () => {
     const legacy = CLUSTERS.find(c => c.name === 'legacy-web')!;
     const preview: JobRequest[] = [];
     server.use(
@@ -670,7 +670,11 @@ describe('upgrade wizard', () => {
   });
 });
 
-/** A migration's real preview (capz-common's planner on its legacy fixture with the VNet and subnet). */
+/**
+ * A migration's real preview: capz-common's `planMigration(params, snapshot({ network: true }))` (its
+ * jobs/__fixtures__/migration.ts), `{ type, target, preflight, plan }` as JSON. Regenerate it when the planner's
+ * texts change.
+ */
 const MIGRATION_PREVIEW = MIGRATION_PREVIEW_JSON as unknown as JobPreview;
 
 async function previewLongMigration(
@@ -702,7 +706,7 @@ async function openEverything() {
     d.open = true;
 }
 
-describe('a long plan, read before Start (issue 36 item 7)', () => {
+describe('a long plan, read before Start', () => {
   it('summarises the plan first, with Start right after the summary and before the steps, each folded to one line', async () => {
     const steps = await previewLongMigration();
     expect(steps).toHaveLength(MIGRATION_PREVIEW.plan.length);
