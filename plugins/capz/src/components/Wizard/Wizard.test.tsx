@@ -721,6 +721,15 @@ describe('a long plan, read before Start', () => {
     expect(summary).toHaveTextContent(
       'You: Read the warning above, then Start.',
     );
+    // The warning is shown; the passed checks are folded under one line.
+    const passed = MIGRATION_PREVIEW.preflight.filter(c => c.status === 'pass');
+    expect(
+      screen.getByText(`Show the ${passed.length} passed checks`),
+    ).toBeVisible();
+    expect(screen.getByText(passed[0].title)).not.toBeVisible();
+    expect(
+      screen.getByText('Everything is adopted', { selector: 'span' }),
+    ).toBeVisible();
     // Summary, then Start, then the steps.
     const follows = (a: Node, b: Node) =>
       !!(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
