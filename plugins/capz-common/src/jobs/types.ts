@@ -183,7 +183,10 @@ export interface StepPlan {
   /** Stable within the job type, e.g. `pause`, `wait-block-move`, `disarm`, `adopt-managed-cluster`. */
   id: string;
   title: string;
-  /** Why this step exists, citing the documented procedure. */
+  /**
+   * Why this step exists, citing the documented procedure as `docs/<page>.md#<anchor>` (the wizard links these when
+   * `capz.docsBaseUrl` is configured and leaves them out otherwise).
+   */
   description: string;
   /** Checked on the live cluster before acting; if one does not hold, the step fails and changes nothing. */
   preconditions: PlannedCondition[];
@@ -208,7 +211,10 @@ export interface PreflightCheck {
   title: string;
   status: PreflightStatus;
   message: string;
-  /** What the user can do about a warn or fail. */
+  /**
+   * What the user can do about a warn or fail, in sentences; a command to run is quoted in backticks
+   * (`` `kubectl …` ``), which the wizard shows folded with a Copy button.
+   */
   fix?: string;
 }
 

@@ -69,6 +69,8 @@ export function renderCapz(
     apis?: any[];
     /** More routes mounted (an external route ref is bound to the path). */
     routes?: Record<string, any>;
+    /** App config, e.g. `{ capz: { docsBaseUrl } }`. */
+    config?: Record<string, any>;
   } = {},
 ) {
   const apis: any[] = [[capzApiRef, client], ...(opts.apis ?? [])];
@@ -76,6 +78,7 @@ export function renderCapz(
   return renderInTestApp(element, {
     apis,
     mountedRoutes: { '/capz': rootRouteRef, ...opts.routes },
+    ...(opts.config ? { config: opts.config } : {}),
     ...(opts.path ? { initialRouteEntries: [opts.path] } : {}),
     ...(opts.mountPath ? { mountPath: opts.mountPath } : {}),
   });

@@ -140,6 +140,8 @@ describe('planMigration: the legacy control plane VNet and subnet', () => {
     expect(check.fix).toContain(
       "kubectl -n team-legacy-aso patch azureasomanagedcluster legacy-1 --type json -p '",
     );
+    // The command is quoted in backticks, whole: the wizard folds it with a Copy button.
+    expect(check.fix).toMatch(/run: `kubectl [^`]+'`\./);
     const tags = {
       Name: 'legacy-1',
       'sigs.k8s.io_cluster-api-provider-azure_cluster_legacy-1': 'owned',
@@ -244,5 +246,23 @@ describe('planMigration: the legacy control plane VNet and subnet', () => {
     expect(
       planMigration(params, snapshot()).preflight.map(c => c.id),
     ).not.toContain('not-adopted');
+  });
+});
+
+describe('planMigration: the texts a user reads', () => {
+  it('name no Go source file: the wizard shows descriptions, checks and fixes as they are', () => {
+    const r = planMigration(params, withNetwork());
+    const texts = [
+      ...r.preflight.flatMap(c => [c.title, c.message, c.fix ?? '']),
+      ...r.plan.flatMap(s => [
+        s.title,
+        s.description,
+        ...[...s.preconditions, ...s.waitFor, ...(s.invariants ?? [])].map(
+          c => c.description,
+        ),
+        ...s.actions.map(a => a.description),
+      ]),
+    ];
+    expect(texts.filter(t => /\b[\w/-]+\.go\b/.test(t))).toEqual([]);
   });
 });

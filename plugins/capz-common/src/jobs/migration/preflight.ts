@@ -435,11 +435,11 @@ function notAdoptedCheck(
           .map(e => `${e.kind} ${(e.metadata as { name: string }).name}`)
           .join(
             ', ',
-          )} managed as before (deleting the new cluster then deletes them, as deleting the old one would have), once the job has finished run: ${networkCarryOverCommand(
+          )} managed as before (deleting the new cluster then deletes them, as deleting the old one would have), once the job has finished run: \`${networkCarryOverCommand(
           to,
           newName,
           entries,
-        )}`,
+        )}\`.`,
       );
     if (leftOut.length)
       fixes.push(`Left unmanaged on purpose: ${leftOut.join('; ')}.`);

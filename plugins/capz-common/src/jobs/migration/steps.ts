@@ -249,7 +249,7 @@ export function migrationSteps(
     id: 'disarm',
     title: 'Disarm the old ASO objects',
     description:
-      "Annotates each old ManagedClustersAgentPool, ManagedCluster, VirtualNetworksSubnet, VirtualNetwork and ResourceGroup with reconcile-policy skip and removes its finalizers, so that deleting or garbage-collecting the old objects cannot make ASO delete the Azure resources (docs/migration-procedure.md#step-3). ASO puts its finalizer back on its next reconcile whatever the policy (generic_reconciler.go: createOrUpdate claims the resource before it reads the policy); what keeps Azure safe is the policy, under which ASO's delete only drops its finalizer. So the step waits for skip, not for the finalizers to stay away.",
+      "Annotates each old ManagedClustersAgentPool, ManagedCluster, VirtualNetworksSubnet, VirtualNetwork and ResourceGroup with reconcile-policy skip and removes its finalizers, so that deleting or garbage-collecting the old objects cannot make ASO delete the Azure resources (docs/migration-procedure.md#step-3). ASO puts its finalizer back on its next reconcile whatever the policy (its reconciler claims the resource before it reads the policy, docs/capz-aso-facts.md#aso-finalizer); what keeps Azure safe is the policy, under which ASO's delete only drops its finalizer. So the step waits for skip, not for the finalizers to stay away.",
     preconditions: [],
     actions: disarmed.map(
       (r): PlannedAction => ({
@@ -524,7 +524,7 @@ export function migrationSteps(
     id: 'verify',
     title: 'Verify',
     description:
-      'The old objects are gone from Kubernetes while the AKS cluster and its pools still exist in Azure, read with the copied credential; the copied Secret has no owner (docs/migration-procedure.md#step-7, last bullet).',
+      'The old objects are gone from Kubernetes while the AKS cluster and its pools still exist in Azure, read with the copied credential; the copied Secret has no owner (docs/migration-procedure.md#step-7).',
     preconditions: [],
     actions: [],
     waitFor: [

@@ -8,7 +8,7 @@ import type {
 import { useCallback, useEffect, useState } from 'react';
 import { capzApiRef } from '../../api/CapzApi';
 import { ErrorAlert } from '../shared/errors';
-import { PlanPreview } from './PlanPreview';
+import { PlanPreview, PlanSummary } from './PlanPreview';
 import { PreflightList } from './PreflightList';
 import { StartJob } from './StartJob';
 import { WizardStep } from './WizardStep';
@@ -26,7 +26,8 @@ function startBlockedBy(
 }
 
 /**
- * The last steps of every wizard: preflight (POST /jobs/preview), the exact plan, and Start. A preview belongs to
+ * The last steps of every wizard: preflight (POST /jobs/preview), then the plan's summary with Start beside it and
+ * the exact steps below, folded (a migration's plan unfolded is some 7,000 px). A preview belongs to
  * the request it was made for; changing any earlier input discards it, so what is started is what was shown.
  */
 export function JobReview(props: {
@@ -120,7 +121,7 @@ export function JobReview(props: {
         )}
         {preview && !current?.loading && <PreflightList checks={checks} />}
       </WizardStep>
-      <WizardStep n={props.firstStep + 1} title="Plan">
+      <WizardStep n={props.firstStep + 1} title="Plan and start">
         {!preview && (
           <Text as="p">The plan appears here after the preflight checks.</Text>
         )}
@@ -133,15 +134,12 @@ export function JobReview(props: {
           />
         )}
         {preview && !emptyPlan && (
-          <>
-            <Text as="p" variant="body-small">
-              {`${preview.plan.length} steps. This is exactly what the job runs; each step checks its preconditions on the live cluster first and changes nothing if one does not hold.`}
-            </Text>
-            <PlanPreview plan={preview.plan} />
-          </>
+          <PlanSummary
+            type={preview.type}
+            plan={preview.plan}
+            checks={checks}
+          />
         )}
-      </WizardStep>
-      <WizardStep n={props.firstStep + 2} title="Start">
         <StartJob
           request={props.request}
           disabled={
@@ -154,6 +152,15 @@ export function JobReview(props: {
           disabledReason={startBlockedBy(props.request, preview, failed)}
           onPreflight={c => key && setOverride({ key, checks: c })}
         />
+        {preview && !emptyPlan && (
+          <Flex direction="column" gap="2" pt="2">
+            <Text as="p" variant="body-small">
+              <strong>The steps</strong>, exactly as the job runs them. Open a
+              step for what it checks first, changes, and waits for.
+            </Text>
+            <PlanPreview plan={preview.plan} headingLevel={4} />
+          </Flex>
+        )}
       </WizardStep>
     </>
   );

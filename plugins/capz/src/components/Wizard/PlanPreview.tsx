@@ -1,11 +1,20 @@
-import { Flex, Text } from '@backstage/ui';
+import {
+  Accordion,
+  AccordionPanel,
+  AccordionTrigger,
+  Flex,
+  Text,
+} from '@backstage/ui';
 import type {
+  JobType,
   ObjectRef,
   PlannedAction,
   PlannedCondition,
+  PreflightCheck,
   StepPlan,
 } from '@capz-backstage/plugin-capz-common';
 import { stringify } from 'yaml';
+import { Prose } from './Prose';
 
 /** `kind namespace/name`, as kubectl names an object. */
 export const refText = (ref: ObjectRef) =>
@@ -45,9 +54,7 @@ function ActionItem({ action }: { action: PlannedAction }) {
             ? ' (if it exists)'
             : ''}
         </Text>
-        <Text variant="body-small" color="secondary">
-          {action.description}
-        </Text>
+        <Prose text={action.description} color="secondary" />
         {action.action === 'create' && (
           <details>
             <summary>Object as YAML</summary>
@@ -90,7 +97,7 @@ function Conditions({
       <ul aria-label={title} style={{ margin: 0, paddingLeft: 20 }}>
         {items.map((c, i) => (
           <li key={i}>
-            <Text variant="body-small">{c.description}</Text>
+            <Prose text={c.description} />
           </li>
         ))}
       </ul>
@@ -104,7 +111,10 @@ function minutes(seconds: number) {
     : `${seconds} seconds`;
 }
 
-/** The exact steps the job will run: what each checks first, does, and waits for. */
+/**
+ * The exact steps the job will run, one line each (its title); a step opens to what it checks first, does, and
+ * waits for. Folded: a migration's plan unfolded is some 7,000 px, too long to read before Start.
+ */
 export function PlanPreview({
   plan,
   headingLevel = 4,
@@ -112,54 +122,164 @@ export function PlanPreview({
   plan: StepPlan[];
   headingLevel?: 3 | 4;
 }) {
-  const H = `h${headingLevel}` as const;
   return (
     <ol
       aria-label="Plan"
-      style={{ margin: 0, paddingLeft: 24, display: 'grid', gap: 16 }}
+      style={{ margin: 0, paddingLeft: 24, display: 'grid', gap: 0 }}
     >
       {plan.map(step => (
         <li key={step.id} data-testid="plan-step" data-step={step.id}>
-          <Flex direction="column" gap="2">
-            <Text as={H} variant="title-x-small">
-              {step.title}
-            </Text>
-            <Text as="p" variant="body-small">
-              {step.description}
-            </Text>
-            <Conditions
-              title={`Before “${step.title}”, checks`}
-              items={step.preconditions}
-            />
-            {step.actions.length > 0 ? (
-              <Flex direction="column" gap="1">
-                <Text variant="body-small" weight="bold">
-                  Changes
-                </Text>
-                <ul
-                  aria-label={`Changes of “${step.title}”`}
-                  style={{
-                    margin: 0,
-                    paddingLeft: 20,
-                    display: 'grid',
-                    gap: 6,
-                  }}
-                >
-                  {step.actions.map((a, i) => (
-                    <ActionItem key={i} action={a} />
-                  ))}
-                </ul>
+          <Accordion style={{ paddingBlock: 6 }}>
+            <AccordionTrigger level={headingLevel} title={step.title} />
+            <AccordionPanel>
+              <Flex direction="column" gap="2" pt="2">
+                <Prose text={step.description} />
+                <Conditions
+                  title={`Before “${step.title}”, checks`}
+                  items={step.preconditions}
+                />
+                {step.actions.length > 0 ? (
+                  <Flex direction="column" gap="1">
+                    <Text variant="body-small" weight="bold">
+                      Changes
+                    </Text>
+                    <ul
+                      aria-label={`Changes of “${step.title}”`}
+                      style={{
+                        margin: 0,
+                        paddingLeft: 20,
+                        display: 'grid',
+                        gap: 6,
+                      }}
+                    >
+                      {step.actions.map((a, i) => (
+                        <ActionItem key={i} action={a} />
+                      ))}
+                    </ul>
+                  </Flex>
+                ) : (
+                  <Text variant="body-small">Changes nothing.</Text>
+                )}
+                <Conditions
+                  title={`Then waits up to ${minutes(
+                    step.timeoutSeconds,
+                  )} until`}
+                  items={step.waitFor}
+                />
               </Flex>
-            ) : (
-              <Text variant="body-small">Changes nothing.</Text>
-            )}
-            <Conditions
-              title={`Then waits up to ${minutes(step.timeoutSeconds)} until`}
-              items={step.waitFor}
-            />
-          </Flex>
+            </AccordionPanel>
+          </Accordion>
         </li>
       ))}
     </ol>
+  );
+}
+
+/** What a job does in Azure: the jobs change only Kubernetes objects (docs/job-guarantees.md). */
+const IN_AZURE: Record<JobType, string> = {
+  adopt:
+    'Nothing is created or deleted. New Kubernetes objects adopt the AKS cluster and its pools as Azure reports them.',
+  migrate:
+    'Nothing is created or deleted. The old Kubernetes objects let go of the AKS cluster and new ones adopt the same cluster and pools.',
+  'upgrade-api-version':
+    'Nothing changes. Only the Kubernetes objects are rewritten.',
+};
+
+/** When the job is done, what is left for the user. */
+const AFTERWARDS: Partial<Record<JobType, string>> = {
+  migrate:
+    ' When it is done, the cluster lives in the target namespace: update anything that refers to it by namespace.',
+  'upgrade-api-version':
+    ' When it is done, its page lists the manifests kept elsewhere (Git, GitOps) that still say v1alpha1: change them.',
+};
+
+/** How many distinct Kubernetes objects the plan creates, changes and deletes. */
+export function planCounts(plan: StepPlan[]) {
+  const sets = {
+    creates: new Set<string>(),
+    changes: new Set<string>(),
+    deletes: new Set<string>(),
+  };
+  for (const a of plan.flatMap(s => s.actions)) {
+    if (a.action === 'copy-secret') sets.creates.add(refText(a.to));
+    else if (a.action === 'create') sets.creates.add(refText(a.ref));
+    else if (a.action === 'delete') sets.deletes.add(refText(a.ref));
+    else sets.changes.add(refText(a.ref));
+  }
+  return {
+    creates: sets.creates.size,
+    changes: sets.changes.size,
+    deletes: sets.deletes.size,
+  };
+}
+
+function countsText(plan: StepPlan[]) {
+  const c = planCounts(plan);
+  const parts = (['creates', 'changes', 'deletes'] as const)
+    .filter(k => c[k] > 0)
+    .map(k => `${k} ${c[k]}`);
+  if (!parts.length) return 'changes no Kubernetes object';
+  const list =
+    parts.length === 1
+      ? parts[0]
+      : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+  return `${list} Kubernetes object${
+    Math.max(c.creates, c.changes, c.deletes) === 1 && parts.length === 1
+      ? ''
+      : 's'
+  }`;
+}
+
+/**
+ * The plan in three lines, read before Start: what changes in Azure, how many steps and what they change on the
+ * management cluster, and what the user has to do.
+ */
+export function PlanSummary({
+  type,
+  plan,
+  checks,
+}: {
+  type: JobType;
+  plan: StepPlan[];
+  checks: PreflightCheck[];
+}) {
+  const warnings = checks.filter(c => c.status === 'warn').length;
+  const read = warnings
+    ? `Read the ${
+        warnings === 1 ? 'warning' : `${warnings} warnings`
+      } above, then Start. `
+    : 'Start; ';
+  return (
+    <ul
+      aria-label="Summary of the plan"
+      data-testid="plan-summary"
+      style={{ margin: 0, paddingLeft: 20, display: 'grid', gap: 4 }}
+    >
+      <li>
+        <Text variant="body-medium">
+          <strong>In Azure:</strong> {IN_AZURE[type]}
+        </Text>
+      </li>
+      <li>
+        <Text variant="body-medium">
+          <strong>On the management cluster:</strong>{' '}
+          {`${plan.length} step${
+            plan.length === 1 ? '' : 's'
+          }; the job ${countsText(
+            plan,
+          )}. Each step checks the live cluster first and changes nothing if a check does not hold.`}
+        </Text>
+      </li>
+      <li>
+        <Text variant="body-medium">
+          <strong>You:</strong>{' '}
+          {`${read}${
+            warnings ? 'The' : 'the'
+          } job runs on its own; you can pause or cancel it between steps.${
+            AFTERWARDS[type] ?? ''
+          }`}
+        </Text>
+      </li>
+    </ul>
   );
 }

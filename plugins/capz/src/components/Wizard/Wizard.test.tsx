@@ -2,11 +2,12 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import type {
+  JobPreview,
   JobRequest,
   ManagementClustersResponse,
   PreflightCheck,
 } from '@capz-backstage/plugin-capz-common';
-import { BASE } from '../../__testUtils__/fixtures';
+import { BASE, CLUSTERS, node } from '../../__testUtils__/fixtures';
 import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
 import {
   DISCOVERED,
@@ -16,6 +17,7 @@ import {
   PLAN,
   PREFLIGHT_OK,
 } from '../../__testUtils__/jobFixtures';
+import MIGRATION_PREVIEW_JSON from '../../__testUtils__/migrationPreview.json';
 import { CapzPage } from '../CapzPage';
 
 const server = setupCapzServer();
@@ -125,7 +127,8 @@ describe('adoption wizard', () => {
     expect(
       await screen.findByRole('heading', { name: 'Adopt an AKS cluster' }),
     ).toBeInTheDocument();
-    expect(screen.getAllByTestId('wizard-step').length).toBe(7);
+    // Management cluster, namespace, credential, AKS cluster, preflight, plan and start.
+    expect(screen.getAllByTestId('wizard-step').length).toBe(6);
 
     const clusters = await pickUpToCluster();
     expect(calls.secrets).toEqual([
@@ -172,6 +175,9 @@ describe('adoption wizard', () => {
       'Copy the credential',
       'Pause the old cluster',
     ]);
+    // Each step opens to its details.
+    for (const s of steps)
+      await userEvent.click(within(s).getByRole('button', { expanded: false }));
     expect(
       within(steps[0]).getByLabelText('YAML of Create Namespace team-data'),
     ).toHaveTextContent('kind: Namespace');
@@ -576,10 +582,22 @@ describe('migration wizard', () => {
   });
 });
 
+/** The cluster's tree route, which the upgrade wizard reads for the cluster's API. */
+const treeOf = (summary: (typeof CLUSTERS)[number]) =>
+  http.get(
+    `${BASE}/clusters/${summary.managementCluster}/${summary.namespace}/${summary.name}/tree`,
+    () =>
+      HttpResponse.json({
+        summary,
+        tree: node({ id: summary.uid, kind: 'Cluster', name: summary.name }),
+      }),
+  );
+
 describe('upgrade wizard', () => {
   it('previews on arrival, with no inputs', async () => {
     const preview: JobRequest[] = [];
     server.use(
+      treeOf(CLUSTERS.find(c => c.name === 'analytics')!),
       http.post(`${BASE}/jobs/preview`, async ({ request }) => {
         preview.push((await request.json()) as JobRequest);
         return HttpResponse.json({
@@ -615,5 +633,204 @@ describe('upgrade wizard', () => {
       },
     ]);
     expect(start()).toBeEnabled();
+  });
+
+  it('says a legacy cluster has nothing to upgrade and links to its migration, without preflight or Start', async () => {
+    const legacy = CLUSTERS.find(c => c.name === 'legacy-web')!;
+    const preview: JobRequest[] = [];
+    server.use(
+      treeOf(legacy),
+      http.post(`${BASE}/jobs/preview`, async ({ request }) => {
+        preview.push((await request.json()) as JobRequest);
+        return HttpResponse.json({});
+      }),
+    );
+    renderCapz(<CapzPage />, {
+      path: `/capz/clusters/local/${legacy.namespace}/legacy-web/upgrade`,
+      mountPath: '/capz/*',
+    });
+    const notice = await screen.findByTestId('legacy-cluster');
+    expect(notice).toHaveTextContent(
+      'legacy-web is a legacy cluster: there is nothing to upgrade',
+    );
+    expect(notice).toHaveTextContent(
+      'uses the legacy AzureManagedControlPlane API',
+    );
+    expect(
+      within(notice).getByRole('link', {
+        name: 'Migrate legacy-web to the ASO API',
+      }),
+    ).toHaveAttribute(
+      'href',
+      `/capz/clusters/local/${legacy.namespace}/legacy-web/migrate`,
+    );
+    expect(screen.queryByTestId('start-job')).not.toBeInTheDocument();
+    expect(screen.queryByText('Preflight checks')).not.toBeInTheDocument();
+    expect(preview).toEqual([]);
+  });
+});
+
+/**
+ * A migration's real preview: capz-common's `planMigration(params, snapshot({ network: true }))` (its
+ * jobs/__fixtures__/migration.ts), `{ type, target, preflight, plan }` as JSON. Regenerate it when the planner's
+ * texts change.
+ */
+const MIGRATION_PREVIEW = MIGRATION_PREVIEW_JSON as unknown as JobPreview;
+
+async function previewLongMigration(
+  opts: { config?: Record<string, any> } = {},
+): Promise<HTMLElement[]> {
+  server.use(
+    http.post(`${BASE}/jobs/preview`, () =>
+      HttpResponse.json(MIGRATION_PREVIEW),
+    ),
+  );
+  renderCapz(<CapzPage />, {
+    path: MIGRATE_PATH,
+    mountPath: '/capz/*',
+    ...opts,
+  });
+  await userEvent.click(
+    await screen.findByRole('button', { name: 'Check and preview' }),
+  );
+  return screen.findAllByTestId('plan-step');
+}
+
+/** Opens every step of the plan and every folded block, as a reader who wants everything would. */
+async function openEverything() {
+  for (const step of screen.getAllByTestId('plan-step'))
+    await userEvent.click(
+      within(step).getByRole('button', { expanded: false }),
+    );
+  for (const d of Array.from(document.querySelectorAll('details')))
+    d.open = true;
+}
+
+describe('a long plan, read before Start', () => {
+  it('summarises the plan first, with Start right after the summary and before the steps, each folded to one line', async () => {
+    const steps = await previewLongMigration();
+    expect(steps).toHaveLength(MIGRATION_PREVIEW.plan.length);
+    const summary = screen.getByTestId('plan-summary');
+    expect(summary).toHaveTextContent(
+      'In Azure: Nothing is created or deleted.',
+    );
+    expect(summary).toHaveTextContent(
+      `On the management cluster: ${MIGRATION_PREVIEW.plan.length} steps; the job creates`,
+    );
+    // The preview has one warning (the VNet and subnet stay unmanaged): the user reads it first.
+    expect(summary).toHaveTextContent(
+      'You: Read the warning above, then Start.',
+    );
+    // The warning is shown; the passed checks are folded under one line.
+    const passed = MIGRATION_PREVIEW.preflight.filter(c => c.status === 'pass');
+    expect(
+      screen.getByText(`Show the ${passed.length} passed checks`),
+    ).toBeVisible();
+    expect(screen.getByText(passed[0].title)).not.toBeVisible();
+    expect(
+      screen.getByText('Everything is adopted', { selector: 'span' }),
+    ).toBeVisible();
+    // Summary, then Start, then the steps.
+    const follows = (a: Node, b: Node) =>
+      !!(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+    expect(follows(summary, start())).toBe(true);
+    expect(follows(start(), steps[0])).toBe(true);
+    expect(start()).toBeEnabled();
+
+    // One line per step: its title, as a button that opens it; the details are hidden until then.
+    const pause = steps.find(s => s.dataset.step === 'pause')!;
+    const trigger = within(pause).getByRole('button', {
+      name: 'Pause the old cluster',
+    });
+    expect(trigger).toHaveAttribute('aria-expanded', 'false');
+    const description = within(pause).getByText(
+      /Sets Cluster spec.paused=true/,
+    );
+    expect(description).not.toBeVisible();
+    for (const s of steps)
+      expect(within(s).getByRole('button')).toHaveAttribute(
+        'aria-expanded',
+        'false',
+      );
+    await userEvent.click(trigger);
+    expect(trigger).toHaveAttribute('aria-expanded', 'true');
+    expect(description).toBeVisible();
+  });
+
+  it('shows no docs/*.md citation or Go file name: left out without a docs URL', async () => {
+    await previewLongMigration();
+    // The preview cites the docs some twenty times.
+    expect(JSON.stringify(MIGRATION_PREVIEW)).toMatch(/docs\/[\w-]+\.md#/);
+    await openEverything();
+    const page = screen.getByTestId('wizard-page');
+    expect(page.textContent).not.toMatch(/docs\/|\.md\b/);
+    expect(page.textContent).not.toMatch(/\b\w+\.go\b/);
+    // What held only citations is gone with them: no empty parentheses.
+    expect(page.textContent).not.toMatch(/\(\s*\)/);
+    const pause = screen
+      .getAllByTestId('plan-step')
+      .find(s => s.dataset.step === 'pause')!;
+    expect(pause).toHaveTextContent(
+      'so that CAPI and the legacy CAPZ controllers stop reconciling, and CAPZ sets the old ASO objects to reconcile-policy skip.',
+    );
+    expect(within(pause).queryAllByRole('link')).toEqual([]);
+  });
+
+  it('links the citations to the rendered docs when capz.docsBaseUrl is set', async () => {
+    await previewLongMigration({
+      config: {
+        capz: { docsBaseUrl: 'https://docs.example/capz-backstage/docs/' },
+      },
+    });
+    await openEverything();
+    const pause = screen
+      .getAllByTestId('plan-step')
+      .find(s => s.dataset.step === 'pause')!;
+    expect(
+      within(pause).getByRole('link', { name: 'migration procedure: step 1' }),
+    ).toHaveAttribute(
+      'href',
+      'https://docs.example/capz-backstage/docs/migration-procedure.md#step-1',
+    );
+    expect(
+      within(pause).getByRole('link', {
+        name: 'CAPZ and ASO facts: legacy pause',
+      }),
+    ).toHaveAttribute(
+      'href',
+      'https://docs.example/capz-backstage/docs/capz-aso-facts.md#legacy-pause',
+    );
+    expect(screen.getByTestId('wizard-page').textContent).not.toMatch(/docs\//);
+  });
+
+  it("folds a fix's long command, with a Copy button, after the sentence that says what it does", async () => {
+    await previewLongMigration();
+    const check = screen
+      .getAllByTestId('preflight-check')
+      .find(c => c.dataset.status === 'warn')!;
+    const fix = MIGRATION_PREVIEW.preflight.find(c => c.status === 'warn')!
+      .fix!;
+    const command = /`(kubectl [^`]+)`/.exec(fix)![1];
+    expect(command.length).toBeGreaterThan(800);
+    const sentence = within(check).getByText(
+      /^To keep VirtualNetwork legacy-1, VirtualNetworksSubnet legacy-1-legacy-1 managed as before .* once the job has finished run:$/,
+    );
+    expect(sentence).toBeVisible();
+    expect(sentence.textContent).toMatch(/^Fix: To keep/);
+    const code = within(check).getByText(command);
+    expect(code).not.toBeVisible();
+    const show = within(check).getByText(
+      `Show the kubectl command (${command.length} characters)`,
+    );
+    expect(
+      within(check).getByRole('button', { name: 'Copy the kubectl command' }),
+    ).toBeVisible();
+    await userEvent.click(show);
+    expect(code).toBeVisible();
+    // One token per line is not wrapped: the block scrolls sideways.
+    expect(code.closest('pre')).toHaveStyle({
+      whiteSpace: 'pre',
+      overflowX: 'auto',
+    });
   });
 });
