@@ -344,6 +344,42 @@ describe('cluster page', () => {
     ).toBeInTheDocument();
   });
 
+  it('says the cluster was deleted, with a way back to the list, when a live update finds it gone', async () => {
+    const signals = new FakeSignals();
+    serve();
+    let gone = false;
+    server.use(
+      http.get(`${CLUSTER}/tree`, () =>
+        gone
+          ? HttpResponse.json(
+              {
+                error: {
+                  name: 'NotFoundError',
+                  message: 'Cluster team-search/search-prod not found in local',
+                },
+                response: { statusCode: 404 },
+              },
+              { status: 404 },
+            )
+          : HttpResponse.json({
+              summary: SEARCH_PROD,
+              tree: searchProdTree(),
+            }),
+      ),
+    );
+    renderCapz(<CapzPage />, { path: PATH, signals, mountPath: '/capz/*' });
+    await screen.findByRole('treegrid');
+    gone = true;
+    signals.publish(CAPZ_SIGNAL_CHANNEL, { clusterUids: [SEARCH_PROD.uid] });
+    expect(
+      await screen.findByText('Cluster team-search/search-prod was deleted'),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/Could not load cluster/)).toBeNull();
+    expect(
+      screen.getByRole('link', { name: 'Back to the clusters list' }),
+    ).toHaveAttribute('href', '/capz');
+  });
+
   it('updates live when the backend signals a change of this cluster, and ignores other clusters', async () => {
     const signals = new FakeSignals();
     let reason = 'ReconciliationBlocked';
