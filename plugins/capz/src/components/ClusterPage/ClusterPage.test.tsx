@@ -313,6 +313,32 @@ describe('cluster page', () => {
     await waitFor(() => expect(calls.tree).toEqual(['?group=3', '?group=0']));
   });
 
+  it('shows a loading state until the cluster arrives', async () => {
+    serve();
+    let answer!: () => void;
+    const gate = new Promise<void>(r => {
+      answer = r;
+    });
+    server.use(
+      http.get(`${CLUSTER}/tree`, async () => {
+        await gate;
+        return HttpResponse.json({
+          summary: SEARCH_PROD,
+          tree: searchProdTree(),
+        });
+      }),
+    );
+    renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
+    expect(
+      await screen.findByRole('status', { name: 'Loading the cluster' }),
+    ).toBeInTheDocument();
+    answer();
+    await screen.findByRole('treegrid');
+    expect(
+      screen.queryByRole('status', { name: 'Loading the cluster' }),
+    ).not.toBeInTheDocument();
+  });
+
   it('says what to do when the cluster does not exist', async () => {
     server.use(
       http.get(`${BASE}/jobs`, () => HttpResponse.json({ items: [] })),
