@@ -411,6 +411,29 @@ describe('cluster actions', () => {
     ).toBeTruthy();
   });
 
+  it('shows a plain note as information and a warning as a warning', async () => {
+    const c = serve('notes');
+    const note =
+      'AKS creates agent pool extra (1 x Standard_D4s_v3) in cluster notes.';
+    const warning =
+      'Cluster notes is paused: the change is written, but CAPZ and ASO act on it (and Azure changes) only once it is resumed.';
+    server.use(
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json({
+          ...scaleTo5('notes', false),
+          warnings: [warning],
+          notes: [note],
+        }),
+      ),
+    );
+    const dialog = await previewScale(c.path, '5');
+    const status = (text: string) =>
+      within(dialog).getByText(text).closest('[data-status]');
+    await within(dialog).findByText(note);
+    expect(status(note)).toHaveAttribute('data-status', 'info');
+    expect(status(warning)).toHaveAttribute('data-status', 'warning');
+  });
+
   it('offers no Confirm for a preview that changes nothing', async () => {
     const c = serve('same');
     server.use(

@@ -60,7 +60,8 @@ function changesLabel(plan: Day2Plan): string {
 }
 
 /**
- * What an action changes (preview) or changed (applied): every object and field, the warnings, and the blockers
+ * What an action changes (preview) or changed (applied): every object and field, the warnings (a warning's style),
+ * the notes (information's style: nothing to take care of), and the blockers
  * that refuse its confirm (e.g. Flux or Argo CD applies an object it changes).
  */
 export function PlanView({ plan }: { plan: Day2Plan }) {
@@ -95,6 +96,9 @@ export function PlanView({ plan }: { plan: Day2Plan }) {
       )}
       {plan.warnings.map(w => (
         <Alert key={w} status="warning" icon title={w} />
+      ))}
+      {(plan.notes ?? []).map(n => (
+        <Alert key={n} status="info" icon title={n} />
       ))}
       {plan.changes.length === 0 ? (
         <Text variant="body-small">
