@@ -953,6 +953,72 @@ describe('cluster actions', () => {
     expect(offered).toEqual(['v1.34.2', 'v1.34.1']);
   });
 
+  it('shows every version in one form in the upgrade dialog and its preview, whether read from CAPI or AKS', async () => {
+    const c = serve('versions');
+    const options: UpgradeOptions = {
+      controlPlane: '1.32.6',
+      pools: [
+        { name: 'system', version: 'v1.32.6' },
+        { name: 'burst', version: '1.32.6' },
+      ],
+      available: ['1.33.2'],
+      problems: [],
+    };
+    server.use(
+      http.get(`${c.api}/upgrades`, () => HttpResponse.json(options)),
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json({
+          action: {
+            action: 'upgrade',
+            version: 'v1.33.2',
+            target: 'controlPlane',
+          },
+          changes: [
+            {
+              apiVersion: 'infrastructure.cluster.x-k8s.io/v1alpha1',
+              kind: 'AzureASOManagedControlPlane',
+              namespace: 'team-a',
+              name: 'versions',
+              operation: 'update',
+              fields: [
+                { path: 'spec.version', before: '1.32.6', after: 'v1.33.2' },
+              ],
+            },
+          ],
+          warnings: [],
+          applied: false,
+          planDigest: DIGEST,
+        } satisfies Day2Plan),
+      ),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Upgrade Kubernetes');
+    expect(
+      await within(dialog).findByText(
+        'Control plane v1.32.6; pool system v1.32.6, pool burst v1.32.6',
+      ),
+    ).toBeInTheDocument();
+    await userEvent.click(
+      within(dialog).getByRole('radio', { name: /The control plane/ }),
+    );
+    await choose(dialog, /Control plane version/, /1\.33\.2/);
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Preview' }),
+    );
+    expect(
+      await within(dialog).findByRole('list', {
+        name: 'Fields of Update AzureASOManagedControlPlane team-a/versions',
+      }),
+    ).toHaveTextContent('spec.version: v1.32.6 → v1.33.2');
+    expect(
+      within(dialog).getByRole('button', { name: /Control plane version/ }),
+    ).toHaveTextContent('v1.33.2');
+  });
+
   it('deletes only after the user has seen what Azure deletes and keeps and typed the cluster name', async () => {
     const c = serve('doomed');
     const preview: DeletePreview = {

@@ -1,8 +1,9 @@
 import { Alert, Flex, Text } from '@backstage/ui';
 import { GitChangeView } from './GitChangeView';
-import type {
-  Day2Plan,
-  ObjectChange,
+import {
+  type Day2Plan,
+  displayKubernetesVersion,
+  type ObjectChange,
 } from '@capz-backstage/plugin-capz-common';
 
 const OPERATION: Record<ObjectChange['operation'], string> = {
@@ -11,12 +12,19 @@ const OPERATION: Record<ObjectChange['operation'], string> = {
   delete: 'Delete',
 };
 
-/** A field value as one line: strings bare, absent as "(none)", everything else as JSON. */
-export function valueText(v: unknown): string {
+/**
+ * A field value as one line: strings bare, absent as "(none)", everything else as JSON. A Kubernetes version field's
+ * value in the one form the dialogs show versions in (`v1.33.2`, whether the object holds CAPI's or AKS's form).
+ */
+export function valueText(v: unknown, path = ''): string {
   if (v === undefined || v === null) return '(none)';
-  if (typeof v === 'string') return v;
+  if (typeof v === 'string')
+    return VERSION_FIELD.test(path) ? displayKubernetesVersion(v) : v;
   return JSON.stringify(v);
 }
+
+/** spec.version, spec.template.spec.version, …kubernetesVersion, …orchestratorVersion. */
+const VERSION_FIELD = /(^|\.)(version|kubernetesVersion|orchestratorVersion)$/;
 
 const codeStyle = {
   fontFamily: 'var(--bui-font-monospace, monospace)',
@@ -41,7 +49,10 @@ function ObjectChangeView({ change }: { change: ObjectChange }) {
             {change.fields.map(f => (
               <li key={f.path}>
                 <span style={codeStyle}>
-                  {`${f.path}: ${valueText(f.before)} → ${valueText(f.after)}`}
+                  {`${f.path}: ${valueText(f.before, f.path)} → ${valueText(
+                    f.after,
+                    f.path,
+                  )}`}
                 </span>
               </li>
             ))}
