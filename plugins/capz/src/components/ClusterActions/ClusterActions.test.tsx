@@ -1113,6 +1113,37 @@ describe('cluster actions', () => {
     ).not.toBeInTheDocument();
   });
 
+  it("starts a delete blocker's sentence with a capital", async () => {
+    const c = serve('blocked');
+    const preview: DeletePreview = {
+      cluster: {
+        managementCluster: 'local',
+        namespace: 'team-a',
+        name: 'blocked',
+        paused: true,
+      },
+      deletes: [],
+      keeps: [],
+      blockers: [
+        'cluster blocked is paused: CAPI does not reconcile a paused Cluster, not even its deletion; resume it first',
+      ],
+    };
+    server.use(
+      http.get(`${c.api}/delete-preview`, () => HttpResponse.json(preview)),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Delete cluster');
+    expect(
+      await within(dialog).findByText(
+        /^Cluster blocked is paused: CAPI does not reconcile/,
+      ),
+    ).toBeInTheDocument();
+  });
+
   it('copies the connect commands to the clipboard, all of them', async () => {
     const c = serve('copier');
     const commands = [
@@ -1285,7 +1316,7 @@ describe('cluster actions', () => {
     await userEvent.click(again);
     const error = await within(dialog).findByText(/does not use Entra ID/);
     expect(error.textContent).toBe(
-      'cluster local/team-a/payments-old does not use Entra ID: no kubeconfig here',
+      'Cluster local/team-a/payments-old does not use Entra ID: no kubeconfig here',
     );
     expect(dialog).not.toHaveTextContent(/preview|Nothing was written/i);
   });

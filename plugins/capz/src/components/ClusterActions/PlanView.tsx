@@ -1,5 +1,6 @@
 import { Alert, Flex, Text } from '@backstage/ui';
 import { GitChangeView } from './GitChangeView';
+import { asSentence } from '../shared/text';
 import {
   type Day2Plan,
   displayKubernetesVersion,
@@ -85,11 +86,11 @@ export function PlanView({ plan }: { plan: Day2Plan }) {
           status="danger"
           icon
           title="This cannot be confirmed"
-          description={b}
+          description={asSentence(b)}
         />
       ))}
       {(plan.cautions ?? []).map(w => (
-        <Alert key={w} status="warning" icon title={w} />
+        <Alert key={w} status="warning" icon title={asSentence(w)} />
       ))}
       {(plan.effects ?? []).length > 0 && (
         <>
@@ -106,10 +107,10 @@ export function PlanView({ plan }: { plan: Day2Plan }) {
         </>
       )}
       {plan.warnings.map(w => (
-        <Alert key={w} status="warning" icon title={w} />
+        <Alert key={w} status="warning" icon title={asSentence(w)} />
       ))}
       {(plan.notes ?? []).map(n => (
-        <Alert key={n} status="info" icon title={n} />
+        <Alert key={n} status="info" icon title={asSentence(n)} />
       ))}
       {plan.changes.length === 0 ? (
         <Text variant="body-small">
