@@ -13,6 +13,9 @@ const OPERATION: Record<ObjectChange['operation'], string> = {
   delete: 'Delete',
 };
 
+/** spec.version, spec.template.spec.version, …kubernetesVersion, …orchestratorVersion. */
+const VERSION_FIELD = /(^|\.)(version|kubernetesVersion|orchestratorVersion)$/;
+
 /**
  * A field value as one line: strings bare, absent as "(none)", everything else as JSON. A Kubernetes version field's
  * value in the one form the dialogs show versions in (`v1.33.2`, whether the object holds CAPI's or AKS's form).
@@ -23,9 +26,6 @@ export function valueText(v: unknown, path = ''): string {
     return VERSION_FIELD.test(path) ? displayKubernetesVersion(v) : v;
   return JSON.stringify(v);
 }
-
-/** spec.version, spec.template.spec.version, …kubernetesVersion, …orchestratorVersion. */
-const VERSION_FIELD = /(^|\.)(version|kubernetesVersion|orchestratorVersion)$/;
 
 const codeStyle = {
   fontFamily: 'var(--bui-font-monospace, monospace)',
