@@ -5,7 +5,10 @@ import {
   fetchApiRef,
   PageBlueprint,
 } from '@backstage/frontend-plugin-api';
-import { EntityContentBlueprint } from '@backstage/plugin-catalog-react/alpha';
+import {
+  EntityCardBlueprint,
+  EntityContentBlueprint,
+} from '@backstage/plugin-catalog-react/alpha';
 import { RiCloudLine } from '@remixicon/react';
 import { capzApiRef } from './api/CapzApi';
 import { CapzClient } from './api/CapzClient';
@@ -67,12 +70,31 @@ const entityClusterContent = EntityContentBlueprint.make({
   },
 });
 
+/** On the Overview of catalog entities that carry the capz.io/cluster annotation: the cluster's health. */
+const entityHealthCard = EntityCardBlueprint.make({
+  name: 'health',
+  params: {
+    filter: hasClusterAnnotation,
+    type: 'info',
+    loader: () =>
+      import('./components/EntityClusterContent').then(m => (
+        <m.EntityCapzHealthCard />
+      )),
+  },
+});
+
 /** The CAPZ frontend plugin. @public */
 export const capzPlugin = createFrontendPlugin({
   pluginId: 'capz',
   title: 'AKS clusters',
   icon: <RiCloudLine />,
-  extensions: [capzApi, clustersPage, entityClusterContent, ...capzFormFields],
+  extensions: [
+    capzApi,
+    clustersPage,
+    entityClusterContent,
+    entityHealthCard,
+    ...capzFormFields,
+  ],
   routes: {
     root: rootRouteRef,
     cluster: clusterRouteRef,

@@ -478,6 +478,7 @@ export class Day2Service {
       action: planned.basis.action,
       changes: planned.result.changes,
       warnings: planned.result.warnings,
+      ...(planned.result.notes?.length ? { notes: planned.result.notes } : {}),
       ...(planned.result.effects ? { effects: planned.result.effects } : {}),
       ...(planned.result.cautions ? { cautions: planned.result.cautions } : {}),
       applied,
@@ -741,8 +742,14 @@ export class Day2Service {
               : ''
           }`,
       ),
-      ...(planned.result.warnings.length
-        ? ['', ...planned.result.warnings.map(w => `Note: ${w}`)]
+      ...(planned.result.warnings.length || planned.result.notes?.length
+        ? [
+            '',
+            ...[
+              ...planned.result.warnings,
+              ...(planned.result.notes ?? []),
+            ].map(w => `Note: ${w}`),
+          ]
         : []),
     ].join('\n');
     const proposed = await this.o.gitOps!.propose(change, {

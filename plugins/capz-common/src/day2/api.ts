@@ -85,6 +85,8 @@ export interface Day2Plan {
   changes: ObjectChange[];
   /** What the user should know before confirming (e.g. which Azure agent pool a removal deletes). */
   warnings: string[];
+  /** What is good to know and asks for no care (e.g. the agent pool AKS creates): shown as information, not a warning. */
+  notes?: string[];
   /** What Azure does, in Azure's words: "AKS agent pool system of AKS cluster x: 1 → 2 VMs (AKS adds 1 VM …)". */
   effects?: string[];
   /** What the live state says about carrying it out now (AKS busy with another operation), read from status. */

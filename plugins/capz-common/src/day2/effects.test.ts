@@ -59,7 +59,7 @@ describe("a plan's effects in Azure, from the same plan", () => {
       target: { pools: ['user'] },
     });
     expect(pools.effects).toEqual([
-      'AKS agent pool user of AKS cluster alpha: 1.32.6 → 1.33.2 on each of its 2 VMs: AKS adds surge VMs (max surge, 10% by default), then cordons, drains and reimages the old nodes a batch at a time, evicting their pods.',
+      'AKS agent pool user of AKS cluster alpha: v1.32.6 → v1.33.2 on each of its 2 VMs: AKS adds surge VMs (max surge, 10% by default), then cordons, drains and reimages the old nodes a batch at a time, evicting their pods.',
     ]);
     const cp = plan(
       world(),
@@ -67,7 +67,7 @@ describe("a plan's effects in Azure, from the same plan", () => {
       { offeredVersions: offered },
     );
     expect(cp.effects).toEqual([
-      "AKS cluster alpha: AKS upgrades the control plane (the API server) from 1.33.2 to 1.34.1; the agent pools' VMs are not touched.",
+      "AKS cluster alpha: AKS upgrades the control plane (the API server) from v1.33.2 to v1.34.1; the agent pools' VMs are not touched.",
     ]);
   });
 

@@ -275,7 +275,7 @@ describe('autoscale', () => {
     expect(spec.enableAutoScaling).toBe(false);
     expect(spec).not.toHaveProperty('minCount');
     expect(spec).not.toHaveProperty('maxCount');
-    expect(r.warnings.join(' ')).toMatch(/keeps the node count AKS last set/);
+    expect(r.notes?.join(' ')).toMatch(/keeps the node count AKS last set/);
   });
 
   it('refuses to turn it on while another controller owns the count', () => {
@@ -355,7 +355,8 @@ describe('upgrade', () => {
     expect(r.changes[0].fields).toEqual([
       { path: 'spec.version', before: 'v1.33.2', after: 'v1.34.1' },
     ]);
-    expect(r.warnings.join(' ')).toMatch(/pools \(system, user\) stay/);
+    expect(r.warnings).toEqual([]);
+    expect(r.notes?.join(' ')).toMatch(/pools \(system, user\) stay/);
   });
 
   it('refuses a downgrade, a skipped minor and a version the region does not offer', () => {

@@ -1,6 +1,7 @@
 import {
   compareKubernetesVersions,
   controlPlaneStepError,
+  displayKubernetesVersion,
   nextControlPlaneVersions,
   parseKubernetesVersion,
 } from './versions';
@@ -47,5 +48,12 @@ describe('Kubernetes versions', () => {
         '1.35.0',
       ]),
     ).toEqual(['v1.34.1', 'v1.34.0', 'v1.33.4']);
+  });
+
+  it('shows every version in one form, with the v CAPI writes, whether read from CAPI or AKS', () => {
+    expect(displayKubernetesVersion('1.32.6')).toBe('v1.32.6');
+    expect(displayKubernetesVersion('v1.33.2')).toBe('v1.33.2');
+    expect(displayKubernetesVersion(' 1.33.2 ')).toBe('v1.33.2');
+    expect(displayKubernetesVersion('latest')).toBe('latest');
   });
 });

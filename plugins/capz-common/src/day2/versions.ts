@@ -23,6 +23,16 @@ export function compareKubernetesVersions(a: string, b: string): number {
 export const withV = (v: string) => (v.startsWith('v') ? v : `v${v}`);
 
 /**
+ * A Kubernetes version as every page and dialog shows it: `v1.33.2`, the form CAPI writes, whether it was read from
+ * CAPI (`v1.33.2`) or from AKS (`1.33.2`), so both sides of an arrow read alike. What is not a version stays as it is.
+ * @public
+ */
+export function displayKubernetesVersion(v: string): string {
+  const t = v.trim();
+  return parseKubernetesVersion(t) ? withV(t) : v;
+}
+
+/**
  * Why the control plane may not move from `current` to `target`, or undefined when it may: not a downgrade, and at
  * most one minor ahead (AKS: "Kubernetes minor versions cannot be skipped"). Equal versions are allowed (a no-op).
  * @public

@@ -156,8 +156,8 @@ function newPoolPlan(
         fields: fields.map((path, i) => field(path, undefined, values[i])),
       },
     ],
-    warnings: [
-      ...pausedWarning(c),
+    warnings: pausedWarning(c),
+    notes: [
       `AKS creates agent pool ${pool.name} (${pool.replicas} x ${
         pool.vmSize
       }) in cluster ${c.azureName ?? c.name}${via}.`,

@@ -117,22 +117,19 @@ export function planAutoscale(
   )
     return { ok: true, writes: [], changes: [], warnings: [] };
 
-  const warnings = [...pausedWarning(c)];
-  if (!wanted)
-    warnings.push(
-      `${poolLabel(pool)} keeps the node count AKS last set (${
-        pool.replicas ?? 'unknown'
-      }); scale it afterwards if needed.`,
-    );
-  else
-    warnings.push(
-      `AKS's cluster autoscaler then owns the node count of ${poolLabel(
-        pool,
-      )}: CAPZ marks ${mpName(
-        c,
-        pool,
-      )} with ${REPLICAS_MANAGED_BY_ANNOTATION} and copies AKS's count into its spec.replicas.`,
-    );
+  const warnings = pausedWarning(c);
+  const notes = [
+    wanted
+      ? `AKS's cluster autoscaler then owns the node count of ${poolLabel(
+          pool,
+        )}: CAPZ marks ${mpName(
+          c,
+          pool,
+        )} with ${REPLICAS_MANAGED_BY_ANNOTATION} and copies AKS's count into its spec.replicas.`
+      : `${poolLabel(pool)} keeps the node count AKS last set (${
+          pool.replicas ?? 'unknown'
+        }); scale it afterwards if needed.`,
+  ];
 
   if (c.api === 'aso') {
     const index = pool.agentPoolIndex;
@@ -173,6 +170,7 @@ export function planAutoscale(
         ]),
       ],
       warnings,
+      notes,
     };
   }
   // Legacy AzureManagedMachinePool: spec.scaling {minSize, maxSize} (docs/capz-aso-facts.md#day2-legacy-autoscale).
@@ -197,5 +195,6 @@ export function planAutoscale(
     ],
     changes: [change(pool.infra, c.namespace, 'update', fields)],
     warnings,
+    notes,
   };
 }

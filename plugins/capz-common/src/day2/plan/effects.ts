@@ -6,9 +6,11 @@ import { findCondition } from '../../objects/read';
 import type { ObservedObject } from '../../objects/types';
 import type { Day2Action, ObjectChange } from '../api';
 import { findDay2Pool, type Day2Cluster, type Day2Pool } from '../snapshot';
+import { displayKubernetesVersion } from '../versions';
 
-/** A version as AKS writes it (`1.33.2`; CAPI writes `v1.33.2`): one form on both sides of an arrow. */
-const aks = (v: string | undefined) => v?.replace(/^v/, '');
+/** A version as the pages show it (`v1.33.2`, whether read from CAPI or AKS): one form on both sides of an arrow. */
+const aks = (v: string | undefined) =>
+  v === undefined ? undefined : displayKubernetesVersion(v);
 
 const vms = (n: number) => `${n} VM${n === 1 ? '' : 's'}`;
 

@@ -44,6 +44,8 @@ export type Day2PlanResult =
       writes: Day2Write[];
       changes: ObjectChange[];
       warnings: string[];
+      /** What is good to know and asks for no care (e.g. the pools stay on their version): informational, unlike warnings. */
+      notes?: string[];
       /**
        * Who applies the objects the writes change (Flux, Argo CD, Helm), and why a confirm is refused: a write to an
        * object a GitOps controller applies would be put back (or the object re-created) at its next run.

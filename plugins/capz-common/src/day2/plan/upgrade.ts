@@ -132,18 +132,18 @@ export function planUpgrade(
           field('spec.version', c.version, version),
         ]),
       ],
-      warnings: [
-        ...pausedWarning(c),
-        ...(notUpgraded.length
-          ? [
+      warnings: pausedWarning(c),
+      ...(notUpgraded.length
+        ? {
+            notes: [
               `Only the control plane moves: the pools (${notUpgraded
                 .map(p => p.name)
                 .join(
                   ', ',
                 )}) stay on their version until you upgrade them, once the control plane runs ${version}.`,
-            ]
-          : []),
-      ],
+            ],
+          }
+        : {}),
     };
   }
 

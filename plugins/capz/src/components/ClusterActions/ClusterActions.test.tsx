@@ -411,6 +411,29 @@ describe('cluster actions', () => {
     ).toBeTruthy();
   });
 
+  it('shows a plain note as information and a warning as a warning', async () => {
+    const c = serve('notes');
+    const note =
+      'AKS creates agent pool extra (1 x Standard_D4s_v3) in cluster notes.';
+    const warning =
+      'Cluster notes is paused: the change is written, but CAPZ and ASO act on it (and Azure changes) only once it is resumed.';
+    server.use(
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json({
+          ...scaleTo5('notes', false),
+          warnings: [warning],
+          notes: [note],
+        }),
+      ),
+    );
+    const dialog = await previewScale(c.path, '5');
+    const status = (text: string) =>
+      within(dialog).getByText(text).closest('[data-status]');
+    await within(dialog).findByText(note);
+    expect(status(note)).toHaveAttribute('data-status', 'info');
+    expect(status(warning)).toHaveAttribute('data-status', 'warning');
+  });
+
   it('offers no Confirm for a preview that changes nothing', async () => {
     const c = serve('same');
     server.use(
@@ -930,6 +953,72 @@ describe('cluster actions', () => {
     expect(offered).toEqual(['v1.34.2', 'v1.34.1']);
   });
 
+  it('shows every version in one form in the upgrade dialog and its preview, whether read from CAPI or AKS', async () => {
+    const c = serve('versions');
+    const options: UpgradeOptions = {
+      controlPlane: '1.32.6',
+      pools: [
+        { name: 'system', version: 'v1.32.6' },
+        { name: 'burst', version: '1.32.6' },
+      ],
+      available: ['1.33.2'],
+      problems: [],
+    };
+    server.use(
+      http.get(`${c.api}/upgrades`, () => HttpResponse.json(options)),
+      http.post(`${c.api}/actions/preview`, () =>
+        HttpResponse.json({
+          action: {
+            action: 'upgrade',
+            version: 'v1.33.2',
+            target: 'controlPlane',
+          },
+          changes: [
+            {
+              apiVersion: 'infrastructure.cluster.x-k8s.io/v1alpha1',
+              kind: 'AzureASOManagedControlPlane',
+              namespace: 'team-a',
+              name: 'versions',
+              operation: 'update',
+              fields: [
+                { path: 'spec.version', before: '1.32.6', after: 'v1.33.2' },
+              ],
+            },
+          ],
+          warnings: [],
+          applied: false,
+          planDigest: DIGEST,
+        } satisfies Day2Plan),
+      ),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Upgrade Kubernetes');
+    expect(
+      await within(dialog).findByText(
+        'Control plane v1.32.6; pool system v1.32.6, pool burst v1.32.6',
+      ),
+    ).toBeInTheDocument();
+    await userEvent.click(
+      within(dialog).getByRole('radio', { name: /The control plane/ }),
+    );
+    await choose(dialog, /Control plane version/, /1\.33\.2/);
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Preview' }),
+    );
+    expect(
+      await within(dialog).findByRole('list', {
+        name: 'Fields of Update AzureASOManagedControlPlane team-a/versions',
+      }),
+    ).toHaveTextContent('spec.version: v1.32.6 → v1.33.2');
+    expect(
+      within(dialog).getByRole('button', { name: /Control plane version/ }),
+    ).toHaveTextContent('v1.33.2');
+  });
+
   it('deletes only after the user has seen what Azure deletes and keeps and typed the cluster name', async () => {
     const c = serve('doomed');
     const preview: DeletePreview = {
@@ -1022,6 +1111,37 @@ describe('cluster actions', () => {
     expect(
       screen.queryByRole('menuitem', { name: 'Pause' }),
     ).not.toBeInTheDocument();
+  });
+
+  it("starts a delete blocker's sentence with a capital", async () => {
+    const c = serve('blocked');
+    const preview: DeletePreview = {
+      cluster: {
+        managementCluster: 'local',
+        namespace: 'team-a',
+        name: 'blocked',
+        paused: true,
+      },
+      deletes: [],
+      keeps: [],
+      blockers: [
+        'cluster blocked is paused: CAPI does not reconcile a paused Cluster, not even its deletion; resume it first',
+      ],
+    };
+    server.use(
+      http.get(`${c.api}/delete-preview`, () => HttpResponse.json(preview)),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Delete cluster');
+    expect(
+      await within(dialog).findByText(
+        /^Cluster blocked is paused: CAPI does not reconcile/,
+      ),
+    ).toBeInTheDocument();
   });
 
   it('copies the connect commands to the clipboard, all of them', async () => {
@@ -1196,7 +1316,7 @@ describe('cluster actions', () => {
     await userEvent.click(again);
     const error = await within(dialog).findByText(/does not use Entra ID/);
     expect(error.textContent).toBe(
-      'cluster local/team-a/payments-old does not use Entra ID: no kubeconfig here',
+      'Cluster local/team-a/payments-old does not use Entra ID: no kubeconfig here',
     );
     expect(dialog).not.toHaveTextContent(/preview|Nothing was written/i);
   });

@@ -23,6 +23,7 @@ import { capzApiRef } from '../../api/CapzApi';
 import { rootRouteRef } from '../../routes';
 import { HealthLabel } from '../shared/health';
 import { ActionError } from './errors';
+import { asSentence } from '../shared/text';
 
 function ImpactList({ label, items }: { label: string; items: AzureImpact[] }) {
   return (
@@ -106,7 +107,7 @@ export function DeleteDialog(props: {
           {p && (
             <>
               {p.blockers.map(b => (
-                <Alert key={b} status="warning" icon title={b} />
+                <Alert key={b} status="warning" icon title={asSentence(b)} />
               ))}
               <ImpactList label="Deleted in Azure" items={p.deletes} />
               <ImpactList label="Kept in Azure" items={p.keeps} />

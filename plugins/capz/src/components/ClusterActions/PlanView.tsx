@@ -1,8 +1,10 @@
 import { Alert, Flex, Text } from '@backstage/ui';
 import { GitChangeView } from './GitChangeView';
-import type {
-  Day2Plan,
-  ObjectChange,
+import { asSentence } from '../shared/text';
+import {
+  type Day2Plan,
+  displayKubernetesVersion,
+  type ObjectChange,
 } from '@capz-backstage/plugin-capz-common';
 
 const OPERATION: Record<ObjectChange['operation'], string> = {
@@ -11,10 +13,17 @@ const OPERATION: Record<ObjectChange['operation'], string> = {
   delete: 'Delete',
 };
 
-/** A field value as one line: strings bare, absent as "(none)", everything else as JSON. */
-export function valueText(v: unknown): string {
+/** spec.version, spec.template.spec.version, …kubernetesVersion, …orchestratorVersion. */
+const VERSION_FIELD = /(^|\.)(version|kubernetesVersion|orchestratorVersion)$/;
+
+/**
+ * A field value as one line: strings bare, absent as "(none)", everything else as JSON. A Kubernetes version field's
+ * value in the one form the dialogs show versions in (`v1.33.2`, whether the object holds CAPI's or AKS's form).
+ */
+export function valueText(v: unknown, path = ''): string {
   if (v === undefined || v === null) return '(none)';
-  if (typeof v === 'string') return v;
+  if (typeof v === 'string')
+    return VERSION_FIELD.test(path) ? displayKubernetesVersion(v) : v;
   return JSON.stringify(v);
 }
 
@@ -41,7 +50,10 @@ function ObjectChangeView({ change }: { change: ObjectChange }) {
             {change.fields.map(f => (
               <li key={f.path}>
                 <span style={codeStyle}>
-                  {`${f.path}: ${valueText(f.before)} → ${valueText(f.after)}`}
+                  {`${f.path}: ${valueText(f.before, f.path)} → ${valueText(
+                    f.after,
+                    f.path,
+                  )}`}
                 </span>
               </li>
             ))}
@@ -60,7 +72,8 @@ function changesLabel(plan: Day2Plan): string {
 }
 
 /**
- * What an action changes (preview) or changed (applied): every object and field, the warnings, and the blockers
+ * What an action changes (preview) or changed (applied): every object and field, the warnings (a warning's style),
+ * the notes (information's style: nothing to take care of), and the blockers
  * that refuse its confirm (e.g. Flux or Argo CD applies an object it changes).
  */
 export function PlanView({ plan }: { plan: Day2Plan }) {
@@ -73,11 +86,11 @@ export function PlanView({ plan }: { plan: Day2Plan }) {
           status="danger"
           icon
           title="This cannot be confirmed"
-          description={b}
+          description={asSentence(b)}
         />
       ))}
       {(plan.cautions ?? []).map(w => (
-        <Alert key={w} status="warning" icon title={w} />
+        <Alert key={w} status="warning" icon title={asSentence(w)} />
       ))}
       {(plan.effects ?? []).length > 0 && (
         <>
@@ -94,7 +107,10 @@ export function PlanView({ plan }: { plan: Day2Plan }) {
         </>
       )}
       {plan.warnings.map(w => (
-        <Alert key={w} status="warning" icon title={w} />
+        <Alert key={w} status="warning" icon title={asSentence(w)} />
+      ))}
+      {(plan.notes ?? []).map(n => (
+        <Alert key={n} status="info" icon title={asSentence(n)} />
       ))}
       {plan.changes.length === 0 ? (
         <Text variant="body-small">

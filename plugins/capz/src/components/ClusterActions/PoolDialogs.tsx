@@ -25,6 +25,9 @@ interface Props {
 
 type NewPool = Extract<Day2Action, { action: 'addPool' }>['pool'];
 
+/** Room for a pool name and its description on one line, still wrapping in a narrow dialog. */
+const WIDE = { flex: '1 1 240px', minWidth: 240 };
+
 /** Add a node pool with the template's rules (name, mode, OS, VM size, nodes). */
 export function AddPoolDialog(props: Props) {
   const picker = usePickerApi();
@@ -59,7 +62,9 @@ export function AddPoolDialog(props: Props) {
       progress={props.progress}
     >
       <Flex gap="3" style={{ flexWrap: 'wrap' }}>
+        {/* A flex item sizes to its content: without a basis the name field was ~90 px wide. */}
         <TextField
+          style={WIDE}
           label="Pool name"
           description={`Lowercase letters and digits, at most ${
             MAX_POOL_NAME[pool.osType]

@@ -13,6 +13,7 @@ import {
   compareKubernetesVersions,
   type Day2Action,
   type Day2Cluster,
+  displayKubernetesVersion as shown,
 } from '@capz-backstage/plugin-capz-common';
 import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
@@ -88,8 +89,8 @@ export function UpgradeDialog(props: {
       {o && (
         <Flex direction="column" gap="3">
           <Text variant="body-small">
-            {`Control plane ${o.controlPlane}; ${o.pools
-              .map(p => `pool ${p.name} ${p.version}`)
+            {`Control plane ${shown(o.controlPlane)}; ${o.pools
+              .map(p => `pool ${p.name} ${shown(p.version)}`)
               .join(', ')}`}
           </Text>
           <RadioGroup
@@ -101,7 +102,7 @@ export function UpgradeDialog(props: {
               The control plane (first)
             </Radio>
             <Radio value="pools" isDisabled={!behind.length}>
-              {`Node pools, to the control plane's ${o.controlPlane}`}
+              {`Node pools, to the control plane's ${shown(o.controlPlane)}`}
             </Radio>
           </RadioGroup>
           {chosen === 'controlPlane' &&
@@ -111,7 +112,7 @@ export function UpgradeDialog(props: {
                 description="The versions AKS offers next in the cluster's region"
                 value={version ?? null}
                 onChange={k => setVersion(k === null ? undefined : String(k))}
-                options={o.available.map(v => ({ id: v, label: v }))}
+                options={o.available.map(v => ({ id: v, label: shown(v) }))}
               />
             ) : (
               <Alert
@@ -135,7 +136,7 @@ export function UpgradeDialog(props: {
                   },
                   ...behind.map(p => ({
                     id: p.name,
-                    label: `${p.name} (${p.version})`,
+                    label: `${p.name} (${shown(p.version)})`,
                   })),
                 ]}
               />

@@ -68,3 +68,32 @@ describe('a day-2 request refused with a 5xx', () => {
     );
   });
 });
+
+describe('a day-2 request refused with a rule', () => {
+  it('starts the message with a capital, as a sentence of its own', async () => {
+    const error = await failed(
+      400,
+      JSON.stringify({
+        error: {
+          name: 'InputError',
+          message:
+            'pool-not-newer-than-control-plane: pool system cannot move to v1.34.1',
+        },
+        response: { statusCode: 400 },
+      }),
+      'application/json; charset=utf-8',
+    );
+    render(
+      <ActionError
+        title="The preview failed"
+        error={error}
+        permission="capz.cluster.upgrade"
+      />,
+    );
+    expect(
+      screen.getByText(
+        /^Pool-not-newer-than-control-plane: pool system cannot move to v1\.34\.1/,
+      ),
+    ).toBeInTheDocument();
+  });
+});

@@ -1,6 +1,7 @@
 import { ResponseError } from '@backstage/errors';
 import { Alert } from '@backstage/ui';
 import { backendAnswered, errorMessage } from '../shared/errors';
+import { asSentence } from '../shared/text';
 
 /**
  * What a request is: a day-2 action's preview (`action`), its confirm refused as stale (`confirm`: the backend's
@@ -66,7 +67,7 @@ export function ActionError({
       title={title}
       description={
         <>
-          {errorMessage(error)}
+          {asSentence(errorMessage(error))}
           {advice ? <> {advice}</> : null}
         </>
       }

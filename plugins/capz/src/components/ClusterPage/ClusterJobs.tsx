@@ -11,7 +11,12 @@ export function ClusterJobs({ cluster }: { cluster: ClusterPlace }) {
   const jobs = useJobList(cluster);
   if (jobs.error)
     return <ErrorAlert title="Could not load the jobs" error={jobs.error} />;
-  if (!jobs.value) return <Skeleton width="100%" height={80} />;
+  if (!jobs.value)
+    return (
+      <div role="status" aria-label="Loading the jobs">
+        <Skeleton width="100%" height={80} />
+      </div>
+    );
   if (!jobs.value.items.length)
     return (
       <Text as="p" variant="body-small">

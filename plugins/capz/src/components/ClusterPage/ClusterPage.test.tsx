@@ -313,6 +313,32 @@ describe('cluster page', () => {
     await waitFor(() => expect(calls.tree).toEqual(['?group=3', '?group=0']));
   });
 
+  it('shows a loading state until the cluster arrives', async () => {
+    serve();
+    let answer!: () => void;
+    const gate = new Promise<void>(r => {
+      answer = r;
+    });
+    server.use(
+      http.get(`${CLUSTER}/tree`, async () => {
+        await gate;
+        return HttpResponse.json({
+          summary: SEARCH_PROD,
+          tree: searchProdTree(),
+        });
+      }),
+    );
+    renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
+    expect(
+      await screen.findByRole('status', { name: 'Loading the cluster' }),
+    ).toBeInTheDocument();
+    answer();
+    await screen.findByRole('treegrid');
+    expect(
+      screen.queryByRole('status', { name: 'Loading the cluster' }),
+    ).not.toBeInTheDocument();
+  });
+
   it('says what to do when the cluster does not exist', async () => {
     server.use(
       http.get(`${BASE}/jobs`, () => HttpResponse.json({ items: [] })),
@@ -342,6 +368,42 @@ describe('cluster page', () => {
     expect(
       screen.getByText(/Go back to the clusters page/),
     ).toBeInTheDocument();
+  });
+
+  it('says the cluster was deleted, with a way back to the list, when a live update finds it gone', async () => {
+    const signals = new FakeSignals();
+    serve();
+    let gone = false;
+    server.use(
+      http.get(`${CLUSTER}/tree`, () =>
+        gone
+          ? HttpResponse.json(
+              {
+                error: {
+                  name: 'NotFoundError',
+                  message: 'Cluster team-search/search-prod not found in local',
+                },
+                response: { statusCode: 404 },
+              },
+              { status: 404 },
+            )
+          : HttpResponse.json({
+              summary: SEARCH_PROD,
+              tree: searchProdTree(),
+            }),
+      ),
+    );
+    renderCapz(<CapzPage />, { path: PATH, signals, mountPath: '/capz/*' });
+    await screen.findByRole('treegrid');
+    gone = true;
+    signals.publish(CAPZ_SIGNAL_CHANNEL, { clusterUids: [SEARCH_PROD.uid] });
+    expect(
+      await screen.findByText('Cluster team-search/search-prod was deleted'),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/Could not load cluster/)).toBeNull();
+    expect(
+      screen.getByRole('link', { name: 'Back to the clusters list' }),
+    ).toHaveAttribute('href', '/capz');
   });
 
   it('updates live when the backend signals a change of this cluster, and ignores other clusters', async () => {

@@ -1,5 +1,7 @@
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
+import { ResponseError } from '@backstage/errors';
 import {
+  Alert,
   Button,
   Flex,
   Link,
@@ -11,7 +13,14 @@ import {
   Tabs,
   Text,
 } from '@backstage/ui';
-import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
+import {
+  ReactNode,
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import {
   describePools,
   type ClusterPlace,
@@ -20,7 +29,7 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
-import { clusterRouteRef } from '../../routes';
+import { clusterRouteRef, rootRouteRef } from '../../routes';
 import { API_LABEL } from '../ClustersPage/columns';
 import { FollowedActionPanel, PausedBanner } from '../ClusterActions';
 import { ErrorAlert } from '../shared/errors';
@@ -68,6 +77,7 @@ export function ClusterView({
 }) {
   const api = useApi(capzApiRef);
   const pageLink = useRouteRef(clusterRouteRef);
+  const root = useRouteRef(rootRouteRef);
   const [grouped, setGrouped] = useState(true);
   const [refreshKey, setRefreshKey] = useState(0);
   const [tab, setTab] = useState<string>('resources');
@@ -86,6 +96,11 @@ export function ClusterView({
     ],
   );
   const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
+  // The cluster this view has shown: a 404 after that means it was deleted while the page was open (a live update
+  // or a refresh), not an address that never named a cluster.
+  const key = `${cluster.managementCluster}/${cluster.namespace}/${cluster.name}`;
+  const shown = useRef<string>();
+  if (value) shown.current = key;
   const uid = value?.summary.uid;
   const { live } = useLiveRefresh(
     refresh,
@@ -133,6 +148,28 @@ export function ClusterView({
     [index],
   );
 
+  if (
+    error &&
+    shown.current === key &&
+    error instanceof ResponseError &&
+    error.statusCode === 404
+  ) {
+    return (
+      <Alert
+        status="info"
+        icon
+        title={`Cluster ${cluster.namespace}/${cluster.name} was deleted`}
+        description={
+          <Flex direction="column" gap="1">
+            <Text variant="body-small">
+              {`It is no longer in management cluster ${cluster.managementCluster}.`}
+            </Text>
+            {root && <Link href={root()}>Back to the clusters list</Link>}
+          </Flex>
+        }
+      />
+    );
+  }
   if (error) {
     return (
       <Flex direction="column" gap="4">

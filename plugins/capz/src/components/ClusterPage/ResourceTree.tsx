@@ -55,20 +55,22 @@ const CHEVRON: CSSProperties = {
 const CHEVRON_OPEN: CSSProperties = { ...CHEVRON, transform: 'rotate(90deg)' };
 const NO_CHEVRON: CSSProperties = { width: 16, flex: 'none' };
 // A row never runs past its column. The reason and message sit in a box that takes only the room left (flex basis 0)
-// and cut with an ellipsis, the message first; only when the kind, name and time alone are too wide does the name cut
-// too. Each cut text keeps its whole in its title.
-const KIND: CSSProperties = {
-  fontWeight: 600,
-  whiteSpace: 'nowrap',
-  flex: 'none',
-};
+// and cut with an ellipsis, the message first. When the kind, name and time alone are too wide (a pool four levels
+// deep at 1280 px), the time and the kind give way before the name, and the name keeps its first 12 characters: it
+// was the name alone that cut, to "s…". Each cut text keeps its whole in its title.
 const SHRINKS: CSSProperties = {
   overflow: 'hidden',
   textOverflow: 'ellipsis',
   whiteSpace: 'nowrap',
   minWidth: 0,
 };
-const NAME: CSSProperties = { ...SHRINKS, flexShrink: 1 };
+const KIND: CSSProperties = {
+  ...SHRINKS,
+  fontWeight: 600,
+  flexShrink: 3,
+  minWidth: '8ch',
+};
+const NAME: CSSProperties = { ...SHRINKS, flexShrink: 1, minWidth: '12ch' };
 const WHY: CSSProperties = {
   display: 'flex',
   gap: 6,
@@ -84,9 +86,10 @@ const MESSAGE: CSSProperties = {
   flexShrink: 10000,
 };
 const SINCE: CSSProperties = {
-  flex: 'none',
+  ...SHRINKS,
+  flexShrink: 5,
+  minWidth: '6ch',
   color: 'var(--bui-fg-secondary)',
-  whiteSpace: 'nowrap',
   paddingLeft: 8,
 };
 
@@ -110,6 +113,9 @@ const Row = memo(function TreeRow(props: {
   const { rowRef, onToggle } = props;
   const hasChildren = node.children.length > 0;
   const since = relativeTime(node.since, now);
+  const kindText = node.group
+    ? `${node.group.count} × ${node.group.kind}`
+    : node.kind;
   return (
     <div
       role="row"
@@ -144,8 +150,8 @@ const Row = memo(function TreeRow(props: {
           <span style={NO_CHEVRON} />
         )}
         <HealthIcon health={node.health} />
-        <span style={KIND}>
-          {node.group ? `${node.group.count} × ${node.group.kind}` : node.kind}
+        <span style={KIND} title={kindText}>
+          {kindText}
         </span>
         <span style={NAME} title={node.group ? undefined : node.name}>
           {node.group ? '' : node.name}

@@ -1,4 +1,5 @@
 export { EntityClusterContent } from './EntityClusterContent';
+export { EntityCapzHealthCard } from './EntityCapzHealthCard';
 export {
   CAPZ_CLUSTER_ANNOTATION,
   clusterRefOf,

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { BASE } from '../../__testUtils__/fixtures';
 import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
@@ -48,6 +48,44 @@ describe('jobs page', () => {
       '/capz/clusters/local/team-data/data-lake',
     ]);
     expect(second).toHaveTextContent(/legacy-web.*Succeeded/);
+  });
+
+  it('shows a loading state until the first answer, on the jobs page and the job page', async () => {
+    let answer!: () => void;
+    const gate = new Promise<void>(r => {
+      answer = r;
+    });
+    server.use(
+      http.get(`${BASE}/jobs`, async () => {
+        await gate;
+        return HttpResponse.json({ items: [] });
+      }),
+      http.get(`${BASE}/jobs/${JOB_ID}`, async () => {
+        await gate;
+        return HttpResponse.json(jobDetails({ id: JOB_ID }));
+      }),
+    );
+    const jobs = renderCapz(<CapzPage />, {
+      path: '/capz/jobs',
+      mountPath: '/capz/*',
+    });
+    expect(
+      await screen.findByRole('status', { name: 'Loading the jobs' }),
+    ).toBeInTheDocument();
+    jobs.unmount();
+    renderCapz(<CapzPage />, {
+      path: `/capz/jobs/${JOB_ID}`,
+      mountPath: '/capz/*',
+    });
+    expect(
+      await screen.findByRole('status', { name: 'Loading the job' }),
+    ).toBeInTheDocument();
+    answer();
+    await waitFor(() =>
+      expect(
+        screen.queryByRole('status', { name: 'Loading the job' }),
+      ).not.toBeInTheDocument(),
+    );
   });
 
   it('says so when no job has run', async () => {

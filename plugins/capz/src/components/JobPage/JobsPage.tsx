@@ -24,7 +24,11 @@ export function JobsPage() {
       {jobs.error && (
         <ErrorAlert title="Could not load the jobs" error={jobs.error} />
       )}
-      {!jobs.value && !jobs.error && <Skeleton width="100%" height={120} />}
+      {!jobs.value && !jobs.error && (
+        <div role="status" aria-label="Loading the jobs">
+          <Skeleton width="100%" height={120} />
+        </div>
+      )}
       {jobs.value && !items.length && (
         <Text as="p" variant="body-small">
           No job has run yet. Adopt an existing AKS cluster, or migrate a

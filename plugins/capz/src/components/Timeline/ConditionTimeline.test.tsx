@@ -426,6 +426,6 @@ describe('TimelinePanel', () => {
     expect(
       await screen.findByText('Could not load the timeline'),
     ).toBeInTheDocument();
-    expect(screen.getByText(/from is after to/)).toBeInTheDocument();
+    expect(screen.getByText(/From is after to/)).toBeInTheDocument();
   });
 });

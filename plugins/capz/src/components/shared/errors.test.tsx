@@ -48,3 +48,23 @@ describe('errorAdvice for a 5xx', () => {
     }
   });
 });
+
+describe('an error message', () => {
+  it("starts the alert's sentence with a capital, as the backend's rule messages do not", async () => {
+    const error = await failed(
+      409,
+      JSON.stringify({
+        error: {
+          name: 'ConflictError',
+          message: 'cluster-deleting: cluster alpha is being deleted',
+        },
+        response: { statusCode: 409 },
+      }),
+      'application/json; charset=utf-8',
+    );
+    render(<ErrorAlert title="Could not load cluster" error={error} />);
+    expect(
+      screen.getByText(/^Cluster-deleting: cluster alpha is being deleted/),
+    ).toBeInTheDocument();
+  });
+});

@@ -1,5 +1,6 @@
 import { ResponseError } from '@backstage/errors';
 import { Alert } from '@backstage/ui';
+import { asSentence } from './text';
 
 /**
  * Whether the error body is the backend's own (Backstage's error body names the error, e.g. AzureServiceError or
@@ -54,7 +55,7 @@ export function ErrorAlert({ title, error }: { title: string; error: Error }) {
       title={title}
       description={
         <>
-          {errorMessage(error)}
+          {asSentence(errorMessage(error))}
           {advice ? <> {advice}</> : null}
         </>
       }
