@@ -62,7 +62,14 @@ export async function expectAxeClean(
   const { violations } = await new AxeBuilder({ page })
     .include(selector)
     .analyze();
-  expect(violations.map(v => `${v.id}: ${v.help}`)).toEqual([]);
+  expect(
+    violations.map(
+      v =>
+        `${v.id}: ${v.help} (${v.nodes
+          .map(n => n.target.join(' '))
+          .join(', ')})`,
+    ),
+  ).toEqual([]);
 }
 
 /** Chooses an option of a select in a dialog (a BUI select: a button named by its label, then a listbox). */

@@ -151,9 +151,9 @@ test('migration wizard: candidate badge → preflight → plan → start → liv
     plan.indexOf('delete-old'),
   );
   // The autoscaling pool's plan keeps its autoscaler settings.
-  await expect(page.getByRole('list', { name: 'Plan' })).toContainText(
-    'ingest',
-  );
+  await expect(
+    page.getByRole('list', { name: 'Plan', exact: true }),
+  ).toContainText('ingest');
   // The plan is summarised first, Start beside it, and each step folded to its title: a plan unfolded ran to some 7,000 px before Start.
   await expect(page.getByTestId('plan-summary')).toContainText(
     `${plan.length} steps`,

@@ -11,7 +11,11 @@ import { useState } from 'react';
 import { http, HttpResponse } from 'msw';
 import { BASE, event, transition } from '../../__testUtils__/fixtures';
 import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
-import { ConditionTimeline } from './ConditionTimeline';
+import {
+  ConditionTimeline,
+  statusColor,
+  statusTextColor,
+} from './ConditionTimeline';
 import { TimelinePanel } from './TimelinePanel';
 import { buildTimeline } from './timelineModel';
 
@@ -398,7 +402,7 @@ describe('TimelinePanel', () => {
     ).not.toBeInTheDocument();
     const table = screen.getByRole('region', { name: 'Transitions' });
     expect(within(table).getByText('False')).toHaveStyle({
-      color: 'var(--bui-fg-positive, #2e7d32)',
+      color: 'var(--bui-fg-success-on-bg, #116932)',
     });
   });
 
@@ -427,5 +431,18 @@ describe('TimelinePanel', () => {
       await screen.findByText('Could not load the timeline'),
     ).toBeInTheDocument();
     expect(screen.getByText(/From is after to/)).toBeInTheDocument();
+  });
+});
+
+describe('status colours', () => {
+  it('gives text the foregrounds that keep 4.5:1 on the page, and the marks their own', () => {
+    const [good, warning] = [TRANSITIONS[0], TRANSITIONS[1]];
+    expect(statusTextColor(good)).toMatch(/^var\(--bui-fg-success-on-bg/);
+    expect(statusTextColor(warning)).toMatch(/^var\(--bui-fg-warning-on-bg/);
+    expect(statusTextColor({ ...warning, severity: undefined } as any)).toMatch(
+      /^var\(--bui-fg-danger-on-bg/,
+    );
+    // The marks keep the brighter colours (shapes need 3:1, not text's 4.5:1).
+    expect(statusColor(good)).toMatch(/^var\(--bui-fg-positive/);
   });
 });

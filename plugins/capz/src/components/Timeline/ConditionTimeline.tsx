@@ -44,6 +44,19 @@ export function statusColor(t: ConditionTransition): string {
   return 'var(--bui-fg-negative, #c62828)';
 }
 
+/**
+ * The same meaning as {@link statusColor}, for text: BUI's `-on-bg` foregrounds, which keep WCAG's 4.5:1 on the page's
+ * background, where the marks' colours (a green of about 2.4:1) are only meant for shapes.
+ */
+export function statusTextColor(t: ConditionTransition): string {
+  const outcome = outcomeOf(t);
+  if (outcome === 'good') return 'var(--bui-fg-success-on-bg, #116932)';
+  if (outcome === 'unknown') return 'var(--bui-fg-secondary, #696969)';
+  if (t.severity === 'Info') return 'var(--bui-fg-info-on-bg, #173da6)';
+  if (t.severity === 'Warning') return 'var(--bui-fg-warning-on-bg, #92310a)';
+  return 'var(--bui-fg-danger-on-bg, #991919)';
+}
+
 export function describeTransition(
   t: ConditionTransition,
   end?: number,

@@ -7,7 +7,7 @@ import { capzApiRef } from '../../api/CapzApi';
 import { ErrorAlert } from '../shared/errors';
 import { SimpleTable } from '../shared/SimpleTable';
 import { absoluteTime } from '../shared/time';
-import { ConditionTimeline, statusColor } from './ConditionTimeline';
+import { ConditionTimeline, statusTextColor } from './ConditionTimeline';
 import { buildTimeline } from './timelineModel';
 
 const HOUR = 3_600_000;
@@ -172,6 +172,7 @@ export function TimelinePanel(props: {
             Transitions, newest first
           </Text>
           <SimpleTable
+            label="Condition transitions"
             style={{ fontSize: 'var(--bui-font-size-2, 12px)' }}
             columns={[
               'Time',
@@ -197,7 +198,7 @@ export function TimelinePanel(props: {
                 <td
                   style={{
                     paddingRight: 8,
-                    color: statusColor(t),
+                    color: statusTextColor(t),
                     fontWeight: 600,
                   }}
                 >

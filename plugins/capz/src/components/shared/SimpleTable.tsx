@@ -1,4 +1,29 @@
-import { Fragment, type CSSProperties, type ReactNode } from 'react';
+import {
+  Fragment,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type CSSProperties,
+  type ReactNode,
+  type RefObject,
+} from 'react';
+
+/** Whether the element's content is wider than it, kept current as either resizes. */
+function useScrollsSideways(ref: RefObject<HTMLElement | null>): boolean {
+  const [scrolls, setScrolls] = useState(false);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return undefined;
+    const check = () => setScrolls(el.scrollWidth > el.clientWidth);
+    check();
+    if (typeof ResizeObserver === 'undefined') return undefined;
+    const observer = new ResizeObserver(check);
+    observer.observe(el);
+    if (el.firstElementChild) observer.observe(el.firstElementChild);
+    return () => observer.disconnect();
+  }, [ref]);
+  return scrolls;
+}
 
 /**
  * A plain data table: the header row from `columns`, the body rows as given (each table styles its own cells). It
@@ -10,8 +35,21 @@ export function SimpleTable(props: {
   style?: CSSProperties;
   children: ReactNode;
 }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const scrolls = useScrollsSideways(ref);
   return (
-    <div style={{ maxWidth: '100%', overflowX: 'auto' }}>
+    <div
+      ref={ref}
+      style={{ maxWidth: '100%', overflowX: 'auto' }}
+      // A table wider than its place scrolls: the keyboard reaches the scroll too (a focusable, named group).
+      {...(scrolls
+        ? {
+            tabIndex: 0,
+            role: 'group',
+            'aria-label': `${props.label ?? 'Table'}, scrolls sideways`,
+          }
+        : {})}
+    >
       <table
         aria-label={props.label}
         style={{ width: '100%', borderCollapse: 'collapse', ...props.style }}
