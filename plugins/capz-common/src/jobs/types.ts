@@ -212,8 +212,8 @@ export interface PreflightCheck {
   status: PreflightStatus;
   message: string;
   /**
-   * What the user can do about a warn or fail, in sentences; a command to run is quoted in backticks
-   * (`` `kubectl …` ``), which the wizard shows folded with a Copy button.
+   * What the user can do about a warn or fail, in sentences; a command to run is quoted in backticks, as Markdown
+   * quotes code, which the wizard shows folded with a Copy button.
    */
   fix?: string;
 }
