@@ -38,9 +38,30 @@ async function preview(
   await expect(dialog).toBeHidden();
 }
 
+/**
+ * The resource tree's names that show fewer than 12 of their characters (or all of a shorter name): a pool name cut
+ * to "s…" at 1280 px was the complaint. Each name is a span whose title is its whole text.
+ */
+async function cutNames(page: Page): Promise<string[]> {
+  return page
+    .getByRole('treegrid')
+    .locator('span[title]')
+    .evaluateAll(spans =>
+      spans
+        .filter(s => s.textContent && s.textContent === s.getAttribute('title'))
+        .filter(s => {
+          const text = s.textContent!;
+          if (s.scrollWidth <= s.clientWidth) return false;
+          const visible = s.clientWidth / (s.scrollWidth / text.length);
+          return visible < Math.min(text.length, 12) - 0.5;
+        })
+        .map(s => s.textContent!),
+    );
+}
+
 /** What a preview must never change: the generation of the cluster's CAPI objects (their spec). */
-async function generations(cluster: string) {
-  const capi = `/apis/cluster.x-k8s.io/v1beta2/namespaces/${NS}`;
+async function generations(cluster: string, ns = NS) {
+  const capi = `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}`;
   const pools = await kube(
     'GET',
     `${capi}/machinepools?labelSelector=cluster.x-k8s.io/cluster-name=${cluster}`,
@@ -92,6 +113,7 @@ for (const size of SIZES) {
       const before = await generations('payments-prod');
       await signInAsGuest(page);
       const openAction = await openClusterPage(page, NS, 'payments-prod');
+      expect(await cutNames(page)).toEqual([]);
 
       const scale = await openAction('Scale pool', 'Scale a node pool');
       await chooseInDialog(page, scale, /Node pool/, /^system/);
@@ -114,7 +136,10 @@ for (const size of SIZES) {
       await preview(page, auto, at('preview-autoscale'));
 
       const add = await openAction('Add node pool', 'Add a node pool');
-      await add.getByRole('textbox', { name: 'Pool name' }).fill('tour');
+      const poolName = add.getByRole('textbox', { name: 'Pool name' });
+      // A name field wide enough to read a name in (it was ~90 px).
+      expect((await poolName.boundingBox())!.width).toBeGreaterThanOrEqual(200);
+      await poolName.fill('tour');
       await preview(page, add, at('preview-add-pool'));
 
       const remove = await openAction('Remove node pool', 'Remove a node pool');
@@ -146,6 +171,27 @@ for (const size of SIZES) {
       await expect(del).toBeHidden();
 
       expect(await generations('payments-prod')).toEqual(before);
+    });
+
+    test('an upgrade up to its preview, nothing written', async ({ page }) => {
+      // platform-staging (team-platform) has something to upgrade: its control plane (v1.32.6 as seeded), or, once
+      // day2-lifecycle.spec.ts has upgraded that, the pools left behind it.
+      const ns = 'team-platform';
+      const before = await generations('platform-staging', ns);
+      await signInAsGuest(page);
+      const openAction = await openClusterPage(page, ns, 'platform-staging');
+      const upgrade = await openAction(
+        'Upgrade Kubernetes',
+        'Upgrade Kubernetes',
+      );
+      const controlPlane = upgrade.getByRole('radio', {
+        name: 'The control plane (first)',
+      });
+      await expect(controlPlane).toBeVisible();
+      if ((await controlPlane.isEnabled()) && (await controlPlane.isChecked()))
+        await chooseInDialog(page, upgrade, /Control plane version/, /^v1\.33/);
+      await preview(page, upgrade, at('preview-upgrade'));
+      expect(await generations('platform-staging', ns)).toEqual(before);
     });
   });
 }
