@@ -78,6 +78,7 @@ describe('the New AKS cluster template', () => {
       'owner: OwnerPicker',
       'pools: CapzNodePoolsField',
       'gitopsRepo: CapzGitopsRepoPicker',
+      'createCheck: CapzCreateCheck',
     ]);
     expect(properties.delivery.enum).toEqual(['apply', 'pull-request', 'git']);
   });
