@@ -1,23 +1,8 @@
-import AxeBuilder from '@axe-core/playwright';
-import { expect, Page, test } from '@playwright/test';
-import { saveScreenshot, signInAsGuest } from './helpers';
+import { expect, test } from '@playwright/test';
+import { saveScreenshot, signInAsGuest, expectAxeClean } from './helpers';
 import { kube } from './kube';
 
 const MP = '/apis/cluster.x-k8s.io/v1beta2/namespaces/team-search/machinepools';
-
-async function expectNoAxeViolations(page: Page, include: string[]) {
-  let builder = new AxeBuilder({ page });
-  for (const selector of include) builder = builder.include(selector);
-  const { violations } = await builder.analyze();
-  expect(
-    violations.map(
-      v =>
-        `${v.id}: ${v.help} (${v.nodes
-          .map(n => n.target.join(' '))
-          .join(', ')})`,
-    ),
-  ).toEqual([]);
-}
 
 test('clusters page → failing cluster → why → timeline → live update without reload', async ({
   page,
@@ -33,7 +18,7 @@ test('clusters page → failing cluster → why → timeline → live update wit
   await page.getByRole('searchbox', { name: 'Search' }).fill('search-prod');
   await expect(page.getByText(/^1 of \d+ clusters$/)).toBeVisible();
   await saveScreenshot(page, 'clusters-page-filtered');
-  await expectNoAxeViolations(page, [
+  await expectAxeClean(page, [
     '[aria-label="Health at a glance"]',
     '[aria-label="Clusters"]',
   ]);
@@ -57,7 +42,7 @@ test('clusters page → failing cluster → why → timeline → live update wit
       .getByText(/Azure is busy with another operation/),
   ).toBeVisible();
   await saveScreenshot(page, 'cluster-page');
-  await expectNoAxeViolations(page, [
+  await expectAxeClean(page, [
     '[aria-label="Resources of cluster search-prod"]',
     '[aria-label="Details of ManagedCluster search-prod"]',
   ]);
@@ -82,7 +67,7 @@ test('clusters page → failing cluster → why → timeline → live update wit
       .first(),
   ).toBeVisible();
   await saveScreenshot(page, 'cluster-timeline');
-  await expectNoAxeViolations(page, ['[aria-label="Condition timeline"]']);
+  await expectAxeClean(page, ['[aria-label="Condition timeline"]']);
 
   // A change on the management cluster reaches the page without reload: on a healthy cluster (search-prod's pools
   // cannot scale while its ManagedCluster is blocked), reached by in-app navigation, a pool is scaled and the

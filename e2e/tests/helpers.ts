@@ -54,14 +54,15 @@ export async function saveScreenshot(
   return file;
 }
 
-/** No axe violation inside `selector` (a dialog by default). */
+/** No axe violation inside the selected elements (a dialog by default). */
 export async function expectAxeClean(
   page: Page,
-  selector = '[role="dialog"]',
+  selectors: string | string[] = '[role="dialog"]',
 ): Promise<void> {
-  const { violations } = await new AxeBuilder({ page })
-    .include(selector)
-    .analyze();
+  let builder = new AxeBuilder({ page });
+  for (const selector of ([] as string[]).concat(selectors))
+    builder = builder.include(selector);
+  const { violations } = await builder.analyze();
   expect(
     violations.map(
       v =>

@@ -1,6 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, Locator, Page, test } from '@playwright/test';
-import { saveScreenshot, signInAsGuest } from './helpers';
+import { saveScreenshot, signInAsGuest, expectAxeClean } from './helpers';
 
 /**
  * The job wizards driven to success in Chromium, against the backend, the run's management cluster and the background
@@ -11,20 +10,6 @@ import { saveScreenshot, signInAsGuest } from './helpers';
 
 /** Migration of a legacy cluster plus adoption: both finish in well under a minute with 100 ms operations. */
 const JOB_TIMEOUT = 180_000;
-
-async function expectNoAxeViolations(page: Page, include: string[]) {
-  let builder = new AxeBuilder({ page });
-  for (const selector of include) builder = builder.include(selector);
-  const { violations } = await builder.analyze();
-  expect(
-    violations.map(
-      v =>
-        `${v.id}: ${v.help} (${v.nodes
-          .map(n => n.target.join(' '))
-          .join(', ')})`,
-    ),
-  ).toEqual([]);
-}
 
 /** Every preflight check shown: none failing, and no warning but the titles in `warnings`. */
 async function expectPreflightPassed(page: Page, warnings: string[] = []) {
@@ -159,7 +144,7 @@ test('migration wizard: candidate badge → preflight → plan → start → liv
     `${plan.length} steps`,
   );
   await saveScreenshot(page, 'wizard-migrate-plan');
-  await expectNoAxeViolations(page, ['[data-testid="wizard-page"]']);
+  await expectAxeClean(page, ['[data-testid="wizard-page"]']);
 
   const started = Date.now();
   await page.getByTestId('start-job').click();
@@ -211,7 +196,7 @@ test('migration wizard: candidate badge → preflight → plan → start → liv
   await expect(stepsIn(page, 'succeeded')).toHaveCount(plan.length);
   await expect(page.getByTestId('job-log')).toContainText('[delete-old]');
   await saveScreenshot(page, 'wizard-migrate-job-succeeded');
-  await expectNoAxeViolations(page, ['[data-testid="job-page"]']);
+  await expectAxeClean(page, ['[data-testid="job-page"]']);
 
   // The result: the migrated cluster in the new namespace, on the ASO API, healthy.
   await page
@@ -307,7 +292,7 @@ test('adoption wizard: Adopt AKS cluster → management cluster → namespace �
     plan.indexOf('wait-available'),
   );
   await saveScreenshot(page, 'wizard-adopt-plan');
-  await expectNoAxeViolations(page, ['[data-testid="wizard-page"]']);
+  await expectAxeClean(page, ['[data-testid="wizard-page"]']);
 
   const started = Date.now();
   await page.getByTestId('start-job').click();
@@ -328,7 +313,7 @@ test('adoption wizard: Adopt AKS cluster → management cluster → namespace �
   );
   await expect(stepsIn(page, 'succeeded')).toHaveCount(plan.length);
   await saveScreenshot(page, 'wizard-adopt-job-succeeded');
-  await expectNoAxeViolations(page, ['[data-testid="job-page"]']);
+  await expectAxeClean(page, ['[data-testid="job-page"]']);
 
   await page
     .getByRole('link', { name: 'Open cluster team-payments/analytics-aks' })
