@@ -160,6 +160,44 @@ describe('Git over smart HTTP', () => {
     }
   });
 
+  it('removes the files given a null content, in the same commit as the files it writes', async () => {
+    await server.createRepo('remove');
+    commitOnServer(
+      'remove',
+      {
+        'clusters/a/cluster.yaml': 'kind: Cluster\n',
+        'clusters/a/kustomization.yaml': 'resources: [cluster.yaml]\n',
+        'clusters/kustomization.yaml': 'resources: [a, b]\n',
+      },
+      'Add a',
+    );
+    const clone = await cloneBranch({
+      url: server.repoUrl('remove'),
+      branch: 'main',
+      credentials: auth,
+    });
+    try {
+      await clone.commitFiles({
+        branch: 'capz/delete-a',
+        files: [
+          { path: 'clusters/a/cluster.yaml', content: null },
+          { path: 'clusters/a/kustomization.yaml', content: null },
+          { path: 'clusters/kustomization.yaml', content: 'resources: [b]\n' },
+        ],
+        message: 'Delete a',
+        author: me,
+      });
+      await clone.pushBranch('capz/delete-a');
+    } finally {
+      await clone.remove();
+    }
+    const files = await server.branchFiles('remove', 'capz/delete-a');
+    expect(Object.keys(files).filter(p => p.startsWith('clusters/'))).toEqual([
+      'clusters/kustomization.yaml',
+    ]);
+    expect(files['clusters/kustomization.yaml']).toBe('resources: [b]\n');
+  });
+
   it('says what the server answered without credentials, and leaves no directory behind', async () => {
     await server.createRepo('private');
     const err = await cloneBranch({

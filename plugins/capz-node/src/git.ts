@@ -19,10 +19,10 @@ export interface GitIdentity {
   email: string;
 }
 
-/** A file to write, by repository-relative path. @public */
+/** A file to write, by repository-relative path; a null content removes it. @public */
 export interface GitFile {
   path: string;
-  content: string;
+  content: string | null;
 }
 
 /**
@@ -218,11 +218,19 @@ export class GitClone {
       await git.branch({ fs, dir: this.dir, ref: opts.branch, checkout: true });
     for (const f of opts.files) {
       const file = join(this.dir, repositoryPath(f.path));
+      if (f.content === null) {
+        fs.rmSync(file, { force: true });
+        await git.remove({
+          fs,
+          dir: this.dir,
+          filepath: repositoryPath(f.path),
+        });
+        continue;
+      }
       fs.mkdirSync(dirname(file), { recursive: true });
       fs.writeFileSync(file, f.content);
-    }
-    for (const f of opts.files)
       await git.add({ fs, dir: this.dir, filepath: repositoryPath(f.path) });
+    }
     return git.commit({
       fs,
       dir: this.dir,

@@ -46,8 +46,12 @@ import { WATCHED_KINDS } from '../cluster/watchedKinds';
 import { AzureServiceError } from '../azure/errors';
 import { KubeRequestError } from '../cluster/ManagementClusterClient';
 import type { Day2Client } from '../cluster/clientViews';
-import { urlWithoutCredentials } from '@capz-backstage/plugin-capz-node';
-import type { Day2GitOps, GitChange, ProposableGitChange } from './gitChange';
+import {
+  gitView,
+  type Day2GitOps,
+  type ProposableGitChange,
+} from './gitChange';
+import { gitDeleteBody, gitDeleteFor, type GitDelete } from './gitDelete';
 
 export interface Day2ServiceOptions {
   logger: LoggerService;
@@ -115,63 +119,6 @@ const digestOf = (planned: Planned) => {
     )
     .digest('hex');
 };
-
-/**
- * The Git change as the preview shows it; proposable when every object the plan changes is written in its files and
- * nothing is left to do by hand.
- */
-function gitView(
-  plan: Day2Plan,
-  change: GitChange,
-): { view: Day2GitChange; change?: ProposableGitChange } {
-  if (!change.ok)
-    return {
-      view: {
-        proposable: false,
-        reason: `The change cannot be proposed to Git: ${change.reason}.`,
-        files: [],
-        byHand: [],
-        notes: [],
-      },
-    };
-  const s = change.source;
-  const source = {
-    kustomization: s.kustomization,
-    gitRepository: s.gitRepository,
-    url: urlWithoutCredentials(s.url),
-    branch: s.branch,
-    path: s.path,
-    revision: s.revision,
-  };
-  const edited = new Set(
-    change.edited.map(e => `${e.kind}/${e.namespace}/${e.name}`),
-  );
-  const outside = plan.changes.filter(
-    c => !edited.has(`${c.kind}/${c.namespace}/${c.name}`),
-  );
-  const view: Day2GitChange = {
-    proposable: false,
-    source,
-    files: change.files.map(f => ({ path: f.path, diff: f.diff })),
-    byHand: change.byHand.map(b => b.message),
-    notes: change.notes,
-  };
-  if (change.byHand.length)
-    view.reason = `The change cannot be proposed to Git as a whole: ${
-      change.byHand.length
-    } of its objects ${
-      change.byHand.length === 1 ? 'is' : 'are'
-    } not written literally in ${source.url} (see below).`;
-  else if (outside.length || !change.files.length)
-    view.reason = `The change cannot be proposed to Git as a whole: ${
-      outside.map(c => `${c.kind} ${c.namespace}/${c.name}`).join(', ') ||
-      'no object'
-    } ${outside.length === 1 ? 'is' : 'are'} not in the files Kustomization ${
-      s.kustomization.namespace
-    }/${s.kustomization.name} applies.`;
-  else return { view: { ...view, proposable: true }, change };
-  return { view };
-}
 
 const kindInfo = (kind: string | undefined) =>
   Object.values(kinds).find(k => k.kind === kind);
@@ -813,8 +760,89 @@ export class Day2Service {
     };
   }
 
+  /**
+   * What deleting the cluster does in Azure ({@link deletePreview}) and, for a cluster a Flux Kustomization applies,
+   * the delete as a change of its repository that the confirm proposes (day2/gitDelete.ts).
+   */
+  async deletePreviewWithGit(p: ClusterPlace): Promise<DeletePreview> {
+    const git = await this.gitDelete(p);
+    if (!git) return this.deletePreview(p);
+    return {
+      ...this.deletePreview(p, { throughGit: !!git.change }),
+      git: git.view,
+      ...(git.planDigest ? { planDigest: git.planDigest } : {}),
+    };
+  }
+
+  /** The cluster delete as a Git change, when Flux applies the Cluster (read from the cache) and Git is configured. */
+  private async gitDelete(p: ClusterPlace): Promise<GitDelete | undefined> {
+    if (!this.o.gitOps) return undefined;
+    const { cluster, objects } = this.cachedCluster(p);
+    try {
+      return await gitDeleteFor({
+        gitOps: this.o.gitOps,
+        managementCluster: p.managementCluster,
+        cluster,
+        objects,
+      });
+    } catch (e) {
+      throw translate(e, p.managementCluster);
+    }
+  }
+
+  /**
+   * The confirm of a delete through Git: the previewed change or nothing (409), pushed as a branch from the revision
+   * Flux applied, with its pull request where the host has one. Nothing is deleted live.
+   */
+  private async proposeDelete(
+    p: ClusterPlace,
+    git: GitDelete,
+    planDigest: string | undefined,
+    actor: string | undefined,
+  ): Promise<DeletePreview> {
+    const preview = this.deletePreview(p, { throughGit: !!git.change });
+    const refuse = (why: string) =>
+      new ConflictError(`Nothing was deleted or proposed: ${why}`);
+    if (!git.change)
+      throw refuse(git.view.reason ?? 'the delete cannot be made in Git');
+    if (preview.blockers.length) throw refuse(preview.blockers.join('; '));
+    if (!planDigest)
+      throw new InputError(
+        "planDigest: preview the delete first; the confirm carries the preview's planDigest",
+      );
+    if (planDigest !== git.planDigest)
+      throw refuse(
+        `the Git change is not the previewed one (Kustomization ${git.change.source.kustomization.namespace}/${git.change.source.kustomization.name} is at ${git.change.source.revision}, or the cluster changed). Preview again.`,
+      );
+    const proposed = await this.o.gitOps!.propose(git.change, {
+      branch: `capz/${p.namespace}-${p.name}-delete-${planDigest.slice(0, 12)}`,
+      title: `Delete cluster ${p.namespace}/${p.name}`,
+      body: gitDeleteBody({
+        preview,
+        change: git.change,
+        notes: git.view.notes,
+        actor,
+      }),
+    });
+    this.o.logger.info(
+      `deleting cluster ${p.managementCluster}/${p.namespace}/${
+        p.name
+      } through Git: branch ${proposed.branch} (${proposed.commit})${
+        proposed.pullRequest ? `, pull request ${proposed.pullRequest.url}` : ''
+      }`,
+    );
+    return {
+      ...preview,
+      git: { ...git.view, proposed },
+      planDigest,
+    };
+  }
+
   /** What deleting the cluster does in Azure, from the cache (this namespace, and ASO objects everywhere else). */
-  deletePreview(p: ClusterPlace): DeletePreview {
+  deletePreview(
+    p: ClusterPlace,
+    opts: { throughGit?: boolean } = {},
+  ): DeletePreview {
     const { cluster, objects } = this.cachedCluster(p);
     const elsewhere: PlacedObject[] = this.o.managementClusters.flatMap(mc =>
       ['ResourceGroup', 'ManagedCluster'].flatMap(kind =>
@@ -836,18 +864,25 @@ export class Day2Service {
       cluster,
       objects,
       elsewhere,
+      opts,
     );
   }
 
-  /** Deletes the Cluster once the typed name matches and nothing blocks it; answers with the preview it checked. */
+  /**
+   * Deletes the Cluster once the typed name matches and nothing blocks it; answers with the preview it checked. A
+   * cluster a Flux Kustomization applies is not deleted live: its previewed Git change is proposed instead.
+   */
   async deleteCluster(
     p: ClusterPlace,
     confirmName: string,
+    o: { planDigest?: string; actor?: string } = {},
   ): Promise<DeletePreview> {
     if (confirmName !== p.name)
       throw new InputError(
         `confirmName: type the cluster's name "${p.name}" to delete it`,
       );
+    const git = await this.gitDelete(p);
+    if (git) return this.proposeDelete(p, git, o.planDigest, o.actor);
     const preview = this.deletePreview(p);
     if (preview.blockers.length)
       throw new ConflictError(preview.blockers.join('; '));

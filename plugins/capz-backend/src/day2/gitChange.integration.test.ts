@@ -8,8 +8,10 @@
 import { mockServices } from '@backstage/backend-test-utils';
 import {
   clusterProposal,
+  computeDeletePreview,
   type AksAsoClusterParams,
   type Day2Plan,
+  type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
 // eslint-disable-next-line @backstage/no-undeclared-imports
 import { installFluxCrds } from '@internal/mgmt-cluster/flux';
@@ -31,6 +33,11 @@ import {
   type ClusterInfo,
 } from '../testing/realCluster';
 import { day2GitOps, gitChangeFor } from './gitChange';
+import {
+  FLUX_RECONCILE_ANNOTATION,
+  gitDeleteBody,
+  gitDeleteFor,
+} from './gitDelete';
 
 const ns = `t-gitchange-${randomBytes(3).toString('hex')}`;
 const params: AksAsoClusterParams = {
@@ -256,6 +263,7 @@ describe('gitChangeFor', () => {
       path: './clusters',
       revision: `main@sha1:${applied}`,
       commit: applied,
+      prune: true,
     });
     expect(change.byHand).toEqual([]);
     expect(change.notes).toEqual([]);
@@ -268,7 +276,7 @@ describe('gitChangeFor', () => {
     expect(changed).toEqual(['-  replicas: 2', '+  replicas: 3']);
     // Only that line: every other line of the file is as Git has it.
     const before = file.before.split('\n');
-    const after = file.after.split('\n');
+    const after = file.after!.split('\n');
     expect(after).toHaveLength(before.length);
     expect(after.filter((l, i) => l !== before[i])).toEqual(['  replicas: 3']);
   });
@@ -389,5 +397,147 @@ describe('gitChangeFor', () => {
       'MachinePool',
     );
     expect(pool.spec.replicas).toBe(2);
+  });
+});
+
+describe('a cluster delete through Git', () => {
+  const fluxLabels = {
+    'kustomize.toolkit.fluxcd.io/name': 'clusters',
+    'kustomize.toolkit.fluxcd.io/namespace': ns,
+  };
+  /** Every object of the template's cluster file, as kustomize-controller applied it (its labels), read back live. */
+  async function applyTheCluster(): Promise<ObservedObject[]> {
+    const out: ObservedObject[] = [];
+    for (const o of parseAllDocuments(clusterFile.content).map(d => d.toJS())) {
+      const [group, version] = o.apiVersion.split('/');
+      const path = `/apis/${group}/${version}/namespaces/${ns}/${o.kind.toLowerCase()}s`;
+      const name = o.metadata.name;
+      const got = await kube(info, 'GET', `${path}/${name}`);
+      if (got.status === 404) {
+        o.metadata.labels = { ...o.metadata.labels, ...fluxLabels };
+        await ok(kube(info, 'POST', path, o), `${o.kind} ${name}`);
+      }
+      out.push(await ok(kube(info, 'GET', `${path}/${name}`), o.kind));
+    }
+    return out;
+  }
+  const gitOps = () =>
+    day2GitOps({
+      client: async () => gitOpsSourceClient(client),
+      repository: repository(),
+      author: { name: 'Backstage CAPZ', email: 'capz@backstage.local' },
+    });
+
+  it("removes the Cluster's manifest and marks every other manifest of the cluster reconcile-disabled, at the revision Flux applied; the pull request carries the Azure impact", async () => {
+    const objects = await applyTheCluster();
+    const cluster = objects.find(o => o.kind === 'Cluster')!;
+    const git = await gitDeleteFor({
+      gitOps: gitOps(),
+      managementCluster: 'test',
+      cluster,
+      objects,
+    });
+    if (!git?.change) throw new Error(JSON.stringify(git?.view));
+    expect(git.view.proposable).toBe(true);
+    expect(git.planDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(git.change.files.map(f => f.path)).toEqual([clusterFile.path]);
+    const after = parseAllDocuments(git.change.files[0].after!).map(d =>
+      d.toJS(),
+    );
+    // The Cluster's document is gone; the six others stay, each marked (Flux neither applies nor prunes them).
+    expect(after.map(o => `${o.kind}/${o.metadata.name}`)).toEqual(
+      objects
+        .filter(o => o.kind !== 'Cluster')
+        .map(o => `${o.kind}/${o.metadata?.name}`),
+    );
+    for (const o of after)
+      expect(o.metadata.annotations?.[FLUX_RECONCILE_ANNOTATION]).toBe(
+        'disabled',
+      );
+    expect(git.view.notes.join(' ')).toContain(
+      `Flux deletes the Cluster ${ns}/git-a (prune) and CAPI deletes the rest`,
+    );
+
+    const preview = computeDeletePreview('test', cluster, objects, [], {
+      throughGit: true,
+    });
+    const branch = `capz/${ns}-git-a-delete-${git.planDigest!.slice(0, 12)}`;
+    const proposed = await gitOps().propose(git.change, {
+      branch,
+      title: `Delete cluster ${ns}/git-a`,
+      body: gitDeleteBody({
+        preview,
+        change: git.change,
+        notes: git.view.notes,
+        actor: 'user:default/jane',
+      }),
+    });
+    expect(proposed.pullRequest?.number).toBeGreaterThan(0);
+    const repo = `/repos/${gitea.username}/gitops`;
+    const pr = await gitea.api(
+      'GET',
+      `${repo}/pulls/${proposed.pullRequest!.number}`,
+    );
+    expect(pr.body).toContain(
+      `Proposed from Backstage by user:default/jane: delete cluster ${ns}/git-a on management cluster test.`,
+    );
+    expect(pr.body).toContain('Deleted in Azure once merged:');
+    const commit = await gitea.api(
+      'GET',
+      `${repo}/git/commits/${proposed.commit}`,
+    );
+    expect(commit.parents.map((x: { sha: string }) => x.sha)).toEqual([
+      applied,
+    ]);
+    // Nothing was deleted live.
+    expect(
+      (
+        await kube(
+          info,
+          'GET',
+          `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/git-a`,
+        )
+      ).status,
+    ).toBe(200);
+  });
+
+  it('is not proposable when the Kustomization does not prune: Flux would keep the Cluster', async () => {
+    const objects = await applyTheCluster();
+    const cluster = objects.find(o => o.kind === 'Cluster')!;
+    const path = `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${ns}/kustomizations/clusters`;
+    await ok(
+      kube(
+        info,
+        'PATCH',
+        path,
+        { spec: { prune: false } },
+        'application/merge-patch+json',
+      ),
+      'prune: false',
+    );
+    try {
+      const git = await gitDeleteFor({
+        gitOps: gitOps(),
+        managementCluster: 'test',
+        cluster,
+        objects,
+      });
+      expect(git?.change).toBeUndefined();
+      expect(git?.planDigest).toBeUndefined();
+      expect(git?.view.reason).toContain(
+        `Kustomization ${ns}/clusters has prune: false, so Flux would keep the Cluster when its manifest goes`,
+      );
+    } finally {
+      await ok(
+        kube(
+          info,
+          'PATCH',
+          path,
+          { spec: { prune: true } },
+          'application/merge-patch+json',
+        ),
+        'prune: true',
+      );
+    }
   });
 });

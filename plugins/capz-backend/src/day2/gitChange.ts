@@ -7,13 +7,17 @@
 import {
   appliedBy,
   describeAppliedBy,
+  type Day2GitChange,
   planManifestEdit,
   type Day2Plan,
   type FluxKustomizationBuildSpec,
   type ManifestEditResult,
   type ObjectChange,
 } from '@capz-backstage/plugin-capz-common';
-import type { GitIdentity } from '@capz-backstage/plugin-capz-node';
+import {
+  urlWithoutCredentials,
+  type GitIdentity,
+} from '@capz-backstage/plugin-capz-node';
 import type { GitOpsSourceClient } from '../cluster/clientViews';
 import type { GitOpsRepository, ProposedChange } from '../git/GitOpsRepository';
 
@@ -31,6 +35,8 @@ export interface GitChangeSource {
   revision: string;
   /** The commit of `revision`, whose files were read. */
   commit: string;
+  /** The Kustomization's `spec.prune`: whether Flux deletes what leaves its files (docs/flux-facts.md#flux-prune). */
+  prune: boolean;
 }
 
 /** The plan as a Git change, or why it cannot be made in Git. */
@@ -57,7 +63,7 @@ export function commitOfRevision(revision: string): string | undefined {
  * change). Objects of the plan another Kustomization applies, or nothing applies, are named in `notes`.
  */
 export async function gitChangeFor(
-  plan: Day2Plan,
+  plan: Pick<Day2Plan, 'changes' | 'appliedBy'>,
   client: GitOpsSourceClient,
   repository: GitOpsRepository,
 ): Promise<GitChange | undefined> {
@@ -189,6 +195,7 @@ export async function gitChangeFor(
     path,
     revision,
     commit,
+    prune: (spec as { prune?: unknown }).prune === true,
   };
 
   let files;
@@ -224,12 +231,69 @@ export async function gitChangeFor(
 /** A plan's Git change whose whole plan is in its files: what a confirm proposes. */
 export type ProposableGitChange = Extract<GitChange, { ok: true }>;
 
+/**
+ * The Git change as the preview shows it; proposable when every object the plan changes is written in its files and
+ * nothing is left to do by hand.
+ */
+export function gitView(
+  plan: Pick<Day2Plan, 'changes'>,
+  change: GitChange,
+): { view: Day2GitChange; change?: ProposableGitChange } {
+  if (!change.ok)
+    return {
+      view: {
+        proposable: false,
+        reason: `The change cannot be proposed to Git: ${change.reason}.`,
+        files: [],
+        byHand: [],
+        notes: [],
+      },
+    };
+  const s = change.source;
+  const source = {
+    kustomization: s.kustomization,
+    gitRepository: s.gitRepository,
+    url: urlWithoutCredentials(s.url),
+    branch: s.branch,
+    path: s.path,
+    revision: s.revision,
+  };
+  const edited = new Set(
+    change.edited.map(e => `${e.kind}/${e.namespace}/${e.name}`),
+  );
+  const outside = plan.changes.filter(
+    c => !edited.has(`${c.kind}/${c.namespace}/${c.name}`),
+  );
+  const view: Day2GitChange = {
+    proposable: false,
+    source,
+    files: change.files.map(f => ({ path: f.path, diff: f.diff })),
+    byHand: change.byHand.map(b => b.message),
+    notes: change.notes,
+  };
+  if (change.byHand.length)
+    view.reason = `The change cannot be proposed to Git as a whole: ${
+      change.byHand.length
+    } of its objects ${
+      change.byHand.length === 1 ? 'is' : 'are'
+    } not written literally in ${source.url} (see below).`;
+  else if (outside.length || !change.files.length)
+    view.reason = `The change cannot be proposed to Git as a whole: ${
+      outside.map(c => `${c.kind} ${c.namespace}/${c.name}`).join(', ') ||
+      'no object'
+    } ${outside.length === 1 ? 'is' : 'are'} not in the files Kustomization ${
+      s.kustomization.namespace
+    }/${s.kustomization.name} applies.`;
+  else return { view: { ...view, proposable: true }, change };
+  return { view };
+}
+
 /** Day-2 actions through Git: the plan as a change of the repository Flux applies from, and its proposal. */
 export interface Day2GitOps {
   /** The plan's Git change (see {@link gitChangeFor}); undefined when no Flux Kustomization applies its objects. */
   changeFor(
     managementCluster: string,
-    plan: Day2Plan,
+    plan: Pick<Day2Plan, 'changes' | 'appliedBy'>,
   ): Promise<GitChange | undefined>;
   /** Pushes the change as a branch from the revision Flux applied, and opens its pull request where it can. */
   propose(

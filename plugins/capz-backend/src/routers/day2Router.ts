@@ -164,7 +164,7 @@ export async function createDay2Router(
     async (req, res) => {
       const p = place(req.params);
       await authorize(req, capzClusterReadPermission, p);
-      res.json(o.service.deletePreview(p));
+      res.json(await o.service.deletePreviewWithGit(p));
     },
   );
 
@@ -172,7 +172,7 @@ export async function createDay2Router(
     '/clusters/:managementCluster/:namespace/:name',
     async (req, res) => {
       const p = place(req.params);
-      await authorize(req, capzClusterDeletePermission, p);
+      const credentials = await authorize(req, capzClusterDeletePermission, p);
       const audit = await o.auditor.createEvent({
         eventId: 'capz-cluster-delete',
         severityLevel: 'critical',
@@ -184,9 +184,24 @@ export async function createDay2Router(
         const preview = await o.service.deleteCluster(
           p,
           String(body.confirmName ?? ''),
+          {
+            planDigest: body.planDigest,
+            actor: (credentials.principal as { userEntityRef?: string })
+              .userEntityRef,
+          },
         );
+        const proposed = preview.git?.proposed;
         await audit.success({
           meta: {
+            ...(proposed
+              ? {
+                  proposed: {
+                    branch: proposed.branch,
+                    commit: proposed.commit,
+                    pullRequest: proposed.pullRequest?.url,
+                  },
+                }
+              : {}),
             azureDeletes: preview.deletes.map(
               d => `${d.azureType}/${d.azureName}`,
             ),

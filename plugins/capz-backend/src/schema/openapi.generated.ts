@@ -1729,6 +1729,18 @@ export const spec = {
               type: 'string',
             },
           },
+          git: {
+            description:
+              "For a cluster a Flux Kustomization applies: the delete as a change of its repository (the Cluster's manifest removed, the cluster's other manifests marked kustomize.toolkit.fluxcd.io/reconcile: disabled, so that Flux deletes only the Cluster and CAPI the rest; docs/flux-facts.md#git-delete). The confirm proposes it as a pull request.",
+            allOf: [
+              {
+                $ref: '#/components/schemas/Day2GitChange',
+              },
+            ],
+          },
+          planDigest: {
+            $ref: '#/components/schemas/Day2PlanDigest',
+          },
         },
       },
     },
@@ -2222,7 +2234,7 @@ export const spec = {
       delete: {
         operationId: 'DeleteCluster',
         description:
-          "Deletes the CAPI Cluster once `confirmName` equals its name, for the calling user (capz.cluster.delete, conditional on management cluster and namespace; audited as `capz-cluster-delete`). What Azure then deletes and keeps is the delete preview's, checked just before (a paused or deleting cluster is a 409); the delete is validated with dryRun=All and guarded by the Cluster's resourceVersion. 202: CAPI, CAPZ and ASO take it from there.",
+          "Deletes the CAPI Cluster once `confirmName` equals its name, for the calling user (capz.cluster.delete, conditional on management cluster and namespace; audited as `capz-cluster-delete`). What Azure then deletes and keeps is the delete preview's, checked just before (a paused or deleting cluster is a 409); the delete is validated with dryRun=All and guarded by the Cluster's resourceVersion. 202: CAPI, CAPZ and ASO take it from there. For a cluster a Flux Kustomization applies, with the backend's Git integration: nothing is deleted live; the preview's Git change (`git`) is proposed as a branch and pull request, exactly as previewed (the request carries the preview's `planDigest`; the repository or cluster moved since: 409), and the answer's `preview.git.proposed` names it.",
         parameters: [
           {
             $ref: '#/components/parameters/managementCluster',
@@ -2247,6 +2259,9 @@ export const spec = {
                     type: 'string',
                     maxLength: 63,
                   },
+                  planDigest: {
+                    $ref: '#/components/schemas/Day2PlanDigest',
+                  },
                 },
               },
             },
@@ -2254,7 +2269,8 @@ export const spec = {
         },
         responses: {
           '202': {
-            description: 'The Cluster is being deleted.',
+            description:
+              'The Cluster is being deleted, or (preview.git.proposed) its delete is proposed to Git.',
             content: {
               'application/json': {
                 schema: {

@@ -184,11 +184,21 @@ export interface DeletePreview {
   keeps: AzureImpact[];
   /** Why the delete cannot run now (empty when it can), e.g. the cluster is paused or already being deleted. */
   blockers: string[];
+  /**
+   * For a cluster a Flux Kustomization applies: the delete as a change of its repository (the Cluster's manifest
+   * removed, the others marked `kustomize.toolkit.fluxcd.io/reconcile: disabled`: docs/flux-facts.md#git-delete),
+   * which the confirm proposes as a pull request instead of deleting live.
+   */
+  git?: Day2GitChange;
+  /** With `git` proposable: what the confirm carries back, so that it proposes exactly this change (else 409). */
+  planDigest?: string;
 }
 
 /** `DELETE /clusters/{managementCluster}/{namespace}/{name}`: the user types the cluster name. @public */
 export interface DeleteClusterRequest {
   confirmName: string;
+  /** The preview's planDigest, for a delete proposed to Git. */
+  planDigest?: string;
 }
 
 /** The 202 answer of a delete: the Cluster is being deleted; the preview it was checked against. @public */

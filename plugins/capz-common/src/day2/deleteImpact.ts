@@ -103,15 +103,22 @@ function capiDeleted(
   objects: readonly ObservedObject[],
 ): ObservedObject[] {
   const name = cluster.metadata?.name;
-  const refs = ['controlPlaneRef', 'infrastructureRef']
-    .map(k => cluster.spec?.[k])
-    .filter(isObj);
+  const pools = objects.filter(
+    o =>
+      o.kind === 'MachinePool' &&
+      (str(o.spec?.clusterName) ?? o.metadata?.labels?.[CLUSTER_NAME_LABEL]) ===
+        name,
+  );
+  // The Cluster's control plane and infrastructure, and each MachinePool's infrastructure (CAPI deletes a pool's
+  // infrastructureRef with it, besides its owner reference: docs/capz-aso-facts.md#day2-delete-impact).
+  const refs = [
+    ...['controlPlaneRef', 'infrastructureRef'].map(k => cluster.spec?.[k]),
+    ...pools.map(p => at(p.spec, 'template', 'spec', 'infrastructureRef')),
+  ].filter(isObj);
   return objects.filter(
     o =>
-      refs.some(r => r.kind === o.kind && r.name === o.metadata?.name) ||
-      (o.kind === 'MachinePool' &&
-        (str(o.spec?.clusterName) ??
-          o.metadata?.labels?.[CLUSTER_NAME_LABEL]) === name),
+      pools.includes(o) ||
+      refs.some(r => r.kind === o.kind && r.name === o.metadata?.name),
   );
 }
 
@@ -163,27 +170,12 @@ function lostPoolOwners(
   return out;
 }
 
-/**
- * The Azure impact of deleting `cluster`, from the objects of its namespace (`objects`, the Cluster included) and,
- * optionally, the ASO objects of other namespaces and management clusters (`elsewhere`), which may manage the same
- * Azure resources. Pure.
- * @public
- */
-export function computeDeletePreview(
-  managementCluster: string,
+/** What goes in Kubernetes when `cluster` is deleted (see {@link objectsDeletedWithCluster}), by key. */
+function deletedWith(
   cluster: ObservedObject,
-  objects: readonly ObservedObject[],
-  elsewhere: readonly PlacedObject[] = [],
-): DeletePreview {
-  const namespace = cluster.metadata?.namespace ?? '';
-  const name = cluster.metadata?.name ?? '';
-  const same = objects.filter(
-    o => (o.metadata?.namespace ?? namespace) === namespace,
-  );
-  const inNamespace = (kind: string, n: string) =>
-    same.find(o => o.kind === kind && o.metadata?.name === n);
-
-  // 1. Kubernetes: what goes, to a fixpoint.
+  same: readonly ObservedObject[],
+  inNamespace: (kind: string, name: string) => ObservedObject | undefined,
+): Map<string, ObservedObject> {
   const deleted = new Map<string, ObservedObject>();
   const add = (o: ObservedObject | undefined) => {
     if (o && !deleted.has(keyOf(o))) deleted.set(keyOf(o), o);
@@ -208,6 +200,55 @@ export function computeDeletePreview(
     }
     grew = deleted.size > before;
   }
+
+  return deleted;
+}
+
+/**
+ * The objects of `cluster`'s namespace (`objects`) that go in Kubernetes when it is deleted: the Cluster, what CAPI
+ * deletes with it, what CAPZ deletes from `spec.resources`, and what the garbage collector takes once every owner is
+ * gone (docs/capz-aso-facts.md#day2-delete-impact). Pure.
+ * @public
+ */
+export function objectsDeletedWithCluster(
+  cluster: ObservedObject,
+  objects: readonly ObservedObject[],
+): ObservedObject[] {
+  const namespace = cluster.metadata?.namespace ?? '';
+  const same = objects.filter(
+    o => (o.metadata?.namespace ?? namespace) === namespace,
+  );
+  const inNamespace = (kind: string, n: string) =>
+    same.find(o => o.kind === kind && o.metadata?.name === n);
+  return [...deletedWith(cluster, same, inNamespace).values()];
+}
+
+/**
+ * The Azure impact of deleting `cluster`, from the objects of its namespace (`objects`, the Cluster included) and,
+ * optionally, the ASO objects of other namespaces and management clusters (`elsewhere`), which may manage the same
+ * Azure resources. Pure.
+ * @public
+ */
+export function computeDeletePreview(
+  managementCluster: string,
+  cluster: ObservedObject,
+  objects: readonly ObservedObject[],
+  elsewhere: readonly PlacedObject[] = [],
+  opts: {
+    /** The delete goes through Git (a pull request), not live: what a GitOps controller applies does not block it. */
+    throughGit?: boolean;
+  } = {},
+): DeletePreview {
+  const namespace = cluster.metadata?.namespace ?? '';
+  const name = cluster.metadata?.name ?? '';
+  const same = objects.filter(
+    o => (o.metadata?.namespace ?? namespace) === namespace,
+  );
+  const inNamespace = (kind: string, n: string) =>
+    same.find(o => o.kind === kind && o.metadata?.name === n);
+
+  // 1. Kubernetes: what goes, to a fixpoint.
+  const deleted = deletedWith(cluster, same, inNamespace);
 
   // The ASO objects that matter: those deleted, and the owners (spec.owner) they hang from.
   const candidates = new Map<string, ObservedObject>();
@@ -366,7 +407,7 @@ export function computeDeletePreview(
   blockers.push(...lostPoolOwners(addressed, inNamespace));
   // What Flux or Argo CD applies would be created again: the cluster would come back, or half of it.
   const gitOps = clusterAppliedBy([...deleted.values()], { deleting: true });
-  if (gitOps?.appliedBy.reconciles)
+  if (gitOps?.appliedBy.reconciles && !opts.throughGit)
     blockers.push(
       gitOpsRefusal(
         gitOps.appliedBy,

@@ -62,8 +62,8 @@ const scalePool0 = update(MP, 'MachinePool', 'team-a-dev-pool0', [
 ]);
 
 /** The documents of a file as objects. */
-const objects = (text: string) =>
-  parseAllDocuments(text).map(d => d.toJS() as any);
+const objects = (text: string | null) =>
+  parseAllDocuments(text ?? '').map(d => d.toJS() as any);
 
 describe('kustomizeBuild', () => {
   it('without a kustomization file at spec.path, takes every YAML file below it, and a directory with its own kustomization as one resource', () => {
@@ -310,7 +310,7 @@ describe('planManifestEdit', () => {
       ],
     });
     expect(r.byHand).toEqual([]);
-    const after = r.files[0].after;
+    const after = r.files[0].after!;
     // In place: the comment after the value and the double quotes stay.
     expect(after).toContain('  replicas: 4 # two nodes for HA\n');
     expect(after).toContain(
@@ -455,7 +455,7 @@ describe('planManifestEdit', () => {
       'MachinePool/team-a-dev-pool0',
       'AzureASOManagedMachinePool/team-a-dev-pool0',
     ]);
-    expect(files[CLUSTER_FILE].startsWith(r.files[0].after)).toBe(true);
+    expect(files[CLUSTER_FILE].startsWith(r.files[0].after!)).toBe(true);
   });
 
   it("answers by hand, with why and the change, for an object a kustomization's patch changes; a patch of another object does not count", () => {
@@ -543,7 +543,7 @@ describe('planManifestEdit', () => {
     );
   });
 
-  it('says when Git holds another value than the cluster, and leaves new objects and a sole document by hand', () => {
+  it("says when Git holds another value than the cluster, leaves new objects by hand, and removes a sole document's file", () => {
     const files = templateRepo();
     const r = planManifestEdit({
       files,
@@ -585,15 +585,148 @@ describe('planManifestEdit', () => {
         },
       ],
     });
-    expect(sole.files).toEqual([]);
-    expect(sole.byHand[0].reason).toBe(
-      'it is the only document of p.yaml; remove the file and its entry in the kustomization that lists it',
+    expect(sole.byHand).toEqual([]);
+    expect(sole.files.map(f => [f.path, f.after])).toEqual([['p.yaml', null]]);
+    expect(sole.files[0].diff).toMatch(/^--- a\/p\.yaml\n\+\+\+ \/dev\/null\n/);
+  });
+});
+
+describe('planManifestEdit: a cluster deleted through Git', () => {
+  /** Every object of the template's cluster file, deleted. */
+  const deleteAll = (files: Record<string, string>) =>
+    objects(files[CLUSTER_FILE]).map(
+      (o): ObjectChange => ({
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        namespace: o.metadata.namespace,
+        name: o.metadata.name,
+        operation: 'delete',
+        fields: [],
+      }),
     );
+  const afterOf = (r: {
+    files: Array<{ path: string; after: string | null }>;
+  }) => Object.fromEntries(r.files.map(f => [f.path, f.after]));
+
+  it("removes the cluster's directory as a whole when nothing else is in it (Flux's generated kustomization above it)", () => {
+    const files = {
+      ...templateRepo(),
+      'clusters/team-b/cm.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: team-b\n',
+    };
+    const r = planManifestEdit({
+      files,
+      spec: { path: './clusters' },
+      changes: deleteAll(files),
+    });
+    expect(r.byHand).toEqual([]);
+    expect(r.edited).toHaveLength(7);
+    expect(afterOf(r)).toEqual({
+      [CLUSTER_FILE]: null,
+      [KUSTOMIZATION_FILE]: null,
+    });
+    expect(r.files.every(f => f.diff.includes('+++ /dev/null'))).toBe(true);
+  });
+
+  it("keeps the last cluster's kustomization, listing nothing, so that the Kustomization's path still exists", () => {
+    const files = templateRepo();
+    const r = planManifestEdit({
+      files,
+      spec: { path: './clusters' },
+      changes: deleteAll(files),
+    });
+    expect(r.byHand).toEqual([]);
+    expect(afterOf(r)).toEqual({
+      [CLUSTER_FILE]: null,
+      [KUSTOMIZATION_FILE]: expect.stringMatching(/^resources: \[\]$/m),
+    });
+    expect(r.notes).toContain(
+      `${KUSTOMIZATION_FILE} stays, listing nothing: it is all that is left under clusters/, the path Kustomization's spec.path names`,
+    );
+  });
+
+  it('removes its entry from the kustomization above (comments and the other entries kept), and the catalog entity beside it', () => {
+    const p = clusterProposal({
+      params,
+      managementCluster: 'prod-weu',
+      includeCatalogEntity: true,
+    });
+    const parent = 'clusters/kustomization.yaml';
+    const files: Record<string, string> = {
+      ...Object.fromEntries(p.files.map(f => [f.path, f.content])),
+      [parent]:
+        'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  # team A\n  - team-a/team-a-dev\n  - team-b/other\n',
+      'clusters/team-b/other/kustomization.yaml': 'resources:\n  - cm.yaml\n',
+      'clusters/team-b/other/cm.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: team-b\n',
+    };
+    const r = planManifestEdit({
+      files,
+      spec: { path: './clusters' },
+      changes: deleteAll(files),
+    });
+    expect(r.byHand).toEqual([]);
+    expect(afterOf(r)).toEqual({
+      [CLUSTER_FILE]: null,
+      [KUSTOMIZATION_FILE]: null,
+      'clusters/team-a/team-a-dev/catalog-info.yaml': null,
+      [parent]:
+        'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  # team A\n  - team-b/other\n',
+    });
+    expect(r.notes).toContain(
+      'clusters/team-a/team-a-dev/catalog-info.yaml, the catalog entity beside the manifests, is removed with clusters/team-a/team-a-dev/',
+    );
+    const after = { ...files };
+    for (const f of r.files)
+      if (f.after === null) delete after[f.path];
+      else after[f.path] = f.after;
+    expect(kustomizeBuild(after, { path: './clusters' })).toMatchObject({
+      problems: [],
+      resources: [{ kind: 'ConfigMap', name: 'x' }],
+    });
+  });
+
+  it("keeps a directory that holds other files, its kustomization listing nothing; never removes the Kustomization's own path", () => {
+    const files = {
+      ...templateRepo(),
+      'clusters/team-a/team-a-dev/README.md': '# team-a-dev\n',
+    };
+    const r = planManifestEdit({
+      files,
+      spec: { path: './clusters' },
+      changes: deleteAll(files),
+    });
+    expect(afterOf(r)).toEqual({
+      [CLUSTER_FILE]: null,
+      [KUSTOMIZATION_FILE]: expect.stringMatching(/^resources: \[\]\n/m),
+    });
+
+    const atRoot = planManifestEdit({
+      files: templateRepo(),
+      spec: { path: './clusters/team-a/team-a-dev' },
+      changes: deleteAll(files),
+    });
+    expect(Object.keys(afterOf(atRoot))).toEqual([
+      CLUSTER_FILE,
+      KUSTOMIZATION_FILE,
+    ]);
+    expect(afterOf(atRoot)[KUSTOMIZATION_FILE]).not.toBeNull();
   });
 });
 
 describe('parseFieldPath and unifiedDiff', () => {
-  it('parses indexes and named items', () => {
+  it('parses indexes, named items and quoted keys; refuses what does not parse', () => {
+    expect(
+      parseFieldPath(
+        'metadata.annotations["kustomize.toolkit.fluxcd.io/reconcile"]',
+      ),
+    ).toEqual([
+      'metadata',
+      'annotations',
+      'kustomize.toolkit.fluxcd.io/reconcile',
+    ]);
+    for (const bad of ['', '.spec', 'spec..x', 'spec["x]'])
+      expect(() => parseFieldPath(bad)).toThrow('does not parse');
     expect(parseFieldPath('spec.resources[0].spec.minCount')).toEqual([
       'spec',
       'resources',

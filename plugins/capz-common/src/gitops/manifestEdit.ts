@@ -11,6 +11,7 @@ import {
   isScalar,
   isSeq,
   parseAllDocuments,
+  parseDocument,
   Scalar,
   stringify,
   type Document,
@@ -18,7 +19,10 @@ import {
 import type { FieldChange, ObjectChange } from '../day2/api';
 import {
   apiGroupOf,
+  joinRepoPath,
+  KUSTOMIZATION_FILE_NAMES,
   kustomizeBuild,
+  normalizeKustomizationPath,
   type BuiltResource,
   type FluxKustomizationBuildSpec,
   type RepoFiles,
@@ -98,12 +102,13 @@ export function locateManifest(
   return { found: true, file: hit.file, document: hit.document, resource: hit };
 }
 
-/** A file the change rewrites. @public */
+/** A file the change rewrites, or removes. @public */
 export interface ManifestFileEdit {
   path: string;
   before: string;
-  after: string;
-  /** `diff -u` of the file. */
+  /** The file's new content; null when the change removes the file. */
+  after: string | null;
+  /** `diff -u` of the file (`+++ /dev/null` for a removed file). */
   diff: string;
 }
 
@@ -158,18 +163,28 @@ const byHandMessage = (c: ObjectChange, reason: string) => {
   )} is not written literally in the repository: ${reason}; make this change by hand: ${what}`;
 };
 
-/** `spec.resources[0].spec.minCount` → `['spec', 'resources', 0, 'spec', 'minCount']`; a non-numeric `[x]` is a list item named x. @public */
+/**
+ * `spec.resources[0].spec.minCount` → `['spec', 'resources', 0, 'spec', 'minCount']`; a non-numeric `[x]` is a list
+ * item named x; `["a.b/c"]` is a map key with dots or slashes (an annotation's), as in
+ * `metadata.annotations["kustomize.toolkit.fluxcd.io/reconcile"]`. @public
+ */
 export function parseFieldPath(
   path: string,
 ): Array<string | number | { name: string }> {
   const out: Array<string | number | { name: string }> = [];
-  for (const part of path.split('.')) {
-    const m = /^([^[\]]*)((?:\[[^\]]+\])*)$/.exec(part);
-    if (!m) throw new Error(`field path ${path} does not parse`);
-    if (m[1]) out.push(m[1]);
-    for (const [, idx] of m[2].matchAll(/\[([^\]]+)\]/g))
-      out.push(/^\d+$/.test(idx) ? Number(idx) : { name: idx });
+  const re = /\.?([^.[\]"]+)|\["([^"]*)"\]|\[([^\]"]+)\]/y;
+  let i = 0;
+  while (i < path.length) {
+    re.lastIndex = i;
+    const m = re.exec(path);
+    if (!m || (i === 0 && path.startsWith('.')))
+      throw new Error(`field path ${path} does not parse`);
+    if (m[1] !== undefined) out.push(m[1]);
+    else if (m[2] !== undefined) out.push(m[2]);
+    else out.push(/^\d+$/.test(m[3]) ? Number(m[3]) : { name: m[3] });
+    i = re.lastIndex;
   }
+  if (!out.length) throw new Error(`field path ${path} does not parse`);
   return out;
 }
 
@@ -274,8 +289,9 @@ function spans(text: string, docs: Document.Parsed[]): Array<[number, number]> {
 /**
  * A day-2 plan's changes as a change of the repository a Flux Kustomization applies: `files` is the repository at
  * the Kustomization's source revision, `spec` the Kustomization's build fields. Updates are written into the
- * document that holds the object; a delete removes its document (a file left empty, a new object, or an object not
- * written literally is left by hand, with why).
+ * document that holds the object; a delete removes its document, a file left without one is removed with the
+ * kustomization entries that list it (docs/flux-facts.md#git-delete); a new object, or an object not written literally, is
+ * left by hand, with why.
  * @public
  */
 export function planManifestEdit(input: {
@@ -332,16 +348,7 @@ export function planManifestEdit(input: {
     }
     const doc = w.docs[at.document];
     if (c.operation === 'delete') {
-      const others = w.docs.filter(
-        (d, i) => i !== at.document && !w!.remove.has(i) && d.contents !== null,
-      );
-      if (!others.length) {
-        refuse(
-          c,
-          `it is the only document of ${at.file}; remove the file and its entry in the kustomization that lists it`,
-        );
-        continue;
-      }
+      // The last document of a file removes the file, and what lists it (below).
       w.remove.add(at.document);
       edited.push({
         kind: c.kind,
@@ -376,8 +383,14 @@ export function planManifestEdit(input: {
   }
 
   const out: ManifestFileEdit[] = [];
+  const emptied = new Set<string>();
   for (const [path, w] of work) {
     const before = files[path];
+    // Every document that names something removed: the file goes (a comment-only rest is not kept).
+    if (w.docs.every((d, i) => w.remove.has(i) || d.contents === null)) {
+      emptied.add(path);
+      continue;
+    }
     const docSpans = spans(before, w.docs);
     // Each document's new text: removed, written again, or its splices applied to its own text.
     const parts = docSpans.map(([s, e], i) => {
@@ -399,5 +412,177 @@ export function planManifestEdit(input: {
     if (after !== before)
       out.push({ path, before, after, diff: unifiedDiff(path, before, after) });
   }
+  if (emptied.size) {
+    const removal = removeFiles(files, spec, emptied);
+    const broken = removal.problems;
+    if (broken.length) {
+      // The removal would leave a build kustomize refuses: none of the emptied files' deletes is proposed.
+      for (const e of [...edited])
+        if (emptied.has(e.file)) {
+          edited.splice(edited.indexOf(e), 1);
+          const c = changes.find(
+            x =>
+              x.kind === e.kind &&
+              x.namespace === e.namespace &&
+              x.name === e.name,
+          )!;
+          refuse(
+            c,
+            `removing ${e.file} leaves the build broken (${broken.join('; ')})`,
+          );
+        }
+    } else {
+      for (const [path, after] of removal.edits) {
+        const before = files[path];
+        out.push({
+          path,
+          before,
+          after,
+          diff: unifiedDiff(path, before, after ?? undefined),
+        });
+      }
+      notes.push(...removal.notes);
+    }
+  }
   return { files: out, edited, byHand, notes };
+}
+
+const KUSTOMIZATION_NAMES: readonly string[] = KUSTOMIZATION_FILE_NAMES;
+const dirOf = (path: string) =>
+  path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+const baseOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+const under = (dir: string, path: string) =>
+  dir === '' || path === dir || path.startsWith(`${dir}/`);
+
+/** A file of Backstage catalog entities only (the proposal's catalog-info.yaml): it goes with its directory. */
+function isCatalogEntityFile(text: string): boolean {
+  try {
+    const docs = parseAllDocuments(text).map(d => d.toJS());
+    return (
+      docs.length > 0 &&
+      docs.every(
+        o =>
+          o &&
+          typeof o === 'object' &&
+          String((o as { apiVersion?: unknown }).apiVersion).startsWith(
+            'backstage.io/',
+          ),
+      )
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** The keys of a kustomization that give it content: without any, it builds nothing. */
+const CONTENT_KEYS = [
+  'resources',
+  'bases',
+  'components',
+  'configMapGenerator',
+  'secretGenerator',
+  'helmCharts',
+  'generators',
+];
+
+/**
+ * Removes files (every document of theirs removed) as kustomize and Flux need it (docs/flux-facts.md#git-delete):
+ * each entry of a kustomization's `resources`/`bases` that lists a removed file or directory goes with it (kustomize
+ * refuses an entry that does not exist); a directory left with a kustomization that lists nothing, and nothing else
+ * but a catalog entity file, is removed as a whole (the template's `clusters/<namespace>/<name>/`), and so is its
+ * entry in the kustomization above it. The Kustomization's own `spec.path` stays, with a file in it (Flux fails on a
+ * missing path, and Git keeps no empty directory).
+ * Answers the files' new contents (null: removed) and, when the result does not build, why.
+ */
+function removeFiles(
+  files: RepoFiles,
+  spec: FluxKustomizationBuildSpec,
+  emptied: ReadonlySet<string>,
+): { edits: Map<string, string | null>; notes: string[]; problems: string[] } {
+  const root = normalizeKustomizationPath(spec.path);
+  const edits = new Map<string, string | null>();
+  const notes: string[] = [];
+  const gone = (p: string) => edits.get(p) === null;
+  const text = (p: string) => edits.get(p) ?? files[p];
+  const queue: string[] = [];
+  for (const f of emptied) {
+    edits.set(f, null);
+    queue.push(f);
+  }
+  while (queue.length) {
+    const removed = queue.shift()!;
+    for (const kfile of Object.keys(files)) {
+      if (!KUSTOMIZATION_NAMES.includes(baseOf(kfile)) || gone(kfile)) continue;
+      const dir = dirOf(kfile);
+      const doc = parseDocument(text(kfile)!);
+      let changed = false;
+      for (const key of ['resources', 'bases']) {
+        const seq = doc.get(key, true);
+        if (!isSeq(seq)) continue;
+        for (let i = seq.items.length - 1; i >= 0; i--) {
+          const item = seq.items[i];
+          const entry = isScalar(item) ? item.value : undefined;
+          if (
+            typeof entry === 'string' &&
+            joinRepoPath(dir, entry) === removed
+          ) {
+            seq.items.splice(i, 1);
+            changed = true;
+          }
+        }
+      }
+      if (!changed) continue;
+      const kus = doc.toJS() as Record<string, unknown> | null;
+      const listsNothing = !CONTENT_KEYS.some(k => {
+        const v = kus?.[k];
+        return Array.isArray(v) ? v.length > 0 : v !== undefined && v !== null;
+      });
+      const rest = Object.keys(files).filter(
+        p =>
+          under(dir, p) &&
+          p !== kfile &&
+          !gone(p) &&
+          !isCatalogEntityFile(files[p]),
+      );
+      // The Kustomization's path must stay (Flux fails on a missing one; Git keeps no empty directory).
+      const pathStays = Object.keys(files).some(
+        q => under(root, q) && !under(dir, q) && !gone(q),
+      );
+      if (
+        listsNothing &&
+        !rest.length &&
+        dir !== root &&
+        under(root, dir) &&
+        pathStays
+      ) {
+        for (const p of Object.keys(files))
+          if (under(dir, p) && !gone(p)) {
+            if (p !== kfile)
+              notes.push(
+                `${p}, the catalog entity beside the manifests, is removed with ${dir}/`,
+              );
+            edits.set(p, null);
+          }
+        queue.push(dir);
+      } else {
+        if (listsNothing && !rest.length && dir !== root && !pathStays)
+          notes.push(
+            `${kfile} stays, listing nothing: it is all that is left under ${root}/, the path Kustomization's spec.path names`,
+          );
+        edits.set(kfile, String(doc));
+      }
+    }
+  }
+  // The result must build as the old one did: no new problem (a listing left behind, a directory without its file).
+  const after: Record<string, string> = {};
+  for (const [p, t] of Object.entries(files)) {
+    const e = edits.get(p);
+    if (e === undefined) after[p] = t;
+    else if (e !== null) after[p] = e;
+  }
+  const known = new Set(kustomizeBuild(files, spec).problems);
+  const problems = kustomizeBuild(after, spec).problems.filter(
+    x => !known.has(x),
+  );
+  return { edits, notes, problems };
 }

@@ -106,10 +106,14 @@ export interface CapzApi {
   getUpgradeOptions(ref: ClusterPlace): Promise<UpgradeOptions>;
   /** What deleting the cluster deletes and keeps in Azure. */
   getDeletePreview(ref: ClusterPlace): Promise<DeletePreview>;
-  /** Deletes the cluster; `confirmName` must equal its name (400 otherwise). */
+  /**
+   * Deletes the cluster; `confirmName` must equal its name (400 otherwise). For a cluster Flux applies, proposes the
+   * preview's Git change instead (`planDigest`: the preview's; the answer's `preview.git.proposed` names it).
+   */
   deleteCluster(
     ref: ClusterPlace,
     confirmName: string,
+    planDigest?: string,
   ): Promise<DeleteClusterResponse>;
   /** Commands to reach the workload cluster, never a secret. */
   getConnectInfo(ref: ClusterPlace): Promise<ConnectInfo>;

@@ -208,8 +208,13 @@ export class CapzClient implements CapzApi {
   deleteCluster(
     ref: ClusterPlace,
     confirmName: string,
+    planDigest?: string,
   ): Promise<DeleteClusterResponse> {
-    return this.post(day2Paths(ref).cluster, { confirmName }, 'DELETE');
+    return this.post(
+      day2Paths(ref).cluster,
+      { confirmName, ...(planDigest ? { planDigest } : {}) },
+      'DELETE',
+    );
   }
 
   getConnectInfo(ref: ClusterPlace): Promise<ConnectInfo> {

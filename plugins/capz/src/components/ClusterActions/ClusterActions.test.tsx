@@ -1092,6 +1092,152 @@ describe('cluster actions', () => {
     expect(c.calls.deletes).toEqual([{ confirmName: 'doomed' }]);
   });
 
+  it("deletes a cluster Flux applies through a pull request: the diff first, the preview's digest carried back, no live delete", async () => {
+    const c = serve('gitops');
+    const git = {
+      proposable: true,
+      source: {
+        kustomization: { namespace: 'flux-system', name: 'clusters' },
+        gitRepository: { namespace: 'flux-system', name: 'gitops' },
+        url: 'http://gitea.local/platform/gitops.git',
+        branch: 'main',
+        path: './clusters',
+        revision: 'main@sha1:0123456789012345678901234567890123456789',
+      },
+      files: [
+        {
+          path: 'clusters/team-a/gitops/cluster.yaml',
+          diff: '--- a/clusters/team-a/gitops/cluster.yaml\n+++ b/clusters/team-a/gitops/cluster.yaml\n@@ -1,3 +1,0 @@\n-kind: Cluster\n',
+        },
+      ],
+      byHand: [],
+      notes: [
+        'After the merge, Flux deletes the Cluster team-a/gitops (prune)',
+      ],
+    };
+    const planDigest = 'a'.repeat(64);
+    const preview: DeletePreview = {
+      cluster: {
+        managementCluster: 'local',
+        namespace: 'team-a',
+        name: 'gitops',
+        paused: false,
+      },
+      deletes: [
+        {
+          azureType: 'Microsoft.ContainerService/managedClusters',
+          azureName: 'gitops',
+          object: {
+            kind: 'ManagedCluster',
+            namespace: 'team-a',
+            name: 'gitops',
+          },
+          reason: 'reconcile-policy manage: ASO deletes it',
+        },
+      ],
+      keeps: [],
+      blockers: [],
+      git,
+      planDigest,
+    };
+    server.use(
+      http.get(`${c.api}/delete-preview`, () => HttpResponse.json(preview)),
+      http.delete(c.api, async ({ request }) => {
+        c.calls.deletes.push(await request.json());
+        return HttpResponse.json(
+          {
+            accepted: true,
+            preview: {
+              ...preview,
+              git: {
+                ...git,
+                proposed: {
+                  branch: 'capz/team-a-gitops-delete-aaaaaaaaaaaa',
+                  commit: 'b'.repeat(40),
+                  pullRequest: { number: 7, url: 'http://gitea.local/pulls/7' },
+                },
+              },
+            },
+          },
+          { status: 202 },
+        );
+      }),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Delete cluster');
+    expect(
+      await within(dialog).findByRole('list', {
+        name: 'Deleted in Azure once merged',
+      }),
+    ).toHaveTextContent(/gitops.*managedClusters/);
+    expect(
+      within(dialog).getByLabelText(
+        'Diff of clusters/team-a/gitops/cluster.yaml',
+      ),
+    ).toHaveTextContent('-kind: Cluster');
+    expect(
+      within(dialog).queryByRole('button', { name: 'Delete the cluster' }),
+    ).not.toBeInTheDocument();
+    const button = within(dialog).getByRole('button', {
+      name: 'Open pull request',
+    });
+    expect(button).toBeDisabled();
+    await userEvent.type(
+      within(dialog).getByRole('textbox', { name: 'Type gitops to confirm' }),
+      'gitops',
+    );
+    await userEvent.click(button);
+    expect(
+      await within(dialog).findByText('Pull request #7 opened'),
+    ).toBeInTheDocument();
+    expect(
+      within(dialog).queryByText('Deletion started'),
+    ).not.toBeInTheDocument();
+    expect(c.calls.deletes).toEqual([{ confirmName: 'gitops', planDigest }]);
+  });
+
+  it('refuses a delete that cannot be made in Git, saying why, with no button to press', async () => {
+    const c = serve('generated');
+    const preview: DeletePreview = {
+      cluster: {
+        managementCluster: 'local',
+        namespace: 'team-a',
+        name: 'generated',
+        paused: false,
+      },
+      deletes: [],
+      keeps: [],
+      blockers: [],
+      git: {
+        proposable: false,
+        reason:
+          'The delete cannot be proposed to Git: Kustomization flux-system/clusters has prune: false',
+        files: [],
+        byHand: [],
+        notes: [],
+      },
+    };
+    server.use(
+      http.get(`${c.api}/delete-preview`, () => HttpResponse.json(preview)),
+    );
+    renderCapz(<CapzPage />, {
+      path: c.path,
+      mountPath: '/capz/*',
+      apis: [allow(...ALL)],
+    });
+    const dialog = await openAction('Delete cluster');
+    expect(
+      await within(dialog).findByText(/has prune: false/),
+    ).toBeInTheDocument();
+    expect(
+      within(dialog).getByRole('button', { name: 'Delete the cluster' }),
+    ).toBeDisabled();
+  });
+
   it('shows a paused cluster prominently and offers Resume instead of Pause', async () => {
     const c = serve('paused', { paused: true });
     renderCapz(<CapzPage />, {

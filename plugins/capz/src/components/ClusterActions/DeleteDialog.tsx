@@ -15,6 +15,7 @@ import {
 import type {
   AzureImpact,
   ClusterPlace,
+  Day2GitChange,
   TreeNode,
 } from '@capz-backstage/plugin-capz-common';
 import { useState } from 'react';
@@ -23,6 +24,7 @@ import { capzApiRef } from '../../api/CapzApi';
 import { rootRouteRef } from '../../routes';
 import { HealthLabel } from '../shared/health';
 import { ActionError } from './errors';
+import { GitChangeView } from './GitChangeView';
 import { asSentence } from '../shared/text';
 
 function ImpactList({ label, items }: { label: string; items: AzureImpact[] }) {
@@ -51,7 +53,8 @@ function ImpactList({ label, items }: { label: string; items: AzureImpact[] }) {
 
 /**
  * Delete the cluster: first what ASO deletes in Azure and what it keeps (and why), then the user types the cluster's
- * name; afterwards the cluster's health follows the deletion live.
+ * name; afterwards the cluster's health follows the deletion live. A cluster Flux applies is deleted through Git: the
+ * dialog shows the change of its repository, and the confirm opens the pull request.
  */
 export function DeleteDialog(props: {
   cluster: ClusterPlace;
@@ -64,16 +67,25 @@ export function DeleteDialog(props: {
   const [typed, setTyped] = useState('');
   const [pending, setPending] = useState(false);
   const [done, setDone] = useState(false);
+  const [proposed, setProposed] = useState<Day2GitChange>();
   const [error, setError] = useState<Error>();
   const p = preview.value;
-  const blocked = !p || p.blockers.length > 0;
+  const throughGit = !!p?.git?.proposable;
+  const blocked = !p || p.blockers.length > 0 || (!!p.git && !p.git.proposable);
   const matches = typed === props.cluster.name;
 
   const remove = async () => {
     setPending(true);
     setError(undefined);
     try {
-      await api.deleteCluster(props.cluster, typed);
+      const answer = await api.deleteCluster(
+        props.cluster,
+        typed,
+        p?.planDigest,
+      );
+      setProposed(
+        answer.preview.git?.proposed ? answer.preview.git : undefined,
+      );
       setDone(true);
     } catch (e) {
       setError(e as Error);
@@ -109,8 +121,16 @@ export function DeleteDialog(props: {
               {p.blockers.map(b => (
                 <Alert key={b} status="warning" icon title={asSentence(b)} />
               ))}
-              <ImpactList label="Deleted in Azure" items={p.deletes} />
+              <ImpactList
+                label={
+                  throughGit
+                    ? 'Deleted in Azure once merged'
+                    : 'Deleted in Azure'
+                }
+                items={p.deletes}
+              />
               <ImpactList label="Kept in Azure" items={p.keeps} />
+              {p.git && <GitChangeView git={proposed ?? p.git} />}
             </>
           )}
           {p && !done && (
@@ -128,7 +148,7 @@ export function DeleteDialog(props: {
               permission="capz.cluster.delete"
             />
           )}
-          {done && (
+          {done && !proposed && (
             <Alert
               status="success"
               icon
@@ -158,7 +178,7 @@ export function DeleteDialog(props: {
             isPending={pending}
             onPress={remove}
           >
-            Delete the cluster
+            {throughGit ? 'Open pull request' : 'Delete the cluster'}
           </Button>
         )}
       </DialogFooter>
