@@ -82,7 +82,7 @@ interface ClusterForm {
   gitopsRepo?: { host: string; owner: string; repo: string };
 }
 
-/** The owner chosen in the form's OwnerPicker (the catalog's groups). */
+/** The owner chosen in the form's CapzOwnerPicker (the catalog's groups). */
 const OWNER = 'group:default/payments';
 
 /** What the form sends, for the dry run: the template's parameters as fillForm fills them (the pickers' choices). */
@@ -161,11 +161,7 @@ async function fillForm(page: Page, f: ClusterForm) {
   await expect(
     page.getByRole('button', { name: 'v1.33.2 (default) Kubernetes version' }),
   ).toBeVisible();
-  await page.getByRole('textbox', { name: 'Owner' }).click();
-  await page
-    .getByRole('listbox', { name: 'Owner' })
-    .getByRole('option', { name: 'payments' })
-    .click();
+  await choose(page, 'Owner', 'payments');
   await expect(
     page.getByRole('checkbox', { name: 'Entra ID only' }),
   ).toBeChecked();

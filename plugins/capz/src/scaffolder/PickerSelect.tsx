@@ -32,6 +32,10 @@ export interface PickerSelectProps {
   placeholder?: string;
   /** Also offer a text field (with this label) to type a value that is not in the list. */
   typeNewLabel?: string;
+  /** A search box (with this label) above the options, for long lists (e.g. the catalog's groups). */
+  searchLabel?: string;
+  /** Show `description` under the label (the field's own words, where the MUI widget it replaces showed them). */
+  showDescription?: boolean;
 }
 
 /**
@@ -59,6 +63,7 @@ export function PickerSelect(p: PickerSelectProps) {
   if (p.waitingFor) placeholder = `Choose the ${p.waitingFor} first`;
   const typed = ready && (!!options.error || (loaded && loaded.length === 0));
   const isNew = !!(loaded && value && !loaded.some(o => o.id === value));
+  const description = p.showDescription ? p.description : undefined;
   const shown =
     isNew && !p.typeNewLabel
       ? [...loaded, { id: value, label: `${value} (not offered)` }]
@@ -92,13 +97,18 @@ export function PickerSelect(p: PickerSelectProps) {
               value={value ?? ''}
               onChange={v => onChange(v.trim() ? v.trim() : undefined)}
               description={
-                options.error ? undefined : 'Nothing to choose from: type it.'
+                options.error
+                  ? description
+                  : [description, 'Nothing to choose from: type it.']
+                      .filter(Boolean)
+                      .join(' ')
               }
             />
           </>
         ) : (
           <Select
             label={p.label}
+            description={description}
             placeholder={placeholder}
             isDisabled={p.disabled || !ready || options.loading}
             isRequired={p.required}
@@ -110,6 +120,8 @@ export function PickerSelect(p: PickerSelectProps) {
               )
             }
             options={shown}
+            searchable={!!p.searchLabel}
+            searchPlaceholder={p.searchLabel}
           />
         )}
         {!typed && loaded && p.typeNewLabel && (

@@ -14,7 +14,7 @@ const field = (
   id: string,
   name: string,
   component: () => Promise<unknown>,
-  validation: keyof Validations,
+  validation?: keyof Validations,
 ) =>
   FormFieldBlueprint.make({
     name: id,
@@ -24,7 +24,7 @@ const field = (
         return createFormField({
           name,
           component: c as never,
-          validation: v[validation] as never,
+          validation: (validation && v[validation]) as never,
         });
       },
     },
@@ -69,6 +69,29 @@ export const capzFormFields = [
     'CapzKubernetesVersionPicker',
     picker('KubernetesVersionPicker'),
     'validateKubernetesVersion',
+  ),
+  field(
+    'capz-owner-picker',
+    'CapzOwnerPicker',
+    picker('OwnerPicker'),
+    'validateOwner',
+  ),
+  field(
+    'capz-checkbox-field',
+    'CapzCheckboxField',
+    async () => (await import('./CheckboxField')).CheckboxField,
+  ),
+  field(
+    'capz-admin-groups-field',
+    'CapzAdminGroupsField',
+    async () => (await import('./AdminGroupsField')).AdminGroupsField,
+    'validateAdminGroups',
+  ),
+  field(
+    'capz-tags-field',
+    'CapzTagsField',
+    async () => (await import('./TagsField')).TagsField,
+    'validateTags',
   ),
   field(
     'capz-gitops-repo-picker',

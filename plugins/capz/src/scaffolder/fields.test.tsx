@@ -1,26 +1,39 @@
 import { discoveryApiRef, fetchApiRef } from '@backstage/frontend-plugin-api';
+import {
+  CATALOG_FILTER_EXISTS,
+  catalogApiRef,
+} from '@backstage/plugin-catalog-react';
 import { renderInTestApp } from '@backstage/frontend-test-utils';
-import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { useState } from 'react';
 import { BASE } from '../__testUtils__/fixtures';
 import { capzApiRef } from '../api/CapzApi';
 import { client, setupCapzServer } from '../__testUtils__/harness';
+import { muiControls } from '../__testUtils__/mui';
+import { AdminGroupsField } from './AdminGroupsField';
+import { CheckboxField } from './CheckboxField';
 import { GitopsRepoPicker } from './GitopsRepoPicker';
 import { NodePoolsField } from './NodePoolsField';
 import {
+  catalogFilterOf,
   CredentialPicker,
   KubernetesVersionPicker,
   ManagementClusterPicker,
   NamespacePicker,
+  OwnerPicker,
   RegionPicker,
 } from './pickers';
+import { TagsField } from './TagsField';
 import {
+  validateAdminGroups,
   validateClusterName,
   validateGitopsRepo,
   validateNodePools,
+  validateOwner,
   validateRegion,
+  validateTags,
 } from './validation';
 
 const server = setupCapzServer();
@@ -37,8 +50,12 @@ function Field(props: {
   initial?: unknown;
   onValue?: (v: unknown) => void;
   title?: string;
+  /** More of the field's schema (description, default). */
+  schema?: Record<string, unknown>;
   uiOptions?: Record<string, unknown>;
   switchTo?: Record<string, string>;
+  /** The form's errors of the field's items (rjsf's errorSchema), e.g. `{ 1: { __errors: [...] } }`. */
+  errorSchema?: Record<string, unknown>;
 }) {
   const [value, setValue] = useState<unknown>(props.initial);
   const [parents, setParents] = useState(props.parents ?? {});
@@ -46,7 +63,7 @@ function Field(props: {
   return (
     <>
       <C
-        schema={{ title: props.title }}
+        schema={{ title: props.title, ...props.schema }}
         uiSchema={{ 'ui:options': props.uiOptions ?? {} }}
         formData={value}
         formContext={{ formData: { ...parents } }}
@@ -56,6 +73,7 @@ function Field(props: {
         }}
         required
         rawErrors={[]}
+        errorSchema={props.errorSchema ?? {}}
         idSchema={{ $id: 'root' }}
       />
       {props.switchTo && (
@@ -539,5 +557,257 @@ describe('CapzGitopsRepoPicker', () => {
     validateGitopsRepo('github.com?owner=o', field);
     validateGitopsRepo(undefined as any, field);
     expect(errors.length).toBe(2);
+  });
+});
+
+describe('CapzOwnerPicker', () => {
+  const group = (name: string, namespace: string, title?: string) => ({
+    apiVersion: 'backstage.io/v1alpha1',
+    kind: 'Group',
+    metadata: { name, namespace, ...(title ? { title } : {}) },
+  });
+
+  it("lists the catalog's groups by title or name (the template's catalogFilter) and writes the group's entity reference, as Backstage's OwnerPicker does", async () => {
+    const asked: any[] = [];
+    const catalogApi = {
+      getEntities: async (request: any) => {
+        asked.push(request);
+        return {
+          items: [
+            group('platform', 'default'),
+            group('team-payments', 'default', 'Payments team'),
+            group('search', 'ops'),
+          ],
+        };
+      },
+    };
+    await renderInTestApp(
+      <Field
+        component={OwnerPicker}
+        title="Owner"
+        schema={{ description: 'The catalog group that owns the cluster' }}
+        uiOptions={{ catalogFilter: { kind: 'Group' } }}
+      />,
+      { apis: [...apis, [catalogApiRef, catalogApi]] },
+    );
+    await choose(/Owner/, 'Payments team');
+    expect(valueShown()).toBe('group:default/team-payments');
+    expect(asked[0].filter).toEqual({ kind: 'Group' });
+    // A BUI select named by the title (the e2e test's locators: the button, then the listbox named by it).
+    const select = screen.getByRole('button', { name: /Owner/ });
+    expect(select.closest('.bui-Select')).not.toBeNull();
+    expect(select).toHaveAccessibleDescription(
+      'The catalog group that owns the cluster',
+    );
+    await userEvent.click(select);
+    const listbox = await screen.findByRole('listbox', { name: /Owner/ });
+    expect(
+      within(listbox)
+        .getAllByRole('option')
+        .map(o => o.textContent),
+    ).toEqual(['ops/search', 'Payments team', 'platform']);
+    // Many groups: a search box narrows them.
+    await userEvent.type(
+      screen.getByRole('searchbox', { name: 'Search the groups' }),
+      'plat',
+    );
+    await waitFor(() =>
+      expect(
+        within(screen.getByRole('listbox', { name: /Owner/ }))
+          .getAllByRole('option')
+          .map(o => o.textContent),
+      ).toEqual(['platform']),
+    );
+    await userEvent.click(screen.getByRole('option', { name: 'platform' }));
+    expect(valueShown()).toBe('group:default/platform');
+    expect(muiControls(screen.getByTestId('capz-owner-picker'))).toEqual([]);
+  });
+
+  it("reads a template's catalogFilter as Backstage's OwnerPicker does, and groups without one", () => {
+    expect(catalogFilterOf(undefined)).toEqual({ kind: 'Group' });
+    expect(
+      catalogFilterOf([
+        { kind: ['Group', 'User'] },
+        { kind: 'Group', 'spec.type': { exists: true } },
+      ]),
+    ).toEqual([
+      { kind: ['Group', 'User'] },
+      { kind: 'Group', 'spec.type': CATALOG_FILTER_EXISTS },
+    ]);
+  });
+});
+
+describe('CapzCheckboxField', () => {
+  it("is a BUI checkbox named by the field's title, checked as the default says, described by its description, and writes a boolean", async () => {
+    await renderInTestApp(
+      <Field
+        component={CheckboxField}
+        title="Entra ID only"
+        schema={{
+          type: 'boolean',
+          default: true,
+          description:
+            'Local accounts disabled; ASO writes the Entra kubeconfig to `<name>-user-kubeconfig`',
+        }}
+      />,
+      { apis },
+    );
+    const box = screen.getByRole('checkbox', { name: 'Entra ID only' });
+    expect(box).toBeChecked();
+    expect(box.closest('.bui-Checkbox')).not.toBeNull();
+    expect(box).toHaveAccessibleDescription(
+      'Local accounts disabled; ASO writes the Entra kubeconfig to <name>-user-kubeconfig',
+    );
+    expect(screen.getByText('<name>-user-kubeconfig').tagName).toBe('CODE');
+    await userEvent.click(box);
+    expect(valueShown()).toBe(false);
+    expect(box).not.toBeChecked();
+    await userEvent.click(box);
+    expect(valueShown()).toBe(true);
+  });
+});
+
+describe('CapzAdminGroupsField', () => {
+  const guid = '0f6b8a3c-1d2e-4f50-8a9b-0c1d2e3f4a5b';
+
+  it("adds, edits and removes object ids, and says under an id the template's words for it", async () => {
+    await renderInTestApp(
+      <Field
+        component={AdminGroupsField}
+        title="Entra admin groups"
+        initial={[]}
+        errorSchema={{
+          1: {
+            __errors: [
+              'is not an Entra object id (a GUID such as 00000000-0000-0000-0000-000000000000)',
+            ],
+          },
+        }}
+      />,
+      { apis },
+    );
+    expect(
+      screen.getByRole('group', { name: 'Entra admin groups' }),
+    ).toBeInTheDocument();
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add admin group' }),
+    );
+    await userEvent.type(
+      screen.getByRole('textbox', { name: 'Admin group 1' }),
+      ` ${guid} `,
+    );
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add admin group' }),
+    );
+    await userEvent.type(
+      screen.getByRole('textbox', { name: 'Admin group 2' }),
+      'not-a-guid',
+    );
+    expect(valueShown()).toEqual([guid, 'not-a-guid']);
+    const second = screen.getByRole('textbox', { name: 'Admin group 2' });
+    expect(second).toHaveAttribute('aria-invalid', 'true');
+    expect(second).toHaveAccessibleDescription(
+      'Admin group 2 is not an Entra object id (a GUID such as 00000000-0000-0000-0000-000000000000)',
+    );
+    expect(
+      screen.getByRole('textbox', { name: 'Admin group 1' }),
+    ).not.toHaveAttribute('aria-invalid');
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Remove admin group 1' }),
+    );
+    expect(valueShown()).toEqual(['not-a-guid']);
+    expect(muiControls(screen.getByTestId('capz-admin-groups-field'))).toEqual(
+      [],
+    );
+  });
+});
+
+describe('CapzTagsField', () => {
+  it('writes the rows of a name and a value as an object, leaves out empty rows, and says when a name repeats', async () => {
+    const values: any[] = [];
+    await renderInTestApp(
+      <Field
+        component={TagsField}
+        title="Azure tags"
+        initial={{ team: 'payments' }}
+        onValue={v => values.push(v)}
+      />,
+      { apis },
+    );
+    expect(screen.getByRole('group', { name: 'Azure tags' })).toBeTruthy();
+    expect(screen.getByRole('textbox', { name: 'Tag 1 name' })).toHaveValue(
+      'team',
+    );
+    expect(screen.getByRole('textbox', { name: 'Tag 1 value' })).toHaveValue(
+      'payments',
+    );
+    // An empty row changes nothing.
+    await userEvent.click(screen.getByRole('button', { name: 'Add tag' }));
+    expect(values).toEqual([]);
+    const name2 = screen.getByRole('textbox', { name: 'Tag 2 name' });
+    await userEvent.type(name2, 'team');
+    expect(name2).toHaveAttribute('aria-invalid', 'true');
+    expect(name2).toHaveAccessibleDescription(
+      'Tag 2 has the name of tag 1: give it another name or remove it',
+    );
+    expect(valueShown()).toEqual({ team: 'payments' });
+    await userEvent.clear(name2);
+    await userEvent.type(name2, 'env');
+    await userEvent.type(
+      screen.getByRole('textbox', { name: 'Tag 2 value' }),
+      'prod',
+    );
+    expect(name2).not.toHaveAttribute('aria-invalid');
+    expect(valueShown()).toEqual({ team: 'payments', env: 'prod' });
+    await userEvent.click(screen.getByRole('button', { name: 'Remove tag 1' }));
+    expect(valueShown()).toEqual({ env: 'prod' });
+    expect(screen.getByRole('textbox', { name: 'Tag 1 name' })).toHaveValue(
+      'env',
+    );
+    expect(muiControls(screen.getByTestId('capz-tags-field'))).toEqual([]);
+  });
+});
+
+describe('the Cluster page fields validation', () => {
+  const collect = () => {
+    const errors: string[] = [];
+    return {
+      errors,
+      field: { addError: (m: string) => errors.push(m) } as any,
+    };
+  };
+
+  it("refuses an owner that is not an entity reference, ARM's tag rules, an admin group given twice, and admin groups without Entra ID only", () => {
+    const owner = collect();
+    validateOwner('group:default/payments', owner.field);
+    validateOwner(undefined as any, owner.field);
+    expect(owner.errors).toEqual([]);
+    validateOwner('payments', owner.field);
+    expect(owner.errors).toEqual([
+      '"payments" is not a catalog entity reference (e.g. group:default/platform)',
+    ]);
+
+    const tags = collect();
+    validateTags({ team: 'payments' }, tags.field);
+    expect(tags.errors).toEqual([]);
+    validateTags({ 'a/b': 'x', '': 'y' }, tags.field);
+    expect(tags.errors).toEqual([
+      'Tag name "a/b" must be 1 to 512 characters without < > % & \\ ? /',
+      'Tag name "" must be 1 to 512 characters without < > % & \\ ? /',
+    ]);
+
+    const guid = '0f6b8a3c-1d2e-4f50-8a9b-0c1d2e3f4a5b';
+    const groups = collect();
+    validateAdminGroups([guid], groups.field, {
+      formData: { entraOnly: true },
+    });
+    expect(groups.errors).toEqual([]);
+    validateAdminGroups([guid, guid], groups.field, {
+      formData: { entraOnly: false },
+    });
+    expect(groups.errors).toEqual([
+      `${guid} is given more than once`,
+      'Admin groups apply to Entra-only clusters: check Entra ID only, or remove them',
+    ]);
   });
 });

@@ -1,3 +1,9 @@
+import { stringifyEntityRef } from '@backstage/catalog-model';
+import { useApi } from '@backstage/frontend-plugin-api';
+import {
+  CATALOG_FILTER_EXISTS,
+  catalogApiRef,
+} from '@backstage/plugin-catalog-react';
 import type { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
 import { isSystemNamespace } from '@capz-backstage/plugin-capz-common';
 import { useCallback, useMemo } from 'react';
@@ -198,6 +204,72 @@ export function KubernetesVersionPicker(props: Props) {
           ? `${previews.hidden} preview version(s) not offered.`
           : undefined
       }
+    />
+  );
+}
+
+/** A template's `catalogFilter`, as Backstage's OwnerPicker reads it: values, lists of values, `{ exists: true }`. */
+type SchemaFilter = Record<string, string | string[] | { exists: true }>;
+
+/** The catalog API's filter for a template's `catalogFilter` (one, or several for "any of"); Groups when none. */
+export function catalogFilterOf(
+  filter: SchemaFilter | SchemaFilter[] | undefined,
+) {
+  const one = (f: SchemaFilter) =>
+    Object.fromEntries(
+      Object.entries(f).map(([k, v]) => [
+        k,
+        typeof v === 'object' && !Array.isArray(v) ? CATALOG_FILTER_EXISTS : v,
+      ]),
+    );
+  if (!filter) return { kind: 'Group' };
+  return Array.isArray(filter) ? filter.map(one) : one(filter);
+}
+
+/**
+ * CapzOwnerPicker: the catalog's groups (the field's `ui:options.catalogFilter`, Groups by default), shown by title
+ * or name; the value is the group's entity reference, as Backstage's OwnerPicker writes it (`group:default/payments`).
+ */
+export function OwnerPicker(props: Props) {
+  const catalogApi = useApi(catalogApiRef);
+  const onChange = props.onChange as (v: string | undefined) => void;
+  const filter = props.uiSchema?.['ui:options']?.catalogFilter as
+    | SchemaFilter
+    | SchemaFilter[]
+    | undefined;
+  const filterKey = JSON.stringify(filter ?? null);
+  return (
+    <PickerSelect
+      {...common(props, 'Owner')}
+      testId="capz-owner-picker"
+      onChange={onChange}
+      showDescription
+      searchLabel="Search the groups"
+      deps={[filterKey]}
+      load={async () => {
+        const { items } = await catalogApi.getEntities({
+          filter: catalogFilterOf(filter),
+          fields: [
+            'kind',
+            'metadata.name',
+            'metadata.namespace',
+            'metadata.title',
+          ],
+        });
+        return items
+          .map(e => {
+            const ns = e.metadata.namespace ?? 'default';
+            return {
+              id: stringifyEntityRef(e),
+              label:
+                e.metadata.title ??
+                (ns === 'default'
+                  ? e.metadata.name
+                  : `${ns}/${e.metadata.name}`),
+            };
+          })
+          .sort((a, b) => a.label.localeCompare(b.label));
+      }}
     />
   );
 }

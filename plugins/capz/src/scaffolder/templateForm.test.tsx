@@ -3,26 +3,45 @@
  * then the fields' validations), as a user meets it: what a missing or malformed value says, and where.
  */
 import { discoveryApiRef, fetchApiRef } from '@backstage/frontend-plugin-api';
-import { renderInTestApp } from '@backstage/frontend-test-utils';
-import { Stepper } from '@backstage/plugin-scaffolder-react/alpha';
-import { screen } from '@testing-library/react';
+import {
+  createExtensionTester,
+  renderInTestApp,
+} from '@backstage/frontend-test-utils';
+import { catalogApiRef } from '@backstage/plugin-catalog-react';
+import {
+  FormFieldBlueprint,
+  Stepper,
+} from '@backstage/plugin-scaffolder-react/alpha';
+import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { BASE } from '../__testUtils__/fixtures';
+import { muiControls } from '../__testUtils__/mui';
 import { capzApiRef } from '../api/CapzApi';
 import { client, setupCapzServer } from '../__testUtils__/harness';
-import { ClusterNameField } from './ClusterNameField';
 import { CreateCheckField } from './CreateCheckField';
-import { validateClusterName, validateCreateCheck } from './validation';
+import { capzFormFields } from './extensions';
+import { validateCreateCheck } from './validation';
 
 const server = setupCapzServer();
+/** The catalog's groups, as the owner picker asks for them. */
+const catalogApi = {
+  getEntities: async () => ({
+    items: ['payments', 'platform'].map(name => ({
+      apiVersion: 'backstage.io/v1alpha1',
+      kind: 'Group',
+      metadata: { name, namespace: 'default' },
+    })),
+  }),
+};
 const apis: any[] = [
   [discoveryApiRef, { getBaseUrl: async () => BASE }],
   [fetchApiRef, { fetch: (i: any, init: any) => fetch(i, init) }],
   [capzApiRef, client],
+  [catalogApiRef, catalogApi],
 ];
 
 const template = parse(
@@ -34,43 +53,45 @@ const template = parse(
     'utf8',
   ),
 );
-/** The Cluster page as the scaffolder backend serves it. */
-const clusterPage = () =>
-  template.spec.parameters.find((p: any) => p.title === 'Cluster');
+/** A page of the template as the scaffolder backend serves it. */
+const page = (title: string) =>
+  template.spec.parameters.find((p: any) => p.title === title);
+const clusterPage = () => page('Cluster');
 
-/** The page's pickers other than the name (tested in fields.test.tsx): a plain input each, its value as typed. */
-const plain = (name: string) => ({
-  name,
-  component: (props: any) => (
-    <input
-      aria-label={props.schema.title}
-      value={props.formData ?? ''}
-      onChange={e => props.onChange(e.target.value || undefined)}
-    />
-  ),
-});
+/**
+ * The fields the capz plugin registers (its FormFieldBlueprint extensions, loaded as the scaffolder loads them), by
+ * name: the form draws the template's pages with these.
+ */
+async function registeredFields(): Promise<Map<string, any>> {
+  const fields = await Promise.all(
+    capzFormFields.map(ext =>
+      createExtensionTester(ext).get(
+        FormFieldBlueprint.dataRefs.formFieldLoader,
+      )(),
+    ),
+  );
+  return new Map(fields.map((f: any) => [f.name, f]));
+}
 
-async function renderPage(initialState: Record<string, string>) {
+async function renderPage(
+  initialState: Record<string, unknown>,
+  onCreate: (values: Record<string, unknown>) => void = () => {},
+) {
   await renderInTestApp(
     <Stepper
       manifest={{
         title: 'New AKS cluster',
         steps: [{ title: 'Cluster', schema: clusterPage() }],
       }}
-      extensions={[
-        plain('CapzRegionPicker'),
-        plain('CapzKubernetesVersionPicker'),
-        plain('OwnerPicker'),
-        {
-          name: 'CapzClusterNameField',
-          component: ClusterNameField as any,
-          validation: validateClusterName as any,
-        },
-      ]}
-      initialState={initialState}
-      onCreate={async () => {}}
+      extensions={[...(await registeredFields()).values()]}
+      initialState={initialState as any}
+      onCreate={async values => onCreate(values as any)}
     />,
     { apis },
+  );
+  // The owner picker has the catalog's groups (the pickers have loaded).
+  await waitFor(() =>
+    expect(screen.getByRole('button', { name: /Owner/ })).toBeEnabled(),
   );
 }
 
@@ -139,6 +160,82 @@ describe('the New AKS cluster form', () => {
       ).length,
     ).toBeGreaterThan(0);
     expect(screen.queryByRole('button', { name: 'Create' })).toBeNull();
+  });
+
+  it("draws the Where and Cluster pages with the capz plugin's fields only: no MUI control beside Backstage UI's", async () => {
+    const registered = await registeredFields();
+    for (const title of ['Where', 'Cluster'])
+      for (const [key, property] of Object.entries<any>(page(title).properties))
+        expect(`${key}: ${registered.has(property['ui:field'])}`).toBe(
+          `${key}: true`,
+        );
+    await renderPage({});
+    expect(
+      screen.getByRole('checkbox', { name: 'Entra ID only' }),
+    ).toBeChecked();
+    expect(
+      screen.getByRole('group', { name: 'Entra admin groups' }),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByRole('group', { name: 'Azure tags' }),
+    ).toBeInTheDocument();
+    expect(muiControls(document.querySelector('form')!)).toEqual([]);
+  });
+
+  it("says under an admin group the template's words for an id that is not a GUID, and sends the owner, the tags and the groups as the template reads them", async () => {
+    const created: Array<Record<string, unknown>> = [];
+    await renderPage(
+      { location: 'westeurope', kubernetesVersion: 'v1.33.2' },
+      values => created.push(values),
+    );
+    await userEvent.type(
+      await screen.findByRole('textbox', { name: /Name/ }),
+      'payments-prod',
+    );
+    await userEvent.click(screen.getByRole('button', { name: /Owner/ }));
+    await userEvent.click(
+      await screen.findByRole('option', { name: 'payments' }),
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Add tag' }));
+    await userEvent.type(
+      screen.getByRole('textbox', { name: 'Tag 1 name' }),
+      'team',
+    );
+    await userEvent.type(
+      screen.getByRole('textbox', { name: 'Tag 1 value' }),
+      'payments',
+    );
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add admin group' }),
+    );
+    const group = screen.getByRole('textbox', { name: 'Admin group 1' });
+    await userEvent.type(group, 'not-a-guid');
+    await review();
+    await waitFor(() =>
+      expect(group).toHaveAccessibleDescription(
+        'Admin group 1 is not an Entra object id (a GUID such as 00000000-0000-0000-0000-000000000000)',
+      ),
+    );
+    expect(group).toHaveAttribute('aria-invalid', 'true');
+    expect(screen.queryByText(/must match pattern/)).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Create' })).toBeNull();
+
+    await userEvent.clear(group);
+    await userEvent.type(group, '0f6b8a3c-1d2e-4f50-8a9b-0c1d2e3f4a5b');
+    await review();
+    await userEvent.click(
+      await screen.findByRole('button', { name: 'Create' }),
+    );
+    await waitFor(() => expect(created).toHaveLength(1));
+    expect(created[0]).toEqual({
+      name: 'payments-prod',
+      location: 'westeurope',
+      kubernetesVersion: 'v1.33.2',
+      owner: 'group:default/payments',
+      entraOnly: true,
+      adminGroupObjectIDs: ['0f6b8a3c-1d2e-4f50-8a9b-0c1d2e3f4a5b'],
+      tags: { team: 'payments' },
+    });
   });
 });
 

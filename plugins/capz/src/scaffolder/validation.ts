@@ -1,3 +1,4 @@
+import { parseEntityRef } from '@backstage/catalog-model';
 import type { ApiHolder } from '@backstage/frontend-plugin-api';
 import type { FieldValidation } from '@rjsf/utils';
 import {
@@ -9,6 +10,7 @@ import {
   locationErrors,
   nodePoolsErrors,
   normalizeKubernetesVersion,
+  tagsErrors,
   type AksAsoPoolParams,
   type ClusterFieldError,
 } from '@capz-backstage/plugin-capz-common';
@@ -86,6 +88,49 @@ export async function validateClusterName(
 export function validateKubernetesVersion(v: string, field: FieldValidation) {
   // The actions take `1.33.2` for `v1.33.2`: the form does not refuse it either.
   report(field, kubernetesVersionErrors(v && normalizeKubernetesVersion(v)));
+}
+
+/**
+ * The owner: an entity reference, as Backstage's OwnerPicker writes one (`group:default/payments`). The picker writes
+ * nothing else; a value typed when the catalog cannot be listed is checked here.
+ */
+export function validateOwner(v: string, field: FieldValidation) {
+  if (!v) return;
+  try {
+    parseEntityRef(v);
+  } catch {
+    field.addError(
+      `"${v}" is not a catalog entity reference (e.g. group:default/platform)`,
+    );
+  }
+}
+
+/**
+ * The Entra admin groups beyond each id's pattern (the template's, said under the id): an id given twice, and
+ * admin groups on a cluster that is not Entra-only (capz-common's rule: the backend refuses it).
+ */
+export function validateAdminGroups(
+  ids: string[],
+  field: FieldValidation,
+  context: Context,
+) {
+  const given = (ids ?? []).filter(Boolean);
+  const twice = given.filter((id, i) => given.indexOf(id) !== i);
+  for (const id of new Set(twice))
+    field.addError(`${id} is given more than once`);
+  if (given.length && context.formData?.entraOnly === false)
+    field.addError(
+      'Admin groups apply to Entra-only clusters: check Entra ID only, or remove them',
+    );
+}
+
+/** ARM's tag rules (capz-common `tagsErrors`): at most 50, names without < > % & \ ? /, values of at most 256. */
+export function validateTags(
+  tags: Record<string, string>,
+  field: FieldValidation,
+) {
+  for (const e of tagsErrors(tags))
+    field.addError(e.message.charAt(0).toUpperCase() + e.message.slice(1));
 }
 
 /** Every pool rule, and the `<cluster>-<pool>` object names (at most 63). */

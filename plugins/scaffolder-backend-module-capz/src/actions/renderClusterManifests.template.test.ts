@@ -64,7 +64,7 @@ const actions = {
 } as Record<string, any>;
 
 describe('the New AKS cluster template', () => {
-  it('uses the capz form fields and the built-in OwnerPicker', () => {
+  it("uses the capz form fields (every field of the Where and Cluster pages one of them, none of the scaffolder's own)", () => {
     const fields = Object.entries(properties)
       .filter(([, p]) => p['ui:field'])
       .map(([k, p]) => `${k}: ${p['ui:field']}`);
@@ -75,7 +75,10 @@ describe('the New AKS cluster template', () => {
       'name: CapzClusterNameField',
       'location: CapzRegionPicker',
       'kubernetesVersion: CapzKubernetesVersionPicker',
-      'owner: OwnerPicker',
+      'owner: CapzOwnerPicker',
+      'entraOnly: CapzCheckboxField',
+      'adminGroupObjectIDs: CapzAdminGroupsField',
+      'tags: CapzTagsField',
       'pools: CapzNodePoolsField',
       'gitopsRepo: CapzGitopsRepoPicker',
       'createCheck: CapzCreateCheck',
