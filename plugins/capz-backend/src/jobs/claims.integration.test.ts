@@ -600,4 +600,5 @@ it("(d) a ManagedCluster made by hand after the preflight, before the job's firs
       next.body.preflight.find((c: any) => c.id === 'not-managed').message
     }\n${logTail(job, 5)}`,
   );
-}, 300_000);
+  // A hang detector: two backend starts (82 s and 102 s each on a loaded 2-core machine, 2026-12-03) and the job.
+}, 600_000);
