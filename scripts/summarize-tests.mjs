@@ -10,7 +10,7 @@ const parts = [];
 for (const [label, file] of [
   ['unit', 'jest.json'],
   ['backend integration', 'jest-integration.json'],
-  ['real controllers (jobs)', 'jest-real-controllers.json'],
+  ['real controllers (backend)', 'jest-real-controllers.json'],
 ]) {
   const jestFile = join(dir, file);
   if (!existsSync(jestFile)) continue;
@@ -24,6 +24,7 @@ for (const [label, file] of [
   ['integration', 'integration-mgmt.log'],
   ['simulation', 'integration-sim.log'],
   ['real controllers', 'real-controllers.log'],
+  ['flux', 'flux.log'],
 ]) {
   const nodeLog = join(dir, file);
   if (!existsSync(nodeLog)) continue;

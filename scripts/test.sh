@@ -6,7 +6,8 @@
 #   3. integration tests against a real management cluster started once for the run (node:test, Jest)
 #   4. end-to-end tests in Chromium against the running app and the same cluster (Playwright)
 #   5. the install guide (docs/install.md) followed on a fresh Backstage app, checked in Chromium
-#   6. the real-controllers lane: the real CAPI, CAPZ and ASO managers with only Azure simulated
+#   6. the real-controllers lane: the real CAPI, CAPZ and ASO managers with only Azure simulated, and a real Flux
+#      (source- and kustomize-controller, built in the lane's background) applying a real Gitea's repository
 #      (scripts/test-real-controllers.sh). The managers build in the background from the start of the run, and the
 #      lane runs in the background as soon as they are built, beside stages 3-5 (its own management clusters, free
 #      ports): most of its time is waiting for the managers' reconciles, which the other stages fill with work.

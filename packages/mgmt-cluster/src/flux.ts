@@ -12,8 +12,8 @@
  *    (docs/flux-facts.md#flux-flags, #flux-artifact-url), and waits until both are ready: /readyz, the artifact server
  *    answering, and the controllers the GitOps flow uses (GitRepository, Kustomization) past their cache sync.
  *
- * No RBAC objects are needed: the controllers act as the cluster's admin user. Nothing else of the package starts
- * Flux: `./scripts/start.sh` and the default suite do not use it.
+ * No RBAC objects are needed: the controllers act as the cluster's admin user. The real-controllers lane starts it
+ * (test-flux/ and the backend's gitops.real-controllers test); `./scripts/start.sh` does not.
  */
 import {
   existsSync,

@@ -4,8 +4,9 @@
  * Flux applies what Git holds, puts a live change of a field Git sets back at its next reconcile, and applies a
  * pushed commit. What it verifies is recorded in docs/flux-facts.md (each fact's "Verified" line).
  *
- * Outside the default suite and the real-controllers lane for now; test:flux builds the Kubernetes binaries, Flux
- * and Gitea first (each cached; Flux and Gitea take minutes cold), so the setup's bound only detects a hang:
+ * Part of the real-controllers lane (scripts/test-real-controllers.sh runs it once Flux and Gitea are built); alone,
+ * test:flux builds the Kubernetes binaries, Flux and Gitea first (each cached; Flux and Gitea take minutes cold), so
+ * the setup's bound only detects a hang:
  *
  *   yarn workspace @internal/mgmt-cluster test:flux
  */

@@ -160,6 +160,8 @@ export class JobsWorld {
   private readonly running = new Set<BackendProcess>();
   private readonly prepared = new Set<PreparedBackend>();
   private readonly t0 = Date.now();
+  /** More app-config files for every backend this world starts (e.g. a Git forge's `integrations`). */
+  readonly extraConfigFiles: string[] = [];
 
   constructor(readonly label: string) {
     this.mcName = `${label}-${process.pid}`;
@@ -383,7 +385,10 @@ export class JobsWorld {
         token: this.info.backendToken,
       },
       database,
-      configFiles: [join(this.simState, 'app-config.azure-discovery.yaml')],
+      configFiles: [
+        join(this.simState, 'app-config.azure-discovery.yaml'),
+        ...this.extraConfigFiles,
+      ],
       capz: { jobs: { leaseSeconds } },
     };
   }

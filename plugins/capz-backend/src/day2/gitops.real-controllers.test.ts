@@ -1,0 +1,494 @@
+/**
+ * A cluster applied from Git by a real Flux (source-controller and kustomize-controller v1.9.6, built from their Go
+ * modules) reading a real Gitea, with the real CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers and only Azure
+ * simulated; day 2 through a real backend process's HTTP routes as the guest user. Part of the real-controllers lane
+ * (`scripts/test-real-controllers.sh`). Every reconcile the tests wait for is one they ask for
+ * (`reconcile.fluxcd.io/requestedAt`, what `flux reconcile` writes: docs/flux-facts.md#flux-reconcile-triggers), never
+ * the periodic one. In order:
+ * - the template's files (capz-common `clusterProposal`) merged on Gitea become a cluster that CAPZ creates in ARM;
+ * - the hazard (docs/flux-facts.md#flux-ssa): a scale written live, as `kubectl scale` does, reaches ARM and is put
+ *   back by Flux's next reconcile, and ARM follows it back;
+ * - the same scale through the product: the preview is a diff of the file, the confirm opens a pull request and writes
+ *   nothing live; merged, Flux applies it, ARM's pool reaches the count, and a later reconcile keeps it;
+ * - delete through Git (docs/flux-facts.md#git-delete): the pull request removes the Cluster's document and marks the
+ *   others; merged, Flux prunes the Cluster alone, CAPI deletes the rest, Azure deletes what the preview said, and
+ *   nothing comes back at the next reconcile.
+ */
+import {
+  clusterProposal,
+  day2Paths,
+  type AksAsoClusterParams,
+  type DeletePreview,
+} from '@capz-backstage/plugin-capz-common';
+import { startGitea, type GiteaServer } from '@internal/git-server';
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import { startFlux, stopFlux } from '@internal/mgmt-cluster/flux';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { BackendProcess } from '../testing/backendProcess';
+import {
+  azureDeletedSince,
+  clusterObjectsGone,
+  deletesByType,
+} from '../testing/day2Fixtures';
+import { condition } from '../testing/jobFixtures';
+import { JobsWorld } from '../testing/jobsWorld';
+import { kube } from '../testing/realCluster';
+import { FLUX_RECONCILE_ANNOTATION } from './gitDelete';
+
+const w = new JobsWorld('real-gitops');
+const ns = 'gitops-real';
+const name = 'g1';
+/** Hang detectors in minutes: the real managers reconcile slowly on a busy 2-core machine. */
+const LONG = 300_000;
+const FLUX_NS = 'flux-system';
+const REPO = 'gitops';
+const KS = 'clusters';
+const GITREPO = `/apis/source.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/gitrepositories/${REPO}`;
+const KUSTOMIZATION = `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/kustomizations/${KS}`;
+const POOL = `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machinepools/${name}-user`;
+
+const params: AksAsoClusterParams = {
+  name,
+  namespace: ns,
+  location: 'westeurope',
+  kubernetesVersion: 'v1.33.2',
+  credentialSecretName: 'aso-credential',
+  owner: 'group:default/team-a',
+  pools: [
+    { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 1 },
+    { name: 'user', mode: 'User', vmSize: 'Standard_D2s_v3', replicas: 1 },
+  ],
+};
+
+let main: BackendProcess;
+let gitea: GiteaServer;
+let work: string;
+
+const paths = day2Paths({ managementCluster: w.mcName, namespace: ns, name });
+
+const seconds = (since: number) =>
+  `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+/** The simulated AKS cluster as persisted. */
+const aks = (): any => w.azure().managedClusters.find(m => m.name === name);
+
+const git = (...args: string[]) =>
+  execFileSync('git', ['-C', work, ...args], {
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_AUTHOR_NAME: 'platform',
+      GIT_AUTHOR_EMAIL: 'platform@example.com',
+      GIT_COMMITTER_NAME: 'platform',
+      GIT_COMMITTER_EMAIL: 'platform@example.com',
+    },
+  }).trim();
+
+async function ok(
+  p: Promise<{ status: number; body: any }>,
+  what: string,
+): Promise<any> {
+  const r = await p;
+  if (r.status >= 300 && r.status !== 409)
+    throw new Error(`${what}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+const get = async (path: string) => {
+  const r = await kube(w.info, 'GET', path);
+  return r.status === 404 ? undefined : r.body;
+};
+
+/** Asks Flux to reconcile the object now; resolves with the request's token. */
+async function requestReconcile(path: string): Promise<string> {
+  const token = `test-${Date.now()}`;
+  await ok(
+    kube(
+      w.info,
+      'PATCH',
+      path,
+      {
+        metadata: { annotations: { 'reconcile.fluxcd.io/requestedAt': token } },
+      },
+      'application/merge-patch+json',
+    ),
+    `requestedAt on ${path}`,
+  );
+  return token;
+}
+
+/** The head of Gitea's main branch. */
+const mainCommit = async () =>
+  (await gitea.api('GET', `/repos/${gitea.username}/${REPO}/branches/main`))
+    .commit.id as string;
+
+/**
+ * Fetches main now and waits until the Kustomization is Ready having applied its head (and having handled a reconcile
+ * request made after that, when `again`): what a user sees after `flux reconcile kustomization --with-source`.
+ */
+async function applied(again = false): Promise<any> {
+  const commit = await mainCommit();
+  const rev = `main@sha1:${commit}`;
+  const token = again
+    ? await requestReconcile(KUSTOMIZATION)
+    : await requestReconcile(GITREPO);
+  let k: any;
+  await w.waitFor(
+    `Kustomization ${KS} Ready at ${rev}${
+      again ? ` after request ${token}` : ''
+    }`,
+    async () => {
+      k = await get(KUSTOMIZATION);
+      const ready = condition(k, 'Ready');
+      if (ready?.status !== 'True' || k.status?.lastAppliedRevision !== rev)
+        return `Ready ${ready?.status} ${ready?.reason} ${ready?.message}; lastAppliedRevision ${k?.status?.lastAppliedRevision}`;
+      if (again && k.status.lastHandledReconcileAt !== token)
+        return `lastHandledReconcileAt ${k.status.lastHandledReconcileAt}`;
+      return true;
+    },
+    LONG,
+  );
+  return k;
+}
+
+/** ARM's user pool at `count`, Succeeded, and CAPI counting as many ready Nodes. */
+async function userPoolAt(count: number) {
+  await w.waitFor(
+    `ARM pool user at ${count} and ${count} ready Nodes in CAPI`,
+    async () => {
+      const p = aks()?.agentPools.user;
+      const mp = await get(POOL);
+      const nodes = mp?.status?.readyReplicas ?? 0;
+      return (
+        (p?.count === count &&
+          p.provisioningState === 'Succeeded' &&
+          nodes === count) ||
+        `ARM count ${p?.count} ${p?.provisioningState}; MachinePool spec ${mp?.spec?.replicas}, ready ${nodes}`
+      );
+    },
+    LONG,
+  );
+}
+
+/** Merges a pull request on Gitea as a reviewer would; resolves with main's new head. */
+async function merge(number: number): Promise<string> {
+  await gitea.api(
+    'POST',
+    `/repos/${gitea.username}/${REPO}/pulls/${number}/merge`,
+    { Do: 'merge' },
+  );
+  return mainCommit();
+}
+
+/** The pull request's changed files as Gitea counts them: path → [additions, deletions]. */
+async function prFiles(number: number): Promise<Record<string, number[]>> {
+  const files: any[] = await gitea.api(
+    'GET',
+    `/repos/${gitea.username}/${REPO}/pulls/${number}/files`,
+  );
+  return Object.fromEntries(
+    files.map(f => [f.filename, [f.additions, f.deletions]]),
+  );
+}
+
+/** The same counts from the preview's `diff -u` of each file (its hunks: a removed `---` separator is `----`). */
+const previewFiles = (files: Array<{ path: string; diff: string }>) =>
+  Object.fromEntries(
+    files.map(f => {
+      const lines = f.diff.split('\n');
+      const hunks = lines.slice(lines.findIndex(l => l.startsWith('@@')));
+      const n = (c: string) => hunks.filter(l => l.startsWith(c)).length;
+      return [f.path, [n('+'), n('-')]];
+    }),
+  );
+
+beforeAll(async () => {
+  await w.start({ scenarios: 'none', realControllers: true, operationMs: 300 });
+  // Flux and Gitea in the management cluster's state folder: the lane finds (and stops) whatever names it.
+  const [, forge] = await Promise.all([
+    startFlux(w.info),
+    startGitea({ root: join(w.info.stateDir, 'gitea'), repos: [REPO] }),
+  ]);
+  gitea = forge;
+  const giteaConfig = join(w.tmp, 'app-config.gitea.yaml');
+  writeFileSync(
+    giteaConfig,
+    `integrations:\n  gitea:\n    - host: '${gitea.host}'\n      baseUrl: ${gitea.url}\n      username: ${gitea.username}\n      password: ${gitea.password}\n`,
+  );
+  w.extraConfigFiles.push(giteaConfig);
+  const backendStarting = w.backend('main', w.sqlite('main'));
+  backendStarting.catch(() => undefined);
+
+  await w.namespaceWithCredential(ns);
+  await w.c.createNamespace(FLUX_NS);
+  // The repository is private to Gitea's admin user: basic auth (docs/flux-facts.md#flux-git-auth).
+  await ok(
+    kube(w.info, 'POST', `/api/v1/namespaces/${FLUX_NS}/secrets`, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'gitea-auth' },
+      stringData: { username: gitea.username, password: gitea.password },
+    }),
+    'Secret gitea-auth',
+  );
+  await ok(
+    kube(
+      w.info,
+      'POST',
+      `/apis/source.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/gitrepositories`,
+      {
+        apiVersion: 'source.toolkit.fluxcd.io/v1',
+        kind: 'GitRepository',
+        metadata: { name: REPO },
+        spec: {
+          url: gitea.repoUrl(REPO),
+          ref: { branch: 'main' },
+          secretRef: { name: 'gitea-auth' },
+          interval: '1h',
+        },
+      },
+    ),
+    'GitRepository',
+  );
+  await ok(
+    kube(
+      w.info,
+      'POST',
+      `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/kustomizations`,
+      {
+        apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+        kind: 'Kustomization',
+        metadata: { name: KS },
+        spec: {
+          sourceRef: { kind: 'GitRepository', name: REPO },
+          path: `./clusters/${ns}`,
+          prune: true,
+          interval: '1h',
+        },
+      },
+    ),
+    'Kustomization',
+  );
+
+  work = join(w.tmp, 'work');
+  const authed = new URL(gitea.repoUrl(REPO));
+  authed.username = gitea.username;
+  authed.password = gitea.password;
+  execFileSync('git', ['clone', '-q', authed.toString(), work]);
+  main = await backendStarting;
+}, 900_000);
+
+afterAll(async () => {
+  try {
+    await gitea?.close();
+    if (w.info) await stopFlux(w.info);
+  } finally {
+    await w.stop();
+  }
+}, 180_000);
+
+it("the template's files merged on Gitea: Flux applies them, CAPZ creates the cluster in ARM, the backend names Flux as who applies it", async () => {
+  const proposal = clusterProposal({
+    params,
+    managementCluster: w.mcName,
+    includeCatalogEntity: true,
+  });
+  git('checkout', '-q', '-b', 'add-g1');
+  for (const f of proposal.files) {
+    mkdirSync(dirname(join(work, f.path)), { recursive: true });
+    writeFileSync(join(work, f.path), f.content);
+  }
+  git('add', '-A');
+  git('commit', '-q', '-m', proposal.commitMessage);
+  git('push', '-q', 'origin', 'add-g1');
+  const pr = await gitea.api('POST', `/repos/${gitea.username}/${REPO}/pulls`, {
+    head: 'add-g1',
+    base: 'main',
+    title: proposal.title,
+  });
+  await merge(pr.number);
+  const started = Date.now();
+  const k = await applied();
+  expect((k.status.inventory.entries as any[]).map(e => e.id).sort()).toContain(
+    `${ns}_${name}_cluster.x-k8s.io_Cluster`,
+  );
+  await w.waitFor(
+    `cluster ${name} Available with both pools Succeeded in ARM`,
+    async () => {
+      const cl = await w.c.get('Cluster', ns, name);
+      if (condition(cl, 'Available')?.status !== 'True')
+        return `Available: ${JSON.stringify(condition(cl, 'Available'))}`;
+      const pools = aks()?.agentPools ?? {};
+      const states = Object.entries(pools)
+        .map(([p, x]: [string, any]) => `${p}:${x.provisioningState}`)
+        .sort()
+        .join();
+      return states === 'system:Succeeded,user:Succeeded' || states;
+    },
+    LONG,
+  );
+  await userPoolAt(1);
+  w.say(
+    `the merged proposal became an Available cluster in ${seconds(started)}`,
+  );
+  const cluster = await w.c.get('Cluster', ns, name);
+  expect(cluster.metadata.labels['kustomize.toolkit.fluxcd.io/name']).toBe(KS);
+  // The backend reads the same marks: a scale of the pool is a Git change of the Kustomization's repository.
+  await w.waitFor(
+    "the backend's preview to name the Kustomization",
+    async () => {
+      const r = await main.request('POST', `capz${paths.preview}`, {
+        action: 'scale',
+        pool: 'user',
+        replicas: 2,
+      });
+      return (
+        (r.status === 200 &&
+          r.body.git?.source?.kustomization?.name === KS &&
+          r.body.git.proposable === true) ||
+        `HTTP ${r.status} ${JSON.stringify(r.body.git ?? r.body)}`
+      );
+    },
+    LONG,
+  );
+}, 900_000);
+
+it("the hazard: a scale written live reaches ARM, and Flux's next reconcile puts it back, in ARM too", async () => {
+  const started = Date.now();
+  // As `kubectl scale` writes it: another field manager than Flux's.
+  await ok(
+    kube(
+      w.info,
+      'PATCH',
+      `${POOL}?fieldManager=kubectl-scale`,
+      { spec: { replicas: 2 } },
+      'application/merge-patch+json',
+    ),
+    'live scale',
+  );
+  await userPoolAt(2);
+  const live = seconds(started);
+  await applied(true);
+  expect((await get(POOL)).spec.replicas).toBe(1);
+  await userPoolAt(1);
+  w.say(
+    `hazard: the live scale reached ARM in ${live}; Flux's reconcile put it back, ARM at 1 again after ${seconds(
+      started,
+    )}`,
+  );
+}, 600_000);
+
+it('the same scale through the product: a pull request whose diff is the preview, nothing live until the merge; then ARM reaches it and it stays', async () => {
+  const preview = await main.request('POST', `capz${paths.preview}`, {
+    action: 'scale',
+    pool: 'user',
+    replicas: 2,
+  });
+  expect(preview.status).toBe(200);
+  const change = preview.body.git;
+  expect(change.proposable).toBe(true);
+  expect(change.source.path).toBe(`./clusters/${ns}`);
+  const file = `clusters/${ns}/${name}/cluster.yaml`;
+  expect(change.files.map((f: any) => f.path)).toEqual([file]);
+  expect(change.files[0].diff).toMatch(/^- {2}replicas: 1$/m);
+  expect(change.files[0].diff).toMatch(/^\+ {2}replicas: 2$/m);
+
+  const r = await main.request('POST', `capz${paths.actions}`, {
+    action: 'scale',
+    pool: 'user',
+    replicas: 2,
+    planDigest: preview.body.planDigest,
+  });
+  expect(r.status).toBe(200);
+  const number = r.body.git.proposed.pullRequest.number as number;
+  expect(await prFiles(number)).toEqual(previewFiles(change.files));
+  // Nothing live: the MachinePool still has Git's count, written by Flux only.
+  const pool = await get(POOL);
+  expect(pool.spec.replicas).toBe(1);
+
+  const started = Date.now();
+  await merge(number);
+  await applied();
+  await userPoolAt(2);
+  const reached = seconds(started);
+  // A later reconcile applies the same revision and changes nothing.
+  await applied(true);
+  expect((await get(POOL)).spec.replicas).toBe(2);
+  expect(aks().agentPools.user.count).toBe(2);
+  w.say(`scale through Git: ARM at 2 ${reached} after the merge, and kept`);
+}, 600_000);
+
+it('delete through Git: the merged pull request makes Flux prune the Cluster alone; CAPI deletes the rest, Azure deletes what the preview said, nothing comes back', async () => {
+  const preview = await main.request('GET', `capz${paths.deletePreview}`);
+  expect(preview.status).toBe(200);
+  const p = preview.body as DeletePreview;
+  expect(p.blockers).toEqual([]);
+  expect(p.git?.proposable).toBe(true);
+  expect(deletesByType(p.deletes)).toEqual({
+    resourceGroups: 1,
+    managedClusters: 1,
+    agentPools: 2,
+  });
+  const r = await main.request('DELETE', `capz${paths.cluster}`, {
+    confirmName: name,
+    planDigest: p.planDigest,
+  });
+  expect(r.status).toBe(202);
+  const number = r.body.preview.git.proposed.pullRequest.number as number;
+  expect(await prFiles(number)).toEqual(previewFiles(p.git!.files));
+  expect(
+    (await w.c.get('Cluster', ns, name)).metadata.deletionTimestamp,
+  ).toBeUndefined();
+
+  // What the pull request leaves in Git: no Cluster document, every other document of the cluster marked.
+  const before = w.azure().counters.deleted;
+  const started = Date.now();
+  await merge(number);
+  git('fetch', '-q', 'origin', 'main');
+  const cluster = git(
+    'show',
+    `origin/main:clusters/${ns}/${name}/cluster.yaml`,
+  );
+  expect(cluster).not.toMatch(/^kind: Cluster$/m);
+  const docs = cluster.split(/^---$/m).filter(d => /^kind: /m.test(d));
+  expect(docs.length).toBeGreaterThan(0);
+  for (const d of docs)
+    expect(d).toContain(`${FLUX_RECONCILE_ANNOTATION}: disabled`);
+
+  await applied();
+  await w.waitFor(
+    `cluster ${name} gone from the management cluster and from ARM`,
+    async () => {
+      const left = await clusterObjectsGone(w, ns, name);
+      if (left !== true) return left;
+      return aks() ? 'AKS cluster still in Azure' : true;
+    },
+    LONG,
+  );
+  const deleted = await azureDeletedSince(w, before, 3000, 60_000);
+  expect(deleted).toEqual(deletesByType(p.deletes));
+  // Flux's next reconcile re-creates nothing: the marked objects are skipped, the Cluster is not in Git.
+  await applied(true);
+  const back = await Promise.all(
+    (
+      [
+        'Cluster',
+        'AzureASOManagedCluster',
+        'AzureASOManagedControlPlane',
+        'MachinePool',
+        'AzureASOManagedMachinePool',
+      ] as const
+    ).map(async kind =>
+      (await w.c.list(kind, ns)).map(o => `${kind}/${o.metadata.name}`),
+    ),
+  );
+  expect(back.flat()).toEqual([]);
+  w.say(
+    `delete through Git: gone ${seconds(
+      started,
+    )} after the merge; Azure deleted ${JSON.stringify(deleted)}`,
+  );
+}, 600_000);
