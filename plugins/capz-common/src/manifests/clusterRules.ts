@@ -80,6 +80,9 @@ const GUID =
   /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const TAG_NAME_FORBIDDEN = /[<>%&\\?/]/;
 
+/** Whether `id` is an Entra object id (a GUID), as AKS's `aadProfile.adminGroupObjectIDs` takes them. @public */
+export const isEntraObjectId = (id: string) => GUID.test(id);
+
 /** The node resource group AKS derives when none is given: `MC_<resourceGroup>_<cluster>_<location>`. @public */
 export const nodeResourceGroupOf = (name: string, location: string) =>
   `MC_${name}_${name}_${location}`;

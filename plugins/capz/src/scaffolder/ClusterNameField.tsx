@@ -1,6 +1,6 @@
 import type { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
 import { TextField } from '@backstage/ui';
-import { FieldFrame } from './FieldFrame';
+import { fieldDescription, FieldFrame, plainDescription } from './FieldFrame';
 
 /**
  * CapzClusterNameField: the new cluster's name. A field of its own so that its rules (capz-common
@@ -14,6 +14,7 @@ export function ClusterNameField(props: FieldExtensionComponentProps<string>) {
       <div data-testid="capz-cluster-name-field">
         <TextField
           label={props.schema.title ?? 'Name'}
+          description={plainDescription(fieldDescription(props))}
           isRequired={props.required}
           // The form validates (rjsf and the fields' rules): a native check would block its submit silently.
           validationBehavior="aria"

@@ -3,7 +3,7 @@ import type { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-
 import { Alert, Button, Flex, Text } from '@backstage/ui';
 import { useEffect, useMemo, useState } from 'react';
 import { capzApiRef } from '../api/CapzApi';
-import { FieldFrame } from './FieldFrame';
+import { FieldGroup } from './FieldFrame';
 import {
   CreateCheck,
   createCheckError,
@@ -51,7 +51,6 @@ export function CreateCheckField(props: FieldExtensionComponentProps<string>) {
   }, [api, key, attempt]);
 
   const error = check && createCheckError(check, delivery);
-  const title = (props.schema.title as string | undefined) ?? 'Check';
   const body = useMemo(() => {
     if (!check)
       return (
@@ -120,16 +119,8 @@ export function CreateCheckField(props: FieldExtensionComponentProps<string>) {
   }, [check, error]);
 
   return (
-    <FieldFrame field={props}>
-      <Flex
-        direction="column"
-        gap="2"
-        data-testid="capz-create-check"
-        aria-live="polite"
-      >
-        <Text as="h3" variant="title-x-small" weight="bold">
-          {title}
-        </Text>
+    <FieldGroup field={props} testId="capz-create-check">
+      <Flex direction="column" gap="2" aria-live="polite">
         {body}
         {check && (
           <div>
@@ -143,6 +134,6 @@ export function CreateCheckField(props: FieldExtensionComponentProps<string>) {
           </div>
         )}
       </Flex>
-    </FieldFrame>
+    </FieldGroup>
   );
 }

@@ -3,27 +3,58 @@ import { ScaffolderField } from '@backstage/plugin-scaffolder-react/alpha';
 import { FieldLabel, Flex, Text } from '@backstage/ui';
 import { useId, type ReactNode } from 'react';
 
+/** What a field's frame reads of the scaffolder's props (a picker passes its own). */
+export type FramedField = Partial<
+  Pick<
+    FieldExtensionComponentProps<any>,
+    'rawErrors' | 'required' | 'disabled' | 'readonly'
+  >
+>;
+
 /** The field's words for the user: the template's `ui:description`, else the schema's description. */
-export const fieldDescription = (f: FieldExtensionComponentProps<any>) =>
+export const fieldDescription = (
+  f: Pick<FieldExtensionComponentProps<any>, 'schema' | 'uiSchema'>,
+) =>
   (f.uiSchema?.['ui:description'] as string | undefined) ??
   f.schema.description;
 
 /**
- * The scaffolder's frame around a field of ours (its description, its errors under it), with the label left to the
- * control inside: every field that is not a picker uses it.
+ * A description as BUI's FieldLabel says it (plain text, under the label): the template's `code` spans without their
+ * backquotes.
+ */
+export const plainDescription = (text: string | undefined) =>
+  text?.replace(/`/g, '') || undefined;
+
+/**
+ * The scaffolder's frame around every capz field: its state (required, disabled, in error) for the form. rjsf draws
+ * no label or description for a custom field (`ui:field`), so the control inside draws both: a BUI control's own label
+ * and description (`plainDescription(fieldDescription(field))`), FieldGroup's for several controls, the checkbox's
+ * label and FieldDescription. `errors`: the field's errors it says itself, under it (a template with `ui:hideError`
+ * leaves them to the field; rjsf says them otherwise).
  */
 export function FieldFrame(props: {
-  field: FieldExtensionComponentProps<any>;
+  field: FramedField;
+  errors?: string[];
   children: ReactNode;
 }) {
   const f = props.field;
   return (
     <ScaffolderField
-      rawDescription={fieldDescription(f)}
       rawErrors={f.rawErrors}
       required={f.required}
       disabled={f.disabled || f.readonly}
       displayLabel={false}
+      errors={
+        props.errors?.length ? (
+          <div>
+            {props.errors.map((e, i) => (
+              <Text key={i} as="p" variant="body-small" color="danger">
+                {e}
+              </Text>
+            ))}
+          </div>
+        ) : undefined
+      }
     >
       {props.children}
     </ScaffolderField>
@@ -53,13 +84,15 @@ export function FieldGroup(props: {
   field: FieldExtensionComponentProps<any>;
   /** `data-testid` of the group (capz-<field>). */
   testId: string;
+  /** The field's errors it says itself (see FieldFrame). */
+  errors?: string[];
   children: ReactNode;
 }) {
   const id = useId();
   const f = props.field;
-  const description = fieldDescription(f);
+  const description = plainDescription(fieldDescription(f));
   return (
-    <FieldFrame field={f}>
+    <FieldFrame field={f} errors={props.errors}>
       <div
         data-testid={props.testId}
         role="group"

@@ -3,6 +3,7 @@ import type { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-
 import { TextField } from '@backstage/ui';
 import { PULL_REQUEST_ACTIONS } from '@capz-backstage/plugin-capz-common';
 import { useCallback } from 'react';
+import { fieldDescription } from './FieldFrame';
 import { PickerSelect } from './PickerSelect';
 
 type Props = FieldExtensionComponentProps<string>;
@@ -53,10 +54,7 @@ export function GitopsRepoPicker(props: Props) {
       <PickerSelect
         testId="capz-gitops-repo-picker"
         label={`${props.schema.title ?? 'GitOps repository'}: host`}
-        description={
-          (props.uiSchema?.['ui:description'] as string | undefined) ??
-          props.schema.description
-        }
+        description={fieldDescription(props)}
         required={props.required}
         disabled={props.disabled || props.readonly}
         rawErrors={props.rawErrors}

@@ -1,11 +1,11 @@
 import type { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
-import { ScaffolderField } from '@backstage/plugin-scaffolder-react/alpha';
 import { Button, Checkbox, Flex, Select, Text, TextField } from '@backstage/ui';
 import {
   MAX_POOL_NAME,
   type AksAsoPoolParams,
 } from '@capz-backstage/plugin-capz-common';
 import useAsync from 'react-use/esm/useAsync';
+import { FieldGroup } from './FieldFrame';
 import { usePickerApi } from './pickerApi';
 
 type Props = FieldExtensionComponentProps<AksAsoPoolParams[]>;
@@ -39,171 +39,164 @@ export function NodePoolsField(props: Props) {
       : items;
   };
   return (
-    <ScaffolderField
-      rawDescription={props.schema.description}
-      rawErrors={props.rawErrors}
-      required={props.required}
-      disabled={disabled}
-    >
-      <div data-testid="capz-node-pools-field">
-        <Flex direction="column" gap="4">
-          {pools.map((pool, i) => {
-            const os = pool.osType ?? 'Linux';
-            const n = i + 1;
-            return (
-              <div
-                key={i}
-                data-testid={`capz-node-pool-${i}`}
-                role="group"
-                aria-label={`Node pool ${n}`}
-              >
-                <Flex direction="column" gap="2">
-                  <Text variant="body-medium" weight="bold">
-                    Node pool {n}
-                  </Text>
-                  <Flex gap="3" align="end" style={{ flexWrap: 'wrap' }}>
-                    <TextField
-                      label={`Pool ${n} name`}
-                      description={`Lowercase letters and digits, at most ${MAX_POOL_NAME[os]}`}
-                      isDisabled={disabled}
-                      value={pool.name}
-                      onChange={v => update(i, { name: v.trim() })}
-                    />
-                    <Select
-                      label={`Pool ${n} mode`}
-                      isDisabled={disabled}
-                      value={pool.mode}
-                      onChange={k =>
-                        update(i, {
-                          mode: String(k) as AksAsoPoolParams['mode'],
-                          ...(String(k) === 'System'
-                            ? { osType: 'Linux' as const }
-                            : {}),
-                        })
-                      }
-                      options={[
-                        { id: 'System', label: 'System' },
-                        { id: 'User', label: 'User' },
-                      ]}
-                    />
-                    <Select
-                      label={`Pool ${n} OS`}
-                      isDisabled={disabled || pool.mode === 'System'}
-                      value={os}
-                      onChange={k =>
-                        update(i, {
-                          osType: String(k) as 'Linux' | 'Windows',
-                        })
-                      }
-                      options={[
-                        { id: 'Linux', label: 'Linux' },
-                        { id: 'Windows', label: 'Windows' },
-                      ]}
-                    />
-                    <Select
-                      label={`Pool ${n} VM size`}
-                      isDisabled={disabled}
-                      value={pool.vmSize || null}
-                      onChange={k =>
-                        update(i, { vmSize: k === null ? '' : String(k) })
-                      }
-                      options={sizeOptions(pool.vmSize)}
-                    />
-                    <TextField
-                      label={
-                        pool.autoscaling
-                          ? `Pool ${n} initial nodes`
-                          : `Pool ${n} nodes`
-                      }
-                      isDisabled={disabled}
-                      value={
-                        Number.isNaN(pool.replicas) ? '' : String(pool.replicas)
-                      }
-                      onChange={v => update(i, { replicas: toInt(v) })}
-                    />
-                  </Flex>
-                  <Flex gap="3" align="end" style={{ flexWrap: 'wrap' }}>
-                    <Checkbox
-                      isDisabled={disabled}
-                      isSelected={!!pool.autoscaling}
-                      onChange={on =>
-                        update(i, {
-                          autoscaling: on
-                            ? {
-                                minCount: pool.mode === 'System' ? 1 : 0,
-                                maxCount: Math.max(3, pool.replicas || 0),
-                              }
-                            : undefined,
-                        })
-                      }
-                    >
-                      {`Pool ${n} autoscaling`}
-                    </Checkbox>
-                    {pool.autoscaling && (
-                      <>
-                        <TextField
-                          label={`Pool ${n} minimum nodes`}
-                          isDisabled={disabled}
-                          value={String(pool.autoscaling.minCount)}
-                          onChange={v =>
-                            update(i, {
-                              autoscaling: {
-                                ...pool.autoscaling!,
-                                minCount: toInt(v),
-                              },
-                            })
-                          }
-                        />
-                        <TextField
-                          label={`Pool ${n} maximum nodes`}
-                          isDisabled={disabled}
-                          value={String(pool.autoscaling.maxCount)}
-                          onChange={v =>
-                            update(i, {
-                              autoscaling: {
-                                ...pool.autoscaling!,
-                                maxCount: toInt(v),
-                              },
-                            })
-                          }
-                        />
-                      </>
-                    )}
-                    {pools.length > 1 && (
-                      <Button
-                        variant="secondary"
-                        isDisabled={disabled}
-                        onPress={() => set(pools.filter((_, j) => j !== i))}
-                      >
-                        {`Remove pool ${n}`}
-                      </Button>
-                    )}
-                  </Flex>
-                </Flex>
-              </div>
-            );
-          })}
-          <div>
-            <Button
-              variant="secondary"
-              isDisabled={disabled}
-              onPress={() =>
-                set([
-                  ...pools,
-                  {
-                    name: `pool${pools.length}`,
-                    mode: 'User',
-                    vmSize: 'Standard_D4s_v3',
-                    replicas: 1,
-                  },
-                ])
-              }
+    <FieldGroup field={props} testId="capz-node-pools-field">
+      <Flex direction="column" gap="4">
+        {pools.map((pool, i) => {
+          const os = pool.osType ?? 'Linux';
+          const n = i + 1;
+          return (
+            <div
+              key={i}
+              data-testid={`capz-node-pool-${i}`}
+              role="group"
+              aria-label={`Node pool ${n}`}
             >
-              Add node pool
-            </Button>
-          </div>
-        </Flex>
-      </div>
-    </ScaffolderField>
+              <Flex direction="column" gap="2">
+                <Text variant="body-medium" weight="bold">
+                  Node pool {n}
+                </Text>
+                <Flex gap="3" align="end" style={{ flexWrap: 'wrap' }}>
+                  <TextField
+                    label={`Pool ${n} name`}
+                    description={`Lowercase letters and digits, at most ${MAX_POOL_NAME[os]}`}
+                    isDisabled={disabled}
+                    value={pool.name}
+                    onChange={v => update(i, { name: v.trim() })}
+                  />
+                  <Select
+                    label={`Pool ${n} mode`}
+                    isDisabled={disabled}
+                    value={pool.mode}
+                    onChange={k =>
+                      update(i, {
+                        mode: String(k) as AksAsoPoolParams['mode'],
+                        ...(String(k) === 'System'
+                          ? { osType: 'Linux' as const }
+                          : {}),
+                      })
+                    }
+                    options={[
+                      { id: 'System', label: 'System' },
+                      { id: 'User', label: 'User' },
+                    ]}
+                  />
+                  <Select
+                    label={`Pool ${n} OS`}
+                    isDisabled={disabled || pool.mode === 'System'}
+                    value={os}
+                    onChange={k =>
+                      update(i, {
+                        osType: String(k) as 'Linux' | 'Windows',
+                      })
+                    }
+                    options={[
+                      { id: 'Linux', label: 'Linux' },
+                      { id: 'Windows', label: 'Windows' },
+                    ]}
+                  />
+                  <Select
+                    label={`Pool ${n} VM size`}
+                    isDisabled={disabled}
+                    value={pool.vmSize || null}
+                    onChange={k =>
+                      update(i, { vmSize: k === null ? '' : String(k) })
+                    }
+                    options={sizeOptions(pool.vmSize)}
+                  />
+                  <TextField
+                    label={
+                      pool.autoscaling
+                        ? `Pool ${n} initial nodes`
+                        : `Pool ${n} nodes`
+                    }
+                    isDisabled={disabled}
+                    value={
+                      Number.isNaN(pool.replicas) ? '' : String(pool.replicas)
+                    }
+                    onChange={v => update(i, { replicas: toInt(v) })}
+                  />
+                </Flex>
+                <Flex gap="3" align="end" style={{ flexWrap: 'wrap' }}>
+                  <Checkbox
+                    isDisabled={disabled}
+                    isSelected={!!pool.autoscaling}
+                    onChange={on =>
+                      update(i, {
+                        autoscaling: on
+                          ? {
+                              minCount: pool.mode === 'System' ? 1 : 0,
+                              maxCount: Math.max(3, pool.replicas || 0),
+                            }
+                          : undefined,
+                      })
+                    }
+                  >
+                    {`Pool ${n} autoscaling`}
+                  </Checkbox>
+                  {pool.autoscaling && (
+                    <>
+                      <TextField
+                        label={`Pool ${n} minimum nodes`}
+                        isDisabled={disabled}
+                        value={String(pool.autoscaling.minCount)}
+                        onChange={v =>
+                          update(i, {
+                            autoscaling: {
+                              ...pool.autoscaling!,
+                              minCount: toInt(v),
+                            },
+                          })
+                        }
+                      />
+                      <TextField
+                        label={`Pool ${n} maximum nodes`}
+                        isDisabled={disabled}
+                        value={String(pool.autoscaling.maxCount)}
+                        onChange={v =>
+                          update(i, {
+                            autoscaling: {
+                              ...pool.autoscaling!,
+                              maxCount: toInt(v),
+                            },
+                          })
+                        }
+                      />
+                    </>
+                  )}
+                  {pools.length > 1 && (
+                    <Button
+                      variant="secondary"
+                      isDisabled={disabled}
+                      onPress={() => set(pools.filter((_, j) => j !== i))}
+                    >
+                      {`Remove pool ${n}`}
+                    </Button>
+                  )}
+                </Flex>
+              </Flex>
+            </div>
+          );
+        })}
+        <div>
+          <Button
+            variant="secondary"
+            isDisabled={disabled}
+            onPress={() =>
+              set([
+                ...pools,
+                {
+                  name: `pool${pools.length}`,
+                  mode: 'User',
+                  vmSize: 'Standard_D4s_v3',
+                  replicas: 1,
+                },
+              ])
+            }
+          >
+            Add node pool
+          </Button>
+        </div>
+      </Flex>
+    </FieldGroup>
   );
 }

@@ -1,8 +1,8 @@
 import { Alert, Select, Text, TextField } from '@backstage/ui';
-import { ScaffolderField } from '@backstage/plugin-scaffolder-react/alpha';
 import { useEffect } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { errorMessage } from '../components/shared/errors';
+import { FieldFrame, plainDescription } from './FieldFrame';
 
 export interface PickerOption {
   id: string;
@@ -14,6 +14,7 @@ export interface PickerSelectProps {
   /** `data-testid` of the field's wrapper (capz-<field>). */
   testId: string;
   label: string;
+  /** The field's description, said under the label (the template's `code` spans as plain text). */
   description?: string;
   required?: boolean;
   disabled?: boolean;
@@ -34,8 +35,6 @@ export interface PickerSelectProps {
   typeNewLabel?: string;
   /** A search box (with this label) above the options, for long lists (e.g. the catalog's groups). */
   searchLabel?: string;
-  /** Show `description` under the label (the field's own words, where the MUI widget it replaces showed them). */
-  showDescription?: boolean;
 }
 
 /**
@@ -63,19 +62,13 @@ export function PickerSelect(p: PickerSelectProps) {
   if (p.waitingFor) placeholder = `Choose the ${p.waitingFor} first`;
   const typed = ready && (!!options.error || (loaded && loaded.length === 0));
   const isNew = !!(loaded && value && !loaded.some(o => o.id === value));
-  const description = p.showDescription ? p.description : undefined;
+  const description = plainDescription(p.description);
   const shown =
     isNew && !p.typeNewLabel
       ? [...loaded, { id: value, label: `${value} (not offered)` }]
       : loaded ?? [];
   return (
-    <ScaffolderField
-      rawDescription={p.description}
-      rawErrors={p.rawErrors}
-      required={p.required}
-      disabled={p.disabled}
-      displayLabel={false}
-    >
+    <FieldFrame field={p}>
       <div data-testid={p.testId}>
         {typed ? (
           <>
@@ -138,6 +131,6 @@ export function PickerSelect(p: PickerSelectProps) {
           </Text>
         )}
       </div>
-    </ScaffolderField>
+    </FieldFrame>
   );
 }

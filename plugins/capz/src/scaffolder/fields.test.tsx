@@ -27,6 +27,8 @@ import {
 } from './pickers';
 import { TagsField } from './TagsField';
 import {
+  adminGroupIdError,
+  isAdminGroupIdError,
   validateAdminGroups,
   validateClusterName,
   validateGitopsRepo,
@@ -54,8 +56,10 @@ function Field(props: {
   schema?: Record<string, unknown>;
   uiOptions?: Record<string, unknown>;
   switchTo?: Record<string, string>;
-  /** The form's errors of the field's items (rjsf's errorSchema), e.g. `{ 1: { __errors: [...] } }`. */
-  errorSchema?: Record<string, unknown>;
+  /** The form's errors of the field, as its last validation left them (rjsf's rawErrors). */
+  rawErrors?: string[];
+  /** The template's `ui:hideError`: the field says its errors itself. */
+  hideError?: boolean;
 }) {
   const [value, setValue] = useState<unknown>(props.initial);
   const [parents, setParents] = useState(props.parents ?? {});
@@ -72,8 +76,9 @@ function Field(props: {
           props.onValue?.(v);
         }}
         required
-        rawErrors={[]}
-        errorSchema={props.errorSchema ?? {}}
+        rawErrors={props.rawErrors ?? []}
+        hideError={props.hideError}
+        errorSchema={{}}
         idSchema={{ $id: 'root' }}
       />
       {props.switchTo && (
@@ -516,13 +521,22 @@ describe('CapzGitopsRepoPicker', () => {
 
   it("offers the configured integrations' hosts of the forges with a pull request, and writes RepoUrlPicker's value", async () => {
     await renderInTestApp(
-      <Field component={GitopsRepoPicker} title="GitOps repository" />,
+      <Field
+        component={GitopsRepoPicker}
+        title="GitOps repository"
+        schema={{ description: 'The repository the pull request is opened on' }}
+      />,
       { apis, config },
     );
     await waitFor(async () =>
       expect(
         await screen.findByRole('button', { name: /GitOps repository: host/ }),
       ).toBeEnabled(),
+    );
+    expect(
+      screen.getByRole('button', { name: /GitOps repository: host/ }),
+    ).toHaveAccessibleDescription(
+      'The repository the pull request is opened on',
     );
     await userEvent.click(
       screen.getByRole('button', { name: /GitOps repository: host/ }),
@@ -669,49 +683,32 @@ describe('CapzCheckboxField', () => {
 
 describe('CapzAdminGroupsField', () => {
   const guid = '0f6b8a3c-1d2e-4f50-8a9b-0c1d2e3f4a5b';
+  const otherGuid = '6f2c1a4e-1b0f-4c1e-9d8a-3f0c2b1a0e9d';
+  const row = (n: number) =>
+    screen.getByRole('textbox', { name: `Admin group ${n}` });
 
-  it("adds, edits and removes object ids, and says under an id the template's words for it", async () => {
+  it('adds, edits and removes object ids, and says nothing under an id before the form checks it', async () => {
     await renderInTestApp(
       <Field
         component={AdminGroupsField}
         title="Entra admin groups"
+        schema={{ description: 'Object ids of the Entra groups' }}
         initial={[]}
-        errorSchema={{
-          1: {
-            __errors: [
-              'is not an Entra object id (a GUID such as 00000000-0000-0000-0000-000000000000)',
-            ],
-          },
-        }}
       />,
       { apis },
     );
-    expect(
-      screen.getByRole('group', { name: 'Entra admin groups' }),
-    ).toBeInTheDocument();
+    const group = screen.getByRole('group', { name: 'Entra admin groups' });
+    expect(group).toHaveAccessibleDescription('Object ids of the Entra groups');
     await userEvent.click(
       screen.getByRole('button', { name: 'Add admin group' }),
     );
-    await userEvent.type(
-      screen.getByRole('textbox', { name: 'Admin group 1' }),
-      ` ${guid} `,
-    );
+    await userEvent.type(row(1), ` ${guid} `);
     await userEvent.click(
       screen.getByRole('button', { name: 'Add admin group' }),
     );
-    await userEvent.type(
-      screen.getByRole('textbox', { name: 'Admin group 2' }),
-      'not-a-guid',
-    );
+    await userEvent.type(row(2), 'not-a-guid');
     expect(valueShown()).toEqual([guid, 'not-a-guid']);
-    const second = screen.getByRole('textbox', { name: 'Admin group 2' });
-    expect(second).toHaveAttribute('aria-invalid', 'true');
-    expect(second).toHaveAccessibleDescription(
-      'Admin group 2 is not an Entra object id (a GUID such as 00000000-0000-0000-0000-000000000000)',
-    );
-    expect(
-      screen.getByRole('textbox', { name: 'Admin group 1' }),
-    ).not.toHaveAttribute('aria-invalid');
+    expect(row(2)).not.toHaveAttribute('aria-invalid');
     await userEvent.click(
       screen.getByRole('button', { name: 'Remove admin group 1' }),
     );
@@ -719,6 +716,54 @@ describe('CapzAdminGroupsField', () => {
     expect(muiControls(screen.getByTestId('capz-admin-groups-field'))).toEqual(
       [],
     );
+  });
+
+  it("once the form has said an id is wrong, says under each row what is wrong with its id until it is fixed or removed, and the field's other errors once", async () => {
+    const ids = ['not-a-guid', 'also-bad', guid];
+    await renderInTestApp(
+      <Field
+        component={AdminGroupsField}
+        title="Entra admin groups"
+        initial={ids}
+        hideError
+        rawErrors={[
+          adminGroupIdError(ids[0], 0)!,
+          adminGroupIdError(ids[1], 1)!,
+          'Admin groups apply to Entra-only clusters: check Entra ID only, or remove them',
+        ]}
+      />,
+      { apis },
+    );
+    const said = (id: string, n: number) =>
+      `Admin group ${n}: "${id}" is not a GUID (the group's object ID in Entra, such as 00000000-0000-0000-0000-000000000000)`;
+    expect(row(1)).toHaveAttribute('aria-invalid', 'true');
+    expect(row(1)).toHaveAccessibleDescription(said('not-a-guid', 1));
+    expect(row(2)).toHaveAccessibleDescription(said('also-bad', 2));
+    expect(row(3)).not.toHaveAttribute('aria-invalid');
+    // The field's other error under it; an id's error only under its row.
+    expect(
+      screen.getAllByText(
+        'Admin groups apply to Entra-only clusters: check Entra ID only, or remove them',
+      ),
+    ).toHaveLength(1);
+    expect(screen.getAllByText(said('not-a-guid', 1))).toHaveLength(1);
+
+    // Still not a GUID: still said, in its new words.
+    await userEvent.type(row(1), '-x');
+    expect(row(1)).toHaveAccessibleDescription(said('not-a-guid-x', 1));
+    // Removed: its error goes with it; the next row is said by its new number.
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Remove admin group 1' }),
+    );
+    expect(valueShown()).toEqual(['also-bad', guid]);
+    expect(row(1)).toHaveAccessibleDescription(said('also-bad', 1));
+    expect(row(2)).not.toHaveAttribute('aria-invalid');
+    expect(screen.queryByText(/not-a-guid/)).toBeNull();
+    // Fixed: said no more.
+    await userEvent.clear(row(1));
+    await userEvent.type(row(1), otherGuid);
+    expect(row(1)).not.toHaveAttribute('aria-invalid');
+    expect(screen.queryByText(/is not a GUID/)).toBeNull();
   });
 });
 
@@ -777,7 +822,7 @@ describe('the Cluster page fields validation', () => {
     };
   };
 
-  it("refuses an owner that is not an entity reference, ARM's tag rules, an admin group given twice, and admin groups without Entra ID only", () => {
+  it("refuses an owner that is not an entity reference, ARM's tag rules, an admin group that is not a GUID or given twice, and admin groups without Entra ID only", () => {
     const owner = collect();
     validateOwner('group:default/payments', owner.field);
     validateOwner(undefined as any, owner.field);
@@ -797,6 +842,16 @@ describe('the Cluster page fields validation', () => {
     ]);
 
     const guid = '0f6b8a3c-1d2e-4f50-8a9b-0c1d2e3f4a5b';
+    const ids = collect();
+    validateAdminGroups(['not-a-guid', '', guid.toUpperCase()], ids.field, {
+      formData: { entraOnly: true },
+    });
+    expect(ids.errors).toEqual([
+      'Admin group 1: "not-a-guid" is not a GUID (the group\'s object ID in Entra, such as 00000000-0000-0000-0000-000000000000)',
+      "Admin group 2: give the group's object ID (a GUID), or remove it",
+    ]);
+    expect(ids.errors.every(isAdminGroupIdError)).toBe(true);
+
     const groups = collect();
     validateAdminGroups([guid], groups.field, {
       formData: { entraOnly: true },
@@ -809,5 +864,6 @@ describe('the Cluster page fields validation', () => {
       `${guid} is given more than once`,
       'Admin groups apply to Entra-only clusters: check Entra ID only, or remove them',
     ]);
+    expect(groups.errors.some(isAdminGroupIdError)).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import {
 import type { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
 import { isSystemNamespace } from '@capz-backstage/plugin-capz-common';
 import { useCallback, useMemo } from 'react';
+import { fieldDescription } from './FieldFrame';
 import { PickerProps, useParents, useResetOnChange } from './formData';
 import { usePickerApi } from './pickerApi';
 import { PickerOption, PickerSelect } from './PickerSelect';
@@ -17,9 +18,7 @@ type Props = FieldExtensionComponentProps<string>;
 function common(props: Props, fallbackLabel: string) {
   return {
     label: props.schema.title ?? fallbackLabel,
-    description:
-      (props.uiSchema?.['ui:description'] as string | undefined) ??
-      props.schema.description,
+    description: fieldDescription(props),
     required: props.required,
     disabled: props.disabled || props.readonly,
     rawErrors: props.rawErrors,
@@ -243,7 +242,6 @@ export function OwnerPicker(props: Props) {
       {...common(props, 'Owner')}
       testId="capz-owner-picker"
       onChange={onChange}
-      showDescription
       searchLabel="Search the groups"
       deps={[filterKey]}
       load={async () => {

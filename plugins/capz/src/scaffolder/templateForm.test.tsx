@@ -12,7 +12,7 @@ import {
   FormFieldBlueprint,
   Stepper,
 } from '@backstage/plugin-scaffolder-react/alpha';
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { readFileSync } from 'node:fs';
@@ -56,7 +56,6 @@ const template = parse(
 /** A page of the template as the scaffolder backend serves it. */
 const page = (title: string) =>
   template.spec.parameters.find((p: any) => p.title === title);
-const clusterPage = () => page('Cluster');
 
 /**
  * The fields the capz plugin registers (its FormFieldBlueprint extensions, loaded as the scaffolder loads them), by
@@ -73,7 +72,9 @@ async function registeredFields(): Promise<Map<string, any>> {
   return new Map(fields.map((f: any) => [f.name, f]));
 }
 
-async function renderPage(
+/** One page of the template in the scaffolder's form, with the fields the capz plugin registers. */
+async function renderStep(
+  title: string,
   initialState: Record<string, unknown>,
   onCreate: (values: Record<string, unknown>) => void = () => {},
 ) {
@@ -81,7 +82,7 @@ async function renderPage(
     <Stepper
       manifest={{
         title: 'New AKS cluster',
-        steps: [{ title: 'Cluster', schema: clusterPage() }],
+        steps: [{ title, schema: page(title) }],
       }}
       extensions={[...(await registeredFields()).values()]}
       initialState={initialState as any}
@@ -89,6 +90,13 @@ async function renderPage(
     />,
     { apis },
   );
+}
+
+async function renderPage(
+  initialState: Record<string, unknown>,
+  onCreate: (values: Record<string, unknown>) => void = () => {},
+) {
+  await renderStep('Cluster', initialState, onCreate);
   // The owner picker has the catalog's groups (the pickers have loaded).
   await waitFor(() =>
     expect(screen.getByRole('button', { name: /Owner/ })).toBeEnabled(),
@@ -98,7 +106,116 @@ async function renderPage(
 const review = () =>
   userEvent.click(screen.getByRole('button', { name: 'Review' }));
 
+/** A field's description as the page says it: the template's `code` spans without their backquotes. */
+const said = (description: string) => description.replace(/`/g, '');
+
+/** How many times the page says `text`. */
+const timesSaid = (text: string) =>
+  document.body.textContent!.split(text).length - 1;
+
+/** The control (or the group of controls) a capz field draws, found by the field's title. */
+function controlOf(property: any): HTMLElement {
+  const title: string = property.title;
+  switch (property['ui:field']) {
+    case 'CapzClusterNameField':
+      return screen.getByRole('textbox', { name: title });
+    case 'CapzCheckboxField':
+      return screen.getByRole('checkbox', { name: title });
+    case 'CapzAdminGroupsField':
+    case 'CapzTagsField':
+    case 'CapzNodePoolsField':
+    case 'CapzCreateCheck':
+      return screen.getByRole('group', { name: title });
+    default:
+      // A picker: a BUI select, a button named by its value and its label.
+      return screen.getByRole('button', { name: new RegExp(`${title}$`) });
+  }
+}
+
+/** The scaffolder's frame of a field on the page (rjsf's field: the field's own controls and its error list). */
+const fieldFrameOf = (control: HTMLElement) =>
+  control.closest<HTMLElement>('.form-group')!;
+
+const GUID = '0f6b8a3c-1d2e-4f50-8a9b-0c1d2e3f4a5b';
+const OTHER_GUID = '6f2c1a4e-1b0f-4c1e-9d8a-3f0c2b1a0e9d';
+/** The Cluster page's values but the admin groups, valid. */
+const clusterValues = {
+  name: 'payments-prod',
+  location: 'westeurope',
+  kubernetesVersion: 'v1.33.2',
+  owner: 'group:default/payments',
+};
+
+async function addAdminGroup(id: string) {
+  await userEvent.click(
+    screen.getByRole('button', { name: 'Add admin group' }),
+  );
+  const rows = screen.getAllByRole('textbox', { name: /^Admin group \d+$/ });
+  await userEvent.type(rows[rows.length - 1], id);
+}
+
+/** Every value of the earlier pages, as the form holds them when the user reaches its last page. */
+const chosen = {
+  managementCluster: 'east',
+  namespace: 'team-payments',
+  credentialSecretName: 'aso-credential',
+  name: 'payments-new',
+  location: 'westeurope',
+  kubernetesVersion: 'v1.33.2',
+  owner: 'group:default/team-payments',
+  entraOnly: true,
+  adminGroupObjectIDs: [],
+  tags: {},
+  pools: [
+    { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 2 },
+  ],
+  delivery: 'apply',
+};
+
 describe('the New AKS cluster form', () => {
+  it.each(['Where', 'Cluster', 'Node pools', 'Check'])(
+    'the %s page: every capz field shows its label, and its description once, as the description of its control',
+    async title => {
+      server.use(
+        http.get(`${BASE}/pickers/namespaces`, () =>
+          HttpResponse.json({
+            managementCluster: 'local',
+            source: 'live',
+            items: [{ name: 'team-payments' }],
+          }),
+        ),
+        http.get(`${BASE}/pickers/vm-sizes`, () =>
+          HttpResponse.json({
+            items: [{ name: 'Standard_D2s_v3', vCPUs: 2, memoryGiB: 8 }],
+          }),
+        ),
+        http.post(`${BASE}/clusters`, () =>
+          HttpResponse.json({
+            dryRun: true,
+            managementCluster: 'east',
+            namespace: 'team-payments',
+            name: 'payments-new',
+            path: '/capz/clusters/east/team-payments/payments-new',
+            objects: [],
+          }),
+        ),
+      );
+      await renderStep(title, title === 'Check' ? chosen : {});
+      const fields = Object.entries<any>(page(title).properties).filter(
+        ([, p]) => String(p['ui:field']).startsWith('Capz'),
+      );
+      expect(fields.length).toBeGreaterThan(0);
+      for (const [key, property] of fields) {
+        const control = await waitFor(() => controlOf(property));
+        if (!property.description) continue;
+        expect(control).toHaveAccessibleDescription(said(property.description));
+        expect(`${key}: ${timesSaid(said(property.description))}`).toBe(
+          `${key}: 1`,
+        );
+      }
+    },
+  );
+
   it('says what is missing in words, not the schema', async () => {
     await renderPage({});
     await review();
@@ -182,7 +299,7 @@ describe('the New AKS cluster form', () => {
     expect(muiControls(document.querySelector('form')!)).toEqual([]);
   });
 
-  it("says under an admin group the template's words for an id that is not a GUID, and sends the owner, the tags and the groups as the template reads them", async () => {
+  it('says under an admin group, in words, that its id is not a GUID, and sends the owner, the tags and the groups as the template reads them', async () => {
     const created: Array<Record<string, unknown>> = [];
     await renderPage(
       { location: 'westeurope', kubernetesVersion: 'v1.33.2' },
@@ -213,7 +330,7 @@ describe('the New AKS cluster form', () => {
     await review();
     await waitFor(() =>
       expect(group).toHaveAccessibleDescription(
-        'Admin group 1 is not an Entra object id (a GUID such as 00000000-0000-0000-0000-000000000000)',
+        `Admin group 1: "not-a-guid" is not a GUID (the group's object ID in Entra, such as 00000000-0000-0000-0000-000000000000)`,
       ),
     );
     expect(group).toHaveAttribute('aria-invalid', 'true');
@@ -237,25 +354,52 @@ describe('the New AKS cluster form', () => {
       tags: { team: 'payments' },
     });
   });
-});
 
-/** Every value of the earlier pages, as the form holds them when the user reaches its last page. */
-const chosen = {
-  managementCluster: 'east',
-  namespace: 'team-payments',
-  credentialSecretName: 'aso-credential',
-  name: 'payments-new',
-  location: 'westeurope',
-  kubernetesVersion: 'v1.33.2',
-  owner: 'group:default/team-payments',
-  entraOnly: true,
-  adminGroupObjectIDs: [],
-  tags: {},
-  pools: [
-    { name: 'system', mode: 'System', vmSize: 'Standard_D2s_v3', replicas: 2 },
-  ],
-  delivery: 'apply',
-};
+  it("names a bad admin group in the form's error list in the user's words, not by the schema's path", async () => {
+    await renderPage(clusterValues);
+    await addAdminGroup('not-a-guid');
+    await review();
+    expect(
+      await screen.findByText(
+        /^'Entra admin groups' Admin group 1: "not-a-guid" is not a GUID/,
+      ),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/Admin Group Object I Ds/)).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Create' })).toBeNull();
+  });
+
+  it('clears the error under an admin group as soon as its id is a GUID, or its row is removed, before the next Review', async () => {
+    await renderPage(clusterValues);
+    await addAdminGroup('not-a-guid');
+    await addAdminGroup(GUID);
+    await review();
+    const row = (n: number) =>
+      screen.getByRole('textbox', { name: `Admin group ${n}` });
+    const frame = fieldFrameOf(
+      screen.getByRole('group', { name: 'Entra admin groups' }),
+    );
+    await waitFor(() => expect(row(1)).toHaveAttribute('aria-invalid', 'true'));
+    // Still not a GUID: still said.
+    await userEvent.type(row(1), '-2');
+    expect(row(1)).toHaveAttribute('aria-invalid', 'true');
+    // Removed: its error goes with it, and the id after it (a GUID) is not blamed for it.
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Remove admin group 1' }),
+    );
+    expect(row(1)).toHaveValue(GUID);
+    expect(row(1)).not.toHaveAttribute('aria-invalid');
+    expect(within(frame).queryByText(/is not a/)).toBeNull();
+
+    await addAdminGroup(OTHER_GUID.slice(0, 8));
+    await review();
+    await waitFor(() => expect(row(2)).toHaveAttribute('aria-invalid', 'true'));
+    // Fixed: said no more, neither under the id nor under the field.
+    await userEvent.type(row(2), OTHER_GUID.slice(8));
+    expect(row(2)).toHaveValue(OTHER_GUID);
+    expect(row(2)).not.toHaveAttribute('aria-invalid');
+    expect(within(frame).queryByText(/is not a/)).toBeNull();
+  });
+});
 
 const checkPage = () =>
   template.spec.parameters.find((p: any) => p.title === 'Check');

@@ -6,6 +6,7 @@ import {
   validateDnsSubdomain,
   validateDnsLabel,
   clusterNameErrors,
+  isEntraObjectId,
   kubernetesVersionErrors,
   locationErrors,
   nodePoolsErrors,
@@ -105,15 +106,41 @@ export function validateOwner(v: string, field: FieldValidation) {
   }
 }
 
+const ADMIN_GROUP_ID_ERROR = /^Admin group \d+: /;
+
 /**
- * The Entra admin groups beyond each id's pattern (the template's, said under the id): an id given twice, and
- * admin groups on a cluster that is not Entra-only (capz-common's rule: the backend refuses it).
+ * What is wrong with the id of admin group `index` (from 0), in the words said under its row and in the form's error
+ * list ("Admin group 2: … is not a GUID …"); undefined for an Entra object id (capz-common's rule, the backend's).
+ */
+export function adminGroupIdError(
+  id: string | undefined,
+  index: number,
+): string | undefined {
+  const label = `Admin group ${index + 1}`;
+  if (!id) return `${label}: give the group's object ID (a GUID), or remove it`;
+  if (!isEntraObjectId(id))
+    return `${label}: "${id}" is not a GUID (the group's object ID in Entra, such as 00000000-0000-0000-0000-000000000000)`;
+  return undefined;
+}
+
+/** Whether a message of `validateAdminGroups` is about one admin group's id (said under its row, not the field). */
+export const isAdminGroupIdError = (message: string) =>
+  ADMIN_GROUP_ID_ERROR.test(message);
+
+/**
+ * The Entra admin groups: each id an Entra object id, named by its row (the form's error list names the field by
+ * its title only: a rule on the schema's items would be said as "'Admin Group Object I Ds 0' …"); an id given twice;
+ * admin groups on a cluster that is not Entra-only (capz-common's rules: the backend refuses both).
  */
 export function validateAdminGroups(
   ids: string[],
   field: FieldValidation,
   context: Context,
 ) {
+  (ids ?? []).forEach((id, i) => {
+    const error = adminGroupIdError(id, i);
+    if (error) field.addError(error);
+  });
   const given = (ids ?? []).filter(Boolean);
   const twice = given.filter((id, i) => given.indexOf(id) !== i);
   for (const id of new Set(twice))
