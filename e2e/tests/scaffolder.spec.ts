@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { saveScreenshot, signInAsGuest } from './helpers';
+import { expectAxeClean, saveScreenshot, signInAsGuest } from './helpers';
 import { kube } from './kube';
 
 /**
@@ -20,7 +20,11 @@ import { kube } from './kube';
  *   the cluster's manifests, and nothing was applied;
  * - pull-request on Gitea: the same form with delivery "pull-request" to the `gitops` repository of the Gitea that
  *   scripts/test.sh starts (v1.26.0 built from its Go module; CAPZ_GITEA_INFO, and the backend's integrations.gitea)
- *   → the pull request is open on Gitea, its branch holds the files capz:cluster:render writes, the output links it.
+ *   → the pull request is open on Gitea, its branch holds the files capz:cluster:render writes, the output links it;
+ * - through Gitea and Flux (a real Flux, which scripts/test.sh starts on the run's management cluster): the same
+ *   pull request merged through Gitea's API is applied by Flux and turns Healthy on the cluster page, which names the
+ *   Kustomization; a scale on it previews the file's diff and opens a pull request with the same changed lines,
+ *   nothing live until the merge; merged, the page's pool table shows the new count.
  */
 
 const MC = 'local';
@@ -556,7 +560,7 @@ function giteaInfo() {
       'base64',
     )}`,
   };
-  return { ...info, username, headers };
+  return { ...info, username, password, headers };
 }
 
 test('New AKS cluster: delivery pull-request on Gitea → the pull request is open with the rendered files, linked from the output', async ({
@@ -636,4 +640,206 @@ test('New AKS cluster: delivery pull-request on Gitea → the pull request is op
       f.path,
     ).toBe(0);
   }
+});
+
+/** Where Flux takes the template's clusters from in this run: flux-system/e2e-clusters, the namespace's folder. */
+const KS = 'e2e-clusters';
+const FLUX = '/apis/source.toolkit.fluxcd.io/v1/namespaces/flux-system';
+const KUSTOMIZE = '/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system';
+
+/** Creates what is already there, as `kubectl create` would; a 409 (a rerun on a kept cluster) is fine. */
+const create = (path: string, body: unknown) =>
+  kube('POST', path, body).catch(e => {
+    if (!/ 409 /.test(String(e))) throw e;
+  });
+
+/**
+ * Flux following Gitea's `gitops` repository (scripts/test.sh starts Flux on the run's management cluster): a
+ * GitRepository with the admin's basic auth, and a Kustomization applying the template's folder of this namespace
+ * (`clusters/<namespace>`, the layout capz:cluster:render writes). Their intervals are long: the test asks for each
+ * reconcile it waits for, as `flux reconcile` does (docs/flux-facts.md#flux-reconcile-triggers).
+ */
+async function fluxFollows(gitea: ReturnType<typeof giteaInfo>) {
+  await create('/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'flux-system' },
+  });
+  await create('/api/v1/namespaces/flux-system/secrets', {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'gitea-auth' },
+    stringData: { username: gitea.username, password: gitea.password },
+  });
+  await create(`${FLUX}/gitrepositories`, {
+    apiVersion: 'source.toolkit.fluxcd.io/v1',
+    kind: 'GitRepository',
+    metadata: { name: 'gitops' },
+    spec: {
+      url: `${gitea.url}/${gitea.username}/gitops.git`,
+      ref: { branch: 'main' },
+      secretRef: { name: 'gitea-auth' },
+      interval: '1h',
+    },
+  });
+  await create(`${KUSTOMIZE}/kustomizations`, {
+    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+    kind: 'Kustomization',
+    metadata: { name: KS },
+    spec: {
+      sourceRef: { kind: 'GitRepository', name: 'gitops' },
+      path: `./clusters/${NS}`,
+      prune: true,
+      interval: '1h',
+    },
+  });
+}
+
+/** Merges a pull request as a reviewer would, fetches main into Flux now, and waits until Flux has applied it. */
+async function mergeAndApply(
+  page: Page,
+  gitea: ReturnType<typeof giteaInfo>,
+  number: number,
+) {
+  const api = `${gitea.url}/api/v1/repos/${gitea.username}/gitops`;
+  const merged = await page.request.post(`${api}/pulls/${number}/merge`, {
+    headers: gitea.headers,
+    data: { Do: 'merge' },
+  });
+  expect(merged.status(), await merged.text()).toBe(200);
+  const head = await page.request.get(`${api}/branches/main`, {
+    headers: gitea.headers,
+  });
+  const commit: string = (await head.json()).commit.id;
+  await kube('PATCH', `${FLUX}/gitrepositories/gitops`, {
+    metadata: {
+      annotations: { 'reconcile.fluxcd.io/requestedAt': `e2e-${Date.now()}` },
+    },
+  });
+  await expect
+    .poll(
+      async () => {
+        const k = await kube('GET', `${KUSTOMIZE}/kustomizations/${KS}`);
+        const ready = (k.status?.conditions ?? []).find(
+          (c: any) => c.type === 'Ready',
+        );
+        return `${ready?.status} ${k.status?.lastAppliedRevision}`;
+      },
+      { timeout: 120_000, message: `Flux to apply main@sha1:${commit}` },
+    )
+    .toBe(`True main@sha1:${commit}`);
+}
+
+/** The lines a diff adds and removes, in order: what two diffs of one change share whatever their context. */
+const changedLines = (diff: string) =>
+  diff
+    .split('\n')
+    .slice(diff.split('\n').findIndex(l => l.startsWith('@@')))
+    .filter(
+      l =>
+        (l.startsWith('+') || l.startsWith('-')) &&
+        !l.startsWith('+++ ') &&
+        !l.startsWith('--- '),
+    );
+
+test('New AKS cluster through Gitea and Flux: the merged pull request becomes a Healthy cluster applied by Flux; its scale is a pull request whose diff is the preview, and once merged the page shows the new count', async ({
+  page,
+}) => {
+  test.setTimeout(420_000);
+  const gitea = giteaInfo();
+  await fluxFollows(gitea);
+  const name = `e2e-flux-${RUN}`;
+  const api = `${gitea.url}/api/v1/repos/${gitea.username}/gitops`;
+  await signInAsGuest(page);
+  await fillForm(page, {
+    name,
+    delivery: 'pull-request',
+    gitopsRepo: { host: gitea.host, owner: gitea.username, repo: 'gitops' },
+  });
+  await page.getByRole('button', { name: 'Create' }).click();
+  const link = page.getByRole('link', { name: 'Open the pull request' });
+  await expect(link).toBeVisible({ timeout: 60_000 });
+  const created = Number(
+    /\/pulls\/(\d+)$/.exec((await link.getAttribute('href')) ?? '')?.[1],
+  );
+  expect(created).toBeGreaterThan(0);
+  expect(await clusterExists(name)).toBe(false);
+
+  // Merged: Flux applies the template's files, the controllers make the cluster, the page shows it applied by Flux.
+  const t0 = Date.now();
+  await mergeAndApply(page, gitea, created);
+  await expect.poll(() => clusterExists(name), { timeout: 60_000 }).toBe(true);
+  await page.goto(`/capz/clusters/${MC}/${NS}/${name}`);
+  await expect(page.getByRole('heading', { level: 2, name })).toBeVisible();
+  await expect(page.getByText('Healthy', { exact: true }).first()).toBeVisible({
+    timeout: READY_TIMEOUT,
+  });
+  timing(
+    `merged template pull request to Healthy on the cluster page: ${
+      Date.now() - t0
+    } ms`,
+  );
+  await expect(
+    page.getByText(
+      `Applied by Flux's Kustomization flux-system/${KS}: change it in Git.`,
+    ),
+  ).toBeVisible();
+  const cluster = await kube('GET', clusterPath(name));
+  expect(cluster.metadata.labels['kustomize.toolkit.fluxcd.io/name']).toBe(KS);
+
+  // Scale system 1 → 2: the preview is the change of the cluster's file; the confirm opens a pull request.
+  await page.getByRole('button', { name: 'Cluster actions' }).click();
+  await page.getByRole('menuitem', { name: 'Scale pool' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Scale a node pool' });
+  await dialog.getByRole('button', { name: /Node pool/ }).click();
+  await page.getByRole('option', { name: /^system/ }).click();
+  await dialog.getByRole('textbox', { name: /Nodes/ }).fill('2');
+  const previewed = page.waitForResponse(
+    r => r.request().method() === 'POST' && /\/preview$/.test(r.url()),
+  );
+  await dialog.getByRole('button', { name: 'Preview' }).click();
+  const preview = await (await previewed).json();
+  expect(preview.git.proposable).toBe(true);
+  expect(preview.git.files.map((f: any) => f.path)).toEqual([
+    `clusters/${NS}/${name}/cluster.yaml`,
+  ]);
+  await expect(
+    dialog.getByRole('button', { name: 'Open pull request' }),
+  ).toBeEnabled();
+  await expectAxeClean(page, '[role="dialog"]');
+  await saveScreenshot(page, 'gitops-scale-preview');
+  await dialog.getByRole('button', { name: 'Open pull request' }).click();
+  const opened = dialog.getByText(/^Pull request #(\d+) opened/);
+  await expect(opened).toBeVisible({ timeout: 60_000 });
+  const number = Number(/#(\d+)/.exec((await opened.textContent()) ?? '')![1]);
+  const pool = `/apis/cluster.x-k8s.io/v1beta2/namespaces/${NS}/machinepools/${name}-system`;
+  // Nothing live: the MachinePool keeps Git's count until the merge.
+  expect((await kube('GET', pool)).spec.replicas).toBe(1);
+  const diff = await page.request.get(`${api}/pulls/${number}.diff`, {
+    headers: gitea.headers,
+  });
+  expect(diff.status()).toBe(200);
+  expect(changedLines(await diff.text())).toEqual(
+    changedLines(preview.git.files[0].diff),
+  );
+  await dialog.getByRole('button', { name: 'Done' }).click();
+
+  // Merged: Flux applies it, the controllers follow, the page's pool table shows the new count.
+  const t1 = Date.now();
+  await mergeAndApply(page, gitea, number);
+  await page.getByRole('tab', { name: 'Node pools' }).click();
+  const table = page.getByRole('table', {
+    name: `Node pools of cluster ${name}`,
+  });
+  await expect(table.getByRole('row', { name: /^system/ })).toContainText(
+    '2 of 2 nodes ready',
+    { timeout: READY_TIMEOUT },
+  );
+  timing(
+    `merged scale pull request to 2 of 2 nodes on the page: ${
+      Date.now() - t1
+    } ms`,
+  );
+  expect((await kube('GET', pool)).spec.replicas).toBe(2);
+  await saveScreenshot(page, 'gitops-scale-merged');
 });

@@ -12,11 +12,15 @@ const diffStyle = {
   borderRadius: 4,
 };
 
-/** A diff line's colour: headers muted, added lines positive, removed lines negative. */
+/**
+ * A diff line's colour: headers muted, added lines success, removed lines danger. The `-on-bg` text tokens: BUI's
+ * `--bui-fg-positive`/`-negative` (#1abc54, #ee3a4c in the light theme) fail WCAG AA contrast on the diff's background
+ * (axe in e2e/tests/scaffolder.spec.ts).
+ */
 function lineColor(l: string): string | undefined {
   if (/^(---|\+\+\+|@@)/.test(l)) return 'var(--bui-fg-secondary, #666)';
-  if (l.startsWith('+')) return 'var(--bui-fg-positive, #1a7f37)';
-  if (l.startsWith('-')) return 'var(--bui-fg-negative, #cf222e)';
+  if (l.startsWith('+')) return 'var(--bui-fg-success-on-bg, #116932)';
+  if (l.startsWith('-')) return 'var(--bui-fg-danger-on-bg, #991919)';
   return undefined;
 }
 
