@@ -9,17 +9,22 @@
 #   ./scripts/start.sh --real-controllers                one local management cluster ("demo-real") running the real
 #       CAPI v1.13.3, CAPZ v1.26.0 and ASO v2.18.0 managers, only Azure simulated: cluster team-real/real-aso made from
 #       CAPZ's aks-aso template, and real-orphan (Azure only) to adopt. The first run builds the managers (~15-47 min).
+#   ./scripts/start.sh --gitops                          as the first, plus a local Gitea and a real Flux (source- and
+#       kustomize-controller v1.9.6, built from Go modules: ~10 min the first time, cached after) on "demo" applying
+#       Gitea's `gitops` repository: the template's pull requests, once merged in Gitea, become clusters; day 2 on them
+#       opens pull requests. Flux's state: yarn mgmt flux status
 #
 # Stop the local management clusters with: yarn mgmt stop --name demo; yarn mgmt stop --name demo-2
 # (their etcd data stays in .local/mgmt-clusters/, the simulated Azure in .local/capz-sim/).
 set -euo pipefail
-kubeconfig="" context="" real=""
+kubeconfig="" context="" real="" gitops=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --kubeconfig) kubeconfig=$2; shift 2 ;;
     --context) context=$2; shift 2 ;;
     --real-controllers) real=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --gitops) gitops=1; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "start.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -28,6 +33,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
 # shellcheck source=deps.sh
 source "$CAPZ_ROOT/scripts/deps.sh"
 cd "$CAPZ_ROOT"
+if [ -n "$gitops" ] && { [ -n "$kubeconfig" ] || [ -n "$real" ]; }; then
+  echo "start.sh: --gitops runs on the local management clusters (not with --kubeconfig or --real-controllers)" >&2; exit 2
+fi
 capz_install_deps
 
 mkdir -p .local/sqlite .local/logs
@@ -123,6 +131,27 @@ if [ -z "${CAPZ_GITOPS_REPO_URL:-}" ] && [ -x /usr/lib/git-core/git-http-backend
   else
     capz_log "no local Git server (see .local/logs/git-server.log): the template's git delivery needs a repository URL"
   fi
+fi
+if [ -n "$gitops" ]; then
+  # Gitea keeps its repositories in .local/gitea/demo across restarts (and its port, while free): Flux must never
+  # find the repository it applied gone, or it would prune every cluster it made.
+  capz_log "GitOps: building Flux's controllers and Gitea (cached; the first build takes ~10 min on an idle machine)"
+  node packages/mgmt-cluster/src/cli.ts build-flux >/dev/null
+  node packages/git-server/src/gitea-cli.ts build >/dev/null
+  groot=.local/gitea/demo
+  mkdir -p "$groot" && rm -f "$groot/info.json"
+  [ -s "$groot/port" ] || node packages/mgmt-cluster/src/cli.ts port > "$groot/port"
+  node packages/git-server/src/gitea-cli.ts start --root "$groot" --repo gitops --port "$(cat "$groot/port")" \
+    --info-file "$groot/info.json" --exit-with $$ > .local/logs/gitea.log 2>&1 &
+  for _ in $(seq 1 240); do [ -s "$groot/info.json" ] && break; sleep 0.5; done
+  [ -s "$groot/info.json" ] || { echo "start.sh: Gitea did not start (.local/logs/gitea.log; a port taken? remove $groot/port):" >&2; tail -20 .local/logs/gitea.log >&2; exit 1; }
+  gitea_url=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).url)' "$groot/info.json")
+  gitea_repo=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).repos.gitops)' "$groot/info.json")
+  node packages/mgmt-cluster/src/cli.ts flux start --name demo > .local/logs/flux-start.log 2>&1 ||
+    { echo "start.sh: Flux did not start:" >&2; tail -20 .local/logs/flux-start.log >&2; exit 1; }
+  node packages/mgmt-cluster/src/cli.ts flux follow --name demo --url "$gitea_repo" --credentials "$groot/credentials.json"
+  config_args+=(--config "$CAPZ_ROOT/$groot/app-config.gitea.yaml")
+  capz_log "Gitea: $gitea_url (user capz, password in $groot/credentials.json); Flux applies $gitea_repo to local every minute (yarn mgmt flux status)"
 fi
 capz_log "starting Backstage: http://localhost:3000/capz (backend http://localhost:7007)"
 yarn start "${config_args[@]}"

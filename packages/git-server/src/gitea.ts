@@ -8,7 +8,14 @@
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,7 +67,17 @@ export async function startGitea(
   const port = opts.port || (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const username = 'capz';
-  const password = randomBytes(12).toString('hex');
+  // A root kept from an earlier start (the demo's): its database has the admin user, whose password gitea-cli wrote
+  // into credentials.json; reused, so the repositories and their pull requests survive a restart.
+  const saved = join(root, 'credentials.json');
+  const kept =
+    existsSync(join(root, 'data', 'gitea.db')) && existsSync(saved)
+      ? (JSON.parse(readFileSync(saved, 'utf8')) as { password: string })
+      : undefined;
+  const password = kept?.password ?? randomBytes(12).toString('hex');
+  writeFileSync(saved, JSON.stringify({ username, password }), {
+    mode: 0o600,
+  });
   const ini = join(root, 'app.ini');
   // app.ini for a throw-away instance: no installer (INSTALL_LOCK), sqlite, no SSH, no outside requests; run as root in
   // sandboxes (Gitea refuses root without the flag); the module source as STATIC_ROOT_PATH (templates, locales).
@@ -112,25 +129,26 @@ LEVEL = warn
   };
   mkdirSync(env.HOME, { recursive: true });
   await run(gitea, ['migrate', '-c', ini], { env });
-  await run(
-    gitea,
-    [
-      'admin',
-      'user',
-      'create',
-      '--admin',
-      '--username',
-      username,
-      '--password',
-      password,
-      '--email',
-      `${username}@example.com`,
-      '--must-change-password=false',
-      '-c',
-      ini,
-    ],
-    { env },
-  );
+  if (!kept)
+    await run(
+      gitea,
+      [
+        'admin',
+        'user',
+        'create',
+        '--admin',
+        '--username',
+        username,
+        '--password',
+        password,
+        '--email',
+        `${username}@example.com`,
+        '--must-change-password=false',
+        '-c',
+        ini,
+      ],
+      { env },
+    );
   const child: ChildProcess = await launch(gitea, ['web', '-c', ini], {
     logFile: join(root, 'gitea.log'),
     env,

@@ -17,8 +17,11 @@
  *                                                     start/stop the real managers on a running cluster
  *   build-flux                                        build Flux's source- and kustomize-controller (cached; see README)
  *   flux start|stop [--name demo]                     install Flux's CRDs and start/stop both controllers on a running cluster
+ *   flux follow --url URL --credentials FILE [--path ./]   a GitRepository and Kustomization flux-system/clusters for a repo
+ *   flux status [--name demo]                         Flux's GitRepositories and Kustomizations: Ready, revision
  *   port                                              print a free port to listen on, below the ephemeral range
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ensureBinaries } from './binaries.ts';
 import {
@@ -40,7 +43,13 @@ import {
   stopControllers,
   type ManagerName,
 } from './controllers/index.ts';
-import { ensureFluxBinaries, startFlux, stopFlux } from './flux.ts';
+import {
+  ensureFluxBinaries,
+  fluxStatus,
+  followGitRepository,
+  startFlux,
+  stopFlux,
+} from './flux.ts';
 import { stateDirFor } from './paths.ts';
 import { listenPort } from './ports.ts';
 
@@ -51,6 +60,9 @@ const { positionals, values } = parseArgs({
     ephemeral: { type: 'boolean', default: false },
     'no-crds': { type: 'boolean', default: false },
     only: { type: 'string' },
+    url: { type: 'string' },
+    credentials: { type: 'string' },
+    path: { type: 'string' },
   },
 });
 const [command = 'status'] = positionals;
@@ -84,8 +96,35 @@ async function main(): Promise<number> {
         process.stderr.write(`${name}: flux stopped\n`);
         return 0;
       }
+      if (positionals[1] === 'status') {
+        for (const l of await fluxStatus(info)) process.stdout.write(`${l}\n`);
+        return 0;
+      }
+      if (positionals[1] === 'follow') {
+        // The repository's URL and a credentials file ({username, password}, as gitea-cli writes it): never the
+        // password on the command line.
+        if (!values.url || !values.credentials) {
+          process.stderr.write(
+            'use: flux follow --url URL --credentials FILE [--path ./] [--name x]\n',
+          );
+          return 2;
+        }
+        const c = JSON.parse(readFileSync(values.credentials, 'utf8'));
+        await followGitRepository(info, {
+          url: values.url,
+          username: c.username,
+          password: c.password,
+          path: values.path,
+        });
+        process.stderr.write(
+          `${name}: Flux follows ${values.url} (flux-system/clusters, path ${
+            values.path ?? './'
+          })\n`,
+        );
+        return 0;
+      }
       if (positionals[1] !== 'start') {
-        process.stderr.write('use: flux start|stop [--name x]\n');
+        process.stderr.write('use: flux start|stop|status|follow [--name x]\n');
         return 2;
       }
       process.stdout.write(

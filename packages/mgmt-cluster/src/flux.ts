@@ -13,7 +13,8 @@
  *    answering, and the controllers the GitOps flow uses (GitRepository, Kustomization) past their cache sync.
  *
  * No RBAC objects are needed: the controllers act as the cluster's admin user. The real-controllers lane starts it
- * (test-flux/ and the backend's gitops.real-controllers test); `./scripts/start.sh` does not.
+ * (test-flux/ and the backend's gitops.real-controllers test), the test command's e2e stage and
+ * `./scripts/start.sh --gitops`.
  */
 import {
   existsSync,
@@ -26,7 +27,7 @@ import {
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { runBuildScript } from './buildScript.ts';
-import type { ClusterInfo } from './api.ts';
+import { apiRequest, type ClusterInfo } from './api.ts';
 import type { Crd } from './crds.ts';
 import { installCrds } from './install.ts';
 import { launchServer, type LaunchedServer } from './launch.ts';
@@ -406,4 +407,123 @@ export async function stopFlux(info: ClusterInfo): Promise<void> {
   if (!running) return;
   await stopProcessGroups(Object.values(running.controllers).map(c => c.pid));
   rmSync(fluxFile(info.stateDir), { force: true });
+}
+
+export interface FollowOptions {
+  /** The repository's smart-HTTP URL (`http://…/owner/repo.git`). */
+  url: string;
+  /** HTTP basic auth (docs/flux-facts.md#flux-git-auth), kept in a Secret `<name>-auth`. */
+  username: string;
+  password: string;
+  /** Default `main`. */
+  branch?: string;
+  /** The Kustomization's `spec.path` (default `./`: every manifest of the repository, docs/flux-facts.md#flux-generated-kustomization). */
+  path?: string;
+  /** Name of the GitRepository and the Kustomization (default `clusters`), in `flux-system`. */
+  name?: string;
+  /** Both intervals (default `1m`): how soon a merge is applied without asking. */
+  interval?: string;
+}
+
+const FLUX_NS = 'flux-system';
+const SOURCE_API = `/apis/source.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}`;
+const KUSTOMIZE_API = `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}`;
+
+/**
+ * Points Flux at a Git repository: in `flux-system`, a Secret with the credentials, a GitRepository and a Kustomization
+ * (`prune: true`) of the same name. Server-side apply as `capz-mgmt-cluster`, so a second call with another URL (a
+ * restarted local Gitea on another port) updates them in place.
+ */
+export async function followGitRepository(
+  info: ClusterInfo,
+  o: FollowOptions,
+): Promise<void> {
+  const name = o.name ?? 'clusters';
+  const interval = o.interval ?? '1m';
+  const apply = async (path: string, obj: Record<string, unknown>) => {
+    const r = await apiRequest(
+      info,
+      'PATCH',
+      `${path}?fieldManager=capz-mgmt-cluster&force=true`,
+      obj,
+      'application/apply-patch+yaml',
+    );
+    if (r.status >= 300)
+      throw new Error(
+        `apply ${(obj as any).kind} ${name}: ${r.status} ${r.body}`,
+      );
+  };
+  await apply(`/api/v1/namespaces/${FLUX_NS}`, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: FLUX_NS },
+  });
+  await apply(`/api/v1/namespaces/${FLUX_NS}/secrets/${name}-auth`, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `${name}-auth`, namespace: FLUX_NS },
+    stringData: { username: o.username, password: o.password },
+  });
+  await apply(`${SOURCE_API}/gitrepositories/${name}`, {
+    apiVersion: 'source.toolkit.fluxcd.io/v1',
+    kind: 'GitRepository',
+    metadata: { name, namespace: FLUX_NS },
+    spec: {
+      url: o.url,
+      ref: { branch: o.branch ?? 'main' },
+      secretRef: { name: `${name}-auth` },
+      interval,
+    },
+  });
+  await apply(`${KUSTOMIZE_API}/kustomizations/${name}`, {
+    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+    kind: 'Kustomization',
+    metadata: { name, namespace: FLUX_NS },
+    spec: {
+      sourceRef: { kind: 'GitRepository', name },
+      path: o.path ?? './',
+      prune: true,
+      interval,
+    },
+  });
+}
+
+/**
+ * Flux's state in words, one line per GitRepository and Kustomization of `flux-system`: Ready or why not, the
+ * revision fetched or applied (what `flux get sources git` and `flux get kustomizations` show).
+ */
+export async function fluxStatus(info: ClusterInfo): Promise<string[]> {
+  const list = async (path: string) => {
+    const r = await apiRequest(info, 'GET', path);
+    if (r.status === 404) return [];
+    if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${r.body}`);
+    return (JSON.parse(r.body).items ?? []) as Array<Record<string, any>>;
+  };
+  const line = (kind: string, o: Record<string, any>, revision?: string) => {
+    const ready = (o.status?.conditions ?? []).find(
+      (c: any) => c.type === 'Ready',
+    );
+    return `${kind} ${o.metadata.namespace}/${o.metadata.name}: ${
+      ready
+        ? `Ready=${ready.status} (${ready.reason}) ${ready.message}`
+        : 'not reconciled yet'
+    }${revision ? `; ${revision}` : ''}`;
+  };
+  return [
+    ...(await list(`${SOURCE_API}/gitrepositories`)).map(g =>
+      line(
+        'GitRepository',
+        g,
+        g.status?.artifact?.revision && `fetched ${g.status.artifact.revision}`,
+      ),
+    ),
+    ...(await list(`${KUSTOMIZE_API}/kustomizations`)).map(k =>
+      line(
+        'Kustomization',
+        k,
+        k.status?.lastAppliedRevision &&
+          `applied ${k.status.lastAppliedRevision}`,
+      ),
+    ),
+  ];
 }

@@ -25,7 +25,13 @@ import {
   stopManagementCluster,
   type ClusterInfo,
 } from '../src/cluster.ts';
-import { startFlux, stopFlux, type RunningFlux } from '../src/flux.ts';
+import {
+  fluxStatus,
+  followGitRepository,
+  startFlux,
+  stopFlux,
+  type RunningFlux,
+} from '../src/flux.ts';
 import { fileHooks } from '../test-real/hooks.ts';
 import { until } from '../test-real/wait.ts';
 
@@ -383,5 +389,95 @@ test(
     const pool = await get(POOL);
     assert.equal(pool?.spec.replicas, 3);
     assert.equal((await get(CONFIGMAP))?.data.colour, 'green');
+  },
+);
+
+test(
+  "the demo's restart: a Gitea restarted on its root keeps its repository and password, followGitRepository re-points Flux at its new port, fluxStatus says so",
+  { timeout: SETUP_TIMEOUT },
+  async () => {
+    const root = join(info.stateDir, 'gitea-kept');
+    const first = await startGitea({ root, repos: ['kept'] });
+    let commit: string;
+    try {
+      // A ConfigMap in the repository, pushed as a user would.
+      const clone = join(info.stateDir, 'kept-work');
+      const authed = new URL(first.repoUrl('kept'));
+      authed.username = first.username;
+      authed.password = first.password;
+      await run('git', ['clone', '-q', authed.toString(), clone], {
+        env: GIT_ENV,
+      });
+      writeFileSync(
+        join(clone, 'kept.yaml'),
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n  namespace: ${APP_NS}\ndata:\n  a: "1"\n`,
+      );
+      const g = (...a: string[]) =>
+        run('git', ['-C', clone, ...a], { env: GIT_ENV });
+      await g('add', '-A');
+      await g('commit', '-q', '-m', 'kept');
+      await g('push', '-q', 'origin', 'HEAD:main');
+      commit = (await g('rev-parse', 'HEAD')).stdout.trim();
+      await followGitRepository(info, {
+        url: first.repoUrl('kept'),
+        username: first.username,
+        password: first.password,
+        name: 'kept',
+        interval: '1h',
+      });
+      await until(
+        'fluxStatus to say Kustomization flux-system/kept applied the commit',
+        async () =>
+          (
+            await fluxStatus(info)
+          ).some(
+            l =>
+              l.startsWith('Kustomization flux-system/kept: Ready=True') &&
+              l.endsWith(`applied main@sha1:${commit}`),
+          ) || undefined,
+        FLUX_TIMEOUT,
+      );
+    } finally {
+      await first.close();
+    }
+    const second = await startGitea({ root, repos: ['kept'] });
+    try {
+      assert.notEqual(second.url, first.url, 'another free port');
+      assert.equal(second.password, first.password);
+      const branch = await second.api(
+        'GET',
+        `/repos/${second.username}/kept/branches/main`,
+      );
+      assert.equal(branch.commit.id, commit!, 'the repository kept its commit');
+      await followGitRepository(info, {
+        url: second.repoUrl('kept'),
+        username: second.username,
+        password: second.password,
+        name: 'kept',
+        interval: '1h',
+      });
+      const repo = `/apis/source.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/gitrepositories/kept`;
+      assert.equal((await get(repo))?.spec.url, second.repoUrl('kept'));
+      const token = await requestReconcile(repo);
+      await until(
+        'the GitRepository to fetch the same commit from the new port',
+        async () => {
+          const r = await get(repo);
+          return (
+            (r?.status?.lastHandledReconcileAt === token &&
+              ready(r)?.status === 'True' &&
+              r.status.artifact?.revision === revision(commit!)) ||
+            undefined
+          );
+        },
+        FLUX_TIMEOUT,
+      );
+      assert.equal(
+        (await get(`/api/v1/namespaces/${APP_NS}/configmaps/kept`))?.data.a,
+        '1',
+      );
+    } finally {
+      await second.close();
+    }
   },
 );
