@@ -24,7 +24,8 @@ import { kube } from './kube';
  * - through Gitea and Flux (a real Flux, which scripts/test.sh starts on the run's management cluster): the same
  *   pull request merged through Gitea's API is applied by Flux and turns Healthy on the cluster page, which names the
  *   Kustomization; a scale on it previews the file's diff and opens a pull request with the same changed lines,
- *   nothing live until the merge; merged, the page's pool table shows the new count.
+ *   nothing live until the merge; merged, the page's pool table shows the new count; the delete dialog opens the
+ *   pull request of docs/flux-facts.md#git-delete, nothing deleted live, and once merged the cluster is gone.
  */
 
 const MC = 'local';
@@ -742,10 +743,10 @@ const changedLines = (diff: string) =>
         !l.startsWith('--- '),
     );
 
-test('New AKS cluster through Gitea and Flux: the merged pull request becomes a Healthy cluster applied by Flux; its scale is a pull request whose diff is the preview, and once merged the page shows the new count', async ({
+test('New AKS cluster through Gitea and Flux: the merged pull request becomes a Healthy cluster applied by Flux; its scale is a pull request whose diff is the preview, and once merged the page shows the new count; its delete is a pull request too, and once merged the cluster is gone', async ({
   page,
 }) => {
-  test.setTimeout(420_000);
+  test.setTimeout(600_000);
   const gitea = giteaInfo();
   await fluxFollows(gitea);
   const name = `e2e-flux-${RUN}`;
@@ -842,4 +843,46 @@ test('New AKS cluster through Gitea and Flux: the merged pull request becomes a 
   );
   expect((await kube('GET', pool)).spec.replicas).toBe(2);
   await saveScreenshot(page, 'gitops-scale-merged');
+
+  // Delete through Git (docs/flux-facts.md#git-delete): the dialog's pull request removes the Cluster's document and
+  // marks the others; nothing is deleted live until the merge; merged, Flux prunes the Cluster and it leaves the list.
+  await page.getByRole('button', { name: 'Cluster actions' }).click();
+  await page.getByRole('menuitem', { name: 'Delete cluster' }).click();
+  const del = page.getByRole('dialog', { name: `Delete cluster ${name}` });
+  await expect(
+    del.getByRole('list', { name: 'Deleted in Azure' }),
+  ).toBeVisible();
+  await expect(
+    del.getByLabel(`Diff of clusters/${NS}/${name}/cluster.yaml`),
+  ).toContainText('kustomize.toolkit.fluxcd.io/reconcile: disabled');
+  await expectAxeClean(page);
+  await del
+    .getByRole('textbox', { name: `Type ${name} to confirm` })
+    .fill(name);
+  await del.getByRole('button', { name: 'Open pull request' }).click();
+  const deleting = del.getByText(/^Pull request #(\d+) opened/);
+  await expect(deleting).toBeVisible({ timeout: 60_000 });
+  const deleteNumber = Number(
+    /#(\d+)/.exec((await deleting.textContent()) ?? '')![1],
+  );
+  await saveScreenshot(page, 'gitops-delete-proposed');
+  // Nothing deleted live: the Cluster is not being deleted until the merge.
+  expect(
+    (await kube('GET', clusterPath(name))).metadata.deletionTimestamp,
+  ).toBeUndefined();
+  await del.getByRole('button', { name: /^(Done|Cancel)$/ }).click();
+  const t2 = Date.now();
+  await mergeAndApply(page, gitea, deleteNumber);
+  await expect
+    .poll(() => clusterExists(name), { timeout: READY_TIMEOUT })
+    .toBe(false);
+  timing(
+    `merged delete pull request to the Cluster gone: ${Date.now() - t2} ms`,
+  );
+  await page.goto('/capz');
+  await expect(
+    page
+      .getByRole('region', { name: 'Clusters' })
+      .getByRole('link', { name, exact: true }),
+  ).toHaveCount(0);
 });
