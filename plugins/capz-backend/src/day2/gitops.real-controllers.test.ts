@@ -22,7 +22,11 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import { startGitea, type GiteaServer } from '@internal/git-server';
 // eslint-disable-next-line @backstage/no-undeclared-imports
-import { startFlux, stopFlux } from '@internal/mgmt-cluster/flux';
+import {
+  followGitRepository,
+  startFlux,
+  stopFlux,
+} from '@internal/mgmt-cluster/flux';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -45,7 +49,8 @@ const LONG = 300_000;
 const FLUX_NS = 'flux-system';
 const REPO = 'gitops';
 const KS = 'clusters';
-const GITREPO = `/apis/source.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/gitrepositories/${REPO}`;
+/** followGitRepository names the GitRepository as the Kustomization. */
+const GITREPO = `/apis/source.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/gitrepositories/${KS}`;
 const KUSTOMIZATION = `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/kustomizations/${KS}`;
 const POOL = `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machinepools/${name}-user`;
 
@@ -223,55 +228,16 @@ beforeAll(async () => {
   backendStarting.catch(() => undefined);
 
   await w.namespaceWithCredential(ns);
-  await w.c.createNamespace(FLUX_NS);
-  // The repository is private to Gitea's admin user: basic auth (docs/flux-facts.md#flux-git-auth).
-  await ok(
-    kube(w.info, 'POST', `/api/v1/namespaces/${FLUX_NS}/secrets`, {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'gitea-auth' },
-      stringData: { username: gitea.username, password: gitea.password },
-    }),
-    'Secret gitea-auth',
-  );
-  await ok(
-    kube(
-      w.info,
-      'POST',
-      `/apis/source.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/gitrepositories`,
-      {
-        apiVersion: 'source.toolkit.fluxcd.io/v1',
-        kind: 'GitRepository',
-        metadata: { name: REPO },
-        spec: {
-          url: gitea.repoUrl(REPO),
-          ref: { branch: 'main' },
-          secretRef: { name: 'gitea-auth' },
-          interval: '1h',
-        },
-      },
-    ),
-    'GitRepository',
-  );
-  await ok(
-    kube(
-      w.info,
-      'POST',
-      `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/kustomizations`,
-      {
-        apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
-        kind: 'Kustomization',
-        metadata: { name: KS },
-        spec: {
-          sourceRef: { kind: 'GitRepository', name: REPO },
-          path: `./clusters/${ns}`,
-          prune: true,
-          interval: '1h',
-        },
-      },
-    ),
-    'Kustomization',
-  );
+  // flux-system/clusters: the repository with the admin's basic auth (docs/flux-facts.md#flux-git-auth), prune on,
+  // intervals long: every reconcile the tests wait for is one they ask for.
+  await followGitRepository(w.info, {
+    url: gitea.repoUrl(REPO),
+    username: gitea.username,
+    password: gitea.password,
+    name: KS,
+    path: `./clusters/${ns}`,
+    interval: '1h',
+  });
 
   work = join(w.tmp, 'work');
   const authed = new URL(gitea.repoUrl(REPO));
