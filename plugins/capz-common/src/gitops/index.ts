@@ -14,10 +14,12 @@ export {
   locateManifest,
   parseFieldPath,
   planManifestEdit,
+  planManifestReplace,
   type GitOpsObjectRef,
   type ManifestByHand,
   type ManifestEditResult,
   type ManifestFileEdit,
   type ManifestLocation,
 } from './manifestEdit';
+export { manifestForGit } from './manifestExport';
 export { unifiedDiff } from './unifiedDiff';

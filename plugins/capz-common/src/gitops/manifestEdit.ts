@@ -17,6 +17,7 @@ import {
   type Document,
 } from 'yaml';
 import type { FieldChange, ObjectChange } from '../day2/api';
+import type { KubeObject } from '../manifests/aksAsoCluster';
 import {
   apiGroupOf,
   joinRepoPath,
@@ -149,6 +150,15 @@ export function describeFieldChange(f: FieldChange): string {
   }`;
 }
 
+const byHandSentence = (
+  o: { kind: string; namespace?: string; name: string },
+  reason: string,
+  what: string,
+) =>
+  `${describe(
+    o,
+  )} is not written literally in the repository: ${reason}; make this change by hand: ${what}`;
+
 const byHandMessage = (c: ObjectChange, reason: string) => {
   const fields = c.fields.map(describeFieldChange).join(', ');
   let what = `in ${describe(c)}, ${fields}`;
@@ -158,9 +168,7 @@ const byHandMessage = (c: ObjectChange, reason: string) => {
     what = `add ${describe(c)} to the repository${
       fields ? ` (${fields})` : ''
     }`;
-  return `${describe(
-    c,
-  )} is not written literally in the repository: ${reason}; make this change by hand: ${what}`;
+  return byHandSentence(c, reason, what);
 };
 
 /**
@@ -299,7 +307,28 @@ export function planManifestEdit(input: {
   spec: FluxKustomizationBuildSpec;
   changes: readonly ObjectChange[];
 }): ManifestEditResult {
-  const { files, spec, changes } = input;
+  return editManifests(input);
+}
+
+/** A document written again as other text (planManifestReplace): from its `---` on (a file's first comments kept). */
+interface DocumentReplacement {
+  file: string;
+  document: number;
+  /** The new documents' YAML, `---`-separated, ending with a newline. */
+  text: string;
+}
+
+/**
+ * planManifestEdit's work, and planManifestReplace's: the changes written into their documents, the deletes' documents
+ * removed (a file left without one removed, with what lists it), and `replace`'s document written again as its text.
+ */
+function editManifests(input: {
+  files: RepoFiles;
+  spec: FluxKustomizationBuildSpec;
+  changes: readonly ObjectChange[];
+  replace?: DocumentReplacement;
+}): ManifestEditResult {
+  const { files, spec, changes, replace } = input;
   const substitutes = !!spec.postBuild;
   const byHand: ManifestByHand[] = [];
   const edited: ManifestEditResult['edited'] = [];
@@ -321,6 +350,13 @@ export function planManifestEdit(input: {
       name: c.name,
       reason,
       message: byHandMessage(c, reason),
+    });
+  if (replace)
+    work.set(replace.file, {
+      docs: parseAllDocuments(files[replace.file]) as Document.Parsed[],
+      splices: [],
+      restringify: new Set(),
+      remove: new Set(),
     });
 
   for (const c of changes) {
@@ -394,6 +430,16 @@ export function planManifestEdit(input: {
     const docSpans = spans(before, w.docs);
     // Each document's new text: removed, written again, or its splices applied to its own text.
     const parts = docSpans.map(([s, e], i) => {
+      if (replace && replace.file === path && replace.document === i) {
+        // From the document's `---` on (a file's comments before its first `---` stay), its own comments included.
+        const span = before.slice(s, e);
+        const marker = /^((?:[ \t]*(?:#.*)?\n)*)---[ \t]*(?:#.*)?(?:\n|$)/.exec(
+          span,
+        );
+        return `${marker ? marker[1] : ''}${marker || i > 0 ? '---\n' : ''}${
+          replace.text
+        }`;
+      }
       if (w.remove.has(i)) return '';
       if (w.restringify.has(i)) {
         const t = String(w.docs[i]);
@@ -445,6 +491,199 @@ export function planManifestEdit(input: {
     }
   }
   return { files: out, edited, byHand, notes };
+}
+
+/** The same object: API group, kind, namespace and name. */
+const sameObject = (a: GitOpsObjectRef, b: GitOpsObjectRef) =>
+  apiGroupOf(a.apiVersion) === apiGroupOf(b.apiVersion) &&
+  a.kind === b.kind &&
+  a.namespace === b.namespace &&
+  a.name === b.name;
+
+const refOf = (o: KubeObject): GitOpsObjectRef => ({
+  apiVersion: o.apiVersion,
+  kind: o.kind,
+  // Without a namespace, the API server puts it in the request's (Flux: default), as locateManifest reads it.
+  namespace: o.metadata.namespace ?? 'default',
+  name: o.metadata.name,
+});
+
+/**
+ * Objects replaced by others in a repository a Flux Kustomization applies (a migrated cluster's old manifests by the
+ * new cluster's, docs/flux-facts.md#git-export): the documents of `remove` are removed as planManifestEdit's delete
+ * removes them (a file left without one removed, with the kustomization entries that list it,
+ * docs/flux-facts.md#git-delete), and the document of `replace` is written again, in place, as `documents` (each its
+ * own `---` document, written by the yaml package; the old document's own comments go with it; the rest of the file,
+ * comments before its first `---` included, stays byte for byte). `replace` ends replaced whether or not `remove`
+ * lists it too: its file stays, with its kustomization entry. The result is built again: each of `documents` must
+ * come out literally, with its own namespace and name (a kustomization's `namespace:`, a name prefix or a patch on
+ * the way is answered by hand), and none of `remove` may be left. `edited` lists the removed objects (`replace`
+ * first), then the added ones, with their files. Proposable only when `byHand` is empty: otherwise `files` holds only
+ * the part that could be written. Throws when `documents` is empty.
+ * @public
+ */
+export function planManifestReplace(input: {
+  files: RepoFiles;
+  spec: FluxKustomizationBuildSpec;
+  remove: readonly GitOpsObjectRef[];
+  replace: GitOpsObjectRef;
+  documents: readonly KubeObject[];
+}): ManifestEditResult {
+  const { files, spec, replace, documents } = input;
+  if (!documents.length)
+    throw new Error(
+      `planManifestReplace: no documents to write in place of ${describe(
+        replace,
+      )}`,
+    );
+  const added = documents.map(refOf);
+  const addedWords = added.map(describe).join(', ');
+  // Each removed object once; `replace` is replaced, not removed.
+  const remove: GitOpsObjectRef[] = [];
+  for (const r of input.remove)
+    if (!sameObject(r, replace) && !remove.some(x => sameObject(x, r)))
+      remove.push(r);
+
+  const at = locateManifest(files, spec, replace);
+  const text = documents.map(d => stringify(d)).join('---\n');
+  const result = editManifests({
+    files,
+    spec,
+    changes: remove.map(r => ({ ...r, operation: 'delete', fields: [] })),
+    replace: at.found
+      ? { file: at.file, document: at.document, text }
+      : undefined,
+  });
+  const byHand: ManifestByHand[] = [];
+  const edited: ManifestEditResult['edited'] = [];
+  if (at.found) {
+    edited.push({
+      kind: replace.kind,
+      namespace: replace.namespace,
+      name: replace.name,
+      file: at.file,
+    });
+  } else {
+    byHand.push({
+      kind: replace.kind,
+      namespace: replace.namespace,
+      name: replace.name,
+      reason: at.reason,
+      message: byHandSentence(
+        replace,
+        at.reason,
+        `replace ${describe(
+          replace,
+        )} in the repository by ${addedWords}, in a file the Kustomization applies as written`,
+      ),
+    });
+  }
+  byHand.push(...result.byHand);
+  edited.push(...result.edited);
+
+  // The repository after the change, built again.
+  const after: Record<string, string> = { ...files };
+  for (const f of result.files)
+    if (f.after === null) delete after[f.path];
+    else after[f.path] = f.after;
+  const build = kustomizeBuild(after, spec);
+  if (at.found) {
+    added.forEach(ref => {
+      const where = locateManifest(after, spec, ref);
+      if (where.found && where.file === at.file) {
+        edited.push({
+          kind: ref.kind,
+          namespace: ref.namespace,
+          name: ref.name,
+          file: at.file,
+        });
+        return;
+      }
+      let reason = where.found
+        ? `${describe(ref)} is built from ${where.file}, not from ${at.file}`
+        : where.reason;
+      // What the build made of the document written: another namespace or name says which transformer moved it.
+      const built = build.resources.find(
+        r =>
+          r.file === at.file &&
+          r.group === apiGroupOf(ref.apiVersion) &&
+          r.kind === ref.kind &&
+          r.writtenName === ref.name &&
+          (r.namespace !== ref.namespace || r.name !== ref.name),
+      );
+      if (built) {
+        const moved = [
+          ...((built.namespace ?? 'default') !== ref.namespace
+            ? [
+                "a kustomization's namespace (or the Flux Kustomization's targetNamespace) on the way sets its namespace",
+              ]
+            : []),
+          ...(built.name !== ref.name
+            ? [
+                "a namePrefix or nameSuffix on the way (a kustomization's or the Flux Kustomization's) renames it",
+              ]
+            : []),
+        ];
+        reason = `written in ${at.file}, it is built as ${describe({
+          kind: built.kind,
+          namespace: built.namespace ?? 'default',
+          name: built.name,
+        })}: ${moved.join('; ')}`;
+      }
+      byHand.push({
+        kind: ref.kind,
+        namespace: ref.namespace,
+        name: ref.name,
+        reason,
+        message: byHandSentence(
+          ref,
+          `after the change, ${reason}`,
+          `write ${describe(
+            ref,
+          )} where the Kustomization applies it as written, with its own namespace and name`,
+        ),
+      });
+    });
+  }
+  // None of the old objects may be left (but one that is also one of the new documents). A new document moved onto
+  // an old one's namespace and name is answered above.
+  const fromDocuments = (x: BuiltResource) =>
+    at.found &&
+    x.file === at.file &&
+    added.some(
+      a =>
+        apiGroupOf(a.apiVersion) === x.group &&
+        a.kind === x.kind &&
+        a.name === x.writtenName,
+    );
+  const named = new Set(byHand.map(b => describe(b)));
+  for (const r of [replace, ...remove]) {
+    if (added.some(a => sameObject(a, r)) || named.has(describe(r))) continue;
+    const left = build.resources.filter(
+      x =>
+        !fromDocuments(x) &&
+        x.group === apiGroupOf(r.apiVersion) &&
+        x.kind === r.kind &&
+        x.name === r.name &&
+        (x.namespace ?? 'default') === r.namespace,
+    );
+    if (!left.length) continue;
+    const reason = `after the change, ${describe(r)} is still built from ${left
+      .map(x => x.file)
+      .join(', ')}`;
+    byHand.push({
+      kind: r.kind,
+      namespace: r.namespace,
+      name: r.name,
+      reason,
+      message: byHandSentence(
+        r,
+        reason,
+        `remove ${describe(r)} from the repository`,
+      ),
+    });
+  }
+  return { files: result.files, edited, byHand, notes: result.notes };
 }
 
 const KUSTOMIZATION_NAMES: readonly string[] = KUSTOMIZATION_FILE_NAMES;
