@@ -112,7 +112,10 @@ export interface Config {
      * reached with the `integrations` entry of its host (the scaffolder's publish credentials).
      */
     gitops?: {
-      /** Whether such actions are proposed to Git (default true); false refuses them with 409 as before. */
+      /**
+       * Whether such actions, and a migration's new manifests, are proposed to Git (default true); false refuses the
+       * day-2 actions with 409, and a migration in Git mode stops at its proposal for the change to be made by hand.
+       */
       pullRequests?: boolean;
       /** The commits' author (default "Backstage CAPZ" <capz@backstage.local>); the user who confirmed is in the message. */
       author?: {

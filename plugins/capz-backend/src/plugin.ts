@@ -141,8 +141,24 @@ export const capzPlugin = createBackendPlugin({
             cache.list(mc, 'ResourceGroup') as unknown as ObservedObject[],
           managementClusters: () => managementClusters.map(m => m.name),
         });
+        // The Git edge (src/git): day-2 actions and jobs on objects Flux applies propose their change there.
+        const git =
+          config.getOptionalBoolean('capz.gitops.pullRequests') === false
+            ? undefined
+            : {
+                repository: gitOpsRepository({ config }),
+                author: {
+                  name:
+                    config.getOptionalString('capz.gitops.author.name') ??
+                    'Backstage CAPZ',
+                  email:
+                    config.getOptionalString('capz.gitops.author.email') ??
+                    'capz@backstage.local',
+                },
+              };
         // Jobs: durable rows, run under a lease by whichever replica takes it; progress is pushed on its own channel.
         const jobs = await createJobs({
+          git,
           config,
           logger,
           database,
@@ -222,20 +238,11 @@ export const capzPlugin = createBackendPlugin({
             config.getOptionalBoolean(ALLOW_LOCAL_ACCOUNT_KUBECONFIG) ?? false,
           // Objects Flux applies are changed in its Git repository: a branch and pull request (src/git).
           gitOps:
-            config.getOptionalBoolean('capz.gitops.pullRequests') === false
-              ? undefined
-              : day2GitOps({
-                  client: async name => gitOpsSourceClient(await clients(name)),
-                  repository: gitOpsRepository({ config }),
-                  author: {
-                    name:
-                      config.getOptionalString('capz.gitops.author.name') ??
-                      'Backstage CAPZ',
-                    email:
-                      config.getOptionalString('capz.gitops.author.email') ??
-                      'capz@backstage.local',
-                  },
-                }),
+            git &&
+            day2GitOps({
+              client: async name => gitOpsSourceClient(await clients(name)),
+              ...git,
+            }),
         });
         httpRouter.use(
           await createDay2Router({

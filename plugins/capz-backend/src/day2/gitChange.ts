@@ -10,7 +10,6 @@ import {
   type Day2GitChange,
   planManifestEdit,
   type Day2Plan,
-  type FluxKustomizationBuildSpec,
   type ManifestEditResult,
   type ObjectChange,
 } from '@capz-backstage/plugin-capz-common';
@@ -19,43 +18,22 @@ import {
   type GitIdentity,
 } from '@capz-backstage/plugin-capz-node';
 import type { GitOpsSourceClient } from '../cluster/clientViews';
+import {
+  commitOfRevision,
+  resolveFluxSource,
+  type FluxSource,
+} from '../git/fluxSource';
 import type { GitOpsRepository, ProposedChange } from '../git/GitOpsRepository';
 
-/** Where the change's files come from. */
-export interface GitChangeSource {
-  kustomization: { namespace: string; name: string };
-  gitRepository: { namespace: string; name: string };
-  /** The GitRepository's `spec.url`. */
-  url: string;
-  /** The branch the GitRepository follows. */
-  branch: string;
-  /** The Kustomization's `spec.path`, as written (the repository root when absent). */
-  path: string;
-  /** The Kustomization's `status.lastAppliedRevision` (`<branch>@sha1:<commit>`). */
-  revision: string;
-  /** The commit of `revision`, whose files were read. */
-  commit: string;
-  /** The Kustomization's `spec.prune`: whether Flux deletes what leaves its files (docs/flux-facts.md#flux-prune). */
-  prune: boolean;
-}
+/** Where the change's files come from: the Kustomization's source at the revision it last applied. */
+export type GitChangeSource = FluxSource;
 
 /** The plan as a Git change, or why it cannot be made in Git. */
 export type GitChange =
   | ({ ok: true; source: GitChangeSource } & ManifestEditResult)
   | { ok: false; reason: string; source?: Partial<GitChangeSource> };
 
-const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
-
-/**
- * The commit of a Flux revision: `<ref>@sha1:<hex>` (docs/flux-facts.md#flux-status), `sha1:<hex>`, or the
- * `<branch>/<hex>` of older Flux APIs.
- */
-export function commitOfRevision(revision: string): string | undefined {
-  const m =
-    /(?:^|@)sha1:([0-9a-f]{40})$/.exec(revision) ??
-    /(?:^|\/)([0-9a-f]{40})$/.exec(revision);
-  return m?.[1];
-}
+export { commitOfRevision };
 
 /**
  * The plan's changes to the objects one Flux Kustomization applies, written into its repository at the revision it
@@ -112,91 +90,11 @@ export async function gitChangeFor(
     mine.push(c);
   }
   if (!kustomization) return undefined;
-  const where = `Kustomization ${kustomization.namespace}/${kustomization.name}`;
 
-  const k = await client.kustomization(
-    kustomization.namespace,
-    kustomization.name,
-  );
-  if (!k)
-    return {
-      ok: false,
-      reason: `${where} is not on the management cluster`,
-      source: { kustomization },
-    };
-  const spec = ((k as { spec?: Record<string, unknown> }).spec ??
-    {}) as FluxKustomizationBuildSpec & {
-    sourceRef?: { kind?: string; name?: string; namespace?: string };
-  };
-  const sourceRef = spec.sourceRef ?? {};
-  if (sourceRef.kind !== 'GitRepository' || !sourceRef.name)
-    return {
-      ok: false,
-      reason: `${where} applies from a ${
-        sourceRef.kind ?? 'source of no kind'
-      }, not a GitRepository`,
-      source: { kustomization },
-    };
-  // The source is in the Kustomization's namespace unless the reference names another.
-  const gitRepository = {
-    namespace: sourceRef.namespace || kustomization.namespace,
-    name: sourceRef.name,
-  };
-  const path = spec.path ?? '';
-  const revision = str(
-    (k as { status?: { lastAppliedRevision?: unknown } }).status
-      ?.lastAppliedRevision,
-  );
-  if (!revision)
-    return {
-      ok: false,
-      reason: `${where} has applied no revision yet (status.lastAppliedRevision)`,
-      source: { kustomization, gitRepository, path },
-    };
-  const commit = commitOfRevision(revision);
-  if (!commit)
-    return {
-      ok: false,
-      reason: `${where}'s last applied revision ${revision} names no Git commit`,
-      source: { kustomization, gitRepository, path, revision },
-    };
-
-  const repo = await client.gitRepository(
-    gitRepository.namespace,
-    gitRepository.name,
-  );
-  const place = `GitRepository ${gitRepository.namespace}/${gitRepository.name}`;
-  if (!repo)
-    return {
-      ok: false,
-      reason: `${place}, the source of ${where}, is not on the management cluster`,
-      source: { kustomization, gitRepository, path, revision },
-    };
-  const repoSpec = (repo as { spec?: Record<string, any> }).spec ?? {};
-  const url = str(repoSpec.url);
-  const ref = (repoSpec.ref ?? {}) as Record<string, unknown>;
-  // A tag, a semver range, a named ref or a pinned commit is not a branch a change can be proposed against.
-  const pinned = ['commit', 'name', 'semver', 'tag'].find(f => str(ref[f]));
-  if (!url || pinned)
-    return {
-      ok: false,
-      reason: url
-        ? `${place} follows spec.ref.${pinned}, not a branch: a change cannot be proposed against it`
-        : `${place} has no spec.url`,
-      source: { kustomization, gitRepository, path, revision },
-    };
-  // Without a ref, Flux follows master.
-  const branch = str(ref.branch) ?? 'master';
-  const source: GitChangeSource = {
-    kustomization,
-    gitRepository,
-    url,
-    branch,
-    path,
-    revision,
-    commit,
-    prune: (spec as { prune?: unknown }).prune === true,
-  };
+  const resolved = await resolveFluxSource(client, kustomization, 'applied');
+  if (!resolved.ok) return resolved;
+  const source = resolved.source;
+  const { url, branch, path, commit, revision, spec } = source;
 
   let files;
   try {
@@ -217,7 +115,7 @@ export async function gitChangeFor(
   }
   const edit = planManifestEdit({
     files,
-    spec: { ...spec, path },
+    spec,
     changes: [...mine, ...creates],
   });
   return {

@@ -13,7 +13,14 @@
  * - delete through Git (docs/flux-facts.md#git-delete): the pull request removes the Cluster's document and marks the
  *   others; merged, Flux prunes the Cluster alone, CAPI deletes the rest, Azure deletes what the preview said, and
  *   nothing comes back at the next reconcile.
+ * - a migration in Git mode (docs/flux-facts.md#job-git-mode): a legacy cluster Flux applies from its own
+ *   Kustomization is migrated by the job, which suspends the Kustomization, migrates, proposes the new manifests in
+ *   place of the old, waits for the merge and resumes it: Azure creates and deletes nothing, the repository ends with
+ *   the new manifests, Flux's apply changes no spec, and nothing old comes back.
  */
+// Test-only: the simulator's per-field view of one resource group.
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import { azureResourceState } from '@internal/capz-sim/azure';
 import {
   clusterProposal,
   day2Paths,
@@ -30,6 +37,7 @@ import {
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { stringify } from 'yaml';
 import type { BackendProcess } from '../testing/backendProcess';
 import {
   azureDeletedSince,
@@ -37,8 +45,9 @@ import {
   deletesByType,
 } from '../testing/day2Fixtures';
 import { condition } from '../testing/jobFixtures';
-import { JobsWorld } from '../testing/jobsWorld';
-import { kube } from '../testing/realCluster';
+import { everyStep, JobsWorld } from '../testing/jobsWorld';
+import { createInNamespace, legacyTemplate } from '../testing/legacyTemplate';
+import { kube, until } from '../testing/realCluster';
 import { FLUX_RECONCILE_ANNOTATION } from './gitDelete';
 
 const w = new JobsWorld('real-gitops');
@@ -50,8 +59,10 @@ const FLUX_NS = 'flux-system';
 const REPO = 'gitops';
 const KS = 'clusters';
 /** followGitRepository names the GitRepository as the Kustomization. */
-const GITREPO = `/apis/source.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/gitrepositories/${KS}`;
-const KUSTOMIZATION = `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/kustomizations/${KS}`;
+const gitRepoPath = (ks: string) =>
+  `/apis/source.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/gitrepositories/${ks}`;
+const kustomizationPath = (ks: string) =>
+  `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/kustomizations/${ks}`;
 const POOL = `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machinepools/${name}-user`;
 
 const params: AksAsoClusterParams = {
@@ -134,19 +145,19 @@ const mainCommit = async () =>
  * Fetches main now and waits until the Kustomization is Ready having applied its head (and having handled a reconcile
  * request made after that, when `again`): what a user sees after `flux reconcile kustomization --with-source`.
  */
-async function applied(again = false): Promise<any> {
+async function applied(again = false, ks = KS): Promise<any> {
   const commit = await mainCommit();
   const rev = `main@sha1:${commit}`;
   const token = again
-    ? await requestReconcile(KUSTOMIZATION)
-    : await requestReconcile(GITREPO);
+    ? await requestReconcile(kustomizationPath(ks))
+    : await requestReconcile(gitRepoPath(ks));
   let k: any;
   await w.waitFor(
-    `Kustomization ${KS} Ready at ${rev}${
+    `Kustomization ${ks} Ready at ${rev}${
       again ? ` after request ${token}` : ''
     }`,
     async () => {
-      k = await get(KUSTOMIZATION);
+      k = await get(kustomizationPath(ks));
       const ready = condition(k, 'Ready');
       if (ready?.status !== 'True' || k.status?.lastAppliedRevision !== rev)
         return `Ready ${ready?.status} ${ready?.reason} ${ready?.message}; lastAppliedRevision ${k?.status?.lastAppliedRevision}`;
@@ -458,3 +469,162 @@ it('delete through Git: the merged pull request makes Flux prune the Cluster alo
     )} after the merge; Azure deleted ${JSON.stringify(deleted)}`,
   );
 }, 600_000);
+
+it('a legacy cluster Flux applies is migrated through Git: suspended, migrated, its manifests replaced by pull request, resumed; Azure creates and deletes nothing, nothing old comes back', async () => {
+  const from = 'legacy-git';
+  const target = 'legacy-git-aso';
+  const lname = 'git-legacy';
+  const LKS = 'legacy';
+  const file = `clusters/${from}/cluster.yaml`;
+  const t = legacyTemplate(w, from, lname);
+  // The identity live; the cluster's own objects in Git, committed to main as a platform team keeps them, and applied
+  // by Flux from a Kustomization of their own.
+  await w.c.createNamespace(from);
+  await createInNamespace(w, from, t.identity);
+  git('checkout', '-q', 'main');
+  git('pull', '-q', 'origin', 'main');
+  mkdirSync(join(work, dirname(file)), { recursive: true });
+  writeFileSync(
+    join(work, file),
+    t.cluster.map(o => stringify(o)).join('---\n'),
+  );
+  git('add', '-A');
+  git('commit', '-q', '-m', `Add legacy cluster ${from}/${lname}`);
+  git('push', '-q', 'origin', 'main');
+  await followGitRepository(w.info, {
+    url: gitea.repoUrl(REPO),
+    username: gitea.username,
+    password: gitea.password,
+    name: LKS,
+    path: `./clusters/${from}`,
+    interval: '1h',
+  });
+  await applied(false, LKS);
+  await w.waitFor(
+    `legacy cluster ${from}/${lname} to be ready to migrate`,
+    () => w.legacyReady(from, lname),
+    LONG + 100_000,
+  );
+  expect(
+    (await w.c.get('Cluster', from, lname)).metadata.labels[
+      'kustomize.toolkit.fluxcd.io/name'
+    ],
+  ).toBe(LKS);
+  const settled = () =>
+    until('the persisted Azure state to show nothing in flight', () =>
+      w
+        .azure()
+        .managedClusters.filter((m: any) => m.resourceGroup === lname)
+        .every(
+          (m: any) =>
+            m.provisioningState === 'Succeeded' &&
+            Object.values(m.agentPools).every(
+              (p: any) => p.provisioningState === 'Succeeded',
+            ),
+        ),
+    );
+  await settled();
+  const azureState = () =>
+    azureResourceState(w.azure() as any, { resourceGroup: lname });
+  const before = azureState();
+  const counters = w.azure().counters;
+
+  // The preflight says the job runs through Git; nothing refuses it.
+  const preview = await main.request(
+    'POST',
+    'capz/jobs/preview',
+    w.migrate(from, lname, target),
+  );
+  expect(preview.status).toBe(200);
+  expect(
+    preview.body.preflight.find((c: any) => c.id === 'gitops'),
+  ).toMatchObject({
+    status: 'warn',
+    message: expect.stringContaining(
+      `Flux's Kustomization ${FLUX_NS}/${LKS} applies`,
+    ),
+  });
+  expect(
+    preview.body.preflight.filter((c: any) => c.status === 'fail'),
+  ).toEqual([]);
+  const started = Date.now();
+  const { id } = await w.submit(main, w.migrate(from, lname, target));
+
+  // Migrated while Flux is suspended; then the job waits for a person to merge its pull request.
+  let job: any;
+  await w.waitFor(
+    'the job to wait for the merge of its pull request',
+    async () => {
+      job = await w.job(main, id);
+      if (['failed', 'cancelled', 'succeeded'].includes(job.state))
+        throw new Error(`job ${job.state}: ${job.error}`);
+      return (
+        (job.currentStep === 'wait-merge' &&
+          !!job.result?.gitProposal?.pullRequest) ||
+        `${job.state} at ${job.currentStep}`
+      );
+    },
+    900_000,
+  );
+  const migrated = seconds(started);
+  expect((await get(kustomizationPath(LKS))).spec.suspend).toBe(true);
+  expect(await w.c.get('Cluster', from, lname)).toBeUndefined();
+  const proposal = job.result.gitProposal;
+  const number = proposal.pullRequest.number as number;
+  expect(Object.keys(await prFiles(number))).toEqual([file]);
+  expect(proposal.files.map((f: any) => f.path)).toEqual([file]);
+
+  // Merged as a reviewer would, fetched as `flux reconcile source git legacy` asks.
+  const merged = Date.now();
+  const head = await merge(number);
+  await requestReconcile(gitRepoPath(LKS));
+  const done = await w.finished(main, id, 600_000);
+  everyStep(done);
+  const k = await get(kustomizationPath(LKS));
+  expect(k.spec.suspend).toBeUndefined();
+  expect(condition(k, 'Ready')?.status).toBe('True');
+  expect(k.status.lastAppliedRevision).toBe(`main@sha1:${head}`);
+
+  // The repository ends with the new cluster's manifests in place of the old ones.
+  git('fetch', '-q', 'origin', 'main');
+  const kinds = (
+    git('show', `origin/main:${file}`).match(/^kind: .*$/gm) ?? []
+  ).sort();
+  expect(kinds).toEqual(
+    [
+      'kind: AzureASOManagedCluster',
+      'kind: AzureASOManagedControlPlane',
+      'kind: AzureASOManagedMachinePool',
+      'kind: AzureASOManagedMachinePool',
+      'kind: Cluster',
+      'kind: MachinePool',
+      'kind: MachinePool',
+    ].sort(),
+  );
+  // Flux's first apply changed no spec (the job checked the generations it noted; so does the test), and Flux now
+  // applies the new objects.
+  const cluster = await w.c.get('Cluster', target, lname);
+  expect(cluster.metadata.generation).toBe(
+    done.result.generations[`Cluster/${target}/${lname}`],
+  );
+  expect(cluster.metadata.labels['kustomize.toolkit.fluxcd.io/name']).toBe(LKS);
+  // A later reconcile brings nothing old back, and the new cluster is the migrated one.
+  await applied(true, LKS);
+  // CAPZ's `aks` template's pools (as jobs.real-controllers.test.ts migrates them).
+  const pools = ['pool0', 'pool1'].map((p, i) => ({
+    name: p,
+    mode: i === 0 ? ('System' as const) : ('User' as const),
+    count: 2,
+    vmSize: 'Standard_D2s_v3',
+  }));
+  await w.migrated(from, target, lname, lname, pools);
+  await settled();
+  expect(azureState()).toEqual(before);
+  expect(w.azure().counters.created).toEqual(counters.created);
+  expect(w.azure().counters.deleted).toEqual(counters.deleted);
+  w.say(
+    `migration through Git: at the merge wait after ${migrated}; done ${seconds(
+      merged,
+    )} after the merge`,
+  );
+}, 1_800_000);

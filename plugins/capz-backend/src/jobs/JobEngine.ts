@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { JobClient } from '../cluster/clientViews';
 import type { FaultHook } from './faults';
+import type { JobGit } from './gitSteps';
 import { JobDatabaseUnavailableError, type JobStore } from './JobStore';
 import { JobRun } from './JobRun';
 import { Lease, LEASE_LOST } from './lease';
@@ -40,6 +41,8 @@ export interface JobEngineOptions {
   faults?: FaultHook;
   /** Every configured management cluster with its client (the one-owner check reads all of them). */
   clusters?: () => Promise<Array<{ name: string; client: JobClient }>>;
+  /** The Git edge for jobs in Git mode (docs/flux-facts.md#job-git-mode); absent when proposals are off. */
+  git?: JobGit;
 }
 
 /** Says once that the job database went away and once that it is back (the runs and the pickup all report here). */

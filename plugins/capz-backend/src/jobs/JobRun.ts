@@ -6,6 +6,7 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import type { JobClient } from '../cluster/clientViews';
 import type { FaultHook } from './faults';
+import type { JobGit } from './gitSteps';
 import type { JobStore, StoredJob } from './JobStore';
 import { Lease, LEASE_LOST } from './lease';
 import { describeLeftBehind } from './leftBehind';
@@ -34,6 +35,8 @@ export interface JobRunDeps {
   recheckMs?: number;
   faults?: FaultHook;
   clusters?: () => Promise<Array<{ name: string; client: JobClient }>>;
+  /** The Git edge for jobs in Git mode (docs/flux-facts.md#job-git-mode). */
+  git?: JobGit;
   /** Whether the engine is shutting down (checked at every step boundary). */
   stopping: () => boolean;
   /**
@@ -224,6 +227,12 @@ export class JobRun {
       waker: this.deps.waker(managementCluster),
       signal: this.signal,
       recheckMs: this.deps.recheckMs,
+      git: this.deps.git,
+      result: () => this.job.result,
+      saveResult: async result => {
+        if (!(await this.save({ result })))
+          throw new StepInterruptedError(LEASE_LOST);
+      },
       log: (level, message) => this.log(level, message, plan.id),
       progress: async message => {
         const r = this.running;
@@ -338,14 +347,20 @@ export async function worldMoved(
   client: JobClient,
   azure?: AzureChecker,
 ): Promise<string | undefined> {
+  const succeeded = (i: number) => job.steps[i]?.state === 'succeeded';
+  // A step's invariants end once the step named in its invariantsUntil has succeeded (a suspend, then its resume).
+  const ended = (s: StepPlan) =>
+    s.invariantsUntil !== undefined &&
+    job.plan.some((p, i) => p.id === s.invariantsUntil && succeeded(i));
   const finished: StepPlan[] = job.plan.filter(
-    (_, i) => job.steps[i]?.state === 'succeeded',
+    (s, i) => succeeded(i) && !ended(s),
   );
   const ctx = {
     jobId: job.id,
     managementCluster: job.target.managementCluster,
     client,
     azure,
+    result: () => job.result,
   } as StepContext;
   const problems: string[] = [];
   for (const step of finished) {

@@ -8,6 +8,7 @@ import {
   type LiveCondition,
   type ObservedObject,
   type ObjectRef,
+  type JobResult,
   type PlannedAction,
   type PlannedCondition,
   type StepPlan,
@@ -16,6 +17,12 @@ import type { AksDiscovery } from '../azure/AksDiscovery';
 import { parseArmId } from '../azure/mapping';
 import type { JobClient } from '../cluster/clientViews';
 import { KubeRequestError } from '../cluster/ManagementClusterClient';
+import {
+  evaluateGitCondition,
+  GitStepError,
+  runGitAction,
+  type JobGit,
+} from './gitSteps';
 
 /** The Azure side of the final verification (AksDiscovery.clusterExists). */
 export type AzureChecker = Pick<AksDiscovery, 'clusterExists'>;
@@ -60,6 +67,11 @@ export interface StepContext {
   clusters?: () => Promise<Array<{ name: string; client: JobClient }>>;
   /** How often a wait re-checks without a change event (a slow or missed watch event must not stall a job). */
   recheckMs?: number;
+  /** The Git edge for a job in Git mode (docs/flux-facts.md#job-git-mode); absent when proposals are off. */
+  git?: JobGit;
+  /** The job's result as last written, and a write of it (what a Git step notes for later ones). */
+  result?(): JobResult | undefined;
+  saveResult?(r: JobResult): Promise<void>;
 }
 
 const describeRef = (r: ObjectRef) =>
@@ -121,6 +133,14 @@ export async function evaluateLive(
     };
   }
   if (c.type === 'sole-manager') return soleManager(c, ctx);
+  const git = await evaluateGitCondition(c, ctx);
+  if (git) return git;
+  if (
+    c.type === 'flux-source-holds' ||
+    c.type === 'flux-applied' ||
+    c.type === 'generation-unchanged'
+  )
+    throw new Error(`condition ${c.type} was not evaluated`);
   const obj = await ctx.client.get(c.ref);
   return evaluateObjectCondition(c, obj, ctx.jobId);
 }
@@ -316,6 +336,14 @@ export async function runAction(
     }
     case 'set-embedded-annotation':
       return setEmbeddedAnnotation(a, ctx);
+    case 'propose-git-change':
+    case 'record-generations':
+      try {
+        return (await runGitAction(a, ctx))!;
+      } catch (e) {
+        if (e instanceof GitStepError) throw new StepFailedError(e.message);
+        throw e;
+      }
     default:
       throw new StepFailedError(
         `unknown action ${(a as { action: string }).action}`,

@@ -13,6 +13,7 @@ import type { JobClient } from '../cluster/clientViews';
 import type { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { faultHookFromEnv } from './faults';
+import type { JobGit } from './gitSteps';
 import { JobEngine } from './JobEngine';
 import { JobPlanner } from './JobPlanner';
 import { DatabaseJobStore } from './DatabaseJobStore';
@@ -20,6 +21,7 @@ import type { JobStore } from './JobStore';
 import type { ChangeWaker } from './StepRunner';
 
 export { JobEngine } from './JobEngine';
+export type { JobGit } from './gitSteps';
 export type { JobStore, StoredJob } from './JobStore';
 export { DatabaseJobStore } from './DatabaseJobStore';
 export { JobPlanner } from './JobPlanner';
@@ -39,6 +41,8 @@ export async function createJobs(o: {
   /** The ARM client, shared with the plugin's other consumers. */
   aks: AksDiscovery;
   signals?: SignalsService;
+  /** The Git edge for jobs in Git mode; absent when the backend proposes nothing to Git. */
+  git?: JobGit;
 }) {
   const store: JobStore = await DatabaseJobStore.create({
     database: o.database,
@@ -62,6 +66,7 @@ export async function createJobs(o: {
     client,
     waker,
     azure: o.aks,
+    git: o.git,
     leaseMs: leaseSeconds * 1000,
     faults: faultHookFromEnv(),
     // The one-owner check reads every configured management cluster, live.

@@ -17,12 +17,7 @@
  */
 // Test-only: the simulator's per-field view of one resource group (as safety.integration.test.ts uses it).
 // eslint-disable-next-line @backstage/no-undeclared-imports
-import {
-  azureResourceState,
-  SIM_SERVICE_PRINCIPAL,
-} from '@internal/capz-sim/azure';
-// eslint-disable-next-line @backstage/no-undeclared-imports
-import { capzTemplate } from '@internal/capz-sim/capz-templates';
+import { azureResourceState } from '@internal/capz-sim/azure';
 import {
   day2Paths,
   generateAksAsoClusterManifests,
@@ -36,6 +31,7 @@ import {
 } from '../testing/day2Fixtures';
 import { condition, makeAzureOnlyCluster } from '../testing/jobFixtures';
 import { everyStep, JobsWorld, system, user } from '../testing/jobsWorld';
+import { applyLegacyTemplate } from '../testing/legacyTemplate';
 import type { BackendProcess } from '../testing/backendProcess';
 import { createObjects, kube, until } from '../testing/realCluster';
 
@@ -94,54 +90,6 @@ function azureNetworkCount(group: string) {
   };
 }
 
-/**
- * CAPZ's legacy `aks` template, as a user would apply it, with a service principal identity (the simulator's) instead
- * of the template's workload identity, allowed in the cluster's namespace.
- */
-async function applyLegacyTemplate(ns: string, name: string): Promise<void> {
-  await w.c.createNamespace(ns);
-  const objects = capzTemplate('aks', name, ns, {
-    CLUSTER_IDENTITY_NAME: 'cluster-identity',
-    CLUSTER_IDENTITY_TYPE: 'ServicePrincipal',
-    AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY: SIM_SERVICE_PRINCIPAL.clientId,
-    AZURE_TENANT_ID: SIM_SERVICE_PRINCIPAL.tenantId,
-    AZURE_SUBSCRIPTION_ID: w.arm.subscription,
-    AZURE_LOCATION: 'westeurope',
-    KUBERNETES_VERSION: 'v1.33.2',
-    AZURE_NODE_MACHINE_TYPE: 'Standard_D2s_v3',
-    WORKER_MACHINE_COUNT: '2',
-  });
-  const identity: any = objects.find(o => o.kind === 'AzureClusterIdentity');
-  identity.spec.clientSecret = {
-    name: 'cluster-identity-secret',
-    namespace: ns,
-  };
-  identity.spec.allowedNamespaces = { list: [ns] };
-  const secret = {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'cluster-identity-secret', namespace: ns },
-    stringData: { clientSecret: SIM_SERVICE_PRINCIPAL.clientSecret },
-  };
-  for (const o of [secret, ...objects]) {
-    const kind = o.kind.toLowerCase();
-    const plural = kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : `${kind}s`;
-    const r = await kube(
-      w.info,
-      'POST',
-      `${o.apiVersion.includes('/') ? '/apis' : '/api'}/${
-        o.apiVersion
-      }/namespaces/${ns}/${plural}`,
-      o,
-    );
-    if (r.status !== 201)
-      throw new Error(
-        `create ${o.kind} ${o.metadata.name}: ${r.status} ${JSON.stringify(
-          r.body,
-        )}`,
-      );
-  }
-}
 const CAPZ_ALPHA = 'infrastructure.cluster.x-k8s.io/v1alpha1';
 let main: BackendProcess;
 /** The JSON patch of the migration preflight's not-adopted fix, as the shell would pass it. */
@@ -201,8 +149,8 @@ beforeAll(async () => {
     300_000,
   );
   // The migrated cluster and its twin, left as it is: deleting each later must do the same in Azure.
-  await applyLegacyTemplate(LEGACY.namespace, LEGACY.name);
-  await applyLegacyTemplate(TWIN.namespace, TWIN.name);
+  await applyLegacyTemplate(w, LEGACY.namespace, LEGACY.name);
+  await applyLegacyTemplate(w, TWIN.namespace, TWIN.name);
   for (const l of [LEGACY, TWIN])
     await w.waitFor(
       `legacy cluster ${l.namespace}/${l.name} to be ready to migrate`,

@@ -28,12 +28,44 @@ const CONSEQUENCES: Record<string, (job: Job) => string> = {
     )}: ` + 'CAPZ now manages the AKS cluster through them.',
   'adopt-agent-pools': job =>
     `Adopted agent pools with their MachinePools exist in ${targetNs(job)}.`,
+  'suspend-gitops': () =>
+    'The Flux Kustomization that applies the cluster is suspended by the job.',
   'delete-old': () =>
     'The old CAPI/CAPZ objects were (partly) deleted with their finalizers removed; Azure is unaffected.',
   'update-references': () => 'The Cluster references point at v1beta1.',
   'rewrite-managed-fields': () =>
     'The objects no longer record v1alpha1 writers.',
+  'propose-to-git': job => {
+    const p = job.result?.gitProposal;
+    if (!p) return 'The repository already held the new manifests.';
+    return `The new manifests are proposed to ${p.url} on branch ${p.branch}${
+      p.pullRequest
+        ? ` (pull request #${p.pullRequest.number}, ${p.pullRequest.url})`
+        : ''
+    }.`;
+  },
+  'wait-merge': () =>
+    "Flux's source holds the merged manifests of the new cluster.",
+  'resume-gitops': () =>
+    'The Kustomization is resumed and Flux has applied the merge.',
 };
+
+/** A Kustomization the job suspended and did not resume: what it means, and when it is safe to resume it. */
+function suspendedKustomization(
+  job: Job & { plan?: StepPlan[] },
+  done: string[],
+): string | undefined {
+  if (!done.includes('suspend-gitops') || done.includes('resume-gitops'))
+    return undefined;
+  const step = job.plan?.find(s => s.id === 'suspend-gitops');
+  const k = step?.actions[0];
+  if (!k || k.action !== 'merge-patch') return undefined;
+  const name = `${k.ref.name} -n ${k.ref.namespace}`;
+  const resume = `\`flux resume kustomization ${name}\``;
+  if (!done.includes('delete-old'))
+    return `Flux's Kustomization ${k.ref.namespace}/${k.ref.name} is suspended by this job: Flux applies nothing from it, for this cluster or any other it applies. The old objects are all still there, so once the old Cluster is back as it was (see below) resuming it (${resume}) is safe: Flux applies the old manifests to the old objects.`;
+  return `Flux's Kustomization ${k.ref.namespace}/${k.ref.name} is suspended by this job and must stay so until the repository holds the new manifests: resumed now, Flux would re-create the old cluster's objects the job deleted (two managers of one AKS cluster). Resume this job, which proposes the change, waits for its merge and resumes the Kustomization; or make the change in Git yourself, merge it, and only then run ${resume}.`;
+}
 
 /**
  * The steps that create ASO objects able to change or delete Azure resources: from their start, words must warn. A
@@ -147,6 +179,8 @@ export function describeLeftBehind(job: Job & { plan?: StepPlan[] }): string {
           .join(' ')} --ignore-not-found\`).`,
     );
   }
+  const suspended = suspendedKustomization(job, done);
+  if (suspended) lines.unshift(suspended);
   lines.push('No Azure resource was deleted by this job.');
   return lines.join(' ');
 }

@@ -82,7 +82,10 @@ function mapEntry(
  * - `orAbsent` (annotation, label, field, no-finalizers): a missing object counts as holding.
  * - `absent-or-ours`: missing, or carrying `capz.io/job: <jobId>` (never holds for a present object without `jobId`).
  *
- * Throws for `azure-cluster-exists`, `allowed` and `sole-manager`, which are not about one object.
+ * - `field-not`: the field is anything but the value; an unset field holds, a missing object does not.
+ *
+ * Throws for `azure-cluster-exists`, `allowed`, `sole-manager` and the Flux and generation conditions, which are not
+ * about one object alone.
  * @public
  */
 export function evaluateObjectCondition(
@@ -93,10 +96,13 @@ export function evaluateObjectCondition(
   if (
     cond.type === 'azure-cluster-exists' ||
     cond.type === 'allowed' ||
-    cond.type === 'sole-manager'
+    cond.type === 'sole-manager' ||
+    cond.type === 'flux-source-holds' ||
+    cond.type === 'flux-applied' ||
+    cond.type === 'generation-unchanged'
   ) {
     throw new Error(
-      `condition ${cond.type} is not about one Kubernetes object: the backend evaluates it (ARM, SelfSubjectAccessReview or a live list)`,
+      `condition ${cond.type} is not about one Kubernetes object alone: the backend evaluates it (ARM, SelfSubjectAccessReview, a live list, Git or the job's record)`,
     );
   }
   const who = describeRef(cond.ref);
@@ -213,6 +219,13 @@ export function evaluateObjectCondition(
           })`
         : 'no controller owner reference';
       return { holds, observed: `${who}: ${observed}` };
+    }
+    case 'field-not': {
+      const actual = valueAt(obj, cond.path);
+      return {
+        holds: !deepEqual(actual, cond.value),
+        observed: `${who}: ${cond.path.join('.')}=${show(actual)}`,
+      };
     }
     case 'not-written-at': {
       const writers = (obj.metadata?.managedFields ?? []).filter(

@@ -18,22 +18,117 @@ const label = (o: ObservedObject, labels: Record<string, string>) => {
 const check = (r: JobPlanResult) => r.preflight.find(c => c.id === 'gitops');
 
 describe('the GitOps check of the jobs', () => {
-  it('migration: passes on an unmarked cluster, fails naming the Kustomization of one of its pools', () => {
-    expect(
-      check(planMigration(migration.params, migration.snapshot())),
-    ).toMatchObject({
-      status: 'pass',
-    });
+  it('migration: passes on an unmarked cluster; with Flux applying its Cluster and a pool it runs through Git, warning first', () => {
+    const plain = planMigration(migration.params, migration.snapshot());
+    expect(check(plain)).toMatchObject({ status: 'pass' });
+    expect(plain.plan.map(s => s.id)).not.toContain('suspend-gitops');
+
     const snap = migration.snapshot();
-    label(snap.objects.find(o => o.kind === 'MachinePool')!, FLUX);
+    const cluster = snap.objects.find(o => o.kind === 'Cluster')!;
+    const pool = snap.objects.find(o => o.kind === 'MachinePool')!;
+    label(cluster, FLUX);
+    label(pool, FLUX);
     const r = planMigration(migration.params, snap);
     expect(check(r)).toMatchObject({
-      status: 'fail',
+      status: 'warn',
       message: expect.stringMatching(
-        /^Flux's Kustomization flux-system\/clusters applies MachinePool team-legacy\/.* of cluster team-legacy\/legacy-1: the job's writes would be put back/,
+        /^Flux's Kustomization flux-system\/clusters applies 2 objects of cluster team-legacy\/legacy-1 \(Cluster legacy-1, MachinePool .*\)\. The job runs through Git: it suspends the Kustomization/,
       ),
     });
-    expect(r.preflight.every(c => c.status === 'pass')).toBe(false);
+    const ids = r.plan.map(s => s.id);
+    // Suspended before the first write, resumed only after the merge, checked last.
+    expect(ids[0]).toBe('suspend-gitops');
+    expect(ids[1]).toBe('pause');
+    expect(ids.slice(-4)).toEqual([
+      'propose-to-git',
+      'wait-merge',
+      'resume-gitops',
+      'verify-gitops',
+    ]);
+    expect(ids.indexOf('propose-to-git')).toBeGreaterThan(
+      ids.indexOf('verify'),
+    );
+    const suspend = r.plan[0];
+    expect(suspend.actions).toEqual([
+      expect.objectContaining({
+        action: 'merge-patch',
+        ref: {
+          apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+          kind: 'Kustomization',
+          namespace: 'flux-system',
+          name: 'clusters',
+        },
+        patch: { spec: { suspend: true } },
+      }),
+    ]);
+    expect(suspend.invariantsUntil).toBe('resume-gitops');
+    const propose = r.plan
+      .find(s => s.id === 'propose-to-git')!
+      .actions.find(a => a.action === 'propose-git-change');
+    if (propose?.action !== 'propose-git-change')
+      throw new Error('no proposal');
+    // Exactly the applied objects leave Git; the Cluster's document is replaced by the new cluster's objects.
+    expect(propose.remove.map(x => `${x.kind}/${x.name}`)).toEqual([
+      'Cluster/legacy-1',
+      `MachinePool/${pool.metadata!.name}`,
+    ]);
+    expect(propose.replace).toMatchObject({
+      kind: 'Cluster',
+      name: 'legacy-1',
+    });
+    const to = migration.params.targetNamespace;
+    expect(propose.add.map(x => `${x.kind}/${x.namespace}`)).toEqual(
+      expect.arrayContaining([
+        `Cluster/${to}`,
+        `AzureASOManagedControlPlane/${to}`,
+        `AzureASOManagedCluster/${to}`,
+        `MachinePool/${to}`,
+        `AzureASOManagedMachinePool/${to}`,
+      ]),
+    );
+    expect(propose.branch).toContain('${JOB_ID}');
+    const resume = r.plan.find(s => s.id === 'resume-gitops')!;
+    expect(resume.actions.map(a => a.action)).toEqual([
+      'record-generations',
+      'merge-patch',
+    ]);
+    expect(r.plan.find(s => s.id === 'wait-merge')!.waitFor).toEqual([
+      expect.objectContaining({
+        type: 'flux-source-holds',
+        kustomization: { namespace: 'flux-system', name: 'clusters' },
+      }),
+    ]);
+  });
+
+  it('migration: refused when Argo CD applies an object, or two Kustomizations share the cluster', () => {
+    const argo = migration.snapshot();
+    const cl = argo.objects.find(o => o.kind === 'Cluster')!;
+    cl.metadata = {
+      ...cl.metadata,
+      annotations: {
+        'argocd.argoproj.io/tracking-id': `fleet:cluster.x-k8s.io/Cluster:${cl.metadata?.namespace}/${cl.metadata?.name}`,
+      },
+    };
+    const a = planMigration(migration.params, argo);
+    expect(check(a)).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(
+        /^Argo CD's Application fleet applies Cluster /,
+      ),
+    });
+
+    const two = migration.snapshot();
+    label(two.objects.find(o => o.kind === 'Cluster')!, FLUX);
+    label(two.objects.find(o => o.kind === 'MachinePool')!, {
+      ...FLUX,
+      'kustomize.toolkit.fluxcd.io/name': 'pools',
+    });
+    expect(check(planMigration(migration.params, two))).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining(
+        'applied by 2 Flux Kustomizations (flux-system/clusters, flux-system/pools)',
+      ),
+    });
   });
 
   it('upgrade: fails naming the Argo CD Application of its Cluster', () => {

@@ -1,5 +1,10 @@
 export * from './types';
 export { describeRef } from './helpers';
+export {
+  FLUX_KUSTOMIZATION_API_VERSION,
+  kustomizationRef,
+  MERGE_WAIT_SECONDS,
+} from './gitMode';
 export * from './names';
 export { jobTargetOf } from './target';
 export * from './conditions';

@@ -118,7 +118,32 @@ export type LiveCondition =
    * with the cluster in it) points at its resource group, except the objects in `except` (the ones a migration moves
    * away from) and objects carrying this job's {@link JOB_ANNOTATION}.
    */
-  | { type: 'sole-manager'; azure: AzureClusterKey; except: ObjectRef[] };
+  | { type: 'sole-manager'; azure: AzureClusterKey; except: ObjectRef[] }
+  /** A field by path is anything but this value (absent included), e.g. a Kustomization's spec.suspend is not true. */
+  | { type: 'field-not'; ref: ObjectRef; path: string[]; value: unknown }
+  /**
+   * What Flux's source of a Kustomization holds now (its GitRepository's `status.artifact.revision`), built as the
+   * Kustomization builds it: every `present` object written there, no `absent` one (docs/flux-facts.md#flux-status).
+   */
+  | {
+      type: 'flux-source-holds';
+      kustomization: FluxKustomizationRef;
+      present: ObjectRef[];
+      absent: ObjectRef[];
+    }
+  /**
+   * The Kustomization is not suspended, has seen its current generation, is Ready, and last applied the revision its
+   * source holds now (docs/flux-facts.md#flux-status).
+   */
+  | { type: 'flux-applied'; kustomization: FluxKustomizationRef }
+  /** The object's metadata.generation is the one the job's `record-generations` noted: nothing changed its spec since. */
+  | { type: 'generation-unchanged'; ref: ObjectRef };
+
+/** A Flux Kustomization (kustomize.toolkit.fluxcd.io). @public */
+export interface FluxKustomizationRef {
+  namespace: string;
+  name: string;
+}
 
 /** An AKS cluster as Azure names it; compared case-insensitively, as ARM does. @public */
 export interface AzureClusterKey {
@@ -176,7 +201,25 @@ export type PlannedAction =
       annotation: string;
       value: string;
       description: string;
-    };
+    }
+  /**
+   * Proposes to the Git repository a Flux Kustomization applies from (its GitRepository, at the revision its source
+   * holds now): the documents of `remove` removed, the one of `replace` replaced by the live `add` objects as Git
+   * should hold them (`manifestForGit`), as a branch and its pull request where the host has one. A branch of the same
+   * name already there is the proposal made before. Nothing is written when the source already holds the change.
+   */
+  | {
+      action: 'propose-git-change';
+      kustomization: FluxKustomizationRef;
+      remove: ObjectRef[];
+      replace: ObjectRef;
+      add: ObjectRef[];
+      branch: string;
+      title: string;
+      description: string;
+    }
+  /** Notes each object's metadata.generation in the job's result, for a later `generation-unchanged`. */
+  | { action: 'record-generations'; refs: ObjectRef[]; description: string };
 
 /** One step of a job, exactly as it will run. @public */
 export interface StepPlan {
@@ -200,6 +243,11 @@ export interface StepPlan {
    * cluster first and refuses to go on, naming what moved, if one no longer holds.
    */
   invariants?: PlannedCondition[];
+  /**
+   * The step (by id) after whose success the invariants no longer need to hold, e.g. a Kustomization the job suspends
+   * and later resumes.
+   */
+  invariantsUntil?: string;
 }
 
 /** @public */
@@ -293,11 +341,28 @@ export interface ManifestToChange {
   change: string;
 }
 
+/** The pull request a job in Git mode proposed, and what it noted around it. @public */
+export interface JobGitProposal {
+  /** The repository (no credentials), its branch the change goes into, and the change's own branch and commit. */
+  url: string;
+  base: string;
+  branch: string;
+  commit: string;
+  /** Absent on a plain Git server (a branch only). */
+  pullRequest?: { number: number; url: string };
+  /** The files the change rewrites or removes, with their diffs, as proposed. */
+  files: Array<{ path: string; diff: string }>;
+}
+
 /** @public */
 export interface JobResult {
   /** The cluster to open when the job is done (for migration: in the target namespace). */
   cluster?: ClusterPlace;
   manifestsToChange?: ManifestToChange[];
+  /** Set by a job in Git mode once it proposed its change. */
+  gitProposal?: JobGitProposal;
+  /** `Kind/namespace/name` → metadata.generation, noted by a `record-generations` action. */
+  generations?: Record<string, number>;
 }
 
 /** @public */

@@ -6,10 +6,20 @@
  * then ManagedCluster with pools from status, then agent pools), wait for Available, force-delete the old objects,
  * verify. Pure: no I/O.
  */
-import { azureNameOf, nameOf, policyBeforeJob } from '../helpers';
-import type { JobPlanResult, MigrateJobParams } from '../types';
+import { gitModeSteps } from '../gitMode';
+import { azureNameOf, nameOf, policyBeforeJob, ref, refTo } from '../helpers';
+import {
+  JOB_ID_PLACEHOLDER,
+  type JobPlanResult,
+  type MigrateJobParams,
+  type StepPlan,
+} from '../types';
 import { isEntraOnly } from './legacy';
-import { migrationPreflight, type MigrationSnapshot } from './preflight';
+import {
+  migrationPreflight,
+  type MigrationPreflight,
+  type MigrationSnapshot,
+} from './preflight';
 import { migrationSteps } from './steps';
 
 export { agentPoolProfilesFromStatus } from './legacy';
@@ -20,6 +30,40 @@ export {
   type MigrationSnapshot,
 } from './preflight';
 export { migrationSteps, type PlanInputs } from './steps';
+
+/**
+ * The steps, and in Git mode (one Flux Kustomization applies objects of the cluster) the Git steps around them: every
+ * applied object is gone after the migration (deleted, or collected with its owner), so each one's document is
+ * removed and the old Cluster's replaced by the new cluster's objects (docs/flux-facts.md#job-git-mode).
+ */
+function migrationPlan(
+  params: MigrateJobParams,
+  planned: NonNullable<MigrationPreflight['planned']>,
+): StepPlan[] {
+  const { cluster, legacy, inputs, gitMode } = planned;
+  const steps = migrationSteps(params, cluster, legacy, inputs);
+  if (!gitMode) return steps;
+  const to = params.targetNamespace;
+  const remove = gitMode.applied.map(o => refTo(o, 'Cluster'));
+  const add = [
+    ref('Cluster', to, inputs.newName),
+    ref('AzureASOManagedCluster', to, inputs.newName),
+    ref('AzureASOManagedControlPlane', to, inputs.newName),
+    ...legacy.agentPools.flatMap(ap => [
+      ref('MachinePool', to, nameOf(ap)),
+      ref('AzureASOManagedMachinePool', to, nameOf(ap)),
+    ]),
+  ];
+  const { before, after } = gitModeSteps({
+    kustomization: gitMode.kustomization,
+    remove,
+    replace: remove.find(r => r.kind === 'Cluster') ?? remove[0],
+    add,
+    branch: `capz/migrate-${params.namespace}-${params.name}-${JOB_ID_PLACEHOLDER}`,
+    title: `Migrate cluster ${params.namespace}/${params.name} to AzureASOManagedControlPlane (${to}/${inputs.newName})`,
+  });
+  return [...before, ...steps, ...after];
+}
 
 /**
  * The preflight and plan of a migration (see the module comment). Every created object carries
@@ -41,9 +85,7 @@ export function planMigration(
     type: 'migrate',
     target,
     preflight: checks,
-    plan: planned
-      ? migrationSteps(params, planned.cluster, planned.legacy, planned.inputs)
-      : [],
+    plan: planned ? migrationPlan(params, planned) : [],
   };
   if (!planned) return preview;
 

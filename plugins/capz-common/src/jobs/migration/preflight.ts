@@ -19,8 +19,10 @@ import {
   warn,
   clusterIn,
 } from '../helpers';
+import { findGitMode, gitModeCheck } from '../gitMode';
 import { validateDnsLabel, validateDnsSubdomain } from '../names';
 import type {
+  FluxKustomizationRef,
   AccessAnswer,
   AccessRequirement,
   MigrateJobParams,
@@ -66,6 +68,11 @@ export interface MigrationPreflight {
     cluster: ObservedObject;
     legacy: LegacyObjects;
     inputs: PlanInputs;
+    /** Set when one Flux Kustomization applies objects of the cluster: the job runs through Git. */
+    gitMode?: {
+      kustomization: FluxKustomizationRef;
+      applied: ObservedObject[];
+    };
   };
 }
 
@@ -275,18 +282,25 @@ export function migrationPreflight(
     ),
   );
   preflight.push(...healthChecks(cluster, legacy));
-  preflight.push(
-    gitOpsCheck(`cluster ${from}/${params.name}`, [
-      cluster,
-      amcp,
-      legacy.amc,
-      ...legacy.machinePools,
-      ...legacy.ammps,
-      mc,
-      rg,
-      ...legacy.agentPools,
-    ]),
-  );
+  // One Flux Kustomization: the job runs through Git (./gitMode.ts); anything else that reconciles refuses it.
+  const what = `cluster ${from}/${params.name}`;
+  const owned = [
+    cluster,
+    amcp,
+    legacy.amc,
+    ...legacy.machinePools,
+    ...legacy.ammps,
+    mc,
+    rg,
+    ...legacy.otherRgs,
+    ...legacy.agentPools,
+    ...legacy.otherAso,
+  ];
+  const git = findGitMode(what, owned);
+  if (git.kind === 'refused') preflight.push(git.check);
+  else if (git.kind === 'flux')
+    preflight.push(gitModeCheck(what, git.kustomization, git.applied));
+  else preflight.push(gitOpsCheck(what, owned));
 
   // Adoption names everything after the ManagedCluster (docs/capz-aso-facts.md#adopt-managed-cluster,
   // docs/capz-aso-facts.md#adoption-names).
@@ -403,6 +417,14 @@ export function migrationPreflight(
     cluster,
     legacy,
     inputs: { azure, newName, rgName, credential, subscriptionId, profiles },
+    ...(git.kind === 'flux'
+      ? {
+          gitMode: {
+            kustomization: git.kustomization,
+            applied: git.applied,
+          },
+        }
+      : {}),
   });
 }
 

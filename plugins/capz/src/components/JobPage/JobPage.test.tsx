@@ -236,6 +236,54 @@ describe('job page', () => {
     expect(screen.getByText('Could not pause the job')).toBeInTheDocument();
   });
 
+  it('a migration in Git mode waiting for its merge links the pull request and says what merging does', async () => {
+    serveJob(
+      jobDetails({
+        state: 'running',
+        currentStep: 'wait-merge',
+        steps: [
+          ...jobDetails().steps.map(s => ({
+            ...s,
+            state: 'succeeded' as const,
+          })),
+          {
+            id: 'wait-merge',
+            title: 'Wait for the pull request to be merged',
+            state: 'running',
+            attempts: 1,
+            message:
+              "waiting for the source of Flux's Kustomization flux-system/legacy holds the merged change (now: GitRepository flux-system/legacy at main@sha1:abc still holds Cluster team-data/data-lake)",
+          },
+        ],
+        result: {
+          gitProposal: {
+            url: 'http://gitea.local/capz/gitops.git',
+            base: 'main',
+            branch: `capz/migrate-team-data-data-lake-${JOB_ID}`,
+            commit: 'c0ffee',
+            pullRequest: {
+              number: 7,
+              url: 'http://gitea.local/capz/gitops/pulls/7',
+            },
+            files: [{ path: 'clusters/team-data/cluster.yaml', diff: '' }],
+          },
+        },
+      }),
+    );
+    renderCapz(<CapzPage />, { path: JOB_PATH, mountPath: '/capz/*' });
+    const panel = await screen.findByRole('region', { name: 'Pull request' });
+    expect(panel).toHaveTextContent('Waiting for pull request #7 to be merged');
+    expect(
+      within(panel).getByRole('link', {
+        name: 'http://gitea.local/capz/gitops/pulls/7',
+      }),
+    ).toHaveAttribute('href', 'http://gitea.local/capz/gitops/pulls/7');
+    expect(panel).toHaveTextContent(
+      'Into main of http://gitea.local/capz/gitops.git; changes clusters/team-data/cluster.yaml.',
+    );
+    expect(panel).toHaveTextContent('merging changes nothing live');
+  });
+
   it('for a finished upgrade links to the cluster and lists the manifests to change', async () => {
     const target = {
       managementCluster: 'demo-2',

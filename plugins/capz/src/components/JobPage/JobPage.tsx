@@ -150,11 +150,58 @@ function ManifestsToChange({ items }: { items: ManifestToChange[] }) {
   );
 }
 
+/** A job in Git mode: its pull request, shown from the moment it is opened, with what to do while it waits. */
+function GitProposal({ job }: { job: JobDetails }) {
+  const p = job.result?.gitProposal;
+  if (!p) return null;
+  const waiting =
+    job.currentStep === 'wait-merge' &&
+    (job.state === 'running' || job.state === 'queued');
+  const what = p.pullRequest
+    ? `pull request #${p.pullRequest.number}`
+    : `branch ${p.branch}`;
+  return (
+    <section aria-label="Pull request">
+      <Alert
+        status={waiting ? 'warning' : 'info'}
+        icon
+        title={
+          waiting
+            ? `Waiting for ${what} to be merged`
+            : `Proposed to Git as ${what}`
+        }
+        description={
+          <Flex direction="column" gap="1">
+            <Text variant="body-small">
+              {p.pullRequest ? (
+                <Link href={p.pullRequest.url} target="_blank">
+                  {p.pullRequest.url}
+                </Link>
+              ) : (
+                `Open a pull request from ${p.branch} into ${p.base} of ${p.url}.`
+              )}
+            </Text>
+            <Text variant="body-small">
+              {`Into ${p.base} of ${p.url}; changes ${p.files
+                .map(f => f.path)
+                .join(', ')}. `}
+              {waiting
+                ? "The cluster already is what it says: merging changes nothing live. Flux's Kustomization stays suspended until Flux's source holds the merge; then the job resumes it."
+                : ''}
+            </Text>
+          </Flex>
+        }
+      />
+    </section>
+  );
+}
+
 function Outcome({ job }: { job: JobDetails }) {
   const clusterLink = useRouteRef(clusterRouteRef);
   const result = job.result?.cluster;
   return (
     <>
+      <GitProposal job={job} />
       {job.state === 'failed' && (
         <Alert
           status="danger"

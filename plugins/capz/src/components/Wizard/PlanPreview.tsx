@@ -26,6 +26,8 @@ const VERB: Record<PlannedAction['action'], string> = {
   delete: 'Delete',
   'copy-secret': 'Copy',
   'set-embedded-annotation': 'Annotate',
+  'propose-git-change': 'Propose',
+  'record-generations': 'Note',
 };
 
 const codeStyle = {
@@ -38,10 +40,14 @@ const codeStyle = {
 };
 
 function ActionItem({ action }: { action: PlannedAction }) {
-  let what =
-    action.action === 'copy-secret'
-      ? `Secret ${refText(action.from)} to ${refText(action.to)}`
-      : refText(action.ref);
+  let what: string;
+  if (action.action === 'copy-secret')
+    what = `Secret ${refText(action.from)} to ${refText(action.to)}`;
+  else if (action.action === 'propose-git-change')
+    what = `a pull request to the repository of Kustomization ${action.kustomization.namespace}/${action.kustomization.name}`;
+  else if (action.action === 'record-generations')
+    what = `the generation of ${action.refs.length} objects`;
+  else what = refText(action.ref);
   if (action.action === 'set-embedded-annotation')
     what = `${action.resource.kind} ${action.resource.name} in ${what} spec.resources`;
   const label = `${VERB[action.action]} ${what}`;
@@ -74,6 +80,13 @@ function ActionItem({ action }: { action: PlannedAction }) {
         {action.action === 'copy-secret' && (
           <Text variant="body-small">
             The Secret's data is copied at run time and never shown or stored.
+          </Text>
+        )}
+        {action.action === 'propose-git-change' && (
+          <Text variant="body-small">
+            Removes {action.remove.map(refText).join(', ')}; writes{' '}
+            {action.add.map(refText).join(', ')} in place of{' '}
+            {refText(action.replace)}, as the cluster has them then.
           </Text>
         )}
       </Flex>
@@ -204,7 +217,11 @@ export function planCounts(plan: StepPlan[]) {
     if (a.action === 'copy-secret') sets.creates.add(refText(a.to));
     else if (a.action === 'create') sets.creates.add(refText(a.ref));
     else if (a.action === 'delete') sets.deletes.add(refText(a.ref));
-    else sets.changes.add(refText(a.ref));
+    else if (
+      a.action === 'merge-patch' ||
+      a.action === 'set-embedded-annotation'
+    )
+      sets.changes.add(refText(a.ref));
   }
   return {
     creates: sets.creates.size,

@@ -1,0 +1,281 @@
+/**
+ * A job in Git mode (docs/flux-facts.md#job-git-mode): when one Flux Kustomization applies the objects a job deletes
+ * and re-creates, the job suspends it first (so that Flux neither re-creates what the job deletes nor puts back what
+ * it changes), does its work, proposes the repository change that makes Git say what the job left, waits until Flux's
+ * source holds it (a person merges it), resumes the Kustomization and checks that Flux's first apply changed nothing.
+ * Pure: no I/O.
+ */
+import { appliedBy, describeAppliedBy } from '../objects/appliedBy';
+import type { ObservedObject } from '../objects/types';
+import { FLUX_KUSTOMIZATION_NAME_LABEL } from '../vocabulary';
+import { describeRef, fail, nameOf, warn, when } from './helpers';
+import type {
+  FluxKustomizationRef,
+  ObjectRef,
+  PlannedCondition,
+  PreflightCheck,
+  StepPlan,
+} from './types';
+
+/** The Flux Kustomization API the jobs patch (docs/flux-facts.md#flux-suspend). @public */
+export const FLUX_KUSTOMIZATION_API_VERSION = 'kustomize.toolkit.fluxcd.io/v1';
+
+/** A Kustomization as an object reference. @public */
+export const kustomizationRef = (k: FluxKustomizationRef): ObjectRef => ({
+  apiVersion: FLUX_KUSTOMIZATION_API_VERSION,
+  kind: 'Kustomization',
+  namespace: k.namespace,
+  name: k.name,
+});
+
+/** How long a job waits for a person to merge its pull request before the step fails (and can be retried). @public */
+export const MERGE_WAIT_SECONDS = 7 * 24 * 3600;
+
+/** The objects one Flux Kustomization applies, or why the job cannot work through Git. */
+export type GitModeFinding =
+  | { kind: 'none' }
+  | {
+      kind: 'flux';
+      kustomization: FluxKustomizationRef;
+      /** The objects it applies, in the order given. */
+      applied: ObservedObject[];
+    }
+  | { kind: 'refused'; check: PreflightCheck };
+
+/**
+ * Who applies `objects`: nobody (`none`), one Flux Kustomization (`flux`: the job can run in Git mode), or anything
+ * else that reconciles (Argo CD, a HelmRelease, two Kustomizations, a Kustomization only a field manager names), which
+ * refuses the job with the applier named (docs/flux-facts.md#applied-by-rule).
+ */
+export function findGitMode(
+  what: string,
+  objects: ReadonlyArray<ObservedObject | undefined>,
+): GitModeFinding {
+  const title = 'Who applies the cluster';
+  const found = new Map<string, FluxKustomizationRef>();
+  const applied: ObservedObject[] = [];
+  for (const o of objects) {
+    if (!o) continue;
+    const a = appliedBy(o);
+    if (!a?.reconciles) continue;
+    const which = `${o.kind} ${o.metadata?.namespace ?? ''}/${nameOf(o)}`;
+    if (a.tool !== 'flux-kustomization' || !a.source?.namespace)
+      return {
+        kind: 'refused',
+        check: fail(
+          'gitops',
+          title,
+          `${describeAppliedBy(
+            a,
+          )} applies ${which} of ${what}: the job's writes would be put back, and what it deletes created again, at its next run (two managers of one AKS cluster). Only a Flux Kustomization that names itself on the objects can be suspended and followed through Git by the job.`,
+          `Take the cluster's objects out of ${describeAppliedBy(
+            a,
+          )} first (remove them from Git with pruning off, so that the controller leaves them in place: docs/flux-facts.md#flux-prune), then retry; put what the job leaves in Git afterwards.`,
+        ),
+      };
+    found.set(`${a.source.namespace}/${a.source.name}`, {
+      namespace: a.source.namespace,
+      name: a.source.name,
+    });
+    applied.push(o);
+  }
+  if (!found.size) return { kind: 'none' };
+  if (found.size > 1)
+    return {
+      kind: 'refused',
+      check: fail(
+        'gitops',
+        title,
+        `The objects of ${what} are applied by ${
+          found.size
+        } Flux Kustomizations (${[...found.keys()].join(
+          ', ',
+        )}): the job suspends and follows one.`,
+        'Keep the cluster in one Kustomization, then retry.',
+      ),
+    };
+  const [kustomization] = found.values();
+  return { kind: 'flux', kustomization, applied };
+}
+
+/** The preflight's words for a job that will run in Git mode: a warning, never a silent pass. */
+export function gitModeCheck(
+  what: string,
+  k: FluxKustomizationRef,
+  applied: readonly ObservedObject[],
+): PreflightCheck {
+  return warn(
+    'gitops',
+    'Who applies the cluster',
+    `Flux's Kustomization ${k.namespace}/${k.name} applies ${
+      applied.length
+    } object${applied.length === 1 ? '' : 's'} of ${what} (${applied
+      .map(o => `${o.kind} ${nameOf(o)}`)
+      .join(
+        ', ',
+      )}). The job runs through Git: it suspends the Kustomization for its whole run (nothing else it applies is applied meanwhile), migrates, then opens a pull request that replaces the old manifests with the new ones, waits for it to be merged, and resumes the Kustomization.`,
+    `Merge the job's pull request when the job page shows it; \`flux reconcile source git <name> -n ${k.namespace}\` makes Flux fetch the merge at once instead of at its interval.`,
+  );
+}
+
+/** The steps around a job in Git mode: `before` its own steps, `after` them. */
+export function gitModeSteps(o: {
+  kustomization: FluxKustomizationRef;
+  /** The applied objects the job deleted (their documents are removed). */
+  remove: ObjectRef[];
+  /** The document replaced in place by the new manifests (one of `remove`, usually the old Cluster). */
+  replace: ObjectRef;
+  /** The live objects the repository should hold afterwards. */
+  add: ObjectRef[];
+  branch: string;
+  title: string;
+}): { before: StepPlan[]; after: StepPlan[] } {
+  const k = o.kustomization;
+  const kref = kustomizationRef(k);
+  const kname = `Flux's Kustomization ${k.namespace}/${k.name}`;
+  const suspended = when.field(
+    kref,
+    ['spec', 'suspend'],
+    true,
+    `${kname} is suspended`,
+  );
+  const notSuspended = (description: string): PlannedCondition => ({
+    type: 'field-not',
+    ref: kref,
+    path: ['spec', 'suspend'],
+    value: true,
+    description,
+  });
+  const sourceHolds: PlannedCondition = {
+    type: 'flux-source-holds',
+    kustomization: k,
+    present: o.add,
+    absent: o.remove,
+    description: `the source of ${kname} holds the merged change: ${o.add
+      .map(describeRef)
+      .join(', ')} written, ${o.remove.map(describeRef).join(', ')} gone`,
+  };
+  const before: StepPlan[] = [
+    {
+      id: 'suspend-gitops',
+      title: `Suspend ${kname}`,
+      description: `Sets spec.suspend=true on the Kustomization that applies the cluster's objects, so that Flux neither re-creates what the job deletes nor puts back what it changes while the repository still holds the old manifests; a suspended Kustomization applies and prunes nothing (docs/flux-facts.md#flux-suspend, docs/flux-facts.md#job-git-mode). One already suspended by someone else is not taken over.`,
+      // The grants of rbac/gitops.yaml, asked before the job's first write: a missing one changes nothing.
+      preconditions: [
+        ...(
+          [
+            ['get', 'kustomize.toolkit.fluxcd.io', 'kustomizations'],
+            ['patch', 'kustomize.toolkit.fluxcd.io', 'kustomizations'],
+            ['get', 'source.toolkit.fluxcd.io', 'gitrepositories'],
+          ] as const
+        ).map(
+          ([verb, group, resource]): PlannedCondition => ({
+            type: 'allowed',
+            verb,
+            group,
+            resource,
+            namespace: k.namespace,
+            description: `the backend may ${verb} ${resource}.${group} in ${k.namespace} (rbac/gitops.yaml)`,
+          }),
+        ),
+        when.exists(kref),
+        notSuspended(`${kname} is not suspended by someone else`),
+      ],
+      actions: [
+        {
+          action: 'merge-patch',
+          ref: kref,
+          patch: { spec: { suspend: true } },
+          description: `flux suspend kustomization ${k.name} -n ${k.namespace}`,
+        },
+      ],
+      waitFor: [suspended],
+      timeoutSeconds: 60,
+      invariants: [
+        { ...suspended, description: `${kname} is still suspended` },
+      ],
+      invariantsUntil: 'resume-gitops',
+    },
+  ];
+  const after: StepPlan[] = [
+    {
+      id: 'propose-to-git',
+      title: 'Propose the new manifests to Git',
+      description: `Opens a pull request on the repository ${kname} applies from: the old objects' documents removed, the old ${o.replace.kind}'s replaced in place by the new objects as the cluster has them now, without status and the fields controllers write (docs/flux-facts.md#git-export, docs/flux-facts.md#job-git-mode).`,
+      preconditions: o.add.map(r => when.exists(r)),
+      actions: [
+        {
+          action: 'propose-git-change',
+          kustomization: k,
+          remove: o.remove,
+          replace: o.replace,
+          add: o.add,
+          branch: o.branch,
+          title: o.title,
+          description: `Push branch ${o.branch} and open its pull request: ${o.title}`,
+        },
+      ],
+      waitFor: [],
+      timeoutSeconds: 300,
+    },
+    {
+      id: 'wait-merge',
+      title: 'Wait for the pull request to be merged',
+      description: `Waits until a person merges the pull request and Flux's GitRepository has fetched the merge (at its interval; \`flux reconcile source git\` fetches it at once). The Kustomization stays suspended meanwhile (docs/flux-facts.md#job-git-mode).`,
+      preconditions: [],
+      actions: [],
+      waitFor: [sourceHolds],
+      timeoutSeconds: MERGE_WAIT_SECONDS,
+    },
+    {
+      id: 'resume-gitops',
+      title: `Resume ${kname}`,
+      description: `Notes the new objects' generations, removes spec.suspend, and waits until Flux has applied the merged revision and is Ready (docs/flux-facts.md#flux-status).`,
+      preconditions: [sourceHolds],
+      actions: [
+        {
+          action: 'record-generations',
+          refs: o.add,
+          description: `Note the metadata.generation of ${o.add.length} new objects`,
+        },
+        {
+          action: 'merge-patch',
+          ref: kref,
+          patch: { spec: { suspend: null } },
+          description: `flux resume kustomization ${k.name} -n ${k.namespace} --wait=false`,
+        },
+      ],
+      waitFor: [
+        notSuspended(`${kname} is not suspended`),
+        {
+          type: 'flux-applied',
+          kustomization: k,
+          description: `${kname} has applied the revision its source holds and is Ready`,
+        },
+      ],
+      timeoutSeconds: 600,
+    },
+    {
+      id: 'verify-gitops',
+      title: "Verify Flux's first apply",
+      description: `Flux's first apply after the merge changed no new object's spec (its metadata.generation is the one noted before the resume), marked each as its own, and brought back none of the old ones (docs/flux-facts.md#job-git-mode).`,
+      preconditions: [],
+      actions: [],
+      waitFor: [
+        ...o.add.flatMap((r): PlannedCondition[] => [
+          {
+            type: 'generation-unchanged',
+            ref: r,
+            description: `${describeRef(
+              r,
+            )} has the generation noted before the resume`,
+          },
+          when.label(r, FLUX_KUSTOMIZATION_NAME_LABEL, k.name),
+        ]),
+        ...o.remove.map(r => when.absent(r)),
+      ],
+      timeoutSeconds: 120,
+    },
+  ];
+  return { before, after };
+}
