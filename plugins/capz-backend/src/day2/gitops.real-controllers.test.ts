@@ -524,6 +524,8 @@ it('a legacy cluster Flux applies is migrated through Git: suspended, migrated, 
         ),
     );
   await settled();
+  // What Azure had created and deleted before the job: w.migrated checks that the job added none.
+  w.markBaseline();
   const azureState = () =>
     azureResourceState(w.azure() as any, { resourceGroup: lname });
   const before = azureState();
