@@ -696,12 +696,15 @@ async function fluxFollows(gitea: ReturnType<typeof giteaInfo>) {
   });
 }
 
-/** Merges a pull request as a reviewer would, fetches main into Flux now, and waits until Flux has applied it. */
+/**
+ * Merges a pull request as a reviewer would, fetches main into Flux now, and waits until Flux has applied it; returns
+ * the merged commit.
+ */
 async function mergeAndApply(
   page: Page,
   gitea: ReturnType<typeof giteaInfo>,
   number: number,
-) {
+): Promise<string> {
   const api = `${gitea.url}/api/v1/repos/${gitea.username}/gitops`;
   const merged = await page.request.post(`${api}/pulls/${number}/merge`, {
     headers: gitea.headers,
@@ -729,6 +732,7 @@ async function mergeAndApply(
       { timeout: 120_000, message: `Flux to apply main@sha1:${commit}` },
     )
     .toBe(`True main@sha1:${commit}`);
+  return commit;
 }
 
 /** The lines a diff adds and removes, in order: what two diffs of one change share whatever their context. */
@@ -768,7 +772,7 @@ test('New AKS cluster through Gitea and Flux: the merged pull request becomes a 
 
   // Merged: Flux applies the template's files, the controllers make the cluster, the page shows it applied by Flux.
   const t0 = Date.now();
-  await mergeAndApply(page, gitea, created);
+  const merged = await mergeAndApply(page, gitea, created);
   await expect.poll(() => clusterExists(name), { timeout: 60_000 }).toBe(true);
   await page.goto(`/capz/clusters/${MC}/${NS}/${name}`);
   await expect(page.getByRole('heading', { level: 2, name })).toBeVisible();
@@ -780,9 +784,16 @@ test('New AKS cluster through Gitea and Flux: the merged pull request becomes a 
       Date.now() - t0
     } ms`,
   );
+  // Where it comes from, read from Flux's Kustomization and GitRepository: the repository (its URL as the
+  // GitRepository has it, no credentials in it), branch, path, the applied commit, and Flux in sync with its source.
   await expect(
     page.getByText(
-      `Applied by Flux's Kustomization flux-system/${KS}: change it in Git.`,
+      `Applied by Flux's Kustomization flux-system/${KS} from ${gitea.url}/${
+        gitea.username
+      }/gitops.git, branch main, path ./clusters/${NS}, at revision ${merged.slice(
+        0,
+        7,
+      )} — in sync. Change it in Git.`,
     ),
   ).toBeVisible();
   const cluster = await kube('GET', clusterPath(name));

@@ -118,6 +118,68 @@ export interface ClusterSummary {
    * those objects are refused.
    */
   appliedBy?: string;
+  /**
+   * Where the cluster is applied from when Flux applies it from Git, and whether Flux is in sync with that source
+   * ({@link ClusterGitSource}). Absent when no Flux Kustomization applies its objects, or when the watch cache holds
+   * no such Kustomization (no Flux on the management cluster, or its namespace not watched).
+   */
+  gitSource?: ClusterGitSource;
+}
+
+/** A namespaced object of Flux's, by namespace and name. @public */
+export interface FluxObjectRef {
+  namespace: string;
+  name: string;
+}
+
+/**
+ * What a cluster applied from Git by a Flux Kustomization comes from, read from the watch cache (never from an API
+ * server per page view): the Kustomization that applies its Cluster (else the first of its objects it applies), its
+ * `spec.sourceRef` GitRepository's URL and branch, the path and revisions, and whether Flux is in sync.
+ * Fields: docs/flux-facts.md#flux-source-ref (source, branch), docs/flux-facts.md#flux-status (Ready and revisions),
+ * docs/flux-facts.md#flux-suspend (suspend).
+ * @public
+ */
+export interface ClusterGitSource {
+  /** The Kustomization that applies the cluster (its `kustomize.toolkit.fluxcd.io/namespace` and `/name` labels). */
+  kustomization: FluxObjectRef;
+  /** Its `spec.sourceRef`: the kind, and the namespace (the Kustomization's own unless the reference names one). */
+  source?: FluxObjectRef & { kind: string };
+  /**
+   * True when the source is a GitRepository the watch cache holds. False for one it does not hold (deleted, or in a
+   * namespace not watched) and for another kind of source (OCIRepository, Bucket): then `url`, `branch`, `ref` and
+   * `sourceRevision` are absent.
+   */
+  sourceFound: boolean;
+  /** The GitRepository's `spec.url`, without credentials. */
+  url?: string;
+  /** The branch the GitRepository follows: `spec.ref.branch`, `master` without one; absent when it follows `ref`. */
+  branch?: string;
+  /** What the GitRepository follows instead of a branch: a commit, a ref name, a semver range or a tag. */
+  ref?: { type: 'commit' | 'name' | 'semver' | 'tag'; value: string };
+  /** The Kustomization's `spec.path` as written (the repository's root when absent). */
+  path?: string;
+  /** The Kustomization's `status.lastAppliedRevision`: `<branch>@sha1:<commit>`. */
+  lastAppliedRevision?: string;
+  /** The GitRepository's `status.artifact.revision`: the revision the source holds now. */
+  sourceRevision?: string;
+  /** The Kustomization's `Ready` condition. */
+  ready?: {
+    status: 'True' | 'False' | 'Unknown';
+    reason?: string;
+    message?: string;
+  };
+  /** The Kustomization's `spec.suspend`: Flux applies nothing while it is set. */
+  suspended: boolean;
+  /** The Kustomization's `metadata.generation`: a new one for each change of its spec. */
+  generation?: number;
+  /** The Kustomization's `status.observedGeneration`: the generation Flux last reconciled. */
+  observedGeneration?: number;
+  /**
+   * Flux is in sync: Ready is True, not suspended, the latest spec observed (observedGeneration = generation) and the
+   * revision last applied is the one the GitRepository holds.
+   */
+  inSync: boolean;
 }
 
 /**

@@ -36,4 +36,23 @@ describe('kinds', () => {
       'resources.azure.com/v1api20200601',
     );
   });
+
+  it("addresses Flux's Kustomization and GitRepository at v1, with the CRDs' plurals", () => {
+    expect(
+      resourcePath(kinds.Kustomization, { namespace: 'flux-system' }),
+    ).toBe(
+      '/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations',
+    );
+    expect(
+      resourcePath(kinds.GitRepository, {
+        namespace: 'flux-system',
+        name: 'gitops',
+      }),
+    ).toBe(
+      '/apis/source.toolkit.fluxcd.io/v1/namespaces/flux-system/gitrepositories/gitops',
+    );
+    expect(lookupKind('source.toolkit.fluxcd.io/v1', 'GitRepository')).toBe(
+      kinds.GitRepository,
+    );
+  });
 });

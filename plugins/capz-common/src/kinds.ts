@@ -19,13 +19,14 @@ const k = (
   group: string,
   version: string,
   kind: string,
+  // Lowercase + "s" unless the CRD's spec.names.plural says otherwise (GitRepository: gitrepositories).
+  plural = `${kind.toLowerCase()}s`,
   namespaced = true,
 ): KindInfo => ({
   group,
   version,
   kind,
-  // Every kind here pluralises as lowercase + "s"; checked against the CRDs' spec.names.plural in tests.
-  plural: `${kind.toLowerCase()}s`,
+  plural,
   namespaced,
 });
 
@@ -33,6 +34,11 @@ const k = (
 export const CAPI_GROUP = 'cluster.x-k8s.io';
 /** @public */
 export const CAPZ_GROUP = 'infrastructure.cluster.x-k8s.io';
+
+/** Flux's kustomize-controller API group (docs/flux-facts.md#flux-labels). @public */
+export const FLUX_KUSTOMIZE_GROUP = 'kustomize.toolkit.fluxcd.io';
+/** Flux's source-controller API group (docs/flux-facts.md#flux-source-ref). @public */
+export const FLUX_SOURCE_GROUP = 'source.toolkit.fluxcd.io';
 
 /** @public */
 export const kinds = {
@@ -76,6 +82,11 @@ export const kinds = {
     'v1api20201101',
     'VirtualNetworksSubnet',
   ),
+  // Flux, read (never written by the read path) to say where a cluster applied from Git comes from: the
+  // Kustomization that applies it and the GitRepository it applies from (docs/flux-facts.md#flux-source-ref), at the
+  // v1 APIs Flux v1.9.6 serves (docs/flux-facts.md#flux-versions). No cluster's tree holds them.
+  Kustomization: k(FLUX_KUSTOMIZE_GROUP, 'v1', 'Kustomization'),
+  GitRepository: k(FLUX_SOURCE_GROUP, 'v1', 'GitRepository', 'gitrepositories'),
 } as const;
 
 /** @public */

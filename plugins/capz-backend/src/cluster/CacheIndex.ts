@@ -1,6 +1,8 @@
 import {
   buildClusterTree,
+  clusterKustomization,
   ClusterSummary,
+  FluxObjectRef,
   ManagedFromPlace,
   ObservedObject,
   partitionByCluster,
@@ -11,7 +13,8 @@ import {
 import { asoTargets } from '../azure/mapping';
 import { AksOwner, describePlace, ownersOf, RECONCILE_POLICY } from './owners';
 import type { CacheChange, CachedObject } from './ClusterWatch';
-import { WATCHED_KINDS } from './watchedKinds';
+import { FluxAppliedObject, FluxIndex } from './FluxIndex';
+import { CLUSTER_KINDS } from './watchedKinds';
 
 /** What the index reads: the watch cache, or a stand-in with `list` only (then nothing is kept between calls). */
 export interface IndexSource {
@@ -41,15 +44,17 @@ export interface ClusterView {
   uids: Set<string>;
   /** The ManagedClusters in its tree, for `managedFrom`. */
   managedClusters: ObservedObject[];
+  /** The Flux Kustomization that applies it (its Cluster's, else its first object's), for `gitSource`. */
+  kustomization?: FluxObjectRef;
   /** When its verdicts can change with time alone (a new object's grace period ends); undefined: never. */
   validUntil?: number;
   /** Its tree with similar nodes grouped, by grouping threshold, as the tree route asked for them. */
   grouped: Map<number, TreeNode>;
 }
 
-const TREE_KINDS = WATCHED_KINDS.filter(k => k.name !== 'Event').map(
-  k => k.name,
-);
+/** The kinds a cluster's tree is built from: not Events, not Flux's objects (read by name, see FluxIndex). */
+const TREE_KINDS = CLUSTER_KINDS.map(k => k.name);
+const TREE_KIND_SET = new Set(TREE_KINDS);
 const lower = (s: string | undefined) => s?.toLowerCase();
 
 /**
@@ -141,6 +146,10 @@ export class NamespaceIndex {
       managedClusters: objects.filter(
         o => o.kind === 'ManagedCluster' && uids.has(o.metadata?.uid ?? ''),
       ),
+      kustomization: clusterKustomization([
+        cluster as ObservedObject,
+        ...objects,
+      ]),
       validUntil: verdictsChangeAt([cluster as ObservedObject, ...objects], {
         now,
       }),
@@ -350,7 +359,8 @@ class TreeIndex {
   }
 
   private onChange(change: CacheChange): void {
-    if (change.kind === 'Event') return;
+    // Events and Flux's objects are in no tree: their changes leave the namespace's trees as they are.
+    if (!TREE_KIND_SET.has(change.kind)) return;
     const key = `${change.managementCluster}/${
       change.object.metadata.namespace ?? ''
     }`;
@@ -427,6 +437,7 @@ export class CacheIndex {
   }
 
   private readonly aks: AksOwnerIndex;
+  private readonly flux: FluxIndex;
 
   private constructor(
     private readonly source: IndexSource,
@@ -434,8 +445,17 @@ export class CacheIndex {
     private readonly trees: TreeIndex,
   ) {
     this.aks = new AksOwnerIndex(source, managementClusters, trees.incremental);
+    this.flux = new FluxIndex(
+      source,
+      managementClusters,
+      TREE_KIND_SET,
+      trees.incremental,
+    );
     if (trees.incremental)
-      source.on!('change', (change: CacheChange) => this.aks.onChange(change));
+      source.on!('change', (change: CacheChange) => {
+        this.aks.onChange(change);
+        this.flux.onChange(change);
+      });
   }
 
   /** Starts a read: a source without change events is read afresh. */
@@ -443,6 +463,23 @@ export class CacheIndex {
     if (this.trees.incremental) return;
     this.trees.begin();
     this.aks.reset();
+    this.flux.reset();
+  }
+
+  /** The objects of the clusters' kinds that carry this Flux Kustomization's labels (see FluxIndex). */
+  fluxApplied(
+    managementCluster: string,
+    kustomization: FluxObjectRef,
+  ): FluxAppliedObject[] {
+    return this.flux.appliedBy(managementCluster, kustomization);
+  }
+
+  /** The Flux Kustomizations whose `spec.sourceRef` names this GitRepository (see FluxIndex). */
+  kustomizationsFrom(
+    managementCluster: string,
+    gitRepository: FluxObjectRef,
+  ): FluxObjectRef[] {
+    return this.flux.kustomizationsFrom(managementCluster, gitRepository);
   }
 
   /** The index of one namespace, rebuilt when something in it changed since. */
@@ -478,10 +515,22 @@ export class CacheIndex {
   }
 
   /**
+   * The summary with what depends on objects outside the cluster's own: `managedFrom` (see managedFromOf) and
+   * `gitSource`, the Flux Kustomization that applies it and its GitRepository, looked up by name in the cache.
+   */
+  summaryOf(view: ClusterView): ClusterSummary {
+    const summary = this.managedFromOf(view);
+    const gitSource =
+      view.kustomization &&
+      this.flux.gitSource(summary.managementCluster, view.kustomization);
+    return gitSource ? { ...summary, gitSource } : summary;
+  }
+
+  /**
    * The summary with `managedFrom`: the other places managing the AKS cluster of the ManagedCluster in this
    * cluster's tree (one that reconciles: not on `skip`), when there are any.
    */
-  summaryOf(view: ClusterView): ClusterSummary {
+  private managedFromOf(view: ClusterView): ClusterSummary {
     const summary = view.summary;
     if (!view.managedClusters.length) return summary;
     const own = (p: ManagedFromPlace) =>

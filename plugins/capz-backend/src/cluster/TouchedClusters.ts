@@ -1,4 +1,7 @@
-import type { ObservedObject } from '@capz-backstage/plugin-capz-common';
+import type {
+  FluxObjectRef,
+  ObservedObject,
+} from '@capz-backstage/plugin-capz-common';
 import { asoTargets } from '../azure/mapping';
 import { CacheIndex } from './CacheIndex';
 import type { CachedObject } from './ClusterWatch';
@@ -100,5 +103,60 @@ export class TouchedClusters {
         uids.add(uid);
     }
     return [...uids];
+  }
+
+  /**
+   * The uids of the Clusters a Flux Kustomization applies, whose pages show its state (`gitSource`): the Clusters that
+   * carry its labels, and the Clusters whose trees hold another object that does (their Git source may come from it).
+   * Looked up in the cache index's FluxIndex: what it costs is the objects Flux applies, not the cache.
+   */
+  clustersAppliedBy(
+    managementCluster: string,
+    kustomization: FluxObjectRef,
+  ): string[] {
+    this.index.begin();
+    return [...this.applied(managementCluster, kustomization)];
+  }
+
+  /** The uids of the Clusters applied by the Kustomizations whose source is this GitRepository. */
+  clustersFollowing(
+    managementCluster: string,
+    gitRepository: FluxObjectRef,
+  ): string[] {
+    this.index.begin();
+    const uids = new Set<string>();
+    for (const k of this.index.kustomizationsFrom(
+      managementCluster,
+      gitRepository,
+    ))
+      for (const uid of this.applied(managementCluster, k)) uids.add(uid);
+    return [...uids];
+  }
+
+  private applied(
+    managementCluster: string,
+    kustomization: FluxObjectRef,
+  ): Set<string> {
+    const uids = new Set<string>();
+    const others = new Map<string, string[]>();
+    for (const o of this.index.fluxApplied(managementCluster, kustomization)) {
+      if (o.kind === 'Cluster') uids.add(o.uid);
+      else {
+        let inNamespace = others.get(o.namespace);
+        if (!inNamespace) others.set(o.namespace, (inNamespace = []));
+        inNamespace.push(o.uid);
+      }
+    }
+    // Another object's Cluster: which tree holds it, from the namespace's membership (built once per state of it).
+    for (const [namespace, objectUids] of others) {
+      const members = this.index
+        .namespace(managementCluster, namespace)
+        .membership();
+      for (const uid of objectUids) {
+        const cluster = members.get(uid);
+        if (cluster) uids.add(cluster.uid);
+      }
+    }
+    return uids;
   }
 }

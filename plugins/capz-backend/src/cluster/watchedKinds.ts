@@ -19,11 +19,11 @@ const w = (
 });
 
 /**
- * What the read path needs (docs/architecture.md#flow-watch-cache): CAPI, the ASO-managed kinds (v1beta1, else the
- * deprecated v1alpha1 on older CAPZ), the legacy AzureManaged* kinds, the ASO objects (the legacy control plane's VNet and subnet included), and core Events. Secrets are not
- * cached: their values must never reach the browser, and the jobs read the ones they copy when they need them.
+ * The kinds a cluster's objects are of (docs/architecture.md#flow-watch-cache): CAPI, the ASO-managed kinds (v1beta1,
+ * else the deprecated v1alpha1 on older CAPZ), the legacy AzureManaged* kinds and the ASO objects (the legacy control
+ * plane's VNet and subnet included). Its trees, summaries, history, jobs and day-2 actions read these, per namespace.
  */
-export const WATCHED_KINDS: WatchedKind[] = [
+export const CLUSTER_KINDS: WatchedKind[] = [
   w('Cluster'),
   w('MachinePool'),
   w('AzureASOManagedCluster', ['v1alpha1']),
@@ -39,5 +39,33 @@ export const WATCHED_KINDS: WatchedKind[] = [
   // without ASO's network CRDs serves neither, and ClusterWatch then skips them (servedVersion: 404, synced).
   w('VirtualNetwork'),
   w('VirtualNetworksSubnet'),
-  { name: 'Event', group: '', versions: ['v1'], plural: 'events' },
+];
+
+/**
+ * Flux's Kustomization and GitRepository: where a cluster applied from Git comes from and whether Flux is in sync
+ * (docs/flux-facts.md#flux-source-ref, docs/flux-facts.md#flux-status), looked up by namespace and name, never part
+ * of a cluster's tree, history or jobs. A management cluster without Flux serves neither, and ClusterWatch skips them
+ * as it skips any kind the server does not serve.
+ */
+export const FLUX_KINDS: WatchedKind[] = [
+  w('Kustomization'),
+  w('GitRepository'),
+];
+
+/** Core Events, about the clusters' objects (the timeline). */
+export const EVENT_KIND: WatchedKind = {
+  name: 'Event',
+  group: '',
+  versions: ['v1'],
+  plural: 'events',
+};
+
+/**
+ * What the read path lists and watches: the clusters' kinds, Flux's two and Events. Secrets are not cached: their
+ * values must never reach the browser, and the jobs read the ones they copy when they need them.
+ */
+export const WATCHED_KINDS: WatchedKind[] = [
+  ...CLUSTER_KINDS,
+  ...FLUX_KINDS,
+  EVENT_KIND,
 ];

@@ -42,7 +42,7 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import type { AksDiscovery } from '../azure/AksDiscovery';
 import type { WatchCache } from '../cluster/WatchCache';
-import { WATCHED_KINDS } from '../cluster/watchedKinds';
+import { CLUSTER_KINDS } from '../cluster/watchedKinds';
 import { AzureServiceError } from '../azure/errors';
 import { KubeRequestError } from '../cluster/ManagementClusterClient';
 import type { Day2Client } from '../cluster/clientViews';
@@ -198,9 +198,9 @@ export class Day2Service {
       throw new NotFoundError(`No management cluster named "${mc}"`);
   }
 
-  /** Every watched object of a namespace from the cache, kinds filled in (Events excluded). */
+  /** Every object of the clusters' kinds in a namespace from the cache, kinds filled in (no Events, nothing of Flux). */
   private namespaceObjects(mc: string, namespace: string): ObservedObject[] {
-    return WATCHED_KINDS.filter(k => k.name !== 'Event').flatMap(k =>
+    return CLUSTER_KINDS.flatMap(k =>
       this.o.cache
         .list(mc, k.name, namespace)
         .map(o => ({ ...o, kind: o.kind ?? k.name } as ObservedObject)),

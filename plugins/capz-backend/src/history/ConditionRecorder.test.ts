@@ -306,6 +306,64 @@ describe('ConditionRecorder', () => {
     await recorder.stop();
   });
 
+  it("keeps Flux's Kustomizations and GitRepositories out of the history: no transition, deletion or Event row", async () => {
+    const { cache, store, recorder, flushes } = started();
+    addCluster(cache);
+    await recorder.flush();
+    const before = {
+      transitions: store.transitions.length,
+      deletions: store.deletions.length,
+      events: store.events.length,
+    };
+    flushes.length = 0;
+    // In the cluster's namespace, even labelled with its name: still no part of its history.
+    const flux = (
+      kind: string,
+      name: string,
+      status: string,
+    ): CachedObject => ({
+      kind,
+      metadata: {
+        name,
+        namespace: NS,
+        uid: `${kind}-uid`,
+        labels: { 'cluster.x-k8s.io/cluster-name': 'payments' },
+      },
+      status: ready(
+        status,
+        status === 'True' ? 'Succeeded' : 'Failed',
+        '2026-11-20T10:02:00Z',
+      ),
+    });
+    for (const kind of ['Kustomization', 'GitRepository']) {
+      cache.change('add', kind, flux(kind, 'payments', 'False'));
+      cache.change('update', kind, flux(kind, 'payments', 'True'));
+      cache.change('add', 'Event', {
+        kind: 'Event',
+        metadata: { name: `${kind}.1`, namespace: NS, uid: `ev-${kind}` },
+        involvedObject: {
+          kind,
+          name: 'payments',
+          namespace: NS,
+          uid: `${kind}-uid`,
+        },
+        type: 'Normal',
+        reason: 'ReconciliationSucceeded',
+        firstTimestamp: '2026-11-20T10:02:00Z',
+        lastTimestamp: '2026-11-20T10:02:00Z',
+      });
+      cache.change('delete', kind, flux(kind, 'payments', 'True'));
+    }
+    await recorder.flush();
+    expect({
+      transitions: store.transitions.length,
+      deletions: store.deletions.length,
+      events: store.events.length,
+    }).toEqual(before);
+    expect(flushes).toEqual([]);
+    await recorder.stop();
+  });
+
   it('records a deleted object with the Cluster its transitions were written with, and announces it', async () => {
     const { cache, store, recorder, flushes } = started();
     addCluster(cache);

@@ -2,7 +2,7 @@ import { LoggerService } from '@backstage/backend-plugin-api';
 import { ObservedObject } from '@capz-backstage/plugin-capz-common';
 import { EventEmitter } from 'node:events';
 import { CacheChange } from '../cluster/ClusterWatch';
-import { WATCHED_KINDS } from '../cluster/watchedKinds';
+import { CLUSTER_KINDS, EVENT_KIND } from '../cluster/watchedKinds';
 import {
   conditionTransitions,
   eventOf,
@@ -80,9 +80,8 @@ interface DeferredChange {
   at: Date;
 }
 
-const RECORDED_KINDS = new Set(
-  WATCHED_KINDS.map(k => k.name).filter(k => k !== 'Event'),
-);
+/** The clusters' kinds: Flux's Kustomizations and GitRepositories are in no cluster's history. */
+const RECORDED_KINDS = new Set(CLUSTER_KINDS.map(k => k.name));
 
 /**
  * Records condition transitions and Events from the watch cache's change stream into the {@link HistoryStore}.
@@ -139,7 +138,7 @@ export class ConditionRecorder extends EventEmitter {
     this.options.cache.on('change', this.onChange);
     this.options.cache.on('listed', this.onListed);
     for (const managementCluster of this.options.managementClusters ?? [])
-      for (const kind of WATCHED_KINDS)
+      for (const kind of [...CLUSTER_KINDS, EVENT_KIND])
         for (const object of this.options.cache.list(
           managementCluster,
           kind.name,

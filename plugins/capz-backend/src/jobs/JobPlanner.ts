@@ -20,7 +20,7 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import { aksOwners, describePlace, ownersOf } from '../cluster/owners';
 import type { WatchCache } from '../cluster/WatchCache';
-import { WATCHED_KINDS } from '../cluster/watchedKinds';
+import { CLUSTER_KINDS, EVENT_KIND } from '../cluster/watchedKinds';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import type { JobClient } from '../cluster/clientViews';
 
@@ -409,7 +409,8 @@ export class JobPlanner {
   }
 
   private objectsIn(mc: string, namespace: string): ObservedObject[] {
-    return WATCHED_KINDS.flatMap(
+    // The clusters' objects and Events; Flux's objects are no part of a plan's snapshot.
+    return [...CLUSTER_KINDS, EVENT_KIND].flatMap(
       k =>
         this.o.cache.list(mc, k.name, namespace) as unknown as ObservedObject[],
     );

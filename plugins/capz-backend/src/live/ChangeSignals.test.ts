@@ -264,4 +264,64 @@ describe('ChangeSignals', () => {
     ]);
     live.stop();
   });
+
+  it("announces a Flux Kustomization's change to the Clusters it applies and a GitRepository's to those of the Kustomizations applying from it, never to its namespace's other Clusters", async () => {
+    const FLUX_LABELS = {
+      'kustomize.toolkit.fluxcd.io/name': 'clusters',
+      'kustomize.toolkit.fluxcd.io/namespace': 'ns1',
+    };
+    const { live, emit, published, objects } = setup();
+    // a's Cluster is Flux's; b's Cluster is not, its control plane is; c (another namespace) is not Flux's at all.
+    objects.Cluster[0] = o('Cluster', 'ns1', 'a', 'uid-a', {
+      ...objects.Cluster[0],
+      metadata: { labels: FLUX_LABELS },
+    });
+    objects.AzureASOManagedControlPlane[1] = o(
+      'AzureASOManagedControlPlane',
+      'ns1',
+      'b',
+      'uid-cp-b',
+      {
+        metadata: {
+          ...objects.AzureASOManagedControlPlane[1].metadata,
+          labels: FLUX_LABELS,
+        },
+      },
+    );
+    // Flux's objects in the clusters' own namespace.
+    const kustomization = (name: string) =>
+      o('Kustomization', 'ns1', name, `uid-ks-${name}`, {
+        apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+        spec: { sourceRef: { kind: 'GitRepository', name: 'gitops' } },
+      });
+    const repo = o('GitRepository', 'ns1', 'gitops', 'uid-repo', {
+      apiVersion: 'source.toolkit.fluxcd.io/v1',
+    });
+    objects.Kustomization = [
+      kustomization('clusters'),
+      kustomization('lonely'),
+    ];
+    objects.GitRepository = [repo];
+    const announced = () =>
+      published.splice(0).map(p => [...p.message.clusterUids].sort());
+
+    emit('Kustomization', 'update', objects.Kustomization[0]);
+    await live.flush();
+    expect(announced()).toEqual([['uid-a', 'uid-b']]);
+
+    emit('GitRepository', 'update', repo);
+    await live.flush();
+    expect(announced()).toEqual([['uid-a', 'uid-b']]);
+
+    // A Kustomization that applies no cluster changed, or went: no page is concerned (no object of a tree went).
+    emit('Kustomization', 'update', objects.Kustomization[1]);
+    emit('Kustomization', 'delete', objects.Kustomization[1]);
+    await live.flush();
+    expect(announced()).toEqual([]);
+
+    // The Kustomization that applies them is deleted: their pages lose their Git source.
+    emit('Kustomization', 'delete', objects.Kustomization[0]);
+    await live.flush();
+    expect(announced()).toEqual([['uid-a', 'uid-b']]);
+  });
 });

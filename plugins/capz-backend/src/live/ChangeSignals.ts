@@ -2,12 +2,20 @@ import { LoggerService } from '@backstage/backend-plugin-api';
 import {
   CAPZ_SIGNAL_CHANNEL,
   CapzChangeSignal,
+  FluxObjectRef,
 } from '@capz-backstage/plugin-capz-common';
 import type { SignalsService } from '@backstage/plugin-signals-node';
 import { CacheIndex } from '../cluster/CacheIndex';
 import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
 import { TouchedClusters } from '../cluster/TouchedClusters';
 import { WatchCache } from '../cluster/WatchCache';
+
+/** A Flux Kustomization or GitRepository that changed: in no tree, its clusters are found through the FluxIndex. */
+interface PendingFlux {
+  managementCluster: string;
+  kind: 'Kustomization' | 'GitRepository';
+  ref: FluxObjectRef;
+}
 
 interface PendingNamespace {
   managementCluster: string;
@@ -24,7 +32,8 @@ interface PendingNamespace {
  * Messages go out at most once per `coalesceMs`: a change after a quiet window is published at once (with whatever
  * arrived in the same turn of the event loop), later ones are gathered until the window since the last message ends
  * (a timer not reset by later changes, so the delay stays bounded under a steady stream). Changes are mapped to the
- * Clusters whose trees contain the changed objects. While a
+ * Clusters whose trees contain the changed objects; a change of a Flux Kustomization or GitRepository to the Clusters it
+ * applies (their `gitSource`), through the cache index's FluxIndex. While a
  * management cluster's cache does its first list, only its Clusters are announced as they come: the rest is mapped
  * once, when the list is over, instead of rebuilding its namespaces' trees at every flush of the initial list.
  */
@@ -37,6 +46,8 @@ export class ChangeSignals {
     object: CachedObject;
     groups: CachedObject[];
   }> = [];
+  /** Flux objects that changed, by management cluster, kind, namespace and name. */
+  private readonly flux = new Map<string, PendingFlux>();
   private timer?: NodeJS.Timeout;
   /** When the last message window started (construction counts as one). */
   private lastFlushAt = Date.now();
@@ -91,7 +102,15 @@ export class ChangeSignals {
   }
 
   private add({ managementCluster, kind, type, object }: CacheChange): void {
-    if (kind === 'Cluster') {
+    if (kind === 'Kustomization' || kind === 'GitRepository') {
+      // In no cluster's tree: its namespace's Clusters are not concerned, those it applies are.
+      const { namespace = '', name } = object.metadata;
+      this.flux.set(`${managementCluster}/${kind}/${namespace}/${name}`, {
+        managementCluster,
+        kind,
+        ref: { namespace, name },
+      });
+    } else if (kind === 'Cluster') {
       this.direct.add(object.metadata.uid);
     } else {
       let uid = object.metadata.uid;
@@ -160,6 +179,17 @@ export class ChangeSignals {
       this.owners.length,
       ...this.owners.filter(o => listing(o.managementCluster)),
     );
+    const flux = [...this.flux.entries()].filter(
+      ([, f]) => !listing(f.managementCluster),
+    );
+    for (const [key, f] of flux) {
+      this.flux.delete(key);
+      const uids =
+        f.kind === 'Kustomization'
+          ? this.touched.clustersAppliedBy(f.managementCluster, f.ref)
+          : this.touched.clustersFollowing(f.managementCluster, f.ref);
+      for (const uid of uids) clusterUids.add(uid);
+    }
     for (const o of owners) {
       for (const uid of this.touched.clustersSharingAks(
         o.managementCluster,

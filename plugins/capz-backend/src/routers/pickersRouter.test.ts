@@ -155,6 +155,9 @@ describe('GET /pickers/namespaces', () => {
               { metadata: { namespace: 'team-a' } },
               { metadata: { namespace: 'team-c' } },
             ],
+            // Flux's objects are watched too, but flux-system holds no cluster: it is not offered.
+            'east/Kustomization': [{ metadata: { namespace: 'flux-system' } }],
+            'east/GitRepository': [{ metadata: { namespace: 'flux-system' } }],
           },
         },
       ),

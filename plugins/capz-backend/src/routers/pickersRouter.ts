@@ -8,7 +8,7 @@ import express from 'express';
 import type { AksDiscovery } from '../azure/AksDiscovery';
 import { retryAfterHeader } from '../azure/errors';
 import type { WatchCache } from '../cluster/WatchCache';
-import { WATCHED_KINDS } from '../cluster/watchedKinds';
+import { CLUSTER_KINDS, EVENT_KIND } from '../cluster/watchedKinds';
 import { kubeConfigFor, loadClientNode } from '../cluster/kubeConfig';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { readFilter } from '../permissions/readAccess';
@@ -136,7 +136,8 @@ export async function createPickersRouter(
         names = await listNamespaces(c);
         source = 'live';
       } catch (e) {
-        // Without `list` on namespaces (rbac/create.yaml grants it), the namespaces the watch cache has objects in.
+        // Without `list` on namespaces (rbac/create.yaml grants it), the namespaces the watch cache has clusters' objects
+        // or Events in; not Flux's namespaces for its Kustomizations and GitRepositories.
         o.logger.warn(
           `Cannot list the namespaces of ${c.name} (${
             statusOf(e) ?? (e as Error).message
@@ -144,7 +145,7 @@ export async function createPickersRouter(
         );
         source = 'watch-cache';
         const seen = new Set<string>();
-        for (const kind of WATCHED_KINDS)
+        for (const kind of [...CLUSTER_KINDS, EVENT_KIND])
           for (const obj of o.cache?.list(c.name, kind.name) ?? []) {
             const ns = (obj as { metadata?: { namespace?: string } }).metadata
               ?.namespace;

@@ -352,6 +352,87 @@ describe('router', () => {
     expect(smallBytes).toBeLessThan(TREE_GZIP_MIN_BYTES);
   });
 
+  it('serves the Git source of a cluster Flux applies in the list and the tree, as the OpenAPI document describes it', async () => {
+    const A = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d';
+    const flux = {
+      'kustomize.toolkit.fluxcd.io/name': 'clusters',
+      'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+    };
+    const applied = clusterIn('team-g', 'gitops');
+    applied.metadata.labels = flux;
+    const withFlux = fakeCache({
+      east: {
+        Cluster: [applied],
+        Kustomization: [
+          {
+            apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+            kind: 'Kustomization',
+            metadata: {
+              name: 'clusters',
+              namespace: 'flux-system',
+              uid: 'uid-ks',
+              generation: 1,
+            },
+            spec: {
+              sourceRef: { kind: 'GitRepository', name: 'gitops' },
+              path: './clusters',
+              suspend: false,
+            },
+            status: {
+              observedGeneration: 1,
+              lastAppliedRevision: `main@sha1:${A}`,
+              conditions: [{ type: 'Ready', status: 'True', reason: 'X' }],
+            },
+          },
+        ],
+        GitRepository: [
+          {
+            apiVersion: 'source.toolkit.fluxcd.io/v1',
+            kind: 'GitRepository',
+            metadata: {
+              name: 'gitops',
+              namespace: 'flux-system',
+              uid: 'uid-r',
+            },
+            spec: {
+              url: 'https://git.example.com/org/gitops.git',
+              ref: { tag: 'v1' },
+            },
+            status: { artifact: { revision: `v1@sha1:${A}` } },
+          },
+        ],
+      },
+    });
+    // Responses are validated against openapi.yaml (additionalProperties: false): an undescribed field is a 500.
+    const server = await app({ cache: withFlux });
+    const list = await request(server).get('/clusters').set(auth);
+    expect(list.status).toBe(200);
+    const tree = await request(server)
+      .get('/clusters/east/team-g/gitops/tree')
+      .set(auth);
+    expect(tree.status).toBe(200);
+    for (const summary of [list.body.items[0], tree.body.summary])
+      expect(summary.gitSource).toEqual({
+        kustomization: { namespace: 'flux-system', name: 'clusters' },
+        source: {
+          kind: 'GitRepository',
+          namespace: 'flux-system',
+          name: 'gitops',
+        },
+        sourceFound: true,
+        url: 'https://git.example.com/org/gitops.git',
+        ref: { type: 'tag', value: 'v1' },
+        path: './clusters',
+        lastAppliedRevision: `main@sha1:${A}`,
+        sourceRevision: `v1@sha1:${A}`,
+        ready: { status: 'True', reason: 'X' },
+        suspended: false,
+        generation: 1,
+        observedGeneration: 1,
+        inSync: false,
+      });
+  });
+
   it('answers 404 naming what is missing', async () => {
     const server = await app();
     const noMc = await request(server)

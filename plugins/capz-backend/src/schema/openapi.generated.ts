@@ -469,6 +469,128 @@ export const spec = {
             description:
               "Who applies the cluster's objects from outside, in words (\"Flux's Kustomization flux-system/clusters\"), when any carries Flux's, Argo CD's or Helm's marks (docs/flux-facts.md#applied-by-rule).",
           },
+          gitSource: {
+            $ref: '#/components/schemas/ClusterGitSource',
+          },
+        },
+      },
+      FluxObjectRef: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['namespace', 'name'],
+        properties: {
+          namespace: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
+          },
+        },
+      },
+      ClusterGitSource: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['kustomization', 'sourceFound', 'suspended', 'inSync'],
+        description:
+          'Where a cluster Flux applies from Git comes from, read from the watch cache: the Kustomization that applies its Cluster (else the first of its objects it applies), its spec.sourceRef GitRepository, the path and revisions, and whether Flux is in sync (docs/flux-facts.md#flux-source-ref, docs/flux-facts.md#flux-status, docs/flux-facts.md#flux-suspend). Absent when no Kustomization in the cache applies the cluster.',
+        properties: {
+          kustomization: {
+            $ref: '#/components/schemas/FluxObjectRef',
+          },
+          source: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['kind', 'namespace', 'name'],
+            description:
+              "The Kustomization's spec.sourceRef; its namespace is the Kustomization's own unless the reference names another.",
+            properties: {
+              kind: {
+                type: 'string',
+              },
+              namespace: {
+                type: 'string',
+              },
+              name: {
+                type: 'string',
+              },
+            },
+          },
+          sourceFound: {
+            type: 'boolean',
+            description:
+              'The source is a GitRepository the watch cache holds; when false, url, branch, ref and sourceRevision are absent.',
+          },
+          url: {
+            type: 'string',
+            description: "The GitRepository's spec.url, without credentials.",
+          },
+          branch: {
+            type: 'string',
+            description:
+              'The branch the GitRepository follows (spec.ref.branch, master without a ref); absent with ref.',
+          },
+          ref: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['type', 'value'],
+            description: 'What the GitRepository follows instead of a branch.',
+            properties: {
+              type: {
+                type: 'string',
+                enum: ['commit', 'name', 'semver', 'tag'],
+              },
+              value: {
+                type: 'string',
+              },
+            },
+          },
+          path: {
+            type: 'string',
+            description:
+              "The Kustomization's spec.path (the repository root when absent).",
+          },
+          lastAppliedRevision: {
+            type: 'string',
+            description:
+              "The Kustomization's status.lastAppliedRevision, <branch>@sha1:<commit>.",
+          },
+          sourceRevision: {
+            type: 'string',
+            description: "The GitRepository's status.artifact.revision.",
+          },
+          ready: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['status'],
+            description: "The Kustomization's Ready condition.",
+            properties: {
+              status: {
+                type: 'string',
+                enum: ['True', 'False', 'Unknown'],
+              },
+              reason: {
+                type: 'string',
+              },
+              message: {
+                type: 'string',
+              },
+            },
+          },
+          suspended: {
+            type: 'boolean',
+            description: "The Kustomization's spec.suspend.",
+          },
+          generation: {
+            type: 'integer',
+          },
+          observedGeneration: {
+            type: 'integer',
+          },
+          inSync: {
+            type: 'boolean',
+            description:
+              "Ready is True, not suspended, observedGeneration equals generation, and lastAppliedRevision is the GitRepository's artifact revision.",
+          },
         },
       },
       Condition: {

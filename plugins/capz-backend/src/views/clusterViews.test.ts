@@ -249,3 +249,227 @@ describe('ClusterViews: one AKS cluster managed from more than one place', () =>
     expect(flags(v)).toEqual({ 'east/team-a/analytics': undefined });
   });
 });
+
+describe('ClusterViews: where a cluster applied from Git comes from (gitSource)', () => {
+  const A = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d';
+  const B = '5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f80';
+  const FLUX_LABELS = {
+    'kustomize.toolkit.fluxcd.io/name': 'clusters',
+    'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+  };
+  const labelled: CachedObject = {
+    ...cluster,
+    metadata: { ...cluster.metadata, labels: FLUX_LABELS },
+  };
+  const kustomization = (
+    o: { applied?: string; suspend?: boolean; ns?: string } = {},
+  ): CachedObject => ({
+    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+    kind: 'Kustomization',
+    metadata: {
+      name: 'clusters',
+      namespace: o.ns ?? 'flux-system',
+      uid: `uid-ks-${o.ns ?? 'flux-system'}`,
+      generation: 2,
+    },
+    spec: {
+      sourceRef: { kind: 'GitRepository', name: 'gitops' },
+      path: './clusters/ns',
+      prune: true,
+      ...(o.suspend ? { suspend: true } : {}),
+    },
+    status: {
+      observedGeneration: 2,
+      lastAppliedRevision: o.applied ?? `main@sha1:${A}`,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'ReconciliationSucceeded',
+          message: `Applied revision: ${o.applied ?? `main@sha1:${A}`}`,
+        },
+      ],
+    },
+  });
+  const gitRepository = (revision = `main@sha1:${A}`): CachedObject => ({
+    apiVersion: 'source.toolkit.fluxcd.io/v1',
+    kind: 'GitRepository',
+    metadata: { name: 'gitops', namespace: 'flux-system', uid: 'uid-repo' },
+    spec: {
+      url: 'https://flux:token@git.example.com/org/gitops.git',
+      ref: { branch: 'main' },
+    },
+    status: { artifact: { revision } },
+  });
+
+  /** The watch cache as a stand-in: objects by kind, `get` by name, and change events (objects replaced). */
+  function world(initial: CachedObject[]) {
+    const objects = [...initial];
+    const lookups: string[] = [];
+    const list = (_m: string, kind: string, ns?: string) => {
+      if (ns === undefined && kind !== 'Cluster') lookups.push(`list ${kind}`);
+      return objects.filter(
+        o =>
+          o.kind === kind && (ns === undefined || o.metadata.namespace === ns),
+      );
+    };
+    const cache = Object.assign(new EventEmitter(), {
+      list,
+      get: (_m: string, kind: string, ns: string | undefined, name: string) => {
+        lookups.push(`get ${kind} ${ns}/${name}`);
+        return objects.find(
+          o =>
+            o.kind === kind &&
+            o.metadata.namespace === ns &&
+            o.metadata.name === name,
+        );
+      },
+    });
+    const put = (object: CachedObject) => {
+      const i = objects.findIndex(o => o.metadata.uid === object.metadata.uid);
+      if (i >= 0) objects[i] = object;
+      else objects.push(object);
+      cache.emit('change', {
+        managementCluster: 'mc',
+        kind: object.kind!,
+        type: i >= 0 ? 'update' : 'add',
+        object,
+      } satisfies CacheChange);
+    };
+    const views = new ClusterViews(cache as unknown as WatchCache, ['mc']);
+    return { views, put, lookups };
+  }
+
+  it('reads the Kustomization that applies the Cluster and its GitRepository from the cache, by name', () => {
+    const w = world([labelled, controlPlane, kustomization(), gitRepository()]);
+    const { summary } = w.views.tree('mc', 'ns', 'c1', 0);
+    expect(summary.appliedBy).toBe("Flux's Kustomization flux-system/clusters");
+    expect(summary.gitSource).toEqual({
+      kustomization: { namespace: 'flux-system', name: 'clusters' },
+      source: {
+        kind: 'GitRepository',
+        namespace: 'flux-system',
+        name: 'gitops',
+      },
+      sourceFound: true,
+      url: 'https://git.example.com/org/gitops.git',
+      branch: 'main',
+      path: './clusters/ns',
+      lastAppliedRevision: `main@sha1:${A}`,
+      sourceRevision: `main@sha1:${A}`,
+      ready: {
+        status: 'True',
+        reason: 'ReconciliationSucceeded',
+        message: `Applied revision: main@sha1:${A}`,
+      },
+      suspended: false,
+      generation: 2,
+      observedGeneration: 2,
+      inSync: true,
+    });
+    // Two lookups by name per page view; never a list of Flux's kinds.
+    expect(w.lookups).toEqual([
+      'get Kustomization flux-system/clusters',
+      'get GitRepository flux-system/gitops',
+    ]);
+    expect(w.views.list()[0].gitSource).toEqual(summary.gitSource);
+  });
+
+  it('follows changes of the Kustomization and of its GitRepository, the tree untouched', () => {
+    const w = world([labelled, controlPlane, kustomization(), gitRepository()]);
+    const before = w.views.tree('mc', 'ns', 'c1', 0);
+    w.put(gitRepository(`main@sha1:${B}`));
+    const behind = w.views.tree('mc', 'ns', 'c1', 0);
+    expect(behind.summary.gitSource).toMatchObject({
+      lastAppliedRevision: `main@sha1:${A}`,
+      sourceRevision: `main@sha1:${B}`,
+      inSync: false,
+    });
+    // Flux's objects are in no tree: the cluster's tree is the very same object.
+    expect(behind.tree).toBe(before.tree);
+    w.put(kustomization({ applied: `main@sha1:${B}` }));
+    expect(w.views.tree('mc', 'ns', 'c1', 0).summary.gitSource).toMatchObject({
+      inSync: true,
+    });
+    w.put(kustomization({ applied: `main@sha1:${B}`, suspend: true }));
+    expect(w.views.tree('mc', 'ns', 'c1', 0).summary.gitSource).toMatchObject({
+      suspended: true,
+      inSync: false,
+    });
+  });
+
+  it('is absent for a cluster Flux does not apply, and for one whose Kustomization the cache does not hold (no Flux on the management cluster)', () => {
+    const plain = world([
+      cluster,
+      controlPlane,
+      kustomization(),
+      gitRepository(),
+    ]);
+    const summary = plain.views.tree('mc', 'ns', 'c1', 0).summary;
+    expect(summary).not.toHaveProperty('gitSource');
+    expect(summary).not.toHaveProperty('appliedBy');
+    expect(plain.lookups).toEqual([]);
+
+    // Labelled by Flux, but Flux's kinds are not served: the summary is what it was before the Git source existed.
+    const noFlux = world([labelled, controlPlane]);
+    const s = noFlux.views.tree('mc', 'ns', 'c1', 0).summary;
+    expect(s).not.toHaveProperty('gitSource');
+    expect(s.appliedBy).toBe("Flux's Kustomization flux-system/clusters");
+  });
+
+  it('keeps a Kustomization and a GitRepository in the cluster’s own namespace, of the same name, out of its objects', () => {
+    // Flux's bootstrap applies Kustomizations too: this one carries flux-system/flux-system's labels.
+    const own = (o: CachedObject): CachedObject => ({
+      ...o,
+      metadata: {
+        ...o.metadata,
+        name: 'c1',
+        namespace: 'ns',
+        uid: `${o.metadata.uid}-ns`,
+        labels: {
+          'kustomize.toolkit.fluxcd.io/name': 'flux-system',
+          'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+        },
+      },
+      spec: {
+        ...(o.spec as object),
+        sourceRef: { kind: 'GitRepository', name: 'c1' },
+      },
+    });
+    const w = world([
+      cluster,
+      controlPlane,
+      own(kustomization()),
+      own(gitRepository()),
+    ]);
+    const { tree, summary } = w.views.tree('mc', 'ns', 'c1', 0);
+    const kinds: string[] = [];
+    const walk = (n: typeof tree) => {
+      kinds.push(n.kind);
+      n.children.forEach(walk);
+    };
+    walk(tree);
+    expect(kinds).toEqual(['Cluster', 'AzureASOManagedControlPlane']);
+    // Not applied from Git: the Kustomization's own labels are not the cluster's.
+    expect(summary).not.toHaveProperty('appliedBy');
+    expect(summary).not.toHaveProperty('gitSource');
+
+    // Applied by that Kustomization: its source is read, from the same namespace.
+    w.put({
+      ...cluster,
+      metadata: {
+        ...cluster.metadata,
+        labels: {
+          'kustomize.toolkit.fluxcd.io/name': 'c1',
+          'kustomize.toolkit.fluxcd.io/namespace': 'ns',
+        },
+      },
+    });
+    expect(w.views.tree('mc', 'ns', 'c1', 0).summary.gitSource).toMatchObject({
+      kustomization: { namespace: 'ns', name: 'c1' },
+      source: { kind: 'GitRepository', namespace: 'ns', name: 'c1' },
+      sourceFound: true,
+      inSync: true,
+    });
+  });
+});

@@ -1,6 +1,7 @@
 import {
   appliedBy,
   clusterAppliedBy,
+  clusterKustomization,
   describeAppliedBy,
   gitOpsRefusal,
   helmWarning,
@@ -273,5 +274,52 @@ describe('clusterAppliedBy', () => {
     const found = clusterAppliedBy([plain, helm, flux]);
     expect(found?.appliedBy.tool).toBe('flux-kustomization');
     expect(found?.object.metadata?.name).toBe('c');
+  });
+});
+
+describe('clusterKustomization', () => {
+  it("is the Kustomization of the Cluster, else of the first other object Flux applies; Argo CD's or an opted-out object's are none", () => {
+    const cluster = (labels?: Record<string, string>): ObservedObject => ({
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'Cluster',
+      metadata: { name: 'c1', namespace: 'default', labels },
+    });
+    const pools = mp({
+      labels: {
+        'kustomize.toolkit.fluxcd.io/name': 'pools',
+        'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+      },
+    });
+    expect(clusterKustomization([cluster(FLUX), pools])).toEqual({
+      namespace: 'flux-system',
+      name: 'clusters',
+    });
+    expect(clusterKustomization([cluster(), pools])).toEqual({
+      namespace: 'flux-system',
+      name: 'pools',
+    });
+    // Argo CD applies the Cluster: the pool's Kustomization is still where the cluster's Git source is.
+    const argo = cluster();
+    argo.metadata!.annotations = {
+      'argocd.argoproj.io/tracking-id':
+        'apps:cluster.x-k8s.io/Cluster:default/c1',
+    };
+    expect(clusterKustomization([argo, pools])?.name).toBe('pools');
+    expect(clusterKustomization([argo])).toBeUndefined();
+    // Marked `reconcile: disabled`, Flux skips it (docs/flux-facts.md#flux-annotations).
+    expect(
+      clusterKustomization([
+        cluster({
+          ...FLUX,
+          'kustomize.toolkit.fluxcd.io/reconcile': 'disabled',
+        }),
+      ]),
+    ).toBeUndefined();
+    // Only the name label: not Flux's mark.
+    expect(
+      clusterKustomization([
+        cluster({ 'kustomize.toolkit.fluxcd.io/name': 'clusters' }),
+      ]),
+    ).toBeUndefined();
   });
 });

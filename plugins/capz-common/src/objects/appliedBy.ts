@@ -249,3 +249,20 @@ export function clusterAppliedBy(
   }
   return helm;
 }
+
+/**
+ * The Flux Kustomization that applies a cluster: the one that applies its Cluster (the first of `objects`), else the
+ * first of its other objects one applies (labels of docs/flux-facts.md#flux-labels, as {@link appliedBy} reads them).
+ * Undefined when none does.
+ * @public
+ */
+export function clusterKustomization(
+  objects: readonly ObservedObject[],
+): { namespace: string; name: string } | undefined {
+  for (const object of objects) {
+    const a = appliedBy(object);
+    if (a?.tool === 'flux-kustomization' && a.source?.namespace)
+      return { namespace: a.source.namespace, name: a.source.name };
+  }
+  return undefined;
+}

@@ -5,6 +5,7 @@ export { conditionsOf, reconcilePolicyOf } from './read';
 export {
   appliedBy,
   clusterAppliedBy,
+  clusterKustomization,
   describeAppliedBy,
   gitOpsRefusal,
   helmWarning,
@@ -12,3 +13,11 @@ export {
   type AppliedByTool,
   type AppliedObjectRef,
 } from './appliedBy';
+// Where a cluster applied from Git comes from, and whether Flux is in sync with it.
+export {
+  clusterGitSource,
+  describeGitSource,
+  gitSourceOf,
+  shortRevision,
+  type GitSourceWords,
+} from './gitSource';

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import {
   CAPZ_SIGNAL_CHANNEL,
+  ClusterGitSource,
   TreeNode,
 } from '@capz-backstage/plugin-capz-common';
 import {
@@ -203,6 +204,122 @@ describe('cluster page', () => {
         "Applied by Flux's Kustomization flux-system/clusters: change it in Git.",
       ),
     ).toBeInTheDocument();
+  });
+
+  describe('where a cluster applied from Git comes from', () => {
+    const A = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d';
+    const B = '5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f80';
+    const inSync: ClusterGitSource = {
+      kustomization: { namespace: 'flux-system', name: 'clusters' },
+      source: {
+        kind: 'GitRepository',
+        namespace: 'flux-system',
+        name: 'gitops',
+      },
+      sourceFound: true,
+      url: 'http://gitea.local:3000/admin/gitops.git',
+      branch: 'main',
+      path: './clusters',
+      lastAppliedRevision: `main@sha1:${A}`,
+      sourceRevision: `main@sha1:${A}`,
+      ready: {
+        status: 'True',
+        reason: 'ReconciliationSucceeded',
+        message: `Applied revision: main@sha1:${A}`,
+      },
+      suspended: false,
+      generation: 2,
+      observedGeneration: 2,
+      inSync: true,
+    };
+    const FROM =
+      "Applied by Flux's Kustomization flux-system/clusters from http://gitea.local:3000/admin/gitops.git, branch main, path ./clusters, at revision 1a2b3c4";
+    /** The page's "Applied by" lines, each as one line of text (the verdict is a span of its own). */
+    const appliedLines = () =>
+      screen.getAllByText(/^Applied by /).map(el => el.textContent);
+    const page = async (gitSource?: ClusterGitSource, appliedBy?: string) => {
+      serve({
+        summary: {
+          ...SEARCH_PROD,
+          appliedBy: appliedBy ?? "Flux's Kustomization flux-system/clusters",
+          ...(gitSource ? { gitSource } : {}),
+        },
+      });
+      renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
+      await screen.findByRole('treegrid');
+      return appliedLines();
+    };
+
+    it('names the Kustomization, the repository, branch, path and applied commit, and says Flux is in sync', async () => {
+      expect(await page(inSync)).toEqual([
+        `${FROM} — in sync. Change it in Git.`,
+      ]);
+      expect(screen.getByText('in sync')).toBeInTheDocument();
+    });
+
+    it('says it is not in sync when the source is ahead of what Flux applied', async () => {
+      expect(
+        await page({
+          ...inSync,
+          sourceRevision: `main@sha1:${B}`,
+          inSync: false,
+        }),
+      ).toEqual([
+        `${FROM} — not in sync: applied 1a2b3c4, the source is at 5d6e7f8. Change it in Git.`,
+      ]);
+    });
+
+    it('says it is suspended', async () => {
+      expect(await page({ ...inSync, suspended: true, inSync: false })).toEqual(
+        [`${FROM} — suspended. Change it in Git.`],
+      );
+    });
+
+    it("says it is not Ready, with the Kustomization's message", async () => {
+      expect(
+        await page({
+          ...inSync,
+          ready: {
+            status: 'False',
+            reason: 'BuildFailed',
+            message:
+              'kustomize build failed: accumulating resources from ./clusters/missing',
+          },
+          inSync: false,
+        }),
+      ).toEqual([
+        `${FROM} — not Ready: kustomize build failed: accumulating resources from ./clusters/missing. Change it in Git.`,
+      ]);
+    });
+
+    it("says it when the backend does not see the Kustomization's GitRepository", async () => {
+      const {
+        url: _url,
+        branch: _branch,
+        sourceRevision: _rev,
+        ...unseen
+      } = inSync;
+      expect(
+        await page({ ...unseen, sourceFound: false, inSync: false }),
+      ).toEqual([
+        "Applied by Flux's Kustomization flux-system/clusters from GitRepository flux-system/gitops, path ./clusters, at revision 1a2b3c4 — sync unknown: the backend does not see its GitRepository flux-system/gitops. Change it in Git.",
+      ]);
+    });
+
+    it('also says who applies the Cluster when that is not the Kustomization of its Git source', async () => {
+      expect(
+        await page(
+          {
+            ...inSync,
+            kustomization: { namespace: 'flux-system', name: 'pools' },
+          },
+          "Argo CD's Application clusters",
+        ),
+      ).toEqual([
+        "Applied by Flux's Kustomization flux-system/pools from http://gitea.local:3000/admin/gitops.git, branch main, path ./clusters, at revision 1a2b3c4 — in sync. Change it in Git.",
+        "Applied by Argo CD's Application clusters: change it in Git.",
+      ]);
+    });
   });
 
   it('shows no such flag for a cluster managed from one place', async () => {

@@ -44,6 +44,7 @@ import { HealthLabel } from '../shared/health';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
 import { TimelinePanel } from '../Timeline/TimelinePanel';
 import { NodeDetails } from './NodeDetails';
+import { AppliedFrom } from './AppliedFrom';
 import { ClusterJobs } from './ClusterJobs';
 import { NodePools } from './NodePools';
 import { ResourceTree } from './ResourceTree';
@@ -240,11 +241,7 @@ export function ClusterView({
               <Text variant="body-small">{summary.reason}</Text>
             )}
           </Flex>
-          {summary.appliedBy && (
-            <Text variant="body-small" color="secondary">
-              {`Applied by ${summary.appliedBy}: change it in Git.`}
-            </Text>
-          )}
+          <AppliedFrom summary={summary} />
           {summary.migrationCandidate && (
             <Text variant="body-small" color="warning">
               Uses the deprecated AzureManaged* API: migrate it to
