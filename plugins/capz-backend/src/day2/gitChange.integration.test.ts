@@ -264,6 +264,8 @@ describe('gitChangeFor', () => {
       revision: `main@sha1:${applied}`,
       commit: applied,
       prune: true,
+      // The Kustomization's build fields, as the edit read the files with them.
+      spec: expect.objectContaining({ path: './clusters', prune: true }),
     });
     expect(change.byHand).toEqual([]);
     expect(change.notes).toEqual([]);
