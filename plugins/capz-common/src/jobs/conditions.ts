@@ -222,9 +222,15 @@ export function evaluateObjectCondition(
     }
     case 'field-not': {
       const actual = valueAt(obj, cond.path);
+      const ours =
+        cond.orOurs === true &&
+        jobId !== undefined &&
+        obj.metadata?.annotations?.[JOB_ANNOTATION] === jobId;
       return {
-        holds: !deepEqual(actual, cond.value),
-        observed: `${who}: ${cond.path.join('.')}=${show(actual)}`,
+        holds: ours || !deepEqual(actual, cond.value),
+        observed: `${who}: ${cond.path.join('.')}=${show(actual)}${
+          ours ? ' (written by this job)' : ''
+        }`,
       };
     }
     case 'not-written-at': {

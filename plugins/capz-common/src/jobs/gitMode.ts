@@ -7,8 +7,15 @@
  */
 import { appliedBy, describeAppliedBy } from '../objects/appliedBy';
 import type { ObservedObject } from '../objects/types';
-import { FLUX_KUSTOMIZATION_NAME_LABEL } from '../vocabulary';
-import { describeRef, fail, nameOf, warn, when } from './helpers';
+import { FLUX_KUSTOMIZATION_NAME_LABEL, JOB_ANNOTATION } from '../vocabulary';
+import {
+  describeRef,
+  fail,
+  jobAnnotations,
+  nameOf,
+  warn,
+  when,
+} from './helpers';
 import type {
   FluxKustomizationRef,
   ObjectRef,
@@ -179,13 +186,20 @@ export function gitModeSteps(o: {
           }),
         ),
         when.exists(kref),
-        notSuspended(`${kname} is not suspended by someone else`),
+        // A run killed between the patch and its record finds the Kustomization suspended by itself: accepted.
+        {
+          ...notSuspended(`${kname} is not suspended by someone else`),
+          orOurs: true,
+        } as PlannedCondition,
       ],
       actions: [
         {
           action: 'merge-patch',
           ref: kref,
-          patch: { spec: { suspend: true } },
+          patch: {
+            metadata: { annotations: jobAnnotations() },
+            spec: { suspend: true },
+          },
           description: `flux suspend kustomization ${k.name} -n ${k.namespace}`,
         },
       ],
@@ -241,7 +255,10 @@ export function gitModeSteps(o: {
         {
           action: 'merge-patch',
           ref: kref,
-          patch: { spec: { suspend: null } },
+          patch: {
+            metadata: { annotations: { [JOB_ANNOTATION]: null } },
+            spec: { suspend: null },
+          },
           description: `flux resume kustomization ${k.name} -n ${k.namespace} --wait=false`,
         },
       ],

@@ -7,6 +7,7 @@ import { planAdoption } from './adoption';
 import { planMigration } from './migration';
 import { planApiVersionUpgrade } from './upgrade';
 import type { JobPlanResult } from './types';
+import { evaluateObjectCondition } from './conditions';
 
 const FLUX = {
   'kustomize.toolkit.fluxcd.io/name': 'clusters',
@@ -58,7 +59,10 @@ describe('the GitOps check of the jobs', () => {
           namespace: 'flux-system',
           name: 'clusters',
         },
-        patch: { spec: { suspend: true } },
+        patch: {
+          metadata: { annotations: { 'capz.io/job': '${JOB_ID}' } },
+          spec: { suspend: true },
+        },
       }),
     ]);
     expect(suspend.invariantsUntil).toBe('resume-gitops');
@@ -98,6 +102,34 @@ describe('the GitOps check of the jobs', () => {
         kustomization: { namespace: 'flux-system', name: 'clusters' },
       }),
     ]);
+  });
+
+  it("suspend-gitops resumed after a kill between its patch and its record accepts the job's own suspension only", () => {
+    const snap = migration.snapshot();
+    label(snap.objects.find(o => o.kind === 'Cluster')!, FLUX);
+    const suspend = planMigration(migration.params, snap).plan[0];
+    const guard = suspend.preconditions.find(c => c.type === 'field-not')!;
+    const patch = suspend.actions[0];
+    if (patch.action !== 'merge-patch') throw new Error('no patch');
+    // What the patch leaves, with the placeholder as the backend replaces it.
+    const k = (annotations: Record<string, string>): ObservedObject => ({
+      apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+      kind: 'Kustomization',
+      metadata: { name: 'clusters', namespace: 'flux-system', annotations },
+      spec: { suspend: true },
+    });
+    expect((patch.patch.metadata as any).annotations['capz.io/job']).toBe(
+      '${JOB_ID}',
+    );
+    expect(
+      evaluateObjectCondition(guard, k({ 'capz.io/job': 'job-1' }), 'job-1')
+        .holds,
+    ).toBe(true);
+    expect(
+      evaluateObjectCondition(guard, k({ 'capz.io/job': 'job-2' }), 'job-1')
+        .holds,
+    ).toBe(false);
+    expect(evaluateObjectCondition(guard, k({}), 'job-1').holds).toBe(false);
   });
 
   it('migration: refused when Argo CD applies an object, or two Kustomizations share the cluster', () => {

@@ -119,8 +119,17 @@ export type LiveCondition =
    * away from) and objects carrying this job's {@link JOB_ANNOTATION}.
    */
   | { type: 'sole-manager'; azure: AzureClusterKey; except: ObjectRef[] }
-  /** A field by path is anything but this value (absent included), e.g. a Kustomization's spec.suspend is not true. */
-  | { type: 'field-not'; ref: ObjectRef; path: string[]; value: unknown }
+  /**
+   * A field by path is anything but this value (absent included), e.g. a Kustomization's spec.suspend is not true;
+   * `orOurs`: also holds when the object carries this job's {@link JOB_ANNOTATION} (the job's own write, resumed).
+   */
+  | {
+      type: 'field-not';
+      ref: ObjectRef;
+      path: string[];
+      value: unknown;
+      orOurs?: boolean;
+    }
   /**
    * What Flux's source of a Kustomization holds now (its GitRepository's `status.artifact.revision`), built as the
    * Kustomization builds it: every `present` object written there, no `absent` one (docs/flux-facts.md#flux-status).
