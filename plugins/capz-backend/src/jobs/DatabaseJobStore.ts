@@ -423,6 +423,7 @@ export class DatabaseJobStore implements JobStore {
     id: string,
     action: 'pause' | 'cancel',
     leftBehind: (job: StoredJob) => string | undefined,
+    cancelWrites?: (job: StoredJob) => boolean,
   ): Promise<StoredJob | undefined> {
     return reachable(async () => {
       return this.db.transaction(async tx => {
@@ -431,9 +432,24 @@ export class DatabaseJobStore implements JobStore {
         const now = Date.now();
         const leased =
           !!row.lease_owner && (ms(row.lease_expires_at) ?? 0) >= now;
-        const decision = decideRequest({ state: job.state, leased }, action);
+        const decision = decideRequest(
+          {
+            state: job.state,
+            leased,
+            cancelWrites: action === 'cancel' && !!cancelWrites?.(job),
+          },
+          action,
+        );
         if (decision.kind === 'refused') return undefined;
-        if (decision.kind === 'request') {
+        if (decision.kind === 'requeue') {
+          await tx<JobRow>(JOBS).where({ id }).update({
+            state: 'queued',
+            requested: decision.requested,
+            lease_owner: null,
+            lease_expires_at: null,
+            updated_at: now,
+          });
+        } else if (decision.kind === 'request') {
           await tx<JobRow>(JOBS)
             .where({ id })
             .update({ requested: decision.requested, updated_at: now });

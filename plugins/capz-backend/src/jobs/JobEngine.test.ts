@@ -4,10 +4,12 @@ import type {
   ObjectRef,
   StepPlan,
 } from '@capz-backstage/plugin-capz-common';
+import { gitopsResumeOnCancel } from '@capz-backstage/plugin-capz-common';
 import { EventEmitter } from 'node:events';
 import type { JobClient } from '../cluster/clientViews';
 import { JobEngine, type JobEngineOptions } from './JobEngine';
 import { DatabaseJobStore } from './DatabaseJobStore';
+import { describeLeftBehind } from './leftBehind';
 import { JobDatabaseUnavailableError, type JobStore } from './JobStore';
 import { storeDatabases } from '../testing/storeDatabases';
 
@@ -321,7 +323,6 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
       'the wait step again',
       async () => (await store.get(job.id)).steps[1].attempts === 2,
     );
-    const { describeLeftBehind } = require('./leftBehind');
     await store.request(job.id, 'cancel', describeLeftBehind);
     e.interrupt(job.id, 'cancel');
     await e.settled(job.id);
@@ -329,6 +330,166 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
     expect(now.state).toBe('cancelled');
     expect(now.leftBehind).toMatch(/Step create-a finished/);
     expect(now.leftBehind).toMatch(/No Azure resource was deleted/);
+  });
+
+  describe('a cancel of a job in Git mode', () => {
+    const kustomization: ObjectRef = {
+      apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+      kind: 'Kustomization',
+      namespace: 'flux-system',
+      name: 'clusters',
+    };
+    const kkey = 'Kustomization/flux-system/clusters';
+    // suspend-gitops as capz-common plans it (its patch marks the Kustomization), then two of the job's own steps.
+    const gitPlan = (jobId: string): StepPlan[] => [
+      {
+        id: 'suspend-gitops',
+        title: 'Suspend',
+        description: '',
+        preconditions: [],
+        actions: [
+          {
+            action: 'merge-patch',
+            ref: kustomization,
+            patch: {
+              metadata: { annotations: { 'capz.io/job': jobId } },
+              spec: { suspend: true },
+            },
+            description: 'suspend',
+          },
+        ],
+        waitFor: [],
+        timeoutSeconds: 5,
+      },
+      plan[0],
+      plan[1],
+    ];
+    /** A job that stopped (failed) with these step states, its Kustomization suspended and marked by `markedBy`. */
+    const stoppedJob = async (
+      name: string,
+      cluster: MemoryCluster,
+      states: Array<['pending' | 'succeeded' | 'failed', number]>,
+      markedBy?: string,
+    ) => {
+      const id = `${name}-${databaseId}-id`;
+      cluster.objects.set(kkey, {
+        apiVersion: kustomization.apiVersion,
+        kind: 'Kustomization',
+        metadata: {
+          name: 'clusters',
+          namespace: 'flux-system',
+          annotations: { 'capz.io/job': markedBy ?? id },
+        },
+        spec: { suspend: true },
+      });
+      const job = await store.insert({
+        id,
+        request,
+        target: { ...target, name: `${name}-${databaseId}` },
+        plan: gitPlan(id),
+        createdBy: 'user:default/ada',
+      });
+      expect(await store.claim(id, 'gone', 60_000)).toBe(true);
+      await store.update(id, 'gone', {
+        state: 'failed',
+        error: 'a step failed',
+        steps: job.steps.map((st, i) => ({
+          ...st,
+          state: states[i][0],
+          attempts: states[i][1],
+        })),
+      });
+      await store.release(id, 'gone');
+      return id;
+    };
+    /** What POST /jobs/:id/cancel does (routers/jobsHandlers.ts). */
+    const cancel = async (e: JobEngine, id: string) => {
+      const changed = await store.request(
+        id,
+        'cancel',
+        describeLeftBehind,
+        j => !!gitopsResumeOnCancel(j),
+      );
+      e.interrupt(id, 'cancel');
+      if (changed?.state === 'queued') e.kick(id);
+      await e.settled(id);
+      return changed;
+    };
+
+    it('resumes the Kustomization the job suspended when none of its own steps had started, through a runner', async () => {
+      const cluster = new MemoryCluster();
+      const e = engine(store, cluster, 'r1');
+      const id = await stoppedJob('untouched', cluster, [
+        ['succeeded', 1],
+        ['pending', 0],
+        ['pending', 0],
+      ]);
+      const changed = await cancel(e, id);
+      // An idle job whose cancel writes is queued for a runner, with the request.
+      expect(changed).toMatchObject({ state: 'queued', requested: 'cancel' });
+      const job = await store.get(id);
+      expect(job.state).toBe('cancelled');
+      const k = cluster.objects.get(kkey)!;
+      expect((k.spec as any).suspend).toBeNull();
+      expect(k.metadata.annotations?.['capz.io/job']).toBeNull();
+      expect(job.result?.gitopsResumed).toMatchObject({
+        kustomization: 'flux-system/clusters',
+        why: 'untouched',
+      });
+      expect(job.leftBehind).toMatch(
+        /^Flux's Kustomization flux-system\/clusters, which this job had suspended, was resumed when it was cancelled: none of the job's own steps had started/,
+      );
+      expect(job.leftBehind).not.toMatch(/is suspended by this job/);
+      const log = (await store.readLog(id)).map(l => l.message);
+      expect(log).toContain(
+        "resumed Flux's Kustomization flux-system/clusters, which this job had suspended: none of the job's own steps had started",
+      );
+      // Nothing of the job's own steps ran for the cancel.
+      expect(cluster.writes).toEqual([`patch ${kkey}`]);
+    });
+
+    it('leaves it suspended once an own step has started, and says why', async () => {
+      const cluster = new MemoryCluster();
+      const e = engine(store, cluster, 'r1');
+      const id = await stoppedJob('started', cluster, [
+        ['succeeded', 1],
+        ['failed', 1],
+        ['pending', 0],
+      ]);
+      const changed = await cancel(e, id);
+      expect(changed?.state).toBe('cancelled');
+      const job = await store.get(id);
+      expect(cluster.objects.get(kkey)?.spec).toEqual({ suspend: true });
+      expect(cluster.writes).toEqual([]);
+      expect(job.result?.gitopsResumed).toBeUndefined();
+      expect(job.leftBehind).toMatch(
+        /^Flux's Kustomization flux-system\/clusters is suspended by this job/,
+      );
+    });
+
+    it("leaves one that no longer carries the job's mark as it is", async () => {
+      const cluster = new MemoryCluster();
+      const e = engine(store, cluster, 'r1');
+      const id = await stoppedJob(
+        'notours',
+        cluster,
+        [
+          ['succeeded', 1],
+          ['pending', 0],
+          ['pending', 0],
+        ],
+        'another-job',
+      );
+      await cancel(e, id);
+      const job = await store.get(id);
+      expect(job.state).toBe('cancelled');
+      expect(cluster.objects.get(kkey)?.spec).toEqual({ suspend: true });
+      expect(cluster.writes).toEqual([]);
+      expect((await store.readLog(id)).map(l => l.message)).toContain(
+        "Flux's Kustomization flux-system/clusters no longer carries this job's mark (someone else resumed or suspended it); left as it is",
+      );
+      expect(job.leftBehind).toMatch(/is suspended by this job/);
+    });
   });
 
   it('a resumed job first re-checks what its finished steps established, and refuses if the world moved', async () => {

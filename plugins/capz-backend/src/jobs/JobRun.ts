@@ -1,12 +1,14 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
-import type {
-  Job,
-  JobStepStatus,
-  StepPlan,
+import {
+  gitopsResumeOnCancel,
+  type Job,
+  type JobResult,
+  type JobStepStatus,
+  type StepPlan,
 } from '@capz-backstage/plugin-capz-common';
 import type { JobClient } from '../cluster/clientViews';
 import type { FaultHook } from './faults';
-import type { JobGit } from './gitSteps';
+import { resumeSuspendedBy, type JobGit } from './gitSteps';
 import type { JobStore, StoredJob } from './JobStore';
 import { Lease, LEASE_LOST } from './lease';
 import { describeLeftBehind } from './leftBehind';
@@ -67,6 +69,11 @@ export class JobRun {
 
   async execute(): Promise<void> {
     this.job = await this.deps.store.get(this.jobId);
+    // A cancel queued for a runner (decideRequest's requeue): honoured before anything else runs.
+    if (this.job.requested) {
+      await this.honour(this.job.requested, this.job);
+      return;
+    }
     if (!(await this.begin())) return;
     const client = this.patient(
       await this.deps.client(this.job.target.managementCluster),
@@ -298,14 +305,69 @@ export class JobRun {
     await this.log('error', `step "${plan.title}" failed: ${message}`, plan.id);
   }
 
-  /** A user's pause or cancel, honoured: paused (resumable at the same step) or cancelled with what it left. */
+  /**
+   * A user's pause or cancel, honoured: paused (resumable at the same step) or cancelled with what it left. A cancel
+   * first gives back the Kustomization the job suspended when Git and the cluster agree (gitopsResumeOnCancel).
+   */
   private async honour(
     what: 'pause' | 'cancel',
     job: StoredJob,
   ): Promise<void> {
-    const { update, log } = honourRequest(what, () => describeLeftBehind(job));
-    await this.save(update);
+    const resumed =
+      what === 'cancel' ? await this.resumeGitopsOnCancel(job) : undefined;
+    const account = resumed
+      ? { ...job, result: { ...job.result, gitopsResumed: resumed } }
+      : job;
+    const { update, log } = honourRequest(what, () =>
+      describeLeftBehind(account),
+    );
+    await this.save(resumed ? { ...update, result: account.result } : update);
     await this.log(log.level, log.message);
+  }
+
+  /** Resumes the job's suspended Kustomization on cancel when that is safe; what it did goes to the job's log. */
+  private async resumeGitopsOnCancel(
+    job: StoredJob,
+  ): Promise<JobResult['gitopsResumed']> {
+    const due = gitopsResumeOnCancel(job);
+    if (!due) return undefined;
+    const k = due.kustomization;
+    const name = `Flux's Kustomization ${k.namespace}/${k.name}`;
+    try {
+      // The plain client, not the run's patient one: the cancel has aborted the run's signal.
+      const client = await this.deps.client(job.target.managementCluster);
+      const outcome = await resumeSuspendedBy(client, this.jobId, k);
+      if (outcome !== 'resumed') {
+        await this.log(
+          'warn',
+          outcome === 'absent'
+            ? `${name} is gone; nothing to resume`
+            : `${name} no longer carries this job's mark (someone else resumed or suspended it); left as it is`,
+        );
+        return undefined;
+      }
+      await this.log(
+        'info',
+        `resumed ${name}, which this job had suspended: ${
+          due.why === 'merged'
+            ? 'the repository holds the merged change'
+            : "none of the job's own steps had started"
+        }`,
+      );
+      return {
+        kustomization: `${k.namespace}/${k.name}`,
+        why: due.why,
+        at: new Date().toISOString(),
+      };
+    } catch (e) {
+      await this.log(
+        'warn',
+        `could not resume ${name} (${
+          (e as Error).message
+        }); it stays suspended, and what the job left says when resuming it is safe`,
+      );
+      return undefined;
+    }
   }
 
   /** Writes step i's status (and whatever else `also` says, e.g. the job's current step) in one fenced write. */

@@ -96,12 +96,14 @@ export interface JobStore {
   update(id: string, owner: string, u: JobUpdate): Promise<boolean>;
   /**
    * A user's pause or cancel (see transitions' decideRequest): an idle job changes at once, a running one gets the
-   * request. Returns the job after the change, or undefined when its state does not allow it.
+   * request, and an idle one whose cancel must still write to the cluster (`cancelWrites`) is queued with it for a
+   * runner. Returns the job after the change, or undefined when its state does not allow it.
    */
   request(
     id: string,
     action: 'pause' | 'cancel',
     leftBehind: (job: StoredJob) => string | undefined,
+    cancelWrites?: (job: StoredJob) => boolean,
   ): Promise<StoredJob | undefined>;
   /** Paused or failed -> queued again; undefined when the state does not allow it. */
   resume(id: string): Promise<StoredJob | undefined>;

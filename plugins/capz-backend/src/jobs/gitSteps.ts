@@ -6,6 +6,7 @@
 import {
   apiGroupOf,
   FLUX_KUSTOMIZATION_API_VERSION,
+  JOB_ANNOTATION,
   kustomizeBuild,
   manifestForGit,
   planManifestReplace,
@@ -359,4 +360,31 @@ export async function runGitAction(
   return proposed.pullRequest
     ? `opened pull request #${proposed.pullRequest.number} (${proposed.pullRequest.url}) from branch ${proposed.branch} into ${s.branch} of ${repo}`
     : `pushed branch ${proposed.branch} to ${repo}: open its pull request into ${s.branch} and merge it`;
+}
+
+/**
+ * Resumes the Kustomization a cancelled job suspended (capz-common's gitopsResumeOnCancel says when that is safe),
+ * with the same patch as `resume-gitops`: only while it still carries this job's mark, so one that someone else
+ * suspended or already resumed is left as it is, and only at the version read (a write in between answers 409).
+ */
+export async function resumeSuspendedBy(
+  client: JobClient,
+  jobId: string,
+  ref: ObjectRef,
+): Promise<'resumed' | 'not-ours' | 'absent'> {
+  const live = await client.get(ref);
+  if (!live) return 'absent';
+  const meta = live.metadata as {
+    annotations?: Record<string, string>;
+    resourceVersion?: string;
+  };
+  if (meta.annotations?.[JOB_ANNOTATION] !== jobId) return 'not-ours';
+  const patched = await client.mergePatch(ref, {
+    metadata: {
+      resourceVersion: meta.resourceVersion,
+      annotations: { [JOB_ANNOTATION]: null },
+    },
+    spec: { suspend: null },
+  });
+  return patched ? 'resumed' : 'absent';
 }

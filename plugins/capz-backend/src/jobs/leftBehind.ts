@@ -55,6 +55,15 @@ function suspendedKustomization(
   job: Job & { plan?: StepPlan[] },
   done: string[],
 ): string | undefined {
+  const resumed = job.result?.gitopsResumed;
+  if (resumed)
+    return `Flux's Kustomization ${
+      resumed.kustomization
+    }, which this job had suspended, was resumed when it was cancelled: ${
+      resumed.why === 'merged'
+        ? 'the repository already held the merged change, so Flux applies the new manifests.'
+        : "none of the job's own steps had started, so Flux applies the old manifests to the old objects as before."
+    }`;
   if (!done.includes('suspend-gitops') || done.includes('resume-gitops'))
     return undefined;
   const step = job.plan?.find(s => s.id === 'suspend-gitops');

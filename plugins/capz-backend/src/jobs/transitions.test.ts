@@ -38,25 +38,32 @@ describe('job transitions', () => {
   });
 
   it.each([
-    // state, leased, pause, cancel
-    ['queued', false, 'now paused', 'now cancelled'],
-    ['queued', true, 'request pause', 'request cancel'],
-    ['running', true, 'request pause', 'request cancel'],
-    ['running', false, 'request pause', 'request cancel'],
-    ['paused', false, 'refused', 'now cancelled'],
-    ['failed', false, 'refused', 'now cancelled'],
-    ['succeeded', false, 'refused', 'refused'],
-    ['cancelled', false, 'refused', 'refused'],
+    // state, leased, pause, cancel, cancel when it still writes (it resumes a Kustomization the job suspended)
+    ['queued', false, 'now paused', 'now cancelled', 'requeue cancel'],
+    ['queued', true, 'request pause', 'request cancel', 'request cancel'],
+    ['running', true, 'request pause', 'request cancel', 'request cancel'],
+    ['running', false, 'request pause', 'request cancel', 'request cancel'],
+    ['paused', false, 'refused', 'now cancelled', 'requeue cancel'],
+    ['failed', false, 'refused', 'now cancelled', 'requeue cancel'],
+    ['succeeded', false, 'refused', 'refused', 'refused'],
+    ['cancelled', false, 'refused', 'refused', 'refused'],
   ] as const)(
-    'a %s job (leased: %p): pause is %p, cancel is %p',
-    (state, leased, pause, cancel) => {
+    'a %s job (leased: %p): pause is %p, cancel is %p, a cancel that writes is %p',
+    (state, leased, pause, cancel, writingCancel) => {
       const words = (d: ReturnType<typeof decideRequest>) => {
         if (d.kind === 'now') return `now ${d.state}`;
         if (d.kind === 'request') return `request ${d.requested}`;
+        if (d.kind === 'requeue') return `requeue ${d.requested}`;
         return 'refused';
       };
       expect(words(decideRequest({ state, leased }, 'pause'))).toBe(pause);
       expect(words(decideRequest({ state, leased }, 'cancel'))).toBe(cancel);
+      expect(
+        words(decideRequest({ state, leased, cancelWrites: true }, 'cancel')),
+      ).toBe(writingCancel);
+      expect(
+        words(decideRequest({ state, leased, cancelWrites: true }, 'pause')),
+      ).toBe(pause);
     },
   );
 

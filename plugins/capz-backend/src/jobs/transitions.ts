@@ -50,18 +50,27 @@ export interface JobUpdate {
  * - `now`: nobody runs the job (paused, failed, or queued without a live lease): it changes at once;
  * - `request`: a runner holds it (running, or queued with a live lease): the flag is set, and the runner honours it
  *   at the next step boundary or during a wait;
+ * - `requeue`: an idle job whose cancel must still write to the cluster (it resumes the Kustomization the job
+ *   suspended: gitopsResumeOnCancel) is queued with the request, and the runner that takes it honours it at once;
  * - `refused`: the state does not allow it (a final state; pausing a paused or failed job).
  */
 export type RequestDecision =
   | { kind: 'now'; state: 'paused' | 'cancelled' }
   | { kind: 'request'; requested: 'pause' | 'cancel' }
+  | { kind: 'requeue'; requested: 'cancel' }
   | { kind: 'refused' };
 
 export function decideRequest(
-  job: { state: JobState; leased: boolean },
+  job: { state: JobState; leased: boolean; cancelWrites?: boolean },
   action: 'pause' | 'cancel',
 ): RequestDecision {
   const idleQueued = job.state === 'queued' && !job.leased;
+  if (
+    action === 'cancel' &&
+    job.cancelWrites &&
+    (job.state === 'paused' || job.state === 'failed' || idleQueued)
+  )
+    return { kind: 'requeue', requested: 'cancel' };
   if (action === 'pause') {
     if (idleQueued) return { kind: 'now', state: 'paused' };
     if (job.state === 'running' || job.state === 'queued')

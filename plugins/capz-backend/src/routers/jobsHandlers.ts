@@ -1,6 +1,7 @@
 import { InputError, NotFoundError } from '@backstage/errors';
 import {
   CREDENTIAL_FROM_ANNOTATION,
+  gitopsResumeOnCancel,
   jobTargetOf,
   type CredentialSecretsResponse,
   type JobDetails,
@@ -161,7 +162,12 @@ export class JobsHandlers {
           changed =
             action === 'resume'
               ? await this.o.store.resume(job.id)
-              : await this.o.store.request(job.id, action, describeLeftBehind);
+              : await this.o.store.request(
+                  job.id,
+                  action,
+                  describeLeftBehind,
+                  j => !!gitopsResumeOnCancel(j),
+                );
           if (!changed)
             throw new JobConflictError(refusalMessage(action, job), job.id);
           await this.o.store.appendLog(job.id, [
@@ -170,8 +176,10 @@ export class JobsHandlers {
               message: `${action} requested by ${creds.principal.userEntityRef}`,
             },
           ]);
-          if (action === 'resume') this.o.engine.kick(job.id);
-          else this.o.engine.interrupt(job.id, action);
+          if (action !== 'resume') this.o.engine.interrupt(job.id, action);
+          // A resume, or a cancel queued for a runner (it still writes: gitopsResumeOnCancel), runs here now.
+          if (action === 'resume' || changed!.state === 'queued')
+            this.o.engine.kick(job.id);
         },
       );
       res.json(await this.details(changed!));

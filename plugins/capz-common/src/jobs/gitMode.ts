@@ -18,6 +18,7 @@ import {
 } from './helpers';
 import type {
   FluxKustomizationRef,
+  JobStepStatus,
   ObjectRef,
   PlannedCondition,
   PreflightCheck,
@@ -295,4 +296,41 @@ export function gitModeSteps(o: {
     },
   ];
   return { before, after };
+}
+
+/** Why a cancel may resume the Kustomization the job suspended: the repository and the live objects agree. @public */
+export type GitopsResumeReason =
+  /** None of the job's own steps had started: the old manifests still describe the old objects. */
+  | 'untouched'
+  /** The merge is in Flux's source: the repository holds what the job left. */
+  | 'merged';
+
+/**
+ * The Kustomization a cancel of this job resumes, and why that is safe; undefined when it must stay suspended (or
+ * the job never suspended one). Between the job's first own step and the merge, Git still holds the old manifests
+ * while the cluster no longer matches them: resumed then, Flux would re-create the old objects the job deleted or put
+ * back what it changed (docs/flux-facts.md#job-git-mode), so the cancel leaves it suspended and says why.
+ * @public
+ */
+export function gitopsResumeOnCancel(job: {
+  steps: readonly JobStepStatus[];
+  plan?: readonly StepPlan[];
+}): { kustomization: ObjectRef; why: GitopsResumeReason } | undefined {
+  const suspend = job.plan?.find(s => s.id === 'suspend-gitops');
+  const patch = suspend?.actions[0];
+  if (!patch || patch.action !== 'merge-patch') return undefined;
+  const status = (id: string) => job.steps.find(s => s.id === id);
+  const touched = (s: JobStepStatus | undefined) =>
+    !!s && (s.state !== 'pending' || s.attempts > 0);
+  // Not started: nothing was patched. Resumed already: nothing to give back.
+  if (!touched(status('suspend-gitops'))) return undefined;
+  if (status('resume-gitops')?.state === 'succeeded') return undefined;
+  if (status('wait-merge')?.state === 'succeeded')
+    return { kustomization: patch.ref, why: 'merged' };
+  const ownStepsUntouched = job.steps.every(
+    s => s.id === 'suspend-gitops' || !touched(s),
+  );
+  return ownStepsUntouched
+    ? { kustomization: patch.ref, why: 'untouched' }
+    : undefined;
 }

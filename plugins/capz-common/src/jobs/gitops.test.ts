@@ -8,6 +8,8 @@ import { planMigration } from './migration';
 import { planApiVersionUpgrade } from './upgrade';
 import type { JobPlanResult } from './types';
 import { evaluateObjectCondition } from './conditions';
+import { gitopsResumeOnCancel } from './gitMode';
+import type { JobStepStatus } from './types';
 
 const FLUX = {
   'kustomize.toolkit.fluxcd.io/name': 'clusters',
@@ -130,6 +132,80 @@ describe('the GitOps check of the jobs', () => {
         .holds,
     ).toBe(false);
     expect(evaluateObjectCondition(guard, k({}), 'job-1').holds).toBe(false);
+  });
+
+  it('a cancel resumes the suspended Kustomization only while Git and the cluster agree: before the first own step, or after the merge', () => {
+    const snap = migration.snapshot();
+    label(snap.objects.find(o => o.kind === 'Cluster')!, FLUX);
+    const plan = planMigration(migration.params, snap).plan;
+    const steps = (
+      states: Record<string, Partial<JobStepStatus>>,
+    ): JobStepStatus[] =>
+      plan.map(s => ({
+        id: s.id,
+        title: s.title,
+        state: 'pending',
+        attempts: 0,
+        ...states[s.id],
+      }));
+    const done = { state: 'succeeded', attempts: 1 } as const;
+    const at = (states: Record<string, Partial<JobStepStatus>>) =>
+      gitopsResumeOnCancel({ plan, steps: steps(states) });
+    const k = {
+      apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+      kind: 'Kustomization',
+      namespace: 'flux-system',
+      name: 'clusters',
+    };
+
+    // Nothing suspended yet; or suspended (or patched by an interrupted attempt) and nothing else started.
+    expect(at({})).toBeUndefined();
+    expect(at({ 'suspend-gitops': done })).toEqual({
+      kustomization: k,
+      why: 'untouched',
+    });
+    expect(at({ 'suspend-gitops': { state: 'pending', attempts: 1 } })).toEqual(
+      { kustomization: k, why: 'untouched' },
+    );
+    // From the pause to the merge, Git holds the old manifests while the cluster moved on: it stays suspended.
+    expect(
+      at({
+        'suspend-gitops': done,
+        pause: { state: 'pending', attempts: 1 },
+      }),
+    ).toBeUndefined();
+    const migrated = Object.fromEntries(
+      plan
+        .filter(
+          s => !['wait-merge', 'resume-gitops', 'verify-gitops'].includes(s.id),
+        )
+        .map(s => [s.id, done]),
+    );
+    expect(at(migrated)).toBeUndefined();
+    expect(
+      at({ ...migrated, 'wait-merge': { state: 'running', attempts: 1 } }),
+    ).toBeUndefined();
+    expect(at({ ...migrated, 'wait-merge': done })).toEqual({
+      kustomization: k,
+      why: 'merged',
+    });
+    // Resumed by the job itself: nothing to give back.
+    expect(
+      at({ ...migrated, 'wait-merge': done, 'resume-gitops': done }),
+    ).toBeUndefined();
+    // A job that never worked through Git.
+    const plain = planMigration(migration.params, migration.snapshot()).plan;
+    expect(
+      gitopsResumeOnCancel({
+        plan: plain,
+        steps: plain.map(s => ({
+          id: s.id,
+          title: s.title,
+          state: 'succeeded',
+          attempts: 1,
+        })),
+      }),
+    ).toBeUndefined();
   });
 
   it('migration: refused when Argo CD applies an object, or two Kustomizations share the cluster', () => {

@@ -2,6 +2,8 @@ export * from './types';
 export { describeRef } from './helpers';
 export {
   FLUX_KUSTOMIZATION_API_VERSION,
+  gitopsResumeOnCancel,
+  type GitopsResumeReason,
   kustomizationRef,
   MERGE_WAIT_SECONDS,
 } from './gitMode';

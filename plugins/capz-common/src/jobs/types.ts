@@ -372,6 +372,13 @@ export interface JobResult {
   gitProposal?: JobGitProposal;
   /** `Kind/namespace/name` → metadata.generation, noted by a `record-generations` action. */
   generations?: Record<string, number>;
+  /** Set when a cancel resumed the Kustomization the job had suspended (gitopsResumeOnCancel says when that is safe). */
+  gitopsResumed?: {
+    /** `namespace/name` */
+    kustomization: string;
+    why: 'untouched' | 'merged';
+    at: string;
+  };
 }
 
 /** @public */
