@@ -213,6 +213,19 @@ describe('job page', () => {
     ).not.toBeInTheDocument();
   });
 
+  it('a cancel queued for a runner (it resumes the Kustomization the job suspended) says it waits for a runner', async () => {
+    serveJob(jobDetails({ state: 'queued', requested: 'cancel' }));
+    renderCapz(<CapzPage />, { path: JOB_PATH, mountPath: '/capz/*' });
+    expect(
+      await screen.findByText(
+        'Cancel requested: takes effect as soon as a runner takes the job.',
+      ),
+    ).toBeInTheDocument();
+    expect(
+      screen.queryByText(/reaches a safe boundary/),
+    ).not.toBeInTheDocument();
+  });
+
   it('shows a 409 from a control as the backend says it', async () => {
     serveJob(jobDetails());
     server.use(

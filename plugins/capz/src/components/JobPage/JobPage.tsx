@@ -308,9 +308,12 @@ export function JobPage() {
       : undefined;
   const requested =
     job.requested && !['succeeded', 'failed', 'cancelled'].includes(job.state)
-      ? `${
-          job.requested === 'pause' ? 'Pause' : 'Cancel'
-        } requested: takes effect when the running step reaches a safe boundary.`
+      ? `${job.requested === 'pause' ? 'Pause' : 'Cancel'} requested: ${
+          job.state === 'queued'
+            ? // A cancel that still writes (it resumes the Kustomization the job suspended) waits for a runner.
+              'takes effect as soon as a runner takes the job.'
+            : 'takes effect when the running step reaches a safe boundary.'
+        }`
       : undefined;
 
   return (
