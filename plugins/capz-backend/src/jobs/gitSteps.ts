@@ -5,6 +5,7 @@
  */
 import {
   apiGroupOf,
+  canonicalJson,
   FLUX_KUSTOMIZATION_API_VERSION,
   JOB_ANNOTATION,
   kustomizeBuild,
@@ -22,6 +23,7 @@ import {
   urlWithoutCredentials,
   type GitIdentity,
 } from '@capz-backstage/plugin-capz-node';
+import { createHash } from 'node:crypto';
 import type { JobClient } from '../cluster/clientViews';
 import {
   resolveFluxSource,
@@ -53,6 +55,11 @@ const describeRef = (r: ObjectRef) =>
 const keyOf = (r: ObjectRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 const generationOf = (o: KubeObject | undefined) =>
   (o?.metadata as { generation?: number } | undefined)?.generation;
+/** sha256 of the object as Git holds it: what Flux's apply could change. */
+const gitDigest = (o: KubeObject) =>
+  createHash('sha256')
+    .update(canonicalJson(manifestForGit(o as never)))
+    .digest('hex');
 
 async function save(ctx: GitStepContext, r: JobResult): Promise<void> {
   if (!ctx.saveResult)
@@ -229,19 +236,27 @@ export async function evaluateGitCondition(
   if (c.type === 'generation-unchanged') {
     const o = await ctx.client.get(c.ref);
     if (!o) return { holds: false, observed: `${describeRef(c.ref)}: absent` };
-    const noted = ctx.result?.()?.generations?.[keyOf(c.ref)];
+    const result = ctx.result?.();
+    const noted = result?.generations?.[keyOf(c.ref)];
     const now = generationOf(o);
     if (noted === undefined)
       return {
         holds: false,
         observed: `${describeRef(c.ref)}: no generation was noted`,
       };
-    return {
-      holds: now === noted,
-      observed: `${describeRef(
-        c.ref,
-      )}: generation ${now}, noted ${noted} before the resume`,
-    };
+    const observed = `${describeRef(
+      c.ref,
+    )}: generation ${now}, noted ${noted} before the resume`;
+    if (now === noted) return { holds: true, observed };
+    // A controller may bump the generation in the meantime through a field Git does not hold (CAPI's
+    // spec.providerIDList as nodes come and go, docs/flux-facts.md#git-export): what counts is Git's part.
+    const digest = result?.gitDigests?.[keyOf(c.ref)];
+    if (digest !== undefined && digest === gitDigest(o))
+      return {
+        holds: true,
+        observed: `${observed}; every field Git holds is as noted (a controller changed the rest)`,
+      };
+    return { holds: false, observed };
   }
   return undefined;
 }
@@ -253,14 +268,16 @@ export async function runGitAction(
 ): Promise<string | undefined> {
   if (a.action === 'record-generations') {
     const generations: Record<string, number> = {};
+    const gitDigests: Record<string, string> = {};
     for (const r of a.refs) {
       const o = await ctx.client.get(r);
       const g = generationOf(o);
-      if (g === undefined)
+      if (!o || g === undefined)
         throw new GitStepError(`${describeRef(r)} is absent`);
       generations[keyOf(r)] = g;
+      gitDigests[keyOf(r)] = gitDigest(o);
     }
-    await save(ctx, { ...ctx.result?.(), generations });
+    await save(ctx, { ...ctx.result?.(), generations, gitDigests });
     return `noted the generations of ${a.refs.map(describeRef).join(', ')}`;
   }
   if (a.action !== 'propose-git-change') return undefined;

@@ -372,6 +372,12 @@ export interface JobResult {
   gitProposal?: JobGitProposal;
   /** `Kind/namespace/name` → metadata.generation, noted by a `record-generations` action. */
   generations?: Record<string, number>;
+  /**
+   * `Kind/namespace/name` → sha256 (hex) of the object as Git holds it (`manifestForGit`), noted with its generation:
+   * a later generation whose Git-held fields are unchanged was bumped by a controller (e.g. CAPI's
+   * `spec.providerIDList`), not by Flux's apply.
+   */
+  gitDigests?: Record<string, string>;
   /** Set when a cancel resumed the Kustomization the job had suspended (gitopsResumeOnCancel says when that is safe). */
   gitopsResumed?: {
     /** `namespace/name` */
