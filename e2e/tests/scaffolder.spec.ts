@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { expectAxeClean, saveScreenshot, signInAsGuest } from './helpers';
+import {
+  chooseInDialog,
+  expectAxeClean,
+  saveScreenshot,
+  signInAsGuest,
+} from './helpers';
 import { kube } from './kube';
 
 /**
@@ -85,6 +90,8 @@ interface ClusterForm {
   delivery: 'apply' | 'git' | 'pull-request';
   /** For pull-request: the repository as the RepoUrlPicker writes it (host?owner=o&repo=r). */
   gitopsRepo?: { host: string; owner: string; repo: string };
+  /** A Kubernetes version other than AKS's default, as the picker names it (e.g. v1.33.1). */
+  version?: string;
 }
 
 /** The owner chosen in the form's CapzOwnerPicker (the catalog's groups). */
@@ -166,6 +173,12 @@ async function fillForm(page: Page, f: ClusterForm) {
   await expect(
     page.getByRole('button', { name: 'v1.33.2 (default) Kubernetes version' }),
   ).toBeVisible();
+  if (f.version)
+    await choose(
+      page,
+      'Kubernetes version',
+      new RegExp(`^${f.version.replace(/\./g, '\\.')}\\b`),
+    );
   await choose(page, 'Owner', 'payments');
   await expect(
     page.getByRole('checkbox', { name: 'Entra ID only' }),
@@ -747,7 +760,7 @@ const changedLines = (diff: string) =>
         !l.startsWith('--- '),
     );
 
-test('New AKS cluster through Gitea and Flux: the merged pull request becomes a Healthy cluster applied by Flux; its scale is a pull request whose diff is the preview, and once merged the page shows the new count; its delete is a pull request too, and once merged the cluster is gone', async ({
+test('New AKS cluster through Gitea and Flux: the merged pull request becomes a Healthy cluster applied by Flux; its scale and its upgrade are pull requests whose diffs are the previews, and once merged the page shows the new count and version; its delete is a pull request too, and once merged the cluster is gone', async ({
   page,
 }) => {
   test.setTimeout(600_000);
@@ -760,6 +773,8 @@ test('New AKS cluster through Gitea and Flux: the merged pull request becomes a 
     name,
     delivery: 'pull-request',
     gitopsRepo: { host: gitea.host, owner: gitea.username, repo: 'gitops' },
+    // One patch behind the default, so that the upgrade below has somewhere to go.
+    version: 'v1.33.1',
   });
   await page.getByRole('button', { name: 'Create' }).click();
   const link = page.getByRole('link', { name: 'Open the pull request' });
@@ -854,6 +869,59 @@ test('New AKS cluster through Gitea and Flux: the merged pull request becomes a 
   );
   expect((await kube('GET', pool)).spec.replicas).toBe(2);
   await saveScreenshot(page, 'gitops-scale-merged');
+
+  // Upgrade the control plane v1.33.1 → v1.33.2: the same dialog and preview, the change of the cluster's file, a pull
+  // request on confirm; nothing live until the merge; merged, AKS upgrades and the page shows the version.
+  await page.getByRole('button', { name: 'Cluster actions' }).click();
+  await page.getByRole('menuitem', { name: 'Upgrade Kubernetes' }).click();
+  const up = page.getByRole('dialog', { name: 'Upgrade Kubernetes' });
+  await expect(
+    up.getByRole('radio', { name: 'The control plane (first)' }),
+  ).toBeChecked();
+  await chooseInDialog(page, up, /Control plane version/, /^v1\.33\.2/);
+  const upPreviewed = page.waitForResponse(
+    r => r.request().method() === 'POST' && /\/preview$/.test(r.url()),
+  );
+  await up.getByRole('button', { name: 'Preview' }).click();
+  const upPreview = await (await upPreviewed).json();
+  expect(upPreview.git.proposable).toBe(true);
+  expect(upPreview.git.files.map((f: any) => f.path)).toEqual([
+    `clusters/${NS}/${name}/cluster.yaml`,
+  ]);
+  // Exactly the control plane's version changes in the file.
+  expect(
+    changedLines(upPreview.git.files[0].diff).map(l => l.replace(/\s+/g, ' ')),
+  ).toEqual(['- version: v1.33.1', '+ version: v1.33.2']);
+  await expect(
+    up.getByRole('button', { name: 'Open pull request' }),
+  ).toBeEnabled();
+  await expectAxeClean(page, '[role="dialog"]');
+  await up.getByRole('button', { name: 'Open pull request' }).click();
+  const upOpened = up.getByText(/^Pull request #(\d+) opened/);
+  await expect(upOpened).toBeVisible({ timeout: 60_000 });
+  const upNumber = Number(
+    /#(\d+)/.exec((await upOpened.textContent()) ?? '')![1],
+  );
+  const controlPlane = `/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/${NS}/azureasomanagedcontrolplanes/${name}`;
+  expect((await kube('GET', controlPlane)).spec.version).toBe('v1.33.1');
+  const upDiff = await page.request.get(`${api}/pulls/${upNumber}.diff`, {
+    headers: gitea.headers,
+  });
+  expect(upDiff.status()).toBe(200);
+  expect(changedLines(await upDiff.text())).toEqual(
+    changedLines(upPreview.git.files[0].diff),
+  );
+  await up.getByRole('button', { name: 'Done' }).click();
+  const t3 = Date.now();
+  await mergeAndApply(page, gitea, upNumber);
+  await expect(page.getByText(new RegExp(`^${NS} · `))).toContainText(
+    'v1.33.2',
+    { timeout: READY_TIMEOUT },
+  );
+  timing(
+    `merged upgrade pull request to v1.33.2 on the page: ${Date.now() - t3} ms`,
+  );
+  expect((await kube('GET', controlPlane)).spec.version).toBe('v1.33.2');
 
   // Delete through Git (docs/flux-facts.md#git-delete): the dialog's pull request removes the Cluster's document and
   // marks the others; nothing is deleted live until the merge; merged, Flux prunes the Cluster and it leaves the list.
