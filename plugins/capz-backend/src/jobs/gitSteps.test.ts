@@ -49,10 +49,13 @@ const template = {
 };
 
 /** One live object the test replaces, and the job's result as the steps save it. */
-function world(live: KubeObject) {
+function world(initial: KubeObject) {
+  let live = initial;
   let result: JobResult | undefined;
   return {
-    set: (o: KubeObject) => (live = o),
+    set: (o: KubeObject) => {
+      live = o;
+    },
     ctx: {
       jobId: 'j1',
       client: { get: async () => live } as unknown as JobClient,
