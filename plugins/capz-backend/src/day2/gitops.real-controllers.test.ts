@@ -359,13 +359,37 @@ it("the hazard: a scale written live reaches ARM, and Flux's next reconcile puts
 }, 600_000);
 
 it('the same scale through the product: a pull request whose diff is the preview, nothing live until the merge; then ARM reaches it and it stays', async () => {
-  const preview = await main.request('POST', `capz${paths.preview}`, {
-    action: 'scale',
-    pool: 'user',
-    replicas: 2,
-  });
-  expect(preview.status).toBe(200);
-  const change = preview.body.git;
+  // Preview, then confirm with its digest. The controllers may still be settling after the hazard's revert (CAPZ and
+  // ASO write their objects after ARM's count is back): a confirm that meets such a change answers 409 "changed since
+  // the preview" and writes nothing, and the user previews again, as the message says. So does the test.
+  const scale = { action: 'scale', pool: 'user', replicas: 2 };
+  let preview: { status: number; body: any } | undefined;
+  let r: { status: number; body: any } | undefined;
+  await w.waitFor(
+    'a confirm of the plan as previewed',
+    async () => {
+      preview = await main.request('POST', `capz${paths.preview}`, scale);
+      if (preview.status !== 200)
+        return `preview: HTTP ${preview.status} ${JSON.stringify(
+          preview.body,
+        )}`;
+      r = await main.request('POST', `capz${paths.actions}`, {
+        ...scale,
+        planDigest: preview.body.planDigest,
+      });
+      const message = String(r.body?.error?.message ?? '');
+      if (r.status === 409 && /changed since the preview/.test(message)) {
+        w.say(
+          `the confirm met a change since its preview, previewing again: ${message}`,
+        );
+        return message;
+      }
+      return true;
+    },
+    LONG,
+  );
+  expect(preview!.status).toBe(200);
+  const change = preview!.body.git;
   expect(change.proposable).toBe(true);
   expect(change.source.path).toBe(`./clusters/${ns}`);
   const file = `clusters/${ns}/${name}/cluster.yaml`;
@@ -373,14 +397,8 @@ it('the same scale through the product: a pull request whose diff is the preview
   expect(change.files[0].diff).toMatch(/^- {2}replicas: 1$/m);
   expect(change.files[0].diff).toMatch(/^\+ {2}replicas: 2$/m);
 
-  const r = await main.request('POST', `capz${paths.actions}`, {
-    action: 'scale',
-    pool: 'user',
-    replicas: 2,
-    planDigest: preview.body.planDigest,
-  });
-  expect(r.status).toBe(200);
-  const number = r.body.git.proposed.pullRequest.number as number;
+  expect(r!.status).toBe(200);
+  const number = r!.body.git.proposed.pullRequest.number as number;
   expect(await prFiles(number)).toEqual(previewFiles(change.files));
   // Nothing live: the MachinePool still has Git's count, written by Flux only.
   const pool = await get(POOL);
