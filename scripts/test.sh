@@ -97,29 +97,28 @@ setsid bash -c 'echo 19 > "/proc/$$/autogroup" 2>/dev/null || true
 controllers_build=$!
 fi
 # - Gitea v1.26.0 from its Go module (packages/git-server/scripts/build-gitea.sh; ~1 s cached, minutes cold) for the
-#   Gitea pull-request tests (the backend integration stage and e2e), at the lowest priority like the managers.
+#   Gitea pull-request tests (the backend integration stage and e2e), at the lowest priority like the managers;
+# - then, in the same session, Flux's source- and kustomize-controller v1.9.6 from their Go modules
+#   (packages/mgmt-cluster/scripts/build-flux.sh; ~0.5 s cached, ~8 min cold on an idle machine) for the e2e stage's
+#   GitOps test; the lane's own call then finds it built, or waits for this build (one build per cache key). After
+#   Gitea, not beside it: the backend stage needs Gitea half an hour before the e2e stage needs Flux, and two cold
+#   builds at once on 2 cores only finish both later.
 if want integration || want e2e; then
 # shellcheck disable=SC2016 # expanded by the inner shell
 setsid bash -c 'echo 19 > "/proc/$$/autogroup" 2>/dev/null || true
   nice -n 19 ionice -c 3 node packages/git-server/src/gitea-cli.ts build > "$1/build-gitea.log" 2>&1
-  echo $? > "$1/build-gitea.rc"' _ "$reports" </dev/null &
-gitea_build=$!
-fi
-# - Flux's source- and kustomize-controller v1.9.6 from their Go modules (packages/mgmt-cluster/scripts/build-flux.sh;
-#   ~0.5 s cached, ~8 min cold on an idle machine) for the e2e stage's GitOps test, the same way; the lane's own call
-#   then finds it built, or waits for this build (one build per cache key).
-if want e2e; then
-# shellcheck disable=SC2016 # expanded by the inner shell
-setsid bash -c 'echo 19 > "/proc/$$/autogroup" 2>/dev/null || true
+  echo $? > "$1/build-gitea.rc"
+  [ "$2" = yes ] || exit 0
   nice -n 19 ionice -c 3 node packages/mgmt-cluster/src/cli.ts build-flux > "$1/build-flux-e2e.log" 2>&1
-  echo $? > "$1/build-flux-e2e.rc"' _ "$reports" </dev/null &
-flux_build=$!
+  echo $? > "$1/build-flux-e2e.rc"' _ "$reports" "$(want e2e && echo yes || echo no)" </dev/null &
+gitea_build=$!
+flux_build=$gitea_build
 fi
 (while kill -0 $$ 2>/dev/null; do sleep 1; done
- kill -- -"$kubernetes_build" ${controllers_build:+-"$controllers_build"} ${gitea_build:+-"$gitea_build"} ${flux_build:+-"$flux_build"} 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
-wait_build() { # wait_build PID NAME: waits for a background build, fails with its log tail
+ kill -- -"$kubernetes_build" ${controllers_build:+-"$controllers_build"} ${gitea_build:+-"$gitea_build"} 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
+wait_build() { # wait_build PID NAME: waits for a background build (its .rc, or its session's end), fails with its log tail
   local pid=$1 name=$2 s; s=$(date +%s)
-  while kill -0 "$pid" 2>/dev/null; do sleep 2; done
+  while [ ! -s "$reports/build-$name.rc" ] && kill -0 "$pid" 2>/dev/null; do sleep 2; done
   capz_log "waited $(( $(date +%s) - s ))s for the $name build"
   [ "$(cat "$reports/build-$name.rc" 2>/dev/null)" = 0 ] || { tail -40 "$reports/build-$name.log" >&2; return 1; }
 }
@@ -143,7 +142,6 @@ stage "kubernetes binaries (background build)" wait_build "$kubernetes_build" ku
 # The managers' build now gets its full share: the lane that waits for it runs beside the stages below.
 [ -z "${controllers_build:-}" ] || echo 0 > "/proc/$controllers_build/autogroup" 2>/dev/null || true
 [ -z "${gitea_build:-}" ] || echo 0 > "/proc/$gitea_build/autogroup" 2>/dev/null || true
-[ -z "${flux_build:-}" ] || echo 0 > "/proc/$flux_build/autogroup" 2>/dev/null || true
 
 # The real-controllers lane, in the background in a session of its own: it waits for the managers' build, then runs
 # scripts/test-real-controllers.sh (its own management clusters and ports); its output goes to lane.log. The last
@@ -165,7 +163,7 @@ if want integration || want e2e; then
 cluster="test-$$"
 kubeconfig=$(node packages/mgmt-cluster/src/cli.ts start --name "$cluster" --ephemeral)
 trap 'stage_report; node "$CAPZ_ROOT/packages/mgmt-cluster/src/cli.ts" stop --name "$cluster" || true' EXIT
-export CAPZ_TEST_CLUSTER="$(dirname "$kubeconfig")/cluster.json" CAPZ_KUBECONFIG="$kubeconfig"
+export CAPZ_TEST_CLUSTER="$(dirname "$kubeconfig")/cluster.json" CAPZ_KUBECONFIG="$kubeconfig" CAPZ_TEST_CLUSTER_NAME="$cluster"
 
 want integration && stage "integration tests: management cluster" bash -c "set -o pipefail; yarn workspace @internal/mgmt-cluster test | tee '$reports/integration-mgmt.log'"
 want integration && stage "integration tests: simulated world" bash -c "set -o pipefail; yarn workspace @internal/capz-sim test | tee '$reports/integration-sim.log'"

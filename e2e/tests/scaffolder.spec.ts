@@ -661,52 +661,40 @@ const KS = 'e2e-clusters';
 const FLUX = '/apis/source.toolkit.fluxcd.io/v1/namespaces/flux-system';
 const KUSTOMIZE = '/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system';
 
-/** Creates what is already there, as `kubectl create` would; a 409 (a rerun on a kept cluster) is fine. */
-const create = (path: string, body: unknown) =>
-  kube('POST', path, body).catch(e => {
-    if (!/ 409 /.test(String(e))) throw e;
-  });
-
 /**
- * Flux following Gitea's `gitops` repository (scripts/test.sh starts Flux on the run's management cluster): a
- * GitRepository with the admin's basic auth, and a Kustomization applying the template's folder of this namespace
- * (`clusters/<namespace>`, the layout capz:cluster:render writes). Their intervals are long: the test asks for each
- * reconcile it waits for, as `flux reconcile` does (docs/flux-facts.md#flux-reconcile-triggers).
+ * Flux following Gitea's `gitops` repository (scripts/test.sh starts Flux on the run's management cluster), set up as
+ * the demo does it, through `capz-mgmt-cluster flux follow` (packages/mgmt-cluster/src/flux.ts followGitRepository): a
+ * GitRepository with the admin's basic auth and a Kustomization, both named `e2e-clusters`, applying the template's
+ * folder of this namespace (`clusters/<namespace>`, the layout capz:cluster:render writes). Their intervals are long:
+ * the test asks for each reconcile it waits for, as `flux reconcile` does (docs/flux-facts.md#flux-reconcile-triggers).
  */
 async function fluxFollows(gitea: ReturnType<typeof giteaInfo>) {
-  await create('/api/v1/namespaces', {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: 'flux-system' },
-  });
-  await create('/api/v1/namespaces/flux-system/secrets', {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'gitea-auth' },
-    stringData: { username: gitea.username, password: gitea.password },
-  });
-  await create(`${FLUX}/gitrepositories`, {
-    apiVersion: 'source.toolkit.fluxcd.io/v1',
-    kind: 'GitRepository',
-    metadata: { name: 'gitops' },
-    spec: {
-      url: `${gitea.url}/${gitea.username}/gitops.git`,
-      ref: { branch: 'main' },
-      secretRef: { name: 'gitea-auth' },
-      interval: '1h',
-    },
-  });
-  await create(`${KUSTOMIZE}/kustomizations`, {
-    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
-    kind: 'Kustomization',
-    metadata: { name: KS },
-    spec: {
-      sourceRef: { kind: 'GitRepository', name: 'gitops' },
-      path: `./clusters/${NS}`,
-      prune: true,
-      interval: '1h',
-    },
-  });
+  const cluster = process.env.CAPZ_TEST_CLUSTER_NAME;
+  expect(
+    cluster,
+    'CAPZ_TEST_CLUSTER_NAME: scripts/test.sh names its management cluster for the e2e stage',
+  ).toBeTruthy();
+  await run(
+    process.execPath,
+    [
+      'packages/mgmt-cluster/src/cli.ts',
+      'flux',
+      'follow',
+      '--name',
+      cluster!,
+      '--url',
+      `${gitea.url}/${gitea.username}/gitops.git`,
+      '--credentials',
+      gitea.credentials,
+      '--path',
+      `./clusters/${NS}`,
+      '--kustomization',
+      KS,
+      '--interval',
+      '1h',
+    ],
+    { cwd: join(__dirname, '..', '..') },
+  );
 }
 
 /**
@@ -728,7 +716,7 @@ async function mergeAndApply(
     headers: gitea.headers,
   });
   const commit: string = (await head.json()).commit.id;
-  await kube('PATCH', `${FLUX}/gitrepositories/gitops`, {
+  await kube('PATCH', `${FLUX}/gitrepositories/${KS}`, {
     metadata: {
       annotations: { 'reconcile.fluxcd.io/requestedAt': `e2e-${Date.now()}` },
     },

@@ -63,6 +63,8 @@ const { positionals, values } = parseArgs({
     url: { type: 'string' },
     credentials: { type: 'string' },
     path: { type: 'string' },
+    kustomization: { type: 'string' },
+    interval: { type: 'string' },
   },
 });
 const [command = 'status'] = positionals;
@@ -105,7 +107,7 @@ async function main(): Promise<number> {
         // password on the command line.
         if (!values.url || !values.credentials) {
           process.stderr.write(
-            'use: flux follow --url URL --credentials FILE [--path ./] [--name x]\n',
+            'use: flux follow --url URL --credentials FILE [--path ./] [--kustomization clusters] [--interval 1m] [--name x]\n',
           );
           return 2;
         }
@@ -115,11 +117,13 @@ async function main(): Promise<number> {
           username: c.username,
           password: c.password,
           path: values.path,
+          name: values.kustomization,
+          interval: values.interval,
         });
         process.stderr.write(
-          `${name}: Flux follows ${values.url} (flux-system/clusters, path ${
-            values.path ?? './'
-          })\n`,
+          `${name}: Flux follows ${values.url} (flux-system/${
+            values.kustomization ?? 'clusters'
+          }, path ${values.path ?? './'})\n`,
         );
         return 0;
       }

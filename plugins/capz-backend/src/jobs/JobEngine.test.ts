@@ -490,6 +490,35 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
       );
       expect(job.leftBehind).toMatch(/is suspended by this job/);
     });
+
+    it('says the Kustomization runs when a cancel interrupted after its resume finds it resumed', async () => {
+      const cluster = new MemoryCluster();
+      const e = engine(store, cluster, 'r1');
+      const id = await stoppedJob('interrupted', cluster, [
+        ['succeeded', 1],
+        ['pending', 0],
+        ['pending', 0],
+      ]);
+      // The first runner's resume patch landed, and it was killed before its record.
+      cluster.objects.set(kkey, {
+        ...cluster.objects.get(kkey)!,
+        metadata: { name: 'clusters', namespace: 'flux-system' },
+        spec: {},
+      });
+      await cancel(e, id);
+      const job = await store.get(id);
+      expect(job.state).toBe('cancelled');
+      expect(cluster.writes).toEqual([]);
+      expect(job.result?.gitopsResumed).toMatchObject({
+        kustomization: 'flux-system/clusters',
+        why: 'untouched',
+        found: true,
+      });
+      expect(job.leftBehind).toMatch(
+        /^Flux's Kustomization flux-system\/clusters, which this job had suspended, was found running when the job was cancelled/,
+      );
+      expect(job.leftBehind).not.toMatch(/is suspended by this job/);
+    });
   });
 
   it('a resumed job first re-checks what its finished steps established, and refuses if the world moved', async () => {

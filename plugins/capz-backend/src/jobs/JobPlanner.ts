@@ -2,6 +2,8 @@ import { InputError, NotFoundError } from '@backstage/errors';
 import {
   CLUSTER_NAME_LABEL,
   CREDENTIAL_FROM_ANNOTATION,
+  FLUX_KUSTOMIZATION_NAME_LABEL,
+  FLUX_KUSTOMIZATION_NAMESPACE_LABEL,
   clusterNotManagedCheck,
   groupNotManagedCheck,
   JOB_ANNOTATION,
@@ -102,6 +104,7 @@ export class JobPlanner {
             this.credentialOf(objects, p.name) ?? credentialSecret,
           ),
           access,
+          kustomizations: this.kustomizationsNamedBy(mc, objects),
         });
         // The pause step's live one-owner check, previewed on the watch cache: the old cluster's own groups are
         // disarmed by the migration; any other `manage` ResourceGroup for the group refuses its first write.
@@ -160,14 +163,16 @@ export class JobPlanner {
               .catch(() => undefined);
           }
         }
+        const objects = nsExists ? this.objectsIn(mc, p.namespace) : [];
         const planned = planAdoption(p, {
           aks,
           resourceGroupLocation: group?.location,
           resourceGroupTags: group?.tags,
           namespaceExists: nsExists,
           credentialSecretExists: hasSecret,
-          objects: nsExists ? this.objectsIn(mc, p.namespace) : [],
+          objects,
           access,
+          kustomizations: this.kustomizationsNamedBy(mc, objects),
         });
         if (!aks) return planned;
         const preflight: PreflightCheck[] = [];
@@ -406,6 +411,30 @@ export class JobPlanner {
         o.metadata?.labels?.[CLUSTER_NAME_LABEL] === clusterName,
     );
     return mc?.metadata?.annotations?.[CREDENTIAL_FROM_ANNOTATION];
+  }
+
+  /** The cached Flux Kustomizations the objects' labels name (a few lists of one namespace each). */
+  private kustomizationsNamedBy(
+    mc: string,
+    objects: readonly ObservedObject[],
+  ): ObservedObject[] {
+    const named = new Set<string>();
+    for (const o of objects) {
+      const l = o.metadata?.labels;
+      const name = l?.[FLUX_KUSTOMIZATION_NAME_LABEL];
+      const ns = l?.[FLUX_KUSTOMIZATION_NAMESPACE_LABEL];
+      if (name && ns) named.add(`${ns}/${name}`);
+    }
+    const namespaces = new Set([...named].map(k => k.split('/')[0]));
+    return [...namespaces].flatMap(ns =>
+      (
+        this.o.cache.list(
+          mc,
+          'Kustomization',
+          ns,
+        ) as unknown as ObservedObject[]
+      ).filter(k => named.has(`${ns}/${k.metadata?.name}`)),
+    );
   }
 
   private objectsIn(mc: string, namespace: string): ObservedObject[] {

@@ -337,6 +337,19 @@ export class JobRun {
       // The plain client, not the run's patient one: the cancel has aborted the run's signal.
       const client = await this.deps.client(job.target.managementCluster);
       const outcome = await resumeSuspendedBy(client, this.jobId, k);
+      if (outcome === 'not-suspended') {
+        // What the job left must not say "suspended by this job" of a Kustomization that runs.
+        await this.log(
+          'info',
+          `${name} is no longer suspended (resumed by this cancel before an interruption, or by someone else); nothing to resume`,
+        );
+        return {
+          kustomization: `${k.namespace}/${k.name}`,
+          why: due.why,
+          at: new Date().toISOString(),
+          found: true,
+        };
+      }
       if (outcome !== 'resumed') {
         await this.log(
           'warn',

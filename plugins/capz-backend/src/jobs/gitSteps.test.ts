@@ -98,7 +98,7 @@ describe("verify-gitops's generation check", () => {
     expect(await evaluateGitCondition(unchanged, w.ctx)).toEqual({
       holds: true,
       observed:
-        'MachinePool team-a/c1-system: generation 3, noted 3 before the resume',
+        "MachinePool team-a/c1-system: generation 3, noted 3 before Flux's apply",
     });
 
     // A node joined: CAPI wrote spec.providerIDList, which Git does not hold (manifestForGit drops it).
@@ -111,7 +111,7 @@ describe("verify-gitops's generation check", () => {
     expect(await evaluateGitCondition(unchanged, w.ctx)).toEqual({
       holds: true,
       observed:
-        'MachinePool team-a/c1-system: generation 4, noted 3 before the resume; every field Git holds is as noted (a controller changed the rest)',
+        "MachinePool team-a/c1-system: generation 4, noted 3 before Flux's apply; every field Git holds is as noted (a controller changed the rest)",
     });
 
     // Flux applied a count Git holds that differs from the live one: a change of Git's part fails the check.
@@ -121,7 +121,7 @@ describe("verify-gitops's generation check", () => {
     expect(await evaluateGitCondition(unchanged, w.ctx)).toEqual({
       holds: false,
       observed:
-        'MachinePool team-a/c1-system: generation 4, noted 3 before the resume',
+        "MachinePool team-a/c1-system: generation 4, noted 3 before Flux's apply",
     });
   });
 });

@@ -10,6 +10,7 @@ import {
   JOB_ANNOTATION,
   kustomizeBuild,
   manifestForGit,
+  planManifestAdd,
   planManifestReplace,
   type FluxKustomizationRef,
   type JobResult,
@@ -246,7 +247,7 @@ export async function evaluateGitCondition(
       };
     const observed = `${describeRef(
       c.ref,
-    )}: generation ${now}, noted ${noted} before the resume`;
+    )}: generation ${now}, noted ${noted} before Flux's apply`;
     if (now === noted) return { holds: true, observed };
     // A controller may bump the generation in the meantime through a field Git does not hold (CAPI's
     // spec.providerIDList as nodes come and go, docs/flux-facts.md#git-export): what counts is Git's part.
@@ -304,14 +305,35 @@ export async function runGitAction(
     if (!o) throw new GitStepError(`${describeRef(r)} is absent`);
     documents.push(manifestForGit(o as never));
   }
+  const asGitRef = (r: ObjectRef) => ({ ...r, namespace: r.namespace ?? '' });
   // Only what the source holds is removed (an object Flux's labels name may never have been in these files); the new
-  // manifests take the place of the planned document, else of the old Cluster's, else of the first removed.
+  // manifests take the place of the planned document, else of the old Cluster's, else of the first removed. With
+  // nothing to remove (an adoption), they go beside the planned Cluster.
   const remove = d.holds;
-  const replace =
-    remove.find(r => keyOf(r) === keyOf(a.replace)) ??
-    remove.find(r => r.kind === 'Cluster') ??
-    remove[0];
-  if (!replace)
+  const replace = a.replace
+    ? remove.find(r => keyOf(r) === keyOf(a.replace!)) ??
+      remove.find(r => r.kind === 'Cluster') ??
+      remove[0]
+    : undefined;
+  const edit =
+    a.beside && !a.remove.length
+      ? planManifestAdd({
+          files,
+          spec: s.spec,
+          beside: asGitRef(a.beside),
+          name: a.add.find(r => r.kind === 'Cluster')?.name ?? a.add[0].name,
+          documents,
+        })
+      : replace
+      ? planManifestReplace({
+          files,
+          spec: s.spec,
+          remove: remove.map(asGitRef),
+          replace: asGitRef(replace),
+          documents,
+        })
+      : undefined;
+  if (!edit)
     throw new GitStepError(
       `${repo} at ${s.revision} holds none of ${a.remove
         .map(describeRef)
@@ -323,14 +345,6 @@ export async function runGitAction(
           ', ',
         )} there yourself and merge it, then retry the job: it goes on once Flux's source holds them.`,
     );
-  const asGitRef = (r: ObjectRef) => ({ ...r, namespace: r.namespace ?? '' });
-  const edit = planManifestReplace({
-    files,
-    spec: s.spec,
-    remove: remove.map(asGitRef),
-    replace: asGitRef(replace),
-    documents,
-  });
   if (edit.byHand.length)
     throw new GitStepError(
       `the change cannot be written into ${repo} as it is: ${edit.byHand
@@ -343,7 +357,9 @@ export async function runGitAction(
   const body = [
     `The job ${ctx.jobId} proposes this change: ${a.description}.`,
     '',
-    `The cluster already is what these files say: the job wrote it live while Flux's Kustomization ${k} was suspended, so merging changes nothing in the cluster or in Azure. Until this is merged the Kustomization stays suspended; the job resumes it once Flux's GitRepository holds the merge, and checks that Flux's first apply changes nothing.`,
+    a.replace
+      ? `The cluster already is what these files say: the job wrote it live while Flux's Kustomization ${k} was suspended, so merging changes nothing in the cluster or in Azure. Until this is merged the Kustomization stays suspended; the job resumes it once Flux's GitRepository holds the merge, and checks that Flux's first apply changes nothing.`
+      : `The cluster already is what these files say: the job created these objects live, so merging changes nothing in the cluster or in Azure; Flux's Kustomization ${k} then applies them from Git as it applies the namespace's other clusters. The job waits for the merge and checks that Flux's first apply changes nothing.`,
     '',
     'Files:',
     ...edit.files.map(
@@ -383,19 +399,25 @@ export async function runGitAction(
  * Resumes the Kustomization a cancelled job suspended (capz-common's gitopsResumeOnCancel says when that is safe),
  * with the same patch as `resume-gitops`: only while it still carries this job's mark, so one that someone else
  * suspended or already resumed is left as it is, and only at the version read (a write in between answers 409).
+ * `not-suspended`: it carries no job's mark and is not suspended, so there is nothing to resume.
  */
 export async function resumeSuspendedBy(
   client: JobClient,
   jobId: string,
   ref: ObjectRef,
-): Promise<'resumed' | 'not-ours' | 'absent'> {
+): Promise<'resumed' | 'not-suspended' | 'not-ours' | 'absent'> {
   const live = await client.get(ref);
   if (!live) return 'absent';
   const meta = live.metadata as {
     annotations?: Record<string, string>;
     resourceVersion?: string;
   };
-  if (meta.annotations?.[JOB_ANNOTATION] !== jobId) return 'not-ours';
+  if (meta.annotations?.[JOB_ANNOTATION] !== jobId)
+    // Unmarked and running: resumed already, by this cancel before an interruption kept its record, or by someone.
+    return !meta.annotations?.[JOB_ANNOTATION] &&
+      (live.spec as { suspend?: unknown } | undefined)?.suspend !== true
+      ? 'not-suspended'
+      : 'not-ours';
   const patched = await client.mergePatch(ref, {
     metadata: {
       resourceVersion: meta.resourceVersion,

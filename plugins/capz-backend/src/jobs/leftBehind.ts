@@ -48,6 +48,7 @@ const CONSEQUENCES: Record<string, (job: Job) => string> = {
     "Flux's source holds the merged manifests of the new cluster.",
   'resume-gitops': () =>
     'The Kustomization is resumed and Flux has applied the merge.',
+  'wait-flux-apply': () => 'Flux has applied the merge.',
 };
 
 /** A Kustomization the job suspended and did not resume: what it means, and when it is safe to resume it. */
@@ -59,7 +60,11 @@ function suspendedKustomization(
   if (resumed)
     return `Flux's Kustomization ${
       resumed.kustomization
-    }, which this job had suspended, was resumed when it was cancelled: ${
+    }, which this job had suspended, ${
+      resumed.found
+        ? 'was found running when the job was cancelled (resumed by an earlier attempt of the cancel, or by someone else)'
+        : 'was resumed when it was cancelled'
+    }: ${
       resumed.why === 'merged'
         ? 'the repository already held the merged change, so Flux applies the new manifests.'
         : "none of the job's own steps had started, so Flux applies the old manifests to the old objects as before."

@@ -197,11 +197,29 @@ export function postgresConnection(
 /** The port the backend was given was taken before it could bind it (it logs EADDRINUSE and keeps running). */
 class PortTakenError extends Error {}
 
+/**
+ * The test file that starts a backend, as a file name part (`day2-gitops` for `day2/gitops.real-controllers.test.ts`):
+ * `--runInBand` runs every file in one process, and each file gets a fresh module registry (a fresh `starts`), so
+ * without it the next file's `main` overwrote the last one's log.
+ */
+function testFileLabel(): string {
+  const path = (
+    globalThis as { expect?: { getState?(): { testPath?: string } } }
+  ).expect?.getState?.().testPath;
+  if (!path) return '';
+  const rel = path.split(/[\\/]src[\\/]/).pop() ?? path;
+  return rel
+    .replace(/\.(integration|real-controllers)?\.?test\.ts$/, '')
+    .replace(/[^A-Za-z0-9]+/g, '-');
+}
+
 /** The log file name of the next start of a backend of this name: `-2`, `-3`, ... for restarts. */
 function nextLabel(name: string): string {
   const seq = (starts.get(name) ?? 0) + 1;
   starts.set(name, seq);
-  return seq === 1 ? name : `${name}-${seq}`;
+  const file = testFileLabel();
+  const label = file ? `${file}.${name}` : name;
+  return seq === 1 ? label : `${label}-${seq}`;
 }
 
 /**

@@ -21,5 +21,6 @@ export {
   type ManifestFileEdit,
   type ManifestLocation,
 } from './manifestEdit';
+export { planManifestAdd } from './manifestAdd';
 export { manifestForGit } from './manifestExport';
 export { unifiedDiff } from './unifiedDiff';

@@ -106,6 +106,57 @@ describe('the GitOps check of the jobs', () => {
     ]);
   });
 
+  it("asks for the GitRepository's grant in the namespace the Kustomization's sourceRef names", () => {
+    const allowedIn = (r: JobPlanResult) =>
+      r.plan[0].preconditions
+        .filter(c => c.type === 'allowed')
+        .map(c => c.type === 'allowed' && `${c.resource}@${c.namespace}`);
+    const snap = migration.snapshot();
+    label(snap.objects.find(o => o.kind === 'Cluster')!, FLUX);
+    // Unknown to the cache: Flux's default, the Kustomization's own namespace.
+    expect(allowedIn(planMigration(migration.params, snap))).toEqual([
+      'kustomizations@flux-system',
+      'kustomizations@flux-system',
+      'gitrepositories@flux-system',
+    ]);
+    const kustomization = (sourceNamespace?: string): ObservedObject => ({
+      apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+      kind: 'Kustomization',
+      metadata: { name: 'clusters', namespace: 'flux-system' },
+      spec: {
+        sourceRef: {
+          kind: 'GitRepository',
+          name: 'platform',
+          ...(sourceNamespace ? { namespace: sourceNamespace } : {}),
+        },
+      },
+    });
+    const r = planMigration(migration.params, {
+      ...snap,
+      kustomizations: [kustomization('git-sources')],
+    });
+    expect(allowedIn(r)).toEqual([
+      'kustomizations@flux-system',
+      'kustomizations@flux-system',
+      'gitrepositories@git-sources',
+    ]);
+    expect(r.plan[0].preconditions).toContainEqual(
+      expect.objectContaining({
+        description:
+          'the backend may get gitrepositories.source.toolkit.fluxcd.io in git-sources (rbac/gitops.yaml)',
+      }),
+    );
+    // A sourceRef without a namespace is the Kustomization's own.
+    expect(
+      allowedIn(
+        planMigration(migration.params, {
+          ...snap,
+          kustomizations: [kustomization()],
+        }),
+      ),
+    ).toContain('gitrepositories@flux-system');
+  });
+
   it("suspend-gitops resumed after a kill between its patch and its record accepts the job's own suspension only", () => {
     const snap = migration.snapshot();
     label(snap.objects.find(o => o.kind === 'Cluster')!, FLUX);
@@ -305,5 +356,157 @@ describe('the GitOps check of the jobs', () => {
         ),
       ),
     ).toMatchObject({ status: 'warn' });
+  });
+
+  describe('adoption into a namespace whose clusters Git holds', () => {
+    const sibling = (
+      name: string,
+      labels: Record<string, string> = FLUX,
+      annotations: Record<string, string> = {},
+    ): ObservedObject => ({
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'Cluster',
+      metadata: { name, namespace: 'adopt', labels, annotations },
+      spec: {},
+    });
+    const nsCheck = (r: JobPlanResult) =>
+      r.preflight.find(c => c.id === 'gitops-namespace');
+
+    it('proposes the adopted objects beside the first cluster the Kustomization applies, after the adoption, suspending nothing', () => {
+      const r = planAdoption(
+        adoption.params,
+        adoption.snapshot({
+          objects: [sibling('zeta'), sibling('alpha'), sibling('manual', {})],
+          kustomizations: [
+            {
+              apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+              kind: 'Kustomization',
+              metadata: { name: 'clusters', namespace: 'flux-system' },
+              spec: {
+                sourceRef: {
+                  kind: 'GitRepository',
+                  name: 'fleet',
+                  namespace: 'git',
+                },
+              },
+            },
+          ],
+        }),
+      );
+      expect(nsCheck(r)).toMatchObject({
+        status: 'warn',
+        message: expect.stringMatching(
+          /^Flux's Kustomization flux-system\/clusters applies 2 clusters of namespace adopt \(alpha, zeta\)\. After the adoption the job proposes the new cluster's objects to the repository it applies from, beside Cluster alpha,/,
+        ),
+      });
+      // The job's own checks stay green: the GitOps check of the objects it reuses passes.
+      expect(check(r)).toMatchObject({ status: 'pass' });
+      const ids = r.plan.map(s => s.id);
+      expect(ids).not.toContain('suspend-gitops');
+      expect(ids.slice(-4)).toEqual([
+        'propose-to-git',
+        'wait-merge',
+        'wait-flux-apply',
+        'verify-gitops',
+      ]);
+      expect(ids.indexOf('propose-to-git')).toBeGreaterThan(
+        ids.indexOf('adopt-agent-pools'),
+      );
+      const propose = r.plan.find(s => s.id === 'propose-to-git')!;
+      expect(propose.actions.map(a => a.action)).toEqual([
+        'propose-git-change',
+        'record-generations',
+      ]);
+      const change = propose.actions[0];
+      if (change.action !== 'propose-git-change')
+        throw new Error('no proposal');
+      expect(change.remove).toEqual([]);
+      expect(change.replace).toBeUndefined();
+      expect(change.beside).toMatchObject({
+        kind: 'Cluster',
+        namespace: 'adopt',
+        name: 'alpha',
+      });
+      expect(change.add.map(x => `${x.kind}/${x.name}`)).toEqual([
+        'Cluster/aks-adopt',
+        'AzureASOManagedCluster/aks-adopt',
+        'AzureASOManagedControlPlane/aks-adopt',
+        'MachinePool/aks-adopt-system',
+        'AzureASOManagedMachinePool/aks-adopt-system',
+        'MachinePool/aks-adopt-apps',
+        'AzureASOManagedMachinePool/aks-adopt-apps',
+      ]);
+      expect(change.branch).toBe('capz/adopt-adopt-aks-adopt-${JOB_ID}');
+      // Reads only, asked where each lives: no patch of the Kustomization.
+      expect(
+        propose.preconditions
+          .filter(c => c.type === 'allowed')
+          .map(
+            c =>
+              c.type === 'allowed' && `${c.verb} ${c.resource}@${c.namespace}`,
+          ),
+      ).toEqual(['get kustomizations@flux-system', 'get gitrepositories@git']);
+      expect(r.plan.find(s => s.id === 'wait-merge')!.waitFor).toEqual([
+        expect.objectContaining({ type: 'flux-source-holds', absent: [] }),
+      ]);
+      const verify = r.plan.find(s => s.id === 'verify-gitops')!;
+      expect(verify.waitFor.filter(c => c.type === 'absent')).toEqual([]);
+      expect(
+        verify.waitFor.filter(c => c.type === 'generation-unchanged'),
+      ).toHaveLength(7);
+    });
+
+    it('adopts live with no Git steps when no cluster of the namespace is applied from Git', () => {
+      const r = planAdoption(
+        adoption.params,
+        adoption.snapshot({ objects: [sibling('manual', {})] }),
+      );
+      expect(nsCheck(r)).toBeUndefined();
+      expect(r.plan.map(s => s.id)).not.toContain('propose-to-git');
+    });
+
+    it('warns, and leaves Git to the user, when Argo CD or two Kustomizations apply the clusters', () => {
+      const argo = planAdoption(
+        adoption.params,
+        adoption.snapshot({
+          objects: [
+            sibling(
+              'alpha',
+              {},
+              {
+                'argocd.argoproj.io/tracking-id':
+                  'fleet:cluster.x-k8s.io/Cluster:adopt/alpha',
+              },
+            ),
+          ],
+        }),
+      );
+      expect(nsCheck(argo)).toMatchObject({
+        status: 'warn',
+        message: expect.stringMatching(
+          /^Argo CD's Application fleet applies Cluster alpha of namespace adopt: the job does not propose the adopted cluster to Git/,
+        ),
+      });
+      expect(argo.plan.map(s => s.id)).not.toContain('propose-to-git');
+      const two = planAdoption(
+        adoption.params,
+        adoption.snapshot({
+          objects: [
+            sibling('alpha'),
+            sibling('beta', {
+              ...FLUX,
+              'kustomize.toolkit.fluxcd.io/name': 'more',
+            }),
+          ],
+        }),
+      );
+      expect(nsCheck(two)).toMatchObject({
+        status: 'warn',
+        message: expect.stringMatching(
+          /^The clusters of namespace adopt are applied by 2 Flux Kustomizations \(flux-system\/clusters, flux-system\/more\): the job does not propose/,
+        ),
+      });
+      expect(two.plan.map(s => s.id)).not.toContain('propose-to-git');
+    });
   });
 });

@@ -152,6 +152,8 @@ export type LiveCondition =
 export interface FluxKustomizationRef {
   namespace: string;
   name: string;
+  /** The namespace of the GitRepository its `spec.sourceRef` names (Flux's default: the Kustomization's own), when known. */
+  sourceNamespace?: string;
 }
 
 /** An AKS cluster as Azure names it; compared case-insensitively, as ARM does. @public */
@@ -214,14 +216,18 @@ export type PlannedAction =
   /**
    * Proposes to the Git repository a Flux Kustomization applies from (its GitRepository, at the revision its source
    * holds now): the documents of `remove` removed, the one of `replace` replaced by the live `add` objects as Git
-   * should hold them (`manifestForGit`), as a branch and its pull request where the host has one. A branch of the same
+   * should hold them (`manifestForGit`), or, with nothing to remove, those added beside `beside`'s
+   * (`planManifestAdd`), as a branch and its pull request where the host has one. A branch of the same
    * name already there is the proposal made before. Nothing is written when the source already holds the change.
    */
   | {
       action: 'propose-git-change';
       kustomization: FluxKustomizationRef;
       remove: ObjectRef[];
-      replace: ObjectRef;
+      /** The document the new manifests take the place of (a migration); absent when nothing is removed. */
+      replace?: ObjectRef;
+      /** Nothing removed (an adoption): the new manifests go beside this Cluster's, in the same layout. */
+      beside?: ObjectRef;
       add: ObjectRef[];
       branch: string;
       title: string;
@@ -384,6 +390,8 @@ export interface JobResult {
     kustomization: string;
     why: 'untouched' | 'merged';
     at: string;
+    /** The cancel found it running already: resumed by an earlier attempt of the cancel (interrupted before its record) or by someone else. */
+    found?: boolean;
   };
 }
 

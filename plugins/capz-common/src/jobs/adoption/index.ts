@@ -5,9 +5,19 @@
  * AzureASOManagedControlPlane controls it and CAPI has labelled that, then one annotated ManagedClustersAgentPool per
  * pool, then the Cluster is Available. Pure: no I/O.
  */
-import { policyBeforeJob } from '../helpers';
-import type { AdoptJobParams, JobPlanResult } from '../types';
-import { adoptionPreflight, type AdoptionSnapshot } from './preflight';
+import { gitAddSteps } from '../gitMode';
+import { policyBeforeJob, ref } from '../helpers';
+import {
+  JOB_ID_PLACEHOLDER,
+  type AdoptJobParams,
+  type JobPlanResult,
+  type StepPlan,
+} from '../types';
+import {
+  adoptionPreflight,
+  type AdoptionPreflight,
+  type AdoptionSnapshot,
+} from './preflight';
 import { adoptionSteps } from './steps';
 
 export {
@@ -17,6 +27,40 @@ export {
   type AdoptionSnapshot,
 } from './preflight';
 export { adoptionSteps, type AdoptionPlanInputs } from './steps';
+
+/**
+ * The steps, and in a namespace whose clusters one Flux Kustomization applies, the Git steps after them: the new
+ * cluster's CAPI and CAPZ objects proposed beside the others (the ASO objects live in the control plane's and pools'
+ * spec.resources, docs/capz-aso-facts.md#adopt-managed-cluster), docs/flux-facts.md#git-add-beside.
+ */
+function adoptionPlan(
+  params: AdoptJobParams,
+  name: string,
+  planned: NonNullable<AdoptionPreflight['planned']>,
+): StepPlan[] {
+  const steps = adoptionSteps(params, planned.aks, planned.inputs);
+  if (!planned.git) return steps;
+  const ns = params.namespace;
+  const add = [
+    ref('Cluster', ns, name),
+    ref('AzureASOManagedCluster', ns, name),
+    ref('AzureASOManagedControlPlane', ns, name),
+    ...planned.aks.agentPools.flatMap(p => [
+      ref('MachinePool', ns, `${name}-${p.name}`),
+      ref('AzureASOManagedMachinePool', ns, `${name}-${p.name}`),
+    ]),
+  ];
+  return [
+    ...steps,
+    ...gitAddSteps({
+      kustomization: planned.git.kustomization,
+      beside: planned.git.beside,
+      add,
+      branch: `capz/adopt-${ns}-${name}-${JOB_ID_PLACEHOLDER}`,
+      title: `Add the adopted cluster ${ns}/${name} (AKS ${params.resourceGroup}/${params.clusterName})`,
+    }),
+  ];
+}
 
 /**
  * The preflight and plan of an adoption. Object names follow the adoption controllers
@@ -41,7 +85,7 @@ export function planAdoption(
     type: 'adopt',
     target,
     preflight: checks,
-    plan: planned ? adoptionSteps(params, planned.aks, planned.inputs) : [],
+    plan: planned ? adoptionPlan(params, name, planned) : [],
   };
   if (!planned) return preview;
 

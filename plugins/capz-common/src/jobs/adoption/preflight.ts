@@ -5,6 +5,7 @@
  */
 import { kinds } from '../../kinds';
 import type { ObservedObject } from '../../objects/types';
+import { findGitNamespace, gitNamespaceCheck } from '../gitMode';
 import {
   accessCheck,
   accessFor,
@@ -14,6 +15,7 @@ import {
   gitOpsCheck,
   nameOf,
   pass,
+  refTo,
   warn,
 } from '../helpers';
 import {
@@ -26,6 +28,8 @@ import type {
   AccessRequirement,
   AdoptJobParams,
   DiscoveredAksCluster,
+  FluxKustomizationRef,
+  ObjectRef,
   PreflightCheck,
 } from '../types';
 import type { AdoptionPlanInputs } from './steps';
@@ -44,6 +48,8 @@ export interface AdoptionSnapshot {
   objects: ObservedObject[];
   /** The answers to {@link requiredAdoptionAccess}. */
   access: AccessAnswer[];
+  /** The Flux Kustomizations the namespace's Clusters' labels name, from the watch cache (where their sources live). */
+  kustomizations?: ObservedObject[];
 }
 
 /** The permissions every step of an adoption needs. @public */
@@ -98,7 +104,12 @@ export interface AdoptionPreflight {
   /** The name of the Cluster and ManagedCluster objects, normalised from the Azure name. */
   name: string;
   /** What the steps are built from; absent when no plan can be built (no AKS cluster, or no pools). */
-  planned?: { aks: DiscoveredAksCluster; inputs: AdoptionPlanInputs };
+  planned?: {
+    aks: DiscoveredAksCluster;
+    inputs: AdoptionPlanInputs;
+    /** Set when one Flux Kustomization applies the namespace's clusters: the adopted objects are proposed to Git. */
+    git?: { kustomization: FluxKustomizationRef; beside: ObjectRef };
+  };
 }
 
 /** The preflight checks of an adoption, and what its steps are built from when a plan can be built. */
@@ -250,6 +261,11 @@ export function adoptionPreflight(
       ),
     ),
   );
+  // A namespace whose clusters Flux applies from Git: the adopted cluster is proposed there too (../gitMode.ts).
+  const gitNs = findGitNamespace(ns, snap.objects, snap.kustomizations);
+  if (gitNs.kind === 'flux')
+    preflight.push(gitNamespaceCheck(ns, gitNs.kustomization, gitNs.clusters));
+  else if (gitNs.kind === 'by-hand') preflight.push(gitNs.check);
   const nameProblems = [
     // The Cluster name is also the cluster.x-k8s.io/cluster-name label value: at most 63 characters.
     validateDnsLabel(
@@ -364,5 +380,13 @@ export function adoptionPreflight(
       rgLocation: snap.resourceGroupLocation ?? aks.location,
       rgTags: snap.resourceGroupTags,
     },
+    ...(gitNs.kind === 'flux'
+      ? {
+          git: {
+            kustomization: gitNs.kustomization,
+            beside: refTo(gitNs.clusters[0], 'Cluster'),
+          },
+        }
+      : {}),
   });
 }

@@ -57,6 +57,8 @@ export interface MigrationSnapshot {
   credentialSecretExists: boolean;
   /** The answers to {@link requiredMigrationAccess}. */
   access: AccessAnswer[];
+  /** The Flux Kustomizations the objects' labels name, from the watch cache (where their sources live). */
+  kustomizations?: ObservedObject[];
 }
 
 /** What the preflight of a migration found. */
@@ -296,7 +298,7 @@ export function migrationPreflight(
     ...legacy.agentPools,
     ...legacy.otherAso,
   ];
-  const git = findGitMode(what, owned);
+  const git = findGitMode(what, owned, snap.kustomizations);
   if (git.kind === 'refused') preflight.push(git.check);
   else if (git.kind === 'flux')
     preflight.push(gitModeCheck(what, git.kustomization, git.applied));

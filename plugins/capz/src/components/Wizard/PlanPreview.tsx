@@ -82,13 +82,20 @@ function ActionItem({ action }: { action: PlannedAction }) {
             The Secret's data is copied at run time and never shown or stored.
           </Text>
         )}
-        {action.action === 'propose-git-change' && (
-          <Text variant="body-small">
-            Removes {action.remove.map(refText).join(', ')}; writes{' '}
-            {action.add.map(refText).join(', ')} in place of{' '}
-            {refText(action.replace)}, as the cluster has them then.
-          </Text>
-        )}
+        {action.action === 'propose-git-change' &&
+          (action.replace ? (
+            <Text variant="body-small">
+              Removes {action.remove.map(refText).join(', ')}; writes{' '}
+              {action.add.map(refText).join(', ')} in place of{' '}
+              {refText(action.replace)}, as the cluster has them then.
+            </Text>
+          ) : (
+            <Text variant="body-small">
+              Adds {action.add.map(refText).join(', ')}
+              {action.beside ? ` beside ${refText(action.beside)}` : ''}, as the
+              cluster has them then.
+            </Text>
+          ))}
       </Flex>
     </li>
   );
