@@ -10,6 +10,8 @@
  *   back by Flux's next reconcile, and ARM follows it back;
  * - the same scale through the product: the preview is a diff of the file, the confirm opens a pull request and writes
  *   nothing live; merged, Flux applies it, ARM's pool reaches the count, and a later reconcile keeps it;
+ * - an adoption into the namespace (docs/flux-facts.md#git-add-beside): the job adopts an Azure-only AKS cluster live,
+ *   proposes its objects beside g1's, and once merged Flux applies them unchanged; Azure creates and deletes nothing;
  * - delete through Git (docs/flux-facts.md#git-delete): the pull request removes the Cluster's document and marks the
  *   others; merged, Flux prunes the Cluster alone, CAPI deletes the rest, Azure deletes what the preview said, and
  *   nothing comes back at the next reconcile.
@@ -44,8 +46,8 @@ import {
   clusterObjectsGone,
   deletesByType,
 } from '../testing/day2Fixtures';
-import { condition } from '../testing/jobFixtures';
-import { everyStep, JobsWorld } from '../testing/jobsWorld';
+import { condition, makeAzureOnlyCluster } from '../testing/jobFixtures';
+import { everyStep, JobsWorld, system, user } from '../testing/jobsWorld';
 import { createInNamespace, legacyTemplate } from '../testing/legacyTemplate';
 import { kube, until } from '../testing/realCluster';
 import { FLUX_RECONCILE_ANNOTATION } from './gitDelete';
@@ -415,6 +417,124 @@ it('the same scale through the product: a pull request whose diff is the preview
   expect(aks().agentPools.user.count).toBe(2);
   w.say(`scale through Git: ARM at 2 ${reached} after the merge, and kept`);
 }, 600_000);
+
+it("an AKS cluster adopted into the namespace Flux applies: adopted live, its objects proposed beside g1's by pull request; merged, Flux applies them unchanged and Azure creates and deletes nothing", async () => {
+  const adopted = {
+    resourceGroup: 'rg-git-adopt',
+    name: 'git-adopt',
+    pools: [system(1), user('web', 1)],
+  };
+  await w.namespaceWithCredential('fixtures');
+  await makeAzureOnlyCluster(w.c, {
+    scratchNamespace: 'fixtures',
+    credentialSecret: 'aso-credential',
+    ...adopted,
+  });
+  const azureState = () =>
+    azureResourceState(w.azure() as any, {
+      resourceGroup: adopted.resourceGroup,
+    });
+  const before = azureState();
+  const counters = w.azure().counters;
+  const request = w.adopt(ns, adopted);
+
+  // The preflight says where the cluster goes in Git; nothing refuses it.
+  const preview = await main.request('POST', 'capz/jobs/preview', request);
+  expect(preview.status).toBe(200);
+  expect(
+    preview.body.preflight.find((c: any) => c.id === 'gitops-namespace'),
+  ).toMatchObject({
+    status: 'warn',
+    message: expect.stringContaining(
+      `Flux's Kustomization ${FLUX_NS}/${KS} applies 1 cluster of namespace ${ns} (${name}). After the adoption the job proposes`,
+    ),
+  });
+  expect(
+    preview.body.preflight.filter((c: any) => c.status === 'fail'),
+  ).toEqual([]);
+  const started = Date.now();
+  const { id } = await w.submit(main, request);
+  let job: any;
+  await w.waitFor(
+    'the adoption job to wait for the merge of its pull request',
+    async () => {
+      job = await w.job(main, id);
+      if (['failed', 'cancelled', 'succeeded'].includes(job.state))
+        throw new Error(`job ${job.state}: ${job.error}`);
+      return (
+        (job.currentStep === 'wait-merge' &&
+          !!job.result?.gitProposal?.pullRequest) ||
+        `${job.state} at ${job.currentStep}`
+      );
+    },
+    900_000,
+  );
+  const waiting = seconds(started);
+  const dir = `clusters/${ns}/${adopted.name}`;
+  const number = job.result.gitProposal.pullRequest.number as number;
+  // A folder of its own beside g1's, in the template's layout; nothing else in the repository changes.
+  expect(Object.keys(await prFiles(number)).sort()).toEqual([
+    `${dir}/cluster.yaml`,
+    `${dir}/kustomization.yaml`,
+  ]);
+  const cluster = await w.c.get('Cluster', ns, adopted.name);
+  expect(
+    cluster.metadata.labels?.['kustomize.toolkit.fluxcd.io/name'],
+  ).toBeUndefined();
+
+  const merged = Date.now();
+  const head = await merge(number);
+  await requestReconcile(gitRepoPath(KS));
+  const done = await w.finished(main, id, 600_000);
+  everyStep(done);
+  const k = await get(kustomizationPath(KS));
+  expect(k.status.lastAppliedRevision).toBe(`main@sha1:${head}`);
+  expect((k.status.inventory.entries as any[]).map(e => e.id)).toEqual(
+    expect.arrayContaining([
+      `${ns}_${adopted.name}_cluster.x-k8s.io_Cluster`,
+      `${ns}_${adopted.name}-web_cluster.x-k8s.io_MachinePool`,
+    ]),
+  );
+  // Flux's apply changed no spec (the job checked the generations it noted; so does the test) and marks them as its own.
+  const after = await w.c.get('Cluster', ns, adopted.name);
+  expect(after.metadata.generation).toBe(
+    done.result.generations[`Cluster/${ns}/${adopted.name}`],
+  );
+  expect(after.metadata.labels['kustomize.toolkit.fluxcd.io/name']).toBe(KS);
+  expect(condition(after, 'Available')?.status).toBe('True');
+  // A later reconcile changes nothing either.
+  await applied(true);
+  expect((await w.c.get('Cluster', ns, adopted.name)).metadata.generation).toBe(
+    after.metadata.generation,
+  );
+  await w.azureUntouched(
+    adopted.resourceGroup,
+    adopted.name,
+    adopted.pools.map(p => p.name),
+  );
+  await until('the persisted Azure state to show nothing in flight', () =>
+    w
+      .azure()
+      .managedClusters.filter(
+        (m: any) => m.resourceGroup === adopted.resourceGroup,
+      )
+      .every(
+        (m: any) =>
+          m.provisioningState === 'Succeeded' &&
+          Object.values(m.agentPools).every(
+            (p: any) => p.provisioningState === 'Succeeded',
+          ),
+      ),
+  );
+  expect(azureState()).toEqual(before);
+  expect(w.azure().counters.created).toEqual(counters.created);
+  expect(w.azure().counters.deleted).toEqual(counters.deleted);
+  w.say(
+    `adoption through Git: at the merge wait after ${waiting}; done ${seconds(
+      merged,
+    )} after the merge`,
+  );
+}, 1_800_000);
 
 it('delete through Git: the merged pull request makes Flux prune the Cluster alone; CAPI deletes the rest, Azure deletes what the preview said, nothing comes back', async () => {
   const preview = await main.request('GET', `capz${paths.deletePreview}`);

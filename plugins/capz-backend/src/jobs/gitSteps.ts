@@ -315,24 +315,23 @@ export async function runGitAction(
       remove.find(r => r.kind === 'Cluster') ??
       remove[0]
     : undefined;
-  const edit =
-    a.beside && !a.remove.length
-      ? planManifestAdd({
-          files,
-          spec: s.spec,
-          beside: asGitRef(a.beside),
-          name: a.add.find(r => r.kind === 'Cluster')?.name ?? a.add[0].name,
-          documents,
-        })
-      : replace
-      ? planManifestReplace({
-          files,
-          spec: s.spec,
-          remove: remove.map(asGitRef),
-          replace: asGitRef(replace),
-          documents,
-        })
-      : undefined;
+  let edit: ReturnType<typeof planManifestReplace> | undefined;
+  if (a.beside && !a.remove.length)
+    edit = planManifestAdd({
+      files,
+      spec: s.spec,
+      beside: asGitRef(a.beside),
+      name: a.add.find(r => r.kind === 'Cluster')?.name ?? a.add[0].name,
+      documents,
+    });
+  else if (replace)
+    edit = planManifestReplace({
+      files,
+      spec: s.spec,
+      remove: remove.map(asGitRef),
+      replace: asGitRef(replace),
+      documents,
+    });
   if (!edit)
     throw new GitStepError(
       `${repo} at ${s.revision} holds none of ${a.remove
