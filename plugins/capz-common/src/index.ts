@@ -16,3 +16,4 @@ export * from './manifests/clusterRules';
 export * from './manifests/clusterProposal';
 export * from './day2';
 export * from './gitops';
+export * from './lifecycle';

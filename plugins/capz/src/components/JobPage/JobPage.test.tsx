@@ -252,6 +252,7 @@ describe('job page', () => {
   it('a migration in Git mode waiting for its merge links the pull request and says what merging does', async () => {
     serveJob(
       jobDetails({
+        type: 'migrate',
         state: 'running',
         currentStep: 'wait-merge',
         steps: [
@@ -295,6 +296,45 @@ describe('job page', () => {
       'Into main of http://gitea.local/capz/gitops.git; changes clusters/team-data/cluster.yaml.',
     );
     expect(panel).toHaveTextContent('merging changes nothing live');
+    expect(panel).toHaveTextContent(
+      "Flux's Kustomization stays suspended until Flux's source holds the merge",
+    );
+  });
+
+  it('an adoption waiting for the merge of its proposal says Flux then applies it, not that anything is suspended', async () => {
+    serveJob(
+      jobDetails({
+        type: 'adopt',
+        state: 'running',
+        currentStep: 'wait-merge',
+        result: {
+          gitProposal: {
+            url: 'http://gitea.local/capz/gitops.git',
+            base: 'main',
+            branch: `capz/adopt-team-pay-pay-prod-${JOB_ID}`,
+            commit: 'c0ffee',
+            pullRequest: {
+              number: 8,
+              url: 'http://gitea.local/capz/gitops/pulls/8',
+            },
+            files: [
+              { path: 'clusters/team-pay/pay-prod/cluster.yaml', diff: '' },
+              {
+                path: 'clusters/team-pay/pay-prod/kustomization.yaml',
+                diff: '',
+              },
+            ],
+          },
+        },
+      }),
+    );
+    renderCapz(<CapzPage />, { path: JOB_PATH, mountPath: '/capz/*' });
+    const panel = await screen.findByRole('region', { name: 'Pull request' });
+    expect(panel).toHaveTextContent('Waiting for pull request #8 to be merged');
+    expect(panel).toHaveTextContent(
+      "Flux's Kustomization then applies it as it applies the namespace's other clusters",
+    );
+    expect(panel).not.toHaveTextContent('suspended');
   });
 
   it('for a finished upgrade links to the cluster and lists the manifests to change', async () => {

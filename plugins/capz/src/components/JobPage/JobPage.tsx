@@ -150,6 +150,12 @@ function ManifestsToChange({ items }: { items: ManifestToChange[] }) {
   );
 }
 
+/** What merging does, by the job's kind of Git steps (capz-common jobs/gitMode.ts). */
+const waitingWords = (job: JobDetails) =>
+  job.type === 'adopt'
+    ? "The cluster already is what it says: merging changes nothing live. Flux's Kustomization then applies it as it applies the namespace's other clusters, and the job checks that its first apply changes nothing."
+    : "The cluster already is what it says: merging changes nothing live. Flux's Kustomization stays suspended until Flux's source holds the merge; then the job resumes it.";
+
 /** A job in Git mode: its pull request, shown from the moment it is opened, with what to do while it waits. */
 function GitProposal({ job }: { job: JobDetails }) {
   const p = job.result?.gitProposal;
@@ -185,9 +191,7 @@ function GitProposal({ job }: { job: JobDetails }) {
               {`Into ${p.base} of ${p.url}; changes ${p.files
                 .map(f => f.path)
                 .join(', ')}. `}
-              {waiting
-                ? "The cluster already is what it says: merging changes nothing live. Flux's Kustomization stays suspended until Flux's source holds the merge; then the job resumes it."
-                : ''}
+              {waiting ? waitingWords(job) : ''}
             </Text>
           </Flex>
         }
