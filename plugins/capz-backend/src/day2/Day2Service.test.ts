@@ -410,6 +410,26 @@ describe('Day2Service: objects Flux applies, proposed to Git', () => {
     );
   });
 
+  it("a controller's write between the confirm's read and its dry run reads again and proposes the previewed change", async () => {
+    const s = gitSetup([change(commit('a'))]);
+    const preview = await s.service.act(place, action, { apply: false });
+    // CAPI writes the pool's status after the confirm read it and before its dry run: a 409 on the precondition.
+    let dryRuns = 0;
+    s.setDown(request => {
+      if (request === 'dry-run' && dryRuns++ === 0) s.statusWrite();
+      return undefined;
+    });
+    const confirmed = await s.service.act(
+      place,
+      { ...action, planDigest: preview.planDigest },
+      { apply: true },
+    );
+    expect(dryRuns).toBeGreaterThan(1);
+    expect(confirmed.git?.proposed?.pullRequest?.number).toBe(7);
+    expect(s.proposals).toHaveLength(1);
+    expect(s.written).toEqual([]);
+  });
+
   it('a repository Flux moved on since the preview is a 409 and proposes nothing', async () => {
     const s = gitSetup([change(commit('a')), change(commit('b'))]);
     const preview = await s.service.act(place, action, { apply: false });

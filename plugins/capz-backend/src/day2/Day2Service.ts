@@ -558,13 +558,27 @@ export class Day2Service {
         if (change) planned.git = gitView(this.answer(planned, false), change);
       }
       const planDigest = digestOf(planned);
-      if (o.apply && planned.git?.change)
-        return this.propose(client, p, planned, {
-          planDigest,
-          sent,
-          key,
-          actor: o.actor,
-        });
+      if (o.apply && planned.git?.change) {
+        try {
+          return await this.propose(client, p, planned, {
+            planDigest,
+            sent,
+            key,
+            actor: o.actor,
+          });
+        } catch (e) {
+          // Its dry run met a write made since the read (a controller's status, Flux's labels): nothing was written
+          // or proposed, so read again, as a live write does.
+          if (
+            e instanceof KubeRequestError &&
+            e.statusCode === 409 &&
+            !e.noAnswer &&
+            attempt < 3
+          )
+            continue;
+          throw e;
+        }
+      }
       // A GitOps controller applies an object the plan changes (read live just now): it would put the change back.
       if (o.apply && planned.result.blockers?.length) {
         const e = new ConflictError(

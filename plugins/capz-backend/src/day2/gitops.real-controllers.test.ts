@@ -380,7 +380,10 @@ it('the same scale through the product: a pull request whose diff is the preview
         planDigest: preview.body.planDigest,
       });
       const message = String(r.body?.error?.message ?? '');
-      if (r.status === 409 && /changed since the preview/.test(message)) {
+      if (
+        r.status === 409 &&
+        /changed since the preview|changed since it was read/.test(message)
+      ) {
         w.say(
           `the confirm met a change since its preview, previewing again: ${message}`,
         );
@@ -434,6 +437,17 @@ it("an AKS cluster adopted into the namespace Flux applies: adopted live, its ob
     azureResourceState(w.azure() as any, {
       resourceGroup: adopted.resourceGroup,
     });
+  await until('the persisted Azure state to show the Azure-only cluster', () =>
+    w
+      .azure()
+      .managedClusters.some(
+        (m: any) =>
+          m.resourceGroup === adopted.resourceGroup &&
+          m.provisioningState === 'Succeeded',
+      ),
+  );
+  // What Azure had created and deleted before the job: azureUntouched checks that the job added none.
+  w.markBaseline();
   const before = azureState();
   const counters = w.azure().counters;
   const request = w.adopt(ns, adopted);
@@ -597,7 +611,15 @@ it('delete through Git: the merged pull request makes Flux prune the Cluster alo
         'AzureASOManagedMachinePool',
       ] as const
     ).map(async kind =>
-      (await w.c.list(kind, ns)).map(o => `${kind}/${o.metadata.name}`),
+      (
+        await w.c.list(kind, ns)
+      )
+        // g1's own (the cluster adopted beside it stays).
+        .filter(
+          o =>
+            o.metadata.name === name || o.metadata.name.startsWith(`${name}-`),
+        )
+        .map(o => `${kind}/${o.metadata.name}`),
     ),
   );
   expect(back.flat()).toEqual([]);
