@@ -2,8 +2,10 @@
 export { AKS_RELEASE_CALENDAR, type AksMinorLifecycle } from './calendar';
 export {
   aksVersionSupport,
+  poolSkews,
   versionConflicts,
   type AksSupportStatus,
   type AksVersionSupport,
+  type PoolSkew,
   type VersionConflict,
 } from './support';

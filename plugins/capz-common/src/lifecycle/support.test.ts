@@ -1,6 +1,6 @@
 import type { ObservedObject } from '../objects/types';
 import { AKS_RELEASE_CALENDAR } from './calendar';
-import { aksVersionSupport, versionConflicts } from './support';
+import { aksVersionSupport, poolSkews, versionConflicts } from './support';
 
 describe('aksVersionSupport: where a version stands on a day', () => {
   it('community support until the last day of the end-of-life month, with attention once the end is near', () => {
@@ -178,5 +178,37 @@ describe('versionConflicts: when CAPZ and AKS both own the version', () => {
     expect(versionConflicts(cp({ live: 'v1.34.1', channel: 'rapid' }))).toEqual(
       [],
     );
+  });
+});
+
+describe('poolSkews: pools further from the control plane than AKS allows', () => {
+  it('three minors behind is allowed from 1.28, four is not; two before 1.28; never ahead', () => {
+    const pools = [
+      { name: 'system', version: 'v1.35.1' },
+      { name: 'three', version: 'v1.32.4' },
+      { name: 'four', version: 'v1.31.9' },
+      { name: 'ahead', version: 'v1.36.0' },
+      { name: 'none' },
+    ];
+    expect(poolSkews('v1.35.1', pools)).toEqual([
+      expect.objectContaining({
+        pool: 'four',
+        behind: 4,
+        message:
+          "Pool four runs v1.31.9, 4 minor versions behind the control plane's v1.35.1: AKS keeps pools within 3, so the control plane cannot move further until the pool catches up.",
+        fix: 'Upgrade pool four to 1.32 or later (one minor version at a time while it is supported).',
+      }),
+      expect.objectContaining({
+        pool: 'ahead',
+        behind: -1,
+        fix: 'Upgrade the control plane to 1.36 first.',
+      }),
+    ]);
+    expect(
+      poolSkews('v1.27.3', [{ name: 'old', version: 'v1.24.1' }]).map(
+        p => p.behind,
+      ),
+    ).toEqual([3]);
+    expect(poolSkews('unknown', pools)).toEqual([]);
   });
 });

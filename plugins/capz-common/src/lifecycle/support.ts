@@ -241,3 +241,56 @@ export function versionConflicts(cp: ObservedObject): VersionConflict[] {
     });
   return out;
 }
+
+/** A node pool further behind its control plane than AKS allows, or ahead of it. @public */
+export interface PoolSkew {
+  pool: string;
+  poolVersion: string;
+  controlPlaneVersion: string;
+  /** Minor versions the pool is behind (negative: ahead). */
+  behind: number;
+  message: string;
+  fix: string;
+}
+
+/**
+ * The pools whose version AKS's skew rule refuses (docs/lifecycle-facts.md#pool-skew): from Kubernetes 1.28 the control
+ * plane may be up to three minor versions ahead of its node pools (two before), and never behind them. Pools without a
+ * version are skipped.
+ * @public
+ */
+export function poolSkews(
+  controlPlaneVersion: string,
+  pools: ReadonlyArray<{ name: string; version?: string }>,
+): PoolSkew[] {
+  const cp = minorOf(controlPlaneVersion);
+  if (!cp) return [];
+  const allowed = cp[0] > 1 || cp[1] >= 28 ? 3 : 2;
+  const out: PoolSkew[] = [];
+  for (const p of pools) {
+    const v = minorOf(p.version);
+    if (!v || v[0] !== cp[0]) continue;
+    const behind = cp[1] - v[1];
+    if (behind > allowed)
+      out.push({
+        pool: p.name,
+        poolVersion: p.version!,
+        controlPlaneVersion,
+        behind,
+        message: `Pool ${p.name} runs ${p.version}, ${behind} minor versions behind the control plane's ${controlPlaneVersion}: AKS keeps pools within ${allowed}, so the control plane cannot move further until the pool catches up.`,
+        fix: `Upgrade pool ${p.name} to ${v[0]}.${
+          cp[1] - allowed
+        } or later (one minor version at a time while it is supported).`,
+      });
+    else if (behind < 0)
+      out.push({
+        pool: p.name,
+        poolVersion: p.version!,
+        controlPlaneVersion,
+        behind,
+        message: `Pool ${p.name} runs ${p.version}, newer than the control plane's ${controlPlaneVersion}: a node pool may not be ahead of its control plane.`,
+        fix: `Upgrade the control plane to ${v[0]}.${v[1]} first.`,
+      });
+  }
+  return out;
+}
