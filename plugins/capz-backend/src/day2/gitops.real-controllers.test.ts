@@ -191,6 +191,26 @@ async function userPoolAt(count: number) {
   );
 }
 
+/** Waits until the job waits for the merge of the pull request it opened; fails when it ends first. */
+async function atMergeWait(id: string, what: string): Promise<any> {
+  let job: any;
+  await w.waitFor(
+    `${what} to wait for the merge of its pull request`,
+    async () => {
+      job = await w.job(main, id);
+      if (['failed', 'cancelled', 'succeeded'].includes(job.state))
+        throw new Error(`job ${job.state}: ${job.error}`);
+      return (
+        (job.currentStep === 'wait-merge' &&
+          !!job.result?.gitProposal?.pullRequest) ||
+        `${job.state} at ${job.currentStep}`
+      );
+    },
+    900_000,
+  );
+  return job;
+}
+
 /** Merges a pull request on Gitea as a reviewer would; resolves with main's new head. */
 async function merge(number: number): Promise<string> {
   await gitea.api(
@@ -468,21 +488,7 @@ it("an AKS cluster adopted into the namespace Flux applies: adopted live, its ob
   ).toEqual([]);
   const started = Date.now();
   const { id } = await w.submit(main, request);
-  let job: any;
-  await w.waitFor(
-    'the adoption job to wait for the merge of its pull request',
-    async () => {
-      job = await w.job(main, id);
-      if (['failed', 'cancelled', 'succeeded'].includes(job.state))
-        throw new Error(`job ${job.state}: ${job.error}`);
-      return (
-        (job.currentStep === 'wait-merge' &&
-          !!job.result?.gitProposal?.pullRequest) ||
-        `${job.state} at ${job.currentStep}`
-      );
-    },
-    900_000,
-  );
+  const job = await atMergeWait(id, 'the adoption job');
   const waiting = seconds(started);
   const dir = `clusters/${ns}/${adopted.name}`;
   const number = job.result.gitProposal.pullRequest.number as number;
@@ -526,20 +532,7 @@ it("an AKS cluster adopted into the namespace Flux applies: adopted live, its ob
     adopted.name,
     adopted.pools.map(p => p.name),
   );
-  await until('the persisted Azure state to show nothing in flight', () =>
-    w
-      .azure()
-      .managedClusters.filter(
-        (m: any) => m.resourceGroup === adopted.resourceGroup,
-      )
-      .every(
-        (m: any) =>
-          m.provisioningState === 'Succeeded' &&
-          Object.values(m.agentPools).every(
-            (p: any) => p.provisioningState === 'Succeeded',
-          ),
-      ),
-  );
+  await w.azureSettled(adopted.resourceGroup);
   expect(azureState()).toEqual(before);
   expect(w.azure().counters.created).toEqual(counters.created);
   expect(w.azure().counters.deleted).toEqual(counters.deleted);
@@ -670,20 +663,7 @@ it('a legacy cluster Flux applies is migrated through Git: suspended, migrated, 
       'kustomize.toolkit.fluxcd.io/name'
     ],
   ).toBe(LKS);
-  const settled = () =>
-    until('the persisted Azure state to show nothing in flight', () =>
-      w
-        .azure()
-        .managedClusters.filter((m: any) => m.resourceGroup === lname)
-        .every(
-          (m: any) =>
-            m.provisioningState === 'Succeeded' &&
-            Object.values(m.agentPools).every(
-              (p: any) => p.provisioningState === 'Succeeded',
-            ),
-        ),
-    );
-  await settled();
+  await w.azureSettled(lname);
   // What Azure had created and deleted before the job: w.migrated checks that the job added none.
   w.markBaseline();
   const azureState = () =>
@@ -713,21 +693,7 @@ it('a legacy cluster Flux applies is migrated through Git: suspended, migrated, 
   const { id } = await w.submit(main, w.migrate(from, lname, target));
 
   // Migrated while Flux is suspended; then the job waits for a person to merge its pull request.
-  let job: any;
-  await w.waitFor(
-    'the job to wait for the merge of its pull request',
-    async () => {
-      job = await w.job(main, id);
-      if (['failed', 'cancelled', 'succeeded'].includes(job.state))
-        throw new Error(`job ${job.state}: ${job.error}`);
-      return (
-        (job.currentStep === 'wait-merge' &&
-          !!job.result?.gitProposal?.pullRequest) ||
-        `${job.state} at ${job.currentStep}`
-      );
-    },
-    900_000,
-  );
+  const job = await atMergeWait(id, 'the migration job');
   const migrated = seconds(started);
   expect((await get(kustomizationPath(LKS))).spec.suspend).toBe(true);
   expect(await w.c.get('Cluster', from, lname)).toBeUndefined();
@@ -780,7 +746,7 @@ it('a legacy cluster Flux applies is migrated through Git: suspended, migrated, 
     vmSize: 'Standard_D2s_v3',
   }));
   await w.migrated(from, target, lname, lname, pools);
-  await settled();
+  await w.azureSettled(lname);
   expect(azureState()).toEqual(before);
   expect(w.azure().counters.created).toEqual(counters.created);
   expect(w.azure().counters.deleted).toEqual(counters.deleted);

@@ -196,20 +196,7 @@ it('adopts an Azure-only AKS cluster through the real CAPZ and ASO, creating and
   );
   // Every field of the group, the cluster and its pools as they were, once the persisted state (which trails ARM by
   // 200 ms) shows nothing in flight.
-  await until('the persisted Azure state to show nothing in flight', () =>
-    w
-      .azure()
-      .managedClusters.filter(
-        (m: any) => m.resourceGroup === AZURE_ONLY.resourceGroup,
-      )
-      .every(
-        (m: any) =>
-          m.provisioningState === 'Succeeded' &&
-          Object.values(m.agentPools).every(
-            (p: any) => p.provisioningState === 'Succeeded',
-          ),
-      ),
-  );
+  await w.azureSettled(AZURE_ONLY.resourceGroup);
   expect(azureState()).toEqual(before);
   w.say(
     `Azure after the adoption: updated ${JSON.stringify(
@@ -332,18 +319,7 @@ it('migrates a legacy cluster made by the real CAPZ legacy controllers: every Az
     async () => (await networkObjects(from)).length === 0,
     120_000,
   );
-  await until('the persisted Azure state to show nothing in flight', () =>
-    w
-      .azure()
-      .managedClusters.filter((m: any) => m.resourceGroup === name)
-      .every(
-        (m: any) =>
-          m.provisioningState === 'Succeeded' &&
-          Object.values(m.agentPools).every(
-            (p: any) => p.provisioningState === 'Succeeded',
-          ),
-      ),
-  );
+  await w.azureSettled(name);
   expect(azureState()).toEqual(before);
   expect(network()).toEqual(networkBefore);
 }, 900_000);

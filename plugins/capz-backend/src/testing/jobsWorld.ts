@@ -513,6 +513,21 @@ export class JobsWorld {
     });
   }
 
+  /** Waits until the persisted Azure state shows nothing in flight in the group (it trails ARM by 200 ms). */
+  async azureSettled(resourceGroup: string): Promise<void> {
+    await until('the persisted Azure state to show nothing in flight', () =>
+      this.azure()
+        .managedClusters.filter((m: any) => m.resourceGroup === resourceGroup)
+        .every(
+          (m: any) =>
+            m.provisioningState === 'Succeeded' &&
+            Object.values(m.agentPools).every(
+              (p: any) => p.provisioningState === 'Succeeded',
+            ),
+        ),
+    );
+  }
+
   /** From here on no job may create or delete anything in Azure: azureUntouched compares with this. */
   markBaseline(): void {
     this.baseline = this.azure();

@@ -77,11 +77,17 @@ export function joinRepoPath(dir: string, rel: string): string | undefined {
   return parts.join('/');
 }
 
+/** A repository path's folder (`''` at the root) and its last part. */
+export const dirOf = (path: string) =>
+  path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+export const baseOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
 const inDir = (dir: string, path: string) =>
   dir === '' ? true : path.startsWith(`${dir}/`);
 const isDir = (files: RepoFiles, dir: string) =>
   Object.keys(files).some(p => inDir(dir, p) && p !== dir);
-const kustomizationFileOf = (files: RepoFiles, dir: string) =>
+/** The kustomization file of a folder, in kustomize's order of names; undefined when it has none. */
+export const kustomizationFileOf = (files: RepoFiles, dir: string) =>
   KUSTOMIZATION_FILE_NAMES.map(n => (dir ? `${dir}/${n}` : n)).find(
     p => p in files,
   );

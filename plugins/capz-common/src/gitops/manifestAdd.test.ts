@@ -28,6 +28,18 @@ const docs = (objects: KubeObject[]) =>
 const OWN_KUSTOMIZATION =
   'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - cluster.yaml\n';
 const ADOPTED = cluster('adopted');
+/** The adopted cluster added beside pay-prod's. */
+const addBeside = (
+  files: RepoFiles,
+  spec: { path: string; namePrefix?: string },
+) =>
+  planManifestAdd({
+    files,
+    spec,
+    beside: SIBLING,
+    name: 'adopted',
+    documents: ADOPTED,
+  });
 /** Every adopted object, in the build of `files`, from `file`. */
 const builtFrom = (files: RepoFiles, path: string, file: string) =>
   ADOPTED.every(o =>
@@ -47,13 +59,7 @@ describe('planManifestAdd: a new cluster beside one the Kustomization applies', 
       'clusters/team-pay/pay-prod/cluster.yaml': docs(cluster('pay-prod')),
       'clusters/team-pay/pay-prod/kustomization.yaml': OWN_KUSTOMIZATION,
     };
-    const r = planManifestAdd({
-      files,
-      spec: { path: './clusters/team-pay' },
-      beside: SIBLING,
-      name: 'adopted',
-      documents: ADOPTED,
-    });
+    const r = addBeside(files, { path: './clusters/team-pay' });
     expect(r.byHand).toEqual([]);
     expect(r.files.map(f => f.path)).toEqual([
       'clusters/team-pay/adopted/cluster.yaml',
@@ -85,13 +91,7 @@ resources:
       'clusters/team-pay/pay-dev/cluster.yaml': docs(cluster('pay-dev')),
       'clusters/team-pay/pay-dev/kustomization.yaml': OWN_KUSTOMIZATION,
     };
-    const r = planManifestAdd({
-      files,
-      spec: { path: './clusters/team-pay' },
-      beside: SIBLING,
-      name: 'adopted',
-      documents: ADOPTED,
-    });
+    const r = addBeside(files, { path: './clusters/team-pay' });
     expect(r.byHand).toEqual([]);
     const listed = r.files.find(
       f => f.path === 'clusters/team-pay/kustomization.yaml',
@@ -116,13 +116,7 @@ resources:
       'team-pay/kustomization.yaml': 'resources:\n- pay-prod.yaml\n',
       'team-pay/pay-prod.yaml': docs(cluster('pay-prod')),
     };
-    const r = planManifestAdd({
-      files,
-      spec: { path: './team-pay' },
-      beside: SIBLING,
-      name: 'adopted',
-      documents: ADOPTED,
-    });
+    const r = addBeside(files, { path: './team-pay' });
     expect(r.byHand).toEqual([]);
     expect(r.files.map(f => [f.path, f.after])).toEqual([
       ['team-pay/adopted.yaml', docs(ADOPTED)],
@@ -135,45 +129,33 @@ resources:
 
   it('answers by hand, writing nothing, when the sibling is not in the files, the place is taken, or the list is a flow sequence', () => {
     const spec = { path: './clusters/team-pay' };
-    const absent = planManifestAdd({
-      files: {},
-      spec,
-      beside: SIBLING,
-      name: 'adopted',
-      documents: ADOPTED,
-    });
+    const absent = addBeside({}, spec);
     expect(absent.files).toEqual([]);
     expect(absent.byHand).toHaveLength(ADOPTED.length);
     expect(absent.byHand[0].message).toMatch(
       /^Cluster team-pay\/adopted cannot be added to the repository by the job: where the new manifests belong follows Cluster team-pay\/pay-prod, and no document under \.\/clusters\/team-pay is Cluster team-pay\/pay-prod/,
     );
 
-    const taken = planManifestAdd({
-      files: {
+    const taken = addBeside(
+      {
         'clusters/team-pay/pay-prod/cluster.yaml': docs(cluster('pay-prod')),
         'clusters/team-pay/adopted/cluster.yaml': '# kept by hand\n',
       },
       spec,
-      beside: SIBLING,
-      name: 'adopted',
-      documents: ADOPTED,
-    });
+    );
     expect(taken.files).toEqual([]);
     expect(taken.byHand[0].reason).toBe(
       'clusters/team-pay/adopted/cluster.yaml exists already in the repository (another cluster of that name?)',
     );
 
-    const flow = planManifestAdd({
-      files: {
+    const flow = addBeside(
+      {
         'clusters/team-pay/kustomization.yaml': 'resources: [pay-prod]\n',
         'clusters/team-pay/pay-prod/cluster.yaml': docs(cluster('pay-prod')),
         'clusters/team-pay/pay-prod/kustomization.yaml': OWN_KUSTOMIZATION,
       },
       spec,
-      beside: SIBLING,
-      name: 'adopted',
-      documents: ADOPTED,
-    });
+    );
     expect(flow.files).toEqual([]);
     expect(flow.byHand[0].reason).toMatch(/a flow sequence/);
   });
@@ -183,12 +165,9 @@ resources:
       'clusters/team-pay/pay-prod/cluster.yaml': docs(cluster('pay-prod')),
     };
     // The sibling's own name is prefixed too, so it cannot be found as written either: nothing is proposed.
-    const r = planManifestAdd({
-      files,
-      spec: { path: './clusters/team-pay', namePrefix: 'x-' },
-      beside: SIBLING,
-      name: 'adopted',
-      documents: ADOPTED,
+    const r = addBeside(files, {
+      path: './clusters/team-pay',
+      namePrefix: 'x-',
     });
     expect(r.files).toEqual([]);
     expect(r.byHand.length).toBe(ADOPTED.length);

@@ -7,7 +7,9 @@ import { parse, stringify } from 'yaml';
 import type { KubeObject } from '../manifests/aksAsoCluster';
 import {
   apiGroupOf,
-  KUSTOMIZATION_FILE_NAMES,
+  baseOf,
+  dirOf,
+  kustomizationFileOf,
   kustomizeBuild,
   normalizeKustomizationPath,
   type FluxKustomizationBuildSpec,
@@ -24,14 +26,7 @@ import { unifiedDiff } from './unifiedDiff';
 
 const describe = (o: { kind: string; namespace?: string; name: string }) =>
   `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
-const dirOf = (path: string) =>
-  path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
-const baseOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
-
-/** The kustomization file of a folder, if it has one (kustomize's order of names). */
-const kustomizationFileIn = (files: RepoFiles, dir: string) =>
-  KUSTOMIZATION_FILE_NAMES.map(n => join(dir, n)).find(p => p in files);
 
 /** The entry of `resources` that names `entry` (`x`, `./x`, `x/`), as written. */
 function resourceEntry(text: string, entry: string): string | undefined {
@@ -127,7 +122,7 @@ export function planManifestAdd(input: {
     const parent = dirOf(dir);
     const newDir = join(parent, name);
     edits.push({ path: join(newDir, baseOf(at.file)), after: text });
-    const own = kustomizationFileIn(files, dir);
+    const own = kustomizationFileOf(files, dir);
     if (own)
       edits.push({
         path: join(newDir, baseOf(own)),
@@ -137,11 +132,11 @@ export function planManifestAdd(input: {
           resources: [baseOf(at.file)],
         }),
       });
-    listedIn = kustomizationFileIn(files, parent);
+    listedIn = kustomizationFileOf(files, parent);
     entry = { beside: beside.name, added: name };
   } else {
     edits.push({ path: join(dir, `${name}.yaml`), after: text });
-    listedIn = kustomizationFileIn(files, dir);
+    listedIn = kustomizationFileOf(files, dir);
     entry = { beside: baseOf(at.file), added: `${name}.yaml` };
   }
   const taken = edits.find(e => e.path in files);

@@ -20,6 +20,8 @@ import type { FieldChange, ObjectChange } from '../day2/api';
 import type { KubeObject } from '../manifests/aksAsoCluster';
 import {
   apiGroupOf,
+  baseOf,
+  dirOf,
   joinRepoPath,
   KUSTOMIZATION_FILE_NAMES,
   kustomizeBuild,
@@ -687,9 +689,6 @@ export function planManifestReplace(input: {
 }
 
 const KUSTOMIZATION_NAMES: readonly string[] = KUSTOMIZATION_FILE_NAMES;
-const dirOf = (path: string) =>
-  path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
-const baseOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 const under = (dir: string, path: string) =>
   dir === '' || path === dir || path.startsWith(`${dir}/`);
 

@@ -233,7 +233,9 @@ export function gitModeCheck(
       .join(
         ', ',
       )}). The job runs through Git: it suspends the Kustomization for its whole run (nothing else it applies is applied meanwhile), migrates, then opens a pull request that replaces the old manifests with the new ones, waits for it to be merged, and resumes the Kustomization.`,
-    `Merge the job's pull request when the job page shows it; \`flux reconcile source git <name> -n ${k.namespace}\` makes Flux fetch the merge at once instead of at its interval.`,
+    `Merge the job's pull request when the job page shows it; \`flux reconcile source git <name> -n ${
+      k.sourceNamespace ?? k.namespace
+    }\` makes Flux fetch the merge at once instead of at its interval.`,
   );
 }
 
