@@ -8,5 +8,13 @@ export interface Config {
      * @visibility frontend
      */
     docsBaseUrl?: string;
+    lifecycle?: {
+      /**
+       * A version whose AKS support ends within this many days needs attention (the clusters page's "Attention" and
+       * the cluster page). Default 60.
+       * @visibility frontend
+       */
+      soonDays?: number;
+    };
   };
 }

@@ -1,4 +1,5 @@
 import type { Health } from './tree/types';
+import type { ClusterLifecycleFacts } from './lifecycle/attention';
 
 /** How the backend authenticates to a management cluster. @public */
 export type ManagementClusterAuthMethod =
@@ -124,6 +125,12 @@ export interface ClusterSummary {
    * no such Kustomization (no Flux on the management cluster, or its namespace not watched).
    */
   gitSource?: ClusterGitSource;
+  /**
+   * What the watch cache says of its version's lifecycle, undated: long-term support on, the conflicts of a set
+   * spec.version with AKS, pools outside AKS's skew. `clusterAttention` turns it, the version and the API into what
+   * needs attention on a given day. Absent when there is nothing to say.
+   */
+  lifecycle?: ClusterLifecycleFacts;
 }
 
 /** A namespaced object of Flux's, by namespace and name. @public */

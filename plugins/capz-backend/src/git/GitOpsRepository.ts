@@ -1,8 +1,8 @@
 /**
  * The Git edge: the repository a Flux GitRepository points at, read and changed over smart HTTP with the credentials
  * of its host's `integrations` entry (the ones the scaffolder's publish actions use), through
- * `@capz-backstage/plugin-capz-node`. A change is proposed, never merged: a branch, and on a Gitea host its pull
- * request.
+ * `@capz-backstage/plugin-capz-node`. A change is proposed, never merged: a branch, and on a Gitea, GitHub, GitLab
+ * or Bitbucket Server host its pull request.
  */
 import type { RootConfigService } from '@backstage/backend-plugin-api';
 import {
@@ -12,9 +12,8 @@ import {
 import {
   cloneBranch,
   credentialsFor,
-  giteaRepo,
   listRemoteBranches,
-  openGiteaPullRequest,
+  openPullRequest,
   urlWithoutCredentials,
   type GitFile,
   type GitIdentity,
@@ -27,7 +26,7 @@ export type RepositoryFiles = Record<string, string>;
 export interface ProposedChange {
   branch: string;
   commit: string;
-  /** The pull request (Gitea); absent on a plain Git server or another host. */
+  /** The pull request (Gitea, GitHub, GitLab, Bitbucket Server); absent on a plain Git server or another host. */
   pullRequest?: { number: number; url: string };
 }
 
@@ -124,16 +123,13 @@ export function gitOpsRepository(o: {
           });
           await clone.pushBranch(branch);
         }
-        const host = new URL(url).host;
-        const gitea = integrations.gitea.byHost(host)?.config;
-        const repo = gitea && giteaRepo(gitea, url);
-        if (!gitea || !repo) return { branch, commit: commit! };
-        const pr = await openGiteaPullRequest(gitea, repo, {
+        const pr = await openPullRequest(integrations, url, {
           head: branch,
           base,
           title,
           body,
         });
+        if (!pr) return { branch, commit: commit! };
         return {
           branch,
           commit: commit!,

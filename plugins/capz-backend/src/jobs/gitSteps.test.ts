@@ -124,4 +124,26 @@ describe("verify-gitops's generation check", () => {
         "MachinePool team-a/c1-system: generation 4, noted 3 before Flux's apply",
     });
   });
+
+  it('keeps the generations noted first when the step runs again (resumed after a crash, Flux may have applied meanwhile)', async () => {
+    const before = pool(3, { clusterName: 'c1', replicas: 1, template });
+    const w = world(before);
+    const note = () =>
+      runGitAction(
+        { action: 'record-generations', refs: [ref], description: 'note' },
+        w.ctx,
+      );
+    await note();
+    // The merge was applied while the backend was down: Git changed the count.
+    w.set(pool(4, { clusterName: 'c1', replicas: 2, template }));
+    await note();
+    expect(w.ctx.result()?.generations).toEqual({
+      'MachinePool/team-a/c1-system': 3,
+    });
+    expect(await evaluateGitCondition(unchanged, w.ctx)).toEqual({
+      holds: false,
+      observed:
+        "MachinePool team-a/c1-system: generation 4, noted 3 before Flux's apply",
+    });
+  });
 });

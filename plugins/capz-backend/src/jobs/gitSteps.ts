@@ -268,17 +268,23 @@ export async function runGitAction(
   ctx: GitStepContext,
 ): Promise<string | undefined> {
   if (a.action === 'record-generations') {
-    const generations: Record<string, number> = {};
-    const gitDigests: Record<string, string> = {};
+    // The first noting wins: a step run again after a crash may come after the merge and Flux's apply, and noting
+    // then would take the applied objects for the baseline that verify-gitops compares them with.
+    const earlier = ctx.result?.();
+    const generations: Record<string, number> = {
+      ...earlier?.generations,
+    };
+    const gitDigests: Record<string, string> = { ...earlier?.gitDigests };
     for (const r of a.refs) {
       const o = await ctx.client.get(r);
       const g = generationOf(o);
       if (!o || g === undefined)
         throw new GitStepError(`${describeRef(r)} is absent`);
+      if (generations[keyOf(r)] !== undefined) continue;
       generations[keyOf(r)] = g;
       gitDigests[keyOf(r)] = gitDigest(o);
     }
-    await save(ctx, { ...ctx.result?.(), generations, gitDigests });
+    await save(ctx, { ...earlier, generations, gitDigests });
     return `noted the generations of ${a.refs.map(describeRef).join(', ')}`;
   }
   if (a.action !== 'propose-git-change') return undefined;

@@ -9,3 +9,11 @@ export {
   type PoolSkew,
   type VersionConflict,
 } from './support';
+export {
+  clusterAttention,
+  clusterLifecycleFacts,
+  type AttentionInput,
+  type AttentionItem,
+  type AttentionOptions,
+  type ClusterLifecycleFacts,
+} from './attention';

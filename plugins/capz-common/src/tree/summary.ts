@@ -9,6 +9,7 @@ import { ann, at, kindOf, nameOf, str, versionOf } from '../objects/read';
 import type { TreeNode } from './types';
 import type { ObservedObject } from '../objects/types';
 import { OWNER_ANNOTATION } from '../vocabulary';
+import { clusterLifecycleFacts } from '../lifecycle/attention';
 
 /** Options of {@link summarizeCluster} and {@link detectClusterApi}. @public */
 export interface SummarizeOptions {
@@ -132,7 +133,8 @@ function findNode(
  * - `location`: the ManagedCluster's, else the legacy control plane's, else the resource group's;
  * - `pools`: MachinePools under `Workers` by the worst health of each one's subtree ({@link PoolCounts}); `replicas`
  *   sums their current replicas (`status.replicas`, else `spec.replicas`);
- * - `owner` from the `capz.io/owner` annotation.
+ * - `owner` from the `capz.io/owner` annotation;
+ * - `lifecycle`: the date-free lifecycle facts ({@link clusterLifecycleFacts}).
  * @public
  */
 export function summarizeCluster(
@@ -183,6 +185,24 @@ export function summarizeCluster(
   }
   if (updating) pools.updating = updating;
   if (paused) pools.paused = paused;
+  const lifecycle = clusterLifecycleFacts({
+    controlPlane,
+    managedCluster: objects.find(
+      o =>
+        kindOf(o) === 'ManagedCluster' &&
+        String(o.apiVersion ?? '').startsWith('containerservice.azure.com/'),
+    ),
+    controlPlaneVersion: kubernetesVersion,
+    pools: (workers?.children ?? [])
+      .filter(n => n.kind === 'MachinePool')
+      .map(n => ({
+        name: n.name,
+        version:
+          typeof n.facts.kubernetesVersion === 'string'
+            ? n.facts.kubernetesVersion
+            : undefined,
+      })),
+  });
 
   const summary: ClusterSummary = {
     managementCluster,
@@ -203,6 +223,7 @@ export function summarizeCluster(
   if (tree.message) summary.message = tree.message;
   if (kubernetesVersion) summary.kubernetesVersion = kubernetesVersion;
   if (location) summary.location = location;
+  if (lifecycle) summary.lifecycle = lifecycle;
   return summary;
 }
 

@@ -206,6 +206,84 @@ describe('cluster page', () => {
     ).toBeInTheDocument();
   });
 
+  describe('its lifecycle', () => {
+    // Only the clock: the page judges support for its own day.
+    beforeEach(() =>
+      jest.useFakeTimers({
+        now: new Date('2026-12-03T12:00:00Z'),
+        doNotFake: [
+          'hrtime',
+          'nextTick',
+          'performance',
+          'queueMicrotask',
+          'requestAnimationFrame',
+          'cancelAnimationFrame',
+          'requestIdleCallback',
+          'cancelIdleCallback',
+          'setImmediate',
+          'clearImmediate',
+          'setInterval',
+          'clearInterval',
+          'setTimeout',
+          'clearTimeout',
+        ],
+      }),
+    );
+    afterEach(() => jest.useRealTimers());
+
+    it('lists each reason it needs attention with the fix, the most urgent first', async () => {
+      serve({
+        summary: {
+          ...SEARCH_PROD,
+          api: 'azure-managed',
+          kubernetesVersion: 'v1.34.2',
+          lifecycle: {
+            poolSkews: [
+              {
+                pool: 'search-prod-user',
+                poolVersion: 'v1.30.1',
+                controlPlaneVersion: 'v1.34.2',
+                behind: 4,
+                message:
+                  'Pool search-prod-user runs v1.30.1, 4 minor versions behind',
+                fix: 'Upgrade pool search-prod-user to 1.31 or later',
+              },
+            ],
+          },
+        },
+      });
+      renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
+      const notes = await screen.findByRole('list', {
+        name: 'Needs attention',
+      });
+      const alerts = within(notes).getAllByRole('listitem');
+      expect(alerts.map(a => a.textContent)).toEqual([
+        expect.stringMatching(
+          /^Kubernetes 1\.34's community support ended Nov 30, 2026: platform support only.*Upgrade the control plane to 1\.35, then its node pools/,
+        ),
+        expect.stringMatching(
+          /^Pool search-prod-user runs v1\.30\.1.*Upgrade pool search-prod-user to 1\.31 or later/,
+        ),
+        expect.stringMatching(
+          /^This cluster uses the legacy AzureManagedControlPlane API.*"Migrate to ASO API" on its page/,
+        ),
+      ]);
+    });
+
+    it('says how long its version is supported when nothing needs attention', async () => {
+      serve({ summary: { ...SEARCH_PROD, kubernetesVersion: 'v1.35.1' } });
+      renderCapz(<CapzPage />, { path: PATH, mountPath: '/capz/*' });
+      expect(
+        await screen.findByText(
+          'Kubernetes 1.35 is supported until Mar 31, 2027 (in 118 days).',
+        ),
+      ).toBeInTheDocument();
+      expect(
+        screen.queryByRole('list', { name: 'Needs attention' }),
+      ).not.toBeInTheDocument();
+    });
+  });
+
   describe('where a cluster applied from Git comes from', () => {
     const A = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d';
     const B = '5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f80';

@@ -45,6 +45,7 @@ import { useLiveRefresh } from '../shared/useLiveRefresh';
 import { TimelinePanel } from '../Timeline/TimelinePanel';
 import { NodeDetails } from './NodeDetails';
 import { AppliedFrom } from './AppliedFrom';
+import { LifecycleNotes } from './LifecycleNotes';
 import { ClusterJobs } from './ClusterJobs';
 import { NodePools } from './NodePools';
 import { ResourceTree } from './ResourceTree';
@@ -207,6 +208,7 @@ export function ClusterView({
           unreachable ? managementClusterLabel(unreachable) : undefined
         }
       />
+      <LifecycleNotes summary={summary} />
       <Flex
         justify="between"
         align="start"
@@ -242,12 +244,6 @@ export function ClusterView({
             )}
           </Flex>
           <AppliedFrom summary={summary} />
-          {summary.migrationCandidate && (
-            <Text variant="body-small" color="warning">
-              Uses the deprecated AzureManaged* API: migrate it to
-              AzureASOManagedControlPlane.
-            </Text>
-          )}
         </Flex>
         <Flex gap="2" align="center">
           {actions?.(

@@ -425,3 +425,105 @@ describe('ClustersPage', () => {
     ).toBeInTheDocument();
   });
 });
+
+describe('ClustersPage: what needs attention', () => {
+  // Only the clock: the page judges support for its own day.
+  beforeEach(() =>
+    jest.useFakeTimers({
+      now: new Date('2026-12-03T12:00:00Z'),
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'requestAnimationFrame',
+        'cancelAnimationFrame',
+        'requestIdleCallback',
+        'cancelIdleCallback',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
+    }),
+  );
+  afterEach(() => jest.useRealTimers());
+
+  const FLEET = [
+    summary({ name: 'current', kubernetesVersion: 'v1.35.1' }),
+    // 1.34's community support ended Nov 30, 2026: platform support only.
+    summary({ name: 'behind', kubernetesVersion: 'v1.34.2' }),
+    summary({
+      name: 'alpha',
+      api: 'aso-v1alpha1',
+      kubernetesVersion: 'v1.35.1',
+    }),
+    summary({
+      name: 'fought',
+      kubernetesVersion: 'v1.35.1',
+      lifecycle: {
+        conflicts: [
+          {
+            id: 'auto-upgrade-with-version',
+            message: 'AKS upgrades this cluster on its own',
+            fix: 'Choose one owner of the version',
+          },
+        ],
+      },
+    }),
+  ];
+
+  it('counts the clusters that need attention now and soon, filters by them, and says the reason in the version column', async () => {
+    serve({ clusters: FLEET });
+    renderCapz(<ClustersPage />);
+    const group = await screen.findByRole('group', { name: 'Attention' });
+    await userEvent.click(
+      within(group).getByRole('button', { name: '2 need attention now' }),
+    );
+    await waitFor(() => expect(clusterNames()).toHaveLength(2));
+    expect(
+      clusterNames()
+        .map(n => n.replace(/team-.*$/, ''))
+        .sort(),
+    ).toEqual(['behind', 'fought']);
+    expect(
+      within(screen.getByRole('row', { name: /behind/ })).getByText(
+        'platform support only',
+      ),
+    ).toBeInTheDocument();
+    expect(
+      within(screen.getByRole('row', { name: /fought/ })).getByText(
+        'AKS auto-upgrade beside spec.version',
+      ),
+    ).toBeInTheDocument();
+    await userEvent.click(
+      within(group).getByRole('button', { name: '1 soon' }),
+    );
+    await waitFor(() => expect(clusterNames()).toHaveLength(1));
+    expect(clusterNames()[0]).toMatch(/^alpha/);
+    expect(
+      within(screen.getByRole('row', { name: /alpha/ })).getByText(
+        'written at v1alpha1',
+      ),
+    ).toBeInTheDocument();
+  });
+
+  it('filters from the address, and says a supported version is supported', async () => {
+    serve({ clusters: FLEET });
+    renderCapz(<ClustersPage />, { path: '/?attention=any' });
+    await screen.findByRole('region', { name: 'Clusters' });
+    await waitFor(() => expect(clusterNames()).toHaveLength(3));
+    expect(clusterNames().some(n => n.startsWith('current'))).toBe(false);
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Clear filters' }),
+    );
+    await waitFor(() => expect(clusterNames()).toHaveLength(4));
+    expect(
+      within(screen.getByRole('row', { name: /current/ })).getByText(
+        'supported',
+      ),
+    ).toBeInTheDocument();
+  });
+});

@@ -31,8 +31,13 @@ import {
 import { ErrorAlert } from '../shared/errors';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
 import { clusterColumns, Row, SORTABLE_COLUMNS, sortRows } from './columns';
-import { FilterBar, HealthButtons } from './FilterBar';
-import { countByHealth, useClusterFilters } from './useClusterFilters';
+import { AttentionButtons, FilterBar, HealthButtons } from './FilterBar';
+import {
+  countAttention,
+  countByHealth,
+  useClusterFilters,
+} from './useClusterFilters';
+import { attentionOf, useSoonDays } from '../shared/lifecycle';
 
 const MC_STATE = {
   connected: 'Connected',
@@ -245,17 +250,20 @@ export function ClustersPage() {
   // Any change can add, remove or move a cluster in this list: refetch on every message (debounced).
   useLiveRefresh(refreshAll, () => true, 500);
 
-  const all = useMemo(
-    (): Row[] =>
-      (clusters.value?.items ?? []).map(c => ({
-        ...c,
-        id: `${c.managementCluster}/${c.namespace}/${c.name}`,
-      })),
-    [clusters.value],
-  );
+  const soonDays = useSoonDays();
+  const all = useMemo((): Row[] => {
+    // One day for the whole list: every row judged against the same today.
+    const today = new Date();
+    return (clusters.value?.items ?? []).map(c => ({
+      ...c,
+      id: `${c.managementCluster}/${c.namespace}/${c.name}`,
+      attention: attentionOf(c, soonDays, today),
+    }));
+  }, [clusters.value, soonDays]);
   const filterState = useClusterFilters(all);
   const { filters, filtered, rows } = filterState;
   const counts = useMemo(() => countByHealth(all), [all]);
+  const attentionCounts = useMemo(() => countAttention(all), [all]);
   // The filter bar's options follow the clusters a render later: the rows are painted first.
   const filterOptionsFrom = useDeferredValue(all);
   const mcNames = useMemo(
@@ -349,11 +357,18 @@ export function ClustersPage() {
       )}
 
       {clusters.value && all.length > 0 && (
-        <HealthButtons
-          counts={counts}
-          filters={filters}
-          setFilter={filterState.setFilter}
-        />
+        <Flex gap="4" align="center" style={{ flexWrap: 'wrap' }}>
+          <HealthButtons
+            counts={counts}
+            filters={filters}
+            setFilter={filterState.setFilter}
+          />
+          <AttentionButtons
+            counts={attentionCounts}
+            filters={filters}
+            setFilter={filterState.setFilter}
+          />
+        </Flex>
       )}
 
       <FilterBar

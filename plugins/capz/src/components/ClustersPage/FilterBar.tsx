@@ -60,6 +60,45 @@ export function HealthButtons(props: {
 }
 
 /**
+ * How many clusters need attention now and soon (their version's support, CAPZ fighting AKS over the version, a pool
+ * out of skew, the legacy API or v1alpha1); pressing one filters by it (again: unfilters). Nothing when none does.
+ */
+export function AttentionButtons(props: {
+  counts: { now: number; soon: number };
+  filters: ClusterFilters;
+  setFilter: ClusterFiltersState<unknown>['setFilter'];
+}) {
+  const { counts, filters, setFilter } = props;
+  if (!counts.now && !counts.soon) return null;
+  const press = (v: 'now' | 'soon') =>
+    setFilter('attention', filters.attention === v ? undefined : v);
+  return (
+    <Flex gap="2" align="center" role="group" aria-label="Attention">
+      {counts.now > 0 && (
+        <Button
+          size="small"
+          variant={filters.attention === 'now' ? 'primary' : 'secondary'}
+          aria-pressed={filters.attention === 'now'}
+          onPress={() => press('now')}
+        >
+          {`${counts.now} need${counts.now === 1 ? 's' : ''} attention now`}
+        </Button>
+      )}
+      {counts.soon > 0 && (
+        <Button
+          size="small"
+          variant={filters.attention === 'soon' ? 'primary' : 'secondary'}
+          aria-pressed={filters.attention === 'soon'}
+          onPress={() => press('soon')}
+        >
+          {`${counts.soon} soon`}
+        </Button>
+      )}
+    </Flex>
+  );
+}
+
+/**
  * The search field and one select per filter, their options from the clusters (and, for the management cluster,
  * the configured ones too), and "Clear filters" while any is set.
  */
@@ -133,6 +172,16 @@ export const FilterBar = memo(function FilterBarView(props: {
           label: v,
         }))}
         onChange={v => setFilter('location', v)}
+      />
+      <FilterSelect
+        label="Attention"
+        value={filters.attention}
+        options={[
+          { id: 'any', label: 'Needs attention' },
+          { id: 'now', label: 'Now' },
+          { id: 'soon', label: 'Soon' },
+        ]}
+        onChange={v => setFilter('attention', v)}
       />
       {filtered && (
         <Button size="small" variant="tertiary" onPress={clearFilters}>

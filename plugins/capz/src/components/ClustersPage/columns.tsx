@@ -9,9 +9,13 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import { placeText } from '../shared/managedFrom';
 import { HEALTH_WORST_FIRST, HealthLabel } from '../shared/health';
+import { versionCellWords, type Attention } from '../shared/lifecycle';
 
-/** A row of the clusters table: a cluster and its id, `<managementCluster>/<namespace>/<name>`. */
-export type Row = ClusterSummary & { id: string };
+/**
+ * A row of the clusters table: a cluster, its id (`<managementCluster>/<namespace>/<name>`) and what needs attention
+ * about its lifecycle today.
+ */
+export type Row = ClusterSummary & { id: string; attention?: Attention };
 
 export const API_LABEL: Record<ClusterApi, string> = {
   'aso-v1beta1': 'ASO-managed (v1beta1)',
@@ -270,7 +274,12 @@ export function clusterColumns(opts: {
       id: 'version',
       label: 'Kubernetes',
       isSortable: true,
-      cell: r => <CellText title={r.kubernetesVersion ?? '—'} />,
+      cell: r => (
+        <CellText
+          title={r.kubernetesVersion ?? '—'}
+          description={versionCellWords(r.attention)}
+        />
+      ),
     },
     {
       id: 'location',

@@ -10,6 +10,10 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import { useCallback, useMemo } from 'react';
 import { useSearchParams } from 'react-router-dom';
+import { worstSeverity, type Attention } from '../shared/lifecycle';
+
+/** A cluster as the filters read it: its summary, and what needs attention today when the page computed it. */
+export type FilterableCluster = ClusterSummary & { attention?: Attention };
 
 /** The clusters page's filters; every one is optional ("all"). They live in the URL, so a filtered view is a link. */
 export interface ClusterFilters {
@@ -21,6 +25,8 @@ export interface ClusterFilters {
   /** 'yes' | 'no' */
   migration?: 'yes' | 'no';
   location?: string;
+  /** `now`: something needs attention now; `soon`: only soon; `any`: either. */
+  attention?: 'now' | 'soon' | 'any';
 }
 
 export const FILTER_KEYS = [
@@ -31,6 +37,7 @@ export const FILTER_KEYS = [
   'api',
   'migration',
   'location',
+  'attention',
 ] as const;
 
 export function readFilters(params: URLSearchParams): ClusterFilters {
@@ -81,7 +88,16 @@ function matchesSearch(c: ClusterSummary, q: string): boolean {
   ].some(v => v?.toLowerCase().includes(needle));
 }
 
-export function applyFilters<T extends ClusterSummary>(
+/** Whether a cluster's attention today matches the filter. */
+function matchesAttention(
+  c: FilterableCluster,
+  want: ClusterFilters['attention'],
+): boolean {
+  const worst = worstSeverity(c.attention?.items ?? []);
+  return want === 'any' ? worst !== undefined : worst === want;
+}
+
+export function applyFilters<T extends FilterableCluster>(
   items: T[],
   f: ClusterFilters,
 ): T[] {
@@ -94,8 +110,22 @@ export function applyFilters<T extends ClusterSummary>(
       (!f.api || c.api === f.api) &&
       (!f.migration ||
         Boolean(c.migrationCandidate) === (f.migration === 'yes')) &&
-      (!f.location || c.location === f.location),
+      (!f.location || c.location === f.location) &&
+      (!f.attention || matchesAttention(c, f.attention)),
   );
+}
+
+/** How many clusters need attention now, and how many only soon. */
+export function countAttention(items: FilterableCluster[]): {
+  now: number;
+  soon: number;
+} {
+  const n = { now: 0, soon: 0 };
+  for (const c of items) {
+    const worst = worstSeverity(c.attention?.items ?? []);
+    if (worst) n[worst]++;
+  }
+  return n;
 }
 
 /** How many clusters there are of each health (none counted as `unknown`), for the at-a-glance buttons. */
@@ -126,7 +156,7 @@ export interface ClusterFiltersState<T> {
 }
 
 /** The filters of the address, and the clusters of `all` they keep. */
-export function useClusterFilters<T extends ClusterSummary>(
+export function useClusterFilters<T extends FilterableCluster>(
   all: T[],
 ): ClusterFiltersState<T> {
   const [params, setParams] = useSearchParams();

@@ -1,0 +1,103 @@
+/**
+ * A cluster's lifecycle on the pages: what needs attention today (capz-common `clusterAttention`, judged in the
+ * browser for its own day: the summary carries only the undated facts) and its version's support in a few words.
+ */
+import { configApiRef, useApi } from '@backstage/frontend-plugin-api';
+import {
+  clusterAttention,
+  type AksVersionSupport,
+  type AttentionInput,
+  type AttentionItem,
+} from '@capz-backstage/plugin-capz-common';
+import { useMemo } from 'react';
+
+/** `capz.lifecycle.soonDays`: an ending support needs attention this many days ahead (default 60). */
+export function useSoonDays(): number {
+  const config = useApi(configApiRef);
+  return config.getOptionalNumber('capz.lifecycle.soonDays') ?? 60;
+}
+
+/** A cluster's attention today. */
+export interface Attention {
+  items: AttentionItem[];
+  support?: AksVersionSupport;
+}
+
+/** The attention of a cluster on `today` (the browser's day by default). */
+export function attentionOf(
+  c: AttentionInput,
+  soonDays: number,
+  today: Date = new Date(),
+): Attention {
+  return clusterAttention(c, { today, soonDays });
+}
+
+/** {@link attentionOf} for one cluster, recomputed when it changes. */
+export function useAttention(c: AttentionInput | undefined): Attention {
+  const soonDays = useSoonDays();
+  return useMemo(
+    () => (c ? attentionOf(c, soonDays) : { items: [] }),
+    [c, soonDays],
+  );
+}
+
+/** The most urgent severity, if any: `now` before `soon`. */
+export function worstSeverity(
+  items: AttentionItem[],
+): 'now' | 'soon' | undefined {
+  if (items.some(i => i.severity === 'now')) return 'now';
+  return items.length ? 'soon' : undefined;
+}
+
+/** A version's support in a few words for a table cell: "supported", "LTS, ends in 40 days", "out of support". */
+export function supportWords(
+  s: AksVersionSupport | undefined,
+): string | undefined {
+  if (!s) return undefined;
+  let ends = '';
+  if (s.daysLeft === 0) ends = ', ends today';
+  else if (s.daysLeft !== undefined)
+    ends = `, ends in ${s.daysLeft} day${s.daysLeft === 1 ? '' : 's'}`;
+  switch (s.status) {
+    case 'community':
+      return s.attention === 'soon' ? `supported${ends}` : 'supported';
+    case 'lts':
+      return `long-term support${s.attention === 'soon' ? ends : ''}`;
+    case 'platform':
+      return 'platform support only';
+    case 'out-of-support':
+      return 'out of support';
+    default:
+      return 'support not known';
+  }
+}
+
+/** One reason in a few words, for a table cell (the cluster page gives it in full, with the fix). */
+export function attentionWords(
+  item: AttentionItem,
+  support: AksVersionSupport | undefined,
+): string {
+  switch (item.id) {
+    case 'version-support':
+      return supportWords(support) ?? 'support ending';
+    case 'auto-upgrade-with-version':
+      return 'AKS auto-upgrade beside spec.version';
+    case 'upgraded-outside-capz':
+      return 'upgraded outside CAPZ';
+    case 'pool-skew':
+      return `pool ${item.pool} out of skew`;
+    case 'legacy-api':
+      return 'legacy API';
+    default:
+      return 'written at v1alpha1';
+  }
+}
+
+/** The Kubernetes cell's second line: the most urgent reason (and how many more), else the version's support. */
+export function versionCellWords(a: Attention | undefined): string | undefined {
+  const [first, ...rest] = a?.items ?? [];
+  if (!first) return supportWords(a?.support);
+  return `${attentionWords(first, a?.support)}${
+    rest.length ? ` (+${rest.length} more)` : ''
+  }`;
+}
