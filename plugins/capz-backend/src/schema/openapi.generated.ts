@@ -472,6 +472,77 @@ export const spec = {
           gitSource: {
             $ref: '#/components/schemas/ClusterGitSource',
           },
+          lifecycle: {
+            type: 'object',
+            additionalProperties: false,
+            description:
+              "What the watch cache says of the cluster's version lifecycle, undated (docs/lifecycle-facts.md#attention): long-term support on, the conflicts of a set spec.version with AKS, pools outside AKS's version skew. Absent when there is nothing to say.",
+            properties: {
+              lts: {
+                type: 'boolean',
+              },
+              conflicts: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['id', 'message', 'fix'],
+                  properties: {
+                    id: {
+                      type: 'string',
+                      enum: [
+                        'auto-upgrade-with-version',
+                        'upgraded-outside-capz',
+                      ],
+                    },
+                    message: {
+                      type: 'string',
+                    },
+                    fix: {
+                      type: 'string',
+                    },
+                  },
+                },
+              },
+              poolSkews: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: [
+                    'pool',
+                    'poolVersion',
+                    'controlPlaneVersion',
+                    'behind',
+                    'message',
+                    'fix',
+                  ],
+                  properties: {
+                    pool: {
+                      type: 'string',
+                    },
+                    poolVersion: {
+                      type: 'string',
+                    },
+                    controlPlaneVersion: {
+                      type: 'string',
+                    },
+                    behind: {
+                      type: 'integer',
+                      description:
+                        'Minor versions the pool is behind its control plane (negative when ahead).',
+                    },
+                    message: {
+                      type: 'string',
+                    },
+                    fix: {
+                      type: 'string',
+                    },
+                  },
+                },
+              },
+            },
+          },
         },
       },
       FluxObjectRef: {
