@@ -14,8 +14,8 @@ const LAYERS = [
   },
   // The Kubernetes edge reads where an ASO object points in Azure through azure/mapping.ts: it stands over azure/.
   { name: 'Kubernetes edge', folders: ['cluster'] },
-  // The ARM and Git edges: peers at the bottom, beside each other (neither imports the other).
-  { name: 'ARM and Git edges', folders: ['azure', 'git'] },
+  // The ARM, Git and notification edges: peers at the bottom, beside each other (none imports another).
+  { name: 'ARM and Git edges', folders: ['azure', 'git', 'notify'] },
   { name: 'configuration', folders: ['config'] },
   { name: 'leaves', folders: ['permissions', 'schema'] },
 ];

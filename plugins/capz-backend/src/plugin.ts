@@ -1,3 +1,5 @@
+import { notificationService } from '@backstage/plugin-notifications-node';
+import { ownerNotifications } from './notify/ownerNotifications';
 import {
   coreServices,
   createBackendPlugin,
@@ -61,6 +63,7 @@ export const capzPlugin = createBackendPlugin({
         database: coreServices.database,
         auditor: coreServices.auditor,
         signals: signalsServiceRef,
+        notifications: notificationService,
       },
       async init({
         config,
@@ -74,6 +77,7 @@ export const capzPlugin = createBackendPlugin({
         database,
         auditor,
         signals,
+        notifications,
       }) {
         const managementClusters = readManagementClusters(config);
         logger.info(
@@ -167,6 +171,9 @@ export const capzPlugin = createBackendPlugin({
           client: jobClients,
           aks,
           signals,
+          // A job's owners hear when it succeeds, fails, is paused or cancelled (notify/ownerNotifications.ts).
+          onStateChange: ownerNotifications({ notifications, logger })
+            .jobStateChanged,
         });
         lifecycle.addStartupHook(async () => {
           await jobs.engine.start(scheduler);

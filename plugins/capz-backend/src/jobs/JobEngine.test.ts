@@ -232,6 +232,26 @@ describe.each(databases.eachSupportedId())('JobEngine on %p', databaseId => {
     ).resolves.toBeDefined();
   });
 
+  it('tells onStateChange once per change of state, by the replica that wrote it', async () => {
+    const cluster = new MemoryCluster();
+    const changes: string[] = [];
+    const e = engine(store, cluster, 'r1', 60_000, {
+      onStateChange: (j, from) => changes.push(`${from}->${j.state}`),
+    });
+    const job = await insert();
+    e.kick(job.id);
+    await until('the wait step', async () =>
+      (await store.get(job.id)).steps[1].message?.includes('b exists'),
+    );
+    await cluster.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'b', namespace: 'ns' },
+    });
+    await e.settled(job.id);
+    expect(changes).toEqual(['queued->running', 'running->succeeded']);
+  });
+
   it('refuses a second active job on the same cluster, naming the first', async () => {
     const job = await insert();
     await expect(

@@ -27,6 +27,11 @@ export interface JobEngineOptions {
   azure?: AzureChecker;
   /** Told after every change of a job's state or step (the live-progress signal). */
   notify?: (job: Job) => void;
+  /**
+   * Told once when a run moves a job to another state, by the replica whose fenced write did it (the owners'
+   * notifications): `from` is the state before.
+   */
+  onStateChange?: (job: Job, from: Job['state']) => void;
   leaseMs?: number;
   /** How often a wait re-checks without a change event. */
   recheckMs?: number;

@@ -34,6 +34,8 @@ export interface JobRunDeps {
   waker: (managementCluster: string) => ChangeWaker;
   azure?: AzureChecker;
   notify?: (job: Job) => void;
+  /** Told once per change of the job's state this run writes (JobEngineOptions.onStateChange). */
+  onStateChange?: (job: Job, from: Job['state']) => void;
   recheckMs?: number;
   faults?: FaultHook;
   clusters?: () => Promise<Array<{ name: string; client: JobClient }>>;
@@ -402,8 +404,10 @@ export class JobRun {
       this.lease.markLost();
       return false;
     }
+    const from = this.job.state;
     this.job = await this.deps.store.get(this.jobId);
     this.deps.notify?.(this.job);
+    if (this.job.state !== from) this.deps.onStateChange?.(this.job, from);
     return true;
   }
 

@@ -7,6 +7,7 @@ import type { SignalsService } from '@backstage/plugin-signals-node';
 import {
   CAPZ_JOBS_SIGNAL_CHANNEL,
   type CapzJobSignal,
+  type Job,
 } from '@capz-backstage/plugin-capz-common';
 import type { AksDiscovery } from '../azure/AksDiscovery';
 import type { JobClient } from '../cluster/clientViews';
@@ -43,6 +44,8 @@ export async function createJobs(o: {
   signals?: SignalsService;
   /** The Git edge for jobs in Git mode; absent when the backend proposes nothing to Git. */
   git?: JobGit;
+  /** Told once when a run moves a job to another state (the owners' notifications). */
+  onStateChange?: (job: Job) => void;
 }) {
   const store: JobStore = await DatabaseJobStore.create({
     database: o.database,
@@ -69,6 +72,7 @@ export async function createJobs(o: {
     git: o.git,
     leaseMs: leaseSeconds * 1000,
     faults: faultHookFromEnv(),
+    onStateChange: o.onStateChange,
     // The one-owner check reads every configured management cluster, live.
     clusters: async () =>
       Promise.all(

@@ -1,0 +1,108 @@
+import { mockServices } from '@backstage/backend-test-utils';
+import type { NotificationService } from '@backstage/plugin-notifications-node';
+import type { Job } from '@capz-backstage/plugin-capz-common';
+import { ownerNotifications } from './ownerNotifications';
+
+const job = (over: Partial<Job>): Job => ({
+  id: 'j-1',
+  type: 'migrate',
+  target: {
+    managementCluster: 'local',
+    namespace: 'team-data',
+    name: 'data-lake',
+  },
+  params: {
+    managementCluster: 'local',
+    namespace: 'team-data',
+    name: 'data-lake',
+  } as Job['params'],
+  createdBy: 'user:default/ada',
+  state: 'running',
+  steps: [],
+  createdAt: '2026-12-03T10:00:00Z',
+  updatedAt: '2026-12-03T10:00:00Z',
+  ...over,
+});
+
+function sink(fail = false) {
+  const sent: any[] = [];
+  const notifications: NotificationService = {
+    send: async n => {
+      sent.push(n);
+      if (fail) throw new Error('notifications is not installed');
+    },
+  };
+  return { sent, notifications };
+}
+
+describe('ownerNotifications', () => {
+  it("tells the cluster entity's owners that a job failed, with why and what it left, one notification per job", async () => {
+    const { sent, notifications } = sink();
+    const n = ownerNotifications({
+      notifications,
+      logger: mockServices.logger.mock(),
+    });
+    n.jobStateChanged(
+      job({
+        state: 'failed',
+        error: 'Delete the old objects: the API server refused.',
+        leftBehind: 'The AKS cluster is untouched.',
+      }),
+    );
+    n.jobStateChanged(job({ state: 'succeeded' }));
+    await new Promise(r => setImmediate(r));
+    expect(sent).toEqual([
+      {
+        recipients: {
+          type: 'entity',
+          entityRef: 'resource:default/local-team-data-data-lake',
+        },
+        payload: {
+          title: 'Migration of team-data/data-lake failed',
+          description:
+            'Delete the old objects: the API server refused. The AKS cluster is untouched.',
+          severity: 'high',
+          link: '/capz/jobs/j-1',
+          topic: 'capz-jobs',
+          scope: 'capz:job:j-1',
+        },
+      },
+      {
+        recipients: {
+          type: 'entity',
+          entityRef: 'resource:default/local-team-data-data-lake',
+        },
+        payload: {
+          title: 'Migration of team-data/data-lake succeeded',
+          severity: 'normal',
+          link: '/capz/jobs/j-1',
+          topic: 'capz-jobs',
+          scope: 'capz:job:j-1',
+        },
+      },
+    ]);
+  });
+
+  it('says nothing of a job that starts or is queued', async () => {
+    const { sent, notifications } = sink();
+    const n = ownerNotifications({
+      notifications,
+      logger: mockServices.logger.mock(),
+    });
+    n.jobStateChanged(job({ state: 'running' }));
+    n.jobStateChanged(job({ state: 'queued' }));
+    await new Promise(r => setImmediate(r));
+    expect(sent).toEqual([]);
+  });
+
+  it('goes on without the notifications backend: the failure is logged', async () => {
+    const { notifications } = sink(true);
+    const logger = mockServices.logger.mock();
+    const n = ownerNotifications({ notifications, logger });
+    expect(() => n.jobStateChanged(job({ state: 'cancelled' }))).not.toThrow();
+    await new Promise(r => setImmediate(r));
+    expect(logger.warn).toHaveBeenCalledWith(
+      'could not notify the owners of team-data/data-lake that job j-1 is cancelled: notifications is not installed',
+    );
+  });
+});
