@@ -1,3 +1,4 @@
+import { withDay } from '../../__testUtils__/clock';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
@@ -427,29 +428,7 @@ describe('ClustersPage', () => {
 });
 
 describe('ClustersPage: what needs attention', () => {
-  // Only the clock: the page judges support for its own day.
-  beforeEach(() =>
-    jest.useFakeTimers({
-      now: new Date('2026-12-03T12:00:00Z'),
-      doNotFake: [
-        'hrtime',
-        'nextTick',
-        'performance',
-        'queueMicrotask',
-        'requestAnimationFrame',
-        'cancelAnimationFrame',
-        'requestIdleCallback',
-        'cancelIdleCallback',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'setTimeout',
-        'clearTimeout',
-      ],
-    }),
-  );
-  afterEach(() => jest.useRealTimers());
+  withDay('2026-12-03T12:00:00Z');
 
   const FLEET = [
     summary({ name: 'current', kubernetesVersion: 'v1.35.1' }),
