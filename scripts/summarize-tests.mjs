@@ -11,6 +11,7 @@ for (const [label, file] of [
   ['unit', 'jest.json'],
   ['backend integration', 'jest-integration.json'],
   ['real controllers (backend)', 'jest-real-controllers.json'],
+  ['real controllers (backend, GitOps)', 'jest-real-controllers-gitops.json'],
 ]) {
   const jestFile = join(dir, file);
   if (!existsSync(jestFile)) continue;

@@ -3,17 +3,20 @@
 # Go modules (cached by a hash of the pins; cold ~15 min on an idle 2-core machine, up to ~47 min on a busy one), on
 # management clusters of the lane's own, with only Azure simulated (Entra ID and ARM under their real names behind an
 # HTTPS proxy, a workload API server with the clusters' Nodes), and a real Flux (source- and kustomize-controller
-# v1.9.6 from their Go modules) reading a real Gitea. Runs:
-#   packages/mgmt-cluster/test-real/*.test.ts   (node:test) managers, webhooks, conversion, the proxy, CAPZ's templates
+# v1.9.6 from their Go modules) reading a real Gitea. Its parts run at once (the lane waits on the managers' requeues,
+# not on the CPU), each with its own management clusters:
+#   packages/mgmt-cluster/test-real/*.test.ts   (node:test, two files at once) managers, webhooks, conversion, the
+#                                               proxy, CAPZ's templates
+#   plugins/capz-backend/**/{day2,jobs}.real-controllers.test.ts (Jest, two workers) the jobs and day 2 of a real backend
+#   once Flux and Gitea are built (in the background beside the parts above; ~13 CPU-minutes cold, seconds cached):
 #   packages/mgmt-cluster/test-flux/*.test.ts   (node:test) Flux's apply, revert and fetch (docs/flux-facts.md#flux-run)
-#   plugins/capz-backend/**/*.real-controllers.test.ts (Jest) the jobs, day 2 and day 2 through Git of a real backend
-# Every part runs, also when one fails. Flux and Gitea build in the background beside the first part (~13 CPU-minutes
-# cold, nice'd by their scripts; seconds cached) and are waited for before the second. Reports go to $1 (default
-# .local/reports): real-controllers.log and flux.log (node:test, spec), real-controllers.jsonl and flux.jsonl (node:test,
-# one line per test and hook for scripts/test-durations.mjs), jest-real-controllers.json.
+#   plugins/capz-backend/**/gitops.real-controllers.test.ts (Jest) day 2 and the jobs through Git
+# Every part runs to its end, also when another fails. Reports go to $1 (default .local/reports), one set per part:
+# real-controllers.log and flux.log (node:test, spec), real-controllers.jsonl and flux.jsonl (node:test, one line per
+# test and hook for scripts/test-durations.mjs), jest-real-controllers.json and jest-real-controllers-gitops.json.
 #
 # No process outlives the node:test files: their management clusters and managers live under a state directory of
-# this run (CAPZ_STATE_DIR), and whatever still runs from it when they end, however they end (a test that failed or
+# their part (CAPZ_STATE_DIR), and whatever still runs from it when they end, however they end (a test that failed or
 # timed out, a hook that hung, this script stopped), is listed, stopped by process group and fails the lane.
 set -euo pipefail
 # shellcheck source=toolchain.sh
@@ -29,53 +32,74 @@ bash -c 'node packages/mgmt-cluster/src/cli.ts build-flux && node packages/git-s
   echo $? > "$1/build-flux.rc"' _ "$reports" > "$reports/build-flux.log" 2>&1 </dev/null &
 flux_build=$!
 
-state="$CAPZ_ROOT/.local/real-controllers/run-$$"
-rm -rf "$state" && mkdir -p "$state"
-# Every process whose command line names this run's state directory (etcd, kube-apiserver and kube-controller-manager
+# Each part of the lane has a state directory of its own under this run's, so that one part's sweep never stops another's.
+state_root="$CAPZ_ROOT/.local/real-controllers/run-$$"
+rm -rf "$state_root" && mkdir -p "$state_root"
+# Every process whose command line names a part's state directory (etcd, kube-apiserver and kube-controller-manager
 # name their data and certificates, the managers their --webhook-cert-dir); each leads a process group of its own.
-left_behind() { pgrep -f -- "$state/" || true; }
-sweep() { # sweep: stops what the node:test files left running; returns 1 when there was something
-  local pids; pids=$(left_behind)
-  [ -n "$pids" ] || { rm -rf "$state"; return 0; }
+left_behind() { pgrep -f -- "$1/" || true; }
+sweep() { # sweep DIR: stops what the node:test files of a part left running; returns 1 when there was something
+  local dir=$1 pids; pids=$(left_behind "$dir")
+  [ -n "$pids" ] || { rm -rf "$dir"; return 0; }
   echo "processes left behind by the node:test files (stopped now):" >&2
   ps -o pid=,pgid=,args= -p "$(echo "$pids" | paste -sd,)" | cut -c1-240 >&2 || true
   local own pid pgid; own=$(ps -o pgid= -p $$ | tr -d ' ')
   for sig in TERM KILL; do
-    for pid in $(left_behind); do
+    for pid in $(left_behind "$dir"); do
       pgid=$(ps -o pgid= -p "$pid" | tr -d ' ') || continue
       if [ -n "$pgid" ] && [ "$pgid" != "$own" ]; then kill -"$sig" -- -"$pgid" 2>/dev/null || true
       else kill -"$sig" "$pid" 2>/dev/null || true; fi
     done
-    for _ in $(seq 1 50); do [ -z "$(left_behind)" ] && break; sleep 0.2; done
+    for _ in $(seq 1 50); do [ -z "$(left_behind "$dir")" ] && break; sleep 0.2; done
   done
-  rm -rf "$state"
+  rm -rf "$dir"
   return 1
 }
-trap 'sweep || true' EXIT
+trap 'sweep "$state_root" || true' EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
-rc=0
-# spec on stdout (the log the summary reads), and the JSON lines for the durations.
-CAPZ_STATE_DIR="$state" bash -c "set -o pipefail; node --test --test-concurrency=1 \
-  --test-reporter=spec --test-reporter-destination=stdout \
-  --test-reporter=./scripts/node-test-json-reporter.mjs --test-reporter-destination='$reports/real-controllers.jsonl' \
-  packages/mgmt-cluster/test-real/*.test.ts | tee '$reports/real-controllers.log'" || rc=$?
-sweep || { echo "the node:test files left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
+node_tests() { # node_tests NAME DIR CONCURRENCY: a folder's node:test files; spec to NAME.log, JSON lines to NAME.jsonl
+  local name=$1 dir=$2 concurrency=$3 state="$state_root/$1" rc=0
+  mkdir -p "$state"
+  CAPZ_STATE_DIR="$state" node --test --test-concurrency="$concurrency" \
+    --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=./scripts/node-test-json-reporter.mjs --test-reporter-destination="$reports/$name.jsonl" \
+    "$dir"/*.test.ts > "$reports/$name.log" 2>&1 || rc=$?
+  sweep "$state" || { echo "$name: the node:test files left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
+  return "$rc"
+}
+jest_tests() { # jest_tests NAME JEST-ARGS...: the backend's real-controllers suites; JSON to NAME.json, output to NAME.log
+  local name=$1; shift
+  CI=true yarn test --json --outputFile="$reports/$name.json" "$@" > "$reports/$name.log" 2>&1
+}
+# The lane is paced by the managers' requeues (CAPZ's legacy controllers requeue every 20 s, docs/real-controllers.md
+# finding 15), not by the CPU: its parts run at once, each in the background, and each file waits on its own
+# management clusters. What runs at once: two node:test files of test-real, two Jest suites, and (once Flux and
+# Gitea are built) the Flux test and the GitOps suite: at most six management clusters, ~1.5 GB each.
+parts=()
+part() { # part NAME COMMAND...: runs a part in the background; its exit code goes to $reports/part-NAME.rc
+  local name=$1; shift
+  rm -f "$reports/part-$name.rc"
+  ( s=$(date +%s); echo "lane: $name started"; rc=0; "$@" || rc=$?
+    echo "$rc" > "$reports/part-$name.rc"; echo "lane: $name ended in $(( $(date +%s) - s ))s (exit $rc)" ) &
+  parts+=("$name")
+}
+part real-controllers node_tests real-controllers packages/mgmt-cluster/test-real 2
+part jest-real-controllers jest_tests jest-real-controllers --testPathPatterns '(day2|jobs)\.real-controllers\.test\.' --maxWorkers=2
 wait "$flux_build" || true
-gitops=()
+rc=0
 if [ "$(cat "$reports/build-flux.rc" 2>/dev/null)" != 0 ]; then
   echo "Flux or Gitea did not build (build-flux.log); their tests are not run:" >&2; tail -40 "$reports/build-flux.log" >&2
-  rc=1; gitops=(--testPathIgnorePatterns 'gitops\.real-controllers')
+  rc=1
 else
-mkdir -p "$state"
-CAPZ_STATE_DIR="$state" bash -c "set -o pipefail; node --test --test-concurrency=1 \
-  --test-reporter=spec --test-reporter-destination=stdout \
-  --test-reporter=./scripts/node-test-json-reporter.mjs --test-reporter-destination='$reports/flux.jsonl' \
-  packages/mgmt-cluster/test-flux/*.test.ts | tee '$reports/flux.log'" || rc=$?
-sweep || { echo "the Flux test left processes running" >&2; rc=1; }
+  part flux node_tests flux packages/mgmt-cluster/test-flux 1
+  part jest-real-controllers-gitops jest_tests jest-real-controllers-gitops --testPathPatterns 'gitops\.real-controllers\.test\.' --runInBand
 fi
-# One suite at a time: each starts two API servers, the three managers and a backend; two at once beside the test
-# command's other stages slowed a simulator's start past 240 s on a loaded CI machine; serial costs ~160 s of wall time.
-CI=true yarn test --testPathPatterns '\.real-controllers\.test\.' --runInBand "${gitops[@]}" --json --outputFile="$reports/jest-real-controllers.json" || rc=$?
+wait
+# Every part runs to its end, also when another fails; a failed part's output closes this log.
+for p in "${parts[@]}"; do
+  [ "$(cat "$reports/part-$p.rc" 2>/dev/null)" = 0 ] && continue
+  rc=1; echo "── lane part $p failed; the end of $reports/$p.log:"; tail -60 "$reports/$p.log"
+done
 exit "$rc"

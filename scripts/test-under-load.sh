@@ -43,7 +43,8 @@ CI=true CAPZ_TEST_ONLY="$stages" ./scripts/test.sh || rc=$?
 kill -- -"$load" 2>/dev/null || true
 # Jest's JSON reports and the lane's node:test JSON lines (scripts/test-real-controllers.sh).
 reports=()
-for f in jest.json jest-integration.json real-controllers.jsonl jest-real-controllers.json; do
+for f in jest.json jest-integration.json real-controllers.jsonl flux.jsonl jest-real-controllers.json \
+  jest-real-controllers-gitops.json; do
   [ -s ".local/reports/$f" ] && reports+=(".local/reports/$f")
 done
 [ ${#reports[@]} -gt 0 ] || { echo "no test report written (the stages failed before their tests ran)" >&2; exit 1; }

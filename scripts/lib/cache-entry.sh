@@ -34,3 +34,16 @@ cache_entry_publish() {
 
 # cache_entry_unlock: lets the lock go before the script ends (for a script that is sourced and goes on).
 cache_entry_unlock() { exec 9>&-; }
+
+# cpu_time VAR COMMAND...: runs COMMAND with this script's stdout and stderr, and sets VAR to the CPU time its
+# processes took ("N s user + M s system CPU", bash's `time`, which counts the children it waited for): what a build
+# costs whatever else shares the machine, where its wall time only says how busy the machine was.
+cpu_time() {
+  local -n cpu_time_out=$1
+  shift
+  local TIMEFORMAT='%U s user + %S s system CPU' rc=0
+  exec 5>&1 6>&2
+  cpu_time_out=$( { time "$@" 1>&5 2>&6; } 2>&1) || rc=$?
+  exec 5>&- 6>&-
+  return "$rc"
+}

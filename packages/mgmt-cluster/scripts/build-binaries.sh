@@ -34,10 +34,10 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ldf="$ldf -X $pkg.buildDate=2026-01-01T00:00:00Z"
 done
 echo "build-binaries: building etcd $ever" >&2
-(cd "$here/go/etcd" && go build -trimpath -gcflags "$gcflags" -ldflags "-s -w" -o "$tmp/etcd" go.etcd.io/etcd/server/v3)
+cpu_time etcd_cpu env -C "$here/go/etcd" go build -trimpath -gcflags "$gcflags" -ldflags "-s -w" -o "$tmp/etcd" go.etcd.io/etcd/server/v3
 echo "build-binaries: building kube-apiserver and kube-controller-manager $kver (cold: ~10-20 min on 2 cores)" >&2
-(cd "$here/go/kube" && go build -trimpath -gcflags "$gcflags" -ldflags "$ldf" -o "$tmp/" \
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager)
+cpu_time kube_cpu env -C "$here/go/kube" go build -trimpath -gcflags "$gcflags" -ldflags "$ldf" -o "$tmp/" \
+  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
 cache_entry_publish "$tmp" "$out"
-echo "build-binaries: done in $(( $(date +%s) - start ))s -> $out" >&2
+echo "build-binaries: done in $(( $(date +%s) - start ))s (etcd $etcd_cpu; Kubernetes $kube_cpu) -> $out" >&2
 echo "$out"

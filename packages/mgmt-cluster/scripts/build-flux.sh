@@ -104,8 +104,9 @@ build_one() { # <name>: github.com/fluxcd/<name>@$flux_version into $tmp/<name>
   # Only the main package's modules: `go mod download` of the whole graph also wants test-only modules that the
   # proxy does not serve (source-controller's github.com/fluxcd/pkg/helmtestserver).
   echo "build-flux: building $name (cold: minutes on 2 cores)" >&2
-  (cd "$src" && nice -n "$nice_n" go build -trimpath -gcflags "$gcflags" -ldflags "-s -w" -o "$tmp/$name" .)
-  echo "build-flux: $name done in $(( $(date +%s) - start ))s ($(du -h "$tmp/$name" | cut -f1))" >&2
+  local cpu
+  cpu_time cpu env -C "$src" nice -n "$nice_n" go build -trimpath -gcflags "$gcflags" -ldflags "-s -w" -o "$tmp/$name" .
+  echo "build-flux: $name done in $(( $(date +%s) - start ))s, $cpu ($(du -h "$tmp/$name" | cut -f1))" >&2
 }
 
 build_one source-controller

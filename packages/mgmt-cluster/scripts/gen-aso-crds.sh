@@ -2,7 +2,7 @@
 # Generates the Azure Service Operator CRDs and webhook manifests that the real ASO manager needs. ASO's module zip
 # does not carry them (its release ships a separate azureserviceoperator_customresourcedefinitions_<v>.yaml), so they
 # are generated here with controller-gen (sigs.k8s.io/controller-tools, pinned in ../go/controller-tools/go.mod) from
-# the ASO api packages of the version pinned in ../go/aso/go.mod, for the groups CAPZ uses:
+# the ASO api packages of the version pinned in ../go/managers/go.mod, for the groups CAPZ uses:
 #   containerservice.azure.com, resources.azure.com, network.azure.com, kubernetesconfiguration.azure.com
 # Output (never in git): $CAPZ_CACHE_DIR/crds/aso-<key>/{crd/*.yaml,webhook/manifests.yaml}, where <key> hashes the
 # two wrapper modules and this script; an existing output is reused. Prints the output directory on stdout.
@@ -17,7 +17,7 @@ cache=${CAPZ_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/capz-backstage}
 # shellcheck source=../../../scripts/lib/cache-entry.sh
 source "$here/../../scripts/lib/cache-entry.sh"
 command -v go >/dev/null || { echo "gen-aso-crds: Go is required (go 1.25+ on PATH)" >&2; exit 1; }
-key=$(cat "$here"/go/aso/go.mod "$here"/go/aso/go.sum "$here"/go/controller-tools/go.mod \
+key=$(cat "$here"/go/managers/go.mod "$here"/go/managers/go.sum "$here"/go/controller-tools/go.mod \
   "$here"/go/controller-tools/go.sum "$0" | sha256sum | cut -c1-16)
 out="$cache/crds/aso-$key"
 if [ -f "$out/.complete" ]; then echo "$out"; exit 0; fi
@@ -40,7 +40,7 @@ if [ ! -x "$cg" ]; then
 fi
 
 asomod=github.com/Azure/azure-service-operator/v2
-asover=$(cd "$here/go/aso" && go list -m -f '{{.Version}}' $asomod)
+asover=$(cd "$here/go/managers" && go list -m -f '{{.Version}}' $asomod)
 groups=(containerservice resources network kubernetesconfiguration)
 paths=()
 for g in "${groups[@]}"; do paths+=("paths=$asomod/api/$g/..."); done
@@ -48,7 +48,7 @@ echo "gen-aso-crds: generating CRDs and webhooks of ASO $asover (${groups[*]})" 
 start=$(date +%s)
 tmp=$(cache_entry_tmp "$out")
 # allowDangerousTypes: ASO's specs have float64 fields (ASO's own generator passes it too, crdVersions=v1).
-(cd "$here/go/aso" && nice -n "$nice_n" "$cg" crd:crdVersions=v1,allowDangerousTypes=true webhook "${paths[@]}" \
+(cd "$here/go/managers" && nice -n "$nice_n" "$cg" crd:crdVersions=v1,allowDangerousTypes=true webhook "${paths[@]}" \
   output:crd:artifacts:config="$tmp/crd" output:webhook:artifacts:config="$tmp/webhook")
 echo "$asover" > "$tmp/aso-version"
 touch "$tmp/.complete"

@@ -17,7 +17,7 @@ const BINARY: Record<ManagerName, string> = {
   aso: 'aso-controller',
 };
 
-/** The module versions, as pinned in go/{capi,capz,aso}/go.mod (CAPZ v1.26.0's own go.mod). */
+/** The module versions, as pinned in go/managers/go.mod (CAPZ v1.26.0's own go.mod). */
 export const CONTROLLER_MODULES = {
   capi: { module: 'sigs.k8s.io/cluster-api', version: 'v1.13.3' },
   capz: {
