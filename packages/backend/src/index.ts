@@ -24,9 +24,8 @@ backend.add(
   import('@backstage/plugin-scaffolder-backend-module-bitbucket-server'),
 );
 backend.add(import('@backstage/plugin-permission-backend'));
-backend.add(
-  import('@backstage/plugin-permission-backend-module-allow-all-policy'),
-);
+// Owners act on their clusters, a platform group on all (./permissionPolicy.ts), in place of allow-all.
+backend.add(import('./permissionPolicy'));
 backend.add(import('@backstage/plugin-user-settings-backend'));
 backend.add(import('@backstage/plugin-notifications-backend'));
 backend.add(import('@backstage/plugin-signals-backend'));

@@ -4,3 +4,11 @@
  * @packageDocumentation
  */
 export { capzPlugin as default } from './plugin';
+export type {
+  CapzClusterQuery,
+  CapzClusterResource,
+} from './permissions/rules';
+export {
+  capzClusterConditions,
+  createCapzClusterConditionalDecision,
+} from './permissions/rules';

@@ -16,6 +16,8 @@ import {
 } from './permissions/rules';
 import { ConnectionMonitor } from './cluster/ConnectionMonitor';
 import { WatchCache } from './cluster/WatchCache';
+import { clusterOwnerOf } from './cluster/clusterOwners';
+import { withOwner } from './permissions/readAccess';
 import { readManagementClusters } from './config/managementClusters';
 import { ChangeSignals } from './live/ChangeSignals';
 import { createHistory, HistoryFlush } from './history';
@@ -87,18 +89,27 @@ export const capzPlugin = createBackendPlugin({
             managementClusters.map(c => c.name).join(', ') || 'none'
           }`,
         );
-        permissionsRegistry.addPermissions(capzPermissions);
-        permissionsRegistry.addResourceType({
-          resourceRef: capzClusterResourceRef,
-          rules: capzClusterRules,
-          permissions: capzClusterResourcePermissions,
-          getResources: async refs => refs.map(parseClusterResourceRef),
-        });
         // The watch cache starts first and in the background: its first list is what the pages wait for after a start,
         // and it waits for nothing (not the databases' migrations below: 2 s of this plugin's initialization in the
         // bench's log); a slow or unreachable cluster never delays the backend. What follows the cache takes what it
         // holds already when it subscribes.
         const cache = new WatchCache(managementClusters, logger);
+        // Who owns each cluster, as the catalog module writes its entity: for IS_CLUSTER_OWNER (permissions/rules.ts).
+        const defaultOwner = config.getOptionalString(
+          'catalog.providers.capz.defaultOwner',
+        );
+        const ownerOf = clusterOwnerOf(cache, defaultOwner);
+        permissionsRegistry.addPermissions(capzPermissions);
+        permissionsRegistry.addResourceType({
+          resourceRef: capzClusterResourceRef,
+          rules: capzClusterRules,
+          permissions: capzClusterResourcePermissions,
+          getResources: async refs =>
+            refs.map(ref => {
+              const place = parseClusterResourceRef(ref);
+              return place && withOwner(place, ownerOf);
+            }),
+        });
         // Live updates: every change in the cache is announced (coalesced) on the signals channel.
         const changeSignals = new ChangeSignals(
           cache,
@@ -205,6 +216,7 @@ export const capzPlugin = createBackendPlugin({
             connections,
             cache,
             history: history.store,
+            ownerOf,
             pickers: { azure: aks },
             endpoints,
             jobs: {
@@ -218,6 +230,7 @@ export const capzPlugin = createBackendPlugin({
               client: jobClients,
               readSecret,
               aks,
+              ownerOf,
             },
           }),
         );
@@ -230,6 +243,7 @@ export const capzPlugin = createBackendPlugin({
             auditor,
             managementClusters,
             client: async name => clusterCreateClient(await clients(name)),
+            defaultOwner,
             // The version AKS offers in the region, as day-2 upgrades read it.
             azure: aks,
           }),
@@ -257,6 +271,7 @@ export const capzPlugin = createBackendPlugin({
             permissions,
             auditor,
             service: day2,
+            ownerOf,
             // The kubeconfig download: src/connect.
             connect: new ClusterConnect({
               logger,

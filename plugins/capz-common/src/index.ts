@@ -17,3 +17,4 @@ export * from './manifests/clusterProposal';
 export * from './day2';
 export * from './gitops';
 export * from './lifecycle';
+export * from './ownership';

@@ -3,6 +3,7 @@ import {
   createBackendModule,
 } from '@backstage/backend-plugin-api';
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
+import { DEFAULT_CLUSTER_OWNER } from '@capz-backstage/plugin-capz-common';
 import { eventsServiceRef } from '@backstage/plugin-events-node';
 import { CapzBackendClusterSource } from './providers/CapzBackendClusterSource';
 import { CapzClusterEntityProvider } from './providers/CapzClusterEntityProvider';
@@ -40,7 +41,7 @@ export const catalogModuleCapz = createBackendModule({
             source: new CapzBackendClusterSource({ discovery, auth }),
             logger,
             defaultOwner:
-              c?.getOptionalString('defaultOwner') ?? 'group:default/platform',
+              c?.getOptionalString('defaultOwner') ?? DEFAULT_CLUSTER_OWNER,
             taskRunner: scheduler.createScheduledTaskRunner({
               frequency: { seconds: refreshSeconds },
               timeout: { seconds: Math.max(30, refreshSeconds) },

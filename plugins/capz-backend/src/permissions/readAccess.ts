@@ -6,20 +6,24 @@ import { NotAllowedError } from '@backstage/errors';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { createConditionAuthorizer } from '@backstage/plugin-permission-node';
 import { capzClusterReadPermission } from '@capz-backstage/plugin-capz-common';
-import { CapzClusterResource, capzClusterRules } from './rules';
+import { CapzClusterResource, ClusterOwnerOf, capzClusterRules } from './rules';
 
 /** Which clusters a caller may read: everything, nothing (then a 403 is thrown), or those a policy's conditions allow. */
-export type ReadFilter = (cluster: CapzClusterResource) => boolean;
+export type ReadFilter = (
+  cluster: Omit<CapzClusterResource, 'owner'>,
+) => boolean;
 
 const conditionAuthorizer = createConditionAuthorizer(capzClusterRules);
 
 /**
  * One conditional decision per request (not one per cluster): the policy answers with conditions, and they are
- * applied in memory to every cluster the request touches.
+ * applied in memory to every cluster the request touches. A cluster without its owner gets it from `ownerOf` (the
+ * watch cache), so an owner condition is met by the cluster's owner, not by what a request says.
  */
 export async function readFilter(
   permissions: PermissionsService,
   credentials: BackstageCredentials,
+  ownerOf?: ClusterOwnerOf,
 ): Promise<ReadFilter> {
   const [decision] = await permissions.authorizeConditional(
     [{ permission: capzClusterReadPermission }],
@@ -30,5 +34,22 @@ export async function readFilter(
     throw new NotAllowedError(
       'Not allowed to read CAPZ clusters (capz.cluster.read)',
     );
-  return cluster => conditionAuthorizer(decision, cluster);
+  return cluster => conditionAuthorizer(decision, withOwner(cluster, ownerOf));
+}
+
+/**
+ * The resource a decision is made about: the cluster's place and the owner the watch cache gives it (a summary's
+ * own `owner` is the raw annotation, so it is never read here).
+ */
+export function withOwner(
+  cluster: Omit<CapzClusterResource, 'owner'>,
+  ownerOf: ClusterOwnerOf | undefined,
+): CapzClusterResource {
+  const place = {
+    managementCluster: cluster.managementCluster,
+    namespace: cluster.namespace,
+    name: cluster.name,
+  };
+  const owner = ownerOf && place.name ? ownerOf(place) : undefined;
+  return owner === undefined ? place : { ...place, owner };
 }

@@ -1,24 +1,40 @@
 import { CAPZ_CLUSTER_RESOURCE_TYPE } from '@capz-backstage/plugin-capz-common';
 import {
+  createConditionExports,
   createPermissionResourceRef,
   createPermissionRule,
 } from '@backstage/plugin-permission-node';
 import { z } from 'zod';
 
-/** What read decisions are made about: one CAPI Cluster, by where it lives. */
+/** What decisions are made about: one CAPI Cluster, by where it lives and who owns it. @public */
 export interface CapzClusterResource {
   managementCluster: string;
   namespace: string;
   name: string;
+  /**
+   * Its catalog owner as a full entity ref (capz-common's clusterOwnerRef): read from the watch cache's Cluster (or,
+   * for a cluster being created, from the request's owner), never from a client's word about it. Undefined where
+   * no one cluster is meant (a namespace) or it is not in the cache.
+   */
+  owner?: string;
 }
+
+/** The owner of a cluster by its place, from the watch cache (wired in plugin.ts; permissions/ reads no cache). */
+export type ClusterOwnerOf = (cluster: {
+  managementCluster: string;
+  namespace: string;
+  name: string;
+}) => string | undefined;
 
 /**
  * The in-memory filter a conditional decision becomes: the clusters come from the watch cache, not a database, so
  * conditions are evaluated against each resource (createConditionAuthorizer) and `toQuery` only describes them.
+ * @public
  */
 export type CapzClusterQuery = {
   managementClusters?: string[];
   namespaces?: string[];
+  owners?: string[];
 };
 
 export const capzClusterResourceRef = createPermissionResourceRef<
@@ -57,7 +73,52 @@ export const isInNamespace = createPermissionRule({
   toQuery: ({ namespaces }) => ({ namespaces }),
 });
 
-export const capzClusterRules = [isInManagementCluster, isInNamespace];
+export const isClusterOwner = createPermissionRule({
+  name: 'IS_CLUSTER_OWNER',
+  description:
+    "Allow clusters whose catalog owner is one of the given entity refs (a user's ownership claims)",
+  resourceRef: capzClusterResourceRef,
+  paramsSchema: z.object({
+    claims: z
+      .array(z.string())
+      .describe(
+        "Entity refs the user owns through: the user's ownershipEntityRefs (user.identity.ownershipEntityRefs in a policy)",
+      ),
+  }),
+  // Entity refs are compared as the catalog writes them, lower-cased (catalog-model's stringifyEntityRef).
+  apply: (resource, { claims }) =>
+    resource.owner !== undefined &&
+    claims.some(c => c.toLocaleLowerCase('en-US') === resource.owner),
+  toQuery: ({ claims }) => ({
+    owners: claims.map(c => c.toLocaleLowerCase('en-US')),
+  }),
+});
+
+export const capzClusterRules = [
+  isInManagementCluster,
+  isInNamespace,
+  isClusterOwner,
+];
+
+const conditionExports = createConditionExports({
+  resourceRef: capzClusterResourceRef,
+  rules: { isInManagementCluster, isInNamespace, isClusterOwner },
+});
+
+/**
+ * The conditions a permission policy answers with for the `capz-cluster` resource type, as the catalog's
+ * `catalogConditions`: `isClusterOwner({ claims: user.identity.ownershipEntityRefs })`,
+ * `isInNamespace({ namespaces })`, `isInManagementCluster({ managementClusters })`.
+ * @public
+ */
+export const capzClusterConditions = conditionExports.conditions;
+
+/**
+ * Wraps {@link capzClusterConditions} into a policy's conditional decision on a `capz-cluster` permission.
+ * @public
+ */
+export const createCapzClusterConditionalDecision =
+  conditionExports.createConditionalDecision;
 
 /** `mc/namespace/name`: the resourceRef string of a cluster in permission requests. */
 export const clusterResourceRef = (c: CapzClusterResource) =>

@@ -22,6 +22,10 @@ import {
   type ArmServer,
   type EntraSim,
 } from '@internal/capz-sim/azure';
+import {
+  AuthorizeResult,
+  type PolicyDecision,
+} from '@backstage/plugin-permission-common';
 import express from 'express';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -97,6 +101,7 @@ function scripted(
 async function app(
   client: ClusterCreateClient,
   azure?: ClusterCreateRouterOptions['azure'],
+  decision?: PolicyDecision,
 ) {
   const logger = mockServices.logger.mock();
   return express()
@@ -104,8 +109,13 @@ async function app(
       await createClusterCreateRouter({
         logger,
         httpAuth: mockServices.httpAuth(),
-        permissions: mockServices.permissions(),
+        permissions: decision
+          ? mockServices.permissions.mock({
+              authorizeConditional: async () => [decision],
+            })
+          : mockServices.permissions(),
         auditor: mockServices.auditor.mock(),
+        defaultOwner: 'group:default/platform',
         managementClusters: [
           {
             name: 'east',
@@ -128,6 +138,42 @@ async function app(
 }
 
 describe('POST /clusters', () => {
+  it('meets an IS_CLUSTER_OWNER condition with the owner the new cluster will have, the default one when it names none', async () => {
+    const ownedBy = (claims: string[]): PolicyDecision => ({
+      result: AuthorizeResult.CONDITIONAL,
+      pluginId: 'capz',
+      resourceType: 'capz-cluster',
+      conditions: {
+        rule: 'IS_CLUSTER_OWNER',
+        resourceType: 'capz-cluster',
+        params: { claims },
+      },
+    });
+    const { client, written } = scripted();
+    const team = await app(
+      client,
+      undefined,
+      ownedBy(['group:default/team-a']),
+    );
+    const refused = await request(team)
+      .post('/clusters')
+      .set(auth)
+      .send(body({ owner: 'group:default/team-b' }));
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toMatch(/capz\.cluster\.create/);
+    // No owner named: the default owner's, which is not the team's.
+    expect(
+      (await request(team).post('/clusters').set(auth).send(body())).status,
+    ).toBe(403);
+    expect(written).toEqual([]);
+    const created = await request(team)
+      .post('/clusters')
+      .set(auth)
+      .send(body({ owner: 'group:default/team-a' }));
+    expect(created.status).toBe(201);
+    expect(written).toContain('Cluster/alpha');
+  });
+
   it('answers 400 naming the object when the API server refuses it in the dry-run pass, and writes nothing', async () => {
     const { client, written } = scripted((obj, dryRun) => {
       if (dryRun && obj.kind === 'MachinePool')

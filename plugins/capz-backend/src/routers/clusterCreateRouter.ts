@@ -14,6 +14,7 @@ import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { createConditionAuthorizer } from '@backstage/plugin-permission-node';
 import {
   capzClusterCreatePermission,
+  clusterOwnerRef,
   clusterPagePath,
   generateAksAsoClusterManifests,
   normalizeKubernetesVersion,
@@ -47,6 +48,11 @@ export interface ClusterCreateRouterOptions {
   auditor: AuditorService;
   managementClusters: ManagementClusterConfig[];
   client: (managementCluster: string) => Promise<ClusterCreateClient>;
+  /**
+   * The owner of a cluster whose request names none (`catalog.providers.capz.defaultOwner`): a policy's
+   * IS_CLUSTER_OWNER condition on capz.cluster.create is met by the owner the new cluster will have.
+   */
+  defaultOwner?: string;
   /**
    * AKS's versions per region through ARM (capz.azureDiscovery), with the request's credential Secret: a region or a
    * subscription ARM does not offer is a 400 naming what it offers. Without it, or when ARM cannot be asked (ARM or
@@ -101,7 +107,10 @@ export async function createClusterCreateRouter(
     const allowed =
       decision.result === AuthorizeResult.ALLOW ||
       (decision.result === AuthorizeResult.CONDITIONAL &&
-        conditionAuthorizer(decision, target));
+        conditionAuthorizer(decision, {
+          ...target,
+          owner: clusterOwnerRef(body.owner, o.defaultOwner),
+        }));
     if (!allowed) {
       throw new NotAllowedError(
         `Not allowed to create clusters in ${target.managementCluster}/${target.namespace} (capz.cluster.create)`,

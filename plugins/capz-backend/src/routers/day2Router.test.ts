@@ -20,6 +20,7 @@ import express from 'express';
 import request from 'supertest';
 import { KubeRequestError } from '../cluster/ManagementClusterClient';
 import { createDay2Router } from './day2Router';
+import { clusterOwnerOf } from '../cluster/clusterOwners';
 import { ClusterConnect } from '../connect/ClusterConnect';
 import { Day2Service } from '../day2/Day2Service';
 import type { Day2Client } from '../cluster/clientViews';
@@ -84,11 +85,20 @@ async function setup(
     down?: boolean;
     /** The root error handler as in development (it adds a stack trace to every error it serializes). */
     showStackTraces?: boolean;
+    /** The Cluster's `capz.io/owner` annotation, read through the router's ownerOf as in the plugin. */
+    owner?: string;
   } = {},
 ) {
   const store = new Map<string, ObservedObject>(
     objects().map(x => [`${x.kind}/${x.metadata!.name}`, x]),
   );
+  if (o.owner) {
+    const c = store.get('Cluster/alpha')!;
+    c.metadata = {
+      ...c.metadata,
+      annotations: { ...c.metadata?.annotations, 'capz.io/owner': o.owner },
+    };
+  }
   const writes: string[] = [];
   const reads: string[] = [];
   const audits: Array<{ eventId: string; outcome?: string }> = [];
@@ -173,6 +183,10 @@ async function setup(
       },
     }),
     service,
+    ownerOf: clusterOwnerOf(
+      { get: (_mc, kind, _ns, name) => store.get(`${kind}/${name}`) as never },
+      'group:default/platform',
+    ),
     connect: new ClusterConnect({
       logger,
       cluster: p => service.cluster(p),
@@ -333,6 +347,46 @@ describe('day-2 routes', () => {
       .send(await previewed(allowed, { action: 'pause' }));
     expect(res.status).toBe(200);
     expect(allowed.writes).toEqual([
+      'dry-run apply Cluster/alpha {"paused":true}',
+      'apply Cluster/alpha {"paused":true}',
+    ]);
+  });
+
+  it("applies an IS_CLUSTER_OWNER decision with the cluster's owner from the watch cache", async () => {
+    const ownerDecision = (claims: string[]): PolicyDecision => ({
+      result: AuthorizeResult.CONDITIONAL,
+      pluginId: 'capz',
+      resourceType: 'capz-cluster',
+      conditions: {
+        rule: 'IS_CLUSTER_OWNER',
+        resourceType: 'capz-cluster',
+        params: { claims },
+      },
+    });
+    const other = await setup({
+      owner: 'team-payments',
+      decision: ownerDecision(['user:default/bob', 'group:default/team-data']),
+    });
+    const refused = await request(other.app)
+      .post(`${base}/actions`)
+      .set(auth)
+      .send({ action: 'pause' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toMatch(/capz\.cluster\.pause/);
+    expect([other.writes, other.reads]).toEqual([[], []]);
+    const owner = await setup({
+      owner: 'team-payments',
+      decision: ownerDecision([
+        'user:default/alice',
+        'group:default/team-payments',
+      ]),
+    });
+    const res = await request(owner.app)
+      .post(`${base}/actions`)
+      .set(auth)
+      .send(await previewed(owner, { action: 'pause' }));
+    expect(res.status).toBe(200);
+    expect(owner.writes).toEqual([
       'dry-run apply Cluster/alpha {"paused":true}',
       'apply Cluster/alpha {"paused":true}',
     ]);

@@ -26,7 +26,8 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import { retryAfterHeader } from '../azure/errors';
-import { capzClusterRules } from '../permissions/rules';
+import { withOwner } from '../permissions/readAccess';
+import { capzClusterRules, type ClusterOwnerOf } from '../permissions/rules';
 import { createOpenApiRouter } from '../schema/openapi.generated';
 import { explainValidationErrors } from './validationMessages';
 import type { ClusterConnect } from '../connect/ClusterConnect';
@@ -39,6 +40,8 @@ export interface Day2RouterOptions {
   service: Day2Service;
   /** The kubeconfig download (src/connect). */
   connect: Pick<ClusterConnect, 'kubeconfig'>;
+  /** The clusters' owners for a policy's IS_CLUSTER_OWNER condition (cluster/clusterOwners.ts). */
+  ownerOf?: ClusterOwnerOf;
   validateResponses?: boolean;
 }
 
@@ -76,7 +79,7 @@ export async function createDay2Router(
     const allowed =
       decision.result === AuthorizeResult.ALLOW ||
       (decision.result === AuthorizeResult.CONDITIONAL &&
-        conditionAuthorizer(decision, p));
+        conditionAuthorizer(decision, withOwner(p, o.ownerOf)));
     if (!allowed)
       throw new NotAllowedError(
         `Not allowed to ${permission.name.replace(

@@ -16,6 +16,7 @@ import {
   type JobType,
 } from '@capz-backstage/plugin-capz-common';
 import type express from 'express';
+import type { ClusterOwnerOf } from '../permissions/rules';
 import { readFilter, type ReadFilter } from '../permissions/readAccess';
 
 /** An audit event's meta (Backstage's AuditMeta). */
@@ -36,6 +37,7 @@ export class JobsAccess {
       httpAuth: HttpAuthService;
       permissions: PermissionsService;
       auditor: AuditorService;
+      ownerOf?: ClusterOwnerOf;
     },
   ) {}
 
@@ -47,7 +49,11 @@ export class JobsAccess {
 
   /** The clusters the caller may read (a 403 when none). */
   async readable(req: express.Request): Promise<ReadFilter> {
-    return readFilter(this.o.permissions, await this.credentials(req));
+    return readFilter(
+      this.o.permissions,
+      await this.credentials(req),
+      this.o.ownerOf,
+    );
   }
 
   /** Read access to a management cluster's namespace, or a 403. */
@@ -83,7 +89,11 @@ export class JobsAccess {
         }`,
       );
     }
-    const allowed = await readFilter(this.o.permissions, credentials);
+    const allowed = await readFilter(
+      this.o.permissions,
+      credentials,
+      this.o.ownerOf,
+    );
     if (!allowed(target))
       throw new NotAllowedError(
         `Not allowed to read clusters in ${target.managementCluster}/${target.namespace}`,

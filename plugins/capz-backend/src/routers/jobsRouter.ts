@@ -17,6 +17,7 @@ import type { JobEngine } from '../jobs/JobEngine';
 import type { AksLister, JobPlanner } from '../jobs/JobPlanner';
 import type { JobStore } from '../jobs/JobStore';
 import { createOpenApiRouter } from '../schema/openapi.generated';
+import type { ClusterOwnerOf } from '../permissions/rules';
 import { JobsAccess } from './jobsAccess';
 import { jobErrorBodies } from './jobsErrors';
 import { JobsHandlers } from './jobsHandlers';
@@ -27,6 +28,8 @@ export interface JobsRouterOptions {
   httpAuth: HttpAuthService;
   permissions: PermissionsService;
   auditor: AuditorService;
+  /** The clusters' owners for a policy's IS_CLUSTER_OWNER condition. */
+  ownerOf?: ClusterOwnerOf;
   managementClusters: ManagementClusterConfig[];
   cache: Pick<WatchCache, 'list'>;
   store: JobStore;

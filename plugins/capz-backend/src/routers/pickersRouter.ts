@@ -12,6 +12,7 @@ import { CLUSTER_KINDS, EVENT_KIND } from '../cluster/watchedKinds';
 import { kubeConfigFor, loadClientNode } from '../cluster/kubeConfig';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { readFilter } from '../permissions/readAccess';
+import type { ClusterOwnerOf } from '../permissions/rules';
 import { createOpenApiRouter } from '../schema/openapi.generated';
 import { explainValidationErrors } from './validationMessages';
 
@@ -32,6 +33,8 @@ export interface PickersRouterOptions extends PickerSources {
   managementClusters: ManagementClusterConfig[];
   cache?: Pick<WatchCache, 'list'>;
   validateResponses?: boolean;
+  /** The clusters' owners for a policy's IS_CLUSTER_OWNER condition. */
+  ownerOf?: ClusterOwnerOf;
 }
 
 /** A cheap, curated list of general-purpose sizes (the full SKU list is per region and large). */
@@ -83,6 +86,7 @@ export async function createPickersRouter(
     readFilter(
       o.permissions,
       await o.httpAuth.credentials(req, { allow: ['user', 'service'] }),
+      o.ownerOf,
     );
   const managementCluster = (name: string) => {
     const c = o.managementClusters.find(m => m.name === name);

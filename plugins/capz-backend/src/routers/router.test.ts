@@ -10,6 +10,8 @@ import request from 'supertest';
 import YAML from 'yaml';
 import { CachedObject } from '../cluster/ClusterWatch';
 import { ConnectionMonitor } from '../cluster/ConnectionMonitor';
+import { clusterOwnerOf } from '../cluster/clusterOwners';
+import type { ClusterOwnerOf } from '../permissions/rules';
 import { WatchCache } from '../cluster/WatchCache';
 import { ManagementClusterConfig } from '../config/managementClusters';
 import { createRouter, TimelineReader } from './router';
@@ -63,6 +65,10 @@ function fakeCache(
     status: () => ({ synced: true, kinds: {} }),
     initialListing: (mc?: string) =>
       mc === undefined ? listing.length > 0 : listing.includes(mc),
+    get: (mc: string, kind: string, ns: string | undefined, name: string) =>
+      (content[mc]?.[kind] ?? []).find(
+        o => o.metadata.namespace === ns && o.metadata.name === name,
+      ),
   } as unknown as WatchCache;
 }
 
@@ -120,6 +126,7 @@ async function app(
     history?: TimelineReader;
     cache?: WatchCache;
     validateResponses?: boolean;
+    ownerOf?: ClusterOwnerOf;
   } = {},
 ) {
   const logger = mockServices.logger.mock();
@@ -145,6 +152,7 @@ async function app(
         cache: opts.cache ?? cache,
         history: opts.history,
         validateResponses: opts.validateResponses ?? true,
+        ownerOf: opts.ownerOf,
       }),
     )
     .use(middleware.error());
@@ -222,6 +230,66 @@ describe('router', () => {
           .get('/clusters/west/team-a/gamma/timeline')
           .set(auth)
       ).status,
+    ).toBe(403);
+  });
+
+  it("applies an IS_CLUSTER_OWNER decision with each cluster's catalog owner from the watch cache", async () => {
+    const owned = (ns: string, name: string, owner?: string) => ({
+      ...clusterIn(ns, name),
+      metadata: {
+        ...clusterIn(ns, name).metadata,
+        ...(owner ? { annotations: { 'capz.io/owner': owner } } : {}),
+      },
+    });
+    const owners = fakeCache({
+      east: {
+        Cluster: [
+          // A bare name is a group in the default namespace, as the catalog reads spec.owner.
+          owned('team-a', 'alpha', 'Team-A'),
+          owned('team-a', 'delta', 'group:default/team-b'),
+          // No annotation: the default owner, as the catalog module writes the entity.
+          owned('team-b', 'beta'),
+        ],
+      },
+    });
+    const asOwner = (claims: string[]) =>
+      app({
+        cache: owners,
+        ownerOf: clusterOwnerOf(owners, 'group:default/platform'),
+        decision: {
+          result: AuthorizeResult.CONDITIONAL,
+          pluginId: 'capz',
+          resourceType: 'capz-cluster',
+          conditions: {
+            rule: 'IS_CLUSTER_OWNER',
+            resourceType: 'capz-cluster',
+            params: { claims },
+          },
+        },
+      });
+    const teamA = await asOwner(['user:default/alice', 'group:default/team-a']);
+    expect(names(await request(teamA).get('/clusters').set(auth))).toEqual([
+      'east/alpha',
+    ]);
+    expect(
+      (await request(teamA).get('/clusters/east/team-a/alpha/tree').set(auth))
+        .status,
+    ).toBe(200);
+    // Same namespace, another owner: the namespace says nothing about who owns a cluster.
+    expect(
+      (await request(teamA).get('/clusters/east/team-a/delta/tree').set(auth))
+        .status,
+    ).toBe(403);
+    const platform = await asOwner(['group:default/platform']);
+    expect(names(await request(platform).get('/clusters').set(auth))).toEqual([
+      'east/beta',
+    ]);
+    // Claims that own nothing read nothing, and a cluster not in the cache has no owner to match.
+    const nobody = await asOwner(['user:default/bob']);
+    expect(names(await request(nobody).get('/clusters').set(auth))).toEqual([]);
+    expect(
+      (await request(nobody).get('/clusters/east/team-z/ghost/tree').set(auth))
+        .status,
     ).toBe(403);
   });
 

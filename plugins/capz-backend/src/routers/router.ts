@@ -13,6 +13,7 @@ import {
 } from '../config/managementClusters';
 import type { HistoryStore } from '../history';
 import { readFilter } from '../permissions/readAccess';
+import type { ClusterOwnerOf } from '../permissions/rules';
 import { createOpenApiRouter } from '../schema/openapi.generated';
 import { ClusterViews } from '../views/clusterViews';
 import { addJobRoutes, JobsRouterOptions } from './jobsRouter';
@@ -49,6 +50,8 @@ export interface RouterOptions {
   pickers?: PickerSources;
   /** Validate responses against the OpenAPI document too (tests turn this on). */
   validateResponses?: boolean;
+  /** The clusters' owners for a policy's IS_CLUSTER_OWNER condition (cluster/clusterOwners.ts). */
+  ownerOf?: ClusterOwnerOf;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -97,6 +100,7 @@ export async function createRouter(
     readFilter(
       permissions,
       await httpAuth.credentials(req, { allow: ['user', 'service'] }),
+      options.ownerOf,
     );
 
   /** Authorizes one cluster's routes and checks that its management cluster is configured. */
