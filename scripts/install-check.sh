@@ -19,20 +19,16 @@
 #   ./scripts/install-check.sh --fresh    forgets the app (keeps the scaffold and the Yarn cache)
 #   ./scripts/install-check.sh --reuse-tarballs   takes the last packed tarballs even if a plugin changed since
 #                                         (to iterate on docs/install.md while the plugins keep changing)
-#   ./scripts/install-check.sh --pack-only        step 1 only (the test command packs in the foreground, then runs
-#                                         the rest with --reuse-tarballs beside its other stages: packing rewrites the
-#                                         plugins' package.json for a moment, which nothing else may read meanwhile)
 #
 # Work dir: .local/install-check/ (gitignored). The first run downloads ~1 GiB into the Yarn cache.
 set -euo pipefail
 CREATE_APP_VERSION=0.9.2 # Backstage 1.55
-fresh="" reuse="" pack_only=""
+fresh="" reuse=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --fresh) fresh=1; shift ;;
     --reuse-tarballs) reuse=1; shift ;;
-    --pack-only) pack_only=1; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "install-check.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -120,7 +116,6 @@ check_tarballs() { # what each tarball must hold, and nothing of the tests
   capz_log "tarballs: $(cd "$pkgs" && for t in *.tgz; do printf '%s %s KiB, ' "${t%.tgz}" $(($(stat -c %s "$t") / 1024)); done)"
 }
 stage "pack the six packages" pack
-[ -z "$pack_only" ] || exit 0
 
 # 2. A fresh app from the official template, with the registry pins this machine needs ──────────────────────────
 # The template's backend asks for @backstage/plugin-signals-backend ^0.3.19, which resolves 0.3.21 since 17 Nov 2026

@@ -5,8 +5,7 @@
 #   2. unit tests (Jest, msw for the frontend)
 #   3. integration tests against a real management cluster started once for the run (node:test, Jest)
 #   4. end-to-end tests in Chromium against the running app and the same cluster, with Gitea and a real Flux (Playwright)
-#   5. the install guide (docs/install.md) followed on a fresh Backstage app, checked in Chromium (in the background
-#      from the end of the unit tests on)
+#   5. the install guide (docs/install.md) followed on a fresh Backstage app, checked in Chromium
 #   6. the real-controllers lane: the real CAPI, CAPZ and ASO managers with only Azure simulated, and a real Flux
 #      (source- and kustomize-controller, built in the lane's background) applying a real Gitea's repository
 #      (scripts/test-real-controllers.sh). The managers build in the background from the start of the run, and the
@@ -152,21 +151,6 @@ want unit && stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '
 # The benchmark's pure parts (its goals table and report), node:test as the other internal packages; seconds.
 want unit && stage "unit tests: bench" bash -c "set -o pipefail; yarn workspace @internal/bench test | tee '$reports/unit-bench.log'"
 
-# docs/install.md followed literally on a fresh @backstage/create-app app with the packed plugins (its own management
-# cluster; cached under .local/install-check: ~10 min cold, ~1.5 min when nothing changed). The packing runs here in
-# the foreground (it rewrites the plugins' package.json for a moment); the rest, mostly Yarn, the app's build and a
-# backend waiting on its controllers, runs in the background beside the stages below, in a session of its own.
-if want install; then
-  pack_plugins() { ./scripts/install-check.sh --pack-only > "$reports/install-check-pack.log" 2>&1 ||
-    { tail -60 "$reports/install-check-pack.log" >&2; return 1; }; }
-  stage "install check: pack" pack_plugins
-  # shellcheck disable=SC2016 # expanded by the inner shell
-  setsid bash -c './scripts/install-check.sh --reuse-tarballs > "$1/install-check.log" 2>&1
-    echo $? > "$1/install-check.rc"' _ "$reports" </dev/null &
-  install_bg=$!
-  (while kill -0 $$ 2>/dev/null; do sleep 1; done; kill -- -"$install_bg" 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
-fi
-
 stage "kubernetes binaries (background build)" wait_build "$kubernetes_build" kubernetes
 # The managers' build now gets its full share: the lane that waits for it runs beside the stages below.
 [ -z "${controllers_build:-}" ] || echo 0 > "/proc/$controllers_build/autogroup" 2>/dev/null || true
@@ -261,12 +245,11 @@ stage "flux (background build)" wait_build "$flux_build" flux-e2e
 stage "flux" start_flux
 stage "e2e tests" yarn test:e2e
 fi
-install_check() { # waits for the background install check; fails with its log's tail
-  while [ ! -s "$reports/install-check.rc" ] && kill -0 "$install_bg" 2>/dev/null; do sleep 2; done
-  [ "$(cat "$reports/install-check.rc" 2>/dev/null)" = 0 ] || { tail -60 "$reports/install-check.log" >&2; return 1; }
-  echo pass > "$reports/install-check.result"
-}
-want install && stage "install check (background)" install_check
+# docs/install.md followed literally on a fresh @backstage/create-app app with the packed plugins (its own management
+# cluster; cached under .local/install-check: ~10 min cold, ~1.5 min when nothing changed). In the foreground: beside
+# the integration stages and the lane it added to a load under which the lane's backends did not start in time.
+install_check() { ./scripts/install-check.sh > "$reports/install-check.log" 2>&1 || { tail -60 "$reports/install-check.log" >&2; return 1; }; echo pass > "$reports/install-check.result"; }
+want install && stage "install check" install_check
 real_controllers() { # waits for the background lane; says how long it ran and how long this end waited for it
   local s; s=$(date +%s)
   while kill -0 "$lane" 2>/dev/null; do sleep 2; done
