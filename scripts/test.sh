@@ -36,6 +36,13 @@ cpu0=$(cpu_busy)
 busy_pct() { # busy_pct TICKS-AT-START SECONDS: the machine's busy share since then, in percent of all its cores
   echo $(( ( $(cpu_busy) - $1 ) * 100 / ticks / cores / ( $2 > 0 ? $2 : 1 ) ))
 }
+# The free disk under the checkout (df, in MiB) at each stage's end: a run needs ~25 GiB from empty caches (Go's
+# module and build caches, three node_modules, management clusters), and on a shared disk an ENOSPC otherwise reads
+# as the failing stage's own fault.
+disk_free() { df -Pm "$CAPZ_ROOT" | awk 'NR==2{print $4}'; }
+free0=$(disk_free)
+[ "$free0" -ge 20480 ] ||
+  capz_log "warning: only $(( free0 / 1024 )) GiB free under $CAPZ_ROOT; a run from empty caches writes ~25 GiB"
 stage_times=()
 stage() { # stage NAME COMMAND...: runs a stage, timing it
   local name=$1; shift
@@ -43,14 +50,18 @@ stage() { # stage NAME COMMAND...: runs a stage, timing it
   capz_log "── $name"
   "$@"
   d=$(( $(date +%s) - s ))
-  stage_times+=("$(printf '%6ss  %3s%% busy  %s' "$d" "$(busy_pct "$c" "$d")" "$name")")
+  stage_times+=("$(printf '%6ss  %3s%% busy  %7s MiB free  %s' "$d" "$(busy_pct "$c" "$d")" "$(disk_free)" "$name")")
   capz_log "── $name: ok in ${d}s"
 }
 stage_report() { # each stage's time, also when a stage failed (printed from the EXIT trap)
   [ ${#stage_times[@]} -gt 0 ] || return 0
   local d=$(( $(date +%s) - t0 ))
-  capz_log "stage times (busy: the machine's $cores cores over the stage):"; printf '  %s\n' "${stage_times[@]}" >&2
+  capz_log "stage times (busy: the machine's $cores cores over the stage; free: the disk after it):"
+  printf '  %s\n' "${stage_times[@]}" >&2
   capz_log "the machine was $(busy_pct "$cpu0" "$d")% busy over the run's ${d}s: $(( ( $(cpu_busy) - cpu0 ) / ticks )) CPU-seconds of the $(( d * cores )) its $cores cores had"
+  local f; f=$(disk_free)
+  capz_log "the disk had $(( free0 / 1024 )) GiB free at the start and $(( f / 1024 )) GiB at the end"
+  [ "$f" -ge 1024 ] || capz_log "the disk is (nearly) full: a failure above may be ENOSPC, not the stage's own"
 }
 trap stage_report EXIT
 

@@ -131,6 +131,22 @@ export interface Config {
        */
       leaseSeconds?: number;
     };
+    /** What the owners of a cluster are told through Backstage's notifications (topics capz-jobs, capz-cluster-health). */
+    notifications?: {
+      /**
+       * How long a cluster stays degraded or failed before its owners hear of it (default 30 minutes); they hear of
+       * its recovery in the same notification. A HumanDuration object (`{ minutes: 30 }`) or a string (`PT30M`, `30m`).
+       */
+      unhealthyAfter?:
+        | {
+            days?: number;
+            hours?: number;
+            minutes?: number;
+            seconds?: number;
+            milliseconds?: number;
+          }
+        | string;
+    };
     /** The condition history: every observed condition transition and Event, kept in the plugin's database. */
     history?: {
       /**

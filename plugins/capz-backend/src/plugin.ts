@@ -1,6 +1,13 @@
 import { notificationService } from '@backstage/plugin-notifications-node';
 import { ownerNotifications } from './notify/ownerNotifications';
 import {
+  DEFAULT_UNHEALTHY_AFTER_MS,
+  HealthEpisodes,
+  scheduleHealthNotifications,
+} from './notify/healthEpisodes';
+import { readDurationMs } from './config/durations';
+import { ClusterViews } from './views/clusterViews';
+import {
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
@@ -137,6 +144,32 @@ export const capzPlugin = createBackendPlugin({
         history.recorder.on('flush', (flush: HistoryFlush) =>
           changeSignals.notifyClusters(flush.clusterUids),
         );
+        // A cluster unhealthy for longer than capz.notifications.unhealthyAfter is told to its owners, once, and its
+        // recovery in the same notification (notify/healthEpisodes.ts); the migrations above made its table.
+        const unhealthyAfterMs = readDurationMs(
+          config,
+          'capz.notifications.unhealthyAfter',
+          DEFAULT_UNHEALTHY_AFTER_MS,
+        );
+        const healthViews = new ClusterViews(
+          cache,
+          managementClusters.map(c => c.name),
+        );
+        await scheduleHealthNotifications({
+          scheduler,
+          logger,
+          unhealthyAfterMs,
+          episodes: new HealthEpisodes({
+            db: await database.getClient(),
+            source: {
+              clusters: () => healthViews.list(),
+              synced: mc => cache.status(mc).synced,
+            },
+            notifications,
+            logger,
+            unhealthyAfterMs,
+          }),
+        });
         // The one client of each management cluster for live reads and writes, made on first use. Each consumer gets
         // its own narrow view of it (cluster/clientViews.ts): the jobs, cluster creation, day-2 actions, and the
         // Secret reader through which the credential Secrets that ARM is asked with are read.

@@ -1,7 +1,8 @@
 /**
  * A lighter backend for the tests that start and SIGKILL a backend dozens of times (the crash tests): the CAPZ plugin
- * exactly as packages/backend installs it, with only what its jobs API needs beside it (auth and the guest sign-in, and
- * the events bus its signals are published on). Started by backendProcess.ts (`entry: 'capz'`) as packages/backend is,
+ * exactly as packages/backend installs it, with only what its jobs API needs beside it (auth and the guest sign-in, the
+ * permission backend with the app's own policy, which the plugin asks once `permission.enabled` is on, and the events
+ * bus its signals are published on). Started by backendProcess.ts (`entry: 'capz'`) as packages/backend is,
  * from packages/backend with the same config files, under the CommonJS half of the CLI's transform (testTransform.cjs).
  *
  * A start of packages/backend took 7 s of CPU on this machine; this one takes about 2.5 s. What it leaves out:
@@ -27,9 +28,13 @@ import {
 import authPlugin from '@backstage/plugin-auth-backend';
 import guestProvider from '@backstage/plugin-auth-backend-module-guest-provider';
 import eventsPlugin from '@backstage/plugin-events-backend';
+import permissionPlugin from '@backstage/plugin-permission-backend';
 import { flushCompileCache } from 'node:module';
 import { loadClientNode } from '../cluster/kubeConfig';
 import { capzPlugin } from '../plugin';
+// The app's policy itself: the decisions these tests meet are the ones a user of packages/backend meets.
+// eslint-disable-next-line @backstage/no-relative-monorepo-imports
+import capzOwnerPolicy from '../../../../packages/backend/src/permissionPolicy';
 
 /** Keys whose string values are redacted from the log (the tests' config: tokens, client secrets, keys). */
 const SECRET_KEY = /secret|token|password|keys?$/i;
@@ -95,6 +100,8 @@ async function main() {
   backend.add(rootLogger);
   backend.add(authPlugin);
   backend.add(guestProvider);
+  backend.add(permissionPlugin);
+  backend.add(capzOwnerPolicy);
   // The bus the CAPZ plugin's signals are published on, as in packages/backend.
   backend.add(eventsPlugin);
   backend.add(capzPlugin);

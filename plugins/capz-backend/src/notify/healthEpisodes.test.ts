@@ -1,0 +1,274 @@
+import { resolvePackagePath } from '@backstage/backend-plugin-api';
+import { mockServices } from '@backstage/backend-test-utils';
+import type { NotificationService } from '@backstage/plugin-notifications-node';
+import type {
+  ClusterSummary,
+  Health,
+} from '@capz-backstage/plugin-capz-common';
+import { postgresId, storeDatabases } from '../testing/storeDatabases';
+import {
+  episodeStep,
+  HEALTH_NOTIFICATION_TOPIC,
+  HealthEpisodes,
+  scheduleHealthNotifications,
+} from './healthEpisodes';
+
+const MIN = 60_000;
+const AFTER = 30 * MIN;
+const T0 = Date.parse('2026-12-04T02:00:00Z');
+
+describe('episodeStep', () => {
+  it('starts an episode at degraded or failed, tells it once past the threshold, ends it at healthy', () => {
+    expect(episodeStep('degraded', undefined, T0, AFTER)).toEqual({
+      do: 'start',
+    });
+    expect(episodeStep('failed', undefined, T0, AFTER)).toEqual({
+      do: 'start',
+    });
+    const open = { startedAt: T0 };
+    expect(episodeStep('degraded', open, T0 + AFTER - 1, AFTER)).toEqual({
+      do: 'nothing',
+    });
+    expect(episodeStep('degraded', open, T0 + AFTER, AFTER)).toEqual({
+      do: 'notify',
+    });
+    const told = { startedAt: T0, notifiedAt: T0 + AFTER };
+    expect(episodeStep('failed', told, T0 + 5 * AFTER, AFTER)).toEqual({
+      do: 'nothing',
+    });
+    expect(episodeStep('healthy', told, T0 + 6 * AFTER, AFTER)).toEqual({
+      do: 'end',
+      notified: true,
+    });
+    expect(episodeStep('healthy', open, T0 + 1, AFTER)).toEqual({
+      do: 'end',
+      notified: false,
+    });
+    expect(episodeStep('gone', told, T0 + 1, AFTER)).toEqual({
+      do: 'end',
+      notified: true,
+    });
+  });
+
+  it('neither starts nor ends an episode while a cluster progresses, is paused, deleting or unknown', () => {
+    for (const h of ['progressing', 'paused', 'deleting', 'unknown'] as const) {
+      expect(episodeStep(h, undefined, T0, AFTER)).toEqual({ do: 'nothing' });
+      expect(episodeStep(h, { startedAt: T0 }, T0 + AFTER, AFTER)).toEqual({
+        do: 'nothing',
+      });
+    }
+    expect(episodeStep('healthy', undefined, T0, AFTER)).toEqual({
+      do: 'nothing',
+    });
+  });
+});
+
+const databases = storeDatabases();
+if (process.env.CI) {
+  it(`has ${postgresId} to test on`, () => {
+    expect(databases.supports(postgresId)).toBe(true);
+  });
+}
+
+const summary = (over: Partial<ClusterSummary> = {}): ClusterSummary => ({
+  managementCluster: 'local',
+  namespace: 'team-payments',
+  name: 'payments-prod',
+  uid: 'uid-payments',
+  api: 'aso-v1beta1',
+  health: 'healthy',
+  ...over,
+});
+
+function world() {
+  const sent: Parameters<NotificationService['send']>[0][] = [];
+  let failing = false;
+  const notifications: NotificationService = {
+    send: async n => {
+      if (failing)
+        throw new Error('the notifications backend is not installed');
+      sent.push(n);
+    },
+  };
+  let clusters: ClusterSummary[] = [summary()];
+  let synced = true;
+  return {
+    sent,
+    notifications,
+    set: (c: ClusterSummary[]) => {
+      clusters = c;
+    },
+    health: (h: Health, over: Partial<ClusterSummary> = {}) => {
+      clusters = [summary({ health: h, ...over })];
+    },
+    unsync: () => {
+      synced = false;
+    },
+    resync: () => {
+      synced = true;
+    },
+    fail: () => {
+      failing = true;
+    },
+    source: { clusters: () => clusters, synced: () => synced },
+  };
+}
+
+describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
+  async function setUp() {
+    const knex = await databases.init(id);
+    await knex.migrate.latest({
+      directory: resolvePackagePath(
+        '@capz-backstage/plugin-capz-backend',
+        'migrations',
+      ),
+    });
+    const w = world();
+    const episodes = (notifications = w.notifications) =>
+      new HealthEpisodes({
+        db: knex,
+        source: w.source,
+        notifications,
+        logger: mockServices.logger.mock(),
+        unhealthyAfterMs: AFTER,
+      });
+    return { knex, w, episodes };
+  }
+
+  it("tells the cluster entity's owners once it has been degraded past the threshold, and its recovery in the same notification", async () => {
+    const { w, episodes } = await setUp();
+    const e = episodes();
+    w.health('degraded', {
+      reason: 'ManagedCluster payments-prod: QuotaExceeded',
+      message:
+        'Operation could not be completed as it results in exceeding approved Total Regional Cores quota',
+    });
+    expect(await e.check(T0)).toBe(0);
+    expect(await e.check(T0 + AFTER - 1)).toBe(0);
+    expect(w.sent).toHaveLength(0);
+    expect(await e.check(T0 + AFTER)).toBe(1);
+    expect(await e.check(T0 + 2 * AFTER)).toBe(0);
+    expect(w.sent).toHaveLength(1);
+    expect(w.sent[0]).toEqual({
+      recipients: {
+        type: 'entity',
+        entityRef: 'resource:default/local-team-payments-payments-prod',
+      },
+      payload: expect.objectContaining({
+        title: 'team-payments/payments-prod has been degraded for 30 minutes',
+        description:
+          'ManagedCluster payments-prod: QuotaExceeded: Operation could not be completed as it results in exceeding approved Total Regional Cores quota',
+        severity: 'normal',
+        topic: HEALTH_NOTIFICATION_TOPIC,
+        link: '/capz/clusters/local/team-payments/payments-prod',
+      }),
+    });
+
+    w.health('progressing');
+    expect(await e.check(T0 + 3 * AFTER)).toBe(0);
+    w.health('healthy');
+    expect(await e.check(T0 + 4 * AFTER)).toBe(1);
+    expect(w.sent[1].payload).toEqual(
+      expect.objectContaining({
+        title: 'team-payments/payments-prod is healthy again',
+        scope: w.sent[0].payload.scope,
+      }),
+    );
+    // A new episode is a new notification.
+    w.health('failed');
+    await e.check(T0 + 5 * AFTER);
+    await e.check(T0 + 6 * AFTER);
+    expect(w.sent).toHaveLength(3);
+    expect(w.sent[2].payload.severity).toBe('high');
+    expect(w.sent[2].payload.scope).not.toBe(w.sent[0].payload.scope);
+  });
+
+  it('tells nobody of a blip shorter than the threshold', async () => {
+    const { w, episodes } = await setUp();
+    const e = episodes();
+    w.health('failed');
+    await e.check(T0);
+    w.health('healthy');
+    await e.check(T0 + AFTER / 2);
+    w.health('failed');
+    await e.check(T0 + AFTER);
+    // The episode restarted at T0 + AFTER: not yet long enough.
+    await e.check(T0 + AFTER + AFTER / 2);
+    expect(w.sent).toHaveLength(0);
+  });
+
+  it('tells once with two replicas checking the same database', async () => {
+    const { w, episodes } = await setUp();
+    const [a, b] = [episodes(), episodes()];
+    w.health('degraded');
+    await Promise.all([a.check(T0), b.check(T0)]);
+    const counts = await Promise.all([
+      a.check(T0 + AFTER),
+      b.check(T0 + AFTER),
+    ]);
+    expect(counts.sort()).toEqual([0, 1]);
+    await b.check(T0 + 2 * AFTER);
+    expect(w.sent).toHaveLength(1);
+  });
+
+  it('ends the episode of a cluster deleted while unhealthy, and keeps episodes while its cache is not synced', async () => {
+    const { w, episodes, knex } = await setUp();
+    const e = episodes();
+    w.health('degraded');
+    await e.check(T0);
+    await e.check(T0 + AFTER);
+    w.set([]);
+    w.unsync();
+    // A restart's cache before its first list holds nothing: that is no deletion.
+    await e.check(T0 + 2 * AFTER);
+    expect(await knex('capz_health_episodes').select('name')).toEqual([
+      { name: 'payments-prod' },
+    ]);
+    w.resync();
+    await e.check(T0 + 3 * AFTER);
+    expect(await knex('capz_health_episodes').select('name')).toEqual([]);
+    expect(w.sent.map(n => n.payload.title)).toEqual([
+      'team-payments/payments-prod has been degraded for 30 minutes',
+      'team-payments/payments-prod was unhealthy and is now deleted',
+    ]);
+  });
+
+  it('goes on without the notifications backend: nothing is sent, the check still keeps its episodes', async () => {
+    const { w, episodes } = await setUp();
+    w.fail();
+    const e = episodes();
+    w.health('degraded');
+    await e.check(T0);
+    expect(await e.check(T0 + AFTER)).toBe(0);
+    expect(await episodes(undefined).check(T0 + 2 * AFTER)).toBe(0);
+  });
+});
+
+describe('scheduleHealthNotifications', () => {
+  it('checks on one replica at a time, four times per threshold and at least every minute', async () => {
+    const scheduler = mockServices.scheduler.mock();
+    const episodes = { check: jest.fn(async () => 2) };
+    await scheduleHealthNotifications({
+      scheduler,
+      episodes: episodes as unknown as HealthEpisodes,
+      unhealthyAfterMs: 40_000,
+      logger: mockServices.logger.mock(),
+    });
+    expect(scheduler.scheduleTask).toHaveBeenCalledWith(
+      expect.objectContaining({
+        id: 'capz-health-notifications',
+        scope: 'global',
+        frequency: { milliseconds: 10_000 },
+      }),
+    );
+    await scheduleHealthNotifications({
+      scheduler,
+      episodes: episodes as unknown as HealthEpisodes,
+      unhealthyAfterMs: AFTER,
+      logger: mockServices.logger.mock(),
+    });
+    expect(scheduler.scheduleTask.mock.calls[1][0].frequency).toEqual({
+      milliseconds: 60_000,
+    });
+  });
+});
