@@ -204,6 +204,7 @@ export const capzPlugin = createBackendPlugin({
                     'capz@backstage.local',
                 },
               };
+        const owners = ownerNotifications({ notifications, logger });
         // Jobs: durable rows, run under a lease by whichever replica takes it; progress is pushed on its own channel.
         const jobs = await createJobs({
           git,
@@ -216,8 +217,7 @@ export const capzPlugin = createBackendPlugin({
           aks,
           signals,
           // A job's owners hear when it succeeds, fails, is paused or cancelled (notify/ownerNotifications.ts).
-          onStateChange: ownerNotifications({ notifications, logger })
-            .jobStateChanged,
+          onStateChange: owners.jobStateChanged,
         });
         lifecycle.addStartupHook(async () => {
           await jobs.engine.start(scheduler);
@@ -305,6 +305,8 @@ export const capzPlugin = createBackendPlugin({
             auditor,
             service: day2,
             ownerOf,
+            // The owners hear how a confirmed action or delete ended (notify/ownerNotifications.ts).
+            notify: owners.day2Done,
             // The kubeconfig download: src/connect.
             connect: new ClusterConnect({
               logger,

@@ -106,3 +106,95 @@ describe('ownerNotifications', () => {
     );
   });
 });
+
+describe('day-2 outcomes', () => {
+  const place = {
+    managementCluster: 'local',
+    namespace: 'team-payments',
+    name: 'payments-prod',
+  };
+
+  it("tells the cluster entity's owners what a confirmed action changed, and who confirmed it", async () => {
+    const { sent, notifications } = sink();
+    const n = ownerNotifications({
+      notifications,
+      logger: mockServices.logger.mock(),
+    });
+    n.day2Done({
+      place,
+      action: 'scale',
+      actor: 'user:default/ada',
+      changes: ['update MachinePool team-payments/payments-prod-api'],
+    });
+    n.day2Done({
+      place,
+      action: 'upgrade',
+      actor: 'user:default/ada',
+      proposed: {
+        branch: 'capz/upgrade-payments-prod',
+        pullRequest: 'https://git.example/platform/gitops/pulls/7',
+      },
+    });
+    n.day2Done({
+      place,
+      action: 'removePool',
+      actor: 'user:default/ada',
+      error: Object.assign(
+        new Error('AKS refused the delete: the pool is the last system pool'),
+        {
+          name: 'ServiceUnavailableError',
+        },
+      ),
+    });
+    await new Promise(r => setImmediate(r));
+    expect(sent).toEqual([
+      {
+        recipients: {
+          type: 'entity',
+          entityRef: 'resource:default/local-team-payments-payments-prod',
+        },
+        payload: {
+          title:
+            'Scale of team-payments/payments-prod applied by user:default/ada',
+          description: 'update MachinePool team-payments/payments-prod-api',
+          severity: 'low',
+          link: '/capz/clusters/local/team-payments/payments-prod',
+          topic: 'capz-day2',
+        },
+      },
+      expect.objectContaining({
+        payload: expect.objectContaining({
+          title:
+            'Upgrade of team-payments/payments-prod proposed by user:default/ada',
+          description:
+            'It waits for its merge: https://git.example/platform/gitops/pulls/7.',
+          link: 'https://git.example/platform/gitops/pulls/7',
+        }),
+      }),
+      expect.objectContaining({
+        payload: expect.objectContaining({
+          title: 'Node pool removal of team-payments/payments-prod failed',
+          description:
+            'AKS refused the delete: the pool is the last system pool (confirmed by user:default/ada)',
+          severity: 'high',
+        }),
+      }),
+    ]);
+  });
+
+  it('says nothing of a refusal that changed nothing (bad input, a policy, a plan that moved on)', async () => {
+    const { sent, notifications } = sink();
+    const n = ownerNotifications({
+      notifications,
+      logger: mockServices.logger.mock(),
+    });
+    for (const name of ['InputError', 'NotAllowedError', 'ConflictError'])
+      n.day2Done({
+        place,
+        action: 'scale',
+        error: Object.assign(new Error('no'), { name }),
+      });
+    await new Promise(r => setImmediate(r));
+    expect(sent).toEqual([]);
+  });
+});

@@ -9,6 +9,8 @@ import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { NotificationService } from '@backstage/plugin-notifications-node';
 import {
   clusterEntityName,
+  type ClusterPlace,
+  type Day2Action,
   type Job,
 } from '@capz-backstage/plugin-capz-common';
 
@@ -62,10 +64,97 @@ export function jobNotification(job: Job):
   }
 }
 
-/** The owners' notifications of the plugin's jobs. */
+/** The topic of the day-2 actions' notifications. */
+export const DAY2_NOTIFICATION_TOPIC = 'capz-day2';
+
+const DAY2_WORDS: Record<Day2Action['action'] | 'delete', string> = {
+  scale: 'Scale',
+  autoscale: 'Autoscaling change',
+  upgrade: 'Upgrade',
+  addPool: 'New node pool',
+  removePool: 'Node pool removal',
+  pause: 'Pause',
+  resume: 'Resume',
+  delete: 'Delete',
+};
+
+/**
+ * Errors a user meets at once and that change nothing: bad input, a policy's no, a cluster or plan that moved on (404,
+ * 409), a request the API server or ARM refused before a write. Their owners need not hear of them.
+ */
+const REFUSALS = new Set([
+  'InputError',
+  'NotAllowedError',
+  'NotFoundError',
+  'ConflictError',
+  'AuthenticationError',
+  'NotModifiedError',
+]);
+
+/** A confirmed day-2 action (or a delete) that was applied, proposed to Git, or failed on the way. */
+export interface Day2Outcome {
+  place: ClusterPlace;
+  action: Day2Action['action'] | 'delete';
+  /** Who confirmed it (their entity ref). */
+  actor?: string;
+  /** What was written: "update MachinePool team-payments/payments-prod-api", ... */
+  changes?: string[];
+  /** The pull request (or branch) it was proposed as, when Git owns the objects. */
+  proposed?: { branch: string; pullRequest?: string };
+  error?: Error;
+}
+
+/** What the owners are told of a day-2 outcome; undefined for refusals that changed nothing. */
+export function day2Notification(o: Day2Outcome):
+  | {
+      title: string;
+      description?: string;
+      severity: 'high' | 'normal' | 'low';
+      link?: string;
+    }
+  | undefined {
+  const what = `${DAY2_WORDS[o.action] ?? o.action} of ${o.place.namespace}/${
+    o.place.name
+  }`;
+  const by = o.actor ? ` by ${o.actor}` : '';
+  if (o.error) {
+    if (REFUSALS.has(o.error.name)) return undefined;
+    return {
+      title: `${what} failed`,
+      description: `${o.error.message}${
+        o.actor ? ` (confirmed by ${o.actor})` : ''
+      }`,
+      severity: 'high',
+    };
+  }
+  if (o.proposed)
+    return {
+      title: `${what} proposed${by}`,
+      description: `It waits for its merge: ${
+        o.proposed.pullRequest ?? `branch ${o.proposed.branch}`
+      }.`,
+      severity: 'normal',
+      ...(o.proposed.pullRequest ? { link: o.proposed.pullRequest } : {}),
+    };
+  if (o.action === 'delete')
+    return {
+      title: `${what} started${by}`,
+      ...(o.changes?.length ? { description: o.changes.join('; ') } : {}),
+      severity: 'normal',
+    };
+  return {
+    title: `${what} applied${by}`,
+    ...(o.changes?.length ? { description: o.changes.join('; ') } : {}),
+    severity: 'low',
+  };
+}
+
+/** The owners' notifications of the plugin's jobs and day-2 actions. */
 export interface OwnerNotifications {
   /** A run moved `job` to another state (sent once: by the replica whose fenced write did it). */
   jobStateChanged(job: Job): void;
+  /** A confirmed day-2 action or delete ended (sent by the replica that served it, once). */
+  day2Done(outcome: Day2Outcome): void;
 }
 
 export function ownerNotifications(o: {
@@ -73,6 +162,31 @@ export function ownerNotifications(o: {
   logger: LoggerService;
 }): OwnerNotifications {
   return {
+    day2Done(outcome) {
+      const n = day2Notification(outcome);
+      if (!n || !o.notifications) return;
+      const { place } = outcome;
+      o.notifications
+        .send({
+          recipients: { type: 'entity', entityRef: clusterEntityRef(place) },
+          payload: {
+            link: `/capz/clusters/${encodeURIComponent(
+              place.managementCluster,
+            )}/${encodeURIComponent(place.namespace)}/${encodeURIComponent(
+              place.name,
+            )}`,
+            ...n,
+            topic: DAY2_NOTIFICATION_TOPIC,
+          },
+        })
+        .catch(e =>
+          o.logger.warn(
+            `could not notify the owners of ${place.namespace}/${
+              place.name
+            } of a ${outcome.action}: ${(e as Error).message}`,
+          ),
+        );
+    },
     jobStateChanged(job) {
       const n = jobNotification(job);
       if (!n || !o.notifications) return;

@@ -24,6 +24,7 @@ import { clusterOwnerOf } from '../cluster/clusterOwners';
 import { ClusterConnect } from '../connect/ClusterConnect';
 import { Day2Service } from '../day2/Day2Service';
 import type { Day2Client } from '../cluster/clientViews';
+import type { Day2Outcome } from '../notify/ownerNotifications';
 
 /** AKS's user kubeconfig of an Entra ID cluster with format=exec: kubelogin, no secret. */
 const execKubeconfig = `apiVersion: v1
@@ -162,6 +163,7 @@ async function setup(
       }),
     },
   });
+  const notified: Day2Outcome[] = [];
   const router = await createDay2Router({
     httpAuth: mockServices.httpAuth(),
     permissions: mockServices.permissions.mock({
@@ -183,6 +185,7 @@ async function setup(
       },
     }),
     service,
+    notify: n => notified.push(n),
     ownerOf: clusterOwnerOf(
       { get: (_mc, kind, _ns, name) => store.get(`${kind}/${name}`) as never },
       'group:default/platform',
@@ -208,7 +211,7 @@ async function setup(
         logger,
       }).error({ showStackTraces: o.showStackTraces }),
     );
-  return { app, writes, reads, audits, store, credentialReads };
+  return { app, writes, reads, audits, store, credentialReads, notified };
 }
 
 /** Any well-formed digest: the rules are checked before the digest is compared. */
@@ -236,7 +239,7 @@ async function previewed(
 
 describe('day-2 routes', () => {
   it('previews a scale with a dry run only, and applies it after its dry run', async () => {
-    const { app, writes, audits } = await setup();
+    const { app, writes, audits, notified } = await setup();
     const preview = await request(app)
       .post(`${base}/actions/preview`)
       .set(auth)
@@ -272,6 +275,19 @@ describe('day-2 routes', () => {
     expect(audits).toEqual([
       { eventId: 'capz-cluster-day2', outcome: 'success' },
       { eventId: 'capz-cluster-day2', outcome: 'success' },
+    ]);
+    // The owners hear of the confirm, not of the preview.
+    expect(notified).toEqual([
+      {
+        place: {
+          managementCluster: 'east',
+          namespace: 'team-a',
+          name: 'alpha',
+        },
+        action: 'scale',
+        actor: 'user:default/mock',
+        changes: ['update MachinePool team-a/alpha-user'],
+      },
     ]);
   });
 
@@ -510,7 +526,7 @@ describe('day-2 routes', () => {
   });
 
   it('deletes only with the typed name, answering 202 with the preview', async () => {
-    const { app, writes, audits } = await setup();
+    const { app, writes, audits, notified } = await setup();
     const wrong = await request(app)
       .delete(base)
       .set(auth)
@@ -540,6 +556,9 @@ describe('day-2 routes', () => {
       'capz-cluster-delete fail',
       'capz-cluster-delete success',
     ]);
+    expect(
+      notified.map(n => `${n.action} ${n.error?.name ?? 'started'}`),
+    ).toEqual(['delete InputError', 'delete started']);
   });
 
   it('refuses to delete a paused cluster with a 409', async () => {

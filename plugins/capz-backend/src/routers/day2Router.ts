@@ -32,6 +32,7 @@ import { createOpenApiRouter } from '../schema/openapi.generated';
 import { explainValidationErrors } from './validationMessages';
 import type { ClusterConnect } from '../connect/ClusterConnect';
 import type { Day2Service } from '../day2/Day2Service';
+import type { OwnerNotifications } from '../notify/ownerNotifications';
 
 export interface Day2RouterOptions {
   httpAuth: HttpAuthService;
@@ -42,6 +43,8 @@ export interface Day2RouterOptions {
   connect: Pick<ClusterConnect, 'kubeconfig'>;
   /** The clusters' owners for a policy's IS_CLUSTER_OWNER condition (cluster/clusterOwners.ts). */
   ownerOf?: ClusterOwnerOf;
+  /** Tells the cluster's owners how a confirmed action or delete ended (notify/ownerNotifications.ts). */
+  notify?: OwnerNotifications['day2Done'];
   validateResponses?: boolean;
 }
 
@@ -111,6 +114,8 @@ export async function createDay2Router(
           ).join(', ')}`,
         );
       const credentials = await authorize(req, permission, p);
+      const actor = (credentials.principal as { userEntityRef?: string })
+        .userEntityRef;
       const audit = await o.auditor.createEvent({
         eventId: 'capz-cluster-day2',
         severityLevel: apply ? 'high' : 'low',
@@ -118,16 +123,13 @@ export async function createDay2Router(
         meta: { target: { ...p }, action, dryRun: !apply },
       });
       try {
-        const plan = await o.service.act(p, action, {
-          apply,
-          actor: (credentials.principal as { userEntityRef?: string })
-            .userEntityRef,
-        });
+        const plan = await o.service.act(p, action, { apply, actor });
+        const changes = plan.changes.map(
+          c => `${c.operation} ${c.kind} ${c.namespace}/${c.name}`,
+        );
         await audit.success({
           meta: {
-            changes: plan.changes.map(
-              c => `${c.operation} ${c.kind} ${c.namespace}/${c.name}`,
-            ),
+            changes,
             ...(plan.git?.proposed
               ? {
                   proposed: {
@@ -139,9 +141,31 @@ export async function createDay2Router(
               : {}),
           },
         });
+        if (apply)
+          o.notify?.({
+            place: p,
+            action: action.action,
+            actor,
+            changes,
+            ...(plan.git?.proposed
+              ? {
+                  proposed: {
+                    branch: plan.git.proposed.branch,
+                    pullRequest: plan.git.proposed.pullRequest?.url,
+                  },
+                }
+              : {}),
+          });
         res.json(plan);
       } catch (e) {
         await audit.fail({ error: e as Error });
+        if (apply)
+          o.notify?.({
+            place: p,
+            action: action.action,
+            actor,
+            error: e as Error,
+          });
         throw e;
       }
     };
@@ -176,6 +200,8 @@ export async function createDay2Router(
     async (req, res) => {
       const p = place(req.params);
       const credentials = await authorize(req, capzClusterDeletePermission, p);
+      const actor = (credentials.principal as { userEntityRef?: string })
+        .userEntityRef;
       const audit = await o.auditor.createEvent({
         eventId: 'capz-cluster-delete',
         severityLevel: 'critical',
@@ -189,8 +215,7 @@ export async function createDay2Router(
           String(body.confirmName ?? ''),
           {
             planDigest: body.planDigest,
-            actor: (credentials.principal as { userEntityRef?: string })
-              .userEntityRef,
+            actor,
           },
         );
         const proposed = preview.git?.proposed;
@@ -211,10 +236,28 @@ export async function createDay2Router(
             azureKeeps: preview.keeps.map(d => `${d.azureType}/${d.azureName}`),
           },
         });
+        o.notify?.({
+          place: p,
+          action: 'delete',
+          actor,
+          ...(proposed
+            ? {
+                proposed: {
+                  branch: proposed.branch,
+                  pullRequest: proposed.pullRequest?.url,
+                },
+              }
+            : {
+                changes: preview.deletes.map(
+                  d => `deletes ${d.azureType} ${d.azureName}`,
+                ),
+              }),
+        });
         const answer: DeleteClusterResponse = { accepted: true, preview };
         res.status(202).json(answer);
       } catch (e) {
         await audit.fail({ error: e as Error });
+        o.notify?.({ place: p, action: 'delete', actor, error: e as Error });
         throw e;
       }
     },
