@@ -7,7 +7,8 @@ const path = require('node:path');
  */
 const LAYERS = [
   { name: 'wiring', folders: ['plugin.ts', 'index.ts'] },
-  { name: 'routers', folders: ['routers'] },
+  // The routes and the actions registry's actions: the two ways in, peers.
+  { name: 'routers', folders: ['routers', 'actions'] },
   {
     name: 'services',
     folders: ['day2', 'jobs', 'history', 'live', 'connect', 'views', 'create'],

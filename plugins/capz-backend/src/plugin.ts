@@ -7,6 +7,8 @@ import {
 } from './notify/healthEpisodes';
 import { readDurationMs } from './config/durations';
 import { ClusterViews } from './views/clusterViews';
+import { actionsRegistryServiceRef } from '@backstage/backend-plugin-api/alpha';
+import { registerClusterActions } from './actions/clusterActions';
 import {
   coreServices,
   createBackendPlugin,
@@ -73,6 +75,7 @@ export const capzPlugin = createBackendPlugin({
         auditor: coreServices.auditor,
         signals: signalsServiceRef,
         notifications: notificationService,
+        actionsRegistry: actionsRegistryServiceRef,
       },
       async init({
         config,
@@ -87,6 +90,7 @@ export const capzPlugin = createBackendPlugin({
         auditor,
         signals,
         notifications,
+        actionsRegistry,
       }) {
         const managementClusters = readManagementClusters(config);
         logger.info(
@@ -144,16 +148,24 @@ export const capzPlugin = createBackendPlugin({
         history.recorder.on('flush', (flush: HistoryFlush) =>
           changeSignals.notifyClusters(flush.clusterUids),
         );
+        // The watch cache's views for what runs outside a request: the actions and the health check below.
+        const cacheViews = new ClusterViews(
+          cache,
+          managementClusters.map(c => c.name),
+        );
+        // The reads as actions of the actions registry, for AI assistants through the MCP actions backend (src/actions).
+        registerClusterActions({
+          actionsRegistry,
+          permissions,
+          views: cacheViews,
+          ownerOf,
+        });
         // A cluster unhealthy for longer than capz.notifications.unhealthyAfter is told to its owners, once, and its
         // recovery in the same notification (notify/healthEpisodes.ts); the migrations above made its table.
         const unhealthyAfterMs = readDurationMs(
           config,
           'capz.notifications.unhealthyAfter',
           DEFAULT_UNHEALTHY_AFTER_MS,
-        );
-        const healthViews = new ClusterViews(
-          cache,
-          managementClusters.map(c => c.name),
         );
         await scheduleHealthNotifications({
           scheduler,
@@ -162,7 +174,7 @@ export const capzPlugin = createBackendPlugin({
           episodes: new HealthEpisodes({
             db: await database.getClient(),
             source: {
-              clusters: () => healthViews.list(),
+              clusters: () => cacheViews.list(),
               synced: mc => cache.status(mc).synced,
             },
             notifications,
