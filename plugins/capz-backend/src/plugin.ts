@@ -27,6 +27,7 @@ import { ConnectionMonitor } from './cluster/ConnectionMonitor';
 import { WatchCache } from './cluster/WatchCache';
 import { clusterOwnerOf } from './cluster/clusterOwners';
 import { withOwner } from './permissions/readAccess';
+import { permissionsAnsweringWhenDown } from './permissions/unavailable';
 import { readManagementClusters } from './config/managementClusters';
 import { ChangeSignals } from './live/ChangeSignals';
 import { createHistory, HistoryFlush } from './history';
@@ -82,7 +83,7 @@ export const capzPlugin = createBackendPlugin({
         logger,
         httpAuth,
         httpRouter,
-        permissions,
+        permissions: permissionsService,
         permissionsRegistry,
         scheduler,
         lifecycle,
@@ -92,6 +93,8 @@ export const capzPlugin = createBackendPlugin({
         notifications,
         actionsRegistry,
       }) {
+        // A permission check that cannot be made (its backend or the auth database away) answers 503, not 500.
+        const permissions = permissionsAnsweringWhenDown(permissionsService);
         const managementClusters = readManagementClusters(config);
         logger.info(
           `CAPZ: ${
