@@ -12,6 +12,7 @@ import type { ActionsRegistryService } from '@backstage/backend-plugin-api/alpha
 import { NotFoundError } from '@backstage/errors';
 import {
   clusterAttention,
+  clusterPagePath,
   type ClusterSummary,
   type TreeNode,
 } from '@capz-backstage/plugin-capz-common';
@@ -263,9 +264,7 @@ export function registerClusterActions(o: {
               : {}),
           },
           notReady: notReady(tree),
-          page: `/capz/clusters/${encodeURIComponent(
-            s.managementCluster,
-          )}/${encodeURIComponent(s.namespace)}/${encodeURIComponent(s.name)}`,
+          page: clusterPagePath(s),
         },
       };
     },

@@ -16,6 +16,7 @@ import type {
   ClusterSummary,
   Health,
 } from '@capz-backstage/plugin-capz-common';
+import { clusterPagePath } from '@capz-backstage/plugin-capz-common';
 import type { Knex } from 'knex';
 import { clusterEntityRef } from './ownerNotifications';
 
@@ -241,9 +242,7 @@ export class HealthEpisodes {
         recipients: { type: 'entity', entityRef: clusterEntityRef(c) },
         payload: {
           ...episodeNotification(c, state),
-          link: `/capz/clusters/${encodeURIComponent(
-            c.managementCluster,
-          )}/${encodeURIComponent(c.namespace)}/${encodeURIComponent(c.name)}`,
+          link: clusterPagePath(c),
           topic: HEALTH_NOTIFICATION_TOPIC,
           // One notification per episode: its end replaces its start (and marks it unread again).
           scope: `capz:health:${c.managementCluster}:${c.namespace}/${c.name}:${startedAt}`,

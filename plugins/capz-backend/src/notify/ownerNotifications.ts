@@ -9,6 +9,7 @@ import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { NotificationService } from '@backstage/plugin-notifications-node';
 import {
   clusterEntityName,
+  clusterPagePath,
   type ClusterPlace,
   type Day2Action,
   type Job,
@@ -170,11 +171,7 @@ export function ownerNotifications(o: {
         .send({
           recipients: { type: 'entity', entityRef: clusterEntityRef(place) },
           payload: {
-            link: `/capz/clusters/${encodeURIComponent(
-              place.managementCluster,
-            )}/${encodeURIComponent(place.namespace)}/${encodeURIComponent(
-              place.name,
-            )}`,
+            link: clusterPagePath(place),
             ...n,
             topic: DAY2_NOTIFICATION_TOPIC,
           },
