@@ -18,6 +18,23 @@ export async function signInAsGuest(page: Page): Promise<void> {
 }
 
 /**
+ * Signs in as the demo's team member (the backend's demo-team-member provider: catalog/org.yaml's pat, a developer of
+ * the payments team), as a person does with the sign-in page's "Team member" card.
+ */
+export async function signInAsTeamMember(page: Page): Promise<void> {
+  await page.goto('/');
+  const card = page
+    .getByText('Team member', { exact: true })
+    .locator('xpath=ancestor::*[.//button][1]');
+  await card.getByRole('button', { name: 'Sign In' }).click();
+  await expect(
+    page
+      .getByTestId('sidebar-root')
+      .getByRole('link', { name: 'AKS clusters' }),
+  ).toBeVisible();
+}
+
+/**
  * Opens a cluster's page from the clusters list (signed in already) and returns a function that opens one of its
  * actions' dialogs by its menu item and title.
  */

@@ -1,4 +1,20 @@
 export interface Config {
+  auth?: {
+    providers?: {
+      /**
+       * The demo's second sign-in (src/demoSignIn.ts): a catalog user without credentials, for development only.
+       * Off unless set.
+       */
+      'demo-team-member'?: {
+        /** The user signed in, e.g. user:default/pat. */
+        userEntityRef: string;
+        /** The claims its token carries until the catalog has read that user (default: the user alone). */
+        ownershipEntityRefs?: string[];
+        /** Allows it outside NODE_ENV=development (like the guest provider's setting of the same name). */
+        dangerouslyAllowOutsideDevelopment?: boolean;
+      };
+    };
+  };
   capz?: {
     /** The app's permission policy (packages/backend/src/permissionPolicy.ts). */
     permissionPolicy?: {

@@ -1,7 +1,8 @@
 /*
  * The Backstage backend that hosts the CAPZ plugins. Only what the product needs is installed: catalog,
  * scaffolder (with the GitHub, GitLab and Bitbucket Server modules for pull requests), auth, permissions,
- * notifications and signals (live updates), the events bus, and the three CAPZ packages.
+ * notifications and signals (live updates), the events bus, the MCP server of the actions registry, and the three CAPZ
+ * packages.
  */
 import { createBackend } from '@backstage/backend-defaults';
 
@@ -10,6 +11,8 @@ const backend = createBackend();
 backend.add(import('@backstage/plugin-app-backend'));
 backend.add(import('@backstage/plugin-auth-backend'));
 backend.add(import('@backstage/plugin-auth-backend-module-guest-provider'));
+// The demo's second sign-in, a product team's developer (./demoSignIn.ts; development only, off unless configured).
+backend.add(import('./demoSignIn'));
 backend.add(import('@backstage/plugin-catalog-backend'));
 backend.add(
   import('@backstage/plugin-catalog-backend-module-scaffolder-entity-model'),
@@ -32,6 +35,9 @@ backend.add(import('@backstage/plugin-signals-backend'));
 // The events bus the catalog and signals subscribe to (without it they log "events backend not found"); it also
 // carries signals between backend replicas (through the database with PostgreSQL).
 backend.add(import('@backstage/plugin-events-backend'));
+// The actions registry's actions (the CAPZ reads, day-2 previews and confirms) as an MCP server for AI assistants, at
+// /api/mcp-actions/v1 (docs/install.md#mcp).
+backend.add(import('@backstage/plugin-mcp-actions-backend'));
 
 backend.add(import('@capz-backstage/plugin-capz-backend'));
 backend.add(import('@capz-backstage/plugin-scaffolder-backend-module-capz'));

@@ -9,6 +9,7 @@ import { readDurationMs } from './config/durations';
 import { ClusterViews } from './views/clusterViews';
 import { actionsRegistryServiceRef } from '@backstage/backend-plugin-api/alpha';
 import { registerClusterActions } from './actions/clusterActions';
+import { registerDay2Actions } from './actions/day2Actions';
 import {
   coreServices,
   createBackendPlugin,
@@ -77,6 +78,8 @@ export const capzPlugin = createBackendPlugin({
         signals: signalsServiceRef,
         notifications: notificationService,
         actionsRegistry: actionsRegistryServiceRef,
+        auth: coreServices.auth,
+        discovery: coreServices.discovery,
       },
       async init({
         config,
@@ -92,6 +95,8 @@ export const capzPlugin = createBackendPlugin({
         signals,
         notifications,
         actionsRegistry,
+        auth,
+        discovery,
       }) {
         // A permission check that cannot be made (its backend or the auth database away) answers 503, not 500.
         const permissions = permissionsAnsweringWhenDown(permissionsService);
@@ -163,6 +168,8 @@ export const capzPlugin = createBackendPlugin({
           views: cacheViews,
           ownerOf,
         });
+        // The day-2 preview and its confirm, as the routes themselves on behalf of the caller (src/actions).
+        registerDay2Actions({ actionsRegistry, auth, discovery });
         // A cluster unhealthy for longer than capz.notifications.unhealthyAfter is told to its owners, once, and its
         // recovery in the same notification (notify/healthEpisodes.ts); the migrations above made its table.
         const unhealthyAfterMs = readDurationMs(

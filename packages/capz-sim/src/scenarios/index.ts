@@ -63,6 +63,8 @@ export const scenarios: Scenario[] = [
       await asoManagedCluster(kube, {
         namespace: 'team-payments',
         name: 'payments-prod',
+        // The payments team owns its clusters: its members act on them (the app's policy), the platform on all.
+        owner: 'group:default/payments',
         credentialSecret: 'aso-credential',
         pools: [
           systemPool(3),
@@ -77,6 +79,7 @@ export const scenarios: Scenario[] = [
       await asoManagedCluster(kube, {
         namespace: 'team-payments',
         name: 'payments-dev',
+        owner: 'group:default/payments',
         credentialSecret: 'aso-credential',
         pools: [systemPool(1)],
       });

@@ -295,6 +295,8 @@ export async function asoManagedCluster(
     pools: PoolSeed[];
     apiVersion?: 'v1beta1' | 'v1alpha1';
     entraOnly?: boolean;
+    /** The catalog owner (an entity ref): the Cluster's `capz.io/owner` annotation; without it, the default owner. */
+    owner?: string;
     /**
      * A resource group made outside CAPZ (with these tags): it exists in Azure first, and the cluster's ResourceGroup
      * object stands for it on reconcile-policy skip, as the adoption jobs pin it (ASO then only reads it, and never
@@ -324,9 +326,11 @@ export async function asoManagedCluster(
     'serviceoperator.azure.com/credential-from': opts.credentialSecret,
   };
   const version = `v${opts.version ?? '1.33.2'}`;
-  await kube.createIfAbsent(
-    K.Cluster,
-    o('Cluster', ns, name, {
+  const cluster = o(
+    'Cluster',
+    ns,
+    name,
+    {
       controlPlaneRef: {
         apiGroup: CAPZ,
         kind: 'AzureASOManagedControlPlane',
@@ -337,8 +341,11 @@ export async function asoManagedCluster(
         kind: 'AzureASOManagedCluster',
         name,
       },
-    }),
+    },
+    // As the New AKS cluster template writes it (the product's OWNER_ANNOTATION).
+    opts.owner ? { annotations: { 'capz.io/owner': opts.owner } } : {},
   );
+  await kube.createIfAbsent(K.Cluster, cluster);
   const withVersion = (kind: KindName, obj: Obj) => ({
     ...obj,
     apiVersion: capzVersion,

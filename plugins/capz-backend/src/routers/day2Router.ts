@@ -71,10 +71,9 @@ export async function createDay2Router(
     req: express.Request,
     permission: ResourcePermission<'capz-cluster'>,
     p: ClusterPlace,
+    allow: Array<'user' | 'service'> = ['user'],
   ): Promise<BackstageCredentials> => {
-    const credentials = await o.httpAuth.credentials(req, {
-      allow: ['user'],
-    });
+    const credentials = await o.httpAuth.credentials(req, { allow });
     const [decision] = await o.permissions.authorizeConditional(
       [{ permission }],
       { credentials },
@@ -113,7 +112,13 @@ export async function createDay2Router(
             day2ActionPermissions,
           ).join(', ')}`,
         );
-      const credentials = await authorize(req, permission, p);
+      // A preview writes nothing: a service principal (the actions registry's callers, src/actions) may ask for one.
+      const credentials = await authorize(
+        req,
+        permission,
+        p,
+        apply ? ['user'] : ['user', 'service'],
+      );
       const actor = (credentials.principal as { userEntityRef?: string })
         .userEntityRef;
       const audit = await o.auditor.createEvent({

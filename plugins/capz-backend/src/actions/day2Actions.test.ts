@@ -1,0 +1,173 @@
+import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
+import { actionsRegistryServiceMock } from '@backstage/backend-test-utils/alpha';
+import express from 'express';
+import type { AddressInfo } from 'node:net';
+import { day2ActionsInWords, registerDay2Actions } from './day2Actions';
+
+/** A stand-in for the plugin's own routes: what each request carried, and a fixed answer. */
+async function routes(answer: { status: number; body: unknown }) {
+  const seen: { path: string; authorization?: string; body: unknown }[] = [];
+  const app = express();
+  app.use(express.json());
+  app.post('/api/capz/*', (req, res) => {
+    seen.push({
+      path: req.path,
+      authorization: req.headers.authorization,
+      body: req.body,
+    });
+    res.status(answer.status).json(answer.body);
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise(r => server.once('listening', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { seen, base, close: () => server.close() };
+}
+
+function setUp(base: string) {
+  const registry = actionsRegistryServiceMock();
+  registerDay2Actions({
+    actionsRegistry: registry,
+    auth: mockServices.auth(),
+    discovery: {
+      getBaseUrl: async plugin => `${base}/api/${plugin}`,
+      getExternalBaseUrl: async plugin => `${base}/api/${plugin}`,
+    },
+  });
+  return registry;
+}
+
+const where = {
+  managementCluster: 'local',
+  namespace: 'team-payments',
+  name: 'payments-prod',
+};
+
+describe('the day-2 actions', () => {
+  it("describe every action of openapi.yaml's Day2Action with its fields", () => {
+    const words = day2ActionsInWords();
+    expect(words.split('; ').map(a => a.split(' ')[0])).toEqual([
+      'scale',
+      'autoscale',
+      'upgrade',
+      'addPool',
+      'removePool',
+      'pause',
+      'resume',
+    ]);
+    expect(words).toContain('scale {pool: string, replicas: number}');
+    expect(words).toContain('autoscale {pool: string, enabled: boolean');
+  });
+
+  it('preview through the route on behalf of the caller, and hand its plan back', async () => {
+    const r = await routes({
+      status: 200,
+      body: { applied: false, planDigest: 'a'.repeat(64) },
+    });
+    try {
+      const { output } = await setUp(r.base).invoke({
+        id: 'test:preview-cluster-action',
+        input: {
+          ...where,
+          request: { action: 'scale', pool: 'api', replicas: 5 },
+        },
+        credentials: mockCredentials.user('user:default/ada'),
+      });
+      expect(output).toEqual({
+        plan: { applied: false, planDigest: 'a'.repeat(64) },
+      });
+      expect(r.seen).toEqual([
+        {
+          path: '/api/capz/clusters/local/team-payments/payments-prod/actions/preview',
+          // The caller's identity travels with the request (mock auth's on-behalf-of token names the user).
+          authorization: expect.stringContaining('user:default/ada'),
+          body: { action: 'scale', pool: 'api', replicas: 5 },
+        },
+      ]);
+    } finally {
+      r.close();
+    }
+  });
+
+  it("answer the route's refusal as its own error, status and words", async () => {
+    const r = await routes({
+      status: 409,
+      body: {
+        error: {
+          name: 'ConflictError',
+          message: 'The cluster changed since the preview',
+        },
+        response: { statusCode: 409 },
+      },
+    });
+    try {
+      const invoked = setUp(r.base).invoke({
+        id: 'test:apply-cluster-action',
+        input: {
+          ...where,
+          request: {
+            action: 'scale',
+            pool: 'api',
+            replicas: 5,
+            planDigest: 'b'.repeat(64),
+          },
+        },
+        credentials: mockCredentials.user('user:default/ada'),
+      });
+      await expect(invoked).rejects.toMatchObject({
+        name: 'ResponseError',
+        statusCode: 409,
+        cause: {
+          name: 'ConflictError',
+          message: 'The cluster changed since the preview',
+        },
+      });
+      expect(r.seen.map(s => s.path)).toEqual([
+        '/api/capz/clusters/local/team-payments/payments-prod/actions',
+      ]);
+    } finally {
+      r.close();
+    }
+  });
+
+  it("refuse a service principal's confirm without asking the route", async () => {
+    const r = await routes({ status: 200, body: {} });
+    try {
+      const invoked = setUp(r.base).invoke({
+        id: 'test:apply-cluster-action',
+        input: {
+          ...where,
+          request: {
+            action: 'pause',
+            planDigest: 'c'.repeat(64),
+          },
+        },
+        credentials: mockCredentials.service('external:mcp-agent'),
+      });
+      await expect(invoked).rejects.toMatchObject({
+        name: 'NotAllowedError',
+        message: expect.stringMatching(
+          /^Carrying out a day-2 action needs a signed-in user/,
+        ),
+      });
+      expect(r.seen).toEqual([]);
+    } finally {
+      r.close();
+    }
+  });
+
+  it('refuse names the routes would not take before any request', async () => {
+    const r = await routes({ status: 200, body: {} });
+    try {
+      await expect(
+        setUp(r.base).invoke({
+          id: 'test:preview-cluster-action',
+          input: { ...where, namespace: '..', request: { action: 'pause' } },
+          credentials: mockCredentials.user(),
+        }),
+      ).rejects.toMatchObject({ name: 'InputError' });
+      expect(r.seen).toEqual([]);
+    } finally {
+      r.close();
+    }
+  });
+});
