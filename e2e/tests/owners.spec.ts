@@ -37,13 +37,24 @@ async function menuOfPaymentsProd(page: Page): Promise<string[]> {
   return items.map(i => i.trim());
 }
 
-/** The titles in the user's notifications (the bell's page), unread ones included. */
+/**
+ * The titles of the user's unread notifications as the notifications page (the bell's) loads them: its own request's
+ * answer, awaited, so that an empty list is the user's and not a page still loading.
+ */
 async function notificationTitles(page: Page): Promise<string[]> {
-  await page.goto('/notifications');
-  await expect(
-    page.getByRole('heading', { name: 'Notifications' }).first(),
-  ).toBeVisible();
-  return page.locator('table').first().getByRole('row').allInnerTexts();
+  const [res] = await Promise.all([
+    page.waitForResponse(
+      r =>
+        /\/api\/notifications\/notifications(\?|$)/.test(r.url()) &&
+        r.request().method() === 'GET',
+    ),
+    page.goto('/notifications'),
+  ]);
+  expect(res.status()).toBe(200);
+  const body = (await res.json()) as {
+    notifications: { payload: { title: string } }[];
+  };
+  return body.notifications.map(n => n.payload.title);
 }
 
 test("a team member sees and acts on their team's clusters only; the platform sees every cluster and may delete", async ({
@@ -84,7 +95,7 @@ test("a cluster degraded past capz.notifications.unhealthyAfter is in its owners
   test.setTimeout(180_000);
   const guest = await (await browser.newContext()).newPage();
   await signInAsGuest(guest);
-  const told = /team-search\/search-prod has been degraded for \d+ minutes?/;
+  const told = /^team-search\/search-prod has been degraded for \d+ minutes?$/;
   await expect
     .poll(
       async () =>
@@ -92,6 +103,8 @@ test("a cluster degraded past capz.notifications.unhealthyAfter is in its owners
       { timeout: 120_000, intervals: [2_000] },
     )
     .toBe(1);
+  // On the page too, once.
+  await expect(guest.getByText(told)).toHaveCount(1);
 
   const pat = await (await browser.newContext()).newPage();
   await signInAsTeamMember(pat);

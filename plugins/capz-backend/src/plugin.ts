@@ -8,6 +8,7 @@ import {
 import { readDurationMs } from './config/durations';
 import { ClusterViews } from './views/clusterViews';
 import { actionsRegistryServiceRef } from '@backstage/backend-plugin-api/alpha';
+import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { registerClusterActions } from './actions/clusterActions';
 import { registerDay2Actions } from './actions/day2Actions';
 import {
@@ -80,6 +81,7 @@ export const capzPlugin = createBackendPlugin({
         actionsRegistry: actionsRegistryServiceRef,
         auth: coreServices.auth,
         discovery: coreServices.discovery,
+        catalog: catalogServiceRef,
       },
       async init({
         config,
@@ -97,6 +99,7 @@ export const capzPlugin = createBackendPlugin({
         actionsRegistry,
         auth,
         discovery,
+        catalog,
       }) {
         // A permission check that cannot be made (its backend or the auth database away) answers 503, not 500.
         const permissions = permissionsAnsweringWhenDown(permissionsService);
@@ -190,6 +193,10 @@ export const capzPlugin = createBackendPlugin({
             notifications,
             logger,
             unhealthyAfterMs,
+            ownerKnown: async entityRef =>
+              (await catalog.getEntityByRef(entityRef, {
+                credentials: await auth.getOwnServiceCredentials(),
+              })) !== undefined,
           }),
         });
         // The one client of each management cluster for live reads and writes, made on first use. Each consumer gets

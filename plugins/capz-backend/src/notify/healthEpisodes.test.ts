@@ -124,13 +124,17 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
       ),
     });
     const w = world();
-    const episodes = (notifications = w.notifications) =>
+    const episodes = (
+      notifications = w.notifications,
+      ownerKnown?: (entityRef: string) => Promise<boolean>,
+    ) =>
       new HealthEpisodes({
         db: knex,
         source: w.source,
         notifications,
         logger: mockServices.logger.mock(),
         unhealthyAfterMs: AFTER,
+        ...(ownerKnown ? { ownerKnown } : {}),
       });
     return { knex, w, episodes };
   }
@@ -181,6 +185,39 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
     expect(w.sent).toHaveLength(3);
     expect(w.sent[2].payload.severity).toBe('high');
     expect(w.sent[2].payload.scope).not.toBe(w.sent[0].payload.scope);
+  });
+
+  it("waits for the catalog to hold the cluster's entity before telling, and tells when the catalog cannot be asked", async () => {
+    const { w, episodes } = await setUp();
+    let inCatalog = false;
+    const asked: string[] = [];
+    const e = episodes(w.notifications, async ref => {
+      asked.push(ref);
+      return inCatalog;
+    });
+    w.health('degraded');
+    expect(await e.check(T0)).toBe(0);
+    // Past the threshold, but nobody would receive it: it waits (and asks again at each check).
+    expect(await e.check(T0 + AFTER)).toBe(0);
+    expect(await e.check(T0 + AFTER + 1)).toBe(0);
+    expect(w.sent).toHaveLength(0);
+    expect(asked).toEqual([
+      'resource:default/local-team-payments-payments-prod',
+      'resource:default/local-team-payments-payments-prod',
+    ]);
+    inCatalog = true;
+    expect(await e.check(T0 + AFTER + 2)).toBe(1);
+    expect(await e.check(T0 + AFTER + 3)).toBe(0);
+    expect(w.sent).toHaveLength(1);
+
+    // The catalog away: an answer that cannot be had does not hold the notification back.
+    const { w: w2, episodes: episodes2 } = await setUp();
+    const away = episodes2(w2.notifications, async () => {
+      throw new Error('connect ECONNREFUSED');
+    });
+    w2.health('failed');
+    await away.check(T0);
+    expect(await away.check(T0 + AFTER)).toBe(1);
   });
 
   it('tells nobody of a blip shorter than the threshold', async () => {

@@ -125,6 +125,12 @@ export class HealthEpisodes {
       notifications?: NotificationService;
       logger: LoggerService;
       unhealthyAfterMs: number;
+      /**
+       * Whether the catalog holds the cluster's entity, through which the notifications backend finds its owners: a
+       * notification addressed to an entity it does not hold yet (a new cluster, a backend just started) reaches
+       * nobody, so the episode waits for it. An answer that cannot be had (the catalog away) tells anyway.
+       */
+      ownerKnown?: (entityRef: string) => Promise<boolean>;
     },
   ) {}
 
@@ -204,6 +210,7 @@ export class HealthEpisodes {
           .ignore();
         return 0;
       case 'notify': {
+        if (!(await this.ownerKnown(c))) return 0;
         // Claimed first: of two checks that both got here, one updates the row and tells.
         const claimed = await db(TABLE)
           .where(where)
@@ -226,6 +233,23 @@ export class HealthEpisodes {
       }
       default:
         return 0;
+    }
+  }
+
+  /** False only when the catalog says it holds no entity of the cluster (the next check asks again). */
+  private async ownerKnown(
+    c: Pick<ClusterSummary, 'managementCluster' | 'namespace' | 'name'>,
+  ): Promise<boolean> {
+    if (!this.o.ownerKnown) return true;
+    try {
+      return await this.o.ownerKnown(clusterEntityRef(c));
+    } catch (e) {
+      this.o.logger.warn(
+        `could not ask the catalog for ${clusterEntityRef(
+          c,
+        )} (telling its owners anyway): ${(e as Error).message}`,
+      );
+      return true;
     }
   }
 
