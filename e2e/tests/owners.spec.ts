@@ -15,9 +15,8 @@ async function listed(page: Page): Promise<string[]> {
   await expect(
     region.getByRole('link', { name: 'payments-prod', exact: true }),
   ).toBeVisible();
-  return (await region.getByRole('row').allInnerTexts())
-    .map(r => r.split(/\s/)[0])
-    .filter(Boolean);
+  // Each row links its cluster's page by the cluster's name.
+  return (await region.getByRole('link').allInnerTexts()).map(t => t.trim());
 }
 
 /** The items of payments-prod's "Cluster actions" menu. */
@@ -42,19 +41,27 @@ async function menuOfPaymentsProd(page: Page): Promise<string[]> {
  * answer, awaited, so that an empty list is the user's and not a page still loading.
  */
 async function notificationTitles(page: Page): Promise<string[]> {
-  const [res] = await Promise.all([
-    page.waitForResponse(
-      r =>
-        /\/api\/notifications\/notifications(\?|$)/.test(r.url()) &&
-        r.request().method() === 'GET',
-    ),
+  // From a blank page: no request of the previous page can be taken for this one's.
+  await page.goto('about:blank');
+  let titles: string[] | undefined;
+  await Promise.all([
+    page.waitForResponse(async r => {
+      if (
+        !/\/api\/notifications\/notifications(\?|$)/.test(r.url()) ||
+        r.request().method() !== 'GET' ||
+        r.status() !== 200
+      )
+        return false;
+      // Read here: the page may replace the request before the test reads its answer.
+      const body = (await r.json()) as {
+        notifications: { payload: { title: string } }[];
+      };
+      titles = body.notifications.map(n => n.payload.title);
+      return true;
+    }),
     page.goto('/notifications'),
   ]);
-  expect(res.status()).toBe(200);
-  const body = (await res.json()) as {
-    notifications: { payload: { title: string } }[];
-  };
-  return body.notifications.map(n => n.payload.title);
+  return titles!;
 }
 
 test("a team member sees and acts on their team's clusters only; the platform sees every cluster and may delete", async ({
@@ -73,10 +80,12 @@ test("a team member sees and acts on their team's clusters only; the platform se
   expect(patMenu).toEqual(expect.arrayContaining(['Scale pool', 'Connect']));
   // Deletes are the platform's.
   expect(patMenu).not.toContain('Delete cluster');
-  // A platform cluster's page by its address: the same answer as a cluster that is not there.
+  // A platform cluster's page by its address: refused, in words.
   const managementCluster = /\/capz\/clusters\/([^/]+)\//.exec(pat.url())![1];
   await pat.goto(`/capz/clusters/${managementCluster}/team-search/search-prod`);
-  await expect(pat.getByText(/not found|No cluster/i).first()).toBeVisible();
+  await expect(
+    pat.getByText(/Not allowed to read clusters in [^ ]+\/team-search/),
+  ).toBeVisible();
 
   const guest = await (await browser.newContext()).newPage();
   await signInAsGuest(guest);
@@ -91,18 +100,27 @@ test("a cluster degraded past capz.notifications.unhealthyAfter is in its owners
   browser,
 }) => {
   // team-search/search-prod is degraded from the start (capz-sim's failing-aso scenario) and owned by the platform;
-  // e2e/app-config.e2e.yaml sets unhealthyAfter to 10 s. A hang detector above the poll below.
-  test.setTimeout(180_000);
+  // e2e/app-config.e2e.yaml sets unhealthyAfter to 10 s; the check waits for the catalog to hold the cluster's entity
+  // (up to ~2.5 min after a fresh backend's start when this file runs alone). Hang detectors: the poll, then the test.
+  test.setTimeout(360_000);
+  const t0 = Date.now();
   const guest = await (await browser.newContext()).newPage();
   await signInAsGuest(guest);
   const told = /^team-search\/search-prod has been degraded for \d+ minutes?$/;
   await expect
-    .poll(
-      async () =>
-        (await notificationTitles(guest)).filter(t => told.test(t)).length,
-      { timeout: 120_000, intervals: [2_000] },
-    )
-    .toBe(1);
+    .poll(() => notificationTitles(guest), {
+      timeout: 300_000,
+      intervals: [2_000],
+    })
+    .toContainEqual(expect.stringMatching(told));
+  console.log(
+    `the guest's notifications held search-prod's after ${Math.round(
+      (Date.now() - t0) / 1000,
+    )} s of this test`,
+  );
+  expect(
+    (await notificationTitles(guest)).filter(t => told.test(t)),
+  ).toHaveLength(1);
   // On the page too, once.
   await expect(guest.getByText(told)).toHaveCount(1);
 
