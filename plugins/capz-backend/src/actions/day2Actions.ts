@@ -140,22 +140,25 @@ export function registerDay2Actions(o: {
         }`,
       );
 
+  /** Both actions take the cluster and the request; both answer the plan (described per action). */
+  const schemaOf = (confirm: boolean, planWords: string) => ({
+    input: (z: Zod) =>
+      z.object({ ...place(z), request: requestField(z, confirm) }),
+    output: (z: Zod) =>
+      z.object({
+        plan: z.record(z.string(), z.unknown()).describe(planWords),
+      }),
+  });
+
   o.actionsRegistry.register({
     name: 'preview-cluster-action',
     title: 'Preview a day-2 action on an AKS cluster',
     description: `Plans a day-2 action on one AKS cluster (CAPZ) and answers what it would change, without changing anything: every object it would write with each field before and after, warnings, what Azure would do, and who else applies those objects (Flux, Argo CD), with its planDigest. The actions: ${actions}. Needs the action's permission on the cluster (capz.cluster.scale, .upgrade, .nodepool, .pause). To carry it out, show the plan to the user and call capz:apply-cluster-action with the same request and the planDigest.`,
     attributes: { readOnly: true, destructive: false, idempotent: true },
-    schema: {
-      input: z => z.object({ ...place(z), request: requestField(z, false) }),
-      output: z =>
-        z.object({
-          plan: z
-            .record(z.string(), z.unknown())
-            .describe(
-              'The plan (openapi.yaml Day2Plan): changes, warnings, effects, cautions, appliedBy, blockers, planDigest',
-            ),
-        }),
-    },
+    schema: schemaOf(
+      false,
+      'The plan (openapi.yaml Day2Plan): changes, warnings, effects, cautions, appliedBy, blockers, planDigest',
+    ),
     action: async ({ input, credentials }) => ({
       output: { plan: await call(credentials, input, false) },
     }),
@@ -166,15 +169,7 @@ export function registerDay2Actions(o: {
     title: 'Carry out a previewed day-2 action on an AKS cluster',
     description: `Carries out the day-2 action a user previewed with capz:preview-cluster-action: the request must carry that preview's planDigest, and the backend writes exactly that plan or nothing (a 409 when the cluster changed since the preview: preview again). Where Git owns the objects (Flux), the change is proposed as a pull request instead. Needs a signed-in user's credentials (not a service token) and the action's permission; audited with that user, and the cluster's owners are notified.`,
     attributes: { readOnly: false, destructive: true, idempotent: false },
-    schema: {
-      input: z => z.object({ ...place(z), request: requestField(z, true) }),
-      output: z =>
-        z.object({
-          plan: z
-            .record(z.string(), z.unknown())
-            .describe('The plan as applied (openapi.yaml Day2Plan)'),
-        }),
-    },
+    schema: schemaOf(true, 'The plan as applied (openapi.yaml Day2Plan)'),
     action: async ({ input, credentials }) => {
       if (!o.auth.isPrincipal(credentials, 'user'))
         throw new NotAllowedError(
