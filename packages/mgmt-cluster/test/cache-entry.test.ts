@@ -53,7 +53,8 @@ function run(script: string, args: string[], env: NodeJS.ProcessEnv): Run {
     child,
     stdout: '',
     stderr: '',
-    exit: new Promise(res => child.once('exit', res)),
+    // 'close', not 'exit': at 'exit' the child's stdout may still hold unread output (the entry's path).
+    exit: new Promise(res => child.once('close', res)),
   };
   child.stdout!.on('data', d => (r.stdout += d));
   child.stderr!.on('data', d => (r.stderr += d));
