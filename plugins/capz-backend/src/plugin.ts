@@ -39,6 +39,8 @@ import { createClusterCreateRouter } from './routers/clusterCreateRouter';
 import { createJobs } from './jobs';
 import { AksDiscovery } from './azure/AksDiscovery';
 import { createDay2Router } from './routers/day2Router';
+import type { Handler } from 'express';
+import { auditRefusals } from './routers/auditRefusals';
 import { Day2Service } from './day2/Day2Service';
 import { day2GitOps } from './day2/gitChange';
 import { gitOpsRepository } from './git/GitOpsRepository';
@@ -172,7 +174,7 @@ export const capzPlugin = createBackendPlugin({
           ownerOf,
         });
         // The day-2 preview and its confirm, as the routes themselves on behalf of the caller (src/actions).
-        registerDay2Actions({ actionsRegistry, auth, discovery });
+        registerDay2Actions({ actionsRegistry, auth, discovery, auditor });
         // A cluster unhealthy for longer than capz.notifications.unhealthyAfter is told to its owners, once, and its
         // recovery in the same notification (notify/healthEpisodes.ts); the migrations above made its table.
         const unhealthyAfterMs = readDurationMs(
@@ -347,6 +349,10 @@ export const capzPlugin = createBackendPlugin({
             }),
           }),
         );
+        // After every router: each 403 any of them answers is audited (the allowed changes are, by their routes).
+        // An error handler (four parameters), which Express and the httpRouter's express-promise-router keep as one;
+        // HttpRouterService.use is typed for request handlers only. A Router holding it would be skipped on an error.
+        httpRouter.use(auditRefusals(auditor, logger) as unknown as Handler);
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
       },
     });

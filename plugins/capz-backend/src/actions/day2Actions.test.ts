@@ -23,7 +23,7 @@ async function routes(answer: { status: number; body: unknown }) {
   return { seen, base, close: () => server.close() };
 }
 
-function setUp(base: string) {
+function setUp(base: string, auditor = mockServices.auditor.mock()) {
   const registry = actionsRegistryServiceMock();
   registerDay2Actions({
     actionsRegistry: registry,
@@ -32,6 +32,7 @@ function setUp(base: string) {
       getBaseUrl: async plugin => `${base}/api/${plugin}`,
       getExternalBaseUrl: async plugin => `${base}/api/${plugin}`,
     },
+    auditor,
   });
   return registry;
 }
@@ -129,10 +130,11 @@ describe('the day-2 actions', () => {
     }
   });
 
-  it("refuse a service principal's confirm without asking the route", async () => {
+  it("refuse a service principal's confirm without asking the route, and audit the refusal", async () => {
     const r = await routes({ status: 200, body: {} });
+    const auditor = mockServices.auditor.mock();
     try {
-      const invoked = setUp(r.base).invoke({
+      const invoked = setUp(r.base, auditor).invoke({
         id: 'test:apply-cluster-action',
         input: {
           ...where,
@@ -150,6 +152,21 @@ describe('the day-2 actions', () => {
         ),
       });
       expect(r.seen).toEqual([]);
+      expect(auditor.createEvent).toHaveBeenCalledTimes(1);
+      expect(auditor.createEvent).toHaveBeenCalledWith({
+        eventId: 'capz-permission-denied',
+        severityLevel: 'medium',
+        meta: {
+          action: 'capz:apply-cluster-action',
+          principal: 'external:mcp-agent',
+          target: where,
+        },
+      });
+      const event = await (auditor.createEvent as jest.Mock).mock.results[0]
+        .value;
+      expect(event.fail).toHaveBeenCalledWith({
+        error: expect.objectContaining({ name: 'NotAllowedError' }),
+      });
     } finally {
       r.close();
     }

@@ -10,12 +10,14 @@
  * letting it write would let any holder of the token change any cluster; it may preview, which writes nothing.
  */
 import type {
+  AuditorService,
   AuthService,
   BackstageCredentials,
   DiscoveryService,
 } from '@backstage/backend-plugin-api';
 import type { ActionsRegistryService } from '@backstage/backend-plugin-api/alpha';
 import { NotAllowedError, ResponseError } from '@backstage/errors';
+import { REFUSED_EVENT_ID } from '../permissions/refusedEvent';
 import { spec } from '../schema/openapi.generated';
 
 /** The zod (v3) the registry hands to an action's schema functions. */
@@ -74,6 +76,7 @@ export function registerDay2Actions(o: {
   actionsRegistry: ActionsRegistryService;
   auth: AuthService;
   discovery: DiscoveryService;
+  auditor: AuditorService;
 }): void {
   const place = (z: Zod) => ({
     managementCluster: z
@@ -171,10 +174,30 @@ export function registerDay2Actions(o: {
     attributes: { readOnly: false, destructive: true, idempotent: false },
     schema: schemaOf(true, 'The plan as applied (openapi.yaml Day2Plan)'),
     action: async ({ input, credentials }) => {
-      if (!o.auth.isPrincipal(credentials, 'user'))
-        throw new NotAllowedError(
+      if (!o.auth.isPrincipal(credentials, 'user')) {
+        const error = new NotAllowedError(
           'Carrying out a day-2 action needs a signed-in user: these credentials are a service principal (such as an MCP client with a static token), which may preview but not change a cluster. Nothing was written.',
         );
+        // Refused before any request, so the routes' refusal audit does not see it: the same event, here. The
+        // auditor names the actor from a request only; the caller's subject goes in the event's meta.
+        const event = await o.auditor.createEvent({
+          eventId: REFUSED_EVENT_ID,
+          severityLevel: 'medium',
+          meta: {
+            action: 'capz:apply-cluster-action',
+            principal: o.auth.isPrincipal(credentials, 'service')
+              ? credentials.principal.subject
+              : 'none',
+            target: {
+              managementCluster: input.managementCluster,
+              namespace: input.namespace,
+              name: input.name,
+            },
+          },
+        });
+        await event.fail({ error });
+        throw error;
+      }
       return { output: { plan: await call(credentials, input, true) } };
     },
   });

@@ -22,6 +22,8 @@ export async function createDay2Cluster(
     kubernetesVersion: string;
     userReplicas: number;
     rgPolicy?: string;
+    /** The Cluster's capz.io/owner (a catalog entity ref); the default owner without it. */
+    owner?: string;
   },
 ): Promise<void> {
   const objects = generateAksAsoClusterManifests({
@@ -30,6 +32,7 @@ export async function createDay2Cluster(
     location: 'westeurope',
     kubernetesVersion: o.kubernetesVersion,
     credentialSecretName: 'aso-credential',
+    owner: o.owner,
     pools: [
       {
         name: 'system',
