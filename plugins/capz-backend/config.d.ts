@@ -123,6 +123,16 @@ export interface Config {
         email?: string;
       };
     };
+    /** The plugin's actions in Backstage's actions registry (served to AI assistants by the MCP actions backend). */
+    actions?: {
+      /**
+       * Whether a service principal (a static token of `backend.auth.externalAccess`, another plugin) may confirm a
+       * day-2 action, through `capz:apply-cluster-action` and the confirm route (default false: it may preview only).
+       * Backstage grants service principals every permission without asking the policy, so with this on any holder
+       * of such a token can change any cluster; the audit event names the token's subject. Deletes stay with users.
+       */
+      allowServicePrincipalApply?: boolean;
+    };
     /** Adoption, migration and apiVersion-upgrade jobs. */
     jobs?: {
       /**

@@ -41,6 +41,7 @@ import { AksDiscovery } from './azure/AksDiscovery';
 import { createDay2Router } from './routers/day2Router';
 import type { Handler } from 'express';
 import { auditRefusals } from './routers/auditRefusals';
+import { ALLOW_SERVICE_PRINCIPAL_APPLY } from './actions/day2Actions';
 import { Day2Service } from './day2/Day2Service';
 import { day2GitOps } from './day2/gitChange';
 import { gitOpsRepository } from './git/GitOpsRepository';
@@ -174,7 +175,15 @@ export const capzPlugin = createBackendPlugin({
           ownerOf,
         });
         // The day-2 preview and its confirm, as the routes themselves on behalf of the caller (src/actions).
-        registerDay2Actions({ actionsRegistry, auth, discovery, auditor });
+        const allowServicePrincipalApply =
+          config.getOptionalBoolean(ALLOW_SERVICE_PRINCIPAL_APPLY) ?? false;
+        registerDay2Actions({
+          actionsRegistry,
+          auth,
+          discovery,
+          auditor,
+          allowServicePrincipalApply,
+        });
         // A cluster unhealthy for longer than capz.notifications.unhealthyAfter is told to its owners, once, and its
         // recovery in the same notification (notify/healthEpisodes.ts); the migrations above made its table.
         const unhealthyAfterMs = readDurationMs(
@@ -338,6 +347,7 @@ export const capzPlugin = createBackendPlugin({
             ownerOf,
             // The owners hear how a confirmed action or delete ended (notify/ownerNotifications.ts).
             notify: owners.day2Done,
+            allowServicePrincipalApply,
             // The kubeconfig download: src/connect.
             connect: new ClusterConnect({
               logger,

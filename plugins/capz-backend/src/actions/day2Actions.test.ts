@@ -23,9 +23,14 @@ async function routes(answer: { status: number; body: unknown }) {
   return { seen, base, close: () => server.close() };
 }
 
-function setUp(base: string, auditor = mockServices.auditor.mock()) {
+function setUp(
+  base: string,
+  auditor = mockServices.auditor.mock(),
+  allowServicePrincipalApply = false,
+) {
   const registry = actionsRegistryServiceMock();
   registerDay2Actions({
+    allowServicePrincipalApply,
     actionsRegistry: registry,
     auth: mockServices.auth(),
     discovery: {
@@ -167,6 +172,28 @@ describe('the day-2 actions', () => {
       expect(event.fail).toHaveBeenCalledWith({
         error: expect.objectContaining({ name: 'NotAllowedError' }),
       });
+    } finally {
+      r.close();
+    }
+  });
+
+  it("pass a service principal's confirm on to the route where the operator allows it", async () => {
+    const r = await routes({ status: 200, body: { applied: true } });
+    const auditor = mockServices.auditor.mock();
+    try {
+      const invoked = await setUp(r.base, auditor, true).invoke({
+        id: 'test:apply-cluster-action',
+        input: {
+          ...where,
+          request: { action: 'pause', planDigest: 'c'.repeat(64) },
+        },
+        credentials: mockCredentials.service('external:mcp-agent'),
+      });
+      expect(invoked.output).toEqual({ plan: { applied: true } });
+      expect(r.seen.map(s => s.path)).toEqual([
+        '/api/capz/clusters/local/team-payments/payments-prod/actions',
+      ]);
+      expect(auditor.createEvent).not.toHaveBeenCalled();
     } finally {
       r.close();
     }

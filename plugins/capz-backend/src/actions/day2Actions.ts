@@ -7,7 +7,8 @@
  *
  * The confirm needs a signed-in user's credentials. A service principal (an MCP client's static token, another
  * plugin) passes every permission check unasked (Backstage's ServerPermissionClient allows service principals), so
- * letting it write would let any holder of the token change any cluster; it may preview, which writes nothing.
+ * letting it write would let any holder of the token change any cluster; it may preview, which writes nothing, and
+ * confirm only where the operator says so (`capz.actions.allowServicePrincipalApply`).
  */
 import type {
   AuditorService,
@@ -71,12 +72,18 @@ export function day2ActionsInWords(): string {
 /** A path segment's pattern from openapi.yaml (the same names the routes accept). */
 const namePattern = (schema: string) => new RegExp(schemas[schema].pattern!);
 
+/** The config key that lets a service principal confirm day-2 actions (config.d.ts). */
+export const ALLOW_SERVICE_PRINCIPAL_APPLY =
+  'capz.actions.allowServicePrincipalApply';
+
 /** Registers the day-2 preview and its confirm on the plugin's actions registry. */
 export function registerDay2Actions(o: {
   actionsRegistry: ActionsRegistryService;
   auth: AuthService;
   discovery: DiscoveryService;
   auditor: AuditorService;
+  /** `capz.actions.allowServicePrincipalApply` (the routes take such a confirm then too: routers/day2Router.ts). */
+  allowServicePrincipalApply?: boolean;
 }): void {
   const place = (z: Zod) => ({
     managementCluster: z
@@ -170,11 +177,18 @@ export function registerDay2Actions(o: {
   o.actionsRegistry.register({
     name: 'apply-cluster-action',
     title: 'Carry out a previewed day-2 action on an AKS cluster',
-    description: `Carries out the day-2 action a user previewed with capz:preview-cluster-action: the request must carry that preview's planDigest, and the backend writes exactly that plan or nothing (a 409 when the cluster changed since the preview: preview again). Where Git owns the objects (Flux), the change is proposed as a pull request instead. Needs a signed-in user's credentials (not a service token) and the action's permission; audited with that user, and the cluster's owners are notified.`,
+    description: `Carries out the day-2 action a user previewed with capz:preview-cluster-action: the request must carry that preview's planDigest, and the backend writes exactly that plan or nothing (a 409 when the cluster changed since the preview: preview again). Where Git owns the objects (Flux), the change is proposed as a pull request instead. ${
+      o.allowServicePrincipalApply
+        ? "Needs the action's permission (this backend also takes a service token's confirm)"
+        : "Needs a signed-in user's credentials (not a service token) and the action's permission"
+    }; audited with the caller, and the cluster's owners are notified.`,
     attributes: { readOnly: false, destructive: true, idempotent: false },
     schema: schemaOf(true, 'The plan as applied (openapi.yaml Day2Plan)'),
     action: async ({ input, credentials }) => {
-      if (!o.auth.isPrincipal(credentials, 'user')) {
+      if (
+        !o.auth.isPrincipal(credentials, 'user') &&
+        !o.allowServicePrincipalApply
+      ) {
         const error = new NotAllowedError(
           'Carrying out a day-2 action needs a signed-in user: these credentials are a service principal (such as an MCP client with a static token), which may preview but not change a cluster. Nothing was written.',
         );

@@ -88,6 +88,8 @@ async function setup(
     showStackTraces?: boolean;
     /** The Cluster's `capz.io/owner` annotation, read through the router's ownerOf as in the plugin. */
     owner?: string;
+    /** capz.actions.allowServicePrincipalApply */
+    allowServicePrincipalApply?: boolean;
   } = {},
 ) {
   const store = new Map<string, ObservedObject>(
@@ -201,6 +203,7 @@ async function setup(
       },
       allowLocalAccountKubeconfig: o.allowLocalAccountKubeconfig ?? false,
     }),
+    allowServicePrincipalApply: o.allowServicePrincipalApply,
     validateResponses: true,
   });
   const app = express()
@@ -289,6 +292,39 @@ describe('day-2 routes', () => {
         changes: ['update MachinePool team-a/alpha-user'],
       },
     ]);
+  });
+
+  it("takes a service principal's preview, and its confirm only where the operator allows it", async () => {
+    const service = { Authorization: mockCredentials.service.header() };
+    const body = { action: 'scale', pool: 'user', replicas: 5 };
+    for (const allowServicePrincipalApply of [false, true]) {
+      const s = await setup({ allowServicePrincipalApply });
+      const preview = await request(s.app)
+        .post(`${base}/actions/preview`)
+        .set(service)
+        .send(body);
+      expect(preview.status).toBe(200);
+      s.writes.length = 0;
+      const applied = await request(s.app)
+        .post(`${base}/actions`)
+        .set(service)
+        .send({ ...body, planDigest: preview.body.planDigest });
+      expect(applied.status).toBe(allowServicePrincipalApply ? 200 : 403);
+      expect(s.writes).toEqual(
+        allowServicePrincipalApply
+          ? [
+              'dry-run apply MachinePool/alpha-user {"replicas":5}',
+              'apply MachinePool/alpha-user {"replicas":5}',
+            ]
+          : [],
+      );
+      // Deletes stay with users either way.
+      const deleted = await request(s.app)
+        .delete(base)
+        .set(service)
+        .send({ confirmName: 'alpha' });
+      expect(deleted.status).toBe(403);
+    }
   });
 
   it('answers 400 naming the broken rule, and writes nothing', async () => {

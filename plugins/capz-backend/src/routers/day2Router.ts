@@ -45,6 +45,12 @@ export interface Day2RouterOptions {
   ownerOf?: ClusterOwnerOf;
   /** Tells the cluster's owners how a confirmed action or delete ended (notify/ownerNotifications.ts). */
   notify?: OwnerNotifications['day2Done'];
+  /**
+   * `capz.actions.allowServicePrincipalApply`: a service principal (a static token) may confirm day-2 actions too.
+   * Backstage allows service principals every permission unasked, so this lets any holder of such a token change any
+   * cluster; deletes stay with users.
+   */
+  allowServicePrincipalApply?: boolean;
   validateResponses?: boolean;
 }
 
@@ -112,12 +118,13 @@ export async function createDay2Router(
             day2ActionPermissions,
           ).join(', ')}`,
         );
-      // A preview writes nothing: a service principal (the actions registry's callers, src/actions) may ask for one.
+      // A preview writes nothing: a service principal (the actions registry's callers, src/actions) may ask for one;
+      // its confirm only where the operator allowed it.
       const credentials = await authorize(
         req,
         permission,
         p,
-        apply ? ['user'] : ['user', 'service'],
+        apply && !o.allowServicePrincipalApply ? ['user'] : ['user', 'service'],
       );
       const actor = (credentials.principal as { userEntityRef?: string })
         .userEntityRef;
