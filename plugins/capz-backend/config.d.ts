@@ -141,7 +141,10 @@ export interface Config {
        */
       leaseSeconds?: number;
     };
-    /** What the owners of a cluster are told through Backstage's notifications (topics capz-jobs, capz-cluster-health). */
+    /**
+     * What the owners of a cluster are told through Backstage's notifications (topics capz-jobs, capz-cluster-health,
+     * capz-day2, capz-lifecycle).
+     */
     notifications?: {
       /**
        * How long a cluster stays degraded or failed before its owners hear of it (default 30 minutes); they hear of
@@ -154,6 +157,21 @@ export interface Config {
             minutes?: number;
             seconds?: number;
             milliseconds?: number;
+          }
+        | string;
+      /**
+       * How long before its support ends a cluster's Kubernetes version is told to its owners (default 30 days, topic
+       * capz-lifecycle): once when its community support (or long-term support, with LTS on) ends within it, and again
+       * at once when the version is on platform support only, or out of support. Counted in whole days (a part of a
+       * day counts as one). A HumanDuration object (`{ days: 30 }`) or a string (`P30D`, `30d`); zero (`{ days: 0 }`)
+       * switches these notifications off.
+       */
+      endOfSupportWithin?:
+        | {
+            months?: number;
+            weeks?: number;
+            days?: number;
+            hours?: number;
           }
         | string;
     };

@@ -5,6 +5,11 @@ import {
   HealthEpisodes,
   scheduleHealthNotifications,
 } from './notify/healthEpisodes';
+import {
+  EndOfSupportNotices,
+  readEndOfSupportWithinDays,
+  scheduleEndOfSupportNotifications,
+} from './notify/endOfSupport';
 import { readDurationMs } from './config/durations';
 import { ClusterViews } from './views/clusterViews';
 import { actionsRegistryServiceRef } from '@backstage/backend-plugin-api/alpha';
@@ -191,25 +196,44 @@ export const capzPlugin = createBackendPlugin({
           'capz.notifications.unhealthyAfter',
           DEFAULT_UNHEALTHY_AFTER_MS,
         );
+        const notifyDb = await database.getClient();
+        const healthSource = {
+          clusters: () => cacheViews.list(),
+          synced: (mc: string) => cache.status(mc).synced,
+        };
+        const ownerKnown = async (entityRef: string) =>
+          (await catalog.getEntityByRef(entityRef, {
+            credentials: await auth.getOwnServiceCredentials(),
+          })) !== undefined;
         await scheduleHealthNotifications({
           scheduler,
           logger,
           unhealthyAfterMs,
           episodes: new HealthEpisodes({
-            db: await database.getClient(),
-            source: {
-              clusters: () => cacheViews.list(),
-              synced: mc => cache.status(mc).synced,
-            },
+            db: notifyDb,
+            source: healthSource,
             notifications,
             logger,
             unhealthyAfterMs,
-            ownerKnown: async entityRef =>
-              (await catalog.getEntityByRef(entityRef, {
-                credentials: await auth.getOwnServiceCredentials(),
-              })) !== undefined,
+            ownerKnown,
           }),
         });
+        // A version whose support ends within capz.notifications.endOfSupportWithin (or has ended) is told to the
+        // cluster's owners, once per stage (notify/endOfSupport.ts); zero switches it off.
+        const endOfSupportWithinDays = readEndOfSupportWithinDays(config);
+        if (endOfSupportWithinDays !== undefined)
+          await scheduleEndOfSupportNotifications({
+            scheduler,
+            logger,
+            notices: new EndOfSupportNotices({
+              db: notifyDb,
+              source: healthSource,
+              notifications,
+              logger,
+              withinDays: endOfSupportWithinDays,
+              ownerKnown,
+            }),
+          });
         // The one client of each management cluster for live reads and writes, made on first use. Each consumer gets
         // its own narrow view of it (cluster/clientViews.ts): the jobs, cluster creation, day-2 actions, and the
         // Secret reader through which the credential Secrets that ARM is asked with are read.

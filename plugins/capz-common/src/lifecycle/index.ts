@@ -1,6 +1,7 @@
 // Where a cluster's Kubernetes version stands in AKS's support policy, and who owns its version (issue: fleets).
 export { AKS_RELEASE_CALENDAR, type AksMinorLifecycle } from './calendar';
 export {
+  aksDateInWords,
   aksVersionSupport,
   poolSkews,
   versionConflicts,

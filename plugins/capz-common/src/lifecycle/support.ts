@@ -71,8 +71,11 @@ const MONTHS = [
   'Nov',
   'Dec',
 ];
-/** `2026-07-31` → `Jul 31, 2026`; `2026-10` → `Oct 2026`. */
-const words = (d: string) =>
+/**
+ * A calendar day or month in words: `2026-07-31` → `Jul 31, 2026`; `2026-10` → `Oct 2026`.
+ * @public
+ */
+export const aksDateInWords = (d: string) =>
   d.length === 7
     ? `${MONTHS[Number(d.slice(5, 7)) - 1]} ${d.slice(0, 4)}`
     : `${MONTHS[Number(d.slice(5, 7)) - 1]} ${Number(
@@ -141,20 +144,22 @@ export function aksVersionSupport(
     return soon(
       'community',
       entry.endOfLife,
-      `${name} is supported until ${words(entry.endOfLife)} (${inDays(
+      `${name} is supported until ${aksDateInWords(entry.endOfLife)} (${inDays(
         left(entry.endOfLife),
       )}).`,
       upgrade,
     );
-  const ended = `${name}'s community support ended ${words(entry.endOfLife)}`;
+  const ended = `${name}'s community support ended ${aksDateInWords(
+    entry.endOfLife,
+  )}`;
   if (o.lts && entry.ltsEndOfLife && today <= dayOf(entry.ltsEndOfLife))
     return soon(
       'lts',
       entry.ltsEndOfLife,
-      `${ended}; long-term support lasts until ${words(
+      `${ended}; long-term support lasts until ${aksDateInWords(
         entry.ltsEndOfLife,
       )} (${inDays(left(entry.ltsEndOfLife))}).`,
-      `Upgrade before ${words(
+      `Upgrade before ${aksDateInWords(
         entry.ltsEndOfLife,
       )}: under LTS the cluster may move to the next LTS minor directly.`,
     );
@@ -171,7 +176,7 @@ export function aksVersionSupport(
         : {}),
       attention: 'now',
       message: `${ended}: platform support only (N-3: no Kubernetes fixes or security patches, no new clusters) until ${n4} reaches AKS GA (${
-        n4ga ? words(n4ga) : 'not dated yet'
+        n4ga ? aksDateInWords(n4ga) : 'not dated yet'
       }).`,
       fix: upgrade,
     };
@@ -180,7 +185,7 @@ export function aksVersionSupport(
     minor,
     status: 'out-of-support',
     attention: 'now',
-    message: `${ended}, and its platform support when ${n4} reached AKS GA (${words(
+    message: `${ended}, and its platform support when ${n4} reached AKS GA (${aksDateInWords(
       n4ga!,
     )}): it is out of support, and Azure may upgrade the cluster on its own, which CAPZ then fights while spec.version names ${minor}.`,
     fix: `Upgrade now: an out-of-support cluster may skip minor versions in one full upgrade (control plane and pools together) to a supported one.`,
