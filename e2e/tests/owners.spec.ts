@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { signInAsGuest, signInAsTeamMember } from './helpers';
+import { kube } from './kube';
 
 /**
  * Two people of the demo organisation (catalog/org.yaml) under the app's permission policy
@@ -18,6 +19,31 @@ async function listed(page: Page): Promise<string[]> {
   // Each row links its cluster's page by the cluster's name.
   return (await region.getByRole('link').allInnerTexts()).map(t => t.trim());
 }
+
+/**
+ * Opens the clusters page and waits for the policy's answers on the jobs (adopt, migrate): the page shows the jobs'
+ * links only once allowed, and none while it asks, so a link missing before the answers would prove nothing.
+ */
+async function clustersPageAnswered(page: Page): Promise<void> {
+  const answered = (permission: string) =>
+    page.waitForResponse(
+      r =>
+        new URL(r.url()).pathname === '/api/permission/authorize' &&
+        r.ok() &&
+        (r.request().postData() ?? '').includes(`"${permission}"`),
+    );
+  const answers = Promise.all([
+    answered('capz.cluster.adopt'),
+    answered('capz.cluster.migrate'),
+  ]);
+  await page.goto('/capz');
+  await answers;
+  await expect(page.getByRole('region', { name: 'Clusters' })).toBeVisible();
+}
+
+/** A link of the page by its whole name. */
+const link = (page: Page, name: string) =>
+  page.getByRole('link', { name, exact: true });
 
 /** The items of payments-prod's "Cluster actions" menu. */
 async function menuOfPaymentsProd(page: Page): Promise<string[]> {
@@ -76,6 +102,11 @@ test("a team member sees and acts on their team's clusters only; the platform se
   // Owned by the platform (the default owner): neither listed nor readable for Pat.
   expect(patSees).not.toContain('search-prod');
   expect(patSees).not.toContain('platform-staging');
+  // The jobs (adopt, migrate) are the platform's: no link to them. A team may still ask for a cluster it will own.
+  await clustersPageAnswered(pat);
+  await expect(link(pat, 'New AKS cluster')).toBeVisible();
+  await expect(link(pat, 'Adopt AKS cluster')).toHaveCount(0);
+  await expect(link(pat, 'Jobs')).toHaveCount(0);
   const patMenu = await menuOfPaymentsProd(pat);
   expect(patMenu).toEqual(expect.arrayContaining(['Scale pool', 'Connect']));
   // Deletes are the platform's.
@@ -94,6 +125,9 @@ test("a team member sees and acts on their team's clusters only; the platform se
     expect.arrayContaining(['payments-prod', 'search-prod']),
   );
   expect(await menuOfPaymentsProd(guest)).toContain('Delete cluster');
+  await clustersPageAnswered(guest);
+  for (const name of ['Jobs', 'New AKS cluster', 'Adopt AKS cluster'])
+    await expect(link(guest, name)).toBeVisible();
 });
 
 test("a cluster degraded past capz.notifications.unhealthyAfter is in its owners' notifications once, and not in another team's", async ({
@@ -129,4 +163,187 @@ test("a cluster degraded past capz.notifications.unhealthyAfter is in its owners
   expect(
     (await notificationTitles(pat)).filter(t => /search-prod/.test(t)),
   ).toEqual([]);
+});
+
+/** A legacy cluster of the platform (capz-sim's legacy-to-migrate; the default owner) that no other spec migrates. */
+const LEGACY = { namespace: 'team-data', name: 'data-secure' };
+/** Its catalog entity, through which the notifications backend finds its owners (clusterEntityName). */
+const LEGACY_ENTITY = `local-${LEGACY.namespace}-${LEGACY.name}`;
+/**
+ * An admission policy on the management cluster that refuses to pause data-secure's Cluster: the migration's first
+ * write, so the job fails at its first step, right after a preflight that passed, and changes nothing (the preflight
+ * reads; it cannot see a policy). Nothing in the simulated world fails a job on its own that fast.
+ */
+const REFUSAL = 'e2e-owners-data-secure-stays-unpaused';
+const REFUSED = 'data-secure stays unpaused (e2e owners.spec)';
+const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
+
+async function refusePausing(): Promise<void> {
+  await liftRefusal();
+  await kube('POST', `${ADMISSION}/validatingadmissionpolicies`, {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name: REFUSAL },
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: {
+        namespaceSelector: {
+          matchLabels: { 'kubernetes.io/metadata.name': LEGACY.namespace },
+        },
+        resourceRules: [
+          {
+            apiGroups: ['cluster.x-k8s.io'],
+            apiVersions: ['*'],
+            operations: ['UPDATE'],
+            resources: ['clusters'],
+            resourceNames: [LEGACY.name],
+          },
+        ],
+      },
+      validations: [
+        {
+          expression:
+            '!(has(object.spec.paused) && object.spec.paused) || (has(oldObject.spec.paused) && oldObject.spec.paused)',
+          message: REFUSED,
+          reason: 'Invalid',
+        },
+      ],
+    },
+  });
+  await kube('POST', `${ADMISSION}/validatingadmissionpolicybindings`, {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name: REFUSAL },
+    spec: { policyName: REFUSAL, validationActions: ['Deny'] },
+  });
+  // The API server loads a new policy a moment later: a dry run (nothing written) says when it refuses.
+  await expect
+    .poll(
+      () =>
+        kube(
+          'PATCH',
+          `/apis/cluster.x-k8s.io/v1beta2/namespaces/${LEGACY.namespace}/clusters/${LEGACY.name}?dryRun=All`,
+          { spec: { paused: true } },
+        ).then(
+          () => 'accepted',
+          (e: Error) => e.message,
+        ),
+      { timeout: 30_000 },
+    )
+    .toContain(REFUSED);
+}
+
+async function liftRefusal(): Promise<void> {
+  for (const kind of [
+    'validatingadmissionpolicybindings',
+    'validatingadmissionpolicies',
+  ])
+    await kube('DELETE', `${ADMISSION}/${kind}/${REFUSAL}`).catch(
+      (e: Error) => {
+        if (!/: 404 /.test(e.message)) throw e;
+      },
+    );
+}
+
+/** The user's backend token, as the app sends it with its own requests. */
+async function tokenOf(page: Page): Promise<string> {
+  const request = page.waitForRequest(
+    r => r.url().includes('/api/capz/') && !!r.headers().authorization,
+  );
+  await page.goto('/capz');
+  return (await request).headers().authorization;
+}
+
+test("a job's failure is in its cluster owners' notifications once, and not in another team's", async ({
+  browser,
+}) => {
+  // Hang detectors: the catalog's first read of the clusters (up to ~2.5 min after a fresh backend's start when this
+  // test runs alone), the preflight's wait for a healthy cluster, then the test.
+  test.setTimeout(360_000);
+  const t0 = Date.now();
+  const since = (t: number) => `${Math.round((Date.now() - t) / 1000)} s`;
+  const guest = await (await browser.newContext()).newPage();
+  await signInAsGuest(guest);
+  // A notification addressed to an entity the catalog does not hold reaches nobody: first the catalog holds it.
+  const authorization = await tokenOf(guest);
+  await expect
+    .poll(
+      async () =>
+        (
+          await guest.request.get(
+            `/api/catalog/entities/by-name/resource/default/${LEGACY_ENTITY}`,
+            { headers: { authorization } },
+          )
+        ).status(),
+      { timeout: 240_000, intervals: [2_000] },
+    )
+    .toBe(200);
+  const held = since(t0);
+
+  await refusePausing();
+  try {
+    // The guest (the platform) starts the migration from the clusters page, as in wizards.spec.
+    await guest.goto('/capz');
+    await guest.getByRole('searchbox', { name: 'Search' }).fill(LEGACY.name);
+    await guest
+      .getByRole('region', { name: 'Clusters' })
+      .getByRole('link', {
+        name: `Migration candidate: migrate ${LEGACY.name} to the ASO API`,
+      })
+      .click();
+    await guest
+      .getByRole('textbox', { name: 'Target namespace' })
+      .fill(`${LEGACY.namespace}-${LEGACY.name}-aso`);
+    // The preflight passes (it requires the cluster healthy: the simulator's first minute may not have made it so).
+    await expect(async () => {
+      await guest.getByRole('button', { name: 'Check and preview' }).click();
+      await expect(guest.getByTestId('start-job')).toBeEnabled({
+        timeout: 10_000,
+      });
+    }).toPass({ timeout: 120_000 });
+    const previewed = since(t0);
+    await guest.getByTestId('start-job').click();
+    const started = Date.now();
+    await expect(guest).toHaveURL(/\/capz\/jobs\/[0-9a-f-]{36}$/);
+    const jobPath = new URL(guest.url()).pathname;
+
+    // The job's page: failed at its first step, with the API server's refusal.
+    await expect(guest.getByTestId('job-state')).toHaveText('Failed', {
+      timeout: 60_000,
+    });
+    await expect(
+      guest.locator('[data-testid="job-step"][data-state="failed"]'),
+    ).toHaveText([/Pause the old cluster/]);
+    await expect(guest.getByText(REFUSED).first()).toBeVisible();
+    const failed = since(started);
+
+    // The owners (the platform: the guest) are told, once, with a link to the job.
+    const told = `Migration of ${LEGACY.namespace}/${LEGACY.name} failed`;
+    await expect
+      .poll(() => notificationTitles(guest), {
+        timeout: 60_000,
+        intervals: [1_000],
+      })
+      .toContain(told);
+    console.log(
+      `the catalog held ${LEGACY_ENTITY} after ${held} of this test, the preflight passed after ${previewed}; the job failed ${failed} after Start, and the guest's notifications held it ${since(
+        started,
+      )} after Start`,
+    );
+    expect(
+      (await notificationTitles(guest)).filter(t => t === told),
+    ).toHaveLength(1);
+    const notification = guest.getByRole('link', { name: told });
+    await expect(notification).toHaveCount(1);
+    await expect(notification).toHaveAttribute('href', jobPath);
+
+    // Pat (payments) does not own data-secure: nothing about it.
+    const pat = await (await browser.newContext()).newPage();
+    await signInAsTeamMember(pat);
+    expect(
+      (await notificationTitles(pat)).filter(t => t.includes(LEGACY.name)),
+    ).toEqual([]);
+  } finally {
+    await liftRefusal();
+  }
 });

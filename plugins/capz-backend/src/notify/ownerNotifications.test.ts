@@ -36,7 +36,7 @@ function sink(fail = false) {
 }
 
 describe('ownerNotifications', () => {
-  it("tells the cluster entity's owners that a job failed, with why and what it left, one notification per job", async () => {
+  it("tells the cluster entity's owners and the job's starter that a job failed, with why and what it left, one notification per job", async () => {
     const { sent, notifications } = sink();
     const n = ownerNotifications({
       notifications,
@@ -55,7 +55,10 @@ describe('ownerNotifications', () => {
       {
         recipients: {
           type: 'entity',
-          entityRef: 'resource:default/local-team-data-data-lake',
+          entityRef: [
+            'resource:default/local-team-data-data-lake',
+            'user:default/ada',
+          ],
         },
         payload: {
           title: 'Migration of team-data/data-lake failed',
@@ -70,7 +73,10 @@ describe('ownerNotifications', () => {
       {
         recipients: {
           type: 'entity',
-          entityRef: 'resource:default/local-team-data-data-lake',
+          entityRef: [
+            'resource:default/local-team-data-data-lake',
+            'user:default/ada',
+          ],
         },
         payload: {
           title: 'Migration of team-data/data-lake succeeded',

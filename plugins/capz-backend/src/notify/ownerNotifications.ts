@@ -189,9 +189,12 @@ export function ownerNotifications(o: {
       if (!n || !o.notifications) return;
       o.notifications
         .send({
+          // The cluster's owners, and whoever started the job: an adoption's cluster has no catalog entity before
+          // it succeeds, nor has a cluster the catalog has not read yet (a backend just started), and the notifications
+          // backend drops an entity it cannot find. It sends a user named twice (as owner and starter) once.
           recipients: {
             type: 'entity',
-            entityRef: clusterEntityRef(job.target),
+            entityRef: [clusterEntityRef(job.target), job.createdBy],
           },
           payload: {
             ...n,

@@ -180,6 +180,15 @@ describe('ClustersPage', () => {
     expect(
       screen.getByRole('link', { name: 'New AKS cluster' }),
     ).toHaveAttribute('href', '/create/templates/default/new-aks-cluster');
+    // The test app's permission API allows everything: the jobs' links once it has answered (a user the policy
+    // denies them: ClustersPage.permissions.test.tsx).
+    expect(
+      await screen.findByRole('link', { name: 'Adopt AKS cluster' }),
+    ).toHaveAttribute('href', '/capz/adopt');
+    expect(screen.getByRole('link', { name: 'Jobs' })).toHaveAttribute(
+      'href',
+      '/capz/jobs',
+    );
     unmount();
     serve();
     renderCapz(<ClustersPage />);

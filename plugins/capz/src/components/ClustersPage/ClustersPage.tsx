@@ -1,4 +1,5 @@
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
+import { usePermission } from '@backstage/plugin-permission-react';
 import {
   Alert,
   ButtonLink,
@@ -12,6 +13,8 @@ import {
 } from '@backstage/ui';
 import { useSearchParams } from 'react-router-dom';
 import {
+  capzClusterAdoptPermission,
+  capzClusterMigratePermission,
   ClusterSummary,
   ManagementClustersResponse,
 } from '@capz-backstage/plugin-capz-common';
@@ -228,9 +231,20 @@ export function ClustersPage() {
   const api = useApi(capzApiRef);
   const clusterLink = useRouteRef(clusterRouteRef);
   const migrateLink = useRouteRef(migrateRouteRef);
-  const adoptLink = useRouteRef(adoptRouteRef);
   const createLink = useRouteRef(createClusterRouteRef);
-  const jobsLink = useRouteRef(jobsRouteRef);
+  // The jobs (adopt, migrate) are behind their own permissions: their links are hidden when the policy denies them,
+  // and until it has answered (a denied user never sees them flash). "New AKS cluster" stays: the scaffolder's
+  // action asks capz.cluster.create for the cluster it creates (a policy may allow it per owner).
+  const canAdopt = usePermission({ permission: capzClusterAdoptPermission });
+  const canMigrate = usePermission({
+    permission: capzClusterMigratePermission,
+  });
+  const adoptRoute = useRouteRef(adoptRouteRef);
+  const jobsRoute = useRouteRef(jobsRouteRef);
+  const adoptLink = canAdopt.allowed ? adoptRoute : undefined;
+  // The jobs page is where adoptions and migrations are run and followed: for whoever may start either.
+  const jobsLink =
+    canAdopt.allowed || canMigrate.allowed ? jobsRoute : undefined;
 
   // A new key per change starts a fresh read: useAsyncRetry's retry() does nothing while a read is in flight, so a
   // change arriving during one would be lost (and the page does not poll).
