@@ -1,6 +1,10 @@
 import { ButtonLink, Flex, Link } from '@backstage/ui';
 import { useRouteRef } from '@backstage/frontend-plugin-api';
-import type { ClusterSummary } from '@capz-backstage/plugin-capz-common';
+import { usePermission } from '@backstage/plugin-permission-react';
+import {
+  capzClusterMigratePermission,
+  type ClusterSummary,
+} from '@capz-backstage/plugin-capz-common';
 import { useParams } from 'react-router-dom';
 import { migrateRouteRef, rootRouteRef, upgradeRouteRef } from '../../routes';
 import { ClusterActions } from '../ClusterActions';
@@ -11,6 +15,11 @@ import { ClusterView } from './ClusterView';
 function JobActions({ summary }: { summary: ClusterSummary }) {
   const migrate = useRouteRef(migrateRouteRef);
   const upgrade = useRouteRef(upgradeRouteRef);
+  // Both wizards start a job under capz.cluster.migrate: no button for whom the policy denies it, nor before it answers.
+  const canMigrate = usePermission({
+    permission: capzClusterMigratePermission,
+  });
+  if (!canMigrate.allowed) return null;
   const ref = {
     managementCluster: summary.managementCluster,
     namespace: summary.namespace,

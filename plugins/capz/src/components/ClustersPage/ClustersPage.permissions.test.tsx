@@ -17,7 +17,7 @@ const server = setupCapzServer();
 const link = (name: string) => screen.queryByRole('link', { name });
 
 describe('ClustersPage for a user the policy denies the jobs', () => {
-  it('hides Adopt AKS cluster and Jobs, also while the policy has not answered, and keeps New AKS cluster', async () => {
+  it("hides Adopt AKS cluster, Jobs and the migration candidates' wizard links, also while the policy has not answered, and keeps New AKS cluster", async () => {
     server.use(
       http.get(`${BASE}/clusters`, () =>
         HttpResponse.json({ items: CLUSTERS }),
@@ -48,6 +48,9 @@ describe('ClustersPage for a user the policy denies the jobs', () => {
     // Asked, not answered yet: no link that might vanish.
     expect(link('Adopt AKS cluster')).not.toBeInTheDocument();
     expect(link('Jobs')).not.toBeInTheDocument();
+    const candidate = 'Migration candidate: migrate legacy-web to the ASO API';
+    expect(await screen.findByText('legacy-web')).toBeInTheDocument();
+    expect(link(candidate)).not.toBeInTheDocument();
     await waitFor(() =>
       expect([...asked].sort()).toEqual([
         'capz.cluster.adopt',
@@ -58,6 +61,8 @@ describe('ClustersPage for a user the policy denies the jobs', () => {
     await act(async () => answer(AuthorizeResult.DENY));
     expect(link('Adopt AKS cluster')).not.toBeInTheDocument();
     expect(link('Jobs')).not.toBeInTheDocument();
+    // A migration candidate stays marked, without the wizard's link.
+    expect(link(candidate)).not.toBeInTheDocument();
     // Creating is decided per cluster by the scaffolder's action (a team may create clusters it will own).
     expect(link('New AKS cluster')).toHaveAttribute(
       'href',

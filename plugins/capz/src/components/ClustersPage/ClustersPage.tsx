@@ -230,7 +230,6 @@ const ClustersTable = memo(function ClustersTableView(props: {
 export function ClustersPage() {
   const api = useApi(capzApiRef);
   const clusterLink = useRouteRef(clusterRouteRef);
-  const migrateLink = useRouteRef(migrateRouteRef);
   const createLink = useRouteRef(createClusterRouteRef);
   // The jobs (adopt, migrate) are behind their own permissions: their links are hidden when the policy denies them,
   // and until it has answered (a denied user never sees them flash). "New AKS cluster" stays: the scaffolder's
@@ -241,7 +240,10 @@ export function ClustersPage() {
   });
   const adoptRoute = useRouteRef(adoptRouteRef);
   const jobsRoute = useRouteRef(jobsRouteRef);
+  const migrateRoute = useRouteRef(migrateRouteRef);
   const adoptLink = canAdopt.allowed ? adoptRoute : undefined;
+  // A migration candidate's badge links the wizard only for whoever may migrate (plain text otherwise).
+  const migrateLink = canMigrate.allowed ? migrateRoute : undefined;
   // The jobs page is where adoptions and migrations are run and followed: for whoever may start either.
   const jobsLink =
     canAdopt.allowed || canMigrate.allowed ? jobsRoute : undefined;
