@@ -11,34 +11,34 @@ import { ClusterActions } from '../ClusterActions';
 import { ActiveJobBanner } from '../JobPage';
 import { ClusterView } from './ClusterView';
 
+/**
+ * A job wizard's button. Both wizards start a job under capz.cluster.migrate: no button for whom the policy denies it,
+ * nor before it answers (asked only where a wizard applies).
+ */
+function JobButton({ href, children }: { href: string; children: string }) {
+  const { allowed } = usePermission({
+    permission: capzClusterMigratePermission,
+  });
+  return allowed ? (
+    <ButtonLink size="small" variant="secondary" href={href}>
+      {children}
+    </ButtonLink>
+  ) : null;
+}
+
 /** The job wizard a cluster's API calls for: migration off AzureManaged*, or the v1alpha1 -> v1beta1 upgrade. */
 function JobActions({ summary }: { summary: ClusterSummary }) {
   const migrate = useRouteRef(migrateRouteRef);
   const upgrade = useRouteRef(upgradeRouteRef);
-  // Both wizards start a job under capz.cluster.migrate: no button for whom the policy denies it, nor before it answers.
-  const canMigrate = usePermission({
-    permission: capzClusterMigratePermission,
-  });
-  if (!canMigrate.allowed) return null;
   const ref = {
     managementCluster: summary.managementCluster,
     namespace: summary.namespace,
     name: summary.name,
   };
-  if (summary.api === 'azure-managed' && migrate) {
-    return (
-      <ButtonLink size="small" variant="secondary" href={migrate(ref)}>
-        Migrate to ASO API
-      </ButtonLink>
-    );
-  }
-  if (summary.api === 'aso-v1alpha1' && upgrade) {
-    return (
-      <ButtonLink size="small" variant="secondary" href={upgrade(ref)}>
-        Upgrade to v1beta1
-      </ButtonLink>
-    );
-  }
+  if (summary.api === 'azure-managed' && migrate)
+    return <JobButton href={migrate(ref)}>Migrate to ASO API</JobButton>;
+  if (summary.api === 'aso-v1alpha1' && upgrade)
+    return <JobButton href={upgrade(ref)}>Upgrade to v1beta1</JobButton>;
   return null;
 }
 
