@@ -10,7 +10,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { randomBytes } from 'node:crypto';
-import { httpJson, type BackendProcess } from '../testing/backendProcess';
+import { signIn, type BackendProcess } from '../testing/backendProcess';
 import { createDay2Cluster } from '../testing/day2Fixtures';
 import { JobsWorld } from '../testing/jobsWorld';
 
@@ -216,14 +216,9 @@ describe('the CAPZ actions through the MCP endpoint', () => {
 
   it("with a signed-in user's token: the previewed scale is carried out and audited with that user", async () => {
     // The guest sign-in's token, as the app gets it (the demo's platform member under the app's policy).
-    const refresh = await httpJson(
-      `${b.url}/api/auth/guest/refresh`,
-      'GET',
-      undefined,
-      { 'X-Requested-With': 'XMLHttpRequest' },
-    );
-    const userToken: string = refresh.body.backstageIdentity.token;
-    const user: string = refresh.body.backstageIdentity.identity.userEntityRef;
+    const guest = await signIn(b.url, 'guest');
+    const userToken = guest.token;
+    const user = guest.identity.userEntityRef;
     expect(user).toBe('user:default/guest');
     const client = await mcpClient(userToken);
     try {

@@ -1,9 +1,12 @@
-import { resolvePackagePath } from '@backstage/backend-plugin-api';
 import { mockServices } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
 import type { NotificationService } from '@backstage/plugin-notifications-node';
 import type { ClusterSummary } from '@capz-backstage/plugin-capz-common';
-import { postgresId, storeDatabases } from '../testing/storeDatabases';
+import {
+  migratedDatabase,
+  postgresId,
+  storeDatabases,
+} from '../testing/storeDatabases';
 import {
   endOfSupportNotice,
   EndOfSupportNotices,
@@ -194,13 +197,7 @@ function world() {
 
 describe.each(databases.eachSupportedId())('EndOfSupportNotices on %p', id => {
   async function setUp() {
-    const knex = await databases.init(id);
-    await knex.migrate.latest({
-      directory: resolvePackagePath(
-        '@capz-backstage/plugin-capz-backend',
-        'migrations',
-      ),
-    });
+    const knex = await migratedDatabase(databases, id);
     const w = world();
     /** `null`: no notifications service. */
     const notices = (

@@ -26,7 +26,7 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import type { Knex } from 'knex';
 import { readDurationMs } from '../config/durations';
-import { clusterEntityRef } from './ownerNotifications';
+import { catalogHoldsCluster, clusterEntityRef } from './ownerNotifications';
 import type { HealthSource } from './healthEpisodes';
 
 /** The topic of these notifications (a user may switch it off in the notification settings). */
@@ -219,7 +219,7 @@ export class EndOfSupportNotices {
             'until_day',
           ])
           .ignore();
-      if (!(await this.ownerKnown(c))) continue;
+      if (!(await catalogHoldsCluster(c, this.o))) continue;
       // Claimed first: of two scans that both got here, one updates the row and tells.
       const claimed = await db(TABLE)
         .where(key)
@@ -243,23 +243,6 @@ export class EndOfSupportNotices {
           })
           .delete();
     return sent;
-  }
-
-  /** False only when the catalog says it holds no entity of the cluster (the next scan asks again). */
-  private async ownerKnown(
-    c: Pick<ClusterSummary, 'managementCluster' | 'namespace' | 'name'>,
-  ): Promise<boolean> {
-    if (!this.o.ownerKnown) return true;
-    try {
-      return await this.o.ownerKnown(clusterEntityRef(c));
-    } catch (e) {
-      this.o.logger.warn(
-        `could not ask the catalog for ${clusterEntityRef(
-          c,
-        )} (telling its owners anyway): ${(e as Error).message}`,
-      );
-      return true;
-    }
   }
 
   private async send(

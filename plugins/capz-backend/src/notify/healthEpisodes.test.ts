@@ -1,11 +1,14 @@
-import { resolvePackagePath } from '@backstage/backend-plugin-api';
 import { mockServices } from '@backstage/backend-test-utils';
 import type { NotificationService } from '@backstage/plugin-notifications-node';
 import type {
   ClusterSummary,
   Health,
 } from '@capz-backstage/plugin-capz-common';
-import { postgresId, storeDatabases } from '../testing/storeDatabases';
+import {
+  migratedDatabase,
+  postgresId,
+  storeDatabases,
+} from '../testing/storeDatabases';
 import {
   episodeStep,
   HEALTH_NOTIFICATION_TOPIC,
@@ -119,13 +122,7 @@ function world() {
 
 describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
   async function setUp() {
-    const knex = await databases.init(id);
-    await knex.migrate.latest({
-      directory: resolvePackagePath(
-        '@capz-backstage/plugin-capz-backend',
-        'migrations',
-      ),
-    });
+    const knex = await migratedDatabase(databases, id);
     const w = world();
     // null: no notifications backend (undefined would take the default).
     const episodes = (

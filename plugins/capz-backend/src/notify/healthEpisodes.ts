@@ -18,7 +18,7 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import { clusterPagePath } from '@capz-backstage/plugin-capz-common';
 import type { Knex } from 'knex';
-import { clusterEntityRef } from './ownerNotifications';
+import { catalogHoldsCluster, clusterEntityRef } from './ownerNotifications';
 
 /** The topic of these notifications (a user may switch it off in the notification settings). */
 export const HEALTH_NOTIFICATION_TOPIC = 'capz-cluster-health';
@@ -210,7 +210,7 @@ export class HealthEpisodes {
           .ignore();
         return 0;
       case 'notify': {
-        if (!(await this.ownerKnown(c))) return 0;
+        if (!(await catalogHoldsCluster(c, this.o))) return 0;
         // Claimed first: of two checks that both got here, one updates the row and tells.
         const claimed = await db(TABLE)
           .where(where)
@@ -233,23 +233,6 @@ export class HealthEpisodes {
       }
       default:
         return 0;
-    }
-  }
-
-  /** False only when the catalog says it holds no entity of the cluster (the next check asks again). */
-  private async ownerKnown(
-    c: Pick<ClusterSummary, 'managementCluster' | 'namespace' | 'name'>,
-  ): Promise<boolean> {
-    if (!this.o.ownerKnown) return true;
-    try {
-      return await this.o.ownerKnown(clusterEntityRef(c));
-    } catch (e) {
-      this.o.logger.warn(
-        `could not ask the catalog for ${clusterEntityRef(
-          c,
-        )} (telling its owners anyway): ${(e as Error).message}`,
-      );
-      return true;
     }
   }
 

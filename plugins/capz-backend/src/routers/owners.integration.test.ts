@@ -7,7 +7,11 @@
  * allowed changes as their routes' events, the refusals as capz-permission-denied.
  */
 import { OWNER_ANNOTATION } from '@capz-backstage/plugin-capz-common';
-import { httpJson, type BackendProcess } from '../testing/backendProcess';
+import {
+  httpJson,
+  signIn,
+  type BackendProcess,
+} from '../testing/backendProcess';
 import { clusterObjectsGone, createDay2Cluster } from '../testing/day2Fixtures';
 import { JobsWorld } from '../testing/jobsWorld';
 
@@ -80,20 +84,14 @@ beforeAll(async () => {
   });
   b = await w.backend('owners', w.sqlite('owners'));
   // Pat's sign-in as the app's sign-in page asks for it (app-config.yaml's auth.providers.demo-team-member).
-  const refresh = await httpJson(
-    `${b.url}/api/auth/demo-team-member/refresh`,
-    'GET',
-    undefined,
-    { 'X-Requested-With': 'XMLHttpRequest' },
-  );
+  const pat = await signIn(b.url, 'demo-team-member');
   // Checked before anything relies on it: the token is Pat's, with the payments team among its claims.
-  const identity = refresh.body.backstageIdentity?.identity;
   if (
-    identity?.userEntityRef !== 'user:default/pat' ||
-    !identity.ownershipEntityRefs?.includes('group:default/payments')
+    pat.identity.userEntityRef !== 'user:default/pat' ||
+    !pat.identity.ownershipEntityRefs.includes('group:default/payments')
   )
-    throw new Error(`Pat's sign-in: ${JSON.stringify(refresh.body)}`);
-  patToken = refresh.body.backstageIdentity.token;
+    throw new Error(`Pat's sign-in: ${JSON.stringify(pat.identity)}`);
+  patToken = pat.token;
   await w.waitFor(
     'both clusters healthy on the backend',
     async () => {

@@ -121,6 +121,31 @@ export interface BackendProcess {
 
 const starts = new Map<string, number>();
 
+/** A user's sign-in as the app asks for it: the token and identity a sign-in provider's refresh issues. */
+export async function signIn(
+  url: string,
+  provider: string,
+): Promise<{
+  token: string;
+  identity: { userEntityRef: string; ownershipEntityRefs: string[] };
+}> {
+  // The proxy providers (guest, demo-team-member) want X-Requested-With, as the app sends it.
+  const refresh = await httpJson(
+    `${url}/api/auth/${provider}/refresh`,
+    'GET',
+    undefined,
+    { 'X-Requested-With': 'XMLHttpRequest' },
+  );
+  const identity = refresh.body?.backstageIdentity;
+  if (refresh.status !== 200 || !identity?.token)
+    throw new Error(
+      `${provider} sign-in: HTTP ${refresh.status} ${JSON.stringify(
+        refresh.body,
+      )}`,
+    );
+  return { token: identity.token, identity: identity.identity };
+}
+
 /** One HTTP request with a JSON body; resolves with status and parsed body (text if not JSON). */
 export function httpJson(
   url: string,
@@ -516,18 +541,7 @@ async function awaitReady(
       throw new PortTakenError(`port ${port} was taken`);
     }
     if (outcome === 'exited') throw new Error('exited');
-    // The guest provider's refresh issues a user token (the proxy providers want X-Requested-With, as the app sends).
-    const refresh = await httpJson(
-      `${url}/api/auth/guest/refresh`,
-      'GET',
-      undefined,
-      { 'X-Requested-With': 'XMLHttpRequest' },
-    );
-    token = refresh.body?.backstageIdentity?.token;
-    if (refresh.status !== 200 || !token)
-      throw new Error(
-        `guest sign-in: HTTP ${refresh.status} ${JSON.stringify(refresh.body)}`,
-      );
+    token = (await signIn(url, 'guest')).token;
     phases.token = Date.now() - t0;
   } catch (e) {
     // A request cut off by the process dying ("socket hang up") can come before its exit event: give the exit up

@@ -5,6 +5,7 @@
 // Test-only: Backstage's test databases.
 // eslint-disable-next-line @backstage/no-undeclared-imports
 import { TestDatabaseId, TestDatabases } from '@backstage/backend-test-utils';
+import { resolvePackagePath } from '@backstage/backend-plugin-api';
 
 /** The PostgreSQL of the test run: its major version from that variable, Debian 12's 15 otherwise. */
 export const postgresId = (Object.keys(process.env)
@@ -17,3 +18,18 @@ export const postgresId = (Object.keys(process.env)
 /** SQLite and the run's PostgreSQL; call it at a test file's top level (it registers the hooks that stop them). */
 export const storeDatabases = () =>
   TestDatabases.create({ ids: ['SQLITE_3', postgresId] });
+
+/** A database of `databases` with the plugin's migrations run (the schema the stores and notices work on). */
+export async function migratedDatabase(
+  databases: TestDatabases,
+  id: TestDatabaseId,
+) {
+  const knex = await databases.init(id);
+  await knex.migrate.latest({
+    directory: resolvePackagePath(
+      '@capz-backstage/plugin-capz-backend',
+      'migrations',
+    ),
+  });
+  return knex;
+}
