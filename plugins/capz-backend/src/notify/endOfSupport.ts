@@ -18,6 +18,7 @@ import type { NotificationService } from '@backstage/plugin-notifications-node';
 import {
   AKS_RELEASE_CALENDAR,
   aksDateInWords,
+  aksDaysInWords,
   aksVersionSupport,
   clusterPagePath,
   type AksMinorLifecycle,
@@ -68,9 +69,6 @@ export interface EndOfSupportNotice {
   severity: 'high' | 'normal';
 }
 
-const inDays = (n: number) =>
-  n <= 0 ? 'today' : `in ${n} day${n === 1 ? '' : 's'}`;
-
 /**
  * The notice of a cluster on `today`, or undefined when its owners need not hear anything: no version, one the
  * calendar does not know, support that lasts longer than `withinDays`, or community support ending on a cluster with
@@ -109,12 +107,12 @@ export function endOfSupportNotice(
     case 'community':
       title = `${what} leaves AKS community support on ${aksDateInWords(
         until,
-      )} (${inDays(s.daysLeft ?? 0)})`;
+      )} (${aksDaysInWords(s.daysLeft ?? 0)})`;
       break;
     case 'lts':
       title = `${what} leaves AKS long-term support on ${aksDateInWords(
         until,
-      )} (${inDays(s.daysLeft ?? 0)})`;
+      )} (${aksDaysInWords(s.daysLeft ?? 0)})`;
       break;
     case 'platform':
       title = `${what} is on AKS platform support only (no fixes or security patches)${

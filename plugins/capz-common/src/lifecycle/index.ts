@@ -2,6 +2,7 @@
 export { AKS_RELEASE_CALENDAR, type AksMinorLifecycle } from './calendar';
 export {
   aksDateInWords,
+  aksDaysInWords,
   aksVersionSupport,
   poolSkews,
   versionConflicts,

@@ -81,8 +81,12 @@ export const aksDateInWords = (d: string) =>
     : `${MONTHS[Number(d.slice(5, 7)) - 1]} ${Number(
         d.slice(8, 10),
       )}, ${d.slice(0, 4)}`;
-const inDays = (n: number) =>
-  n === 0 ? 'today' : `in ${n} day${n === 1 ? '' : 's'}`;
+/**
+ * Whole days ahead in words: `today`, `in 1 day`, `in 12 days` (a day already past reads `today`).
+ * @public
+ */
+export const aksDaysInWords = (n: number) =>
+  n <= 0 ? 'today' : `in ${n} day${n === 1 ? '' : 's'}`;
 
 /**
  * The support of `version` on `today` (docs/lifecycle-facts.md#aks-support): community support until the calendar's end
@@ -144,9 +148,9 @@ export function aksVersionSupport(
     return soon(
       'community',
       entry.endOfLife,
-      `${name} is supported until ${aksDateInWords(entry.endOfLife)} (${inDays(
-        left(entry.endOfLife),
-      )}).`,
+      `${name} is supported until ${aksDateInWords(
+        entry.endOfLife,
+      )} (${aksDaysInWords(left(entry.endOfLife))}).`,
       upgrade,
     );
   const ended = `${name}'s community support ended ${aksDateInWords(
@@ -158,7 +162,7 @@ export function aksVersionSupport(
       entry.ltsEndOfLife,
       `${ended}; long-term support lasts until ${aksDateInWords(
         entry.ltsEndOfLife,
-      )} (${inDays(left(entry.ltsEndOfLife))}).`,
+      )} (${aksDaysInWords(left(entry.ltsEndOfLife))}).`,
       `Upgrade before ${aksDateInWords(
         entry.ltsEndOfLife,
       )}: under LTS the cluster may move to the next LTS minor directly.`,
