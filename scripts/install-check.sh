@@ -126,7 +126,13 @@ stage "pack the six packages" pack
 pins=$(node -e 'const r=require("./package.json").resolutions;delete r["@types/react"];delete r["@types/react-dom"];
   for (const k of Object.keys(r)) if (String(r[k]).startsWith("patch:")) delete r[k];
   r["@backstage/plugin-signals-backend"]="0.3.19";console.log(JSON.stringify(r))')
-base_key=$(echo "$CREATE_APP_VERSION $pins" | sha256sum | cut -c1-16)
+# The template has no lockfile here, so its dependencies are resolved from the registry. They are resolved as the
+# registry was on RESOLVE_AS_OF (an age gate counted back to that day, no scope pre-approved), not as it is today: a
+# release since cannot change the app, and no dependency published after its dependent can break the resolution
+# (playwright@1.65.2 passed the template's 3-day gate at 17:53 on 4 Dec, its playwright-core@1.65.2 only at 18:46:
+# "All versions satisfying "1.65.2" are quarantined" failed a CI run in that hour).
+RESOLVE_AS_OF=2026-11-26T00:00:00Z
+base_key=$(echo "$CREATE_APP_VERSION $pins $RESOLVE_AS_OF" | sha256sum | cut -c1-16)
 scaffold() {
   if [ -f "$base/.key" ] && [ "$(cat "$base/.key")" = "$base_key" ]; then
     capz_log "scaffold up to date (@backstage/create-app@$CREATE_APP_VERSION)"
@@ -141,7 +147,9 @@ scaffold() {
     p.resolutions = { ...p.resolutions, ...JSON.parse(process.env.PINS) };
     fs.writeFileSync(f, JSON.stringify(p, null, 2) + "\n");' "$base/package.json"
   # Resolve the template's dependencies once (the seed lockfile is not reachable here); the app starts from this lock.
-  (cd "$base" && yarn install --mode=update-lockfile) >"$logs/base-lock.log" 2>&1 ||
+  local gate_minutes=$((($(date +%s) - $(date -d "$RESOLVE_AS_OF" +%s)) / 60))
+  (cd "$base" && YARN_NPM_MINIMAL_AGE_GATE=$gate_minutes YARN_NPM_PREAPPROVED_PACKAGES= \
+    yarn install --mode=update-lockfile) >"$logs/base-lock.log" 2>&1 ||
     { tail -30 "$logs/base-lock.log" >&2; return 1; }
   rm -rf "$base/node_modules" "$base/.yarn/install-state.gz"
   echo "$base_key" >"$base/.key"
