@@ -141,6 +141,30 @@ export interface Config {
        */
       leaseSeconds?: number;
     };
+    /** Where a cluster's Kubernetes version stands in AKS's support (docs/lifecycle-facts.md); shared with the pages. */
+    lifecycle?: {
+      /**
+       * A version whose AKS support ends within this many days needs attention (default 60): the MCP reads of the
+       * clusters that need attention, as the pages.
+       * @visibility frontend
+       */
+      soonDays?: number;
+      /**
+       * AKS release calendar entries laid over the shipped one: an entry replaces the shipped minor of the same name
+       * or adds one. The backend refuses to start on an entry that is not valid (a wrong date would move every notice).
+       * @visibility frontend
+       */
+      calendar?: Array<{
+        /** The Kubernetes minor version, `1.38`. */
+        minor: string;
+        /** The month AKS made it generally available, `YYYY-MM`. */
+        ga: string;
+        /** The last day of community support, `YYYY-MM-DD`. */
+        endOfLife: string;
+        /** The last day of long-term support, `YYYY-MM-DD`. */
+        ltsEndOfLife?: string;
+      }>;
+    };
     /**
      * What the owners of a cluster are told through Backstage's notifications (topics capz-jobs, capz-cluster-health,
      * capz-day2, capz-lifecycle).

@@ -15,6 +15,22 @@ export interface Config {
        * @visibility frontend
        */
       soonDays?: number;
+      /**
+       * AKS release calendar entries laid over the one this product ships (docs/lifecycle-facts.md#aks-calendar): an
+       * entry replaces the shipped minor of the same name or adds one. Read by the pages and by the backend (its
+       * end-of-support notices and the MCP reads), which refuses to start on an entry that is not valid.
+       * @visibility frontend
+       */
+      calendar?: Array<{
+        /** The Kubernetes minor version, `1.38`. */
+        minor: string;
+        /** The month AKS made it generally available, `YYYY-MM`. */
+        ga: string;
+        /** The last day of community support, `YYYY-MM-DD`. */
+        endOfLife: string;
+        /** The last day of long-term support, `YYYY-MM-DD`. */
+        ltsEndOfLife?: string;
+      }>;
     };
   };
 }

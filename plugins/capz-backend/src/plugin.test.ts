@@ -72,4 +72,29 @@ describe('capz backend plugin', () => {
       .set('Authorization', mockCredentials.user.header());
     expect(res.status).toBe(403);
   });
+
+  it('refuses to start on a capz.lifecycle.calendar entry that is not valid, in the config words', async () => {
+    await expect(
+      startTestBackend({
+        features: [
+          capzPlugin,
+          mockServices.rootConfig.factory({
+            data: {
+              capz: {
+                ...config.capz,
+                lifecycle: {
+                  calendar: [
+                    { minor: '1.38', ga: '2027-02', endOfLife: '2028-02-29' },
+                    { minor: '1.39', ga: '2027-06', endOfLife: '2027-06-31' },
+                  ],
+                },
+              },
+            },
+          }),
+        ],
+      }),
+    ).rejects.toThrow(
+      'capz.lifecycle.calendar is not valid: capz.lifecycle.calendar[1] (1.39): endOfLife must be the last day of community support, "YYYY-MM-DD" (got "2027-06-31").',
+    );
+  });
 });

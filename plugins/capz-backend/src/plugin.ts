@@ -21,6 +21,7 @@ import {
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
 import {
+  aksLifecycleSettings,
   capzClusterResourcePermissions,
   capzPermissions,
   type ObservedObject,
@@ -112,6 +113,15 @@ export const capzPlugin = createBackendPlugin({
         // A permission check that cannot be made (its backend or the auth database away) answers 503, not 500.
         const permissions = permissionsAnsweringWhenDown(permissionsService);
         const managementClusters = readManagementClusters(config);
+        // AKS's release calendar with the operator's entries (capz.lifecycle.calendar): a wrong entry would move every
+        // end-of-support date the owners are told, so it stops the start, in the config's words.
+        const versionSupport = aksLifecycleSettings(config);
+        if (versionSupport.errors.length)
+          throw new Error(
+            `capz.lifecycle.calendar is not valid: ${versionSupport.errors.join(
+              ' ',
+            )}`,
+          );
         logger.info(
           `CAPZ: ${
             managementClusters.length
@@ -178,6 +188,10 @@ export const capzPlugin = createBackendPlugin({
           permissions,
           views: cacheViews,
           ownerOf,
+          lifecycle: {
+            soonDays: versionSupport.soonDays,
+            calendar: versionSupport.calendar,
+          },
         });
         // The day-2 preview and its confirm, as the routes themselves on behalf of the caller (src/actions).
         const allowServicePrincipalApply =
@@ -231,6 +245,7 @@ export const capzPlugin = createBackendPlugin({
               notifications,
               logger,
               withinDays: endOfSupportWithinDays,
+              calendar: versionSupport.calendar,
               ownerKnown,
             }),
           });

@@ -6,6 +6,7 @@ import {
   type PolicyDecision,
 } from '@backstage/plugin-permission-common';
 import {
+  AKS_RELEASE_CALENDAR,
   capzClusterReadPermission,
   type ClusterSummary,
   type TreeNode,
@@ -75,7 +76,10 @@ const TREE = node({
   ],
 });
 
-function setUp(decision: PolicyDecision = { result: AuthorizeResult.ALLOW }) {
+function setUp(
+  decision: PolicyDecision = { result: AuthorizeResult.ALLOW },
+  lifecycle?: Parameters<typeof registerClusterActions>[0]['lifecycle'],
+) {
   const registry = actionsRegistryServiceMock();
   const asked: string[] = [];
   registerClusterActions({
@@ -102,6 +106,7 @@ function setUp(decision: PolicyDecision = { result: AuthorizeResult.ALLOW }) {
         ? 'group:default/team-payments'
         : 'group:default/platform',
     today: () => new Date('2026-12-04T00:00:00Z'),
+    ...(lifecycle ? { lifecycle } : {}),
   });
   return { registry, asked };
 }
@@ -141,6 +146,36 @@ describe('the cluster actions', () => {
     ]);
     expect(clusters[1].reasons).toEqual([
       expect.objectContaining({ severity: 'now' }),
+    ]);
+  });
+
+  it("judge a version's support with the operator's calendar and soonDays (capz.lifecycle), as the pages do", async () => {
+    // AKS shortened 1.35 (shipped: Mar 31, 2027); 60 days ahead is the default, 200 the operator's.
+    const { registry } = setUp(undefined, {
+      soonDays: 200,
+      calendar: [
+        ...AKS_RELEASE_CALENDAR.filter(c => c.minor !== '1.35'),
+        { minor: '1.35', ga: '2026-03', endOfLife: '2027-05-31' },
+      ],
+    });
+    const { output } = await registry.invoke({
+      id: 'test:list-clusters-needing-attention',
+      input: {},
+      credentials: mockCredentials.user('user:default/ada'),
+    });
+    const clusters = (output as { clusters: any[] }).clusters;
+    expect(clusters.map(c => c.name)).toEqual([
+      'payments-prod',
+      'search-prod',
+      'data-lake',
+    ]);
+    expect(clusters[0].reasons).toEqual([
+      {
+        severity: 'soon',
+        message:
+          'Kubernetes 1.35 is supported until May 31, 2027 (in 178 days).',
+        fix: 'Upgrade the control plane to 1.36, then its node pools: AKS moves a supported cluster one minor version at a time.',
+      },
     ]);
   });
 

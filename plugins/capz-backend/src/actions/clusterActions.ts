@@ -13,6 +13,7 @@ import { NotFoundError } from '@backstage/errors';
 import {
   clusterAttention,
   clusterPagePath,
+  type AttentionOptions,
   type ClusterSummary,
   type TreeNode,
 } from '@capz-backstage/plugin-capz-common';
@@ -34,6 +35,7 @@ export interface ClusterReads {
 export function attentionReasons(
   c: ClusterSummary,
   today: Date,
+  lifecycle: Omit<AttentionOptions, 'today'> = {},
 ): { severity: 'now' | 'soon'; message: string; fix?: string }[] {
   const out: { severity: 'now' | 'soon'; message: string; fix?: string }[] = [];
   if (
@@ -55,7 +57,7 @@ export function attentionReasons(
         .join(', ')}`,
       fix: 'keep one manager: delete the other ManagedCluster with reconcile-policy skip first',
     });
-  for (const item of clusterAttention(c, { today }).items)
+  for (const item of clusterAttention(c, { ...lifecycle, today }).items)
     out.push({
       severity: item.severity,
       message: item.message,
@@ -104,6 +106,8 @@ export function registerClusterActions(o: {
   ownerOf?: ClusterOwnerOf;
   /** Today, for the version's support (tests pass a fixed day). */
   today?: () => Date;
+  /** `capz.lifecycle` (soonDays, calendar), as the pages read it. */
+  lifecycle?: Omit<AttentionOptions, 'today'>;
 }): void {
   const today = o.today ?? (() => new Date());
   const canRead = (credentials: BackstageCredentials) =>
@@ -157,7 +161,7 @@ export function registerClusterActions(o: {
             (!input.namespace || c.namespace === input.namespace) &&
             readable(place(c)),
         )
-        .map(c => ({ c, reasons: attentionReasons(c, day) }))
+        .map(c => ({ c, reasons: attentionReasons(c, day, o.lifecycle) }))
         .filter(x => x.reasons.length > 0)
         .map(({ c, reasons }) => ({
           ...place(c),

@@ -1,7 +1,10 @@
 import { mockServices } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
 import type { NotificationService } from '@backstage/plugin-notifications-node';
-import type { ClusterSummary } from '@capz-backstage/plugin-capz-common';
+import {
+  aksCalendarWith,
+  type ClusterSummary,
+} from '@capz-backstage/plugin-capz-common';
 import {
   migratedDatabase,
   postgresId,
@@ -93,6 +96,22 @@ describe('endOfSupportNotice', () => {
       expect(
         endOfSupportNotice(at(v), { today: '2026-07-19', withinDays: 3650 }),
       ).toBeUndefined();
+  });
+
+  it("dates the notice with the operator's calendar (capz.lifecycle.calendar): a minor the shipped table does not know yet", () => {
+    const { calendar } = aksCalendarWith([
+      { minor: '1.38', ga: '2027-02', endOfLife: '2028-02-29' },
+    ]);
+    const o = { today: '2028-02-10', withinDays: 30 };
+    expect(endOfSupportNotice(at('v1.38.1'), o)).toBeUndefined();
+    expect(endOfSupportNotice(at('v1.38.1'), { ...o, calendar })).toEqual(
+      expect.objectContaining({
+        status: 'community',
+        until: '2028-02-29',
+        title:
+          'team-payments/payments-prod: Kubernetes 1.38 leaves AKS community support on Feb 29, 2028 (in 19 days)',
+      }),
+    );
   });
 
   it('says nothing of community support ending on a cluster with LTS on (it moves to LTS), and tells the end of LTS', () => {

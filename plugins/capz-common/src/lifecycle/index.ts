@@ -1,5 +1,11 @@
 // Where a cluster's Kubernetes version stands in AKS's support policy, and who owns its version (issue: fleets).
-export { AKS_RELEASE_CALENDAR, type AksMinorLifecycle } from './calendar';
+export {
+  AKS_RELEASE_CALENDAR,
+  aksCalendarWith,
+  aksLifecycleSettings,
+  type AksLifecycleSettings,
+  type AksMinorLifecycle,
+} from './calendar';
 export {
   aksDateInWords,
   aksDaysInWords,

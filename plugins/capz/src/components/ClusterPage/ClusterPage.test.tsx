@@ -261,6 +261,40 @@ describe('cluster page', () => {
         screen.queryByRole('list', { name: 'Needs attention' }),
       ).not.toBeInTheDocument();
     });
+
+    it("judges with the operator's calendar and soonDays (capz.lifecycle)", async () => {
+      serve({ summary: { ...SEARCH_PROD, kubernetesVersion: 'v1.34.2' } });
+      renderCapz(<CapzPage />, {
+        path: PATH,
+        mountPath: '/capz/*',
+        config: {
+          // The test app's own config is replaced: the page builds links on the backend's URL.
+          backend: { baseUrl: 'http://localhost:7007' },
+          capz: {
+            lifecycle: {
+              soonDays: 90,
+              // AKS extended 1.34 (the shipped table ends it Nov 30, 2026: platform support only on this day).
+              calendar: [
+                { minor: '1.34', ga: '2025-11', endOfLife: '2027-02-28' },
+              ],
+            },
+          },
+        },
+      });
+      // Still supported, for 87 days: within the configured 90 (not within the default 60), so it needs attention.
+      const notes = await screen.findByRole('list', {
+        name: 'Needs attention',
+      });
+      expect(
+        within(notes)
+          .getAllByRole('listitem')
+          .map(a => a.textContent),
+      ).toEqual([
+        expect.stringMatching(
+          /^Kubernetes 1\.34 is supported until Feb 28, 2027 \(in 87 days\)\.Upgrade the control plane to 1\.35/,
+        ),
+      ]);
+    });
   });
 
   describe('where a cluster applied from Git comes from', () => {

@@ -40,7 +40,7 @@ import {
   countByHealth,
   useClusterFilters,
 } from './useClusterFilters';
-import { attentionOf, useSoonDays } from '../shared/lifecycle';
+import { attentionOf, useLifecycleSettings } from '../shared/lifecycle';
 
 const MC_STATE = {
   connected: 'Connected',
@@ -266,16 +266,16 @@ export function ClustersPage() {
   // Any change can add, remove or move a cluster in this list: refetch on every message (debounced).
   useLiveRefresh(refreshAll, () => true, 500);
 
-  const soonDays = useSoonDays();
+  const lifecycle = useLifecycleSettings();
   const all = useMemo((): Row[] => {
     // One day for the whole list: every row judged against the same today.
     const today = new Date();
     return (clusters.value?.items ?? []).map(c => ({
       ...c,
       id: `${c.managementCluster}/${c.namespace}/${c.name}`,
-      attention: attentionOf(c, soonDays, today),
+      attention: attentionOf(c, lifecycle, today),
     }));
-  }, [clusters.value, soonDays]);
+  }, [clusters.value, lifecycle]);
   const filterState = useClusterFilters(all);
   const { filters, filtered, rows } = filterState;
   const counts = useMemo(() => countByHealth(all), [all]);

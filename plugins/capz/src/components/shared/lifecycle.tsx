@@ -4,17 +4,29 @@
  */
 import { configApiRef, useApi } from '@backstage/frontend-plugin-api';
 import {
+  aksLifecycleSettings,
   clusterAttention,
   type AksVersionSupport,
   type AttentionInput,
   type AttentionItem,
+  type AttentionOptions,
 } from '@capz-backstage/plugin-capz-common';
 import { useMemo } from 'react';
 
-/** `capz.lifecycle.soonDays`: an ending support needs attention this many days ahead (default 60). */
-export function useSoonDays(): number {
+/** What the pages judge support with. */
+export type LifecycleSettings = Omit<AttentionOptions, 'today'>;
+
+/**
+ * `capz.lifecycle`: `soonDays` (an ending support needs attention this many days ahead, default 60) and the release
+ * calendar with the operator's entries. Read as the backend reads it (capz-common `aksLifecycleSettings`); the backend
+ * refuses to start on a wrong entry, so the pages never judge with a calendar the backend does not.
+ */
+export function useLifecycleSettings(): LifecycleSettings {
   const config = useApi(configApiRef);
-  return config.getOptionalNumber('capz.lifecycle.soonDays') ?? 60;
+  return useMemo(() => {
+    const { soonDays, calendar } = aksLifecycleSettings(config);
+    return { soonDays, calendar };
+  }, [config]);
 }
 
 /** A cluster's attention today. */
@@ -26,18 +38,18 @@ export interface Attention {
 /** The attention of a cluster on `today` (the browser's day by default). */
 export function attentionOf(
   c: AttentionInput,
-  soonDays: number,
+  settings: LifecycleSettings,
   today: Date = new Date(),
 ): Attention {
-  return clusterAttention(c, { today, soonDays });
+  return clusterAttention(c, { ...settings, today });
 }
 
 /** {@link attentionOf} for one cluster, recomputed when it changes. */
 export function useAttention(c: AttentionInput | undefined): Attention {
-  const soonDays = useSoonDays();
+  const settings = useLifecycleSettings();
   return useMemo(
-    () => (c ? attentionOf(c, soonDays) : { items: [] }),
-    [c, soonDays],
+    () => (c ? attentionOf(c, settings) : { items: [] }),
+    [c, settings],
   );
 }
 
