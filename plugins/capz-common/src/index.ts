@@ -18,3 +18,4 @@ export * from './day2';
 export * from './gitops';
 export * from './lifecycle';
 export * from './ownership';
+export * from './fleet';
