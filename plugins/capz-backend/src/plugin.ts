@@ -45,6 +45,8 @@ import { createClusterCreateRouter } from './routers/clusterCreateRouter';
 import { createJobs } from './jobs';
 import { AksDiscovery } from './azure/AksDiscovery';
 import { createDay2Router } from './routers/day2Router';
+import { createFleetRouter } from './routers/fleetRouter';
+import { FleetPreview } from './day2/fleetPreview';
 import type { Handler } from 'express';
 import { auditRefusals } from './routers/auditRefusals';
 import { ALLOW_SERVICE_PRINCIPAL_APPLY } from './actions/day2Actions';
@@ -395,6 +397,31 @@ export const capzPlugin = createBackendPlugin({
               allowLocalAccountKubeconfig:
                 config.getOptionalBoolean(ALLOW_LOCAL_ACCOUNT_KUBECONFIG) ??
                 false,
+            }),
+          }),
+        );
+        // A fleet upgrade's preview: each cluster planned as its single-cluster upgrade, from the cache (src/day2).
+        httpRouter.use(
+          await createFleetRouter({
+            httpAuth,
+            permissions,
+            ownerOf,
+            fleet: new FleetPreview({
+              day2,
+              factsOf: p => {
+                const s = cacheViews.summary(
+                  p.managementCluster,
+                  p.namespace,
+                  p.name,
+                );
+                return {
+                  ...(s.health ? { health: s.health } : {}),
+                  ...(s.reason ? { reason: s.reason } : {}),
+                  ...(s.lifecycle?.conflicts
+                    ? { conflicts: s.lifecycle.conflicts }
+                    : {}),
+                };
+              },
             }),
           }),
         );

@@ -731,6 +731,37 @@ export class Day2Service {
     return { ...answer, git: { ...answer.git!, proposed } };
   }
 
+  /**
+   * A cluster's part of a fleet upgrade's preview, from the cache: its day-2 reading and the versions AKS offers in its
+   * region. `offeredMemo` shares ARM's answers between the clusters of one preview: one call per region and credential.
+   */
+  async cachedUpgradeBasis(
+    p: ClusterPlace,
+    offeredMemo: Map<
+      string,
+      Promise<Pick<Day2PlanContext, 'offeredVersions' | 'offeredVersionsError'>>
+    >,
+  ): Promise<{
+    cluster: Day2Cluster;
+    ctx: Pick<Day2PlanContext, 'offeredVersions' | 'offeredVersionsError'>;
+  }> {
+    const { cluster, objects } = this.cachedCluster(p);
+    const c = readDay2Cluster(cluster, objects);
+    const key = [
+      p.managementCluster,
+      p.namespace,
+      c.credentialSecret ?? DEFAULT_ASO_CREDENTIAL,
+      c.subscriptionId ?? '',
+      c.location ?? '',
+    ].join('\u0000');
+    let offered = offeredMemo.get(key);
+    if (!offered) {
+      offered = this.offered(p, c);
+      offeredMemo.set(key, offered);
+    }
+    return { cluster: c, ctx: await offered };
+  }
+
   /** The versions the control plane may move to next (ARM, the region), and the pools' versions. From the cache. */
   async upgrades(p: ClusterPlace): Promise<UpgradeOptions> {
     const { cluster, objects } = this.cachedCluster(p);

@@ -3,7 +3,10 @@ import {
   PermissionsService,
 } from '@backstage/backend-plugin-api';
 import { NotAllowedError } from '@backstage/errors';
-import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import {
+  AuthorizeResult,
+  type ResourcePermission,
+} from '@backstage/plugin-permission-common';
 import { createConditionAuthorizer } from '@backstage/plugin-permission-node';
 import { capzClusterReadPermission } from '@capz-backstage/plugin-capz-common';
 import { CapzClusterResource, ClusterOwnerOf, capzClusterRules } from './rules';
@@ -52,4 +55,22 @@ export function withOwner(
   };
   const owner = ownerOf && place.name ? ownerOf(place) : undefined;
   return owner === undefined ? place : { ...place, owner };
+}
+
+/**
+ * Which clusters a caller may act on with `permission`, from one conditional decision (as {@link readFilter}); a denial
+ * is no cluster rather than a 403, for a request over many clusters that refuses each one in its answer.
+ */
+export async function actionFilter(
+  permissions: PermissionsService,
+  credentials: BackstageCredentials,
+  permission: ResourcePermission<'capz-cluster'>,
+  ownerOf?: ClusterOwnerOf,
+): Promise<ReadFilter> {
+  const [decision] = await permissions.authorizeConditional([{ permission }], {
+    credentials,
+  });
+  if (decision.result === AuthorizeResult.ALLOW) return () => true;
+  if (decision.result === AuthorizeResult.DENY) return () => false;
+  return cluster => conditionAuthorizer(decision, withOwner(cluster, ownerOf));
 }

@@ -1138,6 +1138,187 @@ export const spec = {
           },
         },
       },
+      FleetClusterRef: {
+        type: 'object',
+        description: 'One cluster of a fleet run, by where it lives.',
+        additionalProperties: false,
+        required: ['managementCluster', 'namespace', 'name'],
+        properties: {
+          managementCluster: {
+            $ref: '#/components/schemas/ManagementClusterName',
+          },
+          namespace: {
+            $ref: '#/components/schemas/NamespaceName',
+          },
+          name: {
+            $ref: '#/components/schemas/ClusterName',
+          },
+        },
+      },
+      FleetUpgradeTarget: {
+        description:
+          'What every cluster moves to: `next-minor`, the newest patch of the next minor version AKS offers in its region; or one `version`.',
+        oneOf: [
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['kind'],
+            properties: {
+              kind: {
+                type: 'string',
+                enum: ['next-minor'],
+              },
+            },
+          },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['kind', 'version'],
+            properties: {
+              kind: {
+                type: 'string',
+                enum: ['version'],
+              },
+              version: {
+                type: 'string',
+                pattern: '^v?[0-9]+\\.[0-9]+\\.[0-9]+$',
+              },
+            },
+          },
+        ],
+      },
+      FleetRunSpec: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['target', 'stages'],
+        properties: {
+          target: {
+            $ref: '#/components/schemas/FleetUpgradeTarget',
+          },
+          stages: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 20,
+            description: 'In order; a cluster belongs to one stage.',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['name', 'clusters'],
+              properties: {
+                name: {
+                  type: 'string',
+                  minLength: 1,
+                  maxLength: 63,
+                },
+                clusters: {
+                  type: 'array',
+                  minItems: 1,
+                  maxItems: 10000,
+                  items: {
+                    $ref: '#/components/schemas/FleetClusterRef',
+                  },
+                },
+              },
+            },
+          },
+          concurrency: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 50,
+            description:
+              'Clusters of a stage upgraded at the same time (default 1).',
+          },
+        },
+      },
+      FleetClusterPlan: {
+        type: 'object',
+        required: [
+          'managementCluster',
+          'namespace',
+          'name',
+          'outcome',
+          'steps',
+          'problems',
+        ],
+        properties: {
+          managementCluster: {
+            type: 'string',
+          },
+          namespace: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
+          },
+          outcome: {
+            type: 'string',
+            enum: ['upgrade', 'current', 'refused'],
+          },
+          from: {
+            type: 'string',
+          },
+          to: {
+            type: 'string',
+          },
+          steps: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['target', 'version', 'changes', 'warnings'],
+              properties: {
+                target: {
+                  description: '"controlPlane", or the pools it upgrades',
+                  oneOf: [
+                    {
+                      type: 'string',
+                      enum: ['controlPlane'],
+                    },
+                    {
+                      type: 'object',
+                      required: ['pools'],
+                      properties: {
+                        pools: {
+                          type: 'array',
+                          items: {
+                            type: 'string',
+                          },
+                        },
+                      },
+                    },
+                  ],
+                },
+                version: {
+                  type: 'string',
+                },
+                changes: {
+                  type: 'array',
+                  items: {
+                    $ref: '#/components/schemas/Day2ObjectChange',
+                  },
+                },
+                warnings: {
+                  type: 'array',
+                  items: {
+                    type: 'string',
+                  },
+                },
+                effects: {
+                  type: 'array',
+                  items: {
+                    type: 'string',
+                  },
+                },
+              },
+            },
+          },
+          problems: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+          },
+        },
+      },
       PreflightCheck: {
         type: 'object',
         required: ['id', 'title', 'status', 'message'],
@@ -2797,6 +2978,83 @@ export const spec = {
                     auth: {
                       type: 'string',
                       enum: ['exec', 'local-account'],
+                    },
+                  },
+                },
+              },
+            },
+          },
+          '503': {
+            $ref: '#/components/responses/ArmUnavailable',
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/fleet-runs/preview': {
+      post: {
+        operationId: 'PreviewFleetRun',
+        description:
+          "A fleet upgrade planned before anything starts: each stage's clusters with the single-cluster upgrade's plan (the control plane to the target, then its pools), or why a cluster is left out (not healthy, CAPZ fighting AKS over its version, a pool out of AKS's skew, a version its region does not offer, applied by a GitOps controller, not found, or capz.cluster.upgrade not allowed on it). From the watch cache, with the versions AKS offers read from ARM once per region and credential; writes nothing. 503 with Retry-After while ARM is throttling or unavailable.",
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                $ref: '#/components/schemas/FleetRunSpec',
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['target', 'concurrency', 'stages', 'counts'],
+                  properties: {
+                    target: {
+                      $ref: '#/components/schemas/FleetUpgradeTarget',
+                    },
+                    concurrency: {
+                      type: 'integer',
+                    },
+                    stages: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['name', 'clusters'],
+                        properties: {
+                          name: {
+                            type: 'string',
+                          },
+                          clusters: {
+                            type: 'array',
+                            items: {
+                              $ref: '#/components/schemas/FleetClusterPlan',
+                            },
+                          },
+                        },
+                      },
+                    },
+                    counts: {
+                      type: 'object',
+                      required: ['upgrade', 'current', 'refused'],
+                      properties: {
+                        upgrade: {
+                          type: 'integer',
+                        },
+                        current: {
+                          type: 'integer',
+                        },
+                        refused: {
+                          type: 'integer',
+                        },
+                      },
                     },
                   },
                 },

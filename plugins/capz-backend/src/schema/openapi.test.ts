@@ -29,6 +29,7 @@ const ROUTE_FILES = [
   'clusterCreateRouter.ts',
   'pickersRouter.ts',
   'day2Router.ts',
+  'fleetRouter.ts',
 ];
 
 describe('the OpenAPI document', () => {

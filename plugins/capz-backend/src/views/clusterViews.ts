@@ -65,6 +65,19 @@ export class ClusterViews {
     );
   }
 
+  /** One cluster's summary, as {@link ClusterViews.list} gives it (NotFoundError when the cache has no such cluster). */
+  summary(
+    managementCluster: string,
+    namespace: string,
+    name: string,
+  ): ClusterSummary {
+    const view = this.build(managementCluster, namespace, name);
+    return this.withKubernetes(
+      this.index.summaryOf(view),
+      view.managedClusters,
+    );
+  }
+
   tree(
     managementCluster: string,
     namespace: string,

@@ -43,17 +43,17 @@ export interface FleetRunSpec {
 }
 
 /** One upgrade of a cluster's part, as the single-cluster upgrade plans it. @public */
-export interface FleetUpgradeStep {
+export type FleetUpgradeStep = {
   target: Day2UpgradeTarget;
   version: string;
   changes: ObjectChange[];
   warnings: string[];
   /** What Azure does, in Azure's words. */
   effects?: string[];
-}
+};
 
 /** A cluster's part of a fleet run. @public */
-export interface FleetClusterPlan extends ClusterPlace {
+export type FleetClusterPlan = ClusterPlace & {
   /**
    * `upgrade`: its steps run in its stage; `current`: it already runs the target, control plane and pools;
    * `refused`: it is left out of the run, for `problems`.
@@ -66,7 +66,7 @@ export interface FleetClusterPlan extends ClusterPlace {
   steps: FleetUpgradeStep[];
   /** Why it is refused, in words, each with what to do where there is something to do. */
   problems: string[];
-}
+};
 
 /** What the fleet planner reads of a cluster beyond its objects. @public */
 export interface FleetClusterFacts {
@@ -283,12 +283,12 @@ export function fleetRunSpecProblems(spec: FleetRunSpec): string[] {
 }
 
 /** A fleet run's preview: each stage's clusters with their plan, and the counts. @public */
-export interface FleetRunPreview {
+export type FleetRunPreview = {
   target: FleetUpgradeTarget;
   concurrency: number;
   stages: Array<{ name: string; clusters: FleetClusterPlan[] }>;
   counts: { upgrade: number; current: number; refused: number };
-}
+};
 
 /**
  * The preview of a run from each cluster's plan (`planOf`, {@link planFleetCluster} or a refusal of the backend's:
