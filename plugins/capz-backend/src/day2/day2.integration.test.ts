@@ -37,6 +37,8 @@ import {
   serviceAccountToken,
 } from '../testing/realCluster';
 import { Day2Service } from './Day2Service';
+import { FleetPreview } from './fleetPreview';
+import { ClusterViews } from '../views/clusterViews';
 import { day2Client } from '../cluster/clientViews';
 import { ManagementClusterClient } from '../cluster/ManagementClusterClient';
 
@@ -225,6 +227,57 @@ afterAll(async () => {
 }, 120_000);
 
 describe('day-2 actions on a real management cluster', () => {
+  it("previews a fleet upgrade from the watch cache and the simulated ARM: each cluster's plan or why not, nothing written", async () => {
+    const views = new ClusterViews(cache, ['local']);
+    const fleet = new FleetPreview({
+      day2: service,
+      factsOf: p => {
+        const c = views.summary(p.managementCluster, p.namespace, p.name);
+        return {
+          ...(c.health ? { health: c.health } : {}),
+          ...(c.lifecycle?.conflicts
+            ? { conflicts: c.lifecycle.conflicts }
+            : {}),
+        };
+      },
+    });
+    const before = await specs();
+    const preview = await fleet.preview(
+      {
+        target: { kind: 'next-minor' },
+        stages: [
+          { name: 'dev', clusters: [place('gone')] },
+          { name: 'prod', clusters: [place('kept'), place('nope')] },
+        ],
+      },
+      () => true,
+    );
+    const [gone, kept, nope] = preview.stages.flatMap(st => st.clusters);
+    // gone runs 1.32.5: the simulated AKS offers 1.33.2 as 1.33's newest patch; control plane, then both pools.
+    expect(gone).toMatchObject({
+      outcome: 'upgrade',
+      from: 'v1.32.5',
+      to: 'v1.33.2',
+      problems: [],
+    });
+    expect(gone.steps.map(x => x.target)).toEqual([
+      'controlPlane',
+      { pools: ['system', 'user'] },
+    ]);
+    // kept runs 1.33.2, the newest the region offers: no 1.34 to go to.
+    expect(kept.outcome).toBe('refused');
+    expect(kept.problems).toEqual([
+      expect.stringMatching(
+        /^AKS offers no 1\.34 version in westeurope \(it offers .*v1\.33\.2\)$/,
+      ),
+    ]);
+    expect(nope.problems).toEqual([
+      `No cluster ${ns}/nope on management cluster local`,
+    ]);
+    expect(preview.counts).toEqual({ upgrade: 1, current: 0, refused: 2 });
+    expect(await specs()).toEqual(before);
+  });
+
   it('scales a pool: the Azure agent pool follows, under the field manager capz-backstage', async () => {
     const plan = await confirm(place('gone'), {
       action: 'scale',
