@@ -16,6 +16,7 @@ import { actionsRegistryServiceRef } from '@backstage/backend-plugin-api/alpha';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { registerClusterActions } from './actions/clusterActions';
 import { registerDay2Actions } from './actions/day2Actions';
+import { registerFleetActions } from './actions/fleetActions';
 import {
   coreServices,
   createBackendPlugin,
@@ -198,6 +199,8 @@ export const capzPlugin = createBackendPlugin({
         // The day-2 preview and its confirm, as the routes themselves on behalf of the caller (src/actions).
         const allowServicePrincipalApply =
           config.getOptionalBoolean(ALLOW_SERVICE_PRINCIPAL_APPLY) ?? false;
+        // A fleet upgrade's preview, as the route itself on behalf of the caller (src/actions).
+        registerFleetActions({ actionsRegistry, auth, discovery });
         registerDay2Actions({
           actionsRegistry,
           auth,

@@ -17,8 +17,9 @@ import type {
   DiscoveryService,
 } from '@backstage/backend-plugin-api';
 import type { ActionsRegistryService } from '@backstage/backend-plugin-api/alpha';
-import { NotAllowedError, ResponseError } from '@backstage/errors';
+import { NotAllowedError } from '@backstage/errors';
 import { REFUSED_EVENT_ID } from '../permissions/refusedEvent';
+import { postAsCaller } from './routeCall';
 import { spec } from '../schema/openapi.generated';
 
 /** The zod (v3) the registry hands to an action's schema functions. */
@@ -103,7 +104,7 @@ export function registerDay2Actions(o: {
   });
   const actions = day2ActionsInWords();
 
-  /** The route, on behalf of the caller; its error as it answered it (status, name and message). */
+  /** The day-2 route, on behalf of the caller (routeCall.ts). */
   const call = async (
     credentials: BackstageCredentials,
     input: {
@@ -114,28 +115,15 @@ export function registerDay2Actions(o: {
     },
     confirm: boolean,
   ): Promise<Record<string, unknown>> => {
-    const { token } = await o.auth.getPluginRequestToken({
-      onBehalfOf: credentials,
-      targetPluginId: 'capz',
-    });
     const path = [input.managementCluster, input.namespace, input.name]
       .map(encodeURIComponent)
       .join('/');
-    const res = await fetch(
-      `${await o.discovery.getBaseUrl('capz')}/clusters/${path}/actions${
-        confirm ? '' : '/preview'
-      }`,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-        body: JSON.stringify(input.request),
-      },
+    return postAsCaller(
+      o,
+      credentials,
+      `/clusters/${path}/actions${confirm ? '' : '/preview'}`,
+      input.request,
     );
-    if (!res.ok) throw await ResponseError.fromResponse(res);
-    return (await res.json()) as Record<string, unknown>;
   };
 
   const requestField = (z: Zod, confirm: boolean) =>

@@ -129,6 +129,7 @@ describe('the CAPZ actions through the MCP endpoint', () => {
         'capz.get-cluster',
         'capz.list-clusters-needing-attention',
         'capz.preview-cluster-action',
+        'capz.preview-fleet-upgrade',
       ]);
       const apply = tools.find(t => t.name === 'capz.apply-cluster-action')!;
       expect(apply.annotations).toMatchObject({
@@ -191,6 +192,30 @@ describe('the CAPZ actions through the MCP endpoint', () => {
           expect.objectContaining({ kind: 'MachinePool', name: 'steady-user' }),
         ],
       });
+
+      // A fleet upgrade's preview with the service token: steady already runs the target, stuck is left out for its
+      // health; nothing written.
+      const fleet = await call(client, 'capz.preview-fleet-upgrade', {
+        target: { kind: 'version', version: 'v1.33.2' },
+        stages: [
+          { name: 'first', clusters: [where] },
+          { name: 'then', clusters: [{ ...where, name: 'stuck' }] },
+        ],
+      });
+      expect(fleet.isError).toBe(false);
+      expect(
+        fleet.output.preview.stages.flatMap((st: any) =>
+          st.clusters.map((c: any) => [st.name, c.name, c.outcome, c.problems]),
+        ),
+      ).toEqual([
+        ['first', 'steady', 'current', []],
+        [
+          'then',
+          'stuck',
+          'refused',
+          [expect.stringMatching(/^it is degraded \(/)],
+        ],
+      ]);
 
       // The route's own validation and words reach the agent (a pool the cluster does not have).
       const wrongPool = await call(client, 'capz.preview-cluster-action', {

@@ -26,8 +26,8 @@ export interface FleetRouterOptions {
 }
 
 /**
- * The fleet routes (openapi.yaml, `/fleet-runs`): a fleet upgrade's preview, for a signed-in user, each cluster under
- * the user's capz.cluster.upgrade (one decision per request, applied to every cluster). Reads only: nothing here is
+ * The fleet routes (openapi.yaml, `/fleet-runs`): a fleet upgrade's preview, for a user or a service, each cluster under
+ * the caller's capz.cluster.upgrade (one decision per request, applied to every cluster). Reads only: nothing here is
  * audited as a change.
  */
 export async function createFleetRouter(
@@ -45,8 +45,9 @@ export async function createFleetRouter(
   router.post(
     '/fleet-runs/preview',
     async (req: express.Request, res: express.Response) => {
+      // A service principal may preview too (it writes nothing): the MCP action's static token (src/actions).
       const credentials = await o.httpAuth.credentials(req, {
-        allow: ['user'],
+        allow: ['user', 'service'],
       });
       const spec = req.body as FleetRunSpec;
       const problems = fleetRunSpecProblems(spec);

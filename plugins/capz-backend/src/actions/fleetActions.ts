@@ -1,0 +1,93 @@
+/**
+ * A fleet upgrade's preview as an action of Backstage's actions registry, for AI assistants through the MCP actions
+ * backend: POST /fleet-runs/preview on behalf of the caller (routeCall.ts), so the same validation, the same
+ * capz.cluster.upgrade decision per cluster and the same words. Read-only: it plans and writes nothing.
+ */
+import type {
+  AuthService,
+  DiscoveryService,
+} from '@backstage/backend-plugin-api';
+import type { ActionsRegistryService } from '@backstage/backend-plugin-api/alpha';
+import { spec } from '../schema/openapi.generated';
+import { postAsCaller } from './routeCall';
+
+const pattern = (schema: string) =>
+  new RegExp(
+    (spec.components.schemas as unknown as Record<string, { pattern: string }>)[
+      schema
+    ].pattern,
+  );
+
+/** Registers capz:preview-fleet-upgrade on the plugin's actions registry. */
+export function registerFleetActions(o: {
+  actionsRegistry: ActionsRegistryService;
+  auth: AuthService;
+  discovery: DiscoveryService;
+}): void {
+  o.actionsRegistry.register({
+    name: 'preview-fleet-upgrade',
+    title: 'Preview an upgrade of many AKS clusters in stages',
+    description:
+      "Plans a Kubernetes upgrade of many AKS clusters (CAPZ) in stages (for example dev, then staging, then production) without changing anything: for each cluster the single-cluster upgrade's plan (the control plane to the target version, then its node pools) or why it is left out (not healthy, CAPZ fighting AKS over the version, a pool too far behind, a version its region does not offer, applied from Git, not found, or not allowed: capz.cluster.upgrade per cluster). Target: the next minor version's newest patch the region offers ({kind: 'next-minor'}), or one version ({kind: 'version', version: 'v1.34.2'}). capz:list-clusters-needing-attention names the clusters.",
+    attributes: { readOnly: true, destructive: false, idempotent: true },
+    schema: {
+      input: z =>
+        z.object({
+          target: z
+            .union([
+              z.object({ kind: z.literal('next-minor') }),
+              z.object({
+                kind: z.literal('version'),
+                version: z.string().describe('e.g. v1.34.2'),
+              }),
+            ])
+            .describe('What every cluster moves to'),
+          stages: z
+            .array(
+              z.object({
+                name: z.string().min(1).describe('e.g. dev'),
+                clusters: z
+                  .array(
+                    z.object({
+                      managementCluster: z
+                        .string()
+                        .regex(pattern('ManagementClusterName')),
+                      namespace: z.string().regex(pattern('NamespaceName')),
+                      name: z.string().regex(pattern('ClusterName')),
+                    }),
+                  )
+                  .min(1),
+              }),
+            )
+            .min(1)
+            .describe('In order; a cluster belongs to one stage'),
+          concurrency: z
+            .number()
+            .int()
+            .min(1)
+            .optional()
+            .describe(
+              'Clusters of a stage upgraded at the same time (default 1)',
+            ),
+        }),
+      output: z =>
+        z.object({
+          preview: z
+            .record(z.string(), z.unknown())
+            .describe(
+              "Each stage's clusters with outcome (upgrade, current, refused), from, to, steps (each with its changes) and problems; and the counts",
+            ),
+        }),
+    },
+    action: async ({ input, credentials }) => ({
+      output: {
+        preview: await postAsCaller(
+          o,
+          credentials,
+          '/fleet-runs/preview',
+          input,
+        ),
+      },
+    }),
+  });
+}
