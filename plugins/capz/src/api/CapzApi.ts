@@ -13,6 +13,8 @@ import {
   DeleteClusterResponse,
   DeletePreview,
   DiscoveredAksClustersResponse,
+  FleetRunPreview,
+  FleetRunSpec,
   JobDetails,
   JobPreview,
   JobRequest,
@@ -62,6 +64,8 @@ export interface CapzApi {
 
   /** Preflight checks and the exact plan of a job, changing nothing. */
   previewJob(request: JobRequest): Promise<JobPreview>;
+  /** POST /fleet-runs/preview: an upgrade of many clusters in stages, planned; nothing changed. */
+  previewFleetRun(spec: FleetRunSpec): Promise<FleetRunPreview>;
   /** Starts a job; rejects with a ResponseError (409 active job, 422 preflight failed, 403). */
   startJob(request: JobRequest): Promise<JobDetails>;
   /** Newest first. */

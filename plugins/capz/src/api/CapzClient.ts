@@ -14,6 +14,8 @@ import {
   DeleteClusterResponse,
   DeletePreview,
   DiscoveredAksClustersResponse,
+  FleetRunPreview,
+  FleetRunSpec,
   JobDetails,
   JobPreview,
   JobRequest,
@@ -131,6 +133,10 @@ export class CapzClient implements CapzApi {
 
   getObjectYaml(ref: ClusterPlace, uid: string): Promise<ObjectYamlResponse> {
     return this.get(`${clusterPath(ref)}/objects/${encodeURIComponent(uid)}`);
+  }
+
+  previewFleetRun(spec: FleetRunSpec): Promise<FleetRunPreview> {
+    return this.post('/fleet-runs/preview', spec);
   }
 
   previewJob(request: JobRequest): Promise<JobPreview> {

@@ -2,6 +2,7 @@ import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import { usePermission } from '@backstage/plugin-permission-react';
 import {
   Alert,
+  Button,
   ButtonLink,
   Flex,
   Link,
@@ -41,6 +42,7 @@ import {
   useClusterFilters,
 } from './useClusterFilters';
 import { attentionOf, useLifecycleSettings } from '../shared/lifecycle';
+import { FleetPlanDialog } from './FleetPlanDialog';
 
 const MC_STATE = {
   connected: 'Connected',
@@ -267,6 +269,8 @@ export function ClustersPage() {
   useLiveRefresh(refreshAll, () => true, 500);
 
   const lifecycle = useLifecycleSettings();
+  // "Plan an upgrade of these": the fleet preview of the rows shown (FleetPlanDialog).
+  const [planning, setPlanning] = useState(false);
   const all = useMemo((): Row[] => {
     // One day for the whole list: every row judged against the same today.
     const today = new Date();
@@ -401,16 +405,33 @@ export function ClustersPage() {
 
       {clusters.value && (
         <>
-          <Text
-            as="p"
-            variant="body-small"
-            color="secondary"
-            aria-live="polite"
-          >
-            {filtered
-              ? `${rows.length} of ${all.length} clusters`
-              : `${all.length} clusters`}
-          </Text>
+          <Flex align="center" justify="between" gap="2">
+            <Text
+              as="p"
+              variant="body-small"
+              color="secondary"
+              aria-live="polite"
+            >
+              {filtered
+                ? `${rows.length} of ${all.length} clusters`
+                : `${all.length} clusters`}
+            </Text>
+            {rows.length > 0 && (
+              <Button
+                variant="tertiary"
+                size="small"
+                onPress={() => setPlanning(true)}
+              >
+                Plan an upgrade of these
+              </Button>
+            )}
+          </Flex>
+          {planning && (
+            <FleetPlanDialog
+              clusters={rows}
+              onClose={() => setPlanning(false)}
+            />
+          )}
           <ClustersTable
             rows={rows}
             empty={all.length === 0}

@@ -1,0 +1,173 @@
+/**
+ * "Plan an upgrade of these": the fleet preview of the clusters the page shows (after its filters), with the target and
+ * the stages chosen in the dialog, and POST /fleet-runs/preview's answer in words. Nothing else is asked.
+ */
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import type {
+  FleetRunPreview,
+  FleetRunSpec,
+} from '@capz-backstage/plugin-capz-common';
+import { BASE, CLUSTERS } from '../../__testUtils__/fixtures';
+import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
+import { ClustersPage } from './ClustersPage';
+import { fleetStages } from './FleetPlanDialog';
+
+const server = setupCapzServer();
+
+const at = (managementCluster: string, namespace: string, name: string) => ({
+  managementCluster,
+  namespace,
+  name,
+});
+
+describe('fleetStages', () => {
+  it("keeps the page's order: one stage, or one per namespace or management cluster in order of first appearance", () => {
+    const cs = [
+      at('local', 'team-b', 'b1'),
+      at('demo-2', 'team-a', 'a1'),
+      at('local', 'team-b', 'b2'),
+    ];
+    expect(fleetStages(cs, 'one')).toEqual([{ name: 'all', clusters: cs }]);
+    expect(fleetStages(cs, 'namespace')).toEqual([
+      { name: 'team-b', clusters: [cs[0], cs[2]] },
+      { name: 'team-a', clusters: [cs[1]] },
+    ]);
+    expect(fleetStages(cs, 'managementCluster')).toEqual([
+      { name: 'local', clusters: [cs[0], cs[2]] },
+      { name: 'demo-2', clusters: [cs[1]] },
+    ]);
+  });
+});
+
+describe('ClustersPage: Plan an upgrade of these', () => {
+  it('previews the shown clusters in the chosen stages and says what each would do, or why not', async () => {
+    server.use(
+      http.get(`${BASE}/clusters`, () =>
+        HttpResponse.json({ items: CLUSTERS }),
+      ),
+    );
+    const sent: FleetRunSpec[] = [];
+    const answer: FleetRunPreview = {
+      target: { kind: 'version', version: 'v1.34.2' },
+      concurrency: 1,
+      counts: { upgrade: 1, current: 0, refused: 1 },
+      stages: [
+        {
+          name: 'team-payments',
+          clusters: [
+            {
+              ...at('local', 'team-payments', 'payments'),
+              outcome: 'upgrade',
+              from: 'v1.33.2',
+              to: 'v1.34.2',
+              steps: [
+                {
+                  target: 'controlPlane',
+                  version: 'v1.34.2',
+                  changes: [],
+                  warnings: [],
+                },
+                {
+                  target: { pools: ['system', 'user'] },
+                  version: 'v1.34.2',
+                  changes: [],
+                  warnings: [],
+                },
+              ],
+              problems: [],
+            },
+          ],
+        },
+        {
+          name: 'team-legacy-web',
+          clusters: [
+            {
+              ...at('local', 'team-legacy-web', 'legacy-web'),
+              outcome: 'refused',
+              steps: [],
+              problems: ['AKS offers no 1.34 version in eastus.'],
+            },
+          ],
+        },
+      ],
+    };
+    server.use(
+      http.post(`${BASE}/fleet-runs/preview`, async ({ request }) => {
+        sent.push((await request.json()) as FleetRunSpec);
+        return HttpResponse.json(answer);
+      }),
+    );
+    renderCapz(<ClustersPage />, {
+      path: '/capz?health=healthy',
+      mountPath: '/capz',
+    });
+    await screen.findByRole('region', { name: 'Clusters' });
+    // The healthy ones only: payments and legacy-web.
+    await screen.findByText('2 of 4 clusters');
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Plan an upgrade of these' }),
+    );
+    const dialog = await screen.findByRole('dialog', {
+      name: 'Plan an upgrade of 2 clusters',
+    });
+    await userEvent.click(
+      within(dialog).getByRole('radio', { name: 'One version for all' }),
+    );
+    const preview = within(dialog).getByRole('button', { name: 'Preview' });
+    // No version yet, then one that is not a version: nothing to send.
+    expect(preview).toBeDisabled();
+    await userEvent.type(
+      within(dialog).getByRole('textbox', { name: 'Version' }),
+      'latest',
+    );
+    expect(
+      await within(dialog).findByText('"latest" is not a version like v1.34.2'),
+    ).toBeInTheDocument();
+    expect(preview).toBeDisabled();
+    await userEvent.clear(
+      within(dialog).getByRole('textbox', { name: 'Version' }),
+    );
+    await userEvent.type(
+      within(dialog).getByRole('textbox', { name: 'Version' }),
+      'v1.34.2',
+    );
+    await userEvent.click(
+      within(dialog).getByRole('radio', { name: 'One per namespace' }),
+    );
+    await userEvent.click(preview);
+
+    expect(
+      await within(dialog).findByText(
+        '1 would upgrade, 0 already there, 1 left out',
+      ),
+    ).toBeInTheDocument();
+    expect(sent).toHaveLength(1);
+    expect(sent[0].target).toEqual({ kind: 'version', version: 'v1.34.2' });
+    expect(
+      sent[0].stages
+        .map(s => [s.name, s.clusters.map(c => c.name)] as const)
+        .sort(),
+    ).toEqual([
+      ['team-legacy-web', ['legacy-web']],
+      ['team-payments', ['payments']],
+    ]);
+    const first = within(dialog).getByRole('region', {
+      name: 'Stage 1: team-payments',
+    });
+    expect(within(first).getByRole('listitem').textContent).toBe(
+      'team-payments/payments (upgrades): control plane v1.33.2 → v1.34.2, then pools system, user → v1.34.2',
+    );
+    const second = within(dialog).getByRole('region', {
+      name: 'Stage 2: team-legacy-web',
+    });
+    expect(within(second).getByRole('listitem').textContent).toBe(
+      'team-legacy-web/legacy-web (left out): AKS offers no 1.34 version in eastus.',
+    );
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Done' }));
+    await waitFor(() =>
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument(),
+    );
+  });
+});

@@ -1,0 +1,223 @@
+/**
+ * "Plan an upgrade" of the clusters the page shows: a target (the next minor version, or one version) and stages (one,
+ * or one per namespace or per management cluster), then POST /fleet-runs/preview's answer: each cluster's plan or why
+ * it is left out. A preview only: nothing is changed.
+ */
+import { useApi } from '@backstage/frontend-plugin-api';
+import {
+  Alert,
+  Button,
+  Dialog,
+  DialogBody,
+  DialogFooter,
+  DialogHeader,
+  Flex,
+  Radio,
+  RadioGroup,
+  Text,
+  TextField,
+} from '@backstage/ui';
+import {
+  parseKubernetesVersion,
+  type ClusterPlace,
+  type FleetClusterPlan,
+  type FleetRunPreview,
+  type FleetRunSpec,
+} from '@capz-backstage/plugin-capz-common';
+import { useState } from 'react';
+import { capzApiRef } from '../../api/CapzApi';
+import { ErrorAlert } from '../shared/errors';
+
+type StageBy = 'one' | 'namespace' | 'managementCluster';
+
+/** The run's stages from the clusters, in the page's order: one stage, or one per namespace / management cluster. */
+export function fleetStages(
+  clusters: readonly ClusterPlace[],
+  by: StageBy,
+): FleetRunSpec['stages'] {
+  const place = (c: ClusterPlace) => ({
+    managementCluster: c.managementCluster,
+    namespace: c.namespace,
+    name: c.name,
+  });
+  if (by === 'one') return [{ name: 'all', clusters: clusters.map(place) }];
+  const stages = new Map<string, ClusterPlace[]>();
+  for (const c of clusters) {
+    const key = by === 'namespace' ? c.namespace : c.managementCluster;
+    stages.set(key, [...(stages.get(key) ?? []), place(c)]);
+  }
+  return [...stages].map(([name, cs]) => ({ name, clusters: cs }));
+}
+
+const OUTCOME: Record<FleetClusterPlan['outcome'], string> = {
+  upgrade: 'upgrades',
+  current: 'already there',
+  refused: 'left out',
+};
+
+/** What one cluster's part does, in a line: its steps, or why it is left out. */
+function planWords(c: FleetClusterPlan): string {
+  if (c.outcome === 'refused') return c.problems.join(' ');
+  if (c.outcome === 'current') return `runs ${c.to} already, pools included`;
+  return c.steps
+    .map(s =>
+      s.target === 'controlPlane'
+        ? `control plane ${c.from} → ${s.version}`
+        : `pools ${s.target.pools.join(', ')} → ${s.version}`,
+    )
+    .join(', then ');
+}
+
+export function FleetPlanDialog(props: {
+  clusters: readonly ClusterPlace[];
+  onClose: () => void;
+}) {
+  const api = useApi(capzApiRef);
+  const [kind, setKind] = useState<'next-minor' | 'version'>('next-minor');
+  const [version, setVersion] = useState('');
+  const [stageBy, setStageBy] = useState<StageBy>('one');
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<Error>();
+  const [preview, setPreview] = useState<FleetRunPreview>();
+
+  const versionProblem =
+    kind === 'version' && version && !parseKubernetesVersion(version)
+      ? `"${version}" is not a version like v1.34.2`
+      : undefined;
+  const ready = kind === 'next-minor' || (!!version && !versionProblem);
+
+  const run = async () => {
+    setPending(true);
+    setError(undefined);
+    setPreview(undefined);
+    try {
+      setPreview(
+        await api.previewFleetRun({
+          target:
+            kind === 'version'
+              ? { kind: 'version', version: version.trim() }
+              : { kind: 'next-minor' },
+          stages: fleetStages(props.clusters, stageBy),
+        }),
+      );
+    } catch (e) {
+      setError(e as Error);
+    } finally {
+      setPending(false);
+    }
+  };
+
+  const n = props.clusters.length;
+  return (
+    <Dialog
+      isOpen
+      isDismissable
+      onOpenChange={open => !open && props.onClose()}
+      width={800}
+    >
+      <DialogHeader>{`Plan an upgrade of ${n} cluster${
+        n === 1 ? '' : 's'
+      }`}</DialogHeader>
+      <DialogBody>
+        <Flex direction="column" gap="3">
+          <Text variant="body-small" color="secondary">
+            A preview: each cluster's upgrade is planned as its own page plans
+            it (the control plane, then its pools), or left out with the reason.
+            Nothing is changed.
+          </Text>
+          <RadioGroup
+            label="Target"
+            value={kind}
+            onChange={v => {
+              setKind(v as typeof kind);
+              setPreview(undefined);
+            }}
+          >
+            <Radio value="next-minor">
+              The next minor version (its newest patch in each cluster's region)
+            </Radio>
+            <Radio value="version">One version for all</Radio>
+          </RadioGroup>
+          {kind === 'version' && (
+            <TextField
+              label="Version"
+              placeholder="v1.34.2"
+              value={version}
+              onChange={v => {
+                setVersion(v);
+                setPreview(undefined);
+              }}
+              // Said as it is typed (react-aria's FieldError shows what `validate` answers).
+              validationBehavior="aria"
+              validate={v =>
+                v && !parseKubernetesVersion(v)
+                  ? `"${v}" is not a version like v1.34.2`
+                  : null
+              }
+            />
+          )}
+          <RadioGroup
+            label="Stages, in this order"
+            value={stageBy}
+            onChange={v => {
+              setStageBy(v as StageBy);
+              setPreview(undefined);
+            }}
+          >
+            <Radio value="one">One stage</Radio>
+            <Radio value="namespace">One per namespace</Radio>
+            <Radio value="managementCluster">One per management cluster</Radio>
+          </RadioGroup>
+          {error && (
+            <ErrorAlert title="Could not plan the upgrade" error={error} />
+          )}
+          {preview && <FleetPreviewView preview={preview} />}
+        </Flex>
+      </DialogBody>
+      <DialogFooter>
+        <Button variant="secondary" onPress={props.onClose}>
+          Done
+        </Button>
+        <Button
+          variant="primary"
+          isDisabled={!ready || n === 0}
+          isPending={pending}
+          onPress={run}
+        >
+          Preview
+        </Button>
+      </DialogFooter>
+    </Dialog>
+  );
+}
+
+function FleetPreviewView({ preview }: { preview: FleetRunPreview }) {
+  const { upgrade, current, refused } = preview.counts;
+  return (
+    <Flex direction="column" gap="3">
+      <Alert
+        role="status"
+        status={refused ? 'warning' : 'info'}
+        icon
+        title={`${upgrade} would upgrade, ${current} already there, ${refused} left out`}
+      />
+      {preview.stages.map((stage, i) => (
+        <section key={stage.name} aria-label={`Stage ${i + 1}: ${stage.name}`}>
+          <Text as="h3" variant="body-medium" weight="bold">
+            {`Stage ${i + 1}: ${stage.name}`}
+          </Text>
+          <ul style={{ margin: 0, paddingLeft: 20 }}>
+            {stage.clusters.map(c => (
+              <li key={`${c.managementCluster}/${c.namespace}/${c.name}`}>
+                <Text variant="body-small">
+                  <strong>{`${c.namespace}/${c.name}`}</strong>
+                  {` (${OUTCOME[c.outcome]}): ${planWords(c)}`}
+                </Text>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ))}
+    </Flex>
+  );
+}
