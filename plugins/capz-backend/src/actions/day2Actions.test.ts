@@ -1,27 +1,7 @@
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
 import { actionsRegistryServiceMock } from '@backstage/backend-test-utils/alpha';
-import express from 'express';
-import type { AddressInfo } from 'node:net';
+import { routeStandIn } from '../testing/routeStandIn';
 import { day2ActionsInWords, registerDay2Actions } from './day2Actions';
-
-/** A stand-in for the plugin's own routes: what each request carried, and a fixed answer. */
-async function routes(answer: { status: number; body: unknown }) {
-  const seen: { path: string; authorization?: string; body: unknown }[] = [];
-  const app = express();
-  app.use(express.json());
-  app.post('/api/capz/*', (req, res) => {
-    seen.push({
-      path: req.path,
-      authorization: req.headers.authorization,
-      body: req.body,
-    });
-    res.status(answer.status).json(answer.body);
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise(r => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { seen, base, close: () => server.close() };
-}
 
 function setUp(
   base: string,
@@ -65,7 +45,7 @@ describe('the day-2 actions', () => {
   });
 
   it('preview through the route on behalf of the caller, and hand its plan back', async () => {
-    const r = await routes({
+    const r = await routeStandIn({
       status: 200,
       body: { applied: false, planDigest: 'a'.repeat(64) },
     });
@@ -95,7 +75,7 @@ describe('the day-2 actions', () => {
   });
 
   it("answer the route's refusal as its own error, status and words", async () => {
-    const r = await routes({
+    const r = await routeStandIn({
       status: 409,
       body: {
         error: {
@@ -136,7 +116,7 @@ describe('the day-2 actions', () => {
   });
 
   it("refuse a service principal's confirm without asking the route, and audit the refusal", async () => {
-    const r = await routes({ status: 200, body: {} });
+    const r = await routeStandIn({ status: 200, body: {} });
     const auditor = mockServices.auditor.mock();
     try {
       const invoked = setUp(r.base, auditor).invoke({
@@ -178,7 +158,7 @@ describe('the day-2 actions', () => {
   });
 
   it("pass a service principal's confirm on to the route where the operator allows it", async () => {
-    const r = await routes({ status: 200, body: { applied: true } });
+    const r = await routeStandIn({ status: 200, body: { applied: true } });
     const auditor = mockServices.auditor.mock();
     try {
       const invoked = await setUp(r.base, auditor, true).invoke({
@@ -200,7 +180,7 @@ describe('the day-2 actions', () => {
   });
 
   it('refuse names the routes would not take before any request', async () => {
-    const r = await routes({ status: 200, body: {} });
+    const r = await routeStandIn({ status: 200, body: {} });
     try {
       await expect(
         setUp(r.base).invoke({

@@ -1,27 +1,7 @@
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
 import { actionsRegistryServiceMock } from '@backstage/backend-test-utils/alpha';
-import express from 'express';
-import type { AddressInfo } from 'node:net';
+import { routeStandIn } from '../testing/routeStandIn';
 import { registerFleetActions } from './fleetActions';
-
-/** A stand-in for the plugin's route: what it was sent, and a fixed answer. */
-async function route(answer: { status: number; body: unknown }) {
-  const seen: { path: string; authorization?: string; body: unknown }[] = [];
-  const app = express();
-  app.use(express.json());
-  app.post('/api/capz/*', (req, res) => {
-    seen.push({
-      path: req.path,
-      authorization: req.headers.authorization,
-      body: req.body,
-    });
-    res.status(answer.status).json(answer.body);
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise(r => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { seen, base, close: () => server.close() };
-}
 
 const registry = (base: string) => {
   const r = actionsRegistryServiceMock();
@@ -51,7 +31,7 @@ const RUN = {
 describe('capz:preview-fleet-upgrade', () => {
   it('is read-only, and asks the route on behalf of the caller with the run as given', async () => {
     const preview = { counts: { upgrade: 1, current: 0, refused: 0 } };
-    const r = await route({ status: 200, body: preview });
+    const r = await routeStandIn({ status: 200, body: preview });
     try {
       const reg = registry(r.base);
       const { actions } = await reg.list();
@@ -80,7 +60,7 @@ describe('capz:preview-fleet-upgrade', () => {
   });
 
   it("refuses a cluster name the route would refuse before asking, and hands the route's refusal back in its words", async () => {
-    const r = await route({
+    const r = await routeStandIn({
       status: 400,
       body: {
         error: {

@@ -28,15 +28,31 @@ export async function readFilter(
   credentials: BackstageCredentials,
   ownerOf?: ClusterOwnerOf,
 ): Promise<ReadFilter> {
-  const [decision] = await permissions.authorizeConditional(
-    [{ permission: capzClusterReadPermission }],
-    { credentials },
+  const filter = await clusterFilter(
+    permissions,
+    credentials,
+    capzClusterReadPermission,
+    ownerOf,
   );
-  if (decision.result === AuthorizeResult.ALLOW) return () => true;
-  if (decision.result === AuthorizeResult.DENY)
+  if (!filter)
     throw new NotAllowedError(
       'Not allowed to read CAPZ clusters (capz.cluster.read)',
     );
+  return filter;
+}
+
+/** The filter of one conditional decision on `permission`; undefined when the policy denies it outright. */
+async function clusterFilter(
+  permissions: PermissionsService,
+  credentials: BackstageCredentials,
+  permission: ResourcePermission<'capz-cluster'>,
+  ownerOf?: ClusterOwnerOf,
+): Promise<ReadFilter | undefined> {
+  const [decision] = await permissions.authorizeConditional([{ permission }], {
+    credentials,
+  });
+  if (decision.result === AuthorizeResult.ALLOW) return () => true;
+  if (decision.result === AuthorizeResult.DENY) return undefined;
   return cluster => conditionAuthorizer(decision, withOwner(cluster, ownerOf));
 }
 
@@ -67,10 +83,8 @@ export async function actionFilter(
   permission: ResourcePermission<'capz-cluster'>,
   ownerOf?: ClusterOwnerOf,
 ): Promise<ReadFilter> {
-  const [decision] = await permissions.authorizeConditional([{ permission }], {
-    credentials,
-  });
-  if (decision.result === AuthorizeResult.ALLOW) return () => true;
-  if (decision.result === AuthorizeResult.DENY) return () => false;
-  return cluster => conditionAuthorizer(decision, withOwner(cluster, ownerOf));
+  return (
+    (await clusterFilter(permissions, credentials, permission, ownerOf)) ??
+    (() => false)
+  );
 }

@@ -38,8 +38,7 @@ import {
   offeredVersionCheck,
 } from '../create/checks';
 import { capzClusterRules } from '../permissions/rules';
-import { createOpenApiRouter } from '../schema/openapi.generated';
-import { explainValidationErrors } from './validationMessages';
+import { capzOpenApiRouter } from './openApiRouter';
 
 export interface ClusterCreateRouterOptions {
   logger: LoggerService;
@@ -76,13 +75,9 @@ const conditionAuthorizer = createConditionAuthorizer(capzClusterRules);
 export async function createClusterCreateRouter(
   o: ClusterCreateRouterOptions,
 ): Promise<express.Router> {
-  const router = await createOpenApiRouter({
-    validatorOptions: o.validateResponses
-      ? { validateResponses: true }
-      : undefined,
+  const router = await capzOpenApiRouter({
+    validateResponses: o.validateResponses,
   });
-  // Before any route: the validator's 400s in the sender's words.
-  router.use(explainValidationErrors());
   /** Creates in flight on this replica, by cluster: a second request for the same cluster is refused at once. */
   const inFlight = new Set<string>();
 

@@ -28,8 +28,7 @@ import express from 'express';
 import { retryAfterHeader } from '../azure/errors';
 import { withOwner } from '../permissions/readAccess';
 import { capzClusterRules, type ClusterOwnerOf } from '../permissions/rules';
-import { createOpenApiRouter } from '../schema/openapi.generated';
-import { explainValidationErrors } from './validationMessages';
+import { capzOpenApiRouter } from './openApiRouter';
 import type { ClusterConnect } from '../connect/ClusterConnect';
 import type { Day2Service } from '../day2/Day2Service';
 import type { OwnerNotifications } from '../notify/ownerNotifications';
@@ -65,13 +64,9 @@ const conditionAuthorizer = createConditionAuthorizer(capzClusterRules);
 export async function createDay2Router(
   o: Day2RouterOptions,
 ): Promise<express.Router> {
-  const router = await createOpenApiRouter({
-    validatorOptions: o.validateResponses
-      ? { validateResponses: true }
-      : undefined,
+  const router = await capzOpenApiRouter({
+    validateResponses: o.validateResponses,
   });
-  // Before any route: the validator's 400s in the sender's words (a field another action takes, a missing pool).
-  router.use(explainValidationErrors());
 
   const authorize = async (
     req: express.Request,

@@ -12,8 +12,7 @@ import express from 'express';
 import { retryAfterHeader } from '../azure/errors';
 import { actionFilter } from '../permissions/readAccess';
 import type { ClusterOwnerOf } from '../permissions/rules';
-import { createOpenApiRouter } from '../schema/openapi.generated';
-import { explainValidationErrors } from './validationMessages';
+import { capzOpenApiRouter } from './openApiRouter';
 import type { FleetPreview } from '../day2/fleetPreview';
 
 export interface FleetRouterOptions {
@@ -33,12 +32,9 @@ export interface FleetRouterOptions {
 export async function createFleetRouter(
   o: FleetRouterOptions,
 ): Promise<express.Router> {
-  const router = await createOpenApiRouter({
-    validatorOptions: o.validateResponses
-      ? { validateResponses: true }
-      : undefined,
+  const router = await capzOpenApiRouter({
+    validateResponses: o.validateResponses,
   });
-  router.use(explainValidationErrors());
 
   // Typed as plain Express: capz-common's plan types are interfaces, which the generated response types (with index
   // signatures) do not take; the response is checked against openapi.yaml by the tests' validateResponses.

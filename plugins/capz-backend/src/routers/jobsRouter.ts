@@ -16,12 +16,11 @@ import type { ManagementClusterConfig } from '../config/managementClusters';
 import type { JobEngine } from '../jobs/JobEngine';
 import type { AksLister, JobPlanner } from '../jobs/JobPlanner';
 import type { JobStore } from '../jobs/JobStore';
-import { createOpenApiRouter } from '../schema/openapi.generated';
+import { capzOpenApiRouter } from './openApiRouter';
 import type { ClusterOwnerOf } from '../permissions/rules';
 import { JobsAccess } from './jobsAccess';
 import { jobErrorBodies } from './jobsErrors';
 import { JobsHandlers } from './jobsHandlers';
-import { explainValidationErrors } from './validationMessages';
 
 export interface JobsRouterOptions {
   logger: LoggerService;
@@ -74,14 +73,10 @@ export function addJobRoutes(
 export async function createJobsRouter(
   o: JobsRouterOptions & { validateResponses?: boolean },
 ): Promise<express.Router> {
-  const router = (await createOpenApiRouter({
+  const router = (await capzOpenApiRouter({
     middleware: [express.json({ limit: '64kb' })],
-    validatorOptions: o.validateResponses
-      ? { validateResponses: true }
-      : undefined,
+    validateResponses: o.validateResponses,
   })) as unknown as express.Router;
-  // Before any route: the validator's 400s in the sender's words.
-  router.use(explainValidationErrors());
   addJobRoutes(router, o);
   return router;
 }

@@ -13,8 +13,7 @@ import { kubeConfigFor, loadClientNode } from '../cluster/kubeConfig';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import { readFilter } from '../permissions/readAccess';
 import type { ClusterOwnerOf } from '../permissions/rules';
-import { createOpenApiRouter } from '../schema/openapi.generated';
-import { explainValidationErrors } from './validationMessages';
+import { capzOpenApiRouter } from './openApiRouter';
 
 /** Where the pickers read Azure and the live namespaces from (plugin.ts hands them in; tests fake them). */
 export interface PickerSources {
@@ -73,13 +72,9 @@ const statusOf = (e: unknown) =>
 export async function createPickersRouter(
   o: PickersRouterOptions,
 ): Promise<express.Router> {
-  const router = await createOpenApiRouter({
-    validatorOptions: o.validateResponses
-      ? { validateResponses: true }
-      : undefined,
+  const router = await capzOpenApiRouter({
+    validateResponses: o.validateResponses,
   });
-  // Before any route: the validator's 400s in the sender's words.
-  router.use(explainValidationErrors());
   const listNamespaces = o.listNamespaces ?? liveNamespaces;
 
   const allowedFilter = async (req: express.Request) =>

@@ -14,12 +14,11 @@ import {
 import type { HistoryStore } from '../history';
 import { readFilter } from '../permissions/readAccess';
 import type { ClusterOwnerOf } from '../permissions/rules';
-import { createOpenApiRouter } from '../schema/openapi.generated';
+import { capzOpenApiRouter } from './openApiRouter';
 import { ClusterViews } from '../views/clusterViews';
 import { addJobRoutes, JobsRouterOptions } from './jobsRouter';
 import { toYaml } from './objectYaml';
 import { TreeBodies } from './treeBodies';
-import { explainValidationErrors } from './validationMessages';
 import type { ClusterEndpoints } from '../connect/ClusterEndpoints';
 import { createPickersRouter, type PickerSources } from './pickersRouter';
 import type { ClusterSummary } from '@capz-backstage/plugin-capz-common';
@@ -73,13 +72,9 @@ export async function createRouter(
     cache,
     history,
   } = options;
-  const router = await createOpenApiRouter({
-    validatorOptions: options.validateResponses
-      ? { validateResponses: true }
-      : undefined,
+  const router = await capzOpenApiRouter({
+    validateResponses: options.validateResponses,
   });
-  // Before any route: the validator's 400s in the sender's words.
-  router.use(explainValidationErrors());
   const views = cache
     ? new ClusterViews(
         cache,

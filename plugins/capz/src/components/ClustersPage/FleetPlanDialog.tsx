@@ -49,6 +49,12 @@ export function fleetStages(
   return [...stages].map(([name, cs]) => ({ name, clusters: cs }));
 }
 
+/** Why a typed target version cannot be sent (none while empty). */
+const versionProblemOf = (v: string) =>
+  v && !parseKubernetesVersion(v)
+    ? `"${v}" is not a version like v1.34.2`
+    : undefined;
+
 const OUTCOME: Record<FleetClusterPlan['outcome'], string> = {
   upgrade: 'upgrades',
   current: 'already there',
@@ -80,10 +86,7 @@ export function FleetPlanDialog(props: {
   const [error, setError] = useState<Error>();
   const [preview, setPreview] = useState<FleetRunPreview>();
 
-  const versionProblem =
-    kind === 'version' && version && !parseKubernetesVersion(version)
-      ? `"${version}" is not a version like v1.34.2`
-      : undefined;
+  const versionProblem = versionProblemOf(version);
   const ready = kind === 'next-minor' || (!!version && !versionProblem);
 
   const run = async () => {
@@ -149,11 +152,7 @@ export function FleetPlanDialog(props: {
               }}
               // Said as it is typed (react-aria's FieldError shows what `validate` answers).
               validationBehavior="aria"
-              validate={v =>
-                v && !parseKubernetesVersion(v)
-                  ? `"${v}" is not a version like v1.34.2`
-                  : null
-              }
+              validate={v => versionProblemOf(v) ?? null}
             />
           )}
           <RadioGroup
