@@ -23,8 +23,10 @@ import {
 } from '@backstage/backend-plugin-api';
 import {
   aksLifecycleSettings,
+  CAPZ_FLEET_RUNS_SIGNAL_CHANNEL,
   capzClusterResourcePermissions,
   capzPermissions,
+  type CapzFleetRunSignal,
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
 import {
@@ -48,6 +50,12 @@ import { AksDiscovery } from './azure/AksDiscovery';
 import { createDay2Router } from './routers/day2Router';
 import { createFleetRouter } from './routers/fleetRouter';
 import { FleetPreview } from './day2/fleetPreview';
+import {
+  FleetRuns,
+  fleetStepObservation,
+  scheduleFleetRuns,
+} from './day2/fleetRuns';
+import { FleetRunStore } from './day2/fleetRunStore';
 import type { Handler } from 'express';
 import { auditRefusals } from './routers/auditRefusals';
 import { ALLOW_SERVICE_PRINCIPAL_APPLY } from './actions/day2Actions';
@@ -403,29 +411,84 @@ export const capzPlugin = createBackendPlugin({
             }),
           }),
         );
-        // A fleet upgrade's preview: each cluster planned as its single-cluster upgrade, from the cache (src/day2).
+        // A fleet upgrade's preview: each cluster planned as its single-cluster upgrade, from the cache (src/day2);
+        // its runs kept in the database (the jobs' migrations made the table) and advanced on one replica at a time.
+        const fleet = new FleetPreview({
+          day2,
+          factsOf: p => {
+            const s = cacheViews.summary(
+              p.managementCluster,
+              p.namespace,
+              p.name,
+            );
+            return {
+              ...(s.health ? { health: s.health } : {}),
+              ...(s.reason ? { reason: s.reason } : {}),
+              ...(s.lifecycle?.conflicts
+                ? { conflicts: s.lifecycle.conflicts }
+                : {}),
+            };
+          },
+        });
+        const fleetRuns = new FleetRuns({
+          store: new FleetRunStore(notifyDb),
+          preview: fleet,
+          day2,
+          observe: c => {
+            let seen;
+            try {
+              const { summary, tree } = cacheViews.tree(
+                c.managementCluster,
+                c.namespace,
+                c.name,
+                0,
+              );
+              seen = {
+                tree,
+                ...(summary.health ? { health: summary.health } : {}),
+              };
+            } catch {
+              seen = undefined;
+            }
+            return fleetStepObservation(c, seen);
+          },
+          logger,
+          auditor,
+          onChange: run => {
+            const message: CapzFleetRunSignal = {
+              runId: run.id,
+              state: run.run.state,
+            };
+            signals
+              ?.publish({
+                recipients: { type: 'broadcast' },
+                channel: CAPZ_FLEET_RUNS_SIGNAL_CHANNEL,
+                message: { ...message },
+              })
+              .catch(e =>
+                logger.warn(
+                  `could not publish a fleet run signal: ${
+                    (e as Error).message
+                  }`,
+                ),
+              );
+          },
+          onNotice: (run, notice) =>
+            owners.fleetRun({
+              runId: run.id,
+              createdBy: run.createdBy,
+              ...notice,
+            }),
+        });
+        await scheduleFleetRuns({ scheduler, runs: fleetRuns });
         httpRouter.use(
           await createFleetRouter({
             httpAuth,
             permissions,
+            auditor,
             ownerOf,
-            fleet: new FleetPreview({
-              day2,
-              factsOf: p => {
-                const s = cacheViews.summary(
-                  p.managementCluster,
-                  p.namespace,
-                  p.name,
-                );
-                return {
-                  ...(s.health ? { health: s.health } : {}),
-                  ...(s.reason ? { reason: s.reason } : {}),
-                  ...(s.lifecycle?.conflicts
-                    ? { conflicts: s.lifecycle.conflicts }
-                    : {}),
-                };
-              },
-            }),
+            fleet,
+            runs: fleetRuns,
           }),
         );
         // After every router: each 403 any of them answers is audited (the allowed changes are, by their routes).

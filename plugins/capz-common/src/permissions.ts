@@ -85,6 +85,15 @@ export const capzClusterConnectPermission = createPermission({
   resourceType: CAPZ_CLUSTER_RESOURCE_TYPE,
 });
 
+/**
+ * Passing a fleet run's approval gate (the `approve` command of a run): the next stage then starts, on
+ * clusters of many owners, so it is its own permission and not conditional on a cluster. @public
+ */
+export const capzFleetRunApprovePermission = createPermission({
+  name: 'capz.fleet.run.approve',
+  attributes: { action: 'update' },
+});
+
 /** The permissions of the cluster resource type, whose policies may answer with conditions. @public */
 export const capzClusterResourcePermissions = [
   capzClusterReadPermission,
@@ -109,4 +118,5 @@ export const capzPermissions = [
   capzClusterPausePermission,
   capzClusterDeletePermission,
   capzClusterConnectPermission,
+  capzFleetRunApprovePermission,
 ];

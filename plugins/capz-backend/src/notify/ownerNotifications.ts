@@ -175,8 +175,59 @@ export function day2Notification(o: Day2Outcome):
   };
 }
 
+/** The topic of the fleet runs' notifications. */
+export const FLEET_RUN_NOTIFICATION_TOPIC = 'capz-fleet-runs';
+
+/** A fleet run's notice (capz-common FleetRunNotice), with the run it is about. */
+export type FleetRunNoticeOf = { runId: string; createdBy: string } & (
+  | { kind: 'approval-needed'; stage: string }
+  | { kind: 'cluster-failed'; cluster: ClusterPlace; message: string }
+  | { kind: 'run-finished'; state: 'succeeded' | 'failed' | 'cancelled' }
+);
+
+/**
+ * Who is told what of a fleet run: its creator of a stage waiting for approval and of the run's end (one notification
+ * per run, replaced as it moves on); a failed cluster's owners and the creator of that cluster's failure.
+ */
+export function fleetRunNotification(n: FleetRunNoticeOf): {
+  entityRefs: string[];
+  title: string;
+  description?: string;
+  severity: 'high' | 'normal' | 'low';
+  scope: string;
+} {
+  const run = `Fleet run ${n.runId.slice(0, 8)}`;
+  switch (n.kind) {
+    case 'approval-needed':
+      return {
+        entityRefs: [n.createdBy],
+        title: `${run}: stage ${n.stage} waits for approval`,
+        description: `Its clusters are upgraded and passed their soak. Someone with capz.fleet.run.approve approves it to start the next stage.`,
+        severity: 'high',
+        scope: `capz:fleet-run:${n.runId}`,
+      };
+    case 'cluster-failed':
+      return {
+        entityRefs: [clusterEntityRef(n.cluster), n.createdBy],
+        title: `${run}: the upgrade of ${n.cluster.namespace}/${n.cluster.name} failed`,
+        description: n.message,
+        severity: 'high',
+        scope: `capz:fleet-run:${n.runId}:${clusterEntityName(n.cluster)}`,
+      };
+    default:
+      return {
+        entityRefs: [n.createdBy],
+        title: `${run} ${n.state}`,
+        severity: n.state === 'succeeded' ? 'normal' : 'high',
+        scope: `capz:fleet-run:${n.runId}`,
+      };
+  }
+}
+
 /** The owners' notifications of the plugin's jobs and day-2 actions. */
 export interface OwnerNotifications {
+  /** A fleet run's notice (sent once: by the replica whose write made it). */
+  fleetRun(notice: FleetRunNoticeOf): void;
   /** A run moved `job` to another state (sent once: by the replica whose fenced write did it). */
   jobStateChanged(job: Job): void;
   /** A confirmed day-2 action or delete ended (sent by the replica that served it, once). */
@@ -188,6 +239,27 @@ export function ownerNotifications(o: {
   logger: LoggerService;
 }): OwnerNotifications {
   return {
+    fleetRun(notice) {
+      if (!o.notifications) return;
+      const { entityRefs, scope, ...payload } = fleetRunNotification(notice);
+      o.notifications
+        .send({
+          recipients: { type: 'entity', entityRef: entityRefs },
+          payload: {
+            ...payload,
+            link: `/capz/fleet-runs/${encodeURIComponent(notice.runId)}`,
+            topic: FLEET_RUN_NOTIFICATION_TOPIC,
+            scope,
+          },
+        })
+        .catch(e =>
+          o.logger.warn(
+            `could not tell fleet run ${notice.runId}'s ${notice.kind}: ${
+              (e as Error).message
+            }`,
+          ),
+        );
+    },
     day2Done(outcome) {
       const n = day2Notification(outcome);
       if (!n || !o.notifications) return;

@@ -1,7 +1,9 @@
 /**
- * POST /fleet-runs/preview's HTTP contract with clusters in memory (the watch cache's reads) and a scripted ARM: each
- * cluster planned as its single-cluster upgrade, ARM asked once per region and credential, nothing read live or
- * written, capz.cluster.upgrade applied per cluster, bad runs a 400 in the request's words, ARM throttling a 503.
+ * The fleet routes' HTTP contract with clusters in memory (the watch cache's reads) and a scripted ARM.
+ * POST /fleet-runs/preview: each cluster planned as its single-cluster upgrade, ARM asked once per region and
+ * credential, nothing read live or written, capz.cluster.upgrade applied per cluster, bad runs a 400 in the request's
+ * words, ARM throttling a 503. The runs (on SQLite): created by users only and audited, seen by whoever may read every
+ * cluster of one, commanded under capz.cluster.upgrade and approved under capz.fleet.run.approve.
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
@@ -17,6 +19,9 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import request from 'supertest';
+import { FleetRuns } from '../day2/fleetRuns';
+import { FleetRunStore } from '../day2/fleetRunStore';
+import { migratedDatabase } from '../testing/storeDatabases';
 import { AzureServiceError } from '../azure/errors';
 import { clusterOwnerOf } from '../cluster/clusterOwners';
 import type { Day2Client } from '../cluster/clientViews';
@@ -26,7 +31,16 @@ import {
   capzClusterConditions,
   createCapzClusterConditionalDecision,
 } from '../permissions/rules';
-import { capzClusterUpgradePermission } from '@capz-backstage/plugin-capz-common';
+import {
+  capzClusterReadPermission,
+  capzClusterUpgradePermission,
+  capzFleetRunApprovePermission,
+} from '@capz-backstage/plugin-capz-common';
+// Test-only: Backstage's test databases.
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import { TestDatabases } from '@backstage/backend-test-utils';
+
+const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
 import { createFleetRouter } from './fleetRouter';
 
 const auth = { Authorization: mockCredentials.user.header() };
@@ -58,7 +72,11 @@ function cluster(namespace: string, name: string, version: string) {
 
 async function setup(
   o: {
+    /** Every cluster permission's decision, unless `decisions` names it. */
     decision?: PolicyDecision;
+    decisions?: Record<string, PolicyDecision>;
+    /** capz.fleet.run.approve (default: allowed). */
+    approve?: AuthorizeResult.ALLOW | AuthorizeResult.DENY;
     facts?: Record<string, FleetClusterFacts>;
     arm?: () => Promise<string[]>;
   } = {},
@@ -106,11 +124,47 @@ async function setup(
       },
     },
   });
+  const fleet = new FleetPreview({
+    day2: service,
+    factsOf: (p: ClusterPlace) => o.facts?.[p.name] ?? { health: 'healthy' },
+  });
+  const audits: Array<{ eventId: string; meta: unknown; outcome: string }> = [];
+  const auditor = mockServices.auditor.mock({
+    createEvent: async e => ({
+      success: async () => {
+        audits.push({ eventId: e.eventId, meta: e.meta, outcome: 'success' });
+      },
+      fail: async () => {
+        audits.push({ eventId: e.eventId, meta: e.meta, outcome: 'fail' });
+      },
+    }),
+  });
+  const knex = await migratedDatabase(databases, 'SQLITE_3');
+  const runs = new FleetRuns({
+    store: new FleetRunStore(knex),
+    preview: fleet,
+    day2: service,
+    observe: () => ({ stepDone: false, health: 'healthy' }),
+    logger: mockServices.logger.mock(),
+  });
   const router = await createFleetRouter({
     httpAuth: mockServices.httpAuth(),
+    auditor,
+    runs,
     permissions: mockServices.permissions.mock({
       authorizeConditional: async reqs =>
-        reqs.map(() => o.decision ?? { result: AuthorizeResult.ALLOW }),
+        reqs.map(
+          r =>
+            o.decisions?.[r.permission.name] ??
+            o.decision ?? { result: AuthorizeResult.ALLOW },
+        ),
+      authorize: async reqs =>
+        reqs.map(r => ({
+          result:
+            r.permission.name === capzFleetRunApprovePermission.name
+              ? o.approve ?? AuthorizeResult.ALLOW
+              : AuthorizeResult.DENY,
+        })),
     }),
     ownerOf: clusterOwnerOf(
       {
@@ -124,10 +178,7 @@ async function setup(
       },
       'group:default/platform',
     ),
-    fleet: new FleetPreview({
-      day2: service,
-      factsOf: (p: ClusterPlace) => o.facts?.[p.name] ?? { health: 'healthy' },
-    }),
+    fleet,
     validateResponses: true,
   });
   const app = express()
@@ -139,7 +190,7 @@ async function setup(
         logger: mockServices.logger.mock(),
       }).error(),
     );
-  return { app, live, armAsked };
+  return { app, live, armAsked, audits, runs };
 }
 
 const at = (namespace: string, name: string) => ({
@@ -288,5 +339,182 @@ describe('POST /fleet-runs/preview', () => {
       .send(RUN);
     expect(r.status).toBe(503);
     expect(r.headers['retry-after']).toBe('17');
+  });
+});
+
+describe('the fleet runs', () => {
+  const onlyTeamA = createCapzClusterConditionalDecision(
+    capzClusterReadPermission,
+    capzClusterConditions.isInNamespace({ namespaces: ['team-a'] }),
+  );
+
+  it("starts a run for a user, audited with the run; the preview's refusals are skipped with their reasons; nothing is written before the scheduler advances it", async () => {
+    const s = await setup({
+      facts: { gamma: { health: 'degraded', reason: 'ReconciliationBlocked' } },
+    });
+    const r = await request(s.app)
+      .post('/fleet-runs')
+      .set(auth)
+      .send({
+        spec: RUN,
+        options: { gates: { dev: { soakSeconds: 600, approval: true } } },
+      });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({
+      createdBy: 'user:default/mock',
+      run: { state: 'running', failures: 0, maxFailures: 0 },
+    });
+    expect(r.body.version).toBeUndefined();
+    expect(
+      r.body.run.stages.map((st: any) => [
+        st.name,
+        st.soakSeconds,
+        st.approval,
+        st.clusters.map((c: any) => [c.name, c.state]),
+      ]),
+    ).toEqual([
+      [
+        'dev',
+        600,
+        true,
+        [
+          ['alpha', 'waiting'],
+          ['gamma', 'skipped'],
+        ],
+      ],
+      ['prod', 0, false, [['beta', 'waiting']]],
+    ]);
+    expect(r.body.run.stages[0].clusters[1].message).toMatch(
+      /^left out by the preview: it is degraded \(ReconciliationBlocked\)/,
+    );
+    expect(s.audits).toEqual([
+      {
+        eventId: 'capz-fleet-run',
+        meta: { command: 'create', target: { kind: 'next-minor' } },
+        outcome: 'success',
+      },
+    ]);
+    expect(s.live).toEqual([]);
+    const listed = await request(s.app).get('/fleet-runs').set(auth);
+    expect(listed.body.items.map((x: any) => x.id)).toEqual([r.body.id]);
+    const one = await request(s.app).get(`/fleet-runs/${r.body.id}`).set(auth);
+    expect(one.body).toEqual(r.body);
+  });
+
+  it('refuses a run to a service principal, and a body that is not a run, storing nothing', async () => {
+    const s = await setup();
+    const svc = await request(s.app)
+      .post('/fleet-runs')
+      .set({ Authorization: mockCredentials.service.header() })
+      .send({ spec: RUN });
+    expect(svc.status).toBe(403);
+    const bad = await request(s.app)
+      .post('/fleet-runs')
+      .set(auth)
+      .send({ spec: RUN, options: { maxFailures: -1 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/maxFailures/);
+    expect(await s.runs.list()).toEqual([]);
+  });
+
+  it('shows a run only to whoever may read every cluster of it, in the words of one that does not exist', async () => {
+    const narrow = await setup({
+      decisions: { [capzClusterReadPermission.name]: onlyTeamA },
+    });
+    const mine = await request(narrow.app)
+      .post('/fleet-runs')
+      .set(auth)
+      .send({
+        spec: { ...RUN, stages: [RUN.stages[0]] },
+      });
+    const theirs = await request(narrow.app)
+      .post('/fleet-runs')
+      .set(auth)
+      .send({ spec: RUN });
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    const listed = await request(narrow.app).get('/fleet-runs').set(auth);
+    expect(listed.body.items.map((x: any) => x.id)).toEqual([mine.body.id]);
+    const hidden = await request(narrow.app)
+      .get(`/fleet-runs/${theirs.body.id}`)
+      .set(auth);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.error.message).toBe(`No fleet run ${theirs.body.id}`);
+    const command = await request(narrow.app)
+      .post(`/fleet-runs/${theirs.body.id}/commands`)
+      .set(auth)
+      .send({ command: 'cancel' });
+    expect(command.status).toBe(404);
+  });
+
+  it('takes commands under capz.cluster.upgrade and approvals under capz.fleet.run.approve, audited; a 409 in words when the run cannot take one', async () => {
+    const s = await setup({
+      approve: AuthorizeResult.DENY,
+      decisions: {
+        [capzClusterUpgradePermission.name]:
+          createCapzClusterConditionalDecision(
+            capzClusterUpgradePermission,
+            capzClusterConditions.isInNamespace({ namespaces: ['team-a'] }),
+          ),
+      },
+    });
+    // The run is team-a's only: the user may upgrade every cluster of it.
+    const r = await request(s.app)
+      .post('/fleet-runs')
+      .set(auth)
+      .send({ spec: { ...RUN, stages: [RUN.stages[0]] } });
+    expect(r.status).toBe(201);
+    const cmd = (body: object) =>
+      request(s.app)
+        .post(`/fleet-runs/${r.body.id}/commands`)
+        .set(auth)
+        .send(body);
+    const approve = await cmd({ command: 'approve', stage: 'dev' });
+    expect(approve.status).toBe(403);
+    expect(approve.body.error.message).toBe(
+      "Not allowed to approve a fleet run's stage (capz.fleet.run.approve)",
+    );
+    const paused = await cmd({ command: 'pause' });
+    expect(paused.status).toBe(200);
+    expect(paused.body.run.state).toBe('paused');
+    const again = await cmd({ command: 'pause' });
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toBe(
+      `Fleet run ${r.body.id}: the run is paused: only a running run pauses`,
+    );
+    const skip = await cmd({ command: 'skip', cluster: at('team-a', 'gamma') });
+    expect(skip.status).toBe(200);
+    expect(
+      skip.body.run.stages[0].clusters.map((c: any) => [
+        c.name,
+        c.state,
+        c.message,
+      ]),
+    ).toEqual([
+      ['alpha', 'waiting', undefined],
+      ['gamma', 'skipped', 'skipped by user:default/mock'],
+    ]);
+    const otherTeam = await cmd({
+      command: 'skip',
+      cluster: at('team-b', 'beta'),
+    });
+    expect(otherTeam.status).toBe(403);
+    expect((await cmd({ command: 'explode' })).status).toBe(400);
+    expect(
+      (
+        await request(s.app)
+          .post('/fleet-runs/00000000-0000-4000-8000-000000000000/commands')
+          .set(auth)
+          .send({ command: 'pause' })
+      ).status,
+    ).toBe(404);
+    expect(
+      s.audits
+        .filter(a => (a.meta as any).run)
+        .map(a => [(a.meta as any).command.command, a.outcome]),
+    ).toEqual([
+      ['pause', 'success'],
+      ['pause', 'fail'],
+      ['skip', 'success'],
+    ]);
   });
 });

@@ -1,33 +1,57 @@
 import type {
+  AuditorService,
+  BackstageCredentials,
+  BackstageUserPrincipal,
   HttpAuthService,
   PermissionsService,
 } from '@backstage/backend-plugin-api';
-import { InputError } from '@backstage/errors';
+import { InputError, NotAllowedError, NotFoundError } from '@backstage/errors';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import {
   capzClusterUpgradePermission,
+  capzFleetRunApprovePermission,
   fleetRunSpecProblems,
+  type ClusterPlace,
+  type FleetRunCommand,
+  type FleetRunOptions,
   type FleetRunSpec,
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import { retryAfterHeader } from '../azure/errors';
-import { actionFilter } from '../permissions/readAccess';
+import { actionFilter, readFilter } from '../permissions/readAccess';
 import type { ClusterOwnerOf } from '../permissions/rules';
 import { capzOpenApiRouter } from './openApiRouter';
 import type { FleetPreview } from '../day2/fleetPreview';
+import type { FleetRuns } from '../day2/fleetRuns';
+import type { StoredFleetRun } from '../day2/fleetRunStore';
 
 export interface FleetRouterOptions {
   httpAuth: HttpAuthService;
   permissions: PermissionsService;
+  auditor: AuditorService;
   ownerOf?: ClusterOwnerOf;
   fleet: Pick<FleetPreview, 'preview'>;
+  runs: Pick<FleetRuns, 'create' | 'get' | 'list' | 'command'>;
   /** Tests: check every answer against openapi.yaml too. */
   validateResponses?: boolean;
 }
 
+const clustersOf = (r: StoredFleetRun): ClusterPlace[] =>
+  r.run.stages.flatMap(s =>
+    s.clusters.map(c => ({
+      managementCluster: c.managementCluster,
+      namespace: c.namespace,
+      name: c.name,
+    })),
+  );
+
+/** A run as the routes answer it (its row's version stays inside the backend). */
+const recordOf = ({ version: _version, ...r }: StoredFleetRun) => r;
+
 /**
  * The fleet routes (openapi.yaml, `/fleet-runs`): a fleet upgrade's preview, for a user or a service, each cluster under
- * the caller's capz.cluster.upgrade (one decision per request, applied to every cluster). Reads only: nothing here is
- * audited as a change.
+ * the caller's capz.cluster.upgrade (one decision per request, applied to every cluster); the runs, started and
+ * commanded by users only and audited, seen by whoever may read every cluster of a run.
  */
 export async function createFleetRouter(
   o: FleetRouterOptions,
@@ -55,6 +79,135 @@ export async function createFleetRouter(
         o.ownerOf,
       );
       res.json(await o.fleet.preview(spec, mayUpgrade));
+    },
+  );
+
+  const user = async (req: express.Request) =>
+    o.httpAuth.credentials(req, { allow: ['user'] });
+  const userRef = (c: BackstageCredentials<BackstageUserPrincipal>) =>
+    c.principal.userEntityRef;
+  /** The run, or 404 in the same words when the caller may not read one of its clusters. */
+  const readable = async (
+    req: express.Request,
+    credentials: BackstageCredentials,
+  ) => {
+    const id = String(req.params.id);
+    const mayRead = await readFilter(o.permissions, credentials, o.ownerOf);
+    const r = await o.runs.get(id).catch(() => undefined);
+    if (!r || !clustersOf(r).every(mayRead))
+      throw new NotFoundError(`No fleet run ${id}`);
+    return r;
+  };
+
+  router.get(
+    '/fleet-runs',
+    async (req: express.Request, res: express.Response) => {
+      const credentials = await o.httpAuth.credentials(req);
+      const mayRead = await readFilter(o.permissions, credentials, o.ownerOf);
+      const items = (await o.runs.list()).filter(r =>
+        clustersOf(r).every(mayRead),
+      );
+      res.json({ items: items.map(recordOf) });
+    },
+  );
+
+  router.get(
+    '/fleet-runs/:id',
+    async (req: express.Request, res: express.Response) => {
+      res.json(
+        recordOf(await readable(req, await o.httpAuth.credentials(req))),
+      );
+    },
+  );
+
+  router.post(
+    '/fleet-runs',
+    async (req: express.Request, res: express.Response) => {
+      const credentials = await user(req);
+      const { spec, options = {} } = req.body as {
+        spec: FleetRunSpec;
+        options?: FleetRunOptions;
+      };
+      const problems = fleetRunSpecProblems(spec);
+      if (problems.length) throw new InputError(problems.join('; '));
+      const mayUpgrade = await actionFilter(
+        o.permissions,
+        credentials,
+        capzClusterUpgradePermission,
+        o.ownerOf,
+      );
+      const audit = await o.auditor.createEvent({
+        eventId: 'capz-fleet-run',
+        severityLevel: 'high',
+        request: req,
+        meta: { command: 'create', target: { ...spec.target } },
+      });
+      try {
+        const created = await o.runs.create(
+          spec,
+          options,
+          mayUpgrade,
+          userRef(credentials),
+        );
+        await audit.success({ meta: { run: created.id } });
+        res.status(201).json(recordOf(created));
+      } catch (e) {
+        await audit.fail({ error: e as Error });
+        throw e;
+      }
+    },
+  );
+
+  router.post(
+    '/fleet-runs/:id/commands',
+    async (req: express.Request, res: express.Response) => {
+      const credentials = await user(req);
+      const run = await readable(req, credentials);
+      const cmd = req.body as FleetRunCommand;
+      if (cmd.command === 'approve') {
+        const [decision] = await o.permissions.authorize(
+          [{ permission: capzFleetRunApprovePermission }],
+          { credentials },
+        );
+        if (decision.result !== AuthorizeResult.ALLOW)
+          throw new NotAllowedError(
+            "Not allowed to approve a fleet run's stage (capz.fleet.run.approve)",
+          );
+      } else {
+        const mayUpgrade = await actionFilter(
+          o.permissions,
+          credentials,
+          capzClusterUpgradePermission,
+          o.ownerOf,
+        );
+        const touched =
+          cmd.command === 'skip' || cmd.command === 'retry'
+            ? [cmd.cluster]
+            : clustersOf(run);
+        const denied = touched.filter(c => !mayUpgrade(c));
+        if (denied.length)
+          throw new NotAllowedError(
+            `Not allowed to ${
+              cmd.command
+            } this run: capz.cluster.upgrade is not allowed on ${denied
+              .map(c => `${c.namespace}/${c.name}`)
+              .join(', ')}`,
+          );
+      }
+      const audit = await o.auditor.createEvent({
+        eventId: 'capz-fleet-run',
+        severityLevel: 'high',
+        request: req,
+        meta: { run: run.id, command: JSON.parse(JSON.stringify(cmd)) },
+      });
+      try {
+        const after = await o.runs.command(run.id, cmd, userRef(credentials));
+        await audit.success();
+        res.json(recordOf(after));
+      } catch (e) {
+        await audit.fail({ error: e as Error });
+        throw e;
+      }
     },
   );
 

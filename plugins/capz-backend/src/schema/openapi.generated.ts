@@ -80,6 +80,17 @@ export const spec = {
           $ref: '#/components/schemas/ClusterName',
         },
       },
+      fleetRunId: {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description: "The fleet run's id.",
+        schema: {
+          type: 'string',
+          pattern:
+            '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+        },
+      },
       jobId: {
         name: 'id',
         in: 'path',
@@ -1263,52 +1274,7 @@ export const spec = {
           steps: {
             type: 'array',
             items: {
-              type: 'object',
-              required: ['target', 'version', 'changes', 'warnings'],
-              properties: {
-                target: {
-                  description: '"controlPlane", or the pools it upgrades',
-                  oneOf: [
-                    {
-                      type: 'string',
-                      enum: ['controlPlane'],
-                    },
-                    {
-                      type: 'object',
-                      required: ['pools'],
-                      properties: {
-                        pools: {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  ],
-                },
-                version: {
-                  type: 'string',
-                },
-                changes: {
-                  type: 'array',
-                  items: {
-                    $ref: '#/components/schemas/Day2ObjectChange',
-                  },
-                },
-                warnings: {
-                  type: 'array',
-                  items: {
-                    type: 'string',
-                  },
-                },
-                effects: {
-                  type: 'array',
-                  items: {
-                    type: 'string',
-                  },
-                },
-              },
+              $ref: '#/components/schemas/FleetUpgradeStep',
             },
           },
           problems: {
@@ -1318,6 +1284,313 @@ export const spec = {
             },
           },
         },
+      },
+      FleetUpgradeStep: {
+        type: 'object',
+        description:
+          "One upgrade of a cluster's part, as the single-cluster upgrade plans it.",
+        required: ['target', 'version', 'changes', 'warnings'],
+        properties: {
+          target: {
+            description: '"controlPlane", or the pools it upgrades',
+            oneOf: [
+              {
+                type: 'string',
+                enum: ['controlPlane'],
+              },
+              {
+                type: 'object',
+                required: ['pools'],
+                properties: {
+                  pools: {
+                    type: 'array',
+                    items: {
+                      type: 'string',
+                    },
+                  },
+                },
+              },
+            ],
+          },
+          version: {
+            type: 'string',
+          },
+          changes: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/Day2ObjectChange',
+            },
+          },
+          warnings: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+          },
+          effects: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+          },
+        },
+      },
+      FleetRunOptions: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          gates: {
+            type: 'object',
+            description:
+              'Per stage name, what it must pass before the next stage starts: a soak (seconds every cluster it upgraded stays healthy) and an approval (capz.fleet.run.approve). Default: none.',
+            additionalProperties: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                soakSeconds: {
+                  type: 'integer',
+                  minimum: 0,
+                  maximum: 2592000,
+                },
+                approval: {
+                  type: 'boolean',
+                },
+              },
+            },
+          },
+          maxFailures: {
+            type: 'integer',
+            minimum: 0,
+            maximum: 10000,
+            description:
+              'Failed clusters tolerated before the run stops (default 0, fail-fast).',
+          },
+          stepTimeoutSeconds: {
+            type: 'integer',
+            minimum: 60,
+            maximum: 604800,
+            description:
+              'A step not observed done in this time fails its cluster (default four hours).',
+          },
+        },
+      },
+      FleetRunRecord: {
+        type: 'object',
+        description:
+          "A fleet run as stored (capz-common's FleetRun with its id and creator).",
+        required: ['id', 'createdBy', 'createdAt', 'updatedAt', 'run'],
+        properties: {
+          id: {
+            type: 'string',
+          },
+          createdBy: {
+            type: 'string',
+          },
+          createdAt: {
+            type: 'string',
+            format: 'date-time',
+          },
+          updatedAt: {
+            type: 'string',
+            format: 'date-time',
+          },
+          run: {
+            type: 'object',
+            required: [
+              'state',
+              'target',
+              'concurrency',
+              'maxFailures',
+              'stepTimeoutSeconds',
+              'failures',
+              'stages',
+            ],
+            properties: {
+              state: {
+                type: 'string',
+                enum: [
+                  'running',
+                  'paused',
+                  'stopping',
+                  'succeeded',
+                  'failed',
+                  'cancelled',
+                ],
+              },
+              stopReason: {
+                type: 'string',
+                enum: ['failures', 'cancelled'],
+              },
+              target: {
+                $ref: '#/components/schemas/FleetUpgradeTarget',
+              },
+              concurrency: {
+                type: 'integer',
+              },
+              maxFailures: {
+                type: 'integer',
+              },
+              stepTimeoutSeconds: {
+                type: 'integer',
+              },
+              failures: {
+                type: 'integer',
+              },
+              stages: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: [
+                    'name',
+                    'soakSeconds',
+                    'approval',
+                    'state',
+                    'clusters',
+                  ],
+                  properties: {
+                    name: {
+                      type: 'string',
+                    },
+                    soakSeconds: {
+                      type: 'integer',
+                    },
+                    approval: {
+                      type: 'boolean',
+                    },
+                    state: {
+                      type: 'string',
+                      enum: [
+                        'waiting',
+                        'running',
+                        'soaking',
+                        'awaiting-approval',
+                        'succeeded',
+                        'cancelled',
+                      ],
+                    },
+                    soakUntil: {
+                      type: 'string',
+                      format: 'date-time',
+                    },
+                    gate: {
+                      type: 'string',
+                    },
+                    approvedBy: {
+                      type: 'string',
+                    },
+                    clusters: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: [
+                          'managementCluster',
+                          'namespace',
+                          'name',
+                          'state',
+                          'steps',
+                          'step',
+                          'written',
+                        ],
+                        properties: {
+                          managementCluster: {
+                            type: 'string',
+                          },
+                          namespace: {
+                            type: 'string',
+                          },
+                          name: {
+                            type: 'string',
+                          },
+                          state: {
+                            type: 'string',
+                            enum: [
+                              'waiting',
+                              'running',
+                              'succeeded',
+                              'failed',
+                              'skipped',
+                              'cancelled',
+                            ],
+                          },
+                          steps: {
+                            type: 'array',
+                            items: {
+                              $ref: '#/components/schemas/FleetUpgradeStep',
+                            },
+                          },
+                          step: {
+                            type: 'integer',
+                          },
+                          written: {
+                            type: 'boolean',
+                          },
+                          stepStartedAt: {
+                            type: 'string',
+                            format: 'date-time',
+                          },
+                          finishedAt: {
+                            type: 'string',
+                            format: 'date-time',
+                          },
+                          message: {
+                            type: 'string',
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      FleetRunCommand: {
+        description:
+          'pause, resume, cancel (the clusters being upgraded finish their part); approve a stage awaiting approval (capz.fleet.run.approve); skip a cluster that has not started; retry a failed one.',
+        oneOf: [
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['command'],
+            properties: {
+              command: {
+                type: 'string',
+                enum: ['pause', 'resume', 'cancel'],
+              },
+            },
+          },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['command', 'stage'],
+            properties: {
+              command: {
+                type: 'string',
+                enum: ['approve'],
+              },
+              stage: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 63,
+              },
+            },
+          },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['command', 'cluster'],
+            properties: {
+              command: {
+                type: 'string',
+                enum: ['skip', 'retry'],
+              },
+              cluster: {
+                $ref: '#/components/schemas/FleetClusterRef',
+              },
+            },
+          },
+        ],
       },
       PreflightCheck: {
         type: 'object',
@@ -3063,6 +3336,144 @@ export const spec = {
           },
           '503': {
             $ref: '#/components/responses/ArmUnavailable',
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/fleet-runs': {
+      get: {
+        operationId: 'ListFleetRuns',
+        description:
+          'The newest fleet runs (at most 100) whose every cluster the caller may read (capz.cluster.read).',
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/FleetRunRecord',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+      post: {
+        operationId: 'CreateFleetRun',
+        description:
+          "Starts a fleet upgrade: previewed as POST /fleet-runs/preview does (the caller's capz.cluster.upgrade on each cluster), then carried out stage by stage by the backend, each cluster's step the single-cluster upgrade with its rules checked live. Clusters the preview leaves out are skipped with its reasons. Users only; audited. 409 when no cluster has anything to upgrade.",
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['spec'],
+                properties: {
+                  spec: {
+                    $ref: '#/components/schemas/FleetRunSpec',
+                  },
+                  options: {
+                    $ref: '#/components/schemas/FleetRunOptions',
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '201': {
+            description: 'Created',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/FleetRunRecord',
+                },
+              },
+            },
+          },
+          '503': {
+            $ref: '#/components/responses/ArmUnavailable',
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/fleet-runs/{id}': {
+      get: {
+        operationId: 'GetFleetRun',
+        description:
+          'One fleet run (404 when the caller may not read every cluster of it).',
+        parameters: [
+          {
+            $ref: '#/components/parameters/fleetRunId',
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/FleetRunRecord',
+                },
+              },
+            },
+          },
+          default: {
+            $ref: '#/components/responses/Error',
+          },
+        },
+      },
+    },
+    '/fleet-runs/{id}/commands': {
+      post: {
+        operationId: 'CommandFleetRun',
+        description:
+          "A user's command on a run: approve needs capz.fleet.run.approve; the others capz.cluster.upgrade on the clusters they touch (skip, retry: that cluster; pause, resume, cancel: every cluster of the run). Audited. 409 in words when the run cannot take it now.",
+        parameters: [
+          {
+            $ref: '#/components/parameters/fleetRunId',
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                $ref: '#/components/schemas/FleetRunCommand',
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/FleetRunRecord',
+                },
+              },
+            },
           },
           default: {
             $ref: '#/components/responses/Error',

@@ -15,11 +15,13 @@ export {
 // The run that executes a preview, stage by stage, as a pure state machine the backend keeps and advances.
 export {
   advanceFleetRun,
+  CAPZ_FLEET_RUNS_SIGNAL_CHANNEL,
   commandFleetRun,
   currentFleetStage,
   newFleetRun,
   recordFleetStepWrite,
   FLEET_STEP_TIMEOUT_SECONDS,
+  type CapzFleetRunSignal,
   type FleetClusterObservation,
   type FleetClusterState,
   type FleetRun,

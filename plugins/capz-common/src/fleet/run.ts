@@ -124,6 +124,15 @@ export type FleetRunNotice =
   | { kind: 'cluster-failed'; cluster: ClusterPlace; message: string }
   | { kind: 'run-finished'; state: 'succeeded' | 'failed' | 'cancelled' };
 
+/** The signals channel a fleet run's changes are pushed on (the run page re-reads the run on each). @public */
+export const CAPZ_FLEET_RUNS_SIGNAL_CHANNEL = 'capz:fleet-runs';
+
+/** A fleet run's signal: which run changed, and its state. @public */
+export interface CapzFleetRunSignal {
+  runId: string;
+  state: FleetRunState;
+}
+
 /** The default time a step may take: an AKS upgrade drains every node (30 minutes each by default) before it fails. @public */
 export const FLEET_STEP_TIMEOUT_SECONDS = 4 * 60 * 60;
 
@@ -220,7 +229,7 @@ export function currentFleetStage(run: FleetRun): FleetRunStage | undefined {
  */
 export function advanceFleetRun(
   previous: FleetRun,
-  observe: (c: ClusterPlace) => FleetClusterObservation,
+  observe: (c: FleetRunCluster) => FleetClusterObservation,
   now: Date,
 ): { run: FleetRun; start: FleetStepStart[]; notices: FleetRunNotice[] } {
   const run = clone(previous);

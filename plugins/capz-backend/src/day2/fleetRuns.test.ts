@@ -1,0 +1,387 @@
+/**
+ * FleetRuns on the plugin's database (SQLite and the run's PostgreSQL): a run created from its preview, advanced tick
+ * by tick with the writes made through the single-cluster upgrade's preview and confirm, commands and advances that
+ * meet on one row without undoing each other, a write made before a crash counted once, and the notices told once.
+ */
+import { mockServices } from '@backstage/backend-test-utils';
+import { ConflictError, ServiceUnavailableError } from '@backstage/errors';
+import type {
+  ClusterPlace,
+  Day2Action,
+  Day2Plan,
+  FleetClusterPlan,
+  FleetRunCluster,
+  FleetRunPreview,
+} from '@capz-backstage/plugin-capz-common';
+import {
+  migratedDatabase,
+  postgresId,
+  storeDatabases,
+} from '../testing/storeDatabases';
+import { FleetRuns } from './fleetRuns';
+import { FleetRunStore } from './fleetRunStore';
+
+const databases = storeDatabases();
+if (process.env.CI) {
+  it(`has ${postgresId} to test on`, () => {
+    expect(databases.supports(postgresId)).toBe(true);
+  });
+}
+
+const place = (name: string): ClusterPlace => ({
+  managementCluster: 'local',
+  namespace: 'team-a',
+  name,
+});
+
+const cpChange = (name: string) => ({
+  operation: 'update' as const,
+  apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+  kind: 'AzureASOManagedControlPlane',
+  namespace: 'team-a',
+  name,
+  fields: [{ path: 'spec.version', before: 'v1.33.2', after: 'v1.34.3' }],
+});
+const poolChange = (name: string) => ({
+  operation: 'update' as const,
+  apiVersion: 'cluster.x-k8s.io/v1beta2',
+  kind: 'MachinePool',
+  namespace: 'team-a',
+  name: `${name}-system`,
+  fields: [
+    { path: 'spec.template.spec.version', before: 'v1.33.2', after: 'v1.34.3' },
+  ],
+});
+
+const plan = (name: string): FleetClusterPlan => ({
+  ...place(name),
+  outcome: 'upgrade',
+  from: 'v1.33.2',
+  to: 'v1.34.3',
+  steps: [
+    {
+      target: 'controlPlane',
+      version: 'v1.34.3',
+      changes: [cpChange(name)],
+      warnings: [],
+    },
+    {
+      target: { pools: ['system'] },
+      version: 'v1.34.3',
+      changes: [poolChange(name)],
+      warnings: [],
+    },
+  ],
+  problems: [],
+});
+
+const preview = (
+  stages: Array<[string, FleetClusterPlan[]]>,
+): FleetRunPreview => ({
+  target: { kind: 'next-minor' },
+  concurrency: 1,
+  stages: stages.map(([name, clusters]) => ({ name, clusters })),
+  counts: {
+    upgrade: stages.flatMap(s => s[1]).filter(c => c.outcome === 'upgrade')
+      .length,
+    current: 0,
+    refused: stages.flatMap(s => s[1]).filter(c => c.outcome === 'refused')
+      .length,
+  },
+});
+
+const SPEC = {
+  target: { kind: 'next-minor' as const },
+  stages: [{ name: 'dev', clusters: [place('a')] }],
+};
+
+describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
+  async function setUp(
+    p: FleetRunPreview = preview([
+      ['dev', [plan('a'), plan('b')]],
+      ['prod', [plan('c')]],
+    ]),
+  ) {
+    const knex = await migratedDatabase(databases, id);
+    const store = new FleetRunStore(knex);
+    const acts: string[] = [];
+    /** Clusters whose step the world reports done, and the live plan each upgrade would make now. */
+    const done = new Set<string>();
+    const already = new Set<string>();
+    let fail: ((name: string) => Error | undefined) | undefined;
+    let drift: Day2Plan['changes'] | undefined;
+    const notices: string[] = [];
+    const changes: string[] = [];
+    const audits: string[] = [];
+    let clock = Date.UTC(2026, 11, 4, 12);
+    const runs = new FleetRuns({
+      store,
+      preview: { preview: async () => p },
+      day2: {
+        act: async (pl: ClusterPlace, a: Day2Action, o: { apply: boolean }) => {
+          const u = a as Extract<Day2Action, { action: 'upgrade' }>;
+          const what = `${pl.name} ${
+            u.target === 'controlPlane' ? 'cp' : 'pools'
+          } ${o.apply ? 'apply' : 'preview'}`;
+          acts.push(what);
+          const e = fail?.(pl.name);
+          if (e) throw e;
+          const changes =
+            drift ??
+            (already.has(pl.name)
+              ? []
+              : [
+                  u.target === 'controlPlane'
+                    ? cpChange(pl.name)
+                    : poolChange(pl.name),
+                ]);
+          return {
+            action: a,
+            changes,
+            warnings: [],
+            applied: o.apply,
+            planDigest: 'd'.repeat(64),
+          } as Day2Plan;
+        },
+      },
+      observe: (c: FleetRunCluster) => ({
+        stepDone: done.has(`${c.name}#${c.step}`),
+        health: 'healthy',
+      }),
+      logger: mockServices.logger.mock(),
+      auditor: mockServices.auditor.mock({
+        createEvent: async e => {
+          const meta = e.meta as unknown as { target: ClusterPlace };
+          return {
+            success: async () => {
+              audits.push(`${meta.target.name} ok`);
+            },
+            fail: async () => {
+              audits.push(`${meta.target.name} failed`);
+            },
+          };
+        },
+      }),
+      onNotice: (_r, n) => notices.push(n.kind),
+      onChange: r => changes.push(r.run.state),
+      now: () => new Date(clock),
+    });
+    return {
+      knex,
+      store,
+      runs,
+      acts,
+      notices,
+      changes,
+      audits,
+      done,
+      already,
+      setFail: (f: typeof fail) => {
+        fail = f;
+      },
+      setDrift: (d: typeof drift) => {
+        drift = d;
+      },
+      later: (minutes: number) => {
+        clock += minutes * 60_000;
+      },
+    };
+  }
+
+  it('creates a run from its preview and advances it: each step previewed then confirmed, audited, the stages in order', async () => {
+    const w = await setUp();
+    const created = await w.runs.create(
+      SPEC,
+      {},
+      () => true,
+      'user:default/pat',
+    );
+    expect(created).toMatchObject({
+      createdBy: 'user:default/pat',
+      version: 1,
+      run: { state: 'running' },
+    });
+    expect(w.acts).toEqual([]);
+    await w.runs.tick();
+    expect(w.acts).toEqual(['a cp preview', 'a cp apply']);
+    expect(w.audits).toEqual(['a ok']);
+    // Not done yet: nothing more is written.
+    await w.runs.tick();
+    expect(w.acts).toHaveLength(2);
+    w.done.add('a#0');
+    await w.runs.tick();
+    expect(w.acts.slice(2)).toEqual(['a pools preview', 'a pools apply']);
+    w.done.add('a#1');
+    for (const n of ['b', 'c']) {
+      await w.runs.tick();
+      w.done.add(`${n}#0`);
+      await w.runs.tick();
+      w.done.add(`${n}#1`);
+    }
+    await w.runs.tick();
+    const end = await w.runs.get(created.id);
+    expect(end.run.state).toBe('succeeded');
+    expect(
+      end.run.stages.flatMap(s => s.clusters.map(c => [c.name, c.state])),
+    ).toEqual([
+      ['a', 'succeeded'],
+      ['b', 'succeeded'],
+      ['c', 'succeeded'],
+    ]);
+    expect(w.notices).toEqual(['run-finished']);
+    // Every write of the run is pushed, the last its end; a tick that changed nothing pushes nothing.
+    expect(w.changes.at(-1)).toBe('succeeded');
+    const pushed = w.changes.length;
+    await w.runs.tick();
+    expect(w.changes).toHaveLength(pushed);
+    // An ended run is not advanced any more.
+    expect(await w.store.active()).toEqual([]);
+  });
+
+  it('refuses a run with nothing to upgrade (409) and a gate for a stage it does not have (400), storing nothing', async () => {
+    const w = await setUp(
+      preview([
+        [
+          'dev',
+          [
+            {
+              ...place('a'),
+              outcome: 'refused',
+              steps: [],
+              problems: ['degraded'],
+            },
+          ],
+        ],
+      ]),
+    );
+    await expect(w.runs.create(SPEC, {}, () => true, 'pat')).rejects.toThrow(
+      'Nothing to run: 0 cluster(s) already run the target and 1 are left out (preview the run to see why)',
+    );
+    await expect(
+      w.runs.create(
+        SPEC,
+        { gates: { qa: { approval: true } } },
+        () => true,
+        'pat',
+      ),
+    ).rejects.toThrow('gates: no stage named "qa"');
+    expect(await w.runs.list()).toEqual([]);
+  });
+
+  it("a step refused by the upgrade's live rules fails the cluster in its words; fail-fast stops the run and tells it once", async () => {
+    const w = await setUp();
+    const r = await w.runs.create(SPEC, {}, () => true, 'pat');
+    w.setFail(n =>
+      n === 'a'
+        ? new ConflictError(
+            'offered-in-region: AKS does not offer v1.34.3 in westeurope',
+          )
+        : undefined,
+    );
+    await w.runs.tick();
+    await w.runs.tick();
+    const end = await w.runs.get(r.id);
+    expect(end.run.state).toBe('failed');
+    expect(end.run.stages[0].clusters[0]).toMatchObject({
+      state: 'failed',
+      message:
+        'control plane to v1.34.3: offered-in-region: AKS does not offer v1.34.3 in westeurope',
+    });
+    expect(w.acts).toEqual(['a cp preview']);
+    expect(w.audits).toEqual(['a failed']);
+    expect(w.notices).toEqual(['cluster-failed', 'run-finished']);
+  });
+
+  it('an unavailable API server or a moment of contention is not a failure: the write is made at a later tick', async () => {
+    const w = await setUp();
+    const r = await w.runs.create(SPEC, {}, () => true, 'pat');
+    w.setFail(
+      () =>
+        new ServiceUnavailableError('management cluster local does not answer'),
+    );
+    await w.runs.tick();
+    w.setFail(
+      () =>
+        new ConflictError(
+          'Another action on cluster local/team-a/a is being applied',
+        ),
+    );
+    await w.runs.tick();
+    w.setFail(undefined);
+    await w.runs.tick();
+    const now = await w.runs.get(r.id);
+    expect(now.run.stages[0].clusters[0]).toMatchObject({
+      state: 'running',
+      written: true,
+    });
+    expect(w.acts).toEqual([
+      'a cp preview',
+      'a cp preview',
+      'a cp preview',
+      'a cp apply',
+    ]);
+    expect(w.notices).toEqual([]);
+  });
+
+  it('a write made before a crash (the version already asked for) is counted as made, not made again', async () => {
+    const w = await setUp();
+    const r = await w.runs.create(SPEC, {}, () => true, 'pat');
+    w.already.add('a');
+    await w.runs.tick();
+    expect(w.acts).toEqual(['a cp preview']);
+    expect((await w.runs.get(r.id)).run.stages[0].clusters[0].written).toBe(
+      true,
+    );
+  });
+
+  it("a cluster whose plan changed since the run's preview fails with what it would now change", async () => {
+    const w = await setUp();
+    const r = await w.runs.create(SPEC, {}, () => true, 'pat');
+    w.setDrift([
+      {
+        ...cpChange('a'),
+        fields: [{ path: 'spec.version', before: 'v1.33.2', after: 'v1.35.0' }],
+      },
+    ]);
+    await w.runs.tick();
+    expect(w.acts).toEqual(['a cp preview']);
+    expect((await w.runs.get(r.id)).run.stages[0].clusters[0]).toMatchObject({
+      state: 'failed',
+      message:
+        "control plane to v1.34.3: the cluster changed since the run's preview (it would now change AzureASOManagedControlPlane a); upgrade it from its page, or in a new run",
+    });
+  });
+
+  it('a command and an advance on one row do not undo each other; a command the run cannot take is a 409 in words', async () => {
+    const w = await setUp();
+    const r = await w.runs.create(SPEC, {}, () => true, 'pat');
+    await w.runs.tick();
+    // The advance read the row before the pause was written: its save loses, it reads again and sees the pause.
+    const stale = await w.store.get(r.id);
+    await w.runs.command(r.id, { command: 'pause' }, 'user:default/pat');
+    expect(await w.store.save(r.id, stale.version, stale.run)).toBe(false);
+    w.done.add('a#0');
+    await w.runs.tick();
+    const paused = await w.runs.get(r.id);
+    expect(paused.run.state).toBe('paused');
+    // Paused: a's pools still follow its control plane; b does not start.
+    expect(w.acts).toEqual([
+      'a cp preview',
+      'a cp apply',
+      'a pools preview',
+      'a pools apply',
+    ]);
+    await expect(
+      w.runs.command(r.id, { command: 'pause' }, 'user:default/pat'),
+    ).rejects.toThrow(
+      `Fleet run ${r.id}: the run is paused: only a running run pauses`,
+    );
+    await expect(
+      w.runs.command(
+        r.id,
+        { command: 'approve', stage: 'dev' },
+        'user:default/pat',
+      ),
+    ).rejects.toThrow('stage "dev" is running, not awaiting approval');
+  });
+});

@@ -1,0 +1,381 @@
+/**
+ * Fleet runs (POST /fleet-runs): a previewed fleet upgrade carried out stage by stage, kept in the database and
+ * advanced by the scheduler on one replica at a time. The decisions are capz-common's (`fleet/run.ts`); this module
+ * reads what they need (each running cluster's progress and health from the watch cache), makes the writes a run owes
+ * through the single-cluster upgrade (`Day2Service.act`: its rules checked live, a preview, then the confirm with that
+ * preview's digest), and records them. A write is recorded after it is made: a crash between the two makes the next
+ * advance make it again, which the upgrade answers as a change of nothing (the version is already asked for).
+ */
+import type {
+  AuditorService,
+  LoggerService,
+  SchedulerService,
+} from '@backstage/backend-plugin-api';
+import { ConflictError, InputError } from '@backstage/errors';
+import {
+  advanceFleetRun,
+  commandFleetRun,
+  day2Progress,
+  newFleetRun,
+  recordFleetStepWrite,
+  type ClusterPlace,
+  type Day2Action,
+  type Day2Plan,
+  type FleetClusterObservation,
+  type FleetRunCluster,
+  type FleetRunCommand,
+  type FleetRunNotice,
+  type FleetRunOptions,
+  type FleetRunSpec,
+  type FleetStepStart,
+  type Health,
+  type ObjectChange,
+  type TreeNode,
+} from '@capz-backstage/plugin-capz-common';
+import { randomUUID } from 'node:crypto';
+import type { Day2Service } from './Day2Service';
+import type { FleetPreview } from './fleetPreview';
+import type { FleetRunStore, StoredFleetRun } from './fleetRunStore';
+
+/**
+ * What a run sees of a cluster: its current step's progress (capz-common day2Progress on the cluster's ungrouped tree,
+ * as the cluster page follows a single upgrade) and its rollup health; `seen` undefined when the cache has no such
+ * cluster.
+ */
+export function fleetStepObservation(
+  c: FleetRunCluster,
+  seen: { tree: TreeNode; health?: Health } | undefined,
+): FleetClusterObservation {
+  if (!seen)
+    return {
+      stepDone: false,
+      health: 'unknown',
+      waitingFor: 'the cluster to be in the watch cache',
+    };
+  const step = c.steps[c.step];
+  if (!step) return { stepDone: false, health: seen.health };
+  const plan = {
+    action: { action: 'upgrade', version: step.version, target: step.target },
+    changes: step.changes,
+    warnings: [],
+    applied: true,
+  } as Day2Plan;
+  const progress = day2Progress(plan, seen.tree);
+  const open = progress.items.filter(i => !i.done).map(i => i.text);
+  return {
+    stepDone: progress.done,
+    ...(seen.health ? { health: seen.health } : {}),
+    ...(open.length ? { waitingFor: open.join('; ') } : {}),
+  };
+}
+
+export interface FleetRunsOptions {
+  store: FleetRunStore;
+  preview: Pick<FleetPreview, 'preview'>;
+  day2: Pick<Day2Service, 'act'>;
+  /** A running cluster's current step and health, as seen now ({@link fleetStepObservation} on the watch cache). */
+  observe(c: FleetRunCluster): FleetClusterObservation;
+  logger: LoggerService;
+  auditor?: AuditorService;
+  /** Told after every write of a run (the run page's live updates). */
+  onChange?: (run: StoredFleetRun) => void;
+  /** Told once per notice, by the replica whose write made it (the owners' and approvers' notifications). */
+  onNotice?: (run: StoredFleetRun, notice: FleetRunNotice) => void;
+  now?: () => Date;
+}
+
+/** How many times a write made from a row someone changed meanwhile is decided again before the next tick. */
+const ATTEMPTS = 5;
+
+const placeOf = (c: ClusterPlace): ClusterPlace => ({
+  managementCluster: c.managementCluster,
+  namespace: c.namespace,
+  name: c.name,
+});
+const placeWords = (c: ClusterPlace) =>
+  `${c.managementCluster}/${c.namespace}/${c.name}`;
+
+/** What a change writes, without the value it found: a cluster moved on by a patch since the preview plans alike. */
+const changeShape = (cs: ObjectChange[]) =>
+  JSON.stringify(
+    cs
+      .map(c => [
+        c.operation,
+        c.kind,
+        c.namespace,
+        c.name,
+        (c.fields ?? []).map(f => [f.path, f.after]),
+      ])
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+  );
+
+/** The upgrade's answers that refuse the step in words (bad input, a rule, a cluster gone, a policy's no). */
+const REFUSALS = new Set([
+  'InputError',
+  'ConflictError',
+  'NotFoundError',
+  'NotAllowedError',
+]);
+
+/** Errors after which the step may simply be tried again at the next advance: nothing was refused. */
+const isTransient = (e: unknown) => {
+  const name = (e as Error)?.name;
+  const message = String((e as Error)?.message ?? '');
+  if (name === 'ServiceUnavailableError') return true;
+  if (name !== 'ConflictError') return !REFUSALS.has(name);
+  // Someone else is applying an action on the cluster, or it moved between this preview and its confirm.
+  return /^Another action on cluster |^The cluster changed since the preview/.test(
+    message,
+  );
+};
+
+export class FleetRuns {
+  /** Advances in this process, one per run at a time (the scheduler's global lock orders the replicas). */
+  private readonly advancing = new Map<string, Promise<void>>();
+
+  constructor(private readonly o: FleetRunsOptions) {}
+
+  private now() {
+    return this.o.now?.() ?? new Date();
+  }
+
+  /**
+   * A new run from its spec: previewed with the caller's capz.cluster.upgrade (`mayUpgrade`), kept with the preview's
+   * plan of each cluster, started by the next advance. 409 when no cluster of the preview has anything to upgrade.
+   */
+  async create(
+    spec: FleetRunSpec,
+    options: FleetRunOptions,
+    mayUpgrade: (p: ClusterPlace) => boolean,
+    actor: string,
+  ): Promise<StoredFleetRun> {
+    const unknown = Object.keys(options.gates ?? {}).filter(
+      name => !spec.stages.some(s => s.name === name),
+    );
+    if (unknown.length)
+      throw new InputError(
+        `gates: no stage named ${unknown.map(n => `"${n}"`).join(', ')}`,
+      );
+    const preview = await this.o.preview.preview(spec, mayUpgrade);
+    if (!preview.counts.upgrade)
+      throw new ConflictError(
+        `Nothing to run: ${preview.counts.current} cluster(s) already run the target and ${preview.counts.refused} are left out (preview the run to see why)`,
+      );
+    const run = newFleetRun(preview, options);
+    return this.o.store.insert(randomUUID(), actor, run, this.now().getTime());
+  }
+
+  get(id: string): Promise<StoredFleetRun> {
+    return this.o.store.get(id);
+  }
+
+  list(): Promise<StoredFleetRun[]> {
+    return this.o.store.list();
+  }
+
+  /** A user's command (pause, resume, cancel, approve, skip, retry); 409 in words when the run cannot take it now. */
+  async command(
+    id: string,
+    cmd: FleetRunCommand,
+    by: string,
+  ): Promise<StoredFleetRun> {
+    for (let attempt = 1; ; attempt++) {
+      const stored = await this.o.store.get(id);
+      const r = commandFleetRun(stored.run, cmd, by, this.now());
+      if ('problem' in r)
+        throw new ConflictError(`Fleet run ${id}: ${r.problem}`);
+      if (
+        await this.o.store.save(id, stored.version, r.run, this.now().getTime())
+      ) {
+        const saved = await this.o.store.get(id);
+        this.changed(saved);
+        return saved;
+      }
+      if (attempt >= ATTEMPTS)
+        throw new ConflictError(
+          `Fleet run ${id} is changing too fast to take the command; try again`,
+        );
+    }
+  }
+
+  /** Advances every run that has not ended (the scheduler's task). */
+  async tick(): Promise<void> {
+    for (const stored of await this.o.store.active())
+      await this.advance(stored.id).catch(e =>
+        this.o.logger.warn(
+          `fleet run ${
+            stored.id
+          }: could not advance it (it is tried again at the next tick): ${
+            (e as Error).message
+          }`,
+        ),
+      );
+  }
+
+  /** One advance of a run, after any advance of it this process is making. */
+  advance(id: string): Promise<void> {
+    const before = this.advancing.get(id) ?? Promise.resolve();
+    const next = before.then(() => this.advanceOnce(id));
+    const settled = next.catch(() => undefined);
+    this.advancing.set(id, settled);
+    void settled.then(() => {
+      if (this.advancing.get(id) === settled) this.advancing.delete(id);
+    });
+    return next;
+  }
+
+  private async advanceOnce(id: string): Promise<void> {
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      const stored = await this.o.store.get(id);
+      const now = this.now();
+      const { run, start, notices } = advanceFleetRun(
+        stored.run,
+        c => this.o.observe(c),
+        now,
+      );
+      let saved = stored;
+      if (JSON.stringify(run) !== JSON.stringify(stored.run)) {
+        if (!(await this.o.store.save(id, stored.version, run, now.getTime())))
+          continue;
+        saved = { ...stored, run, version: stored.version + 1 };
+        this.changed(saved);
+      }
+      this.tell(saved, notices);
+      for (const s of start) await this.writeStep(saved, s);
+      return;
+    }
+  }
+
+  /** Makes a step's write as the single-cluster upgrade does, audited with the run's creator, and records it. */
+  private async writeStep(
+    stored: StoredFleetRun,
+    s: FleetStepStart,
+  ): Promise<void> {
+    const place = placeOf(s);
+    const action: Day2Action = {
+      action: 'upgrade',
+      version: s.step.version,
+      target: s.step.target,
+    };
+    const audit = await this.o.auditor?.createEvent({
+      eventId: 'capz-fleet-run-step',
+      severityLevel: 'high',
+      meta: {
+        run: stored.id,
+        actor: stored.createdBy,
+        target: { ...place },
+        action,
+      },
+    });
+    let outcome: { ok: true } | { ok: false; message: string };
+    try {
+      const preview = await this.o.day2.act(place, action, { apply: false });
+      if (!preview.changes.length) {
+        // The version is already asked for: this write was made before a crash, or by someone else.
+        outcome = { ok: true };
+      } else if (changeShape(preview.changes) !== changeShape(s.step.changes)) {
+        outcome = {
+          ok: false,
+          message: `the cluster changed since the run's preview (it would now change ${
+            preview.changes.map(c => `${c.kind} ${c.name}`).join(', ') ||
+            'nothing'
+          }); upgrade it from its page, or in a new run`,
+        };
+      } else {
+        await this.o.day2.act(
+          place,
+          { ...action, planDigest: preview.planDigest },
+          { apply: true, actor: stored.createdBy },
+        );
+        outcome = { ok: true };
+      }
+    } catch (e) {
+      if (isTransient(e)) {
+        // Owed still: the next advance makes it again.
+        this.o.logger.warn(
+          `fleet run ${stored.id}: ${placeWords(place)} step ${
+            s.stepIndex + 1
+          } not written yet: ${(e as Error).message}`,
+        );
+        await audit?.fail({ error: e as Error });
+        return;
+      }
+      outcome = { ok: false, message: (e as Error).message };
+    }
+    if (outcome.ok) await audit?.success({ meta: { run: stored.id } });
+    else await audit?.fail({ error: new Error(outcome.message) });
+    await this.record(stored.id, place, s.stepIndex, outcome);
+  }
+
+  private async record(
+    id: string,
+    place: ClusterPlace,
+    stepIndex: number,
+    outcome: { ok: true } | { ok: false; message: string },
+  ): Promise<void> {
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      const stored = await this.o.store.get(id);
+      const now = this.now();
+      const r = recordFleetStepWrite(
+        stored.run,
+        place,
+        stepIndex,
+        outcome,
+        now,
+      );
+      if (JSON.stringify(r.run) === JSON.stringify(stored.run)) return;
+      if (await this.o.store.save(id, stored.version, r.run, now.getTime())) {
+        const saved = { ...stored, run: r.run, version: stored.version + 1 };
+        this.changed(saved);
+        this.tell(saved, r.notices);
+        return;
+      }
+    }
+    this.o.logger.warn(
+      `fleet run ${id}: could not record ${placeWords(place)} step ${
+        stepIndex + 1
+      } (the run kept changing); the next advance makes the step again`,
+    );
+  }
+
+  private changed(stored: StoredFleetRun) {
+    try {
+      this.o.onChange?.(stored);
+    } catch (e) {
+      this.o.logger.warn(
+        `fleet run ${stored.id}: its change was not pushed: ${
+          (e as Error).message
+        }`,
+      );
+    }
+  }
+
+  private tell(stored: StoredFleetRun, notices: FleetRunNotice[]) {
+    for (const n of notices) {
+      this.o.logger.info(`fleet run ${stored.id}: ${JSON.stringify(n)}`);
+      try {
+        this.o.onNotice?.(stored, n);
+      } catch (e) {
+        this.o.logger.warn(
+          `fleet run ${stored.id}: a notice was not told: ${
+            (e as Error).message
+          }`,
+        );
+      }
+    }
+  }
+}
+
+/** Advances the fleet runs every ten seconds, on one replica at a time. */
+export async function scheduleFleetRuns(o: {
+  scheduler: SchedulerService;
+  runs: FleetRuns;
+}): Promise<void> {
+  await o.scheduler.scheduleTask({
+    id: 'capz-fleet-runs',
+    scope: 'global',
+    frequency: { seconds: 10 },
+    timeout: { minutes: 10 },
+    fn: () => o.runs.tick(),
+  });
+}
