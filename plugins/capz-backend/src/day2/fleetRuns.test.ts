@@ -111,7 +111,7 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
     let fail: ((name: string) => Error | undefined) | undefined;
     let drift: Day2Plan['changes'] | undefined;
     const notices: string[] = [];
-    const changes: string[] = [];
+    const pushed: string[] = [];
     const audits: string[] = [];
     let clock = Date.UTC(2026, 11, 4, 12);
     const runs = new FleetRuns({
@@ -163,7 +163,7 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
         },
       }),
       onNotice: (_r, n) => notices.push(n.kind),
-      onChange: r => changes.push(r.run.state),
+      onChange: r => pushed.push(r.run.state),
       now: () => new Date(clock),
     });
     return {
@@ -172,7 +172,7 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
       runs,
       acts,
       notices,
-      changes,
+      pushed,
       audits,
       done,
       already,
@@ -230,10 +230,10 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
     ]);
     expect(w.notices).toEqual(['run-finished']);
     // Every write of the run is pushed, the last its end; a tick that changed nothing pushes nothing.
-    expect(w.changes.at(-1)).toBe('succeeded');
-    const pushed = w.changes.length;
+    expect(w.pushed.at(-1)).toBe('succeeded');
+    const count = w.pushed.length;
     await w.runs.tick();
-    expect(w.changes).toHaveLength(pushed);
+    expect(w.pushed).toHaveLength(count);
     // An ended run is not advanced any more.
     expect(await w.store.active()).toEqual([]);
   });
