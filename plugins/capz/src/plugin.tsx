@@ -20,6 +20,7 @@ import {
   clusterRouteRef,
   createClusterRouteRef,
   jobRouteRef,
+  fleetRunRouteRef,
   jobsRouteRef,
   migrateRouteRef,
   rootRouteRef,
@@ -103,6 +104,7 @@ export const capzPlugin = createFrontendPlugin({
     upgrade: upgradeRouteRef,
     job: jobRouteRef,
     jobs: jobsRouteRef,
+    fleetRun: fleetRunRouteRef,
   },
   externalRoutes: {
     createCluster: createClusterRouteRef,

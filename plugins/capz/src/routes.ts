@@ -43,6 +43,12 @@ export const jobRouteRef = createSubRouteRef({
   path: '/jobs/:id',
 });
 
+/** A fleet run's page: its stages and clusters, live, with its commands; all of it from GET /fleet-runs/:id. */
+export const fleetRunRouteRef = createSubRouteRef({
+  parent: rootRouteRef,
+  path: '/fleet-runs/:id',
+});
+
 /**
  * A scaffolder template's page, for "New AKS cluster" (the `new-aks-cluster` template of the scaffolder module). Bound
  * by default to the scaffolder's `selectedTemplate` route; without the scaffolder the button is not shown.

@@ -4,7 +4,10 @@
  * each other: the loser reads the row again and decides again.
  */
 import { NotFoundError } from '@backstage/errors';
-import type { FleetRun } from '@capz-backstage/plugin-capz-common';
+import type {
+  FleetRun,
+  FleetRunRecord,
+} from '@capz-backstage/plugin-capz-common';
 import type { Knex } from 'knex';
 
 const TABLE = 'capz_fleet_runs';
@@ -19,15 +22,8 @@ interface Row {
   version: number | string;
 }
 
-/** A run as stored. */
-export interface StoredFleetRun {
-  id: string;
-  createdBy: string;
-  createdAt: string;
-  updatedAt: string;
-  version: number;
-  run: FleetRun;
-}
+/** A run as stored: the record the routes answer, and the version its next write must name. */
+export type StoredFleetRun = FleetRunRecord & { version: number };
 
 const ACTIVE: ReadonlyArray<FleetRun['state']> = [
   'running',

@@ -29,6 +29,7 @@ export {
   type FleetRunCommand,
   type FleetRunNotice,
   type FleetRunOptions,
+  type FleetRunRecord,
   type FleetRunStage,
   type FleetRunState,
   type FleetStageState,

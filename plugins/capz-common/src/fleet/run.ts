@@ -124,6 +124,15 @@ export type FleetRunNotice =
   | { kind: 'cluster-failed'; cluster: ClusterPlace; message: string }
   | { kind: 'run-finished'; state: 'succeeded' | 'failed' | 'cancelled' };
 
+/** A run as the backend answers it: the run with its id, who started it and when. @public */
+export interface FleetRunRecord {
+  id: string;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+  run: FleetRun;
+}
+
 /** The signals channel a fleet run's changes are pushed on (the run page re-reads the run on each). @public */
 export const CAPZ_FLEET_RUNS_SIGNAL_CHANNEL = 'capz:fleet-runs';
 

@@ -13,7 +13,10 @@ import {
   DeleteClusterResponse,
   DeletePreview,
   DiscoveredAksClustersResponse,
+  FleetRunCommand,
+  FleetRunOptions,
   FleetRunPreview,
+  FleetRunRecord,
   FleetRunSpec,
   JobDetails,
   JobPreview,
@@ -66,6 +69,17 @@ export interface CapzApi {
   previewJob(request: JobRequest): Promise<JobPreview>;
   /** POST /fleet-runs/preview: an upgrade of many clusters in stages, planned; nothing changed. */
   previewFleetRun(spec: FleetRunSpec): Promise<FleetRunPreview>;
+  /** POST /fleet-runs: starts the run the preview showed (403 when not allowed, 409 when nothing would upgrade). */
+  startFleetRun(
+    spec: FleetRunSpec,
+    options: FleetRunOptions,
+  ): Promise<FleetRunRecord>;
+  getFleetRun(id: string): Promise<FleetRunRecord>;
+  /** 409 in words when the run cannot take the command now. */
+  commandFleetRun(
+    id: string,
+    command: FleetRunCommand,
+  ): Promise<FleetRunRecord>;
   /** Starts a job; rejects with a ResponseError (409 active job, 422 preflight failed, 403). */
   startJob(request: JobRequest): Promise<JobDetails>;
   /** Newest first. */

@@ -14,7 +14,10 @@ import {
   DeleteClusterResponse,
   DeletePreview,
   DiscoveredAksClustersResponse,
+  FleetRunCommand,
+  FleetRunOptions,
   FleetRunPreview,
+  FleetRunRecord,
   FleetRunSpec,
   JobDetails,
   JobPreview,
@@ -137,6 +140,24 @@ export class CapzClient implements CapzApi {
 
   previewFleetRun(spec: FleetRunSpec): Promise<FleetRunPreview> {
     return this.post('/fleet-runs/preview', spec);
+  }
+
+  startFleetRun(
+    spec: FleetRunSpec,
+    options: FleetRunOptions,
+  ): Promise<FleetRunRecord> {
+    return this.post('/fleet-runs', { spec, options });
+  }
+
+  getFleetRun(id: string): Promise<FleetRunRecord> {
+    return this.get(`/fleet-runs/${encodeURIComponent(id)}`);
+  }
+
+  commandFleetRun(
+    id: string,
+    command: FleetRunCommand,
+  ): Promise<FleetRunRecord> {
+    return this.post(`/fleet-runs/${encodeURIComponent(id)}/commands`, command);
   }
 
   previewJob(request: JobRequest): Promise<JobPreview> {

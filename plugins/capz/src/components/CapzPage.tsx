@@ -5,6 +5,7 @@ import { ClustersPage } from './ClustersPage/ClustersPage';
 import {
   loadAdoptWizard,
   loadClusterPage,
+  loadFleetRunPage,
   loadJobPage,
   loadJobsPage,
   loadMigrateWizard,
@@ -18,6 +19,9 @@ const ClusterPage = lazy(() =>
   loadClusterPage().then(m => ({ default: m.ClusterPage })),
 );
 const JobPage = lazy(() => loadJobPage().then(m => ({ default: m.JobPage })));
+const FleetRunPage = lazy(() =>
+  loadFleetRunPage().then(m => ({ default: m.FleetRunPage })),
+);
 const JobsPage = lazy(() =>
   loadJobsPage().then(m => ({ default: m.JobsPage })),
 );
@@ -95,6 +99,14 @@ export function CapzPage() {
         element={
           <Page>
             <JobPage />
+          </Page>
+        }
+      />
+      <Route
+        path="/fleet-runs/:id"
+        element={
+          <Page>
+            <FleetRunPage />
           </Page>
         }
       />

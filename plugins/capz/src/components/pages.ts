@@ -6,6 +6,7 @@
 export const loadClusterPage = () => import('./ClusterPage/ClusterPage');
 export const loadJobPage = () => import('./JobPage/JobPage');
 export const loadJobsPage = () => import('./JobPage/JobsPage');
+export const loadFleetRunPage = () => import('./FleetRunPage/FleetRunPage');
 export const loadAdoptWizard = () => import('./Wizard/AdoptWizard');
 export const loadMigrateWizard = () => import('./Wizard/MigrateWizard');
 export const loadUpgradeWizard = () => import('./Wizard/UpgradeWizard');
@@ -19,6 +20,7 @@ export function preloadPage(pathname: string): void {
     [/\/clusters\/[^/]+\/[^/]+\/[^/]+$/, loadClusterPage],
     [/\/jobs\/[^/]+$/, loadJobPage],
     [/\/jobs$/, loadJobsPage],
+    [/\/fleet-runs\/[^/]+$/, loadFleetRunPage],
     [/\/adopt$/, loadAdoptWizard],
   ] as const;
   // A failed preload is reported by the page's own lazy import when it renders.

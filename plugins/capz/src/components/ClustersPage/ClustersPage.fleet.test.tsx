@@ -6,11 +6,14 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import type {
+  FleetRunOptions,
   FleetRunPreview,
+  FleetRunRecord,
   FleetRunSpec,
 } from '@capz-backstage/plugin-capz-common';
 import { BASE, CLUSTERS } from '../../__testUtils__/fixtures';
 import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
+import { CapzPage } from '../CapzPage';
 import { ClustersPage } from './ClustersPage';
 import { fleetStages } from './FleetPlanDialog';
 
@@ -21,6 +24,52 @@ const at = (managementCluster: string, namespace: string, name: string) => ({
   namespace,
   name,
 });
+
+/** POST /fleet-runs/preview's answer: payments upgrades, legacy-web is left out. */
+const ANSWER: FleetRunPreview = {
+  target: { kind: 'version', version: 'v1.34.2' },
+  concurrency: 1,
+  counts: { upgrade: 1, current: 0, refused: 1 },
+  stages: [
+    {
+      name: 'team-payments',
+      clusters: [
+        {
+          ...at('local', 'team-payments', 'payments'),
+          outcome: 'upgrade',
+          from: 'v1.33.2',
+          to: 'v1.34.2',
+          steps: [
+            {
+              target: 'controlPlane',
+              version: 'v1.34.2',
+              changes: [],
+              warnings: [],
+            },
+            {
+              target: { pools: ['system', 'user'] },
+              version: 'v1.34.2',
+              changes: [],
+              warnings: [],
+            },
+          ],
+          problems: [],
+        },
+      ],
+    },
+    {
+      name: 'team-legacy-web',
+      clusters: [
+        {
+          ...at('local', 'team-legacy-web', 'legacy-web'),
+          outcome: 'refused',
+          steps: [],
+          problems: ['AKS offers no 1.34 version in eastus.'],
+        },
+      ],
+    },
+  ],
+};
 
 describe('fleetStages', () => {
   it("keeps the page's order: one stage, or one per namespace or management cluster in order of first appearance", () => {
@@ -49,54 +98,10 @@ describe('ClustersPage: Plan an upgrade of these', () => {
       ),
     );
     const sent: FleetRunSpec[] = [];
-    const answer: FleetRunPreview = {
-      target: { kind: 'version', version: 'v1.34.2' },
-      concurrency: 1,
-      counts: { upgrade: 1, current: 0, refused: 1 },
-      stages: [
-        {
-          name: 'team-payments',
-          clusters: [
-            {
-              ...at('local', 'team-payments', 'payments'),
-              outcome: 'upgrade',
-              from: 'v1.33.2',
-              to: 'v1.34.2',
-              steps: [
-                {
-                  target: 'controlPlane',
-                  version: 'v1.34.2',
-                  changes: [],
-                  warnings: [],
-                },
-                {
-                  target: { pools: ['system', 'user'] },
-                  version: 'v1.34.2',
-                  changes: [],
-                  warnings: [],
-                },
-              ],
-              problems: [],
-            },
-          ],
-        },
-        {
-          name: 'team-legacy-web',
-          clusters: [
-            {
-              ...at('local', 'team-legacy-web', 'legacy-web'),
-              outcome: 'refused',
-              steps: [],
-              problems: ['AKS offers no 1.34 version in eastus.'],
-            },
-          ],
-        },
-      ],
-    };
     server.use(
       http.post(`${BASE}/fleet-runs/preview`, async ({ request }) => {
         sent.push((await request.json()) as FleetRunSpec);
-        return HttpResponse.json(answer);
+        return HttpResponse.json(ANSWER);
       }),
     );
     renderCapz(<ClustersPage />, {
@@ -169,5 +174,110 @@ describe('ClustersPage: Plan an upgrade of these', () => {
     await waitFor(() =>
       expect(screen.queryByRole('dialog')).not.toBeInTheDocument(),
     );
+  });
+
+  it("starts the run the preview showed, with a soak after each stage and an approval before the next, and opens the run's page", async () => {
+    const ID = '3f0c8a52-6d1e-4c1a-9f2b-0a1b2c3d4e5f';
+    const started: Array<{ spec: FleetRunSpec; options: FleetRunOptions }> = [];
+    const created: FleetRunRecord = {
+      id: ID,
+      createdBy: 'user:default/guest',
+      createdAt: '2026-12-04T10:00:00Z',
+      updatedAt: '2026-12-04T10:00:00Z',
+      run: {
+        state: 'running',
+        target: { kind: 'next-minor' },
+        concurrency: 1,
+        maxFailures: 0,
+        stepTimeoutSeconds: 14400,
+        failures: 0,
+        stages: ANSWER.stages.map(st => ({
+          name: st.name,
+          soakSeconds: 300,
+          approval: false,
+          state: 'waiting' as const,
+          clusters: st.clusters.map(c => ({
+            ...at(c.managementCluster, c.namespace, c.name),
+            state: 'waiting' as const,
+            steps: c.steps,
+            step: 0,
+            written: false,
+          })),
+        })),
+      },
+    };
+    server.use(
+      http.get(`${BASE}/clusters`, () =>
+        HttpResponse.json({ items: CLUSTERS }),
+      ),
+      http.post(`${BASE}/fleet-runs/preview`, () =>
+        HttpResponse.json({ ...ANSWER, target: { kind: 'next-minor' } }),
+      ),
+      http.post(`${BASE}/fleet-runs`, async ({ request }) => {
+        started.push((await request.json()) as (typeof started)[number]);
+        return HttpResponse.json(created, { status: 201 });
+      }),
+      http.get(`${BASE}/fleet-runs/${ID}`, () => HttpResponse.json(created)),
+    );
+    renderCapz(<CapzPage />, {
+      path: '/capz?health=healthy',
+      mountPath: '/capz/*',
+    });
+    await screen.findByText('2 of 4 clusters');
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Plan an upgrade of these' }),
+    );
+    const dialog = await screen.findByRole('dialog', {
+      name: 'Plan an upgrade of 2 clusters',
+    });
+    // Nothing to start before a preview.
+    expect(
+      within(dialog).queryByRole('button', { name: /^Start the run/ }),
+    ).toBeNull();
+    await userEvent.click(
+      within(dialog).getByRole('radio', { name: 'One per namespace' }),
+    );
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Preview' }),
+    );
+    const runIt = await within(dialog).findByRole('region', { name: 'Run it' });
+    const soak = within(runIt).getByRole('textbox', {
+      name: 'Soak after each stage (minutes)',
+    });
+    await userEvent.clear(soak);
+    await userEvent.type(soak, 'soon');
+    expect(
+      await within(runIt).findByText('minutes, a whole number (0 for none)'),
+    ).toBeInTheDocument();
+    const start = within(dialog).getByRole('button', {
+      name: 'Start the run (1 cluster)',
+    });
+    expect(start).toBeDisabled();
+    await userEvent.clear(soak);
+    await userEvent.type(soak, '5');
+    expect(
+      within(runIt).getByRole('checkbox', {
+        name: 'Wait for an approval before each next stage',
+      }),
+    ).toBeChecked();
+    await userEvent.click(start);
+    expect(
+      await screen.findByRole('heading', {
+        name: 'Fleet upgrade to the next minor: 2 clusters in 2 stages',
+      }),
+    ).toBeInTheDocument();
+    expect(started).toHaveLength(1);
+    expect(started[0].spec.target).toEqual({ kind: 'next-minor' });
+    expect(started[0].spec.stages.map(st => st.name).sort()).toEqual([
+      'team-legacy-web',
+      'team-payments',
+    ]);
+    const [firstStage, lastStage] = started[0].spec.stages.map(st => st.name);
+    expect(started[0].options).toEqual({
+      gates: {
+        [firstStage]: { soakSeconds: 300, approval: true },
+        [lastStage]: { soakSeconds: 300, approval: false },
+      },
+    });
   });
 });

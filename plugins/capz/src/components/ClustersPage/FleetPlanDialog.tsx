@@ -1,12 +1,14 @@
 /**
  * "Plan an upgrade" of the clusters the page shows: a target (the next minor version, or one version) and stages (one,
  * or one per namespace or per management cluster), then POST /fleet-runs/preview's answer: each cluster's plan or why
- * it is left out. A preview only: nothing is changed.
+ * it is left out. Nothing changes until the user starts the run the preview showed (POST /fleet-runs), with its
+ * gates: a soak after each stage and an approval before the next; the run's page follows it.
  */
-import { useApi } from '@backstage/frontend-plugin-api';
+import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import {
   Alert,
   Button,
+  Checkbox,
   Dialog,
   DialogBody,
   DialogFooter,
@@ -21,11 +23,14 @@ import {
   parseKubernetesVersion,
   type ClusterPlace,
   type FleetClusterPlan,
+  type FleetRunOptions,
   type FleetRunPreview,
   type FleetRunSpec,
 } from '@capz-backstage/plugin-capz-common';
 import { useState } from 'react';
+import { useNavigate } from 'react-router-dom';
 import { capzApiRef } from '../../api/CapzApi';
+import { fleetRunRouteRef } from '../../routes';
 import { ErrorAlert } from '../shared/errors';
 
 type StageBy = 'one' | 'namespace' | 'managementCluster';
@@ -54,6 +59,29 @@ const versionProblemOf = (v: string) =>
   v && !parseKubernetesVersion(v)
     ? `"${v}" is not a version like v1.34.2`
     : undefined;
+
+/** Why a typed soak cannot be sent (none while empty: no soak). */
+const soakProblemOf = (v: string) =>
+  v.trim() && !/^\d{1,5}$/.test(v.trim())
+    ? 'minutes, a whole number (0 for none)'
+    : undefined;
+
+/** The run's gates: the soak after every stage, an approval before each stage after the first. */
+export function fleetGates(
+  stages: FleetRunSpec['stages'],
+  soakMinutes: number,
+  approval: boolean,
+): FleetRunOptions['gates'] {
+  return Object.fromEntries(
+    stages.map((st, i) => [
+      st.name,
+      {
+        soakSeconds: soakMinutes * 60,
+        approval: approval && i < stages.length - 1,
+      },
+    ]),
+  );
+}
 
 const OUTCOME: Record<FleetClusterPlan['outcome'], string> = {
   upgrade: 'upgrades',
@@ -85,6 +113,14 @@ export function FleetPlanDialog(props: {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<Error>();
   const [preview, setPreview] = useState<FleetRunPreview>();
+  // The spec the preview answered: the run starts exactly that.
+  const [previewed, setPreviewed] = useState<FleetRunSpec>();
+  const [soak, setSoak] = useState('10');
+  const [approval, setApproval] = useState(true);
+  const [starting, setStarting] = useState(false);
+  const [startError, setStartError] = useState<Error>();
+  const runLink = useRouteRef(fleetRunRouteRef);
+  const navigate = useNavigate();
 
   const versionProblem = versionProblemOf(version);
   const ready = kind === 'next-minor' || (!!version && !versionProblem);
@@ -93,20 +129,37 @@ export function FleetPlanDialog(props: {
     setPending(true);
     setError(undefined);
     setPreview(undefined);
+    setStartError(undefined);
+    const spec: FleetRunSpec = {
+      target:
+        kind === 'version'
+          ? { kind: 'version', version: version.trim() }
+          : { kind: 'next-minor' },
+      stages: fleetStages(props.clusters, stageBy),
+    };
     try {
-      setPreview(
-        await api.previewFleetRun({
-          target:
-            kind === 'version'
-              ? { kind: 'version', version: version.trim() }
-              : { kind: 'next-minor' },
-          stages: fleetStages(props.clusters, stageBy),
-        }),
-      );
+      setPreview(await api.previewFleetRun(spec));
+      setPreviewed(spec);
     } catch (e) {
       setError(e as Error);
     } finally {
       setPending(false);
+    }
+  };
+
+  const soakProblem = soakProblemOf(soak);
+  const start = async () => {
+    if (!previewed) return;
+    setStarting(true);
+    setStartError(undefined);
+    try {
+      const created = await api.startFleetRun(previewed, {
+        gates: fleetGates(previewed.stages, Number(soak.trim() || 0), approval),
+      });
+      if (runLink) navigate(runLink({ id: created.id }));
+    } catch (e) {
+      setStartError(e as Error);
+      setStarting(false);
     }
   };
 
@@ -124,9 +177,9 @@ export function FleetPlanDialog(props: {
       <DialogBody>
         <Flex direction="column" gap="3">
           <Text variant="body-small" color="secondary">
-            A preview: each cluster's upgrade is planned as its own page plans
-            it (the control plane, then its pools), or left out with the reason.
-            Nothing is changed.
+            First a preview: each cluster's upgrade is planned as its own page
+            plans it (the control plane, then its pools), or left out with the
+            reason. Nothing changes until you start the run.
           </Text>
           <RadioGroup
             label="Target"
@@ -134,6 +187,7 @@ export function FleetPlanDialog(props: {
             onChange={v => {
               setKind(v as typeof kind);
               setPreview(undefined);
+              setPreviewed(undefined);
             }}
           >
             <Radio value="next-minor">
@@ -149,6 +203,7 @@ export function FleetPlanDialog(props: {
               onChange={v => {
                 setVersion(v);
                 setPreview(undefined);
+                setPreviewed(undefined);
               }}
               // Said as it is typed (react-aria's FieldError shows what `validate` answers).
               validationBehavior="aria"
@@ -161,6 +216,7 @@ export function FleetPlanDialog(props: {
             onChange={v => {
               setStageBy(v as StageBy);
               setPreview(undefined);
+              setPreviewed(undefined);
             }}
           >
             <Radio value="one">One stage</Radio>
@@ -171,6 +227,40 @@ export function FleetPlanDialog(props: {
             <ErrorAlert title="Could not plan the upgrade" error={error} />
           )}
           {preview && <FleetPreviewView preview={preview} />}
+          {preview && preview.counts.upgrade > 0 && (
+            <section aria-label="Run it">
+              <Flex direction="column" gap="2">
+                <Text as="h3" variant="body-medium" weight="bold">
+                  Run it
+                </Text>
+                <Text variant="body-small" color="secondary">
+                  The stages run in order, one cluster at a time: its control
+                  plane, then its pools. The first failure stops the run (the
+                  cluster being upgraded finishes its part). Clusters left out
+                  above are skipped.
+                </Text>
+                <TextField
+                  label="Soak after each stage (minutes)"
+                  description="Every cluster the stage upgraded must stay healthy this long before the next stage starts."
+                  value={soak}
+                  onChange={setSoak}
+                  validationBehavior="aria"
+                  validate={v => soakProblemOf(v) ?? null}
+                />
+                {preview.stages.length > 1 && (
+                  <Checkbox isSelected={approval} onChange={setApproval}>
+                    Wait for an approval before each next stage
+                  </Checkbox>
+                )}
+                {startError && (
+                  <ErrorAlert
+                    title="Could not start the run"
+                    error={startError}
+                  />
+                )}
+              </Flex>
+            </section>
+          )}
         </Flex>
       </DialogBody>
       <DialogFooter>
@@ -178,13 +268,25 @@ export function FleetPlanDialog(props: {
           Done
         </Button>
         <Button
-          variant="primary"
+          variant={preview?.counts.upgrade ? 'secondary' : 'primary'}
           isDisabled={!ready || n === 0}
           isPending={pending}
           onPress={run}
         >
           Preview
         </Button>
+        {preview && preview.counts.upgrade > 0 && (
+          <Button
+            variant="primary"
+            isDisabled={!!soakProblem}
+            isPending={starting}
+            onPress={start}
+          >
+            {`Start the run (${preview.counts.upgrade} cluster${
+              preview.counts.upgrade === 1 ? '' : 's'
+            })`}
+          </Button>
+        )}
       </DialogFooter>
     </Dialog>
   );
