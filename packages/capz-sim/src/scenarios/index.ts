@@ -264,6 +264,25 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'fleet',
+    description:
+      'Two ASO-managed clusters a minor behind (v1.32.6, AKS offers 1.33), one per namespace, for a fleet upgrade in two stages (dev, then prod)',
+    async seed({ kube, subscription }) {
+      for (const env of ['dev', 'prod']) {
+        const namespace = `team-fleet-${env}`;
+        await ensureNamespace(kube, namespace);
+        await credentialSecret(kube, namespace, 'aso-credential', subscription);
+        await asoManagedCluster(kube, {
+          namespace,
+          name: `fleet-${env}`,
+          version: '1.32.6',
+          credentialSecret: 'aso-credential',
+          pools: [systemPool(1), userPool('apps', 1)],
+        });
+      }
+    },
+  },
+  {
     name: 'second-management-cluster',
     description: 'the cluster the second management cluster runs',
     async seed({ kube, subscription }) {
@@ -288,6 +307,7 @@ export const DEMO_SCENARIOS = [
   'legacy-to-migrate',
   'azure-only',
   'day2',
+  'fleet',
 ];
 
 export async function seedScenarios(

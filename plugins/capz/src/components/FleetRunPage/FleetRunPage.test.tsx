@@ -142,12 +142,13 @@ describe('fleet run page', () => {
     ).toBeInTheDocument();
     expect(screen.getByTestId('fleet-run-state')).toHaveTextContent('Running');
     const dev = screen.getByRole('region', { name: 'Stage 1: dev' });
+    expect(dev).toHaveTextContent('Waiting for approval');
     expect(dev).toHaveTextContent(
-      'Waiting for approval · then soak 10 min and approval',
+      'Its clusters are upgraded and healthy: the next stage starts once someone approves.',
     );
-    expect(dev).toHaveTextContent(
-      'Its clusters are upgraded and passed the soak: the next stage starts once someone approves.',
-    );
+    expect(
+      screen.getByRole('region', { name: 'Stage 2: prod' }),
+    ).toHaveTextContent('Waiting · then soak 10 min');
     expect(within(dev).getByRole('row', { name: /dev-a/ })).toHaveTextContent(
       'Upgradedupgraded to v1.34.3',
     );

@@ -114,7 +114,7 @@ function stageNote(s: FleetRunStage): string | undefined {
       ? `Health gate: ${s.gate}.`
       : `Every cluster stays healthy until ${absoluteTime(s.soakUntil ?? '')}.`;
   if (s.state === 'awaiting-approval')
-    return 'Its clusters are upgraded and passed the soak: the next stage starts once someone approves.';
+    return 'Its clusters are upgraded and healthy: the next stage starts once someone approves.';
   if (s.approvedBy) return `Approved by ${s.approvedBy}.`;
   return undefined;
 }
@@ -215,7 +215,9 @@ function Stage(props: {
           </Text>
           <Text variant="body-small" color="secondary">
             {`${STAGE_STATE[s.state].label}${
-              gates.length ? ` · then ${gates.join(' and ')}` : ''
+              gates.length && (s.state === 'waiting' || s.state === 'running')
+                ? ` · then ${gates.join(' and ')}`
+                : ''
             }`}
           </Text>
           {s.state === 'awaiting-approval' && props.canApprove && (
@@ -235,8 +237,19 @@ function Stage(props: {
         {note && <Text variant="body-small">{note}</Text>}
         <table
           aria-label={`Clusters of stage ${s.name}`}
-          style={{ width: '100%', borderCollapse: 'collapse' }}
+          // Fixed columns: every stage's table lines up with the others.
+          style={{
+            width: '100%',
+            borderCollapse: 'collapse',
+            tableLayout: 'fixed',
+          }}
         >
+          <colgroup>
+            <col style={{ width: '30%' }} />
+            <col style={{ width: '15%' }} />
+            <col style={{ width: '43%' }} />
+            <col style={{ width: '12%' }} />
+          </colgroup>
           <thead>
             <tr>
               <th style={cell}>Cluster</th>
