@@ -64,11 +64,17 @@ async function menuOfPaymentsProd(page: Page): Promise<string[]> {
 
 /**
  * The titles of the user's unread notifications as the notifications page (the bell's) loads them: its own request's
- * answer, awaited, so that an empty list is the user's and not a page still loading.
+ * answer, awaited, so that an empty list is the user's and not a page still loading. All of them: the page asks for 5
+ * at a time (@backstage/plugin-notifications' NotificationsPage), and the other specs tell this user more than that.
  */
 async function notificationTitles(page: Page): Promise<string[]> {
   // From a blank page: no request of the previous page can be taken for this one's.
   await page.goto('about:blank');
+  await page.route(/\/api\/notifications\/notifications\?/, route => {
+    const url = new URL(route.request().url());
+    if (url.searchParams.has('limit')) url.searchParams.set('limit', '1000');
+    return route.continue({ url: url.toString() });
+  });
   let titles: string[] | undefined;
   await Promise.all([
     page.waitForResponse(async r => {
@@ -87,6 +93,7 @@ async function notificationTitles(page: Page): Promise<string[]> {
     }),
     page.goto('/notifications'),
   ]);
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
   return titles!;
 }
 

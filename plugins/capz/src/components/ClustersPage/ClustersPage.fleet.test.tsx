@@ -255,6 +255,22 @@ describe('ClustersPage: Plan an upgrade of these', () => {
     expect(start).toBeDisabled();
     await userEvent.clear(soak);
     await userEvent.type(soak, '5');
+    const atOnce = within(runIt).getByRole('textbox', {
+      name: 'Clusters of a stage at a time',
+    });
+    await userEvent.clear(atOnce);
+    await userEvent.type(atOnce, '0');
+    expect(
+      await within(runIt).findByText('a whole number from 1 to 50'),
+    ).toBeInTheDocument();
+    expect(start).toBeDisabled();
+    await userEvent.clear(atOnce);
+    await userEvent.type(atOnce, '2');
+    const failures = within(runIt).getByRole('textbox', {
+      name: 'Failures allowed before the run stops',
+    });
+    await userEvent.clear(failures);
+    await userEvent.type(failures, '1');
     expect(
       within(runIt).getByRole('checkbox', {
         name: 'Wait for an approval before each next stage',
@@ -268,6 +284,7 @@ describe('ClustersPage: Plan an upgrade of these', () => {
     ).toBeInTheDocument();
     expect(started).toHaveLength(1);
     expect(started[0].spec.target).toEqual({ kind: 'next-minor' });
+    expect(started[0].spec.concurrency).toBe(2);
     expect(started[0].spec.stages.map(st => st.name).sort()).toEqual([
       'team-legacy-web',
       'team-payments',
@@ -278,6 +295,7 @@ describe('ClustersPage: Plan an upgrade of these', () => {
         [firstStage]: { soakSeconds: 300, approval: true },
         [lastStage]: { soakSeconds: 300, approval: false },
       },
+      maxFailures: 1,
     });
   });
 });

@@ -66,6 +66,14 @@ const soakProblemOf = (v: string) =>
     ? 'minutes, a whole number (0 for none)'
     : undefined;
 
+/** Why a typed count cannot be sent: a whole number from `min` to `max`. */
+const countProblemOf = (v: string, min: number, max: number) => {
+  const t = v.trim();
+  return !/^\d{1,5}$/.test(t) || Number(t) < min || Number(t) > max
+    ? `a whole number from ${min} to ${max}`
+    : undefined;
+};
+
 /** The run's gates: the soak after every stage, an approval before each stage after the first. */
 export function fleetGates(
   stages: FleetRunSpec['stages'],
@@ -116,6 +124,8 @@ export function FleetPlanDialog(props: {
   // The spec the preview answered: the run starts exactly that.
   const [previewed, setPreviewed] = useState<FleetRunSpec>();
   const [soak, setSoak] = useState('10');
+  const [atOnce, setAtOnce] = useState('1');
+  const [failures, setFailures] = useState('0');
   const [approval, setApproval] = useState(true);
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<Error>();
@@ -147,15 +157,26 @@ export function FleetPlanDialog(props: {
     }
   };
 
-  const soakProblem = soakProblemOf(soak);
+  const settingsProblem =
+    soakProblemOf(soak) ??
+    countProblemOf(atOnce, 1, 50) ??
+    countProblemOf(failures, 0, 10000);
   const start = async () => {
     if (!previewed) return;
     setStarting(true);
     setStartError(undefined);
     try {
-      const created = await api.startFleetRun(previewed, {
-        gates: fleetGates(previewed.stages, Number(soak.trim() || 0), approval),
-      });
+      const created = await api.startFleetRun(
+        { ...previewed, concurrency: Number(atOnce.trim()) },
+        {
+          gates: fleetGates(
+            previewed.stages,
+            Number(soak.trim() || 0),
+            approval,
+          ),
+          maxFailures: Number(failures.trim()),
+        },
+      );
       if (runLink) navigate(runLink({ id: created.id }));
     } catch (e) {
       setStartError(e as Error);
@@ -234,11 +255,26 @@ export function FleetPlanDialog(props: {
                   Run it
                 </Text>
                 <Text variant="body-small" color="secondary">
-                  The stages run in order, one cluster at a time: its control
-                  plane, then its pools. The first failure stops the run (the
-                  cluster being upgraded finishes its part). Clusters left out
-                  above are skipped.
+                  The stages run in order; in a stage each cluster's control
+                  plane, then its pools. When the failures pass what is allowed
+                  the run stops (a cluster being upgraded finishes its part).
+                  Clusters left out above are skipped.
                 </Text>
+                <TextField
+                  label="Clusters of a stage at a time"
+                  value={atOnce}
+                  onChange={setAtOnce}
+                  validationBehavior="aria"
+                  validate={v => countProblemOf(v, 1, 50) ?? null}
+                />
+                <TextField
+                  label="Failures allowed before the run stops"
+                  description="0: the first failure stops it."
+                  value={failures}
+                  onChange={setFailures}
+                  validationBehavior="aria"
+                  validate={v => countProblemOf(v, 0, 10000) ?? null}
+                />
                 <TextField
                   label="Soak after each stage (minutes)"
                   description="Every cluster the stage upgraded must stay healthy this long before the next stage starts."
@@ -278,7 +314,7 @@ export function FleetPlanDialog(props: {
         {preview && preview.counts.upgrade > 0 && (
           <Button
             variant="primary"
-            isDisabled={!!soakProblem}
+            isDisabled={!!settingsProblem}
             isPending={starting}
             onPress={start}
           >
