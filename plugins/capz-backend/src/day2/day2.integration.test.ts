@@ -14,8 +14,6 @@ import {
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import YAML from 'yaml';
 import { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import {
@@ -27,15 +25,13 @@ import {
 import {
   azureDeletedSince,
   clusterObjectsGone,
+  auditedWrites,
   createDay2Cluster,
+  day2ServiceAccount,
   deletesByType,
 } from '../testing/day2Fixtures';
 import { JobsWorld, system, user } from '../testing/jobsWorld';
-import {
-  applyManifest,
-  loadClientForTests,
-  serviceAccountToken,
-} from '../testing/realCluster';
+import { loadClientForTests } from '../testing/realCluster';
 import { Day2Service } from './Day2Service';
 import { FleetPreview } from './fleetPreview';
 import { ClusterViews } from '../views/clusterViews';
@@ -47,25 +43,6 @@ const ns = 'day2';
 const SA = 'capz-day2-test';
 let cache: WatchCache;
 let service: Day2Service;
-
-const clusterRoles = (file: string) =>
-  YAML.parseAllDocuments(
-    readFileSync(join(__dirname, '..', '..', 'rbac', file), 'utf8'),
-  )
-    .map(d => d.toJS())
-    .filter(d => d.kind === 'ClusterRole');
-
-const binding = (role: string) => ({
-  apiVersion: 'rbac.authorization.k8s.io/v1',
-  kind: 'ClusterRoleBinding',
-  metadata: { name: `${SA}-${role}` },
-  roleRef: {
-    apiGroup: 'rbac.authorization.k8s.io',
-    kind: 'ClusterRole',
-    name: role,
-  },
-  subjects: [{ kind: 'ServiceAccount', name: SA, namespace: 'capz-system' }],
-});
 
 /** A cluster as a user would have written it (client-side apply), with two pools; `rgPolicy` on its group. */
 const createCluster = (
@@ -89,27 +66,9 @@ const createCluster = (
 async function backendWrites(act: () => Promise<unknown>): Promise<string[]> {
   const from = readFileSync(w.info.auditLog).length;
   await act();
-  return readFileSync(w.info.auditLog)
-    .subarray(from)
-    .toString('utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(
-      l =>
-        JSON.parse(l) as {
-          verb: string;
-          requestURI: string;
-          user?: { username?: string };
-        },
-    )
-    .filter(
-      e =>
-        e.user?.username === `system:serviceaccount:capz-system:${SA}` &&
-        !['get', 'list', 'watch'].includes(e.verb) &&
-        // A server-side dry run (the previews' check) persists nothing.
-        !/[?&]dryRun=All\b/.test(e.requestURI),
-    )
-    .map(e => `${e.verb} ${e.requestURI}`);
+  return auditedWrites(w.info.auditLog, SA, from).map(
+    e => `${e.verb} ${e.requestURI}`,
+  );
 }
 
 /** The simulated AKS cluster as persisted (versions included, which the shared AzureState type leaves out). */
@@ -185,19 +144,7 @@ async function deleteAndCompare(name: string): Promise<{
 beforeAll(async () => {
   await w.start({ scenarios: 'none' });
   await w.namespaceWithCredential(ns);
-  await applyManifest(w.info, [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capz-system' } },
-    {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name: SA, namespace: 'capz-system' },
-    },
-    ...clusterRoles('read.yaml'),
-    ...clusterRoles('day2.yaml'),
-    binding('capz-backstage-read'),
-    binding('capz-backstage-day2'),
-  ]);
-  const token = await serviceAccountToken(w.info, 'capz-system', SA);
+  const token = await day2ServiceAccount(w, SA);
   const mc: ManagementClusterConfig = {
     name: 'local',
     authMethod: 'serviceAccountToken',

@@ -15,19 +15,17 @@ import type {
 // eslint-disable-next-line @backstage/no-undeclared-imports
 import { TestDatabases } from '@backstage/backend-test-utils';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import YAML from 'yaml';
 import { WatchCache } from '../cluster/WatchCache';
 import { day2Client } from '../cluster/clientViews';
 import { ManagementClusterClient } from '../cluster/ManagementClusterClient';
 import type { ManagementClusterConfig } from '../config/managementClusters';
-import { createDay2Cluster } from '../testing/day2Fixtures';
-import { JobsWorld } from '../testing/jobsWorld';
 import {
-  applyManifest,
-  loadClientForTests,
-  serviceAccountToken,
-} from '../testing/realCluster';
+  auditedWrites,
+  createDay2Cluster,
+  day2ServiceAccount,
+} from '../testing/day2Fixtures';
+import { JobsWorld } from '../testing/jobsWorld';
+import { loadClientForTests } from '../testing/realCluster';
 import { migratedDatabase } from '../testing/storeDatabases';
 import { ClusterViews } from '../views/clusterViews';
 import { Day2Service } from './Day2Service';
@@ -41,25 +39,6 @@ const SA = 'capz-fleet-test';
 const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
 let cache: WatchCache;
 let runs: FleetRuns;
-
-const clusterRoles = (file: string) =>
-  YAML.parseAllDocuments(
-    readFileSync(join(__dirname, '..', '..', 'rbac', file), 'utf8'),
-  )
-    .map(d => d.toJS())
-    .filter(d => d.kind === 'ClusterRole');
-
-const binding = (role: string) => ({
-  apiVersion: 'rbac.authorization.k8s.io/v1',
-  kind: 'ClusterRoleBinding',
-  metadata: { name: `${SA}-${role}` },
-  roleRef: {
-    apiGroup: 'rbac.authorization.k8s.io',
-    kind: 'ClusterRole',
-    name: role,
-  },
-  subjects: [{ kind: 'ServiceAccount', name: SA, namespace: 'capz-system' }],
-});
 
 const place = (name: string) => ({
   managementCluster: 'local',
@@ -81,46 +60,16 @@ const running = (name: string) => {
   };
 };
 
-/** The backend ServiceAccount's writes (server-side dry runs left out) in the audit log from `from` on. */
+/** The backend ServiceAccount's writes in the audit log from `from` on, as `verb resource/name`. */
 const writesFrom = (from: number) =>
-  readFileSync(w.info.auditLog)
-    .subarray(from)
-    .toString('utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(
-      l =>
-        JSON.parse(l) as {
-          verb: string;
-          objectRef?: { resource?: string; name?: string };
-          requestURI: string;
-          user?: { username?: string };
-        },
-    )
-    .filter(
-      e =>
-        e.user?.username === `system:serviceaccount:capz-system:${SA}` &&
-        !['get', 'list', 'watch'].includes(e.verb) &&
-        !/[?&]dryRun=All\b/.test(e.requestURI),
-    )
-    .map(e => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}`);
+  auditedWrites(w.info.auditLog, SA, from).map(
+    e => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}`,
+  );
 
 beforeAll(async () => {
   await w.start({ scenarios: 'none' });
   await w.namespaceWithCredential(ns);
-  await applyManifest(w.info, [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capz-system' } },
-    {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name: SA, namespace: 'capz-system' },
-    },
-    ...clusterRoles('read.yaml'),
-    ...clusterRoles('day2.yaml'),
-    binding('capz-backstage-read'),
-    binding('capz-backstage-day2'),
-  ]);
-  const token = await serviceAccountToken(w.info, 'capz-system', SA);
+  const token = await day2ServiceAccount(w, SA);
   const mc: ManagementClusterConfig = {
     name: 'local',
     authMethod: 'serviceAccountToken',

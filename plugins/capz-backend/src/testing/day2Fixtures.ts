@@ -1,7 +1,7 @@
 /**
  * What the day-2 tests against the simulated managers (day2.integration.test.ts) and against the real ones
  * (day2.real-controllers.test.ts) share: a cluster as a user writes it, and the delete's end state in Kubernetes and
- * in the simulated Azure.
+ * in the simulated Azure; the backend's ServiceAccount with the shipped day-2 RBAC, and its writes in the audit log.
  */
 import {
   generateAksAsoClusterManifests,
@@ -9,9 +9,17 @@ import {
   type DeletePreview,
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
+import { resolvePackagePath } from '@backstage/backend-plugin-api';
+import { readFileSync } from 'node:fs';
+import YAML from 'yaml';
 import type { AzureState } from './jobFixtures';
 import type { JobsWorld } from './jobsWorld';
-import { createObjects, until } from './realCluster';
+import {
+  applyManifest,
+  createObjects,
+  serviceAccountToken,
+  until,
+} from './realCluster';
 
 /** A cluster as a user would have written it (client-side apply): pools system (1) and user; `rgPolicy` on its group. */
 export async function createDay2Cluster(
@@ -133,4 +141,78 @@ export async function azureDeletedSince(
       v - before[k as keyof typeof before],
     ]),
   );
+}
+
+/** A mutating request in the API server's audit log. */
+export interface AuditedWrite {
+  verb: string;
+  requestURI: string;
+  objectRef?: { resource?: string; name?: string };
+}
+
+/**
+ * The writes ServiceAccount `capz-system/<serviceAccount>` made from byte `fromByte` of the audit log on (written before
+ * each response returns), server-side dry runs left out: they persist nothing.
+ */
+export function auditedWrites(
+  auditLog: string,
+  serviceAccount: string,
+  fromByte: number,
+): AuditedWrite[] {
+  return readFileSync(auditLog)
+    .subarray(fromByte)
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map(l => JSON.parse(l) as AuditedWrite & { user?: { username?: string } })
+    .filter(
+      e =>
+        e.user?.username ===
+          `system:serviceaccount:capz-system:${serviceAccount}` &&
+        !['get', 'list', 'watch'].includes(e.verb) &&
+        !/[?&]dryRun=All\b/.test(e.requestURI),
+    );
+}
+
+/**
+ * A ServiceAccount in capz-system bound to nothing but rbac/read.yaml and rbac/day2.yaml (so every call of a test
+ * proves that RBAC is enough); its token.
+ */
+export async function day2ServiceAccount(
+  w: JobsWorld,
+  name: string,
+): Promise<string> {
+  const clusterRoles = (file: string) =>
+    YAML.parseAllDocuments(
+      readFileSync(
+        resolvePackagePath('@capz-backstage/plugin-capz-backend', 'rbac', file),
+        'utf8',
+      ),
+    )
+      .map(d => d.toJS())
+      .filter(d => d.kind === 'ClusterRole');
+  const binding = (role: string) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: `${name}-${role}` },
+    roleRef: {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: role,
+    },
+    subjects: [{ kind: 'ServiceAccount', name, namespace: 'capz-system' }],
+  });
+  await applyManifest(w.info, [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capz-system' } },
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name, namespace: 'capz-system' },
+    },
+    ...clusterRoles('read.yaml'),
+    ...clusterRoles('day2.yaml'),
+    binding('capz-backstage-read'),
+    binding('capz-backstage-day2'),
+  ]);
+  return serviceAccountToken(w.info, 'capz-system', name);
 }

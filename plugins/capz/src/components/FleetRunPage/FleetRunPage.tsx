@@ -29,7 +29,6 @@ import {
   RiSkipForwardLine,
   RiStopCircleLine,
   RiTimeLine,
-  type RemixiconComponentType,
 } from '@remixicon/react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router-dom';
@@ -39,14 +38,15 @@ import { clusterRouteRef, rootRouteRef } from '../../routes';
 import { ErrorAlert } from '../shared/errors';
 import { LiveStatus } from '../shared/LiveStatus';
 import { absoluteTime } from '../shared/time';
-import { StateIcon } from '../JobPage/jobLabels';
-
-type Look = { label: string; icon: RemixiconComponentType; color: string };
-const POSITIVE = 'var(--bui-fg-positive)';
-const NEGATIVE = 'var(--bui-fg-negative)';
-const WARNING = 'var(--bui-fg-warning)';
-const INFO = 'var(--bui-fg-announcement)';
-const MUTED = 'var(--bui-fg-secondary)';
+import {
+  INFO,
+  MUTED,
+  NEGATIVE,
+  POSITIVE,
+  StateIcon,
+  WARNING,
+  type Look,
+} from '../JobPage/jobLabels';
 
 const RUN_STATE: Record<FleetRunState, Look> = {
   running: { label: 'Running', icon: RiLoader4Line, color: INFO },

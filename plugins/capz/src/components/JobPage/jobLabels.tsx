@@ -23,14 +23,19 @@ export const JOB_TYPE_LABEL: Record<JobType, string> = {
   'upgrade-api-version': 'API version upgrade (v1alpha1 to v1beta1)',
 };
 
-type Look = { label: string; icon: RemixiconComponentType; color: string };
+/** A state's word, icon and colour. */
+export type Look = {
+  label: string;
+  icon: RemixiconComponentType;
+  color: string;
+};
 
-const POSITIVE = 'var(--bui-fg-positive)';
-const NEGATIVE = 'var(--bui-fg-negative)';
-const WARNING = 'var(--bui-fg-warning)';
+export const POSITIVE = 'var(--bui-fg-positive)';
+export const NEGATIVE = 'var(--bui-fg-negative)';
+export const WARNING = 'var(--bui-fg-warning)';
 // Not --bui-accent-fg: that is the text ON an accent background (white in the light theme), invisible on the page.
-const INFO = 'var(--bui-fg-announcement)';
-const MUTED = 'var(--bui-fg-secondary)';
+export const INFO = 'var(--bui-fg-announcement)';
+export const MUTED = 'var(--bui-fg-secondary)';
 
 export const JOB_STATE: Record<JobState, Look> = {
   queued: { label: 'Queued', icon: RiTimeLine, color: MUTED },
