@@ -266,19 +266,20 @@ export const scenarios: Scenario[] = [
   {
     name: 'fleet',
     description:
-      'Two ASO-managed clusters a minor behind (v1.32.6, AKS offers 1.33), one per namespace, for a fleet upgrade in two stages (dev, then prod)',
+      'Six ASO-managed clusters a minor behind (v1.32.6, AKS offers 1.33), three per namespace, for a fleet upgrade in two stages (dev, then prod)',
     async seed({ kube, subscription }) {
       for (const env of ['dev', 'prod']) {
         const namespace = `team-fleet-${env}`;
         await ensureNamespace(kube, namespace);
         await credentialSecret(kube, namespace, 'aso-credential', subscription);
-        await asoManagedCluster(kube, {
-          namespace,
-          name: `fleet-${env}`,
-          version: '1.32.6',
-          credentialSecret: 'aso-credential',
-          pools: [systemPool(1), userPool('apps', 1)],
-        });
+        for (const suffix of ['', '-2', '-3'])
+          await asoManagedCluster(kube, {
+            namespace,
+            name: `fleet-${env}${suffix}`,
+            version: '1.32.6',
+            credentialSecret: 'aso-credential',
+            pools: [systemPool(1), userPool('apps', 1)],
+          });
       }
     },
   },

@@ -447,7 +447,7 @@ describe('commandFleetRun', () => {
       ),
     ).toEqual({
       problem:
-        'local/team-a/a is running: only a cluster that has not started can be skipped (its upgrade is under way in AKS)',
+        'local/team-a/a is running: only a cluster that has not started or has failed can be skipped (its upgrade is under way in AKS)',
     });
     w.run = cmd(w.run, { command: 'skip', cluster: place('b') });
     complete(w, 'a', 1);
@@ -457,6 +457,63 @@ describe('commandFleetRun', () => {
       message: 'skipped by pat',
     });
     expect(w.writes).toEqual(['a#0', 'a#1']);
+  });
+
+  it('skips a failed cluster: it stays as it is, the failed run goes on with what it had not processed', () => {
+    const w = make([
+      ['dev', [upgrade('a'), upgrade('b')]],
+      ['prod', [upgrade('c')]],
+    ]);
+    w.refuse('a', 'denied by policy');
+    w.tick(0);
+    w.tick(1);
+    expect(w.run).toMatchObject({ state: 'failed', failures: 1 });
+    expect(w.clusters()).toEqual({
+      a: 'failed',
+      b: 'cancelled',
+      c: 'cancelled',
+    });
+    w.run = cmd(w.run, { command: 'skip', cluster: place('a') });
+    expect(w.run).toMatchObject({ state: 'running', failures: 0 });
+    expect(w.run.stages[0].clusters[0].message).toMatch(
+      /^skipped by pat after it failed: control plane to v\S+: denied by policy$/,
+    );
+    expect(w.clusters()).toEqual({ a: 'skipped', b: 'waiting', c: 'waiting' });
+    w.tick(3);
+    complete(w, 'b', 4);
+    complete(w, 'c', 5);
+    expect(w.run.state).toBe('succeeded');
+    // a's write was refused, and a skip writes nothing for it.
+    expect(w.writes.filter(x => x.startsWith('a#'))).toEqual(['a#0']);
+    expect(
+      commandFleetRun(
+        w.run,
+        { command: 'skip', cluster: place('a') },
+        'pat',
+        at(6),
+      ),
+    ).toEqual({
+      problem:
+        'local/team-a/a is skipped: only a cluster that has not started or has failed can be skipped',
+    });
+  });
+
+  it('does not skip a failed cluster of a cancelled run', () => {
+    const w = make([['dev', [upgrade('a'), upgrade('b')]]], { maxFailures: 1 });
+    w.refuse('a', 'denied');
+    w.tick(0);
+    expect(w.run).toMatchObject({ state: 'running', failures: 1 });
+    w.run = cmd(w.run, { command: 'cancel' });
+    w.tick(1);
+    expect(w.run.state).toBe('cancelled');
+    expect(
+      commandFleetRun(
+        w.run,
+        { command: 'skip', cluster: place('a') },
+        'pat',
+        at(3),
+      ),
+    ).toEqual({ problem: 'the run is cancelled: start a new run' });
   });
 
   it('retries a failed cluster from the step it failed at: the failed run goes on with what it had not processed', () => {

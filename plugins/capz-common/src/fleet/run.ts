@@ -452,8 +452,9 @@ export type FleetRunCommand =
  * - `pause` a running run: no cluster starts; those being upgraded finish their part. `resume` a paused one.
  * - `cancel` a run that has not ended: no cluster starts any more; it ends once those being upgraded are done.
  * - `approve` the stage awaiting approval; the next stage starts at the next advance.
- * - `skip` a waiting cluster; `retry` a failed one: it waits again and its failure no longer counts; a failed run
- *   whose failures are then within the allowance runs again (from the clusters not yet processed).
+ * - `skip` a waiting cluster, or a failed one (it is left as it is, and its failure no longer counts); `retry` a failed
+ *   one: it waits again and its failure no longer counts. Either way, a run stopped by failures that are then within
+ *   the allowance goes on from the clusters not yet processed (Fleet Manager's skip of a failed member, then resume).
  * @public
  */
 export function commandFleetRun(
@@ -498,11 +499,21 @@ export function commandFleetRun(
     case 'skip': {
       const c = findCluster(run, cmd.cluster);
       if (!c) return { problem: `${placeKey(cmd.cluster)} is not in the run` };
+      if (c.state === 'failed') {
+        const why = forgivingProblem(run, 'skip');
+        if (why) return { problem: why };
+        c.state = 'skipped';
+        c.finishedAt = now.toISOString();
+        c.message = `skipped by ${by} after it failed: ${c.message}`;
+        run.failures -= 1;
+        goOnIfAllowed(run);
+        return { run };
+      }
       if (c.state !== 'waiting')
         return {
           problem: `${placeKey(cmd.cluster)} is ${
             c.state
-          }: only a cluster that has not started can be skipped${
+          }: only a cluster that has not started or has failed can be skipped${
             c.state === 'running' ? ' (its upgrade is under way in AKS)' : ''
           }`,
         };
@@ -520,12 +531,8 @@ export function commandFleetRun(
             c.state
           }: only a failed cluster is retried`,
         };
-      if (run.stopReason === 'cancelled')
-        return {
-          problem: `the run is ${
-            run.state === 'cancelled' ? 'cancelled' : 'being cancelled'
-          }: start a new run`,
-        };
+      const why = forgivingProblem(run, 'retry');
+      if (why) return { problem: why };
       const stage = run.stages.find(s => s.clusters.includes(c))!;
       if (stage.state === 'succeeded')
         return {
@@ -548,24 +555,44 @@ export function commandFleetRun(
         delete stage.soakUntil;
         delete stage.gate;
       }
-      if (
-        (run.state === 'failed' || run.state === 'stopping') &&
-        run.failures <= run.maxFailures
-      ) {
-        run.state = 'running';
-        delete run.stopReason;
-        for (const s of run.stages) {
-          if (s.state === 'cancelled') s.state = 'waiting';
-          for (const x of s.clusters)
-            if (x.state === 'cancelled') {
-              x.state = 'waiting';
-              delete x.message;
-            }
-        }
-      }
+      goOnIfAllowed(run);
       return { run };
     }
     default:
       return { problem: 'unknown command' };
+  }
+}
+
+/** Why a failed cluster cannot be skipped or retried in this run (none when it can). */
+function forgivingProblem(
+  run: FleetRun,
+  what: 'skip' | 'retry',
+): string | undefined {
+  if (run.stopReason === 'cancelled')
+    return `the run is ${
+      run.state === 'cancelled' ? 'cancelled' : 'being cancelled'
+    }: start a new run`;
+  // A run that succeeded did so with its failures allowed; a retry is refused by its stage's gate below.
+  if (what === 'skip' && run.state === 'succeeded')
+    return 'the run has succeeded with its failures allowed: there is nothing to skip';
+  return undefined;
+}
+
+/** A run stopped by failures goes on once they are within its allowance: the clusters and stages it did not start wait again. */
+function goOnIfAllowed(run: FleetRun) {
+  if (
+    (run.state !== 'failed' && run.state !== 'stopping') ||
+    run.failures > run.maxFailures
+  )
+    return;
+  run.state = 'running';
+  delete run.stopReason;
+  for (const s of run.stages) {
+    if (s.state === 'cancelled') s.state = 'waiting';
+    for (const x of s.clusters)
+      if (x.state === 'cancelled') {
+        x.state = 'waiting';
+        delete x.message;
+      }
   }
 }

@@ -203,8 +203,8 @@ describe('fleet run page', () => {
     expect(served.commands).toEqual([{ command: 'pause' }]);
   });
 
-  it('offers no control on an ended run, and a retry for a failed cluster', async () => {
-    serve(
+  it('offers no control on a failed run, and a retry or a skip for its failed cluster', async () => {
+    const served = serve(
       record({
         state: 'failed',
         failures: 1,
@@ -241,9 +241,64 @@ describe('fleet run page', () => {
     expect(
       screen.getByRole('button', { name: 'Retry team-a/dev-a' }),
     ).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: /^Skip/ })).toBeNull();
+    // The cluster the stop left unstarted cannot be skipped on its own: the run goes on with it once dev-a is dealt with.
+    expect(
+      screen.queryByRole('button', { name: 'Skip team-a/dev-b' }),
+    ).toBeNull();
     expect(screen.getByRole('row', { name: /dev-a/ })).toHaveTextContent(
       'offered-in-region: AKS does not offer v1.34.3 in westeurope',
     );
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Skip team-a/dev-a' }),
+    );
+    await waitFor(() =>
+      expect(served.commands).toEqual([
+        {
+          command: 'skip',
+          cluster: {
+            managementCluster: 'local',
+            namespace: 'team-a',
+            name: 'dev-a',
+          },
+        },
+      ]),
+    );
+  });
+
+  it('offers neither retry nor skip for a failed cluster of a cancelled run', async () => {
+    serve(
+      record({
+        state: 'cancelled',
+        stopReason: 'cancelled',
+        failures: 1,
+        stages: [
+          {
+            name: 'dev',
+            soakSeconds: 0,
+            approval: false,
+            state: 'cancelled',
+            clusters: [
+              cluster('dev-a', {
+                state: 'failed',
+                message: 'control plane to v1.34.3: denied',
+              }),
+            ],
+          },
+        ],
+      }),
+    );
+    renderCapz(<CapzPage />, {
+      path: `/capz/fleet-runs/${ID}`,
+      mountPath: '/capz/*',
+      apis: [allowApprove(AuthorizeResult.ALLOW)],
+    });
+    expect(await screen.findByTestId('fleet-run-state')).toHaveTextContent(
+      'Cancelled',
+    );
+    expect(screen.getByRole('row', { name: /dev-a/ })).toHaveTextContent(
+      'denied',
+    );
+    expect(screen.queryByRole('button', { name: /^Retry / })).toBeNull();
+    expect(screen.queryByRole('button', { name: /^Skip / })).toBeNull();
   });
 });

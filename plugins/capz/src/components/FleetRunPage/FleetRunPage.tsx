@@ -1,7 +1,7 @@
 /**
  * /capz/fleet-runs/:id: a fleet upgrade as it runs, stage by stage, each cluster's state and why, with the commands the
- * run can take now (pause, resume, cancel; approve a stage waiting for it; skip a cluster that has not started, retry
- * one that failed). Everything comes from GET /fleet-runs/:id; the page reads it again on each signal of the run
+ * run can take now (pause, resume, cancel; approve a stage waiting for it; skip a cluster that has not started; skip or
+ * retry one that failed). Everything comes from GET /fleet-runs/:id; the page reads it again on each signal of the run
  * (capz:fleet-runs), never polls.
  */
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
@@ -122,6 +122,8 @@ function stageNote(s: FleetRunStage): string | undefined {
 function ClusterRow(props: {
   c: FleetRunCluster;
   runEnded: boolean;
+  /** A failed cluster may be skipped or retried: the run was not cancelled and has not succeeded. */
+  mayForgive: boolean;
   pending?: string;
   onCommand: (c: FleetRunCommand) => void;
 }) {
@@ -158,7 +160,8 @@ function ClusterRow(props: {
         </Text>
       </td>
       <td style={cell}>
-        {c.state === 'waiting' && !props.runEnded && (
+        {((c.state === 'waiting' && !props.runEnded) ||
+          (c.state === 'failed' && props.mayForgive)) && (
           <Button
             size="small"
             variant="secondary"
@@ -169,7 +172,7 @@ function ClusterRow(props: {
             Skip
           </Button>
         )}
-        {c.state === 'failed' && (
+        {c.state === 'failed' && props.mayForgive && (
           <Button
             size="small"
             variant="secondary"
@@ -191,6 +194,7 @@ function Stage(props: {
   stage: FleetRunStage;
   index: number;
   runEnded: boolean;
+  mayForgive: boolean;
   canApprove: boolean;
   pending?: string;
   onCommand: (c: FleetRunCommand) => void;
@@ -264,6 +268,7 @@ function Stage(props: {
                 key={`${c.managementCluster}/${c.namespace}/${c.name}`}
                 c={c}
                 runEnded={props.runEnded}
+                mayForgive={props.mayForgive}
                 pending={props.pending}
                 onCommand={props.onCommand}
               />
@@ -468,6 +473,11 @@ export function FleetRunPage() {
           stage={s}
           index={i}
           runEnded={ended}
+          mayForgive={
+            run.state !== 'cancelled' &&
+            run.state !== 'succeeded' &&
+            run.stopReason !== 'cancelled'
+          }
           canApprove={canApprove}
           pending={pending}
           onCommand={command}
