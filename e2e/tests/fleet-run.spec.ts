@@ -254,4 +254,17 @@ test('a fleet upgrade of six clusters in two stages: a refused cluster stops the
   // The skipped cluster was left as it was.
   expect(await cpVersion(firstNs, held)).toBe('v1.32.6');
   await saveScreenshot(page, 'fleet-run-succeeded');
+
+  // The run is in the list of runs the clusters page links, with how far it got.
+  const id = /\/capz\/fleet-runs\/([^/?#]+)/.exec(page.url())![1];
+  await page.goto('/capz');
+  await page.getByRole('link', { name: 'Fleet runs', exact: true }).click();
+  const listed = page
+    .getByTestId('fleet-run-row')
+    .filter({ hasText: `Run ${id.slice(0, 8)}` });
+  await expect(listed).toContainText('Succeeded');
+  await expect(listed).toContainText(
+    '5 of 6 upgraded, 1 skipped or not started',
+  );
+  await expectAxeClean(page, '[data-testid="fleet-runs-page"]');
 });

@@ -51,6 +51,7 @@ import { createDay2Router } from './routers/day2Router';
 import { createFleetRouter } from './routers/fleetRouter';
 import { FleetPreview } from './day2/fleetPreview';
 import {
+  fleetFaultFromEnv,
   FleetRuns,
   fleetStepObservation,
   scheduleFleetRuns,
@@ -479,6 +480,7 @@ export const capzPlugin = createBackendPlugin({
               createdBy: run.createdBy,
               ...notice,
             }),
+          fault: fleetFaultFromEnv(),
         });
         await scheduleFleetRuns({ scheduler, runs: fleetRuns });
         httpRouter.use(

@@ -21,6 +21,7 @@ import {
   createClusterRouteRef,
   jobRouteRef,
   fleetRunRouteRef,
+  fleetRunsRouteRef,
   jobsRouteRef,
   migrateRouteRef,
   rootRouteRef,
@@ -105,6 +106,7 @@ export const capzPlugin = createFrontendPlugin({
     job: jobRouteRef,
     jobs: jobsRouteRef,
     fleetRun: fleetRunRouteRef,
+    fleetRuns: fleetRunsRouteRef,
   },
   externalRoutes: {
     createCluster: createClusterRouteRef,

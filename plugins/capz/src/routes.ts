@@ -43,6 +43,12 @@ export const jobRouteRef = createSubRouteRef({
   path: '/jobs/:id',
 });
 
+/** Every fleet run the user may read, newest first, live; from GET /fleet-runs. */
+export const fleetRunsRouteRef = createSubRouteRef({
+  parent: rootRouteRef,
+  path: '/fleet-runs',
+});
+
 /** A fleet run's page: its stages and clusters, live, with its commands; all of it from GET /fleet-runs/:id. */
 export const fleetRunRouteRef = createSubRouteRef({
   parent: rootRouteRef,

@@ -323,6 +323,30 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
     expect(w.notices).toEqual([]);
   });
 
+  it('a tick whose time is up makes no further write: what it owes is made at the next tick', async () => {
+    const w = await setUp({
+      ...preview([['dev', [plan('a'), plan('b')]]]),
+      concurrency: 2,
+    });
+    await w.runs.create(SPEC, {}, () => true, 'user:default/pat');
+    const spent = new AbortController();
+    spent.abort();
+    await w.runs.tick(spent.signal);
+    expect(w.acts).toEqual([]);
+    // The time runs out during a's write: b's is left to the next tick.
+    const ending = new AbortController();
+    w.setFail(name => {
+      if (name === 'a' && w.acts.includes('a cp apply')) ending.abort();
+      return undefined;
+    });
+    await w.runs.tick(ending.signal);
+    expect(w.acts).toEqual(['a cp preview', 'a cp apply']);
+    w.setFail(undefined);
+    await w.runs.tick();
+    expect(w.acts.slice(2)).toEqual(['b cp preview', 'b cp apply']);
+    expect(w.audits).toEqual(['a ok', 'b ok']);
+  });
+
   it('a write made before a crash (the version already asked for) is counted as made, not made again', async () => {
     const w = await setUp();
     const r = await w.runs.create(SPEC, {}, () => true, 'pat');

@@ -81,7 +81,28 @@ export interface FleetRunsOptions {
   onChange?: (run: StoredFleetRun) => void;
   /** Told once per notice, by the replica whose write made it (the owners' and approvers' notifications). */
   onNotice?: (run: StoredFleetRun, notice: FleetRunNotice) => void;
+  /** A crash test's hook ({@link fleetFaultFromEnv}): called right after a step's write, before its record. */
+  fault?: (point: 'written') => void;
   now?: () => Date;
+}
+
+/**
+ * A crash-test hook: `CAPZ_FLEET_FAULT=written` makes the process kill itself with SIGKILL right after a fleet run's
+ * step is written and before it is recorded (no shutdown hooks: the crash the run must survive on another replica).
+ * Inert unless set; fleetRunCrash.integration.test.ts sets it on a backend process it starts.
+ */
+export function fleetFaultFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): FleetRunsOptions['fault'] {
+  const at = env.CAPZ_FLEET_FAULT;
+  if (!at) return undefined;
+  return point => {
+    if (point !== at) return;
+    process.stderr.write(
+      `CAPZ_FLEET_FAULT: killing the process once a step is ${point}\n`,
+    );
+    process.kill(process.pid, 'SIGKILL');
+  };
 }
 
 /** How many times a write made from a row someone changed meanwhile is decided again before the next tick. */
@@ -198,10 +219,14 @@ export class FleetRuns {
     }
   }
 
-  /** Advances every run that has not ended (the scheduler's task). */
-  async tick(): Promise<void> {
-    for (const stored of await this.o.store.active())
-      await this.advance(stored.id).catch(e =>
+  /**
+   * Advances every run that has not ended (the scheduler's task). Once `signal` aborts (the task's time is up), no
+   * further run is advanced and no further write made: what a run owes stays owed for the next tick.
+   */
+  async tick(signal?: AbortSignal): Promise<void> {
+    for (const stored of await this.o.store.active()) {
+      if (signal?.aborted) return;
+      await this.advance(stored.id, signal).catch(e =>
         this.o.logger.warn(
           `fleet run ${
             stored.id
@@ -210,12 +235,13 @@ export class FleetRuns {
           }`,
         ),
       );
+    }
   }
 
   /** One advance of a run, after any advance of it this process is making. */
-  advance(id: string): Promise<void> {
+  advance(id: string, signal?: AbortSignal): Promise<void> {
     const before = this.advancing.get(id) ?? Promise.resolve();
-    const next = before.then(() => this.advanceOnce(id));
+    const next = before.then(() => this.advanceOnce(id, signal));
     const settled = next.catch(() => undefined);
     this.advancing.set(id, settled);
     void settled.then(() => {
@@ -224,7 +250,7 @@ export class FleetRuns {
     return next;
   }
 
-  private async advanceOnce(id: string): Promise<void> {
+  private async advanceOnce(id: string, signal?: AbortSignal): Promise<void> {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       const stored = await this.o.store.get(id);
       const now = this.now();
@@ -241,7 +267,10 @@ export class FleetRuns {
         this.changed(saved);
       }
       this.tell(saved, notices);
-      for (const s of start) await this.writeStep(saved, s);
+      for (const s of start) {
+        if (signal?.aborted) return;
+        await this.writeStep(saved, s);
+      }
       return;
     }
   }
@@ -287,6 +316,7 @@ export class FleetRuns {
           { ...action, planDigest: preview.planDigest },
           { apply: true, actor: stored.createdBy },
         );
+        this.o.fault?.('written');
         outcome = { ok: true };
       }
     } catch (e) {
@@ -366,7 +396,12 @@ export class FleetRuns {
   }
 }
 
-/** Advances the fleet runs every ten seconds, on one replica at a time. */
+/**
+ * Advances the fleet runs every ten seconds, on one replica at a time. The timeout is short because it is also how
+ * long a crashed replica holds the task's lock: Backstage's scheduler frees an expired lock at its janitor's next
+ * round (every minute), so another replica resumes the runs within about 90 s (docs/architecture.md#flow-fleet-runs).
+ * A tick that reaches it stops between writes; the rest is owed to the next tick.
+ */
 export async function scheduleFleetRuns(o: {
   scheduler: SchedulerService;
   runs: FleetRuns;
@@ -375,7 +410,7 @@ export async function scheduleFleetRuns(o: {
     id: 'capz-fleet-runs',
     scope: 'global',
     frequency: { seconds: 10 },
-    timeout: { minutes: 10 },
-    fn: () => o.runs.tick(),
+    timeout: { seconds: 30 },
+    fn: signal => o.runs.tick(signal),
   });
 }

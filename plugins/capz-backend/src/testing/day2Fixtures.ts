@@ -159,6 +159,19 @@ export function auditedWrites(
   serviceAccount: string,
   fromByte: number,
 ): AuditedWrite[] {
+  return auditedWritesBy(
+    auditLog,
+    `system:serviceaccount:capz-system:${serviceAccount}`,
+    fromByte,
+  );
+}
+
+/** The writes of the API server's user `username` from byte `fromByte` of the audit log on, dry runs left out. */
+export function auditedWritesBy(
+  auditLog: string,
+  username: string,
+  fromByte: number,
+): AuditedWrite[] {
   return readFileSync(auditLog)
     .subarray(fromByte)
     .toString('utf8')
@@ -167,8 +180,7 @@ export function auditedWrites(
     .map(l => JSON.parse(l) as AuditedWrite & { user?: { username?: string } })
     .filter(
       e =>
-        e.user?.username ===
-          `system:serviceaccount:capz-system:${serviceAccount}` &&
+        e.user?.username === username &&
         !['get', 'list', 'watch'].includes(e.verb) &&
         !/[?&]dryRun=All\b/.test(e.requestURI),
     );

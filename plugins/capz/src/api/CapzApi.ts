@@ -74,6 +74,8 @@ export interface CapzApi {
     spec: FleetRunSpec,
     options: FleetRunOptions,
   ): Promise<FleetRunRecord>;
+  /** GET /fleet-runs: the newest runs first, those the user may read every cluster of. */
+  listFleetRuns(): Promise<{ items: FleetRunRecord[] }>;
   getFleetRun(id: string): Promise<FleetRunRecord>;
   /** 409 in words when the run cannot take the command now. */
   commandFleetRun(

@@ -149,6 +149,10 @@ export class CapzClient implements CapzApi {
     return this.post('/fleet-runs', { spec, options });
   }
 
+  listFleetRuns(): Promise<{ items: FleetRunRecord[] }> {
+    return this.get('/fleet-runs');
+  }
+
   getFleetRun(id: string): Promise<FleetRunRecord> {
     return this.get(`/fleet-runs/${encodeURIComponent(id)}`);
   }

@@ -6,6 +6,7 @@ import {
   loadAdoptWizard,
   loadClusterPage,
   loadFleetRunPage,
+  loadFleetRunsPage,
   loadJobPage,
   loadJobsPage,
   loadMigrateWizard,
@@ -21,6 +22,9 @@ const ClusterPage = lazy(() =>
 const JobPage = lazy(() => loadJobPage().then(m => ({ default: m.JobPage })));
 const FleetRunPage = lazy(() =>
   loadFleetRunPage().then(m => ({ default: m.FleetRunPage })),
+);
+const FleetRunsPage = lazy(() =>
+  loadFleetRunsPage().then(m => ({ default: m.FleetRunsPage })),
 );
 const JobsPage = lazy(() =>
   loadJobsPage().then(m => ({ default: m.JobsPage })),
@@ -99,6 +103,14 @@ export function CapzPage() {
         element={
           <Page>
             <JobPage />
+          </Page>
+        }
+      />
+      <Route
+        path="/fleet-runs"
+        element={
+          <Page>
+            <FleetRunsPage />
           </Page>
         }
       />

@@ -7,6 +7,7 @@ export const loadClusterPage = () => import('./ClusterPage/ClusterPage');
 export const loadJobPage = () => import('./JobPage/JobPage');
 export const loadJobsPage = () => import('./JobPage/JobsPage');
 export const loadFleetRunPage = () => import('./FleetRunPage/FleetRunPage');
+export const loadFleetRunsPage = () => import('./FleetRunPage/FleetRunsPage');
 export const loadAdoptWizard = () => import('./Wizard/AdoptWizard');
 export const loadMigrateWizard = () => import('./Wizard/MigrateWizard');
 export const loadUpgradeWizard = () => import('./Wizard/UpgradeWizard');
@@ -21,6 +22,7 @@ export function preloadPage(pathname: string): void {
     [/\/jobs\/[^/]+$/, loadJobPage],
     [/\/jobs$/, loadJobsPage],
     [/\/fleet-runs\/[^/]+$/, loadFleetRunPage],
+    [/\/fleet-runs$/, loadFleetRunsPage],
     [/\/adopt$/, loadAdoptWizard],
   ] as const;
   // A failed preload is reported by the page's own lazy import when it renders.

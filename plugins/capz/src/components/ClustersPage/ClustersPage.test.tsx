@@ -189,6 +189,10 @@ describe('ClustersPage', () => {
       'href',
       '/capz/jobs',
     );
+    expect(screen.getByRole('link', { name: 'Fleet runs' })).toHaveAttribute(
+      'href',
+      '/capz/fleet-runs',
+    );
     unmount();
     serve();
     renderCapz(<ClustersPage />);

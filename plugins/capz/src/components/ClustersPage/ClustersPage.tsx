@@ -28,6 +28,7 @@ import {
   adoptRouteRef,
   clusterRouteRef,
   createClusterRouteRef,
+  fleetRunsRouteRef,
   jobsRouteRef,
   migrateRouteRef,
   NEW_CLUSTER_TEMPLATE,
@@ -242,6 +243,8 @@ export function ClustersPage() {
   });
   const adoptRoute = useRouteRef(adoptRouteRef);
   const jobsRoute = useRouteRef(jobsRouteRef);
+  // Fleet runs are listed for everyone: the list holds the runs whose every cluster the user may read.
+  const fleetRunsLink = useRouteRef(fleetRunsRouteRef);
   const migrateRoute = useRouteRef(migrateRouteRef);
   const adoptLink = canAdopt.allowed ? adoptRoute : undefined;
   // A migration candidate's badge links the wizard only for whoever may migrate (plain text otherwise).
@@ -297,8 +300,13 @@ export function ClustersPage() {
   return (
     // The page title (h1) comes from the plugin header that PageBlueprint renders.
     <Flex direction="column" gap="4" p="4">
-      {(adoptLink || createLink || jobsLink) && (
+      {(adoptLink || createLink || jobsLink || fleetRunsLink) && (
         <Flex justify="end" gap="2">
+          {fleetRunsLink && (
+            <ButtonLink variant="tertiary" size="small" href={fleetRunsLink()}>
+              Fleet runs
+            </ButtonLink>
+          )}
           {jobsLink && (
             <ButtonLink variant="tertiary" size="small" href={jobsLink()}>
               Jobs

@@ -17,7 +17,6 @@ import {
   type FleetRunCommand,
   type FleetRunRecord,
   type FleetRunStage,
-  type FleetRunState,
   type FleetStageState,
 } from '@capz-backstage/plugin-capz-common';
 import {
@@ -47,23 +46,7 @@ import {
   WARNING,
   type Look,
 } from '../JobPage/jobLabels';
-
-const RUN_STATE: Record<FleetRunState, Look> = {
-  running: { label: 'Running', icon: RiLoader4Line, color: INFO },
-  paused: { label: 'Paused', icon: RiPauseCircleLine, color: MUTED },
-  stopping: {
-    label: 'Stopping: the clusters being upgraded finish their part',
-    icon: RiLoader4Line,
-    color: WARNING,
-  },
-  succeeded: {
-    label: 'Succeeded',
-    icon: RiCheckboxCircleFill,
-    color: POSITIVE,
-  },
-  failed: { label: 'Failed', icon: RiCloseCircleFill, color: NEGATIVE },
-  cancelled: { label: 'Cancelled', icon: RiStopCircleLine, color: MUTED },
-};
+import { fleetRunTitle, RUN_STATE } from './fleetRunLabels';
 
 const STAGE_STATE: Record<FleetStageState, Look> = {
   waiting: { label: 'Waiting', icon: RiTimeLine, color: MUTED },
@@ -359,8 +342,6 @@ export function FleetRunPage() {
   const all = run.stages.flatMap(s => s.clusters);
   const count = (st: FleetClusterState) =>
     all.filter(c => c.state === st).length;
-  const target =
-    run.target.kind === 'version' ? run.target.version : 'the next minor';
 
   return (
     <Flex
@@ -381,11 +362,7 @@ export function FleetRunPage() {
       >
         <Flex direction="column" gap="1">
           <Text as="h2" variant="title-medium">
-            {`Fleet upgrade to ${target}: ${all.length} cluster${
-              all.length === 1 ? '' : 's'
-            } in ${run.stages.length} stage${
-              run.stages.length === 1 ? '' : 's'
-            }`}
+            {fleetRunTitle(run)}
           </Text>
           <Text variant="body-small" color="secondary">
             {`Run ${record.id} · started by ${
