@@ -1,15 +1,17 @@
 /**
- * A fleet upgrade's preview as an action of Backstage's actions registry, for AI assistants through the MCP actions
- * backend: POST /fleet-runs/preview on behalf of the caller (routeCall.ts), so the same validation, the same
- * capz.cluster.upgrade decision per cluster and the same words. Read-only: it plans and writes nothing.
+ * A fleet upgrade's preview and the fleet runs' state as actions of Backstage's actions registry, for AI assistants
+ * through the MCP actions backend: POST /fleet-runs/preview and GET /fleet-runs[/:id] on behalf of the caller
+ * (routeCall.ts), so the same validation, the same permission decisions and the same words. Read-only: they write
+ * nothing.
  */
 import type {
   AuthService,
   DiscoveryService,
 } from '@backstage/backend-plugin-api';
 import type { ActionsRegistryService } from '@backstage/backend-plugin-api/alpha';
+import type { FleetRunRecord } from '@capz-backstage/plugin-capz-common';
 import { spec } from '../schema/openapi.generated';
-import { postAsCaller } from './routeCall';
+import { getAsCaller, postAsCaller } from './routeCall';
 
 const pattern = (schema: string) =>
   new RegExp(
@@ -18,7 +20,32 @@ const pattern = (schema: string) =>
     ].pattern,
   );
 
-/** Registers capz:preview-fleet-upgrade on the plugin's actions registry. */
+/** A run as an assistant needs it: each stage's and cluster's state and why, without the previewed changes. */
+const runSummary = (r: FleetRunRecord) => ({
+  id: r.id,
+  state: r.run.state,
+  target: r.run.target,
+  createdBy: r.createdBy,
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+  failures: r.run.failures,
+  maxFailures: r.run.maxFailures,
+  stages: r.run.stages.map(s => ({
+    name: s.name,
+    state: s.state,
+    ...(s.gate ? { gate: s.gate } : {}),
+    ...(s.approvedBy ? { approvedBy: s.approvedBy } : {}),
+    clusters: s.clusters.map(c => ({
+      managementCluster: c.managementCluster,
+      namespace: c.namespace,
+      name: c.name,
+      state: c.state,
+      ...(c.message ? { message: c.message } : {}),
+    })),
+  })),
+});
+
+/** Registers capz:preview-fleet-upgrade and capz:get-fleet-runs on the plugin's actions registry. */
 export function registerFleetActions(o: {
   actionsRegistry: ActionsRegistryService;
   auth: AuthService;
@@ -89,5 +116,47 @@ export function registerFleetActions(o: {
         ),
       },
     }),
+  });
+
+  o.actionsRegistry.register({
+    name: 'get-fleet-runs',
+    title: 'Read fleet upgrade runs',
+    description:
+      "The fleet runs (upgrades of many AKS clusters in stages, started from the clusters page) the caller may read, newest first, or one run by its id: each run's state (running, paused, stopping, succeeded, failed, cancelled), and each stage's and cluster's state with why in words (a stage soaking or waiting for approval, a cluster's step, its failure). Read-only.",
+    attributes: { readOnly: true, destructive: false, idempotent: true },
+    schema: {
+      input: z =>
+        z.object({
+          id: z
+            .string()
+            .uuid()
+            .optional()
+            .describe('One run by its id; without it, the newest runs'),
+        }),
+      output: z =>
+        z.object({
+          runs: z
+            .array(z.record(z.string(), z.unknown()))
+            .describe(
+              'Each run: id, state, target, createdBy, createdAt, failures, and its stages with their clusters (state, message)',
+            ),
+        }),
+    },
+    action: async ({ input, credentials }) => {
+      const records = input.id
+        ? [
+            (await getAsCaller(
+              o,
+              credentials,
+              `/fleet-runs/${encodeURIComponent(input.id)}`,
+            )) as unknown as FleetRunRecord,
+          ]
+        : (
+            (await getAsCaller(o, credentials, '/fleet-runs')) as unknown as {
+              items: FleetRunRecord[];
+            }
+          ).items;
+      return { output: { runs: records.map(runSummary) } };
+    },
   });
 }

@@ -127,6 +127,7 @@ describe('the CAPZ actions through the MCP endpoint', () => {
       expect(capz).toEqual([
         'capz.apply-cluster-action',
         'capz.get-cluster',
+        'capz.get-fleet-runs',
         'capz.list-clusters-needing-attention',
         'capz.preview-cluster-action',
         'capz.preview-fleet-upgrade',

@@ -2,7 +2,7 @@ import express from 'express';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A stand-in for the plugin's own routes (`POST /api/capz/*`), for the actions that call them on behalf of their
+ * A stand-in for the plugin's own routes (`POST` and `GET /api/capz/*`), for the actions that call them on behalf of their
  * caller: what each request carried, and a fixed answer. `base` is what discovery gives for `/api/<plugin>`.
  */
 export async function routeStandIn(answer: { status: number; body: unknown }) {
@@ -14,6 +14,14 @@ export async function routeStandIn(answer: { status: number; body: unknown }) {
       path: req.path,
       authorization: req.headers.authorization,
       body: req.body,
+    });
+    res.status(answer.status).json(answer.body);
+  });
+  app.get('/api/capz/*', (req, res) => {
+    seen.push({
+      path: req.path,
+      authorization: req.headers.authorization,
+      body: undefined,
     });
     res.status(answer.status).json(answer.body);
   });
