@@ -284,6 +284,31 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'lifecycle',
+    description:
+      "Two clusters whose lifecycle needs attention: lifecycle-eol on v1.32.6 (its AKS community support ends 2026-03-31) and lifecycle-auto on v1.33.2 with AKS's auto-upgrade channel stable beside CAPZ's spec.version",
+    async seed({ kube, subscription }) {
+      const namespace = 'team-lifecycle';
+      await ensureNamespace(kube, namespace);
+      await credentialSecret(kube, namespace, 'aso-credential', subscription);
+      await asoManagedCluster(kube, {
+        namespace,
+        name: 'lifecycle-eol',
+        version: '1.32.6',
+        credentialSecret: 'aso-credential',
+        pools: [systemPool(1)],
+      });
+      await asoManagedCluster(kube, {
+        namespace,
+        name: 'lifecycle-auto',
+        version: '1.33.2',
+        autoUpgradeChannel: 'stable',
+        credentialSecret: 'aso-credential',
+        pools: [systemPool(1)],
+      });
+    },
+  },
+  {
     name: 'second-management-cluster',
     description: 'the cluster the second management cluster runs',
     async seed({ kube, subscription }) {
@@ -309,6 +334,7 @@ export const DEMO_SCENARIOS = [
   'azure-only',
   'day2',
   'fleet',
+  'lifecycle',
 ];
 
 export async function seedScenarios(

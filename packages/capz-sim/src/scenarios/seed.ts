@@ -297,6 +297,8 @@ export async function asoManagedCluster(
     entraOnly?: boolean;
     /** The catalog owner (an entity ref): the Cluster's `capz.io/owner` annotation; without it, the default owner. */
     owner?: string;
+    /** The embedded ManagedCluster's `autoUpgradeProfile.upgradeChannel` (AKS's auto-upgrade; none when absent). */
+    autoUpgradeChannel?: 'patch' | 'stable' | 'rapid' | 'node-image' | 'none';
     /**
      * A resource group made outside CAPZ (with these tags): it exists in Azure first, and the cluster's ResourceGroup
      * object stands for it on reconcile-policy skip, as the adoption jobs pin it (ASO then only reads it, and never
@@ -369,6 +371,13 @@ export async function asoManagedCluster(
               networkProfile: { networkPlugin: 'azure' },
               owner: { name },
               servicePrincipalProfile: { clientId: 'msi' },
+              ...(opts.autoUpgradeChannel
+                ? {
+                    autoUpgradeProfile: {
+                      upgradeChannel: opts.autoUpgradeChannel,
+                    },
+                  }
+                : {}),
               ...(opts.entraOnly
                 ? {
                     disableLocalAccounts: true,
