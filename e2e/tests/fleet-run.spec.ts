@@ -5,8 +5,8 @@ import { kube } from './kube';
 /**
  * A fleet run against the running backend, on the six clusters of the capz-sim scenario `fleet` that no other test
  * uses (team-fleet-dev/fleet-dev{,-2,-3} and team-fleet-prod/fleet-prod{,-2,-3}, v1.32.6; the simulated region offers
- * 1.33): planned from the clusters page, one stage per namespace, three clusters at a time, fail-fast, an approval
- * before the next stage. An admission policy on the management cluster refuses one cluster of the first stage its new
+ * 1.33): planned from the clusters page, one stage per namespace, three clusters at a time, fail-fast, a soak of a
+ * minute and an approval after each stage. An admission policy on the management cluster refuses one cluster of the first stage its new
  * version (as a team's Kyverno or Gatekeeper rule would): that cluster fails with the API server's words and stops the
  * run once the two beside it have finished their part; skipped, the run goes on, waits for the approval, and the
  * second stage upgrades. Followed live on the run's page (the backend's scheduled task advances it; the page hears its
@@ -105,8 +105,8 @@ test('a fleet upgrade of six clusters in two stages: a refused cluster stops the
   page,
 }) => {
   // Six clusters, three at a time, each its control plane then its pools through the simulated AKS, ticks of ten
-  // seconds between; a hang detector.
-  test.setTimeout(420_000);
+  // seconds between, a soak of a minute; a hang detector.
+  test.setTimeout(480_000);
   await signInAsGuest(page);
   await page.goto('/capz?q=fleet-');
   const region = page.getByRole('region', { name: 'Clusters' });
@@ -157,7 +157,7 @@ test('a fleet upgrade of six clusters in two stages: a refused cluster stops the
   const runIt = dialog.getByRole('region', { name: 'Run it' });
   await runIt
     .getByRole('textbox', { name: 'Soak after each stage (minutes)' })
-    .fill('0');
+    .fill('1');
   await runIt
     .getByRole('textbox', { name: 'Clusters of a stage at a time' })
     .fill('3');
@@ -206,7 +206,8 @@ test('a fleet upgrade of six clusters in two stages: a refused cluster stops the
   await expectAxeClean(page, '[data-testid="fleet-run-page"]');
   await saveScreenshot(page, 'fleet-run-failed');
 
-  // Skipped, the run goes on from what it had not started: the first stage has passed, and waits for its approval.
+  // Skipped, the run goes on from what it had not started: the first stage's clusters are done, so it soaks (a
+  // minute of both upgraded clusters healthy), then waits for its approval.
   await heldRow
     .getByRole('button', { name: `Skip ${firstNs}/${held}` })
     .click();
@@ -214,8 +215,12 @@ test('a fleet upgrade of six clusters in two stages: a refused cluster stops the
   await expect(heldRow).toContainText(
     /skipped by user:default\/[a-z-]+ after it failed: /,
   );
-  await expect(first).toContainText('Waiting for approval', {
+  await expect(first).toHaveAttribute('data-state', 'soaking', {
     timeout: 60_000,
+  });
+  await expect(first).toContainText('Every cluster stays healthy until');
+  await expect(first).toContainText('Waiting for approval', {
+    timeout: 150_000,
   });
   await expect(state).toHaveText('Running');
   for (const name of secondNames)
@@ -240,7 +245,8 @@ test('a fleet upgrade of six clusters in two stages: a refused cluster stops the
   await bell.close();
 
   await first.getByRole('button', { name: /^Approve / }).click();
-  await expect(state).toHaveText('Succeeded', { timeout: 150_000 });
+  // The second stage, then its soak.
+  await expect(state).toHaveText('Succeeded', { timeout: 240_000 });
   for (const name of secondNames)
     await expect(row(page, second, secondNs, name)).toHaveAttribute(
       'data-state',
