@@ -1,5 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { expectAxeClean, saveScreenshot, signInAsGuest } from './helpers';
+import { lift, refuse, type Refusal } from './admission';
 import { kube } from './kube';
 
 /**
@@ -13,8 +14,6 @@ import { kube } from './kube';
  * signals). Like day2-lifecycle.spec.ts, it changes the seeded world for good: once per simulator.
  */
 
-const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
-const REFUSAL = 'e2e-fleet-run-version-held';
 const REFUSED = 'this cluster keeps its version (e2e fleet-run.spec)';
 const INFRA = '/apis/infrastructure.cluster.x-k8s.io/v1beta1';
 
@@ -26,72 +25,20 @@ const cpVersion = async (namespace: string, name: string) =>
     )
   ).spec.version as string;
 
-/** Refuses any new `spec.version` of one control plane, and waits until the API server applies the policy. */
-async function holdVersion(namespace: string, name: string): Promise<void> {
-  await releaseVersion();
-  await kube('POST', `${ADMISSION}/validatingadmissionpolicies`, {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicy',
-    metadata: { name: REFUSAL },
-    spec: {
-      failurePolicy: 'Fail',
-      matchConstraints: {
-        namespaceSelector: {
-          matchLabels: { 'kubernetes.io/metadata.name': namespace },
-        },
-        resourceRules: [
-          {
-            apiGroups: ['infrastructure.cluster.x-k8s.io'],
-            apiVersions: ['*'],
-            operations: ['UPDATE'],
-            resources: ['azureasomanagedcontrolplanes'],
-            resourceNames: [name],
-          },
-        ],
-      },
-      validations: [
-        {
-          expression: 'object.spec.version == oldObject.spec.version',
-          message: REFUSED,
-          reason: 'Invalid',
-        },
-      ],
-    },
-  });
-  await kube('POST', `${ADMISSION}/validatingadmissionpolicybindings`, {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicyBinding',
-    metadata: { name: REFUSAL },
-    spec: { policyName: REFUSAL, validationActions: ['Deny'] },
-  });
-  // The API server loads a new policy a moment later: a dry run (nothing written) says when it refuses.
-  await expect
-    .poll(
-      () =>
-        kube(
-          'PATCH',
-          `${INFRA}/namespaces/${namespace}/azureasomanagedcontrolplanes/${name}?dryRun=All`,
-          { spec: { version: 'v1.33.0' } },
-        ).then(
-          () => 'accepted',
-          (e: Error) => e.message,
-        ),
-      { timeout: 30_000 },
-    )
-    .toContain(REFUSED);
-}
-
-async function releaseVersion(): Promise<void> {
-  for (const kind of [
-    'validatingadmissionpolicybindings',
-    'validatingadmissionpolicies',
-  ])
-    await kube('DELETE', `${ADMISSION}/${kind}/${REFUSAL}`).catch(
-      (e: Error) => {
-        if (!/: 404 /.test(e.message)) throw e;
-      },
-    );
-}
+/** Refuses any new `spec.version` of one control plane. */
+const holdVersion = (namespace: string, name: string): Refusal => ({
+  name: 'e2e-fleet-run-version-held',
+  namespace,
+  apiGroup: 'infrastructure.cluster.x-k8s.io',
+  resource: 'azureasomanagedcontrolplanes',
+  resourceName: name,
+  expression: 'object.spec.version == oldObject.spec.version',
+  message: REFUSED,
+  probe: {
+    path: `${INFRA}/namespaces/${namespace}/azureasomanagedcontrolplanes/${name}`,
+    patch: { spec: { version: 'v1.33.0' } },
+  },
+});
 
 /** A cluster's row on the run page, by its whole name. */
 const row = (page: Page, stage: Locator, namespace: string, name: string) =>
@@ -99,7 +46,7 @@ const row = (page: Page, stage: Locator, namespace: string, name: string) =>
     has: page.getByRole('link', { name: `${namespace}/${name}`, exact: true }),
   });
 
-test.afterAll(releaseVersion);
+test.afterAll(() => lift({ name: 'e2e-fleet-run-version-held' }));
 
 test('a fleet upgrade of six clusters in two stages: a refused cluster stops the run, skipped it goes on, the approval, the second stage', async ({
   page,
@@ -152,7 +99,7 @@ test('a fleet upgrade of six clusters in two stages: a refused cluster stops the
     s => `${secondNs.replace(/^team-/, '')}${s}`,
   );
   const held = firstNames[1];
-  await holdVersion(firstNs, held);
+  await refuse(holdVersion(firstNs, held));
 
   const runIt = dialog.getByRole('region', { name: 'Run it' });
   await runIt

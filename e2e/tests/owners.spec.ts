@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { signInAsGuest, signInAsTeamMember } from './helpers';
-import { kube } from './kube';
+import { lift, refuse, type Refusal } from './admission';
 
 /**
  * Two people of the demo organisation (catalog/org.yaml) under the app's permission policy
@@ -184,76 +184,21 @@ const LEGACY_ENTITY = `local-${LEGACY.namespace}-${LEGACY.name}`;
  * write, so the job fails at its first step, right after a preflight that passed, and changes nothing (the preflight
  * reads; it cannot see a policy). Nothing in the simulated world fails a job on its own that fast.
  */
-const REFUSAL = 'e2e-owners-data-secure-stays-unpaused';
-const REFUSED = 'data-secure stays unpaused (e2e owners.spec)';
-const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
-
-async function refusePausing(): Promise<void> {
-  await liftRefusal();
-  await kube('POST', `${ADMISSION}/validatingadmissionpolicies`, {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicy',
-    metadata: { name: REFUSAL },
-    spec: {
-      failurePolicy: 'Fail',
-      matchConstraints: {
-        namespaceSelector: {
-          matchLabels: { 'kubernetes.io/metadata.name': LEGACY.namespace },
-        },
-        resourceRules: [
-          {
-            apiGroups: ['cluster.x-k8s.io'],
-            apiVersions: ['*'],
-            operations: ['UPDATE'],
-            resources: ['clusters'],
-            resourceNames: [LEGACY.name],
-          },
-        ],
-      },
-      validations: [
-        {
-          expression:
-            '!(has(object.spec.paused) && object.spec.paused) || (has(oldObject.spec.paused) && oldObject.spec.paused)',
-          message: REFUSED,
-          reason: 'Invalid',
-        },
-      ],
-    },
-  });
-  await kube('POST', `${ADMISSION}/validatingadmissionpolicybindings`, {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicyBinding',
-    metadata: { name: REFUSAL },
-    spec: { policyName: REFUSAL, validationActions: ['Deny'] },
-  });
-  // The API server loads a new policy a moment later: a dry run (nothing written) says when it refuses.
-  await expect
-    .poll(
-      () =>
-        kube(
-          'PATCH',
-          `/apis/cluster.x-k8s.io/v1beta2/namespaces/${LEGACY.namespace}/clusters/${LEGACY.name}?dryRun=All`,
-          { spec: { paused: true } },
-        ).then(
-          () => 'accepted',
-          (e: Error) => e.message,
-        ),
-      { timeout: 30_000 },
-    )
-    .toContain(REFUSED);
-}
-
-async function liftRefusal(): Promise<void> {
-  for (const kind of [
-    'validatingadmissionpolicybindings',
-    'validatingadmissionpolicies',
-  ])
-    await kube('DELETE', `${ADMISSION}/${kind}/${REFUSAL}`).catch(
-      (e: Error) => {
-        if (!/: 404 /.test(e.message)) throw e;
-      },
-    );
-}
+const REFUSAL: Refusal = {
+  name: 'e2e-owners-data-secure-stays-unpaused',
+  namespace: LEGACY.namespace,
+  apiGroup: 'cluster.x-k8s.io',
+  resource: 'clusters',
+  resourceName: LEGACY.name,
+  expression:
+    '!(has(object.spec.paused) && object.spec.paused) || (has(oldObject.spec.paused) && oldObject.spec.paused)',
+  message: 'data-secure stays unpaused (e2e owners.spec)',
+  probe: {
+    path: `/apis/cluster.x-k8s.io/v1beta2/namespaces/${LEGACY.namespace}/clusters/${LEGACY.name}`,
+    patch: { spec: { paused: true } },
+  },
+};
+const REFUSED = REFUSAL.message;
 
 /** The user's backend token, as the app sends it with its own requests. */
 async function tokenOf(page: Page): Promise<string> {
@@ -290,7 +235,7 @@ test("a job's failure is in its cluster owners' notifications once, and not in a
     .toBe(200);
   const held = since(t0);
 
-  await refusePausing();
+  await refuse(REFUSAL);
   try {
     // The guest (the platform) starts the migration from the clusters page, as in wizards.spec.
     await guest.goto('/capz');
@@ -354,6 +299,6 @@ test("a job's failure is in its cluster owners' notifications once, and not in a
       (await notificationTitles(pat)).filter(t => t.includes(LEGACY.name)),
     ).toEqual([]);
   } finally {
-    await liftRefusal();
+    await lift(REFUSAL);
   }
 });
