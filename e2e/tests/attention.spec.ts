@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { expectAxeClean, saveScreenshot, signInAsGuest } from './helpers';
 
 /**
- * The clusters page's attention view on the demo (capz-sim scenario `lifecycle`, team-lifecycle): lifecycle-auto, whose
+ * The clusters page's attention view on the demo (capz-sim scenario `lifecycle`, team-upgrades): lifecycle-auto, whose
  * AKS auto-upgrade channel (stable) fights CAPZ's spec.version, needs attention now; lifecycle-eol on v1.32.6 needs it
  * soon, its AKS community support ending 2026-03-31 (capz-common lifecycle/calendar.ts). The pages judge support for
  * the browser's day, so the browser's clock is fixed at 2026-02-15, 44 days before that end: the test reads the same

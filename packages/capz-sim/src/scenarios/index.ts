@@ -288,7 +288,9 @@ export const scenarios: Scenario[] = [
     description:
       "Two clusters whose lifecycle needs attention: lifecycle-eol on v1.32.6 (its AKS community support ends 2026-03-31) and lifecycle-auto on v1.33.2 with AKS's auto-upgrade channel stable beside CAPZ's spec.version",
     async seed({ kube, subscription }) {
-      const namespace = 'team-lifecycle';
+      // Sorted after the other demo namespaces on the clusters page (health, then namespace): the e2e specs that open
+      // a cluster from the unfiltered list find it among the rows the virtualized table renders first.
+      const namespace = 'team-upgrades';
       await ensureNamespace(kube, namespace);
       await credentialSecret(kube, namespace, 'aso-credential', subscription);
       await asoManagedCluster(kube, {
