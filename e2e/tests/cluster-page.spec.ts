@@ -77,6 +77,7 @@ test('clusters page → failing cluster → why → timeline → live update wit
     .getByRole('list', { name: 'Breadcrumbs' })
     .getByRole('link', { name: 'AKS clusters' })
     .click();
+  await page.getByRole('searchbox', { name: 'Search' }).fill('payments-dev');
   await clusters.getByRole('link', { name: 'payments-dev' }).click();
   await expect(page).toHaveURL(
     /\/capz\/clusters\/[^/]+\/team-payments\/payments-dev$/,

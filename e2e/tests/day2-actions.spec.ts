@@ -10,7 +10,7 @@ test('scale a pool from the cluster page: preview 3 → 5, confirm, the nodes fo
   page,
 }) => {
   await signInAsGuest(page);
-  await page.goto('/capz');
+  await page.goto('/capz?q=payments-prod');
   await page
     .getByRole('region', { name: 'Clusters' })
     .getByRole('link', { name: 'payments-prod' })
@@ -92,7 +92,7 @@ test('two tabs: a confirm after the other tab scaled the pool is refused (409), 
     const context = await browser.newContext();
     const page = await context.newPage();
     await signInAsGuest(page);
-    await page.goto('/capz');
+    await page.goto('/capz?q=payments-prod');
     await page
       .getByRole('region', { name: 'Clusters' })
       .getByRole('link', { name: 'payments-prod' })
@@ -164,7 +164,7 @@ test('pause shows a banner on the page until resume; connect gives commands, nev
   page,
 }) => {
   await signInAsGuest(page);
-  await page.goto('/capz');
+  await page.goto('/capz?q=payments-dev');
   await page
     .getByRole('region', { name: 'Clusters' })
     .getByRole('link', { name: 'payments-dev' })
@@ -323,7 +323,7 @@ test("delete shows what Azure deletes and keeps before anything, and waits for t
   page,
 }) => {
   await signInAsGuest(page);
-  await page.goto('/capz');
+  await page.goto('/capz?q=payments-dev');
   await page
     .getByRole('region', { name: 'Clusters' })
     .getByRole('link', { name: 'payments-dev' })

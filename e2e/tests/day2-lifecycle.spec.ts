@@ -167,6 +167,8 @@ test('delete a cluster whose resource group is on skip: the preview keeps the gr
     .getByRole('navigation', { name: 'Breadcrumb' })
     .getByRole('link', { name: 'All clusters' })
     .click();
+  // Both searched for (the table is virtualized: rows further down are not rendered, and a missing row proves nothing).
+  await page.getByRole('searchbox', { name: 'Search' }).fill('platform-');
   const clusters = page.getByRole('region', { name: 'Clusters' });
   await expect(
     clusters.getByRole('link', { name: 'platform-staging', exact: true }),

@@ -43,7 +43,8 @@ export async function openClusterPage(
   namespace: string,
   name: string,
 ): Promise<(item: string, title: string) => Promise<Locator>> {
-  await page.goto('/capz');
+  // Searched for: the clusters table is virtualized, so a cluster further down the unfiltered list is not rendered.
+  await page.goto(`/capz?q=${encodeURIComponent(name)}`);
   await page
     .getByRole('region', { name: 'Clusters' })
     .getByRole('link', { name, exact: true })
