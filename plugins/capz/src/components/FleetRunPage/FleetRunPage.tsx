@@ -6,12 +6,9 @@
  */
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
 import { usePermission } from '@backstage/plugin-permission-react';
-import { useSignal } from '@backstage/plugin-signals-react';
 import { Button, Flex, Link, Skeleton, Text } from '@backstage/ui';
 import {
-  CAPZ_FLEET_RUNS_SIGNAL_CHANNEL,
   capzFleetRunApprovePermission,
-  type CapzFleetRunSignal,
   type FleetClusterState,
   type FleetRunCluster,
   type FleetRunCommand,
@@ -29,7 +26,7 @@ import {
   RiStopCircleLine,
   RiTimeLine,
 } from '@remixicon/react';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
@@ -47,6 +44,7 @@ import {
   type Look,
 } from '../JobPage/jobLabels';
 import { fleetRunTitle, RUN_STATE } from './fleetRunLabels';
+import { useFleetRunSignal } from './useFleetRunSignal';
 
 const STAGE_STATE: Record<FleetStageState, Look> = {
   waiting: { label: 'Waiting', icon: RiTimeLine, color: MUTED },
@@ -263,19 +261,6 @@ function Stage(props: {
   );
 }
 
-/** Reads the run again on each of its signals (never polls); `live` false without the signals plugin. */
-function useFleetRunSignal(id: string, refresh: () => void) {
-  const { lastSignal, isSignalsAvailable } = useSignal<
-    CapzFleetRunSignal & { [k: string]: any }
-  >(CAPZ_FLEET_RUNS_SIGNAL_CHANNEL);
-  const refreshRef = useRef(refresh);
-  refreshRef.current = refresh;
-  useEffect(() => {
-    if (lastSignal?.runId === id) refreshRef.current();
-  }, [lastSignal, id]);
-  return { live: isSignalsAvailable };
-}
-
 export function FleetRunPage() {
   const { id = '' } = useParams();
   const api = useApi(capzApiRef);
@@ -293,7 +278,7 @@ export function FleetRunPage() {
     retry,
   } = useAsyncRetry(() => api.getFleetRun(id), [api, id, refreshKey]);
   const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
-  const { live } = useFleetRunSignal(id, refresh);
+  const { live } = useFleetRunSignal(refresh, id);
   const [pending, setPending] = useState<string>();
   const [commandError, setCommandError] = useState<{
     what: string;

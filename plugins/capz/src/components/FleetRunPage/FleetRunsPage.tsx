@@ -3,14 +3,9 @@
  * it got, each linked to its page. Read again on each fleet run signal (capz:fleet-runs), never polled.
  */
 import { useApi, useRouteRef } from '@backstage/frontend-plugin-api';
-import { useSignal } from '@backstage/plugin-signals-react';
 import { Flex, Link, Skeleton, Text } from '@backstage/ui';
-import {
-  CAPZ_FLEET_RUNS_SIGNAL_CHANNEL,
-  type CapzFleetRunSignal,
-  type FleetRunRecord,
-} from '@capz-backstage/plugin-capz-common';
-import { useEffect, useState } from 'react';
+import { type FleetRunRecord } from '@capz-backstage/plugin-capz-common';
+import { useCallback, useState } from 'react';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
 import { fleetRunRouteRef, rootRouteRef } from '../../routes';
@@ -19,6 +14,7 @@ import { ErrorAlert } from '../shared/errors';
 import { LiveStatus } from '../shared/LiveStatus';
 import { absoluteTime } from '../shared/time';
 import { fleetRunTitle, RUN_STATE } from './fleetRunLabels';
+import { useFleetRunSignal } from './useFleetRunSignal';
 
 const cell = {
   textAlign: 'left' as const,
@@ -52,12 +48,8 @@ export function FleetRunsPage() {
     () => api.listFleetRuns(),
     [api, refreshKey],
   );
-  const { lastSignal, isSignalsAvailable } = useSignal<
-    CapzFleetRunSignal & { [k: string]: any }
-  >(CAPZ_FLEET_RUNS_SIGNAL_CHANNEL);
-  useEffect(() => {
-    if (lastSignal) setRefreshKey(k => k + 1);
-  }, [lastSignal]);
+  const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
+  const { live } = useFleetRunSignal(refresh);
   const items = value?.items ?? [];
 
   return (
@@ -70,7 +62,7 @@ export function FleetRunsPage() {
           Fleet runs
         </Text>
         <LiveStatus
-          live={isSignalsAvailable}
+          live={live}
           loading={loading}
           onRefresh={retry}
           what="runs"
