@@ -3,7 +3,7 @@
  * capz-sim: runs the simulated Azure, ASO, CAPZ and CAPI controllers against a running local management cluster.
  *
  *   run [--cluster demo] [--scenarios a,b|all|none] [--subscription <id>] [--operation-ms 1500] [--namespace-prefix team-]
- *       [--backend-name <name>]
+ *       [--backend-name <name>] [--auto-upgrade-ms <ms>]
  *       Serves the simulated Entra ID and the ARM endpoint, seeds the scenarios (idempotent), persists the Azure state
  *       in .local/capz-sim/<cluster>/azure.json so the demo survives restarts, and runs until SIGINT/SIGTERM.
  *       The simulator's service principal (the one the seeded ASO credential Secrets name) gets tokens from the Entra
@@ -17,6 +17,8 @@
  *       controllers; real-demo: see seedRealDemo).
  *       With --control-stdin, reads fault-injection commands as JSON lines on standard input (tests only; see
  *       {@link controlFromStdin}) and answers each with `capz-sim control <id> ok|error <message>` on standard output.
+ *       With --auto-upgrade-ms <ms>, AKS's cluster auto-upgrade runs on that period (default never: the control's
+ *       `autoUpgradeNow` runs it once).
  *   scenarios   lists the named scenarios
  */
 import {
@@ -50,7 +52,11 @@ import {
   servicePrincipalSecretData,
 } from './azure/credential.ts';
 import { capzTemplate } from './capzTemplates.ts';
-import { AzureWorld, type AzureSnapshot } from './azure/model.ts';
+import {
+  AzureWorld,
+  type AzureSnapshot,
+  type UpgradeFailureRule,
+} from './azure/model.ts';
 import {
   DEMO_SCENARIOS,
   DEMO_SUBSCRIPTION,
@@ -77,6 +83,7 @@ const { positionals, values } = parseArgs({
     'backend-name': { type: 'string' },
     'control-stdin': { type: 'boolean', default: false },
     'real-controllers': { type: 'boolean', default: false },
+    'auto-upgrade-ms': { type: 'string' },
   },
 });
 const log = (m: string) => process.stderr.write(`[capz-sim] ${m}\n`);
@@ -100,6 +107,9 @@ async function run(): Promise<void> {
   rmSync(armFile, { force: true });
   rmSync(discoveryFile, { force: true });
   const operationMs = Number(values['operation-ms']);
+  const autoUpgradeMs = values['auto-upgrade-ms']
+    ? Number(values['auto-upgrade-ms'])
+    : undefined;
   const saved = existsSync(stateFile)
     ? (JSON.parse(readFileSync(stateFile, 'utf8')) as AzureSnapshot)
     : undefined;
@@ -120,6 +130,7 @@ async function run(): Promise<void> {
       stateDir,
       subscriptions: [values.subscription!],
       operationMs,
+      autoUpgradeMs,
       restore: saved,
       tokens: { [token]: [values.subscription!] },
       workload: { name: `${values.cluster}-workload` },
@@ -136,8 +147,12 @@ async function run(): Promise<void> {
     }
   } else {
     world = saved
-      ? AzureWorld.restore(saved, { operationMs })
-      : new AzureWorld({ operationMs, subscriptions: [values.subscription!] });
+      ? AzureWorld.restore(saved, { operationMs, autoUpgradeMs })
+      : new AzureWorld({
+          operationMs,
+          autoUpgradeMs,
+          subscriptions: [values.subscription!],
+        });
     world.addSubscription(values.subscription!);
     // The endpoints first: the backend can be configured (and start) while the scenarios are still being seeded.
     const e = await startEntraSim({
@@ -246,7 +261,7 @@ async function run(): Promise<void> {
     });
   }
   persist();
-  if (values['control-stdin'] && sim) controlFromStdin(sim);
+  if (values['control-stdin']) controlFromStdin(world, sim);
   log(
     `simulating ${
       real
@@ -348,12 +363,16 @@ async function seedRealDemo(
 /**
  * A test's hand on the running simulator, for states a test must hold for as long as it needs rather than race:
  * `{"id": 1, "forceFailure": {"kind": "ManagedCluster", "namespace": "ns", "name": "n", "failure": {"reason",
- * "severity", "message"} | null}}` forces (or clears) a failure on one ASO object, as the scenarios do in-process.
- * Each command is answered on stdout once applied, so the test knows it holds before it goes on.
+ * "severity", "message"} | null}}` forces (or clears) a failure on one ASO object, as the scenarios do in-process
+ * (simulated controllers only); `{"id": 2, "failUpgrade": {"version": "1.33.2", "cluster"?, "resourceGroup"?,
+ * "error"?: {"code", "message"}} | null}` makes AKS fail every upgrade to that version (null lifts every such rule;
+ * `AzureWorld.failUpgrade`); `{"id": 3, "autoUpgradeNow": true}` runs AKS's cluster auto-upgrade once
+ * (`AzureWorld.autoUpgradeNow`). Each command is answered on stdout once applied, so the test knows it holds before
+ * it goes on.
  */
 type ForceFailureArgs = Parameters<Simulator['aso']['forceFailure']>;
 
-function controlFromStdin(sim: Simulator): void {
+function controlFromStdin(world: AzureWorld, sim: Simulator | undefined): void {
   const answer = (id: unknown, text: string) =>
     process.stdout.write(`capz-sim control ${String(id)} ${text}\n`);
   createInterface({ input: process.stdin }).on('line', line => {
@@ -367,11 +386,35 @@ function controlFromStdin(sim: Simulator): void {
           name: string;
           failure: ForceFailureArgs[3] | null;
         };
+        failUpgrade?: UpgradeFailureRule | null;
+        autoUpgradeNow?: boolean;
       };
       id = cmd.id;
-      if (!cmd.forceFailure) throw new Error('unknown command');
-      const f = cmd.forceFailure;
-      sim.aso.forceFailure(f.kind, f.namespace, f.name, f.failure ?? undefined);
+      if (cmd.forceFailure) {
+        if (!sim)
+          throw new Error('forceFailure needs the simulated controllers');
+        const f = cmd.forceFailure;
+        sim.aso.forceFailure(
+          f.kind,
+          f.namespace,
+          f.name,
+          f.failure ?? undefined,
+        );
+      } else if (cmd.failUpgrade !== undefined) {
+        if (cmd.failUpgrade === null) world.clearUpgradeFailures();
+        else if (typeof cmd.failUpgrade.version !== 'string')
+          throw new Error('failUpgrade needs a version');
+        else world.failUpgrade(cmd.failUpgrade);
+      } else if (cmd.autoUpgradeNow) {
+        const started = world.autoUpgradeNow();
+        log(
+          `auto-upgrade: ${
+            started
+              .map(u => `${u.resourceGroup}/${u.name} ${u.from} -> ${u.to}`)
+              .join(', ') || 'nothing to do'
+          }`,
+        );
+      } else throw new Error('unknown command');
       answer(id, 'ok');
     } catch (e) {
       answer(id, `error ${(e as Error).message}`);

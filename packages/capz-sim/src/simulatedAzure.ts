@@ -44,6 +44,8 @@ export interface SimulatedAzureOptions {
   subscriptions: string[];
   /** How long an Azure operation takes (default 300 ms). */
   operationMs?: number;
+  /** AKS's cluster auto-upgrade runs on this period (`AzureWorldOptions.autoUpgradeMs`); default never. */
+  autoUpgradeMs?: number;
   /** Azure as an earlier run left it (the demo persists it). */
   restore?: AzureSnapshot;
   /**
@@ -99,6 +101,7 @@ export async function startSimulatedAzure(
     let workload: WorkloadApiServer | undefined;
     const worldOpts = {
       operationMs: opts.operationMs ?? 300,
+      autoUpgradeMs: opts.autoUpgradeMs,
       kubeconfigFor: () => {
         if (!workload)
           throw new Error('the workload API server is not running');

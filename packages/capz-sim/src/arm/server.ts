@@ -811,7 +811,7 @@ function dispatch(c: Ctx, kind: RouteKind): Answer {
           `No registered resource provider found for location '${p.location}' and API version '${c.apiVersion}' for type 'locations/kubernetesVersions'.`,
         );
       }
-      return ok(kubernetesVersionsToWire());
+      return ok(kubernetesVersionsToWire(world.kubernetesVersions()));
     }
     case 'listBySubscription':
       return ok({

@@ -222,8 +222,11 @@ export function locationsToWire(sub: string) {
 
 export { KUBERNETES_VERSIONS };
 
-export function kubernetesVersionsToWire() {
-  const all = KUBERNETES_VERSIONS.flatMap(m => m.patches);
+/** What the region offers (by default every version; the ARM endpoint passes `world.kubernetesVersions()`). */
+export function kubernetesVersionsToWire(
+  offered: readonly (typeof KUBERNETES_VERSIONS)[number][] = KUBERNETES_VERSIONS,
+) {
+  const all = offered.flatMap(m => m.patches);
   const later = (a: string, b: string) => {
     const x = a.split('.').map(Number);
     const y = b.split('.').map(Number);
@@ -242,7 +245,7 @@ export function kubernetesVersionsToWire() {
     });
   };
   return {
-    values: KUBERNETES_VERSIONS.map(m => ({
+    values: offered.map(m => ({
       version: m.minor,
       capabilities: {
         supportPlan: m.lts

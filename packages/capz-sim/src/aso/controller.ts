@@ -442,6 +442,30 @@ export class AsoSimulator {
     return requeue === undefined ? undefined : { requeueAfterMs: requeue };
   }
 
+  /**
+   * The operation ASO's PUT of this generation started ended Failed in Azure (an upgrade AKS failed, a forced
+   * `failNextOperation`): ASO's poller returns the operation's error, which reaches the Ready condition as every ARM
+   * error does (its code the reason, {@link fromAzureError}). Thrown while the object's Ready condition is about this
+   * generation's PUT (Reconciling) or already reports this error: a Failed resource is not PUT again until the spec
+   * changes (_inference_: the real ASO retries on its backoff, and the retry meets the same failure).
+   */
+  private failedOperation(
+    o: Obj,
+    resource: { provisioningState: string } | undefined,
+    path: string,
+  ): void {
+    if (resource?.provisioningState !== 'Failed') return;
+    const e = this.deps.world.operationError(path);
+    const r = getCondition(o, 'Ready');
+    if (
+      e &&
+      r &&
+      r.observedGeneration === o.metadata.generation &&
+      (r.reason === 'Reconciling' || r.reason === e.code)
+    )
+      throw e;
+  }
+
   /** Observes Azure, PUTs when the policy allows and the object asks for a change; returns status and whether done. */
   private reconcileAzure(
     kind: AsoKind,
@@ -507,6 +531,11 @@ export class AsoSimulator {
       ) {
         return { status: managedClusterStatus(mc), done: false };
       }
+      this.failedOperation(
+        o,
+        mc,
+        `/subscriptions/${sub}/resourceGroups/${rgName}/providers/Microsoft.ContainerService/managedClusters/${mcName}`,
+      );
       if (!mc || !upToDate || updateCycle) {
         mc = w.putManagedCluster(
           sub,
@@ -623,7 +652,12 @@ export class AsoSimulator {
         `Managed cluster '${mcName}' is ${mc.provisioningState}; the agent pool is reconciled when it is done.`,
       );
     }
-    if (pool && pool.provisioningState !== 'Succeeded')
+    this.failedOperation(
+      o,
+      pool,
+      `/subscriptions/${sub}/resourceGroups/${rgName}/providers/Microsoft.ContainerService/managedClusters/${mcName}/agentPools/${poolName}`,
+    );
+    if (pool && !['Succeeded', 'Failed'].includes(pool.provisioningState))
       return {
         status: agentPoolStatus(pool, sub, rgName, mcName),
         done: false,

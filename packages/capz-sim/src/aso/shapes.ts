@@ -31,6 +31,16 @@ export function clusterSpecFromAso(spec: any): ManagedClusterSpec {
     networkProfile: spec.networkProfile,
     identity: spec.identity,
     tags: spec.tags,
+    // AKS's auto-upgrade channel travels in the PUT as `properties.autoUpgradeProfile` (the model keeps it verbatim).
+    ...(spec.autoUpgradeProfile
+      ? {
+          extra: {
+            properties: {
+              autoUpgradeProfile: structuredClone(spec.autoUpgradeProfile),
+            },
+          },
+        }
+      : {}),
     agentPoolProfiles: (spec.agentPoolProfiles ?? []).map((p: any) => ({
       name: p.name,
       ...poolSpecFromAso(p),
@@ -116,6 +126,9 @@ export function managedClusterStatus(mc: ManagedCluster) {
     enableRBAC: mc.enableRBAC,
     disableLocalAccounts: mc.disableLocalAccounts,
     aadProfile: mc.aadProfile,
+    autoUpgradeProfile: structuredClone(
+      mc.extra?.properties?.autoUpgradeProfile,
+    ),
     identity: mc.identity,
     networkProfile: mc.networkProfile,
     provisioningState: mc.provisioningState,

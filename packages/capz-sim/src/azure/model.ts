@@ -216,15 +216,20 @@ export const KUBERNETES_VERSIONS: Array<{
   { minor: '1.34', patches: ['1.34.0'], isPreview: true },
 ];
 
+export type OfferedMinor = (typeof KUBERNETES_VERSIONS)[number];
+
 /**
- * AKS's refusal of a version it does not offer in the region (every patch of {@link KUBERNETES_VERSIONS}, previews
- * included, as `az aks create --kubernetes-version` takes them): 400 `AgentPoolK8sVersionNotSupported` with AKS's
- * own words, for a cluster's `kubernetesVersion` and a pool's `orchestratorVersion` alike
+ * AKS's refusal of a version it does not offer in the region (every patch of {@link AzureWorld.kubernetesVersions},
+ * previews included, as `az aks create --kubernetes-version` takes them): 400 `AgentPoolK8sVersionNotSupported` with
+ * AKS's own words, for a cluster's `kubernetesVersion` and a pool's `orchestratorVersion` alike
  * (docs/azure-facts.md#arm-unsupported-version). A value the resource already has is not checked again: a version
  * AKS stopped offering keeps running.
  */
-function requireOfferedVersion(version: string): void {
-  if (KUBERNETES_VERSIONS.some(m => m.patches.includes(version))) return;
+function requireOfferedVersion(
+  offered: readonly OfferedMinor[],
+  version: string,
+): void {
+  if (offered.some(m => m.patches.includes(version))) return;
   throw new AzureError(
     400,
     'AgentPoolK8sVersionNotSupported',
@@ -232,9 +237,115 @@ function requireOfferedVersion(version: string): void {
   );
 }
 
+/** AKS's cluster auto-upgrade channels (`properties.autoUpgradeProfile.upgradeChannel`, default `none`). */
+export type UpgradeChannel =
+  | 'none'
+  | 'patch'
+  | 'stable'
+  | 'rapid'
+  | 'node-image';
+
+const versionParts = (v: string) => v.split('.').map(Number);
+/** Compares two `major.minor[.patch]` versions numerically. */
+export function compareVersions(a: string, b: string): number {
+  const x = versionParts(a);
+  const y = versionParts(b);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d) return d;
+  }
+  return 0;
+}
+const minorOf = (v: string) => v.split('.').slice(0, 2).join('.');
+
+/**
+ * Where an auto-upgrade channel moves a cluster running `current` when AKS's auto-upgrade runs, among the versions the
+ * region offers (docs/azure-facts.md#aks-auto-upgrade, AKS "Automatically upgrade an AKS cluster"): `patch` to the
+ * latest patch of its minor; `stable` towards the latest patch of minor N-1 and `rapid` towards the latest patch of
+ * minor N, N being the latest GA minor (previews never count), one minor at a time (a cluster two minors behind goes
+ * to the next minor's latest patch first); `node-image` and `none` never change the Kubernetes version. A cluster at
+ * or past the channel's minor keeps its version under `stable` (_inference_: the docs only describe clusters behind
+ * it); under `rapid` at N it takes N's latest patch. Undefined: nothing to do.
+ */
+export function autoUpgradeTarget(
+  channel: string | undefined,
+  current: string,
+  offered: readonly OfferedMinor[],
+): string | undefined {
+  const ga = offered
+    .filter(m => !m.isPreview && m.patches.length)
+    .sort((a, b) => compareVersions(a.minor, b.minor));
+  const latestPatch = (minor: string) =>
+    ga
+      .find(m => m.minor === minor)
+      ?.patches.slice()
+      .sort(compareVersions)
+      .at(-1);
+  const newer = (v: string | undefined) =>
+    v && compareVersions(v, current) > 0 ? v : undefined;
+  const cur = minorOf(current);
+  if (channel === 'patch') return newer(latestPatch(cur));
+  if (channel !== 'stable' && channel !== 'rapid') return undefined;
+  if (!ga.length) return undefined;
+  const target =
+    channel === 'rapid'
+      ? ga[ga.length - 1].minor
+      : ga[Math.max(0, ga.length - 2)].minor;
+  const c = compareVersions(cur, target);
+  if (c > 0) return undefined;
+  if (c === 0) return newer(latestPatch(cur));
+  const next = ga.find(m => compareVersions(m.minor, cur) > 0);
+  return next ? newer(latestPatch(next.minor)) : undefined;
+}
+
+/** The end of support of one minor, as the backend's release calendar has it (`AksMinorLifecycle`). */
+export interface MinorSupport {
+  /** `1.33` */
+  minor: string;
+  /** Last day of community support, `YYYY-MM-DD`. */
+  endOfLife: string;
+  /** Last day of long-term support, for a minor the region offers with the AKSLongTermSupport plan. */
+  ltsEndOfLife?: string;
+}
+
+/** An upgrade that fails on demand: see {@link AzureWorld.failUpgrade}. */
+export interface UpgradeFailureRule {
+  /** The target version whose upgrade fails (`1.33.2`; a minor `1.33` matches its patches). */
+  version: string;
+  /** Only this cluster (AKS name, case-insensitive); default every cluster. */
+  cluster?: string;
+  /** Only clusters in this resource group (case-insensitive). */
+  resourceGroup?: string;
+  /** The error AKS answers; default `UpgradeFailed` with AKS's drain-failure message. */
+  error?: { code: string; message: string };
+}
+
+/** What one auto-upgrade did (see {@link AzureWorld.autoUpgradeNow}). */
+export interface AutoUpgrade {
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+  channel: UpgradeChannel;
+  from: string;
+  to: string;
+}
+
 export interface AzureWorldOptions {
   /** How long a create/update/delete of a cluster or pool takes (ARM LRO); default 200 ms. */
   operationMs?: number;
+  /**
+   * Runs AKS's cluster auto-upgrade ({@link AzureWorld.autoUpgradeNow}) every so many ms; default never (a test or
+   * the demo's control calls it).
+   */
+  autoUpgradeMs?: number;
+  /** The simulator's clock, for end-of-support dates; default the wall clock. */
+  now?: () => Date;
+  /**
+   * End-of-support dates per minor (the backend's release calendar, `AKS_RELEASE_CALENDAR` of capz-common, fits):
+   * from the day after `endOfLife` (`ltsEndOfLife` for a minor the region offers as LTS) the region no longer offers
+   * the minor. Default none: every version of {@link KUBERNETES_VERSIONS} is offered whatever the date.
+   */
+  versionSupport?: readonly MinorSupport[];
   subscriptions?: string[];
   /**
    * Where a cluster's credentials point: a real API server (the shared workload cluster of src/workload/, which holds
@@ -262,6 +373,22 @@ export interface AzureSnapshot {
   counters: Counters;
 }
 
+/**
+ * The cluster's auto-upgrade channel: `properties.autoUpgradeProfile.upgradeChannel` of its last PUT (kept verbatim in
+ * {@link WireExtra}, echoed by GET), undefined for `none` or none set.
+ */
+export function upgradeChannelOf(
+  mc: Pick<ManagedCluster, 'extra'>,
+): UpgradeChannel | undefined {
+  const p = mc.extra?.properties?.autoUpgradeProfile as
+    | { upgradeChannel?: string }
+    | undefined;
+  const c = p?.upgradeChannel?.toLowerCase();
+  return c === 'patch' || c === 'stable' || c === 'rapid' || c === 'node-image'
+    ? c
+    : undefined;
+}
+
 export class AzureWorld extends EventEmitter {
   operationMs: number;
   private readonly subscriptions = new Set<string>();
@@ -282,12 +409,138 @@ export class AzureWorld extends EventEmitter {
   };
 
   private readonly kubeconfigFor: AzureWorldOptions['kubeconfigFor'];
+  private readonly now: () => Date;
+  private readonly versionSupport: readonly MinorSupport[];
+  private upgradeFailures: UpgradeFailureRule[] = [];
+  private autoUpgradeTimer?: NodeJS.Timeout;
 
   constructor(opts: AzureWorldOptions = {}) {
     super();
     this.operationMs = opts.operationMs ?? 200;
     this.kubeconfigFor = opts.kubeconfigFor;
+    this.now = opts.now ?? (() => new Date());
+    this.versionSupport = opts.versionSupport ?? [];
     for (const s of opts.subscriptions ?? []) this.addSubscription(s);
+    if (opts.autoUpgradeMs) {
+      this.autoUpgradeTimer = setInterval(
+        () => this.autoUpgradeNow(),
+        opts.autoUpgradeMs,
+      );
+      this.autoUpgradeTimer.unref();
+    }
+  }
+
+  /**
+   * What the region offers today (managedClusters.listKubernetesVersions): {@link KUBERNETES_VERSIONS} without the
+   * minors past their end of support by the simulator's clock (`versionSupport`; a day is over at its end, UTC). AKS
+   * stops offering a version once it leaves support (docs/azure-facts.md#aks-version-end-of-support).
+   */
+  kubernetesVersions(): OfferedMinor[] {
+    const today = this.now().toISOString().slice(0, 10);
+    return KUBERNETES_VERSIONS.filter(m => {
+      const s = this.versionSupport.find(x => x.minor === m.minor);
+      if (!s) return true;
+      const last = m.lts && s.ltsEndOfLife ? s.ltsEndOfLife : s.endOfLife;
+      return today <= last;
+    });
+  }
+
+  /**
+   * Makes every upgrade (a cluster's `kubernetesVersion` or a pool's `orchestratorVersion` moving to a version it does
+   * not run, by a PUT or by auto-upgrade) to `rule.version` fail, until {@link clearUpgradeFailures}: the PUT is
+   * accepted, its operation ends `Failed` with AKS's `UpgradeFailed` (or `rule.error`), the resource's
+   * provisioningState is `Failed` and the running version stays (docs/azure-facts.md#aks-upgrade-failed).
+   */
+  failUpgrade(rule: UpgradeFailureRule): void {
+    this.upgradeFailures.push(structuredClone(rule));
+  }
+
+  clearUpgradeFailures(): void {
+    this.upgradeFailures = [];
+  }
+
+  /** The failure an upgrade of this cluster (or its pool) to `to` meets, if a rule says so. */
+  private upgradeFailure(
+    mc: Pick<ManagedCluster, 'resourceGroup' | 'name' | 'agentPools'>,
+    to: string,
+    pool?: string,
+  ): AzureError | undefined {
+    const eq = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+    const rule = this.upgradeFailures.find(
+      r =>
+        (r.version === to || r.version === minorOf(to)) &&
+        (!r.cluster || eq(r.cluster, mc.name)) &&
+        (!r.resourceGroup || eq(r.resourceGroup, mc.resourceGroup)),
+    );
+    if (!rule) return undefined;
+    if (rule.error)
+      return new AzureError(400, rule.error.code, rule.error.message);
+    // AKS's words for an upgrade that a PodDisruptionBudget blocks (docs/azure-facts.md#aks-upgrade-failed).
+    const poolName =
+      pool ?? Object.keys(mc.agentPools).sort()[0] ?? 'nodepool1';
+    const hash = createHash('sha256')
+      .update(`${mc.resourceGroup}/${mc.name}/${poolName}`)
+      .digest('hex')
+      .slice(0, 8);
+    return new AzureError(
+      400,
+      'UpgradeFailed',
+      `Drain node aks-${poolName}-${hash}-vmss000000 failed when evicting pod app-0 failed with Too Many Requests error. This is often caused by a restrictive Pod Disruption Budget (PDB) policy. See https://aka.ms/aks/debugdrainfailures. Original error: Cannot evict pod as it would violate the pod's disruption budget.. PDB debug info: default/app-0 blocked by pdb app-pdb with 0 unready pods.`,
+    );
+  }
+
+  /**
+   * AKS's cluster auto-upgrade, run now (the maintenance tick; `autoUpgradeMs` runs it on a period): every cluster
+   * that is Succeeded and has an `autoUpgradeProfile.upgradeChannel` moving it ({@link autoUpgradeTarget}) starts an
+   * upgrade as AKS does it: the control plane, then every agent pool, to the same version
+   * (docs/azure-facts.md#aks-auto-upgrade). The cluster is Updating with `kubernetesVersion` set, and after
+   * `operationMs` Succeeded with `currentKubernetesVersion` and the pools' versions moved (or Failed, the versions
+   * kept, when {@link failUpgrade} says so). AKS's own upgrades are not counted in {@link counters} (nobody PUT).
+   */
+  autoUpgradeNow(): AutoUpgrade[] {
+    const started: AutoUpgrade[] = [];
+    for (const mc of this.clusters.values()) {
+      const channel = upgradeChannelOf(mc);
+      if (!channel || mc.provisioningState !== 'Succeeded') continue;
+      const from = mc.currentKubernetesVersion;
+      const to = autoUpgradeTarget(channel, from, this.kubernetesVersions());
+      if (!to) continue;
+      const failure = this.upgradeFailure(mc, to);
+      mc.kubernetesVersion = to;
+      mc.provisioningState = 'Updating';
+      const pools = Object.values(mc.agentPools).filter(
+        p => p.provisioningState === 'Succeeded',
+      );
+      for (const p of pools) {
+        p.orchestratorVersion = to;
+        p.provisioningState = 'Updating';
+      }
+      this.later(() => {
+        if (mc.provisioningState === 'Deleting') return;
+        if (failure) {
+          // The running versions stay (the goal versions say what was tried); the pools are Failed with the cluster.
+          mc.provisioningState = 'Failed';
+          for (const p of pools) {
+            if (p.provisioningState === 'Deleting') continue;
+            p.provisioningState = 'Failed';
+          }
+          return;
+        }
+        mc.provisioningState = 'Succeeded';
+        mc.currentKubernetesVersion = to;
+        for (const p of pools) this.settlePool(p, mc);
+      });
+      started.push({
+        subscriptionId: mc.subscriptionId,
+        resourceGroup: mc.resourceGroup,
+        name: mc.name,
+        channel,
+        from,
+        to,
+      });
+    }
+    if (started.length) this.emit('change');
+    return started;
   }
 
   addSubscription(id: string): void {
@@ -371,6 +624,7 @@ export class AzureWorld extends EventEmitter {
 
   /** Stops pending operations (they never complete). */
   close(): void {
+    if (this.autoUpgradeTimer) clearInterval(this.autoUpgradeTimer);
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.pendingSteps.clear();
@@ -505,15 +759,33 @@ export class AzureWorld extends EventEmitter {
       AzureWorld.validatePool(p.name, p);
     const version =
       spec.kubernetesVersion ?? existing?.kubernetesVersion ?? DEFAULT_VERSION;
-    if (version !== existing?.kubernetesVersion) requireOfferedVersion(version);
+    const offered = this.kubernetesVersions();
+    if (version !== existing?.kubernetesVersion)
+      requireOfferedVersion(offered, version);
     for (const p of spec.agentPoolProfiles ?? [])
       if (
         p.orchestratorVersion &&
         p.orchestratorVersion !==
           existing?.agentPools[p.name]?.orchestratorVersion
       )
-        requireOfferedVersion(p.orchestratorVersion);
-    const asyncFailure = this.startOperation(path);
+        requireOfferedVersion(offered, p.orchestratorVersion);
+    // An upgrade a rule makes fail (failUpgrade): the control plane's, or a pool's in the PUT's agentPoolProfiles.
+    const upgradeFailure = existing
+      ? (version !== existing.currentKubernetesVersion
+          ? this.upgradeFailure(existing, version)
+          : undefined) ??
+        (spec.agentPoolProfiles ?? [])
+          .map(p =>
+            p.orchestratorVersion &&
+            existing.agentPools[p.name] &&
+            p.orchestratorVersion !==
+              existing.agentPools[p.name].currentOrchestratorVersion
+              ? this.upgradeFailure(existing, p.orchestratorVersion, p.name)
+              : undefined,
+          )
+          .find(e => e)
+      : undefined;
+    const asyncFailure = this.startOperation(path) ?? upgradeFailure;
     const dnsPrefix = spec.dnsPrefix ?? existing?.dnsPrefix ?? name;
     const hash = createHash('sha256')
       .update(key(sub, rg, name))
@@ -571,6 +843,14 @@ export class AzureWorld extends EventEmitter {
       if (asyncFailure) {
         mc.provisioningState = 'Failed';
         this.operationErrors.set(path.toLowerCase(), asyncFailure);
+        // The pools the PUT changed fail with it (AKS leaves "the cluster/node pool in Failed state"), their running
+        // version kept (docs/azure-facts.md#aks-upgrade-failed).
+        for (const p of Object.values(mc.agentPools))
+          if (
+            p.provisioningState === 'Creating' ||
+            p.provisioningState === 'Updating'
+          )
+            p.provisioningState = 'Failed';
         return;
       }
       mc.provisioningState = 'Succeeded';
@@ -791,8 +1071,17 @@ export class AzureWorld extends EventEmitter {
       spec.orchestratorVersion &&
       spec.orchestratorVersion !== existing?.orchestratorVersion
     )
-      requireOfferedVersion(spec.orchestratorVersion);
-    const asyncFailure = this.startOperation(path);
+      requireOfferedVersion(
+        this.kubernetesVersions(),
+        spec.orchestratorVersion,
+      );
+    const asyncFailure =
+      this.startOperation(path) ??
+      (existing &&
+      spec.orchestratorVersion &&
+      spec.orchestratorVersion !== existing.currentOrchestratorVersion
+        ? this.upgradeFailure(mc, spec.orchestratorVersion, name)
+        : undefined);
     const pool = this.applyPool(mc, name, spec, mc.kubernetesVersion);
     this.later(() => {
       if (asyncFailure && pool.provisioningState !== 'Deleting') {
