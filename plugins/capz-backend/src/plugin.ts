@@ -416,6 +416,8 @@ export const capzPlugin = createBackendPlugin({
         // its runs kept in the database (the jobs' migrations made the table) and advanced on one replica at a time.
         const fleet = new FleetPreview({
           day2,
+          // A migration wave's parts: each legacy cluster's migration job previewed as its wizard previews it.
+          previewJob: request => jobs.starter.preview(request),
           factsOf: p => {
             const s = cacheViews.summary(
               p.managementCluster,
@@ -435,6 +437,16 @@ export const capzPlugin = createBackendPlugin({
           store: new FleetRunStore(notifyDb),
           preview: fleet,
           day2,
+          // A migration wave's job steps: started as POST /jobs starts a job, once per run, cluster and attempt.
+          jobs: {
+            start: (request, createdBy, id) =>
+              jobs.starter.start(request, createdBy, id),
+            get: id =>
+              jobs.store.get(id).catch(e => {
+                if ((e as Error).name === 'NotFoundError') return undefined;
+                throw e;
+              }),
+          },
           observe: c => {
             let seen;
             try {

@@ -228,7 +228,7 @@ describe('day-2 actions on a real management cluster', () => {
       to: 'v1.33.2',
       problems: [],
     });
-    expect(gone.steps.map(x => x.target)).toEqual([
+    expect(gone.steps.map(x => ('target' in x ? x.target : x.kind))).toEqual([
       'controlPlane',
       { pools: ['system', 'user'] },
     ]);

@@ -5,14 +5,18 @@
  */
 import { NotFoundError } from '@backstage/errors';
 import {
+  fleetMigrationNamespace,
   fleetRunPreview,
   planFleetCluster,
+  planFleetMigration,
   type ClusterPlace,
   type Day2PlanContext,
   type FleetClusterFacts,
   type FleetClusterPlan,
   type FleetRunPreview,
   type FleetRunSpec,
+  type JobPreview,
+  type JobRequest,
 } from '@capz-backstage/plugin-capz-common';
 import type { Day2Service } from './Day2Service';
 
@@ -22,16 +26,22 @@ const keyOf = (p: ClusterPlace) =>
 export class FleetPreview {
   constructor(
     private readonly o: {
-      day2: Pick<Day2Service, 'cachedUpgradeBasis'>;
+      day2: Pick<Day2Service, 'cachedUpgradeBasis' | 'cluster'>;
       /** The cluster's health and version conflicts, as the clusters page has them (the watch cache's views). */
       factsOf(p: ClusterPlace): FleetClusterFacts;
+      /** A job's preflight and plan, as the wizard previews it (src/jobs JobStarter): a migration wave's parts. */
+      previewJob?(
+        request: JobRequest,
+      ): Promise<Pick<JobPreview, 'preflight' | 'plan'>>;
     },
   ) {}
 
   /**
-   * The run's preview. `mayUpgrade` is the caller's capz.cluster.upgrade on each cluster: a cluster it does not allow
-   * is refused in the same words as one that does not exist (the answer tells nothing of clusters the caller may not
-   * act on). ARM throttling or unavailable fails the whole preview (503), as for one cluster's upgrade options.
+   * The run's preview. `mayUpgrade` is the caller's permission on each cluster (capz.cluster.upgrade, or
+   * capz.cluster.migrate for a migration wave): a cluster it does not allow is refused in the same words as one that
+   * does not exist (the answer tells nothing of clusters the caller may not act on). ARM throttling or unavailable
+   * fails the whole preview (503), as for one cluster's upgrade options. A migration wave reads each legacy cluster's
+   * preflight live, as the migration wizard does.
    */
   async preview(
     spec: FleetRunSpec,
@@ -57,17 +67,44 @@ export class FleetPreview {
             namespace: p.namespace,
             name: p.name,
           };
+          const target = spec.target;
           if (!mayUpgrade(place)) {
             plans.set(
               keyOf(place),
               refused(
                 place,
-                `no cluster ${place.namespace}/${place.name} that you may upgrade on management cluster ${place.managementCluster} (capz.cluster.upgrade)`,
+                target.kind === 'migrate'
+                  ? `no cluster ${place.namespace}/${place.name} that you may migrate on management cluster ${place.managementCluster} (capz.cluster.migrate)`
+                  : `no cluster ${place.namespace}/${place.name} that you may upgrade on management cluster ${place.managementCluster} (capz.cluster.upgrade)`,
               ),
             );
             return;
           }
           try {
+            if (target.kind === 'migrate') {
+              const { api } = this.o.day2.cluster(place);
+              const request: JobRequest = {
+                type: 'migrate',
+                params: {
+                  ...place,
+                  targetNamespace: fleetMigrationNamespace(target, place),
+                },
+              };
+              if (api === 'legacy' && !this.o.previewJob)
+                throw new Error('migration waves need the jobs engine');
+              plans.set(
+                keyOf(place),
+                planFleetMigration(
+                  place,
+                  api,
+                  request,
+                  api === 'legacy'
+                    ? await this.o.previewJob!(request)
+                    : undefined,
+                ),
+              );
+              return;
+            }
             const { cluster, ctx } = await this.o.day2.cachedUpgradeBasis(
               place,
               memo,
@@ -78,7 +115,7 @@ export class FleetPreview {
                 place,
                 cluster,
                 this.o.factsOf(place),
-                spec.target,
+                target,
                 ctx,
               ),
             );

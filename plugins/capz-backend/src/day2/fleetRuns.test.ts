@@ -5,20 +5,22 @@
  */
 import { mockServices } from '@backstage/backend-test-utils';
 import { ConflictError, ServiceUnavailableError } from '@backstage/errors';
-import type {
-  ClusterPlace,
-  Day2Action,
-  Day2Plan,
-  FleetClusterPlan,
-  FleetRunCluster,
-  FleetRunPreview,
+import {
+  jobTargetOf,
+  type ClusterPlace,
+  type Day2Action,
+  type Day2Plan,
+  type FleetClusterPlan,
+  type FleetRunCluster,
+  type FleetRunPreview,
+  type Job,
 } from '@capz-backstage/plugin-capz-common';
 import {
   migratedDatabase,
   postgresId,
   storeDatabases,
 } from '../testing/storeDatabases';
-import { FleetRuns } from './fleetRuns';
+import { FleetRuns, fleetStepJobId } from './fleetRuns';
 import { FleetRunStore } from './fleetRunStore';
 
 const databases = storeDatabases();
@@ -409,3 +411,189 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
     ).rejects.toThrow('stage "dev" is running, not awaiting approval');
   });
 });
+
+describe.each(databases.eachSupportedId())(
+  'FleetRuns with job steps (a migration wave) on %p',
+  id => {
+    const migrate = (name: string): FleetClusterPlan => ({
+      ...place(name),
+      outcome: 'upgrade',
+      steps: [
+        {
+          kind: 'job',
+          request: {
+            type: 'migrate',
+            params: { ...place(name), targetNamespace: `team-a-${name}` },
+          },
+          title: `migrate to the ASO API in namespace team-a-${name}`,
+          plan: ['Pause'],
+          warnings: [],
+        },
+      ],
+      problems: [],
+    });
+
+    async function setUp() {
+      const knex = await migratedDatabase(databases, id);
+      const store = new FleetRunStore(knex);
+      const jobs = new Map<string, Job>();
+      const starts: string[] = [];
+      let refuse: Error | undefined;
+      let crashAfterStart = false;
+      const observed: string[] = [];
+      const runs = new FleetRuns({
+        store,
+        preview: {
+          preview: async () => ({
+            ...preview([['legacy', [migrate('a'), migrate('b')]]]),
+            target: { kind: 'migrate' },
+          }),
+        },
+        day2: {
+          act: async () => {
+            throw new Error('a migration wave makes no day-2 action');
+          },
+        },
+        jobs: {
+          start: async (request, createdBy, jobId) => {
+            starts.push(`${jobTargetOf(request).name} ${jobId} ${createdBy}`);
+            if (refuse) throw refuse;
+            if (jobs.has(jobId)) {
+              const e = new ConflictError('already active') as Error & {
+                jobId?: string;
+              };
+              e.jobId = jobId;
+              throw e;
+            }
+            jobs.set(jobId, {
+              id: jobId,
+              type: 'migrate',
+              target: jobTargetOf(request),
+              state: 'running',
+              steps: [],
+            } as unknown as Job);
+            if (crashAfterStart) throw new Error('the process died here');
+            return undefined;
+          },
+          get: async jobId => jobs.get(jobId),
+        },
+        observe: (c: FleetRunCluster) => {
+          observed.push(`${c.namespace}/${c.name}`);
+          return { stepDone: false, health: 'healthy' };
+        },
+        logger: mockServices.logger.mock(),
+      });
+      return {
+        runs,
+        jobs,
+        starts,
+        observed,
+        refuse: (e: Error | undefined) => {
+          refuse = e;
+        },
+        crash: (on: boolean) => {
+          crashAfterStart = on;
+        },
+      };
+    }
+
+    it('starts one job per cluster under an id of the run, cluster and attempt, follows it, and reads the health where the job moved the cluster', async () => {
+      const w = await setUp();
+      const r = await w.runs.create(
+        { target: { kind: 'migrate' }, stages: [] },
+        {},
+        () => true,
+        'user:default/pat',
+      );
+      await w.runs.tick();
+      const idA = fleetStepJobId(r.id, place('a'), 0, 0);
+      expect(w.starts).toEqual([`a ${idA} user:default/pat`]);
+      expect((await w.runs.get(r.id)).run.stages[0].clusters[0]).toMatchObject({
+        state: 'running',
+        written: true,
+        jobId: idA,
+      });
+      // The job runs: nothing new starts, the run waits for it.
+      await w.runs.tick();
+      expect(w.starts).toHaveLength(1);
+      w.jobs.set(idA, {
+        ...w.jobs.get(idA)!,
+        state: 'succeeded',
+        result: { cluster: { ...place('a'), namespace: 'team-a-a' } },
+      });
+      w.observed.length = 0;
+      await w.runs.tick();
+      const after = (await w.runs.get(r.id)).run.stages[0].clusters;
+      expect(after[0]).toMatchObject({
+        state: 'succeeded',
+        movedTo: { ...place('a'), namespace: 'team-a-a' },
+        message: 'migrated: now team-a-a/a',
+      });
+      expect(w.observed).toContain('team-a-a/a');
+      expect(after[1]).toMatchObject({ state: 'running', written: true });
+    });
+
+    it('a start made again after a crash meets its own job and starts no second one', async () => {
+      const w = await setUp();
+      const r = await w.runs.create(
+        { target: { kind: 'migrate' }, stages: [] },
+        {},
+        () => true,
+        'pat',
+      );
+      // The job is stored, then the process dies before the run records it.
+      w.crash(true);
+      await w.runs.tick();
+      expect((await w.runs.get(r.id)).run.stages[0].clusters[0]).toMatchObject({
+        state: 'running',
+        written: false,
+      });
+      w.crash(false);
+      await w.runs.tick();
+      const idA = fleetStepJobId(r.id, place('a'), 0, 0);
+      expect(w.starts).toEqual([`a ${idA} pat`]);
+      expect(w.jobs.size).toBe(1);
+      expect((await w.runs.get(r.id)).run.stages[0].clusters[0]).toMatchObject({
+        state: 'running',
+        written: true,
+        jobId: idA,
+      });
+    });
+
+    it("fails the cluster in the preflight's words when its job would not start, and a failed job fails it too", async () => {
+      const w = await setUp();
+      const r = await w.runs.create(
+        { target: { kind: 'migrate' }, stages: [] },
+        { maxFailures: 1 },
+        () => true,
+        'pat',
+      );
+      const refused = new Error(
+        'Preflight failed: The target namespace is new: Namespace team-a-a already exists.',
+      );
+      refused.name = 'PreflightFailedError';
+      w.refuse(refused);
+      await w.runs.tick();
+      expect((await w.runs.get(r.id)).run.stages[0].clusters[0]).toMatchObject({
+        state: 'failed',
+        message:
+          'migrate to the ASO API in namespace team-a-a: Preflight failed: The target namespace is new: Namespace team-a-a already exists.',
+      });
+      w.refuse(undefined);
+      await w.runs.tick();
+      const idB = fleetStepJobId(r.id, place('b'), 0, 0);
+      w.jobs.set(idB, {
+        ...w.jobs.get(idB)!,
+        state: 'failed',
+        error: 'the ManagedCluster is not Ready',
+      });
+      await w.runs.tick();
+      const run = (await w.runs.get(r.id)).run;
+      expect(run.stages[0].clusters[1]).toMatchObject({
+        state: 'failed',
+        message: `migrate to the ASO API in namespace team-a-b: job ${idB} failed: the ManagedCluster is not Ready`,
+      });
+      expect(run.state).toBe('failed');
+    });
+  },
+);

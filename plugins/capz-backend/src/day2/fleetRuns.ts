@@ -16,6 +16,7 @@ import {
   advanceFleetRun,
   commandFleetRun,
   day2Progress,
+  isFleetJobStep,
   newFleetRun,
   recordFleetStepWrite,
   type ClusterPlace,
@@ -29,10 +30,12 @@ import {
   type FleetRunSpec,
   type FleetStepStart,
   type Health,
+  type Job,
+  type JobRequest,
   type ObjectChange,
   type TreeNode,
 } from '@capz-backstage/plugin-capz-common';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Day2Service } from './Day2Service';
 import type { FleetPreview } from './fleetPreview';
 import type { FleetRunStore, StoredFleetRun } from './fleetRunStore';
@@ -53,7 +56,9 @@ export function fleetStepObservation(
       waitingFor: 'the cluster to be in the watch cache',
     };
   const step = c.steps[c.step];
-  if (!step) return { stepDone: false, health: seen.health };
+  // A job step's progress is its job's (FleetRuns reads it); the tree gives the health only.
+  if (!step || isFleetJobStep(step))
+    return { stepDone: false, health: seen.health };
   const plan = {
     action: { action: 'upgrade', version: step.version, target: step.target },
     changes: step.changes,
@@ -73,6 +78,8 @@ export interface FleetRunsOptions {
   store: FleetRunStore;
   preview: Pick<FleetPreview, 'preview'>;
   day2: Pick<Day2Service, 'act'>;
+  /** The jobs a run's job steps start and follow (a migration wave): src/jobs JobStarter and JobStore. */
+  jobs?: FleetJobs;
   /** A running cluster's current step and health, as seen now ({@link fleetStepObservation} on the watch cache). */
   observe(c: FleetRunCluster): FleetClusterObservation;
   logger: LoggerService;
@@ -84,6 +91,78 @@ export interface FleetRunsOptions {
   /** A crash test's hook ({@link fleetFaultFromEnv}): called right after a step's write, before its record. */
   fault?: (point: 'written') => void;
   now?: () => Date;
+}
+
+/** How a run starts and reads the jobs of its job steps. */
+export interface FleetJobs {
+  /**
+   * Starts the job under `id`, or throws: a ConflictError naming the job in the way (a `jobId` field), a
+   * PreflightFailedError (its `preflight`), or another error as the jobs API would answer it.
+   */
+  start(request: JobRequest, createdBy: string, id: string): Promise<unknown>;
+  /** The job, or undefined when there is none with that id. */
+  get(id: string): Promise<Job | undefined>;
+}
+
+/**
+ * The job a run starts for a cluster's job step: the same id for the same run, cluster, step and attempt, so that a
+ * start made again after a crash (on any replica) meets the first one instead of starting a second job.
+ */
+export function fleetStepJobId(
+  runId: string,
+  place: ClusterPlace,
+  stepIndex: number,
+  attempt: number,
+): string {
+  const h = createHash('sha256')
+    .update(
+      JSON.stringify([
+        runId,
+        place.managementCluster,
+        place.namespace,
+        place.name,
+        stepIndex,
+        attempt,
+      ]),
+    )
+    .digest('hex');
+  // Shaped as a UUID (version 8: custom), like the ids of the jobs users start.
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${(
+    (parseInt(h[16], 16) & 0x3) |
+    0x8
+  ).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * What a run sees of a job step: done when its job succeeded (the cluster then lives where the job's result says),
+ * failed when the job failed or was cancelled, else what the job is doing.
+ */
+export function fleetJobObservation(
+  job: Job | undefined,
+  jobId: string | undefined,
+): FleetClusterObservation {
+  if (!job)
+    return {
+      stepDone: false,
+      waitingFor: jobId ? `job ${jobId} to be readable` : 'its job to start',
+    };
+  if (job.state === 'succeeded')
+    return {
+      stepDone: true,
+      ...(job.result?.cluster ? { movedTo: job.result.cluster } : {}),
+    };
+  if (job.state === 'failed' || job.state === 'cancelled')
+    return {
+      stepDone: false,
+      failed: `job ${job.id} ${job.state}${job.error ? `: ${job.error}` : ''}${
+        job.leftBehind ? ` (${job.leftBehind})` : ''
+      }`,
+    };
+  const step = job.steps.find(x => x.id === job.currentStep);
+  return {
+    stepDone: false,
+    waitingFor: `job ${job.id} (${job.state}${step ? `: ${step.title}` : ''})`,
+  };
 }
 
 /**
@@ -253,10 +332,11 @@ export class FleetRuns {
   private async advanceOnce(id: string, signal?: AbortSignal): Promise<void> {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       const stored = await this.o.store.get(id);
+      const jobs = await this.jobsOf(stored);
       const now = this.now();
       const { run, start, notices } = advanceFleetRun(
         stored.run,
-        c => this.o.observe(c),
+        c => this.observe(c, jobs),
         now,
       );
       let saved = stored;
@@ -275,16 +355,102 @@ export class FleetRuns {
     }
   }
 
+  /** The jobs of the run's running job steps, read once per advance (the decisions then read them synchronously). */
+  private async jobsOf(stored: StoredFleetRun): Promise<Map<string, Job>> {
+    const out = new Map<string, Job>();
+    const ids = stored.run.stages
+      .flatMap(s => s.clusters)
+      .filter(c => c.state === 'running' && c.written && c.jobId)
+      .map(c => c.jobId!);
+    for (const jobId of ids) {
+      const job = await this.o.jobs?.get(jobId);
+      if (job) out.set(jobId, job);
+    }
+    return out;
+  }
+
+  /** A cluster as seen now: a job step through its job, the health where the cluster lives (after a migration: there). */
+  private observe(
+    c: FleetRunCluster,
+    jobs: Map<string, Job>,
+  ): FleetClusterObservation {
+    const step = c.steps[c.step];
+    const at = (p: ClusterPlace | undefined) =>
+      p ? { ...c, ...placeOf(p) } : c;
+    if (c.state === 'running' && step && isFleetJobStep(step)) {
+      const seen = fleetJobObservation(
+        c.jobId ? jobs.get(c.jobId) : undefined,
+        c.jobId,
+      );
+      const health = this.o.observe(at(seen.movedTo ?? c.movedTo)).health;
+      return { ...seen, ...(health ? { health } : {}) };
+    }
+    return this.o.observe(at(c.movedTo));
+  }
+
+  /** Starts a job step's job, once per run, cluster, step and attempt; audited with the run's creator; recorded. */
+  private async startJob(
+    stored: StoredFleetRun,
+    s: FleetStepStart & { step: { kind: 'job'; request: JobRequest } },
+  ): Promise<void> {
+    const place = placeOf(s);
+    const jobs = this.o.jobs;
+    const id = fleetStepJobId(stored.id, place, s.stepIndex, s.attempt);
+    const audit = await this.o.auditor?.createEvent({
+      eventId: 'capz-fleet-run-step',
+      severityLevel: 'high',
+      meta: {
+        run: stored.id,
+        actor: stored.createdBy,
+        target: { ...place },
+        job: { id, type: s.step.request.type },
+      },
+    });
+    let outcome: { ok: true; jobId: string } | { ok: false; message: string };
+    try {
+      if (!jobs) throw new Error('this backend runs no jobs');
+      // Started before a crash (here or on another replica): it is this step's job.
+      if (await jobs.get(id)) outcome = { ok: true, jobId: id };
+      else {
+        await jobs.start(s.step.request, stored.createdBy, id);
+        this.o.fault?.('written');
+        outcome = { ok: true, jobId: id };
+      }
+    } catch (e) {
+      const err = e as Error & { jobId?: string };
+      if (err.jobId === id) outcome = { ok: true, jobId: id };
+      else if (err.name === 'PreflightFailedError' || !isTransient(e))
+        outcome = { ok: false, message: err.message };
+      else {
+        this.o.logger.warn(
+          `fleet run ${stored.id}: ${placeWords(place)} job not started yet: ${
+            err.message
+          }`,
+        );
+        await audit?.fail({ error: err });
+        return;
+      }
+    }
+    if (outcome.ok) await audit?.success({ meta: { run: stored.id } });
+    else await audit?.fail({ error: new Error(outcome.message) });
+    await this.record(stored.id, place, s.stepIndex, outcome);
+  }
+
   /** Makes a step's write as the single-cluster upgrade does, audited with the run's creator, and records it. */
   private async writeStep(
     stored: StoredFleetRun,
     s: FleetStepStart,
   ): Promise<void> {
+    const step = s.step;
+    if (isFleetJobStep(step)) {
+      await this.startJob(stored, { ...s, step });
+      return;
+    }
     const place = placeOf(s);
     const action: Day2Action = {
       action: 'upgrade',
-      version: s.step.version,
-      target: s.step.target,
+      version: step.version,
+      target: step.target,
     };
     const audit = await this.o.auditor?.createEvent({
       eventId: 'capz-fleet-run-step',
@@ -302,7 +468,7 @@ export class FleetRuns {
       if (!preview.changes.length) {
         // The version is already asked for: this write was made before a crash, or by someone else.
         outcome = { ok: true };
-      } else if (changeShape(preview.changes) !== changeShape(s.step.changes)) {
+      } else if (changeShape(preview.changes) !== changeShape(step.changes)) {
         outcome = {
           ok: false,
           message: `the cluster changed since the run's preview (it would now change ${
@@ -341,7 +507,7 @@ export class FleetRuns {
     id: string,
     place: ClusterPlace,
     stepIndex: number,
-    outcome: { ok: true } | { ok: false; message: string },
+    outcome: { ok: true; jobId?: string } | { ok: false; message: string },
   ): Promise<void> {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       const stored = await this.o.store.get(id);

@@ -1,5 +1,9 @@
-import { ConflictError } from '@backstage/errors';
-import type { Job, ClusterPlace } from '@capz-backstage/plugin-capz-common';
+import { ConflictError, CustomErrorBase } from '@backstage/errors';
+import type {
+  ClusterPlace,
+  Job,
+  PreflightCheck,
+} from '@capz-backstage/plugin-capz-common';
 import { describeClaimKey } from './claims';
 
 /** The key of a cluster's one active job (`management cluster/namespace/name`). */
@@ -32,5 +36,24 @@ export const claimMessage = (
 export class JobConflictError extends ConflictError {
   constructor(message: string, readonly jobId: string) {
     super(message);
+  }
+}
+
+/** A 422: a preflight check failed and nothing was stored; the body carries every check (`preflight`). */
+export class PreflightFailedError extends CustomErrorBase {
+  name = 'PreflightFailedError' as const;
+
+  constructor(readonly preflight: PreflightCheck[]) {
+    super(
+      `Preflight failed: ${preflight
+        .filter(c => c.status === 'fail')
+        .map(c => `${c.title}: ${c.message}`)
+        .join('; ')}`,
+    );
+  }
+
+  /** What Backstage's error handler answers with (not serialized: it lives on the prototype). */
+  get statusCode(): number {
+    return 422;
   }
 }

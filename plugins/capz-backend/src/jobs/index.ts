@@ -18,6 +18,7 @@ import type { JobGit } from './gitSteps';
 import { JobEngine } from './JobEngine';
 import { JobPlanner } from './JobPlanner';
 import { DatabaseJobStore } from './DatabaseJobStore';
+import { JobStarter } from './JobStarter';
 import type { JobStore } from './JobStore';
 import type { ChangeWaker } from './StepRunner';
 
@@ -26,6 +27,7 @@ export type { JobGit } from './gitSteps';
 export type { JobStore, StoredJob } from './JobStore';
 export { DatabaseJobStore } from './DatabaseJobStore';
 export { JobPlanner } from './JobPlanner';
+export { JobStarter } from './JobStarter';
 
 /**
  * The job engine with its store, planner and edges (docs/architecture.md#flow-jobs). Config `capz.jobs.leaseSeconds`
@@ -106,5 +108,13 @@ export async function createJobs(o: {
     client,
     aks: o.aks,
   });
-  return { store, engine, planner };
+  // How jobs start: the jobs API and a fleet run's job steps (a migration wave) alike.
+  const starter = new JobStarter({
+    logger: o.logger,
+    cache: o.cache,
+    store,
+    engine,
+    planner,
+  });
+  return { store, engine, planner, starter };
 }

@@ -8,6 +8,7 @@ import type {
 import { InputError, NotAllowedError, NotFoundError } from '@backstage/errors';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import {
+  capzClusterMigratePermission,
   capzClusterUpgradePermission,
   capzFleetRunApprovePermission,
   fleetRunSpecProblems,
@@ -15,6 +16,7 @@ import {
   type FleetRunCommand,
   type FleetRunOptions,
   type FleetRunSpec,
+  type FleetRunTarget,
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import { retryAfterHeader } from '../azure/errors';
@@ -45,6 +47,12 @@ const clustersOf = (r: StoredFleetRun): ClusterPlace[] =>
     })),
   );
 
+/** The permission a run's target needs on each of its clusters: a migration wave migrates, the others upgrade. */
+const permissionOf = (t: FleetRunTarget) =>
+  t.kind === 'migrate'
+    ? capzClusterMigratePermission
+    : capzClusterUpgradePermission;
+
 /** A run as the routes answer it (its row's version stays inside the backend). */
 const recordOf = ({ version: _version, ...r }: StoredFleetRun) => r;
 
@@ -60,6 +68,29 @@ export async function createFleetRouter(
     validateResponses: o.validateResponses,
   });
 
+  /**
+   * Which clusters the caller may act on for the target: capz.cluster.upgrade per cluster; for a migration wave the
+   * jobs API's rule, capz.cluster.migrate and read access to the cluster (routers/jobsAccess.ts).
+   */
+  const mayActOn = async (
+    credentials: BackstageCredentials,
+    target: FleetRunTarget,
+  ): Promise<(p: ClusterPlace) => boolean> => {
+    if (target.kind !== 'migrate')
+      return actionFilter(
+        o.permissions,
+        credentials,
+        capzClusterUpgradePermission,
+        o.ownerOf,
+      );
+    const [decision] = await o.permissions.authorize(
+      [{ permission: capzClusterMigratePermission }],
+      { credentials },
+    );
+    if (decision.result !== AuthorizeResult.ALLOW) return () => false;
+    return readFilter(o.permissions, credentials, o.ownerOf);
+  };
+
   // Typed as plain Express: capz-common's plan types are interfaces, which the generated response types (with index
   // signatures) do not take; the response is checked against openapi.yaml by the tests' validateResponses.
   router.post(
@@ -72,12 +103,7 @@ export async function createFleetRouter(
       const spec = req.body as FleetRunSpec;
       const problems = fleetRunSpecProblems(spec);
       if (problems.length) throw new InputError(problems.join('; '));
-      const mayUpgrade = await actionFilter(
-        o.permissions,
-        credentials,
-        capzClusterUpgradePermission,
-        o.ownerOf,
-      );
+      const mayUpgrade = await mayActOn(credentials, spec.target);
       res.json(await o.fleet.preview(spec, mayUpgrade));
     },
   );
@@ -130,12 +156,7 @@ export async function createFleetRouter(
       };
       const problems = fleetRunSpecProblems(spec);
       if (problems.length) throw new InputError(problems.join('; '));
-      const mayUpgrade = await actionFilter(
-        o.permissions,
-        credentials,
-        capzClusterUpgradePermission,
-        o.ownerOf,
-      );
+      const mayUpgrade = await mayActOn(credentials, spec.target);
       const audit = await o.auditor.createEvent({
         eventId: 'capz-fleet-run',
         severityLevel: 'high',
@@ -174,12 +195,8 @@ export async function createFleetRouter(
             "Not allowed to approve a fleet run's stage (capz.fleet.run.approve)",
           );
       } else {
-        const mayUpgrade = await actionFilter(
-          o.permissions,
-          credentials,
-          capzClusterUpgradePermission,
-          o.ownerOf,
-        );
+        const permission = permissionOf(run.run.target);
+        const mayUpgrade = await mayActOn(credentials, run.run.target);
         const touched =
           cmd.command === 'skip' || cmd.command === 'retry'
             ? [cmd.cluster]
@@ -187,9 +204,9 @@ export async function createFleetRouter(
         const denied = touched.filter(c => !mayUpgrade(c));
         if (denied.length)
           throw new NotAllowedError(
-            `Not allowed to ${
-              cmd.command
-            } this run: capz.cluster.upgrade is not allowed on ${denied
+            `Not allowed to ${cmd.command} this run: ${
+              permission.name
+            } is not allowed on ${denied
               .map(c => `${c.namespace}/${c.name}`)
               .join(', ')}`,
           );

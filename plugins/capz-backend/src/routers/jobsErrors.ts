@@ -1,26 +1,8 @@
-import { CustomErrorBase, serializeError } from '@backstage/errors';
-import type { PreflightCheck } from '@capz-backstage/plugin-capz-common';
+import { serializeError } from '@backstage/errors';
 import type express from 'express';
-import { JobConflictError } from '../jobs/conflicts';
+import { JobConflictError, PreflightFailedError } from '../jobs/conflicts';
 
-/** A 422: a preflight check failed and nothing was stored; the body carries every check (`preflight`). */
-export class PreflightFailedError extends CustomErrorBase {
-  name = 'PreflightFailedError' as const;
-
-  constructor(readonly preflight: PreflightCheck[]) {
-    super(
-      `Preflight failed: ${preflight
-        .filter(c => c.status === 'fail')
-        .map(c => `${c.title}: ${c.message}`)
-        .join('; ')}`,
-    );
-  }
-
-  /** What Backstage's error handler answers with (not serialized: it lives on the prototype). */
-  get statusCode(): number {
-    return 422;
-  }
-}
+export { PreflightFailedError };
 
 /** The fields an error adds at the top of its body (documented in openapi.yaml: JobConflict, PreflightFailed). */
 function bodyFields(

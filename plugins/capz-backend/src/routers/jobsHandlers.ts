@@ -9,27 +9,17 @@ import {
   type ClusterPlace,
 } from '@capz-backstage/plugin-capz-common';
 import type express from 'express';
-import { randomUUID } from 'node:crypto';
 import type { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
-import {
-  azureClaimKeys,
-  previewAzureKey,
-  requestAzureKey,
-} from '../jobs/claims';
-import {
-  activeJobMessage,
-  claimMessage,
-  JobConflictError,
-} from '../jobs/conflicts';
+import { JobConflictError } from '../jobs/conflicts';
 import type { JobEngine } from '../jobs/JobEngine';
-import { AksLister, bindPlanToJob, JobPlanner } from '../jobs/JobPlanner';
+import type { AksLister } from '../jobs/JobPlanner';
+import type { JobStarter } from '../jobs/JobStarter';
 import type { JobStore, StoredJob } from '../jobs/JobStore';
 import { describeLeftBehind } from '../jobs/leftBehind';
 import type { SecretReader } from '../cluster/clientViews';
 import { refusalMessage } from '../jobs/transitions';
 import type { JobsAccess } from './jobsAccess';
-import { PreflightFailedError } from './jobsErrors';
 
 /** What the handlers work with. */
 export interface JobsHandlersDeps {
@@ -38,7 +28,7 @@ export interface JobsHandlersDeps {
   cache: Pick<WatchCache, 'list'>;
   store: JobStore;
   engine: Pick<JobEngine, 'kick' | 'interrupt'>;
-  planner: Pick<JobPlanner, 'preview'>;
+  starter: Pick<JobStarter, 'preview' | 'start'>;
   readSecret: SecretReader;
   aks?: AksLister;
   access: JobsAccess;
@@ -48,8 +38,8 @@ type Handler = (req: express.Request, res: express.Response) => Promise<void>;
 
 /**
  * The jobs API's handlers. Input is already validated against openapi.yaml; who may do what is {@link JobsAccess}'s;
- * a refusal caused by a job is a {@link JobConflictError} naming it, a failed preflight a
- * {@link PreflightFailedError} (both answered by jobErrorBodies).
+ * a refusal caused by a job is a {@link JobConflictError} naming it, a failed preflight a PreflightFailedError (both
+ * thrown by {@link JobStarter}, answered by jobErrorBodies).
  */
 export class JobsHandlers {
   constructor(private readonly o: JobsHandlersDeps) {}
@@ -58,23 +48,9 @@ export class JobsHandlers {
   preview: Handler = async (req, res) => {
     const request = req.body as JobRequest;
     await this.o.access.authorizeJob(req, request.type, jobTargetOf(request));
-    const { result: _result, ...preview } = await this.o.planner.preview(
+    const { result: _result, ...preview } = await this.o.starter.preview(
       request,
     );
-    const held = await this.claimHeld(request);
-    if (held) {
-      // Shown in the wizard before anything starts; POST /jobs refuses it with a 409 before any preflight.
-      preview.preflight = [
-        {
-          id: 'no-other-job',
-          title: 'No other job adopts or migrates this AKS cluster',
-          status: 'fail',
-          message: claimMessage(held.key, held.job),
-          fix: `Open job ${held.job.id}; start this one once it has finished or been cancelled.`,
-        },
-        ...preview.preflight,
-      ];
-    }
     res.json(preview);
   };
 
@@ -88,39 +64,13 @@ export class JobsHandlers {
       req,
       { action: 'create', type: request.type, target: { ...target } },
       async () => {
-        await this.refuseIfTaken(request, target);
-        const preview = await this.o.planner.preview(request);
-        if (preview.preflight.some(c => c.status === 'fail'))
-          throw new PreflightFailedError(preview.preflight);
-        const id = randomUUID();
-        const azure = previewAzureKey(request, preview);
-        if (
-          (request.type === 'adopt' || request.type === 'migrate') &&
-          !azure
-        ) {
-          throw new InputError(
-            `The preview of this ${request.type} job does not say which AKS cluster it will manage; refusing to start it`,
-          );
-        }
-        job = await this.insert(target, {
-          id,
+        job = await this.o.starter.start(
           request,
-          target: preview.target,
-          plan: bindPlanToJob(preview.plan, id),
-          createdBy: creds.principal.userEntityRef,
-          result: preview.result,
-          claims: azure ? azureClaimKeys(azure) : [],
-        });
-        await this.o.store.appendLog(id, [
-          {
-            level: 'info',
-            message: `${request.type} job created by ${creds.principal.userEntityRef}`,
-          },
-        ]);
-        return { jobId: id };
+          creds.principal.userEntityRef,
+        );
+        return { jobId: job.id };
       },
     );
-    this.o.engine.kick(job!.id);
     res.status(201).json(await this.details(job!));
   };
 
@@ -254,54 +204,6 @@ export class JobsHandlers {
       );
     res.json(await this.o.aks.listClusters(q));
   };
-
-  /**
-   * The cluster's active job first (once it has changed the cluster, a preflight would fail for that reason), then
-   * the Azure resources the request will manage: another job (any namespace, any replica) may hold them already.
-   */
-  private async refuseIfTaken(
-    request: JobRequest,
-    target: ClusterPlace,
-  ): Promise<void> {
-    const [active] = await this.o.store.list({
-      ...target,
-      active: true,
-      limit: 1,
-    });
-    if (active)
-      throw new JobConflictError(activeJobMessage(target, active), active.id);
-    const held = await this.claimHeld(request);
-    if (held)
-      throw new JobConflictError(claimMessage(held.key, held.job), held.job.id);
-  }
-
-  /**
-   * The unique active_key and the claims' primary key decide a race between two requests (on any replicas): the
-   * loser gets the store's JobConflictError, and nothing of it is stored.
-   */
-  private async insert(
-    target: ClusterPlace,
-    job: Parameters<JobStore['insert']>[0],
-  ): Promise<StoredJob> {
-    try {
-      return await this.o.store.insert(job);
-    } catch (e) {
-      if (e instanceof JobConflictError)
-        // Both passed the early check at the same moment (two requests, maybe on two replicas): the database chose.
-        this.o.logger.info(
-          `job start on ${target.managementCluster}/${target.namespace}/${target.name} lost a race at the database to job ${e.jobId}`,
-        );
-      throw e;
-    }
-  }
-
-  /** The job already holding a claim on the Azure resources this request will manage, if any (cheap: params, cache). */
-  private async claimHeld(request: JobRequest) {
-    const azure = requestAzureKey(request, this.o.cache);
-    if (!azure) return undefined;
-    const [held] = await this.o.store.claimHolders(azureClaimKeys(azure));
-    return held;
-  }
 
   /** A job the caller may read; a 404 (not a 403) otherwise, so that ids of others' jobs are not confirmed. */
   private async readJob(req: express.Request): Promise<StoredJob> {

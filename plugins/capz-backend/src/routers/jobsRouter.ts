@@ -15,6 +15,7 @@ import type { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import type { JobEngine } from '../jobs/JobEngine';
 import type { AksLister, JobPlanner } from '../jobs/JobPlanner';
+import { JobStarter } from '../jobs/JobStarter';
 import type { JobStore } from '../jobs/JobStore';
 import { capzOpenApiRouter } from './openApiRouter';
 import type { ClusterOwnerOf } from '../permissions/rules';
@@ -34,6 +35,8 @@ export interface JobsRouterOptions {
   store: JobStore;
   engine: JobEngine;
   planner: JobPlanner;
+  /** How jobs start (the fleet runs' job steps share it); by default one over store, engine and planner. */
+  starter?: JobStarter;
   client: (managementCluster: string) => Promise<JobClient>;
   /** The Secret lookup the plugin's ARM client uses too (plugin.ts); by default one over `client`. */
   readSecret?: SecretReader;
@@ -52,6 +55,7 @@ export function addJobRoutes(
 ): void {
   const h = new JobsHandlers({
     ...o,
+    starter: o.starter ?? new JobStarter(o),
     readSecret: o.readSecret ?? secretReader(o.client),
     access: new JobsAccess(o),
   });

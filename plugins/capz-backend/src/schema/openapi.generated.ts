@@ -1166,9 +1166,9 @@ export const spec = {
           },
         },
       },
-      FleetUpgradeTarget: {
+      FleetRunTarget: {
         description:
-          'What every cluster moves to: `next-minor`, the newest patch of the next minor version AKS offers in its region; or one `version`.',
+          'What the run does to every cluster: upgrade it to `next-minor`, the newest patch of the next minor version AKS offers in its region, or to one `version`; or `migrate` it to the ASO API.',
         oneOf: [
           {
             type: 'object',
@@ -1196,6 +1196,24 @@ export const spec = {
               },
             },
           },
+          {
+            type: 'object',
+            description:
+              "A migration wave: each legacy cluster (AzureManagedControlPlane) moved to AzureASOManagedControlPlane by its own migration job. `targetNamespace` names each cluster's new namespace (created by its job, so it must not exist yet), `{namespace}` and `{name}` standing for the cluster's; default `{namespace}-{name}`.",
+            additionalProperties: false,
+            required: ['kind'],
+            properties: {
+              kind: {
+                type: 'string',
+                enum: ['migrate'],
+              },
+              targetNamespace: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 200,
+              },
+            },
+          },
         ],
       },
       FleetRunSpec: {
@@ -1204,7 +1222,7 @@ export const spec = {
         required: ['target', 'stages'],
         properties: {
           target: {
-            $ref: '#/components/schemas/FleetUpgradeTarget',
+            $ref: '#/components/schemas/FleetRunTarget',
           },
           stages: {
             type: 'array',
@@ -1274,10 +1292,52 @@ export const spec = {
           steps: {
             type: 'array',
             items: {
-              $ref: '#/components/schemas/FleetUpgradeStep',
+              $ref: '#/components/schemas/FleetStep',
             },
           },
           problems: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+          },
+        },
+      },
+      FleetStep: {
+        description: "A step of a cluster's part, an upgrade or a job.",
+        oneOf: [
+          {
+            $ref: '#/components/schemas/FleetUpgradeStep',
+          },
+          {
+            $ref: '#/components/schemas/FleetJobStep',
+          },
+        ],
+      },
+      FleetJobStep: {
+        type: 'object',
+        description:
+          "A cluster's part carried out by a job (a migration wave's migration job): the request as previewed, started once per run, cluster and attempt.",
+        required: ['kind', 'request', 'title', 'plan', 'warnings'],
+        properties: {
+          kind: {
+            type: 'string',
+            enum: ['job'],
+          },
+          request: {
+            $ref: '#/components/schemas/JobRequest',
+          },
+          title: {
+            type: 'string',
+          },
+          plan: {
+            type: 'array',
+            description: "The job's steps as its preview plans them, by title.",
+            items: {
+              type: 'string',
+            },
+          },
+          warnings: {
             type: 'array',
             items: {
               type: 'string',
@@ -1291,6 +1351,10 @@ export const spec = {
           "One upgrade of a cluster's part, as the single-cluster upgrade plans it.",
         required: ['target', 'version', 'changes', 'warnings'],
         properties: {
+          kind: {
+            type: 'string',
+            enum: ['upgrade'],
+          },
           target: {
             description: '"controlPlane", or the pools it upgrades',
             oneOf: [
@@ -1422,7 +1486,7 @@ export const spec = {
                 enum: ['failures', 'cancelled'],
               },
               target: {
-                $ref: '#/components/schemas/FleetUpgradeTarget',
+                $ref: '#/components/schemas/FleetRunTarget',
               },
               concurrency: {
                 type: 'integer',
@@ -1515,7 +1579,7 @@ export const spec = {
                           steps: {
                             type: 'array',
                             items: {
-                              $ref: '#/components/schemas/FleetUpgradeStep',
+                              $ref: '#/components/schemas/FleetStep',
                             },
                           },
                           step: {
@@ -1534,6 +1598,17 @@ export const spec = {
                           },
                           message: {
                             type: 'string',
+                          },
+                          jobId: {
+                            type: 'string',
+                            description:
+                              'The job carrying out its current (or last) job step.',
+                          },
+                          attempt: {
+                            type: 'integer',
+                          },
+                          movedTo: {
+                            $ref: '#/components/schemas/FleetClusterRef',
                           },
                         },
                       },
@@ -3291,7 +3366,7 @@ export const spec = {
                   required: ['target', 'concurrency', 'stages', 'counts'],
                   properties: {
                     target: {
-                      $ref: '#/components/schemas/FleetUpgradeTarget',
+                      $ref: '#/components/schemas/FleetRunTarget',
                     },
                     concurrency: {
                       type: 'integer',

@@ -2,9 +2,11 @@ import { clusterOf, edit, world } from '../day2/__fixtures__/cluster';
 import { readDay2Cluster } from '../day2/snapshot';
 import type { ObservedObject } from '../objects/types';
 import {
+  fleetMigrationNamespace,
   fleetRunPreview,
   fleetRunSpecProblems,
   planFleetCluster,
+  planFleetMigration,
   type FleetClusterFacts,
   type FleetUpgradeTarget,
 } from './plan';
@@ -252,5 +254,96 @@ describe('fleetRunPreview', () => {
       ['prod', [['beta', 'refused']]],
     ]);
     expect(preview.counts).toEqual({ upgrade: 1, current: 0, refused: 1 });
+  });
+});
+
+describe('a migration wave', () => {
+  const at = (name: string, namespace = 'team-legacy') => ({
+    managementCluster: 'local',
+    namespace,
+    name,
+  });
+  const request = (name: string) => ({
+    type: 'migrate' as const,
+    params: { ...at(name), targetNamespace: `team-legacy-${name}` },
+  });
+
+  it('names one target namespace per cluster and refuses a spec that sends two clusters into one', () => {
+    expect(fleetMigrationNamespace({ kind: 'migrate' }, at('data-lake'))).toBe(
+      'team-legacy-data-lake',
+    );
+    expect(
+      fleetRunSpecProblems({
+        target: { kind: 'migrate' },
+        stages: [{ name: 'legacy', clusters: [at('a'), at('b')] }],
+      }),
+    ).toEqual([]);
+    expect(
+      fleetRunSpecProblems({
+        target: { kind: 'migrate', targetNamespace: 'migrated' },
+        stages: [{ name: 'legacy', clusters: [at('a'), at('b')] }],
+      }),
+    ).toEqual([
+      'target.targetNamespace: local/team-legacy/a and local/team-legacy/b would both migrate into namespace migrated; each migration creates its own (use {name} in it)',
+    ]);
+  });
+
+  it('plans a legacy cluster as its migration job, refuses it with the failed checks, and leaves an ASO cluster as it is', () => {
+    const pass = {
+      id: 'x',
+      title: 'Healthy',
+      status: 'pass' as const,
+      message: 'ok',
+    };
+    const ok = planFleetMigration(at('a'), 'legacy', request('a'), {
+      preflight: [
+        pass,
+        {
+          id: 'w',
+          title: 'Everything is adopted',
+          status: 'warn',
+          message: 'a subnet stays unmanaged',
+          fix: 'Add it later.',
+        },
+      ],
+      plan: [{ title: 'Pause the old objects' }, { title: 'Adopt' }] as never,
+    });
+    expect(ok).toMatchObject({
+      outcome: 'upgrade',
+      steps: [
+        {
+          kind: 'job',
+          request: request('a'),
+          title: 'migrate to the ASO API in namespace team-legacy-a',
+          plan: ['Pause the old objects', 'Adopt'],
+          warnings: [
+            'Everything is adopted: a subnet stays unmanaged Add it later.',
+          ],
+        },
+      ],
+    });
+    const refused = planFleetMigration(at('b'), 'legacy', request('b'), {
+      preflight: [
+        pass,
+        {
+          id: 't',
+          title: 'The target namespace is new',
+          status: 'fail',
+          message: 'Namespace team-legacy-b already exists.',
+          fix: 'Choose a namespace that does not exist yet.',
+        },
+      ],
+      plan: [],
+    });
+    expect(refused).toMatchObject({
+      outcome: 'refused',
+      steps: [],
+      problems: [
+        'The target namespace is new: Namespace team-legacy-b already exists. Choose a namespace that does not exist yet.',
+      ],
+    });
+    expect(
+      planFleetMigration(at('c'), 'aso', request('c'), undefined),
+    ).toMatchObject({ outcome: 'current', steps: [] });
   });
 });

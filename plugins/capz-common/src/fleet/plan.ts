@@ -5,6 +5,7 @@
  */
 import type { ClusterPlace } from '../api';
 import type { ObjectChange } from '../day2/api';
+import type { JobPreview, JobRequest } from '../jobs/types';
 import type { Day2UpgradeTarget } from '../day2/api';
 import { planDay2Action } from '../day2/plan';
 import type { Day2PlanContext } from '../day2/plan/types';
@@ -27,6 +28,31 @@ export type FleetUpgradeTarget =
   | { kind: 'next-minor' }
   | { kind: 'version'; version: string };
 
+/**
+ * A migration wave: each legacy cluster (AzureManagedControlPlane) moved to AzureASOManagedControlPlane by the
+ * migration job (docs/migration-procedure.md), one job per cluster. `targetNamespace` names each cluster's new
+ * namespace, which must not exist yet: `{namespace}` and `{name}` stand for the cluster's (default
+ * {@link FLEET_MIGRATION_NAMESPACE}); one namespace per cluster, since the job creates it.
+ * @public
+ */
+export type FleetMigrateTarget = { kind: 'migrate'; targetNamespace?: string };
+
+/** What a fleet run does to each cluster: an upgrade, or a migration to the ASO API. @public */
+export type FleetRunTarget = FleetUpgradeTarget | FleetMigrateTarget;
+
+/** The default target namespace of a migration wave's cluster: its namespace and name, so that each has its own. @public */
+export const FLEET_MIGRATION_NAMESPACE = '{namespace}-{name}';
+
+/** A migration wave cluster's target namespace, from the target's pattern. @public */
+export function fleetMigrationNamespace(
+  target: FleetMigrateTarget,
+  place: Pick<ClusterPlace, 'namespace' | 'name'>,
+): string {
+  return (target.targetNamespace ?? FLEET_MIGRATION_NAMESPACE)
+    .replace(/\{namespace\}/g, place.namespace)
+    .replace(/\{name\}/g, place.name);
+}
+
 /** One stage of a fleet run: its clusters, upgraded after the stages before it. @public */
 export interface FleetStageSpec {
   name: string;
@@ -35,7 +61,7 @@ export interface FleetStageSpec {
 
 /** What a fleet upgrade is asked to do. @public */
 export interface FleetRunSpec {
-  target: FleetUpgradeTarget;
+  target: FleetRunTarget;
   /** In order: a stage starts once the one before it has passed its gate. */
   stages: FleetStageSpec[];
   /** Clusters of a stage upgraded at the same time (default 1). */
@@ -44,6 +70,7 @@ export interface FleetRunSpec {
 
 /** One upgrade of a cluster's part, as the single-cluster upgrade plans it. @public */
 export type FleetUpgradeStep = {
+  kind?: 'upgrade';
   target: Day2UpgradeTarget;
   version: string;
   changes: ObjectChange[];
@@ -52,8 +79,40 @@ export type FleetUpgradeStep = {
   effects?: string[];
 };
 
-/** A cluster's part of a fleet run. @public */
-export type FleetClusterPlan = ClusterPlace & {
+/**
+ * A cluster's part carried out by a job (a migration): the request as previewed, started once per run, cluster and
+ * attempt; done when the job succeeds, failed when it fails or is cancelled.
+ * @public
+ */
+export type FleetJobStep = {
+  kind: 'job';
+  request: JobRequest;
+  /** In words, e.g. "migrate to the ASO API in team-legacy-data-lake". */
+  title: string;
+  /** The job's steps as its preview plans them, by title. */
+  plan: string[];
+  /** The preview's warnings (checks that pass with a caution), each with its fix. */
+  warnings: string[];
+};
+
+/** A step of a cluster's part: an upgrade (control plane or pools), or a job. @public */
+export type FleetStep = FleetUpgradeStep | FleetJobStep;
+
+/** Whether a step is carried out by a job. @public */
+export function isFleetJobStep(step: FleetStep): step is FleetJobStep {
+  return step.kind === 'job';
+}
+
+/** A step in words: "control plane to v1.34.3", "pools system, user to v1.34.3", or the job's title. @public */
+export function fleetStepWords(step: FleetStep, arrow = 'to'): string {
+  if (isFleetJobStep(step)) return step.title;
+  return step.target === 'controlPlane'
+    ? `control plane ${arrow} ${step.version}`
+    : `pools ${step.target.pools.join(', ')} ${arrow} ${step.version}`;
+}
+
+/** A cluster's part of a fleet run (an upgrade's plan has upgrade steps only). @public */
+export type FleetClusterPlan<S extends FleetStep = FleetStep> = ClusterPlace & {
   /**
    * `upgrade`: its steps run in its stage; `current`: it already runs the target, control plane and pools;
    * `refused`: it is left out of the run, for `problems`.
@@ -63,7 +122,7 @@ export type FleetClusterPlan = ClusterPlace & {
   from?: string;
   /** The version it moves to. */
   to?: string;
-  steps: FleetUpgradeStep[];
+  steps: S[];
   /** Why it is refused, in words, each with what to do where there is something to do. */
   problems: string[];
 };
@@ -132,11 +191,11 @@ export function planFleetCluster(
   facts: FleetClusterFacts,
   target: FleetUpgradeTarget,
   ctx: Pick<Day2PlanContext, 'offeredVersions' | 'offeredVersionsError'>,
-): FleetClusterPlan {
+): FleetClusterPlan<FleetUpgradeStep> {
   const refused = (
     problems: string[],
     versions: { from?: string; to?: string } = {},
-  ): FleetClusterPlan => ({
+  ): FleetClusterPlan<FleetUpgradeStep> => ({
     ...place,
     outcome: 'refused',
     ...versions,
@@ -279,12 +338,88 @@ export function fleetRunSpecProblems(spec: FleetRunSpec): string[] {
     out.push(
       `target.version: "${spec.target.version}" is not a version like v1.34.2`,
     );
+  if (spec.target.kind === 'migrate') {
+    // Each migration creates its target namespace: two clusters cannot share one.
+    const into = new Map<string, string>();
+    const target = spec.target;
+    if (target.targetNamespace !== undefined && !target.targetNamespace.trim())
+      out.push(
+        'target.targetNamespace: empty; leave it out for {namespace}-{name}',
+      );
+    else
+      for (const c of spec.stages.flatMap(s => s.clusters)) {
+        const ns = `${c.managementCluster}/${fleetMigrationNamespace(
+          target,
+          c,
+        )}`;
+        const first = into.get(ns);
+        if (first !== undefined && first !== placeKey(c))
+          out.push(
+            `target.targetNamespace: ${first} and ${placeKey(
+              c,
+            )} would both migrate into namespace ${ns
+              .split('/')
+              .pop()}; each migration creates its own (use {name} in it)`,
+          );
+        else into.set(ns, placeKey(c));
+      }
+  }
   return out;
+}
+
+/**
+ * A legacy cluster's part of a migration wave, from the migration job's preview (its preflight and plan, read live as
+ * the wizard reads them): refused with every failed check (and its fix) when the job would not start; `current` when
+ * the cluster already runs the ASO API; else one job step.
+ * @public
+ */
+export function planFleetMigration(
+  place: ClusterPlace,
+  api: 'aso' | 'legacy',
+  request: JobRequest,
+  preview: Pick<JobPreview, 'preflight' | 'plan'> | undefined,
+): FleetClusterPlan {
+  if (api === 'aso')
+    return {
+      ...place,
+      outcome: 'current',
+      steps: [],
+      problems: [],
+    };
+  if (!preview) throw new Error('a legacy cluster needs its job preview');
+  const failed = preview.preflight.filter(c => c.status === 'fail');
+  if (failed.length)
+    return {
+      ...place,
+      outcome: 'refused',
+      steps: [],
+      problems: failed.map(
+        c => `${c.title}: ${c.message}${c.fix ? ` ${c.fix}` : ''}`,
+      ),
+    };
+  const into =
+    request.type === 'migrate' ? request.params.targetNamespace : undefined;
+  return {
+    ...place,
+    outcome: 'upgrade',
+    steps: [
+      {
+        kind: 'job',
+        request,
+        title: `migrate to the ASO API${into ? ` in namespace ${into}` : ''}`,
+        plan: preview.plan.map(s => s.title),
+        warnings: preview.preflight
+          .filter(c => c.status === 'warn')
+          .map(c => `${c.title}: ${c.message}${c.fix ? ` ${c.fix}` : ''}`),
+      },
+    ],
+    problems: [],
+  };
 }
 
 /** A fleet run's preview: each stage's clusters with their plan, and the counts. @public */
 export type FleetRunPreview = {
-  target: FleetUpgradeTarget;
+  target: FleetRunTarget;
   concurrency: number;
   stages: Array<{ name: string; clusters: FleetClusterPlan[] }>;
   counts: { upgrade: number; current: number; refused: number };

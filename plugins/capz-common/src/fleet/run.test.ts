@@ -542,3 +542,111 @@ describe('commandFleetRun', () => {
     expect(w.run.state).toBe('succeeded');
   });
 });
+
+describe('a migration wave: one job step per cluster', () => {
+  const migrate = (name: string): FleetClusterPlan => ({
+    ...place(name),
+    outcome: 'upgrade',
+    steps: [
+      {
+        kind: 'job',
+        request: {
+          type: 'migrate',
+          params: { ...place(name), targetNamespace: `team-a-${name}` },
+        },
+        title: `migrate to the ASO API in namespace team-a-${name}`,
+        plan: ['Pause', 'Adopt'],
+        warnings: [],
+      },
+    ],
+    problems: [],
+  });
+
+  const wave = () =>
+    newFleetRun(
+      {
+        ...preview([['legacy', [migrate('a'), migrate('b')]]]),
+        target: { kind: 'migrate' },
+      },
+      { gates: { legacy: { soakSeconds: 60 } } },
+    );
+
+  it('starts a job per cluster, records its id, and reads the health where the job moved the cluster', () => {
+    let run = wave();
+    const first = advanceFleetRun(run, () => ({ stepDone: false }), at(0));
+    expect(first.start).toEqual([
+      expect.objectContaining({ name: 'a', stepIndex: 0, attempt: 0 }),
+    ]);
+    run = recordFleetStepWrite(
+      first.run,
+      place('a'),
+      0,
+      { ok: true, jobId: 'job-a' },
+      at(0),
+    ).run;
+    expect(run.stages[0].clusters[0]).toMatchObject({
+      state: 'running',
+      written: true,
+      jobId: 'job-a',
+    });
+    const moved = { ...place('a'), namespace: 'team-a-a' };
+    const seen: string[] = [];
+    const done = advanceFleetRun(
+      run,
+      c => {
+        seen.push(`${c.namespace}/${c.name}`);
+        return { stepDone: true, movedTo: moved, health: 'healthy' };
+      },
+      at(5),
+    );
+    const a = done.run.stages[0].clusters[0];
+    expect(a).toMatchObject({
+      state: 'succeeded',
+      movedTo: moved,
+      message: 'migrated: now team-a-a/a',
+    });
+    // The next cluster starts once the first is done (concurrency 1).
+    expect(done.start.map(s => s.name)).toEqual(['b']);
+  });
+
+  it('fails the cluster in the words of its failed job, and a retry starts a new job (next attempt)', () => {
+    const first = advanceFleetRun(wave(), () => ({ stepDone: false }), at(0));
+    let run = recordFleetStepWrite(
+      first.run,
+      place('a'),
+      0,
+      { ok: true, jobId: 'job-a' },
+      at(0),
+    ).run;
+    const failed = advanceFleetRun(
+      run,
+      () => ({
+        stepDone: false,
+        failed: 'job job-a failed: the AKS cluster is not Succeeded',
+      }),
+      at(1),
+    );
+    expect(failed.run.state).toBe('failed');
+    expect(failed.run.stages[0].clusters[0]).toMatchObject({
+      state: 'failed',
+      message:
+        'migrate to the ASO API in namespace team-a-a: job job-a failed: the AKS cluster is not Succeeded',
+    });
+    expect(failed.notices).toContainEqual(
+      expect.objectContaining({ kind: 'cluster-failed' }),
+    );
+    const retried = commandFleetRun(
+      failed.run,
+      { command: 'retry', cluster: place('a') },
+      'user:default/ops',
+      at(2),
+    );
+    if ('problem' in retried) throw new Error(retried.problem);
+    run = retried.run;
+    expect(run.stages[0].clusters[0].jobId).toBeUndefined();
+    const again = advanceFleetRun(run, () => ({ stepDone: false }), at(3));
+    expect(again.start).toEqual([
+      expect.objectContaining({ name: 'a', attempt: 1 }),
+    ]);
+  });
+});

@@ -11,7 +11,12 @@
  */
 import type { ClusterPlace } from '../api';
 import type { Health } from '../tree/types';
-import type { FleetRunPreview, FleetUpgradeStep } from './plan';
+import {
+  fleetStepWords,
+  isFleetJobStep,
+  type FleetRunPreview,
+  type FleetStep,
+} from './plan';
 
 /** A cluster's part: `waiting` to start, `running` its steps, then `succeeded`, `failed`, `skipped` or `cancelled`. @public */
 export type FleetClusterState =
@@ -25,8 +30,8 @@ export type FleetClusterState =
 /** A cluster in a run. @public */
 export type FleetRunCluster = ClusterPlace & {
   state: FleetClusterState;
-  /** The upgrade's steps as previewed (control plane, then pools). */
-  steps: FleetUpgradeStep[];
+  /** The steps as previewed: the upgrade's (control plane, then pools), or a migration's job. */
+  steps: FleetStep[];
   /** The step running or next (`steps.length` once all are done). */
   step: number;
   /** Whether the current step's write was made (false: the run still owes it, also after a crash). */
@@ -35,6 +40,12 @@ export type FleetRunCluster = ClusterPlace & {
   finishedAt?: string;
   /** Why it is where it is, in words. */
   message?: string;
+  /** The job carrying out the current (or last) job step, once started. */
+  jobId?: string;
+  /** How many times it was retried: a retried job step starts a new job. */
+  attempt?: number;
+  /** Where the cluster lives after its job (a migration's target namespace): its health is read there. */
+  movedTo?: ClusterPlace;
 };
 
 /**
@@ -104,8 +115,12 @@ export interface FleetRunOptions {
 
 /** What a backend observes of a running cluster for its current step. @public */
 export interface FleetClusterObservation {
-  /** The step's progress is done (capz-common `day2Progress` on the cluster's tree). */
+  /** The step's progress is done (capz-common `day2Progress` on the cluster's tree, or its job succeeded). */
   stepDone: boolean;
+  /** The step failed on its own, in words (its job failed or was cancelled): the cluster fails. */
+  failed?: string;
+  /** Where the cluster lives once the step is done (a migration job's result). */
+  movedTo?: ClusterPlace;
   /** The cluster's rollup health, for the soak's gate. */
   health?: Health;
   /** What the step still waits for, in words (for a timeout's message). */
@@ -115,7 +130,9 @@ export interface FleetClusterObservation {
 /** A step the run owes: the backend writes it (the single-cluster upgrade, its rules checked live), then records it. @public */
 export type FleetStepStart = ClusterPlace & {
   stepIndex: number;
-  step: FleetUpgradeStep;
+  step: FleetStep;
+  /** The cluster's attempt (0, then one more per retry): a job step's job is keyed by it. */
+  attempt: number;
 };
 
 /** What a run tells people: a stage waits for approval, a cluster failed, the run ended. @public */
@@ -168,10 +185,16 @@ const placeOf = (c: ClusterPlace): ClusterPlace => ({
 });
 const placeKey = (c: ClusterPlace) =>
   `${c.managementCluster}/${c.namespace}/${c.name}`;
-const stepWords = (s: FleetUpgradeStep) =>
-  s.target === 'controlPlane'
-    ? `control plane to ${s.version}`
-    : `pools ${s.target.pools.join(', ')} to ${s.version}`;
+const stepWords = (s: FleetStep) => fleetStepWords(s);
+/** What a cluster's finished part did, in words. */
+const doneWords = (c: FleetRunCluster) => {
+  const last = c.steps[c.steps.length - 1];
+  if (last && isFleetJobStep(last))
+    return c.movedTo
+      ? `migrated: now ${c.movedTo.namespace}/${c.movedTo.name}`
+      : 'migrated';
+  return `upgraded to ${last?.version}`;
+};
 
 /**
  * A new run from its preview: clusters the preview refused are `skipped` with its reasons, clusters already at the
@@ -251,13 +274,24 @@ export function advanceFleetRun(
     for (const c of stage.clusters) {
       if (c.state !== 'running' || !c.written) continue;
       const seen = observe(c);
+      if (seen.failed) {
+        failCluster(
+          run,
+          c,
+          `${stepWords(c.steps[c.step])}: ${seen.failed}`,
+          at,
+          notices,
+        );
+        continue;
+      }
       if (seen.stepDone) {
         c.step += 1;
         c.written = false;
+        if (seen.movedTo) c.movedTo = placeOf(seen.movedTo);
         if (c.step >= c.steps.length) {
           c.state = 'succeeded';
           c.finishedAt = at;
-          c.message = `upgraded to ${c.steps[c.steps.length - 1]?.version}`;
+          c.message = doneWords(c);
           delete c.stepStartedAt;
         } else {
           c.stepStartedAt = at;
@@ -356,6 +390,7 @@ function owed(run: FleetRun): FleetStepStart[] {
         ...placeOf(c),
         stepIndex: c.step,
         step: c.steps[c.step],
+        attempt: c.attempt ?? 0,
       })),
   );
 }
@@ -410,7 +445,7 @@ export function recordFleetStepWrite(
   previous: FleetRun,
   place: ClusterPlace,
   stepIndex: number,
-  outcome: { ok: true } | { ok: false; message: string },
+  outcome: { ok: true; jobId?: string } | { ok: false; message: string },
   now: Date,
 ): { run: FleetRun; notices: FleetRunNotice[] } {
   const run = clone(previous);
@@ -422,6 +457,7 @@ export function recordFleetStepWrite(
   if (outcome.ok) {
     c.written = true;
     c.stepStartedAt = now.toISOString();
+    if (outcome.jobId) c.jobId = outcome.jobId;
   } else
     failCluster(
       run,
@@ -544,6 +580,9 @@ export function commandFleetRun(
         };
       c.state = 'waiting';
       c.written = false;
+      // A job step starts a new job (the failed one stays as it ended, with its log).
+      c.attempt = (c.attempt ?? 0) + 1;
+      delete c.jobId;
       c.message = `retried by ${by}: waits for its turn (from ${stepWords(
         c.steps[c.step],
       )})`;

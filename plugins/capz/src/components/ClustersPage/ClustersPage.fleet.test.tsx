@@ -299,3 +299,108 @@ describe('ClustersPage: Plan an upgrade of these', () => {
     });
   });
 });
+
+describe('ClustersPage: a migration wave', () => {
+  it('previews the shown clusters as migrations, one target namespace each, and says what each job would do', async () => {
+    server.use(
+      http.get(`${BASE}/clusters`, () =>
+        HttpResponse.json({ items: CLUSTERS }),
+      ),
+    );
+    const sent: FleetRunSpec[] = [];
+    server.use(
+      http.post(`${BASE}/fleet-runs/preview`, async ({ request }) => {
+        sent.push((await request.json()) as FleetRunSpec);
+        return HttpResponse.json({
+          target: { kind: 'migrate' },
+          concurrency: 1,
+          counts: { upgrade: 1, current: 1, refused: 0 },
+          stages: [
+            {
+              name: 'all',
+              clusters: [
+                {
+                  ...at('local', 'team-payments', 'payments'),
+                  outcome: 'current',
+                  steps: [],
+                  problems: [],
+                },
+                {
+                  ...at('local', 'team-legacy-web', 'legacy-web'),
+                  outcome: 'upgrade',
+                  steps: [
+                    {
+                      kind: 'job',
+                      request: {
+                        type: 'migrate',
+                        params: {
+                          ...at('local', 'team-legacy-web', 'legacy-web'),
+                          targetNamespace: 'legacy-web-aso',
+                        },
+                      },
+                      title:
+                        'migrate to the ASO API in namespace legacy-web-aso',
+                      plan: ['Pause', 'Adopt', 'Release'],
+                      warnings: [],
+                    },
+                  ],
+                  problems: [],
+                },
+              ],
+            },
+          ],
+        } satisfies FleetRunPreview);
+      }),
+    );
+    renderCapz(<ClustersPage />, {
+      path: '/capz?health=healthy',
+      mountPath: '/capz',
+    });
+    await screen.findByText('2 of 4 clusters');
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Plan an upgrade of these' }),
+    );
+    await userEvent.click(
+      within(await screen.findByRole('dialog')).getByRole('radio', {
+        name: 'Migrate legacy clusters to the ASO API (a migration job each)',
+      }),
+    );
+    const dialog = await screen.findByRole('dialog', {
+      name: 'Plan a migration of 2 clusters',
+    });
+    const into = within(dialog).getByRole('textbox', {
+      name: 'Target namespace',
+    });
+    // One namespace for all cannot be: each migration creates its own.
+    await userEvent.clear(into);
+    await userEvent.type(into, 'migrated');
+    expect(
+      await within(dialog).findByText(
+        'include {name}: each migration creates its own namespace',
+      ),
+    ).toBeInTheDocument();
+    const preview = within(dialog).getByRole('button', { name: 'Preview' });
+    expect(preview).toBeDisabled();
+    await userEvent.clear(into);
+    await userEvent.type(into, '{{name}-aso');
+    await userEvent.click(preview);
+    expect(
+      await within(dialog).findByText(
+        '1 would migrate, 1 already there, 0 left out',
+      ),
+    ).toBeInTheDocument();
+    expect(sent).toEqual([
+      expect.objectContaining({
+        target: { kind: 'migrate', targetNamespace: '{name}-aso' },
+      }),
+    ]);
+    expect(
+      within(dialog).getByText(
+        /\(migrates\): migrate to the ASO API in namespace legacy-web-aso \(3 job steps\)/,
+      ),
+    ).toBeInTheDocument();
+    expect(
+      within(dialog).getByText(/\(already there\): already on the ASO API/),
+    ).toBeInTheDocument();
+  });
+});

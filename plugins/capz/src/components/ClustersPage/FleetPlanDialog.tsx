@@ -20,6 +20,9 @@ import {
   TextField,
 } from '@backstage/ui';
 import {
+  FLEET_MIGRATION_NAMESPACE,
+  fleetStepWords,
+  isFleetJobStep,
   parseKubernetesVersion,
   type ClusterPlace,
   type FleetClusterPlan,
@@ -98,25 +101,45 @@ const OUTCOME: Record<FleetClusterPlan['outcome'], string> = {
 };
 
 /** What one cluster's part does, in a line: its steps, or why it is left out. */
-function planWords(c: FleetClusterPlan): string {
+function planWords(c: FleetClusterPlan, migrate: boolean): string {
   if (c.outcome === 'refused') return c.problems.join(' ');
-  if (c.outcome === 'current') return `runs ${c.to} already, pools included`;
+  if (c.outcome === 'current')
+    return migrate
+      ? 'already on the ASO API'
+      : `runs ${c.to} already, pools included`;
   return c.steps
-    .map(s =>
-      s.target === 'controlPlane'
+    .map(s => {
+      if (isFleetJobStep(s))
+        return `${s.title} (${s.plan.length} job steps)${
+          s.warnings.length ? `; ${s.warnings.join(' ')}` : ''
+        }`;
+      return s.target === 'controlPlane'
         ? `control plane ${c.from} → ${s.version}`
-        : `pools ${s.target.pools.join(', ')} → ${s.version}`,
-    )
+        : fleetStepWords(s, '→');
+    })
     .join(', then ');
 }
+
+/** Why a typed target namespace pattern cannot be sent (it is checked per cluster by each migration's preflight). */
+const patternProblemOf = (v: string) => {
+  if (!v.trim())
+    return 'a namespace, with {name} (and {namespace}) for each cluster';
+  if (!v.includes('{name}'))
+    return 'include {name}: each migration creates its own namespace';
+  return undefined;
+};
 
 export function FleetPlanDialog(props: {
   clusters: readonly ClusterPlace[];
   onClose: () => void;
 }) {
   const api = useApi(capzApiRef);
-  const [kind, setKind] = useState<'next-minor' | 'version'>('next-minor');
+  const [kind, setKind] = useState<'next-minor' | 'version' | 'migrate'>(
+    'next-minor',
+  );
   const [version, setVersion] = useState('');
+  const [into, setInto] = useState(FLEET_MIGRATION_NAMESPACE);
+  const migrate = kind === 'migrate';
   const [stageBy, setStageBy] = useState<StageBy>('one');
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<Error>();
@@ -133,7 +156,17 @@ export function FleetPlanDialog(props: {
   const navigate = useNavigate();
 
   const versionProblem = versionProblemOf(version);
-  const ready = kind === 'next-minor' || (!!version && !versionProblem);
+  const ready =
+    kind === 'next-minor' ||
+    (kind === 'migrate' && !patternProblemOf(into)) ||
+    (kind === 'version' && !!version && !versionProblem);
+
+  const targetOf = (): FleetRunSpec['target'] => {
+    if (kind === 'version') return { kind: 'version', version: version.trim() };
+    if (kind === 'migrate')
+      return { kind: 'migrate', targetNamespace: into.trim() };
+    return { kind: 'next-minor' };
+  };
 
   const run = async () => {
     setPending(true);
@@ -141,10 +174,7 @@ export function FleetPlanDialog(props: {
     setPreview(undefined);
     setStartError(undefined);
     const spec: FleetRunSpec = {
-      target:
-        kind === 'version'
-          ? { kind: 'version', version: version.trim() }
-          : { kind: 'next-minor' },
+      target: targetOf(),
       stages: fleetStages(props.clusters, stageBy),
     };
     try {
@@ -192,15 +222,15 @@ export function FleetPlanDialog(props: {
       onOpenChange={open => !open && props.onClose()}
       width={800}
     >
-      <DialogHeader>{`Plan an upgrade of ${n} cluster${
-        n === 1 ? '' : 's'
-      }`}</DialogHeader>
+      <DialogHeader>{`Plan ${
+        migrate ? 'a migration' : 'an upgrade'
+      } of ${n} cluster${n === 1 ? '' : 's'}`}</DialogHeader>
       <DialogBody>
         <Flex direction="column" gap="3">
           <Text variant="body-small" color="secondary">
-            First a preview: each cluster's upgrade is planned as its own page
-            plans it (the control plane, then its pools), or left out with the
-            reason. Nothing changes until you start the run.
+            {migrate
+              ? "First a preview: each legacy cluster's migration is checked as its wizard checks it (the migration job's preflight, read live), or left out with the reason. Nothing changes until you start the run."
+              : "First a preview: each cluster's upgrade is planned as its own page plans it (the control plane, then its pools), or left out with the reason. Nothing changes until you start the run."}
           </Text>
           <RadioGroup
             label="Target"
@@ -215,7 +245,24 @@ export function FleetPlanDialog(props: {
               The next minor version (its newest patch in each cluster's region)
             </Radio>
             <Radio value="version">One version for all</Radio>
+            <Radio value="migrate">
+              Migrate legacy clusters to the ASO API (a migration job each)
+            </Radio>
           </RadioGroup>
+          {kind === 'migrate' && (
+            <TextField
+              label="Target namespace"
+              description="Created by each migration, so it must not exist yet: {namespace} and {name} stand for the cluster's."
+              value={into}
+              onChange={v => {
+                setInto(v);
+                setPreview(undefined);
+                setPreviewed(undefined);
+              }}
+              validationBehavior="aria"
+              validate={v => patternProblemOf(v) ?? null}
+            />
+          )}
           {kind === 'version' && (
             <TextField
               label="Version"
@@ -245,7 +292,10 @@ export function FleetPlanDialog(props: {
             <Radio value="managementCluster">One per management cluster</Radio>
           </RadioGroup>
           {error && (
-            <ErrorAlert title="Could not plan the upgrade" error={error} />
+            <ErrorAlert
+              title={`Could not plan the ${migrate ? 'migration' : 'upgrade'}`}
+              error={error}
+            />
           )}
           {preview && <FleetPreviewView preview={preview} />}
           {preview && preview.counts.upgrade > 0 && (
@@ -255,10 +305,9 @@ export function FleetPlanDialog(props: {
                   Run it
                 </Text>
                 <Text variant="body-small" color="secondary">
-                  The stages run in order; in a stage each cluster's control
-                  plane, then its pools. When the failures pass what is allowed
-                  the run stops (a cluster being upgraded finishes its part).
-                  Clusters left out above are skipped.
+                  {migrate
+                    ? 'The stages run in order; in a stage each cluster is migrated by its own migration job. When the failures pass what is allowed the run stops (a cluster being migrated finishes its part). Clusters left out above are skipped.'
+                    : "The stages run in order; in a stage each cluster's control plane, then its pools. When the failures pass what is allowed the run stops (a cluster being upgraded finishes its part). Clusters left out above are skipped."}
                 </Text>
                 <TextField
                   label="Clusters of a stage at a time"
@@ -277,7 +326,7 @@ export function FleetPlanDialog(props: {
                 />
                 <TextField
                   label="Soak after each stage (minutes)"
-                  description="Every cluster the stage upgraded must stay healthy this long before the next stage starts."
+                  description="Every cluster the stage upgraded or migrated must stay healthy this long before the next stage starts."
                   value={soak}
                   onChange={setSoak}
                   validationBehavior="aria"
@@ -330,13 +379,16 @@ export function FleetPlanDialog(props: {
 
 function FleetPreviewView({ preview }: { preview: FleetRunPreview }) {
   const { upgrade, current, refused } = preview.counts;
+  const migrate = preview.target.kind === 'migrate';
   return (
     <Flex direction="column" gap="3">
       <Alert
         role="status"
         status={refused ? 'warning' : 'info'}
         icon
-        title={`${upgrade} would upgrade, ${current} already there, ${refused} left out`}
+        title={`${upgrade} would ${
+          migrate ? 'migrate' : 'upgrade'
+        }, ${current} already there, ${refused} left out`}
       />
       {preview.stages.map((stage, i) => (
         <section key={stage.name} aria-label={`Stage ${i + 1}: ${stage.name}`}>
@@ -348,7 +400,11 @@ function FleetPreviewView({ preview }: { preview: FleetRunPreview }) {
               <li key={`${c.managementCluster}/${c.namespace}/${c.name}`}>
                 <Text variant="body-small">
                   <strong>{`${c.namespace}/${c.name}`}</strong>
-                  {` (${OUTCOME[c.outcome]}): ${planWords(c)}`}
+                  {` (${
+                    migrate && c.outcome === 'upgrade'
+                      ? 'migrates'
+                      : OUTCOME[c.outcome]
+                  }): ${planWords(c, migrate)}`}
                 </Text>
               </li>
             ))}

@@ -9,6 +9,7 @@ import { usePermission } from '@backstage/plugin-permission-react';
 import { Button, Flex, Link, Skeleton, Text } from '@backstage/ui';
 import {
   capzFleetRunApprovePermission,
+  fleetStepWords,
   type FleetClusterState,
   type FleetRunCluster,
   type FleetRunCommand,
@@ -30,7 +31,7 @@ import { useCallback, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { capzApiRef } from '../../api/CapzApi';
-import { clusterRouteRef, rootRouteRef } from '../../routes';
+import { clusterRouteRef, jobRouteRef, rootRouteRef } from '../../routes';
 import { ErrorAlert } from '../shared/errors';
 import { LiveStatus } from '../shared/LiveStatus';
 import { absoluteTime } from '../shared/time';
@@ -43,7 +44,7 @@ import {
   WARNING,
   type Look,
 } from '../JobPage/jobLabels';
-import { fleetRunTitle, RUN_STATE } from './fleetRunLabels';
+import { fleetRunTitle, fleetRunVerbs, RUN_STATE } from './fleetRunLabels';
 import { useFleetRunSignal } from './useFleetRunSignal';
 
 const STAGE_STATE: Record<FleetStageState, Look> = {
@@ -82,11 +83,9 @@ function commandWords(c: FleetRunCommand): string {
   return `${c.command} the run`;
 }
 
-/** A step in words: "control plane → v1.34.3", "pools system, user → v1.34.3". */
+/** A step in words: "control plane → v1.34.3", "pools system, user → v1.34.3", or its job's title. */
 const stepWords = (st: FleetRunCluster['steps'][number]) =>
-  st.target === 'controlPlane'
-    ? `control plane → ${st.version}`
-    : `pools ${st.target.pools.join(', ')} → ${st.version}`;
+  fleetStepWords(st, '→');
 
 /** What a stage waits for, in words. */
 function stageNote(s: FleetRunStage): string | undefined {
@@ -110,18 +109,21 @@ function ClusterRow(props: {
 }) {
   const { c } = props;
   const clusterLink = useRouteRef(clusterRouteRef);
+  const jobLink = useRouteRef(jobRouteRef);
   const place = {
     managementCluster: c.managementCluster,
     namespace: c.namespace,
     name: c.name,
   };
+  // After a migration the cluster lives in its target namespace: link it there.
+  const lives = c.movedTo ?? place;
   const step = c.steps[c.step];
   const now = c.state === 'running' && step ? stepWords(step) : undefined;
   return (
     <tr data-testid="fleet-cluster" data-state={c.state}>
       <td style={cell}>
         {clusterLink ? (
-          <Link href={clusterLink(place)}>{`${c.namespace}/${c.name}`}</Link>
+          <Link href={clusterLink(lives)}>{`${c.namespace}/${c.name}`}</Link>
         ) : (
           `${c.namespace}/${c.name}`
         )}
@@ -139,6 +141,11 @@ function ClusterRow(props: {
         <Text variant="body-small">
           {[now && `Now: ${now}`, c.message].filter(Boolean).join('. ')}
         </Text>
+        {c.jobId && jobLink && (
+          <Text as="div" variant="body-small">
+            <Link href={jobLink({ id: c.jobId })}>Open its job</Link>
+          </Text>
+        )}
       </td>
       <td style={cell}>
         {((c.state === 'waiting' && !props.runEnded) ||
@@ -366,11 +373,11 @@ export function FleetRunPage() {
               {RUN_STATE[run.state].label}
             </Text>
             <Text variant="body-small" color="secondary">
-              {`${count('succeeded')} upgraded, ${count(
+              {`${count('succeeded')} ${fleetRunVerbs(run).done}, ${count(
                 'running',
-              )} upgrading, ${count('waiting')} waiting, ${count(
-                'failed',
-              )} failed, ${
+              )} ${fleetRunVerbs(run).doing}, ${count(
+                'waiting',
+              )} waiting, ${count('failed')} failed, ${
                 count('skipped') + count('cancelled')
               } skipped or not started`}
             </Text>

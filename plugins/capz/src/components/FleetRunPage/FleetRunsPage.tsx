@@ -13,7 +13,7 @@ import { StateIcon } from '../JobPage/jobLabels';
 import { ErrorAlert } from '../shared/errors';
 import { LiveStatus } from '../shared/LiveStatus';
 import { absoluteTime } from '../shared/time';
-import { fleetRunTitle, RUN_STATE } from './fleetRunLabels';
+import { fleetRunTitle, RUN_STATE, fleetRunVerbs } from './fleetRunLabels';
 import { useFleetRunSignal } from './useFleetRunSignal';
 
 const cell = {
@@ -27,9 +27,10 @@ const cell = {
 export function fleetRunProgress(r: FleetRunRecord): string {
   const all = r.run.stages.flatMap(s => s.clusters);
   const n = (st: string) => all.filter(c => c.state === st).length;
+  const verb = fleetRunVerbs(r.run);
   return [
-    `${n('succeeded')} of ${all.length} upgraded`,
-    n('running') && `${n('running')} upgrading`,
+    `${n('succeeded')} of ${all.length} ${verb.done}`,
+    n('running') && `${n('running')} ${verb.doing}`,
     n('failed') && `${n('failed')} failed`,
     n('skipped') + n('cancelled') &&
       `${n('skipped') + n('cancelled')} skipped or not started`,

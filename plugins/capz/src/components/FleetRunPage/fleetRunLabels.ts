@@ -39,9 +39,20 @@ export const RUN_STATE: Record<FleetRunState, Look> = {
 /** "Fleet upgrade to the next minor: 6 clusters in 2 stages". */
 export function fleetRunTitle(run: FleetRun): string {
   const clusters = run.stages.flatMap(s => s.clusters).length;
+  if (run.target.kind === 'migrate')
+    return `Fleet migration to the ASO API: ${clusters} cluster${
+      clusters === 1 ? '' : 's'
+    } in ${run.stages.length} stage${run.stages.length === 1 ? '' : 's'}`;
   const target =
     run.target.kind === 'version' ? run.target.version : 'the next minor';
   return `Fleet upgrade to ${target}: ${clusters} cluster${
     clusters === 1 ? '' : 's'
   } in ${run.stages.length} stage${run.stages.length === 1 ? '' : 's'}`;
+}
+
+/** What the run does to a cluster, as a verb: "upgraded" / "upgrading", or "migrated" / "migrating". */
+export function fleetRunVerbs(run: FleetRun): { done: string; doing: string } {
+  return run.target.kind === 'migrate'
+    ? { done: 'migrated', doing: 'migrating' }
+    : { done: 'upgraded', doing: 'upgrading' };
 }
