@@ -10,7 +10,10 @@
  * - pause: a scale written while paused makes no ARM PUT; the resume brings it to Azure;
  * - delete: the delete preview's Azure deletes and keeps equal the simulated Azure's deletions, for a cluster that
  *   manages its group and for one whose group is `skip`; for the paused and resumed cluster the preview first blocks
- *   on the owner reference the pause lost (C51), and once its patch is applied the delete equals the preview.
+ *   on the owner reference the pause lost (C51), and once its patch is applied the delete equals the preview;
+ * - a fleet run of two clusters in two stages, on backends of its own: the first is SIGKILLed right after the run's
+ *   first write (CAPZ_FLEET_FAULT=written), a second on the same database resumes the run; ARM moves each cluster's
+ *   control plane, then its pools, the second cluster only after the first.
  */
 import {
   day2Paths,
@@ -21,6 +24,7 @@ import {
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
+import type { FleetRun } from '@capz-backstage/plugin-capz-common';
 import type { BackendProcess } from '../testing/backendProcess';
 import {
   azureDeletedSince,
@@ -203,12 +207,13 @@ beforeAll(async () => {
   // The pause's own cluster: a pause/resume leaves its agent pools without their ManagedCluster owner reference
   // (docs/capz-aso-facts.md C51), which changes how a later delete goes (the last test).
   await createCluster('p2', 'v1.33.2');
+  // The fleet run's two clusters, one per stage.
+  await createCluster('f1', 'v1.32.5');
+  await createCluster('f2', 'v1.32.5');
   main = await backendStarting;
   const started = Date.now();
-  await ready('d2');
-  await ready('kept');
-  await ready('p2');
-  w.say(`the three clusters ready ${seconds(started)} after the backend`);
+  for (const name of ['d2', 'kept', 'p2', 'f1', 'f2']) await ready(name);
+  w.say(`the five clusters ready ${seconds(started)} after the backend`);
 }, 900_000);
 
 afterAll(() => w.stop(), 180_000);
@@ -639,3 +644,136 @@ it('a paused and resumed cluster: the delete preview blocks on the lost owner re
   });
   expect(deleted).toEqual(byType(preview.deletes));
 }, 600_000);
+
+describe('a fleet run on the real managers', () => {
+  const place = (name: string) => ({
+    managementCluster: w.mcName,
+    namespace: ns,
+    name,
+  });
+  const SPEC = {
+    target: { kind: 'version', version: 'v1.33.2' },
+    stages: [
+      { name: 'first', clusters: [place('f1')] },
+      { name: 'second', clusters: [place('f2')] },
+    ],
+  };
+  /** What ARM runs and asks for, control plane and pools, with their provisioning states. */
+  const arm = (name: string) => {
+    const mc = aks(name);
+    const pool = (p: string) => mc?.agentPools?.[p];
+    return {
+      controlPlane: `${mc?.kubernetesVersion}/${mc?.currentKubernetesVersion} ${mc?.provisioningState}`,
+      system: `${pool('system')?.orchestratorVersion}/${
+        pool('system')?.currentOrchestratorVersion
+      } ${pool('system')?.provisioningState}`,
+      user: `${pool('user')?.orchestratorVersion}/${
+        pool('user')?.currentOrchestratorVersion
+      } ${pool('user')?.provisioningState}`,
+    };
+  };
+
+  it('upgrades both in ARM, control plane then pools, the second stage after the first; a backend killed mid-run is replaced by another that finishes it', async () => {
+    const db = w.sqlite('fleet');
+    const first = await w.backend(
+      'fleet-1',
+      db,
+      { CAPZ_FLEET_FAULT: 'written' },
+      false,
+      2,
+      'capz',
+    );
+    await w.waitFor(
+      'both clusters planned for the upgrade',
+      async () => {
+        const r = await first.request('POST', 'capz/fleet-runs/preview', SPEC);
+        return (
+          (r.status === 200 && r.body.counts?.upgrade === 2) ||
+          `${r.status} ${JSON.stringify(r.body.stages ?? r.body)}`
+        );
+      },
+      LONG,
+    );
+    const created = await first.request('POST', 'capz/fleet-runs', {
+      spec: SPEC,
+      options: {},
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const started = Date.now();
+    // The first advance writes f1's control plane; the fault ends the process before the run records it.
+    const exit = await Promise.race([
+      first.exited,
+      new Promise<never>((_, reject) =>
+        setTimeout(
+          () => reject(new Error('the first backend did not reach its fault')),
+          LONG,
+        ),
+      ),
+    ]);
+    expect(exit.signal).toBe('SIGKILL');
+    // The write reached the real managers: CAPZ asks ARM for the version while nobody records it.
+    await w.waitFor(
+      "ARM asked for f1's control plane at 1.33.2",
+      async () =>
+        aks('f1')?.kubernetesVersion === '1.33.2' || JSON.stringify(arm('f1')),
+      LONG,
+    );
+    expect(aks('f2').kubernetesVersion).toBe('1.32.5');
+
+    const second = await w.backend('fleet-2', db, {}, false, 2, 'capz');
+    const secondAt = Date.now();
+    // Stage by stage in ARM: f2 is asked for nothing before f1's pools run the target.
+    let f1DoneBeforeF2 = true;
+    let last: FleetRun | undefined;
+    await w.waitFor(
+      'the run to end on the second backend',
+      async () => {
+        if (
+          aks('f2')?.kubernetesVersion === '1.33.2' &&
+          !['system', 'user'].every(
+            p =>
+              aks('f1')?.agentPools?.[p]?.currentOrchestratorVersion ===
+              '1.33.2',
+          )
+        )
+          f1DoneBeforeF2 = false;
+        const r = await second.request('GET', `capz/fleet-runs/${id}`);
+        last = r.body.run as FleetRun;
+        return (
+          ['succeeded', 'failed', 'cancelled'].includes(last?.state ?? '') ||
+          `${r.status} run ${last?.state}: ${last?.stages
+            .flatMap(st => st.clusters)
+            .map(
+              c => `${c.name} ${c.state} step ${c.step} (${c.message ?? ''})`,
+            )
+            .join(', ')}; f1 ${JSON.stringify(arm('f1'))}; f2 ${JSON.stringify(
+            arm('f2'),
+          )}`
+        );
+      },
+      2 * LONG,
+    );
+    w.say(
+      `fleet run: ended ${seconds(started)} after its start, ${seconds(
+        secondAt,
+      )} after the second backend's`,
+    );
+    expect(
+      last!.stages.flatMap(st =>
+        st.clusters.map(c => [st.name, c.name, c.state, c.message]),
+      ),
+    ).toEqual([
+      ['first', 'f1', 'succeeded', 'upgraded to v1.33.2'],
+      ['second', 'f2', 'succeeded', 'upgraded to v1.33.2'],
+    ]);
+    expect(last!.state).toBe('succeeded');
+    expect(f1DoneBeforeF2).toBe(true);
+    for (const name of ['f1', 'f2'])
+      expect(arm(name)).toEqual({
+        controlPlane: '1.33.2/1.33.2 Succeeded',
+        system: '1.33.2/1.33.2 Succeeded',
+        user: '1.33.2/1.33.2 Succeeded',
+      });
+  }, 1_200_000);
+});
