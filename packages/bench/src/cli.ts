@@ -2,8 +2,9 @@
  * The read-path benchmark (`yarn bench [--clusters N] [--pools P] [--keep]`): seeds N ASO-managed clusters into an
  * ephemeral local management cluster and prints, as one markdown table (also written to .local/bench/result-<N>.md):
  * seeding time; plain LISTs of every watched kind; the CAPZ backend's initial sync, RSS, clusters-list and tree
- * latency, API requests per page view and change-to-push latency; and, for one cluster, `clusterctl describe
- * cluster` (built from Go modules) and the stock @backstage/plugin-kubernetes-backend custom-resource query.
+ * latency, API requests per page view, a fleet run's preview over every cluster and change-to-push latency; and, for
+ * one cluster, `clusterctl describe cluster` (built from Go modules) and the stock @backstage/plugin-kubernetes-backend
+ * custom-resource query.
  * Not part of the test suite: it prints numbers, it asserts nothing.
  *
  * This file parses the arguments and runs the measures (src/measures, one module each) in order; src/goals.ts judges
@@ -27,6 +28,7 @@ import { changeToPush } from './measures/changeToPush.ts';
 import type { MeasureContext } from './measures/context.ts';
 import { clusterctlDescribe } from './measures/describe.ts';
 import { emptyBackendRss } from './measures/emptyRss.ts';
+import { fleetPreview } from './measures/fleetPreview.ts';
 import { plainLists } from './measures/lists.ts';
 import { minimalCapzRss } from './measures/minimalRss.ts';
 import { seeding } from './measures/seeding.ts';
@@ -207,6 +209,8 @@ async function main(o: BenchOptions): Promise<void> {
     stops.push(() => stopBackend(capz.backend));
     capzPgid = capz.backend.child.pid;
     Object.assign(ours, capz.figures);
+    // Before the changes below, which flip ManagedClusters' Ready: the preview plans the clusters as seeded.
+    Object.assign(ours, await fleetPreview(ctx, capz.backend, seeded.clusters));
     Object.assign(
       ours,
       await changeToPush(ctx, capz.backend, seeded.clusters, o.changes),

@@ -28,6 +28,9 @@ const good = (): Figures => ({
   emptyRssKib: 734 * MIB,
   minimalRssKib: 632 * MIB,
   minimalEmptyRssKib: 598 * MIB,
+  fleetPreviewP50Ms: 1230,
+  fleetPreviewMaxMs: 1480,
+  fleetPreviewClusters: 1000,
 });
 
 const verdicts = (f: Figures) => judge(f).map(g => g.verdict);
@@ -68,6 +71,12 @@ describe('goals', () => {
         goal: 'change → push p95',
         target: '≤ 150 ms',
         value: '48.3 ms',
+        verdict: 'met',
+      },
+      {
+        goal: "a fleet run's preview (`POST /fleet-runs/preview`) over every cluster, median / max",
+        target: '≤ 5 s',
+        value: '1.23 s / 1.48 s (1000 clusters)',
         verdict: 'met',
       },
       {
@@ -128,6 +137,11 @@ describe('goals', () => {
       byGoal(at({ pushP95 }), 'change → push').verdict;
     assert.equal(push(150), 'met');
     assert.equal(push(150.1), 'NOT met');
+
+    const preview = (fleetPreviewMaxMs: number) =>
+      byGoal(at({ fleetPreviewMaxMs }), "a fleet run's preview").verdict;
+    assert.equal(preview(5000), 'met');
+    assert.equal(preview(5000.1), 'NOT met');
   });
 
   it('applies the RSS goals to what the data adds, against twice the raw objects', () => {
@@ -198,6 +212,7 @@ describe('goals', () => {
         'NOT met',
         'NOT met',
         'NOT met',
+        'not measured',
         'met',
         'met',
         'NOT met',
@@ -206,7 +221,7 @@ describe('goals', () => {
     // The references come from ours; the baseline's own figures stay its own.
     assert.equal(judged[1].value, '1/13 (11.8 ms vs 154 ms)');
     assert.equal(
-      judged[7].value,
+      judged[8].value,
       '811 MiB = 734 MiB without a management cluster + 77 MiB',
     );
     assert.equal(withReferences(baseline, ours).syncMs, 12_700);
