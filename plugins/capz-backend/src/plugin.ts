@@ -345,6 +345,10 @@ export const capzPlugin = createBackendPlugin({
             ownerOf,
             pickers: { azure: aks },
             endpoints,
+            lifecycle: {
+              soonDays: versionSupport.soonDays,
+              calendar: versionSupport.calendar,
+            },
             jobs: {
               logger,
               httpAuth,

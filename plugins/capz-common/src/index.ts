@@ -17,5 +17,6 @@ export * from './manifests/clusterProposal';
 export * from './day2';
 export * from './gitops';
 export * from './lifecycle';
+export * from './clusters';
 export * from './ownership';
 export * from './fleet';

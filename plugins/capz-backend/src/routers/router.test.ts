@@ -179,6 +179,74 @@ describe('router', () => {
     expect(res.body.listing).toBeUndefined();
   });
 
+  it('answers a view of the clusters: filtered, sorted and paged as the clusters page does, with its total', async () => {
+    const server = await app();
+    const order = (res: request.Response) =>
+      res.body.items.map(
+        (c: { managementCluster: string; name: string }) =>
+          `${c.managementCluster}/${c.name}`,
+      );
+    const first = await request(server)
+      .get(`/clusters?${q({ sort: 'name', limit: '2' })}`)
+      .set(auth);
+    expect(first.status).toBe(200);
+    expect({ items: order(first), total: first.body.total }).toEqual({
+      items: ['east/alpha', 'east/beta'],
+      total: 3,
+    });
+    const next = await request(server)
+      .get(`/clusters?${q({ sort: 'name', offset: '2', limit: '2' })}`)
+      .set(auth);
+    expect({
+      items: order(next),
+      total: next.body.total,
+      offset: next.body.offset,
+    }).toEqual({ items: ['west/gamma'], total: 3, offset: 2 });
+    const backwards = await request(server)
+      .get(`/clusters?${q({ sort: 'name', dir: 'descending' })}`)
+      .set(auth);
+    expect(order(backwards)).toEqual(['west/gamma', 'east/beta', 'east/alpha']);
+    const filtered = await request(server)
+      .get(`/clusters?${q({ namespace: 'team-a', q: 'GAM' })}`)
+      .set(auth);
+    expect({ items: order(filtered), total: filtered.body.total }).toEqual({
+      items: ['west/gamma'],
+      total: 1,
+    });
+    // None of these has a Kubernetes version: nothing needs attention.
+    const attention = await request(server)
+      .get(`/clusters?${q({ attention: 'any' })}`)
+      .set(auth);
+    expect(attention.body).toMatchObject({ items: [], total: 0 });
+    // Without a view's parameters, the whole list as before (no total).
+    const plain = await request(server).get('/clusters').set(auth);
+    expect(plain.body.total).toBeUndefined();
+    const bad = await request(server)
+      .get(`/clusters?${q({ limit: '0' })}`)
+      .set(auth);
+    expect(bad.status).toBe(400);
+  });
+
+  it("pages only the clusters the caller may read: the total counts none of the others'", async () => {
+    const decision: PolicyDecision = {
+      result: AuthorizeResult.CONDITIONAL,
+      pluginId: 'capz',
+      resourceType: 'capz-cluster',
+      conditions: {
+        rule: 'IS_IN_NAMESPACE',
+        resourceType: 'capz-cluster',
+        params: { namespaces: ['team-a'] },
+      },
+    };
+    const res = await request(await app({ decision }))
+      .get(`/clusters?${q({ limit: '1', sort: 'name' })}`)
+      .set(auth);
+    expect(res.body.total).toBe(2);
+    expect(res.body.items.map((c: { name: string }) => c.name)).toEqual([
+      'alpha',
+    ]);
+  });
+
   it('names the management clusters still doing their first list, whose clusters are not all listed yet', async () => {
     const res = await request(
       await app({ cache: fakeCache({ west: { Cluster: [westC] } }, ['east']) }),

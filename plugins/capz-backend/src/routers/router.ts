@@ -21,7 +21,15 @@ import { toYaml } from './objectYaml';
 import { TreeBodies } from './treeBodies';
 import type { ClusterEndpoints } from '../connect/ClusterEndpoints';
 import { createPickersRouter, type PickerSources } from './pickersRouter';
-import type { ClusterSummary } from '@capz-backstage/plugin-capz-common';
+import {
+  CLUSTER_FILTER_KEYS,
+  clusterAttention,
+  pageOfClusters,
+  type AttentionOptions,
+  type ClusterPageQuery,
+  type ClusterSortColumn,
+  type ClusterSummary,
+} from '@capz-backstage/plugin-capz-common';
 
 /** A summary without its API server's CA (kept: the URL). */
 function withoutCertificateAuthority(c: ClusterSummary): ClusterSummary {
@@ -51,9 +59,15 @@ export interface RouterOptions {
   validateResponses?: boolean;
   /** The clusters' owners for a policy's IS_CLUSTER_OWNER condition (cluster/clusterOwners.ts). */
   ownerOf?: ClusterOwnerOf;
+  /** AKS's release calendar and `soonDays` (capz.lifecycle) for the `attention` filter of GET /clusters. */
+  lifecycle?: Omit<AttentionOptions, 'today'>;
+  /** Today, for the `attention` filter (tests fix it). */
+  now?: () => Date;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The query parameters that make GET /clusters answer a view (filtered, sorted, paged) with its `total`. */
+const PAGE_KEYS = [...CLUSTER_FILTER_KEYS, 'sort', 'dir', 'offset', 'limit'];
 const MAX_TIMELINE_LIMIT = 20_000;
 
 /**
@@ -91,10 +105,12 @@ export async function createRouter(
 
   // Every read route authenticates and asks for the read permission first; a conditional decision (by management
   // cluster and namespace) comes back as a filter applied to what the route returns.
-  const authorizeRead = async (req: express.Request) =>
+  const authorizeRead = async (req: Pick<express.Request, 'headers'>) =>
     readFilter(
       permissions,
-      await httpAuth.credentials(req, { allow: ['user', 'service'] }),
+      await httpAuth.credentials(req as express.Request, {
+        allow: ['user', 'service'],
+      }),
       options.ownerOf,
     );
 
@@ -129,16 +145,55 @@ export async function createRouter(
 
   router.get('/clusters', async (req, res) => {
     const allowed = await authorizeRead(req);
-    const items = (views?.list() ?? []).filter(allowed);
+    const all = (views?.list() ?? []).filter(allowed);
     const listing = managementClusters
       .map(c => c.name)
       .filter(mc => cache?.initialListing(mc));
+    // A view of them (the clusters page's filters, its sort, a page) when the query asks for one: capz-common's
+    // pageOfClusters, as the page itself filters and sorts.
+    const q = req.query as Record<string, string | undefined>;
+    const paged = PAGE_KEYS.some(k => q[k] !== undefined);
+    let items: ClusterSummary[] = all;
+    let page: { total: number; offset: number } | undefined;
+    if (paged) {
+      const query = {
+        ...Object.fromEntries(
+          CLUSTER_FILTER_KEYS.filter(k => q[k]).map(k => [k, q[k]]),
+        ),
+        ...(q.sort ? { sort: q.sort as ClusterSortColumn } : {}),
+        ...(q.dir ? { dir: q.dir as 'ascending' | 'descending' } : {}),
+        ...(q.offset ? { offset: Number(q.offset) } : {}),
+        ...(q.limit ? { limit: Number(q.limit) } : {}),
+      } as ClusterPageQuery;
+      // What needs attention is judged for today with the configured calendar, only when the filter asks for it.
+      const today = options.now?.() ?? new Date();
+      const judged = query.attention
+        ? all.map(c => ({
+            ...c,
+            attention: clusterAttention(c, {
+              ...options.lifecycle,
+              today,
+            }),
+          }))
+        : all;
+      const r = pageOfClusters(judged, query);
+      // The judgement stays in the browser (its own day): the summaries go out as they are.
+      items = r.items.map(c => {
+        if (!query.attention) return c;
+        const { attention: _judged, ...summary } = c as ClusterSummary & {
+          attention?: unknown;
+        };
+        return summary;
+      });
+      page = { total: r.total, offset: r.offset };
+    }
     // The CA is ~1.5 KB a cluster that no page reads: only the catalog module asks for it.
     res.json({
       items:
         req.query.include === 'certificateAuthority'
           ? items
           : items.map(withoutCertificateAuthority),
+      ...(page ?? {}),
       ...(listing.length ? { listing } : {}),
     });
   });

@@ -2543,6 +2543,129 @@ export const spec = {
               enum: ['certificateAuthority'],
             },
           },
+          {
+            name: 'q',
+            in: 'query',
+            required: false,
+            description:
+              "A view of the clusters (with any of q, managementCluster, namespace, health, api, migration, location, attention, sort, dir, offset, limit; capz-common's pageOfClusters, as the clusters page filters and sorts): the search text, matched in any of a cluster's names, reason, message, version, location or owner. A view answers `total` (the clusters it keeps) and `offset` beside its page of `items`.",
+            schema: {
+              type: 'string',
+              maxLength: 200,
+            },
+          },
+          {
+            name: 'managementCluster',
+            in: 'query',
+            required: false,
+            schema: {
+              $ref: '#/components/schemas/ManagementClusterName',
+            },
+          },
+          {
+            name: 'namespace',
+            in: 'query',
+            required: false,
+            schema: {
+              $ref: '#/components/schemas/NamespaceName',
+            },
+          },
+          {
+            name: 'health',
+            in: 'query',
+            required: false,
+            schema: {
+              $ref: '#/components/schemas/Health',
+            },
+          },
+          {
+            name: 'api',
+            in: 'query',
+            required: false,
+            schema: {
+              type: 'string',
+              enum: ['aso-v1beta1', 'aso-v1alpha1', 'azure-managed'],
+            },
+          },
+          {
+            name: 'migration',
+            in: 'query',
+            required: false,
+            description: '`yes`: migration candidates only; `no`: the others.',
+            schema: {
+              type: 'string',
+              enum: ['yes', 'no'],
+            },
+          },
+          {
+            name: 'location',
+            in: 'query',
+            required: false,
+            schema: {
+              type: 'string',
+              maxLength: 100,
+            },
+          },
+          {
+            name: 'attention',
+            in: 'query',
+            required: false,
+            description:
+              "What needs attention today (the server's day; the configured AKS release calendar): `now`, only `soon`, or `any`.",
+            schema: {
+              type: 'string',
+              enum: ['now', 'soon', 'any'],
+            },
+          },
+          {
+            name: 'sort',
+            in: 'query',
+            required: false,
+            description:
+              'The column to sort by (default `health`, worst first); ties by management cluster, namespace and name.',
+            schema: {
+              type: 'string',
+              enum: [
+                'health',
+                'name',
+                'managementCluster',
+                'reason',
+                'api',
+                'version',
+                'location',
+                'pools',
+              ],
+            },
+          },
+          {
+            name: 'dir',
+            in: 'query',
+            required: false,
+            schema: {
+              type: 'string',
+              enum: ['ascending', 'descending'],
+            },
+          },
+          {
+            name: 'offset',
+            in: 'query',
+            required: false,
+            schema: {
+              type: 'integer',
+              minimum: 0,
+              maximum: 1000000,
+            },
+          },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            schema: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1000,
+            },
+          },
         ],
         responses: {
           '200': {
@@ -2559,6 +2682,15 @@ export const spec = {
                       items: {
                         $ref: '#/components/schemas/ClusterSummary',
                       },
+                    },
+                    total: {
+                      type: 'integer',
+                      description:
+                        'For a view (any of its parameters given), how many clusters it keeps in all.',
+                    },
+                    offset: {
+                      type: 'integer',
+                      description: 'For a view, where its page starts in them.',
                     },
                     listing: {
                       type: 'array',

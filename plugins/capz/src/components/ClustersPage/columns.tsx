@@ -1,14 +1,16 @@
 /** The clusters table's columns, its rows and their order. */
 import { Cell, CellText, ColumnConfig, Flex, Link, Text } from '@backstage/ui';
 import {
+  CLUSTER_SORT_COLUMNS,
   ClusterApi,
   ClusterSummary,
   describePools,
+  sortClusters,
   hintFor,
   splitReason,
 } from '@capz-backstage/plugin-capz-common';
 import { placeText } from '../shared/managedFrom';
-import { HEALTH_WORST_FIRST, HealthLabel } from '../shared/health';
+import { HealthLabel } from '../shared/health';
 import { versionCellWords, type Attention } from '../shared/lifecycle';
 
 /**
@@ -23,56 +25,16 @@ export const API_LABEL: Record<ClusterApi, string> = {
   'azure-managed': 'AzureManaged (deprecated)',
 };
 
-const HEALTH_RANK = new Map(HEALTH_WORST_FIRST.map((h, i) => [h, i]));
+/** The columns `sortRows` sorts by (the address's `sort` is one of them). */
+export const SORTABLE_COLUMNS: readonly string[] = CLUSTER_SORT_COLUMNS;
 
 /** The rows sorted by a column (health: worst first when ascending); ties by id, so the order is stable. */
-/** The columns `sortRows` sorts by (the address's `sort` is one of them). */
-export const SORTABLE_COLUMNS: readonly string[] = [
-  'health',
-  'name',
-  'managementCluster',
-  'reason',
-  'api',
-  'version',
-  'location',
-  'pools',
-];
-
 export function sortRows(
   rows: Row[],
   column: string,
   direction: 'ascending' | 'descending',
 ): Row[] {
-  const key = (r: Row): string | number => {
-    switch (column) {
-      case 'health':
-        return HEALTH_RANK.get(r.health ?? 'unknown') ?? 99;
-      case 'name':
-        return r.name;
-      case 'managementCluster':
-        return `${r.managementCluster}/${r.namespace}/${r.name}`;
-      case 'api':
-        return r.api;
-      case 'version':
-        return r.kubernetesVersion ?? '';
-      case 'location':
-        return r.location ?? '';
-      case 'pools':
-        return r.pools?.total ?? 0;
-      default:
-        return r.reason ?? '';
-    }
-  };
-  const sign = direction === 'ascending' ? 1 : -1;
-  return [...rows].sort((a, b) => {
-    const ka = key(a);
-    const kb = key(b);
-    const c =
-      typeof ka === 'number' && typeof kb === 'number'
-        ? ka - kb
-        : String(ka).localeCompare(String(kb));
-    return c !== 0 ? sign * c : a.id.localeCompare(b.id);
-  });
+  return sortClusters(rows, column, direction);
 }
 
 /**

@@ -4,41 +4,26 @@
  * the address.
  */
 import {
-  ClusterApi,
-  ClusterSummary,
-  Health,
+  CLUSTER_FILTER_KEYS,
+  filterClusters,
+  worstAttention,
+  type ClusterFilters,
+  type ClusterSummary,
+  type FilterableCluster as CommonFilterableCluster,
+  type Health,
 } from '@capz-backstage/plugin-capz-common';
 import { useCallback, useMemo } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { worstSeverity, type Attention } from '../shared/lifecycle';
+import type { Attention } from '../shared/lifecycle';
 
 /** A cluster as the filters read it: its summary, and what needs attention today when the page computed it. */
-export type FilterableCluster = ClusterSummary & { attention?: Attention };
+export type FilterableCluster = CommonFilterableCluster & {
+  attention?: Attention;
+};
 
-/** The clusters page's filters; every one is optional ("all"). They live in the URL, so a filtered view is a link. */
-export interface ClusterFilters {
-  q?: string;
-  managementCluster?: string;
-  namespace?: string;
-  health?: Health;
-  api?: ClusterApi;
-  /** 'yes' | 'no' */
-  migration?: 'yes' | 'no';
-  location?: string;
-  /** `now`: something needs attention now; `soon`: only soon; `any`: either. */
-  attention?: 'now' | 'soon' | 'any';
-}
-
-export const FILTER_KEYS = [
-  'q',
-  'managementCluster',
-  'namespace',
-  'health',
-  'api',
-  'migration',
-  'location',
-  'attention',
-] as const;
+// The filters and their matching are capz-common's (clusters/query.ts), shared with GET /clusters' paging.
+export type { ClusterFilters };
+export const FILTER_KEYS = CLUSTER_FILTER_KEYS;
 
 export function readFilters(params: URLSearchParams): ClusterFilters {
   const f: Record<string, string> = {};
@@ -72,47 +57,11 @@ export function withoutFilters(params: URLSearchParams): URLSearchParams {
 export const isFiltered = (f: ClusterFilters): boolean =>
   FILTER_KEYS.some(k => f[k]);
 
-/** Whether a cluster matches the search text: any of its names, reason, message, version, location or owner. */
-function matchesSearch(c: ClusterSummary, q: string): boolean {
-  const needle = q.trim().toLowerCase();
-  if (!needle) return true;
-  return [
-    c.name,
-    c.namespace,
-    c.managementCluster,
-    c.reason,
-    c.message,
-    c.kubernetesVersion,
-    c.location,
-    c.owner,
-  ].some(v => v?.toLowerCase().includes(needle));
-}
-
-/** Whether a cluster's attention today matches the filter. */
-function matchesAttention(
-  c: FilterableCluster,
-  want: ClusterFilters['attention'],
-): boolean {
-  const worst = worstSeverity(c.attention?.items ?? []);
-  return want === 'any' ? worst !== undefined : worst === want;
-}
-
 export function applyFilters<T extends FilterableCluster>(
   items: T[],
   f: ClusterFilters,
 ): T[] {
-  return items.filter(
-    c =>
-      (!f.q || matchesSearch(c, f.q)) &&
-      (!f.managementCluster || c.managementCluster === f.managementCluster) &&
-      (!f.namespace || c.namespace === f.namespace) &&
-      (!f.health || (c.health ?? 'unknown') === f.health) &&
-      (!f.api || c.api === f.api) &&
-      (!f.migration ||
-        Boolean(c.migrationCandidate) === (f.migration === 'yes')) &&
-      (!f.location || c.location === f.location) &&
-      (!f.attention || matchesAttention(c, f.attention)),
-  );
+  return filterClusters(items, f);
 }
 
 /** How many clusters need attention now, and how many only soon. */
@@ -122,7 +71,7 @@ export function countAttention(items: FilterableCluster[]): {
 } {
   const n = { now: 0, soon: 0 };
   for (const c of items) {
-    const worst = worstSeverity(c.attention?.items ?? []);
+    const worst = worstAttention(c.attention?.items ?? []);
     if (worst) n[worst]++;
   }
   return n;

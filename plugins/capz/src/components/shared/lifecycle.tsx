@@ -10,6 +10,7 @@ import {
   type AttentionInput,
   type AttentionItem,
   type AttentionOptions,
+  worstAttention,
 } from '@capz-backstage/plugin-capz-common';
 import { useMemo } from 'react';
 
@@ -57,8 +58,7 @@ export function useAttention(c: AttentionInput | undefined): Attention {
 export function worstSeverity(
   items: AttentionItem[],
 ): 'now' | 'soon' | undefined {
-  if (items.some(i => i.severity === 'now')) return 'now';
-  return items.length ? 'soon' : undefined;
+  return worstAttention(items);
 }
 
 /** A version's support in a few words for a table cell: "supported", "LTS, ends in 40 days", "out of support". */

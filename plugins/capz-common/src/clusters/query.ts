@@ -1,0 +1,193 @@
+/**
+ * Which clusters a view keeps and in what order: the clusters page's filters and sort, and a page of the result. Pure,
+ * written once for the page (in the browser) and for `GET /clusters` (paged on the server).
+ */
+import type { ClusterApi, ClusterSummary } from '../api';
+import type { AttentionItem } from '../lifecycle';
+import { HEALTH_ORDER } from '../tree/health/order';
+import type { Health } from '../tree/types';
+
+/** A cluster as the filters read it: its summary, and what needs attention today when it was judged. @public */
+export type FilterableCluster = ClusterSummary & {
+  attention?: { items: AttentionItem[] };
+};
+
+/** The clusters page's filters; every one is optional ("all"). @public */
+export interface ClusterFilters {
+  q?: string;
+  managementCluster?: string;
+  namespace?: string;
+  health?: Health;
+  api?: ClusterApi;
+  migration?: 'yes' | 'no';
+  location?: string;
+  /** `now`: something needs attention now; `soon`: only soon; `any`: either. */
+  attention?: 'now' | 'soon' | 'any';
+}
+
+/** The filters' names, as the page's address and `GET /clusters` spell them. @public */
+export const CLUSTER_FILTER_KEYS = [
+  'q',
+  'managementCluster',
+  'namespace',
+  'health',
+  'api',
+  'migration',
+  'location',
+  'attention',
+] as const;
+
+/** The columns clusters sort by. @public */
+export const CLUSTER_SORT_COLUMNS = [
+  'health',
+  'name',
+  'managementCluster',
+  'reason',
+  'api',
+  'version',
+  'location',
+  'pools',
+] as const;
+
+/** A column clusters sort by. @public */
+export type ClusterSortColumn = (typeof CLUSTER_SORT_COLUMNS)[number];
+
+/** The most urgent severity of a cluster's attention items, if any: `now` before `soon`. @public */
+export function worstAttention(
+  items: ReadonlyArray<Pick<AttentionItem, 'severity'>>,
+): 'now' | 'soon' | undefined {
+  if (items.some(i => i.severity === 'now')) return 'now';
+  if (items.some(i => i.severity === 'soon')) return 'soon';
+  return undefined;
+}
+
+/** Whether a cluster matches the search text: any of its names, reason, message, version, location or owner. */
+function matchesSearch(c: ClusterSummary, q: string): boolean {
+  const needle = q.trim().toLowerCase();
+  if (!needle) return true;
+  return [
+    c.name,
+    c.namespace,
+    c.managementCluster,
+    c.reason,
+    c.message,
+    c.kubernetesVersion,
+    c.location,
+    c.owner,
+  ].some(v => v?.toLowerCase().includes(needle));
+}
+
+/** Whether a cluster matches every filter set. @public */
+export function clusterMatches(
+  c: FilterableCluster,
+  f: ClusterFilters,
+): boolean {
+  if (f.q && !matchesSearch(c, f.q)) return false;
+  if (f.managementCluster && c.managementCluster !== f.managementCluster)
+    return false;
+  if (f.namespace && c.namespace !== f.namespace) return false;
+  if (f.health && (c.health ?? 'unknown') !== f.health) return false;
+  if (f.api && c.api !== f.api) return false;
+  if (f.migration && Boolean(c.migrationCandidate) !== (f.migration === 'yes'))
+    return false;
+  if (f.location && c.location !== f.location) return false;
+  if (f.attention) {
+    const worst = worstAttention(c.attention?.items ?? []);
+    if (f.attention === 'any' ? worst === undefined : worst !== f.attention)
+      return false;
+  }
+  return true;
+}
+
+/** The clusters every set filter keeps, in their order. @public */
+export function filterClusters<T extends FilterableCluster>(
+  items: readonly T[],
+  f: ClusterFilters,
+): T[] {
+  return items.filter(c => clusterMatches(c, f));
+}
+
+const HEALTH_RANK = new Map(
+  [...HEALTH_ORDER].reverse().map((h, i) => [h, i] as const),
+);
+const idOf = (c: ClusterSummary) =>
+  `${c.managementCluster}/${c.namespace}/${c.name}`;
+
+/**
+ * The clusters sorted by a column (health: worst first when ascending; an unknown column sorts by reason); ties by
+ * `managementCluster/namespace/name`, so the order is stable and a page of it is well defined.
+ * @public
+ */
+export function sortClusters<T extends ClusterSummary>(
+  rows: readonly T[],
+  column: string,
+  direction: 'ascending' | 'descending',
+): T[] {
+  const key = (r: T): string | number => {
+    switch (column) {
+      case 'health':
+        return HEALTH_RANK.get(r.health ?? 'unknown') ?? 99;
+      case 'name':
+        return r.name;
+      case 'managementCluster':
+        return idOf(r);
+      case 'api':
+        return r.api;
+      case 'version':
+        return r.kubernetesVersion ?? '';
+      case 'location':
+        return r.location ?? '';
+      case 'pools':
+        return r.pools?.total ?? 0;
+      default:
+        return r.reason ?? '';
+    }
+  };
+  const sign = direction === 'ascending' ? 1 : -1;
+  const keyed = rows.map(r => ({ r, k: key(r), id: idOf(r) }));
+  keyed.sort((a, b) => {
+    const c =
+      typeof a.k === 'number' && typeof b.k === 'number'
+        ? a.k - b.k
+        : String(a.k).localeCompare(String(b.k));
+    return c !== 0 ? sign * c : a.id.localeCompare(b.id);
+  });
+  return keyed.map(x => x.r);
+}
+
+/** A view of the clusters: the filters, a sort and a page of the result. @public */
+export interface ClusterPageQuery extends ClusterFilters {
+  sort?: ClusterSortColumn;
+  dir?: 'ascending' | 'descending';
+  /** The first cluster of the page in the sorted result (default 0). */
+  offset?: number;
+  /** At most this many (default: every one). */
+  limit?: number;
+}
+
+/** The sort a view opens with: worst health first. @public */
+export const DEFAULT_CLUSTER_SORT = {
+  column: 'health' as ClusterSortColumn,
+  direction: 'ascending' as const,
+};
+
+/** One page of the clusters a query keeps, in its order, and how many it keeps in all. @public */
+export function pageOfClusters<T extends FilterableCluster>(
+  items: readonly T[],
+  q: ClusterPageQuery,
+): { items: T[]; total: number; offset: number } {
+  const kept = sortClusters(
+    filterClusters(items, q),
+    q.sort ?? DEFAULT_CLUSTER_SORT.column,
+    q.dir ?? DEFAULT_CLUSTER_SORT.direction,
+  );
+  const offset = Math.max(0, q.offset ?? 0);
+  return {
+    items:
+      q.limit === undefined
+        ? kept.slice(offset)
+        : kept.slice(offset, offset + q.limit),
+    total: kept.length,
+    offset,
+  };
+}
