@@ -253,6 +253,31 @@ describe('POST /fleet-runs/preview', () => {
     expect(s.live).toEqual([]);
   });
 
+  it("keeps each cluster's group from the request in its plan", async () => {
+    const s = await setup();
+    const grouped = {
+      ...RUN,
+      stages: RUN.stages.map(st => ({
+        ...st,
+        clusters: st.clusters.map(c => ({ ...c, group: c.namespace })),
+      })),
+    };
+    const r = await request(s.app)
+      .post('/fleet-runs/preview')
+      .set(auth)
+      .send(grouped);
+    expect(r.status).toBe(200);
+    expect(
+      r.body.stages.flatMap((st: any) =>
+        st.clusters.map((c: any) => [c.name, c.group]),
+      ),
+    ).toEqual([
+      ['alpha', 'team-a'],
+      ['gamma', 'team-a'],
+      ['beta', 'team-b'],
+    ]);
+  });
+
   it('refuses a cluster the caller may not upgrade in the words of one that does not exist, and plans the others', async () => {
     const s = await setup({
       decision: createCapzClusterConditionalDecision(

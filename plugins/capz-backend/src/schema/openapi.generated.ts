@@ -1166,6 +1166,29 @@ export const spec = {
           },
         },
       },
+      FleetStageCluster: {
+        type: 'object',
+        description:
+          "A cluster of a stage, and its group: the groups of a stage run side by side (up to the run's concurrency), the clusters of one group one after the other. A cluster without a group is a group of its own.",
+        additionalProperties: false,
+        required: ['managementCluster', 'namespace', 'name'],
+        properties: {
+          managementCluster: {
+            $ref: '#/components/schemas/ManagementClusterName',
+          },
+          namespace: {
+            $ref: '#/components/schemas/NamespaceName',
+          },
+          name: {
+            $ref: '#/components/schemas/ClusterName',
+          },
+          group: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 63,
+          },
+        },
+      },
       FleetRunTarget: {
         description:
           'What the run does to every cluster: upgrade it to `next-minor`, the newest patch of the next minor version AKS offers in its region, or to one `version`; or `migrate` it to the ASO API.',
@@ -1244,7 +1267,7 @@ export const spec = {
                   minItems: 1,
                   maxItems: 10000,
                   items: {
-                    $ref: '#/components/schemas/FleetClusterRef',
+                    $ref: '#/components/schemas/FleetStageCluster',
                   },
                 },
               },
@@ -1277,6 +1300,9 @@ export const spec = {
             type: 'string',
           },
           name: {
+            type: 'string',
+          },
+          group: {
             type: 'string',
           },
           outcome: {
@@ -1563,6 +1589,9 @@ export const spec = {
                             type: 'string',
                           },
                           name: {
+                            type: 'string',
+                          },
+                          group: {
                             type: 'string',
                           },
                           state: {

@@ -14,6 +14,7 @@ export {
   type FleetJobStep,
   type FleetMigrateTarget,
   type FleetRunTarget,
+  type FleetStageCluster,
   type FleetStep,
   type FleetRunPreview,
   type FleetRunSpec,

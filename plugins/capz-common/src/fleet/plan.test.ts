@@ -347,3 +347,26 @@ describe('a migration wave', () => {
     ).toMatchObject({ outcome: 'current', steps: [] });
   });
 });
+
+describe("a stage's groups", () => {
+  it("carry each cluster's group from the spec to its plan", () => {
+    const at = (name: string) => ({
+      managementCluster: 'local',
+      namespace: 'team-a',
+      name,
+    });
+    const preview = fleetRunPreview(
+      {
+        target: { kind: 'next-minor' },
+        stages: [
+          { name: 'prod', clusters: [{ ...at('a'), group: 'eu' }, at('b')] },
+        ],
+      },
+      p => ({ ...p, outcome: 'current', steps: [], problems: [] }),
+    );
+    expect(preview.stages[0].clusters).toEqual([
+      { ...at('a'), group: 'eu', outcome: 'current', steps: [], problems: [] },
+      { ...at('b'), outcome: 'current', steps: [], problems: [] },
+    ]);
+  });
+});

@@ -53,10 +53,18 @@ export function fleetMigrationNamespace(
     .replace(/\{name\}/g, place.name);
 }
 
+/**
+ * A cluster of a stage, and its group: the groups of a stage run side by side (up to the run's concurrency), the
+ * clusters of one group one after the other (Fleet Manager's groups of a stage). A cluster without a group is a group
+ * of its own.
+ * @public
+ */
+export type FleetStageCluster = ClusterPlace & { group?: string };
+
 /** One stage of a fleet run: its clusters, upgraded after the stages before it. @public */
 export interface FleetStageSpec {
   name: string;
-  clusters: ClusterPlace[];
+  clusters: FleetStageCluster[];
 }
 
 /** What a fleet upgrade is asked to do. @public */
@@ -113,6 +121,8 @@ export function fleetStepWords(step: FleetStep, arrow = 'to'): string {
 
 /** A cluster's part of a fleet run (an upgrade's plan has upgrade steps only). @public */
 export type FleetClusterPlan<S extends FleetStep = FleetStep> = ClusterPlace & {
+  /** Its group in its stage (the spec's). */
+  group?: string;
   /**
    * `upgrade`: its steps run in its stage; `current`: it already runs the target, control plane and pools;
    * `refused`: it is left out of the run, for `problems`.
@@ -434,13 +444,14 @@ export function fleetRunPreview(
   spec: FleetRunSpec,
   planOf: (place: ClusterPlace) => FleetClusterPlan,
 ): FleetRunPreview {
+  // Each cluster planned from its place alone; its group rides along.
   const counts = { upgrade: 0, current: 0, refused: 0 };
   const stages = spec.stages.map(s => ({
     name: s.name,
-    clusters: s.clusters.map(place => {
+    clusters: s.clusters.map(({ group, ...place }) => {
       const plan = planOf(place);
       counts[plan.outcome] += 1;
-      return plan;
+      return group ? { ...plan, group } : plan;
     }),
   }));
   return {

@@ -650,3 +650,54 @@ describe('a migration wave: one job step per cluster', () => {
     ]);
   });
 });
+
+describe('groups in a stage', () => {
+  it('runs the groups side by side up to the concurrency, the clusters of a group one after the other', () => {
+    const inGroup = (name: string, group: string) => ({
+      ...upgrade(name),
+      group,
+    });
+    const w = make(
+      [
+        [
+          'prod',
+          [
+            inGroup('a1', 'eu'),
+            inGroup('a2', 'eu'),
+            inGroup('b1', 'us'),
+            inGroup('b2', 'us'),
+            upgrade('solo'),
+          ],
+        ],
+      ],
+      {},
+      2,
+    );
+    expect(w.run.stages[0].clusters.map(c => c.group)).toEqual([
+      'eu',
+      'eu',
+      'us',
+      'us',
+      undefined,
+    ]);
+    w.tick(0);
+    // One of each group: a2 waits for a1 although the concurrency is not used up by eu.
+    expect(w.clusters()).toMatchObject({
+      a1: 'running',
+      a2: 'waiting',
+      b1: 'running',
+      b2: 'waiting',
+      solo: 'waiting',
+    });
+    complete(w, 'a1', 1);
+    // a1 done: its group goes on with a2; us still holds b1.
+    expect(w.clusters()).toMatchObject({
+      a1: 'succeeded',
+      a2: 'running',
+      b1: 'running',
+      b2: 'waiting',
+    });
+    complete(w, 'b1', 2);
+    expect(w.clusters()).toMatchObject({ b1: 'succeeded', b2: 'running' });
+  });
+});

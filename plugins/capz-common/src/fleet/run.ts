@@ -29,6 +29,8 @@ export type FleetClusterState =
 
 /** A cluster in a run. @public */
 export type FleetRunCluster = ClusterPlace & {
+  /** Its group in its stage: one cluster of a group at a time. */
+  group?: string;
   state: FleetClusterState;
   /** The steps as previewed: the upgrade's (control plane, then pools), or a migration's job. */
   steps: FleetStep[];
@@ -219,7 +221,13 @@ export function newFleetRun(
       approval: options.gates?.[s.name]?.approval ?? false,
       state: 'waiting',
       clusters: s.clusters.map(c => {
-        const base = { ...placeOf(c), steps: c.steps, step: 0, written: false };
+        const base = {
+          ...placeOf(c),
+          ...(c.group ? { group: c.group } : {}),
+          steps: c.steps,
+          step: 0,
+          written: false,
+        };
         if (c.outcome === 'refused')
           return {
             ...base,
@@ -334,9 +342,17 @@ export function advanceFleetRun(
     if (stage.state === 'waiting') stage.state = 'running';
     if (stage.state === 'running') {
       let running = stage.clusters.filter(c => c.state === 'running').length;
+      // The groups of a stage side by side, the clusters of a group one after the other.
+      const busy = new Set(
+        stage.clusters
+          .filter(c => c.state === 'running' && c.group)
+          .map(c => c.group!),
+      );
       for (const c of stage.clusters) {
         if (running >= run.concurrency) break;
         if (c.state !== 'waiting') continue;
+        if (c.group && busy.has(c.group)) continue;
+        if (c.group) busy.add(c.group);
         // From its first step, or from the one it failed at when retried.
         c.state = 'running';
         c.written = false;

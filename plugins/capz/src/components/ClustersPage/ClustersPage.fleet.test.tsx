@@ -88,6 +88,24 @@ describe('fleetStages', () => {
       { name: 'demo-2', clusters: [cs[1]] },
     ]);
   });
+
+  it("puts each cluster in its namespace's group when asked: one at a time per namespace in a stage", () => {
+    const cs = [
+      at('local', 'team-b', 'b1'),
+      at('local', 'team-a', 'a1'),
+      at('local', 'team-b', 'b2'),
+    ];
+    expect(fleetStages(cs, 'one', true)).toEqual([
+      {
+        name: 'all',
+        clusters: [
+          { ...cs[0], group: 'team-b' },
+          { ...cs[1], group: 'team-a' },
+          { ...cs[2], group: 'team-b' },
+        ],
+      },
+    ]);
+  });
 });
 
 describe('ClustersPage: Plan an upgrade of these', () => {

@@ -38,15 +38,21 @@ import { ErrorAlert } from '../shared/errors';
 
 type StageBy = 'one' | 'namespace' | 'managementCluster';
 
-/** The run's stages from the clusters, in the page's order: one stage, or one per namespace / management cluster. */
+/**
+ * The run's stages from the clusters, in the page's order: one stage, or one per namespace / management cluster; with
+ * `groupByNamespace`, each cluster in its namespace's group (a stage's groups side by side, a group's clusters one
+ * after the other).
+ */
 export function fleetStages(
   clusters: readonly ClusterPlace[],
   by: StageBy,
+  groupByNamespace = false,
 ): FleetRunSpec['stages'] {
   const place = (c: ClusterPlace) => ({
     managementCluster: c.managementCluster,
     namespace: c.namespace,
     name: c.name,
+    ...(groupByNamespace ? { group: c.namespace } : {}),
   });
   if (by === 'one') return [{ name: 'all', clusters: clusters.map(place) }];
   const stages = new Map<string, ClusterPlace[]>();
@@ -141,6 +147,7 @@ export function FleetPlanDialog(props: {
   const [into, setInto] = useState(FLEET_MIGRATION_NAMESPACE);
   const migrate = kind === 'migrate';
   const [stageBy, setStageBy] = useState<StageBy>('one');
+  const [grouped, setGrouped] = useState(false);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<Error>();
   const [preview, setPreview] = useState<FleetRunPreview>();
@@ -175,7 +182,11 @@ export function FleetPlanDialog(props: {
     setStartError(undefined);
     const spec: FleetRunSpec = {
       target: targetOf(),
-      stages: fleetStages(props.clusters, stageBy),
+      stages: fleetStages(
+        props.clusters,
+        stageBy,
+        grouped && stageBy !== 'namespace',
+      ),
     };
     try {
       setPreview(await api.previewFleetRun(spec));
@@ -291,6 +302,19 @@ export function FleetPlanDialog(props: {
             <Radio value="namespace">One per namespace</Radio>
             <Radio value="managementCluster">One per management cluster</Radio>
           </RadioGroup>
+          {stageBy !== 'namespace' && (
+            <Checkbox
+              isSelected={grouped}
+              onChange={v => {
+                setGrouped(v);
+                setPreview(undefined);
+                setPreviewed(undefined);
+              }}
+            >
+              In a stage, one cluster at a time per namespace (a group per
+              namespace, the groups side by side)
+            </Checkbox>
+          )}
           {error && (
             <ErrorAlert
               title={`Could not plan the ${migrate ? 'migration' : 'upgrade'}`}
@@ -400,6 +424,7 @@ function FleetPreviewView({ preview }: { preview: FleetRunPreview }) {
               <li key={`${c.managementCluster}/${c.namespace}/${c.name}`}>
                 <Text variant="body-small">
                   <strong>{`${c.namespace}/${c.name}`}</strong>
+                  {c.group ? ` [group ${c.group}]` : ''}
                   {` (${
                     migrate && c.outcome === 'upgrade'
                       ? 'migrates'

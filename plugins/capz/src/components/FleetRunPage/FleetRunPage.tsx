@@ -128,7 +128,9 @@ function ClusterRow(props: {
           `${c.namespace}/${c.name}`
         )}
         <Text as="div" variant="body-x-small" color="secondary">
-          {c.managementCluster}
+          {c.group
+            ? `${c.managementCluster}, group ${c.group}`
+            : c.managementCluster}
         </Text>
       </td>
       <td style={cell}>
