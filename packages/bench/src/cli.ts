@@ -2,7 +2,7 @@
  * The read-path benchmark (`yarn bench [--clusters N] [--pools P] [--keep]`): seeds N ASO-managed clusters into an
  * ephemeral local management cluster and prints, as one markdown table (also written to .local/bench/result-<N>.md):
  * seeding time; plain LISTs of every watched kind; the CAPZ backend's initial sync, RSS, clusters-list and tree
- * latency, API requests per page view, a fleet run's preview over every cluster and change-to-push latency; and, for
+ * latency, pages of the clusters list's server-side views, API requests per page view, a fleet run's preview over every cluster and change-to-push latency; and, for
  * one cluster, `clusterctl describe cluster` (built from Go modules) and the stock @backstage/plugin-kubernetes-backend
  * custom-resource query.
  * Not part of the test suite: it prints numbers, it asserts nothing.
@@ -26,6 +26,7 @@ import { judge, newFigures, withReferences, type Figures } from './goals.ts';
 import { capzBackend } from './measures/capzBackend.ts';
 import { changeToPush } from './measures/changeToPush.ts';
 import type { MeasureContext } from './measures/context.ts';
+import { clustersViews } from './measures/clustersViews.ts';
 import { clusterctlDescribe } from './measures/describe.ts';
 import { emptyBackendRss } from './measures/emptyRss.ts';
 import { fleetPreview } from './measures/fleetPreview.ts';
@@ -44,13 +45,16 @@ import {
 import { log } from './util.ts';
 
 const HELP =
-  'yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--list-requests 50] [--tree-requests 500] [--changes 100] [--keep] [--profile] [--heap-snapshot] [--no-build] [--name bench]\n' +
+  'yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--list-requests 50] [--tree-requests 500] [--changes 100] [--keep] [--profile] [--heap-snapshot] [--no-build] [--pages-only] [--name bench]\n' +
   '  --name <name>: name of the ephemeral management cluster (default bench; unique when several people share a machine)\n' +
   '  --heap-snapshot: after sync, each backend (full, minimal CAPZ, stock) reports its V8 heap, code, external and\n' +
   '    anonymous/file-backed RSS before and after a full GC, and writes a heap snapshot to .local/bench/*.heapsnapshot\n' +
   '    (read with node packages/bench/src/heapSummary.ts <file>); the figures after it are disturbed by it\n' +
   '  --no-build: the minimal CAPZ backend runs on the dist/ of our packages as the last run built them (by default\n' +
   '    the run first builds them: `yarn tsc`, then `backstage-cli package build` of each)\n' +
+  '  --pages-only: seed, then only the CAPZ backend (one start): its sync, page views, the clusters list and its\n' +
+  '    server-side views, the fleet preview and change → push; no plain LISTs, extra starts, baseline or reference\n' +
+  '    backends (their goals print "not measured"): the 10,000-cluster point in less than half the time\n' +
   '  --profile: the CAPZ backend runs with --cpu-prof (written to .local/bench/profile when it stops)\n' +
   '  --baseline <checkout>: also measure the CAPZ backend of another checkout (e.g. a git worktree of an older\n' +
   '    commit with its node_modules), against the same seeded cluster in the same run\n' +
@@ -72,6 +76,7 @@ interface BenchOptions {
   name: string;
   heapSnapshot: boolean;
   build: boolean;
+  pagesOnly: boolean;
   baseline?: string;
   seedOnly: boolean;
   apiserverArgs: string[];
@@ -96,6 +101,7 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
       name: { type: 'string', default: 'bench' },
       'heap-snapshot': { type: 'boolean', default: false },
       build: { type: 'boolean', default: true },
+      'pages-only': { type: 'boolean', default: false },
       baseline: { type: 'string' },
       'seed-only': { type: 'boolean', default: false },
       'apiserver-arg': { type: 'string', multiple: true, default: [] },
@@ -120,6 +126,7 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
     name: args.name,
     heapSnapshot: args['heap-snapshot'],
     build: args.build,
+    pagesOnly: args['pages-only'],
     baseline: args.baseline,
     seedOnly: args['seed-only'],
     apiserverArgs: args['apiserver-arg'],
@@ -196,8 +203,11 @@ async function main(o: BenchOptions): Promise<void> {
     const target = seeded.clusters[Math.floor(o.clusters / 2)];
     ctx.apiServerPid = info.pids.apiserver || undefined;
 
-    const ours: Figures = { ...newFigures(), ...(await plainLists(ctx)) };
-    const extraSyncSamples = await extraSyncs(ctx);
+    const ours: Figures = {
+      ...newFigures(),
+      ...(o.pagesOnly ? {} : await plainLists(ctx)),
+    };
+    const extraSyncSamples = o.pagesOnly ? [] : await extraSyncs(ctx);
     const measured = {
       clusters: seeded.clusters,
       target,
@@ -209,6 +219,11 @@ async function main(o: BenchOptions): Promise<void> {
     stops.push(() => stopBackend(capz.backend));
     capzPgid = capz.backend.child.pid;
     Object.assign(ours, capz.figures);
+    // Pages of server-side views, as many requests as the whole list's measure in capzBackend.
+    Object.assign(
+      ours,
+      await clustersViews(ctx, capz.backend, seeded.clusters, o.listRequests),
+    );
     // Before the changes below, which flip ManagedClusters' Ready: the preview plans the clusters as seeded.
     Object.assign(ours, await fleetPreview(ctx, capz.backend, seeded.clusters));
     Object.assign(
@@ -218,7 +233,7 @@ async function main(o: BenchOptions): Promise<void> {
     // It stays up, idle, until the stock query: its tree is timed again around that query (below).
 
     let baseline: Figures | undefined;
-    if (o.baseline) {
+    if (o.baseline && !o.pagesOnly) {
       // The same measurements of another checkout's backend, against the same objects, in the same run.
       const root = resolve(o.baseline);
       const labelled = { ...ctx, record: recorder.as(`Baseline (${root})`) };
@@ -249,12 +264,17 @@ async function main(o: BenchOptions): Promise<void> {
       }
     }
 
-    Object.assign(ours, await emptyBackendRss(ctx));
-    ours.minimalEmptyRssKib = await minimalCapzRss(ctx, false);
-    await stockEmptyRss(ctx, target, ours.minimalEmptyRssKib);
-    ours.minimalRssKib = await minimalCapzRss(ctx, true);
-    Object.assign(ours, await clusterctlDescribe(ctx, clusterctl.path, target));
-    Object.assign(ours, await stockQuery(ctx, target, capz.backend));
+    if (!o.pagesOnly) {
+      Object.assign(ours, await emptyBackendRss(ctx));
+      ours.minimalEmptyRssKib = await minimalCapzRss(ctx, false);
+      await stockEmptyRss(ctx, target, ours.minimalEmptyRssKib);
+      ours.minimalRssKib = await minimalCapzRss(ctx, true);
+      Object.assign(
+        ours,
+        await clusterctlDescribe(ctx, clusterctl.path, target),
+      );
+      Object.assign(ours, await stockQuery(ctx, target, capz.backend));
+    }
     if (!o.keep) await stops.shift()!();
 
     const runAt = new Date();

@@ -237,6 +237,22 @@ export const namespaceOf = (i: number, namespaces: number) =>
   `bench-${String(i % namespaces).padStart(2, '0')}`;
 export const clusterNameOf = (i: number) => `aks-${String(i).padStart(5, '0')}`;
 
+/** The namespace with the most seeded clusters (the first by name among equals) and how many it has. */
+export function biggestNamespace(clusters: SeededCluster[]): {
+  namespace: string;
+  clusters: number;
+} {
+  const counts = new Map<string, number>();
+  for (const c of clusters)
+    counts.set(c.namespace, (counts.get(c.namespace) ?? 0) + 1);
+  let best = { namespace: '', clusters: 0 };
+  for (const [namespace, n] of [...counts].sort(([a], [b]) =>
+    a.localeCompare(b),
+  ))
+    if (n > best.clusters) best = { namespace, clusters: n };
+  return best;
+}
+
 /**
  * One cluster, level by level (owners before the objects that reference their uid): Cluster; its infrastructure,
  * control plane and MachinePools; their ASO objects and AzureASOManagedMachinePools; the agent pools.

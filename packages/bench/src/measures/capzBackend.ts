@@ -245,9 +245,9 @@ async function pageViews(
   const clustersP50 = median(lists.times);
   const clustersP99 = percentile(lists.times, 99);
   record(
-    'GET /api/capz/clusters p50 / p99',
+    'GET /api/capz/clusters, the whole list, p50 / p99',
     `${ms(clustersP50)} / ${ms(clustersP99)}`,
-    `${listRequests} sequential requests; ${listed} clusters, ${(
+    `${listRequests} sequential requests without view parameters: every cluster's summary in one answer; ${listed} clusters, ${(
       lists.bytes / 1024
     ).toFixed(0)} KiB JSON`,
   );

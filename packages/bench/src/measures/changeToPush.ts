@@ -1,28 +1,32 @@
 /**
  * Change-to-push latency: a PATCH of a seeded object until the backend's `capz:changes` signal naming its Cluster
- * reaches a WebSocket subscriber.
+ * reaches a WebSocket subscriber. The changed clusters are all in the biggest seeded namespace: a change recomputes its
+ * namespace's trees, so the namespace's size is what a push's cost grows with (500 clusters at 10,000 over 20).
  */
 import { K } from '@internal/capz-sim';
 import type { RunningBackend } from '../backends.ts';
 import { median, ms, percentile } from '../format.ts';
 import type { Figures } from '../goals.ts';
-import { rng, Seeder, type SeededCluster } from '../seed.ts';
+import { biggestNamespace, rng, Seeder, type SeededCluster } from '../seed.ts';
 import { SignalListener } from '../signals.ts';
 import type { MeasureContext } from './context.ts';
 
 export async function changeToPush(
   { info, record }: MeasureContext,
   b: RunningBackend,
-  clusters: SeededCluster[],
+  all: SeededCluster[],
   changes: number,
-): Promise<Pick<Figures, 'pushP95'>> {
-  const how = `${changes} changes, one at a time, alternating an annotation on a random CAPI Cluster and the Ready condition of a random ManagedCluster (status subresource); PATCH sent → first capz:changes signal naming that Cluster's uid, on /api/signals (WebSocket, guest)`;
+): Promise<Pick<Figures, 'pushP95' | 'pushNamespaceClusters'>> {
+  const ns = biggestNamespace(all);
+  const clusters = all.filter(c => c.namespace === ns.namespace);
+  const pushNamespaceClusters = ns.clusters;
+  const how = `${changes} changes, one at a time, alternating an annotation on a random CAPI Cluster and the Ready condition of a random ManagedCluster (status subresource), all in namespace ${ns.namespace} (${ns.clusters} of the ${all.length} clusters); PATCH sent → first capz:changes signal naming that Cluster's uid, on /api/signals (WebSocket, guest)`;
   let listener: SignalListener;
   try {
     listener = await SignalListener.connect(b.baseUrl);
   } catch (e) {
     record('Change-to-push latency p95', `n/a (${(e as Error).message})`, how);
-    return { pushP95: NaN };
+    return { pushP95: NaN, pushNamespaceClusters };
   }
   const seeder = new Seeder(info);
   const random = rng(11);
@@ -89,7 +93,7 @@ export async function changeToPush(
       'n/a (no push received within 5 s)',
       `${how}; ${listener.messages} capz:changes messages seen`,
     );
-    return { pushP95: NaN };
+    return { pushP95: NaN, pushNamespaceClusters };
   }
   const pushP95 = percentile(latencies, 95);
   record(
@@ -101,5 +105,5 @@ export async function changeToPush(
       median(byKind.Cluster),
     )}, ManagedCluster ${ms(median(byKind.ManagedCluster))}`,
   );
-  return { pushP95 };
+  return { pushP95, pushNamespaceClusters };
 }
