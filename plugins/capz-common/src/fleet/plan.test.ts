@@ -286,6 +286,17 @@ describe('a migration wave', () => {
     ).toEqual([
       'target.targetNamespace: local/team-legacy/a and local/team-legacy/b would both migrate into namespace migrated; each migration creates its own (use {name} in it)',
     ]);
+    // A name that is not a namespace never reaches the API server: a 400 before the preview reads anything.
+    expect(
+      fleetRunSpecProblems({
+        target: { kind: 'migrate', targetNamespace: '../{name}' },
+        stages: [{ name: 'legacy', clusters: [at('a')] }],
+      }),
+    ).toEqual([
+      expect.stringMatching(
+        /^target\.targetNamespace: for local\/team-legacy\/a: /,
+      ),
+    ]);
   });
 
   it('plans a legacy cluster as its migration job, refuses it with the failed checks, and leaves an ASO cluster as it is', () => {

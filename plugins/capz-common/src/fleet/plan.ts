@@ -5,6 +5,7 @@
  */
 import type { ClusterPlace } from '../api';
 import type { ObjectChange } from '../day2/api';
+import { validateDnsLabel } from '../jobs/names';
 import type { JobPreview, JobRequest } from '../jobs/types';
 import type { Day2UpgradeTarget } from '../day2/api';
 import { planDay2Action } from '../day2/plan';
@@ -358,10 +359,14 @@ export function fleetRunSpecProblems(spec: FleetRunSpec): string[] {
       );
     else
       for (const c of spec.stages.flatMap(s => s.clusters)) {
-        const ns = `${c.managementCluster}/${fleetMigrationNamespace(
-          target,
-          c,
-        )}`;
+        const name = fleetMigrationNamespace(target, c);
+        // Checked here, before the preview reads the namespace by that name on the API server.
+        const invalid = validateDnsLabel(name, 'target namespace');
+        if (invalid) {
+          out.push(`target.targetNamespace: for ${placeKey(c)}: ${invalid}`);
+          continue;
+        }
+        const ns = `${c.managementCluster}/${name}`;
         const first = into.get(ns);
         if (first !== undefined && first !== placeKey(c))
           out.push(
