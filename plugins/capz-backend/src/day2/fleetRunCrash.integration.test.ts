@@ -54,6 +54,7 @@ beforeAll(async () => {
       kubernetesVersion: 'v1.32.5',
       userReplicas: 1,
     });
+  await w.azureHolds(['crash-a', 'crash-b']);
   w.markBaseline();
 }, 300_000);
 

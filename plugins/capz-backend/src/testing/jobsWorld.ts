@@ -528,6 +528,33 @@ export class JobsWorld {
     );
   }
 
+  /**
+   * Waits until the persisted Azure state holds each named AKS cluster with nothing in flight. The simulator serves
+   * (and the world's start returns) before it first persists, so a fixture reads Azure only after this.
+   */
+  async azureHolds(names: string[], timeoutMs = 180_000): Promise<void> {
+    const file = join(this.simState, 'azure.json');
+    await this.waitFor(
+      `the simulated Azure to hold ${names.join(', ')} with nothing in flight`,
+      async () => {
+        if (!existsSync(file)) return 'nothing persisted yet';
+        const held = this.azure().managedClusters;
+        const busy = names.filter(n => {
+          const m = held.find(x => x.name === n);
+          return (
+            !m ||
+            m.provisioningState !== 'Succeeded' ||
+            Object.values(m.agentPools).some(
+              p => p.provisioningState !== 'Succeeded',
+            )
+          );
+        });
+        return busy.length === 0 || `not yet: ${busy.join(', ')}`;
+      },
+      timeoutMs,
+    );
+  }
+
   /** From here on no job may create or delete anything in Azure: azureUntouched compares with this. */
   markBaseline(): void {
     this.baseline = this.azure();
