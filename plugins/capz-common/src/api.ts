@@ -209,6 +209,24 @@ export interface ManagedFromPlace {
   cluster?: string;
 }
 
+/**
+ * What the clusters page shows of every cluster a caller may read, whatever the view's filters: the counts of its
+ * at-a-glance buttons, the filters' options, and the clusters managed from more than one place. @public
+ */
+export interface ClusterFacets {
+  /** Every cluster the caller may read. */
+  total: number;
+  /** How many have each health (none counted as `unknown`). */
+  health: Partial<Record<Health, number>>;
+  /** How many need attention now, and how many only soon. */
+  attention: { now: number; soon: number };
+  managementClusters: string[];
+  namespaces: string[];
+  locations: string[];
+  /** The clusters whose AKS cluster is managed from more than one place (`managedFrom`). */
+  managedFrom: ClusterSummary[];
+}
+
 /** GET /clusters @public */
 export interface ClustersResponse {
   items: ClusterSummary[];
@@ -217,6 +235,11 @@ export interface ClustersResponse {
    * in `items` yet. Absent when none is.
    */
   listing?: string[];
+  /** With a view's query: how many clusters the view keeps in all, and where its page starts. */
+  total?: number;
+  offset?: number;
+  /** With `facets=true`: what the page shows of every cluster the caller may read (see ClusterFacets). */
+  facets?: ClusterFacets;
 }
 
 /**

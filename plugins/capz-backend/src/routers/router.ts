@@ -23,9 +23,10 @@ import type { ClusterEndpoints } from '../connect/ClusterEndpoints';
 import { createPickersRouter, type PickerSources } from './pickersRouter';
 import {
   CLUSTER_FILTER_KEYS,
+  clusterFacets,
   clusterAttention,
-  pageOfClusters,
   type AttentionOptions,
+  type ClusterFacets,
   type ClusterPageQuery,
   type ClusterSortColumn,
   type ClusterSummary,
@@ -67,7 +68,14 @@ export interface RouterOptions {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The query parameters that make GET /clusters answer a view (filtered, sorted, paged) with its `total`. */
-const PAGE_KEYS = [...CLUSTER_FILTER_KEYS, 'sort', 'dir', 'offset', 'limit'];
+const PAGE_KEYS = [
+  ...CLUSTER_FILTER_KEYS,
+  'sort',
+  'dir',
+  'offset',
+  'limit',
+  'facets',
+];
 const MAX_TIMELINE_LIMIT = 20_000;
 
 /**
@@ -143,18 +151,37 @@ export async function createRouter(
     });
   });
 
+  // What needs attention, judged once per cluster summary and day (a summary is replaced when its cluster changes).
+  const judged = new WeakMap<
+    ClusterSummary,
+    { day: string; attention: ReturnType<typeof clusterAttention> }
+  >();
+  const attentionOf = (c: ClusterSummary, today: Date) => {
+    const day = today.toISOString().slice(0, 10);
+    let j = judged.get(c);
+    if (j?.day !== day) {
+      j = {
+        day,
+        attention: clusterAttention(c, { ...options.lifecycle, today }),
+      };
+      judged.set(c, j);
+    }
+    return j.attention;
+  };
+
   router.get('/clusters', async (req, res) => {
     const allowed = await authorizeRead(req);
-    const all = (views?.list() ?? []).filter(allowed);
     const listing = managementClusters
       .map(c => c.name)
       .filter(mc => cache?.initialListing(mc));
-    // A view of them (the clusters page's filters, its sort, a page) when the query asks for one: capz-common's
-    // pageOfClusters, as the page itself filters and sorts.
+    // A view of them (the clusters page's filters, its sort, a page) when the query asks for one: the clusters and
+    // order capz-common's pageOfClusters gives, from orders kept between requests (ClusterViews.page).
     const q = req.query as Record<string, string | undefined>;
     const paged = PAGE_KEYS.some(k => q[k] !== undefined);
-    let items: ClusterSummary[] = all;
-    let page: { total: number; offset: number } | undefined;
+    let items: ClusterSummary[];
+    let page:
+      | { total: number; offset: number; facets?: ClusterFacets }
+      | undefined;
     if (paged) {
       const query = {
         ...Object.fromEntries(
@@ -165,27 +192,26 @@ export async function createRouter(
         ...(q.offset ? { offset: Number(q.offset) } : {}),
         ...(q.limit ? { limit: Number(q.limit) } : {}),
       } as ClusterPageQuery;
-      // What needs attention is judged for today with the configured calendar, only when the filter asks for it.
+      // What needs attention is judged for today with the configured calendar; the judgement stays in the browser
+      // (its own day): the summaries go out as they are.
       const today = options.now?.() ?? new Date();
-      const judged = query.attention
-        ? all.map(c => ({
-            ...c,
-            attention: clusterAttention(c, {
-              ...options.lifecycle,
-              today,
-            }),
-          }))
-        : all;
-      const r = pageOfClusters(judged, query);
-      // The judgement stays in the browser (its own day): the summaries go out as they are.
-      items = r.items.map(c => {
-        if (!query.attention) return c;
-        const { attention: _judged, ...summary } = c as ClusterSummary & {
-          attention?: unknown;
-        };
-        return summary;
-      });
-      page = { total: r.total, offset: r.offset };
+      const r = views?.page(query, allowed, {
+        attentionOf: c => attentionOf(c, today),
+        facets: q.facets === 'true',
+      }) ?? {
+        items: [],
+        total: 0,
+        offset: query.offset ?? 0,
+        ...(q.facets === 'true' ? { facets: clusterFacets([]) } : {}),
+      };
+      items = r.items;
+      page = {
+        total: r.total,
+        offset: r.offset,
+        ...(r.facets ? { facets: r.facets } : {}),
+      };
+    } else {
+      items = (views?.list() ?? []).filter(allowed);
     }
     // The CA is ~1.5 KB a cluster that no page reads: only the catalog module asks for it.
     res.json({

@@ -2695,6 +2695,17 @@ export const spec = {
               maximum: 1000,
             },
           },
+          {
+            name: 'facets',
+            in: 'query',
+            required: false,
+            description:
+              "`true`: a view also answers `facets`, what the clusters page shows of every cluster the caller may read whatever the view's filters (counts by health and attention, the filters' options, the clusters managed from more than one place).",
+            schema: {
+              type: 'string',
+              enum: ['true', 'false'],
+            },
+          },
         ],
         responses: {
           '200': {
@@ -2720,6 +2731,72 @@ export const spec = {
                     offset: {
                       type: 'integer',
                       description: 'For a view, where its page starts in them.',
+                    },
+                    facets: {
+                      type: 'object',
+                      additionalProperties: false,
+                      required: [
+                        'total',
+                        'health',
+                        'attention',
+                        'managementClusters',
+                        'namespaces',
+                        'locations',
+                        'managedFrom',
+                      ],
+                      properties: {
+                        total: {
+                          type: 'integer',
+                          description: 'Every cluster the caller may read.',
+                        },
+                        health: {
+                          type: 'object',
+                          description:
+                            'How many have each health (none counted as `unknown`).',
+                          additionalProperties: {
+                            type: 'integer',
+                          },
+                        },
+                        attention: {
+                          type: 'object',
+                          additionalProperties: false,
+                          required: ['now', 'soon'],
+                          properties: {
+                            now: {
+                              type: 'integer',
+                            },
+                            soon: {
+                              type: 'integer',
+                            },
+                          },
+                        },
+                        managementClusters: {
+                          type: 'array',
+                          items: {
+                            type: 'string',
+                          },
+                        },
+                        namespaces: {
+                          type: 'array',
+                          items: {
+                            type: 'string',
+                          },
+                        },
+                        locations: {
+                          type: 'array',
+                          items: {
+                            type: 'string',
+                          },
+                        },
+                        managedFrom: {
+                          type: 'array',
+                          description:
+                            'The clusters whose AKS cluster is managed from more than one place.',
+                          items: {
+                            $ref: '#/components/schemas/ClusterSummary',
+                          },
+                        },
+                      },
                     },
                     listing: {
                       type: 'array',

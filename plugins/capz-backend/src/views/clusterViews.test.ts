@@ -1,3 +1,9 @@
+import {
+  clusterFacets,
+  ClusterPageQuery,
+  ClusterSummary,
+  pageOfClusters,
+} from '@capz-backstage/plugin-capz-common';
 import { EventEmitter } from 'node:events';
 import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
 import { WatchCache } from '../cluster/WatchCache';
@@ -471,5 +477,163 @@ describe('ClusterViews: where a cluster applied from Git comes from (gitSource)'
       sourceFound: true,
       inSync: true,
     });
+  });
+});
+
+describe('ClusterViews.page', () => {
+  // A small deterministic generator: the same fleet on every run.
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
+
+  const available = (up: boolean | undefined) =>
+    up === undefined
+      ? undefined
+      : {
+          conditions: [
+            {
+              type: 'Available',
+              status: up ? 'True' : 'False',
+              reason: up ? 'Available' : 'NotAvailable',
+              lastTransitionTime: '2026-01-01T00:00:00Z',
+            },
+          ],
+        };
+
+  function fleetCluster(ns: string, name: string): CachedObject[] {
+    const ready = pick([true, false, undefined]);
+    return [
+      {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Cluster',
+        metadata: { name, namespace: ns, uid: `uid-${ns}-${name}-${random()}` },
+        status: available(pick([true, false, undefined])),
+        spec: {
+          controlPlaneRef: {
+            apiGroup: CAPZ,
+            kind: pick([
+              'AzureASOManagedControlPlane',
+              'AzureManagedControlPlane',
+            ]),
+            name,
+          },
+        },
+      },
+      {
+        apiVersion: `${CAPZ}/v1beta1`,
+        kind: 'AzureASOManagedControlPlane',
+        metadata: {
+          name,
+          namespace: ns,
+          uid: `uid-cp-${ns}-${name}-${random()}`,
+        },
+        spec: { version: pick(['v1.32.5', 'v1.33.2', 'v1.34.1']) },
+        ...(ready === undefined ? {} : { status: { ready } }),
+      },
+    ];
+  }
+
+  function world() {
+    const objects: CachedObject[] = [];
+    for (let i = 0; i < 60; i++)
+      objects.push(
+        ...fleetCluster(`ns-${i % 4}`, `c-${pick(['a', 'B', 'x-'])}${i}`),
+      );
+    const cache = Object.assign(new EventEmitter(), {
+      list: (_mc: string, kind: string, ns?: string) =>
+        objects.filter(
+          o =>
+            o.kind === kind &&
+            (ns === undefined || o.metadata.namespace === ns),
+        ),
+    }) as unknown as WatchCache;
+    const emit = (type: CacheChange['type'], object: CachedObject) =>
+      cache.emit('change', {
+        managementCluster: 'mc',
+        kind: object.kind!,
+        type,
+        object,
+      } satisfies CacheChange);
+    return { objects, views: new ClusterViews(cache, ['mc']), emit };
+  }
+
+  const QUERIES: ClusterPageQuery[] = [
+    {},
+    { limit: 7 },
+    { offset: 5, limit: 10 },
+    { sort: 'name', dir: 'descending', limit: 9 },
+    { sort: 'version', offset: 50, limit: 20 },
+    { namespace: 'ns-2', sort: 'managementCluster' },
+    { health: 'healthy', sort: 'api', dir: 'descending', limit: 4 },
+    { q: 'b', sort: 'reason', limit: 3, offset: 1 },
+    { api: 'aso-v1beta1', sort: 'pools' },
+    { offset: 1000, limit: 5 },
+  ];
+  const allowed = (c: ClusterSummary) => c.namespace !== 'ns-3';
+  const ids = (xs: ClusterSummary[]) => xs.map(c => `${c.namespace}/${c.name}`);
+
+  function expectSameAsTheBrowser(v: ClusterViews) {
+    for (const query of QUERIES) {
+      const want = pageOfClusters(v.list().filter(allowed), query);
+      const got = v.page(query, allowed);
+      expect({ query, ids: ids(got.items), total: got.total }).toEqual({
+        query,
+        ids: ids(want.items),
+        total: want.total,
+      });
+      expect(got.items).toEqual(want.items);
+    }
+    // The facets: of every cluster the caller may read, whatever the filters.
+    expect(
+      v.page({ health: 'healthy' }, allowed, { facets: true }).facets,
+    ).toEqual(clusterFacets(v.list().filter(allowed)));
+  }
+
+  it("answers each view with pageOfClusters' clusters and order, before and after changes", () => {
+    const { objects, views: v, emit } = world();
+    expect(v.list()).toHaveLength(60);
+    expectSameAsTheBrowser(v);
+    // A few changes in one namespace: a control plane turns ready, a cluster goes, another comes.
+    const cp = objects.find(
+      o =>
+        o.kind === 'AzureASOManagedControlPlane' &&
+        o.metadata.namespace === 'ns-1',
+    )!;
+    const readied = { ...cp, status: { ready: true } } as CachedObject;
+    objects.splice(objects.indexOf(cp), 1, readied);
+    emit('update', readied);
+    const gone = objects.find(
+      o => o.kind === 'Cluster' && o.metadata.namespace === 'ns-0',
+    )!;
+    objects.splice(objects.indexOf(gone), 1);
+    emit('delete', gone);
+    const added = fleetCluster('ns-2', 'c-new');
+    objects.push(...added);
+    for (const o of added) emit('add', o);
+    expectSameAsTheBrowser(v);
+  });
+
+  it('moves a changed cluster to its new place in a kept order', () => {
+    const { objects, views: v, emit } = world();
+    const worstFirst = () => ids(v.page({ limit: 60 }, () => true).items);
+    const before = worstFirst();
+    const last = before[before.length - 1];
+    const [ns, name] = last.split('/');
+    const moved = objects.find(
+      o =>
+        o.kind === 'Cluster' &&
+        o.metadata.namespace === ns &&
+        o.metadata.name === name,
+    )!;
+    const failed = { ...moved, status: available(false) } as CachedObject;
+    objects.splice(objects.indexOf(moved), 1, failed);
+    emit('update', failed);
+    const after = worstFirst();
+    expect(after).not.toEqual(before);
+    expect(after.indexOf(last)).toBeLessThan(before.indexOf(last));
+    expect(after).toEqual(ids(pageOfClusters(v.list(), { limit: 60 }).items));
   });
 });

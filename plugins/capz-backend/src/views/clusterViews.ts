@@ -1,13 +1,27 @@
 import { NotFoundError } from '@backstage/errors';
 import {
+  ClusterFacets,
+  ClusterFacetsCounter,
+  clusterMatches,
+  ClusterPageQuery,
   ClusterSummary,
+  DEFAULT_CLUSTER_SORT,
+  FilterableCluster,
   groupTree,
   ObservedObject,
   TreeNode,
 } from '@capz-backstage/plugin-capz-common';
-import { CacheIndex } from '../cluster/CacheIndex';
-import { CachedObject } from '../cluster/ClusterWatch';
+import { CacheIndex, ClusterView } from '../cluster/CacheIndex';
+import { CacheChange, CachedObject } from '../cluster/ClusterWatch';
+import { CLUSTER_KINDS } from '../cluster/watchedKinds';
 import { WatchCache } from '../cluster/WatchCache';
+import { ClusterOrders } from './clusterOrders';
+
+/** The kinds a cluster's tree and summary are built from (CacheIndex's): a change of another kind moves no cluster. */
+const TREE_KINDS = new Set(CLUSTER_KINDS.map(k => k.name));
+/** A namespace of a management cluster as a key (management cluster names are not restricted). */
+const namespaceKey = (managementCluster: string, namespace: string) =>
+  JSON.stringify([managementCluster, namespace]);
 
 /**
  * The clusters list and one cluster's tree, computed from the watch cache only: a page view never reaches an API
@@ -17,6 +31,15 @@ import { WatchCache } from '../cluster/WatchCache';
  */
 export class ClusterViews {
   private readonly index: CacheIndex;
+  /** For the paged views: each cluster's view as last seen, and the sort orders asked for. */
+  private readonly seen = new Map<string, ClusterView>();
+  private readonly byNamespace = new Map<string, Set<string>>();
+  private readonly orders = new ClusterOrders();
+  /** Namespaces (`managementCluster/namespace`) changed since the orders were brought up to date. */
+  private dirty: Set<string> | 'all' = 'all';
+  /** When a seen cluster's verdicts may change with time alone (see ClusterView.validUntil). */
+  private expiresAt = Infinity;
+  private readonly incremental: boolean;
 
   constructor(
     private readonly cache: WatchCache,
@@ -30,6 +53,17 @@ export class ClusterViews {
     },
   ) {
     this.index = CacheIndex.for(cache, managementClusters);
+    this.incremental = typeof cache.on === 'function';
+    if (this.incremental)
+      cache.on('change', (change: CacheChange) => {
+        if (this.dirty !== 'all' && TREE_KINDS.has(change.kind))
+          this.dirty.add(
+            namespaceKey(
+              change.managementCluster,
+              change.object.metadata.namespace ?? '',
+            ),
+          );
+      });
   }
 
   /** The summary with its ManagedCluster's Entra ID setting and, once known, its API server. */
@@ -63,6 +97,128 @@ export class ClusterViews {
         );
       }),
     );
+  }
+
+  /**
+   * One page of a view (capz-common's pageOfClusters over {@link ClusterViews.list}, the same clusters in the same
+   * order) without building or sorting every summary per request: the orders are kept (ClusterOrders) and updated
+   * with the clusters whose view changed since the last request, then walked with the filters. Filters and sort
+   * read the cluster's own summary only, so what depends on other places (managedFrom, gitSource, the API server) is
+   * added to the page's clusters alone. `attentionOf` judges a cluster for the `attention` filter.
+   */
+  page(
+    query: ClusterPageQuery,
+    allowed: (c: ClusterSummary) => boolean,
+    options: {
+      attentionOf?: (c: ClusterSummary) => FilterableCluster['attention'];
+      /** Also the facets of every cluster `allowed` keeps (ClusterFacets). */
+      facets?: boolean;
+    } = {},
+  ): {
+    items: ClusterSummary[];
+    total: number;
+    offset: number;
+    facets?: ClusterFacets;
+  } {
+    this.refreshOrders();
+    const { attentionOf } = options;
+    const order = this.orders.order(
+      query.sort ?? DEFAULT_CLUSTER_SORT.column,
+      query.dir ?? DEFAULT_CLUSTER_SORT.direction,
+    );
+    const offset = Math.max(0, query.offset ?? 0);
+    const end =
+      query.limit === undefined ? Infinity : offset + Math.max(0, query.limit);
+    const ids: string[] = [];
+    let total = 0;
+    const counter = options.facets ? new ClusterFacetsCounter() : undefined;
+    // The attention filter on its own, judged last: the other filters read the summary as it is.
+    const { attention, ...filters } = query;
+    for (const { r, id } of order) {
+      if (!allowed(r)) continue;
+      const judged =
+        (attention || counter) && attentionOf ? attentionOf(r) : undefined;
+      // managedFrom depends on other places: looked up for the facets only where the cluster has a ManagedCluster.
+      counter?.add(
+        this.seen.get(id)!.managedClusters.length ? this.decorated(id) : r,
+        judged,
+      );
+      if (
+        !clusterMatches(r, filters) ||
+        (attention &&
+          !clusterMatches({ ...r, attention: judged }, { attention }))
+      )
+        continue;
+      if (total >= offset && total < end) ids.push(id);
+      total++;
+    }
+    return {
+      items: ids.map(id => this.decorated(id)),
+      total,
+      offset,
+      ...(counter ? { facets: counter.facets() } : {}),
+    };
+  }
+
+  /** A seen cluster's summary as list() gives it. */
+  private decorated(id: string): ClusterSummary {
+    const view = this.seen.get(id)!;
+    return this.withKubernetes(
+      this.index.summaryOf(view),
+      view.managedClusters,
+    );
+  }
+
+  /**
+   * Brings the kept orders to the cache: only the namespaces the cache reported a change in since (every one on the
+   * first call, with a source that reports no changes, or once a cluster's verdicts may have changed with time).
+   */
+  private refreshOrders(): void {
+    this.index.begin();
+    const now = Date.now();
+    const everything =
+      this.dirty === 'all' || !this.incremental || now >= this.expiresAt;
+    const namespaces = everything
+      ? new Set([
+          ...this.byNamespace.keys(),
+          ...this.managementClusters.flatMap(mc =>
+            this.cache
+              .list(mc, 'Cluster')
+              .map(c => namespaceKey(mc, c.metadata.namespace!)),
+          ),
+        ])
+      : this.dirty;
+    if (everything) this.expiresAt = Infinity;
+    this.dirty = new Set();
+    const changed = new Map<string, ClusterSummary>();
+    const gone: string[] = [];
+    for (const key of namespaces) {
+      const [mc, ns] = JSON.parse(key) as [string, string];
+      if (!this.managementClusters.includes(mc)) continue;
+      const index = this.index.namespace(mc, ns);
+      const before = this.byNamespace.get(key) ?? new Set<string>();
+      const present = new Set<string>();
+      for (const cluster of index.clusters) {
+        const view = index.view(cluster);
+        // capz-common's clusterId: the orders break ties by it, as the page does.
+        const id = `${mc}/${ns}/${cluster.metadata.name}`;
+        present.add(id);
+        if (view.validUntil !== undefined)
+          this.expiresAt = Math.min(this.expiresAt, view.validUntil);
+        if (this.seen.get(id) !== view) {
+          this.seen.set(id, view);
+          changed.set(id, view.summary);
+        }
+      }
+      for (const id of before)
+        if (!present.has(id)) {
+          this.seen.delete(id);
+          gone.push(id);
+        }
+      if (present.size) this.byNamespace.set(key, present);
+      else this.byNamespace.delete(key);
+    }
+    this.orders.update(changed, gone);
   }
 
   /** One cluster's summary, as {@link ClusterViews.list} gives it (NotFoundError when the cache has no such cluster). */

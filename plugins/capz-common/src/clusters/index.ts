@@ -2,7 +2,12 @@
 export {
   CLUSTER_FILTER_KEYS,
   CLUSTER_SORT_COLUMNS,
+  clusterFacets,
+  ClusterFacetsCounter,
+  clusterId,
   clusterMatches,
+  clusterSortKey,
+  compareClusterKeys,
   DEFAULT_CLUSTER_SORT,
   filterClusters,
   pageOfClusters,
@@ -12,4 +17,5 @@ export {
   type ClusterPageQuery,
   type ClusterSortColumn,
   type FilterableCluster,
+  type KeyedCluster,
 } from './query';
