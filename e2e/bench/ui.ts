@@ -7,8 +7,9 @@
  * the sizes the issue names, so "data" is the browser's side of a request (fetch, JSON parse), not the backend's read
  * path, which `yarn bench` measures. For each page, `--runs` (5) times in a fresh signed-in page, after the app
  * shell is loaded:
- *   - clusters page, 1,000 clusters: in-app navigation to /capz until the table's first screen of rows (10; the
- *     table is virtualized) and the count above it are painted;
+ *   - clusters page, 1,000 clusters (`--clusters`): in-app navigation to /capz until the table's first screen of rows
+ *     (10; the table is virtualized) and the count above it are painted. The page asks GET /clusters for one page of
+ *     its view (50) with the facets; this script answers that page and the fleet's facets, as the backend does;
  *   - cluster page, 50-pool tree (152 rows): in-app navigation until every row is painted;
  *   - 1,000-transition timeline (60 lanes): click on the Timeline tab until every lane is painted; then pointer over
  *     a lane until its tooltip is painted.
@@ -25,7 +26,7 @@
  * `--trace-render` profiles instead from the data request (before it is answered) until the page is rendered: the
  * data and render phases.
  *
- *   yarn bench:ui [--runs 5] [--no-build] [--port 7027] [--trace | --trace-render]
+ *   yarn bench:ui [--runs 5] [--clusters 1000] [--no-build] [--port 7027] [--trace | --trace-render]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -46,6 +47,8 @@ const opt = (name: string, def: string) => {
   return i >= 0 && args[i + 1] ? args[i + 1] : def;
 };
 const RUNS = Number(opt('runs', '5'));
+/** The fleet's size on the clusters page: the page asks the server for one page of 50 whatever it is. */
+const CLUSTERS = Number(opt('clusters', '1000'));
 const PORT = Number(opt('port', '7027'));
 const BUILD = !args.includes('--no-build');
 const TRACE_RENDER = args.includes('--trace-render');
@@ -175,7 +178,32 @@ const summary = {
 type BeforeAnswer = (path: string) => Promise<void>;
 
 async function mockCapz(page: Page, beforeAnswer?: BeforeAnswer) {
-  const list = JSON.stringify(clusters(1000));
+  // The page's view as the backend answers it: a page of the fleet (in the fleet's order: the cost is the same) with
+  // its total, and the facets of the whole fleet (counted once here, as the server counts them per request).
+  const fleet = clusters(CLUSTERS).items;
+  const health: Record<string, number> = {};
+  for (const c of fleet) health[c.health] = (health[c.health] ?? 0) + 1;
+  const distinct = (xs: string[]) => [...new Set(xs)].sort();
+  const facets = {
+    total: fleet.length,
+    health,
+    attention: { now: 0, soon: 0 },
+    managementClusters: distinct(fleet.map(c => c.managementCluster)),
+    namespaces: distinct(fleet.map(c => c.namespace)),
+    locations: distinct(fleet.map(c => c.location)),
+    managedFrom: [],
+  };
+  const view = (u: URL) => {
+    const offset = Number(u.searchParams.get('offset') ?? 0);
+    const limit = Number(u.searchParams.get('limit') ?? fleet.length);
+    if (!u.searchParams.has('limit')) return JSON.stringify({ items: fleet });
+    return JSON.stringify({
+      items: fleet.slice(offset, offset + limit),
+      total: fleet.length,
+      offset,
+      ...(u.searchParams.get('facets') === 'true' ? { facets } : {}),
+    });
+  };
   const treeBody = JSON.stringify({ summary, tree: tree() });
   const json = (r: Route, body: string) =>
     r.fulfill({ status: 200, contentType: 'application/json', body });
@@ -183,7 +211,7 @@ async function mockCapz(page: Page, beforeAnswer?: BeforeAnswer) {
     const u = new URL(r.request().url());
     const p = u.pathname.replace(/^\/api\/capz/, '');
     await beforeAnswer?.(u.pathname);
-    if (p === '/clusters') return json(r, list);
+    if (p === '/clusters') return json(r, view(u));
     if (p === '/management-clusters')
       return json(r, JSON.stringify(managementClusters));
     if (p === '/clusters/perf/team-perf/big/tree') return json(r, treeBody);
@@ -210,7 +238,7 @@ async function mockCapz(page: Page, beforeAnswer?: BeforeAnswer) {
  * `__bench.until(predicate)`, which resolves with the time of the first animation frame after the predicate holds
  * (checked on every DOM mutation).
  */
-function instrument() {
+function instrument(fleetSize: number) {
   const w = window as any;
   // --trace reads the requests of each navigation from Resource Timing; the default buffer (250) fills at sign-in.
   performance.setResourceTimingBufferSize(10_000);
@@ -244,7 +272,7 @@ function instrument() {
       // The table's first rows (a screen's worth: the header and 10 rows) and the count above it.
       clusters: () =>
         q('section[aria-label="Clusters"] [role="row"]') >= 11 &&
-        document.body.innerText.includes('1000 clusters'),
+        document.body.innerText.includes(`${fleetSize} clusters`),
       // Every lane and every transition's mark.
       lanes: () =>
         q(
@@ -666,7 +694,7 @@ async function main() {
         const page = await context.newPage();
         // Waits only detect a hang: on a loaded machine the sign-in alone can take longer than Playwright's 30 s.
         page.setDefaultTimeout(180_000);
-        await page.addInitScript(instrument);
+        await page.addInitScript(instrument, CLUSTERS);
         const tracer = TRACE ? await Tracer.attach(page) : undefined;
         await mockCapz(page, tracer?.beforeAnswer);
         await signIn(page);
@@ -726,7 +754,7 @@ async function main() {
     );
   };
   row(
-    'clusters page, 1,000 clusters (navigation)',
+    `clusters page, ${CLUSTERS.toLocaleString('en')} clusters (navigation)`,
     results.clusters,
     GOALS.clusters,
   );

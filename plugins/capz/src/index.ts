@@ -8,6 +8,7 @@ export {
   capzApiRef,
   type CapzApi,
   type ClusterRef,
+  type ClustersQuery,
   type ClusterTreeResponse,
   type JobControl,
   type NamespacesResponse,

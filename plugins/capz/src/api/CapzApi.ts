@@ -1,5 +1,6 @@
 import { createApiRef } from '@backstage/frontend-plugin-api';
 import {
+  ClusterPageQuery,
   ClusterPlace,
   ClusterSummary,
   ClustersResponse,
@@ -49,10 +50,17 @@ export interface NamespacesResponse {
   items: Array<{ name: string }>;
 }
 
+/** A view of GET /clusters: capz-common's page query, and whether to answer the facets too. @public */
+export type ClustersQuery = ClusterPageQuery & { facets?: boolean };
+
 /** The CAPZ backend's HTTP API, as the frontend uses it. @public */
 export interface CapzApi {
   listManagementClusters(): Promise<ManagementClustersResponse>;
-  listClusters(): Promise<ClustersResponse>;
+  /**
+   * Every cluster (no query), or one page of a view computed on the server: the filters, a sort, `offset` and
+   * `limit`, and with `facets` what the page shows of every cluster (counts, filter options).
+   */
+  listClusters(query?: ClustersQuery): Promise<ClustersResponse>;
   /** `group`: merge runs of at least this many similar siblings (0 = never). The backend defaults to 3. */
   getClusterTree(
     ref: ClusterPlace,

@@ -30,6 +30,7 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import {
   CapzApi,
+  ClustersQuery,
   ClusterTreeResponse,
   JobControl,
   NamespacesResponse,
@@ -110,8 +111,17 @@ export class CapzClient implements CapzApi {
     return this.get('/management-clusters');
   }
 
-  listClusters(): Promise<ClustersResponse> {
-    return this.get('/clusters');
+  listClusters(query?: ClustersQuery): Promise<ClustersResponse> {
+    return this.get(
+      '/clusters',
+      query &&
+        Object.fromEntries(
+          Object.entries(query).map(([k, v]) => [
+            k,
+            v === undefined || v === '' ? undefined : String(v),
+          ]),
+        ),
+    );
   }
 
   getClusterTree(

@@ -5,6 +5,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
+import { clustersAnswer } from '../../__testUtils__/clustersView';
 import type {
   FleetRunOptions,
   FleetRunPreview,
@@ -111,8 +112,8 @@ describe('fleetStages', () => {
 describe('ClustersPage: Plan an upgrade of these', () => {
   it('previews the shown clusters in the chosen stages and says what each would do, or why not', async () => {
     server.use(
-      http.get(`${BASE}/clusters`, () =>
-        HttpResponse.json({ items: CLUSTERS }),
+      http.get(`${BASE}/clusters`, ({ request }) =>
+        HttpResponse.json(clustersAnswer(CLUSTERS, request.url)),
       ),
     );
     const sent: FleetRunSpec[] = [];
@@ -225,8 +226,8 @@ describe('ClustersPage: Plan an upgrade of these', () => {
       },
     };
     server.use(
-      http.get(`${BASE}/clusters`, () =>
-        HttpResponse.json({ items: CLUSTERS }),
+      http.get(`${BASE}/clusters`, ({ request }) =>
+        HttpResponse.json(clustersAnswer(CLUSTERS, request.url)),
       ),
       http.post(`${BASE}/fleet-runs/preview`, () =>
         HttpResponse.json({ ...ANSWER, target: { kind: 'next-minor' } }),
@@ -321,8 +322,8 @@ describe('ClustersPage: Plan an upgrade of these', () => {
 describe('ClustersPage: a migration wave', () => {
   it('previews the shown clusters as migrations, one target namespace each, and says what each job would do', async () => {
     server.use(
-      http.get(`${BASE}/clusters`, () =>
-        HttpResponse.json({ items: CLUSTERS }),
+      http.get(`${BASE}/clusters`, ({ request }) =>
+        HttpResponse.json(clustersAnswer(CLUSTERS, request.url)),
       ),
     );
     const sent: FleetRunSpec[] = [];

@@ -7,6 +7,7 @@ import { permissionApiRef } from '@backstage/plugin-permission-react';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { act, screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
+import { clustersAnswer } from '../../__testUtils__/clustersView';
 import { BASE, CLUSTERS } from '../../__testUtils__/fixtures';
 import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
 import { createClusterRouteRef } from '../../routes';
@@ -19,8 +20,8 @@ const link = (name: string) => screen.queryByRole('link', { name });
 describe('ClustersPage for a user the policy denies the jobs', () => {
   it("hides Adopt AKS cluster, Jobs and the migration candidates' wizard links, also while the policy has not answered, and keeps New AKS cluster", async () => {
     server.use(
-      http.get(`${BASE}/clusters`, () =>
-        HttpResponse.json({ items: CLUSTERS }),
+      http.get(`${BASE}/clusters`, ({ request }) =>
+        HttpResponse.json(clustersAnswer(CLUSTERS, request.url)),
       ),
     );
     const asked: string[] = [];

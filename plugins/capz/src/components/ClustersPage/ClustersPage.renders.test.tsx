@@ -6,6 +6,7 @@ import { Profiler } from 'react';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
+import { clustersAnswer } from '../../__testUtils__/clustersView';
 import { ClusterSummary } from '@capz-backstage/plugin-capz-common';
 import { BASE, summary } from '../../__testUtils__/fixtures';
 import { renderCapz, setupCapzServer } from '../../__testUtils__/harness';
@@ -41,7 +42,9 @@ const MANY: ClusterSummary[] = Array.from({ length: 1000 }, (_, i) =>
 
 function serve() {
   server.use(
-    http.get(`${BASE}/clusters`, () => HttpResponse.json({ items: MANY })),
+    http.get(`${BASE}/clusters`, ({ request }) =>
+      HttpResponse.json(clustersAnswer(MANY, request.url)),
+    ),
     http.get(`${BASE}/management-clusters`, () =>
       HttpResponse.json({
         items: ['mc-a', 'mc-b'].map(name => ({

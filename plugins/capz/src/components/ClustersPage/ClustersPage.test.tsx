@@ -2,6 +2,7 @@ import { withDay } from '../../__testUtils__/clock';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
+import { clustersAnswer } from '../../__testUtils__/clustersView';
 import {
   CAPZ_SIGNAL_CHANNEL,
   ManagementClustersResponse,
@@ -39,9 +40,11 @@ function serve(
 ) {
   const calls = { clusters: 0, mcs: 0 };
   server.use(
-    http.get(`${BASE}/clusters`, () => {
+    http.get(`${BASE}/clusters`, ({ request }) => {
       calls.clusters++;
-      return HttpResponse.json({ items: opts.clusters ?? CLUSTERS });
+      return HttpResponse.json(
+        clustersAnswer(opts.clusters ?? CLUSTERS, request.url),
+      );
     }),
     http.get(`${BASE}/management-clusters`, () => {
       calls.mcs++;
@@ -353,9 +356,9 @@ describe('ClustersPage', () => {
     let items = CLUSTERS;
     let calls = 0;
     server.use(
-      http.get(`${BASE}/clusters`, () => {
+      http.get(`${BASE}/clusters`, ({ request }) => {
         calls++;
-        return HttpResponse.json({ items });
+        return HttpResponse.json(clustersAnswer(items, request.url));
       }),
       http.get(`${BASE}/management-clusters`, () => HttpResponse.json(MCS)),
     );
@@ -373,6 +376,50 @@ describe('ClustersPage', () => {
     expect(screen.getByRole('row', { name: /brand-new/ })).toBeInTheDocument();
     // Two messages in a burst: one refetch.
     expect(calls).toBe(2);
+  });
+
+  it('reads one page of the view from the server with its facets, and the next page on Next', async () => {
+    const fleet = Array.from({ length: 60 }, (_, i) =>
+      summary({
+        name: `c${String(i).padStart(3, '0')}`,
+        namespace: 'team-fleet',
+        health: i === 57 ? 'failed' : 'healthy',
+      }),
+    );
+    const asked: URLSearchParams[] = [];
+    server.use(
+      http.get(`${BASE}/clusters`, ({ request }) => {
+        asked.push(new URL(request.url).searchParams);
+        return HttpResponse.json(clustersAnswer(fleet, request.url));
+      }),
+      http.get(`${BASE}/management-clusters`, () => HttpResponse.json(MCS)),
+    );
+    renderCapz(<ClustersPage />, { path: '/?namespace=team-fleet' });
+    expect(await screen.findByText('60 of 60 clusters')).toBeInTheDocument();
+    expect(Object.fromEntries(asked[0])).toEqual({
+      namespace: 'team-fleet',
+      sort: 'health',
+      dir: 'ascending',
+      offset: '0',
+      limit: '50',
+      facets: 'true',
+    });
+    // Worst first: the failed one heads the first page; the counts are the whole fleet's.
+    await waitFor(() => expect(clusterNames()[0]).toMatch(/^c057/));
+    expect(
+      screen.getByRole('button', { name: /1 failed/i }),
+    ).toBeInTheDocument();
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Next table page' }),
+    );
+    // c057 heads the first page, so the second starts at the 50th healthy one.
+    await waitFor(() => expect(clusterNames()[0]).toMatch(/^c049/));
+    expect(asked[asked.length - 1].get('offset')).toBe('50');
+    // A new sort starts the view again at its first page.
+    await userEvent.click(screen.getByRole('columnheader', { name: /Cluster$/ }));
+    await waitFor(() => expect(clusterNames()[0]).toMatch(/^c000/));
+    expect(asked[asked.length - 1].get('offset')).toBe('0');
+    expect(asked[asked.length - 1].get('sort')).toBe('name');
   });
 
   it('works without the signals API: fetches once and does not poll', async () => {

@@ -9,21 +9,22 @@ import {
   Skeleton,
   Table,
   Text,
-  useTable,
   type SortDescriptor,
 } from '@backstage/ui';
 import { useSearchParams } from 'react-router-dom';
 import {
   capzClusterAdoptPermission,
   capzClusterMigratePermission,
+  ClusterSortColumn,
   ClusterSummary,
+  Health,
   ManagementClustersResponse,
 } from '@capz-backstage/plugin-capz-common';
 import type { RouteFunc } from '@backstage/frontend-plugin-api';
-import { memo, useCallback, useDeferredValue, useMemo, useState } from 'react';
+import { memo, useCallback, useMemo, useState } from 'react';
 import { ManagedFromAlert } from '../shared/managedFrom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
-import { capzApiRef } from '../../api/CapzApi';
+import { CapzApi, capzApiRef, ClustersQuery } from '../../api/CapzApi';
 import {
   adoptRouteRef,
   clusterRouteRef,
@@ -35,13 +36,9 @@ import {
 } from '../../routes';
 import { ErrorAlert } from '../shared/errors';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
-import { clusterColumns, Row, SORTABLE_COLUMNS, sortRows } from './columns';
+import { clusterColumns, Row, SORTABLE_COLUMNS } from './columns';
 import { AttentionButtons, FilterBar, HealthButtons } from './FilterBar';
-import {
-  countAttention,
-  countByHealth,
-  useClusterFilters,
-} from './useClusterFilters';
+import { useClusterFilters } from './useClusterFilters';
 import { attentionOf, useLifecycleSettings } from '../shared/lifecycle';
 import { FleetPlanDialog } from './FleetPlanDialog';
 
@@ -101,6 +98,8 @@ function handled<T>(p: Promise<T>): Promise<T> {
 }
 
 const NO_NAMES: string[] = [];
+const NO_ATTENTION = { now: 0, soon: 0 };
+const NO_CLUSTERS: ClusterSummary[] = [];
 /**
  * The clusters table's rows, all one height (two lines of text; the managed-from cell too): react-aria's Virtualizer
  * places them without measuring each one (measured rows, `estimatedRowHeight`, cost a relayout of every mounted row
@@ -139,18 +138,22 @@ export function withSort(prev: URLSearchParams, sort: SortDescriptor) {
   return next;
 }
 
-const sortFn = (
-  data: Row[],
-  sort: { column: string | number; direction: 'ascending' | 'descending' },
-) => sortRows(data, String(sort.column), sort.direction);
+/** Clusters a page of the table. */
+export const PAGE_SIZE = 50;
 
 /**
- * The clusters table: sorted by a column, 50 rows a page. Mounted once the clusters have arrived and memoised, so
- * its rows render once when the data arrives and again only when the rows, the sort or the page change (with `useTable` mounted before the data, its pending state turned off in an effect after the first paint, and the
- * management clusters' answer re-rendered every row again).
+ * The clusters table: one page of the server's view (GET /clusters with the address's filters and sort), so its cost
+ * is one page whatever the fleet's size. Memoised: its rows render again only when the page, the sort or the
+ * rows change.
  */
 const ClustersTable = memo(function ClustersTableView(props: {
   rows: Row[];
+  /** Where the page starts in the view, and how many clusters the view keeps. */
+  offset: number;
+  total: number;
+  /** True while a newer page is being read (the rows shown are the last answer). */
+  stale: boolean;
+  onOffsetChange: (offset: number) => void;
   /** No cluster at all (rather than none that matches the filters). */
   empty: boolean;
   clusterLink?: RouteFunc<{
@@ -166,7 +169,8 @@ const ClustersTable = memo(function ClustersTableView(props: {
   /** The "New AKS cluster" template, when the scaffolder is there. */
   createHref?: string;
 }) {
-  const { rows, empty, clusterLink, migrateLink, createHref } = props;
+  const { rows, offset, total, stale, onOffsetChange } = props;
+  const { empty, clusterLink, migrateLink, createHref } = props;
   // The sort is kept in the address (`sort`, `dir`) like the filters: a sorted view is a link, and Back restores it.
   const [params, setParams] = useSearchParams();
   const sort = sortFromParams(params);
@@ -175,14 +179,6 @@ const ClustersTable = memo(function ClustersTableView(props: {
       setParams(prev => withSort(prev, next), { replace: true }),
     [setParams],
   );
-  const { tableProps } = useTable<Row>({
-    mode: 'complete',
-    data: rows,
-    sort,
-    onSortChange,
-    sortFn,
-    paginationOptions: { pageSize: 50 },
-  });
   const { columns, rowConfig } = useMemo(() => {
     const href = (c: ClusterSummary) =>
       clusterLink?.({
@@ -212,22 +208,61 @@ const ClustersTable = memo(function ClustersTableView(props: {
       ),
     [empty, createHref],
   );
+  const pagination = useMemo(
+    () => ({
+      type: 'page' as const,
+      pageSize: PAGE_SIZE,
+      pageSizeOptions: [],
+      offset,
+      totalCount: total,
+      hasNextPage: offset + PAGE_SIZE < total,
+      hasPreviousPage: offset > 0,
+      onNextPage: () => onOffsetChange(offset + PAGE_SIZE),
+      onPreviousPage: () => onOffsetChange(Math.max(0, offset - PAGE_SIZE)),
+    }),
+    [offset, total, onOffsetChange],
+  );
+  const sortState = useMemo(
+    () => ({ descriptor: sort, onSortChange }),
+    // The descriptor is read from the address: the same sort keeps the same object.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [sort.column, sort.direction, onSortChange],
+  );
   return (
     // BUI's Table names its grid "Data table"; the region gives it this page's name.
     <section aria-label="Clusters">
       <Table<Row>
-        {...tableProps}
+        data={rows}
+        isStale={stale}
+        pagination={pagination}
+        sort={sortState}
         columnConfig={columns}
         rowConfig={rowConfig}
         emptyState={emptyState}
         // Only the rows in (or near) the window are mounted; the page scrolls with the window, the grid keeps its
-        // aria-rowcount and keyboard navigation. One virtualized list of all 1,000 clusters took ~1 s to render in
-        // Chromium (react-aria builds its collection of every row), so the table keeps its pages of 50.
+        // aria-rowcount and keyboard navigation.
         virtualized={TABLE_LAYOUT}
       />
     </section>
   );
 });
+
+/** Reads every cluster a view keeps, a thousand at a time (GET /clusters' largest page). */
+async function everyClusterOf(
+  api: CapzApi,
+  query: ClustersQuery,
+): Promise<ClusterSummary[]> {
+  const all: ClusterSummary[] = [];
+  for (;;) {
+    const r = await api.listClusters({
+      ...query,
+      offset: all.length,
+      limit: 1000,
+    });
+    all.push(...r.items);
+    if (!r.items.length || all.length >= (r.total ?? 0)) return all;
+  }
+}
 
 /** Every CAPI cluster across the management clusters, with search, filters and sorting. */
 export function ClustersPage() {
@@ -256,26 +291,66 @@ export function ClustersPage() {
   // A new key per change starts a fresh read: useAsyncRetry's retry() does nothing while a read is in flight, so a
   // change arriving during one would be lost (and the page does not poll).
   const [refreshKey, setRefreshKey] = useState(0);
-  // Both reads start in the render that needs them, not in an effect after the page's first paint (the
-  // filter bar's first render used to come before the request).
+  const filterState = useClusterFilters();
+  const { filters, filtered } = filterState;
+  const [params] = useSearchParams();
+  const sort = sortFromParams(params);
+  // The page of the view: back to the first when the view (filters, sort) changes.
+  const viewKey = JSON.stringify([filters, sort.column, sort.direction]);
+  const [paging, setPaging] = useState({ viewKey, offset: 0 });
+  const offset = paging.viewKey === viewKey ? paging.offset : 0;
+  const onOffsetChange = useCallback(
+    (next: number) => setPaging({ viewKey, offset: next }),
+    [viewKey],
+  );
+  const query = useMemo(
+    (): ClustersQuery => ({
+      ...filters,
+      sort: sort.column as ClusterSortColumn,
+      dir: sort.direction,
+    }),
+    // viewKey stands for filters and sort.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [viewKey],
+  );
+  // Both reads start in the render that needs them, not in an effect after the page's first paint.
   const requests = useMemo(
     () => ({
-      clusters: handled(api.listClusters()),
-      mcs: handled(api.listManagementClusters()),
+      clusters: handled(
+        api.listClusters({
+          ...query,
+          offset,
+          limit: PAGE_SIZE,
+          facets: true,
+        }),
+      ),
     }),
+    [api, query, offset, refreshKey], // eslint-disable-line react-hooks/exhaustive-deps
+  );
+  const mcsRequest = useMemo(
+    () => handled(api.listManagementClusters()),
     [api, refreshKey], // eslint-disable-line react-hooks/exhaustive-deps
   );
   const clusters = useAsyncRetry(() => requests.clusters, [requests]);
-  const mcs = useAsyncRetry(() => requests.mcs, [requests]);
+  const mcs = useAsyncRetry(() => mcsRequest, [mcsRequest]);
   const refreshAll = useCallback(() => setRefreshKey(k => k + 1), []);
-  // Any change can add, remove or move a cluster in this list: refetch on every message (debounced).
+  // Any change can add, remove or move a cluster in this view: read the page again on every message (debounced).
   useLiveRefresh(refreshAll, () => true, 500);
 
   const lifecycle = useLifecycleSettings();
-  // "Plan an upgrade of these": the fleet preview of the rows shown (FleetPlanDialog).
-  const [planning, setPlanning] = useState(false);
-  const all = useMemo((): Row[] => {
-    // One day for the whole list: every row judged against the same today.
+  // "Plan an upgrade of these": the fleet preview of every cluster the view keeps (FleetPlanDialog).
+  const [planning, setPlanning] = useState<ClusterSummary[]>();
+  const [planError, setPlanError] = useState<Error>();
+  const [gathering, setGathering] = useState(false);
+  const planThese = useCallback(() => {
+    setGathering(true);
+    setPlanError(undefined);
+    everyClusterOf(api, query)
+      .then(setPlanning, e => setPlanError(e as Error))
+      .finally(() => setGathering(false));
+  }, [api, query]);
+  const rows = useMemo((): Row[] => {
+    // One day for the whole page: every row judged against the same today.
     const today = new Date();
     return (clusters.value?.items ?? []).map(c => ({
       ...c,
@@ -283,12 +358,14 @@ export function ClustersPage() {
       attention: attentionOf(c, lifecycle, today),
     }));
   }, [clusters.value, lifecycle]);
-  const filterState = useClusterFilters(all);
-  const { filters, filtered, rows } = filterState;
-  const counts = useMemo(() => countByHealth(all), [all]);
-  const attentionCounts = useMemo(() => countAttention(all), [all]);
-  // The filter bar's options follow the clusters a render later: the rows are painted first.
-  const filterOptionsFrom = useDeferredValue(all);
+  const facets = clusters.value?.facets;
+  const total = clusters.value?.total ?? 0;
+  const counts = useMemo(
+    () =>
+      new Map(Object.entries(facets?.health ?? {}) as Array<[Health, number]>),
+    [facets],
+  );
+  const attentionCounts = facets?.attention ?? NO_ATTENTION;
   const mcNames = useMemo(
     () => mcs.value?.items.map(m => m.name) ?? NO_NAMES,
     [mcs.value],
@@ -296,6 +373,7 @@ export function ClustersPage() {
 
   const error = clusters.error;
   const noManagementClusters = mcs.value && mcs.value.items.length === 0;
+  const everyCluster = facets?.total ?? 0;
 
   return (
     // The page title (h1) comes from the plugin header that PageBlueprint renders.
@@ -333,7 +411,7 @@ export function ClustersPage() {
         </Flex>
       )}
       {mcs.value && <ManagementClusterAlerts value={mcs.value} />}
-      <ManagedFromAlert clusters={all} />
+      <ManagedFromAlert clusters={facets?.managedFrom ?? NO_CLUSTERS} />
       {error && (
         <ErrorAlert title="Could not load the clusters" error={error} />
       )}
@@ -384,7 +462,7 @@ export function ClustersPage() {
         </ul>
       )}
 
-      {clusters.value && all.length > 0 && (
+      {clusters.value && everyCluster > 0 && (
         <Flex gap="4" align="center" style={{ flexWrap: 'wrap' }}>
           <HealthButtons
             counts={counts}
@@ -400,7 +478,7 @@ export function ClustersPage() {
       )}
 
       <FilterBar
-        all={filterOptionsFrom}
+        options={facets}
         managementClusters={mcNames}
         state={filterState}
       />
@@ -421,28 +499,39 @@ export function ClustersPage() {
               aria-live="polite"
             >
               {filtered
-                ? `${rows.length} of ${all.length} clusters`
-                : `${all.length} clusters`}
+                ? `${total} of ${everyCluster} clusters`
+                : `${everyCluster} clusters`}
             </Text>
-            {rows.length > 0 && (
+            {total > 0 && (
               <Button
                 variant="tertiary"
                 size="small"
-                onPress={() => setPlanning(true)}
+                isDisabled={gathering}
+                onPress={planThese}
               >
                 Plan an upgrade of these
               </Button>
             )}
           </Flex>
+          {planError && (
+            <ErrorAlert
+              title="Could not read the clusters to plan"
+              error={planError}
+            />
+          )}
           {planning && (
             <FleetPlanDialog
-              clusters={rows}
-              onClose={() => setPlanning(false)}
+              clusters={planning}
+              onClose={() => setPlanning(undefined)}
             />
           )}
           <ClustersTable
             rows={rows}
-            empty={all.length === 0}
+            offset={offset}
+            total={total}
+            stale={clusters.loading}
+            onOffsetChange={onOffsetChange}
+            empty={everyCluster === 0}
             clusterLink={clusterLink}
             migrateLink={migrateLink}
             createHref={createLink?.(NEW_CLUSTER_TEMPLATE)}

@@ -1,7 +1,7 @@
 /** The clusters page's filter controls: the health buttons at a glance, and the search and filter bar. */
 import { Button, Flex, SearchField, Select } from '@backstage/ui';
 import { memo } from 'react';
-import { ClusterSummary, Health } from '@capz-backstage/plugin-capz-common';
+import { ClusterFacets, Health } from '@capz-backstage/plugin-capz-common';
 import { HEALTH_LABEL, HEALTH_WORST_FIRST, HealthIcon } from '../shared/health';
 import { API_LABEL } from './columns';
 import {
@@ -36,7 +36,7 @@ function FilterSelect(props: {
 export function HealthButtons(props: {
   counts: Map<Health, number>;
   filters: ClusterFilters;
-  setFilter: ClusterFiltersState<unknown>['setFilter'];
+  setFilter: ClusterFiltersState['setFilter'];
 }) {
   const { counts, filters, setFilter } = props;
   return (
@@ -66,7 +66,7 @@ export function HealthButtons(props: {
 export function AttentionButtons(props: {
   counts: { now: number; soon: number };
   filters: ClusterFilters;
-  setFilter: ClusterFiltersState<unknown>['setFilter'];
+  setFilter: ClusterFiltersState['setFilter'];
 }) {
   const { counts, filters, setFilter } = props;
   if (!counts.now && !counts.soon) return null;
@@ -103,12 +103,16 @@ export function AttentionButtons(props: {
  * the configured ones too), and "Clear filters" while any is set.
  */
 export const FilterBar = memo(function FilterBarView(props: {
-  all: ClusterSummary[];
+  /** The options the clusters give (GET /clusters' facets). */
+  options?: Pick<
+    ClusterFacets,
+    'managementClusters' | 'namespaces' | 'locations'
+  >;
   /** The configured management clusters' names. */
   managementClusters: string[];
-  state: Omit<ClusterFiltersState<unknown>, 'rows'>;
+  state: ClusterFiltersState;
 }) {
-  const { all, managementClusters } = props;
+  const { options, managementClusters } = props;
   const { filters, filtered, setFilter, clearFilters } = props.state;
   return (
     <Flex gap="3" align="end" style={{ flexWrap: 'wrap' }}>
@@ -123,7 +127,7 @@ export const FilterBar = memo(function FilterBarView(props: {
         label="Management cluster"
         value={filters.managementCluster}
         options={distinct([
-          ...all.map(c => c.managementCluster),
+          ...(options?.managementClusters ?? []),
           ...managementClusters,
         ]).map(v => ({ id: v, label: v }))}
         onChange={v => setFilter('managementCluster', v)}
@@ -131,7 +135,7 @@ export const FilterBar = memo(function FilterBarView(props: {
       <FilterSelect
         label="Namespace"
         value={filters.namespace}
-        options={distinct(all.map(c => c.namespace)).map(v => ({
+        options={(options?.namespaces ?? []).map(v => ({
           id: v,
           label: v,
         }))}
@@ -167,7 +171,7 @@ export const FilterBar = memo(function FilterBarView(props: {
       <FilterSelect
         label="Location"
         value={filters.location}
-        options={distinct(all.map(c => c.location)).map(v => ({
+        options={(options?.locations ?? []).map(v => ({
           id: v,
           label: v,
         }))}

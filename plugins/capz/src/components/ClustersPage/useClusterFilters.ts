@@ -91,8 +91,8 @@ export const distinct = (values: Array<string | undefined>): string[] =>
   );
 
 /** What {@link useClusterFilters} gives the page. */
-export interface ClusterFiltersState<T> {
-  /** The filters the address holds. */
+export interface ClusterFiltersState {
+  /** The filters the address holds (the same object while the address's query is the same). */
   filters: ClusterFilters;
   /** Whether any filter is set. */
   filtered: boolean;
@@ -100,18 +100,17 @@ export interface ClusterFiltersState<T> {
   setFilter: (key: keyof ClusterFilters, value: string | undefined) => void;
   /** Removes every filter from the address. */
   clearFilters: () => void;
-  /** The clusters the filters keep, in their order. */
-  rows: T[];
 }
 
-/** The filters of the address, and the clusters of `all` they keep. */
-export function useClusterFilters<T extends FilterableCluster>(
-  all: T[],
-): ClusterFiltersState<T> {
+/** The filters of the address: the server keeps the clusters they match (GET /clusters' view). */
+export function useClusterFilters(): ClusterFiltersState {
   const [params, setParams] = useSearchParams();
-  // The same filters object while the address's query is the same: the rows below, and every row of the table,
-  // then stay the same across the page's other updates (each update re-rendered every row).
-  const query = params.toString();
+  const query = new URLSearchParams(
+    FILTER_KEYS.flatMap(k => {
+      const v = params.get(k);
+      return v ? [[k, v]] : [];
+    }),
+  ).toString();
   const filters = useMemo(
     () => readFilters(new URLSearchParams(query)),
     [query],
@@ -128,15 +127,13 @@ export function useClusterFilters<T extends FilterableCluster>(
     [setParams],
   );
 
-  const rows = useMemo(() => applyFilters(all, filters), [all, filters]);
   return useMemo(
     () => ({
       filters,
       filtered: isFiltered(filters),
       setFilter,
       clearFilters,
-      rows,
     }),
-    [filters, setFilter, clearFilters, rows],
+    [filters, setFilter, clearFilters],
   );
 }
