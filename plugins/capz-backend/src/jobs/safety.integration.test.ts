@@ -131,6 +131,13 @@ const STATE_AKS = {
   tags: CLUSTER_TAGS,
   resourceGroupTags: { env: 'prod', 'created-by': 'portal' },
 };
+/** What ARM answers while another operation runs on the cluster: a wait on it stays unmet until the test clears it. */
+const AZURE_BUSY = {
+  reason: 'OperationNotAllowed',
+  severity: 'Warning' as const,
+  message:
+    "Operation is not allowed because there's an in progress operation on the managed cluster (held by the test until it has cancelled the job)",
+};
 const WORDS_AKS = {
   resourceGroup: 'rg-words-aks',
   name: 'words-aks',
@@ -695,6 +702,10 @@ describe('safe words: a job cancelled while CAPZ may be adopting', () => {
     await w.namespaceWithCredential(ns);
     const counters = w.azure();
     const stateBefore = azureState(WORDS_AKS.resourceGroup);
+    // Azure held busy on the ManagedCluster the job creates, so its wait is certainly unmet when the cancel comes
+    // (on a loaded machine the 25 ms polls once missed a wait met in under 3 s, and the job ran to its end).
+    const held = ['ManagedCluster', ns, WORDS_AKS.name] as const;
+    await w.forceAsoFailure(...held, AZURE_BUSY);
     const { id } = await w.submit(main, w.adopt(ns, WORDS_AKS));
     const waiting = await jobWhen(
       id,
@@ -706,6 +717,7 @@ describe('safe words: a job cancelled while CAPZ may be adopting', () => {
     const cancel = await main.request('POST', `capz/jobs/${id}/cancel`);
     expect(cancel.status).toBeLessThan(300);
     const job = await w.settled(main, id);
+    await w.forceAsoFailure(...held, null);
     say(
       `adoption cancelled while "${
         step(waiting, 'adopt-managed-cluster').message
