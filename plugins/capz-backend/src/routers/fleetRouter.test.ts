@@ -140,8 +140,9 @@ async function setup(
     }),
   });
   const knex = await migratedDatabase(databases, 'SQLITE_3');
+  const store = new FleetRunStore(knex);
   const runs = new FleetRuns({
-    store: new FleetRunStore(knex),
+    store,
     preview: fleet,
     day2: service,
     observe: () => ({ stepDone: false, health: 'healthy' }),
@@ -190,7 +191,7 @@ async function setup(
         logger: mockServices.logger.mock(),
       }).error(),
     );
-  return { app, live, armAsked, audits, runs };
+  return { app, live, armAsked, audits, runs, store };
 }
 
 const at = (namespace: string, name: string) => ({
@@ -469,6 +470,28 @@ describe('the fleet runs', () => {
       .set(auth)
       .send({ command: 'cancel' });
     expect(command.status).toBe(404);
+  });
+
+  it('shows a run whose cluster a migration wave moved to whoever may read it where it now is', async () => {
+    const narrow = await setup({
+      decisions: { [capzClusterReadPermission.name]: onlyTeamA },
+    });
+    const created = await request(narrow.app)
+      .post('/fleet-runs')
+      .set(auth)
+      .send({ spec: RUN });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const shown = async () =>
+      (await request(narrow.app).get(`/fleet-runs/${id}`).set(auth)).status;
+    expect(await shown()).toBe(404);
+    // beta (team-b) migrated into team-a: readable where it now is.
+    const stored = await narrow.store.get(id);
+    stored.run.stages[1].clusters[0].movedTo = at('team-a', 'beta');
+    expect(await narrow.store.save(id, stored.version, stored.run)).toBe(true);
+    expect(await shown()).toBe(200);
+    const listed = await request(narrow.app).get('/fleet-runs').set(auth);
+    expect(listed.body.items.map((x: any) => x.id)).toEqual([id]);
   });
 
   it('takes commands under capz.cluster.upgrade and approvals under capz.fleet.run.approve, audited; a 409 in words when the run cannot take one', async () => {

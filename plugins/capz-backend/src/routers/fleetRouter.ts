@@ -47,6 +47,31 @@ const clustersOf = (r: StoredFleetRun): ClusterPlace[] =>
     })),
   );
 
+const samePlace = (a: ClusterPlace, b: ClusterPlace) =>
+  a.managementCluster === b.managementCluster &&
+  a.namespace === b.namespace &&
+  a.name === b.name;
+
+/**
+ * The clusters of a run (or the one named) for which `allowed` holds neither at the place the run names nor, once a
+ * migration wave moved it, at its new place: after a move the old place is empty, and a policy by owner finds the
+ * cluster's owner only where it now is.
+ */
+const deniedIn = (
+  r: StoredFleetRun,
+  allowed: (p: ClusterPlace) => boolean,
+  only?: ClusterPlace,
+): ClusterPlace[] =>
+  r.run.stages
+    .flatMap(s => s.clusters)
+    .filter(c => !only || samePlace(c, only))
+    .filter(c => !allowed(c) && !(c.movedTo && allowed(c.movedTo)))
+    .map(c => ({
+      managementCluster: c.managementCluster,
+      namespace: c.namespace,
+      name: c.name,
+    }));
+
 /** The permission a run's target needs on each of its clusters: a migration wave migrates, the others upgrade. */
 const permissionOf = (t: FleetRunTarget) =>
   t.kind === 'migrate'
@@ -120,7 +145,7 @@ export async function createFleetRouter(
     const id = String(req.params.id);
     const mayRead = await readFilter(o.permissions, credentials, o.ownerOf);
     const r = await o.runs.get(id).catch(() => undefined);
-    if (!r || !clustersOf(r).every(mayRead))
+    if (!r || deniedIn(r, mayRead).length)
       throw new NotFoundError(`No fleet run ${id}`);
     return r;
   };
@@ -130,8 +155,8 @@ export async function createFleetRouter(
     async (req: express.Request, res: express.Response) => {
       const credentials = await o.httpAuth.credentials(req);
       const mayRead = await readFilter(o.permissions, credentials, o.ownerOf);
-      const items = (await o.runs.list()).filter(r =>
-        clustersOf(r).every(mayRead),
+      const items = (await o.runs.list()).filter(
+        r => !deniedIn(r, mayRead).length,
       );
       res.json({ items: items.map(recordOf) });
     },
@@ -197,11 +222,15 @@ export async function createFleetRouter(
       } else {
         const permission = permissionOf(run.run.target);
         const mayUpgrade = await mayActOn(credentials, run.run.target);
-        const touched =
+        const named =
           cmd.command === 'skip' || cmd.command === 'retry'
-            ? [cmd.cluster]
-            : clustersOf(run);
-        const denied = touched.filter(c => !mayUpgrade(c));
+            ? cmd.cluster
+            : undefined;
+        // A cluster the run does not name is judged where the command says (the run then answers it in words).
+        const denied =
+          named && !clustersOf(run).some(c => samePlace(c, named))
+            ? [named].filter(c => !mayUpgrade(c))
+            : deniedIn(run, mayUpgrade, named);
         if (denied.length)
           throw new NotAllowedError(
             `Not allowed to ${cmd.command} this run: ${
