@@ -45,3 +45,8 @@ export {
   type FleetStageState,
   type FleetStepStart,
 } from './run';
+// A run's clusters picked by a catalog query (the cluster entities the catalog module provides).
+export {
+  parseCatalogClusterQuery,
+  type CatalogClusterQuery,
+} from './catalogQuery';

@@ -5,6 +5,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
+import { catalogApiRef } from '@backstage/plugin-catalog-react';
+import { catalogApiMock } from '@backstage/plugin-catalog-react/testUtils';
 import { clustersAnswer } from '../../__testUtils__/clustersView';
 import type {
   FleetRunOptions,
@@ -421,5 +423,113 @@ describe('ClustersPage: a migration wave', () => {
     expect(
       within(dialog).getByText(/\(already there\): already on the ASO API/),
     ).toBeInTheDocument();
+  });
+});
+
+describe('ClustersPage: Plan from a catalog query', () => {
+  const entity = (
+    name: string,
+    owner: string,
+    tags: string[],
+    place: string,
+  ) => ({
+    apiVersion: 'backstage.io/v1alpha1',
+    kind: 'Resource',
+    metadata: {
+      name,
+      tags,
+      annotations: { 'capz.io/cluster': place },
+    },
+    spec: { type: 'kubernetes-cluster', owner },
+  });
+  const CATALOG = [
+    entity(
+      'local-team-payments-payments',
+      'group:default/payments',
+      ['prod'],
+      'local/team-payments/payments',
+    ),
+    entity(
+      'local-team-search-search-prod',
+      'group:default/search',
+      ['prod'],
+      'local/team-search/search-prod',
+    ),
+    entity(
+      'local-team-payments-payments-dev',
+      'group:default/payments',
+      ['dev'],
+      'local/team-payments/payments-dev',
+    ),
+    // Not a cluster entity: the same owner, never planned.
+    {
+      apiVersion: 'backstage.io/v1alpha1',
+      kind: 'Component',
+      metadata: {
+        name: 'payments-api',
+        annotations: { 'capz.io/cluster': 'local/team-payments/payments' },
+      },
+      spec: { type: 'service', owner: 'group:default/payments' },
+    },
+  ];
+
+  it('plans the clusters whose catalog entity matches, and says what is wrong with a query in words', async () => {
+    server.use(
+      http.get(`${BASE}/clusters`, ({ request }) =>
+        HttpResponse.json(clustersAnswer(CLUSTERS, request.url)),
+      ),
+    );
+    const sent: FleetRunSpec[] = [];
+    server.use(
+      http.post(`${BASE}/fleet-runs/preview`, async ({ request }) => {
+        sent.push((await request.json()) as FleetRunSpec);
+        return HttpResponse.json(ANSWER);
+      }),
+    );
+    renderCapz(<ClustersPage />, {
+      apis: [[catalogApiRef, catalogApiMock({ entities: CATALOG })]],
+    });
+    await screen.findByText('4 clusters');
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Plan from a catalog query' }),
+    );
+    const dialog = await screen.findByRole('dialog', {
+      name: 'Plan from a catalog query',
+    });
+    const query = within(dialog).getByRole('textbox', {
+      name: 'Catalog query',
+    });
+    const find = within(dialog).getByRole('button', { name: 'Find clusters' });
+    await userEvent.type(query, 'spec.owner');
+    expect(
+      await within(dialog).findByText(
+        '"spec.owner" is not key=value (e.g. metadata.tags=prod)',
+      ),
+    ).toBeInTheDocument();
+    expect(find).toBeDisabled();
+    await userEvent.clear(query);
+    await userEvent.type(
+      query,
+      'spec.owner=group:default/payments, metadata.tags=prod',
+    );
+    await userEvent.click(find);
+    expect(
+      await within(dialog).findByText(
+        '1 cluster match: local/team-payments/payments.',
+      ),
+    ).toBeInTheDocument();
+    await userEvent.click(
+      within(dialog).getByRole('button', { name: 'Plan 1 cluster' }),
+    );
+    const plan = await screen.findByRole('dialog', {
+      name: 'Plan an upgrade of 1 cluster',
+    });
+    await userEvent.click(
+      within(plan).getByRole('button', { name: 'Preview' }),
+    );
+    await waitFor(() => expect(sent).toHaveLength(1));
+    expect(sent[0].stages).toEqual([
+      { name: 'all', clusters: [at('local', 'team-payments', 'payments')] },
+    ]);
   });
 });

@@ -416,7 +416,9 @@ describe('ClustersPage', () => {
     await waitFor(() => expect(clusterNames()[0]).toMatch(/^c049/));
     expect(asked[asked.length - 1].get('offset')).toBe('50');
     // A new sort starts the view again at its first page.
-    await userEvent.click(screen.getByRole('columnheader', { name: /Cluster$/ }));
+    await userEvent.click(
+      screen.getByRole('columnheader', { name: /Cluster$/ }),
+    );
     await waitFor(() => expect(clusterNames()[0]).toMatch(/^c000/));
     expect(asked[asked.length - 1].get('offset')).toBe('0');
     expect(asked[asked.length - 1].get('sort')).toBe('name');

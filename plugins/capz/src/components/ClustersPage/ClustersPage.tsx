@@ -15,6 +15,7 @@ import { useSearchParams } from 'react-router-dom';
 import {
   capzClusterAdoptPermission,
   capzClusterMigratePermission,
+  ClusterPlace,
   ClusterSortColumn,
   ClusterSummary,
   Health,
@@ -41,6 +42,7 @@ import { AttentionButtons, FilterBar, HealthButtons } from './FilterBar';
 import { useClusterFilters } from './useClusterFilters';
 import { attentionOf, useLifecycleSettings } from '../shared/lifecycle';
 import { FleetPlanDialog } from './FleetPlanDialog';
+import { CatalogQueryDialog } from './CatalogQueryDialog';
 
 const MC_STATE = {
   connected: 'Connected',
@@ -339,7 +341,9 @@ export function ClustersPage() {
 
   const lifecycle = useLifecycleSettings();
   // "Plan an upgrade of these": the fleet preview of every cluster the view keeps (FleetPlanDialog).
-  const [planning, setPlanning] = useState<ClusterSummary[]>();
+  const [planning, setPlanning] = useState<ClusterPlace[]>();
+  // "Plan from a catalog query": the run's clusters picked by the catalog (CatalogQueryDialog).
+  const [querying, setQuerying] = useState(false);
   const [planError, setPlanError] = useState<Error>();
   const [gathering, setGathering] = useState(false);
   const planThese = useCallback(() => {
@@ -502,21 +506,41 @@ export function ClustersPage() {
                 ? `${total} of ${everyCluster} clusters`
                 : `${everyCluster} clusters`}
             </Text>
-            {total > 0 && (
-              <Button
-                variant="tertiary"
-                size="small"
-                isDisabled={gathering}
-                onPress={planThese}
-              >
-                Plan an upgrade of these
-              </Button>
-            )}
+            <Flex gap="2">
+              {everyCluster > 0 && (
+                <Button
+                  variant="tertiary"
+                  size="small"
+                  onPress={() => setQuerying(true)}
+                >
+                  Plan from a catalog query
+                </Button>
+              )}
+              {total > 0 && (
+                <Button
+                  variant="tertiary"
+                  size="small"
+                  isDisabled={gathering}
+                  onPress={planThese}
+                >
+                  Plan an upgrade of these
+                </Button>
+              )}
+            </Flex>
           </Flex>
           {planError && (
             <ErrorAlert
               title="Could not read the clusters to plan"
               error={planError}
+            />
+          )}
+          {querying && (
+            <CatalogQueryDialog
+              onPlan={places => {
+                setQuerying(false);
+                setPlanning(places);
+              }}
+              onClose={() => setQuerying(false)}
             />
           )}
           {planning && (
