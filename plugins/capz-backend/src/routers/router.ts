@@ -23,6 +23,7 @@ import type { ClusterEndpoints } from '../connect/ClusterEndpoints';
 import { createPickersRouter, type PickerSources } from './pickersRouter';
 import {
   CLUSTER_FILTER_KEYS,
+  CLUSTER_VIEW_KEYS,
   clusterFacets,
   clusterAttention,
   type AttentionOptions,
@@ -67,15 +68,6 @@ export interface RouterOptions {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** The query parameters that make GET /clusters answer a view (filtered, sorted, paged) with its `total`. */
-const PAGE_KEYS = [
-  ...CLUSTER_FILTER_KEYS,
-  'sort',
-  'dir',
-  'offset',
-  'limit',
-  'facets',
-];
 const MAX_TIMELINE_LIMIT = 20_000;
 
 /**
@@ -177,7 +169,7 @@ export async function createRouter(
     // A view of them (the clusters page's filters, its sort, a page) when the query asks for one: the clusters and
     // order capz-common's pageOfClusters gives, from orders kept between requests (ClusterViews.page).
     const q = req.query as Record<string, string | undefined>;
-    const paged = PAGE_KEYS.some(k => q[k] !== undefined);
+    const paged = CLUSTER_VIEW_KEYS.some(k => q[k] !== undefined);
     let items: ClusterSummary[];
     let page:
       | { total: number; offset: number; facets?: ClusterFacets }

@@ -2,6 +2,7 @@
 export {
   CLUSTER_FILTER_KEYS,
   CLUSTER_SORT_COLUMNS,
+  CLUSTER_VIEW_KEYS,
   clusterFacets,
   ClusterFacetsCounter,
   clusterId,

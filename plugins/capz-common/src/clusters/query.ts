@@ -37,6 +37,16 @@ export const CLUSTER_FILTER_KEYS = [
   'attention',
 ] as const;
 
+/** Every parameter of a view of `GET /clusters` (any one given asks for a view rather than the whole list). @public */
+export const CLUSTER_VIEW_KEYS = [
+  ...CLUSTER_FILTER_KEYS,
+  'sort',
+  'dir',
+  'offset',
+  'limit',
+  'facets',
+] as const;
+
 /** The columns clusters sort by. @public */
 export const CLUSTER_SORT_COLUMNS = [
   'health',

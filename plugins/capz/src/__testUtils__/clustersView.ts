@@ -5,6 +5,7 @@
  */
 import {
   CLUSTER_FILTER_KEYS,
+  CLUSTER_VIEW_KEYS,
   clusterAttention,
   clusterFacets,
   pageOfClusters,
@@ -13,22 +14,13 @@ import {
   type ClustersResponse,
 } from '@capz-backstage/plugin-capz-common';
 
-const VIEW_KEYS = [
-  ...CLUSTER_FILTER_KEYS,
-  'sort',
-  'dir',
-  'offset',
-  'limit',
-  'facets',
-];
-
 /** The answer to one GET /clusters of `url` over `items` (attention judged today with the shipped calendar). */
 export function clustersAnswer(
   items: readonly ClusterSummary[],
   url: string,
 ): ClustersResponse {
   const params = new URL(url).searchParams;
-  if (!VIEW_KEYS.some(k => params.has(k))) return { items: [...items] };
+  if (!CLUSTER_VIEW_KEYS.some(k => params.has(k))) return { items: [...items] };
   const query: Record<string, string | number> = {};
   for (const k of [...CLUSTER_FILTER_KEYS, 'sort', 'dir']) {
     const v = params.get(k);
