@@ -245,6 +245,18 @@ describe('router', () => {
     expect(res.body.items.map((c: { name: string }) => c.name)).toEqual([
       'alpha',
     ]);
+    // The facets count the clusters the caller may read, whatever the view's filters, and nothing else.
+    const faceted = await request(await app({ decision }))
+      .get(`/clusters?${q({ health: 'failed', facets: 'true' })}`)
+      .set(auth);
+    expect(faceted.status).toBe(200);
+    expect(faceted.body.facets.total).toBe(2);
+    expect(faceted.body.facets.namespaces).toEqual(['team-a']);
+    expect(
+      Object.values(
+        faceted.body.facets.health as Record<string, number>,
+      ).reduce((a, b) => a + b, 0),
+    ).toBe(2);
   });
 
   it('names the management clusters still doing their first list, whose clusters are not all listed yet', async () => {
