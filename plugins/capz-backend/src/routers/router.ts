@@ -148,13 +148,12 @@ export async function createRouter(
     ClusterSummary,
     { day: string; attention: ReturnType<typeof clusterAttention> }
   >();
-  const attentionOf = (c: ClusterSummary, today: Date) => {
-    const day = today.toISOString().slice(0, 10);
+  const attentionOf = (c: ClusterSummary, day: string) => {
     let j = judged.get(c);
     if (j?.day !== day) {
       j = {
         day,
-        attention: clusterAttention(c, { ...options.lifecycle, today }),
+        attention: clusterAttention(c, { ...options.lifecycle, today: day }),
       };
       judged.set(c, j);
     }
@@ -184,9 +183,10 @@ export async function createRouter(
         ...(q.offset ? { offset: Number(q.offset) } : {}),
         ...(q.limit ? { limit: Number(q.limit) } : {}),
       } as ClusterPageQuery;
-      // What needs attention is judged for today with the configured calendar; the judgement stays in the browser
-      // (its own day): the summaries go out as they are.
-      const today = options.now?.() ?? new Date();
+      // What needs attention is judged with the configured calendar for the day the page asks for (the browser's,
+      // so a view and its rows agree), else the server's; the summaries go out without the judgement.
+      const today =
+        q.today ?? (options.now?.() ?? new Date()).toISOString().slice(0, 10);
       const r = views?.page(query, allowed, {
         attentionOf: c => attentionOf(c, today),
         facets: q.facets === 'true',

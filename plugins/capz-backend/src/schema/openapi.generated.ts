@@ -2696,6 +2696,17 @@ export const spec = {
             },
           },
           {
+            name: 'today',
+            in: 'query',
+            required: false,
+            description:
+              "The day (`YYYY-MM-DD`, UTC) `attention` and the facets' attention counts are judged for: the clusters page sends the browser's, so its filter and its rows agree; the server's day without it.",
+            schema: {
+              type: 'string',
+              pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+            },
+          },
+          {
             name: 'facets',
             in: 'query',
             required: false,

@@ -45,6 +45,7 @@ export const CLUSTER_VIEW_KEYS = [
   'offset',
   'limit',
   'facets',
+  'today',
 ] as const;
 
 /** The columns clusters sort by. @public */

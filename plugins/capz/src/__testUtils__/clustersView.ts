@@ -30,7 +30,7 @@ export function clustersAnswer(
     const v = params.get(k);
     if (v) query[k] = Number(v);
   }
-  const today = new Date();
+  const today = params.get('today') ?? new Date();
   const judged = items.map(c => ({
     ...c,
     attention: clusterAttention(c, { today }),

@@ -51,7 +51,11 @@ export interface NamespacesResponse {
 }
 
 /** A view of GET /clusters: capz-common's page query, and whether to answer the facets too. @public */
-export type ClustersQuery = ClusterPageQuery & { facets?: boolean };
+export type ClustersQuery = ClusterPageQuery & {
+  facets?: boolean;
+  /** The day (`YYYY-MM-DD`) `attention` is judged for (the server's without it). */
+  today?: string;
+};
 
 /** The CAPZ backend's HTTP API, as the frontend uses it. @public */
 export interface CapzApi {

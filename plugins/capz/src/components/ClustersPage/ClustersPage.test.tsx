@@ -403,6 +403,7 @@ describe('ClustersPage', () => {
       offset: '0',
       limit: '50',
       facets: 'true',
+      today: new Date().toISOString().slice(0, 10),
     });
     // Worst first: the failed one heads the first page; the counts are the whole fleet's.
     await waitFor(() => expect(clusterNames()[0]).toMatch(/^c057/));

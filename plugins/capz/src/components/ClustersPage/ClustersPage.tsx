@@ -324,6 +324,8 @@ export function ClustersPage() {
           offset,
           limit: PAGE_SIZE,
           facets: true,
+          // The attention filter and counts for the browser's day, the day its rows are judged for.
+          today: new Date().toISOString().slice(0, 10),
         }),
       ),
     }),
