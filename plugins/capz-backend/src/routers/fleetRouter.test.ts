@@ -182,8 +182,8 @@ async function setup(
     fleet,
     validateResponses: true,
   });
+  // No body parser before the router: it parses its own bodies, with its own limit, as in the backend.
   const app = express()
-    .use(express.json())
     .use(router)
     .use(
       MiddlewareFactory.create({
@@ -252,6 +252,38 @@ describe('POST /fleet-runs/preview', () => {
       'team-b/aso-credential/westeurope',
     ]);
     expect(s.live).toEqual([]);
+  });
+
+  it('plans a run of 10,000 clusters (past the 100 kB a body may have elsewhere), and refuses a larger body in words', async () => {
+    const s = await setup();
+    const many = Array.from({ length: 10_000 }, (_, i) =>
+      at(`team-${i % 20}`, `cluster-${String(i).padStart(5, '0')}`),
+    );
+    const r = await request(s.app)
+      .post('/fleet-runs/preview')
+      .set(auth)
+      .send({ target: RUN.target, stages: [{ name: 'all', clusters: many }] });
+    expect(r.status).toBe(200);
+    expect(r.body.counts.refused).toBe(10_000); // none of them exists here
+    const huge = {
+      target: RUN.target,
+      stages: Array.from({ length: 5 }, (_, k) => ({
+        name: `s${k}`,
+        clusters: many.map(c => ({
+          ...c,
+          name: `${c.name}-${'x'.repeat(60)}`,
+        })),
+      })),
+    };
+    expect(JSON.stringify(huge).length).toBeGreaterThan(4 * 1024 * 1024);
+    const big = await request(s.app)
+      .post('/fleet-runs/preview')
+      .set(auth)
+      .send(huge);
+    expect(big.status).toBe(400);
+    expect(big.body.error.message).toMatch(
+      /^The request body is larger than this request takes: send less at once/,
+    );
   });
 
   it("keeps each cluster's group from the request in its plan", async () => {

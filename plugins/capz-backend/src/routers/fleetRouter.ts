@@ -86,11 +86,17 @@ const recordOf = ({ version: _version, ...r }: StoredFleetRun) => r;
  * the caller's capz.cluster.upgrade (one decision per request, applied to every cluster); the runs, started and
  * commanded by users only and audited, seen by whoever may read every cluster of a run.
  */
+/** The largest fleet-run body the routes take (express.json's limit). */
+export const FLEET_BODY_LIMIT = '4mb';
+
 export async function createFleetRouter(
   o: FleetRouterOptions,
 ): Promise<express.Router> {
   const router = await capzOpenApiRouter({
     validateResponses: o.validateResponses,
+    // A run names its clusters: "Plan an upgrade of these" over a view of 10,000 is ~1 MB of places, past
+    // body-parser's default 100 kB (about 1,300 clusters). 4 MB holds ~40,000 at the usual name lengths.
+    bodyLimit: FLEET_BODY_LIMIT,
   });
 
   /**

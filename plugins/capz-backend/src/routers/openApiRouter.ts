@@ -1,3 +1,4 @@
+import express from 'express';
 import { createOpenApiRouter } from '../schema/openapi.generated';
 import { explainValidationErrors } from './validationMessages';
 
@@ -11,10 +12,18 @@ export async function capzOpenApiRouter(
     middleware?: NonNullable<
       Parameters<typeof createOpenApiRouter>[0]
     >['middleware'];
+    /**
+     * The largest JSON body the routes take (express.json's `limit`); the default, as the validated router's own
+     * parser, is body-parser's 100 kB. A larger body is refused with 400 in words (validationMessages.ts).
+     */
+    bodyLimit?: string;
   } = {},
 ) {
+  const middleware =
+    o.middleware ??
+    (o.bodyLimit ? [express.json({ limit: o.bodyLimit })] : undefined);
   const router = await createOpenApiRouter({
-    ...(o.middleware ? { middleware: o.middleware } : {}),
+    ...(middleware ? { middleware } : {}),
     validatorOptions: o.validateResponses
       ? { validateResponses: true }
       : undefined,

@@ -537,6 +537,9 @@ export function explainValidationMessage(
       ? `${tag[1]} is missing: set it to one of ${tag[2]}`
       : `${tag[1]} is ${quote(value)}: it must be one of ${tag[2]}`;
   }
+  // body-parser's PayloadTooLargeError (413), which the validator's error transformer turns into an InputError too.
+  if (message === 'request entity too large')
+    return 'The request body is larger than this request takes: send less at once (for a fleet run: fewer clusters, or several runs)';
   // express.json's SyntaxError, which the validator's error transformer turns into an InputError too.
   const notObject = notAnObject(message);
   if (notObject !== undefined)

@@ -3594,7 +3594,7 @@ export const spec = {
       post: {
         operationId: 'PreviewFleetRun',
         description:
-          "A fleet upgrade planned before anything starts: each stage's clusters with the single-cluster upgrade's plan (the control plane to the target, then its pools), or why a cluster is left out (not healthy, CAPZ fighting AKS over its version, a pool out of AKS's skew, a version its region does not offer, applied by a GitOps controller, not found, or capz.cluster.upgrade not allowed on it). From the watch cache, with the versions AKS offers read from ARM once per region and credential; writes nothing. 503 with Retry-After while ARM is throttling or unavailable.",
+          "A fleet upgrade planned before anything starts: each stage's clusters with the single-cluster upgrade's plan (the control plane to the target, then its pools), or why a cluster is left out (not healthy, CAPZ fighting AKS over its version, a pool out of AKS's skew, a version its region does not offer, applied by a GitOps controller, not found, or capz.cluster.upgrade not allowed on it). From the watch cache, with the versions AKS offers read from ARM once per region and credential; writes nothing. 503 with Retry-After while ARM is throttling or unavailable. The fleet routes take bodies of up to 4 MB (about 40,000 clusters), the others 100 kB: a larger body is a 400 in words.",
         requestBody: {
           required: true,
           content: {
