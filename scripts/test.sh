@@ -98,30 +98,39 @@ ensure_postgres() { # a throw-away PostgreSQL server for the store tests (TestDa
   export "BACKSTAGE_TEST_DATABASE_POSTGRES${major}_CONNECTION_STRING=postgresql://postgres@127.0.0.1:$port"
 }
 
+# The Go modules of the background builds below, fetched from the start at normal priority and many at a time, while
+# the dependencies install: the builds compile at nice 19 and would otherwise fetch two at a time, starved
+# (scripts/fetch-go-modules.sh).
+if want integration || want e2e || want real; then
+  setsid bash -c './scripts/fetch-go-modules.sh > "$1/go-modules.log" 2>&1' _ "$reports" </dev/null &
+  go_modules=$!
+fi
 stage "dependencies" capz_install_deps
 stage "chromium" ensure_chromium
 stage "postgresql" ensure_postgres
 # Two Go builds run in the background while the checks and unit tests run, each in a session of its own so that it
 # can be stopped as a group when this script exits, however it exits:
 # - the Kubernetes binaries (~6-11 min cold, 10 ms cached), at normal priority: the integration stages need them first;
-# - the real CAPI/CAPZ/ASO managers (~1 s cached, ~20 min cold) for the lane, at the lowest priority until
-#   the Kubernetes binaries are built, then at normal priority: the sooner they are built, the sooner the lane runs
-#   beside the other stages. A new session is a new scheduler autogroup (sched_autogroup_enabled=1 on this machine
-#   kind) and `nice` only ranks processes inside one autogroup, so the build sets its own autogroup's nice
-#   (/proc/PID/autogroup, man 7 sched). Every test tolerates a busy machine (scripts/test-under-load.sh).
+# - the real CAPI/CAPZ/ASO managers (~1 s cached, ~15 min cold) for the lane, at normal priority too: the managers'
+#   build and then the lane are the run's longest chain from empty caches (2026-12-05: starved at the lowest
+#   priority beside the checks and unit tests, CAPI's manager alone took 1,519 s for 398 CPU-seconds), and every test
+#   tolerates a busy machine (scripts/test-under-load.sh).
+# A new session is a new scheduler autogroup (sched_autogroup_enabled=1 on this machine kind) and `nice` only ranks
+# processes inside one autogroup, so a build that is to yield sets its own autogroup's nice (/proc/PID/autogroup,
+# man 7 sched), as Gitea's below does.
 # shellcheck disable=SC2016 # expanded by the inner shell
 setsid bash -c 'node packages/mgmt-cluster/src/cli.ts build > "$1/build-kubernetes.log" 2>&1
   echo $? > "$1/build-kubernetes.rc"' _ "$reports" </dev/null &
 kubernetes_build=$!
 # shellcheck disable=SC2016 # expanded by the inner shell
 if want real; then
-setsid bash -c 'echo 19 > "/proc/$$/autogroup" 2>/dev/null || true
-  nice -n 19 ionice -c 3 node packages/mgmt-cluster/src/cli.ts build-controllers > "$1/build-controllers.log" 2>&1
+setsid bash -c 'CAPZ_GO_NICE=0 node packages/mgmt-cluster/src/cli.ts build-controllers > "$1/build-controllers.log" 2>&1
   echo $? > "$1/build-controllers.rc"' _ "$reports" </dev/null &
 controllers_build=$!
 fi
 # - Gitea v1.26.0 from its Go module (packages/git-server/scripts/build-gitea.sh; ~1 s cached, minutes cold) for the
-#   Gitea pull-request tests (the backend integration stage and e2e), at the lowest priority like the managers;
+#   Gitea pull-request tests (the backend integration stage and e2e), at the lowest priority until the Kubernetes
+#   binaries are built;
 # - then, in the same session, Flux's source- and kustomize-controller v1.9.6 from their Go modules
 #   (packages/mgmt-cluster/scripts/build-flux.sh; ~0.5 s cached, ~8 min cold on an idle machine) for the e2e stage's
 #   GitOps test; the lane's own call then finds it built, or waits for this build (one build per cache key). After
@@ -139,7 +148,8 @@ gitea_build=$!
 flux_build=$gitea_build
 fi
 (while kill -0 $$ 2>/dev/null; do sleep 1; done
- kill -- -"$kubernetes_build" ${controllers_build:+-"$controllers_build"} ${gitea_build:+-"$gitea_build"} 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
+ kill -- -"$kubernetes_build" ${controllers_build:+-"$controllers_build"} ${gitea_build:+-"$gitea_build"} \
+   ${go_modules:+-"$go_modules"} 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
 wait_build() { # wait_build PID NAME: waits for a background build (its .rc, or its session's end), fails with its log tail
   local pid=$1 name=$2 s; s=$(date +%s)
   while [ ! -s "$reports/build-$name.rc" ] && kill -0 "$pid" 2>/dev/null; do sleep 2; done
@@ -163,8 +173,6 @@ want unit && stage "unit tests" env CI=true yarn test --testPathIgnorePatterns '
 want unit && stage "unit tests: bench" bash -c "set -o pipefail; yarn workspace @internal/bench test | tee '$reports/unit-bench.log'"
 
 stage "kubernetes binaries (background build)" wait_build "$kubernetes_build" kubernetes
-# The managers' build now gets its full share: the lane that waits for it runs beside the stages below.
-[ -z "${controllers_build:-}" ] || echo 0 > "/proc/$controllers_build/autogroup" 2>/dev/null || true
 [ -z "${gitea_build:-}" ] || echo 0 > "/proc/$gitea_build/autogroup" 2>/dev/null || true
 
 # The real-controllers lane, in the background in a session of its own: it waits for the managers' build, then runs

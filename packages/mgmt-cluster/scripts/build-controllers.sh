@@ -16,9 +16,21 @@ cache=${CAPZ_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/capz-backstage}
 source "$here/../../scripts/lib/cache-entry.sh"
 command -v go >/dev/null || { echo "build-controllers: Go is required (go 1.25+ on PATH)" >&2; exit 1; }
 mod="$here/go/managers"
-key=$(cat "$mod/go.mod" "$mod/go.sum" "$0" | sha256sum | cut -c1-16)
+trimmer="$here/go/aso-trim"
+key=$(cat "$mod/go.mod" "$mod/go.sum" "$0" "$trimmer/go.mod" "$trimmer/main.go" | sha256sum | cut -c1-16)
 out="$cache/bin/controllers-$key"
 which=("$@")
+# --modules: only the Go modules the build needs, fetched (scripts/fetch-go-modules.sh): `go list -deps` of what it
+# builds loads, so fetches, the modules of exactly the packages it compiles (controller-gen's too, which
+# gen-aso-crds.sh builds for the lane). No lock: the go command locks each module version while it fetches it.
+if [ "${1:-}" = --modules ]; then
+  export CGO_ENABLED=0 GOFLAGS=-mod=mod
+  [ -x "$out/capi-manager" ] && [ -x "$out/capz-manager" ] && [ -x "$out/aso-controller" ] ||
+    (cd "$mod" && go list -deps sigs.k8s.io/cluster-api sigs.k8s.io/cluster-api-provider-azure \
+      github.com/Azure/azure-service-operator/v2/cmd/controller >/dev/null)
+  (cd "$here/go/controller-tools" && go list -deps sigs.k8s.io/controller-tools/cmd/controller-gen >/dev/null)
+  exit 0
+fi
 [ ${#which[@]} -gt 0 ] || which=(capi capz aso)
 export CGO_ENABLED=0 GOFLAGS=-mod=mod GOMAXPROCS=${GOMAXPROCS:-2}
 # No DWARF from the compiler either: the linker drops it anyway (-ldflags -s -w), and generating it cost ~15% of the
@@ -28,6 +40,32 @@ nice_n=${CAPZ_GO_NICE:-19}
 mkdir -p "$out"
 
 modver() { (cd "$mod" && go list -m -f '{{.Version}}' "$1"); }
+
+# ASO's controller registers every API group ASO has (v2/internal/controllers/controller_resources_gen.go imports
+# 413 API packages), and the lane runs it with --crd-management=none and a --crd-pattern of CAPZ's kinds only
+# (src/controllers/managers.ts ASO_CRD_PATTERN), so it reconciles, converts and validates those groups alone. The
+# managers are built from a copy of the wrapper module whose ASO is a copy of ASO's module with that file trimmed to
+# these groups (go/aso-trim): the rest of ASO's API, most of what the three compile, is never compiled
+# (docs/real-controllers.md#trimmed-aso). The same groups as ASO_CRD_PATTERN's: a test compares them.
+aso_groups=(containerservice kubernetesconfiguration network resources)
+build_mod=""
+build_module() { # sets build_mod: the wrapper module's copy with ASO trimmed, made once per run of this script
+  [ -z "$build_mod" ] || return 0
+  local asodir gen
+  build_mod=$(mktemp -d "$cache/bin/controllers-src.XXXXXX")
+  # The copy's folders are read-only like the module cache's (its files are the cache's own, linked: left as they are).
+  trap 'find "$build_mod" -type d -exec chmod u+w {} + 2>/dev/null; rm -rf "$build_mod"' EXIT
+  asodir=$(cd "$mod" && go list -m -f '{{.Dir}}' github.com/Azure/azure-service-operator/v2)
+  [ -n "$asodir" ] && [ -d "$asodir" ] || (cd "$mod" && go mod download github.com/Azure/azure-service-operator/v2)
+  asodir=$(cd "$mod" && go list -m -f '{{.Dir}}' github.com/Azure/azure-service-operator/v2)
+  # Hard links where the module cache is on the same file system (no copy of its 340 MB), a copy otherwise.
+  cp -al "$asodir" "$build_mod/aso" 2>/dev/null || { rm -rf "$build_mod/aso"; cp -r "$asodir" "$build_mod/aso"; }
+  gen="$build_mod/aso/internal/controllers/controller_resources_gen.go"
+  chmod u+w "$build_mod/aso/internal/controllers"
+  (cd "$trimmer" && go run . "$gen" "${aso_groups[@]}")
+  cp "$mod/go.mod" "$mod/go.sum" "$build_mod/" && chmod u+w "$build_mod/go.mod" "$build_mod/go.sum"
+  (cd "$build_mod" && go mod edit -replace "github.com/Azure/azure-service-operator/v2=./aso")
+}
 
 build_one() { # <name> <binary> <package> <ldflags>
   local name=$1 bin=$2 pkg=$3 ldf=$4 start
@@ -39,7 +77,8 @@ build_one() { # <name> <binary> <package> <ldflags>
   echo "build-controllers: building $name ($pkg)" >&2
   local tmp; tmp=$(cache_entry_tmp "$out/$bin")
   local cpu
-  cpu_time cpu env -C "$mod" nice -n "$nice_n" go build -trimpath -gcflags "$gcflags" -ldflags "$ldf" -o "$tmp/$bin" "$pkg"
+  build_module
+  cpu_time cpu env -C "$build_mod" nice -n "$nice_n" go build -trimpath -gcflags "$gcflags" -ldflags "$ldf" -o "$tmp/$bin" "$pkg"
   mv "$tmp/$bin" "$out/$bin" && rmdir "$tmp"
   echo "build-controllers: $bin done in $(( $(date +%s) - start ))s, $cpu ($(du -h "$out/$bin" | cut -f1))" >&2
 }

@@ -60,16 +60,11 @@ if [ "${1:-}" = --crds ]; then
   echo "$out"
   exit 0
 fi
-# One build at a time per key: a second caller waits for the first and reuses its entry.
-cache_entry_lock "$out" build-flux
-if complete; then echo "build-flux: built by the other caller" >&2; echo "$out"; exit 0; fi
-tmp=$(cache_entry_tmp "$out")
 # -buildvcs=false: the copy is not a repository, but a cache folder inside one would stamp (or fail on) that one.
 export CGO_ENABLED=0 GOFLAGS="-mod=mod -buildvcs=false" GOMAXPROCS=${GOMAXPROCS:-2}
 # No DWARF from the compiler either: the linker drops it anyway (-ldflags -s -w); see build-controllers.sh.
 gcflags=all=-dwarf=false
 nice_n=${CAPZ_GO_NICE:-19}
-mkdir -p "$tmp/crds"
 
 module_dir() { # <module@version>: the module's folder in GOMODCACHE (downloaded if missing)
   local json dir
@@ -82,13 +77,10 @@ module_dir() { # <module@version>: the module's folder in GOMODCACHE (downloaded
   echo "$dir"
 }
 
-build_one() { # <name>: github.com/fluxcd/<name>@$flux_version into $tmp/<name>
-  local name=$1 module=github.com/fluxcd/$1 dir src apiver start
-  start=$(date +%s)
-  echo "build-flux: downloading $module $flux_version" >&2
+source_of() { # <name> <folder>: a writable copy of github.com/fluxcd/<name>@$flux_version to build, in <folder>
+  local name=$1 module=github.com/fluxcd/$1 src=$2 dir apiver
   dir=$(module_dir "$module@$flux_version")
-  src="$tmp/src/$name"
-  mkdir -p "$tmp/src"
+  mkdir -p "$(dirname "$src")"
   cp -r "$dir" "$src" && chmod -R u+w "$src"
   # The api module the parent requires (its go.mod's require line), where its `replace … => ./api` looks for it.
   apiver=$(awk -v m="$module/api" '$1 == m && $2 ~ /^v/ { print $2; exit }' "$src/go.mod")
@@ -100,6 +92,32 @@ build_one() { # <name>: github.com/fluxcd/<name>@$flux_version into $tmp/<name>
   if [ "$name" = source-controller ]; then
     (cd "$src" && go mod edit -replace "github.com/fluxcd/pkg/artifact=github.com/fluxcd/pkg/artifact@$artifact_pin")
   fi
+}
+
+if [ "${1:-}" = --modules ]; then
+  # Only the Go modules the build needs, fetched (scripts/fetch-go-modules.sh): `go list -deps` of each main package
+  # in a copy as the build makes it loads, so fetches, the modules of exactly the packages it compiles. No lock: the
+  # go command locks each module version while it fetches it.
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  for name in source-controller kustomize-controller; do
+    source_of "$name" "$tmp/src/$name"
+    (cd "$tmp/src/$name" && go list -deps . >/dev/null)
+  done
+  exit 0
+fi
+
+# One build at a time per key: a second caller waits for the first and reuses its entry.
+cache_entry_lock "$out" build-flux
+if complete; then echo "build-flux: built by the other caller" >&2; echo "$out"; exit 0; fi
+tmp=$(cache_entry_tmp "$out")
+mkdir -p "$tmp/crds"
+
+build_one() { # <name>: github.com/fluxcd/<name>@$flux_version into $tmp/<name>
+  local name=$1 src="$tmp/src/$1" start
+  start=$(date +%s)
+  echo "build-flux: downloading github.com/fluxcd/$name $flux_version" >&2
+  source_of "$name" "$src"
   cp "$src"/config/crd/bases/*.yaml "$tmp/crds/"
   # Only the main package's modules: `go mod download` of the whole graph also wants test-only modules that the
   # proxy does not serve (source-controller's github.com/fluxcd/pkg/helmtestserver).

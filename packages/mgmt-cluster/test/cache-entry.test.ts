@@ -24,7 +24,9 @@ import { packageDir } from '../src/paths.ts';
 const fakeGo = `#!/usr/bin/env bash
 set -eu
 case "$1" in
-  list) case "\${!#}" in k8s.io/kubernetes) echo v1.35.4 ;; *etcd*) echo v3.6.16 ;; *) echo v1.13.3 ;; esac ;;
+  # build-controllers.sh's copy of ASO's module (its folder), its trimmer (go run) and the copy's go.mod (go mod edit).
+  list) if [[ " $* " == *"{{.Dir}}"* ]]; then mkdir -p "$FAKE_GO_DIR/aso/internal/controllers"; echo "$FAKE_GO_DIR/aso"; exit 0; fi
+    case "\${!#}" in k8s.io/kubernetes) echo v1.35.4 ;; *etcd*) echo v3.6.16 ;; *) echo v1.13.3 ;; esac ;;
   build)
     out=""; pkgs=(); shift
     while [ $# -gt 0 ]; do case "$1" in -o) out=$2; shift 2 ;; -trimpath) shift ;; -*) shift 2 ;; *) pkgs+=("$1"); shift ;; esac; done
@@ -33,6 +35,7 @@ case "$1" in
     while [ ! -e "$FAKE_GO_DIR/release" ] && [ -d "$FAKE_GO_DIR" ]; do sleep 0.05; done
     if [[ "$out" == */ ]]; then for p in "\${pkgs[@]}"; do printf '#!/bin/sh\\n' > "$out\${p##*/}"; chmod +x "$out\${p##*/}"; done
     else printf '#!/bin/sh\\n' > "$out"; chmod +x "$out"; fi ;;
+  mod | run) ;;
   *) echo "fake go: $*" >&2; exit 1 ;;
 esac
 `;

@@ -1,0 +1,3 @@
+module local/capz-mgmt-cluster/aso-trim
+
+go 1.25.0
