@@ -196,6 +196,7 @@ async function main(o: BenchOptions): Promise<void> {
   try {
     await installDescribeCrds(info);
     const seeded = await seeding(ctx, o);
+    const seededAt = Date.now();
     if (o.seedOnly) {
       ok = true;
       return;
@@ -214,6 +215,7 @@ async function main(o: BenchOptions): Promise<void> {
       profile: o.profile,
       listRequests: o.listRequests,
       treeRequests: o.treeRequests,
+      seededAt,
     };
     const capz = await capzBackend(ctx, { ...measured, extraSyncSamples });
     stops.push(() => stopBackend(capz.backend));
