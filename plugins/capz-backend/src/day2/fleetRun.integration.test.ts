@@ -60,6 +60,23 @@ const running = (name: string) => {
   };
 };
 
+/**
+ * Waits until the persisted Azure state says AKS runs `want` for the cluster (control plane and each pool). The file
+ * trails ARM (written 200 ms after a change, later on a loaded machine), so a read right after the run's step saw the
+ * new version in ASO's status may still hold the old one; a run that did not upgrade a pool times out here.
+ */
+const azureRuns = async (name: string, want: ReturnType<typeof running>) =>
+  w.waitFor(
+    `the simulated AKS ${name} to run ${JSON.stringify(want)}`,
+    async () => {
+      const now = running(name);
+      return (
+        JSON.stringify(now) === JSON.stringify(want) ||
+        `runs ${JSON.stringify(now)}`
+      );
+    },
+  );
+
 /** The backend ServiceAccount's writes in the audit log from `from` on, as `verb resource/name`. */
 const writesFrom = (from: number) =>
   auditedWrites(w.info.auditLog, SA, from).map(
@@ -207,7 +224,7 @@ describe('a fleet run on a real management cluster', () => {
       state: 'succeeded',
       message: 'upgraded to v1.33.2',
     });
-    expect(running('dev-a')).toEqual({
+    await azureRuns('dev-a', {
       controlPlane: '1.33.2',
       system: '1.33.2',
       user: '1.33.2',
@@ -236,7 +253,7 @@ describe('a fleet run on a real management cluster', () => {
     );
     expect(end.state).toBe('succeeded');
     expect(end.stages[0].approvedBy).toBe('user:default/platform-lead');
-    expect(running('prod-a')).toEqual({
+    await azureRuns('prod-a', {
       controlPlane: '1.33.2',
       system: '1.33.2',
       user: '1.33.2',
