@@ -72,6 +72,15 @@ func indexComputeVirtualMachinePassword(rawObj client.Object) []string {
 }
 `;
 
+/** The registration file above, in a folder of its own that goes with the test. */
+function generatedFile(t: { after: (f: () => void) => void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'capz-aso-trim-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'controller_resources_gen.go');
+  writeFileSync(file, generated);
+  return file;
+}
+
 function trim(file: string, groups: string[]) {
   return spawnSync('go', ['run', '.', file, ...groups], {
     cwd: trimmer,
@@ -80,10 +89,7 @@ function trim(file: string, groups: string[]) {
 }
 
 test('the trimmer keeps the named groups and drops every trace of the others', t => {
-  const dir = mkdtempSync(join(tmpdir(), 'capz-aso-trim-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'controller_resources_gen.go');
-  writeFileSync(file, generated);
+  const file = generatedFile(t);
 
   const r = trim(file, ['containerservice', 'resources']);
   assert.equal(r.status, 0, r.stderr);
@@ -106,10 +112,7 @@ test('the trimmer keeps the named groups and drops every trace of the others', t
 });
 
 test('the trimmer refuses a group the file does not register, and leaves the file as it was', t => {
-  const dir = mkdtempSync(join(tmpdir(), 'capz-aso-trim-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'controller_resources_gen.go');
-  writeFileSync(file, generated);
+  const file = generatedFile(t);
   const r = trim(file, ['containerservice', 'network']);
   assert.notEqual(r.status, 0);
   assert.match(r.stderr, /imports no package of group "network"/);
