@@ -16,7 +16,7 @@
 #
 #   ./scripts/install-check.sh            cached: re-packs only when a plugin changed, re-installs and re-builds the
 #                                         app only when the tarballs, docs/install.md or this script changed
-#   ./scripts/install-check.sh --fresh    forgets the app (keeps the scaffold and the Yarn cache)
+#   ./scripts/install-check.sh --fresh    forgets the app (keeps the scaffold, in $CAPZ_CACHE_DIR, and the Yarn cache)
 #   ./scripts/install-check.sh --reuse-tarballs   takes the last packed tarballs even if a plugin changed since
 #                                         (to iterate on docs/install.md while the plugins keep changing)
 #
@@ -43,7 +43,7 @@ capz_install_deps
 export YARN_TS_ENABLE_AUTO_TYPES=false
 
 work="$CAPZ_ROOT/.local/install-check"
-pkgs="$work/pkgs" base="$work/base" app="$work/app" logs="$work/logs"
+pkgs="$work/pkgs" app="$work/app" logs="$work/logs"
 mkdir -p "$work" "$logs"
 plugins=(capz-common capz-node capz capz-backend catalog-backend-module-capz scaffolder-backend-module-capz)
 t0=$(date +%s)
@@ -133,26 +133,34 @@ pins=$(node -e 'const r=require("./package.json").resolutions;delete r["@types/r
 # "All versions satisfying "1.65.2" are quarantined" failed a CI run in that hour).
 RESOLVE_AS_OF=2026-11-26T00:00:00Z
 base_key=$(echo "$CREATE_APP_VERSION $pins $RESOLVE_AS_OF" | sha256sum | cut -c1-16)
+# The scaffold depends on nothing of this checkout but that key: it is an entry of the machine cache (a clean clone's
+# run, CI's, reuses it: ~50 s of create-app and resolution), written under its lock (scripts/lib/cache-entry.sh).
+base="$CAPZ_CACHE_DIR/install-check/scaffold-$base_key"
 scaffold() {
-  if [ -f "$base/.key" ] && [ "$(cat "$base/.key")" = "$base_key" ]; then
-    capz_log "scaffold up to date (@backstage/create-app@$CREATE_APP_VERSION)"
+  if [ -f "$base/.key" ]; then
+    capz_log "scaffold up to date (@backstage/create-app@$CREATE_APP_VERSION, $base)"
     return 0
   fi
-  rm -rf "$base" "$work/scaffold" && mkdir -p "$work/scaffold"
-  (cd "$work/scaffold" && BACKSTAGE_APP_NAME=app npx -y "@backstage/create-app@$CREATE_APP_VERSION" --skip-install) \
-    >"$logs/create-app.log" 2>&1 || { tail -30 "$logs/create-app.log" >&2; return 1; }
-  mv "$work/scaffold/app" "$base" && rm -rf "$work/scaffold" "$base/.git"
-  PINS=$pins node -e '
-    const fs = require("fs"), f = process.argv[1], p = JSON.parse(fs.readFileSync(f, "utf8"));
-    p.resolutions = { ...p.resolutions, ...JSON.parse(process.env.PINS) };
-    fs.writeFileSync(f, JSON.stringify(p, null, 2) + "\n");' "$base/package.json"
-  # Resolve the template's dependencies once (the seed lockfile is not reachable here); the app starts from this lock.
-  local gate_minutes=$((($(date +%s) - $(date -d "$RESOLVE_AS_OF" +%s)) / 60))
-  (cd "$base" && YARN_NPM_MINIMAL_AGE_GATE=$gate_minutes YARN_NPM_PREAPPROVED_PACKAGES= \
-    yarn install --mode=update-lockfile) >"$logs/base-lock.log" 2>&1 ||
-    { tail -30 "$logs/base-lock.log" >&2; return 1; }
-  rm -rf "$base/node_modules" "$base/.yarn/install-state.gz"
-  echo "$base_key" >"$base/.key"
+  cache_entry_lock "$base" install-check
+  if [ ! -f "$base/.key" ]; then
+    local tmp; tmp=$(cache_entry_tmp "$base")
+    (cd "$tmp" && BACKSTAGE_APP_NAME=app npx -y "@backstage/create-app@$CREATE_APP_VERSION" --skip-install) \
+      >"$logs/create-app.log" 2>&1 || { tail -30 "$logs/create-app.log" >&2; return 1; }
+    rm -rf "$tmp/app/.git"
+    PINS=$pins node -e '
+      const fs = require("fs"), f = process.argv[1], p = JSON.parse(fs.readFileSync(f, "utf8"));
+      p.resolutions = { ...p.resolutions, ...JSON.parse(process.env.PINS) };
+      fs.writeFileSync(f, JSON.stringify(p, null, 2) + "\n");' "$tmp/app/package.json"
+    # Resolve the template's dependencies once (the seed lockfile is not reachable here); the app starts from this lock.
+    local gate_minutes=$((($(date +%s) - $(date -d "$RESOLVE_AS_OF" +%s)) / 60))
+    (cd "$tmp/app" && YARN_NPM_MINIMAL_AGE_GATE=$gate_minutes YARN_NPM_PREAPPROVED_PACKAGES= \
+      yarn install --mode=update-lockfile) >"$logs/base-lock.log" 2>&1 ||
+      { tail -30 "$logs/base-lock.log" >&2; return 1; }
+    rm -rf "$tmp/app/node_modules" "$tmp/app/.yarn/install-state.gz"
+    echo "$base_key" >"$tmp/app/.key"
+    cache_entry_publish "$tmp/app" "$base" && rm -rf "$tmp"
+  fi
+  cache_entry_unlock
 }
 stage "scaffold the app (@backstage/create-app@$CREATE_APP_VERSION)" scaffold
 
