@@ -227,6 +227,55 @@ describe('router', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('answers the clusters named by uid, only those the caller may read, and refuses uids with a view', async () => {
+    const decision: PolicyDecision = {
+      result: AuthorizeResult.CONDITIONAL,
+      pluginId: 'capz',
+      resourceType: 'capz-cluster',
+      conditions: {
+        rule: 'IS_IN_NAMESPACE',
+        resourceType: 'capz-cluster',
+        params: { namespaces: ['team-a'] },
+      },
+    };
+    const server = await app({ decision });
+    const uids = [westC, eastB, eastA]
+      .map(c => c.metadata.uid)
+      .concat('gone-0000')
+      .join(',');
+    const res = await request(server)
+      .get(`/clusters?${q({ uids, include: 'certificateAuthority' })}`)
+      .set(auth);
+    expect(res.status).toBe(200);
+    // team-b's beta is not the caller's; the unknown uid is left out; the order is the one asked.
+    expect(
+      res.body.items.map((c: { uid: string; name: string }) => [c.uid, c.name]),
+    ).toEqual([
+      [westC.metadata.uid, 'gamma'],
+      [eastA.metadata.uid, 'alpha'],
+    ]);
+    expect(res.body.total).toBeUndefined();
+
+    const withView = await request(server)
+      .get(`/clusters?${q({ uids, namespace: 'team-a' })}`)
+      .set(auth);
+    expect(withView.status).toBe(400);
+    expect(withView.body.error.message).toMatch(
+      /uids .* cannot be combined with a view's filters \(namespace\)/,
+    );
+    const tooMany = await request(server)
+      .get(
+        `/clusters?${q({
+          uids: Array.from({ length: 101 }, (_, i) => `u${i}`).join(','),
+        })}`,
+      )
+      .set(auth);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.message).toMatch(
+      /uids is .*: it must be at most 100 Cluster uids separated by commas/,
+    );
+  });
+
   it("pages only the clusters the caller may read: the total counts none of the others'", async () => {
     const decision: PolicyDecision = {
       result: AuthorizeResult.CONDITIONAL,

@@ -173,7 +173,16 @@ export async function createRouter(
     let page:
       | { total: number; offset: number; facets?: ClusterFacets }
       | undefined;
-    if (paged) {
+    if (q.uids !== undefined) {
+      // The clusters a change signal named (the catalog module's delta), looked up by uid: not the whole list.
+      if (paged)
+        throw new InputError(
+          `uids names clusters to read; it cannot be combined with a view's filters (${CLUSTER_VIEW_KEYS.filter(
+            k => q[k] !== undefined,
+          ).join(', ')})`,
+        );
+      items = views?.withUids(q.uids.split(','), allowed) ?? [];
+    } else if (paged) {
       const query = {
         ...Object.fromEntries(
           CLUSTER_FILTER_KEYS.filter(k => q[k]).map(k => [k, q[k]]),

@@ -152,7 +152,7 @@ describe('explainValidationMessage', () => {
         },
       ),
     ).toBe(
-      '"color" is not a query parameter of this request: remove it (it takes include, q, managementCluster, namespace, health, api, migration, location, attention, sort, dir, offset, limit, today, facets)',
+      '"color" is not a query parameter of this request: remove it (it takes include, uids, q, managementCluster, namespace, health, api, migration, location, attention, sort, dir, offset, limit, today, facets)',
     );
     expect(
       explainValidationMessage(

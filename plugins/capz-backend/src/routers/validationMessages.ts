@@ -77,6 +77,8 @@ const PATTERN_WORDS: Record<string, string> = {
     'a DNS label: lowercase letters, digits and "-", starting and ending with a letter or digit',
   '^[-0-9a-zA-Z]{1,64}$':
     'an object\'s uid (letters, digits and "-", at most 64)',
+  '^[-0-9a-zA-Z]{1,64}(,[-0-9a-zA-Z]{1,64}){0,99}$':
+    'at most 100 Cluster uids separated by commas (each letters, digits and "-", at most 64)',
   '^[0-9a-fA-F-]{36}$':
     'a subscription id (a GUID such as 00000000-0000-0000-0000-000000000000)',
 };

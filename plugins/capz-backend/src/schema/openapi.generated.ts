@@ -2573,6 +2573,18 @@ export const spec = {
             },
           },
           {
+            name: 'uids',
+            in: 'query',
+            required: false,
+            description:
+              "Only the clusters whose CAPI Cluster has one of these uids (comma-separated, at most 100), in the order asked; a uid the watch cache no longer holds is left out. What a consumer of the `capz:changes` signal reads (the catalog module's delta): the clusters a change named, not the whole list. Not with a view's parameters.",
+            schema: {
+              type: 'string',
+              maxLength: 6600,
+              pattern: '^[-0-9a-zA-Z]{1,64}(,[-0-9a-zA-Z]{1,64}){0,99}$',
+            },
+          },
+          {
             name: 'q',
             in: 'query',
             required: false,

@@ -636,4 +636,63 @@ describe('ClusterViews.page', () => {
     expect(after.indexOf(last)).toBeLessThan(before.indexOf(last));
     expect(after).toEqual(ids(pageOfClusters(v.list(), { limit: 60 }).items));
   });
+
+  it('answers the clusters a change named by uid, as list() has them, through deletes and a name created again', () => {
+    const { objects, views: v, emit } = world();
+    const clusters = () => objects.filter(o => o.kind === 'Cluster');
+    const [a, b, c] = clusters().filter(o => o.metadata.namespace !== 'ns-3');
+    const hidden = clusters().find(o => o.metadata.namespace === 'ns-3')!;
+    const byUid = (uids: string[]) => v.withUids(uids, allowed).map(x => x.uid);
+    const listed = (uid: string) => v.list().find(x => x.uid === uid);
+
+    // Before any page, in the order asked, once each; an unknown uid and one the caller may not read left out.
+    expect(
+      byUid([
+        c.metadata.uid,
+        'nope',
+        a.metadata.uid,
+        hidden.metadata.uid,
+        c.metadata.uid,
+      ]),
+    ).toEqual([c.metadata.uid, a.metadata.uid]);
+    expect(v.withUids([a.metadata.uid], allowed)).toEqual([
+      listed(a.metadata.uid),
+    ]);
+
+    // A changed cluster answers as it is now.
+    const failed = { ...a, status: available(false) } as CachedObject;
+    objects.splice(objects.indexOf(a), 1, failed);
+    emit('update', failed);
+    expect(v.withUids([a.metadata.uid], allowed)).toEqual([
+      listed(a.metadata.uid),
+    ]);
+    expect(v.withUids([a.metadata.uid], allowed)[0].health).toBe(
+      listed(a.metadata.uid)!.health,
+    );
+
+    // A deleted one is left out; its name created again answers under the new uid only.
+    objects.splice(objects.indexOf(b), 1);
+    emit('delete', b);
+    expect(byUid([b.metadata.uid])).toEqual([]);
+    const again = {
+      ...b,
+      metadata: { ...b.metadata, uid: `${b.metadata.uid}-again` },
+    } as CachedObject;
+    objects.push(again);
+    emit('add', again);
+    expect(byUid([b.metadata.uid, again.metadata.uid])).toEqual([
+      again.metadata.uid,
+    ]);
+    // Deleted and created again between two reads.
+    const third = {
+      ...b,
+      metadata: { ...b.metadata, uid: `${b.metadata.uid}-third` },
+    } as CachedObject;
+    objects.splice(objects.indexOf(again), 1, third);
+    emit('delete', again);
+    emit('add', third);
+    expect(byUid([again.metadata.uid, third.metadata.uid])).toEqual([
+      third.metadata.uid,
+    ]);
+  });
 });

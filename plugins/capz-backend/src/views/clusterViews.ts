@@ -34,6 +34,8 @@ export class ClusterViews {
   /** For the paged views: each cluster's view as last seen, and the sort orders asked for. */
   private readonly seen = new Map<string, ClusterView>();
   private readonly byNamespace = new Map<string, Set<string>>();
+  /** A seen cluster's id by its Cluster's uid (what change signals name), kept with `seen`. */
+  private readonly idByUid = new Map<string, string>();
   private readonly orders = new ClusterOrders();
   /** Namespaces (`managementCluster/namespace`) changed since the orders were brought up to date. */
   private dirty: Set<string> | 'all' = 'all';
@@ -160,6 +162,25 @@ export class ClusterViews {
     };
   }
 
+  /**
+   * The summaries of the Clusters with these uids, as {@link ClusterViews.list} gives them, in the order asked; a uid
+   * the cache no longer holds is left out. For a consumer of change signals (the catalog module), which name clusters
+   * by uid: it reads what changed, not the whole list. Costs the changed namespaces and one lookup per uid.
+   */
+  withUids(
+    uids: readonly string[],
+    allowed: (c: ClusterSummary) => boolean,
+  ): ClusterSummary[] {
+    this.refreshOrders();
+    const items: ClusterSummary[] = [];
+    for (const uid of new Set(uids)) {
+      const id = this.idByUid.get(uid);
+      if (id === undefined || !allowed(this.seen.get(id)!.summary)) continue;
+      items.push(this.decorated(id));
+    }
+    return items;
+  }
+
   /** A seen cluster's summary as list() gives it. */
   private decorated(id: string): ClusterSummary {
     const view = this.seen.get(id)!;
@@ -205,13 +226,21 @@ export class ClusterViews {
         present.add(id);
         if (view.validUntil !== undefined)
           this.expiresAt = Math.min(this.expiresAt, view.validUntil);
-        if (this.seen.get(id) !== view) {
+        const was = this.seen.get(id);
+        if (was !== view) {
+          // A Cluster deleted and created again under its name comes back with a new uid.
+          if (was && this.idByUid.get(was.summary.uid) === id)
+            this.idByUid.delete(was.summary.uid);
           this.seen.set(id, view);
+          this.idByUid.set(view.summary.uid, id);
           changed.set(id, view.summary);
         }
       }
       for (const id of before)
         if (!present.has(id)) {
+          const uid = this.seen.get(id)?.summary.uid;
+          if (uid !== undefined && this.idByUid.get(uid) === id)
+            this.idByUid.delete(uid);
           this.seen.delete(id);
           gone.push(id);
         }

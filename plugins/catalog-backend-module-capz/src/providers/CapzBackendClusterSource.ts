@@ -9,14 +9,24 @@ export class CapzBackendClusterSource implements ClusterSource {
     private readonly deps: { discovery: DiscoveryService; auth: AuthService },
   ) {}
 
-  async listClusters() {
+  listClusters() {
+    // The CA goes into kubernetes.io/api-server-certificate-authority (the pages' list leaves it out).
+    return this.get('include=certificateAuthority');
+  }
+
+  clustersWithUids(uids: string[]) {
+    return this.get(
+      `include=certificateAuthority&uids=${encodeURIComponent(uids.join(','))}`,
+    );
+  }
+
+  private async get(query: string) {
     const base = await this.deps.discovery.getBaseUrl('capz');
     const { token } = await this.deps.auth.getPluginRequestToken({
       onBehalfOf: await this.deps.auth.getOwnServiceCredentials(),
       targetPluginId: 'capz',
     });
-    // The CA goes into kubernetes.io/api-server-certificate-authority (the pages' list leaves it out).
-    const res = await fetch(`${base}/clusters?include=certificateAuthority`, {
+    const res = await fetch(`${base}/clusters?${query}`, {
       headers: { Authorization: `Bearer ${token}` },
     });
     if (!res.ok) throw await ResponseError.fromResponse(res as any);

@@ -8,6 +8,7 @@ import {
 import {
   CapzClusterEntityProvider,
   ClusterChangeStream,
+  MAX_UIDS_READ,
 } from './CapzClusterEntityProvider';
 import { CapzSignalChangeStream } from './CapzSignalChangeStream';
 import { clusterToEntity, entityNameFor } from './clusterEntity';
@@ -222,6 +223,129 @@ describe('CapzClusterEntityProvider: live updates', () => {
     emit(['x']);
     await new Promise(r => setTimeout(r, 30));
     expect(connection.applyMutation).not.toHaveBeenCalled();
+  });
+});
+
+describe('CapzClusterEntityProvider: a change reads only the clusters it named', () => {
+  function setup() {
+    let clusters: ClusterSummary[] = [cluster];
+    const changes = fakeChanges();
+    const connection = { applyMutation: jest.fn(), refresh: jest.fn() };
+    const listClusters = jest.fn(async () => ({ items: clusters }));
+    // The capz backend's GET /clusters?uids=: the named clusters still there, in the order asked.
+    const clustersWithUids = jest.fn(async (uids: string[]) => ({
+      items: uids.flatMap(uid => clusters.filter(c => c.uid === uid)),
+    }));
+    const provider = new CapzClusterEntityProvider({
+      source: { listClusters, clustersWithUids },
+      logger: mockServices.logger.mock(),
+      taskRunner: { run: async () => {} },
+      defaultOwner: 'group:default/platform',
+      changes: changes.stream,
+      changeDelayMs: 10,
+    });
+    return {
+      provider,
+      connection,
+      emit: changes.emit,
+      listClusters,
+      clustersWithUids,
+      set: (next: ClusterSummary[]) => {
+        clusters = next;
+      },
+    };
+  }
+  const other = { ...cluster, uid: 'u-other', name: 'aks-other' };
+
+  it('adds, updates and removes by the uids a change named, never reading the whole list', async () => {
+    const { provider, connection, emit, set, listClusters, clustersWithUids } =
+      setup();
+    set([cluster, other]);
+    await provider.connect(connection);
+    await provider.refresh();
+
+    const created = { ...cluster, uid: 'u-new', name: 'new' };
+    set([cluster, other, created]);
+    emit([created.uid]);
+    await mutations(connection, 2);
+    // aks-dev's owner changed and team-a/new was deleted, announced together.
+    set([{ ...cluster, owner: 'group:default/sre' }, other]);
+    emit([cluster.uid, created.uid]);
+    const ms = await mutations(connection, 3);
+
+    expect(ms.map(summary)).toEqual([
+      {
+        type: 'full',
+        entities: ['local-team-a-aks-dev', 'local-team-a-aks-other'],
+      },
+      {
+        type: 'delta',
+        added: [
+          ['local-team-a-new', 'group:default/platform', 'capz-clusters'],
+        ],
+        removed: [],
+      },
+      {
+        type: 'delta',
+        added: [['local-team-a-aks-dev', 'group:default/sre', 'capz-clusters']],
+        removed: ['local-team-a-new'],
+      },
+    ]);
+    expect(listClusters).toHaveBeenCalledTimes(1); // the refresh only
+    expect(clustersWithUids.mock.calls).toEqual([
+      [[created.uid]],
+      [[cluster.uid, created.uid]],
+    ]);
+    provider.close();
+  });
+
+  it("keeps a name created again under a new uid when the old uid's delete is announced after it", async () => {
+    const { provider, connection, set } = setup();
+    await provider.connect(connection);
+    await provider.refresh();
+    const again = { ...cluster, uid: 'u-again', owner: 'group:default/sre' };
+    set([again]);
+    expect(
+      (await provider.applyChanges([again.uid])).added.map(e => e.spec?.owner),
+    ).toEqual(['group:default/sre']);
+    // The first uid's delete, heard late: its name is the new cluster's now.
+    expect(await provider.applyChanges([cluster.uid])).toEqual({
+      added: [],
+      removed: [],
+    });
+    // A uid never known, gone: nothing to remove.
+    expect(await provider.applyChanges(['u-unknown'])).toEqual({
+      added: [],
+      removed: [],
+    });
+    // The new uid's delete removes it.
+    set([]);
+    const { removed } = await provider.applyChanges([again.uid]);
+    expect(removed.map(e => e.metadata.name)).toEqual(['local-team-a-aks-dev']);
+    provider.close();
+  });
+
+  it(`reads every cluster for a burst of more than ${MAX_UIDS_READ} uids, or a change without uids`, async () => {
+    const { provider, connection, set, listClusters, clustersWithUids } =
+      setup();
+    await provider.connect(connection);
+    await provider.refresh();
+    const many = Array.from({ length: MAX_UIDS_READ + 1 }, (_, i) => ({
+      ...cluster,
+      uid: `u-${i}`,
+      name: `c-${i}`,
+    }));
+    set(many);
+    const delta = await provider.applyChanges(many.map(c => c.uid));
+    expect(delta.added).toHaveLength(MAX_UIDS_READ + 1);
+    // The whole set compared: aks-dev, named by no uid, is gone from it.
+    expect(delta.removed.map(e => e.metadata.name)).toEqual([
+      'local-team-a-aks-dev',
+    ]);
+    expect(await provider.applyChanges([])).toEqual({ added: [], removed: [] });
+    expect(listClusters).toHaveBeenCalledTimes(3);
+    expect(clustersWithUids).not.toHaveBeenCalled();
+    provider.close();
   });
 });
 

@@ -15,8 +15,22 @@ import { clusterToEntity } from './clusterEntity';
  * management clusters whose watch cache is doing its first list (their clusters are not all in `items` yet).
  */
 export interface ClusterSource {
-  listClusters(): Promise<{ items: ClusterSummary[]; listing?: string[] }>;
+  listClusters(): Promise<ClusterList>;
+  /**
+   * Only the clusters whose CAPI Cluster has one of these uids (at most {@link MAX_UIDS_READ}); a uid gone is left
+   * out. Without it, every change reads every cluster.
+   */
+  clustersWithUids?(uids: string[]): Promise<ClusterList>;
 }
+
+/** An answer of a {@link ClusterSource}. */
+export interface ClusterList {
+  items: ClusterSummary[];
+  listing?: string[];
+}
+
+/** The most uids a change reads by uid (the capz backend's limit); a larger burst reads every cluster. */
+export const MAX_UIDS_READ = 100;
 
 /**
  * The capz backend's change stream: calls `onChange` with the uids of the CAPI Clusters that were added, removed or
@@ -24,6 +38,12 @@ export interface ClusterSource {
  */
 export interface ClusterChangeStream {
   subscribe(onChange: (clusterUids: string[]) => void): Promise<() => void>;
+}
+
+/** A cluster's entity with its CAPI Cluster's uid. */
+interface EntityOfCluster {
+  uid: string;
+  entity: Entity;
 }
 
 /** How the provider's set moved since the last mutation it applied. */
@@ -37,8 +57,10 @@ export interface ClusterDelta {
  *
  * - A full refresh on the scheduler's interval replaces the whole set (the safety net: nothing drifts for long).
  * - Between refreshes, each change the capz backend announces (a cluster added, removed or changed on any management
- *   cluster) leads, after `changeDelayMs` to coalesce a burst, to one read of the clusters and a `delta` mutation with
- *   only the entities that appeared, went or changed: a new cluster's entity is in the catalog within seconds.
+ *   cluster) leads, after `changeDelayMs` to coalesce a burst, to one read of the clusters it named (by uid) and a
+ *   `delta` mutation with only the entities that appeared, went or changed: a new cluster's entity is in the catalog
+ *   within seconds, and a change costs its own clusters, not the fleet's (a burst of more than MAX_UIDS_READ, or a
+ *   source that cannot read by uid, reads every cluster and compares the whole set).
  *
  * Updates run one at a time (a change during an update leads to one more update after it), so a delta never races a
  * full refresh.
@@ -50,8 +72,13 @@ export interface ClusterDelta {
  */
 export class CapzClusterEntityProvider implements EntityProvider {
   private connection?: EntityProviderConnection;
-  /** What the catalog holds from this provider, by entity ref, as last applied. */
-  private readonly known = new Map<string, { entity: Entity; json: string }>();
+  /** What the catalog holds from this provider, by entity ref, as last applied, with its Cluster's uid. */
+  private readonly known = new Map<
+    string,
+    { entity: Entity; json: string; uid: string }
+  >();
+  /** The entity ref of each known Cluster uid (a uid a change names may be gone from the answer). */
+  private readonly refByUid = new Map<string, string>();
   private queue: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
   private pendingUids = new Set<string>();
@@ -108,41 +135,55 @@ export class CapzClusterEntityProvider implements EntityProvider {
       if (!entities) return;
       await connection.applyMutation({
         type: 'full',
-        entities: entities.map(entity => ({
+        entities: entities.map(({ entity }) => ({
           entity,
           locationKey: this.getProviderName(),
         })),
       });
       this.known.clear();
-      for (const entity of entities) this.remember(entity);
+      this.refByUid.clear();
+      for (const e of entities) this.remember(e);
       this.deps.logger.info(`capz: ${entities.length} cluster entities`);
     });
   }
 
   /**
-   * Reads the clusters and applies what moved since the last mutation as a `delta` (nothing when nothing moved).
-   * Returns the delta; called on changes, exposed for tests.
+   * Reads the changed clusters (every cluster when no uid is given, too many are, or the source cannot read by uid)
+   * and applies what moved since the last mutation as a `delta` (nothing when nothing moved). Returns the delta;
+   * called on changes, exposed for tests.
    */
   applyChanges(clusterUids: string[] = []): Promise<ClusterDelta> {
     return this.serialize(async () => {
       const connection = this.connected();
-      const entities = await this.entities();
+      const byUid =
+        this.deps.source.clustersWithUids !== undefined &&
+        clusterUids.length > 0 &&
+        clusterUids.length <= MAX_UIDS_READ;
+      const entities = await this.entities(byUid ? clusterUids : undefined);
       if (!entities) return { added: [], removed: [] };
       const seen = new Set<string>();
-      const added: Entity[] = [];
-      for (const entity of entities) {
-        const ref = stringifyEntityRef(entity);
+      const added: EntityOfCluster[] = [];
+      for (const e of entities) {
+        const ref = stringifyEntityRef(e.entity);
         seen.add(ref);
-        if (this.known.get(ref)?.json !== JSON.stringify(entity))
-          added.push(entity);
+        if (this.known.get(ref)?.json !== JSON.stringify(e.entity))
+          added.push(e);
       }
-      const removed = [...this.known]
-        .filter(([ref]) => !seen.has(ref))
-        .map(([, k]) => k.entity);
+      // Read by uid, the answer holds the named clusters only: gone are those it left out (unless their name came
+      // back with another uid); read whole, every known entity it lacks.
+      const removed = byUid
+        ? [...new Set(clusterUids)].flatMap(uid => {
+            const ref = this.refByUid.get(uid);
+            const k = ref === undefined ? undefined : this.known.get(ref);
+            return k && !seen.has(ref!) ? [k.entity] : [];
+          })
+        : [...this.known]
+            .filter(([ref]) => !seen.has(ref))
+            .map(([, k]) => k.entity);
       if (added.length || removed.length) {
         await connection.applyMutation({
           type: 'delta',
-          added: added.map(entity => ({
+          added: added.map(({ entity }) => ({
             entity,
             locationKey: this.getProviderName(),
           })),
@@ -151,15 +192,14 @@ export class CapzClusterEntityProvider implements EntityProvider {
             locationKey: this.getProviderName(),
           })),
         });
-        for (const entity of removed)
-          this.known.delete(stringifyEntityRef(entity));
-        for (const entity of added) this.remember(entity);
+        for (const entity of removed) this.forget(stringifyEntityRef(entity));
+        for (const e of added) this.remember(e);
         this.deps.logger.info(
           `capz: delta for ${clusterUids.length} changed clusters: ${
             added.length
           } entities added or updated${
             added.length
-              ? ` (${added.map(e => e.metadata.name).join(', ')})`
+              ? ` (${added.map(e => e.entity.metadata.name).join(', ')})`
               : ''
           }, ${removed.length} removed${
             removed.length
@@ -168,7 +208,7 @@ export class CapzClusterEntityProvider implements EntityProvider {
           }`,
         );
       }
-      return { added, removed };
+      return { added: added.map(e => e.entity), removed };
     });
   }
 
@@ -197,20 +237,28 @@ export class CapzClusterEntityProvider implements EntityProvider {
     return this.connection;
   }
 
-  /** The entities of every cluster, or undefined while a management cluster is still listing (then it retries). */
-  private async entities(): Promise<Entity[] | undefined> {
+  /**
+   * The entities of every cluster (or of the clusters with these uids), or undefined while a management cluster is
+   * still listing (then it retries).
+   */
+  private async entities(
+    uids?: string[],
+  ): Promise<EntityOfCluster[] | undefined> {
     const { items: clusters, listing = [] } =
-      await this.deps.source.listClusters();
+      uids && this.deps.source.clustersWithUids
+        ? await this.deps.source.clustersWithUids(uids)
+        : await this.deps.source.listClusters();
     if (listing.length) {
       this.waitForList(listing);
       return undefined;
     }
-    return clusters.map(c =>
-      clusterToEntity(c, {
+    return clusters.map(c => ({
+      uid: c.uid,
+      entity: clusterToEntity(c, {
         providerName: this.getProviderName(),
         defaultOwner: this.deps.defaultOwner,
       }),
-    );
+    }));
   }
 
   private waitForList(listing: string[]): void {
@@ -248,11 +296,17 @@ export class CapzClusterEntityProvider implements EntityProvider {
     this.waitingForList = retry(delayMs);
   }
 
-  private remember(entity: Entity): void {
-    this.known.set(stringifyEntityRef(entity), {
-      entity,
-      json: JSON.stringify(entity),
-    });
+  private remember({ uid, entity }: EntityOfCluster): void {
+    const ref = stringifyEntityRef(entity);
+    this.forget(ref);
+    this.known.set(ref, { entity, json: JSON.stringify(entity), uid });
+    this.refByUid.set(uid, ref);
+  }
+
+  private forget(ref: string): void {
+    const k = this.known.get(ref);
+    if (k && this.refByUid.get(k.uid) === ref) this.refByUid.delete(k.uid);
+    this.known.delete(ref);
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
