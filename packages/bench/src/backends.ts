@@ -211,6 +211,7 @@ export function startCapzBackend(
   info: ClusterInfo,
   logFile: string,
   extraEnv: NodeJS.ProcessEnv = {},
+  extraConfigs: string[] = [],
 ): RunningBackend {
   return launch(
     'capz',
@@ -223,6 +224,7 @@ export function startCapzBackend(
       '../../app-config.yaml',
       '--config',
       configFile,
+      ...extraConfigs.flatMap(f => ['--config', f]),
     ],
     {
       cwd: repoRoot,

@@ -25,6 +25,7 @@ import { sec } from './format.ts';
 import { judge, newFigures, withReferences, type Figures } from './goals.ts';
 import { capzBackend } from './measures/capzBackend.ts';
 import { changeToPush } from './measures/changeToPush.ts';
+import { quietWindow } from './measures/quietWindow.ts';
 import type { MeasureContext } from './measures/context.ts';
 import { clustersViews } from './measures/clustersViews.ts';
 import { clusterctlDescribe } from './measures/describe.ts';
@@ -61,7 +62,12 @@ const HELP =
   "  --seed-only: start the management cluster and seed it, report the API server's and etcd's RSS, then stop\n" +
   '    (or keep it with --keep); no backend is started\n' +
   '  --apiserver-arg <flag=value>, --apiserver-env <NAME=value> (repeatable): more kube-apiserver flags or\n' +
-  '    environment, e.g. --apiserver-arg=--profiling=true --apiserver-env GOMEMLIMIT=4GiB\n';
+  '    environment, e.g. --apiserver-arg=--profiling=true --apiserver-env GOMEMLIMIT=4GiB\n' +
+  "  --backend-config <file> (repeatable): more config for the CAPZ backend, after the bench's own (e.g. the catalog\n" +
+  '    settings docs/scale.md gives for large fleets)\n' +
+  '  --quiet-seconds <s>: after the pushes, a page view every 500 ms for this long with nothing else asked of the\n' +
+  "    backend: its background work (the catalog's processing, the module's full refresh) and what views meet then\n" +
+  "    (default 150, longer than the catalog's 100-150 s processing interval; 0: skip)\n";
 
 interface BenchOptions {
   clusters: number;
@@ -81,6 +87,8 @@ interface BenchOptions {
   seedOnly: boolean;
   apiserverArgs: string[];
   apiserverEnv: { [name: string]: string };
+  backendConfigs: string[];
+  quietSeconds: number;
 }
 
 /** The options, or undefined after printing the help. */
@@ -106,6 +114,8 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
       'seed-only': { type: 'boolean', default: false },
       'apiserver-arg': { type: 'string', multiple: true, default: [] },
       'apiserver-env': { type: 'string', multiple: true, default: [] },
+      'backend-config': { type: 'string', multiple: true, default: [] },
+      'quiet-seconds': { type: 'string', default: '150' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -130,6 +140,8 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
     baseline: args.baseline,
     seedOnly: args['seed-only'],
     apiserverArgs: args['apiserver-arg'],
+    backendConfigs: args['backend-config'],
+    quietSeconds: Number(args['quiet-seconds']),
     apiserverEnv: Object.fromEntries(
       args['apiserver-env'].map(e => {
         const at = e.indexOf('=');
@@ -189,6 +201,7 @@ async function main(o: BenchOptions): Promise<void> {
     localDir,
     record: recorder.record,
     heapSnapshot: o.heapSnapshot,
+    backendConfigs: o.backendConfigs.map(f => resolve(f)),
   };
   const stops: Array<() => Promise<void>> = [];
   let capzPgid: number | undefined;
@@ -232,6 +245,8 @@ async function main(o: BenchOptions): Promise<void> {
       ours,
       await changeToPush(ctx, capz.backend, seeded.clusters, o.changes),
     );
+    if (o.quietSeconds > 0)
+      await quietWindow(ctx, capz.backend, o.quietSeconds);
     // It stays up, idle, until the stock query: its tree is timed again around that query (below).
 
     let baseline: Figures | undefined;

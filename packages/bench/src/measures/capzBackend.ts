@@ -105,6 +105,7 @@ async function startAndSync(
     record,
     heapSnapshot: snapshot,
     apiServerPid,
+    backendConfigs,
   }: MeasureContext,
   {
     root = repoRoot,
@@ -139,6 +140,7 @@ async function startAndSync(
     info,
     logFile,
     nodeOptions ? { NODE_OPTIONS: nodeOptions } : {},
+    backendConfigs,
   );
   const { up, synced, apiCpuMs, watch } = await timeSync(b, apiServerPid);
   // A sync is one sample of a few seconds, and the API server's own background work (its watch caches' consistency

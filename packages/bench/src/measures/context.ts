@@ -12,4 +12,6 @@ export interface MeasureContext {
   heapSnapshot: boolean;
   /** The API server's pid, for the CPU time a phase costs it. */
   apiServerPid?: number;
+  /** --backend-config: more config files for this checkout's CAPZ backend, after the bench's own. */
+  backendConfigs?: string[];
 }
