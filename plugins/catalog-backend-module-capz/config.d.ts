@@ -5,7 +5,11 @@ export interface Config {
       capz?: {
         /** Owner written on every cluster entity that has no `capz.io/owner` annotation. Default: `group:default/platform`. */
         defaultOwner?: string;
-        /** How often the whole set is read again and replaced (a full mutation), in seconds. Default: 60. */
+        /**
+         * How often every cluster is read again and compared with the entities, in seconds: what moved is applied as a
+         * delta mutation (nothing when nothing moved), and the whole set is replaced (a full mutation) once an hour.
+         * The safety net behind the live updates. Default: 60.
+         */
         refreshSeconds?: number;
         /**
          * Apply each cluster change the capz backend announces (its `capz:changes` signals) as a delta mutation within

@@ -8,6 +8,7 @@ import {
 import {
   CapzClusterEntityProvider,
   ClusterChangeStream,
+  FULL_REPLACE_MS,
   MAX_UIDS_READ,
 } from './CapzClusterEntityProvider';
 import { CapzSignalChangeStream } from './CapzSignalChangeStream';
@@ -345,6 +346,51 @@ describe('CapzClusterEntityProvider: a change reads only the clusters it named',
     expect(await provider.applyChanges([])).toEqual({ added: [], removed: [] });
     expect(listClusters).toHaveBeenCalledTimes(3);
     expect(clustersWithUids).not.toHaveBeenCalled();
+    provider.close();
+  });
+});
+
+describe('CapzClusterEntityProvider: the scheduled refresh', () => {
+  it(`replaces the whole set the first time and every ${
+    FULL_REPLACE_MS / 60_000
+  } minutes, and in between applies only what moved`, async () => {
+    let clusters: ClusterSummary[] = [cluster];
+    let now = 0;
+    const connection = { applyMutation: jest.fn(), refresh: jest.fn() };
+    const provider = new CapzClusterEntityProvider({
+      source: { listClusters: async () => ({ items: clusters }) },
+      logger: mockServices.logger.mock(),
+      taskRunner: { run: async () => {} },
+      defaultOwner: 'group:default/platform',
+      now: () => now,
+    });
+    await provider.connect(connection);
+    await provider.refresh();
+    // A minute on, nothing moved: no mutation, so the catalog reads and hashes nothing.
+    now += 60_000;
+    await provider.refresh();
+    expect(connection.applyMutation).toHaveBeenCalledTimes(1);
+    // A cluster no signal announced (the safety net) and one gone: a delta with those two.
+    const missed = { ...cluster, uid: 'u-missed', name: 'missed' };
+    clusters = [missed];
+    now += 60_000;
+    await provider.refresh();
+    // The hour is up: the whole set again, whatever moved.
+    now = FULL_REPLACE_MS;
+    await provider.refresh();
+    expect(
+      connection.applyMutation.mock.calls.map(([m]) => summary(m)),
+    ).toEqual([
+      { type: 'full', entities: ['local-team-a-aks-dev'] },
+      {
+        type: 'delta',
+        added: [
+          ['local-team-a-missed', 'group:default/platform', 'capz-clusters'],
+        ],
+        removed: ['local-team-a-aks-dev'],
+      },
+      { type: 'full', entities: ['local-team-a-missed'] },
+    ]);
     provider.close();
   });
 });

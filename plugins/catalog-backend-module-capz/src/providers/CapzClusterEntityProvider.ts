@@ -29,6 +29,14 @@ export interface ClusterList {
   listing?: string[];
 }
 
+/**
+ * How often the scheduled refresh replaces the whole set (a `full` mutation: the catalog reads and hashes every entity
+ * of the provider, synchronously in SQLite, a second's stall of the event loop at 10,000 clusters). In between it
+ * applies a delta against what it last applied, nothing when nothing moved; the full replace puts back what anything
+ * else did to the provider's entities.
+ */
+export const FULL_REPLACE_MS = 60 * 60 * 1000;
+
 /** The most uids a change reads by uid (the capz backend's limit); a larger burst reads every cluster. */
 export const MAX_UIDS_READ = 100;
 
@@ -83,6 +91,8 @@ export class CapzClusterEntityProvider implements EntityProvider {
   private timer?: NodeJS.Timeout;
   private pendingUids = new Set<string>();
   private unsubscribe?: () => void;
+  /** When the whole set was last replaced (undefined: not yet). */
+  private lastFullAt?: number;
   /** Set while the capz backend's cache is doing a first list: a full refresh is owed once it is over. */
   private waitingForList?: { timer: NodeJS.Timeout; delayMs: number };
 
@@ -98,6 +108,8 @@ export class CapzClusterEntityProvider implements EntityProvider {
       changeDelayMs?: number;
       /** First delay before asking again while the capz backend's cache does its first list. Default 2000 ms. */
       listingRetryMs?: number;
+      /** The clock (tests). */
+      now?: () => number;
     },
   ) {}
 
@@ -127,9 +139,20 @@ export class CapzClusterEntityProvider implements EntityProvider {
     this.waitingForList = undefined;
   }
 
-  /** Replaces the whole set (scheduled; also once a first list that held it back is over). */
+  /**
+   * The scheduled refresh (also once a first list that held it back is over): replaces the whole set the first time
+   * and then every {@link FULL_REPLACE_MS}; in between, applies what moved as a delta, nothing when nothing did.
+   */
   refresh(): Promise<void> {
     return this.serialize(async () => {
+      const now = (this.deps.now ?? Date.now)();
+      if (
+        this.lastFullAt !== undefined &&
+        now - this.lastFullAt < FULL_REPLACE_MS
+      ) {
+        await this.delta([]);
+        return;
+      }
       const connection = this.connected();
       const entities = await this.entities();
       if (!entities) return;
@@ -143,6 +166,7 @@ export class CapzClusterEntityProvider implements EntityProvider {
       this.known.clear();
       this.refByUid.clear();
       for (const e of entities) this.remember(e);
+      this.lastFullAt = now;
       this.deps.logger.info(`capz: ${entities.length} cluster entities`);
     });
   }
@@ -153,63 +177,67 @@ export class CapzClusterEntityProvider implements EntityProvider {
    * called on changes, exposed for tests.
    */
   applyChanges(clusterUids: string[] = []): Promise<ClusterDelta> {
-    return this.serialize(async () => {
-      const connection = this.connected();
-      const byUid =
-        this.deps.source.clustersWithUids !== undefined &&
-        clusterUids.length > 0 &&
-        clusterUids.length <= MAX_UIDS_READ;
-      const entities = await this.entities(byUid ? clusterUids : undefined);
-      if (!entities) return { added: [], removed: [] };
-      const seen = new Set<string>();
-      const added: EntityOfCluster[] = [];
-      for (const e of entities) {
-        const ref = stringifyEntityRef(e.entity);
-        seen.add(ref);
-        if (this.known.get(ref)?.json !== JSON.stringify(e.entity))
-          added.push(e);
-      }
-      // Read by uid, the answer holds the named clusters only: gone are those it left out (unless their name came
-      // back with another uid); read whole, every known entity it lacks.
-      const removed = byUid
-        ? [...new Set(clusterUids)].flatMap(uid => {
-            const ref = this.refByUid.get(uid);
-            const k = ref === undefined ? undefined : this.known.get(ref);
-            return k && !seen.has(ref!) ? [k.entity] : [];
-          })
-        : [...this.known]
-            .filter(([ref]) => !seen.has(ref))
-            .map(([, k]) => k.entity);
-      if (added.length || removed.length) {
-        await connection.applyMutation({
-          type: 'delta',
-          added: added.map(({ entity }) => ({
-            entity,
-            locationKey: this.getProviderName(),
-          })),
-          removed: removed.map(entity => ({
-            entity,
-            locationKey: this.getProviderName(),
-          })),
-        });
-        for (const entity of removed) this.forget(stringifyEntityRef(entity));
-        for (const e of added) this.remember(e);
-        this.deps.logger.info(
-          `capz: delta for ${clusterUids.length} changed clusters: ${
-            added.length
-          } entities added or updated${
-            added.length
-              ? ` (${added.map(e => e.entity.metadata.name).join(', ')})`
-              : ''
-          }, ${removed.length} removed${
-            removed.length
-              ? ` (${removed.map(e => e.metadata.name).join(', ')})`
-              : ''
-          }`,
-        );
-      }
-      return { added: added.map(e => e.entity), removed };
-    });
+    return this.serialize(() => this.delta(clusterUids));
+  }
+
+  /** What applyChanges and the scheduled refresh between full replaces do (not serialized: their callers are). */
+  private async delta(clusterUids: string[]): Promise<ClusterDelta> {
+    const connection = this.connected();
+    const byUid =
+      this.deps.source.clustersWithUids !== undefined &&
+      clusterUids.length > 0 &&
+      clusterUids.length <= MAX_UIDS_READ;
+    const entities = await this.entities(byUid ? clusterUids : undefined);
+    if (!entities) return { added: [], removed: [] };
+    const seen = new Set<string>();
+    const added: EntityOfCluster[] = [];
+    for (const e of entities) {
+      const ref = stringifyEntityRef(e.entity);
+      seen.add(ref);
+      if (this.known.get(ref)?.json !== JSON.stringify(e.entity)) added.push(e);
+    }
+    // Read by uid, the answer holds the named clusters only: gone are those it left out (unless their name came
+    // back with another uid); read whole, every known entity it lacks.
+    const removed = byUid
+      ? [...new Set(clusterUids)].flatMap(uid => {
+          const ref = this.refByUid.get(uid);
+          const k = ref === undefined ? undefined : this.known.get(ref);
+          return k && !seen.has(ref!) ? [k.entity] : [];
+        })
+      : [...this.known]
+          .filter(([ref]) => !seen.has(ref))
+          .map(([, k]) => k.entity);
+    if (added.length || removed.length) {
+      await connection.applyMutation({
+        type: 'delta',
+        added: added.map(({ entity }) => ({
+          entity,
+          locationKey: this.getProviderName(),
+        })),
+        removed: removed.map(entity => ({
+          entity,
+          locationKey: this.getProviderName(),
+        })),
+      });
+      for (const entity of removed) this.forget(stringifyEntityRef(entity));
+      for (const e of added) this.remember(e);
+      this.deps.logger.info(
+        `capz: delta for ${
+          clusterUids.length
+            ? `${clusterUids.length} changed clusters`
+            : 'the scheduled refresh'
+        }: ${added.length} entities added or updated${
+          added.length
+            ? ` (${added.map(e => e.entity.metadata.name).join(', ')})`
+            : ''
+        }, ${removed.length} removed${
+          removed.length
+            ? ` (${removed.map(e => e.metadata.name).join(', ')})`
+            : ''
+        }`,
+      );
+    }
+    return { added: added.map(e => e.entity), removed };
   }
 
   private onChange(clusterUids: string[]): void {
