@@ -169,6 +169,18 @@ const names = (res: request.Response) =>
     )
     .sort();
 
+/** A conditional decision: the caller may read the clusters of namespace team-a only. */
+const teamAOnly: PolicyDecision = {
+  result: AuthorizeResult.CONDITIONAL,
+  pluginId: 'capz',
+  resourceType: 'capz-cluster',
+  conditions: {
+    rule: 'IS_IN_NAMESPACE',
+    resourceType: 'capz-cluster',
+    params: { namespaces: ['team-a'] },
+  },
+};
+
 describe('router', () => {
   it('lists every cluster when the read permission is granted', async () => {
     const res = await request(await app())
@@ -228,16 +240,7 @@ describe('router', () => {
   });
 
   it('answers the clusters named by uid, only those the caller may read, and refuses uids with a view', async () => {
-    const decision: PolicyDecision = {
-      result: AuthorizeResult.CONDITIONAL,
-      pluginId: 'capz',
-      resourceType: 'capz-cluster',
-      conditions: {
-        rule: 'IS_IN_NAMESPACE',
-        resourceType: 'capz-cluster',
-        params: { namespaces: ['team-a'] },
-      },
-    };
+    const decision = teamAOnly;
     const server = await app({ decision });
     const uids = [westC, eastB, eastA]
       .map(c => c.metadata.uid)
@@ -277,16 +280,7 @@ describe('router', () => {
   });
 
   it("pages only the clusters the caller may read: the total counts none of the others'", async () => {
-    const decision: PolicyDecision = {
-      result: AuthorizeResult.CONDITIONAL,
-      pluginId: 'capz',
-      resourceType: 'capz-cluster',
-      conditions: {
-        rule: 'IS_IN_NAMESPACE',
-        resourceType: 'capz-cluster',
-        params: { namespaces: ['team-a'] },
-      },
-    };
+    const decision = teamAOnly;
     const res = await request(await app({ decision }))
       .get(`/clusters?${q({ limit: '1', sort: 'name' })}`)
       .set(auth);
