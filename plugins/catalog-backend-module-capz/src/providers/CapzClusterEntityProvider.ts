@@ -31,7 +31,7 @@ export interface ClusterList {
 
 /**
  * How often the scheduled refresh replaces the whole set (a `full` mutation: the catalog reads and hashes every entity
- * of the provider, synchronously in SQLite, a second's stall of the event loop at 10,000 clusters). In between it
+ * of the provider, with SQLite in one synchronous query). In between it
  * applies a delta against what it last applied, nothing when nothing moved; the full replace puts back what anything
  * else did to the provider's entities.
  */
