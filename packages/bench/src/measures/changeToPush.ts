@@ -10,6 +10,7 @@ import type { Figures } from '../goals.ts';
 import { biggestNamespace, rng, Seeder, type SeededCluster } from '../seed.ts';
 import { SignalListener } from '../signals.ts';
 import { ApiWatch } from '../apiWatch.ts';
+import { listPath } from '../watched.ts';
 import type { MeasureContext } from './context.ts';
 
 export async function changeToPush(
@@ -39,11 +40,9 @@ export async function changeToPush(
   };
   let missed = 0;
   // The API server's part of each push: when a watch like the backend's got the change.
-  const collection = (k: { group?: string; version: string; plural: string }) =>
-    `${k.group ? `/apis/${k.group}` : '/api'}/${k.version}/${k.plural}`;
   const watches = {
-    Cluster: await ApiWatch.open(info, collection(K.Cluster)),
-    ManagedCluster: await ApiWatch.open(info, collection(K.ManagedCluster)),
+    Cluster: await ApiWatch.open(info, listPath(K.Cluster)),
+    ManagedCluster: await ApiWatch.open(info, listPath(K.ManagedCluster)),
   };
   const delivery: Record<'Cluster' | 'ManagedCluster', number[]> = {
     Cluster: [],
