@@ -155,6 +155,51 @@ describe('ClustersPage', () => {
     },
   );
 
+  it('keeps the filter selects behind "Filters" until asked, then filters by one', async () => {
+    serve();
+    renderCapz(<ClustersPage />);
+    await screen.findByRole('region', { name: 'Clusters' });
+    expect(
+      screen.queryByRole('group', { name: 'Filters' }),
+    ).not.toBeInTheDocument();
+    const toggle = screen.getByRole('button', { name: 'Filters' });
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await userEvent.click(toggle);
+    const group = screen.getByRole('group', { name: 'Filters' });
+    expect(
+      screen.getByRole('button', { name: 'Hide filters' }),
+    ).toHaveAttribute('aria-expanded', 'true');
+    await userEvent.click(
+      within(group).getByRole('button', { name: /Namespace/ }),
+    );
+    await userEvent.click(
+      await screen.findByRole('option', { name: 'team-payments' }),
+    );
+    await waitFor(() =>
+      expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual([
+        'payments',
+      ]),
+    );
+    expect(
+      screen.getByRole('button', { name: 'Hide filters (1 set)' }),
+    ).toBeInTheDocument();
+  });
+
+  it('shows the filter selects from the start when the address sets one', async () => {
+    serve();
+    renderCapz(<ClustersPage />, { path: '/?location=northeurope' });
+    const group = await screen.findByRole('group', { name: 'Filters' });
+    // Its option arrives with the first answer's facets.
+    await waitFor(() =>
+      expect(
+        within(group).getByRole('button', { name: /Location/ }),
+      ).toHaveTextContent('northeurope'),
+    );
+    expect(
+      screen.getByRole('button', { name: 'Hide filters (1 set)' }),
+    ).toHaveAttribute('aria-expanded', 'true');
+  });
+
   it('sorts by a column', async () => {
     serve();
     renderCapz(<ClustersPage />);
