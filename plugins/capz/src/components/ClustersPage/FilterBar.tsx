@@ -8,6 +8,7 @@ import {
   ClusterFilters,
   ClusterFiltersState,
   distinct,
+  FILTER_KEYS,
 } from './useClusterFilters';
 
 const ALL = '__all__';
@@ -98,16 +99,8 @@ export function AttentionButtons(props: {
   );
 }
 
-/** The filters the selects set (the search field sets `q`). */
-const SELECT_FILTERS = [
-  'managementCluster',
-  'namespace',
-  'health',
-  'api',
-  'migration',
-  'location',
-  'attention',
-] as const satisfies ReadonlyArray<keyof ClusterFilters>;
+/** The filters the selects set: every filter but the search field's `q`. */
+const SELECT_FILTERS = FILTER_KEYS.filter(k => k !== 'q');
 
 /**
  * The search field, a "Filters" button that shows one select per filter, their options from the clusters (and, for
