@@ -14,8 +14,8 @@
  *   node packages/bench/quiet-watch.mjs                   (COMPACT=20s MINUTES=3; Node 24: the toolchain's)
  *   BOOKMARKS=1 node packages/bench/quiet-watch.mjs
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { auditSince, auditSize } from './src/util.ts';
 
 const repo = new URL('../../', import.meta.url);
 const require = createRequire(
@@ -49,7 +49,7 @@ try {
   kc.loadFromFile(info.kubeconfigPath);
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-  const auditStart = readFileSync(info.auditLog, 'utf8').length;
+  const auditStart = auditSize(info.auditLog);
 
   const informers = [];
   let stopping = false;
@@ -106,14 +106,12 @@ try {
   for (const informer of informers) await informer.stop();
 
   const counts = new Map();
-  for (const line of readFileSync(info.auditLog, 'utf8')
-    .slice(auditStart)
-    .split('\n')) {
-    if (!line) continue;
-    const e = JSON.parse(line);
-    const resource = e.objectRef?.resource;
-    if (e.stage !== 'ResponseComplete' || !['list', 'watch'].includes(e.verb))
-      continue;
+  for (const e of auditSince(info.auditLog, auditStart)) {
+    // A cluster-wide list or watch of a kind: /apis/<group>/<version>/<plural>.
+    const resource = new URL(e.requestURI, 'https://x').pathname
+      .split('/')
+      .pop();
+    if (!['list', 'watch'].includes(e.verb)) continue;
     if (!KINDS.some(k => k[2] === resource)) continue;
     const key = `${e.verb} ${resource}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);

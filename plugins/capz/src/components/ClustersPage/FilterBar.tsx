@@ -99,6 +99,12 @@ export function AttentionButtons(props: {
   );
 }
 
+/** The selects' options the clusters give (GET /clusters' facets). */
+type FilterOptions = Pick<
+  ClusterFacets,
+  'managementClusters' | 'namespaces' | 'locations'
+>;
+
 /** The filters the selects set: every filter but the search field's `q`. */
 const SELECT_FILTERS = FILTER_KEYS.filter(k => k !== 'q');
 
@@ -112,10 +118,7 @@ const SELECT_FILTERS = FILTER_KEYS.filter(k => k !== 'q');
  */
 export const FilterBar = memo(function FilterBarView(props: {
   /** The options the clusters give (GET /clusters' facets). */
-  options?: Pick<
-    ClusterFacets,
-    'managementClusters' | 'namespaces' | 'locations'
-  >;
+  options?: FilterOptions;
   /** The configured management clusters' names. */
   managementClusters: string[];
   state: ClusterFiltersState;
@@ -166,10 +169,7 @@ export const FilterBar = memo(function FilterBarView(props: {
 /** One select per filter (mounted only while the "Filters" button has them shown). */
 function FilterSelects(props: {
   id: string;
-  options?: Pick<
-    ClusterFacets,
-    'managementClusters' | 'namespaces' | 'locations'
-  >;
+  options?: FilterOptions;
   managementClusters: string[];
   filters: ClusterFilters;
   setFilter: ClusterFiltersState['setFilter'];
