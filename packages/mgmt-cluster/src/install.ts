@@ -54,6 +54,19 @@ export async function installCrds(
       );
     }
   }
+  await waitForCrds(info, crds);
+  log(
+    `${info.name}: ${crds.length} CRDs installed and established in ${
+      Date.now() - started
+    } ms`,
+  );
+}
+
+/** Waits until every CRD is Established and its served versions are in discovery. */
+export async function waitForCrds(
+  info: ClusterInfo,
+  crds: Crd[],
+): Promise<void> {
   // A hang detector, not a goal: establishing ~100 CRDs took up to ~27 s beside the test lanes under stress-ng.
   const deadline = Date.now() + ESTABLISHED_WITHIN_MS;
   const pending = new Set(crds);
@@ -95,9 +108,4 @@ export async function installCrds(
     }
     await new Promise(r => setTimeout(r, delay));
   }
-  log(
-    `${info.name}: ${crds.length} CRDs installed and established in ${
-      Date.now() - started
-    } ms`,
-  );
 }
