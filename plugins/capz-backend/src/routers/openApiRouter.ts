@@ -24,9 +24,13 @@ export async function capzOpenApiRouter(
     (o.bodyLimit ? [express.json({ limit: o.bodyLimit })] : undefined);
   const router = await createOpenApiRouter({
     ...(middleware ? { middleware } : {}),
-    validatorOptions: o.validateResponses
-      ? { validateResponses: true }
-      : undefined,
+    validatorOptions: {
+      // The document is checked against the OpenAPI 3 schema once, by a test (schema/openapi.test.ts), not by each of
+      // the plugin's seven routers at every start: that check compiled the meta-schema seven times, ~0.5 s of a
+      // backend's ~5 s start (a CPU profile of the crash tests' backend, docs/job-guarantees.md#any-crash-point).
+      validateApiSpec: false,
+      ...(o.validateResponses ? { validateResponses: true } : {}),
+    },
   });
   router.use(explainValidationErrors());
   return router;

@@ -4,6 +4,9 @@ import {
   validateDnsLabel,
   validateDnsSubdomain,
 } from '@capz-backstage/plugin-capz-common';
+import { createValidatedOpenApiRouter } from '@backstage/backend-openapi-utils';
+import express from 'express';
+import request from 'supertest';
 import YAML from 'yaml';
 import { spec } from './openapi.generated';
 
@@ -59,6 +62,39 @@ describe('the OpenAPI document', () => {
       )
       .sort();
     expect(served).toEqual(described);
+  });
+
+  // The routers start with validateApiSpec off (routers/openApiRouter.ts): this is the check they skip.
+  it('is a valid OpenAPI 3 document', async () => {
+    const firstRequest = async (document: object) => {
+      const router = await createValidatedOpenApiRouter(document as any, {
+        validatorOptions: { validateApiSpec: true },
+      });
+      const app = express()
+        .use(router)
+        .use(
+          (
+            e: Error,
+            _req: express.Request,
+            res: express.Response,
+            _next: express.NextFunction,
+          ) => res.status(500).json({ error: e.message }),
+        );
+      return request(app).get('/health');
+    };
+    // The validator also logs what it found wrong in a broken document.
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => {});
+    const broken = await firstRequest({
+      ...spec,
+      paths: { ...spec.paths, '/health': { get: { responses: 'none' } } },
+    });
+    expect(broken.status).toBe(500);
+    expect(broken.body.error).toMatch(/openapi/i);
+    expect(logged).toHaveBeenCalled();
+    logged.mockRestore();
+    const res = await firstRequest(spec);
+    expect(res.body).not.toHaveProperty('error');
+    expect(res.status).toBe(404);
   });
 
   it('describes the jobs routes, with the 409 that names the job', () => {
