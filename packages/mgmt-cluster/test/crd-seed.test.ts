@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -10,7 +10,7 @@ import {
   startManagementCluster,
   stopManagementCluster,
 } from '../src/cluster.ts';
-import { crdSeedFor } from '../src/crdSeed.ts';
+import { crdSeedFor, saveCrdSeed } from '../src/crdSeed.ts';
 import { loadCrds } from '../src/crds.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -20,7 +20,7 @@ async function servedSpecs(info: Parameters<typeof apiGet>[0]) {
   const res = await apiGet(info, CRDS);
   assert.equal(res.status, 200, res.body);
   const items = JSON.parse(res.body).items as Array<{
-    metadata: { name: string };
+    metadata: { name: string; resourceVersion: string };
     spec: unknown;
     status: { conditions?: Array<{ type: string; status: string }> };
   }>;
@@ -42,14 +42,14 @@ function crdWrites(auditLog: string): string[] {
     .map(e => `${e.verb} ${e.objectRef.name ?? ''}`);
 }
 
-// Two clusters of their own, one after the other: the first installs the CRDs and keeps their records; the second
-// gets them in its etcd before its API server starts. The shared run cluster is left alone.
-test('a cluster started after another gets the same CRDs from the seed, established, without creating them', async t => {
+// One cluster of its own, started from the seed that the run's cluster made or used (the shared cluster is left
+// alone). The seed's records must be what creating the CRDs makes: replacing each with the CRD as installCrds sends
+// it changes nothing, and reading them back from this cluster's etcd gives the seed again.
+test('a cluster started from the seed serves the CRDs as created, established, without creating them', async t => {
+  const bins = await ensureBinaries();
   const crds = loadCrds();
-  const seed = crdSeedFor(await ensureBinaries(), crds);
-  assert.ok(seed, 'the seed is on unless CAPZ_CRD_SEED=off');
-  rmSync(seed.file, { force: true });
-
+  const seedOf = () => crdSeedFor(bins, crds);
+  assert.ok(seedOf(), 'the seed is on unless CAPZ_CRD_SEED=off');
   const start = async (suffix: string) => {
     const name = `seed-${suffix}-${process.pid}`;
     const info = await startManagementCluster({
@@ -60,39 +60,74 @@ test('a cluster started after another gets the same CRDs from the seed, establis
     t.after(() => stopManagementCluster(info));
     return info;
   };
+  // A run whose cluster was kept from an earlier start made no seed: the first cluster here makes it.
+  if (!seedOf()?.records) {
+    const first = await start('first');
+    assert.equal(
+      crdWrites(first.auditLog).filter(w => w.startsWith('create')).length,
+      crds.length,
+      'a cluster without a seed creates every CRD through its API server',
+    );
+  }
+  const seed = seedOf()!;
+  assert.equal(seed.records?.length, crds.length, 'the seed holds every CRD');
 
-  const first = await start('a');
-  assert.equal(
-    crdWrites(first.auditLog).filter(w => w.startsWith('create')).length,
-    crds.length,
-    'the first cluster creates every CRD through its API server',
-  );
-  assert.ok(existsSync(seed.file), 'and leaves the seed');
-  assert.equal(
-    crdSeedFor(await ensureBinaries(), crds)?.records?.length,
-    crds.length,
-  );
-
-  const second = await start('b');
+  const seeded = await start('b');
   assert.deepEqual(
-    crdWrites(second.auditLog),
+    crdWrites(seeded.auditLog),
     [],
-    'the second cluster writes no CRD: they were in its etcd',
+    'the seeded cluster writes no CRD: they were in its etcd',
   );
-  const [a, b] = [await servedSpecs(first), await servedSpecs(second)];
-  assert.deepEqual([...b.keys()].sort(), [...a.keys()].sort());
-  for (const [name, crd] of b) {
-    assert.deepEqual(crd.spec, a.get(name)!.spec, `${name}: the same spec`);
+  const served = await servedSpecs(seeded);
+  assert.deepEqual(
+    [...served.keys()].sort(),
+    crds.map(c => c.metadata.name).sort(),
+  );
+  for (const [name, crd] of served)
     assert.ok(
       crd.status.conditions?.some(
         c => c.type === 'Established' && c.status === 'True',
       ),
       `${name} is established`,
     );
+
+  // Read back from its etcd, the records are the seed's: saveCrdSeed reads what plantCrdSeed wrote, nothing else.
+  const etcdUrl = seeded.apiserverArgs
+    .find(a => a.startsWith('--etcd-servers='))!
+    .slice('--etcd-servers='.length);
+  const copy = { file: join(seeded.stateDir, 'seed-copy.json') };
+  await saveCrdSeed(etcdUrl, copy, crds);
+  assert.deepEqual(
+    JSON.parse(readFileSync(copy.file, 'utf8')).records,
+    seed.records,
+  );
+
+  // What creating them makes: each CRD replaced as installCrds replaces one keeps its resourceVersion (no write).
+  for (const crd of crds) {
+    const live = served.get(crd.metadata.name)!;
+    const put = await apiRequest(
+      seeded,
+      'PUT',
+      `${CRDS}/${crd.metadata.name}`,
+      {
+        ...crd,
+        metadata: {
+          ...crd.metadata,
+          resourceVersion: live.metadata.resourceVersion,
+        },
+      },
+    );
+    assert.equal(put.status, 200, put.body);
+    assert.equal(
+      JSON.parse(put.body).metadata.resourceVersion,
+      live.metadata.resourceVersion,
+      `${crd.metadata.name}: the seeded CRD is the created one`,
+    );
   }
-  // Served, validated and stored as on the first cluster: a Cluster made and read back.
+
+  // Served and validated: a Cluster made, and a wrong one refused with the CRD's schema.
   const made = await apiRequest(
-    second,
+    seeded,
     'POST',
     '/apis/cluster.x-k8s.io/v1beta2/namespaces/default/clusters',
     {
@@ -104,7 +139,7 @@ test('a cluster started after another gets the same CRDs from the seed, establis
   );
   assert.equal(made.status, 201, made.body);
   const bad = await apiRequest(
-    second,
+    seeded,
     'POST',
     '/apis/cluster.x-k8s.io/v1beta2/namespaces/default/clusters',
     {
@@ -119,13 +154,16 @@ test('a cluster started after another gets the same CRDs from the seed, establis
     422,
     'the CRD schema validates on the seeded cluster',
   );
-  // Only CRDs come from the seed: the authentication ConfigMap names the second cluster's own CA alone.
+  // Only CRDs come from the seed: the authentication ConfigMap names this cluster's own CA alone (the API server
+  // adds its CA to what the ConfigMap holds, so one copied from the seeding cluster would name two).
   const auth = await apiGet(
-    second,
+    seeded,
     '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication',
   );
   assert.equal(auth.status, 200, auth.body);
   const clientCa = JSON.parse(auth.body).data['client-ca-file'] as string;
-  assert.ok(clientCa.includes(second.caPem.trim()), 'its own CA');
-  assert.ok(!clientCa.includes(first.caPem.trim()), "not the first one's");
+  const certs = (pem: string) =>
+    pem.match(/-----BEGIN CERTIFICATE-----/g)?.length ?? 0;
+  assert.ok(clientCa.includes(seeded.caPem.trim()), 'its own CA');
+  assert.equal(certs(clientCa), certs(seeded.caPem), 'and no other');
 });
