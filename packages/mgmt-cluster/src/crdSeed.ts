@@ -62,7 +62,12 @@ export function crdSeedFor(
     .slice(0, 16);
   const file = join(cacheDir(), 'crd-seeds', `${key}.json`);
   if (!existsSync(file)) return { file };
-  const seed = JSON.parse(readFileSync(file, 'utf8')) as SeedFile;
+  let seed: SeedFile;
+  try {
+    seed = JSON.parse(readFileSync(file, 'utf8')) as SeedFile;
+  } catch {
+    return { file }; // unreadable (a disk that filled up while it was written): made again
+  }
   const names = crds.map(c => c.metadata.name).sort();
   // A file that does not hold exactly these CRDs (written by hand, or cut short) is not used: install as before.
   if (
