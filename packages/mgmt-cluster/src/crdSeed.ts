@@ -71,6 +71,8 @@ export function crdSeedFor(
   const names = crds.map(c => c.metadata.name).sort();
   // A file that does not hold exactly these CRDs (written by hand, or cut short) is not used: install as before.
   if (
+    !Array.isArray(seed.records) ||
+    !Array.isArray(seed.crds) ||
     seed.records.length !== names.length ||
     JSON.stringify([...seed.crds].sort()) !== JSON.stringify(names)
   )
