@@ -13,17 +13,11 @@
  * with the cluster's own CA) is still made by each API server for itself. `CAPZ_CRD_SEED=off` turns it off.
  */
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeBinaries } from './binaries.ts';
 import type { Crd } from './crds.ts';
-import { cacheDir } from './paths.ts';
+import { cacheDir, writeCacheEntry } from './paths.ts';
 
 /** Where the API server keeps CRDs in etcd (its default --etcd-prefix, /registry). */
 const CRD_PREFIX = '/registry/apiextensions.k8s.io/customresourcedefinitions/';
@@ -123,7 +117,7 @@ export async function plantCrdSeed(
 
 /**
  * Keeps the CRD records of a cluster that has just installed and established `crds` (and nothing else has touched
- * them yet) as the seed file. Concurrent writers write the same records; the last rename wins.
+ * them yet) as the seed file. Concurrent writers write the same records.
  */
 export async function saveCrdSeed(
   etcdUrl: string,
@@ -144,11 +138,8 @@ export async function saveCrdSeed(
   const wanted = new Set(crds.map(c => c.metadata.name));
   // Only an exact match is kept (a cluster that had other CRDs before, e.g. a reused state folder, is not a seed).
   if (names.length !== wanted.size || !names.every(n => wanted.has(n))) return;
-  mkdirSync(join(seed.file, '..'), { recursive: true });
-  const tmp = `${seed.file}.${process.pid}.tmp`;
-  writeFileSync(
-    tmp,
+  writeCacheEntry(
+    seed.file,
     JSON.stringify({ crds: names, records } satisfies SeedFile),
   );
-  renameSync(tmp, seed.file);
 }

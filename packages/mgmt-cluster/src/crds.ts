@@ -1,17 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { log } from './log.ts';
-import { cacheDir } from './paths.ts';
+import { cacheDir, writeCacheEntry } from './paths.ts';
 
 /** A CustomResourceDefinition as plain JSON. */
 export interface Crd {
@@ -189,8 +183,7 @@ export function loadCrds(): Crd[] {
     .update(patchCrd.toString())
     .digest('hex')
     .slice(0, 16);
-  const dir = join(cacheDir(), 'crds');
-  const file = join(dir, `${key}.json`);
+  const file = join(cacheDir(), 'crds', `${key}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Crd[];
 
   const crds: Crd[] = [];
@@ -229,10 +222,6 @@ export function loadCrds(): Crd[] {
         );
     }
   }
-  mkdirSync(dir, { recursive: true });
-  // A temporary file of this process's own: another process may be writing the same entry (same content) now.
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(crds));
-  renameSync(tmp, file);
+  writeCacheEntry(file, JSON.stringify(crds));
   return crds;
 }

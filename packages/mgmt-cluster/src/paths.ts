@@ -1,3 +1,4 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,17 @@ export function cacheDir(): string {
       'capz-backstage',
     )
   );
+}
+
+/**
+ * Writes a machine-cache entry whole or not at all: through a temporary file of this process's own (another process
+ * may be writing the same entry, with the same content, at the same time), renamed into place.
+ */
+export function writeCacheEntry(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
 }
 
 /** Where named management clusters keep their state (ignored by git): `.local/mgmt-clusters/<name>`. */
