@@ -271,11 +271,19 @@ export async function startManagementCluster(
     ],
     logs.etcd,
   );
-  if (seed?.records)
-    await plantCrdSeed(etcdUrl, seed.records).catch(async e => {
-      await stopProcessGroups([etcdPid]);
-      throw e;
-    });
+  if (seed?.records) {
+    const etcdLog = { pid: etcdPid, log: logs.etcd, name: 'etcd' };
+    await waitFor(
+      'etcd /health',
+      async () => (await fetch(`${etcdUrl}/health`)).ok,
+      { timeoutMs: 60_000, watch: [etcdLog] },
+    )
+      .then(() => plantCrdSeed(etcdUrl, seed.records!))
+      .catch(async e => {
+        await stopProcessGroups([etcdPid]);
+        throw e;
+      });
+  }
 
   const url = `https://127.0.0.1:${apiPort}`;
   const apiserverArgs = [

@@ -86,28 +86,11 @@ async function etcdPost(etcdUrl: string, path: string, body: unknown) {
   return JSON.parse(text) as Record<string, any>;
 }
 
-/**
- * Writes the seed's records into a new cluster's etcd in one transaction, waiting (up to `timeoutMs`) for etcd to
- * answer first: it was just started.
- */
+/** Writes the seed's records into a new cluster's etcd (answering already) in one transaction. */
 export async function plantCrdSeed(
   etcdUrl: string,
   records: SeedRecord[],
-  timeoutMs = 60_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
-    const health = await fetch(`${etcdUrl}/health`).then(
-      r => r.ok,
-      () => false,
-    );
-    if (health) break;
-    if (Date.now() > deadline)
-      throw new Error(
-        `etcd at ${etcdUrl} did not answer within ${timeoutMs / 1000} s`,
-      );
-    await new Promise(r => setTimeout(r, delay));
-  }
   await etcdPost(etcdUrl, '/v3/kv/txn', {
     success: records.map(r => ({
       request_put: { key: r.key, value: r.value },
