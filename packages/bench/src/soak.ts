@@ -753,7 +753,12 @@ async function main(): Promise<void> {
   startingCluster = true;
   let info: ClusterInfo;
   try {
-    info = await startManagementCluster({ name: args.name!, ephemeral: true });
+    // The machine's cores, as the read-path benchmark (tests use one: StartOptions.goMaxProcs).
+    info = await startManagementCluster({
+      name: args.name!,
+      ephemeral: true,
+      goMaxProcs: 0,
+    });
   } finally {
     startingCluster = false;
   }

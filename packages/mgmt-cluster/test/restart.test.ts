@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -10,9 +11,18 @@ import {
   stopManagementCluster,
 } from '../src/cluster.ts';
 
+/** A process's GOMAXPROCS, from its environment as the kernel shows it (undefined: Go's default). */
+function goMaxProcsOf(pid: number): string | undefined {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .find(v => v.startsWith('GOMAXPROCS='))
+    ?.slice('GOMAXPROCS='.length);
+}
+
 // A cluster of its own (without CRDs, so it starts in seconds): killing the shared run cluster's API server would
-// disturb every other test.
-test('the API server restarts on the same port and keeps its objects', async t => {
+// disturb every other test. Idle test clusters cost a run's CPU: an ephemeral cluster's Go servers run on one
+// processor each (StartOptions.goMaxProcs), also after a restart, unless the caller's environment sets GOMAXPROCS.
+test('the API server restarts on the same port and keeps its objects (and GOMAXPROCS=1)', async t => {
   const name = `restart-${process.pid}`;
   let info = await startManagementCluster({
     name,
@@ -33,6 +43,9 @@ test('the API server restarts on the same port and keeps its objects', async t =
     },
   );
   assert.equal(created.status, 201, created.body);
+  const procs = process.env.GOMAXPROCS ?? '1';
+  for (const [server, pid] of Object.entries(info.pids))
+    assert.equal(goMaxProcsOf(pid), procs, server);
   const before = info.pids.apiserver;
 
   info = await restartApiServer(info);
@@ -45,4 +58,5 @@ test('the API server restarts on the same port and keeps its objects', async t =
   );
   assert.equal(read.status, 200, read.body);
   assert.equal(JSON.parse(read.body).data.k, 'v');
+  assert.equal(goMaxProcsOf(info.pids.apiserver), procs, 'after the restart');
 });
