@@ -55,8 +55,9 @@ const BINARY: Record<FluxControllerName, string> = {
 
 /**
  * The controller-runtime controllers each must have started (past their cache sync) before the Flux is ready: the
- * ones a Git-based Kustomization goes through. source-controller also runs the Helm, Bucket and OCI reconcilers;
- * their CRDs are installed, and a missing one fails the start (`missingKind`), but they are not waited for.
+ * ones a Git-based Kustomization goes through. The source-controller built here runs no other reconciler
+ * (docs/flux-facts.md#trimmed-source-controller); every Flux CRD is still installed, and a missing one fails the start
+ * (`missingKind`): kustomize-controller watches the other source kinds too.
  */
 const NEEDED: Record<FluxControllerName, string[]> = {
   source: ['gitrepository'],
