@@ -136,7 +136,7 @@ fi
 #   Gitea pull-request tests (the backend integration stage and e2e), at the lowest priority until the Kubernetes
 #   binaries are built;
 # - then, in the same session, Flux's source- and kustomize-controller v1.9.6 from their Go modules
-#   (packages/mgmt-cluster/scripts/build-flux.sh; ~0.5 s cached, ~8 min cold on an idle machine) for the e2e stage's
+#   (packages/mgmt-cluster/scripts/build-flux.sh; ~0.5 s cached, ~6 min cold on an idle machine) for the e2e stage's
 #   GitOps test; the lane's own call then finds it built, or waits for this build (one build per cache key). After
 #   Gitea, not beside it: the backend stage needs Gitea half an hour before the e2e stage needs Flux, and two cold
 #   builds at once on 2 cores only finish both later.
