@@ -496,6 +496,7 @@ export const capzPlugin = createBackendPlugin({
               createdBy: run.createdBy,
               ...notice,
             }),
+          ownerOf,
           fault: fleetFaultFromEnv(),
         });
         await scheduleFleetRuns({ scheduler, runs: fleetRuns });

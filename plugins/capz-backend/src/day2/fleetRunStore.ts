@@ -8,6 +8,7 @@ import type {
   FleetRun,
   FleetRunRecord,
 } from '@capz-backstage/plugin-capz-common';
+import type { PolicyDecision } from '@backstage/plugin-permission-common';
 import type { Knex } from 'knex';
 
 const TABLE = 'capz_fleet_runs';
@@ -20,10 +21,17 @@ interface Row {
   state: string;
   run: string;
   version: number | string;
+  decision?: string | null;
 }
 
-/** A run as stored: the record the routes answer, and the version its next write must name. */
-export type StoredFleetRun = FleetRunRecord & { version: number };
+/**
+ * A run as stored: the record the routes answer, the version its next write must name, and its creator's policy
+ * decision on the run's permission (absent on runs created before it was kept).
+ */
+export type StoredFleetRun = FleetRunRecord & {
+  version: number;
+  decision?: PolicyDecision;
+};
 
 const ACTIVE: ReadonlyArray<FleetRun['state']> = [
   'running',
@@ -38,6 +46,7 @@ const toRun = (r: Row): StoredFleetRun => ({
   updatedAt: new Date(Number(r.updated_at)).toISOString(),
   version: Number(r.version),
   run: JSON.parse(r.run) as FleetRun,
+  ...(r.decision ? { decision: JSON.parse(r.decision) as PolicyDecision } : {}),
 });
 
 export class FleetRunStore {
@@ -48,6 +57,7 @@ export class FleetRunStore {
     createdBy: string,
     run: FleetRun,
     now = Date.now(),
+    decision?: PolicyDecision,
   ): Promise<StoredFleetRun> {
     await this.db<Row>(TABLE).insert({
       id,
@@ -57,6 +67,7 @@ export class FleetRunStore {
       state: run.state,
       run: JSON.stringify(run),
       version: 1,
+      decision: decision ? JSON.stringify(decision) : null,
     });
     return this.get(id);
   }

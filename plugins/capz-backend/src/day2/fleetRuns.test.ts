@@ -6,6 +6,10 @@
 import { mockServices } from '@backstage/backend-test-utils';
 import { ConflictError, ServiceUnavailableError } from '@backstage/errors';
 import {
+  AuthorizeResult,
+  type PolicyDecision,
+} from '@backstage/plugin-permission-common';
+import {
   jobTargetOf,
   type ClusterPlace,
   type Day2Action,
@@ -115,9 +119,12 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
     const notices: string[] = [];
     const pushed: string[] = [];
     const audits: string[] = [];
+    /** Each cluster's owner as the watch cache would have it. */
+    const owners = new Map<string, string>();
     let clock = Date.UTC(2026, 11, 4, 12);
     const runs = new FleetRuns({
       store,
+      ownerOf: pl => owners.get(pl.name),
       preview: { preview: async () => p },
       day2: {
         act: async (pl: ClusterPlace, a: Day2Action, o: { apply: boolean }) => {
@@ -176,6 +183,7 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
       notices,
       pushed,
       audits,
+      owners,
       done,
       already,
       setFail: (f: typeof fail) => {
@@ -238,6 +246,46 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
     expect(w.pushed).toHaveLength(count);
     // An ended run is not advanced any more.
     expect(await w.store.active()).toEqual([]);
+  });
+
+  it("applies its creator's policy decision again before each write: a cluster that changed hands since the start is refused in words, with nothing written", async () => {
+    const w = await setUp();
+    for (const n of ['a', 'b', 'c']) w.owners.set(n, 'group:default/team-a');
+    const ownedByTeamA: PolicyDecision = {
+      result: AuthorizeResult.CONDITIONAL,
+      pluginId: 'capz',
+      resourceType: 'capz-cluster',
+      conditions: {
+        rule: 'IS_CLUSTER_OWNER',
+        resourceType: 'capz-cluster',
+        params: { claims: ['group:default/team-a'] },
+      },
+    };
+    const r = await w.runs.create(
+      SPEC,
+      { maxFailures: 1 },
+      () => true,
+      'user:default/pat',
+      ownedByTeamA,
+    );
+    expect((await w.store.get(r.id)).decision).toEqual(ownedByTeamA);
+    await w.runs.tick();
+    expect(w.acts).toEqual(['a cp preview', 'a cp apply']);
+    // Between a's first and second step, a is handed to another team; b keeps its owner.
+    w.owners.set('a', 'group:default/team-b');
+    w.done.add('a#0');
+    await w.runs.tick();
+    expect(w.acts.slice(2)).toEqual(['a pools preview']);
+    const after = await w.runs.get(r.id);
+    expect(after.run.stages[0].clusters[0]).toMatchObject({
+      state: 'failed',
+      message:
+        'pools system to v1.34.3: not allowed any more: capz.cluster.upgrade as the policy decided it for user:default/pat, who started the run, does not allow team-a/a as it is now (its owner may have changed since the start); nothing was written',
+    });
+    expect(w.audits).toEqual(['a ok', 'a failed']);
+    // The run goes on with the cluster that is still allowed.
+    await w.runs.tick();
+    expect(w.acts.slice(3)).toEqual(['b cp preview', 'b cp apply']);
   });
 
   it('refuses a run with nothing to upgrade (409) and a gate for a stage it does not have (400), storing nothing', async () => {

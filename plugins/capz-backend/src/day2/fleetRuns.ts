@@ -12,8 +12,11 @@ import type {
   SchedulerService,
 } from '@backstage/backend-plugin-api';
 import { ConflictError, InputError } from '@backstage/errors';
+import type { PolicyDecision } from '@backstage/plugin-permission-common';
 import {
   advanceFleetRun,
+  capzClusterMigratePermission,
+  capzClusterUpgradePermission,
   commandFleetRun,
   day2Progress,
   isFleetJobStep,
@@ -36,6 +39,8 @@ import {
   type TreeNode,
 } from '@capz-backstage/plugin-capz-common';
 import { createHash, randomUUID } from 'node:crypto';
+import { decisionFilter } from '../permissions/readAccess';
+import type { ClusterOwnerOf } from '../permissions/rules';
 import type { Day2Service } from './Day2Service';
 import type { FleetPreview } from './fleetPreview';
 import type { FleetRunStore, StoredFleetRun } from './fleetRunStore';
@@ -88,6 +93,12 @@ export interface FleetRunsOptions {
   onChange?: (run: StoredFleetRun) => void;
   /** Told once per notice, by the replica whose write made it (the owners' and approvers' notifications). */
   onNotice?: (run: StoredFleetRun, notice: FleetRunNotice) => void;
+  /**
+   * A cluster's owner as the watch cache has it now. The run goes on without its user, so before each write the
+   * creator's policy decision (kept with the run) is applied again to the cluster with this owner; a run kept without
+   * a decision (created before it was kept) has only the check at its creation.
+   */
+  ownerOf?: ClusterOwnerOf;
   /** A crash test's hook ({@link fleetFaultFromEnv}): called right after a step's write, before its record. */
   fault?: (point: 'written') => void;
   now?: () => Date;
@@ -241,13 +252,15 @@ export class FleetRuns {
 
   /**
    * A new run from its spec: previewed with the caller's capz.cluster.upgrade (`mayUpgrade`), kept with the preview's
-   * plan of each cluster, started by the next advance. 409 when no cluster of the preview has anything to upgrade.
+   * plan of each cluster and the caller's policy `decision` (applied again before each write), started by the next
+   * advance. 409 when no cluster of the preview has anything to upgrade.
    */
   async create(
     spec: FleetRunSpec,
     options: FleetRunOptions,
     mayUpgrade: (p: ClusterPlace) => boolean,
     actor: string,
+    decision?: PolicyDecision,
   ): Promise<StoredFleetRun> {
     const unknown = Object.keys(options.gates ?? {}).filter(
       name => !spec.stages.some(s => s.name === name),
@@ -262,7 +275,13 @@ export class FleetRuns {
         `Nothing to run: ${preview.counts.current} cluster(s) already run the target and ${preview.counts.refused} are left out (preview the run to see why)`,
       );
     const run = newFleetRun(preview, options);
-    return this.o.store.insert(randomUUID(), actor, run, this.now().getTime());
+    return this.o.store.insert(
+      randomUUID(),
+      actor,
+      run,
+      this.now().getTime(),
+      decision,
+    );
   }
 
   get(id: string): Promise<StoredFleetRun> {
@@ -388,6 +407,24 @@ export class FleetRuns {
     return this.o.observe(at(c.movedTo));
   }
 
+  /**
+   * Why the run may not write this cluster now, or undefined: its creator's decision, applied to the cluster as it is
+   * at this write (an owner condition met at the start may no longer be: the cluster changed hands meanwhile).
+   */
+  private refusal(
+    stored: StoredFleetRun,
+    place: ClusterPlace,
+  ): string | undefined {
+    if (!stored.decision) return undefined;
+    if (decisionFilter(stored.decision, this.o.ownerOf)(place))
+      return undefined;
+    const permission =
+      stored.run.target.kind === 'migrate'
+        ? capzClusterMigratePermission
+        : capzClusterUpgradePermission;
+    return `not allowed any more: ${permission.name} as the policy decided it for ${stored.createdBy}, who started the run, does not allow ${place.namespace}/${place.name} as it is now (its owner may have changed since the start); nothing was written`;
+  }
+
   /** Starts a job step's job, once per run, cluster, step and attempt; audited with the run's creator; recorded. */
   private async startJob(
     stored: StoredFleetRun,
@@ -407,10 +444,12 @@ export class FleetRuns {
       },
     });
     let outcome: { ok: true; jobId: string } | { ok: false; message: string };
+    const refused = this.refusal(stored, place);
     try {
       if (!jobs) throw new Error('this backend runs no jobs');
       // Started before a crash (here or on another replica): it is this step's job.
       if (await jobs.get(id)) outcome = { ok: true, jobId: id };
+      else if (refused) outcome = { ok: false, message: refused };
       else {
         await jobs.start(s.step.request, stored.createdBy, id);
         this.o.fault?.('written');
@@ -463,11 +502,14 @@ export class FleetRuns {
       },
     });
     let outcome: { ok: true } | { ok: false; message: string };
+    const refused = this.refusal(stored, place);
     try {
       const preview = await this.o.day2.act(place, action, { apply: false });
       if (!preview.changes.length) {
         // The version is already asked for: this write was made before a crash, or by someone else.
         outcome = { ok: true };
+      } else if (refused) {
+        outcome = { ok: false, message: refused };
       } else if (changeShape(preview.changes) !== changeShape(step.changes)) {
         outcome = {
           ok: false,

@@ -5,6 +5,7 @@ import {
 import { NotAllowedError } from '@backstage/errors';
 import {
   AuthorizeResult,
+  type PolicyDecision,
   type ResourcePermission,
 } from '@backstage/plugin-permission-common';
 import { createConditionAuthorizer } from '@backstage/plugin-permission-node';
@@ -28,31 +29,48 @@ export async function readFilter(
   credentials: BackstageCredentials,
   ownerOf?: ClusterOwnerOf,
 ): Promise<ReadFilter> {
-  const filter = await clusterFilter(
+  return decisionFilter(await readDecision(permissions, credentials), ownerOf);
+}
+
+/** The policy's decision on capz.cluster.read for the caller (as {@link clusterDecision}); a denial is a 403. */
+export async function readDecision(
+  permissions: PermissionsService,
+  credentials: BackstageCredentials,
+): Promise<PolicyDecision> {
+  const decision = await clusterDecision(
     permissions,
     credentials,
     capzClusterReadPermission,
-    ownerOf,
   );
-  if (!filter)
+  if (decision.result === AuthorizeResult.DENY)
     throw new NotAllowedError(
       'Not allowed to read CAPZ clusters (capz.cluster.read)',
     );
-  return filter;
+  return decision;
 }
 
-/** The filter of one conditional decision on `permission`; undefined when the policy denies it outright. */
-async function clusterFilter(
+/**
+ * The policy's one decision on `permission` for the caller: ALLOW, DENY, or the conditions to apply to each cluster.
+ * Plain JSON, so work that goes on without its user (a fleet run) keeps it and applies it again at each write.
+ */
+export async function clusterDecision(
   permissions: PermissionsService,
   credentials: BackstageCredentials,
   permission: ResourcePermission<'capz-cluster'>,
-  ownerOf?: ClusterOwnerOf,
-): Promise<ReadFilter | undefined> {
+): Promise<PolicyDecision> {
   const [decision] = await permissions.authorizeConditional([{ permission }], {
     credentials,
   });
+  return decision;
+}
+
+/** Which clusters a decision allows, each judged with its owner from `ownerOf` as it is when the filter is called. */
+export function decisionFilter(
+  decision: PolicyDecision,
+  ownerOf?: ClusterOwnerOf,
+): ReadFilter {
   if (decision.result === AuthorizeResult.ALLOW) return () => true;
-  if (decision.result === AuthorizeResult.DENY) return undefined;
+  if (decision.result === AuthorizeResult.DENY) return () => false;
   return cluster => conditionAuthorizer(decision, withOwner(cluster, ownerOf));
 }
 
@@ -71,20 +89,4 @@ export function withOwner(
   };
   const owner = ownerOf && place.name ? ownerOf(place) : undefined;
   return owner === undefined ? place : { ...place, owner };
-}
-
-/**
- * Which clusters a caller may act on with `permission`, from one conditional decision (as {@link readFilter}); a denial
- * is no cluster rather than a 403, for a request over many clusters that refuses each one in its answer.
- */
-export async function actionFilter(
-  permissions: PermissionsService,
-  credentials: BackstageCredentials,
-  permission: ResourcePermission<'capz-cluster'>,
-  ownerOf?: ClusterOwnerOf,
-): Promise<ReadFilter> {
-  return (
-    (await clusterFilter(permissions, credentials, permission, ownerOf)) ??
-    (() => false)
-  );
 }

@@ -459,6 +459,23 @@ describe('the fleet runs', () => {
     expect(one.body).toEqual(r.body);
   });
 
+  it("keeps the caller's policy decision with the run (applied again before each write) and never answers it", async () => {
+    const inTeamA = createCapzClusterConditionalDecision(
+      capzClusterUpgradePermission,
+      capzClusterConditions.isInNamespace({ namespaces: ['team-a'] }),
+    );
+    const s = await setup({ decision: inTeamA });
+    const r = await request(s.app)
+      .post('/fleet-runs')
+      .set(auth)
+      .send({ spec: RUN });
+    expect(r.status).toBe(201);
+    expect((await s.store.get(r.body.id)).decision).toEqual(inTeamA);
+    expect(r.body.decision).toBeUndefined();
+    const one = await request(s.app).get(`/fleet-runs/${r.body.id}`).set(auth);
+    expect(one.body.decision).toBeUndefined();
+  });
+
   it('refuses a run to a service principal, and a body that is not a run, storing nothing', async () => {
     const s = await setup();
     const svc = await request(s.app)

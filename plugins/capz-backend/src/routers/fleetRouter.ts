@@ -6,7 +6,10 @@ import type {
   PermissionsService,
 } from '@backstage/backend-plugin-api';
 import { InputError, NotAllowedError, NotFoundError } from '@backstage/errors';
-import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import {
+  AuthorizeResult,
+  type PolicyDecision,
+} from '@backstage/plugin-permission-common';
 import {
   capzClusterMigratePermission,
   capzClusterUpgradePermission,
@@ -20,7 +23,13 @@ import {
 } from '@capz-backstage/plugin-capz-common';
 import express from 'express';
 import { retryAfterHeader } from '../azure/errors';
-import { actionFilter, readFilter } from '../permissions/readAccess';
+import {
+  clusterDecision,
+  decisionFilter,
+  readDecision,
+  readFilter,
+  type ReadFilter,
+} from '../permissions/readAccess';
 import type { ClusterOwnerOf } from '../permissions/rules';
 import { capzOpenApiRouter } from './openApiRouter';
 import type { FleetPreview } from '../day2/fleetPreview';
@@ -78,8 +87,12 @@ const permissionOf = (t: FleetRunTarget) =>
     ? capzClusterMigratePermission
     : capzClusterUpgradePermission;
 
-/** A run as the routes answer it (its row's version stays inside the backend). */
-const recordOf = ({ version: _version, ...r }: StoredFleetRun) => r;
+/** A run as the routes answer it (its row's version and its creator's policy decision stay inside the backend). */
+const recordOf = ({
+  version: _version,
+  decision: _decision,
+  ...r
+}: StoredFleetRun) => r;
 
 /**
  * The fleet routes (openapi.yaml, `/fleet-runs`): a fleet upgrade's preview, for a user or a service, each cluster under
@@ -101,25 +114,31 @@ export async function createFleetRouter(
 
   /**
    * Which clusters the caller may act on for the target: capz.cluster.upgrade per cluster; for a migration wave the
-   * jobs API's rule, capz.cluster.migrate and read access to the cluster (routers/jobsAccess.ts).
+   * jobs API's rule, capz.cluster.migrate and read access to the cluster (routers/jobsAccess.ts). `decision` is the
+   * per-cluster part as the policy gave it, which a run keeps and applies again before each of its writes.
    */
   const mayActOn = async (
     credentials: BackstageCredentials,
     target: FleetRunTarget,
-  ): Promise<(p: ClusterPlace) => boolean> => {
+  ): Promise<{ filter: ReadFilter; decision: PolicyDecision }> => {
+    let decision: PolicyDecision;
     if (target.kind !== 'migrate')
-      return actionFilter(
+      decision = await clusterDecision(
         o.permissions,
         credentials,
         capzClusterUpgradePermission,
-        o.ownerOf,
       );
-    const [decision] = await o.permissions.authorize(
-      [{ permission: capzClusterMigratePermission }],
-      { credentials },
-    );
-    if (decision.result !== AuthorizeResult.ALLOW) return () => false;
-    return readFilter(o.permissions, credentials, o.ownerOf);
+    else {
+      const [migrate] = await o.permissions.authorize(
+        [{ permission: capzClusterMigratePermission }],
+        { credentials },
+      );
+      decision =
+        migrate.result === AuthorizeResult.ALLOW
+          ? await readDecision(o.permissions, credentials)
+          : { result: AuthorizeResult.DENY };
+    }
+    return { filter: decisionFilter(decision, o.ownerOf), decision };
   };
 
   // Typed as plain Express: capz-common's plan types are interfaces, which the generated response types (with index
@@ -134,8 +153,8 @@ export async function createFleetRouter(
       const spec = req.body as FleetRunSpec;
       const problems = fleetRunSpecProblems(spec);
       if (problems.length) throw new InputError(problems.join('; '));
-      const mayUpgrade = await mayActOn(credentials, spec.target);
-      res.json(await o.fleet.preview(spec, mayUpgrade));
+      const { filter } = await mayActOn(credentials, spec.target);
+      res.json(await o.fleet.preview(spec, filter));
     },
   );
 
@@ -187,7 +206,7 @@ export async function createFleetRouter(
       };
       const problems = fleetRunSpecProblems(spec);
       if (problems.length) throw new InputError(problems.join('; '));
-      const mayUpgrade = await mayActOn(credentials, spec.target);
+      const access = await mayActOn(credentials, spec.target);
       const audit = await o.auditor.createEvent({
         eventId: 'capz-fleet-run',
         severityLevel: 'high',
@@ -198,8 +217,9 @@ export async function createFleetRouter(
         const created = await o.runs.create(
           spec,
           options,
-          mayUpgrade,
+          access.filter,
           userRef(credentials),
+          access.decision,
         );
         await audit.success({ meta: { run: created.id } });
         res.status(201).json(recordOf(created));
@@ -227,7 +247,10 @@ export async function createFleetRouter(
           );
       } else {
         const permission = permissionOf(run.run.target);
-        const mayUpgrade = await mayActOn(credentials, run.run.target);
+        const { filter: mayUpgrade } = await mayActOn(
+          credentials,
+          run.run.target,
+        );
         const named =
           cmd.command === 'skip' || cmd.command === 'retry'
             ? cmd.cluster
