@@ -6,10 +6,7 @@
 import { mockServices } from '@backstage/backend-test-utils';
 import { ConflictError, ServiceUnavailableError } from '@backstage/errors';
 import {
-  AuthorizeResult,
-  type PolicyDecision,
-} from '@backstage/plugin-permission-common';
-import {
+  capzClusterUpgradePermission,
   jobTargetOf,
   type ClusterPlace,
   type Day2Action,
@@ -24,6 +21,10 @@ import {
   postgresId,
   storeDatabases,
 } from '../testing/storeDatabases';
+import {
+  capzClusterConditions,
+  createCapzClusterConditionalDecision,
+} from '../permissions/rules';
 import { FleetRuns, fleetStepJobId } from './fleetRuns';
 import { FleetRunStore } from './fleetRunStore';
 
@@ -251,16 +252,12 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
   it("applies its creator's policy decision again before each write: a cluster that changed hands since the start is refused in words, with nothing written", async () => {
     const w = await setUp();
     for (const n of ['a', 'b', 'c']) w.owners.set(n, 'group:default/team-a');
-    const ownedByTeamA: PolicyDecision = {
-      result: AuthorizeResult.CONDITIONAL,
-      pluginId: 'capz',
-      resourceType: 'capz-cluster',
-      conditions: {
-        rule: 'IS_CLUSTER_OWNER',
-        resourceType: 'capz-cluster',
-        params: { claims: ['group:default/team-a'] },
-      },
-    };
+    const ownedByTeamA = createCapzClusterConditionalDecision(
+      capzClusterUpgradePermission,
+      capzClusterConditions.isClusterOwner({
+        claims: ['group:default/team-a'],
+      }),
+    );
     const r = await w.runs.create(
       SPEC,
       { maxFailures: 1 },
