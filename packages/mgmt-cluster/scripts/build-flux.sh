@@ -35,7 +35,9 @@ case "$gover" in
 esac
 # source-controller is built with its GitRepository reconciler only (docs/flux-facts.md#trimmed-source-controller).
 trim_patch="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/go/flux-trim/source-controller-main.patch"
-key=$(cat "$0" "$trim_patch" | sha256sum | cut -c1-16)
+# kustomize-controller is built without SOPS: its decryptor package replaced by this one (docs/flux-facts.md#trimmed-kustomize-controller).
+decryptor_stub="$(dirname "$trim_patch")/kustomize-controller-decryptor.go"
+key=$(cat "$0" "$trim_patch" "$decryptor_stub" | sha256sum | cut -c1-16)
 out="$cache/bin/flux-$key"
 complete() { [ -x "$out/source-controller" ] && [ -x "$out/kustomize-controller" ] && [ -d "$out/crds" ]; }
 if complete; then echo "build-flux: cached" >&2; echo "$out"; exit 0; fi
@@ -95,6 +97,7 @@ source_of() { # <name> <folder>: a writable copy of github.com/fluxcd/<name>@$fl
     (cd "$src" && go mod edit -replace "github.com/fluxcd/pkg/artifact=github.com/fluxcd/pkg/artifact@$artifact_pin")
     trim_source_controller "$src"
   fi
+  if [ "$name" = kustomize-controller ]; then trim_kustomize_controller "$src"; fi
 }
 
 # Only the GitRepository reconciler, the one kind of source the product and its tests use: its file, artifact.go and
@@ -111,6 +114,18 @@ trim_source_controller() { # <folder>: a copy of source-controller's module, tri
     { echo "build-flux: $trim_patch does not apply to source-controller $flux_version's main.go" >&2; exit 1; }
   ! grep -q 'HelmChartReconciler' "$src/main.go" ||
     { echo "build-flux: source-controller's main.go still sets up the Helm reconcilers after the patch" >&2; exit 1; }
+}
+
+# Without SOPS: internal/decryptor's decryptor.go (SOPS, age, PGP and the AWS, Azure, GCP and Vault key services, with
+# gRPC and Envoy's xDS under them) is replaced by a stub of the same API that refuses spec.decryption, which nothing
+# here uses; its test file goes too. 1,884 -> 1,461 packages. A file gone (another version) fails here; an API the
+# controller calls and the stub lacks fails the compile.
+trim_kustomize_controller() { # <folder>: a copy of kustomize-controller's module, trimmed in place
+  local dir=$1/internal/decryptor
+  [ -f "$dir/decryptor.go" ] && [ -f "$dir/options.go" ] ||
+    { echo "build-flux: kustomize-controller $flux_version has no internal/decryptor/{decryptor,options}.go to trim" >&2; exit 1; }
+  cp "$decryptor_stub" "$dir/decryptor.go"
+  rm -f "$dir/decryptor_test.go"
 }
 
 if [ "${1:-}" = --modules ]; then

@@ -393,6 +393,47 @@ test(
 );
 
 test(
+  'kustomize-controller is built without SOPS: a Kustomization asking for decryption fails in words, applying nothing',
+  { timeout: FLUX_TIMEOUT },
+  async () => {
+    // The same source; its objects into a namespace that does not exist, so that upstream's controller (which would
+    // build it) fails too, at the apply, with other words (docs/flux-facts.md#trimmed-kustomize-controller).
+    const name = 'wants-sops';
+    await create(
+      `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/kustomizations`,
+      {
+        apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+        kind: 'Kustomization',
+        metadata: { name },
+        spec: {
+          sourceRef: { kind: 'GitRepository', name: REPO },
+          path: './',
+          prune: false,
+          interval: '1h',
+          targetNamespace: 'no-such-namespace',
+          decryption: { provider: 'sops' },
+        },
+      },
+    );
+    const k = await until(
+      `Kustomization ${name} not Ready`,
+      async () => {
+        const o = await get(
+          `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${FLUX_NS}/kustomizations/${name}`,
+        );
+        return ready(o)?.status === 'False' ? o : undefined;
+      },
+      FLUX_TIMEOUT,
+    );
+    assert.match(
+      ready(k)?.message ?? '',
+      /spec\.decryption is not supported: this kustomize-controller is built without SOPS/,
+    );
+    assert.equal(k.status.inventory, undefined, 'nothing applied');
+  },
+);
+
+test(
   "the demo's restart: a Gitea restarted on its root keeps its repository and password, followGitRepository re-points Flux at its new port, fluxStatus says so",
   { timeout: SETUP_TIMEOUT },
   async () => {
