@@ -399,7 +399,17 @@ test(
     // cache asks for whenever discovery is enabled (apps/internal/base/storage/storage.go lines 128-136 and
     // apps/internal/oauth/ops/authority/authority.go lines 599-609, v1.6.0), then the tenant's OpenID configuration
     // there (trusted host: apps/internal/oauth/resolvers.go line 155), then the token endpoint it names.
-    const entraCalls = proxy!.requests.filter(r => r.host === ENTRA_HOST);
+    // Entra records the token when it answers; the proxy records the status when that answer reaches it, a moment later.
+    const entraCalls = await until(
+      'the first three Entra ID answers through the proxy',
+      () => {
+        const calls = proxy!.requests.filter(r => r.host === ENTRA_HOST);
+        return calls.length >= 3 && calls.slice(0, 3).every(r => r.status !== 0)
+          ? calls
+          : undefined;
+      },
+      10_000,
+    );
     const entraPaths = entraCalls.map(
       r => `${r.method} ${r.path.split('?')[0]}`,
     );
