@@ -14,9 +14,10 @@
 # real-controllers.log and flux.log (node:test, spec), real-controllers.jsonl and flux.jsonl (node:test, one line per
 # test and hook for scripts/test-durations.mjs), jest-real-controllers.json and jest-real-controllers-gitops.json.
 #
-# No process outlives the node:test files: their management clusters and managers live under a state directory of
-# their part (CAPZ_STATE_DIR), and whatever still runs from it when they end, however they end (a test that failed or
-# timed out, a hook that hung, this script stopped), is listed, stopped by process group and fails the lane.
+# No process outlives a part: the management clusters, managers and Flux of its node:test files or Jest suites live
+# under a state directory of the part (CAPZ_STATE_DIR), and whatever still runs from it when they end, however they end
+# (a test that failed or timed out, a hook that hung, this script stopped), is listed, stopped by process group and
+# fails the lane.
 set -euo pipefail
 # shellcheck source=toolchain.sh
 source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
@@ -40,7 +41,7 @@ left_behind() { pgrep -f -- "$1/" || true; }
 sweep() { # sweep DIR: stops what the node:test files of a part left running; returns 1 when there was something
   local dir=$1 pids; pids=$(left_behind "$dir")
   [ -n "$pids" ] || { rm -rf "$dir"; return 0; }
-  echo "processes left behind by the node:test files (stopped now):" >&2
+  echo "processes left behind by the part's tests (stopped now):" >&2
   ps -o pid=,pgid=,args= -p "$(echo "$pids" | paste -sd,)" | cut -c1-240 >&2 || true
   local own pid pgid; own=$(ps -o pgid= -p $$ | tr -d ' ')
   for sig in TERM KILL; do
@@ -69,8 +70,14 @@ node_tests() { # node_tests NAME DIR CONCURRENCY: a folder's node:test files; sp
   return "$rc"
 }
 jest_tests() { # jest_tests NAME JEST-ARGS...: the backend's real-controllers suites; JSON to NAME.json, output to NAME.log
-  local name=$1; shift
-  CI=true yarn test --json --outputFile="$reports/$name.json" "$@" > "$reports/$name.log" 2>&1
+  local name=$1 state="$state_root/$1" rc=0; shift
+  mkdir -p "$state"
+  # Their management clusters, managers, Flux and simulated Azure under the part's state directory too: a Jest
+  # stopped with the lane (the test command ended at a failed stage) runs no afterAll, and what it started detached
+  # would outlive it.
+  CAPZ_STATE_DIR="$state" CI=true yarn test --json --outputFile="$reports/$name.json" "$@" > "$reports/$name.log" 2>&1 || rc=$?
+  sweep "$state" || { echo "$name: the Jest suites left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
+  return "$rc"
 }
 # One part at a time. The parts at once (two node:test files, two Jest suites, the Flux test and the GitOps suite:
 # six management clusters) passed alone in 836 s instead of ~1,700 s, but beside the test command's other stages
