@@ -25,7 +25,7 @@ import {
   capzClusterConditions,
   createCapzClusterConditionalDecision,
 } from '../permissions/rules';
-import { FleetRuns, fleetStepJobId } from './fleetRuns';
+import { FleetRuns, fleetJobObservation, fleetStepJobId } from './fleetRuns';
 import { FleetRunStore } from './fleetRunStore';
 
 const databases = storeDatabases();
@@ -642,3 +642,86 @@ describe.each(databases.eachSupportedId())(
     });
   },
 );
+
+describe('fleetJobObservation', () => {
+  const job = (over: Partial<Job>): Job => ({
+    id: 'j1',
+    type: 'migrate',
+    target: { managementCluster: 'local', namespace: 'team-a', name: 'c1' },
+    params: {
+      managementCluster: 'local',
+      namespace: 'team-a',
+      name: 'c1',
+      targetNamespace: 'team-a-aso',
+    },
+    createdBy: 'user:default/alice',
+    state: 'running',
+    currentStep: 'migrate',
+    steps: [
+      { id: 'migrate', title: 'Migrate', state: 'succeeded', attempts: 1 },
+      {
+        id: 'wait-merge',
+        title: 'Wait for the pull request to be merged',
+        state: 'running',
+        attempts: 1,
+      },
+    ],
+    createdAt: '2026-12-06T12:00:00Z',
+    updatedAt: '2026-12-06T12:00:00Z',
+    ...over,
+  });
+  const proposal = {
+    url: 'https://git.example/platform/fleet.git',
+    base: 'main',
+    branch: 'capz/migrate-c1',
+    commit: 'abc',
+    files: [],
+  };
+
+  it('names a job in Git mode at its merge wait as waiting for a person: the pull request, or the branch on a plain Git server', () => {
+    expect(
+      fleetJobObservation(
+        job({
+          currentStep: 'wait-merge',
+          result: {
+            gitProposal: {
+              ...proposal,
+              pullRequest: { number: 7, url: 'https://git.example/pr/7' },
+            },
+          },
+        }),
+        'j1',
+      ),
+    ).toEqual({
+      stepDone: false,
+      waitingFor: 'job j1 (running: Wait for the pull request to be merged)',
+      waitingForPerson:
+        "the merge of pull request #7 (https://git.example/pr/7) and Flux's fetch of it (job j1)",
+    });
+    expect(
+      fleetJobObservation(
+        job({ currentStep: 'wait-merge', result: { gitProposal: proposal } }),
+        'j1',
+      ).waitingForPerson,
+    ).toBe(
+      "the merge of branch capz/migrate-c1 into main (https://git.example/platform/fleet.git) and Flux's fetch of it (job j1)",
+    );
+  });
+
+  it('a job at another step, or paused at its merge wait, waits for no person: its time counts', () => {
+    expect(fleetJobObservation(job({}), 'j1')).toEqual({
+      stepDone: false,
+      waitingFor: 'job j1 (running: Migrate)',
+    });
+    expect(
+      fleetJobObservation(
+        job({
+          state: 'paused',
+          currentStep: 'wait-merge',
+          result: { gitProposal: proposal },
+        }),
+        'j1',
+      ).waitingForPerson,
+    ).toBeUndefined();
+  });
+});

@@ -170,10 +170,23 @@ export function fleetJobObservation(
       }`,
     };
   const step = job.steps.find(x => x.id === job.currentStep);
-  return {
-    stepDone: false,
-    waitingFor: `job ${job.id} (${job.state}${step ? `: ${step.title}` : ''})`,
-  };
+  const waitingFor = `job ${job.id} (${job.state}${
+    step ? `: ${step.title}` : ''
+  })`;
+  const proposal = job.result?.gitProposal;
+  // A job in Git mode waits for a person to merge its change (days, bounded by the job's own MERGE_WAIT_SECONDS): not
+  // the step's work, so not counted against the run's step timeout.
+  if (job.state === 'running' && job.currentStep === 'wait-merge' && proposal)
+    return {
+      stepDone: false,
+      waitingFor,
+      waitingForPerson: `${
+        proposal.pullRequest
+          ? `the merge of pull request #${proposal.pullRequest.number} (${proposal.pullRequest.url})`
+          : `the merge of branch ${proposal.branch} into ${proposal.base} (${proposal.url})`
+      } and Flux's fetch of it (job ${job.id})`,
+    };
+  return { stepDone: false, waitingFor };
 }
 
 /**

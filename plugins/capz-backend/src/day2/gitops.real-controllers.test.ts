@@ -15,10 +15,11 @@
  * - delete through Git (docs/flux-facts.md#git-delete): the pull request removes the Cluster's document and marks the
  *   others; merged, Flux prunes the Cluster alone, CAPI deletes the rest, Azure deletes what the preview said, and
  *   nothing comes back at the next reconcile.
- * - a migration in Git mode (docs/flux-facts.md#job-git-mode): a legacy cluster Flux applies from its own
- *   Kustomization is migrated by the job, which suspends the Kustomization, migrates, proposes the new manifests in
- *   place of the old, waits for the merge and resumes it: Azure creates and deletes nothing, the repository ends with
- *   the new manifests, Flux's apply changes no spec, and nothing old comes back.
+ * - a migration in Git mode (docs/flux-facts.md#job-git-mode), as a migration wave (a fleet run) of one cluster: a
+ *   legacy cluster Flux applies from its own Kustomization is migrated by the run's job, which suspends the
+ *   Kustomization, migrates, proposes the new manifests in place of the old, waits for the merge and resumes it; the
+ *   run follows the job to its end: Azure creates and deletes nothing, the repository ends with the new manifests,
+ *   Flux's apply changes no spec, and nothing old comes back.
  */
 // Test-only: the simulator's per-field view of one resource group.
 // eslint-disable-next-line @backstage/no-undeclared-imports
@@ -623,7 +624,7 @@ it('delete through Git: the merged pull request makes Flux prune the Cluster alo
   );
 }, 600_000);
 
-it('a legacy cluster Flux applies is migrated through Git: suspended, migrated, its manifests replaced by pull request, resumed; Azure creates and deletes nothing, nothing old comes back', async () => {
+it('a legacy cluster Flux applies is migrated through Git in a migration wave: suspended, migrated, its manifests replaced by pull request, resumed; the run follows its job to the end; Azure creates and deletes nothing, nothing old comes back', async () => {
   const from = 'legacy-git';
   const target = 'legacy-git-aso';
   const lname = 'git-legacy';
@@ -689,12 +690,80 @@ it('a legacy cluster Flux applies is migrated through Git: suspended, migrated, 
   expect(
     preview.body.preflight.filter((c: any) => c.status === 'fail'),
   ).toEqual([]);
+  // Run as a migration wave of one cluster (a fleet run): its preview is the job's, hazard included, and the run
+  // follows the job through the merge wait to its end.
+  const spec = {
+    target: { kind: 'migrate', targetNamespace: target },
+    stages: [
+      {
+        name: 'git',
+        clusters: [
+          { managementCluster: w.mcName, namespace: from, name: lname },
+        ],
+      },
+    ],
+    concurrency: 1,
+  };
+  const wave = await main.request('POST', 'capz/fleet-runs/preview', spec);
+  expect(wave.status).toBe(200);
+  const [planned] = wave.body.stages[0].clusters;
+  expect(planned).toMatchObject({ name: lname, outcome: 'upgrade' });
+  expect(planned.steps[0].title).toBe(
+    `migrate to the ASO API in namespace ${target}`,
+  );
+  expect(planned.steps[0].warnings.join('\n')).toContain(
+    `Flux's Kustomization ${FLUX_NS}/${LKS} applies`,
+  );
   const started = Date.now();
-  const { id } = await w.submit(main, w.migrate(from, lname, target));
+  const created = await main.request('POST', 'capz/fleet-runs', {
+    spec,
+    options: {},
+  });
+  expect(created.status).toBe(201);
+  const runId = created.body.id as string;
+  let run: any;
+  let part: any;
+  /** Reads the run and its one cluster; a run that failed or was cancelled ends the wait at once. */
+  const readRun = async () => {
+    const r = await main.request('GET', `capz/fleet-runs/${runId}`);
+    if (r.status !== 200)
+      throw new Error(`GET fleet run: ${r.status} ${JSON.stringify(r.body)}`);
+    run = r.body.run;
+    part = run.stages[0].clusters[0];
+    if (['failed', 'cancelled'].includes(run.state))
+      throw new Error(`run ${run.state}: ${part.message}`);
+    return `run ${run.state}, ${lname} ${part.state}: ${part.message ?? ''}`;
+  };
+  await w.waitFor(
+    "the run's migration job",
+    async () => {
+      const now = await readRun();
+      return part.jobId ? true : now;
+    },
+    120_000,
+  );
+  const id = part.jobId as string;
 
-  // Migrated while Flux is suspended; then the job waits for a person to merge its pull request.
+  // Migrated while Flux is suspended; then the job waits for a person to merge its pull request, and so does the run.
   const job = await atMergeWait(id, 'the migration job');
   const migrated = seconds(started);
+  const pr = job.result.gitProposal.pullRequest;
+  // The run says what it waits for, and that wait is not counted against its step timeout.
+  await w.waitFor(
+    'the run to show its job waiting for the merge',
+    async () => {
+      const now = await readRun();
+      return (
+        (run.state === 'running' &&
+          part.state === 'running' &&
+          part.message ===
+            `migrate to the ASO API in namespace ${target}: waiting for the merge of pull request #${pr.number} (${pr.url}) and Flux's fetch of it (job ${id})` &&
+          !!part.waitingForPersonSince) ||
+        now
+      );
+    },
+    60_000,
+  );
   expect((await get(kustomizationPath(LKS))).spec.suspend).toBe(true);
   expect(await w.c.get('Cluster', from, lname)).toBeUndefined();
   const proposal = job.result.gitProposal;
@@ -708,6 +777,18 @@ it('a legacy cluster Flux applies is migrated through Git: suspended, migrated, 
   await requestReconcile(gitRepoPath(LKS));
   const done = await w.finished(main, id, 600_000);
   everyStep(done);
+  await w.waitFor(
+    'the wave to end',
+    async () => {
+      const now = await readRun();
+      return run.state === 'succeeded' || now;
+    },
+    300_000,
+  );
+  expect([part.state, part.message]).toEqual([
+    'succeeded',
+    `migrated: now ${target}/${lname}`,
+  ]);
   const k = await get(kustomizationPath(LKS));
   expect(k.spec.suspend).toBeUndefined();
   expect(condition(k, 'Ready')?.status).toBe('True');

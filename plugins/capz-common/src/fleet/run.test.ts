@@ -57,12 +57,14 @@ function world(run: FleetRun) {
   const health = new Map<string, Health>();
   const writes: string[] = [];
   const refuse = new Map<string, string>();
+  const person = new Map<string, string>();
   let state = run;
   const notices: string[] = [];
   const observe = (c: ClusterPlace): FleetClusterObservation => ({
     stepDone: done.has(c.name),
     health: health.get(c.name) ?? 'healthy',
     waitingFor: 'AKS to report v1.34.3',
+    ...(person.has(c.name) ? { waitingForPerson: person.get(c.name) } : {}),
   });
   const tick = (minutes: number) => {
     const r = advanceFleetRun(state, observe, at(minutes));
@@ -91,6 +93,8 @@ function world(run: FleetRun) {
     setHealth: (name: string, h: Health) => health.set(name, h),
     refuse: (name: string, why: string) => refuse.set(name, why),
     allow: (name: string) => refuse.delete(name),
+    waitForPerson: (name: string, what: string) => person.set(name, what),
+    personActed: (name: string) => person.delete(name),
     writes,
     notices,
     get run() {
@@ -356,6 +360,45 @@ describe('advanceFleetRun', () => {
     );
     complete(w, 'b', 62);
     expect(w.run).toMatchObject({ state: 'succeeded', failures: 1 });
+  });
+
+  it("a step waiting for a person (its job's pull request to be merged) says so and is not timed out; its timeout counts again from the person's act", () => {
+    const w = make([['dev', [upgrade('a')]]], { stepTimeoutSeconds: 3600 });
+    w.tick(0);
+    w.tick(30);
+    w.waitForPerson('a', 'the merge of pull request #3 (https://git/pr/3)');
+    w.tick(31);
+    const a = () => w.run.stages[0].clusters[0];
+    expect(a()).toMatchObject({
+      state: 'running',
+      waitingForPersonSince: at(31).toISOString(),
+      message:
+        'control plane to v1.34.3: waiting for the merge of pull request #3 (https://git/pr/3)',
+    });
+    // Three days of waiting for the merge: no timeout, the wait's start kept.
+    w.tick(3 * 24 * 60);
+    expect(a()).toMatchObject({
+      state: 'running',
+      waitingForPersonSince: at(31).toISOString(),
+    });
+    // Merged: the step's own work has its whole timeout from now, then fails as any step.
+    w.personActed('a');
+    w.tick(3 * 24 * 60 + 1);
+    expect(a()).toMatchObject({
+      state: 'running',
+      stepStartedAt: at(3 * 24 * 60 + 1).toISOString(),
+      message: 'control plane to v1.34.3',
+    });
+    expect(a().waitingForPersonSince).toBeUndefined();
+    w.tick(3 * 24 * 60 + 61);
+    expect(a().state).toBe('running');
+    w.tick(3 * 24 * 60 + 62);
+    expect(a()).toMatchObject({
+      state: 'failed',
+      message:
+        'control plane to v1.34.3: not done after 60 minutes (waiting for AKS to report v1.34.3)',
+    });
+    expect(a().waitingForPersonSince).toBeUndefined();
   });
 
   it('when the failures pass the allowance, clusters already being upgraded finish their part before the run ends failed', () => {

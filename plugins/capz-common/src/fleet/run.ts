@@ -39,6 +39,11 @@ export type FleetRunCluster = ClusterPlace & {
   /** Whether the current step's write was made (false: the run still owes it, also after a crash). */
   written: boolean;
   stepStartedAt?: string;
+  /**
+   * Since when its step waits for a person (a job's pull request to be merged): that time does not count against the
+   * step's timeout, which counts again from the moment the person acted.
+   */
+  waitingForPersonSince?: string;
   finishedAt?: string;
   /** Why it is where it is, in words. */
   message?: string;
@@ -127,6 +132,11 @@ export interface FleetClusterObservation {
   health?: Health;
   /** What the step still waits for, in words (for a timeout's message). */
   waitingFor?: string;
+  /**
+   * What a person must do for the step to go on, in words (e.g. "the merge of pull request #3 (URL)"): the cluster
+   * says so, and the step's timeout waits with it (the job bounds its own wait: MERGE_WAIT_SECONDS).
+   */
+  waitingForPerson?: string;
 }
 
 /** A step the run owes: the backend writes it (the single-cluster upgrade, its rules checked live), then records it. @public */
@@ -292,6 +302,19 @@ export function advanceFleetRun(
         );
         continue;
       }
+      if (seen.waitingForPerson && !seen.stepDone) {
+        c.waitingForPersonSince ??= at;
+        c.message = `${stepWords(c.steps[c.step])}: waiting for ${
+          seen.waitingForPerson
+        }`;
+        continue;
+      }
+      if (c.waitingForPersonSince) {
+        // The person acted: the step's own work is timed from now.
+        delete c.waitingForPersonSince;
+        c.stepStartedAt = at;
+        c.message = stepWords(c.steps[c.step]);
+      }
       if (seen.stepDone) {
         c.step += 1;
         c.written = false;
@@ -422,6 +445,7 @@ function failCluster(
   c.finishedAt = at;
   c.message = message;
   delete c.stepStartedAt;
+  delete c.waitingForPersonSince;
   run.failures += 1;
   notices.push({ kind: 'cluster-failed', cluster: placeOf(c), message });
   if (run.failures > run.maxFailures && run.state !== 'stopping') {
