@@ -265,6 +265,70 @@ describe('fleet run page', () => {
     );
   });
 
+  it("says once what a running cluster's step waits for, and that a person's wait is not timed", async () => {
+    const waiting =
+      "migrate to the ASO API in namespace team-a-aso: waiting for the merge of pull request #3 (https://git.example/pr/3) and Flux's fetch of it (job j1)";
+    serve(
+      record({
+        target: { kind: 'migrate', targetNamespace: 'team-a-aso' },
+        stages: [
+          {
+            name: 'git',
+            soakSeconds: 0,
+            approval: false,
+            state: 'running',
+            clusters: [
+              cluster('legacy-a', {
+                state: 'running',
+                steps: [
+                  {
+                    kind: 'job',
+                    request: {
+                      type: 'migrate',
+                      params: {
+                        managementCluster: 'local',
+                        namespace: 'team-a',
+                        name: 'legacy-a',
+                        targetNamespace: 'team-a-aso',
+                      },
+                    },
+                    title: 'migrate to the ASO API in namespace team-a-aso',
+                    plan: [],
+                    warnings: [],
+                  },
+                ],
+                written: true,
+                jobId: 'j1',
+                waitingForPersonSince: '2026-12-04T10:06:00Z',
+                message: waiting,
+              }),
+              cluster('legacy-b', {
+                state: 'running',
+                written: true,
+                message: 'control plane to v1.34.3',
+              }),
+            ],
+          },
+        ],
+      }),
+    );
+    renderCapz(<CapzPage />, {
+      path: `/capz/fleet-runs/${ID}`,
+      mountPath: '/capz/*',
+      apis: [allowApprove(AuthorizeResult.ALLOW)],
+    });
+    const a = await screen.findByRole('row', { name: /legacy-a/ });
+    expect(a).toHaveTextContent(`Now: ${waiting}`);
+    expect(a.textContent!.split('migrate to the ASO API').length - 1).toBe(1);
+    expect(a).toHaveTextContent(
+      "this wait does not count against the step's timeout",
+    );
+    const b = screen.getByRole('row', { name: /legacy-b/ });
+    expect(b).toHaveTextContent('Now: control plane to v1.34.3');
+    expect(b.textContent!.split('control plane to v1.34.3').length - 1).toBe(1);
+    expect(b).not.toHaveTextContent('Waiting for a person');
+  });
+
   it('offers neither retry nor skip for a failed cluster of a cancelled run', async () => {
     serve(
       record({

@@ -141,8 +141,16 @@ function ClusterRow(props: {
       </td>
       <td style={cell}>
         <Text variant="body-small">
-          {[now && `Now: ${now}`, c.message].filter(Boolean).join('. ')}
+          {/* A running cluster's message names its step (and what the step waits for): said once. */}
+          {now ? `Now: ${c.message ?? now}` : c.message}
         </Text>
+        {now && c.waitingForPersonSince && (
+          <Text as="div" variant="body-x-small" color="secondary">
+            {`Waiting for a person since ${new Date(
+              c.waitingForPersonSince,
+            ).toLocaleString()}: this wait does not count against the step's timeout.`}
+          </Text>
+        )}
         {c.jobId && jobLink && (
           <Text as="div" variant="body-small">
             <Link href={jobLink({ id: c.jobId })}>Open its job</Link>
