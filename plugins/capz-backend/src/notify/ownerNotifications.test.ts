@@ -204,3 +204,55 @@ describe('day-2 outcomes', () => {
     expect(sent).toEqual([]);
   });
 });
+
+describe('fleet runs', () => {
+  it("tells a cluster's owners and the run's creator that its step waits for a person, in the cluster's own notification", async () => {
+    const { sent, notifications } = sink();
+    const n = ownerNotifications({
+      notifications,
+      logger: mockServices.logger.mock(),
+    });
+    const cluster = {
+      managementCluster: 'local',
+      namespace: 'team-data',
+      name: 'data-lake',
+    };
+    const message =
+      "migrate to the ASO API in namespace team-data-aso: waiting for the merge of pull request #3 (https://git.example/pr/3) and Flux's fetch of it (job j-1)";
+    n.fleetRun({
+      runId: '3f0c8a52-6d1e-4c1a-9f2b-0a1b2c3d4e5f',
+      createdBy: 'user:default/ada',
+      kind: 'person-needed',
+      cluster,
+      message,
+    });
+    n.fleetRun({
+      runId: '3f0c8a52-6d1e-4c1a-9f2b-0a1b2c3d4e5f',
+      createdBy: 'user:default/ada',
+      kind: 'cluster-failed',
+      cluster,
+      message: 'the job failed',
+    });
+    await new Promise(r => setImmediate(r));
+    expect(sent[0]).toEqual({
+      recipients: {
+        type: 'entity',
+        entityRef: [
+          'resource:default/local-team-data-data-lake',
+          'user:default/ada',
+        ],
+      },
+      payload: {
+        title: 'Fleet run 3f0c8a52: team-data/data-lake waits for a person',
+        description: message,
+        severity: 'normal',
+        link: '/capz/fleet-runs/3f0c8a52-6d1e-4c1a-9f2b-0a1b2c3d4e5f',
+        topic: 'capz-fleet-runs',
+        scope:
+          'capz:fleet-run:3f0c8a52-6d1e-4c1a-9f2b-0a1b2c3d4e5f:local-team-data-data-lake',
+      },
+    });
+    // The cluster's later news replaces it (one notification per cluster of a run).
+    expect(sent[1].payload.scope).toBe(sent[0].payload.scope);
+  });
+});

@@ -181,13 +181,15 @@ export const FLEET_RUN_NOTIFICATION_TOPIC = 'capz-fleet-runs';
 /** A fleet run's notice (capz-common FleetRunNotice), with the run it is about. */
 export type FleetRunNoticeOf = { runId: string; createdBy: string } & (
   | { kind: 'approval-needed'; stage: string }
+  | { kind: 'person-needed'; cluster: ClusterPlace; message: string }
   | { kind: 'cluster-failed'; cluster: ClusterPlace; message: string }
   | { kind: 'run-finished'; state: 'succeeded' | 'failed' | 'cancelled' }
 );
 
 /**
  * Who is told what of a fleet run: its creator of a stage waiting for approval and of the run's end (one notification
- * per run, replaced as it moves on); a failed cluster's owners and the creator of that cluster's failure.
+ * per run, replaced as it moves on); a cluster's owners and the creator of that cluster's step waiting for a person
+ * (its job's pull request to merge) and of its failure (one notification per cluster, replaced).
  */
 export function fleetRunNotification(n: FleetRunNoticeOf): {
   entityRefs: string[];
@@ -205,6 +207,15 @@ export function fleetRunNotification(n: FleetRunNoticeOf): {
         description: `Its clusters are upgraded and passed their soak. Someone with capz.fleet.run.approve approves it to start the next stage.`,
         severity: 'high',
         scope: `capz:fleet-run:${n.runId}`,
+      };
+    case 'person-needed':
+      // Whoever reviews the cluster's changes must act (a pull request to merge): its owners, and the run's creator.
+      return {
+        entityRefs: [clusterEntityRef(n.cluster), n.createdBy],
+        title: `${run}: ${n.cluster.namespace}/${n.cluster.name} waits for a person`,
+        description: n.message,
+        severity: 'normal',
+        scope: `capz:fleet-run:${n.runId}:${clusterEntityName(n.cluster)}`,
       };
     case 'cluster-failed':
       return {

@@ -375,8 +375,18 @@ describe('advanceFleetRun', () => {
       message:
         'control plane to v1.34.3: waiting for the merge of pull request #3 (https://git/pr/3)',
     });
-    // Three days of waiting for the merge: no timeout, the wait's start kept.
+    // Told once, to whoever must act.
+    expect(w.notices.filter(n => n.includes('person-needed'))).toEqual([
+      JSON.stringify({
+        kind: 'person-needed',
+        cluster: place('a'),
+        message:
+          'control plane to v1.34.3: waiting for the merge of pull request #3 (https://git/pr/3)',
+      }),
+    ]);
+    // Three days of waiting for the merge: no timeout, the wait's start kept, nothing told again.
     w.tick(3 * 24 * 60);
+    expect(w.notices.filter(n => n.includes('person-needed'))).toHaveLength(1);
     expect(a()).toMatchObject({
       state: 'running',
       waitingForPersonSince: at(31).toISOString(),

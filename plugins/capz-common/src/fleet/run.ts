@@ -150,6 +150,7 @@ export type FleetStepStart = ClusterPlace & {
 /** What a run tells people: a stage waits for approval, a cluster failed, the run ended. @public */
 export type FleetRunNotice =
   | { kind: 'approval-needed'; stage: string }
+  | { kind: 'person-needed'; cluster: ClusterPlace; message: string }
   | { kind: 'cluster-failed'; cluster: ClusterPlace; message: string }
   | { kind: 'run-finished'; state: 'succeeded' | 'failed' | 'cancelled' };
 
@@ -303,10 +304,17 @@ export function advanceFleetRun(
         continue;
       }
       if (seen.waitingForPerson && !seen.stepDone) {
-        c.waitingForPersonSince ??= at;
         c.message = `${stepWords(c.steps[c.step])}: waiting for ${
           seen.waitingForPerson
         }`;
+        if (!c.waitingForPersonSince) {
+          c.waitingForPersonSince = at;
+          notices.push({
+            kind: 'person-needed',
+            cluster: placeOf(c),
+            message: c.message,
+          });
+        }
         continue;
       }
       if (c.waitingForPersonSince) {
