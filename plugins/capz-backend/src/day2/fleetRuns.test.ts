@@ -708,7 +708,7 @@ describe('fleetJobObservation', () => {
     );
   });
 
-  it('a job at another step, or paused at its merge wait, waits for no person: its time counts', () => {
+  it('a job at another step waits for no person: its time counts; a paused job waits for whoever resumes or cancels it', () => {
     expect(fleetJobObservation(job({}), 'j1')).toEqual({
       stepDone: false,
       waitingFor: 'job j1 (running: Migrate)',
@@ -721,7 +721,12 @@ describe('fleetJobObservation', () => {
           result: { gitProposal: proposal },
         }),
         'j1',
-      ).waitingForPerson,
-    ).toBeUndefined();
+      ),
+    ).toEqual({
+      stepDone: false,
+      waitingFor: 'job j1 (paused: Wait for the pull request to be merged)',
+      waitingForPerson:
+        'someone to resume or cancel job j1, paused at "Wait for the pull request to be merged"',
+    });
   });
 });

@@ -174,8 +174,17 @@ export function fleetJobObservation(
     step ? `: ${step.title}` : ''
   })`;
   const proposal = job.result?.gitProposal;
-  // A job in Git mode waits for a person to merge its change (days, bounded by the job's own MERGE_WAIT_SECONDS): not
-  // the step's work, so not counted against the run's step timeout.
+  // Waits for a person are not the step's work, so not counted against the run's step timeout: a paused job (someone
+  // paused it and will resume or cancel it), and a job in Git mode at its merge wait (days, bounded by the job's own
+  // MERGE_WAIT_SECONDS).
+  if (job.state === 'paused')
+    return {
+      stepDone: false,
+      waitingFor,
+      waitingForPerson: `someone to resume or cancel job ${job.id}, paused${
+        step ? ` at "${step.title}"` : ''
+      }`,
+    };
   if (job.state === 'running' && job.currentStep === 'wait-merge' && proposal)
     return {
       stepDone: false,

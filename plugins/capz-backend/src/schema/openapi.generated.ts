@@ -1460,7 +1460,7 @@ export const spec = {
             minimum: 60,
             maximum: 604800,
             description:
-              "A step not observed done in this time fails its cluster (default four hours). Time a step waits for a person (a migration job's pull request to be merged, bounded by the job's own seven days) is not counted.",
+              "A step not observed done in this time fails its cluster (default four hours). Time a step waits for a person (a migration job's pull request to be merged, bounded by the job's own seven days, or a paused job to be resumed or cancelled) is not counted.",
           },
         },
       },
@@ -1625,7 +1625,7 @@ export const spec = {
                             type: 'string',
                             format: 'date-time',
                             description:
-                              "Since when its step waits for a person (its job's pull request to be merged; the message names it): that time does not count against the step timeout, which counts again from the moment the person acted.",
+                              "Since when its step waits for a person (its job's pull request to be merged, or its paused job to be resumed or cancelled; the message names it): that time does not count against the step timeout, which counts again from the moment the person acted.",
                           },
                           finishedAt: {
                             type: 'string',
