@@ -96,8 +96,10 @@ ensure_postgres() { # a throw-away PostgreSQL server for the store tests (TestDa
   "${as[@]}" "$bin/initdb" -D "$dir/data" -A trust -U postgres --no-sync >/dev/null
   "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -s start \
     -o "-F -p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories=''"
-  # Stopped when this script exits, however it exits (later stages replace the EXIT trap).
-  (while kill -0 $$ 2>/dev/null; do sleep 1; done
+  # Stopped when this script exits, however it exits (later stages replace the EXIT trap). Like the other watchers
+  # below, it ignores the signals a terminal's Ctrl-C or a runner sends to this script's whole process group: killed
+  # with the script, it would leave what it watches running.
+  (trap '' INT TERM HUP; while kill -0 $$ 2>/dev/null; do sleep 1; done
    "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate -s stop; rm -rf "$dir") </dev/null >/dev/null 2>&1 &
   export "BACKSTAGE_TEST_DATABASE_POSTGRES${major}_CONNECTION_STRING=postgresql://postgres@127.0.0.1:$port"
 }
@@ -151,7 +153,7 @@ setsid bash -c 'echo 19 > "/proc/$$/autogroup" 2>/dev/null || true
 gitea_build=$!
 flux_build=$gitea_build
 fi
-(while kill -0 $$ 2>/dev/null; do sleep 1; done
+(trap '' INT TERM HUP; while kill -0 $$ 2>/dev/null; do sleep 1; done
  kill -- -"$kubernetes_build" ${controllers_build:+-"$controllers_build"} ${gitea_build:+-"$gitea_build"} \
    ${go_modules:+-"$go_modules"} 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
 wait_build() { # wait_build PID NAME: waits for a background build (its .rc, or its session's end), fails with its log tail
@@ -194,7 +196,7 @@ setsid bash -c 'while [ ! -s "$1/build-controllers.rc" ]; do sleep 2; done
   else echo "the managers did not build (build-controllers.log)" > "$1/lane.log"; false; fi
   echo $? > "$1/lane.rc"' _ "$reports" </dev/null &
 lane=$!
-(while kill -0 $$ 2>/dev/null; do sleep 1; done; kill -- -"$lane" 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
+(trap '' INT TERM HUP; while kill -0 $$ 2>/dev/null; do sleep 1; done; kill -- -"$lane" 2>/dev/null || true) </dev/null >/dev/null 2>&1 &
 fi
 if want integration || want e2e; then
 
