@@ -55,7 +55,7 @@ export function registerFleetActions(o: {
     name: 'preview-fleet-upgrade',
     title: 'Preview an upgrade of many AKS clusters in stages',
     description:
-      "Plans a Kubernetes upgrade of many AKS clusters (CAPZ) in stages (for example dev, then staging, then production) without changing anything: for each cluster the single-cluster upgrade's plan (the control plane to the target version, then its node pools) or why it is left out (not healthy, CAPZ fighting AKS over the version, a pool too far behind, a version its region does not offer, applied from Git, not found, or not allowed: capz.cluster.upgrade per cluster). Target: the next minor version's newest patch the region offers ({kind: 'next-minor'}), or one version ({kind: 'version', version: 'v1.34.2'}). capz:list-clusters-needing-attention names the clusters.",
+      "Plans a Kubernetes upgrade of many AKS clusters (CAPZ) in stages (for example dev, then staging, then production) without changing anything: for each cluster the single-cluster upgrade's plan (the control plane to the target version, then its node pools) or why it is left out (not healthy, CAPZ fighting AKS over the version, a pool too far behind, a version its region does not offer, applied by a GitOps controller whose changes cannot be proposed to Git, not found, or not allowed: capz.cluster.upgrade per cluster); a step Flux applies is planned as a pull request (throughGit). Target: the next minor version's newest patch the region offers ({kind: 'next-minor'}), or one version ({kind: 'version', version: 'v1.34.2'}). capz:list-clusters-needing-attention names the clusters.",
     attributes: { readOnly: true, destructive: false, idempotent: true },
     schema: {
       input: z =>

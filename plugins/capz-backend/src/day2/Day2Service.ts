@@ -743,7 +743,9 @@ export class Day2Service {
     >,
   ): Promise<{
     cluster: Day2Cluster;
-    ctx: Pick<Day2PlanContext, 'offeredVersions' | 'offeredVersionsError'>;
+    ctx: Pick<Day2PlanContext, 'offeredVersions' | 'offeredVersionsError'> & {
+      throughGit: boolean;
+    };
   }> {
     const { cluster, objects } = this.cachedCluster(p);
     const c = readDay2Cluster(cluster, objects);
@@ -759,7 +761,11 @@ export class Day2Service {
       offered = this.offered(p, c);
       offeredMemo.set(key, offered);
     }
-    return { cluster: c, ctx: await offered };
+    // A change Flux applies is proposed to Git at the confirm when a delivery is configured (act, above).
+    return {
+      cluster: c,
+      ctx: { ...(await offered), throughGit: !!this.o.gitOps },
+    };
   }
 
   /** The versions the control plane may move to next (ARM, the region), and the pools' versions. From the cache. */

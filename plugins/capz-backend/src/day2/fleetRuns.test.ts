@@ -15,6 +15,7 @@ import {
   type FleetRunCluster,
   type FleetRunPreview,
   type Job,
+  type TreeNode,
 } from '@capz-backstage/plugin-capz-common';
 import {
   migratedDatabase,
@@ -25,7 +26,12 @@ import {
   capzClusterConditions,
   createCapzClusterConditionalDecision,
 } from '../permissions/rules';
-import { FleetRuns, fleetJobObservation, fleetStepJobId } from './fleetRuns';
+import {
+  FleetRuns,
+  fleetJobObservation,
+  fleetStepJobId,
+  fleetStepObservation,
+} from './fleetRuns';
 import { FleetRunStore } from './fleetRunStore';
 
 const databases = storeDatabases();
@@ -115,6 +121,8 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
     /** Clusters whose step the world reports done, and the live plan each upgrade would make now. */
     const done = new Set<string>();
     const already = new Set<string>();
+    /** Clusters whose objects Flux applies: a step is proposed as a pull request, not written. */
+    const fromGit = new Set<string>();
     let fail: ((name: string) => Error | undefined) | undefined;
     let drift: Day2Plan['changes'] | undefined;
     const notices: string[] = [];
@@ -145,12 +153,38 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
                     ? cpChange(pl.name)
                     : poolChange(pl.name),
                 ]);
+          const git = fromGit.has(pl.name)
+            ? {
+                blockers: [
+                  "Flux's Kustomization flux-system/clusters applies it.",
+                ],
+                git: {
+                  proposable: true,
+                  files: [],
+                  byHand: [],
+                  notes: [],
+                  ...(o.apply
+                    ? {
+                        proposed: {
+                          branch: `capz/upgrade-${pl.name}`,
+                          commit: 'c0ffee',
+                          pullRequest: {
+                            number: 7,
+                            url: `https://git.example/pulls/7`,
+                          },
+                        },
+                      }
+                    : {}),
+                },
+              }
+            : {};
           return {
             action: a,
             changes,
             warnings: [],
             applied: o.apply,
             planDigest: 'd'.repeat(64),
+            ...git,
           } as Day2Plan;
         },
       },
@@ -187,6 +221,7 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
       owners,
       done,
       already,
+      fromGit,
       setFail: (f: typeof fail) => {
         fail = f;
       },
@@ -403,6 +438,53 @@ describe.each(databases.eachSupportedId())('FleetRuns on %p', id => {
     expect((await w.runs.get(r.id)).run.stages[0].clusters[0].written).toBe(
       true,
     );
+  });
+
+  it('a step planned through Git is proposed, not written, and keeps its pull request; a cluster Flux took over since the preview fails unwritten', async () => {
+    const throughGit = plan('a');
+    throughGit.steps[0] = {
+      ...throughGit.steps[0],
+      throughGit: "Flux's Kustomization flux-system/clusters applies it",
+    } as (typeof throughGit.steps)[0];
+    const w = await setUp(preview([['dev', [throughGit, plan('b')]]]));
+    w.fromGit.add('a').add('b');
+    const r = await w.runs.create(
+      {
+        ...SPEC,
+        stages: [{ name: 'dev', clusters: [place('a'), place('b')] }],
+      },
+      {},
+      () => true,
+      'pat',
+    );
+    await w.runs.tick();
+    expect(w.acts).toEqual(['a cp preview', 'a cp apply']);
+    expect((await w.runs.get(r.id)).run.stages[0].clusters[0]).toMatchObject({
+      state: 'running',
+      written: true,
+      proposal: {
+        branch: 'capz/upgrade-a',
+        pullRequest: { number: 7, url: 'https://git.example/pulls/7' },
+      },
+    });
+    // Its step done: the next step (planned live: its pools are not Flux's) is written, without the first one's
+    // pull request.
+    w.fromGit.delete('a');
+    w.done.add('a#0');
+    await w.runs.tick();
+    expect(w.acts.slice(2)).toEqual(['a pools preview', 'a pools apply']);
+    const a = (await w.runs.get(r.id)).run.stages[0].clusters[0];
+    expect(a.step).toBe(1);
+    expect(a.proposal).toBeUndefined();
+    // b was planned live; Flux applies it now: nothing written or proposed, it fails in words.
+    w.done.add('a#1');
+    await w.runs.tick();
+    expect(w.acts.filter(x => x.startsWith('b'))).toEqual(['b cp preview']);
+    expect((await w.runs.get(r.id)).run.stages[0].clusters[1]).toMatchObject({
+      state: 'failed',
+      message:
+        "control plane to v1.34.3: it is applied from Git since the run's preview (Flux's Kustomization flux-system/clusters applies it.); nothing was written or proposed: upgrade it from its page, or in a new run",
+    });
   });
 
   it("a cluster whose plan changed since the run's preview fails with what it would now change", async () => {
@@ -728,5 +810,85 @@ describe('fleetJobObservation', () => {
       waitingForPerson:
         'someone to resume or cancel job j1, paused at "Wait for the pull request to be merged"',
     });
+  });
+});
+
+describe('fleetStepObservation', () => {
+  const node = (n: Partial<TreeNode>): TreeNode => ({
+    id: `${n.kind}/${n.name}`,
+    kind: 'Cluster',
+    name: 'a',
+    health: 'healthy',
+    conditions: [],
+    facts: {},
+    children: [],
+    ...n,
+  });
+  /** A cluster whose control plane asks for `asked` and runs `runs`. */
+  const tree = (asked: string, runs: string) =>
+    node({
+      children: [
+        node({
+          kind: 'AzureASOManagedControlPlane',
+          name: 'a',
+          facts: {
+            kubernetesVersion: runs,
+            desiredKubernetesVersion: asked,
+          },
+        }),
+      ],
+    });
+  const running = (over: Partial<FleetRunCluster> = {}): FleetRunCluster => ({
+    ...place('a'),
+    state: 'running',
+    steps: plan('a').steps,
+    step: 0,
+    written: true,
+    ...over,
+  });
+  const proposal = {
+    branch: 'capz/upgrade-a',
+    pullRequest: { number: 7, url: 'https://git.example/pulls/7' },
+  };
+
+  it('waits for a person while the pull request its step was proposed as is not applied (the objects do not ask for the version yet)', () => {
+    expect(
+      fleetStepObservation(running({ proposal }), {
+        tree: tree('v1.33.2', 'v1.33.2'),
+        health: 'healthy',
+      }),
+    ).toEqual({
+      stepDone: false,
+      health: 'healthy',
+      waitingFor: 'control plane: v1.33.2 → v1.34.3',
+      waitingForPerson:
+        "the merge of pull request #7 (https://git.example/pulls/7) and Flux's apply of it",
+    });
+    // Merged and applied: the upgrade's own progress, timed again.
+    expect(
+      fleetStepObservation(running({ proposal }), {
+        tree: tree('v1.34.3', 'v1.33.2'),
+        health: 'healthy',
+      }),
+    ).toEqual({
+      stepDone: false,
+      health: 'healthy',
+      waitingFor: 'control plane: v1.33.2 → v1.34.3',
+    });
+    expect(
+      fleetStepObservation(running({ proposal }), {
+        tree: tree('v1.34.3', 'v1.34.3'),
+        health: 'healthy',
+      }).stepDone,
+    ).toBe(true);
+  });
+
+  it('a step written live never waits for a person', () => {
+    expect(
+      fleetStepObservation(running(), {
+        tree: tree('v1.33.2', 'v1.33.2'),
+        health: 'healthy',
+      }).waitingForPerson,
+    ).toBeUndefined();
   });
 });

@@ -31,6 +31,7 @@ import {
   type FleetRunNotice,
   type FleetRunOptions,
   type FleetRunSpec,
+  type FleetStepProposal,
   type FleetStepStart,
   type Health,
   type Job,
@@ -72,10 +73,24 @@ export function fleetStepObservation(
   } as Day2Plan;
   const progress = day2Progress(plan, seen.tree);
   const open = progress.items.filter(i => !i.done).map(i => i.text);
+  // Proposed to Git: until Flux applies the merged change, the objects do not ask for the version yet, and what the
+  // step waits for is a person's merge (not timed against the step's timeout).
+  const pr = c.proposal?.pullRequest;
+  const unmerged =
+    c.proposal && progress.items.some(i => i.asked === false)
+      ? {
+          waitingForPerson: `${
+            pr
+              ? `the merge of pull request #${pr.number} (${pr.url})`
+              : `the merge of branch ${c.proposal.branch}`
+          } and Flux's apply of it`,
+        }
+      : {};
   return {
     stepDone: progress.done,
     ...(seen.health ? { health: seen.health } : {}),
     ...(open.length ? { waitingFor: open.join('; ') } : {}),
+    ...unmerged,
   };
 }
 
@@ -523,7 +538,9 @@ export class FleetRuns {
         action,
       },
     });
-    let outcome: { ok: true } | { ok: false; message: string };
+    let outcome:
+      | { ok: true; proposal?: FleetStepProposal }
+      | { ok: false; message: string };
     const refused = this.refusal(stored, place);
     try {
       const preview = await this.o.day2.act(place, action, { apply: false });
@@ -540,14 +557,35 @@ export class FleetRuns {
             'nothing'
           }); upgrade it from its page, or in a new run`,
         };
+      } else if (preview.git && !step.throughGit) {
+        // Flux has applied the objects since the run's preview: the step would become a pull request nobody planned.
+        outcome = {
+          ok: false,
+          message: `it is applied from Git since the run's preview (${(
+            preview.blockers ?? []
+          ).join(
+            ' ',
+          )}); nothing was written or proposed: upgrade it from its page, or in a new run`,
+        };
       } else {
-        await this.o.day2.act(
+        const done = await this.o.day2.act(
           place,
           { ...action, planDigest: preview.planDigest },
           { apply: true, actor: stored.createdBy },
         );
         this.o.fault?.('written');
-        outcome = { ok: true };
+        const proposed = done.git?.proposed;
+        outcome = proposed
+          ? {
+              ok: true,
+              proposal: {
+                branch: proposed.branch,
+                ...(proposed.pullRequest
+                  ? { pullRequest: proposed.pullRequest }
+                  : {}),
+              },
+            }
+          : { ok: true };
       }
     } catch (e) {
       if (isTransient(e)) {
@@ -571,7 +609,9 @@ export class FleetRuns {
     id: string,
     place: ClusterPlace,
     stepIndex: number,
-    outcome: { ok: true; jobId?: string } | { ok: false; message: string },
+    outcome:
+      | { ok: true; jobId?: string; proposal?: FleetStepProposal }
+      | { ok: false; message: string },
   ): Promise<void> {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       const stored = await this.o.store.get(id);

@@ -10,6 +10,8 @@
  *   back by Flux's next reconcile, and ARM follows it back;
  * - the same scale through the product: the preview is a diff of the file, the confirm opens a pull request and writes
  *   nothing live; merged, Flux applies it, ARM's pool reaches the count, and a later reconcile keeps it;
+ * - a fleet upgrade of the cluster: each step (control plane, then pools) proposed as a pull request, the run waiting
+ *   for each merge without timing it; merged, Flux applies it, ARM runs the version, and the run ends succeeded;
  * - an adoption into the namespace (docs/flux-facts.md#git-add-beside): the job adopts an Azure-only AKS cluster live,
  *   proposes its objects beside g1's, and once merged Flux applies them unchanged; Azure creates and deletes nothing;
  * - delete through Git (docs/flux-facts.md#git-delete): the pull request removes the Cluster's document and marks the
@@ -72,7 +74,8 @@ const params: AksAsoClusterParams = {
   name,
   namespace: ns,
   location: 'westeurope',
-  kubernetesVersion: 'v1.33.2',
+  // One patch behind the simulated region's newest (1.33.2), for the fleet upgrade through Git.
+  kubernetesVersion: 'v1.33.1',
   credentialSecretName: 'aso-credential',
   owner: 'group:default/team-a',
   pools: [
@@ -441,6 +444,121 @@ it('the same scale through the product: a pull request whose diff is the preview
   expect(aks().agentPools.user.count).toBe(2);
   w.say(`scale through Git: ARM at 2 ${reached} after the merge, and kept`);
 }, 600_000);
+
+it('a fleet upgrade of the cluster Flux applies goes through its pull requests: each step proposed, not written; the run waits for each merge untimed; Flux applies it and ARM runs the version', async () => {
+  const spec = {
+    target: { kind: 'version', version: 'v1.33.2' },
+    stages: [
+      {
+        name: 'git',
+        clusters: [{ managementCluster: w.mcName, namespace: ns, name }],
+      },
+    ],
+  };
+  let preview: any;
+  await w.waitFor(
+    `${name} planned for the upgrade`,
+    async () => {
+      const r = await main.request('POST', 'capz/fleet-runs/preview', spec);
+      preview = r.body;
+      return (
+        (r.status === 200 && r.body.counts?.upgrade === 1) ||
+        `${r.status} ${JSON.stringify(r.body.stages ?? r.body)}`
+      );
+    },
+    LONG,
+  );
+  const by = `Flux's Kustomization ${FLUX_NS}/${KS}`;
+  expect(
+    preview.stages[0].clusters[0].steps.map((s: any) => [
+      s.target,
+      s.throughGit,
+    ]),
+  ).toEqual([
+    ['controlPlane', `${by} applies AzureASOManagedControlPlane ${name}`],
+    [
+      { pools: ['system', 'user'] },
+      `${by} applies MachinePool ${name}-system, MachinePool ${name}-user`,
+    ],
+  ]);
+  const created = await main.request('POST', 'capz/fleet-runs', {
+    spec,
+    options: {},
+  });
+  expect(created.status).toBe(201);
+  const runId = created.body.id as string;
+  let run: any;
+  let part: any;
+  const readRun = async () => {
+    const r = await main.request('GET', `capz/fleet-runs/${runId}`);
+    run = r.body.run;
+    part = run.stages[0].clusters[0];
+    if (['failed', 'cancelled'].includes(run.state))
+      throw new Error(`run ${run.state}: ${part.message}`);
+    return `run ${run.state}, ${name} ${part.state} step ${part.step}: ${
+      part.message ?? ''
+    }`;
+  };
+  const file = `clusters/${ns}/${name}/cluster.yaml`;
+  const cpPath = `/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/${ns}/azureasomanagedcontrolplanes/${name}`;
+  const started = Date.now();
+  const merged: string[] = [];
+  for (const [step, words] of [
+    [0, 'control plane to v1.33.2'],
+    [1, 'pools system, user to v1.33.2'],
+  ] as const) {
+    await w.waitFor(
+      `step ${step + 1} proposed, the run waiting for its merge`,
+      async () => {
+        const now = await readRun();
+        return (
+          (part.step === step &&
+            !!part.proposal?.pullRequest &&
+            !!part.waitingForPersonSince) ||
+          now
+        );
+      },
+      LONG,
+    );
+    const pr = part.proposal.pullRequest;
+    expect(part.message).toBe(
+      `${words}: waiting for the merge of pull request #${pr.number} (${pr.url}) and Flux's apply of it`,
+    );
+    // The pull request changes the cluster's file only, and nothing was written live.
+    expect(Object.keys(await prFiles(pr.number))).toEqual([file]);
+    if (step === 0) expect((await get(cpPath)).spec.version).toBe('v1.33.1');
+    else expect((await get(POOL)).spec.template.spec.version).toBe('v1.33.1');
+    await merge(pr.number);
+    merged.push(seconds(started));
+    await applied();
+  }
+  await w.waitFor(
+    'the run to end',
+    async () => {
+      const now = await readRun();
+      return run.state === 'succeeded' || now;
+    },
+    LONG,
+  );
+  expect([part.state, part.message]).toEqual([
+    'succeeded',
+    'upgraded to v1.33.2',
+  ]);
+  const mc = aks();
+  expect([
+    mc.kubernetesVersion,
+    mc.agentPools.system.orchestratorVersion,
+    mc.agentPools.user.orchestratorVersion,
+  ]).toEqual(['1.33.2', '1.33.2', '1.33.2']);
+  // Git holds the version now: a later reconcile changes nothing.
+  await applied(true);
+  expect((await get(cpPath)).spec.version).toBe('v1.33.2');
+  w.say(
+    `fleet upgrade through Git: merged at ${merged.join(
+      ' and ',
+    )}; ended ${seconds(started)} after its start`,
+  );
+}, 900_000);
 
 it("an AKS cluster adopted into the namespace Flux applies: adopted live, its objects proposed beside g1's by pull request; merged, Flux applies them unchanged and Azure creates and deletes nothing", async () => {
   const adopted = {

@@ -1423,6 +1423,11 @@ export const spec = {
               type: 'string',
             },
           },
+          throughGit: {
+            type: 'string',
+            description:
+              'Set when a Flux Kustomization applies the objects the step changes: the step is proposed as a pull request (day 2 through Git) and applied by Flux once someone merges it; in words, naming the Kustomization. Without a Git delivery such a cluster is refused with the GitOps blocker instead.',
+          },
         },
       },
       FleetRunOptions: {
@@ -1638,6 +1643,29 @@ export const spec = {
                             type: 'string',
                             description:
                               'The job carrying out its current (or last) job step.',
+                          },
+                          proposal: {
+                            type: 'object',
+                            description:
+                              'The pull request (or branch) its current step was proposed as, when Flux applies what the step changes; until Flux applies the merge the cluster waits for a person (its message says which pull request), and that wait is not timed.',
+                            required: ['branch'],
+                            properties: {
+                              branch: {
+                                type: 'string',
+                              },
+                              pullRequest: {
+                                type: 'object',
+                                required: ['number', 'url'],
+                                properties: {
+                                  number: {
+                                    type: 'integer',
+                                  },
+                                  url: {
+                                    type: 'string',
+                                  },
+                                },
+                              },
+                            },
                           },
                           attempt: {
                             type: 'integer',
@@ -3612,7 +3640,7 @@ export const spec = {
       post: {
         operationId: 'PreviewFleetRun',
         description:
-          "A fleet upgrade planned before anything starts: each stage's clusters with the single-cluster upgrade's plan (the control plane to the target, then its pools), or why a cluster is left out (not healthy, CAPZ fighting AKS over its version, a pool out of AKS's skew, a version its region does not offer, applied by a GitOps controller, not found, or capz.cluster.upgrade not allowed on it). From the watch cache, with the versions AKS offers read from ARM once per region and credential; writes nothing. 503 with Retry-After while ARM is throttling or unavailable. The fleet routes take bodies of up to 4 MB (about 40,000 clusters), the others 100 kB: a larger body is a 400 in words.",
+          "A fleet upgrade planned before anything starts: each stage's clusters with the single-cluster upgrade's plan (the control plane to the target, then its pools), or why a cluster is left out (not healthy, CAPZ fighting AKS over its version, a pool out of AKS's skew, a version its region does not offer, applied by a GitOps controller whose changes cannot be proposed to Git, not found, or capz.cluster.upgrade not allowed on it). A step whose objects a Flux Kustomization applies is planned through a pull request (`throughGit`) when day 2 has a Git delivery. From the watch cache, with the versions AKS offers read from ARM once per region and credential; writes nothing. 503 with Retry-After while ARM is throttling or unavailable. The fleet routes take bodies of up to 4 MB (about 40,000 clusters), the others 100 kB: a larger body is a 400 in words.",
         requestBody: {
           required: true,
           content: {

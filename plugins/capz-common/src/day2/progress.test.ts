@@ -253,7 +253,16 @@ describe('day2Progress: done is the state asked for, observed', () => {
     expect(
       day2Progress(up, tree({}, { cp: { runs: 'v1.33.2', asked: 'v1.34.1' } }))
         .items,
-    ).toEqual([{ text: 'control plane: v1.33.2 → v1.34.1', done: false }]);
+    ).toEqual([
+      { text: 'control plane: v1.33.2 → v1.34.1', done: false, asked: true },
+    ]);
+    // Not asked for yet (a change proposed to Git, not merged): the line says so.
+    expect(
+      day2Progress(up, tree({}, { cp: { runs: 'v1.33.2', asked: 'v1.33.2' } }))
+        .items,
+    ).toEqual([
+      { text: 'control plane: v1.33.2 → v1.34.1', done: false, asked: false },
+    ]);
     expect(
       day2Progress(
         up,
@@ -277,7 +286,13 @@ describe('day2Progress: done is the state asked for, observed', () => {
     });
     const asked = { spec: 1, ready: 1, version: 'v1.34.1' };
     expect(day2Progress(up, tree({ system: asked })).items).toEqual([
-      { text: 'pool system: 1.33.2 → v1.34.1', done: false },
+      { text: 'pool system: 1.33.2 → v1.34.1', done: false, asked: true },
+    ]);
+    expect(
+      day2Progress(up, tree({ system: { ...asked, version: 'v1.33.2' } }))
+        .items,
+    ).toEqual([
+      { text: 'pool system: 1.33.2 → v1.34.1', done: false, asked: false },
     ]);
     expect(
       day2Progress(up, tree({ system: { ...asked, aksVersion: '1.34.1' } }))

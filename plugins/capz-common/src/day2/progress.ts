@@ -19,6 +19,11 @@ import {
 export interface Day2ProgressItem {
   text: string;
   done: boolean;
+  /**
+   * Whether the cluster's objects hold the value written (an upgrade's spec version): false while a change proposed to
+   * Git is not merged and applied yet. Only the lines that know it say it.
+   */
+  asked?: boolean;
 }
 
 /** An action's progress: its lines, and whether all of it (and every object it wrote) is observed done. @public */
@@ -137,8 +142,9 @@ function versionItem(
   const agent = agentNode(tree, p);
   // AKS's own report where there is one (ASO's currentOrchestratorVersion), else CAPI's asked-for version.
   const runs = p.currentVersion ?? p.version;
+  const asked = sameKubernetesVersion(p.version, version);
   const done =
-    sameKubernetesVersion(p.version, version) &&
+    asked &&
     sameKubernetesVersion(runs, version) &&
     p.health === 'healthy' &&
     agent?.health !== 'progressing';
@@ -147,6 +153,7 @@ function versionItem(
       done ? ' (done)' : ` → ${version}`
     }`,
     done,
+    asked,
   };
 }
 
@@ -157,8 +164,9 @@ function controlPlaneItem(tree: TreeNode, version: string): Day2ProgressItem {
   const asked = str(cp?.facts.desiredKubernetesVersion) ?? runs;
   const managed = cp && findTreeNode(cp, 'ManagedCluster', cp.name);
   const aks = str(managed?.facts.kubernetesVersion);
+  const written = sameKubernetesVersion(asked, version);
   const done =
-    sameKubernetesVersion(asked, version) &&
+    written &&
     sameKubernetesVersion(runs, version) &&
     (aks === undefined || sameKubernetesVersion(aks, version)) &&
     cp?.health === 'healthy';
@@ -167,6 +175,7 @@ function controlPlaneItem(tree: TreeNode, version: string): Day2ProgressItem {
       done ? ' (done)' : ` → ${version}`
     }`,
     done,
+    asked: written,
   };
 }
 

@@ -43,6 +43,7 @@ export {
   type FleetRunStage,
   type FleetRunState,
   type FleetStageState,
+  type FleetStepProposal,
   type FleetStepStart,
 } from './run';
 // A run's clusters picked by a catalog query (the cluster entities the catalog module provides).

@@ -26,6 +26,7 @@ const plan = (
     facts?: FleetClusterFacts;
     offered?: string[];
     offeredError?: string;
+    throughGit?: boolean;
   } = {},
 ) =>
   planFleetCluster(
@@ -33,9 +34,12 @@ const plan = (
     readDay2Cluster(clusterOf(objects), objects),
     o.facts ?? { health: 'healthy' },
     o.target ?? NEXT,
-    o.offeredError
-      ? { offeredVersionsError: o.offeredError }
-      : { offeredVersions: o.offered ?? OFFERED },
+    {
+      ...(o.offeredError
+        ? { offeredVersionsError: o.offeredError }
+        : { offeredVersions: o.offered ?? OFFERED }),
+      ...(o.throughGit ? { throughGit: true } : {}),
+    },
   );
 
 /** The pool's MachinePool runs `version`. */
@@ -184,6 +188,38 @@ describe("planFleetCluster: a cluster's part of a fleet upgrade, planned as the 
     expect(p.problems).toEqual([
       expect.stringContaining("Flux's Kustomization flux-system/clusters"),
     ]);
+  });
+
+  it('plans a step whose objects a Flux Kustomization applies as a pull request when the backend proposes to Git; live steps stay live', () => {
+    const objects = edit(world(), 'AzureASOManagedControlPlane', 'alpha', o => {
+      o.metadata!.labels = {
+        'kustomize.toolkit.fluxcd.io/name': 'clusters',
+        'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+      };
+    });
+    const p = plan(objects, { throughGit: true });
+    expect(p.outcome).toBe('upgrade');
+    expect(p.steps.map(s => [s.target, s.throughGit])).toEqual([
+      [
+        'controlPlane',
+        "Flux's Kustomization flux-system/clusters applies AzureASOManagedControlPlane alpha",
+      ],
+      // The pools' objects are not Flux's here: written live, as the single-cluster upgrade writes them.
+      [{ pools: ['system', 'user'] }, undefined],
+    ]);
+  });
+
+  it('refuses a step another GitOps controller applies even when the backend proposes to Git (only Flux Kustomizations are written to Git)', () => {
+    const objects = edit(world(), 'AzureASOManagedControlPlane', 'alpha', o => {
+      o.metadata!.annotations = {
+        'argocd.argoproj.io/tracking-id': `clusters:infrastructure.cluster.x-k8s.io/AzureASOManagedControlPlane:${
+          o.metadata!.namespace
+        }/alpha`,
+      };
+    });
+    const p = plan(objects, { throughGit: true });
+    expect(p.outcome).toBe('refused');
+    expect(p.problems.join(' ')).toContain('Argo CD');
   });
 });
 

@@ -9,7 +9,7 @@ import { validateDnsLabel } from '../jobs/names';
 import type { JobPreview, JobRequest } from '../jobs/types';
 import type { Day2UpgradeTarget } from '../day2/api';
 import { planDay2Action } from '../day2/plan';
-import type { Day2PlanContext } from '../day2/plan/types';
+import type { Day2AppliedBy, Day2PlanContext } from '../day2/plan/types';
 import type { Day2Cluster } from '../day2/snapshot';
 import {
   compareKubernetesVersions,
@@ -86,6 +86,12 @@ export type FleetUpgradeStep = {
   warnings: string[];
   /** What Azure does, in Azure's words. */
   effects?: string[];
+  /**
+   * Set when a Flux Kustomization applies the objects it changes: the step is proposed as a pull request (the single
+   * cluster's day 2 through Git), applied by Flux once a person merges it. Who applies what, in words: "Flux's
+   * Kustomization flux-system/clusters applies AzureASOManagedControlPlane alpha".
+   */
+  throughGit?: string;
 };
 
 /**
@@ -191,6 +197,27 @@ const problemWords = (ps: ReadonlyArray<{ message: string }>) =>
   ps.map(p => p.message);
 
 /**
+ * How a planned step is written: live (undefined: nothing blocks it), through Git (its words: every object a GitOps
+ * controller applies is a Flux Kustomization's, and the backend proposes such changes as pull requests), or not at all
+ * (false: another controller would put the change back; the plan's blockers say which).
+ */
+function throughGit(
+  plan: { blockers?: string[]; appliedBy?: Day2AppliedBy[] },
+  proposes: boolean | undefined,
+): string | false | undefined {
+  if (!plan.blockers?.length) return undefined;
+  const blocking = (plan.appliedBy ?? []).filter(a => a.blocks);
+  if (
+    !proposes ||
+    !blocking.length ||
+    blocking.some(a => a.tool !== 'flux-kustomization')
+  )
+    return false;
+  const by = [...new Set(blocking.map(a => a.appliedBy))].join(', ');
+  return `${by} applies ${blocking.map(a => `${a.kind} ${a.name}`).join(', ')}`;
+}
+
+/**
  * A cluster's part of a fleet upgrade: refused when it is not healthy, when CAPZ fights AKS over its version, or when
  * the single-cluster upgrade refuses it; else the control plane's upgrade (when it is behind the target), then the
  * upgrade of its pools behind the target, each planned as the single-cluster upgrade plans it.
@@ -201,7 +228,10 @@ export function planFleetCluster(
   c: Day2Cluster,
   facts: FleetClusterFacts,
   target: FleetUpgradeTarget,
-  ctx: Pick<Day2PlanContext, 'offeredVersions' | 'offeredVersionsError'>,
+  ctx: Pick<Day2PlanContext, 'offeredVersions' | 'offeredVersionsError'> & {
+    /** The backend proposes a change Flux applies as a pull request (a Git delivery is configured for day 2). */
+    throughGit?: boolean;
+  },
 ): FleetClusterPlan<FleetUpgradeStep> {
   const refused = (
     problems: string[],
@@ -262,13 +292,15 @@ export function planFleetCluster(
       ctx,
     );
     if (!cp.ok) return refused(problemWords(cp.problems), { from, to });
-    if (cp.blockers?.length) return refused(cp.blockers, { from, to });
+    const git = throughGit(cp, ctx.throughGit);
+    if (git === false) return refused(cp.blockers!, { from, to });
     steps.push({
       target: 'controlPlane',
       version: to,
       changes: cp.changes,
       warnings: cp.warnings,
       ...(cp.effects?.length ? { effects: cp.effects } : {}),
+      ...(git ? { throughGit: git } : {}),
     });
     // The pools are planned as they will be met: after the control plane runs the target.
     after = { ...c, version: to, observedVersion: to };
@@ -290,13 +322,15 @@ export function planFleetCluster(
       ctx,
     );
     if (!pools.ok) return refused(problemWords(pools.problems), { from, to });
-    if (pools.blockers?.length) return refused(pools.blockers, { from, to });
+    const git = throughGit(pools, ctx.throughGit);
+    if (git === false) return refused(pools.blockers!, { from, to });
     steps.push({
       target: { pools: behind },
       version: to,
       changes: pools.changes,
       warnings: pools.warnings,
       ...(pools.effects?.length ? { effects: pools.effects } : {}),
+      ...(git ? { throughGit: git } : {}),
     });
   }
   return {

@@ -27,6 +27,12 @@ export type FleetClusterState =
   | 'skipped'
   | 'cancelled';
 
+/** Where a step proposed to Git waits: its branch, and its pull request where the forge has them. @public */
+export interface FleetStepProposal {
+  branch: string;
+  pullRequest?: { number: number; url: string };
+}
+
 /** A cluster in a run. @public */
 export type FleetRunCluster = ClusterPlace & {
   /** Its group in its stage: one cluster of a group at a time. */
@@ -49,6 +55,8 @@ export type FleetRunCluster = ClusterPlace & {
   message?: string;
   /** The job carrying out the current (or last) job step, once started. */
   jobId?: string;
+  /** The pull request (or branch) the current step was proposed as, when Flux applies what it changes. */
+  proposal?: FleetStepProposal;
   /** How many times it was retried: a retried job step starts a new job. */
   attempt?: number;
   /** Where the cluster lives after its job (a migration's target namespace): its health is read there. */
@@ -326,6 +334,7 @@ export function advanceFleetRun(
       if (seen.stepDone) {
         c.step += 1;
         c.written = false;
+        delete c.proposal;
         if (seen.movedTo) c.movedTo = placeOf(seen.movedTo);
         if (c.step >= c.steps.length) {
           c.state = 'succeeded';
@@ -493,7 +502,9 @@ export function recordFleetStepWrite(
   previous: FleetRun,
   place: ClusterPlace,
   stepIndex: number,
-  outcome: { ok: true; jobId?: string } | { ok: false; message: string },
+  outcome:
+    | { ok: true; jobId?: string; proposal?: FleetStepProposal }
+    | { ok: false; message: string },
   now: Date,
 ): { run: FleetRun; notices: FleetRunNotice[] } {
   const run = clone(previous);
@@ -506,6 +517,7 @@ export function recordFleetStepWrite(
     c.written = true;
     c.stepStartedAt = now.toISOString();
     if (outcome.jobId) c.jobId = outcome.jobId;
+    if (outcome.proposal) c.proposal = outcome.proposal;
   } else
     failCluster(
       run,
@@ -631,6 +643,7 @@ export function commandFleetRun(
       // A job step starts a new job (the failed one stays as it ended, with its log).
       c.attempt = (c.attempt ?? 0) + 1;
       delete c.jobId;
+      delete c.proposal;
       c.message = `retried by ${by}: waits for its turn (from ${stepWords(
         c.steps[c.step],
       )})`;

@@ -48,6 +48,8 @@ const ANSWER: FleetRunPreview = {
               version: 'v1.34.2',
               changes: [],
               warnings: [],
+              throughGit:
+                "Flux's Kustomization flux-system/clusters applies AzureASOManagedControlPlane payments",
             },
             {
               target: { pools: ['system', 'user'] },
@@ -183,7 +185,7 @@ describe('ClustersPage: Plan an upgrade of these', () => {
       name: 'Stage 1: team-payments',
     });
     expect(within(first).getByRole('listitem').textContent).toBe(
-      'team-payments/payments (upgrades): control plane v1.33.2 → v1.34.2, then pools system, user → v1.34.2',
+      "team-payments/payments (upgrades): control plane v1.33.2 → v1.34.2 through a pull request (Flux's Kustomization flux-system/clusters applies AzureASOManagedControlPlane payments), then pools system, user → v1.34.2",
     );
     const second = within(dialog).getByRole('region', {
       name: 'Stage 2: team-legacy-web',

@@ -119,9 +119,14 @@ function planWords(c: FleetClusterPlan, migrate: boolean): string {
         return `${s.title} (${s.plan.length} job steps)${
           s.warnings.length ? `; ${s.warnings.join(' ')}` : ''
         }`;
-      return s.target === 'controlPlane'
-        ? `control plane ${c.from} → ${s.version}`
-        : fleetStepWords(s, '→');
+      const words =
+        s.target === 'controlPlane'
+          ? `control plane ${c.from} → ${s.version}`
+          : fleetStepWords(s, '→');
+      // Flux applies what it changes: a pull request someone merges, not a live write.
+      return s.throughGit
+        ? `${words} through a pull request (${s.throughGit})`
+        : words;
     })
     .join(', then ');
 }
