@@ -51,9 +51,10 @@ test('plan an upgrade of the shown clusters: every cluster planned or left out w
   expect(items.map(t => t.split(' ')[0].split('/')[1]).sort()).toEqual(
     [...shown].sort(),
   );
+  // A step Flux applies goes through a pull request, which its words say.
   for (const item of items)
     expect(item).toMatch(
-      /^[a-z0-9-]+\/[a-z0-9-]+ \((upgrades\): (control plane v\S+ → v\S+(, then pools .+ → v\S+)?|pools .+ → v\S+)|already there\): runs v\S+ already, pools included|left out\): .+)$/,
+      /^[a-z0-9-]+\/[a-z0-9-]+ \((upgrades\): (control plane v\S+ → v\S+|pools .+ → v\S+)( through a pull request \(.+?\))?(, then pools .+ → v\S+( through a pull request \(.+\))?)?|already there\): runs v\S+ already, pools included|left out\): .+)$/,
     );
   await expectAxeClean(page);
   await saveScreenshot(page, 'fleet-plan');
