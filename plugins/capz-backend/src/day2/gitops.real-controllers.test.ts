@@ -503,10 +503,8 @@ it('a fleet upgrade of the cluster Flux applies goes through its pull requests: 
   const cpPath = `/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/${ns}/azureasomanagedcontrolplanes/${name}`;
   const started = Date.now();
   const merged: string[] = [];
-  for (const [step, words] of [
-    [0, 'control plane to v1.33.2'],
-    [1, 'pools system, user to v1.33.2'],
-  ] as const) {
+  /** Waits until the run has proposed `step` and waits for its merge; answers its pull request. */
+  const proposed = async (step: number) => {
     await w.waitFor(
       `step ${step + 1} proposed, the run waiting for its merge`,
       async () => {
@@ -520,14 +518,24 @@ it('a fleet upgrade of the cluster Flux applies goes through its pull requests: 
       },
       LONG,
     );
-    const pr = part.proposal.pullRequest;
+    return part.proposal.pullRequest as { number: number; url: string };
+  };
+  /** The version the step's object asks for, live. */
+  const liveVersion = async (step: number) =>
+    step === 0
+      ? (await get(cpPath)).spec.version
+      : (await get(POOL)).spec.template.spec.version;
+  for (const [step, words] of [
+    [0, 'control plane to v1.33.2'],
+    [1, 'pools system, user to v1.33.2'],
+  ] as const) {
+    const pr = await proposed(step);
     expect(part.message).toBe(
       `${words}: waiting for the merge of pull request #${pr.number} (${pr.url}) and Flux's apply of it`,
     );
     // The pull request changes the cluster's file only, and nothing was written live.
     expect(Object.keys(await prFiles(pr.number))).toEqual([file]);
-    if (step === 0) expect((await get(cpPath)).spec.version).toBe('v1.33.1');
-    else expect((await get(POOL)).spec.template.spec.version).toBe('v1.33.1');
+    expect(await liveVersion(step)).toBe('v1.33.1');
     await merge(pr.number);
     merged.push(seconds(started));
     await applied();
