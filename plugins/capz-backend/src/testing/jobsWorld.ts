@@ -646,9 +646,20 @@ export class JobsWorld {
     timeoutMs = 240_000,
   ): Promise<any> {
     const started = Date.now();
-    const job = await this.settled(b, id, timeoutMs);
+    let job = await this.settled(b, id, timeoutMs);
     if (job.state !== 'succeeded')
       throw new Error(`job ${id} ${job.state}: ${job.error}\n${logTail(job)}`);
+    // JobRun saves the state, then logs "job succeeded" (src/jobs/JobRun.ts): a read between the two has the state
+    // only. The finished job is the one whose log says so too (a hang detector bounds the wait).
+    if (!messages(job, /^job succeeded/).length)
+      job = await until(
+        `job ${id}'s log to say it succeeded`,
+        async () => {
+          const j = await this.job(b, id);
+          return messages(j, /^job succeeded/).length ? j : undefined;
+        },
+        30_000,
+      );
     this.say(
       `job ${id} succeeded (${((Date.now() - started) / 1000).toFixed(
         1,
