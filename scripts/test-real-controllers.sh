@@ -35,27 +35,9 @@ flux_build=$!
 # Each part of the lane has a state directory of its own under this run's, so that one part's sweep never stops another's.
 state_root="$CAPZ_ROOT/.local/real-controllers/run-$$"
 rm -rf "$state_root" && mkdir -p "$state_root"
-# Every process whose command line names a part's state directory (etcd, kube-apiserver and kube-controller-manager
-# name their data and certificates, the managers their --webhook-cert-dir); each leads a process group of its own.
-left_behind() { pgrep -f -- "$1/" || true; }
-sweep() { # sweep DIR: stops what the node:test files of a part left running; returns 1 when there was something
-  local dir=$1 pids; pids=$(left_behind "$dir")
-  [ -n "$pids" ] || { rm -rf "$dir"; return 0; }
-  echo "processes left behind by the part's tests (stopped now):" >&2
-  ps -o pid=,pgid=,args= -p "$(echo "$pids" | paste -sd,)" | cut -c1-240 >&2 || true
-  local own pid pgid; own=$(ps -o pgid= -p $$ | tr -d ' ')
-  for sig in TERM KILL; do
-    for pid in $(left_behind "$dir"); do
-      pgid=$(ps -o pgid= -p "$pid" | tr -d ' ') || continue
-      if [ -n "$pgid" ] && [ "$pgid" != "$own" ]; then kill -"$sig" -- -"$pgid" 2>/dev/null || true
-      else kill -"$sig" "$pid" 2>/dev/null || true; fi
-    done
-    for _ in $(seq 1 50); do [ -z "$(left_behind "$dir")" ] && break; sleep 0.2; done
-  done
-  rm -rf "$dir"
-  return 1
-}
-trap 'sweep "$state_root" || true' EXIT
+# shellcheck source=lib/sweep.sh
+source "$CAPZ_ROOT/scripts/lib/sweep.sh"
+trap 'sweep_state "$state_root" || true' EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
@@ -66,7 +48,7 @@ node_tests() { # node_tests NAME DIR CONCURRENCY: a folder's node:test files; sp
     --test-reporter=spec --test-reporter-destination=stdout \
     --test-reporter=./scripts/node-test-json-reporter.mjs --test-reporter-destination="$reports/$name.jsonl" \
     "$dir"/*.test.ts > "$reports/$name.log" 2>&1 || rc=$?
-  sweep "$state" || { echo "$name: the node:test files left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
+  sweep_state "$state" || { echo "$name: the node:test files left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
   return "$rc"
 }
 jest_tests() { # jest_tests NAME JEST-ARGS...: the backend's real-controllers suites; JSON to NAME.json, output to NAME.log
@@ -76,7 +58,7 @@ jest_tests() { # jest_tests NAME JEST-ARGS...: the backend's real-controllers su
   # stopped with the lane (the test command ended at a failed stage) runs no afterAll, and what it started detached
   # would outlive it.
   CAPZ_STATE_DIR="$state" CI=true yarn test --json --outputFile="$reports/$name.json" "$@" > "$reports/$name.log" 2>&1 || rc=$?
-  sweep "$state" || { echo "$name: the Jest suites left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
+  sweep_state "$state" || { echo "$name: the Jest suites left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
   return "$rc"
 }
 # One part at a time. The parts at once (two node:test files, two Jest suites, the Flux test and the GitOps suite:

@@ -19,6 +19,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
 # shellcheck source=deps.sh
 source "$CAPZ_ROOT/scripts/deps.sh"
+# shellcheck source=lib/sweep.sh
+source "$CAPZ_ROOT/scripts/lib/sweep.sh"
 cd "$CAPZ_ROOT"
 # V8's compiled code of every Node process's modules, kept on disk across processes (Node's module compile cache):
 # the run starts Node many times (yarn, the CLIs, test runners, backends); a small CLI's start costs half the
@@ -230,7 +232,25 @@ wait_discovery_config() {
 stage "simulated Azure endpoints" wait_discovery_config
 # The backend stage's Gitea test (scaffolder module) and the e2e stage start Gitea: its build first.
 stage "gitea (background build)" wait_build "$gitea_build" gitea
-want integration && stage "integration tests: backend" env CI=true yarn test --testPathPatterns '\.integration\.test\.' --json --outputFile="$reports/jest-integration.json"
+# The backend stage's Jest worlds start management clusters and simulated Azure of their own: under a state directory
+# of the stage (never .local/mgmt-clusters, where the demo's live), swept after the stage (what a suite left running
+# fails it) and, by a watcher like PostgreSQL's, when this script ends however it ends: a Jest stopped with it runs no
+# afterAll, and the clusters lead process groups of their own.
+backend_state="$CAPZ_ROOT/.local/backend-integration/run-$$"
+backend_integration() {
+  local rc=0
+  rm -rf "$backend_state" && mkdir -p "$backend_state"
+  CAPZ_STATE_DIR="$backend_state" CI=true yarn test --testPathPatterns '\.integration\.test\.' --json \
+    --outputFile="$reports/jest-integration.json" || rc=$?
+  sweep_state "$backend_state" ||
+    { echo "the backend's integration suites left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
+  return "$rc"
+}
+if want integration; then
+  (trap '' INT TERM HUP; while kill -0 $$ 2>/dev/null; do sleep 1; done; sweep_state "$backend_state" || true) \
+    </dev/null >/dev/null 2>&1 &
+  stage "integration tests: backend" backend_integration
+fi
 fi
 if want e2e; then
 build_app() { # the bundle listing is long: keep it in a log, show it only on failure

@@ -6,7 +6,9 @@
  * (test/globalSetup.ts) and stop it at the end.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { apiRequest, type ClusterInfo } from './cluster.ts';
 
 export function testCluster(): ClusterInfo {
@@ -17,6 +19,18 @@ export function testCluster(): ClusterInfo {
     );
   }
   return JSON.parse(readFileSync(file, 'utf8')) as ClusterInfo;
+}
+
+/**
+ * A new folder for what a test starts with a state directory of its own (a management cluster's `stateDir`): under
+ * the run's state directory when the test command set one (`CAPZ_STATE_DIR`, swept when the tests end however they
+ * end: a stopped Jest runs no `afterAll`, and the cluster's processes lead process groups of their own), else under
+ * the system's temporary folder.
+ */
+export function testStateDir(prefix: string): string {
+  const root = process.env.CAPZ_STATE_DIR ?? tmpdir();
+  mkdirSync(root, { recursive: true });
+  return mkdtempSync(join(root, prefix));
 }
 
 interface Hooks {

@@ -19,11 +19,10 @@ import {
   stopManagementCluster,
   type ClusterInfo,
 } from '@internal/mgmt-cluster';
-import { until } from '@internal/mgmt-cluster/testing';
+import { testStateDir, until } from '@internal/mgmt-cluster/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { readManagementClusters } from '../config/managementClusters';
@@ -135,7 +134,7 @@ const tokensFor = (clientId: string) =>
   entra.issued.filter(t => t.clientId === clientId);
 
 beforeAll(async () => {
-  tmp = mkdtempSync(join(tmpdir(), 'capz-entra-auth-'));
+  tmp = testStateDir('capz-entra-auth-');
   entra = await startEntraSim({
     stateDir: tmp,
     tokenLifetimeSeconds: TOKEN_LIFETIME_S,

@@ -20,10 +20,10 @@ import {
   startManagementCluster,
   stopManagementCluster,
 } from '@internal/mgmt-cluster';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { testStateDir } from '@internal/mgmt-cluster/testing';
+import { readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as pace } from 'node:timers/promises';
@@ -268,7 +268,7 @@ async function must(
 }
 
 beforeAll(async () => {
-  tmp = mkdtempSync(join(tmpdir(), 'capz-watch-gone-'));
+  tmp = testStateDir('capz-watch-gone-');
   info = await startManagementCluster({
     name,
     stateDir: join(tmp, 'cluster'),

@@ -29,10 +29,10 @@ import {
   stopManagementCluster,
   type ClusterInfo,
 } from '@internal/mgmt-cluster';
+import { testStateDir } from '@internal/mgmt-cluster/testing';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import request from 'supertest';
 import { capzPlugin } from '../plugin';
@@ -143,7 +143,7 @@ function aksToken(clientId: string, clientSecret: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  tmp = mkdtempSync(join(tmpdir(), 'capz-k8s-plugin-'));
+  tmp = testStateDir('capz-k8s-plugin-');
   azure = await startSimulatedAzure({
     stateDir: join(tmp, 'azure'),
     subscriptions: [SUBSCRIPTION],
