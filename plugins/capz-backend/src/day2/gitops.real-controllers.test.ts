@@ -226,6 +226,18 @@ async function merge(number: number): Promise<string> {
 }
 
 /** The pull request's changed files as Gitea counts them: path → [additions, deletions]. */
+/** A fleet run of one cluster, read through the API; a run that failed or was cancelled ends the wait at once. */
+async function readOneClusterRun(id: string): Promise<{ run: any; part: any }> {
+  const r = await main.request('GET', `capz/fleet-runs/${id}`);
+  if (r.status !== 200)
+    throw new Error(`GET fleet run: ${r.status} ${JSON.stringify(r.body)}`);
+  const run = r.body.run;
+  const part = run.stages[0].clusters[0];
+  if (['failed', 'cancelled'].includes(run.state))
+    throw new Error(`run ${run.state}: ${part.message}`);
+  return { run, part };
+}
+
 async function prFiles(number: number): Promise<Record<string, number[]>> {
   const files: any[] = await gitea.api(
     'GET',
@@ -490,11 +502,7 @@ it('a fleet upgrade of the cluster Flux applies goes through its pull requests: 
   let run: any;
   let part: any;
   const readRun = async () => {
-    const r = await main.request('GET', `capz/fleet-runs/${runId}`);
-    run = r.body.run;
-    part = run.stages[0].clusters[0];
-    if (['failed', 'cancelled'].includes(run.state))
-      throw new Error(`run ${run.state}: ${part.message}`);
+    ({ run, part } = await readOneClusterRun(runId));
     return `run ${run.state}, ${name} ${part.state} step ${part.step}: ${
       part.message ?? ''
     }`;
@@ -849,15 +857,8 @@ it('a legacy cluster Flux applies is migrated through Git in a migration wave: s
   const runId = created.body.id as string;
   let run: any;
   let part: any;
-  /** Reads the run and its one cluster; a run that failed or was cancelled ends the wait at once. */
   const readRun = async () => {
-    const r = await main.request('GET', `capz/fleet-runs/${runId}`);
-    if (r.status !== 200)
-      throw new Error(`GET fleet run: ${r.status} ${JSON.stringify(r.body)}`);
-    run = r.body.run;
-    part = run.stages[0].clusters[0];
-    if (['failed', 'cancelled'].includes(run.state))
-      throw new Error(`run ${run.state}: ${part.message}`);
+    ({ run, part } = await readOneClusterRun(runId));
     return `run ${run.state}, ${lname} ${part.state}: ${part.message ?? ''}`;
   };
   await w.waitFor(
