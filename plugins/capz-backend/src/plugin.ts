@@ -229,10 +229,22 @@ export const capzPlugin = createBackendPlugin({
           clusters: () => cacheViews.list(),
           synced: (mc: string) => cache.status(mc).synced,
         };
-        const ownerKnown = async (entityRef: string) =>
-          (await catalog.getEntityByRef(entityRef, {
-            credentials: await auth.getOwnServiceCredentials(),
-          })) !== undefined;
+        // Many clusters' entities in one catalog request, each with the owner the notifications backend resolves it to
+        // (its first `ownedBy` relation: @backstage/catalog-model's RELATION_OWNED_BY): notify/catalogOwners.ts.
+        const catalogOwners = async (entityRefs: readonly string[]) =>
+          (
+            await catalog.getEntitiesByRefs(
+              { entityRefs: [...entityRefs], fields: ['kind', 'relations'] },
+              { credentials: await auth.getOwnServiceCredentials() },
+            )
+          ).items.map(e =>
+            e
+              ? {
+                  owner: e.relations?.find(r => r.type === 'ownedBy')
+                    ?.targetRef,
+                }
+              : undefined,
+          );
         await scheduleHealthNotifications({
           scheduler,
           logger,
@@ -243,7 +255,7 @@ export const capzPlugin = createBackendPlugin({
             notifications,
             logger,
             unhealthyAfterMs,
-            ownerKnown,
+            owners: catalogOwners,
           }),
         });
         // A version whose support ends within capz.notifications.endOfSupportWithin (or has ended) is told to the
@@ -260,7 +272,7 @@ export const capzPlugin = createBackendPlugin({
               logger,
               withinDays: endOfSupportWithinDays,
               calendar: versionSupport.calendar,
-              ownerKnown,
+              owners: catalogOwners,
             }),
           });
         // The one client of each management cluster for live reads and writes, made on first use. Each consumer gets

@@ -1,3 +1,4 @@
+import type { CatalogOwners } from './catalogOwners';
 import { mockServices } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
 import type { NotificationService } from '@backstage/plugin-notifications-node';
@@ -221,7 +222,7 @@ describe.each(databases.eachSupportedId())('EndOfSupportNotices on %p', id => {
     /** `null`: no notifications service. */
     const notices = (
       notifications: NotificationService | null = w.notifications,
-      ownerKnown?: (entityRef: string) => Promise<boolean>,
+      owners?: CatalogOwners,
     ) =>
       new EndOfSupportNotices({
         db: knex,
@@ -229,7 +230,7 @@ describe.each(databases.eachSupportedId())('EndOfSupportNotices on %p', id => {
         ...(notifications ? { notifications } : {}),
         logger: mockServices.logger.mock(),
         withinDays: 30,
-        ...(ownerKnown ? { ownerKnown } : {}),
+        ...(owners ? { owners } : {}),
       });
     return { knex, w, notices };
   }
@@ -294,7 +295,9 @@ describe.each(databases.eachSupportedId())('EndOfSupportNotices on %p', id => {
   it("waits for the catalog to hold the cluster's entity, and tells when the catalog cannot be asked", async () => {
     const { w, notices } = await setUp();
     let inCatalog = false;
-    const e = notices(w.notifications, async () => inCatalog);
+    const e = notices(w.notifications, async refs =>
+      refs.map(() => (inCatalog ? {} : undefined)),
+    );
     expect(await e.check(noon('2026-07-19'))).toBe(0);
     expect(await e.check(noon('2026-07-20'))).toBe(0);
     inCatalog = true;
@@ -332,6 +335,97 @@ describe.each(databases.eachSupportedId())('EndOfSupportNotices on %p', id => {
     w.sync(true);
     await notices().check(noon('2026-07-22'));
     expect(await knex('capz_end_of_support_notices').select()).toEqual([]);
+  });
+
+  it('tells each owner once of all their clusters due, in one notification that names them', async () => {
+    const { w, notices } = await setUp();
+    w.set([
+      ...['a', 'b', 'c'].map((n, i) =>
+        summary({
+          name: `payments-${n}`,
+          uid: `uid-${n}`,
+          kubernetesVersion: i === 2 ? '1.29.4' : 'v1.33.2',
+        }),
+      ),
+      summary({ namespace: 'team-search', name: 'search-prod', uid: 'uid-s' }),
+    ]);
+    const asked: number[] = [];
+    const e = notices(w.notifications, async refs => {
+      asked.push(refs.length);
+      return refs.map(r => ({
+        owner: r.includes('team-search')
+          ? 'group:default/search'
+          : 'group:default/payments',
+      }));
+    });
+    expect(await e.check(noon('2026-07-19'))).toBe(4);
+    expect(asked).toEqual([4]);
+    expect(w.sent).toHaveLength(2);
+    const [payments, search] = w.sent;
+    expect(payments.recipients).toEqual({
+      type: 'entity',
+      entityRef: 'group:default/payments',
+    });
+    expect(payments.payload).toEqual(
+      expect.objectContaining({
+        title:
+          '3 of your clusters need a Kubernetes upgrade to stay in AKS support (1 out of support, 2 leaving community support)',
+        severity: 'high',
+        link: '/capz?attention=any',
+        topic: LIFECYCLE_NOTIFICATION_TOPIC,
+      }),
+    );
+    expect(payments.payload.description).toContain(
+      'team-payments/payments-a: Kubernetes 1.33 leaves AKS community support on Jul 31, 2026 (in 12 days).',
+    );
+    expect(payments.payload.description).toContain(
+      'team-payments/payments-c: Kubernetes 1.29 is out of AKS support.',
+    );
+    // One cluster of its owner: its own notice, as before.
+    expect(search.recipients).toEqual({
+      type: 'entity',
+      entityRef: 'resource:default/local-team-search-search-prod',
+    });
+    expect(search.payload.title).toMatch(
+      /^team-search\/search-prod: Kubernetes 1\.33 leaves AKS community support/,
+    );
+    expect(search.payload.link).toBe(
+      '/capz/clusters/local/team-search/search-prod',
+    );
+    expect(await e.check(noon('2026-07-20'))).toBe(0);
+    expect(w.sent).toHaveLength(2);
+  });
+
+  it('asks the catalog 500 entities at a time, and tells a digest whose send failed again, whole, in the next scan', async () => {
+    const { w, notices, knex } = await setUp();
+    w.set(
+      Array.from({ length: 1201 }, (_, i) =>
+        summary({ name: `c-${i}`, uid: `uid-${i}` }),
+      ),
+    );
+    const asked: number[] = [];
+    const e = notices(w.notifications, async refs => {
+      asked.push(refs.length);
+      return refs.map(() => ({ owner: 'group:default/payments' }));
+    });
+    w.fail(true);
+    expect(await e.check(noon('2026-07-19'))).toBe(0);
+    expect(asked).toEqual([500, 500, 201]);
+    expect(
+      await knex('capz_end_of_support_notices').whereNull('notified_at'),
+    ).toHaveLength(1201);
+    w.fail(false);
+    expect(await e.check(noon('2026-07-19') + 3600_000)).toBe(1201);
+    expect(w.sent).toHaveLength(1);
+    expect(w.sent[0].payload.title).toMatch(/^1201 of your clusters need/);
+    expect(w.sent[0].payload.description).toMatch(/\. And 1181 more\. /);
+    // One small request whatever the digest's size: the owner, not 1,201 references.
+    expect(w.sent[0].recipients).toEqual({
+      type: 'entity',
+      entityRef: 'group:default/payments',
+    });
+    expect(await e.check(noon('2026-07-20'))).toBe(0);
+    expect(w.sent).toHaveLength(1);
   });
 });
 

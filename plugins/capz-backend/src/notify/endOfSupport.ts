@@ -7,7 +7,10 @@
  * A scheduled task, global (one replica at a time), goes over the clusters of the watch cache every hour: no API call,
  * never per request or event. Each notice is a row of the plugin's database, claimed before it is sent, so it is told
  * once whichever replica runs the task and across restarts; like the health episodes, it waits until the catalog holds
- * the cluster's entity (through which the notifications backend finds its owners).
+ * the cluster's entity (through which the notifications backend finds its owners). The notices due in one scan go out
+ * as one notification per owner: a fleet whose 10,000 clusters run a minor that has just left support gives each team
+ * one digest, and the scan neither floods the notifications backend nor holds the page views' event loop
+ * (docs/scale.md#end-of-support-notices-at-scale).
  */
 import type {
   LoggerService,
@@ -25,9 +28,15 @@ import {
   type AksSupportStatus,
   type ClusterSummary,
 } from '@capz-backstage/plugin-capz-common';
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { readDurationMs } from '../config/durations';
-import { catalogHoldsCluster, clusterEntityRef } from './ownerNotifications';
+import {
+  clusterAddressees,
+  inSlices,
+  type CatalogOwners,
+} from './catalogOwners';
+import { clusterEntityRef } from './ownerNotifications';
 import type { HealthSource } from './healthEpisodes';
 
 /** The topic of these notifications (a user may switch it off in the notification settings). */
@@ -153,7 +162,41 @@ const keyOf = (k: Key) =>
     '\u0000',
   );
 
-/** One scan: every cluster of every synced management cluster against the notices already told. */
+const KEY_COLUMNS = [
+  'management_cluster',
+  'cluster_uid',
+  'minor',
+  'status',
+  'until_day',
+];
+
+/** How many rows one transaction writes: a scan of 10,000 clusters commits 50 times, not 20,000. */
+const ROWS_PER_TRANSACTION = 200;
+
+/** At most this many clusters are named in one owner's digest; the link lists them all. */
+const DIGEST_NAMES = 20;
+
+/** The stages in a digest's title. */
+const STATUS_WORDS: Record<EndOfSupportNotice['status'], string> = {
+  'out-of-support': 'out of support',
+  platform: 'on platform support only',
+  lts: 'leaving long-term support',
+  community: 'leaving community support',
+};
+
+/** A notice found due in a scan, and the cluster it is for. */
+interface Due {
+  c: ClusterSummary;
+  notice: EndOfSupportNotice;
+  key: Key;
+}
+
+/**
+ * One scan: every cluster of every synced management cluster against the notices already told. What is due is told
+ * once per set of owners: one cluster's notice as it is, several clusters' as one digest naming them, so that a
+ * team whose 500 clusters reach the same stage gets one notification, not 500, and the scan asks the catalog in
+ * batches and writes the database in a few transactions, yielding the event loop between them.
+ */
 export class EndOfSupportNotices {
   constructor(
     private readonly o: {
@@ -162,13 +205,16 @@ export class EndOfSupportNotices {
       notifications?: NotificationService;
       logger: LoggerService;
       withinDays: number;
-      /** As for the health episodes: false holds the notice back until the catalog holds the cluster's entity. */
-      ownerKnown?: (entityRef: string) => Promise<boolean>;
+      /**
+       * The catalog's owners of the clusters' entities (catalogOwners.ts): a notice waits until the catalog holds
+       * its cluster's entity, and goes to its owners.
+       */
+      owners?: CatalogOwners;
       calendar?: readonly AksMinorLifecycle[];
     },
   ) {}
 
-  /** Runs one scan on the day of `now`; says how many notifications it sent. */
+  /** Runs one scan on the day of `now`; says how many clusters' owners it told. */
   async check(now = Date.now()): Promise<number> {
     const { db, source, notifications, withinDays, calendar } = this.o;
     if (!notifications) return 0;
@@ -181,7 +227,7 @@ export class EndOfSupportNotices {
       return synced.get(mc)!;
     };
     const present = new Set<string>();
-    let sent = 0;
+    const due: Due[] = [];
     for (const c of source.clusters()) {
       if (!c.uid || !isSynced(c.managementCluster)) continue;
       present.add(`${c.managementCluster}\u0000${c.uid}`);
@@ -200,77 +246,157 @@ export class EndOfSupportNotices {
       };
       const row = rows.get(keyOf(key));
       if (row?.notified_at) continue;
-      if (!row)
-        await db(TABLE)
-          .insert({
-            ...key,
-            namespace: c.namespace,
-            name: c.name,
-            due_at: new Date(now),
-            notified_at: null,
-          })
-          .onConflict([
-            'management_cluster',
-            'cluster_uid',
-            'minor',
-            'status',
-            'until_day',
-          ])
-          .ignore();
-      if (!(await catalogHoldsCluster(c, this.o))) continue;
-      // Claimed first: of two scans that both got here, one updates the row and tells.
-      const claimed = await db(TABLE)
-        .where(key)
-        .whereNull('notified_at')
-        .update({ notified_at: new Date(now) });
-      if (claimed !== 1) continue;
-      if (await this.send(c, notice)) sent += 1;
+      due.push({ c, notice, key });
+    }
+    // The rows of notices seen for the first time: kept whether or not they can be told yet.
+    const fresh = due.filter(d => !rows.has(keyOf(d.key)));
+    await inSlices(fresh, ROWS_PER_TRANSACTION, slice =>
+      db.transaction(async trx => {
+        for (const d of slice)
+          await trx(TABLE)
+            .insert({
+              ...d.key,
+              namespace: d.c.namespace,
+              name: d.c.name,
+              due_at: new Date(now),
+              notified_at: null,
+            })
+            .onConflict(KEY_COLUMNS)
+            .ignore();
+      }),
+    );
+    const addressees = await clusterAddressees(
+      due.map(d => d.c),
+      this.o,
+    );
+    // Claimed first: of two scans that both got here, one updates a row and tells it. What is claimed is grouped by
+    // owner: one notification each.
+    const told = new Map<string, Due[]>();
+    const held = due.flatMap((d, i) => {
+      const a = addressees[i];
+      return a.held ? [{ d, owner: a.owner }] : [];
+    });
+    await inSlices(held, ROWS_PER_TRANSACTION, slice =>
+      db.transaction(async trx => {
+        for (const { d, owner } of slice) {
+          const claimed = await trx(TABLE)
+            .where(d.key)
+            .whereNull('notified_at')
+            .update({ notified_at: new Date(now) });
+          if (claimed !== 1) continue;
+          if (!told.has(owner)) told.set(owner, []);
+          told.get(owner)!.push(d);
+        }
+      }),
+    );
+    let sent = 0;
+    for (const [owner, group] of told) {
+      if (await this.send(owner, group)) sent += group.length;
       // Not told (the notifications backend away or failing): released for the next scan to try again.
-      else await db(TABLE).where(key).update({ notified_at: null });
+      else
+        await inSlices(group, ROWS_PER_TRANSACTION, slice =>
+          db.transaction(async trx => {
+            for (const d of slice)
+              await trx(TABLE).where(d.key).update({ notified_at: null });
+          }),
+        );
     }
     // The notices of clusters a synced management cluster no longer holds: deleted, nothing more to tell.
-    for (const r of rows.values())
-      if (
-        isSynced(r.management_cluster) &&
-        !present.has(`${r.management_cluster}\u0000${r.cluster_uid}`)
-      )
-        await db(TABLE)
-          .where({
-            management_cluster: r.management_cluster,
-            cluster_uid: r.cluster_uid,
-          })
-          .delete();
+    const gone = new Map<
+      string,
+      Pick<NoticeRow, 'management_cluster' | 'cluster_uid'>
+    >();
+    for (const r of rows.values()) {
+      const id = `${r.management_cluster}\u0000${r.cluster_uid}`;
+      if (isSynced(r.management_cluster) && !present.has(id))
+        gone.set(id, {
+          management_cluster: r.management_cluster,
+          cluster_uid: r.cluster_uid,
+        });
+    }
+    await inSlices([...gone.values()], ROWS_PER_TRANSACTION, slice =>
+      db.transaction(async trx => {
+        for (const g of slice) await trx(TABLE).where(g).delete();
+      }),
+    );
     return sent;
   }
 
-  private async send(
-    c: Pick<ClusterSummary, 'managementCluster' | 'namespace' | 'name'>,
-    n: EndOfSupportNotice,
-  ): Promise<boolean> {
+  /**
+   * One cluster's notice goes to its entity, as every notification of this plugin (the notifications backend resolves
+   * its owners); a digest goes to the owner the clusters share, the one that resolution would reach: one reference
+   * whatever the digest's size, where its clusters' 10,000 references (~550 kB) would pass the notifications
+   * backend's request body limit (docs/scale.md#end-of-support-notices-at-scale).
+   */
+  private async send(owner: string, due: readonly Due[]): Promise<boolean> {
+    const payload = due.length === 1 ? this.single(due[0]) : this.digest(due);
     try {
       await this.o.notifications!.send({
-        recipients: { type: 'entity', entityRef: clusterEntityRef(c) },
-        payload: {
-          title: n.title,
-          description: n.description,
-          severity: n.severity,
-          link: clusterPagePath(c),
-          topic: LIFECYCLE_NOTIFICATION_TOPIC,
-          // The notice's own key: a send repeated after a failure that did deliver replaces it rather than adding one.
-          scope: `capz:lifecycle:${c.managementCluster}:${c.namespace}/${c.name}:${n.minor}:${n.status}:${n.until}`,
+        recipients: {
+          type: 'entity',
+          entityRef: due.length === 1 ? clusterEntityRef(due[0].c) : owner,
         },
+        payload: { ...payload, topic: LIFECYCLE_NOTIFICATION_TOPIC },
       });
       return true;
     } catch (e) {
+      const what =
+        due.length === 1
+          ? `${due[0].c.namespace}/${due[0].c.name} that Kubernetes ${due[0].notice.minor} leaves`
+          : `${due.length} clusters that their Kubernetes versions leave`;
       this.o.logger.warn(
-        `could not notify the owners of ${c.namespace}/${
-          c.name
-        } that Kubernetes ${n.minor} leaves AKS support: ${
+        `could not notify the owners of ${what} AKS support: ${
           (e as Error).message
         }`,
       );
       return false;
     }
+  }
+
+  private single({ c, notice: n }: Due) {
+    return {
+      title: n.title,
+      description: n.description,
+      severity: n.severity,
+      link: clusterPagePath(c),
+      // The notice's own key: a send repeated after a failure that did deliver replaces it rather than adding one.
+      scope: `capz:lifecycle:${c.managementCluster}:${c.namespace}/${c.name}:${n.minor}:${n.status}:${n.until}`,
+    };
+  }
+
+  private digest(due: readonly Due[]) {
+    const counts = new Map<string, number>();
+    for (const d of due)
+      counts.set(d.notice.status, (counts.get(d.notice.status) ?? 0) + 1);
+    const parts = (['out-of-support', 'platform', 'lts', 'community'] as const)
+      .filter(s => counts.has(s))
+      .map(s => `${counts.get(s)} ${STATUS_WORDS[s]}`);
+    const named = due.slice(0, DIGEST_NAMES).map(d => d.notice.title);
+    const more = due.length - named.length;
+    return {
+      title: `${
+        due.length
+      } of your clusters need a Kubernetes upgrade to stay in AKS support (${parts.join(
+        ', ',
+      )})`,
+      description: `${named.join('. ')}.${
+        more > 0 ? ` And ${more} more.` : ''
+      } Each cluster's page says how to upgrade it; the clusters page lists them all under "Needs attention".`,
+      severity: due.some(d => d.notice.severity === 'high')
+        ? ('high' as const)
+        : ('normal' as const),
+      link: '/capz?attention=any',
+      // The digest's own key (its notices'): a send repeated after a failure that did deliver replaces it.
+      scope: `capz:lifecycle:digest:${createHash('sha256')
+        .update(
+          due
+            .map(d => keyOf(d.key))
+            .sort()
+            .join('\n'),
+        )
+        .digest('hex')
+        .slice(0, 32)}`,
+    };
   }
 }
 

@@ -1,3 +1,4 @@
+import type { CatalogOwners } from './catalogOwners';
 import { mockServices } from '@backstage/backend-test-utils';
 import type { NotificationService } from '@backstage/plugin-notifications-node';
 import type {
@@ -127,7 +128,7 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
     // null: no notifications backend (undefined would take the default).
     const episodes = (
       notifications: NotificationService | null = w.notifications,
-      ownerKnown?: (entityRef: string) => Promise<boolean>,
+      owners?: CatalogOwners,
     ) =>
       new HealthEpisodes({
         db: knex,
@@ -135,7 +136,7 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
         notifications: notifications ?? undefined,
         logger: mockServices.logger.mock(),
         unhealthyAfterMs: AFTER,
-        ...(ownerKnown ? { ownerKnown } : {}),
+        ...(owners ? { owners } : {}),
       });
     return { knex, w, episodes };
   }
@@ -192,9 +193,11 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
     const { w, episodes } = await setUp();
     let inCatalog = false;
     const asked: string[] = [];
-    const e = episodes(w.notifications, async ref => {
-      asked.push(ref);
-      return inCatalog;
+    const e = episodes(w.notifications, async refs => {
+      asked.push(...refs);
+      return refs.map(() =>
+        inCatalog ? { owner: 'group:default/payments' } : undefined,
+      );
     });
     w.health('degraded');
     expect(await e.check(T0)).toBe(0);
@@ -219,6 +222,26 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
     w2.health('failed');
     await away.check(T0);
     expect(await away.check(T0 + AFTER)).toBe(1);
+  });
+
+  it('starts and tells the episodes of 600 clusters degraded at once, asking the catalog 500 entities at a time', async () => {
+    const { w, episodes, knex } = await setUp();
+    w.set(
+      Array.from({ length: 600 }, (_, i) =>
+        summary({ name: `c-${i}`, uid: `uid-${i}`, health: 'degraded' }),
+      ),
+    );
+    const asked: number[] = [];
+    const e = episodes(w.notifications, async refs => {
+      asked.push(refs.length);
+      return refs.map(() => ({ owner: 'group:default/payments' }));
+    });
+    expect(await e.check(T0)).toBe(0);
+    expect(await knex('capz_health_episodes')).toHaveLength(600);
+    expect(await e.check(T0 + AFTER)).toBe(600);
+    expect(asked).toEqual([500, 100]);
+    expect(await e.check(T0 + AFTER + 1)).toBe(0);
+    expect(w.sent).toHaveLength(600);
   });
 
   it('tells nobody of a blip shorter than the threshold', async () => {

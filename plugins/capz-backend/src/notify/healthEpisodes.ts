@@ -18,7 +18,12 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import { clusterPagePath } from '@capz-backstage/plugin-capz-common';
 import type { Knex } from 'knex';
-import { catalogHoldsCluster, clusterEntityRef } from './ownerNotifications';
+import {
+  clusterAddressees,
+  inSlices,
+  type CatalogOwners,
+} from './catalogOwners';
+import { clusterEntityRef } from './ownerNotifications';
 
 /** The topic of these notifications (a user may switch it off in the notification settings). */
 export const HEALTH_NOTIFICATION_TOPIC = 'capz-cluster-health';
@@ -116,7 +121,26 @@ export interface HealthSource {
   synced(managementCluster: string): boolean;
 }
 
-/** One check: every cluster of every synced management cluster against the open episodes. */
+/** A cluster's episode row. */
+const where = (c: Pick<ClusterSummary, 'managementCluster' | 'uid'>) => ({
+  management_cluster: c.managementCluster,
+  cluster_uid: c.uid,
+});
+
+/** How many rows one transaction writes: 500 clusters turning degraded at once commit 3 times, not 500. */
+const ROWS_PER_TRANSACTION = 200;
+
+type Place = Pick<
+  ClusterSummary,
+  'managementCluster' | 'uid' | 'namespace' | 'name'
+> &
+  Partial<ClusterSummary>;
+
+/**
+ * One check: every cluster of every synced management cluster against the open episodes. The episodes that start
+ * are written a few transactions at a time, and the catalog is asked of those to tell in batches, yielding the event
+ * loop between them: a region's outage that degrades 500 clusters is not 500 commits and 500 catalog requests in a row.
+ */
 export class HealthEpisodes {
   constructor(
     private readonly o: {
@@ -126,11 +150,12 @@ export class HealthEpisodes {
       logger: LoggerService;
       unhealthyAfterMs: number;
       /**
-       * Whether the catalog holds the cluster's entity, through which the notifications backend finds its owners: a
-       * notification addressed to an entity it does not hold yet (a new cluster, a backend just started) reaches
-       * nobody, so the episode waits for it. An answer that cannot be had (the catalog away) tells anyway.
+       * The catalog's owners of the clusters' entities (catalogOwners.ts), through which the notifications backend
+       * finds whom to tell: a notification addressed to an entity it does not hold yet (a new cluster, a backend just
+       * started) reaches nobody, so the episode waits for it. An answer that cannot be had (the catalog away) tells
+       * anyway.
        */
-      ownerKnown?: (entityRef: string) => Promise<boolean>;
+      owners?: CatalogOwners;
     },
   ) {}
 
@@ -140,32 +165,37 @@ export class HealthEpisodes {
     const open = new Map<string, EpisodeRow>();
     for (const r of (await db(TABLE).select()) as EpisodeRow[])
       open.set(`${r.management_cluster}\u0000${r.cluster_uid}`, r);
-    let sent = 0;
     const seen = new Set<string>();
     const synced = new Map<string, boolean>();
     const isSynced = (mc: string) => {
       if (!synced.has(mc)) synced.set(mc, source.synced(mc));
       return synced.get(mc)!;
     };
+    const starts: Place[] = [];
+    const notify: { c: Place; row: EpisodeRow }[] = [];
+    const ends: { c: Place; row: EpisodeRow; notified: boolean }[] = [];
+    const plan = (step: EpisodeStep, c: Place, row: EpisodeRow | undefined) => {
+      if (step.do === 'start') starts.push(c);
+      else if (step.do === 'notify') notify.push({ c, row: row! });
+      else if (step.do === 'end')
+        ends.push({ c, row: row!, notified: step.notified });
+    };
     for (const c of source.clusters()) {
       if (!c.uid || !isSynced(c.managementCluster)) continue;
       const key = `${c.managementCluster}\u0000${c.uid}`;
       seen.add(key);
       const row = open.get(key);
-      const step = episodeStep(
-        c.health,
-        row && episodeOf(row),
-        now,
-        unhealthyAfterMs,
+      plan(
+        episodeStep(c.health, row && episodeOf(row), now, unhealthyAfterMs),
+        c,
+        row,
       );
-      sent += await this.apply(step, c, row, now);
     }
     // Episodes of clusters no synced management cluster holds any more: deleted while unhealthy.
     for (const [key, row] of open) {
       if (seen.has(key) || !isSynced(row.management_cluster)) continue;
-      const step = episodeStep('gone', episodeOf(row), now, unhealthyAfterMs);
-      sent += await this.apply(
-        step,
+      plan(
+        episodeStep('gone', episodeOf(row), now, unhealthyAfterMs),
         {
           managementCluster: row.management_cluster,
           uid: row.cluster_uid,
@@ -173,67 +203,68 @@ export class HealthEpisodes {
           name: row.name,
         },
         row,
-        now,
       );
     }
-    return sent;
-  }
 
-  private async apply(
-    step: EpisodeStep,
-    c: Pick<
-      ClusterSummary,
-      'managementCluster' | 'uid' | 'namespace' | 'name'
-    > &
-      Partial<ClusterSummary>,
-    row: EpisodeRow | undefined,
-    now: number,
-  ): Promise<number> {
-    const { db } = this.o;
-    const where = {
-      management_cluster: c.managementCluster,
-      cluster_uid: c.uid,
-    };
-    switch (step.do) {
-      case 'nothing':
-        return 0;
-      case 'start':
-        await db(TABLE)
-          .insert({
-            ...where,
-            namespace: c.namespace,
-            name: c.name,
-            started_at: new Date(now),
-            notified_at: null,
-          })
-          .onConflict(['management_cluster', 'cluster_uid'])
-          .ignore();
-        return 0;
-      case 'notify': {
-        if (!(await catalogHoldsCluster(c, this.o))) return 0;
-        // Claimed first: of two checks that both got here, one updates the row and tells.
-        const claimed = await db(TABLE)
-          .where(where)
-          .whereNull('notified_at')
-          .update({ notified_at: new Date(now) });
-        if (claimed !== 1) return 0;
-        const startedAt = time(row!.started_at);
-        return this.send(c, startedAt, {
+    await inSlices(starts, ROWS_PER_TRANSACTION, slice =>
+      db.transaction(async trx => {
+        for (const c of slice)
+          await trx(TABLE)
+            .insert({
+              ...where(c),
+              namespace: c.namespace,
+              name: c.name,
+              started_at: new Date(now),
+              notified_at: null,
+            })
+            .onConflict(['management_cluster', 'cluster_uid'])
+            .ignore();
+      }),
+    );
+
+    let sent = 0;
+    const addressees = await clusterAddressees(
+      notify.map(n => n.c),
+      this.o,
+    );
+    const toTell = notify.filter((_, i) => addressees[i].held);
+    await inSlices(toTell, ROWS_PER_TRANSACTION, async slice => {
+      // Claimed first: of two checks that both got here, one updates the row and tells.
+      const claimed: (typeof slice)[number][] = [];
+      await db.transaction(async trx => {
+        for (const n of slice)
+          if (
+            (await trx(TABLE)
+              .where(where(n.c))
+              .whereNull('notified_at')
+              .update({ notified_at: new Date(now) })) === 1
+          )
+            claimed.push(n);
+      });
+      for (const { c, row } of claimed) {
+        const startedAt = time(row.started_at);
+        sent += await this.send(c, startedAt, {
           unhealthyForMs: now - startedAt,
         });
       }
-      case 'end': {
-        const deleted = await db(TABLE).where(where).delete();
-        if (deleted !== 1 || !step.notified) return 0;
-        return this.send(
-          c,
-          time(row!.started_at),
-          c.health === undefined ? { gone: true } : { recovered: true },
-        );
-      }
-      default:
-        return 0;
-    }
+    });
+
+    await inSlices(ends, ROWS_PER_TRANSACTION, async slice => {
+      const ended: (typeof slice)[number][] = [];
+      await db.transaction(async trx => {
+        for (const e of slice)
+          if ((await trx(TABLE).where(where(e.c)).delete()) === 1)
+            ended.push(e);
+      });
+      for (const { c, row, notified } of ended)
+        if (notified)
+          sent += await this.send(
+            c,
+            time(row.started_at),
+            c.health === undefined ? { gone: true } : { recovered: true },
+          );
+    });
+    return sent;
   }
 
   private async send(

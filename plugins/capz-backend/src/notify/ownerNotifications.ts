@@ -28,31 +28,6 @@ const JOB_WORDS: Record<Job['type'], string> = {
 export const clusterEntityRef = (c: Job['target']) =>
   `resource:default/${clusterEntityName(c)}`;
 
-/**
- * Whether the catalog holds the cluster's entity yet (a notification to an entity it cannot find reaches nobody):
- * false only when it says it does not (the caller asks again later); true without a check, or when the catalog cannot
- * be asked (the owners are told anyway, and the log says why).
- */
-export async function catalogHoldsCluster(
-  c: Pick<ClusterPlace, 'managementCluster' | 'namespace' | 'name'>,
-  o: {
-    ownerKnown?: (entityRef: string) => Promise<boolean>;
-    logger: LoggerService;
-  },
-): Promise<boolean> {
-  if (!o.ownerKnown) return true;
-  try {
-    return await o.ownerKnown(clusterEntityRef(c));
-  } catch (e) {
-    o.logger.warn(
-      `could not ask the catalog for ${clusterEntityRef(
-        c,
-      )} (telling its owners anyway): ${(e as Error).message}`,
-    );
-    return true;
-  }
-}
-
 /** What the owners are told when a job reaches `state`; undefined for states nobody needs to hear of. */
 export function jobNotification(job: Job):
   | {
