@@ -42,24 +42,20 @@ trap 'exit 143' TERM
 trap 'exit 130' INT
 
 node_tests() { # node_tests NAME DIR CONCURRENCY: a folder's node:test files; spec to NAME.log, JSON lines to NAME.jsonl
-  local name=$1 dir=$2 concurrency=$3 state="$state_root/$1" rc=0
-  mkdir -p "$state"
-  CAPZ_STATE_DIR="$state" node --test --test-concurrency="$concurrency" \
+  local name=$1 dir=$2 concurrency=$3
+  run_swept "$state_root/$name" "$name: the node:test files" "$reports/$name.log" \
+    node --test --test-concurrency="$concurrency" \
     --test-reporter=spec --test-reporter-destination=stdout \
     --test-reporter=./scripts/node-test-json-reporter.mjs --test-reporter-destination="$reports/$name.jsonl" \
-    "$dir"/*.test.ts > "$reports/$name.log" 2>&1 || rc=$?
-  sweep_state "$state" || { echo "$name: the node:test files left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
-  return "$rc"
+    "$dir"/*.test.ts
 }
 jest_tests() { # jest_tests NAME JEST-ARGS...: the backend's real-controllers suites; JSON to NAME.json, output to NAME.log
-  local name=$1 state="$state_root/$1" rc=0; shift
-  mkdir -p "$state"
   # Their management clusters, managers, Flux and simulated Azure under the part's state directory too: a Jest
   # stopped with the lane (the test command ended at a failed stage) runs no afterAll, and what it started detached
   # would outlive it.
-  CAPZ_STATE_DIR="$state" CI=true yarn test --json --outputFile="$reports/$name.json" "$@" > "$reports/$name.log" 2>&1 || rc=$?
-  sweep_state "$state" || { echo "$name: the Jest suites left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
-  return "$rc"
+  local name=$1; shift
+  run_swept "$state_root/$name" "$name: the Jest suites" "$reports/$name.log" \
+    env CI=true yarn test --json --outputFile="$reports/$name.json" "$@"
 }
 # One part at a time. The parts at once (two node:test files, two Jest suites, the Flux test and the GitOps suite:
 # six management clusters) passed alone in 836 s instead of ~1,700 s, but beside the test command's other stages

@@ -238,13 +238,8 @@ stage "gitea (background build)" wait_build "$gitea_build" gitea
 # afterAll, and the clusters lead process groups of their own.
 backend_state="$CAPZ_ROOT/.local/backend-integration/run-$$"
 backend_integration() {
-  local rc=0
-  rm -rf "$backend_state" && mkdir -p "$backend_state"
-  CAPZ_STATE_DIR="$backend_state" CI=true yarn test --testPathPatterns '\.integration\.test\.' --json \
-    --outputFile="$reports/jest-integration.json" || rc=$?
-  sweep_state "$backend_state" ||
-    { echo "the backend's integration suites left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
-  return "$rc"
+  run_swept "$backend_state" "the backend's integration suites" - env CI=true yarn test \
+    --testPathPatterns '\.integration\.test\.' --json --outputFile="$reports/jest-integration.json"
 }
 if want integration; then
   (trap '' INT TERM HUP; while kill -0 $$ 2>/dev/null; do sleep 1; done; sweep_state "$backend_state" || true) \

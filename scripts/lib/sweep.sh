@@ -23,3 +23,15 @@ sweep_state() { # sweep_state DIR: stops what runs from DIR and removes it; retu
   rm -rf "$dir"
   return 1
 }
+# run_swept DIR WHAT LOG COMMAND...: COMMAND with CAPZ_STATE_DIR=DIR (emptied first) and its output to LOG (`-`: where
+# the caller's goes), then DIR swept. Fails when COMMAND failed or left processes running (WHAT names it then): one
+# shape for every group of tests that starts clusters (the backend's integration suites, the lane's parts).
+run_swept() {
+  local dir=$1 what=$2 log=$3 rc=0; shift 3
+  rm -rf "$dir" && mkdir -p "$dir"
+  if [ "$log" = - ]; then CAPZ_STATE_DIR="$dir" "$@" || rc=$?
+  else CAPZ_STATE_DIR="$dir" "$@" > "$log" 2>&1 || rc=$?; fi
+  sweep_state "$dir" ||
+    { echo "$what left processes running: a failed or timed-out test must stop what it started" >&2; rc=1; }
+  return "$rc"
+}
