@@ -369,7 +369,7 @@ describe.each(databases.eachSupportedId())('EndOfSupportNotices on %p', id => {
     expect(payments.payload).toEqual(
       expect.objectContaining({
         title:
-          '3 of your clusters need a Kubernetes upgrade to stay in AKS support (1 out of support, 2 leaving community support)',
+          '3 of your clusters need a Kubernetes upgrade for AKS support (1 out of support, 2 leaving community support)',
         severity: 'high',
         link: '/capz?attention=any',
         topic: LIFECYCLE_NOTIFICATION_TOPIC,

@@ -376,7 +376,7 @@ export class EndOfSupportNotices {
     return {
       title: `${
         due.length
-      } of your clusters need a Kubernetes upgrade to stay in AKS support (${parts.join(
+      } of your clusters need a Kubernetes upgrade for AKS support (${parts.join(
         ', ',
       )})`,
       description: `${named.join('. ')}.${
