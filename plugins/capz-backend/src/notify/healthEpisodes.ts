@@ -121,7 +121,7 @@ export interface HealthSource {
   synced(managementCluster: string): boolean;
 }
 
-/** A cluster's episode row. */
+/** The key of a cluster's episode row. */
 const where = (c: Pick<ClusterSummary, 'managementCluster' | 'uid'>) => ({
   management_cluster: c.managementCluster,
   cluster_uid: c.uid,
