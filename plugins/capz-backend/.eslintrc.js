@@ -39,8 +39,12 @@ module.exports = require('@backstage/cli/config/eslint-factory')(__dirname, {
   overrides: [
     {
       files: ['src/**/*.ts'],
-      // Tests and their fixtures may reach across layers to build what they test.
-      excludedFiles: ['src/**/*.test.ts', 'src/testing/**'],
+      // Tests, benchmarks and their fixtures may reach across layers to build what they test.
+      excludedFiles: [
+        'src/**/*.test.ts',
+        'src/**/*.bench.ts',
+        'src/testing/**',
+      ],
       settings: {
         // The rule needs each import resolved to a file: the TypeScript sources, without extensions in the imports.
         'import/resolver': { node: { extensions: ['.ts', '.js', '.json'] } },

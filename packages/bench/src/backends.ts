@@ -21,6 +21,9 @@ import { listenPort, repoRoot, type ClusterInfo } from '@internal/mgmt-cluster';
 import { KUBERNETES_ID, type SeededCluster } from './seed.ts';
 import { listenerPid, log } from './util.ts';
 
+/** The backends' log level: warn, so that their logs stay small; CAPZ_BENCH_LOG_LEVEL=info shows what they do meanwhile. */
+const BACKEND_LOG_LEVEL = process.env.CAPZ_BENCH_LOG_LEVEL ?? 'warn';
+
 /** packages/bench: the minimal backends run from there. */
 export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -232,7 +235,7 @@ export function startCapzBackend(
       env: {
         ...process.env,
         CAPZ_KUBECONFIG: info.kubeconfigPath,
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: BACKEND_LOG_LEVEL,
         ...extraEnv,
       },
       logFile,
@@ -302,7 +305,7 @@ export function startCapzBackendUnwatched(
         NODE_ENV: 'development',
         ESBK_TSCONFIG_PATH: join(repoRoot, 'tsconfig.json'),
         CAPZ_KUBECONFIG: info.kubeconfigPath,
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: BACKEND_LOG_LEVEL,
         ...extraEnv,
       },
       logFile,
@@ -329,7 +332,7 @@ function startScriptBackend(
     [join(benchDir, 'src', script), '--config', configFile],
     {
       cwd: benchDir,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...extraEnv },
+      env: { ...process.env, LOG_LEVEL: BACKEND_LOG_LEVEL, ...extraEnv },
       logFile,
       port,
       token,

@@ -67,7 +67,9 @@ const HELP =
   '    settings docs/scale.md gives for large fleets)\n' +
   '  --quiet-seconds <s>: after the pushes, a page view every 500 ms for this long with nothing else asked of the\n' +
   "    backend: its background work (the catalog's processing, the module's full refresh) and what views meet then\n" +
-  "    (default 150, longer than the catalog's 100-150 s processing interval; 0: skip)\n";
+  "    (default 150, longer than the catalog's 100-150 s processing interval; 0: skip)\n" +
+  '  CAPZ_BENCH_LOG_LEVEL=info (environment): the backends log at that level (default warn), e.g. to see when the\n' +
+  "    notifications' scans ran and what they told\n";
 
 interface BenchOptions {
   clusters: number;

@@ -274,6 +274,7 @@ export const capzPlugin = createBackendPlugin({
               calendar: versionSupport.calendar,
               owners: catalogOwners,
             }),
+            whenListed: run => cache.on('listed', run),
           });
         // The one client of each management cluster for live reads and writes, made on first use. Each consumer gets
         // its own narrow view of it (cluster/clientViews.ts): the jobs, cluster creation, day-2 actions, and the

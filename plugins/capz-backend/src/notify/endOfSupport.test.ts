@@ -430,19 +430,37 @@ describe.each(databases.eachSupportedId())('EndOfSupportNotices on %p', id => {
 });
 
 describe('scheduleEndOfSupportNotifications', () => {
-  it('scans on one replica at a time, every hour', async () => {
+  it('scans on one replica at a time, every hour, and at once after a management cluster is first listed', async () => {
     const scheduler = mockServices.scheduler.mock();
+    let listed: (() => void) | undefined;
     await scheduleEndOfSupportNotifications({
       scheduler,
       notices: { check: jest.fn(async () => 1) } as never,
       logger: mockServices.logger.mock(),
+      whenListed: run => {
+        listed = run;
+      },
     });
     expect(scheduler.scheduleTask).toHaveBeenCalledWith(
       expect.objectContaining({
         id: 'capz-end-of-support-notifications',
         scope: 'global',
         frequency: { hours: 1 },
+        initialDelay: { minutes: 1 },
       }),
     );
+    expect(scheduler.triggerTask).not.toHaveBeenCalled();
+    listed!();
+    await new Promise(resolve => setImmediate(resolve));
+    expect(scheduler.triggerTask).toHaveBeenCalledWith(
+      'capz-end-of-support-notifications',
+    );
+    // A scan already running: the trigger's refusal is no failure.
+    scheduler.triggerTask.mockRejectedValueOnce(
+      new Error('task is currently running'),
+    );
+    listed!();
+    await new Promise(resolve => setImmediate(resolve));
+    expect(scheduler.triggerTask).toHaveBeenCalledTimes(2);
   });
 });
