@@ -10,7 +10,7 @@
  * This file parses the arguments and runs the measures (src/measures, one module each) in order; src/goals.ts judges
  * their figures and src/report.ts prints them.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -56,6 +56,8 @@ const HELP =
   '  --pages-only: seed, then only the CAPZ backend (one start): its sync, page views, the clusters list and its\n' +
   '    server-side views, the fleet preview and change → push; no plain LISTs, extra starts, baseline or reference\n' +
   '    backends (their goals print "not measured"): the 10,000-cluster point in less than half the time\n' +
+  '  --start-after <file>: after seeding, wait until <file> exists before any backend starts: seed beside other\n' +
+  '    work (at nice 19, say) and measure with the machine to itself\n' +
   '  --profile: the CAPZ backend runs with --cpu-prof (written to .local/bench/profile when it stops)\n' +
   '  --baseline <checkout>: also measure the CAPZ backend of another checkout (e.g. a git worktree of an older\n' +
   '    commit with its node_modules), against the same seeded cluster in the same run\n' +
@@ -85,6 +87,7 @@ interface BenchOptions {
   heapSnapshot: boolean;
   build: boolean;
   pagesOnly: boolean;
+  startAfter?: string;
   baseline?: string;
   seedOnly: boolean;
   apiserverArgs: string[];
@@ -112,6 +115,7 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
       'heap-snapshot': { type: 'boolean', default: false },
       build: { type: 'boolean', default: true },
       'pages-only': { type: 'boolean', default: false },
+      'start-after': { type: 'string' },
       baseline: { type: 'string' },
       'seed-only': { type: 'boolean', default: false },
       'apiserver-arg': { type: 'string', multiple: true, default: [] },
@@ -139,6 +143,9 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
     heapSnapshot: args['heap-snapshot'],
     build: args.build,
     pagesOnly: args['pages-only'],
+    ...(args['start-after']
+      ? { startAfter: resolve(args['start-after']) }
+      : {}),
     baseline: args.baseline,
     seedOnly: args['seed-only'],
     apiserverArgs: args['apiserver-arg'],
@@ -163,6 +170,15 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
       throw new Error(`--${k} must be a positive integer`);
   }
   return o;
+}
+
+/** Waits until `file` exists (--start-after), saying so once. */
+async function fileExists(file: string): Promise<void> {
+  if (existsSync(file)) return;
+  log(`seeded; waiting for ${file} before starting a backend (--start-after)`);
+  while (!existsSync(file))
+    await new Promise(resolveWait => setTimeout(resolveWait, 2000));
+  log(`${file} exists: measuring`);
 }
 
 async function main(o: BenchOptions): Promise<void> {
@@ -214,6 +230,7 @@ async function main(o: BenchOptions): Promise<void> {
     await installDescribeCrds(info);
     const seeded = await seeding(ctx, o);
     const seededAt = Date.now();
+    if (o.startAfter) await fileExists(o.startAfter);
     if (o.seedOnly) {
       ok = true;
       return;
