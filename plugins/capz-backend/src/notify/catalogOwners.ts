@@ -20,6 +20,18 @@ export type CatalogOwners = (
 export const yieldToEventLoop = () =>
   new Promise<void>(resolve => setImmediate(resolve));
 
+/** Runs `fn` over `items` in slices of `size`, one after the other, yielding the event loop between two. */
+export async function inSlices<T>(
+  items: readonly T[],
+  size: number,
+  fn: (slice: readonly T[]) => Promise<void>,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += size) {
+    if (i > 0) await yieldToEventLoop();
+    await fn(items.slice(i, i + size));
+  }
+}
+
 /** How many entities one catalog request asks for. */
 export const CATALOG_BATCH = 500;
 
@@ -43,11 +55,9 @@ export async function clusterAddressees(
   const own = (ref: string): Addressees => ({ held: true, owner: ref });
   if (!o.owners) return refs.map(own);
   const out: Addressees[] = [];
-  for (let i = 0; i < refs.length; i += CATALOG_BATCH) {
-    if (i > 0) await yieldToEventLoop();
-    const batch = refs.slice(i, i + CATALOG_BATCH);
+  await inSlices(refs, CATALOG_BATCH, async batch => {
     try {
-      const found = await o.owners(batch);
+      const found = await o.owners!(batch);
       batch.forEach((ref, j) => {
         const entity = found[j];
         out.push(
@@ -64,18 +74,6 @@ export async function clusterAddressees(
       );
       out.push(...batch.map(own));
     }
-  }
+  });
   return out;
-}
-
-/** Runs `fn` over `items` in slices of `size`, one after the other, yielding the event loop between two. */
-export async function inSlices<T>(
-  items: readonly T[],
-  size: number,
-  fn: (slice: readonly T[]) => Promise<void>,
-): Promise<void> {
-  for (let i = 0; i < items.length; i += size) {
-    if (i > 0) await yieldToEventLoop();
-    await fn(items.slice(i, i + size));
-  }
 }
