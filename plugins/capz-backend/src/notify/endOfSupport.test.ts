@@ -298,10 +298,14 @@ describe.each(databases.eachSupportedId())('EndOfSupportNotices on %p', id => {
     const e = notices(w.notifications, async refs =>
       refs.map(() => (inCatalog ? {} : undefined)),
     );
-    expect(await e.check(noon('2026-07-19'))).toBe(0);
+    // Said waiting, so the schedule looks again sooner than the hour.
+    expect(await e.scan(noon('2026-07-19'))).toEqual({ told: 0, waiting: 1 });
     expect(await e.check(noon('2026-07-20'))).toBe(0);
     inCatalog = true;
-    expect(await e.check(noon('2026-07-20') + 3600_000)).toBe(1);
+    expect(await e.scan(noon('2026-07-20') + 3600_000)).toEqual({
+      told: 1,
+      waiting: 0,
+    });
     // Told the day it could be, of the same stage (its window opened two days before).
     expect(w.sent[0].payload.title).toMatch(/\(in 11 days\)$/);
 
@@ -435,7 +439,7 @@ describe('scheduleEndOfSupportNotifications', () => {
     let listed: (() => void) | undefined;
     await scheduleEndOfSupportNotifications({
       scheduler,
-      notices: { check: jest.fn(async () => 1) } as never,
+      notices: { scan: jest.fn(async () => ({ told: 1, waiting: 0 })) },
       logger: mockServices.logger.mock(),
       whenListed: run => {
         listed = run;
@@ -462,5 +466,68 @@ describe('scheduleEndOfSupportNotifications', () => {
     listed!();
     await new Promise(resolve => setImmediate(resolve));
     expect(scheduler.triggerTask).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('scheduleEndOfSupportNotifications while notices wait for the catalog', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('scans again after 2, 4, 8, 16 and 32 minutes, then hourly; more clusters waiting start the retries again', async () => {
+    jest.useFakeTimers();
+    const scheduler = mockServices.scheduler.mock();
+    const waiting = [3, 3, 3, 3, 3, 3, 3, 5, 0];
+    const scan = jest.fn(async () => ({ told: 0, waiting: waiting.shift()! }));
+    await scheduleEndOfSupportNotifications({
+      scheduler,
+      notices: { scan },
+      logger: mockServices.logger.mock(),
+    });
+    const run = scheduler.scheduleTask.mock.calls[0][0]
+      .fn as () => Promise<void>;
+    /** Runs a scan, then says after how many minutes it asked for the next one (undefined: none before the hour). */
+    const next = async () => {
+      await run();
+      scheduler.triggerTask.mockClear();
+      for (let minute = 1; minute <= 60; minute++) {
+        await jest.advanceTimersByTimeAsync(60_000);
+        const [asked] = scheduler.triggerTask.mock.calls;
+        if (asked)
+          return asked[0] === 'capz-end-of-support-notifications'
+            ? minute
+            : asked[0];
+      }
+      return undefined;
+    };
+    expect(await next()).toBe(2);
+    expect(await next()).toBe(4);
+    expect(await next()).toBe(8);
+    expect(await next()).toBe(16);
+    expect(await next()).toBe(32);
+    // The same three still waiting (entities that do not come): the hourly scan only.
+    expect(await next()).toBeUndefined();
+    expect(await next()).toBeUndefined();
+    // Two more clusters waiting: looked at again soon.
+    expect(await next()).toBe(2);
+    // Nothing waits: no retry.
+    expect(await next()).toBeUndefined();
+    expect(scan).toHaveBeenCalledTimes(9);
+  });
+
+  it('drops a pending retry when a scan runs before it (the hourly one, or after a first list)', async () => {
+    jest.useFakeTimers();
+    const scheduler = mockServices.scheduler.mock();
+    const waiting = [4, 0];
+    await scheduleEndOfSupportNotifications({
+      scheduler,
+      notices: { scan: async () => ({ told: 0, waiting: waiting.shift()! }) },
+      logger: mockServices.logger.mock(),
+    });
+    const run = scheduler.scheduleTask.mock.calls[0][0]
+      .fn as () => Promise<void>;
+    await run();
+    await jest.advanceTimersByTimeAsync(60_000);
+    await run();
+    await jest.advanceTimersByTimeAsync(60 * 60_000);
+    expect(scheduler.triggerTask).not.toHaveBeenCalled();
   });
 });

@@ -223,8 +223,16 @@ export class EndOfSupportNotices {
 
   /** Runs one scan on the day of `now`; says how many clusters' owners it told. */
   async check(now = Date.now()): Promise<number> {
+    return (await this.scan(now)).told;
+  }
+
+  /**
+   * Runs one scan on the day of `now`: how many clusters' owners it told, and how many notices wait for the catalog
+   * to hold their cluster's entity (the catalog module adds a new cluster's entity minutes after the watch sees it).
+   */
+  async scan(now = Date.now()): Promise<{ told: number; waiting: number }> {
     const { db, source, notifications, withinDays, calendar } = this.o;
-    if (!notifications) return 0;
+    if (!notifications) return { told: 0, waiting: 0 };
     const rows = new Map<string, NoticeRow>();
     for (const r of (await db(TABLE).select()) as NoticeRow[])
       rows.set(keyOf(r), r);
@@ -328,7 +336,7 @@ export class EndOfSupportNotices {
         for (const g of slice) await trx(TABLE).where(g).delete();
       }),
     );
-    return sent;
+    return { told: sent, waiting: due.length - held.length };
   }
 
   /**
@@ -411,19 +419,39 @@ export class EndOfSupportNotices {
 
 const TASK_ID = 'capz-end-of-support-notifications';
 
+/** While notices wait for their clusters' catalog entities, the scan runs again after 2, 4, 8, 16, 32 minutes. */
+const WAITING_RETRY_MS = [2, 4, 8, 16, 32].map(m => m * 60_000);
+
 /**
  * Runs the scan on the scheduler, on one replica at a time: a minute after start, then every hour. The notices are per
- * day; the hourly scan catches a catalog entity not yet there on the same day. A management cluster's first list
- * (`whenListed`) asks for a scan at once: at 10,000 clusters the list takes longer than that minute, and the scan
- * skips a cache that is not synced yet (it would take a cluster it has not listed for a deleted one), so without it
- * the first notices of a restart would wait an hour.
+ * day. A management cluster's first list (`whenListed`) asks for a scan at once: at 10,000 clusters the list takes
+ * longer than that minute, and the scan skips a cache that is not synced yet (it would take a cluster it has not
+ * listed for a deleted one), so without it the first notices of a restart would wait an hour. Notices waiting for
+ * their clusters' catalog entities (at 10,000 new clusters the catalog ingests for minutes after the first list) are
+ * looked at again sooner than the hour, 2 minutes later and then twice as long each time, up to the hourly scan; a
+ * cluster the catalog never holds (an entity filtered out) costs five more scans, not one every few minutes, and more
+ * clusters waiting than the scan before start them again.
  */
 export async function scheduleEndOfSupportNotifications(o: {
   scheduler: SchedulerService;
-  notices: EndOfSupportNotices;
+  notices: Pick<EndOfSupportNotices, 'scan'>;
   logger: LoggerService;
   whenListed?: (run: () => void) => void;
 }): Promise<void> {
+  const trigger = (why: string) =>
+    // A scan already running (a ConflictError) reads the cache as it is then, or the next one does: nothing is lost.
+    Promise.resolve()
+      .then(() => o.scheduler.triggerTask(TASK_ID))
+      .catch(e =>
+        o.logger.debug(
+          `the end-of-support scan ${why}: ${(e as Error).message}`,
+        ),
+      );
+  // The retries since more notices started waiting than the scan before found: a notice that keeps waiting (its
+  // entity never comes) does not restart them each hour; new clusters waiting do.
+  let retries = 0;
+  let waitingBefore = 0;
+  let retry: ReturnType<typeof setTimeout> | undefined;
   await o.scheduler.scheduleTask({
     id: TASK_ID,
     scope: 'global',
@@ -431,21 +459,31 @@ export async function scheduleEndOfSupportNotifications(o: {
     timeout: { minutes: 10 },
     initialDelay: { minutes: 1 },
     fn: async () => {
-      const sent = await o.notices.check();
-      if (sent)
+      const { told, waiting } = await o.notices.scan();
+      if (told)
         o.logger.info(
-          `told the owners of ${sent} cluster(s) that their Kubernetes version leaves AKS support`,
+          `told the owners of ${told} cluster(s) that their Kubernetes version leaves AKS support`,
         );
+      clearTimeout(retry);
+      retry = undefined;
+      if (waiting > waitingBefore) retries = 0;
+      waitingBefore = waiting;
+      if (!waiting || retries >= WAITING_RETRY_MS.length) return;
+      const ms = WAITING_RETRY_MS[retries++];
+      o.logger.info(
+        `${waiting} end-of-support notice(s) wait for their clusters' catalog entities; scanning again in ${
+          ms / 60_000
+        } minutes`,
+      );
+      // Not holding the process open: a stopping backend drops it, and the hourly scan remains.
+      retry = setTimeout(() => {
+        retry = undefined;
+        trigger('for the notices waiting for the catalog');
+      }, ms);
+      retry.unref?.();
     },
   });
   o.whenListed?.(() => {
-    // A scan already running (a ConflictError) reads the cache as it is then, or the next one does: nothing is lost.
-    Promise.resolve()
-      .then(() => o.scheduler.triggerTask(TASK_ID))
-      .catch(e =>
-        o.logger.debug(
-          `the end-of-support scan after a first list: ${(e as Error).message}`,
-        ),
-      );
+    trigger('after a first list');
   });
 }
