@@ -24,7 +24,8 @@
  * which Chromium's DevTools opens). The profiler slows the code it samples: compare traced runs with traced runs.
  *
  * `--trace-render` profiles instead from the data request (before it is answered) until the page is rendered: the
- * data and render phases.
+ * data and render phases; its list of requests goes on to the render's end (a request the render makes shows there).
+ * Starting the profiler delays the answer, so its data phases are longer than a plain run's.
  *
  *   yarn bench:ui [--runs 5] [--clusters 1000] [--no-build] [--port 7027] [--trace | --trace-render]
  */
@@ -468,11 +469,13 @@ class Tracer {
 
   /** The requests and the CPU profile of the last navigation (until its data request), written and summed up. */
   async report(page: Page, label: string) {
-    const { t0, dataStart, resources } = await page.evaluate(() => {
-      const { t0: start, dataStart: end } = (window as any).__bench.last;
+    const { t0, dataStart, resources } = await page.evaluate(whole => {
+      const { t0: start, dataStart } = (window as any).__bench.last;
+      // --trace-render: every request until now (the page rendered), the render phase's too.
+      const end = whole ? performance.now() : dataStart;
       return {
         t0: start as number,
-        dataStart: end as number,
+        dataStart: dataStart as number,
         resources: (
           performance.getEntriesByType(
             'resource',
@@ -488,7 +491,7 @@ class Tracer {
             end: e.responseEnd - start,
           })),
       };
-    });
+    }, TRACE_RENDER);
     const profile = await (TRACE_RENDER ? this.stop() : this.profile);
     const dir = join(root, '.local', 'bench-ui', 'trace');
     mkdirSync(dir, { recursive: true });
