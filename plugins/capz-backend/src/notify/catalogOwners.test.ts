@@ -1,5 +1,5 @@
 import { mockServices } from '@backstage/backend-test-utils';
-import { clusterAddressees, inSlices } from './catalogOwners';
+import { clusterAddressees } from './catalogOwners';
 
 const place = (name: string) => ({
   managementCluster: 'local',
@@ -71,16 +71,5 @@ describe('clusterAddressees', () => {
     ).toEqual([
       { held: true, owner: 'resource:default/local-team-payments-a' },
     ]);
-  });
-});
-
-describe('inSlices', () => {
-  it('runs the slices in order and lets a timer queued meanwhile run between two', async () => {
-    const events: string[] = [];
-    await inSlices([1, 2, 3, 4, 5], 2, async slice => {
-      events.push(slice.join(','));
-      if (slice[0] === 1) setImmediate(() => events.push('other work'));
-    });
-    expect(events).toEqual(['1,2', 'other work', '3,4', '5']);
   });
 });

@@ -6,6 +6,7 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { ClusterPlace } from '@capz-backstage/plugin-capz-common';
 import { clusterEntityRef } from './ownerNotifications';
+import { inSlices } from './batches';
 
 /**
  * What the catalog holds of the given entities, in their order: each one's owner (the target of its first `ownedBy`
@@ -15,22 +16,6 @@ import { clusterEntityRef } from './ownerNotifications';
 export type CatalogOwners = (
   entityRefs: readonly string[],
 ) => Promise<({ owner?: string } | undefined)[]>;
-
-/** Lets the event loop serve what waits (page views, pushes) between two batches of a long scan. */
-export const yieldToEventLoop = () =>
-  new Promise<void>(resolve => setImmediate(resolve));
-
-/** Runs `fn` over `items` in slices of `size`, one after the other, yielding the event loop between two. */
-export async function inSlices<T>(
-  items: readonly T[],
-  size: number,
-  fn: (slice: readonly T[]) => Promise<void>,
-): Promise<void> {
-  for (let i = 0; i < items.length; i += size) {
-    if (i > 0) await yieldToEventLoop();
-    await fn(items.slice(i, i + size));
-  }
-}
 
 /** How many entities one catalog request asks for. */
 export const CATALOG_BATCH = 500;

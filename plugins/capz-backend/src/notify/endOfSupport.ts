@@ -31,12 +31,8 @@ import {
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { readDurationMs } from '../config/durations';
-import {
-  clusterAddressees,
-  inSlices,
-  yieldToEventLoop,
-  type CatalogOwners,
-} from './catalogOwners';
+import { clusterAddressees, type CatalogOwners } from './catalogOwners';
+import { inTransactions, yieldToEventLoop } from './batches';
 import { clusterEntityRef } from './ownerNotifications';
 import type { HealthSource } from './healthEpisodes';
 
@@ -267,55 +263,55 @@ export class EndOfSupportNotices {
     }
     // The rows of notices seen for the first time: kept whether or not they can be told yet.
     const fresh = due.filter(d => !rows.has(keyOf(d.key)));
-    await inSlices(fresh, ROWS_PER_TRANSACTION, slice =>
-      db.transaction(async trx => {
-        for (const d of slice)
-          await trx(TABLE)
-            .insert({
-              ...d.key,
-              namespace: d.c.namespace,
-              name: d.c.name,
-              due_at: new Date(now),
-              notified_at: null,
-            })
-            .onConflict(KEY_COLUMNS)
-            .ignore();
-      }),
-    );
+    await inTransactions(db, fresh, ROWS_PER_TRANSACTION, async (trx, d) => {
+      await trx(TABLE)
+        .insert({
+          ...d.key,
+          namespace: d.c.namespace,
+          name: d.c.name,
+          due_at: new Date(now),
+          notified_at: null,
+        })
+        .onConflict(KEY_COLUMNS)
+        .ignore();
+    });
     const addressees = await clusterAddressees(
       due.map(d => d.c),
       this.o,
     );
     // Claimed first: of two scans that both got here, one updates a row and tells it. What is claimed is grouped by
     // owner: one notification each.
-    const told = new Map<string, Due[]>();
     const held = due.flatMap((d, i) => {
       const a = addressees[i];
       return a.held ? [{ d, owner: a.owner }] : [];
     });
-    await inSlices(held, ROWS_PER_TRANSACTION, slice =>
-      db.transaction(async trx => {
-        for (const { d, owner } of slice) {
-          const claimed = await trx(TABLE)
-            .where(d.key)
-            .whereNull('notified_at')
-            .update({ notified_at: new Date(now) });
-          if (claimed !== 1) continue;
-          if (!told.has(owner)) told.set(owner, []);
-          told.get(owner)!.push(d);
-        }
-      }),
+    const claimed = await inTransactions(
+      db,
+      held,
+      ROWS_PER_TRANSACTION,
+      async (trx, { d }) =>
+        (await trx(TABLE)
+          .where(d.key)
+          .whereNull('notified_at')
+          .update({ notified_at: new Date(now) })) === 1,
     );
+    const told = new Map<string, Due[]>();
+    for (const { d, owner } of claimed) {
+      if (!told.has(owner)) told.set(owner, []);
+      told.get(owner)!.push(d);
+    }
     let sent = 0;
     for (const [owner, group] of told) {
       if (await this.send(owner, group)) sent += group.length;
       // Not told (the notifications backend away or failing): released for the next scan to try again.
       else
-        await inSlices(group, ROWS_PER_TRANSACTION, slice =>
-          db.transaction(async trx => {
-            for (const d of slice)
-              await trx(TABLE).where(d.key).update({ notified_at: null });
-          }),
+        await inTransactions(
+          db,
+          group,
+          ROWS_PER_TRANSACTION,
+          async (trx, d) => {
+            await trx(TABLE).where(d.key).update({ notified_at: null });
+          },
         );
     }
     // The notices of clusters a synced management cluster no longer holds: deleted, nothing more to tell.
@@ -331,10 +327,13 @@ export class EndOfSupportNotices {
           cluster_uid: r.cluster_uid,
         });
     }
-    await inSlices([...gone.values()], ROWS_PER_TRANSACTION, slice =>
-      db.transaction(async trx => {
-        for (const g of slice) await trx(TABLE).where(g).delete();
-      }),
+    await inTransactions(
+      db,
+      [...gone.values()],
+      ROWS_PER_TRANSACTION,
+      async (trx, g) => {
+        await trx(TABLE).where(g).delete();
+      },
     );
     return { told: sent, waiting: due.length - held.length };
   }

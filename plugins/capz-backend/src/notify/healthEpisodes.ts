@@ -18,11 +18,8 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import { clusterPagePath } from '@capz-backstage/plugin-capz-common';
 import type { Knex } from 'knex';
-import {
-  clusterAddressees,
-  inSlices,
-  type CatalogOwners,
-} from './catalogOwners';
+import { clusterAddressees, type CatalogOwners } from './catalogOwners';
+import { inTransactions } from './batches';
 import { clusterEntityRef } from './ownerNotifications';
 
 /** The topic of these notifications (a user may switch it off in the notification settings). */
@@ -206,21 +203,18 @@ export class HealthEpisodes {
       );
     }
 
-    await inSlices(starts, ROWS_PER_TRANSACTION, slice =>
-      db.transaction(async trx => {
-        for (const c of slice)
-          await trx(TABLE)
-            .insert({
-              ...where(c),
-              namespace: c.namespace,
-              name: c.name,
-              started_at: new Date(now),
-              notified_at: null,
-            })
-            .onConflict(['management_cluster', 'cluster_uid'])
-            .ignore();
-      }),
-    );
+    await inTransactions(db, starts, ROWS_PER_TRANSACTION, async (trx, c) => {
+      await trx(TABLE)
+        .insert({
+          ...where(c),
+          namespace: c.namespace,
+          name: c.name,
+          started_at: new Date(now),
+          notified_at: null,
+        })
+        .onConflict(['management_cluster', 'cluster_uid'])
+        .ignore();
+    });
 
     let sent = 0;
     const addressees = await clusterAddressees(
@@ -228,42 +222,41 @@ export class HealthEpisodes {
       this.o,
     );
     const toTell = notify.filter((_, i) => addressees[i].held);
-    await inSlices(toTell, ROWS_PER_TRANSACTION, async slice => {
-      // Claimed first: of two checks that both got here, one updates the row and tells.
-      const claimed: (typeof slice)[number][] = [];
-      await db.transaction(async trx => {
-        for (const n of slice)
-          if (
-            (await trx(TABLE)
-              .where(where(n.c))
-              .whereNull('notified_at')
-              .update({ notified_at: new Date(now) })) === 1
-          )
-            claimed.push(n);
-      });
-      for (const { c, row } of claimed) {
-        const startedAt = time(row.started_at);
-        sent += await this.send(c, startedAt, {
-          unhealthyForMs: now - startedAt,
-        });
-      }
-    });
+    // Claimed first: of two checks that both got here, one updates the row and tells.
+    await inTransactions(
+      db,
+      toTell,
+      ROWS_PER_TRANSACTION,
+      async (trx, n) =>
+        (await trx(TABLE)
+          .where(where(n.c))
+          .whereNull('notified_at')
+          .update({ notified_at: new Date(now) })) === 1,
+      async claimed => {
+        for (const { c, row } of claimed) {
+          const startedAt = time(row.started_at);
+          sent += await this.send(c, startedAt, {
+            unhealthyForMs: now - startedAt,
+          });
+        }
+      },
+    );
 
-    await inSlices(ends, ROWS_PER_TRANSACTION, async slice => {
-      const ended: (typeof slice)[number][] = [];
-      await db.transaction(async trx => {
-        for (const e of slice)
-          if ((await trx(TABLE).where(where(e.c)).delete()) === 1)
-            ended.push(e);
-      });
-      for (const { c, row, notified } of ended)
-        if (notified)
-          sent += await this.send(
-            c,
-            time(row.started_at),
-            c.health === undefined ? { gone: true } : { recovered: true },
-          );
-    });
+    await inTransactions(
+      db,
+      ends,
+      ROWS_PER_TRANSACTION,
+      async (trx, e) => (await trx(TABLE).where(where(e.c)).delete()) === 1,
+      async ended => {
+        for (const { c, row, notified } of ended)
+          if (notified)
+            sent += await this.send(
+              c,
+              time(row.started_at),
+              c.health === undefined ? { gone: true } : { recovered: true },
+            );
+      },
+    );
     return sent;
   }
 
