@@ -37,7 +37,12 @@ import {
 } from '../../routes';
 import { ErrorAlert } from '../shared/errors';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
-import { clusterColumns, Row, SORTABLE_COLUMNS } from './columns';
+import {
+  clusterColumns,
+  MigrateLinkContext,
+  Row,
+  SORTABLE_COLUMNS,
+} from './columns';
 import { AttentionButtons, FilterBar, HealthButtons } from './FilterBar';
 import { useClusterFilters } from './useClusterFilters';
 import { attentionOf, useLifecycleSettings } from '../shared/lifecycle';
@@ -163,16 +168,11 @@ const ClustersTable = memo(function ClustersTableView(props: {
     namespace: string;
     name: string;
   }>;
-  migrateLink?: RouteFunc<{
-    managementCluster: string;
-    namespace: string;
-    name: string;
-  }>;
   /** The "New AKS cluster" template, when the scaffolder is there. */
   createHref?: string;
 }) {
   const { rows, offset, total, stale, onOffsetChange } = props;
-  const { empty, clusterLink, migrateLink, createHref } = props;
+  const { empty, clusterLink, createHref } = props;
   // The sort is kept in the address (`sort`, `dir`) like the filters: a sorted view is a link, and Back restores it.
   const [params, setParams] = useSearchParams();
   const sort = sortFromParams(params);
@@ -189,10 +189,10 @@ const ClustersTable = memo(function ClustersTableView(props: {
         name: c.name,
       });
     return {
-      columns: clusterColumns({ href, migrateLink }),
+      columns: clusterColumns({ href }),
       rowConfig: { getHref: (r: Row) => href(r) },
     };
-  }, [clusterLink, migrateLink]);
+  }, [clusterLink]);
   const emptyState = useMemo(
     () =>
       empty ? (
@@ -551,17 +551,18 @@ export function ClustersPage() {
               onClose={() => setPlanning(undefined)}
             />
           )}
-          <ClustersTable
-            rows={rows}
-            offset={offset}
-            total={total}
-            stale={clusters.loading}
-            onOffsetChange={onOffsetChange}
-            empty={everyCluster === 0}
-            clusterLink={clusterLink}
-            migrateLink={migrateLink}
-            createHref={createLink?.(NEW_CLUSTER_TEMPLATE)}
-          />
+          <MigrateLinkContext.Provider value={migrateLink}>
+            <ClustersTable
+              rows={rows}
+              offset={offset}
+              total={total}
+              stale={clusters.loading}
+              onOffsetChange={onOffsetChange}
+              empty={everyCluster === 0}
+              clusterLink={clusterLink}
+              createHref={createLink?.(NEW_CLUSTER_TEMPLATE)}
+            />
+          </MigrateLinkContext.Provider>
         </>
       )}
     </Flex>
