@@ -241,7 +241,119 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
     expect(await e.check(T0 + AFTER)).toBe(600);
     expect(asked).toEqual([500, 100]);
     expect(await e.check(T0 + AFTER + 1)).toBe(0);
-    expect(w.sent).toHaveLength(600);
+    // One owner: one notification for the 600.
+    expect(w.sent).toHaveLength(1);
+    expect(w.sent[0].payload.title).toBe(
+      '600 of your clusters have been unhealthy for 30 minutes or more (600 degraded)',
+    );
+  });
+
+  it("tells an owner of its clusters unhealthy at once in one digest, another owner's cluster on its own, and updates the digest in place when the last recovers", async () => {
+    const { w, episodes, knex } = await setUp();
+    const payments = Array.from({ length: 25 }, (_, i) =>
+      summary({
+        name: `payments-${String(i).padStart(2, '0')}`,
+        uid: `uid-p${i}`,
+        health: i < 2 ? 'failed' : 'degraded',
+        reason: 'ManagedCluster: ZonalAllocationFailed',
+      }),
+    );
+    const search = summary({
+      namespace: 'team-search',
+      name: 'search-prod',
+      uid: 'uid-search',
+      health: 'degraded',
+    });
+    w.set([...payments, search]);
+    const e = episodes(w.notifications, async refs =>
+      refs.map(ref => ({
+        owner: ref.includes('search')
+          ? 'group:default/search'
+          : 'group:default/payments',
+      })),
+    );
+    await e.check(T0);
+    expect(await e.check(T0 + AFTER)).toBe(26);
+    expect(w.sent).toHaveLength(2);
+    const digest = w.sent.find(
+      n =>
+        n.recipients.type === 'entity' &&
+        n.recipients.entityRef === 'group:default/payments',
+    )!;
+    expect(digest.payload).toEqual(
+      expect.objectContaining({
+        title:
+          '25 of your clusters have been unhealthy for 30 minutes or more (2 failed, 23 degraded)',
+        severity: 'high',
+        link: '/capz',
+        topic: HEALTH_NOTIFICATION_TOPIC,
+        scope: expect.stringMatching(/^capz:health:digest:[0-9a-f]{32}$/),
+      }),
+    );
+    // The failed first, twenty named, the rest counted.
+    expect(digest.payload.description).toMatch(
+      /^team-payments\/payments-00: failed \(ManagedCluster: ZonalAllocationFailed\)\. team-payments\/payments-01: failed/,
+    );
+    expect(digest.payload.description).toMatch(
+      /payments-19: degraded \(ManagedCluster: ZonalAllocationFailed\)\. And 5 more\. The clusters page lists them worst first\.$/,
+    );
+    expect(w.sent.find(n => n !== digest)!.payload.title).toBe(
+      'team-search/search-prod has been degraded for 30 minutes',
+    );
+
+    // 24 recover, the last is still degraded: nothing yet; then it is deleted: the digest says none is unhealthy.
+    w.set([
+      ...payments.slice(0, 24).map(c => ({ ...c, health: 'healthy' as const })),
+      payments[24],
+      search,
+    ]);
+    expect(await e.check(T0 + 2 * AFTER)).toBe(0);
+    expect(w.sent).toHaveLength(2);
+    expect(await knex('capz_health_digests')).toHaveLength(1);
+    w.set([search]);
+    expect(await e.check(T0 + 3 * AFTER)).toBe(25);
+    expect(w.sent).toHaveLength(3);
+    expect(w.sent[2]).toEqual({
+      recipients: { type: 'entity', entityRef: 'group:default/payments' },
+      payload: expect.objectContaining({
+        title: '25 of your clusters were unhealthy; none is any more',
+        severity: 'low',
+        scope: digest.payload.scope,
+      }),
+    });
+    expect(await knex('capz_health_digests')).toHaveLength(0);
+    expect(await e.check(T0 + 4 * AFTER)).toBe(0);
+    expect(w.sent).toHaveLength(3);
+  });
+
+  it('tells a digest and its end once with two replicas checking the same database', async () => {
+    const { w, episodes } = await setUp();
+    const owners: CatalogOwners = async refs =>
+      refs.map(() => ({ owner: 'group:default/payments' }));
+    const [a, b] = [
+      episodes(w.notifications, owners),
+      episodes(w.notifications, owners),
+    ];
+    const two = (health: Health) => [
+      summary({ name: 'a', uid: 'uid-a', health }),
+      summary({ name: 'b', uid: 'uid-b', health }),
+    ];
+    w.set(two('degraded'));
+    await Promise.all([a.check(T0), b.check(T0)]);
+    await Promise.all([a.check(T0 + AFTER), b.check(T0 + AFTER)]);
+    expect(w.sent.map(n => n.payload.title)).toEqual([
+      '2 of your clusters have been unhealthy for 30 minutes or more (2 degraded)',
+    ]);
+    w.set(two('healthy'));
+    const counts = await Promise.all([
+      a.check(T0 + 2 * AFTER),
+      b.check(T0 + 2 * AFTER),
+    ]);
+    expect(counts.sort()).toEqual([0, 2]);
+    expect(w.sent.map(n => n.payload.title)).toEqual([
+      '2 of your clusters have been unhealthy for 30 minutes or more (2 degraded)',
+      '2 of your clusters were unhealthy; none is any more',
+    ]);
   });
 
   it('tells nobody of a blip shorter than the threshold', async () => {

@@ -1,7 +1,10 @@
 /**
  * The owners hear of a cluster that stays unhealthy, and of its recovery: one notification per episode, sent once
  * the cluster has been degraded or failed for `capz.notifications.unhealthyAfter` (default 30 minutes) and updated in
- * place (its scope) when it is healthy again or gone. A blip shorter than that is told to nobody.
+ * place (its scope) when it is healthy again or gone. A blip shorter than that is told to nobody. The episodes one
+ * check tells of several clusters of the same owner (a region's outage) go out as one digest to that owner, updated in
+ * place once the last of them is no longer unhealthy: 500 clusters degraded at once are one notification per team,
+ * not 500.
  *
  * A scheduled check, global (one replica at a time), reads the clusters' health from the watch cache: no API call,
  * and once a minute rather than per event. Each episode is a row of the plugin's database, so it is told once whichever
@@ -18,6 +21,7 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import { clusterPagePath } from '@capz-backstage/plugin-capz-common';
 import type { Knex } from 'knex';
+import { createHash } from 'node:crypto';
 import { clusterAddressees, type CatalogOwners } from './catalogOwners';
 import { inTransactions } from './batches';
 import { clusterEntityRef } from './ownerNotifications';
@@ -101,6 +105,62 @@ export function episodeNotification(
   return { title: `${what} is healthy again`, severity: 'low' };
 }
 
+/** The clusters of a digest, at most this many named; the link lists them all. */
+const DIGEST_NAMES = 20;
+
+/** A cluster of a digest as it is told: where, how unhealthy and why. */
+export type DigestMember = Pick<ClusterSummary, 'namespace' | 'name'> &
+  Partial<Pick<ClusterSummary, 'health' | 'reason'>> & {
+    unhealthyForMs: number;
+  };
+
+/**
+ * The notification of several clusters of one owner told at once, and its in-place update once none of them is
+ * unhealthy any more (each healthy again or deleted: the digest does not tell which).
+ */
+export function digestNotification(
+  state: { members: readonly DigestMember[] } | { ended: number },
+): {
+  title: string;
+  description?: string;
+  severity: 'high' | 'normal' | 'low';
+} {
+  if ('ended' in state)
+    return {
+      title: `${state.ended} of your clusters were unhealthy; none is any more`,
+      description:
+        'Each is healthy again or deleted. The clusters page shows how each is now.',
+      severity: 'low',
+    };
+  const { members } = state;
+  const failed = members.filter(m => m.health === 'failed').length;
+  const parts = [
+    failed ? `${failed} failed` : '',
+    members.length - failed ? `${members.length - failed} degraded` : '',
+  ].filter(Boolean);
+  const shortest = Math.min(...members.map(m => m.unhealthyForMs));
+  const named = members
+    .slice(0, DIGEST_NAMES)
+    .map(
+      m =>
+        `${m.namespace}/${m.name}: ${m.health}${
+          m.reason ? ` (${m.reason})` : ''
+        }`,
+    );
+  const more = members.length - named.length;
+  return {
+    title: `${
+      members.length
+    } of your clusters have been unhealthy for ${minutesOf(
+      shortest,
+    )} minutes or more (${parts.join(', ')})`,
+    description: `${named.join('. ')}.${
+      more > 0 ? ` And ${more} more.` : ''
+    } The clusters page lists them worst first.`,
+    severity: failed ? 'high' : 'normal',
+  };
+}
+
 interface EpisodeRow {
   management_cluster: string;
   cluster_uid: string;
@@ -108,6 +168,15 @@ interface EpisodeRow {
   name: string;
   started_at: Date | string;
   notified_at: Date | string | null;
+  digest_scope?: string | null;
+}
+
+const DIGESTS = 'capz_health_digests';
+
+interface DigestRow {
+  scope: string;
+  owner: string;
+  size: number;
 }
 
 const time = (v: Date | string) => new Date(v).getTime();
@@ -156,7 +225,7 @@ export class HealthEpisodes {
     },
   ) {}
 
-  /** Runs one check; says how many notifications it sent. */
+  /** Runs one check; says how many clusters' owners it told of (a digest counts its clusters). */
   async check(now = Date.now()): Promise<number> {
     const { db, source, unhealthyAfterMs } = this.o;
     const open = new Map<string, EpisodeRow>();
@@ -216,14 +285,17 @@ export class HealthEpisodes {
         .ignore();
     });
 
-    let sent = 0;
+    let told = 0;
     const addressees = await clusterAddressees(
       notify.map(n => n.c),
       this.o,
     );
-    const toTell = notify.filter((_, i) => addressees[i].held);
+    const toTell = notify.flatMap((n, i) => {
+      const a = addressees[i];
+      return a.held ? [{ ...n, owner: a.owner }] : [];
+    });
     // Claimed first: of two checks that both got here, one updates the row and tells.
-    await inTransactions(
+    const claimed = await inTransactions(
       db,
       toTell,
       ROWS_PER_TRANSACTION,
@@ -232,16 +304,23 @@ export class HealthEpisodes {
           .where(where(n.c))
           .whereNull('notified_at')
           .update({ notified_at: new Date(now) })) === 1,
-      async claimed => {
-        for (const { c, row } of claimed) {
-          const startedAt = time(row.started_at);
-          sent += await this.send(c, startedAt, {
-            unhealthyForMs: now - startedAt,
-          });
-        }
-      },
     );
+    const byOwner = new Map<string, typeof claimed>();
+    for (const n of claimed) {
+      if (!byOwner.has(n.owner)) byOwner.set(n.owner, []);
+      byOwner.get(n.owner)!.push(n);
+    }
+    for (const [owner, group] of byOwner) {
+      if (group.length === 1) {
+        const { c, row } = group[0];
+        const startedAt = time(row.started_at);
+        told += await this.send(c, startedAt, {
+          unhealthyForMs: now - startedAt,
+        });
+      } else told += await this.tellDigest(owner, group, now);
+    }
 
+    const digestsTouched = new Set<string>();
     await inTransactions(
       db,
       ends,
@@ -249,15 +328,125 @@ export class HealthEpisodes {
       async (trx, e) => (await trx(TABLE).where(where(e.c)).delete()) === 1,
       async ended => {
         for (const { c, row, notified } of ended)
-          if (notified)
-            sent += await this.send(
+          if (row.digest_scope) digestsTouched.add(row.digest_scope);
+          else if (notified)
+            told += await this.send(
               c,
               time(row.started_at),
               c.health === undefined ? { gone: true } : { recovered: true },
             );
       },
     );
-    return sent;
+    // A digest whose last cluster is no longer unhealthy: its notification says so, in place.
+    for (const scope of digestsTouched) told += await this.endDigest(scope);
+    return told;
+  }
+
+  /**
+   * Several episodes of one owner, told in one notification to that owner (one reference, as the end-of-support
+   * digests: docs/scale.md#end-of-support-notices-at-scale). Its episodes keep its scope, so that the last one to end
+   * updates it in place.
+   */
+  private async tellDigest(
+    owner: string,
+    group: readonly { c: Place; row: EpisodeRow }[],
+    now: number,
+  ): Promise<number> {
+    const { db, notifications, logger } = this.o;
+    const scope = `capz:health:digest:${createHash('sha256')
+      .update(
+        group
+          .map(
+            ({ c, row }) =>
+              `${c.managementCluster}\u0000${c.uid}\u0000${time(
+                row.started_at,
+              )}`,
+          )
+          .sort()
+          .join('\n'),
+      )
+      .digest('hex')
+      .slice(0, 32)}`;
+    await db.transaction(async trx => {
+      await trx(DIGESTS)
+        .insert({ scope, owner, size: group.length, told_at: new Date(now) })
+        .onConflict('scope')
+        .ignore();
+      for (const { c } of group)
+        await trx(TABLE).where(where(c)).update({ digest_scope: scope });
+    });
+    if (!notifications) return 0;
+    // Worst first, as the clusters page lists them.
+    const members = group
+      .map(({ c, row }) => ({
+        namespace: c.namespace,
+        name: c.name,
+        health: c.health,
+        reason: c.reason,
+        unhealthyForMs: now - time(row.started_at),
+      }))
+      .sort(
+        (a, b) =>
+          Number(b.health === 'failed') - Number(a.health === 'failed') ||
+          `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`),
+      );
+    try {
+      await notifications.send({
+        recipients: { type: 'entity', entityRef: owner },
+        payload: {
+          ...digestNotification({ members }),
+          link: '/capz',
+          topic: HEALTH_NOTIFICATION_TOPIC,
+          scope,
+        },
+      });
+      return group.length;
+    } catch (e) {
+      logger.warn(
+        `could not notify ${owner} about ${group.length} unhealthy clusters: ${
+          (e as Error).message
+        }`,
+      );
+      return 0;
+    }
+  }
+
+  /** Updates a digest in place once none of its episodes is open; says how many clusters it told of. */
+  private async endDigest(scope: string): Promise<number> {
+    const { db, notifications, logger } = this.o;
+    const digest = await db.transaction(async trx => {
+      const open = await trx(TABLE)
+        .where({ digest_scope: scope })
+        .count({ n: '*' });
+      if (Number(open[0].n) > 0) return undefined;
+      const row = (await trx(DIGESTS).where({ scope }).first()) as
+        | DigestRow
+        | undefined;
+      // Deleted by whichever check got here first: that one tells.
+      if (!row || (await trx(DIGESTS).where({ scope }).delete()) !== 1)
+        return undefined;
+      return row;
+    });
+    if (!digest || !notifications) return 0;
+    try {
+      await notifications.send({
+        recipients: { type: 'entity', entityRef: digest.owner },
+        payload: {
+          ...digestNotification({ ended: digest.size }),
+          link: '/capz',
+          topic: HEALTH_NOTIFICATION_TOPIC,
+          scope,
+        },
+      });
+      return digest.size;
+    } catch (e) {
+      logger.warn(
+        `could not tell ${digest.owner} that ${
+          digest.size
+        } clusters are no longer unhealthy: ${(e as Error).message}`,
+      );
+      return 0;
+    }
   }
 
   private async send(
