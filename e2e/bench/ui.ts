@@ -30,10 +30,11 @@
  * Starting the profiler delays the answer, so its data phases are longer than a plain run's.
  *
  *   yarn bench:ui [--runs 5] [--clusters 1000] [--no-build] [--port 7027] [--trace | --trace-render]
+ *                 [--config <app-config file, read after the bench's own>]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import {
@@ -54,6 +55,8 @@ const RUNS = Number(opt('runs', '5'));
 const CLUSTERS = Number(opt('clusters', '1000'));
 const PORT = Number(opt('port', '7027'));
 const BUILD = !args.includes('--no-build');
+/** More app-config, after the bench's own (e.g. an extension turned off, to compare with and without it). */
+const EXTRA_CONFIG = opt('config', '');
 const TRACE_RENDER = args.includes('--trace-render');
 const TRACE = TRACE_RENDER || args.includes('--trace');
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -327,6 +330,8 @@ interface Phases {
    * summed: what the page still does once shown (a late answer drawing it again) and a click would wait for.
    */
   after?: number;
+  /** The clusters page: its table's rows (the header's too) in the DOM when it was drawn. */
+  rows?: number;
 }
 
 /**
@@ -352,6 +357,10 @@ async function navigate(
       const req = b.requests.find((r: any) => r.url.includes(d));
       if (!req?.end) throw new Error(`no request for ${d}`);
       b.last = { t0, dataStart: req.start };
+      // The rows mounted when the page was drawn (the table is virtualized: a screen's worth, not the page of 50).
+      const rows = document.querySelectorAll(
+        'section[aria-label="Clusters"] [role="row"]',
+      ).length;
       let after: number | undefined;
       if (wait) {
         // A window, not a condition: what happens in it is the measure.
@@ -365,7 +374,7 @@ async function navigate(
         data: req.end - req.start,
         render: t3 - req.end,
         total: t3 - t0,
-        ...(after === undefined ? {} : { after }),
+        ...(after === undefined ? {} : { after, rows }),
       };
     },
     { path, dataPath, predicate, settle },
@@ -629,6 +638,7 @@ async function startBackend(): Promise<ChildProcess> {
       '../../e2e/app-config.e2e.yaml',
       '--config',
       config,
+      ...(EXTRA_CONFIG ? ['--config', resolve(EXTRA_CONFIG)] : []),
     ],
     {
       cwd: join(root, 'packages', 'backend'),
@@ -758,9 +768,9 @@ async function main() {
       process.stdout.write(
         `run ${i + 1}/${RUNS}: clusters ${results.clusters[i].total.toFixed(
           0,
-        )} ms (then ${(results.clusters[i].after ?? 0).toFixed(
-          0,
-        )} ms busy), tree ${results.tree[i].total.toFixed(0)} ms, ` +
+        )} ms (${results.clusters[i].rows} rows; then ${(
+          results.clusters[i].after ?? 0
+        ).toFixed(0)} ms busy), tree ${results.tree[i].total.toFixed(0)} ms, ` +
           `timeline ${results.timeline[i].total.toFixed(0)} ms, hover ${hovers[
             i
           ].toFixed(0)} ms\n`,

@@ -1,5 +1,6 @@
 import {
   ApiBlueprint,
+  AppRootElementBlueprint,
   createFrontendPlugin,
   discoveryApiRef,
   fetchApiRef,
@@ -14,6 +15,7 @@ import { capzApiRef } from './api/CapzApi';
 import { CapzClient } from './api/CapzClient';
 import { loadOnce } from './components/loadOnce';
 import { preloadPage } from './components/pages';
+import { PrefetchWhenIdle } from './components/PrefetchWhenIdle';
 import { hasClusterAnnotation } from './components/EntityClusterContent/annotation';
 import {
   adoptRouteRef,
@@ -58,6 +60,16 @@ const clustersPage = PageBlueprint.make({
   },
 });
 
+/**
+ * The clusters page's code, loaded once the app is idle after its start: the first visit of /capz then renders at once
+ * (loadOnce answers synchronously) instead of fetching and running its chunks first. An app that does not want it
+ * disables the extension (`app.extensions: [{ 'app-root-element:capz/prefetch': false }]`).
+ */
+const prefetchClustersPage = AppRootElementBlueprint.make({
+  name: 'prefetch',
+  params: { element: <PrefetchWhenIdle load={loadCapzPage} /> },
+});
+
 /** A "Cluster" tab on catalog entities that carry the capz.io/cluster annotation. */
 const entityClusterContent = EntityContentBlueprint.make({
   name: 'cluster',
@@ -93,6 +105,7 @@ export const capzPlugin = createFrontendPlugin({
   extensions: [
     capzApi,
     clustersPage,
+    prefetchClustersPage,
     entityClusterContent,
     entityHealthCard,
     ...capzFormFields,
