@@ -367,14 +367,19 @@ export class HealthEpisodes {
       )
       .digest('hex')
       .slice(0, 32)}`;
-    await db.transaction(async trx => {
-      await trx(DIGESTS)
-        .insert({ scope, owner, size: group.length, told_at: new Date(now) })
-        .onConflict('scope')
-        .ignore();
-      for (const { c } of group)
+    await db(DIGESTS)
+      .insert({ scope, owner, size: group.length, told_at: new Date(now) })
+      .onConflict('scope')
+      .ignore();
+    // A transaction per ROWS_PER_TRANSACTION members: one owner's 10,000 clusters do not hold the event loop at once.
+    await inTransactions(
+      db,
+      group,
+      ROWS_PER_TRANSACTION,
+      async (trx, { c }) => {
         await trx(TABLE).where(where(c)).update({ digest_scope: scope });
-    });
+      },
+    );
     if (!notifications) return 0;
     // Worst first, as the clusters page lists them.
     const members = group
