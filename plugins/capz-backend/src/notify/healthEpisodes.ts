@@ -352,7 +352,7 @@ export class HealthEpisodes {
     group: readonly { c: Place; row: EpisodeRow }[],
     now: number,
   ): Promise<number> {
-    const { db, notifications, logger } = this.o;
+    const { db } = this.o;
     const scope = `capz:health:digest:${createHash('sha256')
       .update(
         group
@@ -380,7 +380,6 @@ export class HealthEpisodes {
         await trx(TABLE).where(where(c)).update({ digest_scope: scope });
       },
     );
-    if (!notifications) return 0;
     // Worst first, as the clusters page lists them.
     const members = group
       .map(({ c, row }) => ({
@@ -395,30 +394,17 @@ export class HealthEpisodes {
           Number(b.health === 'failed') - Number(a.health === 'failed') ||
           `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`),
       );
-    try {
-      await notifications.send({
-        recipients: { type: 'entity', entityRef: owner },
-        payload: {
-          ...digestNotification({ members }),
-          link: '/capz',
-          topic: HEALTH_NOTIFICATION_TOPIC,
-          scope,
-        },
-      });
-      return group.length;
-    } catch (e) {
-      logger.warn(
-        `could not notify ${owner} about ${group.length} unhealthy clusters: ${
-          (e as Error).message
-        }`,
-      );
-      return 0;
-    }
+    return this.sendDigest(
+      owner,
+      scope,
+      digestNotification({ members }),
+      group.length,
+    );
   }
 
   /** Updates a digest in place once none of its episodes is open; says how many clusters it told of. */
   private async endDigest(scope: string): Promise<number> {
-    const { db, notifications, logger } = this.o;
+    const { db } = this.o;
     const digest = await db.transaction(async trx => {
       const open = await trx(TABLE)
         .where({ digest_scope: scope })
@@ -432,23 +418,40 @@ export class HealthEpisodes {
         return undefined;
       return row;
     });
-    if (!digest || !notifications) return 0;
+    if (!digest) return 0;
+    return this.sendDigest(
+      digest.owner,
+      scope,
+      digestNotification({ ended: digest.size }),
+      digest.size,
+    );
+  }
+
+  /** A digest's notification (or its in-place update) to its owner; says how many clusters it told of. */
+  private async sendDigest(
+    owner: string,
+    scope: string,
+    words: ReturnType<typeof digestNotification>,
+    size: number,
+  ): Promise<number> {
+    const { notifications, logger } = this.o;
+    if (!notifications) return 0;
     try {
       await notifications.send({
-        recipients: { type: 'entity', entityRef: digest.owner },
+        recipients: { type: 'entity', entityRef: owner },
         payload: {
-          ...digestNotification({ ended: digest.size }),
+          ...words,
           link: '/capz',
           topic: HEALTH_NOTIFICATION_TOPIC,
           scope,
         },
       });
-      return digest.size;
+      return size;
     } catch (e) {
       logger.warn(
-        `could not tell ${digest.owner} that ${
-          digest.size
-        } clusters are no longer unhealthy: ${(e as Error).message}`,
+        `could not notify ${owner} about ${size} clusters' health: ${
+          (e as Error).message
+        }`,
       );
       return 0;
     }
