@@ -71,7 +71,9 @@ const HELP =
   "    backend: its background work (the catalog's processing, the module's full refresh) and what views meet then\n" +
   "    (default 150, longer than the catalog's 100-150 s processing interval; 0: skip)\n" +
   '  CAPZ_BENCH_LOG_LEVEL=info (environment): the backends log at that level (default warn), e.g. to see when the\n' +
-  "    notifications' scans ran and what they told\n";
+  "    notifications' scans ran and what they told\n" +
+  '  CAPZ_BENCH_NODE_OPTIONS (environment): more Node.js options for the CAPZ backend, e.g. --trace-gc to see in its\n' +
+  "    log whether the quiet window's slow views meet its garbage collections\n";
 
 interface BenchOptions {
   clusters: number;

@@ -131,6 +131,10 @@ async function startAndSync(
   const nodeOptions = [
     ...(profile ? [`--cpu-prof --cpu-prof-dir=${profileDir}`] : []),
     ...(snapshot ? [inspectOption(inspectPort)] : []),
+    // e.g. --trace-gc: each collection's line lands in the backend's log beside its requests.
+    ...(process.env.CAPZ_BENCH_NODE_OPTIONS
+      ? [process.env.CAPZ_BENCH_NODE_OPTIONS]
+      : []),
   ].join(' ');
   const b = startCapzBackend(
     root,
