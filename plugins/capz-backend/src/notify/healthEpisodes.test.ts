@@ -11,6 +11,7 @@ import {
   storeDatabases,
 } from '../testing/storeDatabases';
 import {
+  DIGEST_FROM,
   episodeStep,
   HEALTH_NOTIFICATION_TOPIC,
   HealthEpisodes,
@@ -334,25 +335,58 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
       episodes(w.notifications, owners),
       episodes(w.notifications, owners),
     ];
-    const two = (health: Health) => [
-      summary({ name: 'a', uid: 'uid-a', health }),
-      summary({ name: 'b', uid: 'uid-b', health }),
-    ];
-    w.set(two('degraded'));
+    const five = (health: Health) =>
+      ['a', 'b', 'c', 'd', 'e'].map(n =>
+        summary({ name: n, uid: `uid-${n}`, health }),
+      );
+    w.set(five('degraded'));
     await Promise.all([a.check(T0), b.check(T0)]);
     await Promise.all([a.check(T0 + AFTER), b.check(T0 + AFTER)]);
     expect(w.sent.map(n => n.payload.title)).toEqual([
-      '2 of your clusters have been unhealthy for 30 minutes or more (2 degraded)',
+      '5 of your clusters have been unhealthy for 30 minutes or more (5 degraded)',
     ]);
-    w.set(two('healthy'));
+    w.set(five('healthy'));
     const counts = await Promise.all([
       a.check(T0 + 2 * AFTER),
       b.check(T0 + 2 * AFTER),
     ]);
-    expect(counts.sort()).toEqual([0, 2]);
+    expect(counts.sort()).toEqual([0, 5]);
     expect(w.sent.map(n => n.payload.title)).toEqual([
-      '2 of your clusters have been unhealthy for 30 minutes or more (2 degraded)',
-      '2 of your clusters were unhealthy; none is any more',
+      '5 of your clusters have been unhealthy for 30 minutes or more (5 degraded)',
+      '5 of your clusters were unhealthy; none is any more',
+    ]);
+  });
+
+  it(`tells an owner of fewer than ${DIGEST_FROM} clusters at once one by one, each with its own recovery`, async () => {
+    const { w, episodes } = await setUp();
+    const e = episodes(w.notifications, async refs =>
+      refs.map(() => ({ owner: 'group:default/payments' })),
+    );
+    const four = (health: Health) =>
+      ['a', 'b', 'c', 'd'].map(n =>
+        summary({ name: n, uid: `uid-${n}`, health }),
+      );
+    w.set(four('failed'));
+    await e.check(T0);
+    expect(await e.check(T0 + AFTER)).toBe(4);
+    expect(w.sent.map(n => n.payload.title).sort()).toEqual([
+      'team-payments/a has been failed for 30 minutes',
+      'team-payments/b has been failed for 30 minutes',
+      'team-payments/c has been failed for 30 minutes',
+      'team-payments/d has been failed for 30 minutes',
+    ]);
+    w.set(four('healthy'));
+    expect(await e.check(T0 + 2 * AFTER)).toBe(4);
+    expect(
+      w.sent
+        .slice(4)
+        .map(n => n.payload.title)
+        .sort(),
+    ).toEqual([
+      'team-payments/a is healthy again',
+      'team-payments/b is healthy again',
+      'team-payments/c is healthy again',
+      'team-payments/d is healthy again',
     ]);
   });
 

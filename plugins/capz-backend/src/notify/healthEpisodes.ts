@@ -1,8 +1,8 @@
 /**
  * The owners hear of a cluster that stays unhealthy, and of its recovery: one notification per episode, sent once
  * the cluster has been degraded or failed for `capz.notifications.unhealthyAfter` (default 30 minutes) and updated in
- * place (its scope) when it is healthy again or gone. A blip shorter than that is told to nobody. The episodes one
- * check tells of several clusters of the same owner (a region's outage) go out as one digest to that owner, updated in
+ * place (its scope) when it is healthy again or gone. A blip shorter than that is told to nobody. When one check
+ * tells an owner of five or more clusters (a region's outage), they go out as one digest to that owner, updated in
  * place once the last of them is no longer unhealthy: 500 clusters degraded at once are one notification per team,
  * not 500.
  *
@@ -104,6 +104,12 @@ export function episodeNotification(
     };
   return { title: `${what} is healthy again`, severity: 'low' };
 }
+
+/**
+ * An owner told of this many episodes or more in one check (an outage) gets one digest; fewer are told one by one,
+ * each with its reason, its cluster's page and its own recovery.
+ */
+export const DIGEST_FROM = 5;
 
 /** The clusters of a digest, at most this many named; the link lists them all. */
 const DIGEST_NAMES = 20;
@@ -311,13 +317,16 @@ export class HealthEpisodes {
       byOwner.get(n.owner)!.push(n);
     }
     for (const [owner, group] of byOwner) {
-      if (group.length === 1) {
-        const { c, row } = group[0];
+      if (group.length >= DIGEST_FROM) {
+        told += await this.tellDigest(owner, group, now);
+        continue;
+      }
+      for (const { c, row } of group) {
         const startedAt = time(row.started_at);
         told += await this.send(c, startedAt, {
           unhealthyForMs: now - startedAt,
         });
-      } else told += await this.tellDigest(owner, group, now);
+      }
     }
 
     const digestsTouched = new Set<string>();
