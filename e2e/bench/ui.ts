@@ -281,9 +281,10 @@ function instrument(fleetSize: number) {
     checks: {
       // Every row of the 50-pool tree.
       tree: () => q('[role="treegrid"] [role="row"]') === 152,
-      // The table's first rows (a screen's worth: the header and 10 rows) and the count above it.
+      // The table's first rows (a screen's worth: the header and 10 rows) and the count above it. Its rows are `tr`
+      // (a native table) or `[role="row"]` (BUI's react-aria table, before 2026-12-07: a baseline checkout's build).
       clusters: () =>
-        q('section[aria-label="Clusters"] [role="row"]') >= 11 &&
+        q('section[aria-label="Clusters"] :is(tr, [role="row"])') >= 11 &&
         document.body.innerText.includes(`${fleetSize} clusters`),
       // Every lane and every transition's mark.
       lanes: () =>
@@ -357,9 +358,10 @@ async function navigate(
       const req = b.requests.find((r: any) => r.url.includes(d));
       if (!req?.end) throw new Error(`no request for ${d}`);
       b.last = { t0, dataStart: req.start };
-      // The rows mounted when the page was drawn (the table is virtualized: a screen's worth, not the page of 50).
+      // The rows mounted when the page was drawn (the page of 50 and the header; a screen's worth when BUI's
+      // virtualized table drew it).
       const rows = document.querySelectorAll(
-        'section[aria-label="Clusters"] [role="row"]',
+        'section[aria-label="Clusters"] :is(tr, [role="row"])',
       ).length;
       let after: number | undefined;
       if (wait) {

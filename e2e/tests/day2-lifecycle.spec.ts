@@ -167,7 +167,7 @@ test('delete a cluster whose resource group is on skip: the preview keeps the gr
     .getByRole('navigation', { name: 'Breadcrumb' })
     .getByRole('link', { name: 'All clusters' })
     .click();
-  // Both searched for (the table is virtualized: rows further down are not rendered, and a missing row proves nothing).
+  // Both searched for (the table shows one page of 50: rows beyond it are not rendered, and a missing row proves nothing).
   await page.getByRole('searchbox', { name: 'Search' }).fill('platform-');
   const clusters = page.getByRole('region', { name: 'Clusters' });
   await expect(

@@ -43,7 +43,7 @@ export async function openClusterPage(
   namespace: string,
   name: string,
 ): Promise<(item: string, title: string) => Promise<Locator>> {
-  // Searched for: the clusters table is virtualized, so a cluster further down the unfiltered list is not rendered.
+  // Searched for: the clusters table shows one page of 50, so a cluster further down the unfiltered list may not be.
   await page.goto(`/capz?q=${encodeURIComponent(name)}`);
   await page
     .getByRole('region', { name: 'Clusters' })

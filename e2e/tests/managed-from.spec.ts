@@ -32,7 +32,7 @@ test('a hand-made second ManagedCluster on an AKS cluster is flagged on the clus
   const azureName: string = original.spec.azureName ?? original.metadata.name;
 
   await signInAsGuest(page);
-  // Searched for: the clusters table is virtualized, and rows further down the unfiltered list are not rendered.
+  // Searched for: the clusters table shows one page of 50, and rows further down the unfiltered list may not be.
   await page.goto('/capz?q=payments-');
   const row = page
     .getByRole('region', { name: 'Clusters' })

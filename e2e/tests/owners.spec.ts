@@ -10,8 +10,8 @@ import { lift, refuse, type Refusal } from './admission';
  */
 
 /**
- * The clusters the clusters page lists, by name, for a search when given: the table is virtualized (rows further down
- * a long list are not rendered), so a user who sees many clusters is asked with a search that keeps the few it checks.
+ * The clusters the clusters page lists, by name, for a search when given: the table shows one page of 50 (rows further
+ * down a long list are not rendered), so a user who sees many clusters is asked with a search that keeps the few it checks.
  */
 async function listed(page: Page, search?: string): Promise<string[]> {
   await page.goto(search ? `/capz?q=${search}` : '/capz');

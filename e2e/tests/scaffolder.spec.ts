@@ -946,7 +946,7 @@ test('New AKS cluster through Gitea and Flux: the merged pull request becomes a 
   timing(
     `merged delete pull request to the Cluster gone: ${Date.now() - t2} ms`,
   );
-  // Searched for: the table is virtualized, so only a search makes a missing row mean a cluster gone.
+  // Searched for: the table shows one page of 50, so only a search makes a missing row mean a cluster gone.
   await page.goto(`/capz?q=${encodeURIComponent(name)}`);
   await expect(
     page

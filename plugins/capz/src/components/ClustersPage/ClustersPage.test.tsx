@@ -15,6 +15,7 @@ import {
 } from '../../__testUtils__/harness';
 import { ClustersPage, sortFromParams, withSort } from './ClustersPage';
 import { createClusterRouteRef } from '../../routes';
+import { useLocation } from 'react-router-dom';
 
 const server = setupCapzServer();
 
@@ -55,12 +56,18 @@ function serve(
 }
 
 const table = () =>
-  within(screen.getByRole('region', { name: 'Clusters' })).getByRole('grid');
+  within(screen.getByRole('region', { name: 'Clusters' })).getByRole('table');
 const clusterNames = () =>
   within(table())
     .getAllByRole('row')
     .slice(1)
     .map(r => within(r).getAllByRole('rowheader')[0]?.textContent ?? '');
+
+/** A column header's sort button. */
+const sortButton = (column: string) =>
+  within(screen.getByRole('columnheader', { name: column })).getByRole(
+    'button',
+  );
 
 describe('ClustersPage', () => {
   it('lists every cluster with health, reason and a link to its page, worst first', async () => {
@@ -204,9 +211,7 @@ describe('ClustersPage', () => {
     serve();
     renderCapz(<ClustersPage />);
     await screen.findByRole('region', { name: 'Clusters' });
-    await userEvent.click(
-      screen.getByRole('columnheader', { name: /Cluster$/ }),
-    );
+    await userEvent.click(sortButton('Cluster'));
     await waitFor(() =>
       expect(clusterNames().map(n => n.replace(/team-.*$/, ''))).toEqual([
         'analytics',
@@ -214,6 +219,39 @@ describe('ClustersPage', () => {
         'payments',
         'search-prod',
       ]),
+    );
+  });
+
+  it("opens a cluster's page from a click anywhere on its row, and leaves its other links to themselves", async () => {
+    serve();
+    function At() {
+      return <output aria-label="Address">{useLocation().pathname}</output>;
+    }
+    renderCapz(
+      <>
+        <ClustersPage />
+        <At />
+      </>,
+    );
+    await screen.findByRole('region', { name: 'Clusters' });
+    const address = screen.getByRole('status', { name: 'Address' });
+    expect(address).toHaveTextContent(/^\/$/);
+    // A migration candidate's link opens the wizard, not the row's cluster page.
+    const legacy = screen.getByRole('row', { name: /legacy-web/ });
+    await userEvent.click(
+      within(legacy).getByRole('link', { name: /Migration candidate/ }),
+    );
+    expect(address).toHaveTextContent(
+      '/capz/clusters/local/team-legacy-web/legacy-web/migrate',
+    );
+    // A click on the row's reason (no link there) opens the cluster's page.
+    await userEvent.click(
+      within(screen.getByRole('row', { name: /search-prod/ })).getByText(
+        'Azure is busy with another operation',
+      ),
+    );
+    expect(address).toHaveTextContent(
+      '/capz/clusters/local/team-search/search-prod',
     );
   });
 
@@ -462,9 +500,7 @@ describe('ClustersPage', () => {
     await waitFor(() => expect(clusterNames()[0]).toMatch(/^c049/));
     expect(asked[asked.length - 1].get('offset')).toBe('50');
     // A new sort starts the view again at its first page.
-    await userEvent.click(
-      screen.getByRole('columnheader', { name: /Cluster$/ }),
-    );
+    await userEvent.click(sortButton('Cluster'));
     await waitFor(() => expect(clusterNames()[0]).toMatch(/^c000/));
     expect(asked[asked.length - 1].get('offset')).toBe('0');
     expect(asked[asked.length - 1].get('sort')).toBe('name');

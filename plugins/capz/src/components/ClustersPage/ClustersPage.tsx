@@ -5,9 +5,7 @@ import {
   Button,
   ButtonLink,
   Flex,
-  Link,
   Skeleton,
-  Table,
   Text,
   type SortDescriptor,
 } from '@backstage/ui';
@@ -21,8 +19,7 @@ import {
   Health,
   ManagementClustersResponse,
 } from '@capz-backstage/plugin-capz-common';
-import type { RouteFunc } from '@backstage/frontend-plugin-api';
-import { memo, useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { ManagedFromAlert } from '../shared/managedFrom';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { CapzApi, capzApiRef, ClustersQuery } from '../../api/CapzApi';
@@ -37,12 +34,8 @@ import {
 } from '../../routes';
 import { ErrorAlert } from '../shared/errors';
 import { useLiveRefresh } from '../shared/useLiveRefresh';
-import {
-  clusterColumns,
-  MigrateLinkContext,
-  Row,
-  SORTABLE_COLUMNS,
-} from './columns';
+import { MigrateLinkContext, Row, SORTABLE_COLUMNS } from './columns';
+import { ClustersTable, PAGE_SIZE } from './ClustersTable';
 import { AttentionButtons, FilterBar, HealthButtons } from './FilterBar';
 import { useClusterFilters } from './useClusterFilters';
 import { attentionOf, useLifecycleSettings } from '../shared/lifecycle';
@@ -107,13 +100,6 @@ function handled<T>(p: Promise<T>): Promise<T> {
 const NO_NAMES: string[] = [];
 const NO_ATTENTION = { now: 0, soon: 0 };
 const NO_CLUSTERS: ClusterSummary[] = [];
-/**
- * The clusters table's rows, all one height (two lines of text; the managed-from cell too): react-aria's Virtualizer
- * places them without measuring each one (measured rows, `estimatedRowHeight`, cost a relayout of every mounted row
- * after the first paint: ~1,260 DOM attribute changes and ~70 ms more in Chromium).
- */
-const TABLE_LAYOUT = { rowHeight: 70, headingHeight: 41 };
-
 /** The sort the page opens with: worst health first. */
 const DEFAULT_SORT: SortDescriptor = {
   column: 'health',
@@ -144,110 +130,6 @@ export function withSort(prev: URLSearchParams, sort: SortDescriptor) {
   }
   return next;
 }
-
-/** Clusters a page of the table. */
-export const PAGE_SIZE = 50;
-
-/**
- * The clusters table: one page of the server's view (GET /clusters with the address's filters and sort), so its cost
- * is one page whatever the fleet's size. Memoised: its rows render again only when the page, the sort or the
- * rows change.
- */
-const ClustersTable = memo(function ClustersTableView(props: {
-  rows: Row[];
-  /** Where the page starts in the view, and how many clusters the view keeps. */
-  offset: number;
-  total: number;
-  /** True while a newer page is being read (the rows shown are the last answer). */
-  stale: boolean;
-  onOffsetChange: (offset: number) => void;
-  /** No cluster at all (rather than none that matches the filters). */
-  empty: boolean;
-  clusterLink?: RouteFunc<{
-    managementCluster: string;
-    namespace: string;
-    name: string;
-  }>;
-  /** The "New AKS cluster" template, when the scaffolder is there. */
-  createHref?: string;
-}) {
-  const { rows, offset, total, stale, onOffsetChange } = props;
-  const { empty, clusterLink, createHref } = props;
-  // The sort is kept in the address (`sort`, `dir`) like the filters: a sorted view is a link, and Back restores it.
-  const [params, setParams] = useSearchParams();
-  const sort = sortFromParams(params);
-  const onSortChange = useCallback(
-    (next: SortDescriptor) =>
-      setParams(prev => withSort(prev, next), { replace: true }),
-    [setParams],
-  );
-  const { columns, rowConfig } = useMemo(() => {
-    const href = (c: ClusterSummary) =>
-      clusterLink?.({
-        managementCluster: c.managementCluster,
-        namespace: c.namespace,
-        name: c.name,
-      });
-    return {
-      columns: clusterColumns({ href }),
-      rowConfig: { getHref: (r: Row) => href(r) },
-    };
-  }, [clusterLink]);
-  const emptyState = useMemo(
-    () =>
-      empty ? (
-        <Text as="p">
-          No Cluster API clusters were found on the management clusters. Ask for
-          a new one with the{' '}
-          <Link href={createHref ?? '/create'}>New AKS cluster</Link> template,
-          or adopt an existing AKS cluster.
-        </Text>
-      ) : (
-        <Text as="p">
-          No cluster matches these filters. Clear the filters or search for
-          something else.
-        </Text>
-      ),
-    [empty, createHref],
-  );
-  const pagination = useMemo(
-    () => ({
-      type: 'page' as const,
-      pageSize: PAGE_SIZE,
-      pageSizeOptions: [],
-      offset,
-      totalCount: total,
-      hasNextPage: offset + PAGE_SIZE < total,
-      hasPreviousPage: offset > 0,
-      onNextPage: () => onOffsetChange(offset + PAGE_SIZE),
-      onPreviousPage: () => onOffsetChange(Math.max(0, offset - PAGE_SIZE)),
-    }),
-    [offset, total, onOffsetChange],
-  );
-  const sortState = useMemo(
-    () => ({ descriptor: sort, onSortChange }),
-    // The descriptor is read from the address: the same sort keeps the same object.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [sort.column, sort.direction, onSortChange],
-  );
-  return (
-    // BUI's Table names its grid "Data table"; the region gives it this page's name.
-    <section aria-label="Clusters">
-      <Table<Row>
-        data={rows}
-        isStale={stale}
-        pagination={pagination}
-        sort={sortState}
-        columnConfig={columns}
-        rowConfig={rowConfig}
-        emptyState={emptyState}
-        // Only the rows in (or near) the window are mounted; the page scrolls with the window, the grid keeps its
-        // aria-rowcount and keyboard navigation.
-        virtualized={TABLE_LAYOUT}
-      />
-    </section>
-  );
-});
 
 /** Reads every cluster a view keeps, a thousand at a time (GET /clusters' largest page). */
 async function everyClusterOf(
@@ -295,8 +177,20 @@ export function ClustersPage() {
   const [refreshKey, setRefreshKey] = useState(0);
   const filterState = useClusterFilters();
   const { filters, filtered } = filterState;
-  const [params] = useSearchParams();
-  const sort = sortFromParams(params);
+  // The sort is kept in the address (`sort`, `dir`) like the filters: a sorted view is a link, and Back restores it.
+  const [params, setParams] = useSearchParams();
+  const sortInAddress = sortFromParams(params);
+  const sort = useMemo(
+    () => sortInAddress,
+    // The same sort keeps the same object: the memoised table does not draw again for a new one.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [sortInAddress.column, sortInAddress.direction],
+  );
+  const onSortChange = useCallback(
+    (next: SortDescriptor) =>
+      setParams(prev => withSort(prev, next), { replace: true }),
+    [setParams],
+  );
   // The page of the view: back to the first when the view (filters, sort) changes.
   const viewKey = JSON.stringify([filters, sort.column, sort.direction]);
   const [paging, setPaging] = useState({ viewKey, offset: 0 });
@@ -554,6 +448,8 @@ export function ClustersPage() {
           <MigrateLinkContext.Provider value={migrateLink}>
             <ClustersTable
               rows={rows}
+              sort={sort}
+              onSortChange={onSortChange}
               offset={offset}
               total={total}
               stale={clusters.loading}

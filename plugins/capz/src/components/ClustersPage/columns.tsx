@@ -1,15 +1,16 @@
 /** The clusters table's columns, its rows and their order. */
-import { Cell, CellText, ColumnConfig, Flex, Link, Text } from '@backstage/ui';
 import {
   CLUSTER_SORT_COLUMNS,
   ClusterApi,
+  ClusterSortColumn,
   ClusterSummary,
   describePools,
   sortClusters,
   hintFor,
   splitReason,
 } from '@capz-backstage/plugin-capz-common';
-import { createContext, useContext } from 'react';
+import { createContext, useContext, type ReactNode } from 'react';
+import { Link as RouterLink } from 'react-router-dom';
 import { placeText } from '../shared/managedFrom';
 import { HealthLabel } from '../shared/health';
 import { versionCellWords, type Attention } from '../shared/lifecycle';
@@ -39,10 +40,9 @@ export function sortRows(
 }
 
 /**
- * The name cell of a cluster whose AKS cluster other ASO ManagedClusters also manage, in two lines like
- * every other row of the virtualized table (one row height): the name and its namespace, then a danger
- * badge with how many places in all and the other places in text (ellipsised when long; the badge's title and the
- * alert above the table give them in full).
+ * The name cell of a cluster whose AKS cluster other ASO ManagedClusters also manage, in two lines like every other
+ * row: the name and its namespace, then a danger badge with how many places in all and the other places in text
+ * (ellipsised when long; the badge's title and the alert above the table give them in full).
  */
 function ManagedFromCell({
   row,
@@ -55,54 +55,73 @@ function ManagedFromCell({
   const label = `Managed from ${others.length + 1} places`;
   const list = others.map(placeText).join(', ');
   return (
-    <Cell>
-      <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
-        <Flex gap="2" align="baseline" style={{ minWidth: 0 }}>
-          {href ? (
-            <Link variant="body-medium" href={href} truncate>
-              {row.name}
-            </Link>
-          ) : (
-            <Text variant="body-medium" truncate>
-              {row.name}
-            </Text>
-          )}
-          <Text variant="body-small" color="secondary" truncate>
-            {row.namespace}
-          </Text>
-        </Flex>
-        <Flex gap="2" align="center" style={{ minWidth: 0 }}>
-          <span
-            title={`This AKS cluster is also managed by ManagedCluster ${list}. Two owners both write it, and deleting either deletes it under the other.`}
-            style={{
-              // Shrinks (ellipsised) before the places beside it go: both stay on the row's one line.
-              minWidth: 0,
-              overflow: 'hidden',
-              textOverflow: 'ellipsis',
-              whiteSpace: 'nowrap',
-              padding: '0 6px',
-              borderRadius: 4,
-              // Solid intent colours: white on red (4.8:1, WCAG AA) in both themes.
-              border: '1px solid var(--bui-negative-border)',
-              background: 'var(--bui-negative-bg)',
-              color: 'var(--bui-negative-fg)',
-              fontSize: 'var(--bui-font-size-2)',
-              fontWeight: 600,
-              lineHeight: 1.3,
-            }}
-          >
-            {label}
-          </span>
-          <Text
-            variant="body-small"
-            color="secondary"
-            truncate
-            title={`Also: ${list}`}
-            style={{ flex: '1 0 3em', minWidth: '3em' }}
-          >{`Also: ${list}`}</Text>
-        </Flex>
-      </Flex>
-    </Cell>
+    <div className="capz-cells">
+      <div className="capz-cells-side">
+        {href ? (
+          <RouterLink className="capz-line capz-link" to={href}>
+            {row.name}
+          </RouterLink>
+        ) : (
+          <span className="capz-line">{row.name}</span>
+        )}
+        <span className="capz-line capz-small capz-secondary">
+          {row.namespace}
+        </span>
+      </div>
+      <div className="capz-cells-side">
+        <span
+          className="capz-badge-danger"
+          title={`This AKS cluster is also managed by ManagedCluster ${list}. Two owners both write it, and deleting either deletes it under the other.`}
+        >
+          {label}
+        </span>
+        <span
+          className="capz-line capz-small capz-secondary"
+          title={`Also: ${list}`}
+          style={{ flex: '1 0 3em', minWidth: '3em' }}
+        >{`Also: ${list}`}</span>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * A cell's two lines: its title (a link when `href` is given) and a secondary description, each cut with an ellipsis
+ * and whole in its tooltip. Plain elements styled by the table's sheet (ClustersTable.tsx): a page of 50 rows draws
+ * 400 of these.
+ */
+export function TwoLines({
+  title,
+  description,
+  href,
+  secondary,
+}: {
+  title: string;
+  description?: string;
+  href?: string;
+  /** The title in the secondary colour too. */
+  secondary?: boolean;
+}) {
+  return (
+    <div className="capz-cells">
+      {href ? (
+        <RouterLink className="capz-line capz-link" to={href} title={title}>
+          {title}
+        </RouterLink>
+      ) : (
+        <span
+          className={secondary ? 'capz-line capz-secondary' : 'capz-line'}
+          title={title}
+        >
+          {title}
+        </span>
+      )}
+      {description && (
+        <span className="capz-line capz-secondary" title={description}>
+          {description}
+        </span>
+      )}
+    </div>
   );
 }
 
@@ -144,132 +163,117 @@ function ApiCell({ row: r }: { row: ClusterSummary }) {
   const migrateLink = useContext(MigrateLinkContext);
   const label = API_LABEL[r.api] ?? r.api;
   if (!r.migrationCandidate || !migrateLink)
-    return <CellText title={label} color="secondary" />;
+    return <TwoLines title={label} secondary />;
   return (
-    // The badge opens the migration wizard (the row itself opens the cluster page).
-    <Cell>
-      <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
-        <Text variant="body-medium" truncate title={label}>
-          {label}
-        </Text>
-        <Link
-          truncate
-          variant="body-medium"
-          href={migrateLink({
-            managementCluster: r.managementCluster,
-            namespace: r.namespace,
-            name: r.name,
-          })}
-          aria-label={`Migration candidate: migrate ${r.name} to the ASO API`}
-        >
-          Migration candidate
-        </Link>
-      </Flex>
-    </Cell>
+    // The link opens the migration wizard (the row itself opens the cluster page).
+    <div className="capz-cells">
+      <span className="capz-line" title={label}>
+        {label}
+      </span>
+      <RouterLink
+        className="capz-line capz-link"
+        to={migrateLink({
+          managementCluster: r.managementCluster,
+          namespace: r.namespace,
+          name: r.name,
+        })}
+        aria-label={`Migration candidate: migrate ${r.name} to the ASO API`}
+      >
+        Migration candidate
+      </RouterLink>
+    </div>
   );
 }
 
-/**
- * The clusters table's columns. `href` is a cluster's page; a migration candidate's API cell links the migration
- * wizard when {@link MigrateLinkContext} gives its link.
- */
-export function clusterColumns(opts: {
-  href: (c: ClusterSummary) => string | undefined;
-}): ColumnConfig<Row>[] {
-  const { href } = opts;
-  return [
-    {
-      id: 'health',
-      label: 'Health',
-      isSortable: true,
-      width: 130,
-      cell: r => (
-        <Cell>
-          <HealthLabel health={r.health} />
-        </Cell>
-      ),
-    },
-    {
-      id: 'name',
-      label: 'Cluster',
-      isSortable: true,
-      isRowHeader: true,
-      // Wider than the others: a name, its namespace and (managed from elsewhere) the badge fit its two lines.
-      width: '1.5fr',
-      cell: r =>
-        r.managedFrom?.length ? (
-          <ManagedFromCell row={r} href={href(r)} />
-        ) : (
-          <CellText title={r.name} description={r.namespace} href={href(r)} />
-        ),
-    },
-    {
-      id: 'managementCluster',
-      label: 'Management cluster',
-      isSortable: true,
-      cell: r => <CellText title={r.managementCluster} />,
-    },
-    {
-      id: 'reason',
-      label: 'Reason',
-      isSortable: true,
-      // The widest column: the why is what a person scans the list for (a 1fr column cut it to "Managed…").
-      width: '2.5fr',
-      // The reason wraps (a cut reason hid the why at 1280 px); its message stays one line, whole in its tooltip.
-      cell: r => {
-        const { title, description } = reasonText(r);
-        return (
-          <Cell>
-            <Flex direction="column" gap="1" style={{ minWidth: 0 }}>
-              <Text variant="body-medium">{title}</Text>
-              {description && (
-                <Text
-                  variant="body-medium"
-                  color="secondary"
-                  truncate
-                  title={description}
-                >
-                  {description}
-                </Text>
-              )}
-            </Flex>
-          </Cell>
-        );
-      },
-    },
-    {
-      id: 'api',
-      label: 'API',
-      isSortable: true,
-      cell: r => <ApiCell row={r} />,
-    },
-    {
-      id: 'version',
-      label: 'Kubernetes',
-      isSortable: true,
-      cell: r => (
-        <CellText
-          title={r.kubernetesVersion ?? '—'}
-          description={versionCellWords(r.attention)}
-        />
-      ),
-    },
-    {
-      id: 'location',
-      label: 'Location',
-      isSortable: true,
-      cell: r => <CellText title={r.location ?? '—'} />,
-    },
-    {
-      id: 'pools',
-      label: 'Pools',
-      isSortable: true,
-      cell: r => (
-        <CellText
-          title={r.pools ? describePools(r.pools, '') : '—'}
-          description={r.pools ? `${r.pools.replicas} nodes` : undefined}
-        />
-      ),
-    },
-  ];
+/** A column of the clusters table: every one sorts (by its `id`, GET /clusters' `sort`). */
+export interface ClusterColumn {
+  id: ClusterSortColumn;
+  label: string;
+  /** Its `<col>` width; the columns without one share what is left. */
+  width?: string;
+  /** The column that names its row (a row header). */
+  rowHeader?: boolean;
+  /** The cell's content; `href` is the cluster's page. */
+  cell: (r: Row, href: string | undefined) => ReactNode;
 }
+
+/**
+ * The clusters table's columns. A migration candidate's API cell links the migration wizard when
+ * {@link MigrateLinkContext} gives its link.
+ */
+export const CLUSTER_COLUMNS: readonly ClusterColumn[] = [
+  {
+    id: 'health',
+    label: 'Health',
+    width: '130px',
+    cell: r => <HealthLabel health={r.health} />,
+  },
+  {
+    id: 'name',
+    label: 'Cluster',
+    rowHeader: true,
+    // Wider than the others: a name, its namespace and (managed from elsewhere) the badge fit its two lines.
+    width: '16%',
+    cell: (r, href) =>
+      r.managedFrom?.length ? (
+        <ManagedFromCell row={r} href={href} />
+      ) : (
+        <TwoLines title={r.name} description={r.namespace} href={href} />
+      ),
+  },
+  {
+    id: 'managementCluster',
+    label: 'Management cluster',
+    cell: r => <TwoLines title={r.managementCluster} />,
+  },
+  {
+    id: 'reason',
+    label: 'Reason',
+    // The widest column: the why is what a person scans the list for (a narrow column cut it to "Managed…").
+    width: '28%',
+    // The reason wraps (a cut reason hid the why at 1280 px); its message stays one line, whole in its tooltip.
+    cell: r => {
+      const { title, description } = reasonText(r);
+      return (
+        <div className="capz-cells">
+          <span className="capz-wrap">{title}</span>
+          {description && (
+            <span className="capz-line capz-secondary" title={description}>
+              {description}
+            </span>
+          )}
+        </div>
+      );
+    },
+  },
+  {
+    id: 'api',
+    label: 'API',
+    cell: r => <ApiCell row={r} />,
+  },
+  {
+    id: 'version',
+    label: 'Kubernetes',
+    cell: r => (
+      <TwoLines
+        title={r.kubernetesVersion ?? '—'}
+        description={versionCellWords(r.attention)}
+      />
+    ),
+  },
+  {
+    id: 'location',
+    label: 'Location',
+    cell: r => <TwoLines title={r.location ?? '—'} />,
+  },
+  {
+    id: 'pools',
+    label: 'Pools',
+    cell: r => (
+      <TwoLines
+        title={r.pools ? describePools(r.pools, '') : '—'}
+        description={r.pools ? `${r.pools.replicas} nodes` : undefined}
+      />
+    ),
+  },
+];
