@@ -12,9 +12,11 @@ import {
 } from '../testing/storeDatabases';
 import {
   DIGEST_FROM,
+  digestNotification,
   episodeStep,
   HEALTH_NOTIFICATION_TOPIC,
   HealthEpisodes,
+  type HealthSource,
   scheduleHealthNotifications,
 } from './healthEpisodes';
 
@@ -68,6 +70,34 @@ describe('episodeStep', () => {
   });
 });
 
+describe('digestNotification', () => {
+  it('says how many of a digest are still unhealthy and how many are not any more, at low severity', () => {
+    expect(digestNotification({ size: 25, recovered: 7 })).toEqual({
+      title:
+        '25 of your clusters were unhealthy; 18 still are, 7 are not any more',
+      description:
+        'Each of those 7 is healthy again or deleted. The clusters page lists those still unhealthy worst first.',
+      severity: 'low',
+    });
+    expect(digestNotification({ size: 5, recovered: 1 })).toEqual({
+      title:
+        '5 of your clusters were unhealthy; 4 still are, 1 is not any more',
+      description:
+        'That one is healthy again or deleted. The clusters page lists those still unhealthy worst first.',
+      severity: 'low',
+    });
+    expect(digestNotification({ size: 5, recovered: 4 }).title).toBe(
+      '5 of your clusters were unhealthy; 1 still is, 4 are not any more',
+    );
+    expect(digestNotification({ ended: 5 })).toEqual({
+      title: '5 of your clusters were unhealthy; none is any more',
+      description:
+        'Each is healthy again or deleted. The clusters page shows how each is now.',
+      severity: 'low',
+    });
+  });
+});
+
 const databases = storeDatabases();
 if (process.env.CI) {
   it(`has ${postgresId} to test on`, () => {
@@ -115,8 +145,9 @@ function world() {
     resync: () => {
       synced = true;
     },
-    fail: () => {
-      failing = true;
+    /** The notifications backend refuses (or, `false`, sends again). */
+    fail: (on = true) => {
+      failing = on;
     },
     source: { clusters: () => clusters, synced: () => synced },
   };
@@ -302,19 +333,28 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
       'team-search/search-prod has been degraded for 30 minutes',
     );
 
-    // 24 recover, the last is still degraded: nothing yet; then it is deleted: the digest says none is unhealthy.
+    // 24 recover, the last is still degraded: the digest says so in place; then it is deleted: none is unhealthy.
     w.set([
       ...payments.slice(0, 24).map(c => ({ ...c, health: 'healthy' as const })),
       payments[24],
       search,
     ]);
-    expect(await e.check(T0 + 2 * AFTER)).toBe(0);
-    expect(w.sent).toHaveLength(2);
-    expect(await knex('capz_health_digests')).toHaveLength(1);
-    w.set([search]);
-    expect(await e.check(T0 + 3 * AFTER)).toBe(25);
+    expect(await e.check(T0 + 2 * AFTER)).toBe(24);
     expect(w.sent).toHaveLength(3);
     expect(w.sent[2]).toEqual({
+      recipients: { type: 'entity', entityRef: 'group:default/payments' },
+      payload: expect.objectContaining({
+        title:
+          '25 of your clusters were unhealthy; 1 still is, 24 are not any more',
+        severity: 'low',
+        scope: digest.payload.scope,
+      }),
+    });
+    expect(await knex('capz_health_digests')).toHaveLength(1);
+    w.set([search]);
+    expect(await e.check(T0 + 3 * AFTER)).toBe(1);
+    expect(w.sent).toHaveLength(4);
+    expect(w.sent[3]).toEqual({
       recipients: { type: 'entity', entityRef: 'group:default/payments' },
       payload: expect.objectContaining({
         title: '25 of your clusters were unhealthy; none is any more',
@@ -324,7 +364,116 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
     });
     expect(await knex('capz_health_digests')).toHaveLength(0);
     expect(await e.check(T0 + 4 * AFTER)).toBe(0);
-    expect(w.sent).toHaveLength(3);
+    expect(w.sent).toHaveLength(4);
+  });
+
+  it('updates a digest in place as its clusters recover or are deleted, once per check however many end in it', async () => {
+    const { w, episodes, knex } = await setUp();
+    const e = episodes(w.notifications, async refs =>
+      refs.map(() => ({ owner: 'group:default/payments' })),
+    );
+    const all = Array.from({ length: 25 }, (_, i) =>
+      summary({ name: `c-${i}`, uid: `uid-${i}`, health: 'degraded' }),
+    );
+    const healthyUpTo = (n: number) =>
+      all.map((c, i) => (i < n ? { ...c, health: 'healthy' as const } : c));
+    w.set(all);
+    await e.check(T0);
+    expect(await e.check(T0 + AFTER)).toBe(25);
+    const scope = w.sent[0].payload.scope;
+
+    // 7 healthy again in one check: one update, not 7.
+    w.set(healthyUpTo(7));
+    expect(await e.check(T0 + AFTER + MIN)).toBe(7);
+    expect(w.sent.slice(1)).toEqual([
+      {
+        recipients: { type: 'entity', entityRef: 'group:default/payments' },
+        payload: expect.objectContaining({
+          title:
+            '25 of your clusters were unhealthy; 18 still are, 7 are not any more',
+          description:
+            'Each of those 7 is healthy again or deleted. The clusters page lists those still unhealthy worst first.',
+          severity: 'low',
+          link: '/capz',
+          topic: HEALTH_NOTIFICATION_TOPIC,
+          scope,
+        }),
+      },
+    ]);
+    // Nothing new: nothing told.
+    expect(await e.check(T0 + AFTER + 2 * MIN)).toBe(0);
+    expect(w.sent).toHaveLength(2);
+
+    // 7 more healthy and 3 deleted in one check: one update, for the 10.
+    w.set(healthyUpTo(14).filter((_, i) => i < 14 || i >= 17));
+    expect(await e.check(T0 + AFTER + 3 * MIN)).toBe(10);
+    expect(
+      w.sent.slice(2).map(n => [n.payload.title, n.payload.scope]),
+    ).toEqual([
+      [
+        '25 of your clusters were unhealthy; 8 still are, 17 are not any more',
+        scope,
+      ],
+    ]);
+    expect(await knex('capz_health_digests').select('recovered')).toEqual([
+      { recovered: 17 },
+    ]);
+
+    // The 8 others: the end, which tells of those 8.
+    w.set(healthyUpTo(25));
+    expect(await e.check(T0 + AFTER + 4 * MIN)).toBe(8);
+    expect(
+      w.sent.slice(3).map(n => [n.payload.title, n.payload.scope]),
+    ).toEqual([
+      ['25 of your clusters were unhealthy; none is any more', scope],
+    ]);
+    expect(await knex('capz_health_digests')).toHaveLength(0);
+  });
+
+  it('tells a partial recovery once when two replicas whose caches saw different clusters recover check at once', async () => {
+    const { w, knex } = await setUp();
+    const replica = (source: HealthSource) =>
+      new HealthEpisodes({
+        db: knex,
+        source,
+        notifications: w.notifications,
+        logger: mockServices.logger.mock(),
+        unhealthyAfterMs: AFTER,
+        owners: async refs =>
+          refs.map(() => ({ owner: 'group:default/payments' })),
+      });
+    const five = ['a', 'b', 'c', 'd', 'e'].map(n =>
+      summary({ name: n, uid: `uid-${n}`, health: 'degraded' }),
+    );
+    const healthy = (names: string[]): HealthSource => ({
+      clusters: () =>
+        five.map(c =>
+          names.includes(c.name) ? { ...c, health: 'healthy' as const } : c,
+        ),
+      synced: () => true,
+    });
+    const first = replica(healthy([]));
+    await first.check(T0);
+    expect(await first.check(T0 + AFTER)).toBe(5);
+    // Replica a's watch cache has seen a recover, b's has seen b.
+    const [a, b] = [replica(healthy(['a'])), replica(healthy(['b']))];
+    const counts = await Promise.all([
+      a.check(T0 + 2 * AFTER),
+      b.check(T0 + 2 * AFTER),
+    ]);
+    // Both caches caught up: nothing more to tell.
+    const both = [replica(healthy(['a', 'b'])), replica(healthy(['a', 'b']))];
+    await Promise.all(both.map(r => r.check(T0 + 2 * AFTER + MIN)));
+    const updates = w.sent.slice(1).map(n => n.payload.title);
+    // Never the same news twice, the last says both.
+    expect(new Set(updates).size).toBe(updates.length);
+    expect(updates[updates.length - 1]).toBe(
+      '5 of your clusters were unhealthy; 3 still are, 2 are not any more',
+    );
+    expect(counts[0] + counts[1]).toBe(2);
+    expect(await knex('capz_health_digests').select('recovered')).toEqual([
+      { recovered: 2 },
+    ]);
   });
 
   it('tells a digest and its end once with two replicas checking the same database', async () => {
@@ -345,14 +494,22 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
     expect(w.sent.map(n => n.payload.title)).toEqual([
       '5 of your clusters have been unhealthy for 30 minutes or more (5 degraded)',
     ]);
-    w.set(five('healthy'));
-    const counts = await Promise.all([
+    // Two of them healthy again: one update, told by one replica.
+    w.set([...five('healthy').slice(0, 2), ...five('degraded').slice(2)]);
+    const partial = await Promise.all([
       a.check(T0 + 2 * AFTER),
       b.check(T0 + 2 * AFTER),
     ]);
-    expect(counts.sort()).toEqual([0, 5]);
+    expect(partial.sort()).toEqual([0, 2]);
+    w.set(five('healthy'));
+    const counts = await Promise.all([
+      a.check(T0 + 3 * AFTER),
+      b.check(T0 + 3 * AFTER),
+    ]);
+    expect(counts.sort()).toEqual([0, 3]);
     expect(w.sent.map(n => n.payload.title)).toEqual([
       '5 of your clusters have been unhealthy for 30 minutes or more (5 degraded)',
+      '5 of your clusters were unhealthy; 3 still are, 2 are not any more',
       '5 of your clusters were unhealthy; none is any more',
     ]);
   });
@@ -438,6 +595,76 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
       'team-payments/payments-prod has been degraded for 30 minutes',
       'team-payments/payments-prod was unhealthy and is now deleted',
     ]);
+  });
+
+  it('tells again at the next check an episode whose notification could not be sent, and its recovery in the same notification', async () => {
+    const { w, episodes, knex } = await setUp();
+    const e = episodes();
+    w.health('degraded');
+    await e.check(T0);
+    w.fail();
+    expect(await e.check(T0 + AFTER)).toBe(0);
+    // Released: not told, so tried again at each check.
+    expect(await knex('capz_health_episodes').select('notified_at')).toEqual([
+      { notified_at: null },
+    ]);
+    expect(await e.check(T0 + AFTER + MIN)).toBe(0);
+    expect(w.attempts.count).toBe(2);
+    w.fail(false);
+    expect(await e.check(T0 + AFTER + 2 * MIN)).toBe(1);
+    expect(await e.check(T0 + AFTER + 3 * MIN)).toBe(0);
+    expect(w.sent.map(n => n.payload.title)).toEqual([
+      'team-payments/payments-prod has been degraded for 32 minutes',
+    ]);
+    w.health('healthy');
+    expect(await e.check(T0 + 2 * AFTER)).toBe(1);
+    expect(w.sent[1].payload).toEqual(
+      expect.objectContaining({
+        title: 'team-payments/payments-prod is healthy again',
+        scope: w.sent[0].payload.scope,
+      }),
+    );
+  });
+
+  it('groups again at the next check the episodes of a digest that could not be sent, with those due since', async () => {
+    const { w, episodes, knex } = await setUp();
+    const e = episodes(w.notifications, async refs =>
+      refs.map(() => ({ owner: 'group:default/payments' })),
+    );
+    const six = (health: Health) =>
+      ['a', 'b', 'c', 'd', 'e', 'f'].map(n =>
+        summary({ name: n, uid: `uid-${n}`, health }),
+      );
+    w.set(six('degraded').slice(0, 5));
+    await e.check(T0);
+    w.set(six('degraded'));
+    await e.check(T0 + MIN);
+    w.fail();
+    expect(await e.check(T0 + AFTER)).toBe(0);
+    expect(w.attempts.count).toBe(1);
+    // Released: no digest kept, no episode claimed or in one.
+    expect(await knex('capz_health_digests')).toEqual([]);
+    expect(
+      await knex('capz_health_episodes')
+        .whereNotNull('notified_at')
+        .orWhereNotNull('digest_scope'),
+    ).toEqual([]);
+    w.fail(false);
+    expect(await e.check(T0 + AFTER + MIN)).toBe(6);
+    expect(w.sent.map(n => n.payload.title)).toEqual([
+      '6 of your clusters have been unhealthy for 30 minutes or more (6 degraded)',
+    ]);
+    expect(await knex('capz_health_digests').select('size')).toEqual([
+      { size: 6 },
+    ]);
+    w.set(six('healthy'));
+    expect(await e.check(T0 + 2 * AFTER)).toBe(6);
+    expect(w.sent[1].payload).toEqual(
+      expect.objectContaining({
+        title: '6 of your clusters were unhealthy; none is any more',
+        scope: w.sent[0].payload.scope,
+      }),
+    );
   });
 
   it('goes on without the notifications backend: nothing is sent, the check still keeps its episodes', async () => {

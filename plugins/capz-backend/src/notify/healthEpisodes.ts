@@ -2,13 +2,14 @@
  * The owners hear of a cluster that stays unhealthy, and of its recovery: one notification per episode, sent once
  * the cluster has been degraded or failed for `capz.notifications.unhealthyAfter` (default 30 minutes) and updated in
  * place (its scope) when it is healthy again or gone. A blip shorter than that is told to nobody. When one check
- * tells an owner of five or more clusters (a region's outage), they go out as one digest to that owner, updated in
- * place once the last of them is no longer unhealthy: 500 clusters degraded at once are one notification per team,
- * not 500.
+ * tells an owner of five or more clusters (a region's outage), they go out as one digest to that owner
+ * (healthDigest.ts), updated in place at most once per check as some of them are no longer unhealthy, and once the
+ * last of them is not: 500 clusters degraded at once are one notification per team, not 500.
  *
  * A scheduled check, global (one replica at a time), reads the clusters' health from the watch cache: no API call,
  * and once a minute rather than per event. Each episode is a row of the plugin's database, so it is told once whichever
- * replica runs the check and across restarts; the row is claimed before the notification is sent.
+ * replica runs the check and across restarts; the row is claimed before the notification is sent, and released when
+ * the send fails, so that the next check tells it again.
  */
 import type {
   LoggerService,
@@ -21,10 +22,19 @@ import type {
 } from '@capz-backstage/plugin-capz-common';
 import { clusterPagePath } from '@capz-backstage/plugin-capz-common';
 import type { Knex } from 'knex';
-import { createHash } from 'node:crypto';
 import { clusterAddressees, type CatalogOwners } from './catalogOwners';
 import { inTransactions } from './batches';
 import { clusterEntityRef } from './ownerNotifications';
+import {
+  DIGEST_FROM,
+  digestNotification,
+  digestScope,
+  minutesOf,
+  worstFirst,
+} from './healthDigest';
+
+export { DIGEST_FROM, digestNotification } from './healthDigest';
+export type { DigestMember } from './healthDigest';
 
 /** The topic of these notifications (a user may switch it off in the notification settings). */
 export const HEALTH_NOTIFICATION_TOPIC = 'capz-cluster-health';
@@ -76,8 +86,6 @@ export function episodeStep(
   return { do: 'nothing' };
 }
 
-const minutesOf = (ms: number) => Math.max(1, Math.round(ms / 60000));
-
 /** The notification of an episode, from its first telling to its end. */
 export function episodeNotification(
   cluster: Pick<ClusterSummary, 'namespace' | 'name'> &
@@ -105,68 +113,6 @@ export function episodeNotification(
   return { title: `${what} is healthy again`, severity: 'low' };
 }
 
-/**
- * An owner told of this many episodes or more in one check (an outage) gets one digest; fewer are told one by one,
- * each with its reason, its cluster's page and its own recovery.
- */
-export const DIGEST_FROM = 5;
-
-/** The clusters of a digest, at most this many named; the link lists them all. */
-const DIGEST_NAMES = 20;
-
-/** A cluster of a digest as it is told: where, how unhealthy and why. */
-export type DigestMember = Pick<ClusterSummary, 'namespace' | 'name'> &
-  Partial<Pick<ClusterSummary, 'health' | 'reason'>> & {
-    unhealthyForMs: number;
-  };
-
-/**
- * The notification of several clusters of one owner told at once, and its in-place update once none of them is
- * unhealthy any more (each healthy again or deleted: the digest does not tell which).
- */
-export function digestNotification(
-  state: { members: readonly DigestMember[] } | { ended: number },
-): {
-  title: string;
-  description?: string;
-  severity: 'high' | 'normal' | 'low';
-} {
-  if ('ended' in state)
-    return {
-      title: `${state.ended} of your clusters were unhealthy; none is any more`,
-      description:
-        'Each is healthy again or deleted. The clusters page shows how each is now.',
-      severity: 'low',
-    };
-  const { members } = state;
-  const failed = members.filter(m => m.health === 'failed').length;
-  const parts = [
-    failed ? `${failed} failed` : '',
-    members.length - failed ? `${members.length - failed} degraded` : '',
-  ].filter(Boolean);
-  const shortest = Math.min(...members.map(m => m.unhealthyForMs));
-  const named = members
-    .slice(0, DIGEST_NAMES)
-    .map(
-      m =>
-        `${m.namespace}/${m.name}: ${m.health}${
-          m.reason ? ` (${m.reason})` : ''
-        }`,
-    );
-  const more = members.length - named.length;
-  return {
-    title: `${
-      members.length
-    } of your clusters have been unhealthy for ${minutesOf(
-      shortest,
-    )} minutes or more (${parts.join(', ')})`,
-    description: `${named.join('. ')}.${
-      more > 0 ? ` And ${more} more.` : ''
-    } The clusters page lists them worst first.`,
-    severity: failed ? 'high' : 'normal',
-  };
-}
-
 interface EpisodeRow {
   management_cluster: string;
   cluster_uid: string;
@@ -183,6 +129,8 @@ interface DigestRow {
   scope: string;
   owner: string;
   size: number;
+  /** How many of its clusters its notification last said are no longer unhealthy. */
+  recovered: number;
 }
 
 const time = (v: Date | string) => new Date(v).getTime();
@@ -208,6 +156,18 @@ type Place = Pick<
 > &
   Partial<ClusterSummary>;
 
+/** An open episode, and the cluster it is of. */
+type Due = { c: Place; row: EpisodeRow };
+
+/** What one check does: the episodes it starts, tells and ends. */
+interface Plan {
+  starts: Place[];
+  notify: Due[];
+  ends: (Due & { notified: boolean })[];
+}
+
+type Payload = Parameters<NotificationService['send']>[0]['payload'];
+
 /**
  * One check: every cluster of every synced management cluster against the open episodes. The episodes that start
  * are written a few transactions at a time, and the catalog is asked of those to tell in batches, yielding the event
@@ -231,8 +191,35 @@ export class HealthEpisodes {
     },
   ) {}
 
-  /** Runs one check; says how many clusters' owners it told of (a digest counts its clusters). */
+  /**
+   * Runs one check; says how many clusters' owners it told of: a digest counts its clusters, an update of it those
+   * it is the first to tell of as no longer unhealthy.
+   */
   async check(now = Date.now()): Promise<number> {
+    const { starts, notify, ends } = await this.plan(now);
+    await inTransactions(
+      this.o.db,
+      starts,
+      ROWS_PER_TRANSACTION,
+      async (trx, c) => {
+        await trx(TABLE)
+          .insert({
+            ...where(c),
+            namespace: c.namespace,
+            name: c.name,
+            started_at: new Date(now),
+            notified_at: null,
+          })
+          .onConflict(['management_cluster', 'cluster_uid'])
+          .ignore();
+      },
+    );
+    const told = await this.tellDue(notify, now);
+    return told + (await this.end(ends));
+  }
+
+  /** Every cluster of every synced management cluster against the open episodes. */
+  private async plan(now: number): Promise<Plan> {
     const { db, source, unhealthyAfterMs } = this.o;
     const open = new Map<string, EpisodeRow>();
     for (const r of (await db(TABLE).select()) as EpisodeRow[])
@@ -243,31 +230,33 @@ export class HealthEpisodes {
       if (!synced.has(mc)) synced.set(mc, source.synced(mc));
       return synced.get(mc)!;
     };
-    const starts: Place[] = [];
-    const notify: { c: Place; row: EpisodeRow }[] = [];
-    const ends: { c: Place; row: EpisodeRow; notified: boolean }[] = [];
-    const plan = (step: EpisodeStep, c: Place, row: EpisodeRow | undefined) => {
-      if (step.do === 'start') starts.push(c);
-      else if (step.do === 'notify') notify.push({ c, row: row! });
+    const out: Plan = { starts: [], notify: [], ends: [] };
+    const add = (
+      c: Place,
+      row: EpisodeRow | undefined,
+      health: Health | undefined | 'gone' = c.health,
+    ) => {
+      const step = episodeStep(
+        health,
+        row && episodeOf(row),
+        now,
+        unhealthyAfterMs,
+      );
+      if (step.do === 'start') out.starts.push(c);
+      else if (step.do === 'notify') out.notify.push({ c, row: row! });
       else if (step.do === 'end')
-        ends.push({ c, row: row!, notified: step.notified });
+        out.ends.push({ c, row: row!, notified: step.notified });
     };
     for (const c of source.clusters()) {
       if (!c.uid || !isSynced(c.managementCluster)) continue;
       const key = `${c.managementCluster}\u0000${c.uid}`;
       seen.add(key);
-      const row = open.get(key);
-      plan(
-        episodeStep(c.health, row && episodeOf(row), now, unhealthyAfterMs),
-        c,
-        row,
-      );
+      add(c, open.get(key));
     }
     // Episodes of clusters no synced management cluster holds any more: deleted while unhealthy.
     for (const [key, row] of open) {
       if (seen.has(key) || !isSynced(row.management_cluster)) continue;
-      plan(
-        episodeStep('gone', episodeOf(row), now, unhealthyAfterMs),
+      add(
         {
           managementCluster: row.management_cluster,
           uid: row.cluster_uid,
@@ -275,23 +264,14 @@ export class HealthEpisodes {
           name: row.name,
         },
         row,
+        'gone',
       );
     }
+    return out;
+  }
 
-    await inTransactions(db, starts, ROWS_PER_TRANSACTION, async (trx, c) => {
-      await trx(TABLE)
-        .insert({
-          ...where(c),
-          namespace: c.namespace,
-          name: c.name,
-          started_at: new Date(now),
-          notified_at: null,
-        })
-        .onConflict(['management_cluster', 'cluster_uid'])
-        .ignore();
-    });
-
-    let told = 0;
+  /** The episodes due whose owners the catalog knows: claimed, grouped by owner, told one by one or in a digest. */
+  private async tellDue(notify: readonly Due[], now: number): Promise<number> {
     const addressees = await clusterAddressees(
       notify.map(n => n.c),
       this.o,
@@ -300,9 +280,9 @@ export class HealthEpisodes {
       const a = addressees[i];
       return a.held ? [{ ...n, owner: a.owner }] : [];
     });
-    // Claimed first: of two checks that both got here, one updates the row and tells.
+    // Claimed first: of two checks that both got here, one updates the row and tells (released if its send fails).
     const claimed = await inTransactions(
-      db,
+      this.o.db,
       toTell,
       ROWS_PER_TRANSACTION,
       async (trx, n) =>
@@ -311,188 +291,216 @@ export class HealthEpisodes {
           .whereNull('notified_at')
           .update({ notified_at: new Date(now) })) === 1,
     );
-    const byOwner = new Map<string, typeof claimed>();
+    const byOwner = new Map<string, Due[]>();
     for (const n of claimed) {
       if (!byOwner.has(n.owner)) byOwner.set(n.owner, []);
       byOwner.get(n.owner)!.push(n);
     }
+    let told = 0;
     for (const [owner, group] of byOwner) {
       if (group.length >= DIGEST_FROM) {
         told += await this.tellDigest(owner, group, now);
         continue;
       }
-      for (const { c, row } of group) {
-        const startedAt = time(row.started_at);
-        told += await this.send(c, startedAt, {
-          unhealthyForMs: now - startedAt,
-        });
-      }
+      for (const n of group) told += await this.tellOne(n, now);
     }
+    return told;
+  }
 
-    const digestsTouched = new Set<string>();
+  /** An episode told on its own. A send that fails releases its claim: the next check tells it again. */
+  private async tellOne({ c, row }: Due, now: number): Promise<number> {
+    const startedAt = time(row.started_at);
+    const sent = await this.send(c, startedAt, {
+      unhealthyForMs: now - startedAt,
+    });
+    if (sent === false)
+      await this.o.db(TABLE).where(where(c)).update({ notified_at: null });
+    return sent ? 1 : 0;
+  }
+
+  /**
+   * The episodes that end: their rows deleted (whichever check deletes a row tells its end), the notification of
+   * each told on its own updated in place, and each digest they were told in updated once, after all of them. An
+   * end whose send fails stays untold (its row is gone): the cluster's page and the clusters page show it as it is.
+   */
+  private async end(ends: Plan['ends']): Promise<number> {
+    let told = 0;
+    const digests = new Set<string>();
     await inTransactions(
-      db,
+      this.o.db,
       ends,
       ROWS_PER_TRANSACTION,
       async (trx, e) => (await trx(TABLE).where(where(e.c)).delete()) === 1,
       async ended => {
         for (const { c, row, notified } of ended)
-          if (row.digest_scope) digestsTouched.add(row.digest_scope);
-          else if (notified)
-            told += await this.send(
-              c,
-              time(row.started_at),
-              c.health === undefined ? { gone: true } : { recovered: true },
-            );
+          if (row.digest_scope) digests.add(row.digest_scope);
+          else if (notified) {
+            const state =
+              c.health === undefined
+                ? { gone: true as const }
+                : { recovered: true as const };
+            if (await this.send(c, time(row.started_at), state)) told += 1;
+          }
       },
     );
-    // A digest whose last cluster is no longer unhealthy: its notification says so, in place.
-    for (const scope of digestsTouched) told += await this.endDigest(scope);
+    for (const scope of digests) told += await this.updateDigest(scope);
     return told;
   }
 
   /**
    * Several episodes of one owner, told in one notification to that owner (one reference, as the end-of-support
-   * digests: docs/scale.md#end-of-support-notices-at-scale). Its episodes keep its scope, so that the last one to end
-   * updates it in place.
+   * digests: docs/scale.md#end-of-support-notices-at-scale). Its episodes keep its scope, so that their ends update
+   * it in place. A send that fails releases them: the next check groups them again (with any due since) and tells.
    */
   private async tellDigest(
     owner: string,
-    group: readonly { c: Place; row: EpisodeRow }[],
+    group: readonly Due[],
     now: number,
   ): Promise<number> {
     const { db } = this.o;
-    const scope = `capz:health:digest:${createHash('sha256')
-      .update(
-        group
-          .map(
-            ({ c, row }) =>
-              `${c.managementCluster}\u0000${c.uid}\u0000${time(
-                row.started_at,
-              )}`,
-          )
-          .sort()
-          .join('\n'),
-      )
-      .digest('hex')
-      .slice(0, 32)}`;
+    const scope = digestScope(
+      group.map(
+        ({ c, row }) =>
+          `${c.managementCluster}\u0000${c.uid}\u0000${time(row.started_at)}`,
+      ),
+    );
     await db(DIGESTS)
       .insert({ scope, owner, size: group.length, told_at: new Date(now) })
       .onConflict('scope')
       .ignore();
     // A transaction per ROWS_PER_TRANSACTION members: one owner's 10,000 clusters do not hold the event loop at once.
-    await inTransactions(
-      db,
-      group,
-      ROWS_PER_TRANSACTION,
-      async (trx, { c }) => {
-        await trx(TABLE).where(where(c)).update({ digest_scope: scope });
-      },
-    );
-    // Worst first, as the clusters page lists them.
-    const members = group
-      .map(({ c, row }) => ({
+    await this.inDigest(group, { digest_scope: scope });
+    const members = worstFirst(
+      group.map(({ c, row }) => ({
         namespace: c.namespace,
         name: c.name,
         health: c.health,
         reason: c.reason,
         unhealthyForMs: now - time(row.started_at),
-      }))
-      .sort(
-        (a, b) =>
-          Number(b.health === 'failed') - Number(a.health === 'failed') ||
-          `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`),
-      );
-    return this.sendDigest(
-      owner,
-      scope,
-      digestNotification({ members }),
-      group.length,
+      })),
+    );
+    const words = digestNotification({ members });
+    const sent = await this.sendDigest(owner, scope, words, group.length);
+    if (sent === false) {
+      await this.inDigest(group, { digest_scope: null, notified_at: null });
+      await db(DIGESTS).where({ scope }).delete();
+    }
+    return sent ? group.length : 0;
+  }
+
+  /** Writes `set` on the rows of `group`, ROWS_PER_TRANSACTION to a transaction. */
+  private async inDigest(
+    group: readonly Due[],
+    set: { digest_scope: string | null; notified_at?: null },
+  ): Promise<void> {
+    await inTransactions(
+      this.o.db,
+      group,
+      ROWS_PER_TRANSACTION,
+      async (trx, { c }) => {
+        await trx(TABLE).where(where(c)).update(set);
+      },
     );
   }
 
-  /** Updates a digest in place once none of its episodes is open; says how many clusters it told of. */
-  private async endDigest(scope: string): Promise<number> {
-    const { db } = this.o;
-    const digest = await db.transaction(async trx => {
-      const open = await trx(TABLE)
-        .where({ digest_scope: scope })
-        .count({ n: '*' });
-      if (Number(open[0].n) > 0) return undefined;
+  /**
+   * Updates a digest in place after some of its episodes ended, once per check: how many are still unhealthy, or
+   * that none is. Says how many clusters it told of as no longer unhealthy for the first time. An update whose send
+   * fails is not tried again: the next one says the newer count, and a failed end stays untold, as an episode's.
+   *
+   * The notifications backend raises a notification sent again with the same scope to the same user as new: it
+   * updates it in place and marks it unread (`@backstage/plugin-notifications-backend` 0.6.9,
+   * `dist/database/DatabaseNotificationsStore.cjs.js` lines 282-302, `restoreExistingNotification`: `read: null`),
+   * then publishes a `new_notification` signal and runs the processors (e.g. e-mail) again
+   * (`dist/service/router.cjs.js` lines 464-491, `sendUserNotification`), on which the app's sidebar item shows a
+   * snackbar (`@backstage/plugin-notifications` 0.6.0, `NotificationsSideBarItem.esm.js` line 136). So a partial
+   * recovery is told at most once per check per digest (not per cluster), at low severity.
+   */
+  private async updateDigest(scope: string): Promise<number> {
+    const update = await this.o.db.transaction(async trx => {
       const row = (await trx(DIGESTS).where({ scope }).first()) as
         | DigestRow
         | undefined;
-      // Deleted by whichever check got here first: that one tells.
-      if (!row || (await trx(DIGESTS).where({ scope }).delete()) !== 1)
-        return undefined;
-      return row;
+      if (!row) return undefined;
+      const open = await trx(TABLE)
+        .where({ digest_scope: scope })
+        .count({ n: '*' });
+      const recovered = row.size - Number(open[0].n);
+      // Whichever check changes the row tells: the end deletes it, a partial recovery raises its count; a check
+      // that finds it deleted, or at that count already (another replica told it), tells nothing.
+      const changed =
+        recovered >= row.size
+          ? await trx(DIGESTS).where({ scope }).delete()
+          : await trx(DIGESTS)
+              .where({ scope })
+              .where('recovered', '<', recovered)
+              .update({ recovered });
+      return changed === 1 ? { row, recovered } : undefined;
     });
-    if (!digest) return 0;
-    return this.sendDigest(
-      digest.owner,
-      scope,
-      digestNotification({ ended: digest.size }),
-      digest.size,
-    );
+    if (!update) return 0;
+    const { row, recovered } = update;
+    const words =
+      recovered >= row.size
+        ? digestNotification({ ended: row.size })
+        : digestNotification({ size: row.size, recovered });
+    const sent = await this.sendDigest(row.owner, scope, words, row.size);
+    return sent ? recovered - row.recovered : 0;
   }
 
-  /** A digest's notification (or its in-place update) to its owner; says how many clusters it told of. */
-  private async sendDigest(
+  /** A digest's notification (or its in-place update) to its owner: as `deliver`. */
+  private sendDigest(
     owner: string,
     scope: string,
     words: ReturnType<typeof digestNotification>,
     size: number,
-  ): Promise<number> {
-    const { notifications, logger } = this.o;
-    if (!notifications) return 0;
-    try {
-      await notifications.send({
-        recipients: { type: 'entity', entityRef: owner },
-        payload: {
-          ...words,
-          link: '/capz',
-          topic: HEALTH_NOTIFICATION_TOPIC,
-          scope,
-        },
-      });
-      return size;
-    } catch (e) {
-      logger.warn(
-        `could not notify ${owner} about ${size} clusters' health: ${
-          (e as Error).message
-        }`,
-      );
-      return 0;
-    }
+  ): Promise<boolean | undefined> {
+    return this.deliver(
+      owner,
+      { ...words, link: '/capz', topic: HEALTH_NOTIFICATION_TOPIC, scope },
+      `${owner} about ${size} clusters' health`,
+    );
   }
 
-  private async send(
+  /** An episode's notification (or its in-place update) to its cluster's owners: as `deliver`. */
+  private send(
     c: Pick<ClusterSummary, 'managementCluster' | 'namespace' | 'name'> &
       Partial<ClusterSummary>,
     startedAt: number,
     state: Parameters<typeof episodeNotification>[1],
-  ): Promise<number> {
+  ): Promise<boolean | undefined> {
+    return this.deliver(
+      clusterEntityRef(c),
+      {
+        ...episodeNotification(c, state),
+        link: clusterPagePath(c),
+        topic: HEALTH_NOTIFICATION_TOPIC,
+        // One notification per episode: its end replaces its start (and marks it unread again, see updateDigest).
+        scope: `capz:health:${c.managementCluster}:${c.namespace}/${c.name}:${startedAt}`,
+      },
+      `the owners of ${c.namespace}/${c.name} about its health`,
+    );
+  }
+
+  /**
+   * Sends one notification: true once sent; false when the send failed (a warning logged); undefined without the
+   * notifications backend (nothing tried, and nothing to try again).
+   */
+  private async deliver(
+    entityRef: string,
+    payload: Payload,
+    about: string,
+  ): Promise<boolean | undefined> {
     const { notifications, logger } = this.o;
-    if (!notifications) return 0;
+    if (!notifications) return undefined;
     try {
       await notifications.send({
-        recipients: { type: 'entity', entityRef: clusterEntityRef(c) },
-        payload: {
-          ...episodeNotification(c, state),
-          link: clusterPagePath(c),
-          topic: HEALTH_NOTIFICATION_TOPIC,
-          // One notification per episode: its end replaces its start (and marks it unread again).
-          scope: `capz:health:${c.managementCluster}:${c.namespace}/${c.name}:${startedAt}`,
-        },
+        recipients: { type: 'entity', entityRef },
+        payload,
       });
-      return 1;
+      return true;
     } catch (e) {
-      logger.warn(
-        `could not notify the owners of ${c.namespace}/${
-          c.name
-        } about its health: ${(e as Error).message}`,
-      );
-      return 0;
+      logger.warn(`could not notify ${about}: ${(e as Error).message}`);
+      return false;
     }
   }
 }
