@@ -33,6 +33,7 @@ const CSS = `
 .capz-sort { display: flex; align-items: center; gap: var(--bui-space-1); width: 100%; padding: var(--bui-space-3);
   border: 0; background: none; font: inherit; color: inherit; text-align: left; cursor: pointer; }
 .capz-sort:focus-visible { outline: 2px solid var(--bui-ring); outline-offset: -2px; }
+.capz-sort > span { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .capz-sort > svg { flex: none; color: var(--bui-fg-secondary); opacity: 0; transition: opacity 0.1s ease-in-out; }
 .capz-sort:hover > svg, th[aria-sort] .capz-sort > svg { opacity: 1; }
 th[aria-sort='descending'] .capz-sort > svg { transform: rotate(180deg); }
@@ -170,7 +171,7 @@ export const ClustersTable = memo(function ClustersTableView(props: {
                     className="capz-sort"
                     onClick={() => onSortChange(nextSort(sort, c.id))}
                   >
-                    {c.label}
+                    <span title={c.label}>{c.label}</span>
                     <RiArrowUpLine size={16} aria-hidden />
                   </button>
                 </th>

@@ -213,7 +213,7 @@ export const CLUSTER_COLUMNS: readonly ClusterColumn[] = [
     label: 'Cluster',
     rowHeader: true,
     // Wider than the others: a name, its namespace and (managed from elsewhere) the badge fit its two lines.
-    width: '16%',
+    width: '15%',
     cell: (r, href) =>
       r.managedFrom?.length ? (
         <ManagedFromCell row={r} href={href} />
@@ -230,7 +230,7 @@ export const CLUSTER_COLUMNS: readonly ClusterColumn[] = [
     id: 'reason',
     label: 'Reason',
     // The widest column: the why is what a person scans the list for (a narrow column cut it to "Managed…").
-    width: '28%',
+    width: '25%',
     // The reason wraps (a cut reason hid the why at 1280 px); its message stays one line, whole in its tooltip.
     cell: r => {
       const { title, description } = reasonText(r);
