@@ -14,6 +14,12 @@ export const DIGEST_FROM = 5;
 /** The clusters of a digest, at most this many named; the link lists them all. */
 const DIGEST_NAMES = 20;
 
+/**
+ * A digest's partial recoveries are told at most this often: each update raises the notification again
+ * (healthEpisodes.ts, `updateDigest`), and an outage's clusters come back over many checks. Its end is told at once.
+ */
+export const DIGEST_UPDATE_EVERY_MS = 15 * 60_000;
+
 export const minutesOf = (ms: number) => Math.max(1, Math.round(ms / 60000));
 
 /** A cluster of a digest as it is told: where, how unhealthy and why. */

@@ -10,6 +10,7 @@ import {
   postgresId,
   storeDatabases,
 } from '../testing/storeDatabases';
+import { DIGEST_UPDATE_EVERY_MS } from './healthDigest';
 import {
   DIGEST_FROM,
   digestNotification,
@@ -367,7 +368,9 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
     expect(w.sent).toHaveLength(4);
   });
 
-  it('updates a digest in place as its clusters recover or are deleted, once per check however many end in it', async () => {
+  it(`updates a digest in place as its clusters recover or are deleted, at most every ${
+    DIGEST_UPDATE_EVERY_MS / MIN
+  } minutes however many end, and its end at once`, async () => {
     const { w, episodes, knex } = await setUp();
     const e = episodes(w.notifications, async refs =>
       refs.map(() => ({ owner: 'group:default/payments' })),
@@ -377,14 +380,20 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
     );
     const healthyUpTo = (n: number) =>
       all.map((c, i) => (i < n ? { ...c, health: 'healthy' as const } : c));
+    const TOLD = T0 + AFTER;
+    const EVERY = DIGEST_UPDATE_EVERY_MS;
     w.set(all);
     await e.check(T0);
-    expect(await e.check(T0 + AFTER)).toBe(25);
+    expect(await e.check(TOLD)).toBe(25);
     const scope = w.sent[0].payload.scope;
 
-    // 7 healthy again in one check: one update, not 7.
+    // 7 healthy again a minute after the digest: told once its last word is EVERY old, by a check in which nothing
+    // else ends; one update, not 7.
     w.set(healthyUpTo(7));
-    expect(await e.check(T0 + AFTER + MIN)).toBe(7);
+    expect(await e.check(TOLD + MIN)).toBe(0);
+    expect(await e.check(TOLD + EVERY - 1)).toBe(0);
+    expect(w.sent).toHaveLength(1);
+    expect(await e.check(TOLD + EVERY)).toBe(7);
     expect(w.sent.slice(1)).toEqual([
       {
         recipients: { type: 'entity', entityRef: 'group:default/payments' },
@@ -400,13 +409,17 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
         }),
       },
     ]);
-    // Nothing new: nothing told.
-    expect(await e.check(T0 + AFTER + 2 * MIN)).toBe(0);
+    // Nothing new: nothing told, however long.
+    expect(await e.check(TOLD + 3 * EVERY)).toBe(0);
     expect(w.sent).toHaveLength(2);
 
-    // 7 more healthy and 3 deleted in one check: one update, for the 10.
+    // 7 more healthy and 3 deleted in one check: one update, for the 10; one more healthy a minute later waits for
+    // EVERY since that update.
     w.set(healthyUpTo(14).filter((_, i) => i < 14 || i >= 17));
-    expect(await e.check(T0 + AFTER + 3 * MIN)).toBe(10);
+    expect(await e.check(TOLD + 3 * EVERY + MIN)).toBe(10);
+    w.set(healthyUpTo(18).filter((_, i) => i < 14 || i >= 17));
+    expect(await e.check(TOLD + 3 * EVERY + 2 * MIN)).toBe(0);
+    expect(await e.check(TOLD + 4 * EVERY + MIN)).toBe(1);
     expect(
       w.sent.slice(2).map(n => [n.payload.title, n.payload.scope]),
     ).toEqual([
@@ -414,16 +427,20 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
         '25 of your clusters were unhealthy; 8 still are, 17 are not any more',
         scope,
       ],
+      [
+        '25 of your clusters were unhealthy; 7 still are, 18 are not any more',
+        scope,
+      ],
     ]);
     expect(await knex('capz_health_digests').select('recovered')).toEqual([
-      { recovered: 17 },
+      { recovered: 18 },
     ]);
 
-    // The 8 others: the end, which tells of those 8.
+    // The 7 others a minute later: the end, at once, which tells of those 7.
     w.set(healthyUpTo(25));
-    expect(await e.check(T0 + AFTER + 4 * MIN)).toBe(8);
+    expect(await e.check(TOLD + 4 * EVERY + 2 * MIN)).toBe(7);
     expect(
-      w.sent.slice(3).map(n => [n.payload.title, n.payload.scope]),
+      w.sent.slice(4).map(n => [n.payload.title, n.payload.scope]),
     ).toEqual([
       ['25 of your clusters were unhealthy; none is any more', scope],
     ]);
@@ -461,16 +478,20 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
       a.check(T0 + 2 * AFTER),
       b.check(T0 + 2 * AFTER),
     ]);
-    // Both caches caught up: nothing more to tell.
+    // Both caches caught up, later: what is left to tell is told once.
     const both = [replica(healthy(['a', 'b'])), replica(healthy(['a', 'b']))];
-    await Promise.all(both.map(r => r.check(T0 + 2 * AFTER + MIN)));
+    counts.push(
+      ...(await Promise.all(
+        both.map(r => r.check(T0 + 2 * AFTER + DIGEST_UPDATE_EVERY_MS)),
+      )),
+    );
     const updates = w.sent.slice(1).map(n => n.payload.title);
     // Never the same news twice, the last says both.
     expect(new Set(updates).size).toBe(updates.length);
     expect(updates[updates.length - 1]).toBe(
       '5 of your clusters were unhealthy; 3 still are, 2 are not any more',
     );
-    expect(counts[0] + counts[1]).toBe(2);
+    expect(counts.reduce((x, y) => x + y)).toBe(2);
     expect(await knex('capz_health_digests').select('recovered')).toEqual([
       { recovered: 2 },
     ]);

@@ -27,6 +27,7 @@ import { inTransactions } from './batches';
 import { clusterEntityRef } from './ownerNotifications';
 import {
   DIGEST_FROM,
+  DIGEST_UPDATE_EVERY_MS,
   digestNotification,
   digestScope,
   minutesOf,
@@ -131,6 +132,9 @@ interface DigestRow {
   size: number;
   /** How many of its clusters its notification last said are no longer unhealthy. */
   recovered: number;
+  /** When it was told, and last updated with a partial recovery. */
+  told_at: Date | string;
+  updated_at?: Date | string | null;
 }
 
 const time = (v: Date | string) => new Date(v).getTime();
@@ -215,7 +219,7 @@ export class HealthEpisodes {
       },
     );
     const told = await this.tellDue(notify, now);
-    return told + (await this.end(ends));
+    return told + (await this.end(ends, now));
   }
 
   /** Every cluster of every synced management cluster against the open episodes. */
@@ -323,7 +327,7 @@ export class HealthEpisodes {
    * each told on its own updated in place, and each digest they were told in updated once, after all of them. An
    * end whose send fails stays untold (its row is gone): the cluster's page and the clusters page show it as it is.
    */
-  private async end(ends: Plan['ends']): Promise<number> {
+  private async end(ends: Plan['ends'], now: number): Promise<number> {
     let told = 0;
     const digests = new Set<string>();
     await inTransactions(
@@ -343,7 +347,11 @@ export class HealthEpisodes {
           }
       },
     );
-    for (const scope of digests) told += await this.updateDigest(scope);
+    // And the digests whose recoveries waited for DIGEST_UPDATE_EVERY_MS (few rows: one per owner's outage).
+    for (const d of (await this.o.db(DIGESTS).select()) as DigestRow[])
+      if (now - time(d.updated_at ?? d.told_at) >= DIGEST_UPDATE_EVERY_MS)
+        digests.add(d.scope);
+    for (const scope of digests) told += await this.updateDigest(scope, now);
     return told;
   }
 
@@ -404,7 +412,7 @@ export class HealthEpisodes {
   }
 
   /**
-   * Updates a digest in place after some of its episodes ended, once per check: how many are still unhealthy, or
+   * Updates a digest in place after some of its episodes ended, at most every DIGEST_UPDATE_EVERY_MS: how many are still unhealthy, or
    * that none is. Says how many clusters it told of as no longer unhealthy for the first time. An update whose send
    * fails is not tried again: the next one says the newer count, and a failed end stays untold, as an episode's.
    *
@@ -413,10 +421,11 @@ export class HealthEpisodes {
    * `dist/database/DatabaseNotificationsStore.cjs.js` lines 282-302, `restoreExistingNotification`: `read: null`),
    * then publishes a `new_notification` signal and runs the processors (e.g. e-mail) again
    * (`dist/service/router.cjs.js` lines 464-491, `sendUserNotification`), on which the app's sidebar item shows a
-   * snackbar (`@backstage/plugin-notifications` 0.6.0, `NotificationsSideBarItem.esm.js` line 136). So a partial
-   * recovery is told at most once per check per digest (not per cluster), at low severity.
+   * snackbar (`@backstage/plugin-notifications` 0.6.0, `NotificationsSideBarItem.esm.js` line 136). So partial
+   * recoveries are told at most every DIGEST_UPDATE_EVERY_MS per digest (not per cluster, nor per check), at low
+   * severity.
    */
-  private async updateDigest(scope: string): Promise<number> {
+  private async updateDigest(scope: string, now: number): Promise<number> {
     const update = await this.o.db.transaction(async trx => {
       const row = (await trx(DIGESTS).where({ scope }).first()) as
         | DigestRow
@@ -426,15 +435,22 @@ export class HealthEpisodes {
         .where({ digest_scope: scope })
         .count({ n: '*' });
       const recovered = row.size - Number(open[0].n);
-      // Whichever check changes the row tells: the end deletes it, a partial recovery raises its count; a check
-      // that finds it deleted, or at that count already (another replica told it), tells nothing.
+      // The end at once; a partial recovery once DIGEST_UPDATE_EVERY_MS has passed since the digest's last word (a
+      // later check tells it, with any more recovered by then).
+      if (recovered < row.size) {
+        const last = time(row.updated_at ?? row.told_at);
+        if (recovered <= row.recovered || now - last < DIGEST_UPDATE_EVERY_MS)
+          return undefined;
+      }
+      // Whichever check changes the row tells: the end deletes it, a partial recovery moves its count on from the
+      // one this check read; a check that finds it deleted, or moved on already (another replica told it), tells
+      // nothing.
       const changed =
         recovered >= row.size
           ? await trx(DIGESTS).where({ scope }).delete()
           : await trx(DIGESTS)
-              .where({ scope })
-              .where('recovered', '<', recovered)
-              .update({ recovered });
+              .where({ scope, recovered: row.recovered })
+              .update({ recovered, updated_at: new Date(now) });
       return changed === 1 ? { row, recovered } : undefined;
     });
     if (!update) return 0;
