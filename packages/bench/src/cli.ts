@@ -72,8 +72,9 @@ const HELP =
   "    (default 150, longer than the catalog's 100-150 s processing interval; 0: skip)\n" +
   '  CAPZ_BENCH_LOG_LEVEL=info (environment): the backends log at that level (default warn), e.g. to see when the\n' +
   "    notifications' scans ran and what they told\n" +
-  '  CAPZ_BENCH_NODE_OPTIONS (environment): more Node.js options for the CAPZ backend, e.g. --trace-gc to see in its\n' +
-  "    log whether the quiet window's slow views meet its garbage collections\n";
+  '  CAPZ_BENCH_TRACE_GC=<ms> (environment): each garbage collection of the CAPZ backend that took <ms> or longer, a\n' +
+  "    line with its time in its log (src/traceGc.cjs), to see whether the quiet window's slow views meet them\n" +
+  '  CAPZ_BENCH_NODE_OPTIONS (environment): more Node.js options for the CAPZ backend (those NODE_OPTIONS allows)\n';
 
 interface BenchOptions {
   clusters: number;

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { listenPort, repoRoot } from '@internal/mgmt-cluster';
 import {
   fetchJson,
@@ -131,7 +132,14 @@ async function startAndSync(
   const nodeOptions = [
     ...(profile ? [`--cpu-prof --cpu-prof-dir=${profileDir}`] : []),
     ...(snapshot ? [inspectOption(inspectPort)] : []),
-    // e.g. --trace-gc: each collection's line lands in the backend's log beside its requests.
+    // Each garbage collection over CAPZ_BENCH_TRACE_GC ms, a line in the backend's log beside its requests.
+    ...(process.env.CAPZ_BENCH_TRACE_GC
+      ? [
+          `--require ${fileURLToPath(
+            new URL('../traceGc.cjs', import.meta.url),
+          )}`,
+        ]
+      : []),
     ...(process.env.CAPZ_BENCH_NODE_OPTIONS
       ? [process.env.CAPZ_BENCH_NODE_OPTIONS]
       : []),
