@@ -102,6 +102,17 @@ describe.each(databases.eachSupportedId())(
       );
       expect(await knex.schema.hasTable('capz_events')).toBe(true);
       expect(await knex.schema.hasTable('capz_object_deletions')).toBe(true);
+      // The newest migration on its own: a health digest's first severity, and down without it.
+      expect(
+        await knex.schema.hasColumn('capz_health_digests', 'severity'),
+      ).toBe(true);
+      await knex.migrate.down({ directory: migrationsDir });
+      expect(
+        await knex.schema.hasColumn('capz_health_digests', 'severity'),
+      ).toBe(false);
+      expect(
+        await knex.schema.hasColumn('capz_health_digests', 'recovered'),
+      ).toBe(true);
       await knex.migrate.rollback({ directory: migrationsDir }, true);
       expect(await knex.schema.hasTable('capz_condition_transitions')).toBe(
         false,

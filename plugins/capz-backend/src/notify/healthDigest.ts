@@ -49,13 +49,13 @@ const are = (n: number) => `${n} ${n === 1 ? 'is' : 'are'}`;
 
 /**
  * The notification of several clusters of one owner told at once; its in-place update when some of them are no
- * longer unhealthy (`recovered` of `size`: each healthy again or deleted, the digest does not tell which); and once
- * none of them is.
+ * longer unhealthy (`recovered` of `size`: each healthy again or deleted, the digest does not tell which; `stillFailed`:
+ * whether one of those still unhealthy is failed); and once none of them is.
  */
 export function digestNotification(
   state:
     | { members: readonly DigestMember[] }
-    | { size: number; recovered: number }
+    | { size: number; recovered: number; stillFailed: boolean }
     | { ended: number },
 ): {
   title: string;
@@ -80,8 +80,9 @@ export function digestNotification(
       description: `${
         recovered === 1 ? 'That one is' : `Each of those ${recovered} is`
       } healthy again or deleted. The clusters page lists those still unhealthy worst first.`,
-      // An update raises the notification again (healthEpisodes.ts, updateDigest): a recovery is no alarm.
-      severity: 'low',
+      // What is left is as grave as a digest of it would be: the update replaces the notification, and a failed
+      // cluster is no less failed for the others' recovery. Only the end, nothing left unhealthy, is low.
+      severity: state.stillFailed ? 'high' : 'normal',
     };
   }
   const { members } = state;

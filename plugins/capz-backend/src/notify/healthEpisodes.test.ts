@@ -72,24 +72,28 @@ describe('episodeStep', () => {
 });
 
 describe('digestNotification', () => {
-  it('says how many of a digest are still unhealthy and how many are not any more, at low severity', () => {
-    expect(digestNotification({ size: 25, recovered: 7 })).toEqual({
+  it('says how many of a digest are still unhealthy and how many are not any more, at the severity of those left, its end low', () => {
+    expect(
+      digestNotification({ size: 25, recovered: 7, stillFailed: true }),
+    ).toEqual({
       title:
         '25 of your clusters were unhealthy; 18 still are, 7 are not any more',
       description:
         'Each of those 7 is healthy again or deleted. The clusters page lists those still unhealthy worst first.',
-      severity: 'low',
+      severity: 'high',
     });
-    expect(digestNotification({ size: 5, recovered: 1 })).toEqual({
+    expect(
+      digestNotification({ size: 5, recovered: 1, stillFailed: false }),
+    ).toEqual({
       title:
         '5 of your clusters were unhealthy; 4 still are, 1 is not any more',
       description:
         'That one is healthy again or deleted. The clusters page lists those still unhealthy worst first.',
-      severity: 'low',
+      severity: 'normal',
     });
-    expect(digestNotification({ size: 5, recovered: 4 }).title).toBe(
-      '5 of your clusters were unhealthy; 1 still is, 4 are not any more',
-    );
+    expect(
+      digestNotification({ size: 5, recovered: 4, stillFailed: false }).title,
+    ).toBe('5 of your clusters were unhealthy; 1 still is, 4 are not any more');
     expect(digestNotification({ ended: 5 })).toEqual({
       title: '5 of your clusters were unhealthy; none is any more',
       description:
@@ -158,6 +162,7 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
   async function setUp() {
     const knex = await migratedDatabase(databases, id);
     const w = world();
+    const logger = mockServices.logger.mock();
     // null: no notifications backend (undefined would take the default).
     const episodes = (
       notifications: NotificationService | null = w.notifications,
@@ -167,11 +172,11 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
         db: knex,
         source: w.source,
         notifications: notifications ?? undefined,
-        logger: mockServices.logger.mock(),
+        logger,
         unhealthyAfterMs: AFTER,
         ...(owners ? { owners } : {}),
       });
-    return { knex, w, episodes };
+    return { knex, w, episodes, logger };
   }
 
   it("tells the cluster entity's owners once it has been degraded past the threshold, and its recovery in the same notification", async () => {
@@ -334,7 +339,8 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
       'team-search/search-prod has been degraded for 30 minutes',
     );
 
-    // 24 recover, the last is still degraded: the digest says so in place; then it is deleted: none is unhealthy.
+    // 24 recover, the failed among them, the last is still degraded: the digest says so in place, at that one's
+    // severity; then it is deleted: none is unhealthy.
     w.set([
       ...payments.slice(0, 24).map(c => ({ ...c, health: 'healthy' as const })),
       payments[24],
@@ -347,7 +353,7 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
       payload: expect.objectContaining({
         title:
           '25 of your clusters were unhealthy; 1 still is, 24 are not any more',
-        severity: 'low',
+        severity: 'normal',
         scope: digest.payload.scope,
       }),
     });
@@ -402,7 +408,7 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
             '25 of your clusters were unhealthy; 18 still are, 7 are not any more',
           description:
             'Each of those 7 is healthy again or deleted. The clusters page lists those still unhealthy worst first.',
-          severity: 'low',
+          severity: 'normal',
           link: '/capz',
           topic: HEALTH_NOTIFICATION_TOPIC,
           scope,
@@ -443,6 +449,205 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
       w.sent.slice(4).map(n => [n.payload.title, n.payload.scope]),
     ).toEqual([
       ['25 of your clusters were unhealthy; none is any more', scope],
+    ]);
+    expect(await knex('capz_health_digests')).toHaveLength(0);
+  });
+
+  it("updates a digest at the severity of its clusters still unhealthy (high while one is failed, the digest's own while one's cache is not synced), its end low", async () => {
+    const { w, knex } = await setUp();
+    const unsynced = new Set<string>();
+    const e = new HealthEpisodes({
+      db: knex,
+      source: {
+        clusters: () => w.source.clusters(),
+        synced: mc => !unsynced.has(mc),
+      },
+      notifications: w.notifications,
+      logger: mockServices.logger.mock(),
+      unhealthyAfterMs: AFTER,
+      owners: async refs =>
+        refs.map(() => ({ owner: 'group:default/payments' })),
+    });
+    const f1 = summary({ name: 'f1', uid: 'uid-f1', health: 'failed' });
+    const f2 = summary({
+      managementCluster: 'west',
+      name: 'f2',
+      uid: 'uid-f2',
+      health: 'failed',
+    });
+    const degraded = ['d1', 'd2', 'd3', 'd4'].map(n =>
+      summary({ name: n, uid: `uid-${n}`, health: 'degraded' }),
+    );
+    const ok = (c: ClusterSummary) => ({ ...c, health: 'healthy' as const });
+    const EVERY = DIGEST_UPDATE_EVERY_MS;
+    w.set([f1, f2, ...degraded]);
+    await e.check(T0);
+    expect(await e.check(T0 + AFTER)).toBe(6);
+    expect(w.sent[0].payload.severity).toBe('high');
+
+    // Two degraded healthy again, both failed still failed: still an alarm.
+    w.set([f1, f2, ok(degraded[0]), ok(degraded[1]), degraded[2], degraded[3]]);
+    expect(await e.check(T0 + AFTER + EVERY)).toBe(2);
+    // f1 healthy, and west's cache lost (a restart before its first list): f2 may still be failed, as the digest began.
+    unsynced.add('west');
+    w.set([ok(f1), ok(degraded[0]), ok(degraded[1]), degraded[2], degraded[3]]);
+    expect(await e.check(T0 + AFTER + 2 * EVERY)).toBe(1);
+    // West back, f2 healthy: those still unhealthy are degraded.
+    unsynced.delete('west');
+    w.set([
+      ok(f1),
+      ok(f2),
+      ok(degraded[0]),
+      ok(degraded[1]),
+      degraded[2],
+      degraded[3],
+    ]);
+    expect(await e.check(T0 + AFTER + 3 * EVERY)).toBe(1);
+    w.set([f1, f2, ...degraded].map(ok));
+    expect(await e.check(T0 + AFTER + 3 * EVERY + MIN)).toBe(2);
+    expect(
+      w.sent.slice(1).map(n => [n.payload.title, n.payload.severity]),
+    ).toEqual([
+      [
+        '6 of your clusters were unhealthy; 4 still are, 2 are not any more',
+        'high',
+      ],
+      [
+        '6 of your clusters were unhealthy; 3 still are, 3 are not any more',
+        'high',
+      ],
+      [
+        '6 of your clusters were unhealthy; 2 still are, 4 are not any more',
+        'normal',
+      ],
+      ['6 of your clusters were unhealthy; none is any more', 'low'],
+    ]);
+  });
+
+  it("backs off while the notifications backend fails: one warning saying how many notices wait, tries doubling from the check's interval up to an hour, then tells all that waited", async () => {
+    const { w, episodes, knex, logger } = await setUp();
+    const e = episodes();
+    const told = summary({ name: 'told', uid: 'uid-told', health: 'degraded' });
+    const due = ['a', 'b', 'c'].map(n =>
+      summary({ name: n, uid: `uid-${n}`, health: 'degraded' }),
+    );
+    w.set([told]);
+    await e.check(T0 - AFTER);
+    w.set([told, ...due]);
+    expect(await e.check(T0)).toBe(1);
+
+    // The backend away as three episodes are due and the one told recovers: one try, one warning.
+    w.fail();
+    w.set([{ ...told, health: 'healthy' }, ...due]);
+    const START = T0 + AFTER;
+    const tries: number[] = [];
+    for (let m = 0; m <= 130; m++) {
+      const before = w.attempts.count;
+      expect(await e.check(START + m * MIN)).toBe(0);
+      if (w.attempts.count > before) tries.push(m);
+      expect(w.attempts.count - before).toBeLessThanOrEqual(1);
+    }
+    // The check runs every minute here (its interval): tried again 1, 2, 4, ... minutes after, at most hourly.
+    expect(tries).toEqual([0, 1, 3, 7, 15, 31, 63, 123]);
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(logger.warn.mock.calls[0][0]).toMatch(
+      /^could not notify the owners of team-payments\/a about its health: the notifications backend is not installed; 4 notices wait, tried again in 1 minute, then less often \(at most every 60 minutes\) while sends fail$/,
+    );
+    // Nothing lost meanwhile: the three still due, the recovery's episode still open.
+    expect(
+      await knex('capz_health_episodes').select('name').orderBy('name'),
+    ).toEqual([{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'told' }]);
+
+    // Back: told at the next try, all of it.
+    w.fail(false);
+    expect(await e.check(START + 124 * MIN)).toBe(0);
+    expect(await e.check(START + 183 * MIN)).toBe(4);
+    expect(w.sent.slice(1).map(n => n.payload.title)).toEqual([
+      'team-payments/a has been degraded for 213 minutes',
+      'team-payments/b has been degraded for 213 minutes',
+      'team-payments/c has been degraded for 213 minutes',
+      'team-payments/told is healthy again',
+    ]);
+    expect(w.sent[4].payload.scope).toBe(w.sent[0].payload.scope);
+    expect(await knex('capz_health_episodes').select('name')).toHaveLength(3);
+
+    // A new stretch as the three recover: a new warning, the first try again one interval after, and their ends
+    // kept (the one whose send failed too) until one goes through.
+    w.fail();
+    w.set(due.map(c => ({ ...c, health: 'healthy' as const })));
+    const attempts = w.attempts.count;
+    expect(await e.check(START + 184 * MIN)).toBe(0);
+    expect(await e.check(START + 185 * MIN)).toBe(0);
+    expect(await e.check(START + 186 * MIN)).toBe(0);
+    expect(w.attempts.count - attempts).toBe(2);
+    expect(logger.warn).toHaveBeenCalledTimes(2);
+    expect(logger.warn.mock.calls[1][0]).toMatch(/; 3 notices wait, /);
+    expect(await knex('capz_health_episodes').select('name')).toHaveLength(3);
+    w.fail(false);
+    expect(await e.check(START + 187 * MIN)).toBe(3);
+    expect(w.sent.slice(5).map(n => n.payload.title)).toEqual([
+      'team-payments/a is healthy again',
+      'team-payments/b is healthy again',
+      'team-payments/c is healthy again',
+    ]);
+    expect(w.sent.slice(5).map(n => n.payload.scope)).toEqual(
+      w.sent.slice(1, 4).map(n => n.payload.scope),
+    );
+    expect(await knex('capz_health_episodes')).toHaveLength(0);
+  });
+
+  it('tells again at the next check the backoff allows a partial update or end of a digest that could not be sent, each count once with two replicas', async () => {
+    const { w, episodes, knex } = await setUp();
+    const owners: CatalogOwners = async refs =>
+      refs.map(() => ({ owner: 'group:default/payments' }));
+    const [a, b] = [
+      episodes(w.notifications, owners),
+      episodes(w.notifications, owners),
+    ];
+    const all = Array.from({ length: 25 }, (_, i) =>
+      summary({ name: `c-${i}`, uid: `uid-${i}`, health: 'degraded' }),
+    );
+    const healthyUpTo = (n: number) =>
+      all.map((c, i) => (i < n ? { ...c, health: 'healthy' as const } : c));
+    const TOLD = T0 + AFTER;
+    const EVERY = DIGEST_UPDATE_EVERY_MS;
+    w.set(all);
+    await a.check(T0);
+    expect(await a.check(TOLD)).toBe(25);
+
+    // 7 healthy again; their update cannot be sent: the row still says what was told.
+    w.set(healthyUpTo(7));
+    w.fail();
+    expect(await a.check(TOLD + EVERY)).toBe(0);
+    expect(
+      await knex('capz_health_digests').select('recovered', 'updated_at'),
+    ).toEqual([{ recovered: 0, updated_at: null }]);
+    // Back: told at the next check, once, whichever replica runs it.
+    w.fail(false);
+    const counts = await Promise.all([
+      a.check(TOLD + EVERY + MIN),
+      b.check(TOLD + EVERY + MIN),
+    ]);
+    expect(counts.sort((x, y) => x - y)).toEqual([0, 7]);
+    expect(await knex('capz_health_digests').select('recovered')).toEqual([
+      { recovered: 7 },
+    ]);
+
+    // All healthy; the end cannot be sent: the digest is kept, and its end told at the next check the backoff allows
+    // (a replica of its own: which of a and b told above, and so ended its backoff, is a race).
+    const c = episodes(w.notifications, owners);
+    w.set(healthyUpTo(25));
+    w.fail();
+    expect(await c.check(TOLD + EVERY + 2 * MIN)).toBe(0);
+    expect(await knex('capz_health_digests').select('recovered')).toEqual([
+      { recovered: 7 },
+    ]);
+    w.fail(false);
+    expect(await c.check(TOLD + EVERY + 3 * MIN)).toBe(18);
+    expect(await b.check(TOLD + EVERY + 4 * MIN)).toBe(0);
+    expect(w.sent.slice(1).map(n => n.payload.title)).toEqual([
+      '25 of your clusters were unhealthy; 18 still are, 7 are not any more',
+      '25 of your clusters were unhealthy; none is any more',
     ]);
     expect(await knex('capz_health_digests')).toHaveLength(0);
   });
@@ -618,24 +823,25 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
     ]);
   });
 
-  it('tells again at the next check an episode whose notification could not be sent, and its recovery in the same notification', async () => {
+  it('tells again at a later check an episode whose notification could not be sent, and its recovery in the same notification', async () => {
     const { w, episodes, knex } = await setUp();
     const e = episodes();
     w.health('degraded');
     await e.check(T0);
     w.fail();
     expect(await e.check(T0 + AFTER)).toBe(0);
-    // Released: not told, so tried again at each check.
+    // Released: not told, so tried again at the checks the backoff allows (the next, then two later).
     expect(await knex('capz_health_episodes').select('notified_at')).toEqual([
       { notified_at: null },
     ]);
     expect(await e.check(T0 + AFTER + MIN)).toBe(0);
     expect(w.attempts.count).toBe(2);
     w.fail(false);
-    expect(await e.check(T0 + AFTER + 2 * MIN)).toBe(1);
-    expect(await e.check(T0 + AFTER + 3 * MIN)).toBe(0);
+    expect(await e.check(T0 + AFTER + 2 * MIN)).toBe(0);
+    expect(await e.check(T0 + AFTER + 3 * MIN)).toBe(1);
+    expect(await e.check(T0 + AFTER + 4 * MIN)).toBe(0);
     expect(w.sent.map(n => n.payload.title)).toEqual([
-      'team-payments/payments-prod has been degraded for 32 minutes',
+      'team-payments/payments-prod has been degraded for 33 minutes',
     ]);
     w.health('healthy');
     expect(await e.check(T0 + 2 * AFTER)).toBe(1);

@@ -3,13 +3,14 @@
  * the cluster has been degraded or failed for `capz.notifications.unhealthyAfter` (default 30 minutes) and updated in
  * place (its scope) when it is healthy again or gone. A blip shorter than that is told to nobody. When one check
  * tells an owner of five or more clusters (a region's outage), they go out as one digest to that owner
- * (healthDigest.ts), updated in place at most once per check as some of them are no longer unhealthy, and once the
- * last of them is not: 500 clusters degraded at once are one notification per team, not 500.
+ * (healthDigest.ts), updated in place at most every DIGEST_UPDATE_EVERY_MS as some of them are no longer unhealthy,
+ * and once the last of them is not: 500 clusters degraded at once are one notification per team, not 500.
  *
  * A scheduled check, global (one replica at a time), reads the clusters' health from the watch cache: no API call,
  * and once a minute rather than per event. Each episode is a row of the plugin's database, so it is told once whichever
  * replica runs the check and across restarts; the row is claimed before the notification is sent, and released when
- * the send fails, so that the next check tells it again.
+ * the send fails. While sends fail (the notifications backend away) the check backs off (SendBackoff) and what is due
+ * waits in the database, told by the first check whose send goes through.
  */
 import type {
   LoggerService,
@@ -41,6 +42,16 @@ export type { DigestMember } from './healthDigest';
 export const HEALTH_NOTIFICATION_TOPIC = 'capz-cluster-health';
 
 export const DEFAULT_UNHEALTHY_AFTER_MS = 30 * 60 * 1000;
+
+/**
+ * How often the check runs: every minute, or four times per `unhealthyAfterMs` when that is shorter (at least every
+ * 5 s), so that an episode is told at most a quarter late.
+ */
+export const healthCheckEveryMs = (unhealthyAfterMs: number) =>
+  Math.min(60_000, Math.max(5_000, unhealthyAfterMs / 4));
+
+/** The longest the check waits between two tries while sends fail. */
+export const SEND_BACKOFF_MAX_MS = 60 * 60_000;
 
 const TABLE = 'capz_health_episodes';
 
@@ -135,9 +146,74 @@ interface DigestRow {
   /** When it was told, and last updated with a partial recovery. */
   told_at: Date | string;
   updated_at?: Date | string | null;
+  /** The severity it was told at: its updates' when the health of one still unhealthy is not known. */
+  severity: 'high' | 'normal';
+}
+
+/**
+ * What a check knows of a digest's clusters still unhealthy (those it ends left out): whether one is failed, and
+ * whether one's health is not known (its management cluster's cache not synced).
+ */
+interface DigestLeft {
+  failed: boolean;
+  unknown: boolean;
 }
 
 const time = (v: Date | string) => new Date(v).getTime();
+
+/** A timestamp read back, to be written again (SQLite reads it as a number, PostgreSQL as a Date). */
+const again = (v: Date | string | null | undefined) =>
+  v === null || v === undefined ? null : new Date(time(v));
+
+const inWords = (ms: number) => {
+  if (ms < 60_000) return `${Math.round(ms / 1000)} seconds`;
+  const m = Math.round(ms / 60_000);
+  return `${m} minute${m === 1 ? '' : 's'}`;
+};
+
+/**
+ * The sends' backoff while they fail: after a failed send, none is tried until the check's interval later, then
+ * twice that, four times... up to SEND_BACKOFF_MAX_MS; a send that goes through ends it. Meanwhile what is due waits
+ * in the database (an episode unclaimed, an ended one's row kept, a digest's row as last told).
+ *
+ * In memory, per replica: it only spares a backend that is away tries bound to fail, and the log a warning per
+ * notice and check. A replica that runs the check without knowing tries once and learns; a shared state would cost
+ * a write per failure and a read per check for that one try.
+ */
+class SendBackoff {
+  private failures = 0;
+  private since = 0;
+  private retryAt = 0;
+
+  constructor(private readonly everyMs: number) {}
+
+  /** Whether a send at `now` waits; a check that runs a little early (the scheduler's jitter) still tries. */
+  waits(now: number): boolean {
+    return this.failures > 0 && now + this.everyMs / 2 < this.retryAt;
+  }
+
+  /** How long until the next try. */
+  nextTryIn(now: number): number {
+    return Math.max(0, this.retryAt - now);
+  }
+
+  /** A send failed at `now`: the next try later. True when it is a stretch's first failure. */
+  failed(now: number): boolean {
+    if (this.failures === 0) this.since = now;
+    this.failures += 1;
+    this.retryAt =
+      now +
+      Math.min(SEND_BACKOFF_MAX_MS, this.everyMs * 2 ** (this.failures - 1));
+    return this.failures === 1;
+  }
+
+  /** A send went through: the backoff ends. How long the stretch of failures it ends lasted, if there was one. */
+  succeeded(now: number): number | undefined {
+    if (this.failures === 0) return undefined;
+    this.failures = 0;
+    return now - this.since;
+  }
+}
 
 /** The clusters as the watch cache knows them, and whether it holds a management cluster's full state. */
 export interface HealthSource {
@@ -163,11 +239,12 @@ type Place = Pick<
 /** An open episode, and the cluster it is of. */
 type Due = { c: Place; row: EpisodeRow };
 
-/** What one check does: the episodes it starts, tells and ends. */
+/** What one check does: the episodes it starts, tells and ends; what is left of each digest. */
 interface Plan {
   starts: Place[];
   notify: Due[];
   ends: (Due & { notified: boolean })[];
+  digests: Map<string, DigestLeft>;
 }
 
 type Payload = Parameters<NotificationService['send']>[0]['payload'];
@@ -178,6 +255,14 @@ type Payload = Parameters<NotificationService['send']>[0]['payload'];
  * loop between them: a region's outage that degrades 500 clusters is not 500 commits and 500 catalog requests in a row.
  */
 export class HealthEpisodes {
+  private readonly backoff: SendBackoff;
+  /**
+   * Of the check running (the scheduler runs one at a time): how many notices wait for the backoff, and the failure
+   * that began a stretch of them, logged once at its end with that count.
+   */
+  private waiting = 0;
+  private failure?: string;
+
   constructor(
     private readonly o: {
       db: Knex;
@@ -193,14 +278,26 @@ export class HealthEpisodes {
        */
       owners?: CatalogOwners;
     },
-  ) {}
+  ) {
+    this.backoff = new SendBackoff(healthCheckEveryMs(o.unhealthyAfterMs));
+  }
 
   /**
    * Runs one check; says how many clusters' owners it told of: a digest counts its clusters, an update of it those
    * it is the first to tell of as no longer unhealthy.
    */
   async check(now = Date.now()): Promise<number> {
-    const { starts, notify, ends } = await this.plan(now);
+    this.waiting = 0;
+    this.failure = undefined;
+    try {
+      return await this.checkAt(now);
+    } finally {
+      this.logWaiting(now);
+    }
+  }
+
+  private async checkAt(now: number): Promise<number> {
+    const { starts, notify, ends, digests } = await this.plan(now);
     await inTransactions(
       this.o.db,
       starts,
@@ -219,7 +316,28 @@ export class HealthEpisodes {
       },
     );
     const told = await this.tellDue(notify, now);
-    return told + (await this.end(ends, now));
+    return told + (await this.end(ends, digests, now));
+  }
+
+  /** One warning per stretch of failed sends, saying how many notices wait; the checks during it at debug. */
+  private logWaiting(now: number): void {
+    const { logger } = this.o;
+    const waiting = `${this.waiting} notice${
+      this.waiting === 1 ? '' : 's'
+    } wait`;
+    const next = inWords(this.backoff.nextTryIn(now));
+    if (this.failure)
+      logger.warn(
+        `${
+          this.failure
+        }; ${waiting}, tried again in ${next}, then less often (at most every ${inWords(
+          SEND_BACKOFF_MAX_MS,
+        )}) while sends fail`,
+      );
+    else if (this.waiting)
+      logger.debug(
+        `sends of health notifications back off: ${waiting}, next try in ${next}`,
+      );
   }
 
   /** Every cluster of every synced management cluster against the open episodes. */
@@ -234,7 +352,14 @@ export class HealthEpisodes {
       if (!synced.has(mc)) synced.set(mc, source.synced(mc));
       return synced.get(mc)!;
     };
-    const out: Plan = { starts: [], notify: [], ends: [] };
+    const out: Plan = { starts: [], notify: [], ends: [], digests: new Map() };
+    // The health of a digest's cluster still unhealthy; undefined: not known.
+    const left = (scope: string, health: Health | undefined) => {
+      const d = out.digests.get(scope) ?? { failed: false, unknown: false };
+      d.failed ||= health === 'failed';
+      d.unknown ||= health === undefined;
+      out.digests.set(scope, d);
+    };
     const add = (
       c: Place,
       row: EpisodeRow | undefined,
@@ -250,6 +375,8 @@ export class HealthEpisodes {
       else if (step.do === 'notify') out.notify.push({ c, row: row! });
       else if (step.do === 'end')
         out.ends.push({ c, row: row!, notified: step.notified });
+      if (row?.digest_scope && step.do !== 'end')
+        left(row.digest_scope, health === 'gone' ? undefined : health);
     };
     for (const c of source.clusters()) {
       if (!c.uid || !isSynced(c.managementCluster)) continue;
@@ -259,7 +386,11 @@ export class HealthEpisodes {
     }
     // Episodes of clusters no synced management cluster holds any more: deleted while unhealthy.
     for (const [key, row] of open) {
-      if (seen.has(key) || !isSynced(row.management_cluster)) continue;
+      if (seen.has(key)) continue;
+      if (!isSynced(row.management_cluster)) {
+        if (row.digest_scope) left(row.digest_scope, undefined);
+        continue;
+      }
       add(
         {
           managementCluster: row.management_cluster,
@@ -276,6 +407,11 @@ export class HealthEpisodes {
 
   /** The episodes due whose owners the catalog knows: claimed, grouped by owner, told one by one or in a digest. */
   private async tellDue(notify: readonly Due[], now: number): Promise<number> {
+    // While sends back off, the catalog is not asked either: the episodes wait, unclaimed, for the next try.
+    if (notify.length && this.backoff.waits(now)) {
+      this.waiting += notify.length;
+      return 0;
+    }
     const addressees = await clusterAddressees(
       notify.map(n => n.c),
       this.o,
@@ -302,6 +438,12 @@ export class HealthEpisodes {
     }
     let told = 0;
     for (const [owner, group] of byOwner) {
+      // A send of this check failed: the rest wait, released, for the next try.
+      if (this.backoff.waits(now)) {
+        this.waiting += group.length >= DIGEST_FROM ? 1 : group.length;
+        await this.inDigest(group, { digest_scope: null, notified_at: null });
+        continue;
+      }
       if (group.length >= DIGEST_FROM) {
         told += await this.tellDigest(owner, group, now);
         continue;
@@ -311,12 +453,15 @@ export class HealthEpisodes {
     return told;
   }
 
-  /** An episode told on its own. A send that fails releases its claim: the next check tells it again. */
+  /** An episode told on its own. A send that fails releases its claim: the next check that tries tells it. */
   private async tellOne({ c, row }: Due, now: number): Promise<number> {
     const startedAt = time(row.started_at);
-    const sent = await this.send(c, startedAt, {
-      unhealthyForMs: now - startedAt,
-    });
+    const sent = await this.send(
+      c,
+      startedAt,
+      { unhealthyForMs: now - startedAt },
+      now,
+    );
     if (sent === false)
       await this.o.db(TABLE).where(where(c)).update({ notified_at: null });
     return sent ? 1 : 0;
@@ -324,17 +469,29 @@ export class HealthEpisodes {
 
   /**
    * The episodes that end: their rows deleted (whichever check deletes a row tells its end), the notification of
-   * each told on its own updated in place, and each digest they were told in updated once, after all of them. An
-   * end whose send fails stays untold (its row is gone): the cluster's page and the clusters page show it as it is.
+   * each told on its own updated in place, and each digest they were told in updated once, after all of them. An end
+   * to tell on its own keeps its row while sends back off, and gets it back when its send fails: deleted, it could
+   * not be told later.
    */
-  private async end(ends: Plan['ends'], now: number): Promise<number> {
+  private async end(
+    ends: Plan['ends'],
+    left: Plan['digests'],
+    now: number,
+  ): Promise<number> {
+    const { db } = this.o;
     let told = 0;
     const digests = new Set<string>();
     await inTransactions(
-      this.o.db,
+      db,
       ends,
       ROWS_PER_TRANSACTION,
-      async (trx, e) => (await trx(TABLE).where(where(e.c)).delete()) === 1,
+      async (trx, e) => {
+        if (e.notified && !e.row.digest_scope && this.backoff.waits(now)) {
+          this.waiting += 1;
+          return false;
+        }
+        return (await trx(TABLE).where(where(e.c)).delete()) === 1;
+      },
       async ended => {
         for (const { c, row, notified } of ended)
           if (row.digest_scope) digests.add(row.digest_scope);
@@ -343,15 +500,30 @@ export class HealthEpisodes {
               c.health === undefined
                 ? { gone: true as const }
                 : { recovered: true as const };
-            if (await this.send(c, time(row.started_at), state)) told += 1;
+            const sent = await this.send(c, time(row.started_at), state, now);
+            if (sent) told += 1;
+            else if (sent === false)
+              await db(TABLE)
+                .insert({
+                  ...row,
+                  started_at: again(row.started_at),
+                  notified_at: again(row.notified_at),
+                })
+                .onConflict(['management_cluster', 'cluster_uid'])
+                .ignore();
           }
       },
     );
-    // And the digests whose recoveries waited for DIGEST_UPDATE_EVERY_MS (few rows: one per owner's outage).
-    for (const d of (await this.o.db(DIGESTS).select()) as DigestRow[])
-      if (now - time(d.updated_at ?? d.told_at) >= DIGEST_UPDATE_EVERY_MS)
+    // And the digests whose word is due without an end in this check (few rows: one per owner's outage): recoveries
+    // that waited for DIGEST_UPDATE_EVERY_MS, and an end not told yet (its send failed or waited for the backoff).
+    for (const d of (await db(DIGESTS).select()) as DigestRow[])
+      if (
+        now - time(d.updated_at ?? d.told_at) >= DIGEST_UPDATE_EVERY_MS ||
+        !left.has(d.scope)
+      )
         digests.add(d.scope);
-    for (const scope of digests) told += await this.updateDigest(scope, now);
+    for (const scope of digests)
+      told += await this.updateDigest(scope, left.get(scope), now);
     return told;
   }
 
@@ -372,12 +544,6 @@ export class HealthEpisodes {
           `${c.managementCluster}\u0000${c.uid}\u0000${time(row.started_at)}`,
       ),
     );
-    await db(DIGESTS)
-      .insert({ scope, owner, size: group.length, told_at: new Date(now) })
-      .onConflict('scope')
-      .ignore();
-    // A transaction per ROWS_PER_TRANSACTION members: one owner's 10,000 clusters do not hold the event loop at once.
-    await this.inDigest(group, { digest_scope: scope });
     const members = worstFirst(
       group.map(({ c, row }) => ({
         namespace: c.namespace,
@@ -388,7 +554,19 @@ export class HealthEpisodes {
       })),
     );
     const words = digestNotification({ members });
-    const sent = await this.sendDigest(owner, scope, words, group.length);
+    await db(DIGESTS)
+      .insert({
+        scope,
+        owner,
+        size: group.length,
+        told_at: new Date(now),
+        severity: words.severity,
+      })
+      .onConflict('scope')
+      .ignore();
+    // A transaction per ROWS_PER_TRANSACTION members: one owner's 10,000 clusters do not hold the event loop at once.
+    await this.inDigest(group, { digest_scope: scope });
+    const sent = await this.sendDigest(owner, scope, words, group.length, now);
     if (sent === false) {
       await this.inDigest(group, { digest_scope: null, notified_at: null });
       await db(DIGESTS).where({ scope }).delete();
@@ -412,9 +590,10 @@ export class HealthEpisodes {
   }
 
   /**
-   * Updates a digest in place after some of its episodes ended, at most every DIGEST_UPDATE_EVERY_MS: how many are still unhealthy, or
-   * that none is. Says how many clusters it told of as no longer unhealthy for the first time. An update whose send
-   * fails is not tried again: the next one says the newer count, and a failed end stays untold, as an episode's.
+   * Updates a digest in place after some of its episodes ended, at most every DIGEST_UPDATE_EVERY_MS: how many are
+   * still unhealthy (at their severity, `left`), or that none is. Says how many clusters it told of as no longer
+   * unhealthy for the first time. A word that cannot be sent (or waits for the backoff) leaves the row as last told,
+   * so that the next check that tries tells it, with any more recovered by then.
    *
    * The notifications backend raises a notification sent again with the same scope to the same user as new: it
    * updates it in place and marks it unread (`@backstage/plugin-notifications-backend` 0.6.9,
@@ -422,10 +601,13 @@ export class HealthEpisodes {
    * then publishes a `new_notification` signal and runs the processors (e.g. e-mail) again
    * (`dist/service/router.cjs.js` lines 464-491, `sendUserNotification`), on which the app's sidebar item shows a
    * snackbar (`@backstage/plugin-notifications` 0.6.0, `NotificationsSideBarItem.esm.js` line 136). So partial
-   * recoveries are told at most every DIGEST_UPDATE_EVERY_MS per digest (not per cluster, nor per check), at low
-   * severity.
+   * recoveries are told at most every DIGEST_UPDATE_EVERY_MS per digest (not per cluster, nor per check).
    */
-  private async updateDigest(scope: string, now: number): Promise<number> {
+  private async updateDigest(
+    scope: string,
+    left: DigestLeft | undefined,
+    now: number,
+  ): Promise<number> {
     const update = await this.o.db.transaction(async trx => {
       const row = (await trx(DIGESTS).where({ scope }).first()) as
         | DigestRow
@@ -442,6 +624,11 @@ export class HealthEpisodes {
         if (recovered <= row.recovered || now - last < DIGEST_UPDATE_EVERY_MS)
           return undefined;
       }
+      // Due, but sends back off: the row stays as last told, for the next check that tries.
+      if (this.backoff.waits(now)) {
+        this.waiting += 1;
+        return undefined;
+      }
       // Whichever check changes the row tells: the end deletes it, a partial recovery moves its count on from the
       // one this check read; a check that finds it deleted, or moved on already (another replica told it), tells
       // nothing.
@@ -455,12 +642,44 @@ export class HealthEpisodes {
     });
     if (!update) return 0;
     const { row, recovered } = update;
+    // What is left is failed when this check saw one failed; the digest's own severity when it cannot see them all.
+    const stillFailed =
+      (left?.failed ?? false) ||
+      ((left?.unknown ?? true) && row.severity === 'high');
     const words =
       recovered >= row.size
         ? digestNotification({ ended: row.size })
-        : digestNotification({ size: row.size, recovered });
-    const sent = await this.sendDigest(row.owner, scope, words, row.size);
+        : digestNotification({ size: row.size, recovered, stillFailed });
+    const sent = await this.sendDigest(row.owner, scope, words, row.size, now);
+    if (sent === false) await this.untold(row, recovered);
     return sent ? recovered - row.recovered : 0;
+  }
+
+  /**
+   * A digest's word that was not sent: its row back as last told, so that a later check tells it. Each move is a
+   * compare-and-set as the update's: a replica that moved the count on since tells its own (newer) count, and a
+   * deleted row comes back only where none is.
+   */
+  private async untold(row: DigestRow, recovered: number): Promise<void> {
+    const { db } = this.o;
+    const told = {
+      recovered: row.recovered,
+      updated_at: again(row.updated_at),
+    };
+    if (recovered < row.size)
+      await db(DIGESTS).where({ scope: row.scope, recovered }).update(told);
+    else
+      await db(DIGESTS)
+        .insert({
+          scope: row.scope,
+          owner: row.owner,
+          size: row.size,
+          told_at: again(row.told_at),
+          severity: row.severity,
+          ...told,
+        })
+        .onConflict('scope')
+        .ignore();
   }
 
   /** A digest's notification (or its in-place update) to its owner: as `deliver`. */
@@ -469,11 +688,13 @@ export class HealthEpisodes {
     scope: string,
     words: ReturnType<typeof digestNotification>,
     size: number,
+    now: number,
   ): Promise<boolean | undefined> {
     return this.deliver(
       owner,
       { ...words, link: '/capz', topic: HEALTH_NOTIFICATION_TOPIC, scope },
       `${owner} about ${size} clusters' health`,
+      now,
     );
   }
 
@@ -483,6 +704,7 @@ export class HealthEpisodes {
       Partial<ClusterSummary>,
     startedAt: number,
     state: Parameters<typeof episodeNotification>[1],
+    now: number,
   ): Promise<boolean | undefined> {
     return this.deliver(
       clusterEntityRef(c),
@@ -494,30 +716,47 @@ export class HealthEpisodes {
         scope: `capz:health:${c.managementCluster}:${c.namespace}/${c.name}:${startedAt}`,
       },
       `the owners of ${c.namespace}/${c.name} about its health`,
+      now,
     );
   }
 
   /**
-   * Sends one notification: true once sent; false when the send failed (a warning logged); undefined without the
-   * notifications backend (nothing tried, and nothing to try again).
+   * Sends one notification: true once sent; false when it waits for the backoff or its send failed (which starts or
+   * prolongs the backoff); undefined without the notifications backend (nothing tried, and nothing to try again).
    */
   private async deliver(
     entityRef: string,
     payload: Payload,
     about: string,
+    now: number,
   ): Promise<boolean | undefined> {
     const { notifications, logger } = this.o;
     if (!notifications) return undefined;
+    if (this.backoff.waits(now)) {
+      this.waiting += 1;
+      return false;
+    }
     try {
       await notifications.send({
         recipients: { type: 'entity', entityRef },
         payload,
       });
-      return true;
     } catch (e) {
-      logger.warn(`could not notify ${about}: ${(e as Error).message}`);
+      this.waiting += 1;
+      const why = `could not notify ${about}: ${(e as Error).message}`;
+      // The stretch's first failure is warned of once the check knows how many notices wait; the next at debug.
+      if (this.backoff.failed(now)) this.failure = why;
+      else logger.debug(why);
       return false;
     }
+    const failedFor = this.backoff.succeeded(now);
+    if (failedFor !== undefined)
+      logger.info(
+        `health notifications are sent again after ${inWords(
+          failedFor,
+        )} of failed sends; telling those that waited`,
+      );
+    return true;
   }
 }
 
@@ -528,17 +767,14 @@ function episodeOf(row: EpisodeRow): HealthEpisode {
   };
 }
 
-/**
- * Runs the check on the scheduler, on one replica at a time: every minute, or four times per `unhealthyAfterMs` when
- * that is shorter (at least every 5 s), so that an episode is told at most a quarter late.
- */
+/** Runs the check on the scheduler, on one replica at a time, every `healthCheckEveryMs`. */
 export async function scheduleHealthNotifications(o: {
   scheduler: SchedulerService;
   episodes: HealthEpisodes;
   unhealthyAfterMs: number;
   logger: LoggerService;
 }): Promise<void> {
-  const everyMs = Math.min(60_000, Math.max(5_000, o.unhealthyAfterMs / 4));
+  const everyMs = healthCheckEveryMs(o.unhealthyAfterMs);
   await o.scheduler.scheduleTask({
     id: 'capz-health-notifications',
     scope: 'global',
