@@ -73,7 +73,8 @@ const HELP =
   '  CAPZ_BENCH_LOG_LEVEL=info (environment): the backends log at that level (default warn), e.g. to see when the\n' +
   "    notifications' scans ran and what they told\n" +
   '  CAPZ_BENCH_TRACE_GC=<ms> (environment): each garbage collection of the CAPZ backend that took <ms> or longer, a\n' +
-  "    line with its time in its log (src/traceGc.cjs), to see whether the quiet window's slow views meet them\n" +
+  "    line with its time in its log (src/traceGc.cjs), to see whether the quiet window's slow views meet them;\n" +
+  "    with CAPZ_BENCH_TRACE_GC_NVP=1 also V8's --trace-gc-nvp (each pause split into its phases) on that log\n" +
   '  CAPZ_BENCH_NODE_OPTIONS (environment): more Node.js options for the CAPZ backend (those NODE_OPTIONS allows)\n';
 
 interface BenchOptions {

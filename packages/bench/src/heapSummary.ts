@@ -490,25 +490,47 @@ if (opts.owners) {
     '',
     `## Data reached per owner (${owners.join(', ')})`,
     '',
-    '| owner | instances | reached | reached by no other listed owner |',
-    '|---|---|---|---|',
+    '| owner | instances | reached | heap objects reached | reached by no other listed owner | its heap objects |',
+    '|---|---|---|---|---|---|',
   );
   owners.forEach((owner, bit) => {
     let reachedBytes = 0;
     let exclusive = 0;
     let instances = 0;
+    let reachedNodes = 0;
+    let exclusiveNodes = 0;
     for (let n = 0; n < N; n++) {
       if (!(mark[n] & (1 << bit))) continue;
       reachedBytes += selfSize(n);
-      if (mark[n] === 1 << bit) exclusive += selfSize(n);
+      reachedNodes++;
+      if (mark[n] === 1 << bit) {
+        exclusive += selfSize(n);
+        exclusiveNodes++;
+      }
       if (typeOf(n) === T_OBJECT && nameOf(n) === owner) instances++;
     }
     out.push(
-      `| ${owner} | ${instances} | ${MiB(reachedBytes)} | ${MiB(exclusive)} |`,
+      `| ${owner} | ${instances} | ${MiB(
+        reachedBytes,
+      )} | ${reachedNodes.toLocaleString('en')} | ${MiB(
+        exclusive,
+      )} | ${exclusiveNodes.toLocaleString('en')} |`,
     );
   });
   let any = 0;
-  for (let n = 0; n < N; n++) if (mark[n]) any += selfSize(n);
-  out.push('', `Reached by any of them: ${MiB(any)}.`);
+  let anyNodes = 0;
+  for (let n = 0; n < N; n++)
+    if (mark[n]) {
+      any += selfSize(n);
+      anyNodes++;
+    }
+  out.push(
+    '',
+    `Reached by any of them: ${MiB(any)}, ${anyNodes.toLocaleString(
+      'en',
+    )} heap objects (of ${N.toLocaleString(
+      'en',
+    )} in the snapshot: what a major collection marks).`,
+  );
 }
 process.stdout.write(`${out.join('\n')}\n`);

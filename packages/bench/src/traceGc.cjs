@@ -4,6 +4,10 @@
  * window's slow views can be set beside them. Node refuses V8's `--trace-gc` in NODE_OPTIONS ("--trace-gc is not
  * allowed in NODE_OPTIONS"), and that flag prints every scavenge without a wall clock; perf_hooks' `gc` entries
  * (https://nodejs.org/api/perf_hooks.html#garbage-collection-gc-details) give the kind and duration.
+ * `CAPZ_BENCH_TRACE_GC_NVP=1` also turns on V8's `--trace-gc-nvp` at run time (`v8.setFlagsFromString`, which
+ * NODE_OPTIONS' list does not limit): one line per collection on stdout with its pause split into phases (mark,
+ * evacuate, sweep, weak processing, ...), to tell what a long major pause was made of. Its times count from the
+ * isolate's start; the `[gc]` line of the same pause has the wall clock.
  */
 const {
   constants,
@@ -12,6 +16,8 @@ const {
 } = require('node:perf_hooks');
 
 const minMs = Number(process.env.CAPZ_BENCH_TRACE_GC) || 10;
+if (process.env.CAPZ_BENCH_TRACE_GC_NVP === '1')
+  require('node:v8').setFlagsFromString('--trace-gc-nvp');
 const KINDS = {
   [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
   [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
