@@ -48,8 +48,11 @@ export interface ClusterView {
   kustomization?: FluxObjectRef;
   /** When its verdicts can change with time alone (a new object's grace period ends); undefined: never. */
   validUntil?: number;
-  /** Its tree with similar nodes grouped, by grouping threshold, as the tree route asked for them. */
-  grouped: Map<number, TreeNode>;
+  /**
+   * Its tree with similar nodes grouped, by grouping threshold, as the tree route asked for them (made on the first
+   * such request: most views are never asked, and 10,000 empty maps are 10,000 more objects for each major GC).
+   */
+  grouped?: Map<number, TreeNode>;
 }
 
 /** The kinds a cluster's tree is built from: not Events, not Flux's objects (read by name, see FluxIndex). */
@@ -58,11 +61,14 @@ const TREE_KIND_SET = new Set(TREE_KINDS);
 const lower = (s: string | undefined) => s?.toLowerCase();
 
 /**
- * The object with its kind set, one copy per cached object (cached objects are replaced, never changed, on every
- * event): tree groups built from the same objects stay identical, so what was derived from them can be reused.
+ * The object with its kind set, the same value for the same cached object (cached objects are replaced, never changed,
+ * on every event): tree groups built from the same objects stay identical, so what was derived from them can be
+ * reused. A custom resource's list and watch items carry their kind, so the cached object itself serves; only objects
+ * without one (core kinds' list items) get a copy, kept beside them.
  */
 const withKind = new WeakMap<CachedObject, ObservedObject>();
 function observed(o: CachedObject, kind: string): ObservedObject {
+  if (typeof o.kind === 'string') return o as ObservedObject;
   let copy = withKind.get(o);
   if (!copy) {
     copy = { ...o, kind: o.kind ?? kind } as ObservedObject;
@@ -153,7 +159,6 @@ export class NamespaceIndex {
       validUntil: verdictsChangeAt([cluster as ObservedObject, ...objects], {
         now,
       }),
-      grouped: new Map(),
     };
   }
 

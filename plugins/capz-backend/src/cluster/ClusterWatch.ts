@@ -80,6 +80,46 @@ const internField = (o: any, key: string) => {
 };
 
 /**
+ * The keys whose string values, anywhere in a spec or status, come from a small set (condition types, statuses,
+ * reasons and severities; kinds, API versions and groups of references; VM sizes, OS and node image versions,
+ * regions, Kubernetes versions, modes, states), each parsed into its own copy: one copy each took the bench's
+ * objects from 1,666 to 1,434 bytes of heap apiece (10,000 clusters' worth, 138,600 objects). Values over 128
+ * characters are left alone.
+ */
+const LOW_CARDINALITY_KEYS = new Set([
+  'type',
+  'status',
+  'reason',
+  'severity',
+  'kind',
+  'apiVersion',
+  'apiGroup',
+  'mode',
+  'vmSize',
+  'osType',
+  'osSKU',
+  'location',
+  'version',
+  'provisioningState',
+  'code',
+  'nodeImageVersion',
+  'orchestratorVersion',
+  'currentOrchestratorVersion',
+  'kubernetesVersion',
+  'currentKubernetesVersion',
+]);
+const internValues = (v: any, key: string): any => {
+  if (typeof v === 'string')
+    return v.length <= 128 && LOW_CARDINALITY_KEYS.has(key) ? intern(v) : v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = internValues(v[i], key);
+  } else if (v && typeof v === 'object') {
+    for (const k of Object.keys(v)) v[k] = internValues(v[k], k);
+  }
+  return v;
+};
+
+/**
  * Shrinks an object in place before anything stores it (client-node's informer keeps the very object it hands to
  * the callbacks, so one stripped copy serves both caches): `managedFields` keeps who wrote it at which apiVersion
  * (the API detection reads that), not the field sets; kubectl's last-applied annotation keeps its key with an empty
@@ -108,6 +148,8 @@ const strip = (o: any): CachedObject => {
       }),
     );
   }
+  internValues(o.spec, '');
+  internValues(o.status, '');
   const annotations = metadata.annotations;
   if (annotations && typeof annotations[LAST_APPLIED] === 'string')
     annotations[LAST_APPLIED] = '';

@@ -272,11 +272,11 @@ export class ClusterViews {
     const view = this.build(managementCluster, namespace, name);
     let tree = view.tree;
     if (groupThreshold > 0) {
-      const grouped = view.grouped.get(groupThreshold);
+      const grouped = view.grouped?.get(groupThreshold);
       tree = grouped ?? groupTree(view.tree, { threshold: groupThreshold });
       // A few thresholds per view (the pages use one): the query parameter must not grow memory.
-      if (!grouped && view.grouped.size < 4)
-        view.grouped.set(groupThreshold, tree);
+      if (!grouped && (view.grouped?.size ?? 0) < 4)
+        (view.grouped ??= new Map()).set(groupThreshold, tree);
     }
     return {
       summary: this.withKubernetes(
