@@ -19,11 +19,27 @@ function referencedNames(value: unknown, into: Set<string>, depth = 0): void {
 
 /**
  * The names one object can lead a tree lookup to. Memoised per object: the cache replaces an object on every change,
- * so a namespace re-partitioned after one change walks only the new object's spec and status.
+ * so a namespace re-partitioned after one change walks only the new object's spec and status. Kept on the object
+ * under a symbol (not enumerable: JSON, spreads and `Object.keys` do not see it) rather than in a WeakMap: a backend
+ * at 10,000 clusters holds 140,000 objects, and a WeakMap's entries are ephemerons, which V8 traces in a major GC's
+ * pause (`--trace-gc-nvp`: `mark.ephemeron.marking`, 58-141 ms of each 100-240 ms pause, docs/scale.md). Objects that
+ * cannot take it (frozen) use the WeakMap.
  */
+const NAMES = Symbol('capz.referencedNames');
 const namesOf = new WeakMap<ObservedObject, string[]>();
+function memoNames(o: ObservedObject): string[] | undefined {
+  return (
+    ((o as { [NAMES]?: string[] })[NAMES] as string[] | undefined) ??
+    namesOf.get(o)
+  );
+}
+function rememberNames(o: ObservedObject, names: string[]): void {
+  if (Object.isExtensible(o))
+    Object.defineProperty(o, NAMES, { value: names, enumerable: false });
+  else namesOf.set(o, names);
+}
 function namesReferencedBy(o: ObservedObject): string[] {
-  let names = namesOf.get(o);
+  let names = memoNames(o);
   if (!names) {
     const set = new Set<string>();
     referencedNames(o.spec, set);
@@ -33,7 +49,7 @@ function namesReferencedBy(o: ObservedObject): string[] {
     for (const ref of o.metadata?.ownerReferences ?? [])
       if (ref.name) set.add(ref.name);
     names = [...set];
-    namesOf.set(o, names);
+    rememberNames(o, names);
   }
   return names;
 }
