@@ -17,6 +17,7 @@ import {
   type FleetRunSpec,
   type JobPreview,
   type JobRequest,
+  type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
 import type { Day2Service } from './Day2Service';
 
@@ -51,6 +52,7 @@ export class FleetPreview {
       string,
       Promise<Pick<Day2PlanContext, 'offeredVersions' | 'offeredVersionsError'>>
     >();
+    const namespaces = new Map<string, ObservedObject[]>();
     const plans = new Map<string, FleetClusterPlan>();
     const refused = (p: ClusterPlace, problem: string): FleetClusterPlan => ({
       ...p,
@@ -108,6 +110,7 @@ export class FleetPreview {
             const { cluster, ctx } = await this.o.day2.cachedUpgradeBasis(
               place,
               memo,
+              namespaces,
             );
             plans.set(
               keyOf(place),
