@@ -206,45 +206,6 @@ function launch(
   };
 }
 
-export function startCapzBackend(
-  repoRoot: string,
-  configFile: string,
-  port: number,
-  token: string,
-  info: ClusterInfo,
-  logFile: string,
-  extraEnv: NodeJS.ProcessEnv = {},
-  extraConfigs: string[] = [],
-): RunningBackend {
-  return launch(
-    'capz',
-    'yarn',
-    [
-      'workspace',
-      'backend',
-      'start',
-      '--config',
-      '../../app-config.yaml',
-      '--config',
-      configFile,
-      ...extraConfigs.flatMap(f => ['--config', f]),
-    ],
-    {
-      cwd: repoRoot,
-      // app-config.yaml's default management cluster reads CAPZ_KUBECONFIG; the bench config replaces that list.
-      env: {
-        ...process.env,
-        CAPZ_KUBECONFIG: info.kubeconfigPath,
-        LOG_LEVEL: BACKEND_LOG_LEVEL,
-        ...extraEnv,
-      },
-      logFile,
-      port,
-      token,
-    },
-  );
-}
-
 /** This checkout's CAPZ backend on a free port, its config and log named `app-config.bench-<name>.yaml`, `backend-<name>.log`. */
 export async function startCapzBackendAs(
   name: string,
@@ -256,7 +217,7 @@ export async function startCapzBackendAs(
   const token = randomBytes(24).toString('hex');
   const configFile = join(localDir, `app-config.bench-${name}.yaml`);
   writeCapzConfig(configFile, info, port, token, withCluster);
-  return startCapzBackend(
+  return startCapzBackendUnwatched(
     repoRoot,
     configFile,
     port,
@@ -267,10 +228,11 @@ export async function startCapzBackendAs(
 }
 
 /**
- * The same backend as startCapzBackend, started as `backstage-cli package start` starts it (cli-module-build's
- * runBackend: node with the CLI's TypeScript transform, cwd packages/backend) minus its file watcher and IPC channel, as
- * the jobs integration tests do (plugins/capz-backend/src/testing/backendProcess.ts): a long run (the soak) is not
- * restarted by an edit in the working tree.
+ * packages/backend (the full app) with app-config.yaml and the bench's config, started as `backstage-cli package start`
+ * starts it (cli-module-build's runBackend: node with the CLI's TypeScript transform, cwd packages/backend) minus its
+ * file watcher and IPC channel, as the jobs integration tests do (plugins/capz-backend/src/testing/backendProcess.ts):
+ * a run is not restarted by an edit in the working tree (the watcher's restart failed a run and left the restarted
+ * backend running after it).
  */
 export function startCapzBackendUnwatched(
   repoRoot: string,
@@ -280,6 +242,7 @@ export function startCapzBackendUnwatched(
   info: ClusterInfo,
   logFile: string,
   extraEnv: NodeJS.ProcessEnv = {},
+  extraConfigs: string[] = [],
 ): RunningBackend {
   const backendDir = join(repoRoot, 'packages', 'backend');
   const transform = createRequire(join(backendDir, 'package.json')).resolve(
@@ -297,6 +260,7 @@ export function startCapzBackendUnwatched(
       '../../app-config.yaml',
       '--config',
       configFile,
+      ...extraConfigs.flatMap(f => ['--config', f]),
     ],
     {
       cwd: backendDir,
