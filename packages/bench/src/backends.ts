@@ -18,6 +18,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listenPort, repoRoot, type ClusterInfo } from '@internal/mgmt-cluster';
+import { databaseLines } from './database.ts';
 import { KUBERNETES_ID, type SeededCluster } from './seed.ts';
 import { listenerPid, log } from './util.ts';
 
@@ -51,9 +52,7 @@ function backendBlock(port: number, token: string): string[] {
     '    host: 127.0.0.1',
     '  cors:',
     `    origin: http://127.0.0.1:${port}`,
-    '  database:',
-    '    client: better-sqlite3',
-    "    connection: ':memory:'",
+    ...databaseLines(),
     '  auth:',
     '    externalAccess:',
     '      - type: static',
@@ -63,7 +62,7 @@ function backendBlock(port: number, token: string): string[] {
   ];
 }
 
-/** The overrides for packages/backend: the bench management cluster only, in-memory SQLite, a static token. */
+/** The overrides for packages/backend: the bench management cluster only, the bench's database, a static token. */
 export function writeCapzConfig(
   file: string,
   info: ClusterInfo,

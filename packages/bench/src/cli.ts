@@ -44,6 +44,11 @@ import {
   resultFileName,
 } from './report.ts';
 import { log } from './util.ts';
+import {
+  databaseInWords,
+  dropBenchDatabases,
+  usePostgres,
+} from './database.ts';
 
 const HELP =
   'yarn bench [--clusters 1000] [--pools 3] [--namespaces 20] [--concurrency 16] [--list-requests 50] [--tree-requests 500] [--changes 100] [--keep] [--profile] [--heap-snapshot] [--no-build] [--pages-only] [--name bench]\n' +
@@ -65,6 +70,9 @@ const HELP =
   '    (or keep it with --keep); no backend is started\n' +
   '  --apiserver-arg <flag=value>, --apiserver-env <NAME=value> (repeatable): more kube-apiserver flags or\n' +
   '    environment, e.g. --apiserver-arg=--profiling=true --apiserver-env GOMEMLIMIT=4GiB\n' +
+  '  --postgres <connection string>: the backends use PostgreSQL (a role that may create databases), as a production\n' +
+  '    deployment does, instead of in-memory SQLite: each start its own databases (capz_bench_<pid>_<n>_<plugin>),\n' +
+  '    dropped at the end, e.g. --postgres postgresql://postgres@127.0.0.1:5499\n' +
   "  --backend-config <file> (repeatable): more config for the CAPZ backend, after the bench's own (e.g. the catalog\n" +
   '    settings docs/scale.md gives for large fleets)\n' +
   '  --quiet-seconds <s>: after the pushes, a page view every 500 ms for this long with nothing else asked of the\n' +
@@ -97,6 +105,7 @@ interface BenchOptions {
   apiserverArgs: string[];
   apiserverEnv: { [name: string]: string };
   backendConfigs: string[];
+  postgres?: string;
   quietSeconds: number;
 }
 
@@ -125,6 +134,7 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
       'apiserver-arg': { type: 'string', multiple: true, default: [] },
       'apiserver-env': { type: 'string', multiple: true, default: [] },
       'backend-config': { type: 'string', multiple: true, default: [] },
+      postgres: { type: 'string' },
       'quiet-seconds': { type: 'string', default: '150' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -154,6 +164,7 @@ function parseOptions(argv: string[]): BenchOptions | undefined {
     seedOnly: args['seed-only'],
     apiserverArgs: args['apiserver-arg'],
     backendConfigs: args['backend-config'],
+    ...(args.postgres ? { postgres: args.postgres } : {}),
     quietSeconds: Number(args['quiet-seconds']),
     apiserverEnv: Object.fromEntries(
       args['apiserver-env'].map(e => {
@@ -186,12 +197,15 @@ async function fileExists(file: string): Promise<void> {
 }
 
 async function main(o: BenchOptions): Promise<void> {
+  if (o.postgres) usePostgres(o.postgres);
   const localDir = join(repoRoot, '.local', 'bench');
   mkdirSync(localDir, { recursive: true });
   const started = performance.now();
   const cores = availableParallelism();
   log(
-    `N=${o.clusters} clusters, P=${o.pools} pools, ${o.namespaces} namespaces; ${cores} cores`,
+    `N=${o.clusters} clusters, P=${o.pools} pools, ${
+      o.namespaces
+    } namespaces; ${cores} cores; the backends on ${databaseInWords()}`,
   );
 
   if (o.build) {
@@ -330,6 +344,7 @@ async function main(o: BenchOptions): Promise<void> {
       cpu: cpus()[0]?.model ?? 'unknown CPU',
       memoryBytes: totalmem(),
       nodeVersion: process.version,
+      database: databaseInWords(),
       runAt,
       totalMs,
       rows: recorder.rows,
@@ -355,6 +370,9 @@ async function main(o: BenchOptions): Promise<void> {
         await stop().catch(e => log(`stop failed: ${(e as Error).message}`));
       await stopManagementCluster(info);
       log('stopped the backend(s) and the management cluster');
+      await dropBenchDatabases().catch(e =>
+        log(`dropping the run's databases failed: ${(e as Error).message}`),
+      );
     }
     if (!ok) process.exitCode = 1;
   }

@@ -75,6 +75,8 @@ export interface ReportInput extends RunParameters {
   cpu: string;
   memoryBytes: number;
   nodeVersion: string;
+  /** The backends' database (databaseInWords). */
+  database: string;
   runAt: Date;
   /** The run's wall time until the table. */
   totalMs: number;
@@ -98,9 +100,9 @@ export function renderReport(r: ReportInput): string {
         r.memoryBytes /
         2 ** 30
       ).toFixed(0)} GiB; Node ${r.nodeVersion}; ` +
-      `local kube-apiserver 1.35.4 + etcd 3.6.16 on loopback with a metadata audit log; run ${r.runAt
-        .toISOString()
-        .slice(0, 16)}Z, ` +
+      `local kube-apiserver 1.35.4 + etcd 3.6.16 on loopback with a metadata audit log; the backends on ${
+        r.database
+      }; run ${r.runAt.toISOString().slice(0, 16)}Z, ` +
       `${sec(r.totalMs)} in all.`,
     '',
     '| metric | value | how |',

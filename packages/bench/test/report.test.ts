@@ -93,6 +93,7 @@ describe('report', () => {
       cpu: 'Test CPU @ 2.00GHz',
       memoryBytes: 24 * 2 ** 30,
       nodeVersion: 'v24.21.0',
+      database: 'in-memory SQLite',
       runAt: new Date('2026-11-28T00:38:12.345Z'),
       totalMs: 98_765,
       rows: [
@@ -106,7 +107,7 @@ describe('report', () => {
       [
         '## Read-path benchmark: N=20 clusters',
         '',
-        'Parameters: N=20 clusters × P=3 pools over 20 namespaces = 280 objects (per cluster: Cluster, AzureASOManagedCluster, AzureASOManagedControlPlane, ResourceGroup, ManagedCluster, 3× MachinePool, AzureASOManagedMachinePool, ManagedClustersAgentPool); about 5% of clusters have a blocked ManagedCluster. Machine: 2 cores (Test CPU @ 2.00GHz), 24 GiB; Node v24.21.0; local kube-apiserver 1.35.4 + etcd 3.6.16 on loopback with a metadata audit log; run 2026-11-28T00:38Z, 98.77 s in all.',
+        'Parameters: N=20 clusters × P=3 pools over 20 namespaces = 280 objects (per cluster: Cluster, AzureASOManagedCluster, AzureASOManagedControlPlane, ResourceGroup, ManagedCluster, 3× MachinePool, AzureASOManagedMachinePool, ManagedClustersAgentPool); about 5% of clusters have a blocked ManagedCluster. Machine: 2 cores (Test CPU @ 2.00GHz), 24 GiB; Node v24.21.0; local kube-apiserver 1.35.4 + etcd 3.6.16 on loopback with a metadata audit log; the backends on in-memory SQLite; run 2026-11-28T00:38Z, 98.77 s in all.',
         '',
         '| metric | value | how |',
         '|---|---|---|',
@@ -135,6 +136,7 @@ describe('report', () => {
       cpu: 'c',
       memoryBytes: 2 ** 30,
       nodeVersion: 'v24',
+      database: 'PostgreSQL (127.0.0.1:5499, databases capz_bench_7_*)',
       runAt: new Date(0),
       totalMs: 1000,
       rows: [],
@@ -142,6 +144,10 @@ describe('report', () => {
       baselineGoals: [],
     });
     assert.match(text, /P=1 pools over 5 namespaces = 50 objects/);
+    assert.match(
+      text,
+      /the backends on PostgreSQL \(127\.0\.0\.1:5499, databases capz_bench_7_\*\)/,
+    );
     assert.match(text, /\| goal \| target \| this run \| \| baseline \| \|/);
   });
 });
