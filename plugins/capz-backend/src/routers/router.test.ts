@@ -191,6 +191,50 @@ describe('router', () => {
     expect(res.body.listing).toBeUndefined();
   });
 
+  it('keeps in the attention view the clusters whose judgement for the asked day needs it', async () => {
+    // delta runs 1.29, out of AKS support by the day asked; alpha's control plane has no version, gamma none at all.
+    const delta = clusterIn('team-a', 'delta');
+    const deltaCp = obj('AzureASOManagedControlPlane', 'team-a', 'delta', {
+      metadata: {
+        name: 'delta',
+        namespace: 'team-a',
+        uid: 'uid-cp-delta',
+        ownerReferences: [
+          {
+            apiVersion: 'cluster.x-k8s.io/v1beta2',
+            kind: 'Cluster',
+            name: 'delta',
+            uid: delta.metadata.uid,
+          },
+        ],
+      },
+      spec: { version: 'v1.29.4' },
+    });
+    const server = await app({
+      cache: fakeCache({
+        east: {
+          Cluster: [eastA, eastB, delta],
+          AzureASOManagedControlPlane: [eastACp, deltaCp],
+        },
+        west: { Cluster: [westC] },
+      }),
+    });
+    for (const attention of ['now', 'any']) {
+      const res = await request(server)
+        .get(`/clusters?${q({ attention, today: '2026-12-07' })}`)
+        .set(auth);
+      expect(res.status).toBe(200);
+      expect({ items: names(res), total: res.body.total }).toEqual({
+        items: ['east/delta'],
+        total: 1,
+      });
+    }
+    const soon = await request(server)
+      .get(`/clusters?${q({ attention: 'soon', today: '2026-12-07' })}`)
+      .set(auth);
+    expect(soon.body).toMatchObject({ items: [], total: 0 });
+  });
+
   it('answers a view of the clusters: filtered, sorted and paged as the clusters page does, with its total', async () => {
     const server = await app();
     const order = (res: request.Response) =>

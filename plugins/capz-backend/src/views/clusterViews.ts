@@ -2,6 +2,7 @@ import { NotFoundError } from '@backstage/errors';
 import {
   ClusterFacets,
   ClusterFacetsCounter,
+  attentionMatches,
   clusterMatches,
   ClusterPageQuery,
   ClusterSummary,
@@ -145,10 +146,10 @@ export class ClusterViews {
         this.seen.get(id)!.managedClusters.length ? this.decorated(id) : r,
         judged,
       );
+      // The judgement is checked apart: a copy of each summary with it would be 10,000 objects per request.
       if (
         !clusterMatches(r, filters) ||
-        (attention &&
-          !clusterMatches({ ...r, attention: judged }, { attention }))
+        (attention && !attentionMatches(judged, attention))
       )
         continue;
       if (total >= offset && total < end) ids.push(id);

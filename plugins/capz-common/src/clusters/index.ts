@@ -1,5 +1,6 @@
 // Which clusters a view keeps and in what order: the clusters page's filters and sort, paged by GET /clusters too.
 export {
+  attentionMatches,
   CLUSTER_FILTER_KEYS,
   CLUSTER_SORT_COLUMNS,
   CLUSTER_VIEW_KEYS,

@@ -1,5 +1,6 @@
 import type { ClusterSummary } from '../api';
 import {
+  attentionMatches,
   filterClusters,
   pageOfClusters,
   worstAttention,
@@ -38,6 +39,14 @@ describe('the clusters query', () => {
     expect(names({ attention: 'now' })).toEqual(['eol']);
     expect(names({ attention: 'soon' })).toEqual(['ending']);
     expect(names({ attention: 'any' })).toEqual(['eol', 'ending']);
+    // The same test on a judgement held apart from the summary (the server's paged views), none judged as none.
+    const kept = (f: 'now' | 'soon' | 'any') =>
+      [now, soon, fine, c('unjudged')]
+        .filter(x => attentionMatches(x.attention, f))
+        .map(x => x.name);
+    expect(kept('now')).toEqual(['eol']);
+    expect(kept('soon')).toEqual(['ending']);
+    expect(kept('any')).toEqual(['eol', 'ending']);
   });
 
   it('sorts worst health first by default and pages the result, ties by place', () => {

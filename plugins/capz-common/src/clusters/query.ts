@@ -113,12 +113,20 @@ export function clusterMatches(
   if (f.migration && Boolean(c.migrationCandidate) !== (f.migration === 'yes'))
     return false;
   if (f.location && c.location !== f.location) return false;
-  if (f.attention) {
-    const worst = worstAttention(c.attention?.items ?? []);
-    if (f.attention === 'any' ? worst === undefined : worst !== f.attention)
-      return false;
-  }
+  if (f.attention && !attentionMatches(c.attention, f.attention)) return false;
   return true;
+}
+
+/**
+ * Whether a cluster's attention judgement passes the attention filter (clusterMatches' test, for a caller that holds
+ * the judgement apart from the summary and would otherwise copy the summary to add it). @public
+ */
+export function attentionMatches(
+  attention: FilterableCluster['attention'],
+  filter: NonNullable<ClusterFilters['attention']>,
+): boolean {
+  const worst = worstAttention(attention?.items ?? []);
+  return filter === 'any' ? worst !== undefined : worst === filter;
 }
 
 /** The clusters every set filter keeps, in their order. @public */
