@@ -83,23 +83,30 @@ const clusterIn = (ns: string, name: string) =>
     },
   });
 
-const eastA = clusterIn('team-a', 'alpha');
-const eastACp = obj('AzureASOManagedControlPlane', 'team-a', 'alpha', {
-  metadata: {
-    name: 'alpha',
-    namespace: 'team-a',
-    uid: 'uid-cp-alpha',
-    ownerReferences: [
-      {
-        apiVersion: 'cluster.x-k8s.io/v1beta2',
-        kind: 'Cluster',
-        name: 'alpha',
-        uid: eastA.metadata.uid,
-      },
-    ],
-    annotations: {
-      'kubectl.kubernetes.io/last-applied-configuration': '{"secret":"s3cr3t"}',
+/** The AzureASOManagedControlPlane of a Cluster made by clusterIn, owned by it. */
+const controlPlaneOf = (
+  cluster: CachedObject,
+  extra: { annotations?: Record<string, string>; spec?: unknown } = {},
+) => {
+  const { name, namespace, uid } = cluster.metadata;
+  return obj('AzureASOManagedControlPlane', namespace!, name, {
+    metadata: {
+      name,
+      namespace,
+      uid: `uid-cp-${name}`,
+      ownerReferences: [
+        { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name, uid },
+      ],
+      ...(extra.annotations ? { annotations: extra.annotations } : {}),
     },
+    ...(extra.spec ? { spec: extra.spec } : {}),
+  });
+};
+
+const eastA = clusterIn('team-a', 'alpha');
+const eastACp = controlPlaneOf(eastA, {
+  annotations: {
+    'kubectl.kubernetes.io/last-applied-configuration': '{"secret":"s3cr3t"}',
   },
   spec: { windowsProfile: { adminPassword: 'hunter2' } },
 });
@@ -194,22 +201,7 @@ describe('router', () => {
   it('keeps in the attention view the clusters whose judgement for the asked day needs it', async () => {
     // delta runs 1.29, out of AKS support by the day asked; alpha's control plane has no version, gamma none at all.
     const delta = clusterIn('team-a', 'delta');
-    const deltaCp = obj('AzureASOManagedControlPlane', 'team-a', 'delta', {
-      metadata: {
-        name: 'delta',
-        namespace: 'team-a',
-        uid: 'uid-cp-delta',
-        ownerReferences: [
-          {
-            apiVersion: 'cluster.x-k8s.io/v1beta2',
-            kind: 'Cluster',
-            name: 'delta',
-            uid: delta.metadata.uid,
-          },
-        ],
-      },
-      spec: { version: 'v1.29.4' },
-    });
+    const deltaCp = controlPlaneOf(delta, { spec: { version: 'v1.29.4' } });
     const server = await app({
       cache: fakeCache({
         east: {
