@@ -1,4 +1,5 @@
-import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { auditLogEnd, auditLogEntries } from '@internal/mgmt-cluster';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 
 export { median, mib, ms, percentile, sec } from './format.ts';
@@ -151,18 +152,11 @@ export interface AuditEvent {
 }
 
 export function auditSize(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return 0;
-  }
+  return auditLogEnd(file);
 }
 
 export function auditSince(file: string, offset: number): AuditEvent[] {
-  const text = readFileSync(file).subarray(offset).toString('utf8');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map(line => JSON.parse(line) as AuditEvent)
-    .filter(e => e.stage === 'ResponseComplete' || e.stage === 'Panic');
+  return auditLogEntries<AuditEvent>(file, offset).filter(
+    e => e.stage === 'ResponseComplete' || e.stage === 'Panic',
+  );
 }

@@ -1,4 +1,5 @@
 export { apiGet, apiRequest, type ClusterInfo } from './api.ts';
+export { auditLogEnd, auditLogEntries } from './audit.ts';
 export {
   authenticationConfig,
   pauseApiServer,

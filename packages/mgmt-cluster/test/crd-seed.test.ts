@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { auditLogEntries } from '../src/audit.ts';
 import { ensureBinaries } from '../src/binaries.ts';
 import {
   apiGet,
@@ -29,10 +30,7 @@ async function servedSpecs(info: Parameters<typeof apiGet>[0]) {
 
 /** The requests of `verb` on CRDs in the cluster's audit log (Metadata level, every request). */
 function crdWrites(auditLog: string): string[] {
-  return readFileSync(auditLog, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => JSON.parse(l))
+  return auditLogEntries(auditLog)
     .filter(
       e =>
         e.objectRef?.resource === 'customresourcedefinitions' &&

@@ -17,6 +17,8 @@
  */
 import { mockServices } from '@backstage/backend-test-utils';
 import {
+  auditLogEnd,
+  auditLogEntries,
   startManagementCluster,
   stopManagementCluster,
 } from '@internal/mgmt-cluster';
@@ -216,13 +218,9 @@ function firstWatchEvent(
 
 /** The API server's audit log from a byte offset: one JSON line per request stage, completed requests kept. */
 function auditSince(info: ClusterInfo, offset: number): any[] {
-  return readFileSync(info.auditLog)
-    .subarray(offset)
-    .toString('utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => JSON.parse(l))
-    .filter(e => e.stage === 'ResponseComplete');
+  return auditLogEntries(info.auditLog, offset).filter(
+    e => e.stage === 'ResponseComplete',
+  );
 }
 
 let tmp: string;
@@ -362,7 +360,7 @@ async function cutOff(gap: () => Promise<void>) {
   await until('the ResourceGroup watch to carry an event', () =>
     proxy.exchanges.some(e => e.watch && e.open && e.path === RGS && e.lastRv),
   );
-  const auditFrom = readFileSync(info.auditLog).length;
+  const auditFrom = auditLogEnd(info.auditLog);
   const pausedAt = Date.now();
   const restarts = () =>
     Object.fromEntries(

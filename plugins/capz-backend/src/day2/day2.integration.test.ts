@@ -6,6 +6,7 @@
  * - the delete preview, computed from the watch cache, equals what the simulated Azure then deletes (its deletion
  *   counters and its resources), for a cluster that manages everything and for one whose resource group is `skip`.
  */
+import { auditLogEnd } from '@internal/mgmt-cluster';
 import { ConflictError } from '@backstage/errors';
 import { mockServices } from '@backstage/backend-test-utils';
 import {
@@ -13,7 +14,6 @@ import {
   type DeletePreview,
   type ObservedObject,
 } from '@capz-backstage/plugin-capz-common';
-import { readFileSync } from 'node:fs';
 import { WatchCache } from '../cluster/WatchCache';
 import type { ManagementClusterConfig } from '../config/managementClusters';
 import {
@@ -64,7 +64,7 @@ const createCluster = (
  * the namespace's specs while a test runs, and the backend's own writes are what "nothing written" is about.
  */
 async function backendWrites(act: () => Promise<unknown>): Promise<string[]> {
-  const from = readFileSync(w.info.auditLog).length;
+  const from = auditLogEnd(w.info.auditLog);
   await act();
   return auditedWrites(w.info.auditLog, SA, from).map(
     e => `${e.verb} ${e.requestURI}`,

@@ -6,6 +6,7 @@
  * for the approval; approved, the second follows and the run succeeds. The API server's audit log shows the backend
  * wrote the upgrade's objects and nothing else.
  */
+import { auditLogEnd } from '@internal/mgmt-cluster';
 import { mockServices } from '@backstage/backend-test-utils';
 import type {
   FleetRun,
@@ -14,7 +15,6 @@ import type {
 // Test-only: Backstage's test databases.
 // eslint-disable-next-line @backstage/no-undeclared-imports
 import { TestDatabases } from '@backstage/backend-test-utils';
-import { readFileSync } from 'node:fs';
 import { WatchCache } from '../cluster/WatchCache';
 import { day2Client } from '../cluster/clientViews';
 import { ManagementClusterClient } from '../cluster/ManagementClusterClient';
@@ -198,7 +198,7 @@ async function advanceUntil(
 
 describe('a fleet run on a real management cluster', () => {
   it('upgrades dev-a (control plane, then pools), waits for the approval with prod-a untouched, then prod-a; the backend writes the upgrade and nothing else', async () => {
-    const auditFrom = readFileSync(w.info.auditLog).length;
+    const auditFrom = auditLogEnd(w.info.auditLog);
     const created = await runs.create(
       {
         target: { kind: 'next-minor' },

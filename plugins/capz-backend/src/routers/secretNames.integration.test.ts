@@ -8,6 +8,7 @@
  * The backend runs as the ServiceAccount bound to the shipped RBAC (rbac/read.yaml + rbac/jobs.yaml), through the
  * real jobs router, the real Secret reader over the real ManagementClusterClient, and the real AksDiscovery.
  */
+import { auditLogEnd, auditLogEntries } from '@internal/mgmt-cluster';
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
@@ -54,19 +55,13 @@ interface AuditEntry {
   objectRef?: { resource?: string; namespace?: string; name?: string };
 }
 const auditFrom = (fromByte: number): AuditEntry[] =>
-  readFileSync(info.auditLog)
-    .subarray(fromByte)
-    .toString('utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => JSON.parse(l) as AuditEntry)
-    .filter(
-      e =>
-        (e.objectRef?.resource === 'secrets' && e.objectRef.namespace === ns) ||
-        (e.objectRef?.resource === 'namespaces' && e.objectRef.name === ns) ||
-        e.requestURI.startsWith(`/api/v1/namespaces/${ns}/secrets`),
-    );
-const auditSize = () => readFileSync(info.auditLog).length;
+  auditLogEntries<AuditEntry>(info.auditLog, fromByte).filter(
+    e =>
+      (e.objectRef?.resource === 'secrets' && e.objectRef.namespace === ns) ||
+      (e.objectRef?.resource === 'namespaces' && e.objectRef.name === ns) ||
+      e.requestURI.startsWith(`/api/v1/namespaces/${ns}/secrets`),
+  );
+const auditSize = () => auditLogEnd(info.auditLog);
 
 beforeAll(async () => {
   await applyManifest(info, [

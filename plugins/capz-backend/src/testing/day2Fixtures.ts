@@ -3,6 +3,7 @@
  * (day2.real-controllers.test.ts) share: a cluster as a user writes it, and the delete's end state in Kubernetes and
  * in the simulated Azure; the backend's ServiceAccount with the shipped day-2 RBAC, and its writes in the audit log.
  */
+import { auditLogEntries } from '@internal/mgmt-cluster';
 import {
   generateAksAsoClusterManifests,
   RECONCILE_POLICY_ANNOTATION,
@@ -172,18 +173,15 @@ export function auditedWritesBy(
   username: string,
   fromByte: number,
 ): AuditedWrite[] {
-  return readFileSync(auditLog)
-    .subarray(fromByte)
-    .toString('utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => JSON.parse(l) as AuditedWrite & { user?: { username?: string } })
-    .filter(
-      e =>
-        e.user?.username === username &&
-        !['get', 'list', 'watch'].includes(e.verb) &&
-        !/[?&]dryRun=All\b/.test(e.requestURI),
-    );
+  return auditLogEntries<AuditedWrite & { user?: { username?: string } }>(
+    auditLog,
+    fromByte,
+  ).filter(
+    e =>
+      e.user?.username === username &&
+      !['get', 'list', 'watch'].includes(e.verb) &&
+      !/[?&]dryRun=All\b/.test(e.requestURI),
+  );
 }
 
 /**

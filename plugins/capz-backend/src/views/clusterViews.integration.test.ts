@@ -3,6 +3,7 @@
  * starts `capz-sim run --scenarios all` on the run's cluster before this stage): expected trees written out, and
  * page views served without a single request to the API server.
  */
+import { auditLogEnd, auditLogEntries } from '@internal/mgmt-cluster';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import {
@@ -317,13 +318,10 @@ describe('the clusters list and trees of the demo scenarios', () => {
     // apiserver_request_total is cluster-wide (controllers and the simulator write too) and has no user label, so
     // the backend's own share is read from the API server's audit log: every non-watch request by the backend's ServiceAccount.
     const backendRequests = (fromByte: number) =>
-      readFileSync(info.auditLog, 'utf8')
-        .slice(fromByte)
-        .split('\n')
-        .filter(Boolean)
-        .map(l => JSON.parse(l))
-        .filter(e => e.user?.username === BACKEND_USER && e.verb !== 'watch');
-    const auditStart = readFileSync(info.auditLog, 'utf8').length;
+      auditLogEntries(info.auditLog, fromByte).filter(
+        e => e.user?.username === BACKEND_USER && e.verb !== 'watch',
+      );
+    const auditStart = auditLogEnd(info.auditLog);
     const before = await scrape();
     for (let i = 0; i < 20; i++) {
       expect((await request(app).get('/clusters').set(auth)).status).toBe(200);
