@@ -3,6 +3,7 @@
  * (day2.real-controllers.test.ts) share: a cluster as a user writes it, and the delete's end state in Kubernetes and
  * in the simulated Azure; the backend's ServiceAccount with the shipped day-2 RBAC, and its writes in the audit log.
  */
+// eslint-disable-next-line @backstage/no-undeclared-imports
 import { auditLogEntries } from '@internal/mgmt-cluster';
 import {
   generateAksAsoClusterManifests,
