@@ -702,6 +702,50 @@ describe.each(databases.eachSupportedId())('HealthEpisodes on %p', id => {
     ]);
   });
 
+  it("keeps a digest's row only while its members carry its scope, so another replica never reads it as ended", async () => {
+    // The row written before its members, another replica's check in between read every member as recovered and told
+    // "none is any more" (seen once on PostgreSQL). What each write did, in the order the database answered.
+    const { w, episodes, knex } = await setUp();
+    const e = episodes(w.notifications, async refs =>
+      refs.map(() => ({ owner: 'group:default/payments' })),
+    );
+    const writes: string[] = [];
+    knex.on(
+      'query-response',
+      (_r: unknown, q: { sql: string; bindings?: unknown[] }) => {
+        const sql = q.sql.toLowerCase();
+        if (/^insert into .capz_health_digests/.test(sql))
+          writes.push('row in');
+        if (/^delete from .capz_health_digests/.test(sql))
+          writes.push('row out');
+        if (/^update .capz_health_episodes. set .digest_scope/.test(sql))
+          writes.push(q.bindings?.[0] === null ? 'members out' : 'members in');
+      },
+    );
+    const five = ['a', 'b', 'c', 'd', 'e'].map(n =>
+      summary({ name: n, uid: `uid-${n}`, health: 'degraded' }),
+    );
+    w.set(five);
+    await e.check(T0);
+    // A send that fails takes the digest back: the row out first, then its members.
+    w.fail();
+    await e.check(T0 + AFTER);
+    w.fail(false);
+    await e.check(T0 + 2 * AFTER);
+    const collapsed = writes.filter((x, i) => x !== writes[i - 1]);
+    expect(collapsed).toEqual([
+      'members in',
+      'row in',
+      'row out',
+      'members out',
+      'members in',
+      'row in',
+    ]);
+    expect(w.sent.map(n => n.payload.title)).toEqual([
+      '5 of your clusters have been unhealthy for 60 minutes or more (5 degraded)',
+    ]);
+  });
+
   it('tells a digest and its end once with two replicas checking the same database', async () => {
     const { w, episodes } = await setUp();
     const owners: CatalogOwners = async refs =>

@@ -508,6 +508,11 @@ export class HealthEpisodes {
       })),
     );
     const words = digestNotification({ members });
+    // The members carry the scope before the digest's row exists, and lose it only after the row is gone: a replica
+    // that finds the row counts its members, and a row without them would read as every member recovered (an end,
+    // told wrongly: seen once with two replicas on PostgreSQL). A transaction per ROWS_PER_TRANSACTION members: one
+    // owner's 10,000 clusters do not hold the event loop at once.
+    await this.inDigest(group, { digest_scope: scope });
     await db(DIGESTS)
       .insert({
         scope,
@@ -518,12 +523,10 @@ export class HealthEpisodes {
       })
       .onConflict('scope')
       .ignore();
-    // A transaction per ROWS_PER_TRANSACTION members: one owner's 10,000 clusters do not hold the event loop at once.
-    await this.inDigest(group, { digest_scope: scope });
     const sent = await this.sendDigest(owner, scope, words, group.length, now);
     if (sent === false) {
-      await this.inDigest(group, { digest_scope: null, notified_at: null });
       await db(DIGESTS).where({ scope }).delete();
+      await this.inDigest(group, { digest_scope: null, notified_at: null });
     }
     return sent ? group.length : 0;
   }
